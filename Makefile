@@ -1,0 +1,36 @@
+# lbsim - thin wrapper over CMake. `make check` and `make demo` work on a fresh Debian machine.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+PREFIX ?= /usr/local
+
+.PHONY: all build bootstrap check demo bench fuzz asan install clean
+
+all: build
+
+bootstrap:
+	@bash scripts/bootstrap.sh
+
+build:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# Installs what is missing, builds, runs every test in a normal and a sanitizer build,
+# and runs the fuzz targets briefly.
+check: bootstrap
+	@bash scripts/check.sh
+
+# The main job end to end on generated data.
+demo: bootstrap build
+	@bash scripts/demo.sh
+
+bench: build
+	@$(BUILD)/bin/bench_trace_codec
+
+fuzz: bootstrap
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,557 @@
+/* cmd_trace.c - lbsim trace gen|info|check|export|import. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lbs_traces.h"
+
+/* ---------------------------------------------------------------- encoding options */
+
+typedef struct {
+  lbs_codec codec;
+  double eps;
+  int relative;
+  int64_t chunk;
+  int force;
+} enc_opts;
+
+#define ENC_HELP                                                                               \
+  "  --eps E          error bound (default %s); 0 stores values losslessly\n"                 \
+  "  --abs            E is absolute (default: a fraction of each step's value range)\n"       \
+  "  --codec NAME     polyline (default) or lossless\n"                                       \
+  "  --chunk N        elements per chunk, the unit of partial decoding (default 8192)\n"      \
+  "  -f, --force      overwrite the output file\n"
+
+enum { O_EPS = 1000, O_ABS, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_STEPS, O_CHACO,
+       O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED };
+
+/* Handles the shared encoding options; returns 0 if c was not one, 1 if handled, 2 on error. */
+static int enc_opt(int c, const char *arg, enc_opts *o) {
+  switch (c) {
+  case O_EPS: return cli_parse_f64("--eps", arg, 0, 1e300, &o->eps) ? 2 : 1;
+  case O_ABS: o->relative = 0; return 1;
+  case O_CHUNK: return cli_parse_i64("--chunk", arg, 1, LBS_TRACE_MAX_CHUNK, &o->chunk) ? 2 : 1;
+  case 'f': o->force = 1; return 1;
+  case O_CODEC:
+    if (lbs_codec_from_name(arg, &o->codec)) {
+      fprintf(stderr, "lbsim: option --codec: %s\n", lbs_errmsg());
+      return 2;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static int prepare_output(const char *out, int force) {
+  FILE *f = fopen(out, "r");
+  if (f) {
+    fclose(f);
+    if (!force) {
+      fprintf(stderr, "lbsim: %s: file exists (use --force to overwrite)\n", out);
+      return 1;
+    }
+    cli_remove_db(out);
+  }
+  return 0;
+}
+
+#define ENC_LONGOPTS                                                                           \
+  {"eps", required_argument, 0, O_EPS}, {"abs", no_argument, 0, O_ABS},                       \
+      {"codec", required_argument, 0, O_CODEC}, {"chunk", required_argument, 0, O_CHUNK},     \
+      {"force", no_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},                  \
+      {"help", no_argument, 0, 'h'}
+
+/* ---------------------------------------------------------------- gen */
+
+static int trace_gen(int argc, char **argv) {
+  static const struct option lo[] = {ENC_LONGOPTS,
+                                     {"kind", required_argument, 0, O_KIND},
+                                     {"mesh", required_argument, 0, O_MESH},
+                                     {"steps", required_argument, 0, O_STEPS},
+                                     {"seed", required_argument, 0, O_SEED},
+                                     {"order", required_argument, 0, O_ORDER},
+                                     {"elem-bytes", required_argument, 0, O_ELEMB},
+                                     {"edge-bytes", required_argument, 0, O_EDGEB},
+                                     {0, 0, 0, 0}};
+  enc_opts eo = {LBS_CODEC_POLYLINE, 1e-3, 1, 0, 0};
+  const char *kind = "bump", *out = NULL;
+  long long nx = 30, ny = 20, nz = 20;
+  int64_t steps = 300, seed = 1;
+  double eb = 1024, gb = 64;
+  lbs_order order = LBS_ORDER_NATURAL;
+  int c, r;
+  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+    if ((r = enc_opt(c, optarg, &eo)) == 2) return 2;
+    if (r) continue;
+    switch (c) {
+    case 'o': out = optarg; break;
+    case O_KIND: kind = optarg; break;
+    case O_MESH: {
+      char tail;
+      int n = sscanf(optarg, "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail);
+      if (n == 2) nz = 1;
+      if ((n != 2 && n != 3) || nx < 1 || ny < 1 || nz < 1)
+        return cli_usage("trace gen", "--mesh '%s' is not NXxNY or NXxNYxNZ", optarg);
+      break;
+    }
+    case O_STEPS: if (cli_parse_i64("--steps", optarg, 1, 100000000, &steps)) return 2; break;
+    case O_SEED: if (cli_parse_i64("--seed", optarg, 0, INT64_MAX, &seed)) return 2; break;
+    case O_ELEMB: if (cli_parse_f64("--elem-bytes", optarg, 0, 1e15, &eb)) return 2; break;
+    case O_EDGEB: if (cli_parse_f64("--edge-bytes", optarg, 0, 1e15, &gb)) return 2; break;
+    case O_ORDER:
+      if (!strcmp(optarg, "hilbert")) order = LBS_ORDER_HILBERT;
+      else if (!strcmp(optarg, "natural")) order = LBS_ORDER_NATURAL;
+      else return cli_usage("trace gen", "--order must be natural or hilbert");
+      break;
+    case 'h':
+      printf("usage: lbsim trace gen [--kind bump|hotspot|random] [--mesh 30x20x20] [--steps 300]\n"
+             "                       [--seed 1] [--order natural|hilbert] -o t.lbt\n\n"
+             "Generates a synthetic trace on a structured mesh and records its recipe, so that\n"
+             "'trace check' can measure the stored values against the source.\n"
+             "  bump     the seed's MRTD case: a Gaussian pulse crosses the box along x; cells\n"
+             "           above wavelet thresholds cost more (metrics time_ns, weight)\n"
+             "  hotspot  four moving hot spots with 2%% noise (metric time_ns)\n"
+             "  random   independent uniform costs (metric time_ns)\n\noptions:\n"
+             "  --elem-bytes B   migration bytes per element (default 1024)\n"
+             "  --edge-bytes B   halo bytes per edge (default 64)\n" ENC_HELP,
+             "1e-3");
+      return 0;
+    default: return cli_usage("trace gen", "bad option");
+    }
+  }
+  if (!out) return cli_usage("trace gen", "missing -o FILE");
+  if (optind < argc) return cli_usage("trace gen", "unexpected argument '%s'", argv[optind]);
+  lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed};
+  lbs_gen *g = NULL;
+  lbs_mesh *mesh = NULL;
+  lbs_trace_writer *w = NULL;
+  double *vals = NULL;
+  lbs_err e = lbs_gen_create(&gp, &g);
+  if (e) return cli_error("trace gen", e);
+  if (prepare_output(out, eo.force)) {
+    lbs_gen_destroy(&g);
+    return 1;
+  }
+  int nm = lbs_gen_nmetrics(g), rc = 0;
+  lbs_metric_spec ms[2];
+  for (int m = 0; m < nm; m++) {
+    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), eo.codec, eo.eps,
+                              eo.relative};
+  }
+  const char *meta[] = {"source", lbs_gen_recipe(g)};
+  if ((e = lbs_mesh_create_structured(nx, ny, nz, order, &mesh))) goto fail;
+  lbs_mesh_set_bytes(mesh, eb, gb);
+  int64_t E = lbs_mesh_elements(mesh);
+  lbs_trace_spec spec = {E, eo.chunk, nm, ms, mesh, 1, meta};
+  const int64_t *cell = lbs_mesh_cell_index(mesh);
+  vals = malloc((size_t)(E * nm) * sizeof *vals);
+  if (!vals || !cell) {
+    e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
+    goto fail;
+  }
+  if ((e = lbs_trace_create(out, &spec, &w))) goto fail;
+  cli_progress p;
+  cli_progress_start(&p, "generating", steps);
+  for (int64_t s = 0; s < steps && !e; s++) {
+    const double *cols[2];
+    for (int m = 0; m < nm; m++) {
+      lbs_gen_step(g, s, m, cell, vals + m * E);
+      cols[m] = vals + m * E;
+    }
+    e = lbs_trace_write_step(w, lbs_gen_app_step(g, s), cols);
+    cli_progress_update(&p, s + 1);
+  }
+  cli_progress_end(&p);
+  if (e) goto fail;
+  if ((e = lbs_trace_writer_close(&w))) goto fail;
+  fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", out, (long long)E,
+          (long long)steps, lbs_gen_recipe(g));
+  goto done;
+fail:
+  rc = cli_error(out, e);
+done:
+  lbs_trace_writer_close(&w);
+  free(vals);
+  lbs_mesh_destroy(&mesh);
+  lbs_gen_destroy(&g);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- info */
+
+static int trace_info(int argc, char **argv) {
+  static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  int json = 0, c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    if (c == O_JSON) json = 1;
+    else if (c == 'h') {
+      printf("usage: lbsim trace info t.lbt [--json]\n\n"
+             "Elements, steps, metrics with codec and error bound, sizes, compression ratio and\n"
+             "the errors the writer measured against its input.\n");
+      return 0;
+    } else return cli_usage("trace info", "bad option");
+  }
+  if (optind != argc - 1) return cli_usage("trace info", "expected one trace file");
+  const char *path = argv[optind];
+  lbs_trace *t;
+  lbs_err e = lbs_trace_open(path, &t);
+  if (e) return cli_error("trace info", e);
+  int nm = lbs_trace_nmetrics(t);
+  lbs_trace_stats all, ms[64];
+  if ((e = lbs_trace_get_stats(t, -1, &all))) {
+    lbs_trace_close(&t);
+    return cli_error(path, e);
+  }
+  for (int m = 0; m < nm && m < 64; m++) lbs_trace_get_stats(t, m, &ms[m]);
+  int64_t file = lbs_trace_file_bytes(t), E = lbs_trace_elements(t), S = lbs_trace_steps(t);
+  lbs_mesh *mesh = lbs_trace_mesh(t);
+  char meshdesc[128] = "none";
+  if (mesh && lbs_mesh_get_kind(mesh) == LBS_MESH_STRUCTURED) {
+    int64_t d[3];
+    lbs_mesh_dims(mesh, d);
+    snprintf(meshdesc, sizeof meshdesc, "structured %lldx%lldx%lld (%s order)", (long long)d[0],
+             (long long)d[1], (long long)d[2],
+             lbs_mesh_order(mesh) == LBS_ORDER_HILBERT ? "hilbert" : "natural");
+  } else if (mesh) {
+    const int64_t *xadj, *adj;
+    const double *w;
+    lbs_mesh_graph(mesh, &xadj, &adj, &w);
+    snprintf(meshdesc, sizeof meshdesc, "unstructured, %lld %sedges", (long long)xadj[E],
+             lbs_mesh_directed(mesh) ? "directed " : "");
+  }
+  const char *src = lbs_trace_meta(t, "source");
+  double ratio = file > 0 ? (double)all.raw_bytes / (double)file : NAN;
+  if (json) {
+    printf("{\"path\":");
+    cli_json_str(stdout, path);
+    printf(",\"elements\":%lld,\"steps\":%lld,\"chunk_elems\":%lld,\"mesh\":", (long long)E,
+           (long long)S, (long long)lbs_trace_chunk_elems(t));
+    cli_json_str(stdout, meshdesc);
+    printf(",\"source\":");
+    if (src) cli_json_str(stdout, src);
+    else printf("null");
+    printf(",\"metrics\":[");
+    for (int m = 0; m < nm; m++) {
+      lbs_metric_info mi;
+      lbs_trace_metric(t, m, &mi);
+      printf("%s{\"name\":", m ? "," : "");
+      cli_json_str(stdout, mi.name);
+      printf(",\"unit\":");
+      cli_json_str(stdout, mi.unit);
+      printf(",\"codec\":\"%s\",\"error_bound\":", lbs_codec_name(mi.codec));
+      cli_json_num(stdout, mi.error_bound);
+      printf(",\"relative\":%s,\"chunk_bytes\":%lld,\"lossless_chunks\":%lld,\"max_abs_error\":",
+             mi.relative ? "true" : "false", (long long)ms[m].stored_bytes,
+             (long long)ms[m].lossless_chunks);
+      cli_json_num(stdout, ms[m].has_error ? ms[m].max_abs_error : NAN);
+      printf(",\"rms_error\":");
+      cli_json_num(stdout, ms[m].has_error ? ms[m].rms_error : NAN);
+      printf("}");
+    }
+    printf("],\"raw_bytes\":%lld,\"stored_bytes\":%lld,\"chunk_bytes\":%lld,\"ratio\":",
+           (long long)all.raw_bytes, (long long)file, (long long)all.stored_bytes);
+    cli_json_num(stdout, ratio);
+    printf(",\"max_abs_error\":");
+    cli_json_num(stdout, all.has_error ? all.max_abs_error : NAN);
+    printf(",\"rms_error\":");
+    cli_json_num(stdout, all.has_error ? all.rms_error : NAN);
+    printf("}\n");
+  } else {
+    printf("trace     %s\nelements  %lld\nsteps     %lld", path, (long long)E, (long long)S);
+    if (S > 0) {
+      int64_t a0, a1;
+      lbs_trace_app_step(t, 0, &a0);
+      lbs_trace_app_step(t, S - 1, &a1);
+      printf(" (application steps %lld..%lld)", (long long)a0, (long long)a1);
+    }
+    printf("\nmesh      %s\nchunks    %lld elements each, %lld stored\nsource    %s\n", meshdesc,
+           (long long)lbs_trace_chunk_elems(t), (long long)all.chunks, src ? src : "unknown");
+    printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
+           (long long)all.raw_bytes, (long long)file, ratio, (long long)all.stored_bytes);
+    printf("metrics\n  %-12s %-6s %-9s %-16s %12s %12s %12s\n", "name", "unit", "codec", "bound",
+           "chunk bytes", "max error", "rms error");
+    for (int m = 0; m < nm; m++) {
+      lbs_metric_info mi;
+      lbs_trace_metric(t, m, &mi);
+      char bound[40];
+      snprintf(bound, sizeof bound, "%g%s", mi.error_bound, mi.relative ? " of range" : " abs");
+      printf("  %-12s %-6s %-9s %-16s %12lld", mi.name, mi.unit, lbs_codec_name(mi.codec), bound,
+             (long long)ms[m].stored_bytes);
+      if (ms[m].has_error) printf(" %12.4g %12.4g\n", ms[m].max_abs_error, ms[m].rms_error);
+      else printf(" %12s %12s\n", "unknown", "unknown");
+    }
+  }
+  lbs_trace_close(&t);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- check */
+
+/* Regenerates the recorded source and checks every decoded value against its bound. */
+static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, double *worst_rel) {
+  lbs_gen *g;
+  lbs_err e = lbs_gen_from_recipe(recipe, &g);
+  if (e) return e;
+  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
+  lbs_mesh *mesh = lbs_trace_mesh(t);
+  const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
+  double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
+  *worst = *worst_rel = 0;
+  if (!src || !dec || !cell) e = lbs_fail(LBS_NOMEM, "source check");
+  if (!e && lbs_gen_nmetrics(g) != lbs_trace_nmetrics(t))
+    e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe, lbs_gen_nmetrics(g),
+                 lbs_trace_nmetrics(t));
+  cli_progress p;
+  cli_progress_start(&p, "checking source", S);
+  for (int64_t s = 0; s < S && !e; s++) {
+    for (int m = 0; m < lbs_trace_nmetrics(t) && !e; m++) {
+      lbs_metric_info mi;
+      lbs_trace_metric(t, m, &mi);
+      lbs_gen_step(g, s, m, cell, src);
+      if ((e = lbs_trace_read(t, s, m, 0, E, dec))) break;
+      double lo = INFINITY, hi = -INFINITY;
+      for (int64_t i = 0; i < E; i++) {
+        if (src[i] < lo) lo = src[i];
+        if (src[i] > hi) hi = src[i];
+      }
+      double eps = mi.relative ? mi.error_bound * (hi - lo) : mi.error_bound;
+      for (int64_t i = 0; i < E; i++) {
+        double err = fabs(dec[i] - src[i]);
+        if (err > *worst) *worst = err;
+        if (hi > lo && err / (hi - lo) > *worst_rel) *worst_rel = err / (hi - lo);
+        if (!(err <= eps)) {
+          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, error above the bound %g",
+                       (long long)s, mi.name, (long long)i, dec[i], src[i], eps);
+          break;
+        }
+      }
+    }
+    cli_progress_update(&p, s + 1);
+  }
+  cli_progress_end(&p);
+  free(src);
+  free(dec);
+  lbs_gen_destroy(&g);
+  return e;
+}
+
+static int trace_check(int argc, char **argv) {
+  static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, 'h'},
+                                     {"no-source", no_argument, 0, 'n'}, {0, 0, 0, 0}};
+  int json = 0, nosrc = 0, c;
+  while ((c = getopt_long(argc, argv, "hn", lo, NULL)) != -1) {
+    if (c == O_JSON) json = 1;
+    else if (c == 'n') nosrc = 1;
+    else if (c == 'h') {
+      printf("usage: lbsim trace check t.lbt [--json] [--no-source]\n\n"
+             "Verifies the SQLite file, the structure (every chunk of every metric of every\n"
+             "step, with its element range), every CRC-32 and that every chunk decodes. When\n"
+             "the trace records a generator recipe, regenerates the source and checks every\n"
+             "value against the error bound (skip with --no-source). Exit 1 names the bad\n"
+             "step, metric and chunk.\n");
+      return 0;
+    } else return cli_usage("trace check", "bad option");
+  }
+  if (optind != argc - 1) return cli_usage("trace check", "expected one trace file");
+  const char *path = argv[optind];
+  lbs_trace *t;
+  lbs_err e = lbs_trace_open(path, &t);
+  if (e) return cli_error("trace check", e);
+  cli_progress p;
+  cli_progress_start(&p, "verifying", lbs_trace_steps(t));
+  e = lbs_trace_verify(t, cli_progress_cb, &p);
+  cli_progress_end(&p);
+  const char *recipe = lbs_trace_meta(t, "source");
+  double worst = NAN, worst_rel = NAN;
+  int sourced = 0;
+  if (!e && !nosrc && recipe && strcmp(recipe, "steps-dir") && strncmp(recipe, "chaco", 5)) {
+    e = check_source(t, recipe, &worst, &worst_rel);
+    sourced = 1;
+  }
+  int64_t S = lbs_trace_steps(t);
+  int nm = lbs_trace_nmetrics(t);
+  lbs_trace_close(&t);
+  if (e) {
+    if (json) {
+      printf("{\"ok\":false,\"error\":");
+      cli_json_str(stdout, lbs_errmsg());
+      printf("}\n");
+    }
+    return cli_error("trace check", e);
+  }
+  if (json) {
+    printf("{\"ok\":true,\"steps\":%lld,\"metrics\":%d,\"source_checked\":%s,\"max_abs_error\":",
+           (long long)S, nm, sourced ? "true" : "false");
+    cli_json_num(stdout, worst);
+    printf(",\"max_rel_error\":");
+    cli_json_num(stdout, worst_rel);
+    printf("}\n");
+  } else {
+    printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
+    if (sourced) printf("; against the source: max error %.4g (%.3g of range)", worst, worst_rel);
+    printf("\n");
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- export */
+
+static int parse_steps(const char *arg, int64_t *first, int64_t *n) {
+  long long a, b;
+  char tail;
+  if (sscanf(arg, "%lld:%lld%c", &a, &b, &tail) == 2 && a >= 0 && b >= a) {
+    *first = a;
+    *n = b - a;
+    return 0;
+  }
+  return 1;
+}
+
+static int trace_export(int argc, char **argv) {
+  static const struct option lo[] = {{"csv", required_argument, 0, O_CSV},
+                                     {"steps-dir", required_argument, 0, O_STEPSDIR},
+                                     {"step", required_argument, 0, O_STEP},
+                                     {"steps", required_argument, 0, O_STEPS},
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  const char *csv = NULL, *dir = NULL;
+  int64_t first = 0, n = -1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case O_CSV: csv = optarg; break;
+    case O_STEPSDIR: dir = optarg; break;
+    case O_STEP:
+      if (cli_parse_i64("--step", optarg, 0, INT64_MAX, &first)) return 2;
+      n = 1;
+      break;
+    case O_STEPS:
+      if (parse_steps(optarg, &first, &n)) return cli_usage("trace export", "--steps wants A:B (steps A..B-1)");
+      break;
+    case 'h':
+      printf("usage: lbsim trace export t.lbt --csv DIR | --steps-dir DIR [--step N | --steps A:B]\n\n"
+             "  --csv DIR        DIR/steps.csv (step,app_step,element,<metrics>) and\n"
+             "                   DIR/elements.csv (element,x,y,z[,i,j,k])\n"
+             "  --steps-dir DIR  one file per step plus a manifest (format in README.md)\n"
+             "  --step N         only step N (0-based); --steps A:B steps A..B-1\n");
+      return 0;
+    default: return cli_usage("trace export", "bad option");
+    }
+  }
+  if (optind != argc - 1) return cli_usage("trace export", "expected one trace file");
+  if (!csv == !dir) return cli_usage("trace export", "give exactly one of --csv and --steps-dir");
+  lbs_trace *t;
+  lbs_err e = lbs_trace_open(argv[optind], &t);
+  if (e) return cli_error("trace export", e);
+  e = csv ? lbs_csv_export(t, csv, first, n) : lbs_stepsdir_export(t, dir, first, n);
+  lbs_trace_close(&t);
+  if (e) return cli_error("trace export", e);
+  fprintf(stderr, "lbsim: exported to %s\n", csv ? csv : dir);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- import */
+
+static int trace_import(int argc, char **argv) {
+  static const struct option lo[] = {ENC_LONGOPTS,
+                                     {"steps-dir", required_argument, 0, O_STEPSDIR},
+                                     {"chaco", required_argument, 0, O_CHACO},
+                                     {"coords", required_argument, 0, O_COORDS},
+                                     {0, 0, 0, 0}};
+  enc_opts eo = {LBS_CODEC_POLYLINE, 0, 1, 0, 0};
+  const char *dir = NULL, *chaco = NULL, *coords = NULL, *out = NULL;
+  int c, r;
+  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+    if ((r = enc_opt(c, optarg, &eo)) == 2) return 2;
+    if (r) continue;
+    switch (c) {
+    case 'o': out = optarg; break;
+    case O_STEPSDIR: dir = optarg; break;
+    case O_CHACO: chaco = optarg; break;
+    case O_COORDS: coords = optarg; break;
+    case 'h':
+      printf("usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o t.lbt\n\n"
+             "  --steps-dir DIR  a one-file-per-step directory (format in README.md)\n"
+             "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
+             "                   vertex weights (weight0.. with several constraints)\n"
+             "  --coords C       vertex coordinates for the graph, one line per vertex\n" ENC_HELP,
+             "0, lossless");
+      return 0;
+    default: return cli_usage("trace import", "bad option");
+    }
+  }
+  if (!out) return cli_usage("trace import", "missing -o FILE");
+  if (!dir == !chaco) return cli_usage("trace import", "give exactly one of --steps-dir and --chaco");
+  if (coords && !chaco) return cli_usage("trace import", "--coords goes with --chaco");
+  if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
+  if (prepare_output(out, eo.force)) return 1;
+  lbs_err e;
+  if (dir) {
+    e = lbs_stepsdir_import(dir, out, eo.codec, eo.eps, eo.relative, eo.chunk);
+  } else {
+    lbs_mesh *mesh = NULL;
+    double *vw = NULL;
+    int ncon = 0;
+    e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon);
+    lbs_trace_writer *w = NULL;
+    if (!e) {
+      int64_t n = lbs_mesh_elements(mesh);
+      lbs_metric_spec ms[16];
+      char names[16][16];
+      const double *cols[16];
+      double *v = malloc((size_t)(n * ncon) * sizeof *v);
+      for (int k = 0; k < ncon; k++) {
+        snprintf(names[k], sizeof names[k], ncon == 1 ? "weight" : "weight%d", k);
+        ms[k] = (lbs_metric_spec){names[k], "1", eo.codec, eo.eps, eo.relative};
+        for (int64_t i = 0; v && i < n; i++) v[k * n + i] = vw[i * ncon + k];
+        cols[k] = v + k * n;
+      }
+      char src[4200];
+      snprintf(src, sizeof src, "chaco %s", chaco);
+      const char *meta[] = {"source", src};
+      lbs_trace_spec spec = {n, eo.chunk, ncon, ms, mesh, 1, meta};
+      if (!v) e = lbs_fail(LBS_NOMEM, "weights");
+      if (!e) e = lbs_trace_create(out, &spec, &w);
+      if (!e) e = lbs_trace_write_step(w, 0, cols);
+      if (!e) e = lbs_trace_writer_close(&w);
+      lbs_trace_writer_close(&w);
+      free(v);
+    }
+    free(vw);
+    lbs_mesh_destroy(&mesh);
+  }
+  if (e) return cli_error("trace import", e);
+  fprintf(stderr, "lbsim: wrote %s\n", out);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+int cmd_trace(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *help;
+  } subs[] = {{"gen", trace_gen, "generate a synthetic trace (bump, hotspot, random)"},
+              {"info", trace_info, "elements, steps, metrics, sizes and errors"},
+              {"check", trace_check, "verify every checksum, the structure and the error bound"},
+              {"export", trace_export, "write CSV or a one-file-per-step directory"},
+              {"import", trace_import, "read a one-file-per-step directory or a Chaco graph"},
+              {NULL, NULL, NULL}};
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    FILE *f = argc < 2 ? stderr : stdout;
+    fprintf(f, "usage: lbsim trace <command> [options]\n\ncommands:\n");
+    for (int i = 0; subs[i].name; i++) fprintf(f, "  %-7s %s\n", subs[i].name, subs[i].help);
+    return argc < 2 ? 2 : 0;
+  }
+  for (int i = 0; subs[i].name; i++)
+    if (!strcmp(argv[1], subs[i].name)) {
+      optind = 1;
+      return subs[i].run(argc - 1, argv + 1);
+    }
+  fprintf(stderr, "lbsim: trace: unknown command '%s' (known: gen, info, check, export, import)\n", argv[1]);
+  return 2;
+}

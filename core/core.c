@@ -1,0 +1,119 @@
+/* core.c - error table, thread-local messages, CRC-32, varints, buffers, RNG. */
+#include "lbs_core.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static const char *const messages[] = {
+#define X(code, msg) msg,
+    LBS_ERRORS(X)
+#undef X
+};
+
+const char *lbs_strerror(lbs_err e) {
+  if ((int)e < 0 || e >= LBS_NERRORS) return "unknown error";
+  return messages[e];
+}
+
+static _Thread_local char last_msg[1024];
+
+lbs_err lbs_fail(lbs_err e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+  va_end(ap);
+  return e;
+}
+
+const char *lbs_errmsg(void) { return last_msg; }
+void lbs_clear_error(void) { last_msg[0] = '\0'; }
+
+uint32_t lbs_crc32(const void *p, size_t n) {
+  uLong c = crc32(0L, Z_NULL, 0);
+  const Bytef *b = p;
+  while (n > 0) { /* zlib takes uInt lengths */
+    uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+    c = crc32(c, b, k);
+    b += k;
+    n -= k;
+  }
+  return (uint32_t)c;
+}
+
+size_t lbs_varint_put(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    p[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  p[n++] = (uint8_t)v;
+  return n;
+}
+
+int lbs_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  const uint8_t *q = *p;
+  uint64_t r = 0;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (q >= end) return -1;
+    uint8_t b = *q++;
+    if (shift == 63 && b > 1) return -1; /* overflows 64 bits */
+    r |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *p = q;
+      *v = r;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+lbs_err lbs_buf_reserve(lbs_buf *b, size_t extra) {
+  if (b->cap - b->len >= extra) return LBS_OK;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap - b->len < extra) cap *= 2;
+  uint8_t *d = realloc(b->data, cap);
+  if (!d) return lbs_fail(LBS_NOMEM, "cannot grow a buffer to %zu bytes", cap);
+  b->data = d;
+  b->cap = cap;
+  return LBS_OK;
+}
+
+lbs_err lbs_buf_append(lbs_buf *b, const void *p, size_t n) {
+  lbs_err e = lbs_buf_reserve(b, n);
+  if (e) return e;
+  if (n) memcpy(b->data + b->len, p, n);
+  b->len += n;
+  return LBS_OK;
+}
+
+void lbs_buf_free(lbs_buf *b) {
+  if (!b) return;
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+static uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t lbs_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
+  return mix(mix(seed * 0x9e3779b97f4a7c15ULL + stream) ^ (index + 0x632be59bd9b4e019ULL));
+}
+
+double lbs_rng_unit(uint64_t seed, uint64_t stream, uint64_t index) {
+  return (double)(lbs_rng_u64(seed, stream, index) >> 11) * 0x1.0p-53;
+}
+
+double lbs_rng_normal(uint64_t seed, uint64_t stream, uint64_t index) {
+  /* Box-Muller on two independent draws. */
+  double u1 = lbs_rng_unit(seed, stream, 2 * index) + 0x1.0p-54;
+  double u2 = lbs_rng_unit(seed, stream, 2 * index + 1);
+  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Idempotent bootstrap: installs every Debian package lbsim needs (see DESIGN.md).
+# Safe to run again: when every package is present it does nothing and needs no network.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev
+  libcriterion-dev libinih-dev libgsl-dev
+  libopenmpi-dev openmpi-bin
+  libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev
+  libpapi-dev ocl-icd-opencl-dev pocl-opencl-icd opencl-headers
+  gfortran valgrind
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "bootstrap: done"

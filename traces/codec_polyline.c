@@ -1,0 +1,352 @@
+/* codec_polyline.c - error-bounded polyline codec (the seed's least-squares polyline).
+ *
+ * Every decoded value lies within eps of the original. Three stages per chunk:
+ *
+ * 1. Segmentation with the minimal number of disjoint segments for the bound. A segment
+ *    [s, e) is feasible when some line y = a + b x has |v_k - (a + b k)| <= eps for every
+ *    k in it; feasibility is hereditary, so growing each segment as far as it goes
+ *    (greedy) is optimal. Growing is the feasible-space window of O'Rourke (1981), in the
+ *    amortized O(1) form of Xie et al. (OptimalPLR, 2014): keep the steepest and the
+ *    flattest feasible lines (rho_max, rho_min), the upper convex hull of the lower bounds
+ *    L_k = v_k - eps and the lower convex hull of the upper bounds U_k = v_k + eps; a new
+ *    point ends the segment when it leaves the window [rho_min(x), rho_max(x)], otherwise
+ *    it tightens the window through a tangent to one of the hulls, whose points before
+ *    the tangent are dropped for good.
+ * 2. Fitting: the least-squares line of the segment when it is feasible, else the
+ *    least-squares line constrained to the feasible set. With y = c + b (x - xbar) the
+ *    objective is m (c - ybar)^2 + Sxx (b - b_ls)^2; for a fixed slope b the best c is
+ *    ybar clamped into [lo(b), hi(b)] (from the two hulls), and the remaining function of
+ *    b is convex on [b_min, b_max], so a golden-section search finds it.
+ * 3. Storage: each segment keeps its two end values quantized to delta = eps/4 (so the
+ *    fit above uses eps - delta/2 and the quantized line still meets eps). Every segment
+ *    is checked with the decoder's own arithmetic; one that fails (only possible through
+ *    rounding on extreme inputs) and every non-finite value is stored literally.
+ *
+ * Blob: [u8 version=1][u8 flags: bit0 zstd][f64 delta][varint n][payload], payload a run
+ * of segments: varint ((len-1) << 1 | literal), then for a literal len raw doubles, else
+ * zigzag(q0 - previous q) and, when len > 1, zigzag(q1 - q0). Doubles are stored in the
+ * host's byte order; lbsim supports little-endian hosts only. */
+#include "codec_int.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLY_VERSION 1
+#define POLY_ZSTD_LEVEL 1
+#define GOLDEN_ITERS 40
+
+typedef struct {
+  double x, y;
+} pt;
+
+static inline double cross(pt o, pt a, pt b) {
+  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+/* The decoder's value for offset k of a segment; the encoder checks with the same code. */
+static inline double seg_value(double base, double step, size_t k) { return base + step * (double)k; }
+
+/* Grows the segment that starts at s (v[s] finite) as far as the bound allows. Returns
+ * its end (exclusive) and the feasible slope interval in *bmin, *bmax. lh and uh are
+ * work arrays of at least n - s points. */
+static size_t grow(const double *v, size_t s, size_t n, double eps, pt *lh, pt *uh, double *bmin,
+                   double *bmax) {
+  *bmin = *bmax = 0;
+  if (s + 1 >= n || !isfinite(v[s + 1])) return s + 1;
+  pt L0 = {0, v[s] - eps}, U0 = {0, v[s] + eps}, L1 = {1, v[s + 1] - eps}, U1 = {1, v[s + 1] + eps};
+  double smax = U1.y - L0.y, amax = L0.y; /* rho_max(x) = amax + smax x */
+  double smin = L1.y - U0.y, amin = U0.y; /* rho_min(x) = amin + smin x */
+  size_t lf = 0, lb = 0, uf = 0, ub = 0;
+  lh[lb++] = L0;
+  lh[lb++] = L1;
+  uh[ub++] = U0;
+  uh[ub++] = U1;
+  size_t k;
+  for (k = s + 2; k < n; k++) {
+    double y = v[k];
+    if (!isfinite(y)) break;
+    double x = (double)(k - s);
+    pt L = {x, y - eps}, U = {x, y + eps};
+    double hi = amax + smax * x, lo = amin + smin * x;
+    if (L.y > hi || U.y < lo) break;
+    if (U.y < hi) { /* rho_max now passes through U, tangent to the hull of the L's */
+      size_t i = lf;
+      double best = (U.y - lh[i].y) / (U.x - lh[i].x);
+      while (i + 1 < lb) {
+        double sl = (U.y - lh[i + 1].y) / (U.x - lh[i + 1].x);
+        if (sl > best) break;
+        best = sl;
+        i++;
+      }
+      lf = i;
+      smax = best;
+      amax = U.y - best * U.x;
+    }
+    if (L.y > lo) { /* rho_min now passes through L, tangent to the hull of the U's */
+      size_t i = uf;
+      double best = (L.y - uh[i].y) / (L.x - uh[i].x);
+      while (i + 1 < ub) {
+        double sl = (L.y - uh[i + 1].y) / (L.x - uh[i + 1].x);
+        if (sl < best) break;
+        best = sl;
+        i++;
+      }
+      uf = i;
+      smin = best;
+      amin = L.y - best * L.x;
+    }
+    while (lb - lf >= 2 && cross(lh[lb - 2], lh[lb - 1], L) >= 0) lb--;
+    lh[lb++] = L;
+    while (ub - uf >= 2 && cross(uh[ub - 2], uh[ub - 1], U) <= 0) ub--;
+    uh[ub++] = U;
+  }
+  *bmin = smin;
+  *bmax = smax;
+  return k;
+}
+
+/* Upper hull of (t_k, y_k + off) when upper != 0, else lower hull; t ascending. */
+static size_t hull(const double *y, size_t m, double xbar, double off, int upper, pt *h) {
+  size_t nh = 0;
+  for (size_t k = 0; k < m; k++) {
+    pt p = {(double)k - xbar, y[k] + off};
+    if (upper)
+      while (nh >= 2 && cross(h[nh - 2], h[nh - 1], p) >= 0) nh--;
+    else
+      while (nh >= 2 && cross(h[nh - 2], h[nh - 1], p) <= 0) nh--;
+    h[nh++] = p;
+  }
+  return nh;
+}
+
+typedef struct {
+  const pt *lh, *uh; /* hulls of lower and upper bounds, centred abscissae */
+  size_t nl, nu;
+  double m, sxx, ybar, bls;
+} fitprob;
+
+/* Intercept window [lo, hi] at the centroid for slope b, and the objective there. */
+static double objective(const fitprob *f, double b, double *c) {
+  double lo = -INFINITY, hi = INFINITY;
+  for (size_t i = 0; i < f->nl; i++) {
+    double a = f->lh[i].y - b * f->lh[i].x;
+    if (a > lo) lo = a;
+  }
+  for (size_t i = 0; i < f->nu; i++) {
+    double a = f->uh[i].y - b * f->uh[i].x;
+    if (a < hi) hi = a;
+  }
+  double cc = f->ybar;
+  if (lo > hi)
+    cc = 0.5 * (lo + hi);
+  else if (cc < lo)
+    cc = lo;
+  else if (cc > hi)
+    cc = hi;
+  *c = cc;
+  double dc = cc - f->ybar, db = b - f->bls;
+  return f->m * dc * dc + f->sxx * db * db;
+}
+
+/* Least-squares line of y[0..m) inside the feasible set; end values in *v0, *v1. */
+static void fit(const double *y, size_t m, double eps, double bmin, double bmax, pt *wl, pt *wu,
+                double *v0, double *v1) {
+  if (m == 1) {
+    *v0 = *v1 = y[0];
+    return;
+  }
+  if (m == 2) {
+    *v0 = y[0];
+    *v1 = y[1];
+    return;
+  }
+  double dm = (double)m, xbar = 0.5 * (dm - 1.0), ybar = 0, sxy = 0;
+  for (size_t k = 0; k < m; k++) ybar += y[k];
+  ybar /= dm;
+  for (size_t k = 0; k < m; k++) sxy += ((double)k - xbar) * (y[k] - ybar);
+  double sxx = dm * (dm * dm - 1.0) / 12.0, b = sxy / sxx, c = ybar;
+  int ok = 1;
+  for (size_t k = 0; k < m && ok; k++) ok = fabs(y[k] - (c + b * ((double)k - xbar))) <= eps;
+  if (!ok) {
+    fitprob f = {wl, wu, hull(y, m, xbar, -eps, 1, wl), hull(y, m, xbar, eps, 0, wu), dm, sxx, ybar, b};
+    double lo = bmin < bmax ? bmin : bmax, hi = bmin < bmax ? bmax : bmin, c1, c2;
+    const double g = 0.6180339887498949;
+    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+    double f1 = objective(&f, x1, &c1), f2 = objective(&f, x2, &c2);
+    for (int it = 0; it < GOLDEN_ITERS && hi > lo; it++) {
+      if (f1 <= f2) {
+        hi = x2;
+        x2 = x1;
+        f2 = f1;
+        x1 = hi - g * (hi - lo);
+        f1 = objective(&f, x1, &c1);
+      } else {
+        lo = x1;
+        x1 = x2;
+        f1 = f2;
+        x2 = lo + g * (hi - lo);
+        f2 = objective(&f, x2, &c2);
+      }
+    }
+    b = 0.5 * (lo + hi);
+    objective(&f, b, &c);
+  }
+  *v0 = c - b * xbar;
+  *v1 = c + b * xbar;
+}
+
+static lbs_err put_varint(lbs_buf *b, uint64_t v) {
+  lbs_err e = lbs_buf_reserve(b, 10);
+  if (e) return e;
+  b->len += lbs_varint_put(b->data + b->len, v);
+  return LBS_OK;
+}
+
+static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
+  lbs_err e = put_varint(b, ((uint64_t)(len - 1) << 1) | 1);
+  return e ? e : lbs_buf_append(b, v, len * sizeof *v);
+}
+
+/* Fit tolerance for bound eps: less the quantization margin delta/2 = eps/8 and a slack
+ * for rounding in the decoder's arithmetic. */
+static double fit_tolerance(double eps, double maxabs) {
+  return eps - eps / 8 - 64 * DBL_EPSILON * (maxabs + eps);
+}
+
+static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, lbs_buf *out) {
+  if (!(eps > 0) || !isfinite(eps))
+    return lbs_fail(LBS_INVAL, "polyline codec needs a finite error bound > 0 (got %g)", eps);
+  double maxabs = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i]) && fabs(v[i]) > maxabs) maxabs = fabs(v[i]);
+  double delta = eps / 4, eps_fit = fit_tolerance(eps, maxabs);
+  if (maxabs / delta > 0x1p52 || eps_fit <= eps / 2)
+    return lbs_fail(LBS_RANGE, "error bound %g too small for values up to %g", eps, maxabs);
+  if (ctx->work_n < n) {
+    double *w = realloc(ctx->work, n * 4 * sizeof(pt));
+    if (!w) return lbs_fail(LBS_NOMEM, "polyline work arrays for %zu elements", n);
+    ctx->work = w;
+    ctx->work_n = n;
+  }
+  pt *lh = (pt *)ctx->work, *uh = lh + n, *wl = uh + n, *wu = wl + n;
+  lbs_buf *pl = &ctx->scratch2;
+  pl->len = 0;
+  lbs_err e = LBS_OK;
+  uint64_t prev = 0;
+  size_t s = 0;
+  while (s < n && !e) {
+    if (!isfinite(v[s])) {
+      size_t t = s;
+      while (t < n && !isfinite(v[t])) t++;
+      e = put_literal(pl, v + s, t - s);
+      s = t;
+      continue;
+    }
+    double bmin, bmax, v0, v1;
+    size_t t = grow(v, s, n, eps_fit, lh, uh, &bmin, &bmax), m = t - s;
+    fit(v + s, m, eps_fit, bmin, bmax, wl, wu, &v0, &v1);
+    int64_t q0 = llround(v0 / delta), q1 = m > 1 ? llround(v1 / delta) : q0;
+    double base = (double)q0 * delta, step = m > 1 ? (double)(q1 - q0) * delta / (double)(m - 1) : 0;
+    int ok = 1;
+    for (size_t k = 0; k < m && ok; k++) ok = fabs(seg_value(base, step, k) - v[s + k]) <= eps;
+    if (!ok) {
+      e = put_literal(pl, v + s, m);
+    } else {
+      e = put_varint(pl, (uint64_t)(m - 1) << 1);
+      if (!e) e = put_varint(pl, lbs_zigzag((int64_t)((uint64_t)q0 - prev)));
+      if (!e && m > 1) e = put_varint(pl, lbs_zigzag(q1 - q0));
+      prev = (uint64_t)q1;
+    }
+    s = t;
+  }
+  if (e) return e;
+  uint8_t hdr[1 + 1 + 8 + 10];
+  hdr[0] = POLY_VERSION;
+  memcpy(hdr + 2, &delta, 8);
+  size_t h = 10 + lbs_varint_put(hdr + 10, n);
+  size_t at = out->len;
+  hdr[1] = 1;
+  if ((e = lbs_buf_append(out, hdr, h))) return e;
+  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, POLY_ZSTD_LEVEL, out))) return e;
+  if (out->len - at - h >= pl->len) { /* zstd did not help: store the payload as it is */
+    out->len = at + h;
+    out->data[at + 1] = 0;
+    e = lbs_buf_append(out, pl->data, pl->len);
+  }
+  return e;
+}
+
+static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
+                      size_t count, double *out) {
+  const uint8_t *p = blob, *end = blob + len;
+  if (len < 11 || p[0] != POLY_VERSION || p[1] > 1)
+    return lbs_fail(LBS_CORRUPT, "polyline chunk: bad header");
+  double delta;
+  memcpy(&delta, p + 2, 8);
+  if (!(delta > 0) || !isfinite(delta)) return lbs_fail(LBS_CORRUPT, "polyline chunk: bad step");
+  p += 10;
+  uint64_t bn;
+  if (lbs_varint_get(&p, end, &bn) || bn != n)
+    return lbs_fail(LBS_CORRUPT, "polyline chunk: element count %llu, expected %zu",
+                    (unsigned long long)bn, n);
+  if (blob[1] & 1) {
+    lbs_err e = lbs__zstd_unpack(ctx, p, (size_t)(end - p), n * 19 + 16);
+    if (e) return e;
+    p = ctx->scratch.data;
+    end = p + ctx->scratch.len;
+  }
+  size_t pos = 0, stop = first + count;
+  uint64_t prev = 0;
+  while (pos < stop) {
+    uint64_t h, z0, z1 = 0;
+    if (lbs_varint_get(&p, end, &h)) return lbs_fail(LBS_CORRUPT, "polyline chunk: truncated");
+    uint64_t m = (h >> 1) + 1;
+    if (m > n - pos) return lbs_fail(LBS_CORRUPT, "polyline chunk: segment runs past the chunk");
+    size_t a = pos > first ? pos : first, b = pos + m < stop ? pos + (size_t)m : stop;
+    if (h & 1) {
+      if ((size_t)(end - p) / 8 < m) return lbs_fail(LBS_CORRUPT, "polyline chunk: truncated");
+      if (a < b) memcpy(out + (a - first), p + (a - pos) * 8, (b - a) * 8);
+      p += m * 8;
+    } else {
+      if (lbs_varint_get(&p, end, &z0) || (m > 1 && lbs_varint_get(&p, end, &z1)))
+        return lbs_fail(LBS_CORRUPT, "polyline chunk: truncated");
+      uint64_t q0 = prev + (uint64_t)lbs_unzigzag(z0), q1 = q0 + (uint64_t)lbs_unzigzag(z1);
+      prev = q1;
+      double base = (double)(int64_t)q0 * delta;
+      double step = m > 1 ? (double)(int64_t)(q1 - q0) * delta / (double)(m - 1) : 0;
+      double *o = out - first;
+      for (size_t k = a; k < b; k++) o[k] = seg_value(base, step, k - pos);
+    }
+    pos += (size_t)m;
+  }
+  return LBS_OK;
+}
+
+const lbs_codec_ops lbs__codec_polyline = {LBS_CODEC_ABI, LBS_CODEC_POLYLINE, "polyline", encode,
+                                          decode};
+
+size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, size_t *ends) {
+  if (ctx->work_n < n) {
+    double *w = realloc(ctx->work, n * 4 * sizeof(pt));
+    if (!w) return 0;
+    ctx->work = w;
+    ctx->work_n = n;
+  }
+  pt *lh = (pt *)ctx->work, *uh = lh + n;
+  size_t s = 0, k = 0;
+  while (s < n) {
+    double bmin, bmax;
+    s = grow(v, s, n, eps, lh, uh, &bmin, &bmax);
+    ends[k++] = s;
+  }
+  return k;
+}
+
+double lbs__polyline_fit_tolerance(const double *v, size_t n, double eps) {
+  double maxabs = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i]) && fabs(v[i]) > maxabs) maxabs = fabs(v[i]);
+  return fit_tolerance(eps, maxabs);
+}

@@ -1,0 +1,232 @@
+/* lbs_traces.h - the trace store: per-element metric values at sampled steps, compacted
+ * with error-bounded polylines (or losslessly) and kept in one SQLite file.
+ *
+ * Terms: a trace has E elements (numbered 0..E-1), S sampled steps (0..S-1, each with the
+ * application's own step number) and one or more metrics. A step of a metric is stored as
+ * fixed-size chunks of consecutive elements, so a reader decodes only the chunks that
+ * overlap the element range it asks for. */
+#ifndef LBS_TRACES_H
+#define LBS_TRACES_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lbs_core.h"
+
+#define LBS_TRACE_SCHEMA_VERSION 1
+#define LBS_TRACE_DEFAULT_CHUNK 8192
+#define LBS_TRACE_MAX_CHUNK (1 << 20)
+
+/* ---------------------------------------------------------------- codecs */
+
+typedef enum {
+  LBS_CODEC_LOSSLESS = 1, /* byte-shuffle + zstd, bit-exact */
+  LBS_CODEC_POLYLINE = 2  /* error-bounded least-squares polyline + zstd */
+} lbs_codec;
+
+/* Reusable scratch state for encoding and decoding (not thread-safe; one per thread). */
+typedef struct lbs_codec_ctx lbs_codec_ctx;
+lbs_err lbs_codec_ctx_create(lbs_codec_ctx **out);
+void lbs_codec_ctx_destroy(lbs_codec_ctx **ctx); /* NULL-safe, clears *ctx */
+
+/* Name of a codec ("polyline", "lossless"), NULL when unknown. */
+const char *lbs_codec_name(lbs_codec c);
+/* Codec by name; LBS_NOTFOUND (message lists the known ones) when unknown. */
+lbs_err lbs_codec_from_name(const char *name, lbs_codec *out);
+
+/* Appends the encoding of v[0..n) to out. For the polyline codec every decoded value is
+ * within eps (absolute, > 0) of the input; LBS_RANGE when eps is too small for the
+ * magnitude of the values (callers then use the lossless codec). */
+lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, double eps,
+                         lbs_buf *out);
+/* Decodes elements [first, first+count) of an n-element blob into out[0..count).
+ * LBS_CORRUPT for a malformed blob; never reads outside [blob, blob+len). */
+lbs_err lbs_codec_decode(lbs_codec_ctx *ctx, lbs_codec c, const uint8_t *blob, size_t len, size_t n,
+                         size_t first, size_t count, double *out);
+
+/* ---------------------------------------------------------------- meshes */
+
+typedef struct lbs_mesh lbs_mesh;
+typedef enum { LBS_MESH_STRUCTURED = 1, LBS_MESH_UNSTRUCTURED = 2 } lbs_mesh_kind;
+typedef enum { LBS_ORDER_NATURAL = 0, LBS_ORDER_HILBERT = 1 } lbs_order;
+
+/* A structured nx x ny x nz box of cells with 6-neighbour face adjacency (edge weight 1).
+ * With LBS_ORDER_HILBERT the elements are numbered along a Hilbert curve, which keeps
+ * neighbours close in the element order (longer polyline segments, compact rank ranges);
+ * lbs_mesh_cell_index() maps element ids back to cells. */
+lbs_err lbs_mesh_create_structured(int64_t nx, int64_t ny, int64_t nz, lbs_order order,
+                                   lbs_mesh **out);
+/* An unstructured mesh of n elements: coords (n*dim doubles, dim 1..3, or NULL with dim 0)
+ * and a CSR graph (xadj[n+1], adjncy[xadj[n]], adjwgt NULL for unit weights). All arrays
+ * are copied. directed != 0 keeps the graph as given; otherwise it must be symmetric.
+ * Fails with LBS_INVAL naming the first bad vertex or edge. */
+lbs_err lbs_mesh_create_unstructured(int64_t n, int dim, const double *coords, const int64_t *xadj,
+                                     const int64_t *adjncy, const double *adjwgt, int directed,
+                                     lbs_mesh **out);
+void lbs_mesh_destroy(lbs_mesh **m); /* NULL-safe, clears *m */
+
+lbs_mesh_kind lbs_mesh_get_kind(const lbs_mesh *m);
+int64_t lbs_mesh_elements(const lbs_mesh *m);
+lbs_order lbs_mesh_order(const lbs_mesh *m);
+void lbs_mesh_dims(const lbs_mesh *m, int64_t dims[3]); /* structured only; else zeros */
+int lbs_mesh_directed(const lbs_mesh *m);
+/* Migration bytes per element and halo bytes per edge (defaults 1024 and 64). */
+void lbs_mesh_set_bytes(lbs_mesh *m, double per_elem, double per_edge);
+double lbs_mesh_bytes_per_elem(const lbs_mesh *m);
+double lbs_mesh_bytes_per_edge(const lbs_mesh *m);
+/* Structured: the cell i + nx*(j + ny*k) of each element (n entries), built on first use;
+ * NULL for unstructured meshes. Valid while the mesh lives. */
+const int64_t *lbs_mesh_cell_index(lbs_mesh *m);
+/* Coordinates (n*dim doubles, element order; cell centres for structured meshes) and dim;
+ * *coords NULL when the mesh has none. Valid while the mesh lives. */
+lbs_err lbs_mesh_coords(lbs_mesh *m, const double **coords, int *dim);
+/* The CSR graph in element numbering (adjwgt never NULL). Valid while the mesh lives. */
+lbs_err lbs_mesh_graph(lbs_mesh *m, const int64_t **xadj, const int64_t **adjncy,
+                       const double **adjwgt);
+
+/* Hilbert-curve position of each cell of an nx x ny x nz box: fills order[0..nx*ny*nz)
+ * with cell indices i + nx*(j + ny*k) sorted along the curve. */
+lbs_err lbs_hilbert_order(int64_t nx, int64_t ny, int64_t nz, int64_t *order);
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct lbs_metric_spec {
+  const char *name;   /* e.g. "time_ns" */
+  const char *unit;   /* e.g. "ns" */
+  lbs_codec codec;    /* LBS_CODEC_POLYLINE or LBS_CODEC_LOSSLESS */
+  double error_bound; /* eps; 0 selects the lossless codec */
+  int relative;       /* 1: eps is a fraction of the step's value range, 0: absolute */
+} lbs_metric_spec;
+
+typedef struct lbs_trace_spec {
+  int64_t elements;               /* E > 0 */
+  int64_t chunk_elems;            /* elements per chunk; 0 for LBS_TRACE_DEFAULT_CHUNK */
+  int nmetrics;                   /* >= 1 */
+  const lbs_metric_spec *metrics; /* nmetrics entries */
+  lbs_mesh *mesh;                 /* borrowed, may be NULL; its size must be E */
+  int nmeta;                      /* extra metadata pairs */
+  const char *const *meta;        /* 2*nmeta strings: key, value, ... */
+} lbs_trace_spec;
+
+typedef struct lbs_trace_writer lbs_trace_writer;
+
+/* Creates a new trace file at path (LBS_IO if it exists). Each step is committed in its
+ * own transaction, so a writer killed at any moment leaves every complete step readable. */
+lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace_writer **out);
+/* Encodes and commits the next step. values[m] points at E doubles of metric m. */
+lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values);
+/* Seconds spent encoding so far (for progress reports). */
+double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w);
+/* Finishes the file (single self-contained file, no journal) and destroys the writer;
+ * NULL-safe, clears *w. */
+lbs_err lbs_trace_writer_close(lbs_trace_writer **w);
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct lbs_trace lbs_trace;
+
+typedef struct lbs_metric_info {
+  const char *name;   /* valid while the trace is open */
+  const char *unit;   /* valid while the trace is open */
+  lbs_codec codec;    /* the metric's codec (a chunk may fall back to lossless) */
+  double error_bound; /* as given to the writer */
+  int relative;       /* 1 when relative to each step's range */
+} lbs_metric_info;
+
+/* Opens a trace read-only. LBS_FORMAT for a file that is not an lbsim trace, LBS_VERSION
+ * for another schema version, LBS_CORRUPT for a damaged file, LBS_IO when missing. */
+lbs_err lbs_trace_open(const char *path, lbs_trace **out);
+void lbs_trace_close(lbs_trace **t); /* NULL-safe, clears *t */
+
+int64_t lbs_trace_elements(const lbs_trace *t);
+int64_t lbs_trace_steps(const lbs_trace *t);
+int64_t lbs_trace_chunk_elems(const lbs_trace *t);
+int lbs_trace_nmetrics(const lbs_trace *t);
+lbs_err lbs_trace_metric(const lbs_trace *t, int metric, lbs_metric_info *out);
+int lbs_trace_metric_find(const lbs_trace *t, const char *name); /* index, or -1 */
+/* The application's step number of step s (O(1), any order). */
+lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
+/* A metadata value (valid while open), or NULL. */
+const char *lbs_trace_meta(const lbs_trace *t, const char *key);
+/* The mesh, or NULL when the trace has none. Borrowed; valid while open. */
+lbs_mesh *lbs_trace_mesh(lbs_trace *t);
+
+/* Decodes elements [first, first+count) of metric m at step s into out. Reads and checks
+ * (CRC-32) only the chunks that overlap the range; any step in any order. LBS_RANGE for a
+ * bad step, metric or range; LBS_CORRUPT naming step, metric and chunk on damage. */
+lbs_err lbs_trace_read(lbs_trace *t, int64_t step, int metric, int64_t first, int64_t count,
+                       double *out);
+
+typedef struct lbs_trace_stats {
+  int64_t raw_bytes;    /* elements * steps * 8 (per metric, or all metrics) */
+  int64_t stored_bytes; /* bytes of the compressed chunks */
+  int64_t chunks;       /* chunk rows */
+  int64_t lossless_chunks; /* chunks stored losslessly (codec or fallback) */
+  int has_error;        /* 1 when the writer measured the errors against its input */
+  double max_abs_error; /* largest |decoded - original| */
+  double rms_error;     /* root mean square of decoded - original */
+} lbs_trace_stats;
+/* Statistics of one metric, or of all of them with metric = -1. */
+lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out);
+/* Size of the trace file in bytes. */
+int64_t lbs_trace_file_bytes(const lbs_trace *t);
+
+/* Called by lbs_trace_verify after each step; a non-zero return stops the check. */
+typedef int (*lbs_progress_fn)(void *arg, int64_t done, int64_t total);
+/* Verifies the whole file: SQLite integrity, schema, every step has every chunk of every
+ * metric with the right element range, every CRC-32, every chunk decodes, the mesh
+ * arrays' CRCs. Returns the first problem, naming step, metric and chunk. */
+lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg);
+
+/* ---------------------------------------------------------------- generators */
+
+/* Synthetic workloads on a structured mesh, deterministic in (recipe, step, cell):
+ *  bump    - the seed's MRTD case: a Gaussian pulse crossing the box along x; cells whose
+ *            pulse amplitude passes wavelet thresholds are refined and cost more. Metrics
+ *            `time_ns` (weight x 250 ns with 1e-4 relative timing jitter) and `weight`
+ *            (the application's cell weight, 1, 4 or 8).
+ *  hotspot - 4 hot spots moving on circles, 2% Gaussian noise; metric `time_ns`.
+ *  random  - independent uniform values in [100, 1100) ns; metric `time_ns`. */
+typedef struct lbs_gen lbs_gen;
+typedef struct lbs_gen_params {
+  const char *kind;      /* "bump", "hotspot", "random" */
+  int64_t nx, ny, nz;    /* mesh */
+  int64_t steps;         /* number of steps */
+  uint64_t seed;         /* random seed */
+} lbs_gen_params;
+lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out);
+/* Rebuilds a generator from the recipe string that lbs_gen_recipe() gave. */
+lbs_err lbs_gen_from_recipe(const char *recipe, lbs_gen **out);
+void lbs_gen_destroy(lbs_gen **g);
+const char *lbs_gen_recipe(const lbs_gen *g); /* e.g. "bump 30x20x20 steps=300 seed=1" */
+int lbs_gen_nmetrics(const lbs_gen *g);
+const char *lbs_gen_metric_name(const lbs_gen *g, int m);
+const char *lbs_gen_metric_unit(const lbs_gen *g, int m);
+/* Values of metric m at step s for every element; cell maps element -> cell index
+ * (NULL: natural order). out has nx*ny*nz entries. */
+void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, double *out);
+/* The application step number of sampled step s. */
+int64_t lbs_gen_app_step(const lbs_gen *g, int64_t step);
+
+/* ---------------------------------------------------------------- import / export */
+
+/* Chaco/METIS graph file (and optional coordinates file, one line per vertex). fmt flags
+ * in the header select vertex sizes, vertex weights (ncon of them) and edge weights.
+ * Returns the mesh and the vertex weights (n*ncon doubles, owned by the caller; all 1
+ * when the file has none). Errors name file and line. */
+lbs_err lbs_chaco_read(const char *graph_path, const char *coords_path, lbs_mesh **mesh,
+                       double **vwgt, int *ncon);
+/* The same from memory buffers (coords may be NULL); names are used in messages. */
+lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const char *cname,
+                        const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon);
+
+/* One-file-per-step directory (format in README.md): writes every step of t into dir. */
+lbs_err lbs_stepsdir_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);
+/* Imports a steps directory into a new trace at out_path; each metric gets codec/bound
+ * from spec_template (its name and unit come from the directory). */
+lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_codec codec, double eps,
+                            int relative, int64_t chunk_elems);
+/* CSV export: DIR/steps.csv (step,app_step,element,<metrics>) and DIR/elements.csv. */
+lbs_err lbs_csv_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);
+
+#endif

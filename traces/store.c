@@ -1,0 +1,791 @@
+/* store.c - the SQLite trace store: schema, streaming writer, random-access reader.
+ *
+ * Schema (version LBS_TRACE_SCHEMA_VERSION, PRAGMA user_version; PRAGMA application_id
+ * 'LBST' marks the file as a trace):
+ *   meta(key, value)                    format, sizes, mesh description, source recipe
+ *   metrics(id, name, unit, codec, error_bound, relative)
+ *   steps(idx, app_step)                idx 0..S-1, the application's step number
+ *   chunks(id, step, metric, chunk, first_elem, count, codec, crc32,
+ *          vmin, vmax, err_max, err_sq, data)
+ *                                       id = (step*M + metric)*NC + chunk, so a chunk is
+ *                                       one rowid lookup from any step, in any order
+ *   arrays(name, type, count, codec, crc32, data)   mesh arrays (coords, CSR, cell order)
+ * Each step is written in one transaction: a writer killed at any moment leaves every
+ * complete step readable and no partial one. */
+#include "codec_int.h"
+#include "traces_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define APPLICATION_ID 0x4C425354 /* 'LBST' */
+
+static const char *SCHEMA =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE metrics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,"
+    " codec TEXT NOT NULL, error_bound REAL NOT NULL, relative INTEGER NOT NULL);"
+    "CREATE TABLE steps(idx INTEGER PRIMARY KEY, app_step INTEGER NOT NULL);"
+    "CREATE TABLE chunks(id INTEGER PRIMARY KEY, step INTEGER NOT NULL, metric INTEGER NOT NULL,"
+    " chunk INTEGER NOT NULL, first_elem INTEGER NOT NULL, count INTEGER NOT NULL,"
+    " codec INTEGER NOT NULL, crc32 INTEGER NOT NULL, vmin REAL, vmax REAL, err_max REAL,"
+    " err_sq REAL, data BLOB NOT NULL);"
+    "CREATE TABLE arrays(name TEXT PRIMARY KEY, type TEXT NOT NULL, count INTEGER NOT NULL,"
+    " codec INTEGER NOT NULL, crc32 INTEGER NOT NULL, data BLOB NOT NULL);";
+
+static lbs_err dberr(sqlite3 *db, const char *path, const char *what) {
+  int rc = sqlite3_extended_errcode(db) & 0xff;
+  const char *msg = db ? sqlite3_errmsg(db) : "cannot allocate";
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+    return lbs_fail(LBS_CORRUPT, "%s: %s: file is damaged (%s)", path, what, msg);
+  if (rc == SQLITE_IOERR || rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_FULL)
+    return lbs_fail(LBS_IO, "%s: %s: %s", path, what, msg);
+  return lbs_fail(LBS_DB, "%s: %s: %s", path, what, msg);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ================================================================ writer */
+
+struct lbs_trace_writer {
+  sqlite3 *db;
+  char *path;
+  int64_t E, C, nchunks, next_step;
+  int nm;
+  lbs_metric_spec *metrics; /* names and units owned */
+  sqlite3_stmt *ins_step, *ins_chunk;
+  lbs_codec_ctx *ctx;
+  lbs_buf blob;
+  double *check; /* one decoded chunk */
+  double enc_s;
+};
+
+static lbs_err exec(sqlite3 *db, const char *path, const char *sql) {
+  return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? LBS_OK : dberr(db, path, sql);
+}
+
+static lbs_err put_meta(lbs_trace_writer *w, const char *key, const char *val) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO meta VALUES(?1,?2)", -1, &st, NULL))
+    return dberr(w->db, w->path, "meta");
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, val, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "meta");
+}
+
+static lbs_err put_meta_i(lbs_trace_writer *w, const char *key, int64_t v) {
+  char b[32];
+  snprintf(b, sizeof b, "%lld", (long long)v);
+  return put_meta(w, key, b);
+}
+
+static lbs_err put_meta_d(lbs_trace_writer *w, const char *key, double v) {
+  char b[40];
+  snprintf(b, sizeof b, "%.17g", v);
+  return put_meta(w, key, b);
+}
+
+/* Stores an array of n 8-byte items (doubles or int64) losslessly with a CRC. */
+static lbs_err put_array(lbs_trace_writer *w, const char *name, const char *type, const void *data,
+                         int64_t n) {
+  w->blob.len = 0;
+  lbs_err e = lbs_codec_encode(w->ctx, LBS_CODEC_LOSSLESS, data, (size_t)n, 0, &w->blob);
+  if (e) return e;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db, "INSERT INTO arrays VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL))
+    return dberr(w->db, w->path, "arrays");
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 3, n);
+  sqlite3_bind_int(st, 4, LBS_CODEC_LOSSLESS);
+  sqlite3_bind_int64(st, 5, lbs_crc32(w->blob.data, w->blob.len));
+  sqlite3_bind_blob(st, 6, w->blob.data, (int)w->blob.len, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "arrays");
+}
+
+static lbs_err put_mesh(lbs_trace_writer *w, lbs_mesh *m) {
+  lbs_err e;
+  int structured = m->kind == LBS_MESH_STRUCTURED;
+  if ((e = put_meta(w, "mesh.kind", structured ? "structured" : "unstructured"))) return e;
+  if ((e = put_meta_d(w, "mesh.bytes_per_elem", m->bytes_elem))) return e;
+  if ((e = put_meta_d(w, "mesh.bytes_per_edge", m->bytes_edge))) return e;
+  if (structured) {
+    char dims[80];
+    snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)m->dims[0], (long long)m->dims[1],
+             (long long)m->dims[2]);
+    if ((e = put_meta(w, "mesh.dims", dims))) return e;
+    if ((e = put_meta(w, "mesh.order", m->order == LBS_ORDER_HILBERT ? "hilbert" : "natural")))
+      return e;
+    if (m->order == LBS_ORDER_HILBERT) {
+      const int64_t *cell = lbs_mesh_cell_index(m);
+      if (!cell) return lbs_fail(LBS_NOMEM, "Hilbert order");
+      return put_array(w, "cell_index", "i64", cell, m->n);
+    }
+    return LBS_OK;
+  }
+  if ((e = put_meta_i(w, "mesh.directed", m->directed))) return e;
+  if ((e = put_meta_i(w, "mesh.dim", m->dim))) return e;
+  if (m->dim && (e = put_array(w, "coords", "f64", m->coords, m->n * m->dim))) return e;
+  if ((e = put_array(w, "xadj", "i64", m->xadj, m->n + 1))) return e;
+  if ((e = put_array(w, "adjncy", "i64", m->adjncy, m->xadj[m->n]))) return e;
+  return put_array(w, "adjwgt", "f64", m->adjwgt, m->xadj[m->n]);
+}
+
+static void writer_free(lbs_trace_writer *w) {
+  sqlite3_finalize(w->ins_step);
+  sqlite3_finalize(w->ins_chunk);
+  sqlite3_close(w->db);
+  for (int i = 0; w->metrics && i < w->nm; i++) {
+    free((char *)w->metrics[i].name);
+    free((char *)w->metrics[i].unit);
+  }
+  free(w->metrics);
+  lbs_codec_ctx_destroy(&w->ctx);
+  lbs_buf_free(&w->blob);
+  free(w->check);
+  free(w->path);
+  free(w);
+}
+
+lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace_writer **out) {
+  *out = NULL;
+  struct stat sb;
+  if (stat(path, &sb) == 0) return lbs_fail(LBS_IO, "%s: file exists (remove it first)", path);
+  int64_t C = spec->chunk_elems ? spec->chunk_elems : LBS_TRACE_DEFAULT_CHUNK;
+  if (spec->elements < 1) return lbs_fail(LBS_INVAL, "a trace needs at least one element");
+  if (C < 1 || C > LBS_TRACE_MAX_CHUNK)
+    return lbs_fail(LBS_INVAL, "chunk size %lld outside 1..%d", (long long)C, LBS_TRACE_MAX_CHUNK);
+  if (spec->nmetrics < 1 || !spec->metrics) return lbs_fail(LBS_INVAL, "a trace needs a metric");
+  if (spec->mesh && spec->mesh->n != spec->elements)
+    return lbs_fail(LBS_INVAL, "mesh has %lld elements, trace %lld", (long long)spec->mesh->n,
+                    (long long)spec->elements);
+  for (int i = 0; i < spec->nmetrics; i++) {
+    const lbs_metric_spec *m = &spec->metrics[i];
+    if (!m->name || !*m->name) return lbs_fail(LBS_INVAL, "metric %d has no name", i);
+    if (!(m->error_bound >= 0) || !isfinite(m->error_bound))
+      return lbs_fail(LBS_INVAL, "metric '%s': error bound must be >= 0", m->name);
+    if (!lbs_codec_name(m->codec)) return lbs_fail(LBS_INVAL, "metric '%s': unknown codec", m->name);
+    for (int j = 0; j < i; j++)
+      if (!strcmp(spec->metrics[j].name, m->name))
+        return lbs_fail(LBS_INVAL, "metric '%s' given twice", m->name);
+  }
+  lbs_trace_writer *w = calloc(1, sizeof *w);
+  if (!w) return lbs_fail(LBS_NOMEM, "writer");
+  lbs_err e = LBS_OK;
+  w->E = spec->elements;
+  w->C = C;
+  w->nchunks = (w->E + C - 1) / C;
+  w->nm = spec->nmetrics;
+  w->path = strdup(path);
+  w->metrics = calloc((size_t)w->nm, sizeof *w->metrics);
+  w->check = malloc((size_t)C * sizeof *w->check);
+  if (!w->path || !w->metrics || !w->check || lbs_codec_ctx_create(&w->ctx)) {
+    writer_free(w);
+    return lbs_fail(LBS_NOMEM, "writer");
+  }
+  for (int i = 0; i < w->nm; i++) {
+    w->metrics[i] = spec->metrics[i];
+    w->metrics[i].name = strdup(spec->metrics[i].name);
+    w->metrics[i].unit = strdup(spec->metrics[i].unit ? spec->metrics[i].unit : "");
+    if (w->metrics[i].error_bound == 0) w->metrics[i].codec = LBS_CODEC_LOSSLESS;
+    if (!w->metrics[i].name || !w->metrics[i].unit) {
+      writer_free(w);
+      return lbs_fail(LBS_NOMEM, "writer");
+    }
+  }
+  if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    e = dberr(w->db, path, "create");
+    writer_free(w);
+    return e;
+  }
+  char pragmas[200];
+  snprintf(pragmas, sizeof pragmas,
+           "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+           "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+           APPLICATION_ID, LBS_TRACE_SCHEMA_VERSION);
+  if ((e = exec(w->db, path, pragmas))) goto fail;
+  if ((e = exec(w->db, path, "BEGIN"))) goto fail;
+  if ((e = exec(w->db, path, SCHEMA))) goto fail;
+  if ((e = put_meta(w, "format", "lbsim-trace"))) goto fail;
+  if ((e = put_meta_i(w, "schema_version", LBS_TRACE_SCHEMA_VERSION))) goto fail;
+  if ((e = put_meta_i(w, "elements", w->E))) goto fail;
+  if ((e = put_meta_i(w, "chunk_elems", w->C))) goto fail;
+  for (int i = 0; i < spec->nmeta; i++)
+    if ((e = put_meta(w, spec->meta[2 * i], spec->meta[2 * i + 1]))) goto fail;
+  if (spec->mesh && (e = put_mesh(w, spec->mesh))) goto fail;
+  for (int i = 0; i < w->nm; i++) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->db, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL)) {
+      e = dberr(w->db, path, "metrics");
+      goto fail;
+    }
+    sqlite3_bind_int(st, 1, i);
+    sqlite3_bind_text(st, 2, w->metrics[i].name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, w->metrics[i].unit, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, lbs_codec_name(w->metrics[i].codec), -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, w->metrics[i].error_bound);
+    sqlite3_bind_int(st, 6, w->metrics[i].relative != 0);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+      e = dberr(w->db, path, "metrics");
+      goto fail;
+    }
+  }
+  if ((e = exec(w->db, path, "COMMIT"))) goto fail;
+  if (sqlite3_prepare_v2(w->db, "INSERT INTO steps VALUES(?1,?2)", -1, &w->ins_step, NULL) ||
+      sqlite3_prepare_v2(w->db,
+                         "INSERT INTO chunks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+                         -1, &w->ins_chunk, NULL)) {
+    e = dberr(w->db, path, "prepare");
+    goto fail;
+  }
+  *out = w;
+  return LBS_OK;
+fail:
+  writer_free(w);
+  remove(path);
+  return e;
+}
+
+double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w) { return w->enc_s; }
+
+/* Encodes one chunk, measures its error against the input, inserts the row. */
+static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, const double *v,
+                           double eps) {
+  int64_t first = c * w->C, n = w->E - first < w->C ? w->E - first : w->C;
+  lbs_codec codec = eps > 0 ? w->metrics[m].codec : LBS_CODEC_LOSSLESS;
+  double t0 = now_s();
+  w->blob.len = 0;
+  lbs_err e = lbs_codec_encode(w->ctx, codec, v, (size_t)n, eps, &w->blob);
+  if (e == LBS_RANGE) { /* bound below the values' resolution: keep them exactly */
+    codec = LBS_CODEC_LOSSLESS;
+    w->blob.len = 0;
+    e = lbs_codec_encode(w->ctx, codec, v, (size_t)n, 0, &w->blob);
+  }
+  w->enc_s += now_s() - t0;
+  if (e) return e;
+  e = lbs_codec_decode(w->ctx, codec, w->blob.data, w->blob.len, (size_t)n, 0, (size_t)n, w->check);
+  if (e) return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: re-decode failed: %s",
+                         (long long)step, w->metrics[m].name, (long long)c, lbs_errmsg());
+  double vmin = INFINITY, vmax = -INFINITY, emax = 0, esq = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double x = v[i], d = w->check[i];
+    if (isfinite(x)) {
+      if (x < vmin) vmin = x;
+      if (x > vmax) vmax = x;
+      double err = fabs(d - x);
+      if (!(err <= eps)) /* NaN-safe: the codec contract is broken */
+        return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: error %g above bound %g",
+                        (long long)step, w->metrics[m].name, (long long)(first + i), err, eps);
+      if (err > emax) emax = err;
+      esq += err * err;
+    } else if (memcmp(&x, &d, sizeof x)) {
+      return lbs_fail(LBS_CORRUPT, "step %lld element %lld: non-finite value not kept",
+                      (long long)step, (long long)(first + i));
+    }
+  }
+  sqlite3_stmt *st = w->ins_chunk;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, (step * w->nm + m) * w->nchunks + c);
+  sqlite3_bind_int64(st, 2, step);
+  sqlite3_bind_int(st, 3, m);
+  sqlite3_bind_int64(st, 4, c);
+  sqlite3_bind_int64(st, 5, first);
+  sqlite3_bind_int64(st, 6, n);
+  sqlite3_bind_int(st, 7, codec);
+  sqlite3_bind_int64(st, 8, lbs_crc32(w->blob.data, w->blob.len));
+  if (vmin <= vmax) {
+    sqlite3_bind_double(st, 9, vmin);
+    sqlite3_bind_double(st, 10, vmax);
+  } else {
+    sqlite3_bind_null(st, 9);
+    sqlite3_bind_null(st, 10);
+  }
+  sqlite3_bind_double(st, 11, emax);
+  sqlite3_bind_double(st, 12, esq);
+  sqlite3_bind_blob(st, 13, w->blob.data, (int)w->blob.len, SQLITE_STATIC);
+  return sqlite3_step(st) == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "chunk");
+}
+
+lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values) {
+  int64_t s = w->next_step;
+  for (int m = 0; m < w->nm; m++)
+    if (!values[m]) return lbs_fail(LBS_INVAL, "step %lld: no values for metric '%s'", (long long)s,
+                                    w->metrics[m].name);
+  lbs_err e = exec(w->db, w->path, "BEGIN");
+  if (e) return e;
+  sqlite3_reset(w->ins_step);
+  sqlite3_bind_int64(w->ins_step, 1, s);
+  sqlite3_bind_int64(w->ins_step, 2, app_step);
+  if (sqlite3_step(w->ins_step) != SQLITE_DONE) e = dberr(w->db, w->path, "step");
+  for (int m = 0; m < w->nm && !e; m++) {
+    const double *v = values[m];
+    double eps = w->metrics[m].error_bound;
+    if (w->metrics[m].relative) {
+      double lo = INFINITY, hi = -INFINITY;
+      for (int64_t i = 0; i < w->E; i++)
+        if (isfinite(v[i])) {
+          if (v[i] < lo) lo = v[i];
+          if (v[i] > hi) hi = v[i];
+        }
+      eps = lo < hi ? eps * (hi - lo) : 0;
+    }
+    for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, eps);
+  }
+  if (!e) e = exec(w->db, w->path, "COMMIT");
+  if (e) {
+    sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+    return e;
+  }
+  w->next_step++;
+  return LBS_OK;
+}
+
+lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
+  if (!wp || !*wp) return LBS_OK;
+  lbs_trace_writer *w = *wp;
+  *wp = NULL;
+  sqlite3_finalize(w->ins_step);
+  sqlite3_finalize(w->ins_chunk);
+  w->ins_step = w->ins_chunk = NULL;
+  lbs_err e = exec(w->db, w->path, "PRAGMA journal_mode=DELETE");
+  writer_free(w);
+  return e;
+}
+
+/* ================================================================ reader */
+
+struct lbs_trace {
+  sqlite3 *db;
+  char *path;
+  int64_t E, S, C, nchunks;
+  int nm;
+  lbs_metric_info *metrics; /* names owned */
+  int64_t *app;             /* S application step numbers */
+  int nmeta;
+  char **meta;              /* 2*nmeta owned strings */
+  lbs_mesh *mesh;
+  sqlite3_stmt *get_chunk;
+  lbs_codec_ctx *ctx;
+};
+
+void lbs_trace_close(lbs_trace **tp) {
+  if (!tp || !*tp) return;
+  lbs_trace *t = *tp;
+  sqlite3_finalize(t->get_chunk);
+  sqlite3_close(t->db);
+  for (int i = 0; t->metrics && i < t->nm; i++) {
+    free((char *)t->metrics[i].name);
+    free((char *)t->metrics[i].unit);
+  }
+  free(t->metrics);
+  free(t->app);
+  for (int i = 0; i < 2 * t->nmeta; i++) free(t->meta[i]);
+  free(t->meta);
+  lbs_mesh_destroy(&t->mesh);
+  lbs_codec_ctx_destroy(&t->ctx);
+  free(t->path);
+  free(t);
+  *tp = NULL;
+}
+
+const char *lbs_trace_meta(const lbs_trace *t, const char *key) {
+  for (int i = 0; i < t->nmeta; i++)
+    if (!strcmp(t->meta[2 * i], key)) return t->meta[2 * i + 1];
+  return NULL;
+}
+
+static lbs_err meta_int(lbs_trace *t, const char *key, int64_t lo, int64_t hi, int64_t *out) {
+  const char *v = lbs_trace_meta(t, key);
+  char *end;
+  if (!v) return lbs_fail(LBS_CORRUPT, "%s: metadata '%s' is missing", t->path, key);
+  long long x = strtoll(v, &end, 10);
+  if (*end || end == v || x < lo || x > hi)
+    return lbs_fail(LBS_CORRUPT, "%s: metadata '%s' = '%s' is invalid", t->path, key, v);
+  *out = x;
+  return LBS_OK;
+}
+
+static lbs_err pragma_int(lbs_trace *t, const char *sql, int64_t *out) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) return dberr(t->db, t->path, sql);
+  int rc = sqlite3_step(st);
+  *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? LBS_OK : dberr(t->db, t->path, sql);
+}
+
+/* Loads a stored array of n 8-byte items into a new buffer after checking its CRC. */
+static lbs_err get_array(lbs_trace *t, const char *name, int64_t n, void **out) {
+  *out = NULL;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, "SELECT count, codec, crc32, data FROM arrays WHERE name=?1", -1, &st,
+                         NULL))
+    return dberr(t->db, t->path, "arrays");
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  lbs_err e = LBS_OK;
+  int rc = sqlite3_step(st);
+  if (rc != SQLITE_ROW) {
+    e = rc == SQLITE_DONE ? lbs_fail(LBS_CORRUPT, "%s: mesh array '%s' is missing", t->path, name)
+                          : dberr(t->db, t->path, "arrays");
+  } else {
+    const uint8_t *b = sqlite3_column_blob(st, 3);
+    size_t len = (size_t)sqlite3_column_bytes(st, 3);
+    if (sqlite3_column_int64(st, 0) != n)
+      e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s' has %lld items, expected %lld", t->path, name,
+                   (long long)sqlite3_column_int64(st, 0), (long long)n);
+    else if ((uint32_t)sqlite3_column_int64(st, 2) != lbs_crc32(b, len))
+      e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s': checksum mismatch", t->path, name);
+    else if (!(*out = malloc((size_t)(n ? n : 1) * 8)))
+      e = lbs_fail(LBS_NOMEM, "mesh array '%s'", name);
+    else if ((e = lbs_codec_decode(t->ctx, (lbs_codec)sqlite3_column_int(st, 1), b, len, (size_t)n, 0,
+                                   (size_t)n, *out)))
+      e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s': %s", t->path, name, lbs_errmsg());
+  }
+  sqlite3_finalize(st);
+  if (e) {
+    free(*out);
+    *out = NULL;
+  }
+  return e;
+}
+
+static lbs_err load_mesh(lbs_trace *t) {
+  const char *kind = lbs_trace_meta(t, "mesh.kind");
+  if (!kind) return LBS_OK;
+  const char *be = lbs_trace_meta(t, "mesh.bytes_per_elem"), *bd = lbs_trace_meta(t, "mesh.bytes_per_edge");
+  lbs_err e;
+  if (!strcmp(kind, "structured")) {
+    const char *dims = lbs_trace_meta(t, "mesh.dims"), *order = lbs_trace_meta(t, "mesh.order");
+    long long nx, ny, nz;
+    char tail;
+    if (!dims || sscanf(dims, "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail) != 3)
+      return lbs_fail(LBS_CORRUPT, "%s: metadata 'mesh.dims' is invalid", t->path);
+    int hil = order && !strcmp(order, "hilbert");
+    if ((e = lbs_mesh_create_structured(nx, ny, nz, hil ? LBS_ORDER_HILBERT : LBS_ORDER_NATURAL,
+                                        &t->mesh)))
+      return lbs_fail(LBS_CORRUPT, "%s: %s", t->path, lbs_errmsg());
+    if (t->mesh->n != t->E)
+      return lbs_fail(LBS_CORRUPT, "%s: mesh has %lld cells, trace %lld elements", t->path,
+                      (long long)t->mesh->n, (long long)t->E);
+    if (hil) {
+      void *cell;
+      if ((e = get_array(t, "cell_index", t->E, &cell))) return e;
+      int64_t *c = cell;
+      char *seen = calloc((size_t)t->E, 1);
+      for (int64_t i = 0; seen && i < t->E && !e; i++) {
+        if (c[i] < 0 || c[i] >= t->E || seen[c[i]])
+          e = lbs_fail(LBS_CORRUPT, "%s: mesh array 'cell_index' is not a permutation", t->path);
+        else
+          seen[c[i]] = 1;
+      }
+      if (!seen) e = lbs_fail(LBS_NOMEM, "permutation check");
+      free(seen);
+      if (e) {
+        free(cell);
+        return e;
+      }
+      lbs__mesh_set_cells(t->mesh, cell);
+    }
+  } else if (!strcmp(kind, "unstructured")) {
+    int64_t dim, dir;
+    if ((e = meta_int(t, "mesh.dim", 0, 3, &dim)) || (e = meta_int(t, "mesh.directed", 0, 1, &dir)))
+      return e;
+    void *coords = NULL, *xadj = NULL, *adj = NULL, *w = NULL;
+    if ((dim && (e = get_array(t, "coords", t->E * dim, &coords))) ||
+        (e = get_array(t, "xadj", t->E + 1, &xadj))) {
+      free(coords);
+      return e;
+    }
+    int64_t ne = ((int64_t *)xadj)[t->E];
+    if (ne < 0 || ne > (INT64_C(1) << 40)) e = lbs_fail(LBS_CORRUPT, "%s: bad edge count", t->path);
+    if (!e) e = get_array(t, "adjncy", ne, &adj);
+    if (!e) e = get_array(t, "adjwgt", ne, &w);
+    if (e) {
+      free(coords);
+      free(xadj);
+      free(adj);
+      free(w);
+      return e;
+    }
+    if ((e = lbs__mesh_adopt(t->E, (int)dim, coords, xadj, adj, w, (int)dir, &t->mesh)))
+      return lbs_fail(LBS_CORRUPT, "%s: stored mesh: %s", t->path, lbs_errmsg());
+  } else {
+    return lbs_fail(LBS_CORRUPT, "%s: unknown mesh kind '%s'", t->path, kind);
+  }
+  if (be && bd) lbs_mesh_set_bytes(t->mesh, atof(be), atof(bd));
+  return LBS_OK;
+}
+
+static lbs_err load(lbs_trace *t) {
+  lbs_err e;
+  int64_t appid, version;
+  if ((e = pragma_int(t, "PRAGMA application_id", &appid))) return e;
+  if (appid != APPLICATION_ID)
+    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim trace", t->path);
+  if ((e = pragma_int(t, "PRAGMA user_version", &version))) return e;
+  if (version != LBS_TRACE_SCHEMA_VERSION)
+    return lbs_fail(LBS_VERSION, "%s: trace schema version %lld, this lbsim reads version %d",
+                    t->path, (long long)version, LBS_TRACE_SCHEMA_VERSION);
+  sqlite3_stmt *st;
+  int rc;
+  if (sqlite3_prepare_v2(t->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL))
+    return dberr(t->db, t->path, "meta");
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    char **m = realloc(t->meta, (size_t)(t->nmeta + 1) * 2 * sizeof *m);
+    if (!m) {
+      sqlite3_finalize(st);
+      return lbs_fail(LBS_NOMEM, "metadata");
+    }
+    t->meta = m;
+    const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+    m[2 * t->nmeta] = strdup(k ? k : "");
+    m[2 * t->nmeta + 1] = strdup(v ? v : "");
+    t->nmeta++;
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return dberr(t->db, t->path, "meta");
+  const char *fmt = lbs_trace_meta(t, "format");
+  if (!fmt || strcmp(fmt, "lbsim-trace")) return lbs_fail(LBS_FORMAT, "%s: not an lbsim trace", t->path);
+  if ((e = meta_int(t, "elements", 1, INT64_C(1) << 40, &t->E))) return e;
+  if ((e = meta_int(t, "chunk_elems", 1, LBS_TRACE_MAX_CHUNK, &t->C))) return e;
+  t->nchunks = (t->E + t->C - 1) / t->C;
+
+  if (sqlite3_prepare_v2(t->db, "SELECT id, name, unit, codec, error_bound, relative FROM metrics ORDER BY id",
+                         -1, &st, NULL))
+    return dberr(t->db, t->path, "metrics");
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    lbs_metric_info *m = realloc(t->metrics, (size_t)(t->nm + 1) * sizeof *m);
+    if (!m) {
+      sqlite3_finalize(st);
+      return lbs_fail(LBS_NOMEM, "metrics");
+    }
+    t->metrics = m;
+    m += t->nm;
+    const char *name = (const char *)sqlite3_column_text(st, 1), *unit = (const char *)sqlite3_column_text(st, 2);
+    const char *codec = (const char *)sqlite3_column_text(st, 3);
+    m->name = strdup(name ? name : "");
+    m->unit = strdup(unit ? unit : "");
+    m->error_bound = sqlite3_column_double(st, 4);
+    m->relative = sqlite3_column_int(st, 5);
+    t->nm++;
+    if (sqlite3_column_int(st, 0) != t->nm - 1 || !codec || lbs_codec_from_name(codec, &m->codec)) {
+      sqlite3_finalize(st);
+      return lbs_fail(LBS_CORRUPT, "%s: metrics table is invalid at metric %d", t->path, t->nm - 1);
+    }
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return dberr(t->db, t->path, "metrics");
+  if (t->nm < 1) return lbs_fail(LBS_CORRUPT, "%s: trace has no metrics", t->path);
+
+  int64_t nsteps;
+  if ((e = pragma_int(t, "SELECT count(*) FROM steps", &nsteps))) return e;
+  t->app = malloc((size_t)(nsteps ? nsteps : 1) * sizeof *t->app);
+  if (!t->app) return lbs_fail(LBS_NOMEM, "step table");
+  if (sqlite3_prepare_v2(t->db, "SELECT idx, app_step FROM steps ORDER BY idx", -1, &st, NULL))
+    return dberr(t->db, t->path, "steps");
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->S < nsteps) {
+    if (sqlite3_column_int64(st, 0) != t->S) {
+      sqlite3_finalize(st);
+      return lbs_fail(LBS_CORRUPT, "%s: step %lld is missing from the step table", t->path,
+                      (long long)t->S);
+    }
+    t->app[t->S++] = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE || t->S != nsteps) return dberr(t->db, t->path, "steps");
+
+  if (sqlite3_prepare_v2(t->db,
+                         "SELECT step, metric, chunk, first_elem, count, codec, crc32, data"
+                         " FROM chunks WHERE id=?1",
+                         -1, &t->get_chunk, NULL))
+    return dberr(t->db, t->path, "chunks");
+  return load_mesh(t);
+}
+
+lbs_err lbs_trace_open(const char *path, lbs_trace **out) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  char magic[16] = {0};
+  size_t got = fread(magic, 1, 16, f);
+  fclose(f);
+  if (got < 16 || memcmp(magic, "SQLite format 3", 16))
+    return lbs_fail(LBS_FORMAT, "%s: not an lbsim trace (not an SQLite file)", path);
+  lbs_trace *t = calloc(1, sizeof *t);
+  if (!t || !(t->path = strdup(path)) || lbs_codec_ctx_create(&t->ctx)) {
+    if (t) free(t->path);
+    free(t);
+    return lbs_fail(LBS_NOMEM, "trace");
+  }
+  /* Read-write when allowed, so that SQLite can roll back what a killed writer left. */
+  int rc = sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READWRITE, NULL);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(t->db);
+    t->db = NULL;
+    rc = sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY, NULL);
+  }
+  lbs_err e = rc == SQLITE_OK ? load(t) : dberr(t->db, path, "open");
+  if (e) {
+    lbs_trace_close(&t);
+    return e;
+  }
+  *out = t;
+  return LBS_OK;
+}
+
+int64_t lbs_trace_elements(const lbs_trace *t) { return t->E; }
+int64_t lbs_trace_steps(const lbs_trace *t) { return t->S; }
+int64_t lbs_trace_chunk_elems(const lbs_trace *t) { return t->C; }
+int lbs_trace_nmetrics(const lbs_trace *t) { return t->nm; }
+lbs_mesh *lbs_trace_mesh(lbs_trace *t) { return t->mesh; }
+
+lbs_err lbs_trace_metric(const lbs_trace *t, int metric, lbs_metric_info *out) {
+  if (metric < 0 || metric >= t->nm)
+    return lbs_fail(LBS_RANGE, "metric %d out of range (trace has %d)", metric, t->nm);
+  *out = t->metrics[metric];
+  return LBS_OK;
+}
+
+int lbs_trace_metric_find(const lbs_trace *t, const char *name) {
+  for (int i = 0; i < t->nm; i++)
+    if (!strcmp(t->metrics[i].name, name)) return i;
+  return -1;
+}
+
+lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step) {
+  if (step < 0 || step >= t->S)
+    return lbs_fail(LBS_RANGE, "step %lld out of range (trace has %lld steps)", (long long)step,
+                    (long long)t->S);
+  *app_step = t->app[step];
+  return LBS_OK;
+}
+
+/* Fetches chunk c of (step, metric), checks it, decodes [first, first+count) of it. */
+static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t first, int64_t count,
+                          double *out) {
+  sqlite3_stmt *st = t->get_chunk;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, (step * t->nm + m) * t->nchunks + c);
+  int rc = sqlite3_step(st);
+  const char *mn = t->metrics[m].name;
+  if (rc == SQLITE_DONE)
+    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld is missing", t->path,
+                    (long long)step, mn, (long long)c);
+  if (rc != SQLITE_ROW) return dberr(t->db, t->path, "reading a chunk");
+  int64_t cfirst = c * t->C, cn = t->E - cfirst < t->C ? t->E - cfirst : t->C;
+  if (sqlite3_column_int64(st, 0) != step || sqlite3_column_int(st, 1) != m ||
+      sqlite3_column_int64(st, 2) != c || sqlite3_column_int64(st, 3) != cfirst ||
+      sqlite3_column_int64(st, 4) != cn)
+    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: wrong element range", t->path,
+                    (long long)step, mn, (long long)c);
+  const uint8_t *b = sqlite3_column_blob(st, 7);
+  size_t len = (size_t)sqlite3_column_bytes(st, 7);
+  if ((uint32_t)sqlite3_column_int64(st, 6) != lbs_crc32(b, len))
+    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: checksum mismatch", t->path,
+                    (long long)step, mn, (long long)c);
+  lbs_err e = lbs_codec_decode(t->ctx, (lbs_codec)sqlite3_column_int(st, 5), b, len, (size_t)cn,
+                               (size_t)first, (size_t)count, out);
+  if (e)
+    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: %s", t->path, (long long)step,
+                    mn, (long long)c, lbs_errmsg());
+  return LBS_OK;
+}
+
+lbs_err lbs_trace_read(lbs_trace *t, int64_t step, int metric, int64_t first, int64_t count,
+                       double *out) {
+  if (step < 0 || step >= t->S)
+    return lbs_fail(LBS_RANGE, "%s: step %lld out of range (trace has %lld steps)", t->path,
+                    (long long)step, (long long)t->S);
+  if (metric < 0 || metric >= t->nm)
+    return lbs_fail(LBS_RANGE, "%s: metric %d out of range (trace has %d)", t->path, metric, t->nm);
+  if (first < 0 || count < 0 || first > t->E || count > t->E - first)
+    return lbs_fail(LBS_RANGE, "%s: elements [%lld, %lld) outside the trace's %lld", t->path,
+                    (long long)first, (long long)(first + count), (long long)t->E);
+  int64_t end = first + count;
+  while (first < end) {
+    int64_t c = first / t->C, cf = c * t->C, ce = cf + t->C < end ? cf + t->C : end;
+    lbs_err e = read_chunk(t, step, metric, c, first - cf, ce - first, out);
+    if (e) return e;
+    out += ce - first;
+    first = ce;
+  }
+  return LBS_OK;
+}
+
+int64_t lbs_trace_file_bytes(const lbs_trace *t) {
+  struct stat sb;
+  return stat(t->path, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (metric < -1 || metric >= t->nm) return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db,
+                         "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
+                         " count(err_max), total(codec = 1) FROM chunks WHERE ?1 < 0 OR metric = ?1",
+                         -1, &st, NULL))
+    return dberr(t->db, t->path, "stats");
+  sqlite3_bind_int(st, 1, metric);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    int nm = metric < 0 ? t->nm : 1;
+    out->chunks = sqlite3_column_int64(st, 0);
+    out->stored_bytes = (int64_t)sqlite3_column_double(st, 1);
+    out->raw_bytes = t->E * t->S * nm * 8;
+    out->has_error = out->chunks > 0 && sqlite3_column_int64(st, 4) == out->chunks;
+    out->max_abs_error = sqlite3_column_double(st, 2);
+    double n = (double)t->E * (double)t->S * nm;
+    out->rms_error = n > 0 ? sqrt(sqlite3_column_double(st, 3) / n) : 0;
+    out->lossless_chunks = (int64_t)sqlite3_column_double(st, 5);
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? LBS_OK : dberr(t->db, t->path, "stats");
+}
+
+lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, "PRAGMA integrity_check(1)", -1, &st, NULL))
+    return dberr(t->db, t->path, "integrity check");
+  int rc = sqlite3_step(st);
+  const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+  lbs_err e = LBS_OK;
+  if (rc != SQLITE_ROW)
+    e = dberr(t->db, t->path, "integrity check");
+  else if (!r || strcmp(r, "ok"))
+    e = lbs_fail(LBS_CORRUPT, "%s: SQLite integrity check failed: %s", t->path, r ? r : "?");
+  sqlite3_finalize(st);
+  if (e) return e;
+  int64_t rows;
+  if ((e = pragma_int(t, "SELECT count(*) FROM chunks", &rows))) return e;
+  if (rows != t->S * t->nm * t->nchunks)
+    return lbs_fail(LBS_CORRUPT, "%s: %lld chunk rows, expected %lld (%lld steps x %d metrics x %lld)",
+                    t->path, (long long)rows, (long long)(t->S * t->nm * t->nchunks), (long long)t->S,
+                    t->nm, (long long)t->nchunks);
+  double *buf = malloc((size_t)t->C * sizeof *buf);
+  if (!buf) return lbs_fail(LBS_NOMEM, "verify buffer");
+  for (int64_t s = 0; s < t->S && !e; s++) {
+    for (int m = 0; m < t->nm && !e; m++)
+      for (int64_t c = 0; c < t->nchunks && !e; c++) {
+        int64_t cn = t->E - c * t->C < t->C ? t->E - c * t->C : t->C;
+        e = read_chunk(t, s, m, c, 0, cn, buf);
+      }
+    if (!e && progress && progress(arg, s + 1, t->S)) break;
+  }
+  free(buf);
+  return e;
+}
