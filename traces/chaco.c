@@ -127,6 +127,9 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
     if (h[i] < 0 || h[i] != floor(h[i]) || h[i] > 1e12)
       return lbs_fail(LBS_PARSE, "%s:%lld: header values must be non-negative integers", gname,
                       (long long)r.line);
+  if ((nh > 2 && h[2] > 111) || (nh > 3 && h[3] > 16))
+    return lbs_fail(LBS_PARSE, "%s:%lld: fmt must be at most 111 and ncon at most 16", gname,
+                    (long long)r.line);
   int64_t n = (int64_t)h[0], m = (int64_t)h[1];
   int fmt = nh > 2 ? (int)h[2] : 0, ncon = nh > 3 ? (int)h[3] : 1;
   int ew = fmt % 10, vw = fmt / 10 % 10, vs = fmt / 100 % 10;
@@ -137,7 +140,13 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
   if (ncon < 1 || ncon > 16 || (nh > 3 && !vw))
     return lbs_fail(LBS_PARSE, "%s:%lld: bad ncon %d", gname, (long long)r.line, ncon);
   if (!vw) ncon = 1;
-  int64_t want = directed ? m : 2 * m;
+  int64_t want = directed ? m : 2 * m, left = (int64_t)(r.end - r.p);
+  /* each vertex needs a line and each listed neighbour two characters: a header that
+   * promises more than the file can hold is wrong, and must not make us allocate for it */
+  if (n > left + 1 || want > left / 2 + 1)
+    return lbs_fail(LBS_PARSE, "%s:%lld: header says %lld vertices and %lld edges, more than the"
+                    " %lld remaining bytes can hold", gname, (long long)r.line, (long long)n,
+                    (long long)m, (long long)left);
   int64_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj);
   int64_t *adj = malloc((size_t)(want ? want : 1) * sizeof *adj);
   double *w = malloc((size_t)(want ? want : 1) * sizeof *w);

@@ -38,6 +38,8 @@ lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, siz
 /* Compresses src into out (appending) at the given level. */
 lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, lbs_buf *out);
 
+/* LBS_OK when a lossless blob declares exactly n values (checked before allocating). */
+lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n);
 /* For tests: the ends (exclusive) of the greedy segments of finite v[0..n) at fit tolerance
  * eps; returns their count. */
 size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, size_t *ends);

@@ -55,3 +55,12 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
 
 const lbs_codec_ops lbs__codec_lossless = {LBS_CODEC_ABI, LBS_CODEC_LOSSLESS, "lossless", encode,
                                           decode};
+
+lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n) {
+  const uint8_t *p = blob + 1, *end = blob + len;
+  uint64_t bn;
+  if (len < 2 || blob[0] != LOSSLESS_VERSION || lbs_varint_get(&p, end, &bn) || bn != n ||
+      ZSTD_getFrameContentSize(p, (size_t)(end - p)) != (unsigned long long)n * 8)
+    return lbs_fail(LBS_CORRUPT, "lossless blob does not hold %zu values", n);
+  return LBS_OK;
+}

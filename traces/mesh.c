@@ -206,7 +206,7 @@ static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj,
       row[k].w = w;
     }
     if (e) break;
-    qsort(row, (size_t)deg, sizeof *row, cmp_nbr);
+    if (deg > 1) qsort(row, (size_t)deg, sizeof *row, cmp_nbr);
     for (int64_t k = 0; k < deg; k++) {
       if (k && row[k].v == row[k - 1].v) {
         e = lbs_fail(LBS_INVAL, "vertex %lld: duplicate edge to %lld", (long long)v, (long long)row[k].v);

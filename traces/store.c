@@ -449,6 +449,8 @@ static lbs_err get_array(lbs_trace *t, const char *name, int64_t n, void **out) 
                    (long long)sqlite3_column_int64(st, 0), (long long)n);
     else if ((uint32_t)sqlite3_column_int64(st, 2) != lbs_crc32(b, len))
       e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s': checksum mismatch", t->path, name);
+    else if (sqlite3_column_int(st, 1) != LBS_CODEC_LOSSLESS || lbs__lossless_check(b, len, (size_t)n))
+      e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s' is malformed", t->path, name);
     else if (!(*out = malloc((size_t)(n ? n : 1) * 8)))
       e = lbs_fail(LBS_NOMEM, "mesh array '%s'", name);
     else if ((e = lbs_codec_decode(t->ctx, (lbs_codec)sqlite3_column_int(st, 1), b, len, (size_t)n, 0,

@@ -1,0 +1,386 @@
+/* The SQLite trace store: round trips, partial decode, random access in both directions,
+ * bad files of every kind, and a writer killed with SIGKILL in a real child process. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lbs_traces.h"
+#include "testutil.h"
+
+/* Writes a generated trace; returns the generator (caller destroys). */
+static lbs_gen *make_trace(const char *path, const char *kind, int64_t nx, int64_t ny, int64_t nz,
+                           int64_t steps, double eps, lbs_order order, int64_t chunk) {
+  lbs_gen_params gp = {kind, nx, ny, nz, steps, 5};
+  lbs_gen *g;
+  lbs_mesh *mesh;
+  cr_assert_eq(lbs_gen_create(&gp, &g), LBS_OK);
+  cr_assert_eq(lbs_mesh_create_structured(nx, ny, nz, order, &mesh), LBS_OK);
+  int nm = lbs_gen_nmetrics(g);
+  lbs_metric_spec ms[2];
+  for (int m = 0; m < nm; m++)
+    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_POLYLINE, eps, 1};
+  const char *meta[] = {"source", lbs_gen_recipe(g)};
+  int64_t E = nx * ny * nz;
+  lbs_trace_spec spec = {E, chunk, nm, ms, mesh, 1, meta};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  double *v = malloc((size_t)(2 * E) * sizeof *v);
+  const int64_t *cell = lbs_mesh_cell_index(mesh);
+  for (int64_t s = 0; s < steps; s++) {
+    const double *cols[2] = {v, v + E};
+    for (int m = 0; m < nm; m++) lbs_gen_step(g, s, m, cell, v + m * E);
+    cr_assert_eq(lbs_trace_write_step(w, 100 + 10 * s, cols), LBS_OK, "%s", lbs_errmsg());
+  }
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  free(v);
+  lbs_mesh_destroy(&mesh);
+  return g;
+}
+
+/* Every step, read in reverse order, is within the bound of the regenerated source. */
+static void check_against_source(lbs_trace *t, lbs_gen *g, double eps) {
+  int64_t E = lbs_trace_elements(t);
+  double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
+  const int64_t *cell = lbs_mesh_cell_index(lbs_trace_mesh(t));
+  for (int64_t s = lbs_trace_steps(t) - 1; s >= 0; s--)
+    for (int m = 0; m < lbs_trace_nmetrics(t); m++) {
+      lbs_gen_step(g, s, m, cell, src);
+      cr_assert_eq(lbs_trace_read(t, s, m, 0, E, dec), LBS_OK, "%s", lbs_errmsg());
+      double lo = INFINITY, hi = -INFINITY;
+      for (int64_t i = 0; i < E; i++) {
+        lo = fmin(lo, src[i]);
+        hi = fmax(hi, src[i]);
+      }
+      double bound = eps * (hi - lo);
+      for (int64_t i = 0; i < E; i++)
+        if (eps == 0)
+          cr_assert(!memcmp(&dec[i], &src[i], 8), "step %lld element %lld not bit-exact", (long long)s, (long long)i);
+        else
+          cr_assert(fabs(dec[i] - src[i]) <= bound, "step %lld metric %d element %lld", (long long)s, m, (long long)i);
+    }
+  free(src);
+  free(dec);
+}
+
+Test(store, roundtrip_within_bound_any_order) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "bump", 12, 10, 8, 30, 1e-3, LBS_ORDER_NATURAL, 256);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_elements(t), 960);
+  cr_assert_eq(lbs_trace_steps(t), 30);
+  cr_assert_eq(lbs_trace_nmetrics(t), 2);
+  cr_assert_eq(lbs_trace_metric_find(t, "weight"), 1);
+  cr_assert_eq(lbs_trace_metric_find(t, "nope"), -1);
+  int64_t app;
+  cr_assert_eq(lbs_trace_app_step(t, 29, &app), LBS_OK);
+  cr_assert_eq(app, 390);
+  cr_assert_str_eq(lbs_trace_meta(t, "source"), lbs_gen_recipe(g));
+  check_against_source(t, g, 1e-3);
+  lbs_trace_stats st;
+  cr_assert_eq(lbs_trace_get_stats(t, -1, &st), LBS_OK);
+  cr_assert(st.has_error);
+  cr_assert_eq(st.chunks, 30 * 2 * 4);
+  cr_assert(st.stored_bytes > 0 && st.stored_bytes < st.raw_bytes / 10, "ratio too low: %lld", (long long)st.stored_bytes);
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  lbs_gen_destroy(&g);
+  free(p);
+  tu_rmrf(dir);
+}
+
+Test(store, lossless_is_bit_exact_and_hilbert_order_survives) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "random", 9, 7, 5, 4, 0, LBS_ORDER_HILBERT, 100);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  lbs_mesh *m = lbs_trace_mesh(t);
+  cr_assert_eq(lbs_mesh_order(m), LBS_ORDER_HILBERT);
+  int64_t *o = malloc(315 * sizeof *o);
+  lbs_hilbert_order(9, 7, 5, o);
+  cr_assert(!memcmp(o, lbs_mesh_cell_index(m), 315 * sizeof *o));
+  check_against_source(t, g, 0);
+  free(o);
+  lbs_trace_close(&t);
+  lbs_gen_destroy(&g);
+  free(p);
+  tu_rmrf(dir);
+}
+
+Test(store, partial_decode_equals_slice_of_full) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "hotspot", 20, 15, 3, 3, 1e-2, LBS_ORDER_NATURAL, 128);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  int64_t E = 900;
+  double full[900], part[900];
+  for (int64_t s = 2; s >= 0; s--) {
+    cr_assert_eq(lbs_trace_read(t, s, 0, 0, E, full), LBS_OK);
+    int64_t ranges[][2] = {{0, 1}, {127, 2}, {128, 128}, {5, 890}, {899, 1}, {300, 0}, {0, 900}, {250, 311}};
+    for (int r = 0; r < 8; r++) {
+      cr_assert_eq(lbs_trace_read(t, s, 0, ranges[r][0], ranges[r][1], part), LBS_OK);
+      cr_assert(!memcmp(part, full + ranges[r][0], (size_t)ranges[r][1] * 8), "range %d", r);
+    }
+  }
+  lbs_trace_close(&t);
+  lbs_gen_destroy(&g);
+  free(p);
+  tu_rmrf(dir);
+}
+
+Test(store, out_of_range_requests) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "random", 10, 10, 1, 2, 1e-2, LBS_ORDER_NATURAL, 0);
+  lbs_trace *t;
+  double v[200];
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_read(t, 2, 0, 0, 1, v), LBS_RANGE);
+  cr_assert(strstr(lbs_errmsg(), "step 2 out of range"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_read(t, -1, 0, 0, 1, v), LBS_RANGE);
+  cr_assert_eq(lbs_trace_read(t, 0, 1, 0, 1, v), LBS_RANGE);
+  cr_assert_eq(lbs_trace_read(t, 0, 0, 90, 11, v), LBS_RANGE);
+  cr_assert_eq(lbs_trace_read(t, 0, 0, -1, 2, v), LBS_RANGE);
+  int64_t a;
+  cr_assert_eq(lbs_trace_app_step(t, 5, &a), LBS_RANGE);
+  lbs_trace_close(&t);
+  lbs_gen_destroy(&g);
+  free(p);
+  tu_rmrf(dir);
+}
+
+static void sql(const char *path, const char *q) {
+  sqlite3 *db;
+  cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(db, q, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+  sqlite3_close(db);
+}
+
+/* Flips one bit of a chunk's stored blob, as a disk error would. */
+static void flip_bit(const char *path, int64_t step, int metric, int64_t chunk, int byte) {
+  sqlite3 *db;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(db, "SELECT id, data FROM chunks WHERE step=?1 AND metric=?2 AND chunk=?3",
+                                  -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_int64(st, 1, step);
+  sqlite3_bind_int(st, 2, metric);
+  sqlite3_bind_int64(st, 3, chunk);
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+  int64_t id = sqlite3_column_int64(st, 0);
+  int n = sqlite3_column_bytes(st, 1);
+  uint8_t *b = malloc((size_t)n);
+  memcpy(b, sqlite3_column_blob(st, 1), (size_t)n);
+  sqlite3_finalize(st);
+  cr_assert_lt(byte, n);
+  b[byte] ^= 0x10;
+  cr_assert_eq(sqlite3_prepare_v2(db, "UPDATE chunks SET data=?1 WHERE id=?2", -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_blob(st, 1, b, n, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, id);
+  cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  free(b);
+}
+
+Test(store, bit_flip_in_a_chunk_is_named) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "bump", 10, 10, 10, 5, 1e-3, LBS_ORDER_NATURAL, 300);
+  /* flip one bit in the blob of step 3, metric 1, chunk 2 */
+  flip_bit(p, 3, 1, 2, 5);
+  lbs_trace *t;
+  double v[1000];
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_read(t, 3, 0, 0, 1000, v), LBS_OK, "other metrics stay readable");
+  cr_assert_eq(lbs_trace_read(t, 3, 1, 0, 600, v), LBS_OK, "other chunks stay readable");
+  cr_assert_eq(lbs_trace_read(t, 3, 1, 0, 1000, v), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), "step 3 metric 'weight' chunk 2: checksum mismatch"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), "chunk 2"), "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  lbs_gen_destroy(&g);
+  free(p);
+  tu_rmrf(dir);
+}
+
+Test(store, missing_chunk_and_wrong_version_and_foreign_files) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "random", 10, 10, 1, 2, 1e-2, LBS_ORDER_NATURAL, 50);
+  lbs_trace *t;
+  sql(p, "DELETE FROM chunks WHERE step=1 AND metric=0 AND chunk=1");
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), "chunk rows"), "%s", lbs_errmsg());
+  double v[100];
+  cr_assert_eq(lbs_trace_read(t, 1, 0, 0, 100, v), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), "step 1 metric 'time_ns' chunk 1 is missing"), "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  sql(p, "PRAGMA user_version=99");
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_VERSION);
+  cr_assert(strstr(lbs_errmsg(), "version 99"), "%s", lbs_errmsg());
+  char *q = tu_path(dir, "other.db");
+  sql(q, "CREATE TABLE x(a)");
+  cr_assert_eq(lbs_trace_open(q, &t), LBS_FORMAT);
+  cr_assert(strstr(lbs_errmsg(), "not an lbsim trace"), "%s", lbs_errmsg());
+  char *txt = tu_path(dir, "notes.txt");
+  tu_write(txt, "hello, this is not a trace\n");
+  cr_assert_eq(lbs_trace_open(txt, &t), LBS_FORMAT);
+  char *none = tu_path(dir, "missing.lbt");
+  cr_assert_eq(lbs_trace_open(none, &t), LBS_IO);
+  cr_assert(strstr(lbs_errmsg(), "No such file"), "%s", lbs_errmsg());
+  cr_assert_null(t);
+  lbs_gen_destroy(&g);
+  free(p);
+  free(q);
+  free(txt);
+  free(none);
+  tu_rmrf(dir);
+}
+
+Test(store, truncated_files_fail_cleanly) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt"), *q = tu_path(dir, "cut.lbt");
+  lbs_gen *g = make_trace(p, "hotspot", 30, 30, 4, 6, 1e-3, LBS_ORDER_NATURAL, 512);
+  FILE *f = fopen(p, "rb");
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  char *buf = malloc((size_t)size);
+  fseek(f, 0, SEEK_SET);
+  cr_assert_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  int failures = 0;
+  for (long cut = 0; cut < size; cut += size / 13 + 1) {
+    remove(q);
+    FILE *o = fopen(q, "wb");
+    fwrite(buf, 1, (size_t)cut, o);
+    fclose(o);
+    lbs_trace *t;
+    lbs_err e = lbs_trace_open(q, &t);
+    if (!e) e = lbs_trace_verify(t, NULL, NULL);
+    if (e) {
+      failures++;
+      cr_assert(*lbs_errmsg(), "an error needs a message");
+    }
+    lbs_trace_close(&t);
+  }
+  cr_assert_gt(failures, 10, "truncated files must be reported");
+  free(buf);
+  lbs_gen_destroy(&g);
+  free(p);
+  free(q);
+  tu_rmrf(dir);
+}
+
+Test(store, create_refuses_bad_specs_and_existing_files) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_metric_spec ms[2] = {{"a", "ns", LBS_CODEC_POLYLINE, 0.1, 0}, {"a", "ns", LBS_CODEC_POLYLINE, 0.1, 0}};
+  lbs_trace_spec spec = {10, 0, 2, ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "given twice"));
+  spec.nmetrics = 1;
+  ms[0].error_bound = -1;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
+  ms[0].error_bound = 0.1;
+  spec.elements = 0;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
+  spec.elements = 10;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_OK);
+  double v[10] = {0};
+  const double *cols[1] = {NULL};
+  cr_assert_eq(lbs_trace_write_step(w, 0, cols), LBS_INVAL);
+  cols[0] = v;
+  cr_assert_eq(lbs_trace_write_step(w, 0, cols), LBS_OK);
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_IO, "existing file must not be overwritten");
+  free(p);
+  tu_rmrf(dir);
+}
+
+Test(store, unstructured_mesh_roundtrip) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  int64_t xadj[] = {0, 2, 3, 4, 4}, adj[] = {1, 2, 3, 0}; /* directed, with a sink vertex */
+  double w[] = {1.5, 0, 2, 7}, xy[] = {0, 0, 1, 0, 0, 1, 1, 1};
+  lbs_mesh *m, *m2;
+  cr_assert_eq(lbs_mesh_create_unstructured(4, 2, xy, xadj, adj, w, 1, &m), LBS_OK);
+  lbs_mesh_set_bytes(m, 4096, 8);
+  lbs_metric_spec ms = {"load", "s", LBS_CODEC_POLYLINE, 0, 0};
+  lbs_trace_spec spec = {4, 0, 1, &ms, m, 0, NULL};
+  lbs_trace_writer *wr;
+  cr_assert_eq(lbs_trace_create(p, &spec, &wr), LBS_OK);
+  double v[4] = {1, 2, 3, 4};
+  const double *cols[1] = {v};
+  cr_assert_eq(lbs_trace_write_step(wr, 7, cols), LBS_OK);
+  cr_assert_eq(lbs_trace_writer_close(&wr), LBS_OK);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  m2 = lbs_trace_mesh(t);
+  cr_assert_eq(lbs_mesh_get_kind(m2), LBS_MESH_UNSTRUCTURED);
+  cr_assert(lbs_mesh_directed(m2));
+  cr_assert_eq(lbs_mesh_bytes_per_elem(m2), 4096);
+  const int64_t *x2, *a2;
+  const double *w2, *c2;
+  int dim;
+  cr_assert_eq(lbs_mesh_graph(m2, &x2, &a2, &w2), LBS_OK);
+  cr_assert(!memcmp(x2, xadj, sizeof xadj) && !memcmp(a2, adj, sizeof adj) && !memcmp(w2, w, sizeof w));
+  cr_assert_eq(lbs_mesh_coords(m2, &c2, &dim), LBS_OK);
+  cr_assert_eq(dim, 2);
+  cr_assert(!memcmp(c2, xy, sizeof xy));
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK);
+  lbs_trace_close(&t);
+  lbs_mesh_destroy(&m);
+  free(p);
+  tu_rmrf(dir);
+}
+
+Test(store, killed_writer_keeps_every_complete_step) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  int fd[2];
+  cr_assert_eq(pipe(fd), 0);
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) { /* the writer: a real process, killed while it writes */
+    close(fd[0]);
+    lbs_gen_params gp = {"hotspot", 60, 50, 20, 100000, 3};
+    lbs_gen *g;
+    lbs_mesh *mesh;
+    if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(60, 50, 20, LBS_ORDER_NATURAL, &mesh)) _exit(3);
+    lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_POLYLINE, 1e-3, 1};
+    const char *meta[] = {"source", lbs_gen_recipe(g)};
+    lbs_trace_spec spec = {60000, 4096, 1, &ms, mesh, 1, meta};
+    lbs_trace_writer *w;
+    if (lbs_trace_create(p, &spec, &w)) _exit(4);
+    static double v[60000];
+    const double *cols[1] = {v};
+    for (int64_t s = 0;; s++) {
+      lbs_gen_step(g, s, 0, NULL, v);
+      if (lbs_trace_write_step(w, s, cols)) _exit(5);
+      char c = 1;
+      if (write(fd[1], &c, 1) != 1) _exit(6);
+    }
+  }
+  close(fd[1]);
+  char c;
+  int done = 0;
+  while (done < 7 && read(fd[0], &c, 1) == 1) done++;
+  usleep(3000); /* let it get into the middle of the next step */
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  close(fd[0]);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "writer was not killed");
+  cr_assert_eq(done, 7);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK, "%s", lbs_errmsg());
+  int64_t S = lbs_trace_steps(t);
+  cr_assert_geq(S, 7, "complete steps lost: %lld", (long long)S);
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  lbs_gen *g;
+  cr_assert_eq(lbs_gen_from_recipe(lbs_trace_meta(t, "source"), &g), LBS_OK);
+  check_against_source(t, g, 1e-3);
+  lbs_gen_destroy(&g);
+  lbs_trace_close(&t);
+  free(p);
+  tu_rmrf(dir);
+}
