@@ -46,18 +46,28 @@ static inline double cross(pt o, pt a, pt b) {
 }
 
 /* The decoder's value for offset k of a segment; the encoder checks with the same code. */
-static inline double seg_value(double base, double step, size_t k) { return base + step * (double)k; }
+static inline double seg_value(double base, double step, int32_t k) { return base + step * (double)k; }
 
 /* Grows the segment that starts at s (v[s] finite) as far as the bound allows. Returns
  * its end (exclusive) and the feasible slope interval in *bmin, *bmax. lh and uh are
  * work arrays of at least n - s points. */
-static size_t grow(const double *v, size_t s, size_t n, double eps, pt *lh, pt *uh, double *bmin,
-                   double *bmax) {
-  *bmin = *bmax = 0;
+typedef struct {
+  double bmin, bmax; /* feasible slopes at the end of the segment */
+  double sd, skd;    /* sums of d_k = v_k - v_s and of k d_k over the segment */
+} seginfo;
+
+static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt *restrict lh,
+                   pt *restrict uh, seginfo *si) {
+  si->bmin = si->bmax = 0;
+  si->sd = si->skd = 0;
   if (s + 1 >= n || !isfinite(v[s + 1])) return s + 1;
+  double sd = v[s + 1] - v[s], skd = sd;
   pt L0 = {0, v[s] - eps}, U0 = {0, v[s] + eps}, L1 = {1, v[s + 1] - eps}, U1 = {1, v[s + 1] + eps};
-  double smax = U1.y - L0.y, amax = L0.y; /* rho_max(x) = amax + smax x */
-  double smin = L1.y - U0.y, amin = U0.y; /* rho_min(x) = amin + smin x */
+  /* rho_max is the line through pmax (a lower bound) and qmax (a later upper bound), rho_min
+   * the line through pmin (an upper bound) and qmin (a later lower bound). Which side of
+   * them a point lies on is the sign of a cross product, so no division sits on the loop's
+   * critical path; the slopes are computed once, at the end. */
+  pt pmax = L0, qmax = U1, pmin = U0, qmin = L1;
   size_t lf = 0, lb = 0, uf = 0, ub = 0;
   lh[lb++] = L0;
   lh[lb++] = L1;
@@ -69,41 +79,44 @@ static size_t grow(const double *v, size_t s, size_t n, double eps, pt *lh, pt *
     if (!isfinite(y)) break;
     double x = (double)(k - s);
     pt L = {x, y - eps}, U = {x, y + eps};
-    double hi = amax + smax * x, lo = amin + smin * x;
-    if (L.y > hi || U.y < lo) break;
-    if (U.y < hi) { /* rho_max now passes through U, tangent to the hull of the L's */
+    double l_vs_max = cross(pmax, qmax, L), u_vs_max = cross(pmax, qmax, U);
+    double l_vs_min = cross(pmin, qmin, L), u_vs_min = cross(pmin, qmin, U);
+    if (l_vs_max > 0 || u_vs_min < 0) break; /* L above rho_max or U below rho_min */
+    /* For P_i, P_{i+1} left of U: slope(P_{i+1}, U) <= slope(P_i, U) iff
+     * cross(P_i, P_{i+1}, U) <= 0, so the tangent search needs no division either. */
+    if (u_vs_max < 0) { /* U below rho_max: rho_max now passes through U, tangent to the L hull */
       size_t i = lf;
-      double best = (U.y - lh[i].y) / (U.x - lh[i].x);
-      while (i + 1 < lb) {
-        double sl = (U.y - lh[i + 1].y) / (U.x - lh[i + 1].x);
-        if (sl > best) break;
-        best = sl;
-        i++;
-      }
+      while (i + 1 < lb && cross(lh[i], lh[i + 1], U) <= 0) i++;
       lf = i;
-      smax = best;
-      amax = U.y - best * U.x;
+      pmax = lh[i];
+      qmax = U;
     }
-    if (L.y > lo) { /* rho_min now passes through L, tangent to the hull of the U's */
+    if (l_vs_min > 0) { /* L above rho_min: rho_min now passes through L, tangent to the U hull */
       size_t i = uf;
-      double best = (L.y - uh[i].y) / (L.x - uh[i].x);
-      while (i + 1 < ub) {
-        double sl = (L.y - uh[i + 1].y) / (L.x - uh[i + 1].x);
-        if (sl < best) break;
-        best = sl;
-        i++;
-      }
+      while (i + 1 < ub && cross(uh[i], uh[i + 1], L) >= 0) i++;
       uf = i;
-      smin = best;
-      amin = L.y - best * L.x;
+      pmin = uh[i];
+      qmin = L;
     }
-    while (lb - lf >= 2 && cross(lh[lb - 2], lh[lb - 1], L) >= 0) lb--;
-    lh[lb++] = L;
-    while (ub - uf >= 2 && cross(uh[ub - 2], uh[ub - 1], U) <= 0) ub--;
-    uh[ub++] = U;
+    /* Every feasible line is at least rho_min(x) and at most rho_max(x) at the newest x, so
+     * a lower bound below rho_min (an upper bound above rho_max) is implied by the
+     * constraints so far and stays implied as they tighten: it stays out of the hull. */
+    if (!(l_vs_min < 0)) {
+      while (lb - lf >= 2 && cross(lh[lb - 2], lh[lb - 1], L) >= 0) lb--;
+      lh[lb++] = L;
+    }
+    if (!(u_vs_max > 0)) {
+      while (ub - uf >= 2 && cross(uh[ub - 2], uh[ub - 1], U) <= 0) ub--;
+      uh[ub++] = U;
+    }
+    double d = y - v[s];
+    sd += d;
+    skd += x * d;
   }
-  *bmin = smin;
-  *bmax = smax;
+  si->bmax = (qmax.y - pmax.y) / (qmax.x - pmax.x);
+  si->bmin = (qmin.y - pmin.y) / (qmin.x - pmin.x);
+  si->sd = sd;
+  si->skd = skd;
   return k;
 }
 
@@ -150,51 +163,59 @@ static double objective(const fitprob *f, double b, double *c) {
   return f->m * dc * dc + f->sxx * db * db;
 }
 
-/* Least-squares line of y[0..m) inside the feasible set; end values in *v0, *v1. */
-static void fit(const double *y, size_t m, double eps, double bmin, double bmax, pt *wl, pt *wu,
-                double *v0, double *v1) {
-  if (m == 1) {
-    *v0 = *v1 = y[0];
-    return;
-  }
-  if (m == 2) {
+/* The least-squares line of the segment, from the sums grow() kept: end values. */
+static void lsq_line(const double *y, size_t m, const seginfo *si, double *v0, double *v1) {
+  if (m <= 2) {
     *v0 = y[0];
-    *v1 = y[1];
+    *v1 = y[m - 1];
     return;
   }
-  double dm = (double)m, xbar = 0.5 * (dm - 1.0), ybar = 0, sxy = 0;
-  for (size_t k = 0; k < m; k++) ybar += y[k];
-  ybar /= dm;
-  for (size_t k = 0; k < m; k++) sxy += ((double)k - xbar) * (y[k] - ybar);
-  double sxx = dm * (dm * dm - 1.0) / 12.0, b = sxy / sxx, c = ybar;
-  int ok = 1;
-  for (size_t k = 0; k < m && ok; k++) ok = fabs(y[k] - (c + b * ((double)k - xbar))) <= eps;
-  if (!ok) {
-    fitprob f = {wl, wu, hull(y, m, xbar, -eps, 1, wl), hull(y, m, xbar, eps, 0, wu), dm, sxx, ybar, b};
-    double lo = bmin < bmax ? bmin : bmax, hi = bmin < bmax ? bmax : bmin, c1, c2;
-    const double g = 0.6180339887498949;
-    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-    double f1 = objective(&f, x1, &c1), f2 = objective(&f, x2, &c2);
-    for (int it = 0; it < GOLDEN_ITERS && hi > lo; it++) {
-      if (f1 <= f2) {
-        hi = x2;
-        x2 = x1;
-        f2 = f1;
-        x1 = hi - g * (hi - lo);
-        f1 = objective(&f, x1, &c1);
-      } else {
-        lo = x1;
-        x1 = x2;
-        f1 = f2;
-        x2 = lo + g * (hi - lo);
-        f2 = objective(&f, x2, &c2);
-      }
-    }
-    b = 0.5 * (lo + hi);
-    objective(&f, b, &c);
-  }
+  double dm = (double)m, xbar = 0.5 * (dm - 1.0), dbar = si->sd / dm;
+  double sxx = dm * (dm * dm - 1.0) / 12.0, b = (si->skd - xbar * si->sd) / sxx, c = y[0] + dbar;
   *v0 = c - b * xbar;
   *v1 = c + b * xbar;
+}
+
+/* The least-squares line constrained to the feasible set of y[0..m) at tolerance eps. */
+static void constrained_fit(const double *y, size_t m, double eps, const seginfo *si, pt *wl, pt *wu,
+                            double *v0, double *v1) {
+  double dm = (double)m, xbar = 0.5 * (dm - 1.0), sxx = dm * (dm * dm - 1.0) / 12.0;
+  double ybar = y[0] + si->sd / dm, bls = (si->skd - xbar * si->sd) / sxx, b, c;
+  fitprob f = {wl, wu, hull(y, m, xbar, -eps, 1, wl), hull(y, m, xbar, eps, 0, wu), dm, sxx, ybar, bls};
+  double lo = fmin(si->bmin, si->bmax), hi = fmax(si->bmin, si->bmax), c1, c2;
+  const double g = 0.6180339887498949;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double f1 = objective(&f, x1, &c1), f2 = objective(&f, x2, &c2);
+  for (int it = 0; it < GOLDEN_ITERS && hi > lo; it++) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = objective(&f, x1, &c1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = objective(&f, x2, &c2);
+    }
+  }
+  b = 0.5 * (lo + hi);
+  objective(&f, b, &c);
+  *v0 = c - b * xbar;
+  *v1 = c + b * xbar;
+}
+
+/* Quantizes a segment's end values; 1 when the decoder's values all lie within eps. */
+static int quantize(const double *y, size_t m, double v0, double v1, double delta, double eps,
+                    int64_t *q0, int64_t *q1) {
+  *q0 = llround(v0 / delta);
+  *q1 = m > 1 ? llround(v1 / delta) : *q0;
+  double base = (double)*q0 * delta, step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
+  int bad = 0;
+  for (int32_t k = 0; k < (int32_t)m; k++) bad += !(fabs(seg_value(base, step, k) - y[k]) <= eps);
+  return bad == 0;
 }
 
 static lbs_err put_varint(lbs_buf *b, uint64_t v) {
@@ -244,13 +265,18 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, double eps,
       s = t;
       continue;
     }
-    double bmin, bmax, v0, v1;
-    size_t t = grow(v, s, n, eps_fit, lh, uh, &bmin, &bmax), m = t - s;
-    fit(v + s, m, eps_fit, bmin, bmax, wl, wu, &v0, &v1);
-    int64_t q0 = llround(v0 / delta), q1 = m > 1 ? llround(v1 / delta) : q0;
-    double base = (double)q0 * delta, step = m > 1 ? (double)(q1 - q0) * delta / (double)(m - 1) : 0;
-    int ok = 1;
-    for (size_t k = 0; k < m && ok; k++) ok = fabs(seg_value(base, step, k) - v[s + k]) <= eps;
+    seginfo si;
+    double v0, v1;
+    int64_t q0, q1;
+    size_t t = grow(v, s, n, eps_fit, lh, uh, &si), m = t - s;
+    /* the plain least-squares line when it meets the bound once quantized, else the
+     * least-squares line inside the feasible set */
+    lsq_line(v + s, m, &si, &v0, &v1);
+    int ok = quantize(v + s, m, v0, v1, delta, eps, &q0, &q1);
+    if (!ok) {
+      constrained_fit(v + s, m, eps_fit, &si, wl, wu, &v0, &v1);
+      ok = quantize(v + s, m, v0, v1, delta, eps, &q0, &q1);
+    }
     if (!ok) {
       e = put_literal(pl, v + s, m);
     } else {
@@ -278,6 +304,15 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, double eps,
   return e;
 }
 
+/* The fill loop is the hot path: built for AVX2 too where the compiler can dispatch at
+ * run time (same formula, so the same values as the encoder checked). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define LBS_DECODE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LBS_DECODE_CLONES
+#endif
+
+LBS_DECODE_CLONES
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
                       size_t count, double *out) {
   const uint8_t *p = blob, *end = blob + len;
@@ -316,8 +351,8 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
       prev = q1;
       double base = (double)(int64_t)q0 * delta;
       double step = m > 1 ? (double)(int64_t)(q1 - q0) * delta / (double)(m - 1) : 0;
-      double *o = out - first;
-      for (size_t k = a; k < b; k++) o[k] = seg_value(base, step, k - pos);
+      double *o = out + (a - first) - (a - pos); /* o[k]: offset k of the segment */
+      for (int32_t k = (int32_t)(a - pos); k < (int32_t)(b - pos); k++) o[k] = seg_value(base, step, k);
     }
     pos += (size_t)m;
   }
@@ -337,8 +372,8 @@ size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, dou
   pt *lh = (pt *)ctx->work, *uh = lh + n;
   size_t s = 0, k = 0;
   while (s < n) {
-    double bmin, bmax;
-    s = grow(v, s, n, eps, lh, uh, &bmin, &bmax);
+    seginfo si;
+    s = grow(v, s, n, eps, lh, uh, &si);
     ends[k++] = s;
   }
   return k;

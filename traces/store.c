@@ -212,7 +212,7 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
   }
   char pragmas[200];
   snprintf(pragmas, sizeof pragmas,
-           "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+           "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
            "PRAGMA application_id=%d; PRAGMA user_version=%d;",
            APPLICATION_ID, LBS_TRACE_SCHEMA_VERSION);
   if ((e = exec(w->db, path, pragmas))) goto fail;
