@@ -17,8 +17,9 @@
  *    objective is m (c - ybar)^2 + Sxx (b - b_ls)^2; for a fixed slope b the best c is
  *    ybar clamped into [lo(b), hi(b)] (from the two hulls), and the remaining function of
  *    b is convex on [b_min, b_max], so a golden-section search finds it.
- * 3. Storage: each segment keeps its two end values quantized to delta = eps/4 (so the
- *    fit above uses eps - delta/2 and the quantized line still meets eps). Every segment
+ * 3. Storage: each segment keeps its two end values quantized to delta, the power of two
+ *    in (eps/8, eps/4] (so the fit above uses eps - eps/8 and the quantized line still
+ *    meets eps; dyadic values such as small integers stay exact). Every segment
  *    is checked with the decoder's own arithmetic; one that fails (only possible through
  *    rounding on extreme inputs) and every non-finite value is stored literally.
  *
@@ -242,7 +243,11 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, double eps,
   double maxabs = 0;
   for (size_t i = 0; i < n; i++)
     if (isfinite(v[i]) && fabs(v[i]) > maxabs) maxabs = fabs(v[i]);
-  double delta = eps / 4, eps_fit = fit_tolerance(eps, maxabs);
+  /* delta: the power of two in (eps/8, eps/4], so values on a dyadic grid (small
+   * integers, plateaus of round numbers) are reproduced exactly */
+  int ex;
+  frexp(eps / 4, &ex);
+  double delta = ldexp(0.5, ex), eps_fit = fit_tolerance(eps, maxabs);
   if (maxabs / delta > 0x1p52 || eps_fit <= eps / 2)
     return lbs_fail(LBS_RANGE, "error bound %g too small for values up to %g", eps, maxabs);
   if (ctx->work_n < n) {
