@@ -1,4 +1,6 @@
 /* codec.c - codec registry, scratch contexts and the zstd helpers shared by codecs. */
+/* for ZSTD_c_literalCompressionMode; an unknown parameter is ignored, output stays valid */
+#define ZSTD_STATIC_LINKING_ONLY
 #include "codec_int.h"
 
 #include <stdlib.h>
@@ -63,7 +65,13 @@ lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int leve
   size_t bound = ZSTD_compressBound(len);
   lbs_err e = lbs_buf_reserve(out, bound);
   if (e) return e;
-  size_t r = ZSTD_compressCCtx(ctx->cctx, out->data + out->len, bound, src, len, level);
+  /* Small frames: building the literals' Huffman table costs the decoder more than the
+   * bits it saves, so their literals are stored plain (LZ matches still apply). */
+  ZSTD_CCtx_reset(ctx->cctx, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(ctx->cctx, ZSTD_c_compressionLevel, level);
+  if (len < LBS_ZSTD_SMALL_FRAME)
+    (void)ZSTD_CCtx_setParameter(ctx->cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+  size_t r = ZSTD_compress2(ctx->cctx, out->data + out->len, bound, src, len);
   if (ZSTD_isError(r)) return lbs_fail(LBS_IO, "zstd: %s", ZSTD_getErrorName(r));
   out->len += r;
   return LBS_OK;

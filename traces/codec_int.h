@@ -35,6 +35,8 @@ const lbs_codec_ops *lbs__codec_get(lbs_codec id);
 
 /* Decompresses a zstd frame of at most max_out bytes into ctx->scratch. */
 lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, size_t max_out);
+/* Frames smaller than this keep their literals uncompressed (cheaper to decode). */
+#define LBS_ZSTD_SMALL_FRAME 4096
 /* Compresses src into out (appending) at the given level. */
 lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, lbs_buf *out);
 
