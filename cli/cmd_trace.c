@@ -200,12 +200,15 @@ static int trace_info(int argc, char **argv) {
   lbs_err e = lbs_trace_open(path, &t);
   if (e) return cli_error("trace info", e);
   int nm = lbs_trace_nmetrics(t);
-  lbs_trace_stats all, ms[64];
-  if ((e = lbs_trace_get_stats(t, -1, &all))) {
+  lbs_trace_stats all, *ms = calloc((size_t)nm, sizeof *ms);
+  if (!ms) e = lbs_fail(LBS_NOMEM, "statistics");
+  if (!e) e = lbs_trace_get_stats(t, -1, &all);
+  for (int m = 0; m < nm && !e; m++) e = lbs_trace_get_stats(t, m, &ms[m]);
+  if (e) {
+    free(ms);
     lbs_trace_close(&t);
     return cli_error(path, e);
   }
-  for (int m = 0; m < nm && m < 64; m++) lbs_trace_get_stats(t, m, &ms[m]);
   int64_t file = lbs_trace_file_bytes(t), E = lbs_trace_elements(t), S = lbs_trace_steps(t);
   lbs_mesh *mesh = lbs_trace_mesh(t);
   char meshdesc[128] = "none";
@@ -284,6 +287,7 @@ static int trace_info(int argc, char **argv) {
       else printf(" %12s %12s\n", "unknown", "unknown");
     }
   }
+  free(ms);
   lbs_trace_close(&t);
   return 0;
 }
