@@ -69,6 +69,10 @@ static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt 
    * them a point lies on is the sign of a cross product, so no division sits on the loop's
    * critical path; the slopes are computed once, at the end. */
   pt pmax = L0, qmax = U1, pmin = U0, qmin = L1;
+  /* side of a point R against a line through P and Q (Q.x > P.x), as a multiple of
+   * cross(P, Q, R) = A (R.y - P.y) - B (R.x - P.x) with A = Q.x - P.x, B = Q.y - P.y; L and U
+   * of a point share everything but +-A eps */
+  double amx = qmax.x - pmax.x, bmx = qmax.y - pmax.y, amn = qmin.x - pmin.x, bmn = qmin.y - pmin.y;
   size_t lf = 0, lb = 0, uf = 0, ub = 0;
   lh[lb++] = L0;
   lh[lb++] = L1;
@@ -80,8 +84,10 @@ static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt 
     if (!isfinite(y)) break;
     double x = (double)(k - s);
     pt L = {x, y - eps}, U = {x, y + eps};
-    double l_vs_max = cross(pmax, qmax, L), u_vs_max = cross(pmax, qmax, U);
-    double l_vs_min = cross(pmin, qmin, L), u_vs_min = cross(pmin, qmin, U);
+    double tmax = amx * (y - pmax.y) - bmx * (x - pmax.x), emax = amx * eps;
+    double tmin = amn * (y - pmin.y) - bmn * (x - pmin.x), emin = amn * eps;
+    double l_vs_max = tmax - emax, u_vs_max = tmax + emax;
+    double l_vs_min = tmin - emin, u_vs_min = tmin + emin;
     if (l_vs_max > 0 || u_vs_min < 0) break; /* L above rho_max or U below rho_min */
     /* For P_i, P_{i+1} left of U: slope(P_{i+1}, U) <= slope(P_i, U) iff
      * cross(P_i, P_{i+1}, U) <= 0, so the tangent search needs no division either. */
@@ -91,6 +97,8 @@ static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt 
       lf = i;
       pmax = lh[i];
       qmax = U;
+      amx = qmax.x - pmax.x;
+      bmx = qmax.y - pmax.y;
     }
     if (l_vs_min > 0) { /* L above rho_min: rho_min now passes through L, tangent to the U hull */
       size_t i = uf;
@@ -98,6 +106,8 @@ static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt 
       uf = i;
       pmin = uh[i];
       qmin = L;
+      amn = qmin.x - pmin.x;
+      bmn = qmin.y - pmin.y;
     }
     /* Every feasible line is at least rho_min(x) and at most rho_max(x) at the newest x, so
      * a lower bound below rho_min (an upper bound above rho_max) is implied by the
