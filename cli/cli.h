@@ -38,5 +38,6 @@ int cli_parse_f64(const char *opt, const char *s, double lo, double hi, double *
 void cli_remove_db(const char *path);
 
 int cmd_trace(int argc, char **argv);
+int cmd_grid(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct {
   const char *help;
 } commands[] = {
     {"trace", cmd_trace, "generate, inspect, verify, import and export traces"},
+    {"grid", cmd_grid, "validate and describe simulated platforms"},
     {NULL, NULL, NULL},
 };
 

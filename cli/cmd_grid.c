@@ -1,0 +1,106 @@
+/* cmd_grid.c - lbsim grid info: load, validate and describe a grid file. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lbs_grid.h"
+
+static int grid_info(int argc, char **argv) {
+  static const struct option lo[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+                                     {"set", required_argument, 0, 'o'}, {0, 0, 0, 0}};
+  int json = 0, c, nover = 0;
+  const char **over = calloc((size_t)argc, sizeof *over);
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    if (c == 'j') json = 1;
+    else if (c == 'o') over[nover++] = optarg;
+    else if (c == 'h') {
+      printf("usage: lbsim grid info g.ini [-o section.key=value]... [--json]\n\n"
+             "Loads and validates a grid file and lists its clusters, node types, processors\n"
+             "and links. -o overrides a key, e.g. -o 'cluster A.nodes=32'. The keys are listed\n"
+             "by 'lbsim grid --help-config'.\n");
+      free(over);
+      return 0;
+    } else {
+      free(over);
+      return cli_usage("grid info", "bad option");
+    }
+  }
+  if (optind != argc - 1) {
+    free(over);
+    return cli_usage("grid info", "expected one grid file");
+  }
+  lbs_grid *g;
+  lbs_err e = lbs_grid_load(argv[optind], over, nover, &g);
+  free(over);
+  if (e) return cli_error("grid info", e);
+  int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
+  if (json) {
+    printf("{\"name\":");
+    cli_json_str(stdout, lbs_grid_name(g));
+    printf(",\"procs\":%d,\"clusters\":[", P);
+    for (int k = 0; k < C; k++) {
+      int p0 = lbs_grid_cluster_first(g, k);
+      lbs_link l = lbs_grid_link(g, k, k);
+      printf("%s{\"name\":", k ? "," : "");
+      cli_json_str(stdout, lbs_grid_cluster_name(g, k));
+      printf(",\"first_proc\":%d,\"procs\":%d,\"nodetype\":", p0, lbs_grid_cluster_procs(g, k));
+      cli_json_str(stdout, lbs_grid_proc_nodetype(g, p0));
+      printf(",\"speed\":%.17g,\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s}", lbs_grid_rate(g, p0),
+             (long long)l.lat_ns, l.bw_gbps, l.shared ? "true" : "false");
+    }
+    printf("],\"links\":[");
+    for (int a = 0, n = 0; a < C; a++)
+      for (int b = a + 1; b < C; b++) {
+        lbs_link l = lbs_grid_link(g, a, b);
+        printf("%s{\"a\":", n++ ? "," : "");
+        cli_json_str(stdout, lbs_grid_cluster_name(g, a));
+        printf(",\"b\":");
+        cli_json_str(stdout, lbs_grid_cluster_name(g, b));
+        printf(",\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s}", (long long)l.lat_ns, l.bw_gbps,
+               l.shared ? "true" : "false");
+      }
+    printf("]}\n");
+  } else {
+    printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
+    printf("  %-12s %-11s %-10s %8s %12s %14s %s\n", "cluster", "procs", "nodetype", "speed", "latency ns",
+           "bandwidth Gb/s", "shared");
+    for (int k = 0; k < C; k++) {
+      int p0 = lbs_grid_cluster_first(g, k);
+      lbs_link l = lbs_grid_link(g, k, k);
+      char range[32];
+      snprintf(range, sizeof range, "%d..%d", p0, p0 + lbs_grid_cluster_procs(g, k) - 1);
+      printf("  %-12s %-11s %-10s %8.3g %12lld %14.4g %s\n", lbs_grid_cluster_name(g, k), range,
+             lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps, l.shared ? "yes" : "no");
+    }
+    for (int a = 0; a < C; a++)
+      for (int b = a + 1; b < C; b++) {
+        lbs_link l = lbs_grid_link(g, a, b);
+        printf("  link %s - %s: latency %lld ns, %.4g Gb/s%s\n", lbs_grid_cluster_name(g, a), lbs_grid_cluster_name(g, b),
+               (long long)l.lat_ns, l.bw_gbps, l.shared ? ", shared" : "");
+      }
+  }
+  lbs_grid_destroy(&g);
+  return 0;
+}
+
+int cmd_grid(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "--help-config")) {
+    printf("Grid files are INI: '[section]' lines, 'key = value' lines, ';' or '#' comments.\n\n");
+    lbs_config_help(stdout, lbs_grid_spec);
+    return 0;
+  }
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    FILE *f = argc < 2 ? stderr : stdout;
+    fprintf(f, "usage: lbsim grid <command> [options]\n\ncommands:\n"
+               "  info    validate a grid file and describe its processors and links\n\n"
+               "'lbsim grid --help-config' lists every section and key of a grid file.\n");
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "info")) {
+    optind = 1;
+    return grid_info(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "lbsim: grid: unknown command '%s' (known: info)\n", argv[1]);
+  return 2;
+}

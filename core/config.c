@@ -1,0 +1,477 @@
+/* config.c - INI files through libinih into a flat table, read through declarative specs. */
+#include "lbs_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+  char *kind, *name; /* "[cluster A]" -> "cluster", "A" */
+  int line;          /* 0 for command-line overrides */
+} section;
+
+typedef struct {
+  int sec;           /* index into secs */
+  char *key, *value;
+  int line;
+} entry;
+
+struct lbs_config {
+  char *file;        /* for messages */
+  section *secs;
+  int nsec;
+  entry *ents;
+  int nent;
+};
+
+/* ---------------------------------------------------------------- building */
+
+static char *dup_trim(const char *s, size_t n) {
+  while (n && isspace((unsigned char)*s)) s++, n--;
+  while (n && isspace((unsigned char)s[n - 1])) n--;
+  char *r = malloc(n + 1);
+  if (r) {
+    memcpy(r, s, n);
+    r[n] = '\0';
+  }
+  return r;
+}
+
+/* Splits "cluster  A" into kind "cluster" and name "A" (inner runs of blanks become one). */
+static lbs_err split_section(const char *text, char **kind, char **name) {
+  const char *p = text;
+  while (*p && !isspace((unsigned char)*p)) p++;
+  *kind = dup_trim(text, (size_t)(p - text));
+  char *rest = dup_trim(p, strlen(p)), *w = rest;
+  for (char *r = rest; rest && *r; r++) /* collapse blanks */
+    if (!isspace((unsigned char)*r) || (w > rest && w[-1] != ' ')) *w++ = isspace((unsigned char)*r) ? ' ' : *r;
+  if (rest) {
+    while (w > rest && w[-1] == ' ') w--;
+    *w = '\0';
+  }
+  *name = rest;
+  if (!*kind || !*name) {
+    free(*kind);
+    free(*name);
+    return lbs_fail(LBS_NOMEM, "config");
+  }
+  return LBS_OK;
+}
+
+static int find_section(const lbs_config *c, const char *kind, const char *name) {
+  for (int i = 0; i < c->nsec; i++)
+    if (!strcmp(c->secs[i].kind, kind) && !strcmp(c->secs[i].name, name)) return i;
+  return -1;
+}
+
+static int find_entry(const lbs_config *c, int sec, const char *key) {
+  for (int i = 0; i < c->nent; i++)
+    if (c->ents[i].sec == sec && !strcmp(c->ents[i].key, key)) return i;
+  return -1;
+}
+
+static lbs_err add_section(lbs_config *c, const char *text, int line, int *out) {
+  char *kind, *name;
+  lbs_err e = split_section(text, &kind, &name);
+  if (e) return e;
+  int i = find_section(c, kind, name);
+  if (i >= 0 && line > 0) {
+    e = lbs_fail(LBS_PARSE, "%s:%d: section [%s] given twice (first at line %d)", c->file, line, text,
+                 c->secs[i].line);
+  } else if (i < 0) {
+    section *s = realloc(c->secs, (size_t)(c->nsec + 1) * sizeof *s);
+    if (!s) e = lbs_fail(LBS_NOMEM, "config");
+    else {
+      c->secs = s;
+      s[c->nsec] = (section){kind, name, line};
+      i = c->nsec++;
+      *out = i;
+      return LBS_OK;
+    }
+  }
+  free(kind);
+  free(name);
+  *out = i;
+  return e;
+}
+
+static lbs_err set_entry(lbs_config *c, int sec, const char *key, const char *value, int line) {
+  int i = find_entry(c, sec, key);
+  if (i >= 0 && line > 0)
+    return lbs_fail(LBS_PARSE, "%s:%d: key '%s' repeats in [%s%s%s] (first at line %d)", c->file, line, key,
+                    c->secs[sec].kind, *c->secs[sec].name ? " " : "", c->secs[sec].name, c->ents[i].line);
+  char *v = strdup(value);
+  if (!v) return lbs_fail(LBS_NOMEM, "config");
+  if (i >= 0) {
+    free(c->ents[i].value);
+    c->ents[i].value = v;
+    c->ents[i].line = line;
+    return LBS_OK;
+  }
+  entry *en = realloc(c->ents, (size_t)(c->nent + 1) * sizeof *en);
+  char *k = strdup(key);
+  if (!en || !k) {
+    free(v);
+    free(k);
+    if (en) c->ents = en;
+    return lbs_fail(LBS_NOMEM, "config");
+  }
+  c->ents = en;
+  en[c->nent++] = (entry){sec, k, v, line};
+  return LBS_OK;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+typedef struct {
+  lbs_config *c;
+  const char *p, *end; /* remaining text */
+  int line;            /* line last handed to inih */
+  int cur;             /* current section, -1 before the first */
+  lbs_err err;         /* first error (message recorded) */
+} parse_state;
+
+/* fgets-like reader for inih that counts lines and records section headers with them. */
+static char *reader(char *str, int num, void *stream) {
+  parse_state *ps = stream;
+  if (ps->p >= ps->end || num < 2) return NULL;
+  const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+  size_t len = nl ? (size_t)(nl - ps->p) + 1 : (size_t)(ps->end - ps->p);
+  if (len > (size_t)num - 1) len = (size_t)num - 1;
+  memcpy(str, ps->p, len);
+  str[len] = '\0';
+  ps->p += len;
+  ps->line++;
+  const char *q = str;
+  while (isspace((unsigned char)*q)) q++;
+  const char *close = *q == '[' ? strchr(q, ']') : NULL;
+  if (close && !ps->err) {
+    char *text = dup_trim(q + 1, (size_t)(close - q - 1));
+    if (!text) ps->err = lbs_fail(LBS_NOMEM, "config");
+    else if (!*text) ps->err = lbs_fail(LBS_PARSE, "%s:%d: empty section name", ps->c->file, ps->line);
+    else ps->err = add_section(ps->c, text, ps->line, &ps->cur);
+    free(text);
+  }
+  return str;
+}
+
+static int handler(void *user, const char *sec, const char *key, const char *value) {
+  parse_state *ps = user;
+  (void)sec;
+  if (ps->err) return 0;
+  if (ps->cur < 0) {
+    ps->err = lbs_fail(LBS_PARSE, "%s:%d: key '%s' before any [section]", ps->c->file, ps->line, key);
+    return 0;
+  }
+  ps->err = set_entry(ps->c, ps->cur, key, value, ps->line);
+  return ps->err == LBS_OK;
+}
+
+lbs_err lbs_config_create(lbs_config **out) {
+  *out = calloc(1, sizeof **out);
+  if (!*out || !((*out)->file = strdup("command line"))) {
+    free(*out);
+    *out = NULL;
+    return lbs_fail(LBS_NOMEM, "config");
+  }
+  return LBS_OK;
+}
+
+lbs_err lbs_config_parse_string(const char *name, const char *text, lbs_config **out) {
+  lbs_config *c;
+  lbs_err e = lbs_config_create(&c);
+  if (e) return e;
+  free(c->file);
+  if (!(c->file = strdup(name))) {
+    lbs_config_destroy(&c);
+    return lbs_fail(LBS_NOMEM, "config");
+  }
+  parse_state ps = {c, text, text + strlen(text), 0, -1, LBS_OK};
+  int rc = ini_parse_stream(reader, &ps, handler, &ps);
+  if (ps.err) e = ps.err;
+  else if (rc > 0) e = lbs_fail(LBS_PARSE, "%s:%d: malformed line (expected '[section]' or 'key = value')", name, rc);
+  else if (rc < 0) e = lbs_fail(LBS_NOMEM, "%s: parser out of memory", name);
+  if (e) lbs_config_destroy(&c);
+  *out = c;
+  return e;
+}
+
+lbs_err lbs_config_load(const char *path, lbs_config **out) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  lbs_buf b = {0};
+  char tmp[8192];
+  size_t got;
+  lbs_err e = LBS_OK;
+  while (!e && (got = fread(tmp, 1, sizeof tmp, f)) > 0) e = lbs_buf_append(&b, tmp, got);
+  fclose(f);
+  if (!e) e = lbs_buf_append(&b, "", 1);
+  if (!e && strlen((char *)b.data) != b.len - 1) e = lbs_fail(LBS_PARSE, "%s: not a text file", path);
+  if (!e) e = lbs_config_parse_string(path, (char *)b.data, out);
+  lbs_buf_free(&b);
+  return e;
+}
+
+lbs_err lbs_config_override(lbs_config *c, const char *assignment) {
+  const char *eq = strchr(assignment, '='), *dot = NULL;
+  for (const char *p = assignment; eq && p < eq; p++)
+    if (*p == '.') dot = p;
+  if (!eq || !dot || dot == assignment || dot + 1 == eq)
+    return lbs_fail(LBS_PARSE, "override '%s' is not SECTION.KEY=VALUE", assignment);
+  char *sec = dup_trim(assignment, (size_t)(dot - assignment)), *key = dup_trim(dot + 1, (size_t)(eq - dot - 1));
+  char *val = dup_trim(eq + 1, strlen(eq + 1));
+  int si;
+  lbs_err e = !sec || !key || !val ? lbs_fail(LBS_NOMEM, "config") : add_section(c, sec, 0, &si);
+  if (!e) e = set_entry(c, si, key, val, 0);
+  free(sec);
+  free(key);
+  free(val);
+  return e;
+}
+
+void lbs_config_destroy(lbs_config **cp) {
+  if (!cp || !*cp) return;
+  lbs_config *c = *cp;
+  for (int i = 0; i < c->nsec; i++) {
+    free(c->secs[i].kind);
+    free(c->secs[i].name);
+  }
+  for (int i = 0; i < c->nent; i++) {
+    free(c->ents[i].key);
+    free(c->ents[i].value);
+  }
+  free(c->secs);
+  free(c->ents);
+  free(c->file);
+  free(c);
+  *cp = NULL;
+}
+
+/* ---------------------------------------------------------------- checking */
+
+int lbs_edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 64 || m > 64) return 99;
+  int d[65][65];
+  for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= n; i++)
+    for (size_t j = 1; j <= m; j++) {
+      int sub = d[i - 1][j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+      int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+  return d[n][m];
+}
+
+static const char *where_line(const lbs_config *c, int line) {
+  static _Thread_local char buf[512];
+  if (line > 0) snprintf(buf, sizeof buf, "%s:%d", c->file, line);
+  else snprintf(buf, sizeof buf, "%s (command line)", c->file);
+  return buf;
+}
+
+static const lbs_section_spec *find_spec(const lbs_section_spec *specs, const char *kind) {
+  for (; specs->kind; specs++)
+    if (!strcmp(specs->kind, kind)) return specs;
+  return NULL;
+}
+
+static const lbs_opt *find_opt(const lbs_section_spec *s, const char *key) {
+  for (const lbs_opt *o = s->opts; o && o->key; o++)
+    if (!strcmp(o->key, key)) return o;
+  return NULL;
+}
+
+static int count_words(const char *s) {
+  int n = 0;
+  for (const char *p = s; *p; p++)
+    if (!isspace((unsigned char)*p) && (p == s || isspace((unsigned char)p[-1]))) n++;
+  return n;
+}
+
+/* Parses a value of type t; 0 on success. */
+static int parse_value(lbs_opt_type t, const char *v, double *num, int *flag) {
+  char *end;
+  errno = 0;
+  switch (t) {
+  case LBS_OPT_INT: {
+    long long x = strtoll(v, &end, 10);
+    if (!*v || *end || errno) return -1;
+    *num = (double)x;
+    return 0;
+  }
+  case LBS_OPT_DOUBLE:
+    *num = strtod(v, &end);
+    return !*v || *end || errno || !isfinite(*num) ? -1 : 0;
+  case LBS_OPT_BOOL:
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") || !strcmp(v, "1")) *flag = 1;
+    else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off") || !strcmp(v, "0")) *flag = 0;
+    else return -1;
+    return 0;
+  case LBS_OPT_STRING:
+    return 0;
+  }
+  return -1;
+}
+
+static const char *type_name(lbs_opt_type t) {
+  static const char *const n[] = {"integer", "number", "true/false", "text"};
+  return n[t];
+}
+
+lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) {
+  for (int s = 0; s < c->nsec; s++) {
+    const section *sec = &c->secs[s];
+    const lbs_section_spec *sp = find_spec(specs, sec->kind);
+    if (!sp) {
+      const char *best = NULL;
+      int bd = 99;
+      char known[512] = "";
+      for (const lbs_section_spec *q = specs; q->kind; q++) {
+        int d = lbs_edit_distance(sec->kind, q->kind);
+        if (d < bd) bd = d, best = q->kind;
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", q > specs ? ", " : "", q->kind);
+      }
+      if (best && bd <= 2)
+        return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (did you mean [%s]? known: %s)", where_line(c, sec->line),
+                        sec->kind, best, known);
+      return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (known: %s)", where_line(c, sec->line), sec->kind, known);
+    }
+    if (count_words(sec->name) != sp->named)
+      return lbs_fail(LBS_PARSE, "%s: section [%s%s%s] needs %s", where_line(c, sec->line), sec->kind,
+                      *sec->name ? " " : "", sec->name,
+                      sp->named == 0 ? "no name" : sp->named == 1 ? "one name, as [kind NAME]" : "two names, as [kind A B]");
+    for (const lbs_opt *o = sp->opts; o && o->key; o++)
+      if (!o->def && find_entry(c, s, o->key) < 0)
+        return lbs_fail(LBS_PARSE, "%s: [%s%s%s] needs '%s' (%s)", where_line(c, sec->line), sec->kind,
+                        *sec->name ? " " : "", sec->name, o->key, o->help);
+  }
+  for (int i = 0; i < c->nent; i++) {
+    const entry *en = &c->ents[i];
+    const section *sec = &c->secs[en->sec];
+    const lbs_section_spec *sp = find_spec(specs, sec->kind);
+    const lbs_opt *o = find_opt(sp, en->key);
+    if (!o) {
+      const char *best = NULL;
+      int bd = 99;
+      for (const lbs_opt *q = sp->opts; q && q->key; q++) {
+        int d = lbs_edit_distance(en->key, q->key);
+        if (d < bd) bd = d, best = q->key;
+      }
+      size_t len = strlen(en->key);
+      if (best && bd <= (int)(len / 3 > 2 ? len / 3 : 2))
+        return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (did you mean '%s'?)", where_line(c, en->line),
+                        en->key, sec->kind, best);
+      return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (see --help-config)", where_line(c, en->line), en->key,
+                      sec->kind);
+    }
+    double num = 0;
+    int flag;
+    if (parse_value(o->type, en->value, &num, &flag))
+      return lbs_fail(LBS_PARSE, "%s: %s = '%s' is not %s %s", where_line(c, en->line), en->key, en->value,
+                      o->type == LBS_OPT_INT ? "an" : "a", type_name(o->type));
+    if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max && (num < o->min || num > o->max))
+      return lbs_fail(LBS_RANGE, "%s: %s = %s is outside [%g, %g]", where_line(c, en->line), en->key, en->value,
+                      o->min, o->max);
+  }
+  for (const lbs_section_spec *sp = specs; sp->kind; sp++)
+    if (sp->required && lbs_config_count(c, sp->kind) == 0)
+      return lbs_fail(LBS_PARSE, "%s: no [%s%s] section (%s)", c->file, sp->kind, sp->named ? " NAME" : "", sp->help);
+  return LBS_OK;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+int lbs_config_count(const lbs_config *c, const char *kind) {
+  int n = 0;
+  for (int i = 0; i < c->nsec; i++) n += !strcmp(c->secs[i].kind, kind);
+  return n;
+}
+
+const char *lbs_config_name(const lbs_config *c, const char *kind, int k) {
+  for (int i = 0; i < c->nsec; i++)
+    if (!strcmp(c->secs[i].kind, kind) && k-- == 0) return c->secs[i].name;
+  return NULL;
+}
+
+const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name, const char *key) {
+  int s = find_section(c, kind, name ? name : "");
+  if (s < 0) return c->file;
+  int e = key ? find_entry(c, s, key) : -1;
+  return where_line(c, e >= 0 ? c->ents[e].line : c->secs[s].line);
+}
+
+int lbs_config_has(const lbs_config *c, const char *kind, const char *name, const char *key) {
+  int s = find_section(c, kind, name ? name : "");
+  return s >= 0 && find_entry(c, s, key) >= 0;
+}
+
+/* The text of a key, or its default; LBS_INVAL for a key the spec does not have. */
+static lbs_err raw(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
+                   const char *key, const lbs_opt **opt, const char **text) {
+  const lbs_section_spec *sp = find_spec(specs, kind);
+  *opt = sp ? find_opt(sp, key) : NULL;
+  if (!*opt) return lbs_fail(LBS_INVAL, "no key '%s' declared for [%s]", key, kind);
+  int s = find_section(c, kind, name ? name : "");
+  int e = s >= 0 ? find_entry(c, s, key) : -1;
+  *text = e >= 0 ? c->ents[e].value : (*opt)->def;
+  if (!*text)
+    return lbs_fail(LBS_PARSE, "%s: [%s%s%s] needs '%s'", c->file, kind, name && *name ? " " : "", name ? name : "", key);
+  return LBS_OK;
+}
+
+lbs_err lbs_config_double(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
+                          const char *key, double *out) {
+  const lbs_opt *o;
+  const char *t;
+  int flag;
+  lbs_err e = raw(c, specs, kind, name, key, &o, &t);
+  if (!e && parse_value(o->type == LBS_OPT_INT ? LBS_OPT_INT : LBS_OPT_DOUBLE, t, out, &flag))
+    e = lbs_fail(LBS_PARSE, "%s: %s = '%s' is not a number", lbs_config_where(c, kind, name, key), key, t);
+  return e;
+}
+
+lbs_err lbs_config_int(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
+                       const char *key, long long *out) {
+  double v;
+  lbs_err e = lbs_config_double(c, specs, kind, name, key, &v);
+  if (!e) *out = (long long)v;
+  return e;
+}
+
+lbs_err lbs_config_bool(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
+                        const char *key, int *out) {
+  const lbs_opt *o;
+  const char *t;
+  double num;
+  lbs_err e = raw(c, specs, kind, name, key, &o, &t);
+  if (!e && parse_value(LBS_OPT_BOOL, t, &num, out))
+    e = lbs_fail(LBS_PARSE, "%s: %s = '%s' is not true/false", lbs_config_where(c, kind, name, key), key, t);
+  return e;
+}
+
+lbs_err lbs_config_string(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
+                          const char *key, const char **out) {
+  const lbs_opt *o;
+  return raw(c, specs, kind, name, key, &o, out);
+}
+
+void lbs_config_help(FILE *f, const lbs_section_spec *specs) {
+  for (const lbs_section_spec *sp = specs; sp->kind; sp++) {
+    fprintf(f, "[%s%s]%s\n    %s\n", sp->kind, sp->named == 0 ? "" : sp->named == 1 ? " NAME" : " A B",
+            sp->required ? " (required)" : "", sp->help);
+    for (const lbs_opt *o = sp->opts; o && o->key; o++) {
+      char range[64] = "";
+      if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max)
+        snprintf(range, sizeof range, ", %g..%g", o->min, o->max);
+      fprintf(f, "  %-18s %-10s (%s%s%s) %s\n", o->key, o->def ? o->def : "required", type_name(o->type), range,
+              "", o->help);
+    }
+  }
+}

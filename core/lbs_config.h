@@ -1,0 +1,77 @@
+/* lbs_config.h - INI configuration (parsed with libinih) read through declarative tables.
+ *
+ * A file holds sections "[kind]" or "[kind name]" (e.g. "[grid]", "[cluster A]",
+ * "[link A B]") with "key = value" lines. Every module declares its section kinds and keys
+ * once, with type, default, range and help text; lbs_config_check() then rejects unknown
+ * kinds and keys (naming file, line and the closest known one), bad types and values out
+ * of range, and lbs_config_help() prints the whole table (--help-config). Command-line
+ * overrides "-o kind.key=value" or "-o 'kind name.key=value'" replace file values. */
+#ifndef LBS_CONFIG_H
+#define LBS_CONFIG_H
+
+#include <stdio.h>
+
+#include "lbs_core.h"
+
+typedef enum { LBS_OPT_INT, LBS_OPT_DOUBLE, LBS_OPT_BOOL, LBS_OPT_STRING } lbs_opt_type;
+
+typedef struct lbs_opt {
+  const char *key;  /* key name, e.g. "bandwidth_gbps" */
+  lbs_opt_type type;
+  const char *def;  /* default as text; NULL when the key is required */
+  double min, max;  /* inclusive range for numbers (ignored when min > max) */
+  const char *help; /* one line */
+} lbs_opt;
+
+typedef struct lbs_section_spec {
+  const char *kind;    /* "grid", "cluster", ... */
+  int named;           /* 0: "[kind]"; 1: "[kind NAME]"; 2: "[kind NAME NAME]" */
+  int required;        /* at least one such section must exist */
+  const lbs_opt *opts; /* terminated by an entry with key NULL */
+  const char *help;    /* what the section describes */
+} lbs_section_spec;    /* arrays of these end with kind NULL */
+
+typedef struct lbs_config lbs_config;
+
+/* Parses an INI file; LBS_IO when it cannot be read, LBS_PARSE (file:line) when malformed
+ * or when a key repeats in a section. */
+lbs_err lbs_config_load(const char *path, lbs_config **out);
+/* The same from text; name is used in messages. */
+lbs_err lbs_config_parse_string(const char *name, const char *text, lbs_config **out);
+/* An empty configuration (for overrides only). */
+lbs_err lbs_config_create(lbs_config **out);
+/* Applies "section.key=value" (section "kind" or "kind name"); creates the key if needed. */
+lbs_err lbs_config_override(lbs_config *c, const char *assignment);
+void lbs_config_destroy(lbs_config **c); /* NULL-safe, clears *c */
+
+/* Checks every section and key against specs (see above). */
+lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs);
+
+/* Sections of a kind, in file order: count, and the name of the i-th ("" for unnamed). */
+int lbs_config_count(const lbs_config *c, const char *kind);
+const char *lbs_config_name(const lbs_config *c, const char *kind, int i);
+/* Where a section or key was given, for messages: "file:line" (static thread-local). */
+const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name, const char *key);
+
+/* Typed values of kind/name/key, or the spec's default when the key is absent (name ""
+ * for unnamed sections). Values were checked by lbs_config_check, so these only fail for
+ * a missing required key or a key not in the spec (programmer error: LBS_INVAL). */
+lbs_err lbs_config_int(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                       const char *name, const char *key, long long *out);
+lbs_err lbs_config_double(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                          const char *name, const char *key, double *out);
+lbs_err lbs_config_bool(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                        const char *name, const char *key, int *out);
+/* The string value (valid while c lives) or the default. */
+lbs_err lbs_config_string(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                          const char *name, const char *key, const char **out);
+/* 1 when the key is given (in the file or an override). */
+int lbs_config_has(const lbs_config *c, const char *kind, const char *name, const char *key);
+
+/* Prints every section kind and key with type, default, range and help. */
+void lbs_config_help(FILE *f, const lbs_section_spec *specs);
+
+/* Edit distance, for "did you mean" suggestions. */
+int lbs_edit_distance(const char *a, const char *b);
+
+#endif

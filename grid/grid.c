@@ -1,0 +1,291 @@
+/* grid.c - grid description: the key table, loading, validation and the cost queries. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid_int.h"
+
+static const lbs_opt grid_opts[] = {
+    {"name", LBS_OPT_STRING, "grid", 1, 0, "a name for reports"},
+    {"ns_per_work", LBS_OPT_DOUBLE, "1", 1e-12, 1e12,
+     "ns one unit of the replayed metric takes on a processor of speed 1"},
+    {"bytes_per_elem", LBS_OPT_DOUBLE, "0", 0, 1e15, "bytes migrated per element (0: the trace's value)"},
+    {"bytes_per_edge", LBS_OPT_DOUBLE, "0", 0, 1e15, "halo bytes per graph edge and step (0: the trace's value)"},
+    {"inter_latency_us", LBS_OPT_DOUBLE, "100", 0, 1e9, "latency between clusters that have no [link], us"},
+    {"inter_bandwidth_gbps", LBS_OPT_DOUBLE, "1", 1e-9, 1e9, "bandwidth between clusters that have no [link], Gbit/s"},
+    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between clusters share those links"},
+    {NULL, 0, NULL, 0, 0, NULL}};
+
+static const lbs_opt nodetype_opts[] = {
+    {"speed_model", LBS_OPT_STRING, "linear", 1, 0, "how work becomes time (linear)"},
+    {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: relative speed (2 = twice as fast)"},
+    {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: processing slowdown (1/speed); give speed or slowdown"},
+    {"cores", LBS_OPT_INT, "1", 1, 65536, "processors per node"},
+    {NULL, 0, NULL, 0, 0, NULL}};
+
+static const lbs_opt cluster_opts[] = {
+    {"nodes", LBS_OPT_INT, NULL, 1, 1e7, "number of nodes"},
+    {"nodetype", LBS_OPT_STRING, "default", 1, 0, "a [nodetype NAME] (default: speed 1, 1 core)"},
+    {"latency_us", LBS_OPT_DOUBLE, "1", 0, 1e9, "latency inside the cluster, us"},
+    {"bandwidth_gbps", LBS_OPT_DOUBLE, "10", 1e-9, 1e9, "bandwidth inside the cluster, Gbit/s"},
+    {"shared", LBS_OPT_BOOL, "false", 1, 0, "transfers inside the cluster share one network"},
+    {NULL, 0, NULL, 0, 0, NULL}};
+
+static const lbs_opt link_opts[] = {
+    {"latency_us", LBS_OPT_DOUBLE, NULL, 0, 1e9, "latency between the two clusters, us"},
+    {"bandwidth_gbps", LBS_OPT_DOUBLE, NULL, 1e-9, 1e9, "bandwidth between the two clusters, Gbit/s"},
+    {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link"},
+    {NULL, 0, NULL, 0, 0, NULL}};
+
+const lbs_section_spec lbs_grid_spec[] = {
+    {"grid", 0, 0, grid_opts, "platform-wide defaults"},
+    {"nodetype", 1, 0, nodetype_opts, "a kind of node: its speed model and cores"},
+    {"cluster", 1, 1, cluster_opts, "nodes of one type and their network; at least one"},
+    {"link", 2, 0, link_opts, "the network between clusters A and B"},
+    {NULL, 0, 0, NULL, NULL}};
+
+/* ---------------------------------------------------------------- speed model registry */
+
+#define MAX_SPEED_MODELS 16
+static const lbs_speed_ops *speed_models[MAX_SPEED_MODELS + 1] = {&lbs__speed_linear, NULL};
+
+lbs_err lbs_speed_register(const lbs_speed_ops *ops) {
+  int n = 0;
+  while (speed_models[n]) {
+    if (!strcmp(speed_models[n]->name, ops->name)) return lbs_fail(LBS_INVAL, "speed model '%s' exists", ops->name);
+    n++;
+  }
+  if (n == MAX_SPEED_MODELS || ops->abi != LBS_SPEED_ABI) return lbs_fail(LBS_INVAL, "cannot register '%s'", ops->name);
+  speed_models[n] = ops;
+  speed_models[n + 1] = NULL;
+  return LBS_OK;
+}
+
+const lbs_speed_ops *lbs_speed_find(const char *name) {
+  for (int i = 0; speed_models[i]; i++)
+    if (!strcmp(speed_models[i]->name, name)) return speed_models[i];
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- the grid */
+
+typedef struct {
+  const lbs_speed_ops *ops;
+  void *state;
+  char *name;
+} nodetype;
+
+struct lbs_grid {
+  char *name;
+  int P, C, nnt;
+  char **cname;   /* C cluster names */
+  int *cfirst;    /* C+1 processor offsets */
+  int *cnt;       /* C node type per cluster */
+  int *ccores;    /* C cores per node */
+  nodetype *nt;   /* nnt node types */
+  lbs_link *links; /* C*C */
+  int *pcluster;  /* P */
+  double bytes_elem, bytes_edge;
+};
+
+void lbs_grid_destroy(lbs_grid **gp) {
+  if (!gp || !*gp) return;
+  lbs_grid *g = *gp;
+  for (int i = 0; i < g->nnt; i++) {
+    if (g->nt[i].ops && g->nt[i].ops->fini) g->nt[i].ops->fini(g->nt[i].state);
+    free(g->nt[i].name);
+  }
+  for (int c = 0; g->cname && c < g->C; c++) free(g->cname[c]);
+  free(g->cname);
+  free(g->cfirst);
+  free(g->cnt);
+  free(g->ccores);
+  free(g->nt);
+  free(g->links);
+  free(g->pcluster);
+  free(g->name);
+  free(g);
+  *gp = NULL;
+}
+
+static int cluster_index(const lbs_grid *g, const char *name) {
+  for (int c = 0; c < g->C; c++)
+    if (!strcmp(g->cname[c], name)) return c;
+  return -1;
+}
+
+/* Finds or creates the node type `name` (built-in "default" needs no section). */
+static lbs_err nodetype_get(lbs_grid *g, const lbs_config *cfg, const char *name, double ns_per_work,
+                            const char *where, int *out) {
+  for (int i = 0; i < g->nnt; i++)
+    if (!strcmp(g->nt[i].name, name)) {
+      *out = i;
+      return LBS_OK;
+    }
+  int defined = 0;
+  for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++) defined |= !strcmp(lbs_config_name(cfg, "nodetype", i), name);
+  if (!defined && strcmp(name, "default"))
+    return lbs_fail(LBS_PARSE, "%s: nodetype '%s' has no [nodetype %s] section", where, name, name);
+  const char *model;
+  lbs_err e = lbs_config_string(cfg, lbs_grid_spec, "nodetype", name, "speed_model", &model);
+  if (e) return e;
+  const lbs_speed_ops *ops = lbs_speed_find(model);
+  if (!ops) {
+    char known[256] = "";
+    for (int i = 0; speed_models[i]; i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", speed_models[i]->name);
+    return lbs_fail(LBS_NOTFOUND, "%s: unknown speed_model '%s' (known: %s)",
+                    lbs_config_where(cfg, "nodetype", name, "speed_model"), model, known);
+  }
+  nodetype *nt = realloc(g->nt, (size_t)(g->nnt + 1) * sizeof *nt);
+  if (!nt) return lbs_fail(LBS_NOMEM, "grid");
+  g->nt = nt;
+  nt[g->nnt] = (nodetype){ops, NULL, strdup(name)};
+  if (!nt[g->nnt].name) return lbs_fail(LBS_NOMEM, "grid");
+  g->nnt++;
+  if ((e = ops->init(&nt[g->nnt - 1].state, cfg, name, ns_per_work))) return e;
+  *out = g->nnt - 1;
+  return LBS_OK;
+}
+
+static lbs_link make_link(double lat_us, double bw, int shared) {
+  return (lbs_link){llround(lat_us * 1000.0), bw, shared};
+}
+
+lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
+  *out = NULL;
+  lbs_err e = lbs_config_check(cfg, lbs_grid_spec);
+  if (e) return e;
+  lbs_grid *g = calloc(1, sizeof *g);
+  if (!g) return lbs_fail(LBS_NOMEM, "grid");
+  const char *name;
+  double npw, lat, bw;
+  int shared;
+  if ((e = lbs_config_string(cfg, lbs_grid_spec, "grid", "", "name", &name)) ||
+      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "ns_per_work", &npw)) ||
+      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "bytes_per_elem", &g->bytes_elem)) ||
+      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "bytes_per_edge", &g->bytes_edge)) ||
+      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "inter_latency_us", &lat)) ||
+      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "inter_bandwidth_gbps", &bw)) ||
+      (e = lbs_config_bool(cfg, lbs_grid_spec, "grid", "", "inter_shared", &shared)))
+    goto fail;
+  g->name = strdup(name);
+  g->C = lbs_config_count(cfg, "cluster");
+  g->cname = calloc((size_t)g->C, sizeof *g->cname);
+  g->cfirst = calloc((size_t)g->C + 1, sizeof *g->cfirst);
+  g->cnt = calloc((size_t)g->C, sizeof *g->cnt);
+  g->ccores = calloc((size_t)g->C, sizeof *g->ccores);
+  g->links = calloc((size_t)g->C * (size_t)g->C, sizeof *g->links);
+  if (!g->name || !g->cname || !g->cfirst || !g->cnt || !g->ccores || !g->links) {
+    e = lbs_fail(LBS_NOMEM, "grid");
+    goto fail;
+  }
+  long long total = 0;
+  for (int c = 0; c < g->C; c++) {
+    const char *cn = lbs_config_name(cfg, "cluster", c), *ntn;
+    long long nodes, cores;
+    double clat, cbw;
+    int csh;
+    if (!(g->cname[c] = strdup(cn))) {
+      e = lbs_fail(LBS_NOMEM, "grid");
+      goto fail;
+    }
+    if ((e = lbs_config_int(cfg, lbs_grid_spec, "cluster", cn, "nodes", &nodes)) ||
+        (e = lbs_config_string(cfg, lbs_grid_spec, "cluster", cn, "nodetype", &ntn)) ||
+        (e = lbs_config_double(cfg, lbs_grid_spec, "cluster", cn, "latency_us", &clat)) ||
+        (e = lbs_config_double(cfg, lbs_grid_spec, "cluster", cn, "bandwidth_gbps", &cbw)) ||
+        (e = lbs_config_bool(cfg, lbs_grid_spec, "cluster", cn, "shared", &csh)) ||
+        (e = nodetype_get(g, cfg, ntn, npw, lbs_config_where(cfg, "cluster", cn, "nodetype"), &g->cnt[c])))
+      goto fail;
+    if ((e = lbs_config_int(cfg, lbs_grid_spec, "nodetype", g->nt[g->cnt[c]].name, "cores", &cores))) goto fail;
+    g->ccores[c] = (int)cores;
+    total += nodes * cores;
+    if (total > (1 << 24)) {
+      e = lbs_fail(LBS_RANGE, "%s: the grid has more than %d processors", lbs_config_where(cfg, "cluster", cn, "nodes"),
+                   1 << 24);
+      goto fail;
+    }
+    g->cfirst[c + 1] = (int)total;
+    for (int d = 0; d < g->C; d++) g->links[c * g->C + d] = make_link(lat, bw, shared);
+    g->links[c * g->C + c] = make_link(clat, cbw, csh);
+  }
+  g->P = (int)total;
+  for (int i = 0; i < lbs_config_count(cfg, "link"); i++) {
+    const char *ln = lbs_config_name(cfg, "link", i);
+    char a[256], b[256];
+    if (sscanf(ln, "%255s %255s", a, b) != 2) continue; /* arity checked above */
+    int ca = cluster_index(g, a), cb = cluster_index(g, b);
+    if (ca < 0 || cb < 0 || ca == cb) {
+      e = lbs_fail(LBS_PARSE, "%s: [link %s] must join two different clusters (known: see [cluster] sections)",
+                   lbs_config_where(cfg, "link", ln, NULL), ln);
+      goto fail;
+    }
+    double llat, lbw;
+    int lsh;
+    if ((e = lbs_config_double(cfg, lbs_grid_spec, "link", ln, "latency_us", &llat)) ||
+        (e = lbs_config_double(cfg, lbs_grid_spec, "link", ln, "bandwidth_gbps", &lbw)) ||
+        (e = lbs_config_bool(cfg, lbs_grid_spec, "link", ln, "shared", &lsh)))
+      goto fail;
+    g->links[ca * g->C + cb] = g->links[cb * g->C + ca] = make_link(llat, lbw, lsh);
+  }
+  for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++) { /* an unused type must still be valid */
+    int idx;
+    if ((e = nodetype_get(g, cfg, lbs_config_name(cfg, "nodetype", i), npw,
+                          lbs_config_where(cfg, "nodetype", lbs_config_name(cfg, "nodetype", i), NULL), &idx)))
+      goto fail;
+  }
+  if (!(g->pcluster = malloc((size_t)(g->P ? g->P : 1) * sizeof *g->pcluster))) {
+    e = lbs_fail(LBS_NOMEM, "grid");
+    goto fail;
+  }
+  for (int c = 0; c < g->C; c++)
+    for (int p = g->cfirst[c]; p < g->cfirst[c + 1]; p++) g->pcluster[p] = c;
+  *out = g;
+  return LBS_OK;
+fail:
+  lbs_grid_destroy(&g);
+  return e;
+}
+
+lbs_err lbs_grid_load(const char *path, const char *const *overrides, int noverrides, lbs_grid **out) {
+  *out = NULL;
+  lbs_config *cfg;
+  lbs_err e = lbs_config_load(path, &cfg);
+  for (int i = 0; !e && i < noverrides; i++) e = lbs_config_override(cfg, overrides[i]);
+  if (!e) e = lbs_grid_from_config(cfg, out);
+  lbs_config_destroy(&cfg);
+  return e;
+}
+
+const char *lbs_grid_name(const lbs_grid *g) { return g->name; }
+int lbs_grid_procs(const lbs_grid *g) { return g->P; }
+int lbs_grid_nclusters(const lbs_grid *g) { return g->C; }
+const char *lbs_grid_cluster_name(const lbs_grid *g, int c) { return g->cname[c]; }
+int lbs_grid_cluster_first(const lbs_grid *g, int c) { return g->cfirst[c]; }
+int lbs_grid_cluster_procs(const lbs_grid *g, int c) { return g->cfirst[c + 1] - g->cfirst[c]; }
+int lbs_grid_proc_cluster(const lbs_grid *g, int p) { return g->pcluster[p]; }
+int lbs_grid_proc_node(const lbs_grid *g, int p) {
+  int c = g->pcluster[p];
+  return (p - g->cfirst[c]) / g->ccores[c];
+}
+const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p) { return g->nt[g->cnt[g->pcluster[p]]].name; }
+double lbs_grid_bytes_per_elem(const lbs_grid *g) { return g->bytes_elem; }
+double lbs_grid_bytes_per_edge(const lbs_grid *g) { return g->bytes_edge; }
+
+int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work) {
+  const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
+  return nt->ops->time_ns(nt->state, work);
+}
+
+double lbs_grid_rate(const lbs_grid *g, int p) {
+  const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
+  return nt->ops->rate(nt->state);
+}
+
+lbs_link lbs_grid_link(const lbs_grid *g, int a, int b) { return g->links[a * g->C + b]; }
+
+int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes) {
+  if (p == q) return 0;
+  lbs_link l = lbs_grid_link(g, g->pcluster[p], g->pcluster[q]);
+  return l.lat_ns + (int64_t)ceil(bytes * 8.0 / l.bw_gbps);
+}

@@ -1,0 +1,77 @@
+/* lbs_grid.h - the simulated platform: clusters of nodes, processor speed models, links.
+ *
+ * A grid is described in INI (see lbs_grid_spec, `lbsim grid --help-config`):
+ *   [grid]            defaults for the whole platform
+ *   [nodetype NAME]   a kind of node: speed model and its parameters, cores per node
+ *   [cluster NAME]    a number of nodes of one type, with its internal network
+ *   [link A B]        the network between clusters A and B (else [grid]'s inter_* keys)
+ * Processors are numbered cluster by cluster in file order, node by node, core by core.
+ * Times are integer nanoseconds. One unit of the replayed metric takes ns_per_work ns on a
+ * processor of speed 1. Bandwidths are in Gbit/s, i.e. bits per nanosecond. */
+#ifndef LBS_GRID_H
+#define LBS_GRID_H
+
+#include <stdint.h>
+
+#include "lbs_config.h"
+
+typedef struct lbs_grid lbs_grid;
+
+/* The declarative table of every section and key a grid file may hold. */
+extern const lbs_section_spec lbs_grid_spec[];
+
+/* Speed models turn work into time on one processor. Linear now; the interface takes
+ * non-linear curves (roofline, calibrated IPGs) later: one file and a registry line each. */
+typedef struct lbs_speed_ops {
+  int abi;          /* LBS_SPEED_ABI */
+  const char *name; /* "linear" */
+  /* Reads the model's keys from [nodetype name]; state owned by the model. */
+  lbs_err (*init)(void **state, const lbs_config *cfg, const char *nodetype, double ns_per_work);
+  /* Time in ns that work units take; >= 0. */
+  int64_t (*time_ns)(const void *state, double work);
+  /* Relative throughput (work per ns at large work), for part sizes. */
+  double (*rate)(const void *state);
+  void (*fini)(void *state); /* NULL-safe */
+} lbs_speed_ops;
+#define LBS_SPEED_ABI 1
+
+/* Registers a speed model (tests use it for mocks); LBS_INVAL if the name is taken. */
+lbs_err lbs_speed_register(const lbs_speed_ops *ops);
+const lbs_speed_ops *lbs_speed_find(const char *name);
+
+/* Loads a grid file, applies overrides ("section.key=value", may be NULL) and validates
+ * it. Errors name file, line and key. */
+lbs_err lbs_grid_load(const char *path, const char *const *overrides, int noverrides, lbs_grid **out);
+/* Builds a grid from a checked or unchecked configuration (it is checked here). */
+lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out);
+void lbs_grid_destroy(lbs_grid **g); /* NULL-safe, clears *g */
+
+const char *lbs_grid_name(const lbs_grid *g);
+int lbs_grid_procs(const lbs_grid *g);
+int lbs_grid_nclusters(const lbs_grid *g);
+const char *lbs_grid_cluster_name(const lbs_grid *g, int c);
+int lbs_grid_cluster_first(const lbs_grid *g, int c); /* first processor of cluster c */
+int lbs_grid_cluster_procs(const lbs_grid *g, int c);
+int lbs_grid_proc_cluster(const lbs_grid *g, int p);
+int lbs_grid_proc_node(const lbs_grid *g, int p);     /* node number within its cluster */
+const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p);
+
+/* Compute time of work units on processor p. */
+int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work);
+/* Relative throughput of processor p (speed-proportional part sizes). */
+double lbs_grid_rate(const lbs_grid *g, int p);
+
+typedef struct lbs_link {
+  int64_t lat_ns;  /* latency */
+  double bw_gbps;  /* bandwidth, Gbit/s = bits/ns, > 0 */
+  int shared;      /* 1: concurrent transfers share the bandwidth */
+} lbs_link;
+/* The network between clusters a and b (a == b: the cluster's own). */
+lbs_link lbs_grid_link(const lbs_grid *g, int a, int b);
+/* Uncontended transfer time of bytes from processor p to q (0 when p == q). */
+int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes);
+/* Bytes per element moved by migration and per edge exchanged by halos; 0 = from trace. */
+double lbs_grid_bytes_per_elem(const lbs_grid *g);
+double lbs_grid_bytes_per_edge(const lbs_grid *g);
+
+#endif

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# End-to-end checks of `lbsim grid` as a user runs it.
+set -u
+LBSIM=${1:?usage: grid_cli.sh path/to/lbsim}
+SRC=${2:?usage: grid_cli.sh path/to/lbsim source-dir}
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+  local code=$1 what=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 300 "$T/err")"; fi
+}
+has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+
+expect 0 "grid --help" -- "$LBSIM" grid --help
+expect 0 "grid --help-config" -- "$LBSIM" grid --help-config
+has "$T/out" "bandwidth_gbps" "help-config lists keys"
+expect 0 "info two_sites" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --json
+has "$T/out" '"procs":32' "processor count"
+has "$T/out" '"latency_ns":5000000' "link latency"
+expect 0 "override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o "cluster siteB.nodes=4" --json
+has "$T/out" '"procs":20' "override applied"
+printf '[cluster A]\nnodes = 4\nbandwith_gbps = 10\n' >"$T/typo.ini"
+expect 1 "unknown key" -- "$LBSIM" grid info "$T/typo.ini"
+has "$T/err" "lbsim: grid info: $T/typo.ini:3: unknown key 'bandwith_gbps' in [cluster] (did you mean 'bandwidth_gbps'?)" "typo message"
+printf '[grid]\nname = x\n' >"$T/none.ini"
+expect 1 "no processors" -- "$LBSIM" grid info "$T/none.ini"
+has "$T/err" "no [cluster NAME] section" "no cluster message"
+printf '[cluster A]\nnodes = 4\nbandwidth_gbps = 0\n' >"$T/zero.ini"
+expect 1 "zero bandwidth" -- "$LBSIM" grid info "$T/zero.ini"
+has "$T/err" "$T/zero.ini:3: bandwidth_gbps = 0 is outside" "zero bandwidth message"
+expect 1 "missing file" -- "$LBSIM" grid info "$T/nope.ini"
+has "$T/err" "cannot open" "missing file message"
+expect 1 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o nodes=3
+has "$T/err" "SECTION.KEY=VALUE" "override message"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
