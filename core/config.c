@@ -356,6 +356,7 @@ lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) {
     const entry *en = &c->ents[i];
     const section *sec = &c->secs[en->sec];
     const lbs_section_spec *sp = find_spec(specs, sec->kind);
+    if (!sp->opts) continue; /* pass-through section: the consumer checks its keys */
     const lbs_opt *o = find_opt(sp, en->key);
     if (!o) {
       const char *best = NULL;
@@ -405,6 +406,18 @@ const char *lbs_config_where(const lbs_config *c, const char *kind, const char *
   if (s < 0) return c->file;
   int e = key ? find_entry(c, s, key) : -1;
   return where_line(c, e >= 0 ? c->ents[e].line : c->secs[s].line);
+}
+
+int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, int i, const char **key,
+                     const char **value) {
+  int s = find_section(c, kind, name ? name : "");
+  for (int k = 0; s >= 0 && k < c->nent; k++)
+    if (c->ents[k].sec == s && i-- == 0) {
+      *key = c->ents[k].key;
+      *value = c->ents[k].value;
+      return 1;
+    }
+  return 0;
 }
 
 int lbs_config_has(const lbs_config *c, const char *kind, const char *name, const char *key) {
@@ -466,6 +479,7 @@ void lbs_config_help(FILE *f, const lbs_section_spec *specs) {
   for (const lbs_section_spec *sp = specs; sp->kind; sp++) {
     fprintf(f, "[%s%s]%s\n    %s\n", sp->kind, sp->named == 0 ? "" : sp->named == 1 ? " NAME" : " A B",
             sp->required ? " (required)" : "", sp->help);
+    if (!sp->opts) fprintf(f, "  (any key: passed through as it is)\n");
     for (const lbs_opt *o = sp->opts; o && o->key; o++) {
       char range[64] = "";
       if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max)

@@ -27,7 +27,7 @@ typedef struct lbs_section_spec {
   const char *kind;    /* "grid", "cluster", ... */
   int named;           /* 0: "[kind]"; 1: "[kind NAME]"; 2: "[kind NAME NAME]" */
   int required;        /* at least one such section must exist */
-  const lbs_opt *opts; /* terminated by an entry with key NULL */
+  const lbs_opt *opts; /* terminated by an entry with key NULL; NULL: any key (pass-through) */
   const char *help;    /* what the section describes */
 } lbs_section_spec;    /* arrays of these end with kind NULL */
 
@@ -65,6 +65,9 @@ lbs_err lbs_config_bool(const lbs_config *c, const lbs_section_spec *specs, cons
 /* The string value (valid while c lives) or the default. */
 lbs_err lbs_config_string(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
                           const char *name, const char *key, const char **out);
+/* The i-th key and value given in section kind/name (file order); 0 when there is none. */
+int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, int i, const char **key,
+                     const char **value);
 /* 1 when the key is given (in the file or an override). */
 int lbs_config_has(const lbs_config *c, const char *kind, const char *name, const char *key);
 

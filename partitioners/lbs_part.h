@@ -1,0 +1,65 @@
+/* lbs_part.h - partitioners behind one interface, chosen by name ("zoltan:rcb", ...).
+ *
+ * The simulated processors are the parts: P parts may be far more than the MPI ranks that
+ * run the partitioner. Every rank passes the objects (mesh elements) it holds; the result
+ * is the new part of each of them. Part sizes are relative target loads (processor speeds),
+ * summing to 1. */
+#ifndef LBS_PART_H
+#define LBS_PART_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "lbs_config.h"
+
+typedef struct lbs_part_input {
+  MPI_Comm comm;             /* the ranks that hold objects */
+  int64_t nlocal;            /* objects on this rank */
+  const int64_t *gid;        /* their global ids (element ids) */
+  const double *weight;      /* their weights (work at the step), >= 0 */
+  int dim;                   /* coordinate dimensions, 0 if none */
+  const double *coords;      /* nlocal*dim, or NULL */
+  const int64_t *xadj;       /* local CSR over global neighbour ids, or NULL */
+  const int64_t *adj;        /* neighbour global ids */
+  const double *adjw;        /* edge weights (>= 0) */
+  const int64_t *rank_first; /* ranks+1 offsets: rank r holds ids [rank_first[r], rank_first[r+1]) */
+  const int *current;        /* current part of each local object */
+  int nparts;                /* P */
+  const double *part_sizes;  /* P relative sizes, summing to 1 */
+  int repartition;           /* 1: LB_APPROACH REPARTITION (starts from current), 0: PARTITION */
+} lbs_part_input;
+
+typedef struct lbs_partitioner lbs_partitioner;
+
+typedef struct lbs_partitioner_ops {
+  int abi;          /* LBS_PART_ABI */
+  const char *name; /* prefix before ':' in the user's name, e.g. "zoltan" */
+  const char *methods; /* accepted arguments after ':' for messages, e.g. "rcb, rib, ..." */
+  /* Parses args (after ':'), reads its config section; state owned by the partitioner. */
+  lbs_err (*create)(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm);
+  int (*needs_graph)(const void *state);
+  int (*needs_coords)(const void *state);
+  /* Computes newpart[0..nlocal) (each in [0, nparts)). Collective over in->comm. */
+  lbs_err (*partition)(void *state, const lbs_part_input *in, int *newpart);
+  void (*destroy)(void *state); /* NULL-safe */
+} lbs_partitioner_ops;
+#define LBS_PART_ABI 1
+
+/* Registers a partitioner (tests add mocks); LBS_INVAL if its name is taken. */
+lbs_err lbs_part_register(const lbs_partitioner_ops *ops);
+/* Known names for messages, e.g. "zoltan:{rcb,rib,...}". Static storage. */
+const char *lbs_part_known(void);
+
+/* Creates a partitioner from its full name ("zoltan:rcb"); LBS_NOTFOUND naming the known
+ * ones. cfg may be NULL; its section [zoltan] passes parameters through to Zoltan. */
+lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm, lbs_partitioner **out);
+void lbs_part_destroy(lbs_partitioner **p); /* NULL-safe, clears *p */
+const char *lbs_part_name(const lbs_partitioner *p);
+int lbs_part_needs_graph(const lbs_partitioner *p);
+int lbs_part_needs_coords(const lbs_partitioner *p);
+lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart);
+
+/* Config sections partitioners read ([zoltan] takes any Zoltan parameter by name). */
+int lbs_part_is_passthrough_section(const char *kind);
+
+#endif

@@ -1,0 +1,311 @@
+/* zoltan.c - Zoltan through its C API: zoltan:rcb|rib|hsfc|block|random|phg|graph.
+ *
+ * Called "in the same way as a real parallel application does" (seed 002, 3.2): query
+ * functions over the objects each MPI rank holds, Zoltan_LB_Partition, free the lists.
+ * NUM_GLOBAL_PARTS is the number of simulated processors; part sizes follow their speeds
+ * and are reset before every call (Zoltan accumulates them otherwise); weights are used
+ * because OBJ_WEIGHT_DIM is set; RETURN_LISTS=PARTS gives every local object's part, so an
+ * export "to its own rank" needs no special case. Parameters in a [zoltan] section are
+ * passed through (IMBALANCE_TOL, RCB_REUSE, PHG_REPART_MULTIPLIER, ...). phg builds its
+ * hypergraph from the mesh graph; graph runs Scotch through Zoltan.
+ *
+ * Same answer on any number of ranks: rcb, rib, hsfc and block run on all ranks with the
+ * objects where they are; their only rank-dependence is how ties between equal coordinates
+ * are split, so coordinates get a deterministic perturbation of 1e-6 x (|x| + 1) drawn from
+ * the element id. phg, graph and random are parallel randomised algorithms whose result
+ * depends on the distribution, so their objects are gathered on rank 0 and Zoltan runs
+ * there on a one-rank communicator. Scotch seeds its generator per process in Debian's build
+ * and runs threads whose interleaving changes its answer, so it is reseeded before every
+ * graph call and runs one thread (SCOTCH_PTHREAD_NUMBER=1 unless the user set it). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zoltan.h>
+#include <scotch/scotch.h>
+
+#include "lbs_part.h"
+
+static const struct {
+  const char *arg, *method;
+  int graph, coords, gather;
+} methods[] = {{"rcb", "RCB", 0, 1, 0},       {"rib", "RIB", 0, 1, 0},          {"hsfc", "HSFC", 0, 1, 0},
+               {"block", "BLOCK", 0, 0, 0},   {"random", "RANDOM", 0, 0, 1},    {"phg", "HYPERGRAPH", 1, 0, 1},
+               {"graph", "GRAPH", 1, 0, 1},   {NULL, NULL, 0, 0, 0}};
+
+typedef struct {
+  struct Zoltan_Struct *zz; /* NULL on ranks that do not run Zoltan */
+  int m;                    /* index into methods */
+  MPI_Comm comm, solo;      /* all ranks; rank 0 alone (gathering methods) */
+} zstate;
+
+static int initialized;
+
+static lbs_err set(struct Zoltan_Struct *zz, const char *k, const char *v) {
+  if (Zoltan_Set_Param(zz, k, v) != ZOLTAN_OK)
+    return lbs_fail(LBS_INVAL, "zoltan: parameter %s = %s was rejected", k, v);
+  return LBS_OK;
+}
+
+static void destroy(void *state) {
+  zstate *z = state;
+  if (!z) return;
+  if (z->zz) Zoltan_Destroy(&z->zz);
+  if (z->solo != MPI_COMM_NULL) MPI_Comm_free(&z->solo);
+  free(z);
+}
+
+static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm) {
+  int m = -1;
+  for (int i = 0; methods[i].arg; i++)
+    if (!strcmp(args, methods[i].arg)) m = i;
+  if (m < 0)
+    return lbs_fail(LBS_NOTFOUND, "unknown Zoltan method '%s' (known: zoltan:rcb, zoltan:rib, zoltan:hsfc, "
+                    "zoltan:block, zoltan:random, zoltan:phg, zoltan:graph)", args);
+  if (!strcmp(args, "graph")) setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
+  if (!initialized) {
+    float ver;
+    char *argv0[] = {(char *)"lbsim", NULL};
+    if (Zoltan_Initialize(1, argv0, &ver) != ZOLTAN_OK) return lbs_fail(LBS_INVAL, "Zoltan_Initialize failed");
+    initialized = 1;
+  }
+  zstate *z = calloc(1, sizeof *z);
+  if (!z) return lbs_fail(LBS_NOMEM, "zoltan");
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  z->comm = comm;
+  z->solo = MPI_COMM_NULL;
+  if (methods[m].gather) MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &z->solo);
+  MPI_Comm zc = methods[m].gather ? z->solo : comm;
+  if (zc != MPI_COMM_NULL && !(z->zz = Zoltan_Create(zc))) {
+    if (z->solo != MPI_COMM_NULL) MPI_Comm_free(&z->solo);
+    free(z);
+    return lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
+  }
+  z->m = m;
+  lbs_err e = LBS_OK;
+  const char *fixed[][2] = {{"DEBUG_LEVEL", "0"},       {"LB_METHOD", methods[m].method},
+                            {"NUM_GID_ENTRIES", "1"},   {"NUM_LID_ENTRIES", "1"},
+                            {"OBJ_WEIGHT_DIM", "1"},    {"EDGE_WEIGHT_DIM", methods[m].graph ? "1" : "0"},
+                            {"RETURN_LISTS", "PARTS"},  {"KEEP_CUTS", "0"},
+                            {"IMBALANCE_TOL", "1.1"}};
+  for (size_t i = 0; z->zz && !e && i < sizeof fixed / sizeof *fixed; i++) e = set(z->zz, fixed[i][0], fixed[i][1]);
+  if (z->zz && !e && !strcmp(args, "phg")) e = set(z->zz, "HYPERGRAPH_PACKAGE", "PHG");
+  if (z->zz && !e && !strcmp(args, "graph")) e = set(z->zz, "GRAPH_PACKAGE", "SCOTCH");
+  const char *k, *v;
+  for (int i = 0; z->zz && !e && cfg && lbs_config_entry(cfg, "zoltan", "", i, &k, &v); i++) e = set(z->zz, k, v);
+  int bad = e != LBS_OK, anybad; /* a parameter rejected on rank 0 fails everywhere */
+  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+  if (anybad && !e) e = lbs_fail(LBS_INVAL, "zoltan: a parameter was rejected on another rank");
+  if (e) {
+    destroy(z);
+    return e;
+  }
+  *state = z;
+  return LBS_OK;
+}
+
+static int needs_graph(const void *s) { return methods[((const zstate *)s)->m].graph; }
+static int needs_coords(const void *s) { return methods[((const zstate *)s)->m].coords; }
+
+/* ---------------------------------------------------------------- query functions */
+
+static int q_num_obj(void *d, int *ierr) {
+  *ierr = ZOLTAN_OK;
+  return (int)((const lbs_part_input *)d)->nlocal;
+}
+
+static void q_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim, float *w,
+                       int *ierr) {
+  const lbs_part_input *in = d;
+  (void)ng, (void)nl;
+  for (int64_t i = 0; i < in->nlocal; i++) {
+    gids[i] = (ZOLTAN_ID_TYPE)in->gid[i];
+    lids[i] = (ZOLTAN_ID_TYPE)i;
+    if (wdim) w[i] = (float)in->weight[i];
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+static int q_num_geom(void *d, int *ierr) {
+  *ierr = ZOLTAN_OK;
+  return ((const lbs_part_input *)d)->dim;
+}
+
+static void q_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int dim,
+                         double *geom, int *ierr) {
+  const lbs_part_input *in = d;
+  (void)ng, (void)nl, (void)gids;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < dim; k++) {
+      double x = in->coords[(int64_t)lids[i] * in->dim + k];
+      /* deterministic tie-break: the same for an element whichever rank holds it */
+      geom[i * dim + k] = x + 1e-6 * (fabs(x) + 1.0) * lbs_rng_unit(0x5eed, (uint64_t)k, (uint64_t)in->gid[lids[i]]);
+    }
+  *ierr = ZOLTAN_OK;
+}
+
+static void q_num_edges_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *ne,
+                              int *ierr) {
+  const lbs_part_input *in = d;
+  (void)ng, (void)nl, (void)gids;
+  for (int i = 0; i < n; i++) ne[i] = (int)(in->xadj[lids[i] + 1] - in->xadj[lids[i]]);
+  *ierr = ZOLTAN_OK;
+}
+
+static int owner(const lbs_part_input *in, int64_t g) {
+  int lo = 0, hi;
+  MPI_Comm_size(in->comm, &hi);
+  while (hi - lo > 1) { /* rank_first is sorted */
+    int mid = (lo + hi) / 2;
+    if (in->rank_first[mid] <= g) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+static void q_edge_list_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *ne,
+                              ZOLTAN_ID_PTR nbor, int *nproc, int wdim, float *ew, int *ierr) {
+  const lbs_part_input *in = d;
+  (void)ng, (void)nl, (void)gids, (void)ne;
+  int64_t k = 0;
+  for (int i = 0; i < n; i++)
+    for (int64_t j = in->xadj[lids[i]]; j < in->xadj[lids[i] + 1]; j++, k++) {
+      nbor[k] = (ZOLTAN_ID_TYPE)in->adj[j];
+      nproc[k] = owner(in, in->adj[j]);
+      if (wdim) ew[k] = (float)in->adjw[j];
+    }
+  *ierr = ZOLTAN_OK;
+}
+
+static void q_part_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *parts,
+                         int *ierr) {
+  const lbs_part_input *in = d;
+  (void)ng, (void)nl, (void)gids;
+  for (int i = 0; i < n; i++) parts[i] = in->current[lids[i]];
+  *ierr = ZOLTAN_OK;
+}
+
+/* ---------------------------------------------------------------- partition */
+
+static lbs_err run_zoltan(zstate *z, const lbs_part_input *in, int *newpart) {
+  struct Zoltan_Struct *zz = z->zz;
+  int rank;
+  MPI_Comm_rank(in->comm, &rank);
+  if (in->rank_first[0] != 0 || in->nlocal > (int64_t)1 << 31)
+    return lbs_fail(LBS_INVAL, "zoltan: bad object distribution");
+  char buf[32];
+  snprintf(buf, sizeof buf, "%d", in->nparts);
+  lbs_err e = set(zz, "NUM_GLOBAL_PARTS", buf);
+  if (!e) e = set(zz, "LB_APPROACH", in->repartition ? "REPARTITION" : "PARTITION");
+  if (e) return e;
+  /* part sizes accumulate across calls unless reset; rank 0 gives them all */
+  Zoltan_LB_Set_Part_Sizes(zz, 1, -1, NULL, NULL, NULL);
+  int P = in->nparts, *ids = malloc((size_t)P * sizeof *ids), *widx = calloc((size_t)P, sizeof *widx);
+  float *sz = malloc((size_t)P * sizeof *sz);
+  if (!ids || !widx || !sz) {
+    free(ids), free(widx), free(sz);
+    return lbs_fail(LBS_NOMEM, "part sizes");
+  }
+  for (int p = 0; p < P; p++) {
+    ids[p] = p;
+    sz[p] = (float)in->part_sizes[p];
+  }
+  int rc = Zoltan_LB_Set_Part_Sizes(zz, 1, rank == 0 ? P : 0, ids, widx, sz);
+  free(ids), free(widx), free(sz);
+  if (rc != ZOLTAN_OK) return lbs_fail(LBS_INVAL, "zoltan: setting %d part sizes failed", P);
+  void *d = (void *)in;
+  Zoltan_Set_Num_Obj_Fn(zz, q_num_obj, d);
+  Zoltan_Set_Obj_List_Fn(zz, q_obj_list, d);
+  Zoltan_Set_Part_Multi_Fn(zz, q_part_multi, d);
+  if (methods[z->m].coords) {
+    Zoltan_Set_Num_Geom_Fn(zz, q_num_geom, d);
+    Zoltan_Set_Geom_Multi_Fn(zz, q_geom_multi, d);
+  }
+  if (methods[z->m].graph) {
+    Zoltan_Set_Num_Edges_Multi_Fn(zz, q_num_edges_multi, d);
+    Zoltan_Set_Edge_List_Multi_Fn(zz, q_edge_list_multi, d);
+  }
+  if (methods[z->m].graph && !strcmp(methods[z->m].arg, "graph")) {
+    SCOTCH_randomSeed(1);
+    SCOTCH_randomReset();
+  }
+  int changes, ngid, nlid, nimp, nexp, *imp_proc, *imp_part, *exp_proc, *exp_part;
+  ZOLTAN_ID_PTR imp_g, imp_l, exp_g, exp_l;
+  rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &imp_g, &imp_l, &imp_proc, &imp_part, &nexp, &exp_g,
+                           &exp_l, &exp_proc, &exp_part);
+  if (rc != ZOLTAN_OK) return lbs_fail(LBS_INVAL, "zoltan:%s: Zoltan_LB_Partition failed (code %d)", methods[z->m].arg, rc);
+  for (int64_t i = 0; i < in->nlocal; i++) newpart[i] = in->current[i];
+  for (int k = 0; k < nexp; k++) /* every local object, with its new part */
+    if ((int64_t)exp_l[k] < in->nlocal) newpart[exp_l[k]] = exp_part[k];
+  Zoltan_LB_Free_Part(&imp_g, &imp_l, &imp_proc, &imp_part);
+  Zoltan_LB_Free_Part(&exp_g, &exp_l, &exp_proc, &exp_part);
+  return LBS_OK;
+}
+
+/* Gathers every rank's objects on rank 0 (in rank order, which is global id order). */
+static lbs_err gather_run(zstate *z, const lbs_part_input *in, int *newpart) {
+  int rank, size;
+  MPI_Comm_rank(z->comm, &rank);
+  MPI_Comm_size(z->comm, &size);
+  int64_t ne = in->xadj ? in->xadj[in->nlocal] : 0, mine[2] = {in->nlocal, ne};
+  int64_t *cnt = rank == 0 ? malloc((size_t)size * 2 * sizeof *cnt) : NULL;
+  MPI_Gather(mine, 2, MPI_INT64_T, cnt, 2, MPI_INT64_T, 0, z->comm);
+  int *on = NULL, *od = NULL, *en = NULL, *ed = NULL, *cn = NULL, *cd = NULL;
+  int64_t N = 0, NE = 0;
+  if (rank == 0) {
+    on = malloc((size_t)size * sizeof *on), od = malloc((size_t)size * sizeof *od);
+    en = malloc((size_t)size * sizeof *en), ed = malloc((size_t)size * sizeof *ed);
+    cn = malloc((size_t)size * sizeof *cn), cd = malloc((size_t)size * sizeof *cd);
+    for (int r = 0; r < size; r++) {
+      on[r] = (int)cnt[2 * r], en[r] = (int)cnt[2 * r + 1], cn[r] = on[r] * in->dim;
+      od[r] = (int)N, ed[r] = (int)NE, cd[r] = (int)(N * in->dim);
+      N += cnt[2 * r], NE += cnt[2 * r + 1];
+    }
+  }
+  int64_t *gid = NULL, *deg = NULL, *adj = NULL, *xadj = NULL, *ldeg = malloc((size_t)(in->nlocal + 1) * sizeof *ldeg);
+  double *w = NULL, *co = NULL, *aw = NULL;
+  int *cur = NULL, *np = NULL;
+  if (rank == 0) {
+    gid = malloc((size_t)(N + 1) * sizeof *gid), deg = malloc((size_t)(N + 1) * sizeof *deg);
+    xadj = malloc((size_t)(N + 1) * sizeof *xadj), adj = malloc((size_t)(NE + 1) * sizeof *adj);
+    w = malloc((size_t)(N + 1) * sizeof *w), co = malloc((size_t)(N * in->dim + 1) * sizeof *co);
+    aw = malloc((size_t)(NE + 1) * sizeof *aw), cur = malloc((size_t)(N + 1) * sizeof *cur);
+    np = malloc((size_t)(N + 1) * sizeof *np);
+  }
+  for (int64_t i = 0; i < in->nlocal; i++) ldeg[i] = in->xadj ? in->xadj[i + 1] - in->xadj[i] : 0;
+  MPI_Gatherv(in->gid, (int)in->nlocal, MPI_INT64_T, gid, on, od, MPI_INT64_T, 0, z->comm);
+  MPI_Gatherv(in->weight, (int)in->nlocal, MPI_DOUBLE, w, on, od, MPI_DOUBLE, 0, z->comm);
+  MPI_Gatherv(in->current, (int)in->nlocal, MPI_INT, cur, on, od, MPI_INT, 0, z->comm);
+  MPI_Gatherv(ldeg, (int)in->nlocal, MPI_INT64_T, deg, on, od, MPI_INT64_T, 0, z->comm);
+  if (in->dim && in->coords)
+    MPI_Gatherv(in->coords, (int)(in->nlocal * in->dim), MPI_DOUBLE, co, cn, cd, MPI_DOUBLE, 0, z->comm);
+  if (in->xadj) {
+    MPI_Gatherv(in->adj, (int)ne, MPI_INT64_T, adj, en, ed, MPI_INT64_T, 0, z->comm);
+    MPI_Gatherv(in->adjw, (int)ne, MPI_DOUBLE, aw, en, ed, MPI_DOUBLE, 0, z->comm);
+  }
+  lbs_err e = LBS_OK;
+  if (rank == 0) {
+    xadj[0] = 0;
+    for (int64_t i = 0; i < N; i++) xadj[i + 1] = xadj[i] + deg[i];
+    int64_t rf[2] = {0, N};
+    lbs_part_input all = {z->solo, N, gid, w, in->dim, in->coords ? co : NULL, in->xadj ? xadj : NULL, adj, aw,
+                          rf, cur, in->nparts, in->part_sizes, in->repartition};
+    e = run_zoltan(z, &all, np);
+  }
+  int code = e;
+  MPI_Bcast(&code, 1, MPI_INT, 0, z->comm);
+  if (code && !e) e = lbs_fail((lbs_err)code, "zoltan: partitioning failed on rank 0");
+  MPI_Scatterv(np, on, od, MPI_INT, newpart, (int)in->nlocal, MPI_INT, 0, z->comm);
+  free(cnt), free(on), free(od), free(en), free(ed), free(cn), free(cd), free(gid), free(deg), free(adj);
+  free(xadj), free(ldeg), free(w), free(co), free(aw), free(cur), free(np);
+  return e;
+}
+
+static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
+  zstate *z = state;
+  return methods[z->m].gather ? gather_run(z, in, newpart) : run_zoltan(z, in, newpart);
+}
+
+const lbs_partitioner_ops lbs__part_zoltan = {LBS_PART_ABI,  "zoltan",     "rcb,rib,hsfc,block,random,phg,graph",
+                                              create,        needs_graph,  needs_coords,
+                                              partition,     destroy};
