@@ -1,0 +1,46 @@
+/* lbs_policy.h - repartitioning policies: "should the application repartition before the
+ * next step?", chosen by name with arguments after colons ("fixed:20"). */
+#ifndef LBS_POLICY_H
+#define LBS_POLICY_H
+
+#include <stdint.h>
+
+#include "lbs_core.h"
+
+/* What a policy sees before step `step` is computed. Loads are per-processor compute times
+ * (ns) under the current assignment; history arrays cover steps 0..step-1. */
+typedef struct lbs_loadview {
+  int64_t step;              /* the step about to run (0-based) */
+  int64_t steps;             /* steps in the trace */
+  int64_t since;             /* steps run since the last repartition (or the start) */
+  int procs;                 /* P */
+  const int64_t *load_ns;    /* P compute times of this step under the current assignment */
+  double imbalance;          /* (Lmax - Lavg) / Lmax of load_ns */
+  const int64_t *step_ns;    /* time each past step took */
+  const double *past_imbalance; /* imbalance of each past step */
+  int64_t last_repart_ns;    /* partition + migration time of the last repartition, 0 if none */
+} lbs_loadview;
+
+typedef struct lbs_policy_ops {
+  int abi;          /* LBS_POLICY_ABI */
+  const char *name; /* "fixed" */
+  const char *usage; /* "fixed:K (K >= 1 steps)" */
+  /* Parses the arguments after "name:" (NULL when none). */
+  lbs_err (*init)(void **state, const char *args);
+  /* Sets *repartition to 1 to repartition before view->step. */
+  lbs_err (*decide)(void *state, const lbs_loadview *view, int *repartition);
+  void (*fini)(void *state); /* NULL-safe */
+} lbs_policy_ops;
+#define LBS_POLICY_ABI 1
+
+typedef struct lbs_policy lbs_policy;
+lbs_err lbs_policy_register(const lbs_policy_ops *ops);
+const char *lbs_policy_known(void); /* "none, fixed:K, ..." (static storage) */
+/* Creates a policy from its name; LBS_NOTFOUND naming the known ones, LBS_INVAL for bad
+ * arguments with the expected form. */
+lbs_err lbs_policy_create(const char *name, lbs_policy **out);
+void lbs_policy_destroy(lbs_policy **p);
+const char *lbs_policy_name(const lbs_policy *p);
+lbs_err lbs_policy_decide(lbs_policy *p, const lbs_loadview *view, int *repartition);
+
+#endif
