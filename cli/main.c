@@ -15,6 +15,7 @@ static const struct {
 } commands[] = {
     {"trace", cmd_trace, "generate, inspect, verify, import and export traces"},
     {"grid", cmd_grid, "validate and describe simulated platforms"},
+    {"replay", cmd_replay, "replay a trace on a grid with a partitioner and a policy (MPI)"},
     {NULL, NULL, NULL},
 };
 

@@ -29,3 +29,71 @@ const lbs_event *lbs_queue_peek(const lbs_queue *q);
 size_t lbs_queue_size(const lbs_queue *q);
 
 #endif
+
+/* ================================================================ replay */
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "lbs_grid.h"
+#include "lbs_traces.h"
+
+typedef enum { LBS_MODE_BSP = 0, LBS_MODE_DES = 1 } lbs_sim_mode;
+typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lbs_cost_kind;
+
+typedef struct lbs_replay_opts {
+  const char *metric;        /* replayed metric; NULL: the trace's first */
+  const char *partitioner;   /* e.g. "zoltan:rcb" */
+  const char *policy;        /* e.g. "fixed:20" */
+  lbs_sim_mode mode;         /* bsp or des */
+  lbs_cost_kind cost;        /* how partitioning time is charged */
+  double cost_scale;         /* LBS_COST_MEASURED: simulated = measured wall time x scale */
+  double part_fixed_us;      /* LBS_COST_MODEL: fixed cost per call; < 0: the partitioner's default */
+  double part_per_elem_ns;   /* LBS_COST_MODEL: cost per element; < 0: the partitioner's default */
+  const lbs_config *cfg;     /* [zoltan] pass-through; may be NULL */
+  int save_assignment;       /* keep the assignment after every repartition */
+  lbs_progress_fn progress;  /* called on rank 0 after each step; may be NULL */
+  void *progress_arg;
+} lbs_replay_opts;
+
+typedef struct lbs_repart_rec {
+  int64_t step;         /* repartitioned before this step */
+  int64_t partition_ns; /* charged partitioning time */
+  int64_t migration_ns; /* migration time over the simulated links */
+  int64_t moved;        /* elements that changed processor */
+  double moved_bytes;   /* bytes they carried */
+  double wall_s;        /* measured wall time of the partitioner call */
+} lbs_repart_rec;
+
+typedef struct lbs_replay_result {
+  char *metric, *partitioner, *policy; /* owned copies */
+  lbs_sim_mode mode;
+  int64_t elements, steps;
+  int procs;
+  int64_t total_ns, compute_ns, comm_ns, partition_ns, migration_ns, moved;
+  double mean_imbalance, max_imbalance, mean_loadimb;
+  int64_t *app_step;        /* S application step numbers */
+  int64_t *step_ns;         /* S: how much the simulated clock advanced in each step */
+  int64_t *step_compute_ns; /* S: largest compute time of the step */
+  double *imbalance;        /* S: (Lmax - Lavg) / Lmax */
+  double *loadimb;          /* S: Lmax / Lavg */
+  int *repartitioned;       /* S: 1 when the step started with a repartition */
+  int64_t *proc_ns;         /* S*P: compute time of each processor at each step */
+  lbs_repart_rec *reparts;  /* nrep records */
+  int nrep;
+  int *assign;              /* (nrep+1)*E with save_assignment: initial, then after each */
+  double wall_s;            /* wall time of the whole replay */
+} lbs_replay_result;
+
+/* Replays trace t on grid g: collective over comm (every rank gets the same result).
+ * Errors are agreed: every rank returns the same code, rank 0 the message. */
+lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm,
+                   lbs_replay_result **out);
+void lbs_replay_result_free(lbs_replay_result **r); /* NULL-safe, clears *r */
+/* One JSON object (DESIGN.md's fields) on one line. */
+void lbs_replay_json(FILE *f, const lbs_replay_result *r);
+/* Appends the run to an SQLite results store in one transaction (nothing on failure). */
+lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path,
+                         const char *grid_path);
+/* The default deterministic cost model of a partitioner (fixed us, per-element ns). */
+void lbs_partition_cost_default(const char *partitioner, double *fixed_us, double *per_elem_ns);

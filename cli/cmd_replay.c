@@ -1,0 +1,139 @@
+/* cmd_replay.c - lbsim replay: a trace on a grid with a partitioner and a policy (MPI). */
+#include <getopt.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lbs_part.h"
+#include "lbs_policy.h"
+#include "lbs_sim.h"
+
+static void usage(void) {
+  printf("usage: [mpirun -n R] lbsim replay t.lbt --grid g.ini [options]\n\n"
+         "Replays the trace on the simulated grid, calling the partitioner whenever the policy\n"
+         "says so, and reports the simulated time (compute, communication, partitioning,\n"
+         "migration), repartitions, imbalance and moved elements. Same answer on any number\n"
+         "of MPI ranks; each rank decodes only its share of the elements.\n\noptions:\n"
+         "  --grid FILE          the grid (INI; 'lbsim grid --help-config'); may hold [zoltan]\n"
+         "  -o SECTION.KEY=VAL   override a grid key, e.g. -o zoltan.IMBALANCE_TOL=1.05\n"
+         "  --partitioner NAME   %s (default zoltan:rcb)\n"
+         "  --policy NAME        %s (default none)\n"
+         "  --mode bsp|des       barrier per step (default) or discrete events per processor\n"
+         "  --metric NAME        the replayed metric (default: the trace's first)\n"
+         "  --cost model|measured|zero\n"
+         "                       partitioning time: a deterministic model (default), the\n"
+         "                       measured wall time x --cost-scale (not reproducible), or zero\n"
+         "  --part-fixed-us US, --part-per-elem-ns NS   the model's constants\n"
+         "  --results FILE       append the run to an SQLite results store\n"
+         "  --save-assignment    with --results: the assignment after every repartition\n"
+         "  --json               one JSON object on stdout\n",
+         lbs_part_known(), lbs_policy_known());
+}
+
+enum { O_GRID = 1000, O_PART, O_POLICY, O_MODE, O_METRIC, O_COST, O_SCALE, O_FIXED, O_PERELEM, O_RESULTS, O_SAVE,
+       O_JSON };
+
+int cmd_replay(int argc, char **argv) {
+  static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
+                                     {"partitioner", required_argument, 0, O_PART},
+                                     {"policy", required_argument, 0, O_POLICY},
+                                     {"mode", required_argument, 0, O_MODE},
+                                     {"metric", required_argument, 0, O_METRIC},
+                                     {"cost", required_argument, 0, O_COST},
+                                     {"cost-scale", required_argument, 0, O_SCALE},
+                                     {"part-fixed-us", required_argument, 0, O_FIXED},
+                                     {"part-per-elem-ns", required_argument, 0, O_PERELEM},
+                                     {"results", required_argument, 0, O_RESULTS},
+                                     {"save-assignment", no_argument, 0, O_SAVE},
+                                     {"json", no_argument, 0, O_JSON},
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  lbs_replay_opts o = {NULL, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, NULL, NULL};
+  const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
+  int json = 0, nover = 0, c;
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    switch (c) {
+    case O_GRID: grid_path = optarg; break;
+    case 'o': over[nover++] = optarg; break;
+    case O_PART: o.partitioner = optarg; break;
+    case O_POLICY: o.policy = optarg; break;
+    case O_METRIC: o.metric = optarg; break;
+    case O_RESULTS: results = optarg; break;
+    case O_SAVE: o.save_assignment = 1; break;
+    case O_JSON: json = 1; break;
+    case O_MODE:
+      if (!strcmp(optarg, "bsp")) o.mode = LBS_MODE_BSP;
+      else if (!strcmp(optarg, "des")) o.mode = LBS_MODE_DES;
+      else return free(over), cli_usage("replay", "--mode must be bsp or des");
+      break;
+    case O_COST:
+      if (!strcmp(optarg, "model")) o.cost = LBS_COST_MODEL;
+      else if (!strcmp(optarg, "measured")) o.cost = LBS_COST_MEASURED;
+      else if (!strcmp(optarg, "zero")) o.cost = LBS_COST_ZERO;
+      else return free(over), cli_usage("replay", "--cost must be model, measured or zero");
+      break;
+    case O_SCALE: if (cli_parse_f64("--cost-scale", optarg, 0, 1e12, &o.cost_scale)) return free(over), 2; break;
+    case O_FIXED: if (cli_parse_f64("--part-fixed-us", optarg, 0, 1e15, &o.part_fixed_us)) return free(over), 2; break;
+    case O_PERELEM: if (cli_parse_f64("--part-per-elem-ns", optarg, 0, 1e15, &o.part_per_elem_ns)) return free(over), 2; break;
+    case 'h': usage(); free(over); return 0;
+    default: free(over); return cli_usage("replay", "bad option");
+    }
+  }
+  if (optind != argc - 1) return free(over), cli_usage("replay", "expected one trace file");
+  if (!grid_path) return free(over), cli_usage("replay", "missing --grid FILE");
+  if (o.save_assignment && !results) return free(over), cli_usage("replay", "--save-assignment goes with --results");
+  const char *trace_path = argv[optind];
+  MPI_Init(NULL, NULL);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  cli_progress prog;
+  cli_progress_start(&prog, "replaying", 0);
+  lbs_config *cfg = NULL;
+  lbs_grid *g = NULL;
+  lbs_trace *t = NULL;
+  lbs_replay_result *r = NULL;
+  /* every rank loads the same inputs; failures are the same everywhere */
+  lbs_err e = lbs_config_load(grid_path, &cfg);
+  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e) e = lbs_grid_from_config(cfg, &g);
+  const char *what = "replay";
+  if (!e && (e = lbs_trace_open(trace_path, &t))) what = "replay";
+  if (!e) {
+    o.cfg = cfg;
+    if (rank == 0) {
+      cli_progress_start(&prog, "replaying", lbs_trace_steps(t));
+      o.progress = cli_progress_cb;
+      o.progress_arg = &prog;
+    }
+    e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
+    cli_progress_end(&prog);
+  }
+  if (!e && rank == 0 && results) e = lbs_results_save(results, r, trace_path, grid_path);
+  int rc = 0;
+  if (e) {
+    if (rank == 0) cli_error(what, e);
+    rc = 1;
+  } else if (rank == 0 && json) {
+    lbs_replay_json(stdout, r);
+  } else if (rank == 0) {
+    printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", trace_path, grid_path, r->procs,
+           r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy, r->metric);
+    printf("simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
+           1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
+           1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+    printf("repartitions  %d", r->nrep);
+    for (int k = 0; k < r->nrep && k < 20; k++) printf("%s%lld", k ? ", " : " before steps ", (long long)r->reparts[k].step);
+    printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
+           r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
+    printf("moved         %lld elements\nwall          %.3f s%s%s\n", (long long)r->moved, r->wall_s,
+           results ? ", results in " : "", results ? results : "");
+  }
+  lbs_replay_result_free(&r);
+  lbs_trace_close(&t);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+  free(over);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,576 @@
+/* replay.c - the replay engine: a trace on a simulated grid, under MPI.
+ *
+ * Model (DESIGN.md): at step s processor p computes for f_p(W_p(s)) ns, W_p(s) the sum of
+ * the replayed metric over its elements; then every pair (p, q) sharing graph edges
+ * exchanges B_pq = bytes_per_edge x (weight of the cut edges from p to q) bytes, taking
+ * latency + B / bandwidth on the link between their clusters. Transfers are events on the
+ * queue in (time, insertion) order; a shared link serves them one after the other (FIFO,
+ * one medium for both directions), a dedicated one in parallel.
+ *   bsp: every step ends at a barrier: when the last processor has computed and received.
+ *   des: a processor starts step s+1 when its own compute of step s is done and the halos
+ *        of step s from its neighbours have arrived. Transfers of one step are served
+ *        before those of the next on a shared link.
+ * A repartition is collective: the clocks meet at a barrier, the partitioner's time is
+ * charged (a deterministic model by default), then migration: each element that changes
+ * processor moves bytes_per_elem over the links, as one transfer per (old, new) pair.
+ *
+ * Under MPI, rank r holds a chunk-aligned range of elements, decodes only those and sums
+ * its elements' work per processor; sums are 64-bit fixed point (2^-12 units), so they are
+ * exact and the result does not depend on the number of ranks. Every rank keeps the whole
+ * assignment (4 bytes an element) and the same clocks. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lbs_part.h"
+#include "lbs_policy.h"
+#include "lbs_sim.h"
+
+#define FIX 4096.0 /* fixed-point units per work unit */
+
+enum { EV_SEND = 1 };
+
+typedef struct {
+  int p, q;
+  double bytes;
+} xfer;
+
+typedef struct {
+  /* inputs */
+  lbs_trace *t;
+  const lbs_grid *g;
+  const lbs_replay_opts *o;
+  MPI_Comm comm;
+  int rank, size, metric, P, C;
+  int64_t E, S, first, n, *rank_first;
+  lbs_mesh *mesh;
+  int dim;
+  const double *coords;
+  const int64_t *xadj, *adj;
+  const double *adjw;
+  double bytes_elem, bytes_edge;
+  lbs_partitioner *part;
+  lbs_policy *policy;
+  double *sizes; /* P part sizes */
+  /* state */
+  int *assign;          /* E: whole assignment */
+  int *cur, *newp;      /* n: local current / new parts */
+  int64_t *gid;         /* n: local global ids */
+  int64_t *lxadj;       /* n+1: local CSR offsets */
+  double *w, *wprev;    /* n: local work of the current and the previous step */
+  int64_t *fix;         /* P: fixed-point sums */
+  int64_t *load;        /* P: compute ns of the current step */
+  xfer *halo;           /* halo transfers, sorted by (p, q) */
+  int nhalo;
+  int64_t *clock;       /* P processor clocks (ns) */
+  int64_t *arrive;      /* P: latest arrival into each processor this step */
+  int64_t *link_free;   /* C*C: when each shared link is free */
+  lbs_queue *q;
+  lbs_replay_result *r;
+} eng;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Makes every rank return the same error: the first failing rank's code and message. */
+static lbs_err agree(eng *x, lbs_err e) {
+  int mine = e ? x->rank : x->size, first;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, x->comm);
+  if (first == x->size) return LBS_OK;
+  char msg[1024];
+  int code = e;
+  if (x->rank == first) snprintf(msg, sizeof msg, "%s", lbs_errmsg());
+  MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, x->comm);
+  MPI_Bcast(&code, 1, MPI_INT, first, x->comm);
+  return lbs_fail((lbs_err)code, "%s", msg);
+}
+
+void lbs_partition_cost_default(const char *partitioner, double *fixed_us, double *per_elem_ns) {
+  /* Measured with `lbsim replay --cost measured` on the 2-core EPYC VM (bench/RESULTS.md):
+   * geometric methods are cheap per element, graph and hypergraph methods dearer. */
+  static const struct {
+    const char *name;
+    double fixed_us, per_elem_ns;
+  } table[] = {{"zoltan:rcb", 300, 250},   {"zoltan:rib", 300, 300},    {"zoltan:hsfc", 200, 200},
+               {"zoltan:block", 50, 20},   {"zoltan:random", 50, 30},   {"zoltan:phg", 2000, 3000},
+               {"zoltan:graph", 1000, 1500}, {NULL, 0, 0}};
+  *fixed_us = 500;
+  *per_elem_ns = 1000;
+  for (int i = 0; table[i].name; i++)
+    if (!strcmp(table[i].name, partitioner)) {
+      *fixed_us = table[i].fixed_us;
+      *per_elem_ns = table[i].per_elem_ns;
+    }
+}
+
+/* ---------------------------------------------------------------- loads */
+
+/* Reads this rank's work values of step s into w; checks them. */
+static lbs_err read_work(eng *x, int64_t s, double *w) {
+  lbs_err e = x->n ? lbs_trace_read(x->t, s, x->metric, x->first, x->n, w) : LBS_OK;
+  for (int64_t i = 0; !e && i < x->n; i++)
+    if (!(w[i] >= 0) || !isfinite(w[i]) || w[i] > 1e15)
+      e = lbs_fail(LBS_RANGE, "step %lld element %lld: work %g is negative, too large or not finite", (long long)s,
+                   (long long)(x->first + i), w[i]);
+  return agree(x, e);
+}
+
+/* Per-processor compute times of the work in x->w under the current assignment. */
+static void compute_loads(eng *x) {
+  memset(x->fix, 0, (size_t)x->P * sizeof *x->fix);
+  for (int64_t i = 0; i < x->n; i++) x->fix[x->cur[i]] += llround(x->w[i] * FIX);
+  MPI_Allreduce(MPI_IN_PLACE, x->fix, x->P, MPI_INT64_T, MPI_SUM, x->comm);
+  for (int p = 0; p < x->P; p++) x->load[p] = lbs_grid_compute_ns(x->g, p, (double)x->fix[p] / FIX);
+}
+
+static void imbalance(const int64_t *load, int P, double *imb, double *limb) {
+  double mx = 0, sum = 0;
+  for (int p = 0; p < P; p++) {
+    mx = fmax(mx, (double)load[p]);
+    sum += (double)load[p];
+  }
+  double avg = sum / P;
+  *imb = mx > 0 ? (mx - avg) / mx : 0;
+  *limb = avg > 0 ? mx / avg : 1;
+}
+
+/* ---------------------------------------------------------------- transfers */
+
+static int cmp_key(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Combines (key, fixed-point amount) pairs from every rank into sorted transfers. */
+static lbs_err merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout) {
+  qsort(kv, (size_t)nkv, 2 * sizeof *kv, cmp_key);
+  int64_t m = 0;
+  for (int64_t i = 0; i < nkv; i++) {
+    if (m && kv[2 * (m - 1)] == kv[2 * i]) kv[2 * (m - 1) + 1] += kv[2 * i + 1];
+    else kv[2 * m] = kv[2 * i], kv[2 * m + 1] = kv[2 * i + 1], m++;
+  }
+  int cnt = (int)(2 * m), *counts = malloc((size_t)x->size * sizeof *counts), *displs = malloc((size_t)x->size * sizeof *displs);
+  MPI_Allgather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, x->comm);
+  int64_t total = 0;
+  for (int r = 0; r < x->size; r++) {
+    displs[r] = (int)total;
+    total += counts[r];
+  }
+  int64_t *all = malloc((size_t)(total + 2) * sizeof *all);
+  lbs_err e = counts && displs && all ? LBS_OK : lbs_fail(LBS_NOMEM, "transfer lists");
+  if (!e) MPI_Allgatherv(kv, cnt, MPI_INT64_T, all, counts, displs, MPI_INT64_T, x->comm);
+  int64_t na = total / 2, k = 0;
+  if (!e) {
+    qsort(all, (size_t)na, 2 * sizeof *all, cmp_key);
+    xfer *xs = malloc((size_t)(na + 1) * sizeof *xs);
+    if (!xs) e = lbs_fail(LBS_NOMEM, "transfer lists");
+    for (int64_t i = 0; !e && i < na; i++) {
+      if (k && (int64_t)xs[k - 1].p * x->P + xs[k - 1].q == all[2 * i]) {
+        xs[k - 1].bytes += (double)all[2 * i + 1] / FIX * unit_bytes;
+      } else {
+        xs[k].p = (int)(all[2 * i] / x->P);
+        xs[k].q = (int)(all[2 * i] % x->P);
+        xs[k].bytes = (double)all[2 * i + 1] / FIX * unit_bytes;
+        k++;
+      }
+    }
+    *out = xs;
+    *nout = (int)k;
+  }
+  free(counts);
+  free(displs);
+  free(all);
+  return e;
+}
+
+/* Halo transfers under the current assignment: cut edge weight between each (p, q). */
+static lbs_err build_halo(eng *x) {
+  free(x->halo);
+  x->halo = NULL;
+  x->nhalo = 0;
+  if (!x->xadj || x->bytes_edge <= 0) return agree(x, LBS_OK);
+  int64_t ne = x->xadj[x->first + x->n] - x->xadj[x->first], nkv = 0;
+  int64_t *kv = malloc((size_t)(2 * ne + 2) * sizeof *kv);
+  if (!kv) return agree(x, lbs_fail(LBS_NOMEM, "halo pairs"));
+  for (int64_t i = 0; i < x->n; i++) {
+    int64_t u = x->first + i;
+    for (int64_t k = x->xadj[u]; k < x->xadj[u + 1]; k++) {
+      int p = x->assign[u], q = x->assign[x->adj[k]];
+      if (p != q && x->adjw[k] > 0) {
+        kv[2 * nkv] = (int64_t)p * x->P + q;
+        kv[2 * nkv + 1] = llround(x->adjw[k] * FIX);
+        nkv++;
+      }
+    }
+  }
+  lbs_err e = merge_pairs(x, kv, nkv, x->bytes_edge, &x->halo, &x->nhalo);
+  free(kv);
+  return agree(x, e);
+}
+
+/* Serves transfers that become ready at ready[p] (ns) over the links; arrival times into
+ * each processor are maxed into x->arrive. Returns the latest arrival. */
+static lbs_err run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
+  lbs_err e = LBS_OK;
+  for (int i = 0; i < nx && !e; i++) e = lbs_queue_push(x->q, ready[xs[i].p], EV_SEND, xs[i].p, i);
+  int64_t last = 0;
+  lbs_event ev;
+  while (lbs_queue_pop(x->q, &ev)) {
+    const xfer *t = &xs[ev.arg];
+    int a = lbs_grid_proc_cluster(x->g, t->p), b = lbs_grid_proc_cluster(x->g, t->q);
+    lbs_link l = lbs_grid_link(x->g, a, b);
+    int64_t tx = (int64_t)ceil(t->bytes * 8.0 / l.bw_gbps), start = ev.time, arrival;
+    if (l.shared) {
+      int key = a < b ? a * x->C + b : b * x->C + a;
+      if (x->link_free[key] > start) start = x->link_free[key];
+      x->link_free[key] = start + tx;
+    }
+    arrival = start + tx + l.lat_ns;
+    if (arrival > x->arrive[t->q]) x->arrive[t->q] = arrival;
+    if (arrival > last) last = arrival;
+  }
+  *latest = last;
+  return e;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* Simulates one step from the current clocks; returns how far the makespan moved. */
+static lbs_err run_step(eng *x, int64_t *advance) {
+  int64_t before = 0, after = 0, latest;
+  int64_t *done = x->fix; /* reuse: P */
+  for (int p = 0; p < x->P; p++) {
+    if (x->o->mode == LBS_MODE_BSP && x->clock[p] != x->clock[0]) x->clock[p] = x->clock[0];
+    before = x->clock[p] > before ? x->clock[p] : before;
+    done[p] = x->clock[p] + x->load[p];
+    x->arrive[p] = 0;
+  }
+  lbs_err e = run_transfers(x, x->halo, x->nhalo, done, &latest);
+  for (int p = 0; p < x->P; p++) {
+    int64_t c = done[p] > x->arrive[p] ? done[p] : x->arrive[p];
+    x->clock[p] = c;
+    if (c > after) after = c;
+  }
+  if (x->o->mode == LBS_MODE_BSP)
+    for (int p = 0; p < x->P; p++) x->clock[p] = after; /* the barrier */
+  *advance = after - before;
+  return e;
+}
+
+/* Partition with the work in w (local), then migrate; updates assignment and clocks. */
+static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec *rec) {
+  int64_t T = 0;
+  for (int p = 0; p < x->P; p++) T = x->clock[p] > T ? x->clock[p] : T;
+  lbs_part_input in = {x->comm, x->n, x->gid, w, x->dim, x->coords ? x->coords + x->first * x->dim : NULL,
+                       x->xadj ? x->lxadj : NULL, x->xadj ? x->adj + x->xadj[x->first] : NULL,
+                       x->xadj ? x->adjw + x->xadj[x->first] : NULL, x->rank_first, x->cur, x->P, x->sizes, approach};
+  MPI_Barrier(x->comm);
+  double t0 = now_s();
+  lbs_err e = agree(x, lbs_part_run(x->part, &in, x->newp));
+  double wall = now_s() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, x->comm);
+  if (e) return e;
+  /* migration: (old, new) pairs of moved elements */
+  int64_t *kv = malloc((size_t)(2 * x->n + 2) * sizeof *kv), nkv = 0, moved = 0;
+  if (!kv) return agree(x, lbs_fail(LBS_NOMEM, "migration"));
+  for (int64_t i = 0; i < x->n; i++)
+    if (x->newp[i] != x->cur[i]) {
+      kv[2 * nkv] = (int64_t)x->cur[i] * x->P + x->newp[i];
+      kv[2 * nkv + 1] = (int64_t)FIX;
+      nkv++;
+      moved++;
+    }
+  xfer *mig = NULL;
+  int nmig = 0;
+  e = agree(x, merge_pairs(x, kv, nkv, x->bytes_elem, &mig, &nmig));
+  free(kv);
+  MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, x->comm);
+  if (e) {
+    free(mig);
+    return e;
+  }
+  /* the new assignment everywhere */
+  int *counts = malloc((size_t)x->size * sizeof *counts), *displs = malloc((size_t)x->size * sizeof *displs);
+  for (int r = 0; r < x->size; r++) {
+    counts[r] = (int)(x->rank_first[r + 1] - x->rank_first[r]);
+    displs[r] = (int)x->rank_first[r];
+  }
+  MPI_Allgatherv(x->newp, (int)x->n, MPI_INT, x->assign, counts, displs, MPI_INT, x->comm);
+  free(counts);
+  free(displs);
+  memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
+  /* charged times */
+  double fixed_us = x->o->part_fixed_us, per_ns = x->o->part_per_elem_ns, dfix, dper;
+  lbs_partition_cost_default(lbs_part_name(x->part), &dfix, &dper);
+  if (fixed_us < 0) fixed_us = dfix;
+  if (per_ns < 0) per_ns = dper;
+  int64_t part_ns = x->o->cost == LBS_COST_ZERO       ? 0
+                    : x->o->cost == LBS_COST_MEASURED ? llround(wall * 1e9 * x->o->cost_scale)
+                                                      : llround(fixed_us * 1e3 + per_ns * (double)x->E);
+  int64_t start = T + part_ns, latest = start, *ready = x->fix;
+  for (int p = 0; p < x->P; p++) {
+    ready[p] = start;
+    x->arrive[p] = 0;
+  }
+  e = run_transfers(x, mig, nmig, ready, &latest);
+  double bytes = 0;
+  for (int i = 0; i < nmig; i++) bytes += mig[i].bytes;
+  free(mig);
+  for (int p = 0; p < x->P; p++) x->clock[p] = latest;
+  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall};
+  if (!e) e = build_halo(x);
+  return e;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static void eng_free(eng *x) {
+  lbs_part_destroy(&x->part);
+  lbs_policy_destroy(&x->policy);
+  lbs_queue_destroy(&x->q);
+  free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
+  free(x->lxadj), free(x->w), free(x->wprev), free(x->fix), free(x->load), free(x->halo), free(x->clock);
+  free(x->arrive), free(x->link_free);
+}
+
+void lbs_replay_result_free(lbs_replay_result **rp) {
+  if (!rp || !*rp) return;
+  lbs_replay_result *r = *rp;
+  free(r->metric), free(r->partitioner), free(r->policy), free(r->app_step), free(r->step_ns);
+  free(r->step_compute_ns), free(r->imbalance), free(r->loadimb), free(r->repartitioned), free(r->proc_ns);
+  free(r->reparts), free(r->assign), free(r);
+  *rp = NULL;
+}
+
+static lbs_err setup(eng *x) {
+  lbs_err e = LBS_OK;
+  x->E = lbs_trace_elements(x->t);
+  x->S = lbs_trace_steps(x->t);
+  x->P = lbs_grid_procs(x->g);
+  x->C = lbs_grid_nclusters(x->g);
+  if (x->o->metric) {
+    if ((x->metric = lbs_trace_metric_find(x->t, x->o->metric)) < 0) {
+      char known[512] = "";
+      for (int m = 0; m < lbs_trace_nmetrics(x->t); m++) {
+        lbs_metric_info mi;
+        lbs_trace_metric(x->t, m, &mi);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", m ? ", " : "", mi.name);
+      }
+      return lbs_fail(LBS_NOTFOUND, "the trace has no metric '%s' (it has: %s)", x->o->metric, known);
+    }
+  }
+  if (x->S < 1) return lbs_fail(LBS_INVAL, "the trace has no steps");
+  if (x->P > x->E)
+    return lbs_fail(LBS_INVAL, "the grid has %d processors but the trace only %lld elements", x->P, (long long)x->E);
+  if (x->E >= ((int64_t)1 << 31)) return lbs_fail(LBS_RANGE, "traces of 2^31 elements or more are not supported");
+  if ((e = lbs_policy_create(x->o->policy, &x->policy))) return e;
+  if ((e = lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part))) return e;
+  x->mesh = lbs_trace_mesh(x->t);
+  if (x->mesh) {
+    if ((e = lbs_mesh_coords(x->mesh, &x->coords, &x->dim))) return e;
+    if ((e = lbs_mesh_graph(x->mesh, &x->xadj, &x->adj, &x->adjw))) return e;
+    x->bytes_elem = lbs_mesh_bytes_per_elem(x->mesh);
+    x->bytes_edge = lbs_mesh_bytes_per_edge(x->mesh);
+  }
+  if (lbs_grid_bytes_per_elem(x->g) > 0) x->bytes_elem = lbs_grid_bytes_per_elem(x->g);
+  if (lbs_grid_bytes_per_edge(x->g) > 0) x->bytes_edge = lbs_grid_bytes_per_edge(x->g);
+  if (lbs_part_needs_graph(x->part) && !x->xadj)
+    return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none", x->o->partitioner);
+  if (lbs_part_needs_coords(x->part) && !x->coords)
+    return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none", x->o->partitioner);
+  /* chunk-aligned element ranges per rank */
+  int64_t C = lbs_trace_chunk_elems(x->t), nch = (x->E + C - 1) / C;
+  x->rank_first = malloc((size_t)(x->size + 1) * sizeof *x->rank_first);
+  if (!x->rank_first) return lbs_fail(LBS_NOMEM, "ranks");
+  for (int r = 0; r <= x->size; r++) {
+    int64_t f = nch * r / x->size * C;
+    x->rank_first[r] = f < x->E ? f : x->E;
+  }
+  x->first = x->rank_first[x->rank];
+  x->n = x->rank_first[x->rank + 1] - x->first;
+  size_t n1 = (size_t)x->n + 1, P = (size_t)x->P;
+  x->sizes = malloc(P * sizeof *x->sizes);
+  x->assign = malloc((size_t)x->E * sizeof *x->assign);
+  x->cur = malloc(n1 * sizeof *x->cur);
+  x->newp = malloc(n1 * sizeof *x->newp);
+  x->gid = malloc(n1 * sizeof *x->gid);
+  x->lxadj = malloc(n1 * sizeof *x->lxadj);
+  x->w = malloc(n1 * sizeof *x->w);
+  x->wprev = malloc(n1 * sizeof *x->wprev);
+  x->fix = malloc(P * sizeof *x->fix);
+  x->load = malloc(P * sizeof *x->load);
+  x->clock = calloc(P, sizeof *x->clock);
+  x->arrive = calloc(P, sizeof *x->arrive);
+  x->link_free = calloc((size_t)x->C * (size_t)x->C, sizeof *x->link_free);
+  if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->fix ||
+      !x->load || !x->clock || !x->arrive || !x->link_free || lbs_queue_create(1024, &x->q))
+    return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
+  double total = 0;
+  for (int p = 0; p < x->P; p++) total += lbs_grid_rate(x->g, p);
+  for (int p = 0; p < x->P; p++) x->sizes[p] = lbs_grid_rate(x->g, p) / total;
+  for (int64_t i = 0; i < x->n; i++) {
+    x->gid[i] = x->first + i;
+    x->cur[i] = (int)((x->first + i) * x->P / x->E); /* a block start for REPARTITION */
+  }
+  for (int64_t i = 0; x->xadj && i <= x->n; i++) x->lxadj[i] = x->xadj[x->first + i] - x->xadj[x->first];
+  return LBS_OK;
+}
+
+static lbs_err result_alloc(eng *x) {
+  lbs_replay_result *r = x->r = calloc(1, sizeof *r);
+  if (!r) return lbs_fail(LBS_NOMEM, "result");
+  size_t S = (size_t)x->S;
+  r->metric = strdup(x->o->metric ? x->o->metric : "");
+  r->partitioner = strdup(x->o->partitioner);
+  r->policy = strdup(x->o->policy);
+  r->app_step = malloc(S * sizeof *r->app_step);
+  r->step_ns = malloc(S * sizeof *r->step_ns);
+  r->step_compute_ns = malloc(S * sizeof *r->step_compute_ns);
+  r->imbalance = malloc(S * sizeof *r->imbalance);
+  r->loadimb = malloc(S * sizeof *r->loadimb);
+  r->repartitioned = calloc(S, sizeof *r->repartitioned);
+  r->proc_ns = malloc(S * (size_t)x->P * sizeof *r->proc_ns);
+  r->reparts = malloc(S * sizeof *r->reparts);
+  if (x->o->save_assignment) r->assign = malloc((S + 1) * (size_t)x->E * sizeof *r->assign);
+  if (!r->metric || !r->partitioner || !r->policy || !r->app_step || !r->step_ns || !r->step_compute_ns ||
+      !r->imbalance || !r->loadimb || !r->repartitioned || !r->proc_ns || !r->reparts ||
+      (x->o->save_assignment && !r->assign))
+    return lbs_fail(LBS_NOMEM, "result series for %lld steps", (long long)x->S);
+  r->mode = x->o->mode;
+  r->elements = x->E;
+  r->steps = x->S;
+  r->procs = x->P;
+  return LBS_OK;
+}
+
+lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm, lbs_replay_result **out) {
+  *out = NULL;
+  eng x;
+  memset(&x, 0, sizeof x);
+  x.t = t, x.g = g, x.o = o, x.comm = comm;
+  MPI_Comm_rank(comm, &x.rank);
+  MPI_Comm_size(comm, &x.size);
+  double t_start = now_s();
+  lbs_err e = agree(&x, setup(&x));
+  if (!e) e = agree(&x, result_alloc(&x));
+  if (!e && !o->metric) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, 0, &mi);
+    free(x.r->metric);
+    x.r->metric = strdup(mi.name);
+  }
+  lbs_replay_result *r = x.r;
+  /* the initial partition, from the first step's work: setup, not charged */
+  if (!e) e = read_work(&x, 0, x.w);
+  lbs_repart_rec rec;
+  if (!e) e = repartition(&x, x.w, 0, &rec);
+  if (!e) {
+    for (int p = 0; p < x.P; p++) x.clock[p] = 0;
+    if (r->assign) memcpy(r->assign, x.assign, (size_t)x.E * sizeof *x.assign);
+  }
+  double imb_sum = 0, limb_sum = 0;
+  int64_t compute_bsp = 0, *busy = calloc((size_t)x.P, sizeof *busy);
+  if (!busy && !e) e = lbs_fail(LBS_NOMEM, "busy times");
+  for (int64_t s = 0; s < x.S && !e; s++) {
+    if (s > 0) {
+      double *tmp = x.wprev;
+      x.wprev = x.w;
+      x.w = tmp;
+      if ((e = read_work(&x, s, x.w))) break;
+    }
+    compute_loads(&x);
+    double imb, limb;
+    imbalance(x.load, x.P, &imb, &limb);
+    int64_t since = s;
+    for (int k = r->nrep - 1; k >= 0; k--)
+      if (r->reparts[k].step <= s) {
+        since = s - r->reparts[k].step;
+        break;
+      }
+    lbs_loadview v = {s, x.S, since, x.P, x.load, imb, r->step_ns, r->imbalance,
+                      r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0};
+    int rep = 0;
+    if ((e = agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
+    if (rep) { /* with the work the application measured last: the previous step's */
+      if ((e = repartition(&x, x.wprev, 1, &r->reparts[r->nrep]))) break;
+      r->reparts[r->nrep].step = s;
+      r->partition_ns += r->reparts[r->nrep].partition_ns;
+      r->migration_ns += r->reparts[r->nrep].migration_ns;
+      r->moved += r->reparts[r->nrep].moved;
+      if (r->assign) memcpy(r->assign + (size_t)(r->nrep + 1) * (size_t)x.E, x.assign, (size_t)x.E * sizeof *x.assign);
+      r->nrep++;
+      r->repartitioned[s] = 1;
+      compute_loads(&x);
+      imbalance(x.load, x.P, &imb, &limb);
+    }
+    int64_t adv, mx = 0;
+    if ((e = agree(&x, run_step(&x, &adv)))) break;
+    lbs_trace_app_step(t, s, &r->app_step[s]);
+    for (int p = 0; p < x.P; p++) {
+      mx = x.load[p] > mx ? x.load[p] : mx;
+      busy[p] += x.load[p];
+      r->proc_ns[s * x.P + p] = x.load[p];
+    }
+    r->step_ns[s] = adv;
+    r->step_compute_ns[s] = mx;
+    r->imbalance[s] = imb;
+    r->loadimb[s] = limb;
+    compute_bsp += mx;
+    imb_sum += imb;
+    limb_sum += limb;
+    if (imb > r->max_imbalance) r->max_imbalance = imb;
+    if (x.rank == 0 && o->progress && o->progress(o->progress_arg, s + 1, x.S)) break;
+  }
+  if (!e) {
+    for (int p = 0; p < x.P; p++) r->total_ns = x.clock[p] > r->total_ns ? x.clock[p] : r->total_ns;
+    int64_t busiest = 0;
+    for (int p = 0; p < x.P; p++) busiest = busy[p] > busiest ? busy[p] : busiest;
+    /* compute time: what the run needs with free communication in this mode */
+    r->compute_ns = o->mode == LBS_MODE_BSP ? compute_bsp : busiest;
+    r->comm_ns = r->total_ns - r->compute_ns - r->partition_ns - r->migration_ns;
+    r->mean_imbalance = imb_sum / (double)x.S;
+    r->mean_loadimb = limb_sum / (double)x.S;
+    r->wall_s = now_s() - t_start;
+    *out = r;
+    x.r = NULL;
+  }
+  free(busy);
+  lbs_replay_result_free(&x.r);
+  eng_free(&x);
+  return e;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fputc('\\', f);
+    if ((unsigned char)*s >= 0x20) fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void lbs_replay_json(FILE *f, const lbs_replay_result *r) {
+  fprintf(f, "{\"partitioner\":");
+  json_str(f, r->partitioner);
+  fprintf(f, ",\"policy\":");
+  json_str(f, r->policy);
+  fprintf(f, ",\"metric\":");
+  json_str(f, r->metric);
+  fprintf(f, ",\"mode\":\"%s\",\"elements\":%lld,\"steps\":%lld,\"procs\":%d", r->mode == LBS_MODE_BSP ? "bsp" : "des",
+          (long long)r->elements, (long long)r->steps, r->procs);
+  fprintf(f, ",\"total_time_s\":%.9f,\"compute_time_s\":%.9f,\"comm_time_s\":%.9f,\"partition_time_s\":%.9f,"
+             "\"migration_time_s\":%.9f",
+          1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
+          1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  fprintf(f, ",\"repartitions\":%d,\"repartition_steps\":[", r->nrep);
+  for (int k = 0; k < r->nrep; k++) fprintf(f, "%s%lld", k ? "," : "", (long long)r->reparts[k].step);
+  fprintf(f, "],\"mean_imbalance\":%.9f,\"max_imbalance\":%.9f,\"mean_loadimb\":%.9f,\"moved_elements\":%lld",
+          r->mean_imbalance, r->max_imbalance, r->mean_loadimb, (long long)r->moved);
+  fprintf(f, ",\"wall_s\":%.3f}\n", r->wall_s);
+}

@@ -1,0 +1,144 @@
+/* results.c - the results store: one SQLite file, one row in runs per replay, series in
+ * steps and procs, repartitions, and (with --save-assignment) the assignment after every
+ * repartition. A run is written in one transaction, so a failure leaves nothing half-way. */
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "lbs_sim.h"
+
+#define RESULTS_APP_ID 0x4C425352 /* 'LBSR' */
+
+static const char *SCHEMA =
+    "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, trace TEXT, grid TEXT, metric TEXT,"
+    " partitioner TEXT, policy TEXT, mode TEXT, elements INTEGER, steps INTEGER, procs INTEGER,"
+    " total_time_s REAL, compute_time_s REAL, comm_time_s REAL, partition_time_s REAL,"
+    " migration_time_s REAL, repartitions INTEGER, mean_imbalance REAL, max_imbalance REAL,"
+    " mean_loadimb REAL, moved_elements INTEGER, wall_s REAL);"
+    "CREATE TABLE IF NOT EXISTS steps(run INTEGER, step INTEGER, app_step INTEGER, time_ns INTEGER,"
+    " compute_ns INTEGER, imbalance REAL, loadimb REAL, repartitioned INTEGER, PRIMARY KEY(run, step));"
+    "CREATE TABLE IF NOT EXISTS procs(run INTEGER, step INTEGER, proc INTEGER, compute_ns INTEGER,"
+    " PRIMARY KEY(run, step, proc));"
+    "CREATE TABLE IF NOT EXISTS repartitions(run INTEGER, step INTEGER, partition_ns INTEGER,"
+    " migration_ns INTEGER, moved_elements INTEGER, moved_bytes REAL, wall_s REAL, PRIMARY KEY(run, step));"
+    "CREATE TABLE IF NOT EXISTS assignment(run INTEGER, step INTEGER, element INTEGER, part INTEGER,"
+    " PRIMARY KEY(run, step, element));";
+
+static lbs_err dberr(sqlite3 *db, const char *path) {
+  return lbs_fail(LBS_DB, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    lbs_err e = dberr(db, path);
+    sqlite3_close(db);
+    return e;
+  }
+  sqlite3_busy_timeout(db, 10000);
+  lbs_err e = LBS_OK;
+  int64_t app = -1, run;
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+    app = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  int empty = 1;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) == SQLITE_OK &&
+      sqlite3_step(q) == SQLITE_ROW)
+    empty = sqlite3_column_int(q, 0) == 0;
+  else
+    e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
+  sqlite3_finalize(q);
+  if (!e && !empty && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim results store", path);
+  if (!e && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) e = dberr(db, path);
+  char pragma[64];
+  snprintf(pragma, sizeof pragma, "PRAGMA application_id=%d", RESULTS_APP_ID);
+  if (!e && (sqlite3_exec(db, pragma, NULL, NULL, NULL) || sqlite3_exec(db, SCHEMA, NULL, NULL, NULL))) e = dberr(db, path);
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO runs VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
+    e = dberr(db, path);
+  if (!e) {
+    int k = 1;
+    sqlite3_bind_text(st, k++, trace_path ? trace_path : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, k++, grid_path ? grid_path : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, k++, r->metric, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, k++, r->partitioner, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, k++, r->policy, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, k++, r->mode == LBS_MODE_BSP ? "bsp" : "des", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, k++, r->elements);
+    sqlite3_bind_int64(st, k++, r->steps);
+    sqlite3_bind_int(st, k++, r->procs);
+    sqlite3_bind_double(st, k++, 1e-9 * (double)r->total_ns);
+    sqlite3_bind_double(st, k++, 1e-9 * (double)r->compute_ns);
+    sqlite3_bind_double(st, k++, 1e-9 * (double)r->comm_ns);
+    sqlite3_bind_double(st, k++, 1e-9 * (double)r->partition_ns);
+    sqlite3_bind_double(st, k++, 1e-9 * (double)r->migration_ns);
+    sqlite3_bind_int(st, k++, r->nrep);
+    sqlite3_bind_double(st, k++, r->mean_imbalance);
+    sqlite3_bind_double(st, k++, r->max_imbalance);
+    sqlite3_bind_double(st, k++, r->mean_loadimb);
+    sqlite3_bind_int64(st, k++, r->moved);
+    sqlite3_bind_double(st, k++, r->wall_s);
+    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  run = sqlite3_last_insert_rowid(db);
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+  for (int64_t s = 0; !e && s < r->steps; s++) {
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int64(st, 2, s);
+    sqlite3_bind_int64(st, 3, r->app_step[s]);
+    sqlite3_bind_int64(st, 4, r->step_ns[s]);
+    sqlite3_bind_int64(st, 5, r->step_compute_ns[s]);
+    sqlite3_bind_double(st, 6, r->imbalance[s]);
+    sqlite3_bind_double(st, 7, r->loadimb[s]);
+    sqlite3_bind_int(st, 8, r->repartitioned[s]);
+    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO procs VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+  for (int64_t s = 0; !e && s < r->steps; s++)
+    for (int p = 0; !e && p < r->procs; p++) {
+      sqlite3_reset(st);
+      sqlite3_bind_int64(st, 1, run);
+      sqlite3_bind_int64(st, 2, s);
+      sqlite3_bind_int(st, 3, p);
+      sqlite3_bind_int64(st, 4, r->proc_ns[s * r->procs + p]);
+      if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO repartitions VALUES(?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+  for (int k = 0; !e && k < r->nrep; k++) {
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int64(st, 2, r->reparts[k].step);
+    sqlite3_bind_int64(st, 3, r->reparts[k].partition_ns);
+    sqlite3_bind_int64(st, 4, r->reparts[k].migration_ns);
+    sqlite3_bind_int64(st, 5, r->reparts[k].moved);
+    sqlite3_bind_double(st, 6, r->reparts[k].moved_bytes);
+    sqlite3_bind_double(st, 7, r->reparts[k].wall_s);
+    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (r->assign) { /* step -1: the initial partition */
+    if (!e && sqlite3_prepare_v2(db, "INSERT INTO assignment VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+    for (int k = 0; !e && k <= r->nrep; k++)
+      for (int64_t el = 0; !e && el < r->elements; el++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_int64(st, 2, k ? r->reparts[k - 1].step : -1);
+        sqlite3_bind_int64(st, 3, el);
+        sqlite3_bind_int(st, 4, r->assign[(size_t)k * (size_t)r->elements + (size_t)el]);
+        if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+      }
+    sqlite3_finalize(st);
+  }
+  if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) e = dberr(db, path);
+  if (e) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close(db);
+  return e;
+}

@@ -1,0 +1,229 @@
+/* MPI test of the replay engine (CTest: 1 and 2 ranks, outputs compared).
+ *
+ * 1. Hand-computed answers. Four elements in a line 0-1-2-3 (edges weight 1), a mock
+ *    partitioner that puts {0,1} on p0 and {2,3} on p1 (then {0} and {1,2,3}), p0 in
+ *    cluster A (speed 1), p1 in cluster B (speed 2), one shared A-B link of 5 ns latency
+ *    and 8 Gbit/s (1 byte/ns), 16 bytes per cut edge, 100 bytes per migrated element.
+ *    Work per step: [10,10,10,10], [30,10,10,10], [10,10,10,40]. Worked by hand:
+ *    bsp 165 ns (steps end at 47, 108, 165), des 140 ns; bsp with a repartition before
+ *    step 2 (50 ns partitioning, 1 element migrated: 105 ns) 314 ns.
+ * 2. Properties on a bump trace with real Zoltan: every element assigned exactly once; work
+ *    conserved; with free links (no halo bytes) and equal speeds a bsp step lasts exactly
+ *    its largest load and the total is compute + partitioning + migration. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lbs_part.h"
+#include "lbs_sim.h"
+
+static int fails, passes, rank;
+#define CHECK(cond, ...)                                        \
+  do {                                                          \
+    if (cond) passes++;                                         \
+    else {                                                      \
+      fails++;                                                  \
+      if (rank == 0) printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n"); \
+    }                                                           \
+  } while (0)
+
+static int calls;
+static lbs_err mock_create(void **s, const char *a, const lbs_config *c, MPI_Comm comm) {
+  (void)a, (void)c, (void)comm;
+  *s = NULL;
+  calls = 0;
+  return LBS_OK;
+}
+static int mock_no(const void *s) { return (void)s, 0; }
+static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
+  static const int first[4] = {0, 0, 1, 1}, second[4] = {0, 1, 1, 1};
+  (void)s;
+  for (int64_t i = 0; i < in->nlocal; i++) np[i] = (calls ? second : first)[in->gid[i]];
+  calls++;
+  return LBS_OK;
+}
+static const lbs_partitioner_ops mock = {LBS_PART_ABI, "mock", "", mock_create, mock_no, mock_no, mock_partition, NULL};
+
+static const char *GRID =
+    "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
+    "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\nnodetype = fast\n"
+    "[link A B]\nlatency_us = 0.005\nbandwidth_gbps = 8\nshared = true\n";
+
+static lbs_replay_result *run(const char *trace, const char *grid_text, const char *part, const char *policy,
+                              lbs_sim_mode mode, int save) {
+  lbs_config *cfg;
+  lbs_grid *g;
+  lbs_trace *t;
+  lbs_replay_result *r = NULL;
+  if (lbs_config_parse_string("grid.ini", grid_text, &cfg) || lbs_grid_from_config(cfg, &g) || lbs_trace_open(trace, &t)) {
+    printf("setup failed: %s\n", lbs_errmsg());
+    exit(2);
+  }
+  lbs_replay_opts o = {NULL, part, policy, mode, LBS_COST_MODEL, 1, 0.05, 0, cfg, save, NULL, NULL};
+  lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
+  CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
+  lbs_trace_close(&t);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+  return r;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char dir[64] = "/tmp/lbs_replay_XXXXXX", line4[128], bump[128];
+  if (rank == 0 && !mkdtemp(dir)) return 2;
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  snprintf(line4, sizeof line4, "%s/line4.lbt", dir);
+  snprintf(bump, sizeof bump, "%s/bump.lbt", dir);
+  if (rank == 0) { /* the two traces */
+    int64_t xadj[] = {0, 1, 3, 5, 6}, adj[] = {1, 0, 2, 1, 3, 2};
+    double xy[] = {0, 1, 2, 3};
+    lbs_mesh *m;
+    lbs_mesh_create_unstructured(4, 1, xy, xadj, adj, NULL, 0, &m);
+    lbs_metric_spec ms = {"work", "1", LBS_CODEC_LOSSLESS, 0, 0};
+    lbs_trace_spec spec = {4, 2, 1, &ms, m, 0, NULL};
+    lbs_trace_writer *w;
+    if (lbs_trace_create(line4, &spec, &w)) return printf("%s\n", lbs_errmsg()), 2;
+    double v[3][4] = {{10, 10, 10, 10}, {30, 10, 10, 10}, {10, 10, 10, 40}};
+    for (int s = 0; s < 3; s++) {
+      const double *cols[1] = {v[s]};
+      lbs_trace_write_step(w, s, cols);
+    }
+    lbs_trace_writer_close(&w);
+    lbs_mesh_destroy(&m);
+    lbs_gen_params gp = {"bump", 16, 10, 8, 40, 1};
+    lbs_gen *g;
+    lbs_gen_create(&gp, &g);
+    lbs_mesh_create_structured(16, 10, 8, LBS_ORDER_NATURAL, &m);
+    lbs_mesh_set_bytes(m, 512, 0); /* no halo bytes: free links */
+    lbs_metric_spec bs = {"time_ns", "ns", LBS_CODEC_POLYLINE, 1e-3, 1};
+    lbs_trace_spec bspec = {1280, 256, 1, &bs, m, 0, NULL};
+    if (lbs_trace_create(bump, &bspec, &w)) return printf("%s\n", lbs_errmsg()), 2;
+    double *val = malloc(1280 * sizeof *val);
+    for (int s = 0; s < 40; s++) {
+      lbs_gen_step(g, s, 0, NULL, val);
+      const double *cols[1] = {val};
+      lbs_trace_write_step(w, s, cols);
+    }
+    lbs_trace_writer_close(&w);
+    free(val);
+    lbs_mesh_destroy(&m);
+    lbs_gen_destroy(&g);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  lbs_part_register(&mock);
+
+  /* 1. hand-computed */
+  lbs_replay_result *r = run(line4, GRID, "mock", "none", LBS_MODE_BSP, 0);
+  if (r) {
+    CHECK(r->total_ns == 165, "bsp total %lld, by hand 165", (long long)r->total_ns);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 61 && r->step_ns[2] == 57, "bsp steps %lld %lld %lld, by hand 47 61 57",
+          (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    CHECK(r->compute_ns == 85 && r->comm_ns == 80, "bsp compute %lld comm %lld, by hand 85 80", (long long)r->compute_ns,
+          (long long)r->comm_ns);
+    CHECK(r->proc_ns[2 * 2 + 1] == 25, "p1 at step 2: (10 + 40) / speed 2 = 25, got %lld", (long long)r->proc_ns[5]);
+    if (rank == 0) printf("bsp  total %lld steps %lld %lld %lld\n", (long long)r->total_ns, (long long)r->step_ns[0],
+                          (long long)r->step_ns[1], (long long)r->step_ns[2]);
+  }
+  lbs_replay_result_free(&r);
+  r = run(line4, GRID, "mock", "none", LBS_MODE_DES, 0);
+  if (r) {
+    CHECK(r->total_ns == 140, "des total %lld, by hand 140", (long long)r->total_ns);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 47 && r->step_ns[2] == 46, "des advances %lld %lld %lld, by hand 47 47 46",
+          (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    CHECK(r->compute_ns == 80, "des compute (busiest processor) %lld, by hand 80", (long long)r->compute_ns);
+    if (rank == 0) printf("des  total %lld\n", (long long)r->total_ns);
+  }
+  lbs_replay_result_free(&r);
+  r = run(line4, GRID, "mock", "fixed:2", LBS_MODE_BSP, 1);
+  if (r) {
+    CHECK(r->nrep == 1 && r->reparts[0].step == 2, "one repartition before step 2");
+    CHECK(r->partition_ns == 50, "partitioning %lld, model 50", (long long)r->partition_ns);
+    CHECK(r->migration_ns == 105 && r->moved == 1, "migration %lld ns of %lld elements, by hand 105 ns of 1",
+          (long long)r->migration_ns, (long long)r->moved);
+    CHECK(r->total_ns == 314, "bsp with a repartition %lld, by hand 314", (long long)r->total_ns);
+    CHECK(r->assign[4 + 1] == 1 && r->assign[1] == 0, "saved assignments before and after");
+    if (rank == 0) printf("bsp+repartition total %lld\n", (long long)r->total_ns);
+  }
+  lbs_replay_result_free(&r);
+
+  /* 2. properties with real Zoltan */
+  const char *eq16 = "[cluster A]\nnodes = 16\nlatency_us = 3\n";
+  const char *parts[] = {"zoltan:rcb", "zoltan:hsfc", "zoltan:phg"};
+  for (int k = 0; k < 3; k++) {
+    r = run(bump, eq16, parts[k], "fixed:10", LBS_MODE_BSP, 1);
+    if (!r) continue;
+    int ok = 1;
+    for (int64_t s = 0; s < r->steps; s++) ok &= r->step_ns[s] == r->step_compute_ns[s];
+    CHECK(ok, "%s: with free links a bsp step lasts exactly its largest load", parts[k]);
+    CHECK(r->total_ns == r->compute_ns + r->partition_ns + r->migration_ns, "%s: total = compute + partition + migration",
+          parts[k]);
+    CHECK(r->comm_ns == 0, "%s: no communication with free links", parts[k]);
+    CHECK(r->nrep == 3, "%s: fixed:10 over 40 steps repartitions 3 times", parts[k]);
+    int assigned = 1;
+    for (int64_t i = 0; i < (int64_t)(r->nrep + 1) * r->elements; i++) assigned &= r->assign[i] >= 0 && r->assign[i] < 16;
+    CHECK(assigned, "%s: every element assigned to exactly one processor", parts[k]);
+    /* work conserved: the per-processor sums add up to the trace's total for every step */
+    lbs_trace *t;
+    lbs_trace_open(bump, &t);
+    double v[1280];
+    int conserved = 1;
+    for (int64_t s = 0; s < r->steps; s++) {
+      double total = 0, sum = 0;
+      lbs_trace_read(t, s, 0, 0, 1280, v);
+      for (int i = 0; i < 1280; i++) total += v[i];
+      for (int p = 0; p < 16; p++) sum += (double)r->proc_ns[s * 16 + p];
+      conserved &= fabs(sum - total) <= 16.0; /* rounding: at most 1/2 ns per processor */
+    }
+    lbs_trace_close(&t);
+    CHECK(conserved, "%s: work conserved at every step", parts[k]);
+    if (rank == 0) {
+      printf("%s: total %lld compute %lld partition %lld migration %lld moved %lld imbalance %.9f\n", parts[k],
+             (long long)r->total_ns, (long long)r->compute_ns, (long long)r->partition_ns, (long long)r->migration_ns,
+             (long long)r->moved, r->mean_imbalance);
+    }
+    lbs_replay_result_free(&r);
+  }
+  /* bad input: more processors than elements, graph method without graph */
+  lbs_config *cfg;
+  lbs_grid *g;
+  lbs_trace *t;
+  lbs_config_parse_string("g.ini", "[cluster A]\nnodes = 5\n", &cfg);
+  lbs_grid_from_config(cfg, &g);
+  lbs_trace_open(line4, &t);
+  lbs_replay_opts o = {NULL, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1, NULL, 0, NULL, NULL};
+  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL && strstr(lbs_errmsg(), "5 processors but the trace only 4"),
+        "more processors than elements: %s", lbs_errmsg());
+  o.policy = "fixed:0";
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+  lbs_config_parse_string("g.ini", "[cluster A]\nnodes = 2\n", &cfg);
+  lbs_grid_from_config(cfg, &g);
+  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL && strstr(lbs_errmsg(), "fixed:K"),
+        "bad policy argument: %s", lbs_errmsg());
+  o.policy = "none";
+  o.metric = "nosuch";
+  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_NOTFOUND && strstr(lbs_errmsg(), "it has: work"),
+        "unknown metric: %s", lbs_errmsg());
+  lbs_trace_close(&t);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+
+  int tf = fails, tp = passes;
+  MPI_Allreduce(&tf, &fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&tp, &passes, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("%d passed, %d failed\n", passes, fails);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) {
+    }
+  }
+  MPI_Finalize();
+  return fails != 0;
+}
