@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# End-to-end checks of `lbsim replay`: outputs, results store, 1 vs 2 ranks, bad input.
+set -u
+LBSIM=${1:?usage: replay_cli.sh lbsim source-dir}
+SRC=${2:?}
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+  local code=$1 what=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 400 "$T/err")"; fi
+}
+has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+G=$SRC/examples/grids/homogeneous16.ini
+
+expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 30x20x20 --steps 60 -o "$T/b.lbt"
+expect 0 "replay --help" -- "$LBSIM" replay --help
+has "$T/out" "zoltan:{rcb" "help lists partitioners"
+expect 0 "replay json" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --json
+[ "$(wc -l <"$T/out")" -eq 1 ] && ok || bad "--json prints one line"
+for f in elements steps procs total_time_s compute_time_s comm_time_s partition_time_s migration_time_s \
+  repartitions repartition_steps mean_imbalance max_imbalance mean_loadimb moved_elements; do
+  has "$T/out" "\"$f\":" "json field $f"
+done
+has "$T/out" '"repartition_steps":[20,40]' "fixed:20 over 60 steps"
+sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/np1.json"
+expect 0 "replay on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --json
+sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/np2.json"
+cmp -s "$T/np1.json" "$T/np2.json" && ok || bad "JSON differs between 1 and 2 ranks: $(diff "$T/np1.json" "$T/np2.json")"
+expect 0 "des on 2 ranks, phg" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/b.lbt" --grid "$SRC/examples/grids/two_sites.ini" \
+  --partitioner zoltan:phg --policy fixed:15 --mode des --json
+sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/d2.json"
+expect 0 "des on 1 rank, phg" -- "$LBSIM" replay "$T/b.lbt" --grid "$SRC/examples/grids/two_sites.ini" \
+  --partitioner zoltan:phg --policy fixed:15 --mode des --json
+sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/d1.json"
+cmp -s "$T/d1.json" "$T/d2.json" && ok || bad "des/phg JSON differs between 1 and 2 ranks"
+has "$T/out" '"mode":"des"' "des mode reported"
+
+# results store
+expect 0 "results store" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --results "$T/r.db" --save-assignment
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM steps')" = 60 ] && ok || bad "60 step rows"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM procs')" = 960 ] && ok || bad "60 x 16 processor rows"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM repartitions')" = 2 ] && ok || bad "2 repartition rows"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(DISTINCT step) FROM assignment')" = 3 ] && ok || bad "initial + 2 assignments"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM assignment WHERE part < 0 OR part >= 16')" = 0 ] && ok || bad "parts in range"
+expect 0 "second run appends" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --results "$T/r.db"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM runs')" = 2 ] && ok || bad "two runs"
+
+# bad input: clear errors, exit 1 (2 for usage), nothing written to the results store
+expect 1 "unknown partitioner" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --partitioner metis3 --results "$T/x.db"
+has "$T/err" "lbsim: replay: unknown partitioner 'metis3' (known: zoltan:{rcb" "partitioner list"
+[ ! -e "$T/x.db" ] && ok || bad "a failed run created the results store"
+expect 1 "unknown policy" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy adaptive:0.1 --results "$T/r.db"
+has "$T/err" "unknown policy 'adaptive:0.1' (known: none, fixed:K)" "policy list"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM runs')" = 2 ] && ok || bad "a failed run wrote to the results store"
+expect 1 "bad policy argument" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:0
+has "$T/err" "expected fixed:K" "fixed:0 message"
+printf '[cluster A]\nnodes = 13000\n' >"$T/big.ini"
+expect 1 "more processors than elements" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/big.ini"
+has "$T/err" "13000 processors but the trace only 12000 elements" "processor count message"
+printf '[cluster A]\nnodes = 4\nbandwidth_gbps = 0\n' >"$T/zero.ini"
+expect 1 "zero bandwidth" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/zero.ini"
+has "$T/err" "zero.ini:3: bandwidth_gbps = 0 is outside" "bandwidth message"
+printf '[cluster A]\nnodes = 4\nlatncy_us = 2\n' >"$T/typo.ini"
+expect 1 "unknown key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/typo.ini"
+has "$T/err" "did you mean 'latency_us'" "closest key"
+expect 1 "zoltan parameter rejected" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" -o zoltan.NO_SUCH_PARAM=3
+has "$T/err" "zoltan: parameter NO_SUCH_PARAM = 3 was rejected" "zoltan parameter message"
+# a trace without a graph or coordinates: import one step from a steps directory without a mesh
+mkdir -p "$T/sd" && printf 'lbsim-steps 1\nelements 40\nmetric w 1\nstep s0 0\n' >"$T/sd/manifest"
+for i in $(seq 0 39); do echo "$i $((i % 7 + 1))"; done >"$T/sd/s0"
+expect 0 "import meshless" -- "$LBSIM" trace import --steps-dir "$T/sd" -o "$T/nomesh.lbt"
+expect 1 "graph method without graph" -- "$LBSIM" replay "$T/nomesh.lbt" --grid "$G" --partitioner zoltan:graph
+has "$T/err" "zoltan:graph needs the mesh graph, and this trace has none" "graph message"
+expect 1 "geometric method without coordinates" -- "$LBSIM" replay "$T/nomesh.lbt" --grid "$G" --partitioner zoltan:rcb
+has "$T/err" "needs element coordinates" "coords message"
+expect 0 "block needs neither" -- "$LBSIM" replay "$T/nomesh.lbt" --grid "$G" --partitioner zoltan:block --json
+has "$T/out" '"comm_time_s":0.000000000' "no graph, no halo"
+expect 1 "missing trace" -- "$LBSIM" replay "$T/none.lbt" --grid "$G"
+has "$T/err" "cannot open" "missing trace message"
+expect 2 "missing grid option" -- "$LBSIM" replay "$T/b.lbt"
+has "$T/err" "missing --grid" "usage message"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
