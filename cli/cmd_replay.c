@@ -21,6 +21,7 @@ static void usage(void) {
          "  --policy NAME        %s (default none)\n"
          "  --mode bsp|des       barrier per step (default) or discrete events per processor\n"
          "  --metric NAME        the replayed metric (default: the trace's first)\n"
+         "  --steps A:B          replay trace steps A..B-1 only (policies count from A)\n"
          "  --cost model|measured|zero\n"
          "                       partitioning time: a deterministic model (default), the\n"
          "                       measured wall time x --cost-scale (not reproducible), or zero\n"
@@ -32,7 +33,7 @@ static void usage(void) {
 }
 
 enum { O_GRID = 1000, O_PART, O_POLICY, O_MODE, O_METRIC, O_COST, O_SCALE, O_FIXED, O_PERELEM, O_RESULTS, O_SAVE,
-       O_JSON };
+       O_JSON, O_STEPS };
 
 int cmd_replay(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
@@ -47,9 +48,10 @@ int cmd_replay(int argc, char **argv) {
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"save-assignment", no_argument, 0, O_SAVE},
                                      {"json", no_argument, 0, O_JSON},
+                                     {"steps", required_argument, 0, O_STEPS},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o = {NULL, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, NULL, NULL};
   const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, c;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -62,6 +64,15 @@ int cmd_replay(int argc, char **argv) {
     case O_RESULTS: results = optarg; break;
     case O_SAVE: o.save_assignment = 1; break;
     case O_JSON: json = 1; break;
+    case O_STEPS: {
+      long long a, b;
+      char tail;
+      if (sscanf(optarg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
+        return free(over), cli_usage("replay", "--steps wants A:B with 0 <= A < B");
+      o.first_step = a;
+      o.nsteps = b - a;
+      break;
+    }
     case O_MODE:
       if (!strcmp(optarg, "bsp")) o.mode = LBS_MODE_BSP;
       else if (!strcmp(optarg, "des")) o.mode = LBS_MODE_DES;
@@ -123,7 +134,8 @@ int cmd_replay(int argc, char **argv) {
            1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
            1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
     printf("repartitions  %d", r->nrep);
-    for (int k = 0; k < r->nrep && k < 20; k++) printf("%s%lld", k ? ", " : " before steps ", (long long)r->reparts[k].step);
+    for (int k = 0; k < r->nrep && k < 20; k++)
+      printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));
     printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
            r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
     printf("moved         %lld elements\nwall          %.3f s%s%s\n", (long long)r->moved, r->wall_s,

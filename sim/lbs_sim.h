@@ -43,6 +43,8 @@ typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lb
 
 typedef struct lbs_replay_opts {
   const char *metric;        /* replayed metric; NULL: the trace's first */
+  int64_t first_step;        /* replay steps [first_step, first_step + nsteps) of the trace */
+  int64_t nsteps;            /* 0: to the end */
   const char *partitioner;   /* e.g. "zoltan:rcb" */
   const char *policy;        /* e.g. "fixed:20" */
   lbs_sim_mode mode;         /* bsp or des */
@@ -68,7 +70,8 @@ typedef struct lbs_repart_rec {
 typedef struct lbs_replay_result {
   char *metric, *partitioner, *policy; /* owned copies */
   lbs_sim_mode mode;
-  int64_t elements, steps;
+  int64_t elements, steps;  /* steps replayed (the window) */
+  int64_t first_step;       /* the window's first trace step */
   int procs;
   int64_t total_ns, compute_ns, comm_ns, partition_ns, migration_ns, moved;
   double mean_imbalance, max_imbalance, mean_loadimb;

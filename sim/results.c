@@ -21,7 +21,8 @@ static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS repartitions(run INTEGER, step INTEGER, partition_ns INTEGER,"
     " migration_ns INTEGER, moved_elements INTEGER, moved_bytes REAL, wall_s REAL, PRIMARY KEY(run, step));"
     "CREATE TABLE IF NOT EXISTS assignment(run INTEGER, step INTEGER, element INTEGER, part INTEGER,"
-    " PRIMARY KEY(run, step, element));";
+    " PRIMARY KEY(run, step, element));"; /* steps are trace steps; the initial partition is the
+                                              first replayed step - 1 */
 
 static lbs_err dberr(sqlite3 *db, const char *path) {
   return lbs_fail(LBS_DB, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
@@ -87,7 +88,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   for (int64_t s = 0; !e && s < r->steps; s++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int64(st, 2, s);
+    sqlite3_bind_int64(st, 2, r->first_step + s);
     sqlite3_bind_int64(st, 3, r->app_step[s]);
     sqlite3_bind_int64(st, 4, r->step_ns[s]);
     sqlite3_bind_int64(st, 5, r->step_compute_ns[s]);
@@ -103,7 +104,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
     for (int p = 0; !e && p < r->procs; p++) {
       sqlite3_reset(st);
       sqlite3_bind_int64(st, 1, run);
-      sqlite3_bind_int64(st, 2, s);
+      sqlite3_bind_int64(st, 2, r->first_step + s);
       sqlite3_bind_int(st, 3, p);
       sqlite3_bind_int64(st, 4, r->proc_ns[s * r->procs + p]);
       if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
@@ -114,7 +115,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   for (int k = 0; !e && k < r->nrep; k++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int64(st, 2, r->reparts[k].step);
+    sqlite3_bind_int64(st, 2, r->first_step + r->reparts[k].step);
     sqlite3_bind_int64(st, 3, r->reparts[k].partition_ns);
     sqlite3_bind_int64(st, 4, r->reparts[k].migration_ns);
     sqlite3_bind_int64(st, 5, r->reparts[k].moved);
@@ -130,7 +131,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
       for (int64_t el = 0; !e && el < r->elements; el++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, run);
-        sqlite3_bind_int64(st, 2, k ? r->reparts[k - 1].step : -1);
+        sqlite3_bind_int64(st, 2, k ? r->first_step + r->reparts[k - 1].step : r->first_step - 1);
         sqlite3_bind_int64(st, 3, el);
         sqlite3_bind_int(st, 4, r->assign[(size_t)k * (size_t)r->elements + (size_t)el]);
         if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);

@@ -41,6 +41,12 @@ sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/d1.json"
 cmp -s "$T/d1.json" "$T/d2.json" && ok || bad "des/phg JSON differs between 1 and 2 ranks"
 has "$T/out" '"mode":"des"' "des mode reported"
 
+expect 0 "a window of steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:10 --steps 25:50 --json
+has "$T/out" '"steps":25,"first_step":25' "window reported"
+has "$T/out" '"repartition_steps":[35,45]' "window repartitions in trace steps"
+expect 1 "window outside the trace" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --steps 50:70
+has "$T/err" "steps [50, 70) are outside the trace's 60 steps" "window message"
+
 # results store
 expect 0 "results store" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --results "$T/r.db" --save-assignment
 [ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM steps')" = 60 ] && ok || bad "60 step rows"
