@@ -29,4 +29,14 @@ $L trace info "$OUT/reimported.lbt" | head -3
 step "Import a Chaco graph with coordinates (Zoltan/METIS test-mesh format)" \
   $L trace import --chaco examples/graphs/grid6x6.graph --coords examples/graphs/grid6x6.coords -o "$OUT/grid.lbt"
 $L trace info "$OUT/grid.lbt" | sed -n 4p
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+step "A grid: two sites joined by a slow shared link" $L grid info examples/grids/two_sites.ini
+step "Replay the bump on 16 equal processors, RCB every 20 steps (the seed's fixed interval)" \
+  $L replay "$OUT/bump.lbt" --grid examples/grids/homogeneous16.ini --partitioner zoltan:rcb --policy fixed:20 \
+  --results "$OUT/results.db"
+step "The same on the two-site grid, discrete-event mode, hypergraph partitioner, on 2 MPI ranks" \
+  mpiexec --allow-run-as-root --oversubscribe -n 2 $L replay "$OUT/bump.lbt" --grid examples/grids/two_sites.ini \
+  --partitioner zoltan:phg --policy fixed:20 --mode des --results "$OUT/results.db"
+echo "   imbalance per step of the first run (results store, table steps):"
+sqlite3 -column "$OUT/results.db" "SELECT step, round(imbalance, 3) AS imbalance, repartitioned FROM steps WHERE run = 1 AND step % 40 = 19" | sed 's/^/     /'
 printf '\nAll demo outputs are in %s/.\n' "$OUT"
