@@ -19,6 +19,12 @@ typedef struct lbs_loadview {
   const int64_t *step_ns;    /* time each past step took */
   const double *past_imbalance; /* imbalance of each past step */
   int64_t last_repart_ns;    /* partition + migration time of the last repartition, 0 if none */
+  /* Step navigation: the per-processor compute times (P entries) of any step 0..steps-1,
+   * forwards or backwards, under the current assignment, without advancing simulated
+   * time. Collective under MPI: every rank's policy must make the same calls (policies are
+   * deterministic, so they do). NULL when the caller offers no navigation. */
+  lbs_err (*eval_step)(void *nav, int64_t step, int64_t *load_ns, double *imbalance);
+  void *nav;
 } lbs_loadview;
 
 typedef struct lbs_policy_ops {

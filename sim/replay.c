@@ -59,6 +59,8 @@ typedef struct {
   int64_t *gid;         /* n: local global ids */
   int64_t *lxadj;       /* n+1: local CSR offsets */
   double *w, *wprev;    /* n: local work of the current and the previous step */
+  double *wnav;         /* n: scratch for step navigation */
+  int64_t *fixnav;      /* P: scratch for step navigation */
   int64_t *fix;         /* P: fixed-point sums */
   int64_t *load;        /* P: compute ns of the current step */
   xfer *halo;           /* halo transfers, sorted by (p, q) */
@@ -129,6 +131,24 @@ static void compute_loads(eng *x) {
   for (int64_t i = 0; i < x->n; i++) x->fix[x->cur[i]] += (int64_t)(x->w[i] * FIX + 0.5);
   MPI_Allreduce(MPI_IN_PLACE, x->fix, x->P, MPI_INT64_T, MPI_SUM, x->comm);
   for (int p = 0; p < x->P; p++) x->load[p] = lbs_grid_compute_ns(x->g, p, (double)x->fix[p] / FIX);
+}
+
+static void imbalance(const int64_t *load, int P, double *imb, double *limb);
+
+/* Step navigation for policies: loads of window step s under the current assignment. */
+static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imb) {
+  eng *x = nav;
+  if (s < 0 || s >= x->S)
+    return lbs_fail(LBS_RANGE, "step navigation: step %lld outside 0..%lld", (long long)s, (long long)(x->S - 1));
+  lbs_err e = read_work(x, x->S0 + s, x->wnav);
+  if (e) return e;
+  memset(x->fixnav, 0, (size_t)x->P * sizeof *x->fixnav);
+  for (int64_t i = 0; i < x->n; i++) x->fixnav[x->cur[i]] += (int64_t)(x->wnav[i] * FIX + 0.5);
+  MPI_Allreduce(MPI_IN_PLACE, x->fixnav, x->P, MPI_INT64_T, MPI_SUM, x->comm);
+  for (int p = 0; p < x->P; p++) load_ns[p] = lbs_grid_compute_ns(x->g, p, (double)x->fixnav[p] / FIX);
+  double limb;
+  if (imb) imbalance(load_ns, x->P, imb, &limb);
+  return LBS_OK;
 }
 
 static void imbalance(const int64_t *load, int P, double *imb, double *limb) {
@@ -348,7 +368,7 @@ static void eng_free(eng *x) {
   lbs_policy_destroy(&x->policy);
   lbs_queue_destroy(&x->q);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
-  free(x->lxadj), free(x->w), free(x->wprev), free(x->fix), free(x->load), free(x->halo), free(x->clock);
+  free(x->lxadj), free(x->w), free(x->wprev), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
   free(x->arrive), free(x->link_free);
 }
 
@@ -422,12 +442,14 @@ static lbs_err setup(eng *x) {
   x->lxadj = malloc(n1 * sizeof *x->lxadj);
   x->w = malloc(n1 * sizeof *x->w);
   x->wprev = malloc(n1 * sizeof *x->wprev);
+  x->wnav = malloc(n1 * sizeof *x->wnav);
+  x->fixnav = malloc(P * sizeof *x->fixnav);
   x->fix = malloc(P * sizeof *x->fix);
   x->load = malloc(P * sizeof *x->load);
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
   x->link_free = calloc((size_t)x->C * (size_t)x->C, sizeof *x->link_free);
-  if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->fix ||
+  if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->wnav || !x->fixnav || !x->fix ||
       !x->load || !x->clock || !x->arrive || !x->link_free || lbs_queue_create(1024, &x->q))
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
   double total = 0;
@@ -514,7 +536,8 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
         break;
       }
     lbs_loadview v = {s, x.S, since, x.P, x.load, imb, r->step_ns, r->imbalance,
-                      r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0};
+                      r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0,
+                      eval_step, &x};
     int rep = 0;
     if ((e = agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
     if (rep) { /* with the work the application measured last: the previous step's */

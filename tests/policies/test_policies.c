@@ -5,7 +5,7 @@
 
 static int decide_at(lbs_policy *p, int64_t step) {
   int64_t load[2] = {1, 1};
-  lbs_loadview v = {step, 300, 0, 2, load, 0, NULL, NULL, 0};
+  lbs_loadview v = {step, 300, 0, 2, load, 0, NULL, NULL, 0, NULL, NULL};
   int r;
   cr_assert_eq(lbs_policy_decide(p, &v, &r), LBS_OK);
   return r;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lbs_part.h"
+#include "lbs_policy.h"
 #include "lbs_sim.h"
 
 static int fails, passes, rank;
@@ -45,6 +46,24 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   return LBS_OK;
 }
 static const lbs_partitioner_ops mock = {LBS_PART_ABI, "mock", "", mock_create, mock_no, mock_no, mock_partition, NULL};
+
+/* A policy that never repartitions but, before step 5, looks back at step 2 and ahead at
+ * step 9 through the navigation API; the replay's own series must agree. */
+static int64_t probe_back[16], probe_ahead[16], probe_now[16];
+static int probed;
+static lbs_err probe_init(void **s, const char *a) { (void)a; *s = NULL; probed = 0; return LBS_OK; }
+static lbs_err probe_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  *rep = 0;
+  if (v->step != 5 || !v->eval_step) return LBS_OK;
+  double imb;
+  lbs_err e = v->eval_step(v->nav, 2, probe_back, &imb);
+  if (!e) e = v->eval_step(v->nav, 9, probe_ahead, &imb);
+  memcpy(probe_now, v->load_ns, (size_t)v->procs * sizeof *probe_now);
+  probed = !e;
+  return e;
+}
+static const lbs_policy_ops probe = {LBS_POLICY_ABI, "probe", "probe", probe_init, probe_decide, NULL};
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
@@ -189,6 +208,21 @@ int main(int argc, char **argv) {
     }
     lbs_replay_result_free(&r);
   }
+  /* step navigation: looking backwards and forwards does not move the simulation */
+  lbs_policy_register(&probe);
+  r = run(bump, eq16, "zoltan:hsfc", "probe", LBS_MODE_BSP, 0);
+  lbs_replay_result *ref = run(bump, eq16, "zoltan:hsfc", "none", LBS_MODE_BSP, 0);
+  if (r && ref) {
+    CHECK(probed, "the probe policy navigated");
+    CHECK(!memcmp(probe_back, r->proc_ns + 2 * 16, sizeof probe_back), "step 2 seen from step 5 = step 2 as replayed");
+    CHECK(!memcmp(probe_ahead, r->proc_ns + 9 * 16, sizeof probe_ahead), "step 9 seen from step 5 = step 9 as replayed");
+    CHECK(!memcmp(probe_now, r->proc_ns + 5 * 16, sizeof probe_now), "the view's loads are step 5's");
+    CHECK(r->total_ns == ref->total_ns, "navigating left simulated time alone (%lld vs %lld)", (long long)r->total_ns,
+          (long long)ref->total_ns);
+  }
+  lbs_replay_result_free(&r);
+  lbs_replay_result_free(&ref);
+
   /* bad input: more processors than elements, graph method without graph */
   lbs_config *cfg;
   lbs_grid *g;
