@@ -28,12 +28,14 @@ static void usage(void) {
          "  --part-fixed-us US, --part-per-elem-ns NS   the model's constants\n"
          "  --results FILE       append the run to an SQLite results store\n"
          "  --save-assignment    with --results: the assignment after every repartition\n"
-         "  --json               one JSON object on stdout\n",
+         "  --json               one JSON object on stdout\n"
+         "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set;\n"
+         "                       options given here take precedence\n",
          lbs_part_known(), lbs_policy_known());
 }
 
 enum { O_GRID = 1000, O_PART, O_POLICY, O_MODE, O_METRIC, O_COST, O_SCALE, O_FIXED, O_PERELEM, O_RESULTS, O_SAVE,
-       O_JSON, O_STEPS };
+       O_JSON, O_STEPS, O_HELPCFG };
 
 int cmd_replay(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
@@ -49,18 +51,21 @@ int cmd_replay(int argc, char **argv) {
                                      {"save-assignment", no_argument, 0, O_SAVE},
                                      {"json", no_argument, 0, O_JSON},
                                      {"steps", required_argument, 0, O_STEPS},
+                                     {"help-config", no_argument, 0, O_HELPCFG},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, NULL, NULL};
+  lbs_replay_opts flag = o; /* what the command line set; the rest comes from [sim] */
+  int set_part = 0, set_policy = 0, set_mode = 0, set_metric = 0, set_cost = 0, set_scale = 0, set_fixed = 0, set_per = 0;
   const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, c;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     switch (c) {
     case O_GRID: grid_path = optarg; break;
     case 'o': over[nover++] = optarg; break;
-    case O_PART: o.partitioner = optarg; break;
-    case O_POLICY: o.policy = optarg; break;
-    case O_METRIC: o.metric = optarg; break;
+    case O_PART: flag.partitioner = optarg, set_part = 1; break;
+    case O_POLICY: flag.policy = optarg, set_policy = 1; break;
+    case O_METRIC: flag.metric = optarg, set_metric = 1; break;
     case O_RESULTS: results = optarg; break;
     case O_SAVE: o.save_assignment = 1; break;
     case O_JSON: json = 1; break;
@@ -74,20 +79,23 @@ int cmd_replay(int argc, char **argv) {
       break;
     }
     case O_MODE:
-      if (!strcmp(optarg, "bsp")) o.mode = LBS_MODE_BSP;
-      else if (!strcmp(optarg, "des")) o.mode = LBS_MODE_DES;
+      set_mode = 1;
+      if (!strcmp(optarg, "bsp")) flag.mode = LBS_MODE_BSP;
+      else if (!strcmp(optarg, "des")) flag.mode = LBS_MODE_DES;
       else return free(over), cli_usage("replay", "--mode must be bsp or des");
       break;
     case O_COST:
-      if (!strcmp(optarg, "model")) o.cost = LBS_COST_MODEL;
-      else if (!strcmp(optarg, "measured")) o.cost = LBS_COST_MEASURED;
-      else if (!strcmp(optarg, "zero")) o.cost = LBS_COST_ZERO;
+      set_cost = 1;
+      if (!strcmp(optarg, "model")) flag.cost = LBS_COST_MODEL;
+      else if (!strcmp(optarg, "measured")) flag.cost = LBS_COST_MEASURED;
+      else if (!strcmp(optarg, "zero")) flag.cost = LBS_COST_ZERO;
       else return free(over), cli_usage("replay", "--cost must be model, measured or zero");
       break;
-    case O_SCALE: if (cli_parse_f64("--cost-scale", optarg, 0, 1e12, &o.cost_scale)) return free(over), 2; break;
-    case O_FIXED: if (cli_parse_f64("--part-fixed-us", optarg, 0, 1e15, &o.part_fixed_us)) return free(over), 2; break;
-    case O_PERELEM: if (cli_parse_f64("--part-per-elem-ns", optarg, 0, 1e15, &o.part_per_elem_ns)) return free(over), 2; break;
+    case O_SCALE: if (cli_parse_f64("--cost-scale", optarg, 0, 1e12, &flag.cost_scale)) return free(over), 2; set_scale = 1; break;
+    case O_FIXED: if (cli_parse_f64("--part-fixed-us", optarg, 0, 1e15, &flag.part_fixed_us)) return free(over), 2; set_fixed = 1; break;
+    case O_PERELEM: if (cli_parse_f64("--part-per-elem-ns", optarg, 0, 1e15, &flag.part_per_elem_ns)) return free(over), 2; set_per = 1; break;
     case 'h': usage(); free(over); return 0;
+    case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); free(over); return 0;
     default: free(over); return cli_usage("replay", "bad option");
     }
   }
@@ -108,6 +116,15 @@ int cmd_replay(int argc, char **argv) {
   lbs_err e = lbs_config_load(grid_path, &cfg);
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e) e = lbs_grid_from_config(cfg, &g);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] in the grid file or -o sim.KEY=V */
+  if (set_part) o.partitioner = flag.partitioner;
+  if (set_policy) o.policy = flag.policy;
+  if (set_metric) o.metric = flag.metric;
+  if (set_mode) o.mode = flag.mode;
+  if (set_cost) o.cost = flag.cost;
+  if (set_scale) o.cost_scale = flag.cost_scale;
+  if (set_fixed) o.part_fixed_us = flag.part_fixed_us;
+  if (set_per) o.part_per_elem_ns = flag.part_per_elem_ns;
   const char *what = "replay";
   if (!e && (e = lbs_trace_open(trace_path, &t))) what = "replay";
   if (!e) {

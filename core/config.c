@@ -325,10 +325,11 @@ static const char *type_name(lbs_opt_type t) {
   return n[t];
 }
 
-lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) {
+static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int only) {
   for (int s = 0; s < c->nsec; s++) {
     const section *sec = &c->secs[s];
     const lbs_section_spec *sp = find_spec(specs, sec->kind);
+    if (!sp && only) continue;
     if (!sp) {
       const char *best = NULL;
       int bd = 99;
@@ -356,7 +357,7 @@ lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) {
     const entry *en = &c->ents[i];
     const section *sec = &c->secs[en->sec];
     const lbs_section_spec *sp = find_spec(specs, sec->kind);
-    if (!sp->opts) continue; /* pass-through section: the consumer checks its keys */
+    if (!sp || !sp->opts) continue; /* another module's, or pass-through: checked there */
     const lbs_opt *o = find_opt(sp, en->key);
     if (!o) {
       const char *best = NULL;
@@ -386,6 +387,9 @@ lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) {
       return lbs_fail(LBS_PARSE, "%s: no [%s%s] section (%s)", c->file, sp->kind, sp->named ? " NAME" : "", sp->help);
   return LBS_OK;
 }
+
+lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) { return check(c, specs, 0); }
+lbs_err lbs_config_check_only(const lbs_config *c, const lbs_section_spec *specs) { return check(c, specs, 1); }
 
 /* ---------------------------------------------------------------- reading */
 

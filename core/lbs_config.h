@@ -46,6 +46,9 @@ void lbs_config_destroy(lbs_config **c); /* NULL-safe, clears *c */
 
 /* Checks every section and key against specs (see above). */
 lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs);
+/* The same for the sections whose kind specs declares, leaving other kinds alone (for a
+ * module that reads its own sections of a shared file). */
+lbs_err lbs_config_check_only(const lbs_config *c, const lbs_section_spec *specs);
 
 /* Sections of a kind, in file order: count, and the name of the i-th ("" for unnamed). */
 int lbs_config_count(const lbs_config *c, const char *kind);

@@ -88,6 +88,12 @@ typedef struct lbs_replay_result {
   double wall_s;            /* wall time of the whole replay */
 } lbs_replay_result;
 
+/* The [sim] section of a run configuration: partitioner, policy, mode, metric, cost model. */
+extern const lbs_section_spec lbs_sim_spec[];
+/* Fills o's fields from [sim] (checked against lbs_sim_spec); strings stay valid while cfg
+ * lives. Fields not given keep their defaults. */
+lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o);
+
 /* Replays trace t on grid g: collective over comm (every rank gets the same result).
  * Errors are agreed: every rank returns the same code, rank 0 the message. */
 lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm,

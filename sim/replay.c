@@ -589,6 +589,44 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   return e;
 }
 
+/* ---------------------------------------------------------------- configuration */
+
+static const lbs_opt sim_opts[] = {
+    {"partitioner", LBS_OPT_STRING, "zoltan:rcb", 1, 0, "the partitioner (lbsim replay --help lists them)"},
+    {"policy", LBS_OPT_STRING, "none", 1, 0, "the repartitioning policy"},
+    {"mode", LBS_OPT_STRING, "bsp", 1, 0, "bsp (a barrier per step) or des (discrete events per processor)"},
+    {"metric", LBS_OPT_STRING, "", 1, 0, "the replayed metric (empty: the trace's first)"},
+    {"cost", LBS_OPT_STRING, "model", 1, 0, "partitioning time: model, measured (wall x cost_scale) or zero"},
+    {"cost_scale", LBS_OPT_DOUBLE, "1", 0, 1e12, "measured: simulated = wall time x this"},
+    {"partition_fixed_us", LBS_OPT_DOUBLE, "-1", -1, 1e15, "model: fixed cost per call, us (-1: the partitioner's)"},
+    {"partition_per_elem_ns", LBS_OPT_DOUBLE, "-1", -1, 1e15, "model: cost per element, ns (-1: the partitioner's)"},
+    {NULL, 0, NULL, 0, 0, NULL}};
+
+const lbs_section_spec lbs_sim_spec[] = {{"sim", 0, 0, sim_opts, "replay settings"}, {NULL, 0, 0, NULL, NULL}};
+
+lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
+  lbs_err e = lbs_config_check_only(cfg, lbs_sim_spec);
+  const char *mode, *cost, *metric;
+  if (e || (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partitioner", &o->partitioner)) ||
+      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "policy", &o->policy)) ||
+      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "mode", &mode)) ||
+      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "metric", &metric)) ||
+      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "cost", &cost)) ||
+      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "cost_scale", &o->cost_scale)) ||
+      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_fixed_us", &o->part_fixed_us)) ||
+      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_per_elem_ns", &o->part_per_elem_ns)))
+    return e;
+  o->metric = *metric ? metric : NULL;
+  if (!strcmp(mode, "bsp")) o->mode = LBS_MODE_BSP;
+  else if (!strcmp(mode, "des")) o->mode = LBS_MODE_DES;
+  else return lbs_fail(LBS_PARSE, "%s: mode = '%s' must be bsp or des", lbs_config_where(cfg, "sim", "", "mode"), mode);
+  if (!strcmp(cost, "model")) o->cost = LBS_COST_MODEL;
+  else if (!strcmp(cost, "measured")) o->cost = LBS_COST_MEASURED;
+  else if (!strcmp(cost, "zero")) o->cost = LBS_COST_ZERO;
+  else return lbs_fail(LBS_PARSE, "%s: cost = '%s' must be model, measured or zero", lbs_config_where(cfg, "sim", "", "cost"), cost);
+  return LBS_OK;
+}
+
 /* ---------------------------------------------------------------- output */
 
 static void json_str(FILE *f, const char *s) {

@@ -47,6 +47,19 @@ has "$T/out" '"repartition_steps":[35,45]' "window repartitions in trace steps"
 expect 1 "window outside the trace" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --steps 50:70
 has "$T/err" "steps [50, 70) are outside the trace's 60 steps" "window message"
 
+# [sim] settings from the grid file or -o, flags on top
+printf '[cluster A]\nnodes = 4\n[sim]\npolicy = fixed:30\npartition_fixed_us = 1000\npartition_per_elem_ns = 0\n' >"$T/sim.ini"
+expect 0 "[sim] from the file" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --json
+has "$T/out" '"policy":"fixed:30"' "[sim] policy"
+has "$T/out" '"partition_time_s":0.001000000' "[sim] cost model: one call of 1000 us"
+expect 0 "flag over [sim]" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none -o sim.mode=des --json
+has "$T/out" '"policy":"none"' "flag wins"
+has "$T/out" '"mode":"des"' "-o sim.mode"
+expect 1 "bad [sim] key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.polcy=none
+has "$T/err" "unknown key 'polcy' in [sim] (did you mean 'policy'?)" "sim key typo"
+expect 1 "bad [sim] mode" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.mode=fast
+has "$T/err" "mode = 'fast' must be bsp or des" "sim mode message"
+
 # results store
 expect 0 "results store" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --results "$T/r.db" --save-assignment
 [ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM steps')" = 60 ] && ok || bad "60 step rows"
