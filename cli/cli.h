@@ -40,5 +40,6 @@ void cli_remove_db(const char *path);
 int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
     {"trace", cmd_trace, "generate, inspect, verify, import and export traces"},
     {"grid", cmd_grid, "validate and describe simulated platforms"},
     {"replay", cmd_replay, "replay a trace on a grid with a partitioner and a policy (MPI)"},
+    {"policy", cmd_policy, "compare repartitioning policies, against the optimal schedule"},
     {NULL, NULL, NULL},
 };
 

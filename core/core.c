@@ -22,10 +22,13 @@ const char *lbs_strerror(lbs_err e) {
 static _Thread_local char last_msg[1024];
 
 lbs_err lbs_fail(lbs_err e, const char *fmt, ...) {
+  /* format into a local buffer first: callers may pass lbs_errmsg() itself as an argument */
+  char msg[sizeof last_msg];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  memcpy(last_msg, msg, sizeof msg);
   return e;
 }
 

@@ -18,12 +18,19 @@ typedef struct lbs_loadview {
   double imbalance;          /* (Lmax - Lavg) / Lmax of load_ns */
   const int64_t *step_ns;    /* time each past step took */
   const double *past_imbalance; /* imbalance of each past step */
+  const int64_t *past_excess_ns; /* Lmax - Lavg of each past step (ns) */
   int64_t last_repart_ns;    /* partition + migration time of the last repartition, 0 if none */
+  int64_t est_repart_ns;     /* estimated cost of a repartition now: the last one's, or the
+                                partitioning model's before the first */
   /* Step navigation: the per-processor compute times (P entries) of any step 0..steps-1,
    * forwards or backwards, under the current assignment, without advancing simulated
    * time. Collective under MPI: every rank's policy must make the same calls (policies are
    * deterministic, so they do). NULL when the caller offers no navigation. */
   lbs_err (*eval_step)(void *nav, int64_t step, int64_t *load_ns, double *imbalance);
+  /* The offline optimum (used by `optimal`): the repartition steps that minimise the total
+   * simulated time, considering at most maxcand candidate steps. Owned by the caller's
+   * engine, valid for the run. NULL when not offered. */
+  lbs_err (*optimize)(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
   void *nav;
 } lbs_loadview;
 
@@ -36,6 +43,9 @@ typedef struct lbs_policy_ops {
   /* Sets *repartition to 1 to repartition before view->step. */
   lbs_err (*decide)(void *state, const lbs_loadview *view, int *repartition);
   void (*fini)(void *state); /* NULL-safe */
+  /* Optional: a series the policy recorded (e.g. adaptive's interval per probe): n points
+   * (step, value). NULL when the policy keeps none. */
+  int (*series)(const void *state, const int64_t **steps, const double **values);
 } lbs_policy_ops;
 #define LBS_POLICY_ABI 1
 
@@ -48,5 +58,7 @@ lbs_err lbs_policy_create(const char *name, lbs_policy **out);
 void lbs_policy_destroy(lbs_policy **p);
 const char *lbs_policy_name(const lbs_policy *p);
 lbs_err lbs_policy_decide(lbs_policy *p, const lbs_loadview *view, int *repartition);
+/* The policy's recorded series (see lbs_policy_ops.series); 0 points when none. */
+int lbs_policy_series(const lbs_policy *p, const int64_t **steps, const double **values);
 
 #endif

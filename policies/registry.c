@@ -5,10 +5,14 @@
 
 #include "lbs_policy.h"
 
-extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed;
+extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold, lbs__policy_adaptive,
+    lbs__policy_stop_at_rise, lbs__policy_metabalancer, lbs__policy_cost_benefit, lbs__policy_optimal;
 
 #define MAX_POLICIES 32
-static const lbs_policy_ops *registry[MAX_POLICIES + 1] = {&lbs__policy_none, &lbs__policy_fixed, NULL};
+static const lbs_policy_ops *registry[MAX_POLICIES + 1] = {
+    &lbs__policy_none,         &lbs__policy_fixed,        &lbs__policy_threshold,    &lbs__policy_adaptive,
+    &lbs__policy_stop_at_rise, &lbs__policy_metabalancer, &lbs__policy_cost_benefit, &lbs__policy_optimal,
+    NULL};
 
 struct lbs_policy {
   const lbs_policy_ops *ops;
@@ -50,6 +54,7 @@ lbs_err lbs_policy_create(const char *name, lbs_policy **out) {
   lbs_err e = ops->init(&p->state, colon ? colon + 1 : NULL);
   if (e) {
     e = lbs_fail(e, "policy '%s': %s (expected %s)", name, lbs_errmsg(), ops->usage);
+    /* (lbs_fail copes with its own message as an argument) */
     free(p->name);
     free(p);
     return e;
@@ -67,6 +72,12 @@ void lbs_policy_destroy(lbs_policy **pp) {
 }
 
 const char *lbs_policy_name(const lbs_policy *p) { return p->name; }
+
+int lbs_policy_series(const lbs_policy *p, const int64_t **steps, const double **values) {
+  *steps = NULL;
+  *values = NULL;
+  return p->ops->series ? p->ops->series(p->state, steps, values) : 0;
+}
 
 lbs_err lbs_policy_decide(lbs_policy *p, const lbs_loadview *view, int *repartition) {
   *repartition = 0;

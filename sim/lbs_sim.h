@@ -28,8 +28,6 @@ int lbs_queue_pop(lbs_queue *q, lbs_event *out);
 const lbs_event *lbs_queue_peek(const lbs_queue *q);
 size_t lbs_queue_size(const lbs_queue *q);
 
-#endif
-
 /* ================================================================ replay */
 
 #include <mpi.h>
@@ -54,6 +52,7 @@ typedef struct lbs_replay_opts {
   double part_per_elem_ns;   /* LBS_COST_MODEL: cost per element; < 0: the partitioner's default */
   const lbs_config *cfg;     /* [zoltan] pass-through; may be NULL */
   int save_assignment;       /* keep the assignment after every repartition */
+  int approach;              /* repartitions: 0 partition from scratch (default), 1 Zoltan REPARTITION */
   lbs_progress_fn progress;  /* called on rank 0 after each step; may be NULL */
   void *progress_arg;
 } lbs_replay_opts;
@@ -80,12 +79,17 @@ typedef struct lbs_replay_result {
   int64_t *step_compute_ns; /* S: largest compute time of the step */
   double *imbalance;        /* S: (Lmax - Lavg) / Lmax */
   double *loadimb;          /* S: Lmax / Lavg */
+  int64_t *excess_ns;       /* S: Lmax - Lavg (ns) */
   int *repartitioned;       /* S: 1 when the step started with a repartition */
   int64_t *proc_ns;         /* S*P: compute time of each processor at each step */
   lbs_repart_rec *reparts;  /* nrep records */
   int nrep;
   int *assign;              /* (nrep+1)*E with save_assignment: initial, then after each */
   double wall_s;            /* wall time of the whole replay */
+  int64_t *series_step;     /* the policy's recorded series (adaptive: probe step), or NULL */
+  double *series_value;     /* ... and value (adaptive: interval) */
+  int nseries;
+  int64_t optimum_ns;       /* optimal: the total its optimiser computed (-1 for other policies) */
 } lbs_replay_result;
 
 /* The [sim] section of a run configuration: partitioner, policy, mode, metric, cost model. */
@@ -106,3 +110,5 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
                          const char *grid_path);
 /* The default deterministic cost model of a partitioner (fixed us, per-element ns). */
 void lbs_partition_cost_default(const char *partitioner, double *fixed_us, double *per_elem_ns);
+
+#endif

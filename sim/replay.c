@@ -26,51 +26,9 @@
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
+#include "sim_int.h"
 
 #define FIX 4096.0 /* fixed-point units per work unit */
-
-enum { EV_SEND = 1 };
-
-typedef struct {
-  int p, q;
-  double bytes;
-} xfer;
-
-typedef struct {
-  /* inputs */
-  lbs_trace *t;
-  const lbs_grid *g;
-  const lbs_replay_opts *o;
-  MPI_Comm comm;
-  int rank, size, metric, P, C;
-  int64_t E, S, S0, first, n, *rank_first; /* S steps from trace step S0 */
-  lbs_mesh *mesh;
-  int dim;
-  const double *coords;
-  const int64_t *xadj, *adj;
-  const double *adjw;
-  double bytes_elem, bytes_edge;
-  lbs_partitioner *part;
-  lbs_policy *policy;
-  double *sizes; /* P part sizes */
-  /* state */
-  int *assign;          /* E: whole assignment */
-  int *cur, *newp;      /* n: local current / new parts */
-  int64_t *gid;         /* n: local global ids */
-  int64_t *lxadj;       /* n+1: local CSR offsets */
-  double *w, *wprev;    /* n: local work of the current and the previous step */
-  double *wnav;         /* n: scratch for step navigation */
-  int64_t *fixnav;      /* P: scratch for step navigation */
-  int64_t *fix;         /* P: fixed-point sums */
-  int64_t *load;        /* P: compute ns of the current step */
-  xfer *halo;           /* halo transfers, sorted by (p, q) */
-  int nhalo;
-  int64_t *clock;       /* P processor clocks (ns) */
-  int64_t *arrive;      /* P: latest arrival into each processor this step */
-  int64_t *link_free;   /* C*C: when each shared link is free */
-  lbs_queue *q;
-  lbs_replay_result *r;
-} eng;
 
 static double now_s(void) {
   struct timespec ts;
@@ -79,7 +37,7 @@ static double now_s(void) {
 }
 
 /* Makes every rank return the same error: the first failing rank's code and message. */
-static lbs_err agree(eng *x, lbs_err e) {
+lbs_err lbs__agree(eng *x, lbs_err e) {
   int mine = e ? x->rank : x->size, first;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, x->comm);
   if (first == x->size) return LBS_OK;
@@ -112,7 +70,7 @@ void lbs_partition_cost_default(const char *partitioner, double *fixed_us, doubl
 /* ---------------------------------------------------------------- loads */
 
 /* Reads this rank's work values of step s into w; checks them. */
-static lbs_err read_work(eng *x, int64_t s, double *w) {
+lbs_err lbs__read_work(eng *x, int64_t s, double *w) {
   lbs_err e = x->n ? lbs_trace_read(x->t, s, x->metric, x->first, x->n, w) : LBS_OK;
   int bad = 0;
   for (int64_t i = 0; !e && i < x->n; i++) bad |= !(w[i] >= 0 && w[i] <= 1e15); /* NaN fails too */
@@ -120,11 +78,11 @@ static lbs_err read_work(eng *x, int64_t s, double *w) {
     if (!(w[i] >= 0 && w[i] <= 1e15))
       e = lbs_fail(LBS_RANGE, "step %lld element %lld: work %g is negative, too large or not finite", (long long)s,
                    (long long)(x->first + i), w[i]);
-  return agree(x, e);
+  return lbs__agree(x, e);
 }
 
 /* Per-processor compute times of the work in x->w under the current assignment. */
-static void compute_loads(eng *x) {
+void lbs__compute_loads(eng *x) {
   memset(x->fix, 0, (size_t)x->P * sizeof *x->fix);
   /* work was checked to be in [0, 1e15]: rounding half up by truncation is exact enough
    * and far cheaper than llround() on the hot path */
@@ -133,25 +91,31 @@ static void compute_loads(eng *x) {
   for (int p = 0; p < x->P; p++) x->load[p] = lbs_grid_compute_ns(x->g, p, (double)x->fix[p] / FIX);
 }
 
-static void imbalance(const int64_t *load, int P, double *imb, double *limb);
+void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
 
 /* Step navigation for policies: loads of window step s under the current assignment. */
 static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imb) {
   eng *x = nav;
   if (s < 0 || s >= x->S)
     return lbs_fail(LBS_RANGE, "step navigation: step %lld outside 0..%lld", (long long)s, (long long)(x->S - 1));
-  lbs_err e = read_work(x, x->S0 + s, x->wnav);
+  lbs_err e = lbs__read_work(x, x->S0 + s, x->wnav);
   if (e) return e;
   memset(x->fixnav, 0, (size_t)x->P * sizeof *x->fixnav);
   for (int64_t i = 0; i < x->n; i++) x->fixnav[x->cur[i]] += (int64_t)(x->wnav[i] * FIX + 0.5);
   MPI_Allreduce(MPI_IN_PLACE, x->fixnav, x->P, MPI_INT64_T, MPI_SUM, x->comm);
   for (int p = 0; p < x->P; p++) load_ns[p] = lbs_grid_compute_ns(x->g, p, (double)x->fixnav[p] / FIX);
   double limb;
-  if (imb) imbalance(load_ns, x->P, imb, &limb);
+  if (imb) lbs__imbalance(load_ns, x->P, imb, &limb);
   return LBS_OK;
 }
 
-static void imbalance(const int64_t *load, int P, double *imb, double *limb) {
+/* The offline optimum for the `optimal` policy (optimal.c). */
+lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
+static lbs_err optimize_hook(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps) {
+  return lbs__optimize(nav, maxcand, steps, nsteps);
+}
+
+void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb) {
   double mx = 0, sum = 0;
   for (int p = 0; p < P; p++) {
     mx = fmax(mx, (double)load[p]);
@@ -172,7 +136,7 @@ static int cmp_key(const void *a, const void *b) {
 /* Combines (key, fixed-point amount) pairs from every rank into sorted transfers. */
 #define DENSE_PAIRS_MAX 512 /* P up to this: aggregate in a P x P table, no sort */
 
-static lbs_err merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout) {
+lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout) {
   int64_t m = 0;
   if (x->P <= DENSE_PAIRS_MAX) {
     int64_t PP = (int64_t)x->P * x->P, *dense = calloc((size_t)PP, sizeof *dense);
@@ -223,14 +187,14 @@ static lbs_err merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, 
 }
 
 /* Halo transfers under the current assignment: cut edge weight between each (p, q). */
-static lbs_err build_halo(eng *x) {
+lbs_err lbs__build_halo(eng *x) {
   free(x->halo);
   x->halo = NULL;
   x->nhalo = 0;
-  if (!x->xadj || x->bytes_edge <= 0) return agree(x, LBS_OK);
+  if (!x->xadj || x->bytes_edge <= 0) return lbs__agree(x, LBS_OK);
   int64_t ne = x->xadj[x->first + x->n] - x->xadj[x->first], nkv = 0;
   int64_t *kv = malloc((size_t)(2 * ne + 2) * sizeof *kv);
-  if (!kv) return agree(x, lbs_fail(LBS_NOMEM, "halo pairs"));
+  if (!kv) return lbs__agree(x, lbs_fail(LBS_NOMEM, "halo pairs"));
   for (int64_t i = 0; i < x->n; i++) {
     int64_t u = x->first + i;
     for (int64_t k = x->xadj[u]; k < x->xadj[u + 1]; k++) {
@@ -242,14 +206,14 @@ static lbs_err build_halo(eng *x) {
       }
     }
   }
-  lbs_err e = merge_pairs(x, kv, nkv, x->bytes_edge, &x->halo, &x->nhalo);
+  lbs_err e = lbs__merge_pairs(x, kv, nkv, x->bytes_edge, &x->halo, &x->nhalo);
   free(kv);
-  return agree(x, e);
+  return lbs__agree(x, e);
 }
 
 /* Serves transfers that become ready at ready[p] (ns) over the links; arrival times into
  * each processor are maxed into x->arrive. Returns the latest arrival. */
-static lbs_err run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
+lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
   lbs_err e = LBS_OK;
   for (int i = 0; i < nx && !e; i++) e = lbs_queue_push(x->q, ready[xs[i].p], EV_SEND, xs[i].p, i);
   int64_t last = 0;
@@ -275,7 +239,7 @@ static lbs_err run_transfers(eng *x, const xfer *xs, int nx, const int64_t *read
 /* ---------------------------------------------------------------- steps */
 
 /* Simulates one step from the current clocks; returns how far the makespan moved. */
-static lbs_err run_step(eng *x, int64_t *advance) {
+lbs_err lbs__run_step(eng *x, int64_t *advance) {
   int64_t before = 0, after = 0, latest;
   int64_t *done = x->fix; /* reuse: P */
   for (int p = 0; p < x->P; p++) {
@@ -284,7 +248,7 @@ static lbs_err run_step(eng *x, int64_t *advance) {
     done[p] = x->clock[p] + x->load[p];
     x->arrive[p] = 0;
   }
-  lbs_err e = run_transfers(x, x->halo, x->nhalo, done, &latest);
+  lbs_err e = lbs__run_transfers(x, x->halo, x->nhalo, done, &latest);
   for (int p = 0; p < x->P; p++) {
     int64_t c = done[p] > x->arrive[p] ? done[p] : x->arrive[p];
     x->clock[p] = c;
@@ -296,6 +260,15 @@ static lbs_err run_step(eng *x, int64_t *advance) {
   return e;
 }
 
+/* The deterministic partitioning time: fixed + per element x elements. */
+int64_t lbs__model_partition_ns(const eng *x) {
+  double fixed_us = x->o->part_fixed_us, per_ns = x->o->part_per_elem_ns, dfix, dper;
+  lbs_partition_cost_default(lbs_part_name(x->part), &dfix, &dper);
+  if (fixed_us < 0) fixed_us = dfix;
+  if (per_ns < 0) per_ns = dper;
+  return llround(fixed_us * 1e3 + per_ns * (double)x->E);
+}
+
 /* Partition with the work in w (local), then migrate; updates assignment and clocks. */
 static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec *rec) {
   int64_t T = 0;
@@ -305,13 +278,17 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
                        x->xadj ? x->adjw + x->xadj[x->first] : NULL, x->rank_first, x->cur, x->P, x->sizes, approach};
   MPI_Barrier(x->comm);
   double t0 = now_s();
-  lbs_err e = agree(x, lbs_part_run(x->part, &in, x->newp));
+  lbs_err e = LBS_OK;
+  if (x->opt_assign && x->cur_step > 0) /* the optimiser computed this partition already */
+    memcpy(x->newp, x->opt_assign + (size_t)x->cur_step * (size_t)x->E + (size_t)x->first, (size_t)x->n * sizeof *x->newp);
+  else
+    e = lbs__agree(x, lbs_part_run(x->part, &in, x->newp));
   double wall = now_s() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, x->comm);
   if (e) return e;
   /* migration: (old, new) pairs of moved elements */
   int64_t *kv = malloc((size_t)(2 * x->n + 2) * sizeof *kv), nkv = 0, moved = 0;
-  if (!kv) return agree(x, lbs_fail(LBS_NOMEM, "migration"));
+  if (!kv) return lbs__agree(x, lbs_fail(LBS_NOMEM, "migration"));
   for (int64_t i = 0; i < x->n; i++)
     if (x->newp[i] != x->cur[i]) {
       kv[2 * nkv] = (int64_t)x->cur[i] * x->P + x->newp[i];
@@ -321,7 +298,7 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
     }
   xfer *mig = NULL;
   int nmig = 0;
-  e = agree(x, merge_pairs(x, kv, nkv, x->bytes_elem, &mig, &nmig));
+  e = lbs__agree(x, lbs__merge_pairs(x, kv, nkv, x->bytes_elem, &mig, &nmig));
   free(kv);
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, x->comm);
   if (e) {
@@ -339,25 +316,21 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
   free(displs);
   memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
   /* charged times */
-  double fixed_us = x->o->part_fixed_us, per_ns = x->o->part_per_elem_ns, dfix, dper;
-  lbs_partition_cost_default(lbs_part_name(x->part), &dfix, &dper);
-  if (fixed_us < 0) fixed_us = dfix;
-  if (per_ns < 0) per_ns = dper;
   int64_t part_ns = x->o->cost == LBS_COST_ZERO       ? 0
                     : x->o->cost == LBS_COST_MEASURED ? llround(wall * 1e9 * x->o->cost_scale)
-                                                      : llround(fixed_us * 1e3 + per_ns * (double)x->E);
+                                                      : lbs__model_partition_ns(x);
   int64_t start = T + part_ns, latest = start, *ready = x->fix;
   for (int p = 0; p < x->P; p++) {
     ready[p] = start;
     x->arrive[p] = 0;
   }
-  e = run_transfers(x, mig, nmig, ready, &latest);
+  e = lbs__run_transfers(x, mig, nmig, ready, &latest);
   double bytes = 0;
   for (int i = 0; i < nmig; i++) bytes += mig[i].bytes;
   free(mig);
   for (int p = 0; p < x->P; p++) x->clock[p] = latest;
   *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall};
-  if (!e) e = build_halo(x);
+  if (!e) e = lbs__build_halo(x);
   return e;
 }
 
@@ -369,15 +342,15 @@ static void eng_free(eng *x) {
   lbs_queue_destroy(&x->q);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
   free(x->lxadj), free(x->w), free(x->wprev), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
-  free(x->arrive), free(x->link_free);
+  free(x->arrive), free(x->link_free), free(x->opt_steps), free(x->opt_assign);
 }
 
 void lbs_replay_result_free(lbs_replay_result **rp) {
   if (!rp || !*rp) return;
   lbs_replay_result *r = *rp;
   free(r->metric), free(r->partitioner), free(r->policy), free(r->app_step), free(r->step_ns);
-  free(r->step_compute_ns), free(r->imbalance), free(r->loadimb), free(r->repartitioned), free(r->proc_ns);
-  free(r->reparts), free(r->assign), free(r);
+  free(r->step_compute_ns), free(r->imbalance), free(r->loadimb), free(r->excess_ns), free(r->repartitioned), free(r->proc_ns);
+  free(r->reparts), free(r->assign), free(r->series_step), free(r->series_value), free(r);
   *rp = NULL;
 }
 
@@ -475,12 +448,13 @@ static lbs_err result_alloc(eng *x) {
   r->step_compute_ns = malloc(S * sizeof *r->step_compute_ns);
   r->imbalance = malloc(S * sizeof *r->imbalance);
   r->loadimb = malloc(S * sizeof *r->loadimb);
+  r->excess_ns = malloc(S * sizeof *r->excess_ns);
   r->repartitioned = calloc(S, sizeof *r->repartitioned);
   r->proc_ns = malloc(S * (size_t)x->P * sizeof *r->proc_ns);
   r->reparts = malloc(S * sizeof *r->reparts);
   if (x->o->save_assignment) r->assign = malloc((S + 1) * (size_t)x->E * sizeof *r->assign);
   if (!r->metric || !r->partitioner || !r->policy || !r->app_step || !r->step_ns || !r->step_compute_ns ||
-      !r->imbalance || !r->loadimb || !r->repartitioned || !r->proc_ns || !r->reparts ||
+      !r->imbalance || !r->loadimb || !r->excess_ns || !r->repartitioned || !r->proc_ns || !r->reparts ||
       (x->o->save_assignment && !r->assign))
     return lbs_fail(LBS_NOMEM, "result series for %lld steps", (long long)x->S);
   r->mode = x->o->mode;
@@ -499,8 +473,8 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   MPI_Comm_rank(comm, &x.rank);
   MPI_Comm_size(comm, &x.size);
   double t_start = now_s();
-  lbs_err e = agree(&x, setup(&x));
-  if (!e) e = agree(&x, result_alloc(&x));
+  lbs_err e = lbs__agree(&x, setup(&x));
+  if (!e) e = lbs__agree(&x, result_alloc(&x));
   if (!e && !o->metric) {
     lbs_metric_info mi;
     lbs_trace_metric(t, 0, &mi);
@@ -509,7 +483,7 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   }
   lbs_replay_result *r = x.r;
   /* the initial partition, from the first step's work: setup, not charged */
-  if (!e) e = read_work(&x, x.S0, x.w);
+  if (!e) e = lbs__read_work(&x, x.S0, x.w);
   lbs_repart_rec rec;
   if (!e) e = repartition(&x, x.w, 0, &rec);
   if (!e) {
@@ -524,24 +498,27 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
       double *tmp = x.wprev;
       x.wprev = x.w;
       x.w = tmp;
-      if ((e = read_work(&x, x.S0 + s, x.w))) break;
+      if ((e = lbs__read_work(&x, x.S0 + s, x.w))) break;
     }
-    compute_loads(&x);
+    lbs__compute_loads(&x);
     double imb, limb;
-    imbalance(x.load, x.P, &imb, &limb);
+    lbs__imbalance(x.load, x.P, &imb, &limb);
     int64_t since = s;
     for (int k = r->nrep - 1; k >= 0; k--)
       if (r->reparts[k].step <= s) {
         since = s - r->reparts[k].step;
         break;
       }
-    lbs_loadview v = {s, x.S, since, x.P, x.load, imb, r->step_ns, r->imbalance,
-                      r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0,
-                      eval_step, &x};
+    int64_t last = r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0;
+    lbs_loadview v = {s,          x.S,      since,     x.P,    x.load,
+                      imb,        r->step_ns, r->imbalance, r->excess_ns, last,
+                      r->nrep ? last : (x.o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(&x)),
+                      eval_step,  optimize_hook, &x};
     int rep = 0;
-    if ((e = agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
+    if ((e = lbs__agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
     if (rep) { /* with the work the application measured last: the previous step's */
-      if ((e = repartition(&x, x.wprev, 1, &r->reparts[r->nrep]))) break;
+      x.cur_step = s;
+      if ((e = repartition(&x, x.wprev, o->approach, &r->reparts[r->nrep]))) break;
       r->reparts[r->nrep].step = s;
       r->partition_ns += r->reparts[r->nrep].partition_ns;
       r->migration_ns += r->reparts[r->nrep].migration_ns;
@@ -549,11 +526,11 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
       if (r->assign) memcpy(r->assign + (size_t)(r->nrep + 1) * (size_t)x.E, x.assign, (size_t)x.E * sizeof *x.assign);
       r->nrep++;
       r->repartitioned[s] = 1;
-      compute_loads(&x);
-      imbalance(x.load, x.P, &imb, &limb);
+      lbs__compute_loads(&x);
+      lbs__imbalance(x.load, x.P, &imb, &limb);
     }
     int64_t adv, mx = 0;
-    if ((e = agree(&x, run_step(&x, &adv)))) break;
+    if ((e = lbs__agree(&x, lbs__run_step(&x, &adv)))) break;
     lbs_trace_app_step(t, x.S0 + s, &r->app_step[s]);
     for (int p = 0; p < x.P; p++) {
       mx = x.load[p] > mx ? x.load[p] : mx;
@@ -564,6 +541,11 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
     r->step_compute_ns[s] = mx;
     r->imbalance[s] = imb;
     r->loadimb[s] = limb;
+    {
+      double sum = 0;
+      for (int p = 0; p < x.P; p++) sum += (double)x.load[p];
+      r->excess_ns[s] = mx - llround(sum / x.P);
+    }
     compute_bsp += mx;
     imb_sum += imb;
     limb_sum += limb;
@@ -580,6 +562,15 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
     r->mean_imbalance = imb_sum / (double)x.S;
     r->mean_loadimb = limb_sum / (double)x.S;
     r->wall_s = now_s() - t_start;
+    r->optimum_ns = x.opt_done ? x.opt_total : -1;
+    const int64_t *ss;
+    const double *sv;
+    int ns = lbs_policy_series(x.policy, &ss, &sv);
+    if (ns > 0 && (r->series_step = malloc((size_t)ns * sizeof *ss)) && (r->series_value = malloc((size_t)ns * sizeof *sv))) {
+      memcpy(r->series_step, ss, (size_t)ns * sizeof *ss);
+      memcpy(r->series_value, sv, (size_t)ns * sizeof *sv);
+      r->nseries = ns;
+    }
     *out = r;
     x.r = NULL;
   }
@@ -597,6 +588,8 @@ static const lbs_opt sim_opts[] = {
     {"mode", LBS_OPT_STRING, "bsp", 1, 0, "bsp (a barrier per step) or des (discrete events per processor)"},
     {"metric", LBS_OPT_STRING, "", 1, 0, "the replayed metric (empty: the trace's first)"},
     {"cost", LBS_OPT_STRING, "model", 1, 0, "partitioning time: model, measured (wall x cost_scale) or zero"},
+    {"approach", LBS_OPT_STRING, "partition", 1, 0,
+     "Zoltan's LB_APPROACH for repartitions: partition (from scratch) or repartition (from the current one)"},
     {"cost_scale", LBS_OPT_DOUBLE, "1", 0, 1e12, "measured: simulated = wall time x this"},
     {"partition_fixed_us", LBS_OPT_DOUBLE, "-1", -1, 1e15, "model: fixed cost per call, us (-1: the partitioner's)"},
     {"partition_per_elem_ns", LBS_OPT_DOUBLE, "-1", -1, 1e15, "model: cost per element, ns (-1: the partitioner's)"},
@@ -606,12 +599,13 @@ const lbs_section_spec lbs_sim_spec[] = {{"sim", 0, 0, sim_opts, "replay setting
 
 lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
   lbs_err e = lbs_config_check_only(cfg, lbs_sim_spec);
-  const char *mode, *cost, *metric;
+  const char *mode, *cost, *metric, *approach;
   if (e || (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partitioner", &o->partitioner)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "policy", &o->policy)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "mode", &mode)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "metric", &metric)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "cost", &cost)) ||
+      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "approach", &approach)) ||
       (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "cost_scale", &o->cost_scale)) ||
       (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_fixed_us", &o->part_fixed_us)) ||
       (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_per_elem_ns", &o->part_per_elem_ns)))
@@ -624,6 +618,10 @@ lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
   else if (!strcmp(cost, "measured")) o->cost = LBS_COST_MEASURED;
   else if (!strcmp(cost, "zero")) o->cost = LBS_COST_ZERO;
   else return lbs_fail(LBS_PARSE, "%s: cost = '%s' must be model, measured or zero", lbs_config_where(cfg, "sim", "", "cost"), cost);
+  if (!strcmp(approach, "partition")) o->approach = 0;
+  else if (!strcmp(approach, "repartition")) o->approach = 1;
+  else return lbs_fail(LBS_PARSE, "%s: approach = '%s' must be partition or repartition",
+                       lbs_config_where(cfg, "sim", "", "approach"), approach);
   return LBS_OK;
 }
 

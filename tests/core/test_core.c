@@ -55,4 +55,7 @@ Test(core, error_messages) {
   cr_assert_str_eq(lbs_strerror((lbs_err)999), "unknown error");
   cr_assert_eq(lbs_fail(LBS_PARSE, "file %s line %d", "x.graph", 3), LBS_PARSE);
   cr_assert_str_eq(lbs_errmsg(), "file x.graph line 3");
+  /* wrapping the last message in a new one, as callers do */
+  lbs_fail(LBS_PARSE, "outer: %s (more)", lbs_errmsg());
+  cr_assert_str_eq(lbs_errmsg(), "outer: file x.graph line 3 (more)");
 }

@@ -74,8 +74,10 @@ expect 0 "second run appends" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --result
 expect 1 "unknown partitioner" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --partitioner metis3 --results "$T/x.db"
 has "$T/err" "lbsim: replay: unknown partitioner 'metis3' (known: zoltan:{rcb" "partitioner list"
 [ ! -e "$T/x.db" ] && ok || bad "a failed run created the results store"
-expect 1 "unknown policy" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy adaptive:0.1 --results "$T/r.db"
-has "$T/err" "unknown policy 'adaptive:0.1' (known: none, fixed:K)" "policy list"
+expect 1 "unknown policy" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy smart:3 --results "$T/r.db"
+has "$T/err" "unknown policy 'smart:3' (known: none, fixed:K, threshold:T, adaptive:T:MIN:MAX" "policy list"
+expect 1 "garbled adaptive" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy adaptive:0.15:20:5
+has "$T/err" "policy 'adaptive:0.15:20:5': needs 0 < T < 1 and whole steps 1 <= MIN <= MAX (got '0.15:20:5') (expected adaptive:T:MIN:MAX)" "adaptive message"
 [ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM runs')" = 2 ] && ok || bad "a failed run wrote to the results store"
 expect 1 "bad policy argument" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:0
 has "$T/err" "expected fixed:K" "fixed:0 message"

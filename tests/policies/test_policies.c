@@ -5,7 +5,7 @@
 
 static int decide_at(lbs_policy *p, int64_t step) {
   int64_t load[2] = {1, 1};
-  lbs_loadview v = {step, 300, 0, 2, load, 0, NULL, NULL, 0, NULL, NULL};
+  lbs_loadview v = {step, 300, 0, 2, load, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
   int r;
   cr_assert_eq(lbs_policy_decide(p, &v, &r), LBS_OK);
   return r;
@@ -36,6 +36,6 @@ Test(policies, bad_names_and_arguments) {
     cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
     cr_assert(strstr(lbs_errmsg(), "expected"), "%s", lbs_errmsg());
   }
-  cr_assert_eq(lbs_policy_create("adaptiv:0.1", &p), LBS_NOTFOUND);
+  cr_assert_eq(lbs_policy_create("adaptiv:0.1:5:20", &p), LBS_NOTFOUND);
   cr_assert(strstr(lbs_errmsg(), "known: none, fixed:K"), "%s", lbs_errmsg());
 }

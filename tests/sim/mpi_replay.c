@@ -63,7 +63,7 @@ static lbs_err probe_decide(void *s, const lbs_loadview *v, int *rep) {
   probed = !e;
   return e;
 }
-static const lbs_policy_ops probe = {LBS_POLICY_ABI, "probe", "probe", probe_init, probe_decide, NULL};
+static const lbs_policy_ops probe = {LBS_POLICY_ABI, "probe", "probe", probe_init, probe_decide, NULL, NULL};
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
@@ -80,7 +80,7 @@ static lbs_replay_result *run(const char *trace, const char *grid_text, const ch
     printf("setup failed: %s\n", lbs_errmsg());
     exit(2);
   }
-  lbs_replay_opts o = {NULL, 0, 0, part, policy, mode, LBS_COST_MODEL, 1, 0.05, 0, cfg, save, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, part, policy, mode, LBS_COST_MODEL, 1, 0.05, 0, cfg, save, 0, NULL, NULL};
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
   CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
   lbs_trace_close(&t);
@@ -230,7 +230,7 @@ int main(int argc, char **argv) {
   lbs_config_parse_string("g.ini", "[cluster A]\nnodes = 5\n", &cfg);
   lbs_grid_from_config(cfg, &g);
   lbs_trace_open(line4, &t);
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1, NULL, 0, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1, NULL, 0, 0, NULL, NULL};
   CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL && strstr(lbs_errmsg(), "5 processors but the trace only 4"),
         "more processors than elements: %s", lbs_errmsg());
   o.policy = "fixed:0";

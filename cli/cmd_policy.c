@@ -1,0 +1,237 @@
+/* cmd_policy.c - lbsim policy compare: several policies on one trace, grid and partitioner. */
+#include <getopt.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "lbs_part.h"
+#include "lbs_policy.h"
+#include "lbs_sim.h"
+
+static void usage(void) {
+  printf("usage: [mpirun -n R] lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\n"
+         "Replays the trace once per policy (same grid, partitioner, mode and cost model) and\n"
+         "compares total simulated time, repartitions, imbalance and costs. With `optimal`\n"
+         "among them, gap_to_optimal is each policy's extra time as a fraction of the optimum.\n\n"
+         "options:\n"
+         "  --policies LIST      comma-separated: %s\n"
+         "  --partitioner NAME   default zoltan:rcb; --mode bsp|des; --metric NAME; --steps A:B;\n"
+         "  --cost model|zero    as in 'lbsim replay'; -o SECTION.KEY=VALUE overrides the grid file\n"
+         "  --csv DIR            DIR/summary.csv, DIR/imbalance.csv (imbalance per step per policy,\n"
+         "                       Figure 10 of seed 002), DIR/series_<policy>.csv (adaptive's interval\n"
+         "                       at each probe, Figure 9)\n"
+         "  --results FILE       append every run to an SQLite results store\n"
+         "  --json               one JSON object on stdout\n",
+         lbs_policy_known());
+}
+
+static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
+  struct stat sb;
+  if (stat(dir, &sb) != 0 && mkdir(dir, 0777) != 0) {
+    fprintf(stderr, "lbsim: policy compare: %s: cannot create the directory\n", dir);
+    return 1;
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/imbalance.csv", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return fprintf(stderr, "lbsim: policy compare: %s: cannot write\n", path), 1;
+  fprintf(f, "step,app_step");
+  for (int k = 0; k < n; k++) fprintf(f, ",%s", r[k]->policy);
+  fprintf(f, "\n");
+  for (int64_t s = 0; s < r[0]->steps; s++) {
+    fprintf(f, "%lld,%lld", (long long)(r[0]->first_step + s), (long long)r[0]->app_step[s]);
+    for (int k = 0; k < n; k++) fprintf(f, ",%.6f", r[k]->imbalance[s]);
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  if (!(f = fopen(path, "w"))) return fprintf(stderr, "lbsim: policy compare: %s: cannot write\n", path), 1;
+  fprintf(f, "policy,total_time_s,repartitions,mean_imbalance,partition_time_s,migration_time_s,repartition_steps\n");
+  for (int k = 0; k < n; k++) {
+    fprintf(f, "%s,%.9f,%d,%.6f,%.9f,%.9f,", r[k]->policy, 1e-9 * (double)r[k]->total_ns, r[k]->nrep,
+            r[k]->mean_imbalance, 1e-9 * (double)r[k]->partition_ns, 1e-9 * (double)r[k]->migration_ns);
+    for (int j = 0; j < r[k]->nrep; j++) fprintf(f, "%s%lld", j ? " " : "", (long long)(r[k]->first_step + r[k]->reparts[j].step));
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  for (int k = 0; k < n; k++) {
+    if (!r[k]->nseries) continue;
+    char name[256];
+    snprintf(name, sizeof name, "%s", r[k]->policy);
+    for (char *c = name; *c; c++)
+      if (*c == ':' || *c == '/') *c = '_';
+    snprintf(path, sizeof path, "%s/series_%s.csv", dir, name);
+    if (!(f = fopen(path, "w"))) return fprintf(stderr, "lbsim: policy compare: %s: cannot write\n", path), 1;
+    fprintf(f, "probe,step,interval\n");
+    for (int i = 0; i < r[k]->nseries; i++)
+      fprintf(f, "%d,%lld,%g\n", i, (long long)(r[k]->first_step + r[k]->series_step[i]), r[k]->series_value[i]);
+    fclose(f);
+  }
+  return 0;
+}
+
+enum { O_GRID = 1000, O_PART, O_POLICIES, O_MODE, O_METRIC, O_COST, O_RESULTS, O_JSON, O_CSV, O_STEPS };
+
+static int compare(int argc, char **argv) {
+  static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
+                                     {"partitioner", required_argument, 0, O_PART},
+                                     {"policies", required_argument, 0, O_POLICIES},
+                                     {"mode", required_argument, 0, O_MODE},
+                                     {"metric", required_argument, 0, O_METRIC},
+                                     {"cost", required_argument, 0, O_COST},
+                                     {"results", required_argument, 0, O_RESULTS},
+                                     {"json", no_argument, 0, O_JSON},
+                                     {"csv", required_argument, 0, O_CSV},
+                                     {"steps", required_argument, 0, O_STEPS},
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  const char *grid_path = NULL, *policies = NULL, *results = NULL, *csv = NULL, *part = NULL, *metric = NULL;
+  const char **over = calloc((size_t)argc + 1, sizeof *over);
+  int json = 0, nover = 0, c, mode = -1, cost = -1;
+  long long first = 0, nsteps = 0;
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    switch (c) {
+    case O_GRID: grid_path = optarg; break;
+    case 'o': over[nover++] = optarg; break;
+    case O_PART: part = optarg; break;
+    case O_POLICIES: policies = optarg; break;
+    case O_METRIC: metric = optarg; break;
+    case O_RESULTS: results = optarg; break;
+    case O_CSV: csv = optarg; break;
+    case O_JSON: json = 1; break;
+    case O_MODE:
+      if (!strcmp(optarg, "bsp") || !strcmp(optarg, "des")) mode = !strcmp(optarg, "des");
+      else return free(over), cli_usage("policy compare", "--mode must be bsp or des");
+      break;
+    case O_COST:
+      if (!strcmp(optarg, "model")) cost = LBS_COST_MODEL;
+      else if (!strcmp(optarg, "zero")) cost = LBS_COST_ZERO;
+      else return free(over), cli_usage("policy compare", "--cost must be model or zero (measured is not reproducible)");
+      break;
+    case O_STEPS: {
+      long long a, b;
+      char tail;
+      if (sscanf(optarg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
+        return free(over), cli_usage("policy compare", "--steps wants A:B with 0 <= A < B");
+      first = a;
+      nsteps = b - a;
+      break;
+    }
+    case 'h': usage(); free(over); return 0;
+    default: free(over); return cli_usage("policy compare", "bad option");
+    }
+  }
+  if (optind != argc - 1) return free(over), cli_usage("policy compare", "expected one trace file");
+  if (!grid_path) return free(over), cli_usage("policy compare", "missing --grid FILE");
+  if (!policies || !*policies) return free(over), cli_usage("policy compare", "missing --policies A,B,...");
+  char *list = strdup(policies), *names[64];
+  int n = 0;
+  for (char *tok = strtok(list, ","); tok && n < 64; tok = strtok(NULL, ",")) names[n++] = tok;
+  const char *trace_path = argv[optind];
+  MPI_Init(NULL, NULL);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  lbs_config *cfg = NULL;
+  lbs_grid *g = NULL;
+  lbs_trace *t = NULL;
+  lbs_replay_result *res[64] = {0};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL};
+  lbs_err e = lbs_config_load(grid_path, &cfg);
+  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e) e = lbs_grid_from_config(cfg, &g);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o);
+  if (!e) e = lbs_trace_open(trace_path, &t);
+  if (!e && o.cost == LBS_COST_MEASURED && cost < 0) o.cost = LBS_COST_MODEL;
+  if (part) o.partitioner = part;
+  if (metric) o.metric = metric;
+  if (mode >= 0) o.mode = mode ? LBS_MODE_DES : LBS_MODE_BSP;
+  if (cost >= 0) o.cost = cost;
+  o.first_step = first;
+  o.nsteps = nsteps;
+  o.cfg = cfg;
+  int iopt = -1;
+  for (int k = 0; !e && k < n; k++) {
+    o.policy = names[k];
+    if (!strncmp(names[k], "optimal", 7)) iopt = k;
+    cli_progress prog;
+    char label[128];
+    snprintf(label, sizeof label, "%-20s", names[k]);
+    cli_progress_start(&prog, label, 0);
+    if (rank == 0 && t) {
+      cli_progress_start(&prog, label, lbs_trace_steps(t));
+      o.progress = cli_progress_cb;
+      o.progress_arg = &prog;
+    }
+    e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &res[k]);
+    cli_progress_end(&prog);
+    if (!e && rank == 0 && results) e = lbs_results_save(results, res[k], trace_path, grid_path);
+  }
+  int rc = 0;
+  if (e) {
+    if (rank == 0) cli_error("policy compare", e);
+    rc = 1;
+  } else if (rank == 0) {
+    double opt = iopt >= 0 ? (double)res[iopt]->total_ns : NAN;
+    if (csv) rc = write_csvs(csv, res, n);
+    if (json) {
+      printf("{\"trace\":");
+      cli_json_str(stdout, trace_path);
+      printf(",\"grid\":");
+      cli_json_str(stdout, grid_path);
+      printf(",\"partitioner\":");
+      cli_json_str(stdout, o.partitioner);
+      printf(",\"mode\":\"%s\",\"policies\":[", o.mode == LBS_MODE_BSP ? "bsp" : "des");
+      for (int k = 0; k < n; k++) {
+        lbs_replay_result *r = res[k];
+        printf("%s{\"policy\":", k ? "," : "");
+        cli_json_str(stdout, r->policy);
+        printf(",\"total_time_s\":%.9f,\"repartitions\":%d,\"repartition_steps\":[", 1e-9 * (double)r->total_ns, r->nrep);
+        for (int j = 0; j < r->nrep; j++) printf("%s%lld", j ? "," : "", (long long)(r->first_step + r->reparts[j].step));
+        printf("],\"mean_imbalance\":%.9f,\"partition_time_s\":%.9f,\"migration_time_s\":%.9f,\"gap_to_optimal\":",
+               r->mean_imbalance, 1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+        cli_json_num(stdout, iopt >= 0 ? ((double)r->total_ns - opt) / opt : NAN);
+        printf("}");
+      }
+      printf("]}\n");
+    } else {
+      printf("%s on %s (%d processors, %s), %s\n", trace_path, grid_path, lbs_grid_procs(g),
+             o.mode == LBS_MODE_BSP ? "bsp" : "des", o.partitioner);
+      printf("  %-22s %12s %6s %10s %12s %12s %8s\n", "policy", "total s", "reps", "mean imb", "partition s",
+             "migration s", "gap");
+      for (int k = 0; k < n; k++) {
+        lbs_replay_result *r = res[k];
+        char gap[32] = "-";
+        if (iopt >= 0) snprintf(gap, sizeof gap, "%+.2f%%", 100.0 * ((double)r->total_ns - opt) / opt);
+        printf("  %-22s %12.6f %6d %10.4f %12.6f %12.6f %8s\n", r->policy, 1e-9 * (double)r->total_ns, r->nrep,
+               r->mean_imbalance, 1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns, gap);
+      }
+      if (csv) printf("series in %s/\n", csv);
+    }
+  }
+  for (int k = 0; k < n; k++) lbs_replay_result_free(&res[k]);
+  lbs_trace_close(&t);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+  free(list);
+  free(over);
+  MPI_Finalize();
+  return rc;
+}
+
+int cmd_policy(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    FILE *f = argc < 2 ? stderr : stdout;
+    fprintf(f, "usage: lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\npolicies: %s\n",
+            lbs_policy_known());
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "compare")) {
+    optind = 1;
+    return compare(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "lbsim: policy: unknown command '%s' (known: compare)\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,157 @@
+/* optimal.c - the offline optimal repartitioning schedule (policy `optimal`).
+ *
+ * With partitions computed from scratch (approach = partition), the assignment after a
+ * repartition before step r depends only on r: A_r = partition(work of step r-1), and A_0 is
+ * the initial partition. Between two repartitions the clocks start from a barrier, so the
+ * time of a segment [r', r) depends only on A_r' (and the trace); migration from A_r' to A_r
+ * only on the pair. The total time of a schedule r_1 < ... < r_k is then
+ *   seg(0, r_1) + sum_i [ part + mig(r_{i-1}, r_i) + seg(r_{i-1}, r_{i+1}) ... ]
+ * and the best schedule follows from dynamic programming over the last repartition:
+ *   best[0] = 0,  best[r] = min_{r' < r} best[r'] + seg(r', r) + part + mig(r', r),
+ *   total = min_{r'} best[r'] + seg(r', S).
+ * Every A_r is computed once and cached (the replay then reuses it); each seg(r', .) comes
+ * from one forward simulation from r' with the engine's own step code, so the replay of the
+ * plan reproduces the optimiser's total exactly.
+ * Work: S partitioner calls, S^2/2 step simulations and S^2/2 migrations of E elements:
+ * O(S^2 E) time, O(S E) memory for the cached partitions and work values. S - 1 candidate
+ * steps must not exceed the policy's bound MAXCAND. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+#define OPT_MAX_BYTES (3LL << 30) /* cached partitions and work values */
+
+lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps) {
+  eng *x = nav;
+  if (x->opt_done) {
+    *steps = x->opt_steps;
+    *nsteps = x->opt_n;
+    return LBS_OK;
+  }
+  int64_t S = x->S, E = x->E, n = x->n;
+  lbs_err e = LBS_OK;
+  if (x->o->approach != 0)
+    e = lbs_fail(LBS_INVAL, "optimal needs partitions from scratch (approach = partition): with repartition a "
+                 "partition depends on the history and no schedule can be proven best");
+  else if (S - 1 > maxcand)
+    e = lbs_fail(LBS_RANGE, "optimal: %lld candidate steps exceed its bound of %lld (raise it with optimal:N, or "
+                 "replay a window with --steps; the work grows as candidates^2 x elements)",
+                 (long long)(S - 1), (long long)maxcand);
+  else if ((double)S * (double)E * 4 + (double)S * (double)n * 8 > (double)OPT_MAX_BYTES)
+    e = lbs_fail(LBS_RANGE, "optimal: caching %lld partitions of %lld elements needs more than %lld GiB; replay a "
+                 "window with --steps", (long long)S, (long long)E, (long long)(OPT_MAX_BYTES >> 30));
+  if ((e = lbs__agree(x, e))) return e;
+  int *A = malloc((size_t)S * (size_t)E * sizeof *A);
+  double *W = malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *W);
+  int64_t *end = malloc((size_t)S * (size_t)(S + 1) * sizeof *end), *best = malloc((size_t)S * sizeof *best);
+  int64_t *from = malloc((size_t)S * sizeof *from), *mig = malloc((size_t)S * (size_t)S * sizeof *mig);
+  int64_t *kv = malloc((size_t)(2 * n + 2) * sizeof *kv), *ready = malloc((size_t)x->P * sizeof *ready);
+  int *counts = malloc((size_t)x->size * sizeof *counts), *displs = malloc((size_t)x->size * sizeof *displs);
+  int64_t *clock = malloc((size_t)x->P * sizeof *clock), *arrive = malloc((size_t)x->P * sizeof *arrive);
+  int64_t *link_free = malloc((size_t)x->C * (size_t)x->C * sizeof *link_free);
+  int64_t *fix = malloc((size_t)x->P * sizeof *fix), *load = malloc((size_t)x->P * sizeof *load);
+  if (!A || !W || !end || !best || !from || !mig || !kv || !ready || !counts || !displs || !clock || !arrive ||
+      !link_free || !fix || !load)
+    e = lbs_fail(LBS_NOMEM, "optimal: tables for %lld steps", (long long)S);
+  e = lbs__agree(x, e);
+  for (int r = 0; r < x->size; r++) {
+    if (!counts) break;
+    counts[r] = (int)(x->rank_first[r + 1] - x->rank_first[r]);
+    displs[r] = (int)x->rank_first[r];
+  }
+  /* the work of every step, and the partition of every candidate step (cached) */
+  for (int64_t s = 0; !e && s < S; s++) e = lbs__read_work(x, x->S0 + s, W + (size_t)s * (size_t)n);
+  if (!e) memcpy(A, x->assign, (size_t)E * sizeof *A); /* A_0: the initial partition */
+  for (int64_t r = 1; !e && r < S; r++) {
+    lbs_part_input in = {x->comm, n, x->gid, W + (size_t)(r - 1) * (size_t)n, x->dim,
+                         x->coords ? x->coords + x->first * x->dim : NULL, x->xadj ? x->lxadj : NULL,
+                         x->xadj ? x->adj + x->xadj[x->first] : NULL, x->xadj ? x->adjw + x->xadj[x->first] : NULL,
+                         x->rank_first, x->cur, x->P, x->sizes, 0};
+    e = lbs__agree(x, lbs_part_run(x->part, &in, x->newp));
+    if (!e) MPI_Allgatherv(x->newp, (int)n, MPI_INT, A + (size_t)r * (size_t)E, counts, displs, MPI_INT, x->comm);
+  }
+  /* seg: one forward simulation from every segment start, with the engine's step code */
+  eng y = *x;
+  y.clock = clock, y.arrive = arrive, y.link_free = link_free, y.fix = fix, y.load = load;
+  y.halo = NULL, y.nhalo = 0;
+  for (int64_t r0 = 0; !e && r0 < S; r0++) {
+    y.assign = A + (size_t)r0 * (size_t)E;
+    y.cur = y.assign + x->first;
+    if ((e = lbs__build_halo(&y))) break;
+    memset(clock, 0, (size_t)x->P * sizeof *clock);
+    memset(link_free, 0, (size_t)x->C * (size_t)x->C * sizeof *link_free);
+    end[r0 * (S + 1) + r0] = 0;
+    for (int64_t s = r0; !e && s < S; s++) {
+      y.w = W + (size_t)s * (size_t)n;
+      lbs__compute_loads(&y);
+      int64_t adv, mx = 0;
+      e = lbs__agree(x, lbs__run_step(&y, &adv));
+      for (int p = 0; p < x->P; p++) mx = clock[p] > mx ? clock[p] : mx;
+      end[r0 * (S + 1) + s + 1] = mx;
+    }
+  }
+  free(y.halo);
+  /* mig: every pair of partitions, over fresh links from a barrier at 0 */
+  for (int64_t r0 = 0; !e && r0 < S; r0++)
+    for (int64_t r = r0 + 1; !e && r < S; r++) {
+      const int *a = A + (size_t)r0 * (size_t)E + x->first, *b = A + (size_t)r * (size_t)E + x->first;
+      int64_t nkv = 0;
+      for (int64_t i = 0; i < n; i++)
+        if (a[i] != b[i]) {
+          kv[2 * nkv] = (int64_t)a[i] * x->P + b[i];
+          kv[2 * nkv + 1] = (int64_t)FIX;
+          nkv++;
+        }
+      xfer *xs = NULL;
+      int nx = 0;
+      e = lbs__agree(x, lbs__merge_pairs(x, kv, nkv, x->bytes_elem, &xs, &nx));
+      memset(link_free, 0, (size_t)x->C * (size_t)x->C * sizeof *link_free);
+      memset(ready, 0, (size_t)x->P * sizeof *ready);
+      memset(arrive, 0, (size_t)x->P * sizeof *arrive);
+      int64_t latest = 0;
+      if (!e) e = lbs__run_transfers(&y, xs, nx, ready, &latest);
+      mig[r0 * S + r] = latest;
+      free(xs);
+    }
+  /* the dynamic programme; ties go to the earlier last repartition (fewer moves) */
+  int64_t part = x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x), total = 0, last = 0;
+  if (!e) {
+    best[0] = 0;
+    from[0] = -1;
+    for (int64_t r = 1; r < S; r++) {
+      best[r] = INT64_MAX;
+      for (int64_t r0 = 0; r0 < r; r0++) {
+        if (best[r0] == INT64_MAX) continue;
+        int64_t c = best[r0] + end[r0 * (S + 1) + r] + part + mig[r0 * S + r];
+        if (c < best[r]) best[r] = c, from[r] = r0;
+      }
+    }
+    total = INT64_MAX;
+    for (int64_t r0 = 0; r0 < S; r0++) {
+      int64_t c = best[r0] + end[r0 * (S + 1) + S];
+      if (c < total) total = c, last = r0;
+    }
+    int k = 0;
+    for (int64_t r = last; r > 0; r = from[r]) k++;
+    x->opt_steps = malloc((size_t)(k + 1) * sizeof *x->opt_steps);
+    if (!x->opt_steps) e = lbs_fail(LBS_NOMEM, "optimal plan");
+    else {
+      x->opt_n = k;
+      for (int64_t r = last; r > 0; r = from[r]) x->opt_steps[--k] = r;
+    }
+  }
+  e = lbs__agree(x, e);
+  free(W), free(end), free(best), free(from), free(mig), free(kv), free(ready), free(counts), free(displs);
+  free(clock), free(arrive), free(link_free), free(fix), free(load);
+  if (e) {
+    free(A);
+    return e;
+  }
+  x->opt_assign = A;
+  x->opt_total = total;
+  x->opt_done = 1;
+  *steps = x->opt_steps;
+  *nsteps = x->opt_n;
+  return LBS_OK;
+}

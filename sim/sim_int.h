@@ -1,0 +1,73 @@
+/* sim_int.h - the replay engine's state, shared by replay.c and optimal.c. */
+#ifndef LBS_SIM_INT_H
+#define LBS_SIM_INT_H
+
+#include "lbs_part.h"
+#include "lbs_policy.h"
+#include "lbs_sim.h"
+
+#define FIX 4096.0 /* fixed-point units per work unit */
+
+enum { EV_SEND = 1 };
+
+typedef struct {
+  int p, q;
+  double bytes;
+} xfer;
+
+typedef struct {
+  /* inputs */
+  lbs_trace *t;
+  const lbs_grid *g;
+  const lbs_replay_opts *o;
+  MPI_Comm comm;
+  int rank, size, metric, P, C;
+  int64_t E, S, S0, first, n, *rank_first; /* S steps from trace step S0 */
+  lbs_mesh *mesh;
+  int dim;
+  const double *coords;
+  const int64_t *xadj, *adj;
+  const double *adjw;
+  double bytes_elem, bytes_edge;
+  lbs_partitioner *part;
+  lbs_policy *policy;
+  double *sizes; /* P part sizes */
+  /* state */
+  int *assign;          /* E: whole assignment */
+  int *cur, *newp;      /* n: local current / new parts */
+  int64_t *gid;         /* n: local global ids */
+  int64_t *lxadj;       /* n+1: local CSR offsets */
+  double *w, *wprev;    /* n: local work of the current and the previous step */
+  double *wnav;         /* n: scratch for step navigation */
+  int64_t *fixnav;      /* P: scratch for step navigation */
+  int64_t *fix;         /* P: fixed-point sums */
+  int64_t *load;        /* P: compute ns of the current step */
+  xfer *halo;           /* halo transfers, sorted by (p, q) */
+  int nhalo;
+  int64_t *clock;       /* P processor clocks (ns) */
+  int64_t *arrive;      /* P: latest arrival into each processor this step */
+  int64_t *link_free;   /* C*C: when each shared link is free */
+  lbs_queue *q;
+  lbs_replay_result *r;
+  /* the offline optimum (optimal.c) */
+  int opt_done;          /* 1 once computed */
+  int64_t *opt_steps;    /* the plan: repartition steps */
+  int opt_n;
+  int *opt_assign;       /* S x E cached partitions, A_r for a repartition before step r */
+  int64_t opt_total;     /* the total time the plan gives, as the optimiser computed it */
+  int64_t cur_step;      /* the step a repartition happens before */
+} eng;
+
+
+lbs_err lbs__agree(eng *x, lbs_err e);
+lbs_err lbs__read_work(eng *x, int64_t s, double *w);
+void lbs__compute_loads(eng *x);
+void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
+lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
+lbs_err lbs__build_halo(eng *x);
+lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest);
+lbs_err lbs__run_step(eng *x, int64_t *advance);
+int64_t lbs__model_partition_ns(const eng *x);
+lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
+
+#endif
