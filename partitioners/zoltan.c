@@ -9,12 +9,12 @@
  * passed through (IMBALANCE_TOL, RCB_REUSE, PHG_REPART_MULTIPLIER, ...). phg builds its
  * hypergraph from the mesh graph; graph runs Scotch through Zoltan.
  *
- * Same answer on any number of ranks: rcb, rib, hsfc and block run on all ranks with the
- * objects where they are; their only rank-dependence is how ties between equal coordinates
- * are split, so coordinates get a deterministic perturbation of 1e-6 x (|x| + 1) drawn from
- * the element id. phg, graph and random are parallel randomised algorithms whose result
- * depends on the distribution, so their objects are gathered on rank 0 and Zoltan runs
- * there on a one-rank communicator. Scotch seeds its generator per process in Debian's build
+ * Same answer on any number of ranks: Zoltan's parallel algorithms depend on how the objects
+ * are spread over the processes (tie-breaking, the order of weight sums, and how RCB splits
+ * an uneven number of parts over them: measured in tests/sim/mpi_policies.c), so every rank
+ * sends its objects to rank 0, which runs Zoltan on a one-rank communicator and sends the
+ * parts back. The replay's decoding and accounting stay spread over the ranks; the
+ * partitioner call does not. Scotch seeds its generator per process in Debian's build
  * and runs threads whose interleaving changes its answer, so it is reseeded before every
  * graph call and runs one thread (SCOTCH_PTHREAD_NUMBER=1 unless the user set it). */
 #include <math.h>
@@ -29,8 +29,8 @@
 static const struct {
   const char *arg, *method;
   int graph, coords, gather;
-} methods[] = {{"rcb", "RCB", 0, 1, 0},       {"rib", "RIB", 0, 1, 0},          {"hsfc", "HSFC", 0, 1, 0},
-               {"block", "BLOCK", 0, 0, 0},   {"random", "RANDOM", 0, 0, 1},    {"phg", "HYPERGRAPH", 1, 0, 1},
+} methods[] = {{"rcb", "RCB", 0, 1, 1},       {"rib", "RIB", 0, 1, 1},          {"hsfc", "HSFC", 0, 1, 1},
+               {"block", "BLOCK", 0, 0, 1},   {"random", "RANDOM", 0, 0, 1},    {"phg", "HYPERGRAPH", 1, 0, 1},
                {"graph", "GRAPH", 1, 0, 1},   {NULL, NULL, 0, 0, 0}};
 
 typedef struct {
@@ -137,11 +137,7 @@ static void q_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOL
   const lbs_part_input *in = d;
   (void)ng, (void)nl, (void)gids;
   for (int i = 0; i < n; i++)
-    for (int k = 0; k < dim; k++) {
-      double x = in->coords[(int64_t)lids[i] * in->dim + k];
-      /* deterministic tie-break: the same for an element whichever rank holds it */
-      geom[i * dim + k] = x + 1e-6 * (fabs(x) + 1.0) * lbs_rng_unit(0x5eed, (uint64_t)k, (uint64_t)in->gid[lids[i]]);
-    }
+    for (int k = 0; k < dim; k++) geom[i * dim + k] = in->coords[(int64_t)lids[i] * in->dim + k];
   *ierr = ZOLTAN_OK;
 }
 

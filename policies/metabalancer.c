@@ -21,7 +21,8 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   if (k < 3) return LBS_OK;
   double sxy = 0, sxx = 0;
   for (int64_t i = r; i < v->step; i++) {
-    double t = (double)(i - r + 1), y = (double)v->past_excess_ns[i] - (double)v->past_excess_ns[r];
+    /* t = steps since the repartition: the step right after it is t = 0, excess growth 0 */
+    double t = (double)(i - r), y = (double)v->past_excess_ns[i] - (double)v->past_excess_ns[r];
     sxy += t * y;
     sxx += t * t;
   }

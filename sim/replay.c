@@ -216,7 +216,7 @@ lbs_err lbs__build_halo(eng *x) {
 lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
   lbs_err e = LBS_OK;
   for (int i = 0; i < nx && !e; i++) e = lbs_queue_push(x->q, ready[xs[i].p], EV_SEND, xs[i].p, i);
-  int64_t last = 0;
+  int64_t last = *latest; /* no transfer: time stays where the caller is */
   lbs_event ev;
   while (lbs_queue_pop(x->q, &ev)) {
     const xfer *t = &xs[ev.arg];
@@ -240,7 +240,7 @@ lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready,
 
 /* Simulates one step from the current clocks; returns how far the makespan moved. */
 lbs_err lbs__run_step(eng *x, int64_t *advance) {
-  int64_t before = 0, after = 0, latest;
+  int64_t before = 0, after = 0, latest = 0;
   int64_t *done = x->fix; /* reuse: P */
   for (int p = 0; p < x->P; p++) {
     if (x->o->mode == LBS_MODE_BSP && x->clock[p] != x->clock[0]) x->clock[p] = x->clock[0];
@@ -486,8 +486,9 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   if (!e) e = lbs__read_work(&x, x.S0, x.w);
   lbs_repart_rec rec;
   if (!e) e = repartition(&x, x.w, 0, &rec);
-  if (!e) {
+  if (!e) { /* the initial partition is setup: time and links start afresh */
     for (int p = 0; p < x.P; p++) x.clock[p] = 0;
+    memset(x.link_free, 0, (size_t)x.C * (size_t)x.C * sizeof *x.link_free);
     if (r->assign) memcpy(r->assign, x.assign, (size_t)x.E * sizeof *x.assign);
   }
   double imb_sum = 0, limb_sum = 0;

@@ -65,6 +65,7 @@ void lbs__compute_loads(eng *x);
 void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
 lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
 lbs_err lbs__build_halo(eng *x);
+/* *latest: in, the time to start from; out, the latest arrival (or the input when later). */
 lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest);
 lbs_err lbs__run_step(eng *x, int64_t *advance);
 int64_t lbs__model_partition_ns(const eng *x);

@@ -39,3 +39,113 @@ Test(policies, bad_names_and_arguments) {
   cr_assert_eq(lbs_policy_create("adaptiv:0.1:5:20", &p), LBS_NOTFOUND);
   cr_assert(strstr(lbs_errmsg(), "known: none, fixed:K"), "%s", lbs_errmsg());
 }
+
+/* ---------------------------------------------------------------- hand-made load series */
+
+typedef struct {
+  int64_t steps;
+  double imb[64];          /* imbalance of each step under the current assignment */
+  int64_t step_ns[64], excess[64];
+  int64_t last_rep;        /* last repartition step */
+  int64_t cost;
+} series;
+
+/* Step navigation over a series whose imbalance is (step - last repartition) x 0.05. */
+static lbs_err nav_eval(void *nav, int64_t step, int64_t *load, double *imb) {
+  series *s = nav;
+  *imb = (double)(step - s->last_rep) * 0.05;
+  load[0] = load[1] = 1;
+  return LBS_OK;
+}
+
+/* Runs a policy over the series, repartitions resetting it; returns the decisions. */
+static int run_series(const char *name, series *sr, int64_t *reps) {
+  lbs_policy *p;
+  cr_assert_eq(lbs_policy_create(name, &p), LBS_OK, "%s: %s", name, lbs_errmsg());
+  int n = 0;
+  int64_t load[2] = {1, 1};
+  sr->last_rep = 0;
+  for (int64_t s = 0; s < sr->steps; s++) {
+    lbs_loadview v = {s,          sr->steps, s - sr->last_rep, 2,    load, nav_eval(sr, s, load, &sr->imb[s]) ? 0 : sr->imb[s],
+                      sr->step_ns, sr->imb, sr->excess, n ? sr->cost : 0, sr->cost, nav_eval, NULL, sr};
+    int rep;
+    cr_assert_eq(lbs_policy_decide(p, &v, &rep), LBS_OK, "%s at %lld: %s", name, (long long)s, lbs_errmsg());
+    if (rep) {
+      reps[n++] = s;
+      sr->last_rep = s;
+      nav_eval(sr, s, load, &sr->imb[s]);
+    }
+    /* what the step costs and how unbalanced it was, for the online policies */
+    sr->excess[s] = (s - sr->last_rep) * 100;
+    sr->step_ns[s] = 1000 + sr->excess[s];
+  }
+  lbs_policy_destroy(&p);
+  return n;
+}
+
+Test(policies, threshold_repartitions_after_the_step_that_crossed) {
+  series sr = {.steps = 30, .cost = 500};
+  int64_t reps[64];
+  /* imbalance 0.05 per step since the last repartition: the step 7 after one is the first
+   * above 0.32, so the next step repartitions (0.32, not 0.3: 6 x 0.05 > 0.3 in binary) */
+  int n = run_series("threshold:0.32", &sr, reps);
+  cr_assert_eq(n, 3, "got %d", n);
+  cr_assert(reps[0] == 8 && reps[1] == 16 && reps[2] == 24, "%lld %lld %lld", (long long)reps[0], (long long)reps[1],
+            (long long)reps[2]);
+}
+
+Test(policies, adaptive_finds_the_first_unbalanced_step_and_records_its_probes) {
+  series sr = {.steps = 60, .cost = 500};
+  int64_t reps[64];
+  /* imbalance reaches 0.15 three steps after each repartition; MIN 5, so every 5 steps */
+  int n = run_series("adaptive:0.15:5:20", &sr, reps);
+  cr_assert_eq(n, 11, "got %d", n);
+  for (int i = 0; i < n; i++) cr_assert_eq(reps[i], 5 * (i + 1));
+  /* threshold 0.5: crosses at 10 steps: probes 5 (ok, I=10), 15 (bad, I=5) -> 10 (bad at MIN) */
+  n = run_series("adaptive:0.5:5:20", &sr, reps);
+  cr_assert_eq(reps[0], 10, "first repartition at %lld", (long long)reps[0]);
+  cr_assert_eq(n, 5);
+  lbs_policy *p;
+  lbs_policy_create("adaptive:0.5:5:20", &p);
+  int64_t load[2];
+  sr.last_rep = 0;
+  lbs_loadview v = {0, 60, 0, 2, load, 0, sr.step_ns, sr.imb, sr.excess, 0, 500, nav_eval, NULL, &sr};
+  int rep;
+  lbs_policy_decide(p, &v, &rep);
+  const int64_t *ps;
+  const double *pv;
+  int np = lbs_policy_series(p, &ps, &pv);
+  cr_assert_eq(np, 3, "probes: %d", np);
+  cr_assert(ps[0] == 5 && pv[0] == 5 && ps[1] == 15 && pv[1] == 10 && ps[2] == 10 && pv[2] == 5);
+  lbs_policy_destroy(&p);
+}
+
+Test(policies, stop_at_rise_metabalancer_cost_benefit) {
+  series sr = {.steps = 40, .cost = 1000};
+  int64_t reps[64];
+  /* step time 1000 + 100 k after k steps; avg(k) = (1000 + sum) / k falls while 100 k (k-1)/2
+   * grows slower than the cost is amortised: it first rises at k = 6 (avg 1250 -> 1266.7) */
+  int n = run_series("stop-at-rise", &sr, reps);
+  cr_assert(n >= 1 && reps[0] == 6, "stop-at-rise first at %lld", n ? (long long)reps[0] : -1LL);
+  /* excess grows by m = 100 per step, C = 1000: tau = sqrt(2 x 1000 / 100) = 4.47 -> at 5 */
+  n = run_series("metabalancer", &sr, reps);
+  cr_assert(n >= 1 && reps[0] == 5, "metabalancer first at %lld", n ? (long long)reps[0] : -1LL);
+  /* H x excess > C: 20 x 100 k > 1000 from k = 1 on: the step after the first unbalanced one */
+  n = run_series("cost-benefit", &sr, reps);
+  cr_assert(n >= 1 && reps[0] == 2, "cost-benefit first at %lld", n ? (long long)reps[0] : -1LL);
+  n = run_series("cost-benefit:5", &sr, reps);
+  cr_assert(n >= 1 && reps[0] == 4, "cost-benefit:5: 5 x 100 k > 1000 from k = 3, first at %lld",
+            n ? (long long)reps[0] : -1LL);
+}
+
+Test(policies, malformed_arguments) {
+  const char *bad[] = {"adaptive:0.15:20:5", "adaptive:0.15:5", "adaptive:1.5:5:20", "adaptive:0.15:0:20",
+                       "threshold:-1",       "threshold:0",     "threshold:1",       "threshold",
+                       "cost-benefit:0",     "optimal:0",       "optimal:x",         "stop-at-rise:3",
+                       "metabalancer:1"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    lbs_policy *p;
+    cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
+    cr_assert(strstr(lbs_errmsg(), "(expected "), "%s: %s", bad[i], lbs_errmsg());
+  }
+}
