@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all build bootstrap check demo bench fuzz asan install clean
+.PHONY: all build bootstrap check demo bench fuzz asan install clean seed002
 
 all: build
 
@@ -22,6 +22,10 @@ check: bootstrap
 # The main job end to end on generated data.
 demo: bootstrap build
 	@bash scripts/demo.sh
+
+# The seed's repartitioning experiment (examples/seed002/run.sh).
+seed002: bootstrap build
+	@bash examples/seed002/run.sh
 
 bench: build
 	@$(BUILD)/bin/bench_trace_codec

@@ -15,11 +15,13 @@ G=examples/grids/homogeneous16.ini
 echo "bench/replay: replay kernel against decoding, the Zoltan adapter against a direct call, 1 vs 2 ranks"
 "${MPI[@]}" -n 1 $B/bench_replay "$W/m1.lbt" $G
 wall() { sed -n 's/.*"wall_s":\([0-9.]*\).*/\1/p'; }
-best1=999999 best2=999999
-for r in 1 2; do
-  w1=$("${MPI[@]}" -n 1 $B/lbsim replay "$W/m4.lbt" --grid $G --policy fixed:10 --json | wall)
-  w2=$("${MPI[@]}" -n 2 $B/lbsim replay "$W/m4.lbt" --grid $G --policy fixed:10 --json | wall)
-  best1=$(awk "BEGIN{print ($w1<$best1)?$w1:$best1}")
-  best2=$(awk "BEGIN{print ($w2<$best2)?$w2:$best2}")
+for policy in none fixed:10; do
+  best1=999999 best2=999999
+  for r in 1 2; do
+    w1=$("${MPI[@]}" -n 1 $B/lbsim replay "$W/m4.lbt" --grid $G --policy $policy --json | wall)
+    w2=$("${MPI[@]}" -n 2 $B/lbsim replay "$W/m4.lbt" --grid $G --policy $policy --json | wall)
+    best1=$(awk "BEGIN{print ($w1<$best1)?$w1:$best1}")
+    best2=$(awk "BEGIN{print ($w2<$best2)?$w2:$best2}")
+  done
+  awk -v a="$best1" -v b="$best2" -v p="$policy" 'BEGIN { printf "trace m4: 4096000 elements x 50 steps, zoltan:rcb, policy %s, bsp, best of 2\n  %-52s %12.2f %12.2f %8.2f   goal >= 1.60 (baseline: 1 rank)\n", p, "replay wall time on 2 ranks vs 1, s", b, a, a / b }'
 done
-awk -v a="$best1" -v b="$best2" 'BEGIN { printf "trace m4: 4096000 elements x 50 steps, zoltan:rcb, fixed:10, bsp, best of 2\n  %-52s %12.2f %12.2f %8.2f   goal >= 1.60 (baseline: 1 rank)\n", "replay wall time on 2 ranks vs 1, s", b, a, a / b }'

@@ -243,7 +243,9 @@ static lbs_err gather_run(zstate *z, const lbs_part_input *in, int *newpart) {
   int rank, size;
   MPI_Comm_rank(z->comm, &rank);
   MPI_Comm_size(z->comm, &size);
-  int64_t ne = in->xadj ? in->xadj[in->nlocal] : 0, mine[2] = {in->nlocal, ne};
+  /* only what the method reads: coordinates for geometric methods, the graph for graph ones */
+  int want_graph = methods[z->m].graph && in->xadj, want_coords = methods[z->m].coords && in->coords && in->dim;
+  int64_t ne = want_graph ? in->xadj[in->nlocal] : 0, mine[2] = {in->nlocal, ne};
   int64_t *cnt = rank == 0 ? malloc((size_t)size * 2 * sizeof *cnt) : NULL;
   MPI_Gather(mine, 2, MPI_INT64_T, cnt, 2, MPI_INT64_T, 0, z->comm);
   int *on = NULL, *od = NULL, *en = NULL, *ed = NULL, *cn = NULL, *cd = NULL;
@@ -253,8 +255,8 @@ static lbs_err gather_run(zstate *z, const lbs_part_input *in, int *newpart) {
     en = malloc((size_t)size * sizeof *en), ed = malloc((size_t)size * sizeof *ed);
     cn = malloc((size_t)size * sizeof *cn), cd = malloc((size_t)size * sizeof *cd);
     for (int r = 0; r < size; r++) {
-      on[r] = (int)cnt[2 * r], en[r] = (int)cnt[2 * r + 1], cn[r] = on[r] * in->dim;
-      od[r] = (int)N, ed[r] = (int)NE, cd[r] = (int)(N * in->dim);
+      on[r] = (int)cnt[2 * r], en[r] = (int)cnt[2 * r + 1], cn[r] = want_coords ? on[r] * in->dim : 0;
+      od[r] = (int)N, ed[r] = (int)NE, cd[r] = want_coords ? (int)(N * in->dim) : 0;
       N += cnt[2 * r], NE += cnt[2 * r + 1];
     }
   }
@@ -264,18 +266,18 @@ static lbs_err gather_run(zstate *z, const lbs_part_input *in, int *newpart) {
   if (rank == 0) {
     gid = malloc((size_t)(N + 1) * sizeof *gid), deg = malloc((size_t)(N + 1) * sizeof *deg);
     xadj = malloc((size_t)(N + 1) * sizeof *xadj), adj = malloc((size_t)(NE + 1) * sizeof *adj);
-    w = malloc((size_t)(N + 1) * sizeof *w), co = malloc((size_t)(N * in->dim + 1) * sizeof *co);
+    w = malloc((size_t)(N + 1) * sizeof *w), co = malloc((size_t)((want_coords ? N * in->dim : 0) + 1) * sizeof *co);
     aw = malloc((size_t)(NE + 1) * sizeof *aw), cur = malloc((size_t)(N + 1) * sizeof *cur);
     np = malloc((size_t)(N + 1) * sizeof *np);
   }
-  for (int64_t i = 0; i < in->nlocal; i++) ldeg[i] = in->xadj ? in->xadj[i + 1] - in->xadj[i] : 0;
+  for (int64_t i = 0; i < in->nlocal; i++) ldeg[i] = want_graph ? in->xadj[i + 1] - in->xadj[i] : 0;
   MPI_Gatherv(in->gid, (int)in->nlocal, MPI_INT64_T, gid, on, od, MPI_INT64_T, 0, z->comm);
   MPI_Gatherv(in->weight, (int)in->nlocal, MPI_DOUBLE, w, on, od, MPI_DOUBLE, 0, z->comm);
   MPI_Gatherv(in->current, (int)in->nlocal, MPI_INT, cur, on, od, MPI_INT, 0, z->comm);
   MPI_Gatherv(ldeg, (int)in->nlocal, MPI_INT64_T, deg, on, od, MPI_INT64_T, 0, z->comm);
-  if (in->dim && in->coords)
+  if (want_coords)
     MPI_Gatherv(in->coords, (int)(in->nlocal * in->dim), MPI_DOUBLE, co, cn, cd, MPI_DOUBLE, 0, z->comm);
-  if (in->xadj) {
+  if (want_graph) {
     MPI_Gatherv(in->adj, (int)ne, MPI_INT64_T, adj, en, ed, MPI_INT64_T, 0, z->comm);
     MPI_Gatherv(in->adjw, (int)ne, MPI_DOUBLE, aw, en, ed, MPI_DOUBLE, 0, z->comm);
   }
@@ -284,8 +286,8 @@ static lbs_err gather_run(zstate *z, const lbs_part_input *in, int *newpart) {
     xadj[0] = 0;
     for (int64_t i = 0; i < N; i++) xadj[i + 1] = xadj[i] + deg[i];
     int64_t rf[2] = {0, N};
-    lbs_part_input all = {z->solo, N, gid, w, in->dim, in->coords ? co : NULL, in->xadj ? xadj : NULL, adj, aw,
-                          rf, cur, in->nparts, in->part_sizes, in->repartition};
+    lbs_part_input all = {z->solo, N, gid, w, want_coords ? in->dim : 0, want_coords ? co : NULL,
+                          want_graph ? xadj : NULL, adj, aw, rf, cur, in->nparts, in->part_sizes, in->repartition};
     e = run_zoltan(z, &all, np);
   }
   int code = e;
@@ -299,7 +301,10 @@ static lbs_err gather_run(zstate *z, const lbs_part_input *in, int *newpart) {
 
 static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   zstate *z = state;
-  return methods[z->m].gather ? gather_run(z, in, newpart) : run_zoltan(z, in, newpart);
+  int size;
+  MPI_Comm_size(z->comm, &size);
+  /* on one rank the gathered objects are the objects: no copy */
+  return methods[z->m].gather && size > 1 ? gather_run(z, in, newpart) : run_zoltan(z, in, newpart);
 }
 
 const lbs_partitioner_ops lbs__part_zoltan = {LBS_PART_ABI,  "zoltan",     "rcb,rib,hsfc,block,random,phg,graph",

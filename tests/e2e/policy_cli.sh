@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# End-to-end checks of `lbsim policy compare`: table, JSON, CSV series, bad input.
+set -u
+LBSIM=${1:?usage: policy_cli.sh lbsim source-dir}
+SRC=${2:?}
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+  local code=$1 what=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 400 "$T/err")"; fi
+}
+has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+G=$SRC/examples/grids/homogeneous16.ini
+P=fixed:20,fixed:50,adaptive:0.15:5:20,threshold:0.3,stop-at-rise,metabalancer,cost-benefit,optimal
+
+expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 20x12x10 --steps 80 -o "$T/b.lbt"
+expect 0 "compare json" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies "$P" --json --csv "$T/csv"
+[ "$(wc -l <"$T/out")" -eq 1 ] && ok || bad "--json prints one line"
+for f in policies policy total_time_s repartitions repartition_steps mean_imbalance partition_time_s \
+  migration_time_s gap_to_optimal; do has "$T/out" "\"$f\":" "json field $f"; done
+has "$T/out" '"policy":"optimal","total_time_s":' "optimal listed"
+# optimal's gap is 0 and no policy beats it
+awk 'BEGIN{RS="{\"policy\":"} NR>1 { if (match($0, /"gap_to_optimal":[-0-9.e]+/)) { g = substr($0, RSTART+17, RLENGTH-17); if (g + 0 < 0) bad = 1 } } END { exit bad }' "$T/out" && ok || bad "a policy beat optimal"
+has "$T/out" '"policy":"fixed:20","total_time_s"' "fixed:20 listed"
+has "$T/out" '"repartition_steps":[20,40,60]' "fixed:20 steps"
+[ -f "$T/csv/imbalance.csv" ] && [ "$(wc -l <"$T/csv/imbalance.csv")" -eq 81 ] && ok || bad "imbalance.csv: 80 steps + header"
+has "$T/csv/imbalance.csv" "step,app_step,fixed:20,fixed:50,adaptive:0.15:5:20" "imbalance.csv header"
+has "$T/csv/series_adaptive_0.15_5_20.csv" "probe,step,interval" "adaptive trajectory"
+has "$T/csv/summary.csv" "optimal," "summary.csv"
+expect 0 "compare table on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies "$P" --json
+sed 's/"wall_s":[0-9.]*//g' "$T/out" >"$T/np2"
+"$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies "$P" --json 2>/dev/null | sed 's/"wall_s":[0-9.]*//g' >"$T/np1"
+cmp -s "$T/np1" "$T/np2" && ok || bad "policy compare differs between 1 and 2 ranks"
+expect 0 "table" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:20,optimal
+has "$T/out" "+0.00%" "optimal's gap in the table"
+
+# bad input
+expect 1 "adaptive MIN > MAX" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies adaptive:0.15:20:5
+has "$T/err" "1 <= MIN <= MAX" "adaptive message"
+expect 1 "fixed:0" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:0
+has "$T/err" "K must be a whole number of steps >= 1" "fixed message"
+expect 1 "threshold:-1" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies threshold:-1
+has "$T/err" "T must be an imbalance between 0 and 1" "threshold message"
+expect 1 "optimal bound" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal:10
+has "$T/err" "79 candidate steps exceed its bound of 10" "bound message"
+expect 1 "optimal with repartition approach" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal -o sim.approach=repartition
+has "$T/err" "approach = partition" "approach message"
+expect 1 "window too short" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:20 --steps 70:90
+has "$T/err" "outside the trace's 80 steps" "window message"
+expect 2 "no policies" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G"
+has "$T/err" "missing --policies" "usage message"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
