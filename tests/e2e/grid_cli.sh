@@ -5,16 +5,7 @@ LBSIM=${1:?usage: grid_cli.sh path/to/lbsim}
 SRC=${2:?usage: grid_cli.sh path/to/lbsim source-dir}
 T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0 passes=0
-ok() { passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-  local code=$1 what=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 300 "$T/err")"; fi
-}
-has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 expect 0 "grid --help" -- "$LBSIM" grid --help
 expect 0 "grid --help-config" -- "$LBSIM" grid --help-config
@@ -38,5 +29,4 @@ has "$T/err" "cannot open" "missing file message"
 expect 1 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o nodes=3
 has "$T/err" "SECTION.KEY=VALUE" "override message"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -6,16 +6,7 @@ SRC=${2:?}
 MPI=(mpiexec --allow-run-as-root --oversubscribe)
 T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0 passes=0
-ok() { passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-  local code=$1 what=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 400 "$T/err")"; fi
-}
-has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+. "$(dirname "$0")/lib.sh"
 G=$SRC/examples/grids/homogeneous16.ini
 P=fixed:20,fixed:50,adaptive:0.15:5:20,threshold:0.3,stop-at-rise,metabalancer,cost-benefit,optimal
 
@@ -56,5 +47,4 @@ has "$T/err" "outside the trace's 80 steps" "window message"
 expect 2 "no policies" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G"
 has "$T/err" "missing --policies" "usage message"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -6,16 +6,7 @@ SRC=${2:?}
 MPI=(mpiexec --allow-run-as-root --oversubscribe)
 T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0 passes=0
-ok() { passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-  local code=$1 what=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 400 "$T/err")"; fi
-}
-has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+. "$(dirname "$0")/lib.sh"
 G=$SRC/examples/grids/homogeneous16.ini
 
 expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 30x20x20 --steps 60 -o "$T/b.lbt"
@@ -107,5 +98,4 @@ has "$T/err" "cannot open" "missing trace message"
 expect 2 "missing grid option" -- "$LBSIM" replay "$T/b.lbt"
 has "$T/err" "missing --grid" "usage message"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -4,19 +4,7 @@ set -u
 LBSIM=${1:?usage: trace_cli.sh path/to/lbsim}
 T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0 passes=0
-ok() { passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect CODE DESCRIPTION -- command...   (stdout -> $T/out, stderr -> $T/err)
-expect() {
-  local code=$1 what=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 300 "$T/err")"; fi
-}
-has() { # has FILE TEXT DESCRIPTION
-  if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 expect 0 "lbsim --help" -- "$LBSIM" --help
 has "$T/out" "trace" "top-level help lists trace"
@@ -93,5 +81,4 @@ head -c $((size / 2)) "$T/b.lbt" >"$T/t.lbt"
 expect 1 "truncated file" -- "$LBSIM" trace check "$T/t.lbt"
 has "$T/err" "lbsim: " "truncated file message"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -11,24 +11,14 @@
 
 #include "lbs_part.h"
 #include "lbs_traces.h"
+#include "mpi_check.h"
 
-static int fails, passes;
-#define CHECK(cond, ...)                                    \
-  do {                                                      \
-    if (cond) passes++;                                     \
-    else {                                                  \
-      fails++;                                              \
-      if (rank == 0) {                                      \
-        printf("FAIL: " __VA_ARGS__);                       \
-        printf("\n");                                       \
-      }                                                     \
-    }                                                       \
-  } while (0)
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &check_rank);
+  int rank = check_rank;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int64_t NX = 20, NY = 12, NZ = 10, E = NX * NY * NZ;
   const int P = 16;
@@ -107,13 +97,10 @@ int main(int argc, char **argv) {
         "unknown method lists the known ones: %s", lbs_errmsg());
   CHECK(lbs_part_create("metis2", NULL, MPI_COMM_WORLD, &pt) == LBS_NOTFOUND && strstr(lbs_errmsg(), "known: zoltan"),
         "unknown partitioner lists the known ones: %s", lbs_errmsg());
-  int tf = fails, tp = passes;
-  MPI_Allreduce(&tf, &fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&tp, &passes, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (rank == 0) printf("%d passed, %d failed\n", passes, fails);
+  int status = check_finish();
   free(w), free(rf), free(gid), free(lx), free(cur), free(np), free(all), free(counts), free(displs);
   lbs_mesh_destroy(&mesh);
   lbs_gen_destroy(&g);
   MPI_Finalize();
-  return fails != 0;
+  return status;
 }

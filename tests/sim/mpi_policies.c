@@ -6,16 +6,8 @@
 #include <string.h>
 
 #include "lbs_sim.h"
+#include "mpi_check.h"
 
-static int fails, passes, rank;
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (cond) passes++;                                         \
-    else {                                                      \
-      fails++;                                                  \
-      if (rank == 0) printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n"); \
-    }                                                           \
-  } while (0)
 
 static const char *grids[] = {
     "[cluster A]\nnodes = 4\nlatency_us = 2\nbandwidth_gbps = 1\n",
@@ -26,7 +18,8 @@ static const char *policies[] = {"none", "fixed:3", "fixed:7", "threshold:0.2", 
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &check_rank);
+  int rank = check_rank;
   char dir[64] = "/tmp/lbs_pol_XXXXXX";
   if (rank == 0 && !mkdtemp(dir)) return 2;
   MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -104,16 +97,13 @@ int main(int argc, char **argv) {
     lbs_grid_destroy(&g);
     lbs_config_destroy(&cfg);
   }
-  int tf = fails, tp = passes;
-  MPI_Allreduce(&tf, &fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&tp, &passes, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int status = check_finish();
   if (rank == 0) {
-    printf("%d passed, %d failed\n", passes, fails);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) {
     }
   }
   MPI_Finalize();
-  return fails != 0;
+  return status;
 }

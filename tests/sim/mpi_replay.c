@@ -19,16 +19,8 @@
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
+#include "mpi_check.h"
 
-static int fails, passes, rank;
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (cond) passes++;                                         \
-    else {                                                      \
-      fails++;                                                  \
-      if (rank == 0) printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n"); \
-    }                                                           \
-  } while (0)
 
 static int calls;
 static lbs_err mock_create(void **s, const char *a, const lbs_config *c, MPI_Comm comm) {
@@ -92,7 +84,8 @@ static lbs_replay_result *run(const char *trace, const char *grid_text, const ch
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &check_rank);
+  int rank = check_rank;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   char dir[64] = "/tmp/lbs_replay_XXXXXX", line4[128], bump[128];
   if (rank == 0 && !mkdtemp(dir)) return 2;
@@ -248,16 +241,13 @@ int main(int argc, char **argv) {
   lbs_grid_destroy(&g);
   lbs_config_destroy(&cfg);
 
-  int tf = fails, tp = passes;
-  MPI_Allreduce(&tf, &fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&tp, &passes, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int status = check_finish();
   if (rank == 0) {
-    printf("%d passed, %d failed\n", passes, fails);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) {
     }
   }
   MPI_Finalize();
-  return fails != 0;
+  return status;
 }

@@ -1,0 +1,18 @@
+# lib.sh - helpers shared by the end-to-end scripts (source it after setting T).
+# expect CODE DESCRIPTION -- command...   runs it, stdout in $T/out, stderr in $T/err
+# has FILE TEXT DESCRIPTION               FILE must contain TEXT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+  local code=$1 what=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 400 "$T/err")"; fi
+}
+has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+# finish: the closing line CI reads, and the exit status
+finish() {
+  echo "$passes passed, $fails failed"
+  [ "$fails" -eq 0 ]
+}

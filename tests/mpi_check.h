@@ -1,0 +1,28 @@
+/* mpi_check.h - checks for the MPI test programs: failures print on rank 0, the tally is
+ * agreed across ranks and printed as the closing "N passed, N failed" line CI reads. */
+#ifndef LBS_MPI_CHECK_H
+#define LBS_MPI_CHECK_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+static int check_fails, check_passes, check_rank;
+#define CHECK(cond, ...)                                                                  \
+  do {                                                                                    \
+    if (cond) check_passes++;                                                             \
+    else {                                                                                \
+      check_fails++;                                                                      \
+      if (check_rank == 0) printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n"); \
+    }                                                                                     \
+  } while (0)
+
+/* Prints the tally on rank 0; returns the exit status (0 when everything passed). */
+static inline int check_finish(void) {
+  int f = check_fails, p = check_passes;
+  MPI_Allreduce(&f, &check_fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&p, &check_passes, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (check_rank == 0) printf("%d passed, %d failed\n", check_passes, check_fails);
+  return check_fails != 0;
+}
+
+#endif
