@@ -84,6 +84,74 @@ static int grid_info(int argc, char **argv) {
   return 0;
 }
 
+static int grid_gen(int argc, char **argv) {
+  static const struct option lo[] = {{"family", required_argument, 0, 'F'},  {"procs", required_argument, 0, 'P'},
+                                     {"clusters", required_argument, 0, 'C'}, {"slowdown", required_argument, 0, 'I'},
+                                     {"latency-us", required_argument, 0, 'L'}, {"bandwidth-gbps", required_argument, 0, 'B'},
+                                     {"output", required_argument, 0, 'o'},   {"force", no_argument, 0, 'f'},
+                                     {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  const char *family = NULL, *out = NULL;
+  int64_t P = 0, C = 1;
+  double I = 1, lat = 10, bw = 10;
+  int force = 0, c;
+  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+    switch (c) {
+    case 'F': family = optarg; break;
+    case 'P': if (cli_parse_i64("--procs", optarg, 1, 1 << 24, &P)) return 2; break;
+    case 'C': if (cli_parse_i64("--clusters", optarg, 1, 1 << 16, &C)) return 2; break;
+    case 'I': if (cli_parse_f64("--slowdown", optarg, 1, 1e9, &I)) return 2; break;
+    case 'L': if (cli_parse_f64("--latency-us", optarg, 0, 1e9, &lat)) return 2; break;
+    case 'B': if (cli_parse_f64("--bandwidth-gbps", optarg, 1e-9, 1e9, &bw)) return 2; break;
+    case 'o': out = optarg; break;
+    case 'f': force = 1; break;
+    case 'h':
+      printf("usage: lbsim grid gen --family HO|UP|DN --procs P --clusters C --slowdown I [-o g.ini]\n\n"
+             "The seed's grid families (seed 003): P processors in C equal clusters; cluster i of C\n"
+             "has processing slowdown 1 (HO) or i (UP, DN) and network slowdown 1 (HO), i (UP) or\n"
+             "C+1-i (DN); links between clusters are I times slower than the base link.\n"
+             "  --latency-us L0, --bandwidth-gbps B0   the base link (default 10 us, 10 Gbit/s)\n"
+             "  -o FILE   write there (default: standard output); -f overwrites\n");
+      return 0;
+    default: return cli_usage("grid gen", "bad option");
+    }
+  }
+  if (!family) return cli_usage("grid gen", "missing --family HO|UP|DN");
+  if (!P) return cli_usage("grid gen", "missing --procs P");
+  if (optind < argc) return cli_usage("grid gen", "unexpected argument '%s'", argv[optind]);
+  lbs_buf b = {0};
+  lbs_err e = lbs_grid_family_ini(family, (int)P, (int)C, I, lat, bw, &b);
+  lbs_config *cfg = NULL;
+  lbs_grid *g = NULL;
+  if (!e) e = lbs_config_parse_string("generated grid", (const char *)b.data, &cfg); /* it must load */
+  if (!e) e = lbs_grid_from_config(cfg, &g);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+  if (e) {
+    lbs_buf_free(&b);
+    return cli_error("grid gen", e);
+  }
+  FILE *f = stdout;
+  if (out) {
+    FILE *x = fopen(out, "r");
+    if (x && !force) {
+      fclose(x);
+      lbs_buf_free(&b);
+      fprintf(stderr, "lbsim: %s: file exists (use --force to overwrite)\n", out);
+      return 1;
+    }
+    if (x) fclose(x);
+    if (!(f = fopen(out, "w"))) {
+      lbs_buf_free(&b);
+      fprintf(stderr, "lbsim: %s: cannot write\n", out);
+      return 1;
+    }
+  }
+  fwrite(b.data, 1, b.len, f);
+  if (out && fclose(f)) return lbs_buf_free(&b), fprintf(stderr, "lbsim: %s: write failed\n", out), 1;
+  lbs_buf_free(&b);
+  return 0;
+}
+
 int cmd_grid(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "--help-config")) {
     printf("Grid files are INI: '[section]' lines, 'key = value' lines, ';' or '#' comments.\n\n");
@@ -93,7 +161,8 @@ int cmd_grid(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     FILE *f = argc < 2 ? stderr : stdout;
     fprintf(f, "usage: lbsim grid <command> [options]\n\ncommands:\n"
-               "  info    validate a grid file and describe its processors and links\n\n"
+               "  info    validate a grid file and describe its processors and links\n"
+               "  gen     write a grid of the seed's families HO, UP, DN\n\n"
                "'lbsim grid --help-config' lists every section and key of a grid file.\n");
     return argc < 2 ? 2 : 0;
   }
@@ -101,6 +170,10 @@ int cmd_grid(int argc, char **argv) {
     optind = 1;
     return grid_info(argc - 1, argv + 1);
   }
-  fprintf(stderr, "lbsim: grid: unknown command '%s' (known: info)\n", argv[1]);
+  if (!strcmp(argv[1], "gen")) {
+    optind = 1;
+    return grid_gen(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "lbsim: grid: unknown command '%s' (known: info, gen)\n", argv[1]);
   return 2;
 }

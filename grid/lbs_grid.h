@@ -74,4 +74,9 @@ int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes);
 double lbs_grid_bytes_per_elem(const lbs_grid *g);
 double lbs_grid_bytes_per_edge(const lbs_grid *g);
 
+/* The INI text of a grid of the seed's families (HO, UP, DN: see family.c) with P processors
+ * in C equal clusters, links between clusters I times slower than the base link (lat_us,
+ * bw_gbps). Appends to out (NUL-terminated); LBS_INVAL when P does not divide into C. */
+lbs_err lbs_grid_family_ini(const char *family, int P, int C, double I, double lat_us, double bw_gbps, lbs_buf *out);
+
 #endif

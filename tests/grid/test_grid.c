@@ -129,3 +129,44 @@ Test(grid, example_files_load) {
   cr_assert_eq(lbs_grid_compute_ns(g, 0, 5), 10);
   lbs_grid_destroy(&g);
 }
+
+static lbs_grid *family(const char *f, int P, int C, double I) {
+  lbs_buf b = {0};
+  lbs_config *c;
+  lbs_grid *g = NULL;
+  cr_assert_eq(lbs_grid_family_ini(f, P, C, I, 10, 10, &b), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_config_parse_string("family.ini", (const char *)b.data, &c), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_grid_from_config(c, &g), LBS_OK, "%s", lbs_errmsg());
+  lbs_config_destroy(&c);
+  lbs_buf_free(&b);
+  return g;
+}
+
+Test(grid, families_ho_up_dn) {
+  lbs_grid *ho = family("HO", 32, 4, 10), *up = family("UP", 32, 4, 100), *dn = family("DN", 32, 4, 100);
+  for (int c = 0; c < 4; c++) {
+    int p = lbs_grid_cluster_first(up, c);
+    cr_assert_eq(lbs_grid_cluster_procs(up, c), 8);
+    cr_assert_eq(lbs_grid_rate(ho, p), 1);
+    cr_assert_float_eq(lbs_grid_rate(up, p), 1.0 / (c + 1), 1e-12, "UP processing slowdown i");
+    cr_assert_float_eq(lbs_grid_rate(dn, p), 1.0 / (c + 1), 1e-12, "DN processing slowdown i");
+    cr_assert_eq(lbs_grid_link(ho, c, c).lat_ns, 10000);
+    cr_assert_eq(lbs_grid_link(up, c, c).lat_ns, 10000 * (c + 1), "UP network slowdown i");
+    cr_assert_eq(lbs_grid_link(dn, c, c).lat_ns, 10000 * (4 - c), "DN network slowdown C+1-i");
+    cr_assert_float_eq(lbs_grid_link(dn, c, c).bw_gbps, 10.0 / (4 - c), 1e-12);
+  }
+  cr_assert_eq(lbs_grid_link(up, 0, 3).lat_ns, 1000000, "inter-cluster latency I x L0");
+  cr_assert_float_eq(lbs_grid_link(up, 1, 2).bw_gbps, 0.1, 1e-12);
+  cr_assert_eq(lbs_grid_link(up, 1, 2).shared, 0);
+  cr_assert_eq(lbs_grid_link(ho, 0, 1).lat_ns, 100000);
+  lbs_grid_destroy(&ho);
+  lbs_grid_destroy(&up);
+  lbs_grid_destroy(&dn);
+  lbs_buf b = {0};
+  cr_assert_eq(lbs_grid_family_ini("UP", 10, 4, 10, 10, 10, &b), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "10 processors do not divide into 4 equal clusters"));
+  cr_assert_eq(lbs_grid_family_ini("XX", 8, 4, 10, 10, 10, &b), LBS_NOTFOUND);
+  cr_assert(strstr(lbs_errmsg(), "known: HO, UP, DN"));
+  cr_assert_eq(lbs_grid_family_ini("HO", 8, 4, 0.5, 10, 10, &b), LBS_INVAL);
+  lbs_buf_free(&b);
+}
