@@ -1,0 +1,140 @@
+/* metis.c - METIS baselines (seed 003): metis[:kway|rb][:speed].
+ *
+ * k-way (METIS_PartGraphKway, the default) or recursive bisection (METIS_PartGraphRecursive)
+ * on Gm: the mesh graph made symmetric (an edge in either direction joins both), with edge
+ * weights raised to at least 1 (the larger of the two directions, rounded), as the seed did
+ * for METIS. Parts are equal, as in the seed, unless `speed` is given: then the target part
+ * weights follow the processors' speeds (a fairer baseline on heterogeneous grids). Vertex
+ * weights are the work, scaled to whole numbers summing to at most 2^30. Serial: the objects
+ * are gathered on rank 0. Seeded, so the answer is repeatable. */
+#include <math.h>
+#include <metis.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "part_int.h"
+
+typedef struct {
+  int rb;    /* recursive bisection instead of k-way */
+  int speed; /* target part weights from speeds */
+  MPI_Comm comm;
+} mstate;
+
+static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm) {
+  (void)cfg;
+  mstate *m = calloc(1, sizeof *m);
+  if (!m) return lbs_fail(LBS_NOMEM, "metis");
+  m->comm = comm;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", args ? args : "");
+  for (char *tok = strtok(buf, ":"); tok; tok = strtok(NULL, ":")) {
+    if (!strcmp(tok, "kway")) m->rb = 0;
+    else if (!strcmp(tok, "rb")) m->rb = 1;
+    else if (!strcmp(tok, "speed")) m->speed = 1;
+    else {
+      free(m);
+      return lbs_fail(LBS_NOTFOUND, "unknown METIS option '%s' (known: metis, metis:kway, metis:rb, metis:kway:speed, "
+                      "metis:rb:speed)", tok);
+    }
+  }
+  *state = m;
+  return LBS_OK;
+}
+
+static int needs_graph(const void *s) { return (void)s, 1; }
+static int needs_coords(const void *s) { return (void)s, 0; }
+
+typedef struct {
+  int64_t v;
+  double w;
+} nbr;
+
+static int cmp_nbr(const void *a, const void *b) {
+  const nbr *x = a, *y = b;
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+/* All objects are here (rank 0): build Gm and call METIS. */
+static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
+  mstate *m = state;
+  int64_t n = in->nlocal;
+  if (n > INT32_MAX / 2) return lbs_fail(LBS_RANGE, "metis: too many vertices");
+  if (in->nparts == 1) {
+    for (int64_t i = 0; i < n; i++) newpart[i] = 0;
+    return LBS_OK;
+  }
+  /* Gm: both directions of every edge, merged, weight max(w_uv, w_vu) rounded, at least 1 */
+  int64_t ne = in->xadj[n];
+  nbr *e = malloc((size_t)(2 * ne + 1) * sizeof *e);
+  int64_t *src = malloc((size_t)(2 * ne + 1) * sizeof *src), *cnt = calloc((size_t)n + 1, sizeof *cnt);
+  idx_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj), *adj = NULL, *aw = NULL, *vw = malloc((size_t)(n + 1) * sizeof *vw);
+  idx_t *part = malloc((size_t)(n + 1) * sizeof *part);
+  real_t *tp = m->speed ? malloc((size_t)in->nparts * sizeof *tp) : NULL;
+  lbs_err err = LBS_OK;
+  if (!e || !src || !cnt || !xadj || !vw || !part || (m->speed && !tp)) err = lbs_fail(LBS_NOMEM, "metis graph");
+  int64_t k = 0;
+  for (int64_t u = 0; !err && u < n; u++)
+    for (int64_t j = in->xadj[u]; j < in->xadj[u + 1]; j++) {
+      int64_t v = in->adj[j];
+      if (v == u || v < 0 || v >= n) continue;
+      src[k] = u, e[k].v = v, e[k].w = in->adjw[j], k++;
+      src[k] = v, e[k].v = u, e[k].w = in->adjw[j], k++;
+    }
+  /* bucket by source, then sort each row and merge duplicates */
+  nbr *row = NULL;
+  if (!err) {
+    for (int64_t i = 0; i < k; i++) cnt[src[i] + 1]++;
+    for (int64_t u = 0; u < n; u++) cnt[u + 1] += cnt[u];
+    row = malloc((size_t)(k + 1) * sizeof *row);
+    int64_t *fill = malloc((size_t)(n + 1) * sizeof *fill);
+    if (!row || !fill) err = lbs_fail(LBS_NOMEM, "metis graph");
+    for (int64_t u = 0; !err && u <= n; u++) fill[u] = cnt[u];
+    for (int64_t i = 0; !err && i < k; i++) row[fill[src[i]]++] = e[i];
+    free(fill);
+  }
+  if (!err && (!(adj = malloc((size_t)(k + 1) * sizeof *adj)) || !(aw = malloc((size_t)(k + 1) * sizeof *aw))))
+    err = lbs_fail(LBS_NOMEM, "metis graph");
+  int64_t m2 = 0;
+  for (int64_t u = 0; !err && u < n; u++) {
+    xadj[u] = (idx_t)m2;
+    qsort(row + cnt[u], (size_t)(cnt[u + 1] - cnt[u]), sizeof *row, cmp_nbr);
+    for (int64_t i = cnt[u]; i < cnt[u + 1]; i++) {
+      idx_t w = (idx_t)fmax(1.0, nearbyint(row[i].w));
+      if (m2 > xadj[u] && adj[m2 - 1] == (idx_t)row[i].v) {
+        if (w > aw[m2 - 1]) aw[m2 - 1] = w;
+      } else {
+        adj[m2] = (idx_t)row[i].v;
+        aw[m2++] = w;
+      }
+    }
+  }
+  if (!err) {
+    xadj[n] = (idx_t)m2;
+    double total = 0;
+    for (int64_t i = 0; i < n; i++) total += in->weight[i];
+    double scale = total > 0 ? 1073741824.0 / total : 0;
+    for (int64_t i = 0; i < n; i++) vw[i] = (idx_t)floor(in->weight[i] * scale);
+    for (int p = 0; tp && p < in->nparts; p++) tp[p] = (real_t)in->part_sizes[p];
+    idx_t nv = (idx_t)n, ncon = 1, np = in->nparts, obj, opts[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(opts);
+    opts[METIS_OPTION_SEED] = 1;
+    opts[METIS_OPTION_NUMBERING] = 0;
+    int rc = m->rb ? METIS_PartGraphRecursive(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL, opts, &obj, part)
+                   : METIS_PartGraphKway(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL, opts, &obj, part);
+    if (rc != METIS_OK) err = lbs_fail(LBS_INVAL, "metis: partitioning failed (code %d)", rc);
+    for (int64_t i = 0; !err && i < n; i++) newpart[i] = (int)part[i];
+  }
+  free(e), free(src), free(cnt), free(xadj), free(adj), free(aw), free(vw), free(part), free(tp), free(row);
+  return err;
+}
+
+static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
+  mstate *m = state;
+  int size;
+  MPI_Comm_size(m->comm, &size);
+  if (size == 1) return run(state, in, newpart);
+  return lbs__part_on_rank0(m->comm, in, 1, 0, run, state, newpart);
+}
+
+const lbs_partitioner_ops lbs__part_metis = {LBS_PART_ABI, "metis", "kway,rb,kway:speed,rb:speed", create, needs_graph,
+                                             needs_coords, partition, free};

@@ -1,0 +1,13 @@
+/* part_int.h - private to partitioners/. */
+#ifndef LBS_PART_INT_H
+#define LBS_PART_INT_H
+
+#include "lbs_part.h"
+
+/* Runs fn(state, all objects, their parts) on rank 0 of comm (all.comm = MPI_COMM_SELF) and
+ * gives every rank its objects' parts. graph/coords: whether fn reads them. Collective. */
+typedef lbs_err (*lbs__part_fn)(void *state, const lbs_part_input *all, int *newpart);
+lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, int coords, lbs__part_fn fn,
+                           void *state, int *newpart);
+
+#endif
