@@ -202,18 +202,12 @@ lbs_err lbs_config_parse_string(const char *name, const char *text, lbs_config *
 
 lbs_err lbs_config_load(const char *path, lbs_config **out) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
-  lbs_buf b = {0};
-  char tmp[8192];
-  size_t got;
-  lbs_err e = LBS_OK;
-  while (!e && (got = fread(tmp, 1, sizeof tmp, f)) > 0) e = lbs_buf_append(&b, tmp, got);
-  fclose(f);
-  if (!e) e = lbs_buf_append(&b, "", 1);
-  if (!e && strlen((char *)b.data) != b.len - 1) e = lbs_fail(LBS_PARSE, "%s: not a text file", path);
-  if (!e) e = lbs_config_parse_string(path, (char *)b.data, out);
-  lbs_buf_free(&b);
+  char *text;
+  size_t len;
+  lbs_err e = lbs_read_file(path, &text, &len);
+  if (!e && strlen(text) != len) e = lbs_fail(LBS_PARSE, "%s: not a text file", path);
+  if (!e) e = lbs_config_parse_string(path, text, out);
+  free(text);
   return e;
 }
 

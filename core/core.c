@@ -1,6 +1,7 @@
 /* core.c - error table, thread-local messages, CRC-32, varints, buffers, RNG. */
 #include "lbs_core.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,4 +120,26 @@ double lbs_rng_normal(uint64_t seed, uint64_t stream, uint64_t index) {
   double u1 = lbs_rng_unit(seed, stream, 2 * index) + 0x1.0p-54;
   double u2 = lbs_rng_unit(seed, stream, 2 * index + 1);
   return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+lbs_err lbs_read_file(const char *path, char **text, size_t *len) {
+  *text = NULL;
+  *len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  lbs_buf b = {0};
+  char tmp[65536];
+  size_t got;
+  lbs_err e = LBS_OK;
+  while (!e && (got = fread(tmp, 1, sizeof tmp, f)) > 0) e = lbs_buf_append(&b, tmp, got);
+  if (!e && ferror(f)) e = lbs_fail(LBS_IO, "%s: read failed", path);
+  fclose(f);
+  if (!e) e = lbs_buf_append(&b, "", 1);
+  if (e) {
+    lbs_buf_free(&b);
+    return e;
+  }
+  *text = (char *)b.data;
+  *len = b.len - 1;
+  return LBS_OK;
 }

@@ -62,6 +62,10 @@ lbs_err lbs_buf_reserve(lbs_buf *b, size_t extra); /* room for extra more bytes 
 lbs_err lbs_buf_append(lbs_buf *b, const void *p, size_t n);
 void lbs_buf_free(lbs_buf *b); /* NULL-safe; leaves an empty buffer */
 
+/* Reads a whole file into a new NUL-terminated buffer (*text, owned by the caller; *len
+ * excludes the NUL). LBS_IO naming the file when it cannot be read. */
+lbs_err lbs_read_file(const char *path, char **text, size_t *len);
+
 /* Deterministic counter-based random numbers (splitmix64): the same (seed, stream,
  * index) always gives the same value, so any element of any step can be regenerated. */
 uint64_t lbs_rng_u64(uint64_t seed, uint64_t stream, uint64_t index);

@@ -253,33 +253,12 @@ lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const
   return lbs__graph_parse(gname, gtext, glen, 0, mesh, vwgt, ncon, cname, ctext, clen);
 }
 
-lbs_err lbs__slurp(const char *path, char **text, size_t *len) {
-  *text = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
-  lbs_buf b = {0};
-  char tmp[65536];
-  size_t got;
-  lbs_err e = LBS_OK;
-  while (!e && (got = fread(tmp, 1, sizeof tmp, f)) > 0) e = lbs_buf_append(&b, tmp, got);
-  if (!e && ferror(f)) e = lbs_fail(LBS_IO, "%s: read failed", path);
-  fclose(f);
-  if (!e) e = lbs_buf_append(&b, "", 1);
-  if (e) {
-    lbs_buf_free(&b);
-    return e;
-  }
-  *text = (char *)b.data;
-  *len = b.len - 1;
-  return LBS_OK;
-}
-
 lbs_err lbs_chaco_read(const char *graph_path, const char *coords_path, lbs_mesh **mesh,
                        double **vwgt, int *ncon) {
   char *g = NULL, *c = NULL;
   size_t gl = 0, cl = 0;
-  lbs_err e = lbs__slurp(graph_path, &g, &gl);
-  if (!e && coords_path) e = lbs__slurp(coords_path, &c, &cl);
+  lbs_err e = lbs_read_file(graph_path, &g, &gl);
+  if (!e && coords_path) e = lbs_read_file(coords_path, &c, &cl);
   if (!e) e = lbs_chaco_parse(graph_path, g, gl, coords_path, c, cl, mesh, vwgt, ncon);
   free(g);
   free(c);

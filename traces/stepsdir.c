@@ -217,8 +217,8 @@ static lbs_err load_graph(const char *dir, const char *gfile, const char *cfile,
   size_t gl = 0, cl = 0;
   double *vw = NULL;
   int ncon;
-  lbs_err e = lbs__slurp(gp, &g, &gl);
-  if (!e && cfile) e = lbs__slurp(cp, &c, &cl);
+  lbs_err e = lbs_read_file(gp, &g, &gl);
+  if (!e && cfile) e = lbs_read_file(cp, &c, &cl);
   if (!e) e = lbs__graph_parse(gp, g, gl, directed, mesh, &vw, &ncon, cfile ? cp : NULL, c, cl);
   free(vw);
   free(g);
@@ -231,7 +231,7 @@ static lbs_err parse_manifest(const char *dir, manifest *mf) {
   snprintf(path, sizeof path, "%s/manifest", dir);
   char *text;
   size_t len;
-  lbs_err e = lbs__slurp(path, &text, &len);
+  lbs_err e = lbs_read_file(path, &text, &len);
   if (e) return e;
   int64_t line = 0;
   int version = 0;
@@ -312,7 +312,7 @@ static lbs_err read_step(const char *dir, const char *file, const manifest *mf, 
   snprintf(path, sizeof path, "%s/%s", dir, file);
   char *text;
   size_t len;
-  lbs_err e = lbs__slurp(path, &text, &len);
+  lbs_err e = lbs_read_file(path, &text, &len);
   if (e) return e;
   int64_t line = 0, elem = 0;
   for (char *p = text, *nl; *p && !e; p = nl ? nl + 1 : p + strlen(p)) {

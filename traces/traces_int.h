@@ -31,7 +31,5 @@ lbs_err lbs__mesh_adopt(int64_t n, int dim, double *coords, int64_t *xadj, int64
 lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
                          lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
                          const char *ctext, size_t clen);
-/* Reads a whole file into a NUL-terminated buffer (owned by the caller). */
-lbs_err lbs__slurp(const char *path, char **text, size_t *len);
 
 #endif
