@@ -43,6 +43,7 @@ const lbs_section_spec lbs_grid_spec[] = {
     {"cluster", 1, 1, cluster_opts, "nodes of one type and their network; at least one"},
     {"link", 2, 0, link_opts, "the network between clusters A and B"},
     {"zoltan", 0, 0, NULL, "parameters passed to Zoltan as they are (IMBALANCE_TOL = 1.05, ...)"},
+    {"minex", 0, 0, NULL, "MinEX settings (see 'lbsim partition --help-config')"},
     {"sim", 0, 0, NULL, "replay settings (see 'lbsim replay --help-config')"},
     {NULL, 0, 0, NULL, NULL}};
 

@@ -16,6 +16,8 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
   /* only what the method reads: coordinates for geometric methods, the graph for graph ones */
   int want_graph = graph && in->xadj, want_coords = coords && in->coords && in->dim;
   int64_t ne = want_graph ? in->xadj[in->nlocal] : 0, mine[2] = {in->nlocal, ne};
+  int want_rwgt = in->rwgt != NULL;
+  MPI_Allreduce(MPI_IN_PLACE, &want_rwgt, 1, MPI_INT, MPI_MAX, comm);
   int64_t *cnt = rank == 0 ? malloc((size_t)size * 2 * sizeof *cnt) : NULL;
   MPI_Gather(mine, 2, MPI_INT64_T, cnt, 2, MPI_INT64_T, 0, comm);
   int *on = NULL, *od = NULL, *en = NULL, *ed = NULL, *cn = NULL, *cd = NULL;
@@ -31,18 +33,20 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
     }
   }
   int64_t *gid = NULL, *deg = NULL, *adj = NULL, *xadj = NULL, *ldeg = malloc((size_t)(in->nlocal + 1) * sizeof *ldeg);
-  double *w = NULL, *co = NULL, *aw = NULL;
+  double *w = NULL, *co = NULL, *aw = NULL, *rw = NULL;
   int *cur = NULL, *np = NULL;
   if (rank == 0) {
     gid = malloc((size_t)(N + 1) * sizeof *gid), deg = malloc((size_t)(N + 1) * sizeof *deg);
     xadj = malloc((size_t)(N + 1) * sizeof *xadj), adj = malloc((size_t)(NE + 1) * sizeof *adj);
-    w = malloc((size_t)(N + 1) * sizeof *w), co = malloc((size_t)((want_coords ? N * in->dim : 0) + 1) * sizeof *co);
+    w = malloc((size_t)(N + 1) * sizeof *w), rw = malloc((size_t)(N + 1) * sizeof *rw);
+    co = malloc((size_t)((want_coords ? N * in->dim : 0) + 1) * sizeof *co);
     aw = malloc((size_t)(NE + 1) * sizeof *aw), cur = malloc((size_t)(N + 1) * sizeof *cur);
     np = malloc((size_t)(N + 1) * sizeof *np);
   }
   for (int64_t i = 0; i < in->nlocal; i++) ldeg[i] = want_graph ? in->xadj[i + 1] - in->xadj[i] : 0;
   MPI_Gatherv(in->gid, (int)in->nlocal, MPI_INT64_T, gid, on, od, MPI_INT64_T, 0, comm);
   MPI_Gatherv(in->weight, (int)in->nlocal, MPI_DOUBLE, w, on, od, MPI_DOUBLE, 0, comm);
+  if (want_rwgt) MPI_Gatherv(in->rwgt, (int)in->nlocal, MPI_DOUBLE, rw, on, od, MPI_DOUBLE, 0, comm);
   MPI_Gatherv(in->current, (int)in->nlocal, MPI_INT, cur, on, od, MPI_INT, 0, comm);
   MPI_Gatherv(ldeg, (int)in->nlocal, MPI_INT64_T, deg, on, od, MPI_INT64_T, 0, comm);
   if (want_coords)
@@ -57,7 +61,8 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
     for (int64_t i = 0; i < N; i++) xadj[i + 1] = xadj[i] + deg[i];
     int64_t rf[2] = {0, N};
     lbs_part_input all = {MPI_COMM_SELF, N, gid, w, want_coords ? in->dim : 0, want_coords ? co : NULL,
-                          want_graph ? xadj : NULL, adj, aw, rf, cur, in->nparts, in->part_sizes, in->repartition};
+                          want_graph ? xadj : NULL, adj, aw, rf, cur, in->nparts, in->part_sizes, in->repartition,
+                          in->grid, want_rwgt ? rw : NULL, in->bytes_per_edge, in->bytes_per_rwgt};
     e = fn(state, &all, np);
   }
   int code = e;
@@ -65,7 +70,7 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
   if (code && !e) e = lbs_fail((lbs_err)code, "partitioning failed on rank 0");
   MPI_Scatterv(np, on, od, MPI_INT, newpart, (int)in->nlocal, MPI_INT, 0, comm);
   free(cnt), free(on), free(od), free(en), free(ed), free(cn), free(cd), free(gid), free(deg), free(adj);
-  free(xadj), free(ldeg), free(w), free(co), free(aw), free(cur), free(np);
+  free(xadj), free(ldeg), free(w), free(rw), free(co), free(aw), free(cur), free(np);
   return e;
 }
 

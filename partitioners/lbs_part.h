@@ -27,6 +27,11 @@ typedef struct lbs_part_input {
   int nparts;                /* P */
   const double *part_sizes;  /* P relative sizes, summing to 1 */
   int repartition;           /* 1: LB_APPROACH REPARTITION (starts from current), 0: PARTITION */
+  /* for grid-aware partitioners (minex); the others ignore them */
+  const struct lbs_grid *grid; /* the simulated platform, or NULL */
+  const double *rwgt;          /* relocation weight of each object (NULL: 1 each) */
+  double bytes_per_edge;       /* bytes per unit of edge weight */
+  double bytes_per_rwgt;       /* bytes per unit of relocation weight */
 } lbs_part_input;
 
 typedef struct lbs_partitioner lbs_partitioner;
@@ -59,7 +64,15 @@ int lbs_part_needs_graph(const lbs_partitioner *p);
 int lbs_part_needs_coords(const lbs_partitioner *p);
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart);
 
-/* Config sections partitioners read ([zoltan] takes any Zoltan parameter by name). */
+/* Gm (seed 003): the graph made symmetric (an edge in either direction joins both ways),
+ * self loops and out-of-range targets dropped, each pair weighted by the larger of its two
+ * directions and at least min_w. w NULL: weight 1. Allocates *oxadj (n+1), *oadj, *ow. */
+lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w, double min_w,
+                            int64_t **oxadj, int64_t **oadj, double **ow);
+
+/* Config sections partitioners read ([zoltan] takes any Zoltan parameter by name; [minex]
+ * is checked against lbs_minex_spec). */
+extern const lbs_section_spec lbs_minex_spec[];
 int lbs_part_is_passthrough_section(const char *kind);
 
 #endif

@@ -44,72 +44,33 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
 static int needs_graph(const void *s) { return (void)s, 1; }
 static int needs_coords(const void *s) { return (void)s, 0; }
 
-typedef struct {
-  int64_t v;
-  double w;
-} nbr;
-
-static int cmp_nbr(const void *a, const void *b) {
-  const nbr *x = a, *y = b;
-  return (x->v > y->v) - (x->v < y->v);
-}
-
 /* All objects are here (rank 0): build Gm and call METIS. */
 static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   mstate *m = state;
   int64_t n = in->nlocal;
   if (n > INT32_MAX / 2) return lbs_fail(LBS_RANGE, "metis: too many vertices");
+  if (in->nparts > n) return lbs_fail(LBS_INVAL, "metis: more parts (%d) than vertices (%lld)", in->nparts, (long long)n);
+  for (int64_t u = 0; u < n; u++)
+    for (int64_t j = in->xadj[u]; j < in->xadj[u + 1]; j++)
+      if (in->adj[j] == u) return lbs_fail(LBS_INVAL, "metis: vertex %lld has a self loop", (long long)u);
   if (in->nparts == 1) {
     for (int64_t i = 0; i < n; i++) newpart[i] = 0;
     return LBS_OK;
   }
-  /* Gm: both directions of every edge, merged, weight max(w_uv, w_vu) rounded, at least 1 */
-  int64_t ne = in->xadj[n];
-  nbr *e = malloc((size_t)(2 * ne + 1) * sizeof *e);
-  int64_t *src = malloc((size_t)(2 * ne + 1) * sizeof *src), *cnt = calloc((size_t)n + 1, sizeof *cnt);
-  idx_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj), *adj = NULL, *aw = NULL, *vw = malloc((size_t)(n + 1) * sizeof *vw);
+  int64_t *sx = NULL, *sa = NULL;
+  double *sw = NULL;
+  lbs_err err = lbs_part_symmetrize(n, in->xadj, in->adj, in->adjw, 1, &sx, &sa, &sw);
+  if (err) return err;
+  int64_t m2 = sx[n];
+  idx_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj), *adj = malloc((size_t)(m2 + 1) * sizeof *adj);
+  idx_t *aw = malloc((size_t)(m2 + 1) * sizeof *aw), *vw = malloc((size_t)(n + 1) * sizeof *vw);
   idx_t *part = malloc((size_t)(n + 1) * sizeof *part);
   real_t *tp = m->speed ? malloc((size_t)in->nparts * sizeof *tp) : NULL;
-  lbs_err err = LBS_OK;
-  if (!e || !src || !cnt || !xadj || !vw || !part || (m->speed && !tp)) err = lbs_fail(LBS_NOMEM, "metis graph");
-  int64_t k = 0;
-  for (int64_t u = 0; !err && u < n; u++)
-    for (int64_t j = in->xadj[u]; j < in->xadj[u + 1]; j++) {
-      int64_t v = in->adj[j];
-      if (v == u || v < 0 || v >= n) continue;
-      src[k] = u, e[k].v = v, e[k].w = in->adjw[j], k++;
-      src[k] = v, e[k].v = u, e[k].w = in->adjw[j], k++;
-    }
-  /* bucket by source, then sort each row and merge duplicates */
-  nbr *row = NULL;
+  if (!xadj || !adj || !aw || !vw || !part || (m->speed && !tp)) err = lbs_fail(LBS_NOMEM, "metis graph");
+  if (!err && m2 > INT32_MAX) err = lbs_fail(LBS_RANGE, "metis: too many edges");
   if (!err) {
-    for (int64_t i = 0; i < k; i++) cnt[src[i] + 1]++;
-    for (int64_t u = 0; u < n; u++) cnt[u + 1] += cnt[u];
-    row = malloc((size_t)(k + 1) * sizeof *row);
-    int64_t *fill = malloc((size_t)(n + 1) * sizeof *fill);
-    if (!row || !fill) err = lbs_fail(LBS_NOMEM, "metis graph");
-    for (int64_t u = 0; !err && u <= n; u++) fill[u] = cnt[u];
-    for (int64_t i = 0; !err && i < k; i++) row[fill[src[i]]++] = e[i];
-    free(fill);
-  }
-  if (!err && (!(adj = malloc((size_t)(k + 1) * sizeof *adj)) || !(aw = malloc((size_t)(k + 1) * sizeof *aw))))
-    err = lbs_fail(LBS_NOMEM, "metis graph");
-  int64_t m2 = 0;
-  for (int64_t u = 0; !err && u < n; u++) {
-    xadj[u] = (idx_t)m2;
-    qsort(row + cnt[u], (size_t)(cnt[u + 1] - cnt[u]), sizeof *row, cmp_nbr);
-    for (int64_t i = cnt[u]; i < cnt[u + 1]; i++) {
-      idx_t w = (idx_t)fmax(1.0, nearbyint(row[i].w));
-      if (m2 > xadj[u] && adj[m2 - 1] == (idx_t)row[i].v) {
-        if (w > aw[m2 - 1]) aw[m2 - 1] = w;
-      } else {
-        adj[m2] = (idx_t)row[i].v;
-        aw[m2++] = w;
-      }
-    }
-  }
-  if (!err) {
-    xadj[n] = (idx_t)m2;
+    for (int64_t u = 0; u <= n; u++) xadj[u] = (idx_t)sx[u];
+    for (int64_t j = 0; j < m2; j++) adj[j] = (idx_t)sa[j], aw[j] = (idx_t)fmax(1.0, nearbyint(sw[j]));
     double total = 0;
     for (int64_t i = 0; i < n; i++) total += in->weight[i];
     double scale = total > 0 ? 1073741824.0 / total : 0;
@@ -124,7 +85,7 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
     if (rc != METIS_OK) err = lbs_fail(LBS_INVAL, "metis: partitioning failed (code %d)", rc);
     for (int64_t i = 0; !err && i < n; i++) newpart[i] = (int)part[i];
   }
-  free(e), free(src), free(cnt), free(xadj), free(adj), free(aw), free(vw), free(part), free(tp), free(row);
+  free(sx), free(sa), free(sw), free(xadj), free(adj), free(aw), free(vw), free(part), free(tp);
   return err;
 }
 

@@ -5,10 +5,11 @@
 
 #include "lbs_part.h"
 
-extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis;
+extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex;
 
 #define MAX_PARTITIONERS 32
-static const lbs_partitioner_ops *registry[MAX_PARTITIONERS + 1] = {&lbs__part_zoltan, &lbs__part_metis, NULL};
+static const lbs_partitioner_ops *registry[MAX_PARTITIONERS + 1] = {&lbs__part_zoltan, &lbs__part_metis,
+                                                                  &lbs__part_minex, NULL};
 
 struct lbs_partitioner {
   const lbs_partitioner_ops *ops;

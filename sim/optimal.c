@@ -67,7 +67,8 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
     lbs_part_input in = {x->comm, n, x->gid, W + (size_t)(r - 1) * (size_t)n, x->dim,
                          x->coords ? x->coords + x->first * x->dim : NULL, x->xadj ? x->lxadj : NULL,
                          x->xadj ? x->adj + x->xadj[x->first] : NULL, x->xadj ? x->adjw + x->xadj[x->first] : NULL,
-                         x->rank_first, x->cur, x->P, x->sizes, 0};
+                         x->rank_first, x->cur, x->P, x->sizes, 0,
+                         x->g, NULL, x->bytes_edge, x->bytes_elem};
     e = lbs__agree(x, lbs_part_run(x->part, &in, x->newp));
     if (!e) MPI_Allgatherv(x->newp, (int)n, MPI_INT, A + (size_t)r * (size_t)E, counts, displs, MPI_INT, x->comm);
   }

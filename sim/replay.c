@@ -275,7 +275,8 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
   for (int p = 0; p < x->P; p++) T = x->clock[p] > T ? x->clock[p] : T;
   lbs_part_input in = {x->comm, x->n, x->gid, w, x->dim, x->coords ? x->coords + x->first * x->dim : NULL,
                        x->xadj ? x->lxadj : NULL, x->xadj ? x->adj + x->xadj[x->first] : NULL,
-                       x->xadj ? x->adjw + x->xadj[x->first] : NULL, x->rank_first, x->cur, x->P, x->sizes, approach};
+                       x->xadj ? x->adjw + x->xadj[x->first] : NULL, x->rank_first, x->cur, x->P, x->sizes, approach,
+                       x->g, NULL, x->bytes_edge, x->bytes_elem};
   MPI_Barrier(x->comm);
   double t0 = now_s();
   lbs_err e = LBS_OK;

@@ -208,6 +208,23 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
 /* The application step number of sampled step s. */
 int64_t lbs_gen_app_step(const lbs_gen *g, int64_t step);
 
+/* The seed-003 N-body workload (nbody.c): a Barnes-Hut integration of a Plummer sphere;
+ * one element per leaf cell of the initial octree, a directed cell graph whose edge weights
+ * are close flags (CWgt = flag x rwgt of the target at each step), and metrics `pwgt`
+ * (PWgt = |Cv| x (|Cv| - 1 + Close + Far)), `rwgt` (|Cv|) and `interactions` (the force
+ * evaluations the integration made for the cell's bodies), all lossless. Deterministic. */
+typedef struct lbs_nbody_params {
+  int64_t bodies; /* N >= 2 */
+  int64_t steps;  /* recorded steps, one per integration step (step 0: the initial state) */
+  uint64_t seed;  /* random seed of the Plummer sample */
+  int leaf;       /* bodies per leaf cell at most (8) */
+  double theta;   /* opening angle (0.7) */
+  double dt;      /* time step in N-body units (1/128) */
+} lbs_nbody_params;
+/* Integrates and writes the trace at path (LBS_IO if it exists). progress may be NULL; a
+ * non-zero return from it stops the run (complete steps stay in the file). */
+lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress, void *arg);
+
 /* ---------------------------------------------------------------- import / export */
 
 /* Chaco/METIS graph file (and optional coordinates file, one line per vertex). fmt flags

@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
   }
   for (int64_t e = 0; e < E; e++) total += w[e];
   lbs_part_input in = {MPI_COMM_WORLD, n, gid, w + first, dim, coords + first * dim, lx, adj + xadj[first],
-                       adjw + xadj[first], rf, cur, P, eq, 0};
+                       adjw + xadj[first], rf, cur, P, eq, 0, NULL, NULL, 0, 0};
   const char *names[] = {"zoltan:rcb", "zoltan:rib", "zoltan:hsfc", "zoltan:phg", "zoltan:graph", "metis",
                          "metis:rb", "zoltan:block", "zoltan:random"};
   for (int k = 0; k < 9; k++) {
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     dx[8] = 8;
     drf[1] = rank == 0 ? 8 : 8; /* all on rank 0 */
     int64_t mine = rank == 0 ? 8 : 0;
-    lbs_part_input din = {MPI_COMM_WORLD, mine, dg, dwt, 0, NULL, dx, da, dw, drf, dcur, 3, dsz, 0};
+    lbs_part_input din = {MPI_COMM_WORLD, mine, dg, dwt, 0, NULL, dx, da, dw, drf, dcur, 3, dsz, 0, NULL, NULL, 0, 0};
     if (size == 1) drf[1] = 8;
     lbs_partitioner *pm;
     lbs_part_create("metis", NULL, MPI_COMM_WORLD, &pm);

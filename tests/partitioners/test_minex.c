@@ -1,0 +1,288 @@
+/* test_minex.c - MinEX: the reassignment filter rule by rule, the model by hand, and the
+ * partitioner's invariants on random directed graphs and heterogeneous grids. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_minex.h"
+
+/* ---------------------------------------------------------------- the filter (slide 15) */
+
+Test(filter, passes_a_move_that_evens_two_processors) {
+  /* from 10 -> 8, to 4 -> 6, variance down, total unchanged */
+  cr_assert_eq(lbs_minex_filter(10, 4, 8, 6, -16, 0, 1), LBS_MINEX_PASS);
+}
+
+Test(filter, rejects_a_source_that_gets_heavier) {
+  cr_assert_eq(lbs_minex_filter(10, 4, 10.5, 6, -1, 0, 1), LBS_MINEX_FROM_GROWS);
+  cr_assert_eq(lbs_minex_filter(10, 4, 10, 6, -1, 0, 1), LBS_MINEX_PASS); /* equal is not heavier */
+}
+
+Test(filter, rejects_a_target_that_gets_lighter) {
+  cr_assert_eq(lbs_minex_filter(10, 4, 8, 3.5, -1, 0, 1), LBS_MINEX_TO_SHRINKS);
+}
+
+Test(filter, rejects_a_variance_increase) {
+  cr_assert_eq(lbs_minex_filter(10, 4, 9, 5, 0.001, 0, 1), LBS_MINEX_VAR_GROWS);
+  cr_assert_eq(lbs_minex_filter(10, 4, 9, 5, 0, 0, 1), LBS_MINEX_PASS); /* no change is not an increase */
+}
+
+Test(filter, throttle_bounds_the_load_a_move_may_add) {
+  /* Gain 2: 2^2 / 8 = 0.5 passes throttle 1, fails throttle 0.4 */
+  cr_assert_eq(lbs_minex_filter(10, 4, 8, 8, -8, 2, 1), LBS_MINEX_PASS);
+  cr_assert_eq(lbs_minex_filter(10, 4, 8, 8, -8, 2, 0.4), LBS_MINEX_THROTTLE);
+  /* a load-adding move that leaves the variance unchanged has an infinite ratio */
+  cr_assert_eq(lbs_minex_filter(10, 4, 8, 8, 0, 2, 1e300), LBS_MINEX_THROTTLE);
+  /* Gain <= 0 never meets the throttle */
+  cr_assert_eq(lbs_minex_filter(10, 4, 8, 5, -8, -1, 0), LBS_MINEX_PASS);
+}
+
+Test(filter, rejects_an_overshoot_past_the_old_loads) {
+  /* the gap grows (2 -> 8) and the source falls below the target's old load */
+  cr_assert_eq(lbs_minex_filter(10, 8, 5, 13, -1, 0, 1), LBS_MINEX_OVERSHOOT);
+  /* the gap grows and the target rises above the source's old load */
+  cr_assert_eq(lbs_minex_filter(10, 8, 9, 12, -1, 0, 1e9), LBS_MINEX_OVERSHOOT);
+  /* the gap grows but neither passes the other's old load: allowed */
+  cr_assert_eq(lbs_minex_filter(10, 2, 9.5, 2.5, -1, 0, 1), LBS_MINEX_PASS);
+  /* the order swaps but the gap shrinks: allowed */
+  cr_assert_eq(lbs_minex_filter(10, 4, 6.5, 7.5, -1, 0, 1), LBS_MINEX_PASS);
+}
+
+/* ---------------------------------------------------------------- the model by hand */
+
+/* Two clusters of one processor: p0 (1 ns/unit, cluster 0), p1 (2 ns/unit, cluster 1).
+ * Connect: inside 1, between 10 ns per unit of CWgt; relocation between 100 ns per unit. */
+static const int cl2[] = {0, 1};
+static const double proc2[] = {1, 2}, conn2[] = {1, 10, 10, 1}, reloc2[] = {1, 100, 100, 1};
+static const lbs_minex_ipg ipg2 = {2, 2, cl2, proc2, conn2, reloc2};
+
+Test(model, qwgt_by_hand_on_a_directed_graph_with_zero_weights) {
+  /* 0 -> 1 (3), 1 -> 0 (0), 1 -> 2 (5), 2 -> 1 (2) */
+  int64_t xadj[] = {0, 1, 3, 4}, adj[] = {1, 0, 2, 1};
+  double cw[] = {3, 0, 5, 2}, pw[] = {4, 6, 8}, rw[] = {1, 2, 3};
+  int cur[] = {0, 0, 0}, part[] = {0, 0, 1};
+  lbs_minex_graph g = {3, xadj, adj, cw, pw, rw, cur};
+  lbs_minex_eval ev;
+  double qw[2];
+  cr_assert_eq(lbs_minex_evaluate(&g, &ipg2, NULL, NULL, part, qw, &ev), LBS_OK);
+  /* p0: Wgt 4+6 = 10; Comm: 1 -> 2 crosses, 5 x 10 = 50. p1: Wgt 8 x 2 = 16; Comm 2 -> 1:
+   * 2 x 10 = 20; Remap 3 x 100 = 300. */
+  cr_assert_float_eq(qw[0], 60, 1e-12);
+  cr_assert_float_eq(qw[1], 336, 1e-12);
+  cr_assert_float_eq(ev.maxqwgt, 336, 1e-12);
+  cr_assert_float_eq(ev.wsysll, 198, 1e-12);
+  cr_assert_float_eq(ev.loadimb, 336.0 / 198, 1e-12);
+  cr_assert_float_eq(ev.edge_cut, 7, 1e-12);
+  cr_assert_eq(ev.moved, 1);
+}
+
+static int calls;
+static double half_hidden(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *t) {
+  (void)ipg;
+  calls++;
+  cr_assert_eq(*(int *)user, 42);
+  double h = t->comm + t->remap - 0.5 * t->pproc;
+  return t->pproc + (h > 0 ? h : 0);
+}
+
+Test(model, the_latency_function_sets_qwgt) {
+  int64_t xadj[] = {0, 1, 3, 4}, adj[] = {1, 0, 2, 1};
+  double cw[] = {3, 0, 5, 2}, pw[] = {4, 6, 8};
+  int part[] = {0, 0, 1}, tag = 42;
+  lbs_minex_graph g = {3, xadj, adj, cw, pw, NULL, NULL};
+  double qw[2], f = 1;
+  lbs_minex_eval ev;
+  calls = 0;
+  cr_assert_eq(lbs_minex_evaluate(&g, &ipg2, half_hidden, &tag, part, qw, &ev), LBS_OK);
+  cr_assert_gt(calls, 0);
+  /* p0: 10 + max(0, 50 - 5) = 55; p1: 16 + max(0, 20 - 8) = 28 */
+  cr_assert_float_eq(qw[0], 55, 1e-12);
+  cr_assert_float_eq(qw[1], 28, 1e-12);
+  cr_assert_eq(lbs_minex_evaluate(&g, &ipg2, lbs_minex_latency_overlap, &f, part, qw, &ev), LBS_OK);
+  cr_assert_float_eq(qw[0], 50, 1e-12); /* 10 + (50 - 10) */
+  cr_assert_float_eq(qw[1], 20, 1e-12); /* 16 + (20 - 16) */
+  /* and the partitioner calls it */
+  lbs_minex_opts o = lbs_minex_defaults();
+  o.latency = half_hidden, o.user = &tag;
+  calls = 0;
+  cr_assert_eq(lbs_minex_partition(&g, &ipg2, &o, part, NULL), LBS_OK);
+  cr_assert_gt(calls, 0);
+}
+
+Test(model, work_goes_where_it_runs_fastest) {
+  /* 12 equal isolated vertices on processors of speed 1 and 1/2: 8 and 4 */
+  int64_t xadj[13] = {0};
+  double pw[12];
+  for (int i = 0; i < 12; i++) pw[i] = 1;
+  int part[12];
+  lbs_minex_graph g = {12, xadj, NULL, NULL, pw, NULL, NULL};
+  lbs_minex_stats st;
+  cr_assert_eq(lbs_minex_partition(&g, &ipg2, NULL, part, &st), LBS_OK);
+  int n0 = 0;
+  for (int i = 0; i < 12; i++) n0 += part[i] == 0;
+  cr_assert_eq(n0, 8, "fast processor got %d of 12", n0);
+  cr_assert_float_eq(st.maxqwgt, 8, 1e-12);
+}
+
+/* ---------------------------------------------------------------- invariants */
+
+typedef struct {
+  int64_t n, *xadj, *adj;
+  double *cw, *pw, *rw;
+  int *cur;
+} rgraph;
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* A random geometric directed graph: points in the unit cube, edges to close points, some
+ * one-way, some of weight zero, a few isolated vertices. */
+static rgraph random_graph(int64_t n, int P) {
+  rgraph g = {n, calloc((size_t)n + 1, 8), malloc((size_t)n * 64 * 8), malloc((size_t)n * 64 * 8),
+              malloc((size_t)n * 8), malloc((size_t)n * 8), malloc((size_t)n * sizeof(int))};
+  double *x = malloc((size_t)n * 3 * 8), r = cbrt(12.0 / n);
+  for (int64_t i = 0; i < 3 * n; i++) x[i] = urand();
+  int64_t m = 0;
+  for (int64_t v = 0; v < n; v++) {
+    g.pw[v] = urand() < 0.05 ? 0 : 1 + 20 * urand();
+    g.rw[v] = 1 + 3 * urand();
+    g.cur[v] = (int)(x[3 * v] * P) % P;
+    for (int64_t w = 0; w < n && m - g.xadj[v] < 60; w++) {
+      if (w == v || v % 37 == 5 || w % 37 == 5) continue; /* isolated vertices */
+      double d = 0;
+      for (int k = 0; k < 3; k++) d += (x[3 * v + k] - x[3 * w + k]) * (x[3 * v + k] - x[3 * w + k]);
+      if (d > r * r) continue;
+      if ((v * 7 + w) % 11 == 0) continue; /* one-way: w -> v may exist without v -> w */
+      g.adj[m] = w, g.cw[m++] = (v + w) % 5 == 0 ? 0 : floor(1 + 9 * urand());
+    }
+    g.xadj[v + 1] = m;
+  }
+  free(x);
+  return g;
+}
+
+static void free_graph(rgraph *g) { free(g->xadj), free(g->adj), free(g->cw), free(g->pw), free(g->rw), free(g->cur); }
+
+typedef struct {
+  int P, C, *cl;
+  double *proc, *conn, *reloc;
+} rgrid;
+
+/* C clusters; cluster i has processing slowdown i+1; intra links fast, inter links I x slower */
+static rgrid make_grid(int P, int C, double I, int up) {
+  rgrid r = {P, C, malloc((size_t)P * sizeof(int)), malloc((size_t)P * 8), malloc((size_t)C * C * 8),
+             malloc((size_t)C * C * 8)};
+  for (int p = 0; p < P; p++) r.cl[p] = p * C / P, r.proc[p] = 1 + r.cl[p];
+  for (int c = 0; c < C; c++)
+    for (int d = 0; d < C; d++) {
+      double s = c == d ? (up ? c + 1 : C - c) : I;
+      r.conn[c * C + d] = 0.5 * s, r.reloc[c * C + d] = 2 * s;
+    }
+  return r;
+}
+
+static void free_grid(rgrid *r) { free(r->cl), free(r->proc), free(r->conn), free(r->reloc); }
+
+static void check_invariants(int64_t n, int P, int C, double I, int diffusive) {
+  rgraph rg = random_graph(n, P);
+  rgrid gr = make_grid(P, C, I, 1);
+  lbs_minex_ipg ipg = {P, C, gr.cl, gr.proc, gr.conn, gr.reloc};
+  lbs_minex_graph g = {n, rg.xadj, rg.adj, rg.cw, rg.pw, rg.rw, rg.cur};
+  lbs_minex_opts o = lbs_minex_defaults();
+  o.diffusive = diffusive;
+  int *part = malloc((size_t)n * sizeof *part), *again = malloc((size_t)n * sizeof *again);
+  for (int64_t v = 0; v < n; v++) part[v] = again[v] = -1;
+  lbs_minex_stats st, st2;
+  cr_assert_eq(lbs_minex_partition(&g, &ipg, &o, part, &st), LBS_OK, "%s", lbs_errmsg());
+  for (int64_t v = 0; v < n; v++) cr_assert(part[v] >= 0 && part[v] < P, "vertex %lld unassigned", (long long)v);
+  /* refinement never raises MaxQWgt, at any level */
+  cr_assert_gt(st.levels, 0);
+  for (int l = 0; l < st.levels; l++)
+    cr_assert_leq(st.level_after[l], st.level_before[l] * (1 + 1e-9), "level %d: %g -> %g", l, st.level_before[l],
+                  st.level_after[l]);
+  /* the projection down the hierarchy keeps the loads exactly */
+  for (int l = 1; l < st.levels; l++)
+    cr_assert_float_eq(st.level_before[l], st.level_after[l - 1], 1e-9 * st.level_after[l - 1]);
+  /* what it reports is what the model says of its answer */
+  lbs_minex_eval ev;
+  cr_assert_eq(lbs_minex_evaluate(&g, &ipg, NULL, NULL, part, NULL, &ev), LBS_OK);
+  cr_assert_float_eq(ev.maxqwgt, st.maxqwgt, 1e-9 * ev.maxqwgt);
+  cr_assert_float_eq(ev.loadimb, st.loadimb, 1e-9);
+  /* every move made passed the filter */
+  cr_assert_leq(st.accepted + st.failed, st.passed);
+  int64_t rej = 0;
+  for (int r = 1; r < LBS_MINEX_NREASONS; r++) rej += st.rejected[r];
+  cr_assert_eq(rej + st.passed, st.considered);
+  /* deterministic */
+  cr_assert_eq(lbs_minex_partition(&g, &ipg, &o, again, &st2), LBS_OK);
+  cr_assert_arr_eq(part, again, (size_t)n * sizeof *part);
+  /* diffusive: never worse than where it started */
+  if (diffusive) {
+    lbs_minex_eval ev0;
+    cr_assert_eq(lbs_minex_evaluate(&g, &ipg, NULL, NULL, rg.cur, NULL, &ev0), LBS_OK);
+    cr_assert_leq(ev.maxqwgt, ev0.maxqwgt * (1 + 1e-12));
+  }
+  free(part), free(again);
+  free_graph(&rg), free_grid(&gr);
+}
+
+Test(invariants, from_scratch_small) { check_invariants(300, 4, 2, 10, 0); }
+Test(invariants, from_scratch_many_procs) { check_invariants(2000, 64, 4, 100, 0); }
+Test(invariants, diffusive) { check_invariants(2000, 16, 4, 10, 1); }
+Test(invariants, one_processor) { check_invariants(50, 1, 1, 1, 0); }
+Test(invariants, as_many_processors_as_vertices) { check_invariants(40, 40, 4, 10, 0); }
+
+Test(quality, beats_equal_blocks_on_a_heterogeneous_grid) {
+  int64_t n = 3000;
+  int P = 16, C = 4;
+  rgraph rg = random_graph(n, P);
+  rgrid gr = make_grid(P, C, 100, 1);
+  lbs_minex_ipg ipg = {P, C, gr.cl, gr.proc, gr.conn, gr.reloc};
+  lbs_minex_graph g = {n, rg.xadj, rg.adj, rg.cw, rg.pw, rg.rw, NULL};
+  int *part = malloc((size_t)n * sizeof *part), *block = malloc((size_t)n * sizeof *block);
+  for (int64_t v = 0; v < n; v++) block[v] = rg.cur[v]; /* equal slabs along x */
+  lbs_minex_stats st;
+  lbs_minex_eval eb;
+  cr_assert_eq(lbs_minex_partition(&g, &ipg, NULL, part, &st), LBS_OK);
+  cr_assert_eq(lbs_minex_evaluate(&g, &ipg, NULL, NULL, block, NULL, &eb), LBS_OK);
+  cr_assert_lt(st.maxqwgt, 0.6 * eb.maxqwgt, "minex %g, slabs %g", st.maxqwgt, eb.maxqwgt);
+  cr_assert_lt(st.loadimb, 1.3, "LoadImb %g", st.loadimb);
+  free(part), free(block);
+  free_graph(&rg), free_grid(&gr);
+}
+
+/* ---------------------------------------------------------------- bad input */
+
+static void expect_inval(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, const char *what) {
+  int part[8];
+  cr_assert_eq(lbs_minex_partition(g, ipg, NULL, part, NULL), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), what), "message '%s' lacks '%s'", lbs_errmsg(), what);
+  lbs_minex_eval ev;
+  int zero[8] = {0};
+  cr_assert_eq(lbs_minex_evaluate(g, ipg, NULL, NULL, zero, NULL, &ev), LBS_INVAL);
+}
+
+Test(bad_input, clear_errors) {
+  int64_t xadj[] = {0, 1, 2, 3}, adj[] = {1, 2, 0}, loop[] = {1, 1, 0};
+  double cw[] = {1, 1, 1}, neg[] = {1, -1, 1}, pw[] = {1, 1, 1}, npw[] = {1, NAN, 1};
+  int badcur[] = {0, 5, 0};
+  lbs_minex_graph g = {3, xadj, loop, cw, pw, NULL, NULL};
+  expect_inval(&g, &ipg2, "vertex 1 has a self loop");
+  g.adj = adj, g.cwgt = neg;
+  expect_inval(&g, &ipg2, "edge 1 -> 2 has weight -1");
+  g.cwgt = cw, g.pwgt = npw;
+  expect_inval(&g, &ipg2, "vertex 1 has processing weight nan");
+  g.pwgt = pw, g.current = badcur;
+  expect_inval(&g, &ipg2, "vertex 1 is on processor 5 of 2");
+  g.current = NULL, g.n = 1;
+  expect_inval(&g, &ipg2, "more processors (2) than vertices (1)");
+  g.n = 3;
+  int badcl[] = {0, 3};
+  lbs_minex_ipg bad = ipg2;
+  bad.cluster = badcl;
+  expect_inval(&g, &bad, "processor 1 is in cluster 3 of 2");
+}
