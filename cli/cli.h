@@ -41,5 +41,6 @@ int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
+int cmd_partition(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
     {"grid", cmd_grid, "validate and describe simulated platforms"},
     {"replay", cmd_replay, "replay a trace on a grid with a partitioner and a policy (MPI)"},
     {"policy", cmd_policy, "compare repartitioning policies, against the optimal schedule"},
+    {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {NULL, NULL, NULL},
 };
 
@@ -25,7 +26,7 @@ static void usage(FILE *f) {
           "usage: lbsim <command> [options]\n\n"
           "lbsim replays per-element traces of mesh-based parallel applications on a\n"
           "simulated grid to evaluate load-balancing policies and partitioners.\n\ncommands:\n");
-  for (int i = 0; commands[i].name; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+  for (int i = 0; commands[i].name; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
   fprintf(f, "\n'lbsim <command> --help' describes a command. Errors: 'lbsim: what: why', exit 1;\n"
              "usage errors exit 2.\n");
 }

@@ -23,7 +23,10 @@
  * to speed and clusters kept together); then refine level by level back to the input graph,
  * moving vertices from overloaded processors (QWgt > WSysLL) to underloaded ones, keeping
  * processors sorted by QWgt, and accepting only moves that pass the reassignment filter
- * (lbs_minex_filter) and do not raise MaxQWgt. Deterministic. Serial. */
+ * (lbs_minex_filter) and do not raise MaxQWgt. At each level, boundary vertices also move to
+ * a neighbouring processor when that lowers QWgtToT without raising MaxQWgt or pushing the
+ * target past (1 + slack) WSysLL (lbsim's addition: the seed's moves only balance, and without
+ * these the contracted graph's coarse boundaries stay). Deterministic. Serial. */
 #ifndef LBS_MINEX_H
 #define LBS_MINEX_H
 
@@ -81,7 +84,8 @@ typedef struct lbs_minex_opts {
   lbs_minex_latency_fn latency; /* NULL: lbs_minex_latency_none */
   void *user;                   /* passed to latency */
   int max_passes;               /* refinement passes per level (0: 16) */
-  int coarse_per_proc;          /* stop contracting at this many vertices per processor (0: 4) */
+  int coarse_per_proc;          /* stop contracting at this many vertices per processor (0: 8) */
+  double slack;                 /* gain moves keep targets under (1 + slack) WSysLL (0.03) */
 } lbs_minex_opts;
 
 /* Defaults: from scratch, throttle 1, no latency tolerance. */
@@ -110,6 +114,7 @@ typedef struct lbs_minex_stats {
   int64_t passed;                         /* passed the filter */
   int64_t failed;                         /* passed, but would raise MaxQWgt (not made) */
   int64_t accepted;                       /* made */
+  int64_t gain_moves;                     /* boundary moves that lowered QWgtToT (see minex.c) */
   int levels;                             /* graphs in the hierarchy, the input included */
   double level_before[32];                /* MaxQWgt at each level before refinement, coarsest first */
   double level_after[32];                 /* and after it */
@@ -125,6 +130,7 @@ lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, 
 typedef struct lbs_minex_eval {
   double maxqwgt, wsysll, loadimb; /* slide 8 */
   double qwgttot;                  /* sum of QWgt */
+  double wgt, comm, remap;         /* sums of Wgt, Comm and Remap over all processors */
   double edge_cut;                 /* sum of CWgt over edges between processors */
   int64_t moved;                   /* vertices not on their current processor */
 } lbs_minex_eval;

@@ -28,6 +28,11 @@ typedef struct {
 } level;
 
 typedef struct {
+  double g;  /* gain */
+  int64_t v; /* vertex */
+} hent;
+
+typedef struct {
   const lbs_minex_ipg *ipg;
   lbs_minex_opts o;
   int P, C;
@@ -43,6 +48,12 @@ typedef struct {
   double *nq;         /* and QWgt */
   int naff;
   lbs_minex_stats *st;
+  int *nbmark, *nbp;  /* the vertex nbv's neighbour processors (nnb of them) */
+  double *nbo, *nbi;  /* and its out- and in-edge weights to each */
+  int nnb;
+  int64_t nbv;        /* -1: none summarised (parts changed since) */
+  double *gain; /* initial partition scratch: growing gains, and their max-heap */
+  hent *heap;
 } ctx;
 
 /* ---------------------------------------------------------------- model */
@@ -59,7 +70,7 @@ double lbs_minex_latency_overlap(void *user, const lbs_minex_ipg *ipg, const lbs
 }
 
 lbs_minex_opts lbs_minex_defaults(void) {
-  lbs_minex_opts o = {0, 1.0, lbs_minex_latency_none, NULL, 16, 8};
+  lbs_minex_opts o = {0, 1.0, lbs_minex_latency_none, NULL, 16, 8, 0.03};
   return o;
 }
 
@@ -95,6 +106,7 @@ static double qwgt(const ctx *x, const lbs_minex_tot *t) { return x->o.latency(x
 
 /* Totals, QWgt, QWgtToT and the sorted processor list from scratch. */
 static void totals(ctx *x, const level *L, const int *part) {
+  x->nbv = -1; /* a new level or new parts */
   for (int p = 0; p < x->P; p++) x->tot[p] = (lbs_minex_tot){p, 0, 0, 0, 0};
   for (int64_t v = 0; v < L->n; v++) {
     int p = part[v];
@@ -150,17 +162,39 @@ typedef struct {
 
 /* Projects moving v from a to b (slide 15: vertex totals, edge weights in and between
  * clusters, relocation and processing weights). Leaves the touched processors in x->aff. */
+/* Sums v's edge weights by the processor at the other end, so that projecting a move costs
+ * the number of neighbouring processors rather than the degree. */
+static void summarize(ctx *x, const level *L, const int *part, int64_t v) {
+  for (int i = 0; i < x->nnb; i++) x->nbmark[x->nbp[i]] = -1;
+  x->nnb = 0, x->nbv = v;
+  for (int dir = 0; dir < 2; dir++) {
+    const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
+    const double *cw = dir ? L->icw : L->cw;
+    for (int64_t j = xa[v]; j < xa[v + 1]; j++) {
+      int r = part[ad[j]];
+      if (x->nbmark[r] < 0) x->nbmark[r] = x->nnb, x->nbp[x->nnb] = r, x->nbo[x->nnb] = x->nbi[x->nnb] = 0, x->nnb++;
+      (dir ? x->nbi : x->nbo)[x->nbmark[r]] += cw[j];
+    }
+  }
+}
+
 static proj project(ctx *x, const level *L, const int *part, int64_t v, int a, int b) {
   for (int i = 0; i < x->naff; i++) x->mark[x->aff[i]] = -1;
   x->naff = 0;
+  if (x->nbv != v) summarize(x, L, part, v);
   lbs_minex_tot *ta = touch(x, a), *tb = touch(x, b);
   ta->pproc -= L->pw[v] * x->ipg->proc[a], tb->pproc += L->pw[v] * x->ipg->proc[b];
-  ta->comm -= comm_of(x, L, part, v, a), tb->comm += comm_of(x, L, part, v, b);
   ta->remap -= remap_of(x, L, v, a), tb->remap += remap_of(x, L, v, b);
   ta->qlen -= L->size[v], tb->qlen += L->size[v];
-  for (int64_t j = L->ixadj[v]; j < L->ixadj[v + 1]; j++) {
-    int r = part[L->iadj[j]];
-    double d = L->icw[j] * (conn(x, r, b) - conn(x, r, a));
+  double ca = 0, cb = 0;
+  for (int i = 0; i < x->nnb; i++) { /* Comm of v on a and on b; in-edges change their sources' Comm */
+    int r = x->nbp[i];
+    ca += x->nbo[i] * conn(x, a, r), cb += x->nbo[i] * conn(x, b, r);
+  }
+  ta->comm -= ca, tb->comm += cb;
+  for (int i = 0; i < x->nnb; i++) {
+    int r = x->nbp[i];
+    double d = x->nbi[i] * (conn(x, r, b) - conn(x, r, a));
     if (d != 0) touch(x, r)->comm += d;
   }
   proj pr = {0, 0, 0, 0, 0};
@@ -181,6 +215,7 @@ static proj project(ctx *x, const level *L, const int *part, int64_t v, int a, i
 
 static void apply(ctx *x, int *part, int64_t v, int b, double dT) {
   part[v] = b;
+  x->nbv = -1;
   x->T += dT;
   for (int i = 0; i < x->naff; i++) {
     int p = x->aff[i];
@@ -192,6 +227,8 @@ static void apply(ctx *x, int *part, int64_t v, int b, double dT) {
 
 /* ---------------------------------------------------------------- refinement */
 
+static double max_q(const ctx *x) { return x->q[x->order[x->P - 1]]; }
+
 static void add_cand(int *cand, int *nc, int max, int b) {
   for (int i = 0; i < *nc; i++)
     if (cand[i] == b) return;
@@ -200,17 +237,71 @@ static void add_cand(int *cand, int *nc, int max, int b) {
 
 #define MAX_CAND 8
 
+/* Gain moves (lbsim's addition to the seed's balancing moves): a vertex on the boundary goes
+ * to the neighbouring processor where the total load QWgtToT drops most (Gain < 0), when no
+ * processor it touches ends above MaxQWgt, the target stays within max(its load,
+ * (1 + slack) WSysLL), and the source gets no heavier. This is what cuts edges on the way back
+ * up the hierarchy; the filter's moves only balance. Returns the moves made. */
+static void touch_nbrs(const level *L, int64_t v, uint8_t *dirty) {
+  dirty[v] = 1;
+  for (int64_t j = L->xadj[v]; j < L->xadj[v + 1]; j++) dirty[L->adj[j]] = 1;
+  for (int64_t j = L->ixadj[v]; j < L->ixadj[v + 1]; j++) dirty[L->iadj[j]] = 1;
+}
+
+/* dirty: vertices whose neighbourhood changed since they were last found without a move
+ * that lowers the total (a vertex's Gain depends only on where its neighbours are). */
+static int64_t gain_pass(ctx *x, const level *L, int *part, uint8_t *dirty) {
+  int64_t moved = 0;
+  for (int64_t v = 0; v < L->n; v++) {
+    if (!dirty[v]) continue;
+    int a = part[v], cand[MAX_CAND], nc = 0, lower = 0;
+    summarize(x, L, part, v);
+    for (int i = 0; i < x->nnb && nc < MAX_CAND; i++)
+      if (x->nbp[i] != a) cand[nc++] = x->nbp[i];
+    if (!nc) {
+      dirty[v] = 0;
+      continue;
+    }
+    double maxq = x->q[x->order[x->P - 1]], bound = (1 + x->o.slack) * x->T / x->P, bestg = 0;
+    int best = -1;
+    for (int c = 0; c < nc; c++) {
+      int b = cand[c];
+      proj pr = project(x, L, part, v, a, b);
+      lower |= pr.dT < 0;
+      if (pr.dT < bestg && pr.maxq <= maxq && pr.nqa <= x->q[a] && pr.nqb <= fmax(x->q[b], bound))
+        best = b, bestg = pr.dT;
+    }
+    if (best >= 0) {
+      proj pr = project(x, L, part, v, a, best);
+      apply(x, part, v, best, pr.dT);
+      x->st->gain_moves++;
+      moved++;
+      touch_nbrs(L, v, dirty);
+    } else if (!lower) {
+      dirty[v] = 0;
+    }
+  }
+  return moved;
+}
+
 /* Moves vertices from overloaded to underloaded processors while moves pass the filter. */
 static lbs_err refine(ctx *x, const level *L, int *part) {
   int64_t *start = malloc((size_t)(x->P + 1) * sizeof *start), *verts = malloc((size_t)(L->n + 1) * sizeof *verts);
   int *snap = malloc((size_t)x->P * sizeof *snap);
-  if (!start || !verts || !snap) {
-    free(start), free(verts), free(snap);
+  uint8_t *dirty = malloc((size_t)L->n + 1);
+  if (!start || !verts || !snap || !dirty) {
+    free(start), free(verts), free(snap), free(dirty);
     return lbs_fail(LBS_NOMEM, "minex refinement");
   }
+  double before = INFINITY;
+  memset(dirty, 1, (size_t)L->n + 1);
+  totals(x, L, part);
   for (int pass = 0; pass < x->o.max_passes; pass++) {
-    totals(x, L, part);
+    /* the totals are kept move by move; sorted again from scratch once a pass */
     sort_procs(x);
+    /* stop when a pass gained less than 0.2% of MaxQWgt */
+    if (max_q(x) > before * 0.998) break;
+    before = max_q(x);
     /* bucket sort of the vertices by processor */
     memset(start, 0, (size_t)(x->P + 1) * sizeof *start);
     for (int64_t v = 0; v < L->n; v++) start[part[v] + 1]++;
@@ -228,14 +319,9 @@ static lbs_err refine(ctx *x, const level *L, int *part) {
         int64_t v = verts[k];
         if (part[v] != a) continue;
         int cand[MAX_CAND], nc = 0;
-        for (int64_t j = L->xadj[v]; j < L->xadj[v + 1] && nc < MAX_CAND - 2; j++) {
-          int b = part[L->adj[j]];
-          if (b != a && x->q[b] < avg) add_cand(cand, &nc, MAX_CAND - 2, b);
-        }
-        for (int64_t j = L->ixadj[v]; j < L->ixadj[v + 1] && nc < MAX_CAND - 2; j++) {
-          int b = part[L->iadj[j]];
-          if (b != a && x->q[b] < avg) add_cand(cand, &nc, MAX_CAND - 2, b);
-        }
+        summarize(x, L, part, v);
+        for (int i = 0; i < x->nnb && nc < MAX_CAND - 2; i++)
+          if (x->nbp[i] != a && x->q[x->nbp[i]] < avg) cand[nc++] = x->nbp[i];
         for (int s = 0; s < x->P; s++) /* the least loaded processor in a's cluster */
           if (x->cl[x->order[s]] == x->cl[a]) {
             if (x->order[s] != a && x->q[x->order[s]] < avg) add_cand(cand, &nc, MAX_CAND, x->order[s]);
@@ -264,18 +350,18 @@ static lbs_err refine(ctx *x, const level *L, int *part) {
         if (best >= 0) {
           proj pr = project(x, L, part, v, a, best);
           apply(x, part, v, best, pr.dT);
+          touch_nbrs(L, v, dirty);
           x->st->accepted++;
           moved++;
         }
       }
     }
+    moved += gain_pass(x, L, part, dirty);
     if (!moved) break;
   }
-  free(start), free(verts), free(snap);
+  free(start), free(verts), free(snap), free(dirty);
   return LBS_OK;
 }
-
-static double max_q(const ctx *x) { return x->q[x->order[x->P - 1]]; }
 
 /* ---------------------------------------------------------------- hierarchy */
 
@@ -341,37 +427,72 @@ static void sift_down(hedge *h, int64_t n, int64_t i) {
   }
 }
 
-/* Contracts the edges with the best Gain (the most communication they hide, on the
- * current processor's network) between unmatched vertices on the same current processor,
- * keeping merged vertices under cap of PWgt. Fills f->map and builds c. */
-static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
-  int64_t n = f->n, m = f->xadj[n], nh = 0;
-  hedge *h = malloc((size_t)(m + 1) * sizeof *h);
-  int64_t *mate = malloc((size_t)(n + 1) * sizeof *mate);
-  if (!h || !mate) {
-    free(h), free(mate);
-    return lbs_fail(LBS_NOMEM, "minex contraction");
-  }
-  for (int64_t v = 0; v < n; v++) {
-    mate[v] = -1;
-    for (int64_t j = f->xadj[v]; j < f->xadj[v + 1]; j++) {
-      int64_t w = f->adj[j];
-      if (f->cur[v] != f->cur[w]) continue; /* the buckets: same processor only */
-      double net = f->cur[v] >= 0 ? x->conn[x->cl[f->cur[v]] * x->C + x->cl[f->cur[v]]] : 1;
-      h[nh++] = (hedge){-f->cw[j] * (net > 0 ? net : 1), v < w ? v : w, v < w ? w : v};
+/* The best edge of v to contract: the free neighbour w on the same current processor whose
+ * edges (both directions) hide the most communication on that processor's network, with
+ * PWgt(v) + PWgt(w) <= cap. acc is n zeros (left zeroed). Returns the Gain (< 0 is better). */
+static double best_edge(const ctx *x, const level *f, const int64_t *mate, double cap, int64_t v, double *acc,
+                        int64_t *touched, int64_t *w_out) {
+  int64_t nt = 0;
+  for (int dir = 0; dir < 2; dir++) {
+    const int64_t *xa = dir ? f->ixadj : f->xadj, *ad = dir ? f->iadj : f->adj;
+    const double *cw = dir ? f->icw : f->cw;
+    for (int64_t j = xa[v]; j < xa[v + 1]; j++) {
+      int64_t w = ad[j];
+      if (mate[w] >= 0 || f->cur[w] != f->cur[v] || f->pw[v] + f->pw[w] > cap) continue;
+      if (acc[w] == 0) touched[nt++] = w;
+      acc[w] += cw[j] + 1e-300; /* zero-weight edges still count as edges */
     }
   }
-  /* a min-heap of the directed entries, popped in Gain order: a pair is taken at its
-   * heavier direction, and only while both ends are free */
-  for (int64_t i = nh / 2 - 1; i >= 0; i--) sift_down(h, nh, i);
-  int64_t left = nh;
-  while (left > 0) {
-    hedge e = h[0];
-    h[0] = h[--left];
-    sift_down(h, left, 0);
-    if (mate[e.u] < 0 && mate[e.w] < 0 && f->pw[e.u] + f->pw[e.w] <= cap) mate[e.u] = e.w, mate[e.w] = e.u;
+  double best = 1, net = f->cur[v] >= 0 ? x->conn[x->cl[f->cur[v]] * x->C + x->cl[f->cur[v]]] : 1;
+  if (!(net > 0)) net = 1;
+  *w_out = -1;
+  for (int64_t i = 0; i < nt; i++) {
+    int64_t w = touched[i];
+    double g = -acc[w] * net;
+    if (*w_out < 0 || g < best || (g == best && w < *w_out)) best = g, *w_out = w;
+    acc[w] = 0;
   }
-  free(h);
+  return best;
+}
+
+/* Contracts edges in order of best Gain from a min-heap holding each free vertex's best edge
+ * (refreshed when its partner is taken), between vertices on the same current processor (the
+ * seed's bucket sort by processor), keeping merged vertices under cap of PWgt. Fills f->map
+ * and builds c. */
+static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
+  int64_t n = f->n, m = f->xadj[n], nh = 0;
+  hedge *h = malloc((size_t)(n + 1) * sizeof *h);
+  int64_t *mate = malloc((size_t)(n + 1) * sizeof *mate), *touched = malloc((size_t)(n + 1) * sizeof *touched);
+  double *acc = calloc((size_t)n + 1, sizeof *acc);
+  if (!h || !mate || !touched || !acc) {
+    free(h), free(mate), free(touched), free(acc);
+    return lbs_fail(LBS_NOMEM, "minex contraction");
+  }
+  for (int64_t v = 0; v < n; v++) mate[v] = -1;
+  for (int64_t v = 0; v < n; v++) {
+    int64_t w;
+    double g = best_edge(x, f, mate, cap, v, acc, touched, &w);
+    if (w >= 0) h[nh++] = (hedge){g, v, w};
+  }
+  for (int64_t i = nh / 2 - 1; i >= 0; i--) sift_down(h, nh, i);
+  while (nh > 0) {
+    hedge e = h[0];
+    if (mate[e.u] >= 0) { /* taken meanwhile */
+      h[0] = h[--nh];
+      sift_down(h, nh, 0);
+    } else if (mate[e.w] >= 0) { /* its partner was taken: its next best edge */
+      int64_t w;
+      double g = best_edge(x, f, mate, cap, e.u, acc, touched, &w);
+      if (w >= 0) h[0] = (hedge){g, e.u, w};
+      else h[0] = h[--nh];
+      sift_down(h, nh, 0);
+    } else {
+      mate[e.u] = e.w, mate[e.w] = e.u;
+      h[0] = h[--nh];
+      sift_down(h, nh, 0);
+    }
+  }
+  free(h), free(touched), free(acc);
   int64_t nc = 0;
   for (int64_t v = 0; v < n; v++) f->map[v] = -1;
   for (int64_t v = 0; v < n; v++)
@@ -414,10 +535,30 @@ static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
 
 /* ---------------------------------------------------------------- initial partition */
 
+static int hbefore(const hent *a, const hent *b) { return a->g > b->g || (a->g == b->g && a->v < b->v); }
+
+static void hsift(hent *h, int64_t n, int64_t i) {
+  for (;;) {
+    int64_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && hbefore(&h[l], &h[m])) m = l;
+    if (r < n && hbefore(&h[r], &h[m])) m = r;
+    if (m == i) return;
+    hent t = h[i];
+    h[i] = h[m], h[m] = t, i = m;
+  }
+}
+
+static void hup(hent *h, int64_t i) {
+  while (i > 0 && hbefore(&h[i], &h[(i - 1) / 2])) {
+    hent t = h[i];
+    h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = t, i = (i - 1) / 2;
+  }
+}
+
 /* Splits verts[0..nv) onto processors [p0, p1): graph growing from a pseudo-peripheral
  * vertex until the left side holds its share of PWgt (proportional to speed), clusters kept
  * together, then the same on each side. tag/queue are n-sized scratch. */
-static void bisect(const ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, int p1, int *part, int64_t *tag,
+static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, int p1, int *part, int64_t *tag,
                    int64_t *queue, int64_t *token) {
   if (nv == 0) return;
   if (p1 - p0 == 1) {
@@ -451,31 +592,77 @@ static void bisect(const ctx *x, const level *L, int64_t *verts, int64_t nv, int
     }
   }
   for (int64_t i = 0; i < nv; i++) tag[verts[i]] = in_set;
-  /* grow the left side */
-  int64_t left = ++*token, nl = 0, next = 0;
-  double wl = 0;
-  qh = qt = 0;
-  queue[qt++] = start, tag[start] = left;
-  for (;;) {
-    if (qh == qt) { /* another component */
-      while (next < nv && tag[verts[next]] != in_set) next++;
-      if (next == nv) break;
-      queue[qt++] = verts[next], tag[verts[next]] = left;
-    }
-    int64_t v = queue[qh++];
-    if (nl >= minl && (nl >= maxl || wl + L->pw[v] / 2 > target)) {
-      tag[v] = in_set; /* stays right */
-      break;
-    }
-    nl++, wl += L->pw[v];
+  /* grow the left side, greedily (GGGP): always the frontier vertex whose edges gain most */
+  int64_t left = ++*token, nl = 0, next = 0, nh = 0;
+  double wl = 0, *gain = x->gain;
+  hent *heap = x->heap;
+  for (int64_t i = 0; i < nv; i++) {
+    int64_t v = verts[i];
+    gain[v] = 0;
     for (int dir = 0; dir < 2; dir++) {
       const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
+      const double *cw = dir ? L->icw : L->cw;
       for (int64_t j = xa[v]; j < xa[v + 1]; j++)
-        if (tag[ad[j]] == in_set) tag[ad[j]] = left, queue[qt++] = ad[j];
+        if (tag[ad[j]] == in_set) gain[v] -= cw[j];
     }
   }
-  /* vertices queued but not taken go back to the right */
-  for (int64_t i = qh; i < qt; i++) tag[queue[i]] = in_set;
+  heap[nh++] = (hent){gain[start], start};
+  for (;;) {
+    int64_t v = -1;
+    while (nh > 0 && v < 0) {
+      hent h = heap[0];
+      heap[0] = heap[--nh];
+      hsift(heap, nh, 0);
+      if (tag[h.v] == in_set && h.g == gain[h.v]) v = h.v;
+    }
+    if (v < 0) { /* another component */
+      while (next < nv && tag[verts[next]] != in_set) next++;
+      if (next == nv) break;
+      v = verts[next];
+    }
+    if (nl >= minl && (nl >= maxl || wl + L->pw[v] / 2 > target)) break; /* v stays right */
+    tag[v] = left, nl++, wl += L->pw[v];
+    for (int dir = 0; dir < 2; dir++) {
+      const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
+      const double *cw = dir ? L->icw : L->cw;
+      for (int64_t j = xa[v]; j < xa[v + 1]; j++) {
+        int64_t w = ad[j];
+        if (tag[w] != in_set) continue;
+        gain[w] += 2 * cw[j];
+        heap[nh] = (hent){gain[w], w};
+        hup(heap, nh++);
+      }
+    }
+  }
+  /* then greedy boundary passes: move a vertex to the other side when that cuts less edge
+   * weight and keeps the weights within tolerance of the target */
+  double wmax = 0;
+  for (int64_t i = 0; i < nv; i++) wmax = fmax(wmax, L->pw[verts[i]]);
+  double tol = fmax(0.01 * total, wmax);
+  for (int pass = 0; pass < 4; pass++) {
+    int moved = 0;
+    for (int64_t i = 0; i < nv; i++) {
+      int64_t v = verts[i];
+      int isl = tag[v] == left;
+      double ext = 0, in = 0;
+      for (int dir = 0; dir < 2; dir++) {
+        const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
+        const double *cw = dir ? L->icw : L->cw;
+        for (int64_t j = xa[v]; j < xa[v + 1]; j++) {
+          int64_t t = tag[ad[j]];
+          if (t != left && t != in_set) continue;
+          if ((t == left) == isl) in += cw[j];
+          else ext += cw[j];
+        }
+      }
+      if (!(ext > in)) continue;
+      double nw = isl ? wl - L->pw[v] : wl + L->pw[v];
+      int64_t nn = isl ? nl - 1 : nl + 1;
+      if (nn < minl || nn > maxl || (fabs(nw - target) > tol && fabs(nw - target) >= fabs(wl - target))) continue;
+      tag[v] = isl ? in_set : left, wl = nw, nl = nn, moved++;
+    }
+    if (!moved) break;
+  }
   /* stable split of verts: left first */
   int64_t a = 0;
   for (int64_t i = 0; i < nv; i++)
@@ -488,21 +675,22 @@ static void bisect(const ctx *x, const level *L, int64_t *verts, int64_t nv, int
   bisect(x, L, verts + a, nv - a, pm, p1, part, tag, queue, token);
 }
 
-static lbs_err initial(const ctx *x, const level *L, int *part) {
+static lbs_err initial(ctx *x, const level *L, int *part) {
   if (x->o.diffusive && L->n && L->cur[0] >= 0) {
     for (int64_t v = 0; v < L->n; v++) part[v] = L->cur[v];
     return LBS_OK;
   }
   int64_t *verts = malloc((size_t)(L->n + 1) * sizeof *verts), *tag = calloc((size_t)L->n + 1, sizeof *tag);
   int64_t *queue = malloc((size_t)(L->n + 1) * sizeof *queue), token = 0;
-  if (!verts || !tag || !queue) {
-    free(verts), free(tag), free(queue);
-    return lbs_fail(LBS_NOMEM, "minex initial partition");
-  }
-  for (int64_t v = 0; v < L->n; v++) verts[v] = v;
-  bisect(x, L, verts, L->n, 0, x->P, part, tag, queue, &token);
-  free(verts), free(tag), free(queue);
-  return LBS_OK;
+  x->gain = malloc((size_t)(L->n + 1) * sizeof *x->gain);
+  x->heap = malloc((size_t)(2 * L->xadj[L->n] + L->n + 1) * sizeof *x->heap);
+  lbs_err e = LBS_OK;
+  if (!verts || !tag || !queue || !x->gain || !x->heap) e = lbs_fail(LBS_NOMEM, "minex initial partition");
+  for (int64_t v = 0; !e && v < L->n; v++) verts[v] = v;
+  if (!e) bisect(x, L, verts, L->n, 0, x->P, part, tag, queue, &token);
+  free(verts), free(tag), free(queue), free(x->gain), free(x->heap);
+  x->gain = NULL, x->heap = NULL;
+  return e;
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -555,14 +743,19 @@ static lbs_err ctx_init(ctx *x, const lbs_minex_ipg *ipg, const lbs_minex_opts *
   x->tot = malloc(P * sizeof *x->tot), x->nt = malloc(P * sizeof *x->nt), x->q = malloc(P * sizeof *x->q);
   x->nq = malloc(P * sizeof *x->nq), x->order = malloc(P * sizeof *x->order), x->pos = malloc(P * sizeof *x->pos);
   x->mark = malloc(P * sizeof *x->mark), x->aff = malloc(P * sizeof *x->aff);
-  if (!x->tot || !x->nt || !x->q || !x->nq || !x->order || !x->pos || !x->mark || !x->aff)
+  x->nbmark = malloc(P * sizeof *x->nbmark), x->nbp = malloc(P * sizeof *x->nbp);
+  x->nbo = malloc(P * sizeof *x->nbo), x->nbi = malloc(P * sizeof *x->nbi);
+  x->nbv = -1;
+  if (!x->tot || !x->nt || !x->q || !x->nq || !x->order || !x->pos || !x->mark || !x->aff || !x->nbmark || !x->nbp ||
+      !x->nbo || !x->nbi)
     return lbs_fail(LBS_NOMEM, "minex");
-  for (int p = 0; p < x->P; p++) x->mark[p] = -1;
+  for (int p = 0; p < x->P; p++) x->mark[p] = x->nbmark[p] = -1;
   return LBS_OK;
 }
 
 static void ctx_free(ctx *x) {
   free(x->tot), free(x->nt), free(x->q), free(x->nq), free(x->order), free(x->pos), free(x->mark), free(x->aff);
+  free(x->nbmark), free(x->nbp), free(x->nbo), free(x->nbi);
 }
 
 /* Level 0: a copy of the input. */
@@ -651,6 +844,7 @@ lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, l
       if (x.q[p] > out->maxqwgt) out->maxqwgt = x.q[p];
     }
     out->qwgttot = x.T;
+    for (int p = 0; p < x.P; p++) out->wgt += x.tot[p].pproc, out->comm += x.tot[p].comm, out->remap += x.tot[p].remap;
     out->wsysll = x.T / x.P;
     out->loadimb = out->wsysll > 0 ? out->maxqwgt / out->wsysll : 1;
     for (int64_t v = 0; v < g->n; v++) {

@@ -1,0 +1,284 @@
+/* cmd_partition.c - lbsim partition: one step of a trace partitioned for a grid, measured with
+ * MinEX's model (seed 003, slide 8): the projected run time of the step (MaxQWgt), LoadImb,
+ * edge cut, moved elements and the partitioner's wall time. Several partitioners in one run
+ * see the same graph. MPI: each rank holds a slice of the elements. */
+#include <getopt.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lbs_grid.h"
+#include "lbs_minex.h"
+#include "lbs_part.h"
+#include "lbs_traces.h"
+
+static void usage(void) {
+  printf("usage: [mpirun -n R] lbsim partition t.lbt --grid g.ini [options]\n\n"
+         "Partitions one step of the trace onto the grid's processors and reports, for each\n"
+         "partitioner, the projected run time of that step (MaxQWgt of MinEX's model: work x\n"
+         "processor slowdown + communication and relocation over the grid's links), LoadImb\n"
+         "(MaxQWgt / WSysLL), the edge cut (sum of cut CWgt), the moved elements and the\n"
+         "partitioner's wall time.\n\noptions:\n"
+         "  --grid FILE          the grid (INI); may hold [minex] and [zoltan]\n"
+         "  -o SECTION.KEY=VAL   override a grid key, e.g. -o minex.throttle=4\n"
+         "  --partitioner LIST   comma-separated, from %s (default minex)\n"
+         "  --step S             the trace step (default 0)\n"
+         "  --metric NAME        processing weight (default: pwgt if the trace has it, else its first)\n"
+         "  --from block|none    where the elements are now: equal blocks of element ids in\n"
+         "                       processor order (default; moves cost relocation), or nowhere\n"
+         "  --graph G|Gm         the graph partitioners see: as traced (G, default) or made\n"
+         "                       symmetric with zero weights raised to 1 (Gm); the run time is\n"
+         "                       always measured on G\n"
+         "  --procs P            fail unless the grid has P processors\n"
+         "  --repeat N           run each partitioner N times, report the fastest wall time\n"
+         "  --json               JSON on stdout (an array when several partitioners)\n"
+         "  --help-config        the [minex] keys\n\n"
+         "The trace's rwgt metric, when present, gives relocation weights, and its meta key\n"
+         "edge_weight=flag*rwgt[target] (N-body traces) the communication weights at the step.\n"
+         "Bytes per unit of edge and relocation weight: the grid's bytes_per_edge and\n"
+         "bytes_per_elem, else the trace's.\n",
+         lbs_part_known());
+}
+
+enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG };
+
+typedef struct {
+  int64_t E, *xadj, *adj;
+  double *cw, *pw, *rw, *coords;
+  int dim, *cur;
+} problem;
+
+/* The step's weights, the graph with its communication weights, the current parts. */
+static lbs_err load(lbs_trace *t, int64_t step, const char *metric, int from_block, int P, problem *pb) {
+  memset(pb, 0, sizeof *pb);
+  lbs_mesh *mesh = lbs_trace_mesh(t);
+  int64_t E = pb->E = lbs_trace_elements(t);
+  if (step < 0 || step >= lbs_trace_steps(t))
+    return lbs_fail(LBS_RANGE, "step %lld is not in the trace (0..%lld)", (long long)step, (long long)lbs_trace_steps(t) - 1);
+  int m = metric ? lbs_trace_metric_find(t, metric) : lbs_trace_metric_find(t, "pwgt");
+  if (!metric && m < 0) m = 0;
+  if (m < 0) return lbs_fail(LBS_NOTFOUND, "the trace has no metric '%s'", metric);
+  const int64_t *xadj, *adj;
+  const double *adjw, *co;
+  lbs_err e;
+  if (!mesh || (e = lbs_mesh_graph(mesh, &xadj, &adj, &adjw)))
+    return lbs_fail(LBS_INVAL, "the trace has no mesh graph to partition");
+  if ((e = lbs_mesh_coords(mesh, &co, &pb->dim))) return e;
+  int64_t ne = xadj[E];
+  pb->xadj = malloc((size_t)(E + 1) * sizeof *pb->xadj), pb->adj = malloc((size_t)(ne + 1) * sizeof *pb->adj);
+  pb->cw = malloc((size_t)(ne + 1) * sizeof *pb->cw), pb->pw = malloc((size_t)E * sizeof *pb->pw);
+  pb->cur = malloc((size_t)E * sizeof *pb->cur);
+  if (co) pb->coords = malloc((size_t)E * pb->dim * sizeof *pb->coords);
+  int r = lbs_trace_metric_find(t, "rwgt");
+  if (r >= 0) pb->rw = malloc((size_t)E * sizeof *pb->rw);
+  if (!pb->xadj || !pb->adj || !pb->cw || !pb->pw || !pb->cur || (co && !pb->coords) || (r >= 0 && !pb->rw))
+    return lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
+  memcpy(pb->xadj, xadj, (size_t)(E + 1) * sizeof *xadj);
+  memcpy(pb->adj, adj, (size_t)ne * sizeof *adj);
+  if (co) memcpy(pb->coords, co, (size_t)E * pb->dim * sizeof *co);
+  if ((e = lbs_trace_read(t, step, m, 0, E, pb->pw))) return e;
+  if (r >= 0 && (e = lbs_trace_read(t, step, r, 0, E, pb->rw))) return e;
+  const char *ew = lbs_trace_meta(t, "edge_weight");
+  int flagged = ew && !strcmp(ew, "flag*rwgt[target]");
+  if (flagged && !pb->rw) return lbs_fail(LBS_FORMAT, "edge_weight=%s but the trace has no rwgt metric", ew);
+  for (int64_t j = 0; j < ne; j++) pb->cw[j] = flagged ? adjw[j] * pb->rw[adj[j]] : adjw[j];
+  for (int64_t i = 0; i < E; i++) {
+    if (!(pb->pw[i] >= 0)) return lbs_fail(LBS_INVAL, "step %lld element %lld: weight %g is negative", (long long)step, (long long)i, pb->pw[i]);
+    pb->cur[i] = from_block ? (int)((__int128)i * P / E) : -1;
+  }
+  return LBS_OK;
+}
+
+static void problem_free(problem *pb) {
+  free(pb->xadj), free(pb->adj), free(pb->cw), free(pb->pw), free(pb->rw), free(pb->coords), free(pb->cur);
+}
+
+typedef struct {
+  const char *name;
+  lbs_minex_eval ev;
+  double wall_s;
+} row;
+
+int cmd_partition(int argc, char **argv) {
+  static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},   {"partitioner", required_argument, 0, O_PART},
+                                     {"step", required_argument, 0, O_STEP},   {"metric", required_argument, 0, O_METRIC},
+                                     {"from", required_argument, 0, O_FROM},   {"graph", required_argument, 0, O_GRAPH},
+                                     {"procs", required_argument, 0, O_PROCS}, {"repeat", required_argument, 0, O_REPEAT},
+                                     {"json", no_argument, 0, O_JSON},         {"help-config", no_argument, 0, O_HELPCFG},
+                                     {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+  const char *grid_path = NULL, *metric = NULL, *plist = "minex", **over = calloc((size_t)argc + 1, sizeof *over);
+  int64_t step = 0, procs = 0, repeat = 1;
+  int json = 0, nover = 0, from_block = 1, gm = 0, c;
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    switch (c) {
+    case O_GRID: grid_path = optarg; break;
+    case 'o': over[nover++] = optarg; break;
+    case O_PART: plist = optarg; break;
+    case O_METRIC: metric = optarg; break;
+    case O_STEP: if (cli_parse_i64("--step", optarg, 0, INT64_MAX, &step)) return free(over), 2; break;
+    case O_PROCS: if (cli_parse_i64("--procs", optarg, 1, 1 << 24, &procs)) return free(over), 2; break;
+    case O_REPEAT: if (cli_parse_i64("--repeat", optarg, 1, 1000, &repeat)) return free(over), 2; break;
+    case O_FROM:
+      if (!strcmp(optarg, "block")) from_block = 1;
+      else if (!strcmp(optarg, "none")) from_block = 0;
+      else return free(over), cli_usage("partition", "--from must be block or none");
+      break;
+    case O_GRAPH:
+      if (!strcmp(optarg, "G")) gm = 0;
+      else if (!strcmp(optarg, "Gm")) gm = 1;
+      else return free(over), cli_usage("partition", "--graph must be G or Gm");
+      break;
+    case O_JSON: json = 1; break;
+    case 'h': usage(); free(over); return 0;
+    case O_HELPCFG: lbs_config_help(stdout, lbs_minex_spec); free(over); return 0;
+    default: free(over); return cli_usage("partition", "bad option");
+    }
+  }
+  if (optind != argc - 1) return free(over), cli_usage("partition", "expected one trace file");
+  if (!grid_path) return free(over), cli_usage("partition", "missing --grid FILE");
+  char *names = strdup(plist);
+  int np = 0;
+  row rows[32];
+  for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ","))
+    if (np < 32) rows[np++] = (row){.name = tok};
+  if (!np) return free(over), free(names), cli_usage("partition", "--partitioner names none");
+  const char *trace_path = argv[optind];
+  MPI_Init(NULL, NULL);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  lbs_config *cfg = NULL;
+  lbs_grid *g = NULL;
+  lbs_trace *t = NULL;
+  problem pb = {0};
+  lbs_minex_ipg ipg = {0};
+  int64_t *rf = calloc((size_t)size + 1, sizeof *rf), *gid = NULL, *lx = NULL, *gx = NULL, *ga = NULL;
+  double *sizes = NULL, *gw = NULL, tol = 0;
+  int *newp = NULL, *all = NULL, *counts = NULL, *displs = NULL;
+  const char *what = trace_path;
+  lbs_err e = lbs_config_load(grid_path, &cfg);
+  if (e) what = grid_path;
+  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e && (e = lbs_grid_from_config(cfg, &g))) what = grid_path;
+  if (!e && ((e = lbs_config_check_only(cfg, lbs_minex_spec)) ||
+             (e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "latency_tolerance", &tol))))
+    what = grid_path;
+  int P = g ? lbs_grid_procs(g) : 0;
+  if (!e && procs && procs != P)
+    e = lbs_fail(LBS_INVAL, "%s has %d processors in %d clusters, --procs asks for %lld", grid_path, P,
+                 lbs_grid_nclusters(g), (long long)procs), what = "partition";
+  if (!e) e = lbs_trace_open(trace_path, &t);
+  if (!e) e = load(t, step, metric, from_block, P, &pb);
+  if (!e && pb.E < P)
+    e = lbs_fail(LBS_INVAL, "more processors (%d) than elements (%lld)", P, (long long)pb.E), what = "partition";
+  double be = 0, br = 0;
+  if (!e) {
+    lbs_mesh *mesh = lbs_trace_mesh(t);
+    be = lbs_grid_bytes_per_edge(g) > 0 ? lbs_grid_bytes_per_edge(g) : lbs_mesh_bytes_per_edge(mesh);
+    br = lbs_grid_bytes_per_elem(g) > 0 ? lbs_grid_bytes_per_elem(g) : lbs_mesh_bytes_per_elem(mesh);
+    e = lbs_minex_ipg_from_grid(g, be, br, &ipg);
+  }
+  /* what the partitioners see: G or Gm */
+  const int64_t *px = pb.xadj, *pa = pb.adj;
+  const double *pw = pb.cw;
+  if (!e && gm && !(e = lbs_part_symmetrize(pb.E, pb.xadj, pb.adj, pb.cw, 1, &gx, &ga, &gw))) px = gx, pa = ga, pw = gw;
+  int64_t E = pb.E;
+  for (int r = 0; r <= size; r++) rf[r] = E * r / size;
+  int64_t first = rf[rank], n = rf[rank + 1] - first;
+  if (!e) {
+    sizes = malloc((size_t)P * sizeof *sizes), gid = malloc((size_t)(n + 1) * sizeof *gid);
+    lx = malloc((size_t)(n + 1) * sizeof *lx), newp = malloc((size_t)(n + 1) * sizeof *newp);
+    all = malloc((size_t)E * sizeof *all), counts = malloc((size_t)size * sizeof *counts);
+    displs = malloc((size_t)size * sizeof *displs);
+    if (!sizes || !gid || !lx || !newp || !all || !counts || !displs) e = lbs_fail(LBS_NOMEM, "partition");
+  }
+  if (!e) {
+    double total = 0;
+    for (int p = 0; p < P; p++) total += lbs_grid_rate(g, p);
+    for (int p = 0; p < P; p++) sizes[p] = lbs_grid_rate(g, p) / total;
+    for (int64_t i = 0; i < n; i++) gid[i] = first + i;
+    for (int64_t i = 0; i <= n; i++) lx[i] = px[first + i] - px[first];
+    for (int r = 0; r < size; r++) counts[r] = (int)(rf[r + 1] - rf[r]), displs[r] = (int)rf[r];
+  }
+  lbs_minex_graph mg = {E, pb.xadj, pb.adj, pb.cw, pb.pw, pb.rw, from_block ? pb.cur : NULL};
+  for (int k = 0; !e && k < np; k++) {
+    lbs_partitioner *part = NULL;
+    if ((e = lbs_part_create(rows[k].name, cfg, MPI_COMM_WORLD, &part))) {
+      what = "partition";
+      break;
+    }
+    lbs_part_input in = {MPI_COMM_WORLD, n, gid, pb.pw + first, pb.coords ? pb.dim : 0,
+                         pb.coords ? pb.coords + first * pb.dim : NULL, lx, pa + px[first], pw + px[first], rf,
+                         pb.cur + first, P, sizes, from_block, g, pb.rw ? pb.rw + first : NULL, be, br};
+    double best = 1e300;
+    for (int64_t it = 0; !e && it < repeat; it++) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      e = lbs_part_run(part, &in, newp);
+      double dt = MPI_Wtime() - t0;
+      MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      int bad = e != LBS_OK;
+      MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (bad && !e) e = lbs_fail(LBS_INVAL, "%s failed on another rank", rows[k].name);
+      if (dt < best) best = dt;
+    }
+    lbs_part_destroy(&part);
+    if (e) {
+      what = rows[k].name;
+      break;
+    }
+    rows[k].wall_s = best;
+    MPI_Allgatherv(newp, (int)n, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    e = lbs_minex_evaluate(&mg, &ipg, tol > 0 ? lbs_minex_latency_overlap : NULL, &tol, all, NULL, &rows[k].ev);
+    if (e) what = rows[k].name;
+  }
+  int rc = 0;
+  if (e) {
+    if (rank == 0) cli_error(what, e);
+    rc = 1;
+  } else if (rank == 0 && json) {
+    if (np > 1) printf("[");
+    for (int k = 0; k < np; k++) {
+      const lbs_minex_eval *v = &rows[k].ev;
+      printf("%s{\"partitioner\":", k ? "," : "");
+      cli_json_str(stdout, rows[k].name);
+      printf(",\"graph\":\"%s\",\"step\":%lld,\"elements\":%lld,\"procs\":%d,\"clusters\":%d,\"runtime_s\":", gm ? "Gm" : "G",
+             (long long)step, (long long)E, P, lbs_grid_nclusters(g));
+      cli_json_num(stdout, v->maxqwgt * 1e-9);
+      printf(",\"loadimb\":");
+      cli_json_num(stdout, v->loadimb);
+      printf(",\"wsysll_s\":");
+      cli_json_num(stdout, v->wsysll * 1e-9);
+      printf(",\"work_s\":");
+      cli_json_num(stdout, v->wgt * 1e-9);
+      printf(",\"comm_s\":");
+      cli_json_num(stdout, v->comm * 1e-9);
+      printf(",\"remap_s\":");
+      cli_json_num(stdout, v->remap * 1e-9);
+      printf(",\"edge_cut\":");
+      cli_json_num(stdout, v->edge_cut);
+      printf(",\"moved_elements\":%lld,\"partition_wall_s\":", (long long)v->moved);
+      cli_json_num(stdout, rows[k].wall_s);
+      printf("}");
+    }
+    printf(np > 1 ? "]\n" : "\n");
+  } else if (rank == 0) {
+    printf("partition  %s step %lld on %s: %lld elements, %d processors in %d clusters, graph %s, from %s\n\n",
+           trace_path, (long long)step, grid_path, (long long)E, P, lbs_grid_nclusters(g), gm ? "Gm" : "G",
+           from_block ? "equal blocks" : "nowhere");
+    printf("%-20s %12s %9s %14s %9s %12s\n", "partitioner", "runtime_s", "loadimb", "edge_cut", "moved", "wall_s");
+    for (int k = 0; k < np; k++)
+      printf("%-20s %12.6f %9.4f %14.6g %9lld %12.6f\n", rows[k].name, rows[k].ev.maxqwgt * 1e-9, rows[k].ev.loadimb,
+             rows[k].ev.edge_cut, (long long)rows[k].ev.moved, rows[k].wall_s);
+  }
+  lbs_minex_ipg_free(&ipg);
+  problem_free(&pb);
+  free(rf), free(gid), free(lx), free(gx), free(ga), free(gw), free(sizes), free(newp), free(all), free(counts), free(displs);
+  free(names), free(over);
+  lbs_trace_close(&t);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
+  MPI_Finalize();
+  return rc;
+}
