@@ -10,7 +10,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin
   libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev
   libpapi-dev ocl-icd-opencl-dev pocl-opencl-icd opencl-headers
-  gfortran valgrind
+  gfortran valgrind python3
 )
 
 missing=()
