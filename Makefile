@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all build bootstrap check demo bench fuzz asan install clean seed002
+.PHONY: all build bootstrap check demo bench fuzz asan install clean seed002 seed003
 
 all: build
 
@@ -26,6 +26,10 @@ demo: bootstrap build
 # The seed's repartitioning experiment (examples/seed002/run.sh).
 seed002: bootstrap build
 	@bash examples/seed002/run.sh
+
+# Seed 003's MinEX vs METIS study (examples/seed003/run.sh; QUICK=1 for a short one).
+seed003: bootstrap build
+	@bash examples/seed003/run.sh
 
 bench: build
 	@$(BUILD)/bin/bench_trace_codec

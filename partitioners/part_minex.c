@@ -2,8 +2,9 @@
  *
  * The objects are the graph's vertices (gathered on rank 0: MinEX is serial), their work the
  * processing weight, the mesh edges' weights the communication weights, and the grid the
- * configuration graph (lbs_minex_ipg_from_grid). On a repartition the current parts give the
- * relocation costs; `diffusive` also starts from them. Settings come from [minex]. */
+ * configuration graph (lbs_minex_ipg_from_grid). The current parts give the relocation costs
+ * (whether Zoltan-style PARTITION or REPARTITION was asked for: MinEX always accounts for
+ * redistribution); `diffusive` also starts from them. Settings come from [minex]. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,10 +67,12 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   lbs_err e = lbs_minex_ipg_from_grid(in->grid, in->bytes_per_edge, in->bytes_per_rwgt, &ipg);
   if (e) return e;
   if (ipg.P != in->nparts) e = lbs_fail(LBS_INVAL, "minex: %d parts asked for, the grid has %d processors", in->nparts, ipg.P);
-  lbs_minex_graph g = {in->nlocal, in->xadj, in->adj, in->adjw, in->weight, in->rwgt, in->repartition ? in->current : NULL};
-  lbs_minex_opts o = s->o;
-  o.diffusive = s->o.diffusive && in->repartition;
-  if (!e) e = lbs_minex_partition(&g, &ipg, &o, newpart, NULL);
+  /* the current parts give relocation costs (and diffusive's start), unless some are unknown */
+  const int *cur = in->current;
+  for (int64_t i = 0; cur && i < in->nlocal; i++)
+    if (cur[i] < 0) cur = NULL;
+  lbs_minex_graph g = {in->nlocal, in->xadj, in->adj, in->adjw, in->weight, in->rwgt, cur};
+  if (!e) e = lbs_minex_partition(&g, &ipg, &s->o, newpart, NULL);
   lbs_minex_ipg_free(&ipg);
   return e;
 }

@@ -39,4 +39,9 @@ step "The same on the two-site grid, discrete-event mode, hypergraph partitioner
   --partitioner zoltan:phg --policy fixed:20 --mode des --results "$OUT/results.db"
 echo "   imbalance per step of the first run (results store, table steps):"
 sqlite3 -column "$OUT/results.db" "SELECT step, round(imbalance, 3) AS imbalance, repartitioned FROM steps WHERE run = 1 AND step % 40 = 19" | sed 's/^/     /'
+step "Seed 003's N-body workload: a Barnes-Hut integration of a Plummer sphere (4096 bodies)" \
+  $L trace gen --kind nbody --bodies 4096 --steps 2 -o "$OUT/nbody.lbt" --force
+$L grid gen --family UP --procs 16 --clusters 4 --slowdown 10 -o "$OUT/up.ini" --force 2>/dev/null
+step "MinEX against METIS on an UP grid (faster processors have faster networks): projected run time" \
+  $L partition "$OUT/nbody.lbt" --grid "$OUT/up.ini" --partitioner minex,metis,zoltan:rcb -o grid.ns_per_work=20
 printf '\nAll demo outputs are in %s/.\n' "$OUT"

@@ -57,14 +57,20 @@ void lbs_partition_cost_default(const char *partitioner, double *fixed_us, doubl
     double fixed_us, per_elem_ns;
   } table[] = {{"zoltan:rcb", 600, 100},    {"zoltan:rib", 500, 120},     {"zoltan:hsfc", 150, 170},
                {"zoltan:block", 70, 30},    {"zoltan:random", 140, 30},   {"zoltan:phg", 17000, 15000},
-               {"zoltan:graph", 500, 5500}, {NULL, 0, 0}};
+               {"zoltan:graph", 500, 5500}, {"metis", 5900, 1000},      {"metis:rb", 780, 1660},
+               {"minex", 7700, 980},        {"minex:diffusive", 890, 860}, {NULL, 0, 0}};
   *fixed_us = 500;
   *per_elem_ns = 1000;
-  for (int i = 0; table[i].name; i++)
-    if (!strcmp(table[i].name, partitioner)) {
+  /* the longest entry that is the name or a prefix of it up to a ':' ("metis:rb:speed") */
+  size_t best = 0;
+  for (int i = 0; table[i].name; i++) {
+    size_t n = strlen(table[i].name);
+    if (n > best && !strncmp(table[i].name, partitioner, n) && (partitioner[n] == '\0' || partitioner[n] == ':')) {
+      best = n;
       *fixed_us = table[i].fixed_us;
       *per_elem_ns = table[i].per_elem_ns;
     }
+  }
 }
 
 /* ---------------------------------------------------------------- loads */
