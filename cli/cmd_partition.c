@@ -75,7 +75,7 @@ static lbs_err load(lbs_trace *t, int64_t step, const char *metric, int from_blo
   if (!pb->xadj || !pb->adj || !pb->cw || !pb->pw || !pb->cur || (co && !pb->coords) || (r >= 0 && !pb->rw))
     return lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
   memcpy(pb->xadj, xadj, (size_t)(E + 1) * sizeof *xadj);
-  memcpy(pb->adj, adj, (size_t)ne * sizeof *adj);
+  if (ne) memcpy(pb->adj, adj, (size_t)ne * sizeof *adj);
   if (co) memcpy(pb->coords, co, (size_t)E * pb->dim * sizeof *co);
   if ((e = lbs_trace_read(t, step, m, 0, E, pb->pw))) return e;
   if (r >= 0 && (e = lbs_trace_read(t, step, r, 0, E, pb->rw))) return e;

@@ -28,11 +28,6 @@ typedef struct {
 } level;
 
 typedef struct {
-  double g;  /* gain */
-  int64_t v; /* vertex */
-} hent;
-
-typedef struct {
   const lbs_minex_ipg *ipg;
   lbs_minex_opts o;
   int P, C;
@@ -52,8 +47,8 @@ typedef struct {
   double *nbo, *nbi;  /* and its out- and in-edge weights to each */
   int nnb;
   int64_t nbv;        /* -1: none summarised (parts changed since) */
-  double *gain; /* initial partition scratch: growing gains, and their max-heap */
-  hent *heap;
+  double *gain; /* initial partition scratch: growing gains, and a min-heap of -gain */
+  struct hedge *heap;
 } ctx;
 
 /* ---------------------------------------------------------------- model */
@@ -407,8 +402,8 @@ static lbs_err level_alloc(level *L, int64_t n, int64_t m) {
   return LBS_OK;
 }
 
-typedef struct {
-  double key;
+typedef struct hedge {
+  double key;   /* ordered by key, then u, then w */
   int64_t u, w;
 } hedge;
 
@@ -535,22 +530,9 @@ static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
 
 /* ---------------------------------------------------------------- initial partition */
 
-static int hbefore(const hent *a, const hent *b) { return a->g > b->g || (a->g == b->g && a->v < b->v); }
-
-static void hsift(hent *h, int64_t n, int64_t i) {
-  for (;;) {
-    int64_t l = 2 * i + 1, r = l + 1, m = i;
-    if (l < n && hbefore(&h[l], &h[m])) m = l;
-    if (r < n && hbefore(&h[r], &h[m])) m = r;
-    if (m == i) return;
-    hent t = h[i];
-    h[i] = h[m], h[m] = t, i = m;
-  }
-}
-
-static void hup(hent *h, int64_t i) {
-  while (i > 0 && hbefore(&h[i], &h[(i - 1) / 2])) {
-    hent t = h[i];
+static void sift_up(hedge *h, int64_t i) {
+  while (i > 0 && hless(&h[i], &h[(i - 1) / 2])) {
+    hedge t = h[i];
     h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = t, i = (i - 1) / 2;
   }
 }
@@ -595,7 +577,7 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
   /* grow the left side, greedily (GGGP): always the frontier vertex whose edges gain most */
   int64_t left = ++*token, nl = 0, next = 0, nh = 0;
   double wl = 0, *gain = x->gain;
-  hent *heap = x->heap;
+  hedge *heap = x->heap;
   for (int64_t i = 0; i < nv; i++) {
     int64_t v = verts[i];
     gain[v] = 0;
@@ -606,14 +588,14 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
         if (tag[ad[j]] == in_set) gain[v] -= cw[j];
     }
   }
-  heap[nh++] = (hent){gain[start], start};
+  heap[nh++] = (hedge){-gain[start], start, 0};
   for (;;) {
     int64_t v = -1;
     while (nh > 0 && v < 0) {
-      hent h = heap[0];
+      hedge h = heap[0];
       heap[0] = heap[--nh];
-      hsift(heap, nh, 0);
-      if (tag[h.v] == in_set && h.g == gain[h.v]) v = h.v;
+      sift_down(heap, nh, 0);
+      if (tag[h.u] == in_set && -h.key == gain[h.u]) v = h.u;
     }
     if (v < 0) { /* another component */
       while (next < nv && tag[verts[next]] != in_set) next++;
@@ -629,8 +611,8 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
         int64_t w = ad[j];
         if (tag[w] != in_set) continue;
         gain[w] += 2 * cw[j];
-        heap[nh] = (hent){gain[w], w};
-        hup(heap, nh++);
+        heap[nh] = (hedge){-gain[w], w, 0};
+        sift_up(heap, nh++);
       }
     }
   }
@@ -764,7 +746,7 @@ static lbs_err level0(const lbs_minex_graph *g, level *L) {
   lbs_err e = level_alloc(L, n, m);
   if (e) return e;
   memcpy(L->xadj, g->xadj, (size_t)(n + 1) * sizeof *L->xadj);
-  memcpy(L->adj, g->adj, (size_t)m * sizeof *L->adj);
+  if (m) memcpy(L->adj, g->adj, (size_t)m * sizeof *L->adj);
   for (int64_t j = 0; j < m; j++) L->cw[j] = g->cwgt ? g->cwgt[j] : 1;
   for (int64_t v = 0; v < n; v++) {
     L->pw[v] = g->pwgt[v], L->rw[v] = g->rwgt ? g->rwgt[v] : 1, L->size[v] = 1;
