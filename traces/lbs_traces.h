@@ -115,6 +115,9 @@ typedef struct lbs_trace_writer lbs_trace_writer;
 lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace_writer **out);
 /* Encodes and commits the next step. values[m] points at E doubles of metric m. */
 lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values);
+/* Sets (or replaces) a metadata key after creation, in its own transaction (e.g. counts
+ * known only at the end of a run). */
+lbs_err lbs_trace_writer_set_meta(lbs_trace_writer *w, const char *key, const char *value);
 /* Seconds spent encoding so far (for progress reports). */
 double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w);
 /* Finishes the file (single self-contained file, no journal) and destroys the writer;

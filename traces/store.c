@@ -83,6 +83,10 @@ static lbs_err put_meta(lbs_trace_writer *w, const char *key, const char *val) {
   return rc == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "meta");
 }
 
+lbs_err lbs_trace_writer_set_meta(lbs_trace_writer *w, const char *key, const char *value) {
+  return put_meta(w, key, value);
+}
+
 static lbs_err put_meta_i(lbs_trace_writer *w, const char *key, int64_t v) {
   char b[32];
   snprintf(b, sizeof b, "%lld", (long long)v);

@@ -1,0 +1,334 @@
+/* agent.c - the node agent (the seed's LocalAgent): drains the local ranks' rings, compacts
+ * each step of the node with the trace codec within half the error bound of the node's
+ * range, and streams frames to the collector, reconnecting with bounded buffering. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lbs_traces.h"
+#include "prof_int.h"
+
+typedef struct {
+  int64_t step, app;
+  int count;
+  double **vals; /* per local rank: M x n_r, or NULL */
+} pstep;
+
+typedef struct {
+  prof_shm *shm;
+  int nl, node, M;
+  const char *addr;
+  prof_meta meta;
+  int have_meta;
+  lbs_buf *mesh;      /* per rank: its MESH payload */
+  int64_t *n;         /* per rank: elements */
+  int *done, *lost;   /* per rank */
+  int64_t *last;      /* per rank: last step delivered, -1 */
+  pstep *ps;          /* pending steps */
+  int nps, cps;
+  lbs_buf hello;      /* HELLO and MESH frames, sent first on every connection */
+  lbs_buf *q;         /* frames waiting to go */
+  int nq, cq, qhead;
+  size_t qbytes;
+  int fd;
+  double down_since, last_try;
+  int give_up;
+  int64_t sent, dropped, incomplete;
+  lbs_codec_ctx *cc;
+} agent;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void say(const agent *a, const char *fmt, const char *detail) {
+  fprintf(stderr, "lbsprof-agent (node %d): ", a->node);
+  fprintf(stderr, fmt, detail);
+  fputc('\n', stderr);
+}
+
+static int enqueue(agent *a, lbs_buf *frame) {
+  if (a->give_up) return lbs_buf_free(frame), 0;
+  if (a->nq == a->cq) {
+    int c = a->cq ? 2 * a->cq : 16;
+    lbs_buf *q = realloc(a->q, (size_t)c * sizeof *q);
+    if (!q) return -1;
+    a->q = q, a->cq = c;
+  }
+  a->q[a->nq++] = *frame;
+  a->qbytes += frame->len;
+  memset(frame, 0, sizeof *frame);
+  return 0;
+}
+
+/* Sends what can go; on a broken connection closes it (the frame at the head stays). */
+static void flush(agent *a) {
+  if (a->fd < 0) return;
+  while (a->qhead < a->nq) {
+    lbs_buf *f = &a->q[a->qhead];
+    if (lbs__frame_send_raw(a->fd, f->data, f->len)) {
+      close(a->fd);
+      a->fd = -1;
+      a->down_since = now_s();
+      say(a, "lost the collector (%s); retrying", lbs_errmsg());
+      return;
+    }
+    a->qbytes -= f->len;
+    lbs_buf_free(f);
+    a->qhead++;
+  }
+  a->nq = a->qhead = 0;
+}
+
+static void try_connect(agent *a) {
+  double t = now_s();
+  if (a->fd >= 0 || a->give_up || t - a->last_try < 0.1) return;
+  a->last_try = t;
+  int fd = lbs__connect(a->addr);
+  if (fd >= 0) {
+    a->fd = fd;
+    if (a->hello.len && lbs__frame_send_raw(fd, a->hello.data, a->hello.len)) {
+      close(fd);
+      a->fd = -1;
+    }
+    return;
+  }
+  const char *s = getenv("LBSPROF_RETRY_S"), *b = getenv("LBSPROF_BUFFER_MB");
+  double limit = s ? atof(s) : 10, maxb = (b ? atof(b) : 256) * 1048576;
+  if (t - a->down_since > limit || (double)a->qbytes > maxb) {
+    char why[600];
+    snprintf(why, sizeof why, "the collector at %s is unreachable (%s) for %.0f s with %.1f MiB buffered; giving up: "
+             "the steps from here on are not recorded", a->addr, lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);
+    say(a, "%s", why);
+    a->give_up = 1;
+    atomic_store(&a->shm->agent_state, AGENT_GONE); /* the ranks stop sampling */
+    for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
+    a->nq = a->qhead = 0, a->qbytes = 0;
+  }
+}
+
+static pstep *find_step(agent *a, int64_t step, int64_t app) {
+  for (int i = 0; i < a->nps; i++)
+    if (a->ps[i].step == step) return &a->ps[i];
+  if (a->nps == a->cps) {
+    int c = a->cps ? 2 * a->cps : 8;
+    pstep *ps = realloc(a->ps, (size_t)c * sizeof *ps);
+    if (!ps) return NULL;
+    a->ps = ps, a->cps = c;
+  }
+  pstep *p = &a->ps[a->nps++];
+  p->step = step, p->app = app, p->count = 0;
+  p->vals = calloc((size_t)a->nl, sizeof *p->vals);
+  return p->vals ? p : (a->nps--, NULL);
+}
+
+static void drop_step(agent *a, int i) {
+  for (int r = 0; r < a->nl; r++) free(a->ps[i].vals[r]);
+  free(a->ps[i].vals);
+  a->ps[i] = a->ps[--a->nps];
+}
+
+/* A complete step: concatenate the ranks' values per metric, encode, queue one frame. */
+static int emit_step(agent *a, pstep *p) {
+  int64_t N = 0;
+  for (int r = 0; r < a->nl; r++) N += a->n[r];
+  double *v = malloc((size_t)(N ? N : 1) * sizeof *v);
+  lbs_buf pay = {0}, blob = {0}, fr = {0};
+  struct {
+    int32_t node, M;
+    int64_t step, app, n;
+  } h = {a->node, a->M, p->step, p->app, N};
+  int err = !v || lbs_buf_append(&pay, &h, sizeof h);
+  for (int m = 0; !err && m < a->M; m++) {
+    int64_t k = 0;
+    for (int r = 0; r < a->nl; r++)
+      if (a->n[r]) memcpy(v + k, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof *v), k += a->n[r];
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < N; i++)
+      if (isfinite(v[i])) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+    double eps = a->meta.eps / 2 * (lo < hi ? hi - lo : 0);
+    lbs_codec c = a->meta.codec == LBS_CODEC_LOSSLESS || !(eps > 0) ? LBS_CODEC_LOSSLESS : (lbs_codec)a->meta.codec;
+    blob.len = 0;
+    lbs_err e = lbs_codec_encode(a->cc, c, v, (size_t)N, eps, &blob);
+    if (e == LBS_RANGE) blob.len = 0, c = LBS_CODEC_LOSSLESS, e = lbs_codec_encode(a->cc, c, v, (size_t)N, 0, &blob);
+    struct {
+      int32_t codec, pad;
+      uint64_t len;
+    } mh = {(int32_t)c, 0, blob.len};
+    err = e || lbs_buf_append(&pay, &mh, sizeof mh) || lbs_buf_append(&pay, blob.data, blob.len);
+  }
+  if (!err) err = lbs__frame_build(&fr, FR_STEP, pay.data, pay.len, NULL, 0) || enqueue(a, &fr);
+  if (!err) a->sent++;
+  free(v), lbs_buf_free(&pay), lbs_buf_free(&blob), lbs_buf_free(&fr);
+  return err ? -1 : 0;
+}
+
+/* Steps every live rank has delivered go out; steps a live rank skipped (dropped) are
+ * given up once it has moved past them. */
+static void complete_steps(agent *a) {
+  int live = 0, lost = 0;
+  int64_t minlast = INT64_MAX;
+  for (int r = 0; r < a->nl; r++)
+    if (!a->lost[r]) live++, minlast = a->last[r] < minlast ? a->last[r] : minlast;
+    else lost++;
+  if (lost) live = 0; /* a node with a lost rank completes no more steps */
+  for (int i = 0; i < a->nps;) {
+    pstep *p = &a->ps[i];
+    int have = 0;
+    for (int r = 0; r < a->nl; r++) have += !a->lost[r] && p->vals[r];
+    if (live && have == live) {
+      /* in step order: nothing earlier may still be pending */
+      int earlier = 0;
+      for (int j = 0; j < a->nps; j++) earlier |= a->ps[j].step < p->step;
+      if (earlier) {
+        i++;
+        continue;
+      }
+      emit_step(a, p);
+      drop_step(a, i);
+      i = 0;
+    } else if (p->step < minlast || !live) {
+      a->incomplete++;
+      drop_step(a, i);
+      i = 0;
+    } else {
+      i++;
+    }
+  }
+}
+
+static void build_hello(agent *a) {
+  struct {
+    int32_t node, pad;
+  } h = {a->node, 0};
+  lbs_buf pay = {0};
+  int err = lbs_buf_append(&pay, &h, sizeof h) || lbs_buf_append(&pay, &a->meta, sizeof a->meta) ||
+            lbs__frame_build(&a->hello, FR_HELLO, pay.data, pay.len, NULL, 0);
+  pay.len = 0;
+  struct {
+    int32_t node, nranks;
+  } mh = {a->node, a->nl};
+  err = err || lbs_buf_append(&pay, &mh, sizeof mh);
+  for (int r = 0; !err && r < a->nl; r++) {
+    uint64_t len = a->mesh[r].len;
+    err = lbs_buf_append(&pay, &len, sizeof len) || lbs_buf_append(&pay, a->mesh[r].data, len);
+  }
+  if (!err) lbs__frame_build(&a->hello, FR_MESH, pay.data, pay.len, NULL, 0);
+  lbs_buf_free(&pay);
+}
+
+int lbs__agent_main(const char *shm_name, int node, const char *collector) {
+  signal(SIGPIPE, SIG_IGN);
+  agent A, *a = &A;
+  memset(a, 0, sizeof A);
+  a->node = node, a->addr = collector, a->fd = -1;
+  int fd = shm_open(shm_name, O_RDWR, 0);
+  prof_shm *h = fd < 0 ? MAP_FAILED : mmap(NULL, sizeof(prof_shm), PROT_READ, MAP_SHARED, fd, 0);
+  if (h == MAP_FAILED) {
+    fprintf(stderr, "lbsprof-agent (node %d): cannot open %s: %s\n", node, shm_name, strerror(errno));
+    return 1;
+  }
+  size_t bytes = h->bytes;
+  munmap(h, sizeof(prof_shm));
+  a->shm = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (a->shm == MAP_FAILED || a->shm->magic != LBSPROF_SHM_MAGIC || a->shm->version != LBSPROF_PROTO_VERSION) {
+    fprintf(stderr, "lbsprof-agent (node %d): %s is not an lbsprof segment of this version\n", node, shm_name);
+    return 1;
+  }
+  atomic_store(&a->shm->agent_pid, (int32_t)getpid());
+  atomic_store(&a->shm->agent_state, AGENT_RUNNING);
+  a->nl = a->shm->nlocal;
+  a->mesh = calloc((size_t)a->nl, sizeof *a->mesh), a->n = calloc((size_t)a->nl, sizeof *a->n);
+  a->done = calloc((size_t)a->nl, sizeof *a->done), a->lost = calloc((size_t)a->nl, sizeof *a->lost);
+  a->last = malloc((size_t)a->nl * sizeof *a->last);
+  if (!a->mesh || !a->n || !a->done || !a->lost || !a->last || lbs_codec_ctx_create(&a->cc)) return 1;
+  for (int r = 0; r < a->nl; r++) a->last[r] = -1;
+  a->down_since = now_s();
+  lbs_buf rec = {0};
+  int meshed = 0, hello_built = 0;
+  double idle_since = now_s();
+  struct timespec nap = {0, 200000};
+  for (;;) {
+    int progress = 0;
+    for (int r = 0; r < a->nl; r++) {
+      uint32_t type;
+      while (!a->lost[r] && lbs__ring_read(a->shm, r, &type, &rec) == 1) {
+        progress = 1;
+        if (type == REC_META && !a->have_meta && rec.len == sizeof(prof_meta)) {
+          memcpy(&a->meta, rec.data, sizeof a->meta);
+          a->M = a->meta.nmetrics, a->have_meta = 1;
+        } else if (type == REC_MESH && !a->mesh[r].len) {
+          lbs_buf_append(&a->mesh[r], rec.data, rec.len);
+          memcpy(&a->n[r], rec.data, sizeof a->n[r]);
+          meshed++;
+        } else if (type == REC_STEP && rec.len >= sizeof(prof_step_hdr)) {
+          prof_step_hdr sh;
+          memcpy(&sh, rec.data, sizeof sh);
+          pstep *p = find_step(a, sh.step, sh.app_step);
+          size_t nb = (size_t)(sh.n * sh.nmetrics) * sizeof(double);
+          if (p && sh.n == a->n[r] && sh.nmetrics == a->M && rec.len == sizeof sh + nb && (p->vals[r] = malloc(nb ? nb : 1)))
+            memcpy(p->vals[r], rec.data + sizeof sh, nb);
+          a->last[r] = sh.step;
+          complete_steps(a);
+        } else if (type == REC_END && rec.len == sizeof(prof_end)) {
+          prof_end pe;
+          memcpy(&pe, rec.data, sizeof pe);
+          a->dropped += pe.dropped;
+          a->done[r] = 1;
+        }
+      }
+    }
+    if (!hello_built && a->have_meta && meshed == a->nl) {
+      build_hello(a);
+      hello_built = 1;
+    }
+    if (hello_built) {
+      try_connect(a);
+      flush(a);
+    }
+    int finished = 1;
+    for (int r = 0; r < a->nl; r++) finished &= a->done[r] || a->lost[r] || atomic_load(&a->shm->ring[r].done);
+    if (finished && (a->nq == 0 || a->give_up)) break;
+    if (progress) {
+      idle_since = now_s();
+      continue;
+    }
+    /* idle: look for ranks that died */
+    for (int r = 0; r < a->nl; r++) {
+      int32_t pid = atomic_load(&a->shm->ring[r].pid);
+      if (!a->done[r] && !a->lost[r] && ((pid > 0 && kill(pid, 0) && errno == ESRCH) || (pid == 0 && now_s() - idle_since > 60))) {
+        a->lost[r] = 1;
+        char why[64];
+        snprintf(why, sizeof why, "%d", r);
+        say(a, "local rank %s ended without finishing; its steps from here on are incomplete", why);
+        complete_steps(a);
+      }
+    }
+    if (finished && !hello_built) break; /* never got going */
+    nanosleep(&nap, NULL);
+  }
+  int lost = 0;
+  for (int r = 0; r < a->nl; r++) lost += a->lost[r];
+  if (a->fd >= 0 && !a->give_up) {
+    struct {
+      int32_t node, pad;
+    } h2 = {a->node, 0};
+    prof_end pe = {a->dropped, a->sent, lost, 0};
+    lbs__frame_send(a->fd, FR_END, &h2, sizeof h2, &pe, sizeof pe);
+    close(a->fd);
+  }
+  atomic_store(&a->shm->agent_state, AGENT_GONE);
+  munmap(a->shm, bytes);
+  shm_unlink(shm_name);
+  return a->give_up ? 2 : lost ? 3 : 0;
+}

@@ -1,0 +1,112 @@
+/* lbsprof.h - lbsim's fine-grained profiler (seed 002, section 2: Chiffon).
+ *
+ * An MPI mesh application measures a cost for every element at sampled steps:
+ *
+ *   lbsprof_opts o;
+ *   lbsprof_opts_default(&o);
+ *   o.trace_path = "run.lbt";                  // written by the collector
+ *   lbsprof *p;
+ *   lbsprof_init(MPI_COMM_WORLD, &o, &p);      // collective
+ *   int w = lbsprof_value_metric(p, "weight", "cells");   // optional: values the app supplies
+ *   lbsprof_mesh_box(p, global, lo, hi);       // collective: this rank's box; starts the agents
+ *   for (step...) {
+ *     for (i in local elements) {
+ *       lbsprof_elem_begin(p, i); work(i); lbsprof_elem_end(p, i);
+ *       lbsprof_set_value(p, w, i, weight[i]);
+ *     }
+ *     lbsprof_step_end(p);                       // every step; sampled ones are sent
+ *   }
+ *   lbsprof_finalize(&p);                        // collective: waits until the trace is written
+ *
+ * Runtime (the seed's Figure 1): the first rank on each node starts a node agent (the seed's
+ * LocalAgent, a separate process) that reads each local rank's samples from a bounded ring in
+ * POSIX shared memory, compacts each step with the trace codec and streams it to one
+ * collector (the GlobalAgent, started by rank 0 unless opts.collector names a running
+ * `lbsim collect`), which writes the SQLite trace store one transaction per completed step.
+ *
+ * Metrics: `time_ns` (CLOCK_MONOTONIC around each element; an element entered several times
+ * in a step accumulates), `cycles` and `instructions` through PAPI when the hardware allows
+ * (otherwise one warning on rank 0 and the metric is left out), custom probes (begin/end
+ * callbacks, the end returning the element's value), and values the application sets.
+ *
+ * Error bound: a relative bound eps (a fraction of each step's value range) is split: the
+ * agent encodes within eps/2 of its node's range, the store within eps/2 of the whole step's,
+ * so every stored value is within eps of the measured one. eps = 0 is lossless end to end.
+ *
+ * Faults: a dead agent makes the ranks warn once and stop sampling (the trace keeps the steps
+ * completed before); a dead collector makes the agents retry with bounded buffering, then give
+ * up with a message; the application always finishes. Functions return 0 or an lbs_err code
+ * with lbsprof_errmsg() telling what and why. Not thread-safe: one thread per rank calls it. */
+#ifndef LBSPROF_H
+#define LBSPROF_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lbsprof lbsprof;
+
+enum { LBSPROF_WAIT = 0, LBSPROF_DROP = 1 }; /* what a rank does when its ring is full */
+
+typedef struct lbsprof_opts {
+  const char *trace_path; /* the trace file rank 0's collector writes (required without collector) */
+  const char *collector;  /* address of a running collector ("unix:/path", "tcp:host:port"), or NULL */
+  const char *metrics;    /* built-in probes, comma-separated: "time_ns" (default), "cycles", "instructions" */
+  int sample_every;       /* profile steps 0, k, 2k, ... (default 1) */
+  double error_bound;     /* relative bound, fraction of each step's range (default 1e-3); 0: lossless */
+  const char *codec;      /* "polyline" (default) or "lossless" */
+  int on_full;            /* LBSPROF_WAIT (default) or LBSPROF_DROP */
+  size_t ring_bytes;      /* shared-memory ring per rank (default 8 MiB; raised to hold two steps) */
+  const char *agent_path; /* the lbsprof-agent program (default: $LBSPROF_AGENT, else the installed one) */
+} lbsprof_opts;
+
+void lbsprof_opts_default(lbsprof_opts *o);
+
+/* Collective over comm. Checks the options and sets up the built-in probes. */
+int lbsprof_init(MPI_Comm comm, const lbsprof_opts *o, lbsprof **out);
+
+/* Registers a custom probe before the mesh is described: begin(arg) runs at elem_begin, and
+ * end(arg) at elem_end returns the element's value (summed over the step's visits). Returns
+ * the metric id (>= 0) or a negative lbs_err. */
+int lbsprof_probe_register(lbsprof *p, const char *name, const char *unit, void (*begin)(void *arg),
+                           double (*end)(void *arg), void *arg);
+/* A metric whose values the application sets with lbsprof_set_value (e.g. cell weights).
+ * Before the mesh is described. Returns the metric id or a negative lbs_err. */
+int lbsprof_value_metric(lbsprof *p, const char *name, const char *unit);
+
+/* Describes this rank's elements; collective; starts the agents and the collector.
+ * Box: a structured global mesh of global[0] x global[1] x global[2] cells, this rank owning
+ * [lo, hi) in each dimension; local index i runs x fastest over the box. */
+int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3], const int64_t hi[3]);
+/* Elements by global id (0..E-1 over all ranks, each once), optionally with coordinates
+ * (dim 1..3, n*dim doubles) and adjacency (local CSR xadj[n+1], adj = global ids, symmetric
+ * over all ranks); local index i is gid[i]. */
+int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
+                          const int64_t *xadj, const int64_t *adj);
+
+/* The metric's id by name (built-in, probe or value), or -1. */
+int lbsprof_metric_id(const lbsprof *p, const char *name);
+/* Sets the value of a value metric for local element i at the current step. */
+int lbsprof_set_value(lbsprof *p, int metric, int64_t i, double v);
+/* Brackets the work of local element i. Cheap when the step is not sampled. */
+void lbsprof_elem_begin(lbsprof *p, int64_t i);
+void lbsprof_elem_end(lbsprof *p, int64_t i);
+/* Ends the step: a sampled step's values go to the node agent. Not collective. */
+int lbsprof_step_end(lbsprof *p);
+/* 1 when the current step is sampled. */
+int lbsprof_sampled(const lbsprof *p);
+/* Collective. Sends what is left, waits for the agents and the collector (rank 0) to finish,
+ * frees everything, clears *p. Returns non-zero when the trace could not be completed. */
+int lbsprof_finalize(lbsprof **p);
+
+/* The last error message of this thread. */
+const char *lbsprof_errmsg(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

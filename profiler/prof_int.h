@@ -1,0 +1,113 @@
+/* prof_int.h - private to profiler/: the shared-memory rings between ranks and their node
+ * agent, the records in them, and the framed socket protocol between agents and collector.
+ *
+ * Shared memory (one segment per node, created by the node's first rank): a header, then one
+ * single-producer single-consumer byte ring per local rank. A record is {u32 type, u32 len}
+ * then len bytes, padded to 8; it may wrap around the ring's end. The rank publishes head
+ * after writing (release); the agent publishes tail after reading.
+ *
+ * Socket frames (agent -> collector): {u32 magic 'LBSF', u16 version, u16 type, u32 len,
+ * u32 crc32(payload)} then the payload. A frame with a bad magic, version or checksum ends
+ * that connection with a message naming the agent's node. */
+#ifndef LBS_PROF_INT_H
+#define LBS_PROF_INT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "lbs_core.h"
+
+#define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
+#define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
+#define LBSPROF_PROTO_VERSION 1
+#define LBSPROF_MAX_METRICS 16
+
+/* ring records */
+enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4 };
+/* frames */
+enum { FR_HELLO = 1, FR_MESH = 2, FR_STEP = 3, FR_END = 4 };
+/* agent states in the segment header */
+enum { AGENT_STARTING = 0, AGENT_RUNNING = 1, AGENT_GONE = 2 };
+
+typedef struct {
+  _Atomic uint64_t head; /* bytes written by the rank */
+  _Atomic uint64_t tail; /* bytes consumed by the agent */
+  _Atomic int32_t pid;   /* the rank's process id (0 until it attaches) */
+  _Atomic int32_t done;  /* 1 after the rank's END record */
+  uint64_t cap;          /* ring bytes, a multiple of 8 */
+  uint64_t off;          /* offset of the ring's bytes from the segment start */
+} prof_ring;
+
+typedef struct {
+  uint32_t magic, version;
+  int32_t nlocal;              /* local ranks, one ring each */
+  _Atomic int32_t agent_pid;   /* the agent's process id */
+  _Atomic int32_t agent_state; /* AGENT_* */
+  uint64_t bytes;              /* segment size */
+  prof_ring ring[];            /* nlocal */
+} prof_shm;
+
+/* What every rank, agent and the collector agree on (REC_META / FR_HELLO payload). */
+typedef struct {
+  int64_t elements;     /* E over all ranks */
+  int32_t nmetrics;     /* M */
+  int32_t codec;        /* lbs_codec of the store */
+  double eps;           /* relative bound for the whole path */
+  int32_t mesh_kind;    /* 1: structured box, 2: elements by id */
+  int32_t dim;          /* coordinate dimensions (elements), 0 if none */
+  int32_t has_adj;      /* adjacency given (elements) */
+  int32_t sample_every; /* sampling interval */
+  int32_t on_full;      /* LBSPROF_WAIT / LBSPROF_DROP */
+  int32_t nodes;        /* node agents */
+  int32_t ranks;        /* MPI ranks */
+  int32_t pad;
+  int64_t dims[3];      /* structured global size */
+  char name[LBSPROF_MAX_METRICS][32];
+  char unit[LBSPROF_MAX_METRICS][16];
+} prof_meta;
+
+/* REC_STEP payload header; then M x n doubles (metric-major, local element order). */
+typedef struct {
+  int64_t step, app_step, n;
+  int32_t nmetrics, pad;
+} prof_step_hdr;
+
+/* REC_END / FR_END payload */
+typedef struct {
+  int64_t dropped; /* samples (steps) dropped because a ring was full */
+  int64_t steps;   /* sampled steps sent */
+  int32_t lost;    /* FR_END: ranks that died before their END */
+  int32_t pad;
+} prof_end;
+
+/* Ring operations. write: 1 written, 0 no room (nothing written). read: record length into
+ * *len and type into *type with the payload copied into buf (grown as needed), 1, or 0 when
+ * empty. */
+int lbs__ring_write(prof_shm *shm, int r, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);
+int lbs__ring_read(prof_shm *shm, int r, uint32_t *type, lbs_buf *buf);
+/* Bytes a record of len payload bytes takes in a ring. */
+uint64_t lbs__ring_record_bytes(size_t len);
+
+/* Frames over a socket fd. send: LBS_IO on failure. The reader keeps partial input in buf:
+ * frame_next returns 1 with a frame (type, payload pointer into buf, len) and consumes it on
+ * the next call, 0 when more bytes are needed, or -1 (message set) on a bad frame. */
+lbs_err lbs__frame_send(int fd, uint16_t type, const void *a, size_t alen, const void *b, size_t blen);
+lbs_err lbs__frame_send_raw(int fd, const void *frames, size_t n); /* already built */
+lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen, const void *b, size_t blen);
+typedef struct {
+  lbs_buf in;      /* received bytes */
+  size_t consumed; /* bytes of in already returned */
+} frame_reader;
+int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, uint32_t *len);
+
+/* Addresses: "unix:/path" or "tcp:host:port". listen: a bound listening socket and the
+ * address to give clients (for tcp port 0, the chosen port). connect: a connected socket,
+ * or -1 with the reason in lbs_errmsg(). */
+int lbs__listen(const char *addr, char *actual, size_t actual_len);
+int lbs__connect(const char *addr);
+
+/* The agent and the collector (lbsprof-agent's two modes, and `lbsim collect`). */
+int lbs__agent_main(const char *shm_name, int node, const char *collector);
+int lbs__collect_main(int listen_fd, const char *addr, const char *out_path, int nodes, int force);
+
+#endif

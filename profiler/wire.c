@@ -1,0 +1,198 @@
+/* wire.c - the profiler's transports: shared-memory rings, socket frames, addresses. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "prof_int.h"
+
+/* ---------------------------------------------------------------- rings */
+
+uint64_t lbs__ring_record_bytes(size_t len) { return 8 + ((len + 7) & ~(uint64_t)7); }
+
+static void put(uint8_t *ring, uint64_t cap, uint64_t pos, const void *src, size_t n) {
+  uint64_t at = pos % cap, first = cap - at < n ? cap - at : n;
+  memcpy(ring + at, src, first);
+  if (first < n) memcpy(ring, (const uint8_t *)src + first, n - first);
+}
+
+static void get(const uint8_t *ring, uint64_t cap, uint64_t pos, void *dst, size_t n) {
+  uint64_t at = pos % cap, first = cap - at < n ? cap - at : n;
+  memcpy(dst, ring + at, first);
+  if (first < n) memcpy((uint8_t *)dst + first, ring, n - first);
+}
+
+int lbs__ring_write(prof_shm *shm, int r, uint32_t type, const void *a, size_t alen, const void *b, size_t blen) {
+  prof_ring *rg = &shm->ring[r];
+  uint8_t *data = (uint8_t *)shm + rg->off;
+  uint64_t need = lbs__ring_record_bytes(alen + blen);
+  uint64_t head = atomic_load_explicit(&rg->head, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&rg->tail, memory_order_acquire);
+  if (rg->cap - (head - tail) < need) return 0;
+  uint32_t hdr[2] = {type, (uint32_t)(alen + blen)};
+  put(data, rg->cap, head, hdr, 8);
+  if (alen) put(data, rg->cap, head + 8, a, alen);
+  if (blen) put(data, rg->cap, head + 8 + alen, b, blen);
+  atomic_store_explicit(&rg->head, head + need, memory_order_release);
+  return 1;
+}
+
+int lbs__ring_read(prof_shm *shm, int r, uint32_t *type, lbs_buf *buf) {
+  prof_ring *rg = &shm->ring[r];
+  const uint8_t *data = (const uint8_t *)shm + rg->off;
+  uint64_t tail = atomic_load_explicit(&rg->tail, memory_order_relaxed);
+  uint64_t head = atomic_load_explicit(&rg->head, memory_order_acquire);
+  if (head == tail) return 0;
+  uint32_t hdr[2];
+  get(data, rg->cap, tail, hdr, 8);
+  buf->len = 0;
+  if (lbs_buf_reserve(buf, hdr[1] + 1)) return -1;
+  get(data, rg->cap, tail + 8, buf->data, hdr[1]);
+  buf->len = hdr[1];
+  *type = hdr[0];
+  atomic_store_explicit(&rg->tail, tail + lbs__ring_record_bytes(hdr[1]), memory_order_release);
+  return 1;
+}
+
+/* ---------------------------------------------------------------- frames */
+
+lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen, const void *b, size_t blen) {
+  uLong c = crc32(0L, Z_NULL, 0);
+  if (alen) c = crc32(c, a, (uInt)alen);
+  if (blen) c = crc32(c, b, (uInt)blen);
+  uint32_t crc = (uint32_t)c;
+  uint8_t h[16];
+  uint32_t magic = LBSPROF_FRAME_MAGIC, len = (uint32_t)(alen + blen);
+  uint16_t ver = LBSPROF_PROTO_VERSION;
+  memcpy(h, &magic, 4), memcpy(h + 4, &ver, 2), memcpy(h + 6, &type, 2), memcpy(h + 8, &len, 4), memcpy(h + 12, &crc, 4);
+  lbs_err e = lbs_buf_append(out, h, 16);
+  if (!e && alen) e = lbs_buf_append(out, a, alen);
+  if (!e && blen) e = lbs_buf_append(out, b, blen);
+  return e;
+}
+
+lbs_err lbs__frame_send_raw(int fd, const void *buf, size_t n) {
+  const uint8_t *p = buf;
+  while (n) {
+    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return lbs_fail(LBS_IO, "send: %s", strerror(errno));
+    p += k, n -= (size_t)k;
+  }
+  return LBS_OK;
+}
+
+lbs_err lbs__frame_send(int fd, uint16_t type, const void *a, size_t alen, const void *b, size_t blen) {
+  lbs_buf f = {0};
+  lbs_err e = lbs__frame_build(&f, type, a, alen, b, blen);
+  if (!e) e = lbs__frame_send_raw(fd, f.data, f.len);
+  lbs_buf_free(&f);
+  return e;
+}
+
+int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, uint32_t *len) {
+  if (fr->consumed) { /* drop what was returned */
+    memmove(fr->in.data, fr->in.data + fr->consumed, fr->in.len - fr->consumed);
+    fr->in.len -= fr->consumed;
+    fr->consumed = 0;
+  }
+  if (fr->in.len < 16) return 0;
+  uint32_t magic, n, crc;
+  uint16_t ver;
+  memcpy(&magic, fr->in.data, 4), memcpy(&ver, fr->in.data + 4, 2), memcpy(type, fr->in.data + 6, 2);
+  memcpy(&n, fr->in.data + 8, 4), memcpy(&crc, fr->in.data + 12, 4);
+  if (magic != LBSPROF_FRAME_MAGIC) return lbs_fail(LBS_FORMAT, "not an lbsprof frame (magic %08x)", magic), -1;
+  if (ver != LBSPROF_PROTO_VERSION)
+    return lbs_fail(LBS_VERSION, "protocol version %u, this collector speaks %d", ver, LBSPROF_PROTO_VERSION), -1;
+  if (n > (1u << 31)) return lbs_fail(LBS_FORMAT, "frame of %u bytes", n), -1;
+  if (fr->in.len < 16 + (size_t)n) return 0;
+  if (lbs_crc32(fr->in.data + 16, n) != crc) return lbs_fail(LBS_CORRUPT, "frame checksum mismatch"), -1;
+  *payload = fr->in.data + 16;
+  *len = n;
+  fr->consumed = 16 + (size_t)n;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- addresses */
+
+static int parse_tcp(const char *addr, char *host, size_t hl, char *port, size_t pl) {
+  const char *colon = strrchr(addr, ':');
+  if (!colon || (size_t)(colon - addr) >= hl || strlen(colon + 1) >= pl) return -1;
+  memcpy(host, addr, (size_t)(colon - addr));
+  host[colon - addr] = '\0';
+  strcpy(port, colon + 1);
+  return 0;
+}
+
+int lbs__listen(const char *addr, char *actual, size_t actual_len) {
+  if (!strncmp(addr, "unix:", 5)) {
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(addr + 5) >= sizeof sa.sun_path) return lbs_fail(LBS_INVAL, "socket path too long: %s", addr + 5), -1;
+    strcpy(sa.sun_path, addr + 5);
+    unlink(sa.sun_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 64)) {
+      lbs_fail(LBS_IO, "cannot listen on %s: %s", addr, strerror(errno));
+      if (fd >= 0) close(fd);
+      return -1;
+    }
+    snprintf(actual, actual_len, "%s", addr);
+    return fd;
+  }
+  if (strncmp(addr, "tcp:", 4)) return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
+  char host[256], port[32];
+  if (parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
+    return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr), -1;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
+  if (getaddrinfo(strcmp(host, "*") ? host : NULL, port, &hints, &res))
+    return lbs_fail(LBS_IO, "cannot resolve %s", addr), -1;
+  int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64)) {
+    lbs_fail(LBS_IO, "cannot listen on %s: %s", addr, strerror(errno));
+    if (fd >= 0) close(fd);
+    freeaddrinfo(res);
+    return -1;
+  }
+  freeaddrinfo(res);
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  getsockname(fd, (struct sockaddr *)&ss, &sl);
+  int p = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port) : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+  snprintf(actual, actual_len, "tcp:%s:%d", host, p);
+  return fd;
+}
+
+int lbs__connect(const char *addr) {
+  int fd = -1;
+  if (!strncmp(addr, "unix:", 5)) {
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", addr + 5);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+      lbs_fail(LBS_IO, "cannot connect to %s: %s", addr, strerror(errno));
+      close(fd);
+      return -1;
+    }
+    return fd;
+  }
+  char host[256], port[32];
+  if (strncmp(addr, "tcp:", 4) || parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
+    return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+  if (getaddrinfo(host, port, &hints, &res)) return lbs_fail(LBS_IO, "cannot resolve %s", addr), -1;
+  fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen)) {
+    lbs_fail(LBS_IO, "cannot connect to %s: %s", addr, strerror(errno));
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(res);
+  return fd;
+}
