@@ -397,7 +397,7 @@ static int trace_check(int argc, char **argv) {
   const char *recipe = lbs_trace_meta(t, "source");
   double worst = NAN, worst_rel = NAN;
   int sourced = 0;
-  if (!e && !nosrc && recipe && strcmp(recipe, "steps-dir") && strncmp(recipe, "chaco", 5) && strncmp(recipe, "nbody", 5)) {
+  if (!e && !nosrc && recipe && (!strncmp(recipe, "bump ", 5) || !strncmp(recipe, "hotspot ", 8) || !strncmp(recipe, "random ", 7))) {
     e = check_source(t, recipe, &worst, &worst_rel);
     sourced = 1;
   }

@@ -17,6 +17,7 @@ static const struct {
     {"grid", cmd_grid, "validate and describe simulated platforms"},
     {"replay", cmd_replay, "replay a trace on a grid with a partitioner and a policy (MPI)"},
     {"policy", cmd_policy, "compare repartitioning policies, against the optimal schedule"},
+    {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {NULL, NULL, NULL},
 };

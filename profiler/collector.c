@@ -328,12 +328,6 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
       break;
     }
     if (r > 0) idle = 0;
-    if (r > 0 && (pf[0].revents & POLLIN)) {
-      int fd = accept(lfd, NULL, NULL);
-      conn *n2 = fd >= 0 ? realloc(cs, (size_t)(ncs + 1) * sizeof *cs) : NULL;
-      if (n2) cs = n2, cs[ncs++] = (conn){fd, -1, {{0}, 0}};
-      else if (fd >= 0) close(fd);
-    }
     for (int i = 0; r > 0 && i < ncs; i++) {
       if (!(pf[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       conn *k = &cs[i];
@@ -371,6 +365,12 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
         cs[i--] = cs[--ncs];
         pf[i + 2] = pf[ncs + 1]; /* keep the poll results aligned with cs */
       }
+    }
+    if (r > 0 && (pf[0].revents & POLLIN)) { /* after the clients: pf covers those polled */
+      int fd = accept(lfd, NULL, NULL);
+      conn *n2 = fd >= 0 ? realloc(cs, (size_t)(ncs + 1) * sizeof *cs) : NULL;
+      if (n2) cs = n2, cs[ncs++] = (conn){fd, -1, {{0}, 0}};
+      else if (fd >= 0) close(fd);
     }
     free(pf);
   }

@@ -144,6 +144,8 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   else if (p->o.on_full != LBSPROF_WAIT && p->o.on_full != LBSPROF_DROP) e = lbs_fail(LBS_INVAL, "lbsprof: on_full must be WAIT or DROP");
   else if (!p->o.collector && (!p->o.trace_path || !*p->o.trace_path))
     e = lbs_fail(LBS_INVAL, "lbsprof: give trace_path, or collector for a running 'lbsim collect'");
+  else if (!p->o.collector && p->rank == 0 && access(p->o.trace_path, F_OK) == 0)
+    e = lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces", p->o.trace_path);
   else if (!find_agent(&p->o))
     e = lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
   if (!e) {
@@ -284,6 +286,12 @@ static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
 /* Puts one record into this rank's ring: waits (or drops) while it is full; 0 on success,
  * 1 when dropped or profiling stopped. */
 static int agent_alive(lbsprof *p) {
+  /* the node's first rank is the agent's parent: a dead agent is a zombie until it is reaped */
+  int status;
+  if (p->agent_pid > 0 && waitpid(p->agent_pid, &status, WNOHANG) == p->agent_pid) {
+    p->agent_pid = 0;
+    atomic_store(&p->shm->agent_state, AGENT_GONE);
+  }
   int32_t st = atomic_load(&p->shm->agent_state), pid = atomic_load(&p->shm->agent_pid);
   return st != AGENT_GONE && !(pid > 0 && kill(pid, 0) && errno == ESRCH);
 }
@@ -451,7 +459,8 @@ void lbsprof_elem_end(lbsprof *p, int64_t i) {
 
 int lbsprof_step_end(lbsprof *p) {
   if (!p->described) return lbs_fail(LBS_INVAL, "lbsprof: step_end before the mesh was described");
-  if (p->sampled) {
+  if (p->sampled && !agent_alive(p)) stop_profiling(p, "the node agent is gone");
+  if (p->sampled && p->enabled) {
     prof_step_hdr h = {p->step, p->step, p->n, p->M, 0};
     if (put_record(p, REC_STEP, &h, sizeof h, p->val, (size_t)(p->n * p->M) * sizeof *p->val, 1)) {
       if (p->enabled) p->dropped++;
@@ -475,6 +484,7 @@ int lbsprof_finalize(lbsprof **pp) {
     else atomic_store(&p->shm->ring[p->lrank].done, 1); /* the agent need not wait for it */
     if (p->dropped)
       fprintf(stderr, "lbsprof: rank %d dropped %lld sampled steps (ring full)\n", p->rank, (long long)p->dropped);
+    if (p->lrank == 0) agent_alive(p); /* reaps an agent that died */
     if (p->lrank == 0 && p->agent_pid > 0) {
       int st;
       while (waitpid(p->agent_pid, &st, 0) < 0 && errno == EINTR) {

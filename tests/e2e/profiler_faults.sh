@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The profiler with real processes: a normal run, a stand-alone collector, and the faults of
+# issue 6 (agent killed, collector killed, application killed, a full ring in drop and wait
+# modes). Every trace left behind must pass `lbsim trace check`.
+set -u
+LBSIM=${1:?usage: profiler_faults.sh lbsim prof_app}
+APP=${2:?usage: profiler_faults.sh lbsim prof_app}
+T=$(mktemp -d /tmp/lbs_prof_XXXXXX)
+trap 'pkill -9 -f "$T" 2>/dev/null; rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+meta() { sqlite3 "$1" "SELECT value FROM meta WHERE key = '$2'"; }
+steps() { "$LBSIM" trace info "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"])'; }
+# wait until no process matches $1 (up to 20 s)
+gone() { for _ in $(seq 200); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
+# the agent of the run whose ranks have $1 on their command line
+kill_agent() {
+  for pid in $(pgrep -f "^$APP $1"); do pkill "-$2" -f "lbsprof-$pid-" && return 0; done
+  return 1
+}
+
+# a normal run, 2 ranks, collector started by rank 0
+expect 0 "normal run" -- "${MPI[@]}" -n 2 "$APP" "$T/a.lbt" 20 0
+has "$T/out" "done 20 finalize 0" "finished"
+expect 0 "normal trace check" -- "$LBSIM" trace check "$T/a.lbt"
+[ "$(steps "$T/a.lbt")" = 20 ] && ok || bad "normal: $(steps "$T/a.lbt") steps"
+[ "$(meta "$T/a.lbt" profiler.complete)" = yes ] && ok || bad "normal run not complete"
+[ "$(meta "$T/a.lbt" profiler.ranks)" = 2 ] && ok || bad "ranks in metadata"
+expect 1 "existing trace refused" -- "${MPI[@]}" -n 1 "$APP" "$T/a.lbt" 2 0
+has "$T/err" "exists; the profiler does not overwrite traces" "exists message"
+
+# a stand-alone collector
+"$LBSIM" collect --listen "unix:$T/c.sock" -o "$T/b.lbt" 2>"$T/collect.err" &
+cpid=$!
+for _ in $(seq 50); do [ -S "$T/c.sock" ] && break; sleep 0.1; done
+expect 0 "run against lbsim collect" -- "${MPI[@]}" -n 2 "$APP" "unix:$T/c.sock" 8 0
+wait $cpid && ok || bad "lbsim collect exit: $(cat "$T/collect.err")"
+[ "$(steps "$T/b.lbt")" = 8 ] && ok || bad "collect: $(steps "$T/b.lbt") steps"
+expect 2 "collect without -o" -- "$LBSIM" collect --listen "unix:$T/d.sock"
+
+# the agent killed mid-run: the application finishes, warns once per rank, complete steps stay
+"${MPI[@]}" -n 2 "$APP" "$T/k.lbt" 60 40 >"$T/k.out" 2>"$T/k.err" &
+mpid=$!
+sleep 1.2
+kill_agent "$T/k.lbt" 9 && ok || bad "no agent to kill"
+wait $mpid && ok || bad "application failed after the agent was killed: $(tail -3 "$T/k.err")"
+has "$T/k.out" "done 60" "finished without its agent"
+n=$(grep -c "the node agent is gone" "$T/k.err")
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] && ok || bad "warnings: $n"
+gone "$T/k.lbt" || bad "collector still running"
+expect 0 "agent killed: trace check" -- "$LBSIM" trace check "$T/k.lbt"
+s=$(steps "$T/k.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 60 ] && ok || bad "agent killed: $s steps"
+[ "$(meta "$T/k.lbt" profiler.complete)" = no ] && ok || bad "agent killed: complete should be no"
+
+# the collector killed: agents retry, give up with a message; the application finishes
+LBSPROF_RETRY_S=1 "${MPI[@]}" -n 2 "$APP" "$T/c2.lbt" 80 40 >"$T/c2.out" 2>"$T/c2.err" &
+mpid=$!
+sleep 1.2
+pkill -9 -f "collect .*$T/c2.lbt" && ok || bad "no collector to kill"
+wait $mpid && ok || bad "application failed after the collector was killed: $(tail -3 "$T/c2.err")"
+has "$T/c2.out" "done 80 finalize 1" "finished, finalize reports the incomplete trace"
+has "$T/c2.err" "giving up" "agent gives up"
+expect 0 "collector killed: trace check" -- "$LBSIM" trace check "$T/c2.lbt"
+s=$(steps "$T/c2.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 80 ] && ok || bad "collector killed: $s steps"
+
+# the application killed: the trace is valid up to its last complete step
+"${MPI[@]}" -n 2 "$APP" "$T/x.lbt" 200 40 >"$T/x.out" 2>"$T/x.err" &
+mpid=$!
+sleep 1.5
+pkill -9 -f "^$APP $T/x.lbt" && ok || bad "no ranks to kill"
+wait $mpid 2>/dev/null
+gone "$T/x.lbt" && ok || bad "agent or collector still running after the application died"
+expect 0 "application killed: trace check" -- "$LBSIM" trace check "$T/x.lbt"
+s=$(steps "$T/x.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 200 ] && ok || bad "application killed: $s steps"
+[ "$(meta "$T/x.lbt" profiler.complete)" = no ] && ok || bad "application killed: complete should be no"
+
+# a full ring: the agent stopped for a while. drop: samples dropped and counted; wait: none
+for mode in drop wait; do
+  "${MPI[@]}" -n 1 "$APP" "$T/$mode.lbt" 60 15 $mode 4096 >"$T/$mode.out" 2>"$T/$mode.err" &
+  mpid=$!
+  sleep 0.5
+  kill_agent "$T/$mode.lbt" STOP || bad "$mode: no agent to stop"
+  sleep 0.6
+  kill_agent "$T/$mode.lbt" CONT
+  wait $mpid && ok || bad "$mode: application failed: $(tail -3 "$T/$mode.err")"
+  gone "$T/$mode.lbt"
+  expect 0 "$mode: trace check" -- "$LBSIM" trace check "$T/$mode.lbt"
+  s=$(steps "$T/$mode.lbt") d=$(meta "$T/$mode.lbt" profiler.dropped_steps)
+  [ "$(meta "$T/$mode.lbt" profiler.on_full)" = "$mode" ] && ok || bad "$mode: on_full in metadata"
+  if [ $mode = drop ]; then
+    [ "$d" -gt 0 ] && [ "$s" -lt 60 ] && [ $((s + d)) -eq 60 ] && ok || bad "drop: $s steps, $d dropped"
+    has "$T/$mode.err" "dropped" "drop mode says so"
+  else
+    [ "$d" = 0 ] && [ "$s" = 60 ] && ok || bad "wait: $s steps, $d dropped"
+  fi
+done
+
+finish

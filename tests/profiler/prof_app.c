@@ -1,0 +1,57 @@
+/* prof_app.c - a small instrumented MPI program for the fault tests (tests/e2e/profiler_faults.sh):
+ *   prof_app TRACE STEPS SLEEP_MS [drop [RING_BYTES]]
+ * Each step: every element of a 20x20x2 box (split over the ranks) does about 1 us of work,
+ * then the rank sleeps SLEEP_MS. Prints "done N" on rank 0 when it finishes. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lbsprof.h"
+
+static volatile double sink;
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  if (argc < 4) {
+    fprintf(stderr, "usage: prof_app TRACE STEPS SLEEP_MS [drop [RING_BYTES]]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int rank, size, steps = atoi(argv[2]), ms = atoi(argv[3]);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  lbsprof_opts o;
+  lbsprof_opts_default(&o);
+  if (!strncmp(argv[1], "unix:", 5) || !strncmp(argv[1], "tcp:", 4)) o.collector = argv[1];
+  else o.trace_path = argv[1];
+  if (argc > 4 && !strcmp(argv[4], "drop")) o.on_full = LBSPROF_DROP;
+  if (argc > 5) o.ring_bytes = (size_t)atol(argv[5]);
+  lbsprof *p;
+  if (lbsprof_init(MPI_COMM_WORLD, &o, &p)) {
+    if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
+    MPI_Finalize();
+    return 1;
+  }
+  int64_t g[3] = {20, 20, 2}, lo[3] = {20 * rank / size, 0, 0}, hi[3] = {20 * (rank + 1) / size, 20, 2};
+  if (lbsprof_mesh_box(p, g, lo, hi)) {
+    if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
+    MPI_Finalize();
+    return 1;
+  }
+  int64_t n = (hi[0] - lo[0]) * 40;
+  struct timespec nap = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  for (int s = 0; s < steps; s++) {
+    for (int64_t i = 0; i < n; i++) {
+      lbsprof_elem_begin(p, i);
+      for (int k = 0; k < 300; k++) sink += k;
+      lbsprof_elem_end(p, i);
+    }
+    lbsprof_step_end(p);
+    nanosleep(&nap, NULL);
+  }
+  int rc = lbsprof_finalize(&p);
+  if (rank == 0) printf("done %d finalize %d\n", steps, rc);
+  MPI_Finalize();
+  return 0;
+}
