@@ -24,8 +24,9 @@
  * collector (the GlobalAgent, started by rank 0 unless opts.collector names a running
  * `lbsim collect`), which writes the SQLite trace store one transaction per completed step.
  *
- * Metrics: `time_ns` (CLOCK_MONOTONIC around each element; an element entered several times
- * in a step accumulates), `cycles` and `instructions` through PAPI when the hardware allows
+ * Metrics: `time_ns` (the invariant TSC where the CPU has one, calibrated against
+ * CLOCK_MONOTONIC, else CLOCK_MONOTONIC; LBSPROF_CLOCK=monotonic forces the latter; an element
+ * entered several times in a step accumulates), `cycles` and `instructions` through PAPI when the hardware allows
  * (otherwise one warning on rank 0 and the metric is left out), custom probes (begin/end
  * callbacks, the end returning the element's value), and values the application sets.
  *
