@@ -72,6 +72,10 @@ int main(int argc, char **argv) {
           lbsprof_set_value(p, w, i, units(g) * (1 + s));
         }
     lbsprof_step_end(p);
+    /* idle time between steps (a real code's communication phase): the node agent and the
+     * collector, sharing this machine's two cores, work then rather than inside timed elements */
+    MPI_Barrier(MPI_COMM_WORLD);
+    usleep(20000);
   }
   CHECK(lbsprof_finalize(&p) == 0, "finalize: %s", lbsprof_errmsg());
   CHECK(p == NULL, "finalize clears the handle");
@@ -99,8 +103,15 @@ int main(int argc, char **argv) {
         CHECK(fabs(vv[g] - 1) < 1e-9, "one visit per element per step");
       }
     }
-    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+    /* per rank's slab: ranks sharing the cores with the agent and collector run at different
+     * speeds, which is the machine, not the profiler */
+    double worst = 1;
+    for (int k = 0; k < size; k++) {
+    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, cnt = 0;
     for (int64_t g = 0; g < E; g++) {
+      int64_t x = g % NX;
+      if (x < NX * k / size || x >= NX * (k + 1) / size) continue;
+      cnt++;
       double m[SAMPLED], u = units(g);
       for (int s = 0; s < SAMPLED; s++) { /* insertion sort of the element's times */
         int k = s;
@@ -110,9 +121,11 @@ int main(int argc, char **argv) {
       double y = m[SAMPLED / 2];
       sx += u, sy += y, sxx += u * u, syy += y * y, sxy += u * y;
     }
-    double n = (double)E, r = (n * sxy - sx * sy) / sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
-    printf("correlation of the median time_ns with the work pattern: %.4f\n", r);
-    CHECK(r >= 0.9, "correlation %g", r);
+    double n = cnt, r = (n * sxy - sx * sy) / sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
+    worst = r < worst ? r : worst;
+    }
+    printf("correlation of the median time_ns with the work pattern (worst rank): %.4f\n", worst);
+    CHECK(worst >= 0.9, "correlation %g", worst);
     CHECK(lbs_trace_verify(t, NULL, NULL) == LBS_OK, "trace verify: %s", lbs_errmsg());
     free(tv), free(wv), free(vv);
     lbs_trace_close(&t);

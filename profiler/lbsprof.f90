@@ -1,0 +1,123 @@
+! lbsprof.f90 - the Fortran 90 interface to liblbsprof (see lbsprof.h for what each call does).
+!
+!   use lbsprof
+!   type(c_ptr) :: p
+!   integer :: ierr, w
+!   ierr = lbsprof_start(MPI_COMM_WORLD, 'run.lbt', p)          ! collective
+!   w = lbsprof_metric(p, 'weight', 'cells')                     ! optional value metric
+!   ierr = lbsprof_mesh_box(p, global, lo, hi)                   ! integer(c_int64_t) arrays(3)
+!   do step ...
+!     call lbsprof_elem_begin(p, i)  ! i: local index from 0, integer(c_int64_t)
+!     ... work ...
+!     call lbsprof_elem_end(p, i)
+!     ierr = lbsprof_set_value(p, w, i, value)
+!     ierr = lbsprof_step_end(p)
+!   end do
+!   ierr = lbsprof_finalize(p)                                   ! collective
+module lbsprof
+  use iso_c_binding
+  implicit none
+  private
+  public :: lbsprof_start, lbsprof_metric, lbsprof_mesh_box, lbsprof_elem_begin, lbsprof_elem_end, &
+            lbsprof_set_value, lbsprof_step_end, lbsprof_finalize, lbsprof_error, c_ptr, c_int64_t, c_double
+
+  interface
+    function c_init(comm, path, metrics, every, eps, p) bind(c, name='lbsprof_init_f') result(rc)
+      import :: c_int, c_char, c_double, c_ptr
+      integer(c_int), value :: comm, every
+      character(kind=c_char) :: path(*), metrics(*)
+      real(c_double), value :: eps
+      type(c_ptr) :: p
+      integer(c_int) :: rc
+    end function
+    function c_value_metric(p, name, unit) bind(c, name='lbsprof_value_metric') result(id)
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: p
+      character(kind=c_char) :: name(*), unit(*)
+      integer(c_int) :: id
+    end function
+    function lbsprof_mesh_box(p, global, lo, hi) bind(c, name='lbsprof_mesh_box') result(rc)
+      import :: c_ptr, c_int64_t, c_int
+      type(c_ptr), value :: p
+      integer(c_int64_t) :: global(3), lo(3), hi(3)
+      integer(c_int) :: rc
+    end function
+    subroutine lbsprof_elem_begin(p, i) bind(c, name='lbsprof_elem_begin')
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: p
+      integer(c_int64_t), value :: i
+    end subroutine
+    subroutine lbsprof_elem_end(p, i) bind(c, name='lbsprof_elem_end')
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: p
+      integer(c_int64_t), value :: i
+    end subroutine
+    function lbsprof_set_value(p, metric, i, v) bind(c, name='lbsprof_set_value') result(rc)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: p
+      integer(c_int), value :: metric
+      integer(c_int64_t), value :: i
+      real(c_double), value :: v
+      integer(c_int) :: rc
+    end function
+    function lbsprof_step_end(p) bind(c, name='lbsprof_step_end') result(rc)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: p
+      integer(c_int) :: rc
+    end function
+    function lbsprof_finalize(p) bind(c, name='lbsprof_finalize') result(rc)
+      import :: c_ptr, c_int
+      type(c_ptr) :: p
+      integer(c_int) :: rc
+    end function
+    subroutine c_errmsg(buf, n) bind(c, name='lbsprof_errmsg_f')
+      import :: c_char, c_int
+      character(kind=c_char) :: buf(*)
+      integer(c_int), value :: n
+    end subroutine
+  end interface
+
+contains
+
+  ! Starts profiling on a communicator (an integer handle from `use mpi`) into trace path.
+  ! Optional: metrics ('time_ns,cycles'), sample_every, error_bound. Returns 0 on success.
+  function lbsprof_start(comm, path, p, metrics, sample_every, error_bound) result(rc)
+    integer, intent(in) :: comm
+    character(len=*), intent(in) :: path
+    type(c_ptr), intent(out) :: p
+    character(len=*), intent(in), optional :: metrics
+    integer, intent(in), optional :: sample_every
+    real(c_double), intent(in), optional :: error_bound
+    integer :: rc, every
+    real(c_double) :: eps
+    character(len=256) :: m
+    m = ''
+    every = 0
+    eps = -1
+    if (present(metrics)) m = metrics
+    if (present(sample_every)) every = sample_every
+    if (present(error_bound)) eps = error_bound
+    rc = c_init(int(comm, c_int), trim(path)//c_null_char, trim(m)//c_null_char, int(every, c_int), eps, p)
+  end function
+
+  ! A value metric the program sets; returns its id (negative on error).
+  function lbsprof_metric(p, name, unit) result(id)
+    type(c_ptr), intent(in) :: p
+    character(len=*), intent(in) :: name, unit
+    integer :: id
+    id = c_value_metric(p, trim(name)//c_null_char, trim(unit)//c_null_char)
+  end function
+
+  ! The last error message.
+  function lbsprof_error() result(msg)
+    character(len=512) :: msg
+    character(kind=c_char) :: buf(512)
+    integer :: k
+    call c_errmsg(buf, 512_c_int)
+    msg = ''
+    do k = 1, 511
+      if (buf(k) == c_null_char) exit
+      msg(k:k) = buf(k)
+    end do
+  end function
+end module lbsprof

@@ -1,0 +1,71 @@
+! fprof.f90 - the Fortran interface end to end: a 32x16 box split over the ranks, each cell
+! doing work proportional to its pattern value, which it also sets as the metric 'weight'.
+! usage: fprof TRACE   (tests/e2e/profiler_fortran.sh checks the trace)
+program fprof
+  use mpi
+  use lbsprof
+  use iso_c_binding, only: c_int
+  implicit none
+  integer :: ierr, rank, nranks, w, s, rc
+  integer(c_int64_t) :: g(3), lo(3), hi(3), i, x, y
+  type(c_ptr) :: p
+  character(len=512) :: path
+  real(c_double) :: acc
+  interface
+    ! the idle time between steps (a real code's communication phase): the node agent and the
+    ! collector, which share this machine's two cores, do their work then, not inside the
+    ! timed elements
+    function usleep(us) bind(c, name='usleep') result(rc)
+      import :: c_int
+      integer(c_int), value :: us
+      integer(c_int) :: rc
+    end function
+  end interface
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
+  call get_command_argument(1, path)
+  rc = lbsprof_start(MPI_COMM_WORLD, trim(path), p, sample_every=1)
+  if (rc /= 0) then
+    print *, 'lbsprof_start: ', trim(lbsprof_error())
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  w = lbsprof_metric(p, 'weight', 'units')
+  g = [32_c_int64_t, 16_c_int64_t, 1_c_int64_t]
+  lo = [32_c_int64_t * rank / nranks, 0_c_int64_t, 0_c_int64_t]
+  hi = [32_c_int64_t * (rank + 1) / nranks, 16_c_int64_t, 1_c_int64_t]
+  rc = lbsprof_mesh_box(p, g, lo, hi)
+  if (rc /= 0 .or. w < 0) then
+    print *, 'lbsprof_mesh_box: ', trim(lbsprof_error())
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  acc = 0
+  do s = 0, 8
+    i = 0
+    do y = lo(2), hi(2) - 1
+      do x = lo(1), hi(1) - 1
+        call lbsprof_elem_begin(p, i)
+        acc = acc + work(1 + mod(x + 32 * y, 4))
+        call lbsprof_elem_end(p, i)
+        rc = lbsprof_set_value(p, w, i, real(1 + mod(x + 32 * y, 4), c_double))
+        i = i + 1
+      end do
+    end do
+    rc = lbsprof_step_end(p)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    rc = usleep(20000_c_int)
+  end do
+  rc = lbsprof_finalize(p)
+  if (rank == 0) print '(a,i0,a,l1)', 'fprof done, finalize ', rc, ' ', acc > 0
+  call MPI_Finalize(ierr)
+contains
+  function work(u) result(r)
+    integer(c_int64_t), intent(in) :: u
+    real(c_double) :: r
+    integer :: k
+    r = 0
+    do k = 1, int(u) * 10000
+      r = r + sqrt(real(k, c_double))
+    end do
+  end function
+end program fprof
