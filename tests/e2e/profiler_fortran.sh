@@ -23,14 +23,27 @@ for r in rows:
     u = 1 + (x + 32 * y) % 4
     assert abs(float(r["weight"]) - u) <= 1e-3 * 3 * 1.0001, (r, u)
     t.setdefault(e, []).append(float(r["time_ns"]))
+def rank(v):  # average ranks, ties shared
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    r = [0.0] * len(v)
+    i = 0
+    while i < len(v):
+        j = i
+        while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2
+        i = j + 1
+    return r
+
 # per rank (its slab of x): ranks sharing two cores with the agent and collector run at
 # different speeds, which is the machine, not the profiler
 ranks = int(sys.argv[2])
 worst = 1
 for k in range(ranks):
     es = [e for e in sorted(t) if 32 * k // ranks <= e % 32 < 32 * (k + 1) // ranks]
-    us = [1 + (e % 32 + 32 * (e // 32)) % 4 for e in es]
-    ts = [statistics.median(t[e]) for e in es]
+    us = rank([1 + (e % 32 + 32 * (e // 32)) % 4 for e in es])  # Spearman: ranks
+    ts = rank([statistics.median(t[e]) for e in es])
     mu, mt = statistics.mean(us), statistics.mean(ts)
     cov = sum((a - mu) * (b - mt) for a, b in zip(us, ts))
     worst = min(worst, cov / (sum((a - mu) ** 2 for a in us) * sum((b - mt) ** 2 for b in ts)) ** 0.5)
