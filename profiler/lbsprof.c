@@ -1,6 +1,7 @@
 /* lbsprof.c - the profiling library linked into the application (see lbsprof.h). */
 #include "lbsprof.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <papi.h>
@@ -113,9 +114,19 @@ static const char *find_agent(const lbsprof_opts *o) {
   if (o->agent_path) return o->agent_path;
   const char *env = getenv("LBSPROF_AGENT");
   if (env && *env) return env;
-#ifdef LBSPROF_AGENT_INSTALLED
-  if (access(LBSPROF_AGENT_INSTALLED, X_OK) == 0) return LBSPROF_AGENT_INSTALLED;
-#endif
+  /* installed: PREFIX/lib/liblbsprof.so -> PREFIX/libexec/lbsim/lbsprof-agent */
+  static char beside[4096];
+  Dl_info info;
+  if (dladdr((void *)&lbsprof_init, &info) && info.dli_fname) {
+    snprintf(beside, sizeof beside, "%s", info.dli_fname);
+    char *slash = strrchr(beside, '/');
+    if (slash) {
+      *slash = '\0';
+      size_t len = strlen(beside);
+      snprintf(beside + len, sizeof beside - len, "/../libexec/lbsim/lbsprof-agent");
+      if (access(beside, X_OK) == 0) return beside;
+    }
+  }
 #ifdef LBSPROF_AGENT_BUILD
   if (access(LBSPROF_AGENT_BUILD, X_OK) == 0) return LBSPROF_AGENT_BUILD;
 #endif
