@@ -29,6 +29,15 @@ expect 0 "normal trace check" -- "$LBSIM" trace check "$T/a.lbt"
 expect 1 "existing trace refused" -- "${MPI[@]}" -n 1 "$APP" "$T/a.lbt" 2 0
 has "$T/err" "exists; the profiler does not overwrite traces" "exists message"
 
+# the mesh by element ids, with coordinates and adjacency
+expect 0 "elements run" -- "${MPI[@]}" -n 2 "$APP" "$T/e.lbt" 3 0 elements
+expect 0 "elements info" -- "$LBSIM" trace info "$T/e.lbt" --json
+python3 -c "
+import json; d = json.load(open('$T/out'))
+assert d['elements'] == 800 and d['steps'] == 3, d
+assert 'unstructured' in json.dumps(d) and '1598' in json.dumps(d), d" && ok || bad "elements trace: $(cat "$T/out")"
+expect 0 "elements trace check" -- "$LBSIM" trace check "$T/e.lbt"
+
 # a stand-alone collector
 "$LBSIM" collect --listen "unix:$T/c.sock" -o "$T/b.lbt" 2>"$T/collect.err" &
 cpid=$!

@@ -1,7 +1,9 @@
 /* prof_app.c - a small instrumented MPI program for the fault tests (tests/e2e/profiler_faults.sh):
- *   prof_app TRACE STEPS SLEEP_MS [drop [RING_BYTES]]
+ *   prof_app TRACE STEPS SLEEP_MS [drop|wait|elements [RING_BYTES]]
  * Each step: every element of a 20x20x2 box (split over the ranks) does about 1 us of work,
- * then the rank sleeps SLEEP_MS. Prints "done N" on rank 0 when it finishes. */
+ * then the rank sleeps SLEEP_MS. Prints "done N" on rank 0 when it finishes. `elements`
+ * describes the mesh by ids instead (rank r holds ids r, r+R, r+2R, ... of 800, with
+ * coordinates and a ring adjacency i-1, i+1). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +36,31 @@ int main(int argc, char **argv) {
     return 1;
   }
   int64_t g[3] = {20, 20, 2}, lo[3] = {20 * rank / size, 0, 0}, hi[3] = {20 * (rank + 1) / size, 20, 2};
-  if (lbsprof_mesh_box(p, g, lo, hi)) {
+  int64_t n = (hi[0] - lo[0]) * 40;
+  int by_id = argc > 4 && !strcmp(argv[4], "elements"), bad;
+  if (by_id) {
+    n = (800 - rank + size - 1) / size;
+    int64_t *gid = malloc((size_t)n * sizeof *gid), *xadj = malloc((size_t)(n + 1) * sizeof *xadj);
+    int64_t *adj = malloc((size_t)(2 * n) * sizeof *adj);
+    double *co = malloc((size_t)(2 * n) * sizeof *co);
+    xadj[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t id = rank + i * size, k = xadj[i];
+      gid[i] = id, co[2 * i] = (double)(id % 40), co[2 * i + 1] = (double)(id / 40);
+      if (id > 0) adj[k++] = id - 1;
+      if (id < 799) adj[k++] = id + 1;
+      xadj[i + 1] = k;
+    }
+    bad = lbsprof_mesh_elements(p, n, gid, 2, co, xadj, adj);
+    free(gid), free(xadj), free(adj), free(co);
+  } else {
+    bad = lbsprof_mesh_box(p, g, lo, hi);
+  }
+  if (bad) {
     if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
     MPI_Finalize();
     return 1;
   }
-  int64_t n = (hi[0] - lo[0]) * 40;
   struct timespec nap = {ms / 1000, (long)(ms % 1000) * 1000000L};
   for (int s = 0; s < steps; s++) {
     for (int64_t i = 0; i < n; i++) {
