@@ -44,4 +44,8 @@ step "Seed 003's N-body workload: a Barnes-Hut integration of a Plummer sphere (
 $L grid gen --family UP --procs 16 --clusters 4 --slowdown 10 -o "$OUT/up.ini" --force 2>/dev/null
 step "MinEX against METIS on an UP grid (faster processors have faster networks): projected run time" \
   $L partition "$OUT/nbody.lbt" --grid "$OUT/up.ini" --partitioner minex,metis,zoltan:rcb -o grid.ns_per_work=20
+rm -f "$OUT/heat.lbt"
+step "The profiler: a small MPI heat code on 2 ranks, every element timed, node agent and collector" \
+  mpiexec --allow-run-as-root --oversubscribe -n 2 build/bin/heat "$OUT/heat.lbt" 64 10
+$L trace info "$OUT/heat.lbt" | sed -n '1,4p'
 printf '\nAll demo outputs are in %s/.\n' "$OUT"
