@@ -75,7 +75,6 @@ static lbs_err create_trace(coll *c) {
     const uint8_t *p = c->mesh[k].data + 8, *end = c->mesh[k].data + c->mesh[k].len;
     int32_t nranks;
     memcpy(&nranks, c->mesh[k].data + 4, 4);
-    int64_t at = 0;
     for (int r = 0; r < nranks && !e; r++) {
       uint64_t len;
       int64_t h[3];
@@ -100,7 +99,6 @@ static lbs_err create_trace(coll *c) {
         }
       }
       p += len;
-      at += h[0];
     }
     (void)end;
   }
