@@ -13,6 +13,15 @@ meta() { sqlite3 "$1" "SELECT value FROM meta WHERE key = '$2'"; }
 steps() { "$LBSIM" trace info "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"])'; }
 # wait until no process matches $1 (up to 20 s)
 gone() { for _ in $(seq 200); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
+# wait until the agent of the run with $1 on its ranks' command lines runs (up to 30 s):
+# MPI start-up on a loaded machine can take seconds
+agent_up() {
+  for _ in $(seq 300); do
+    for pid in $(pgrep -f "^$APP $1"); do pgrep -f "lbsprof-$pid-" >/dev/null && return 0; done
+    sleep 0.1
+  done
+  return 1
+}
 # the agent of the run whose ranks have $1 on their command line
 kill_agent() {
   for pid in $(pgrep -f "^$APP $1"); do pkill "-$2" -f "lbsprof-$pid-" && return 0; done
@@ -50,7 +59,8 @@ expect 2 "collect without -o" -- "$LBSIM" collect --listen "unix:$T/d.sock"
 # the agent killed mid-run: the application finishes, warns once per rank, complete steps stay
 "${MPI[@]}" -n 2 "$APP" "$T/k.lbt" 60 40 >"$T/k.out" 2>"$T/k.err" &
 mpid=$!
-sleep 1.2
+agent_up "$T/k.lbt"
+sleep 0.8
 kill_agent "$T/k.lbt" 9 && ok || bad "no agent to kill"
 wait $mpid && ok || bad "application failed after the agent was killed: $(tail -3 "$T/k.err")"
 has "$T/k.out" "done 60" "finished without its agent"
@@ -64,7 +74,8 @@ s=$(steps "$T/k.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 60 ] && ok || bad "agent kil
 # the collector killed: agents retry, give up with a message; the application finishes
 LBSPROF_RETRY_S=1 "${MPI[@]}" -n 2 "$APP" "$T/c2.lbt" 80 40 >"$T/c2.out" 2>"$T/c2.err" &
 mpid=$!
-sleep 1.2
+agent_up "$T/c2.lbt"
+sleep 0.8
 pkill -9 -f "collect .*$T/c2.lbt" && ok || bad "no collector to kill"
 wait $mpid && ok || bad "application failed after the collector was killed: $(tail -3 "$T/c2.err")"
 has "$T/c2.out" "done 80 finalize 1" "finished, finalize reports the incomplete trace"
@@ -75,7 +86,8 @@ s=$(steps "$T/c2.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 80 ] && ok || bad "collecto
 # the application killed: the trace is valid up to its last complete step
 "${MPI[@]}" -n 2 "$APP" "$T/x.lbt" 200 40 >"$T/x.out" 2>"$T/x.err" &
 mpid=$!
-sleep 1.5
+agent_up "$T/x.lbt"
+sleep 1
 pkill -9 -f "^$APP $T/x.lbt" && ok || bad "no ranks to kill"
 wait $mpid 2>/dev/null
 gone "$T/x.lbt" && ok || bad "agent or collector still running after the application died"
@@ -87,7 +99,8 @@ s=$(steps "$T/x.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 200 ] && ok || bad "applicat
 for mode in drop wait; do
   "${MPI[@]}" -n 1 "$APP" "$T/$mode.lbt" 60 15 $mode 4096 >"$T/$mode.out" 2>"$T/$mode.err" &
   mpid=$!
-  sleep 0.5
+  agent_up "$T/$mode.lbt"
+  sleep 0.2
   kill_agent "$T/$mode.lbt" STOP || bad "$mode: no agent to stop"
   sleep 0.6
   kill_agent "$T/$mode.lbt" CONT
