@@ -262,6 +262,21 @@ static int trace_info(int argc, char **argv) {
     printf(",\"source\":");
     if (src) cli_json_str(stdout, src);
     else printf("null");
+    /* a profiled run: how it ended (profiler.* keys, see profiler/collector.c) */
+    static const char *const pk[] = {"ranks", "nodes", "sample_every", "on_full", "complete", "dropped_steps",
+                                     "incomplete_steps", "lost_ranks"};
+    if (lbs_trace_meta(t, "profiler.ranks")) {
+      printf(",\"profiler\":{");
+      for (size_t k = 0; k < sizeof pk / sizeof *pk; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "profiler.%s", pk[k]);
+        const char *v = lbs_trace_meta(t, key);
+        printf("%s\"%s\":", k ? "," : "", pk[k]);
+        if (v) cli_json_str(stdout, v);
+        else printf("null");
+      }
+      printf("}");
+    }
     printf(",\"metrics\":[");
     for (int m = 0; m < nm; m++) {
       lbs_metric_info mi;
@@ -298,6 +313,15 @@ static int trace_info(int argc, char **argv) {
     }
     printf("\nmesh      %s\nchunks    %lld elements each, %lld stored\nsource    %s\n", meshdesc,
            (long long)lbs_trace_chunk_elems(t), (long long)all.chunks, src ? src : "unknown");
+    if (lbs_trace_meta(t, "profiler.ranks")) {
+      const char *c = lbs_trace_meta(t, "profiler.complete"), *d = lbs_trace_meta(t, "profiler.dropped_steps");
+      const char *i = lbs_trace_meta(t, "profiler.incomplete_steps"), *l = lbs_trace_meta(t, "profiler.lost_ranks");
+      printf("profiler  ranks %s, nodes %s, sample_every %s: %s; steps dropped %s, incomplete %s; ranks lost %s\n",
+             lbs_trace_meta(t, "profiler.ranks"), lbs_trace_meta(t, "profiler.nodes") ? lbs_trace_meta(t, "profiler.nodes") : "?",
+             lbs_trace_meta(t, "profiler.sample_every") ? lbs_trace_meta(t, "profiler.sample_every") : "?",
+             c && !strcmp(c, "yes") ? "complete" : c ? "did not end cleanly" : "still being written",
+             d ? d : "?", i ? i : "?", l ? l : "?");
+    }
     printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
            (long long)all.raw_bytes, (long long)file, ratio, (long long)all.stored_bytes);
     printf("metrics\n  %-12s %-6s %-9s %-16s %12s %12s %12s\n", "name", "unit", "codec", "bound",
