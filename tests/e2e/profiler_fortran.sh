@@ -16,11 +16,11 @@ for n in 1 2; do
   python3 - "$T/csv$n/steps.csv" $n <<'PY' && ok || bad "np$n values"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 9 * 512, len(rows)
+assert len(rows) == 9 * 2048, len(rows)
 t = {}
 for r in rows:
-    e = int(r["element"]); x, y = e % 32, e // 32
-    u = 1 + (x + 32 * y) % 4
+    e = int(r["element"]); x, y = e % 64, e // 64
+    u = 1 + (x + 64 * y) % 4
     assert abs(float(r["weight"]) - u) <= 1e-3 * 3 * 1.0001, (r, u)
     t.setdefault(e, []).append(float(r["time_ns"]))
 def rank(v):  # average ranks, ties shared
@@ -36,14 +36,27 @@ def rank(v):  # average ranks, ties shared
         i = j + 1
     return r
 
-# per rank (its slab of x): ranks sharing two cores with the agent and collector run at
-# different speeds, which is the machine, not the profiler
+# per rank (its slab of x), each time divided by the mean time of its row in that step: two
+# ranks on this VM's two (hyper)threads slow each other while both compute, so a rank's speed
+# drifts within a step; a row of its slab (32 cells, each weight 8 times) sees one speed
 ranks = int(sys.argv[2])
+steps = len(next(iter(t.values())))
+row = lambda e, k: (e // 64, k)
+norm = {}
+for s in range(steps):
+    sums = {}
+    for e, v in t.items():
+        k = (e % 64) * ranks // 64
+        a = sums.setdefault(row(e, k), [0.0, 0])
+        a[0] += v[s]; a[1] += 1
+    for e, v in t.items():
+        a = sums[row(e, (e % 64) * ranks // 64)]
+        norm.setdefault(e, []).append(v[s] / (a[0] / a[1]))
 worst = 1
 for k in range(ranks):
-    es = [e for e in sorted(t) if 32 * k // ranks <= e % 32 < 32 * (k + 1) // ranks]
-    us = rank([1 + (e % 32 + 32 * (e // 32)) % 4 for e in es])  # Spearman: ranks
-    ts = rank([statistics.median(t[e]) for e in es])
+    es = [e for e in sorted(t) if 64 * k // ranks <= e % 64 < 64 * (k + 1) // ranks]
+    us = rank([1 + (e % 64 + 64 * (e // 64)) % 4 for e in es])  # Spearman: ranks
+    ts = rank([statistics.median(norm[e]) for e in es])
     mu, mt = statistics.mean(us), statistics.mean(ts)
     cov = sum((a - mu) * (b - mt) for a, b in zip(us, ts))
     worst = min(worst, cov / (sum((a - mu) ** 2 for a in us) * sum((b - mt) ** 2 for b in ts)) ** 0.5)

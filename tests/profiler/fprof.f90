@@ -1,4 +1,4 @@
-! fprof.f90 - the Fortran interface end to end: a 32x16 box split over the ranks, each cell
+! fprof.f90 - the Fortran interface end to end: a 64x32 box split over the ranks, each cell
 ! doing work proportional to its pattern value, which it also sets as the metric 'weight'.
 ! usage: fprof TRACE   (tests/e2e/profiler_fortran.sh checks the trace)
 program fprof
@@ -31,9 +31,9 @@ program fprof
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
   w = lbsprof_metric(p, 'weight', 'units')
-  g = [32_c_int64_t, 16_c_int64_t, 1_c_int64_t]
-  lo = [32_c_int64_t * rank / nranks, 0_c_int64_t, 0_c_int64_t]
-  hi = [32_c_int64_t * (rank + 1) / nranks, 16_c_int64_t, 1_c_int64_t]
+  g = [64_c_int64_t, 32_c_int64_t, 1_c_int64_t]
+  lo = [64_c_int64_t * rank / nranks, 0_c_int64_t, 0_c_int64_t]
+  hi = [64_c_int64_t * (rank + 1) / nranks, 32_c_int64_t, 1_c_int64_t]
   rc = lbsprof_mesh_box(p, g, lo, hi)
   if (rc /= 0 .or. w < 0) then
     print *, 'lbsprof_mesh_box: ', trim(lbsprof_error())
@@ -45,9 +45,9 @@ program fprof
     do y = lo(2), hi(2) - 1
       do x = lo(1), hi(1) - 1
         call lbsprof_elem_begin(p, i)
-        acc = acc + work(1 + mod(x + 32 * y, 4))
+        acc = acc + work(1 + mod(x + 64 * y, 4))
         call lbsprof_elem_end(p, i)
-        rc = lbsprof_set_value(p, w, i, real(1 + mod(x + 32 * y, 4), c_double))
+        rc = lbsprof_set_value(p, w, i, real(1 + mod(x + 64 * y, 4), c_double))
         i = i + 1
       end do
     end do
@@ -59,13 +59,21 @@ program fprof
   if (rank == 0) print '(a,i0,a,l1)', 'fprof done, finalize ', rc, ' ', acc > 0
   call MPI_Finalize(ierr)
 contains
+  ! about 8u microseconds of busy work, timed by the wall clock (as in mpi_prof.c), so that
+  ! being preempted does not change how long an element takes
   function work(u) result(r)
     integer(c_int64_t), intent(in) :: u
     real(c_double) :: r
+    integer(8) :: t0, t, rate
     integer :: k
     r = 0
-    do k = 1, int(u) * 10000
-      r = r + sqrt(real(k, c_double))
+    call system_clock(t0, rate)
+    do
+      do k = 1, 50
+        r = r + sqrt(real(k, c_double))
+      end do
+      call system_clock(t)
+      if (real(t - t0, c_double) / real(rate, c_double) >= 8d-6 * real(u, c_double)) exit
     end do
   end function
 end program fprof

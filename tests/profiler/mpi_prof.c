@@ -132,9 +132,18 @@ int main(int argc, char **argv) {
         CHECK(fabs(vv[g] - 1) < 1e-9, "one visit per element per step");
       }
     }
-    /* per rank's slab (ranks sharing the cores with the agent and collector run at different
-     * speeds, which is the machine, not the profiler), Spearman's rank correlation (a single
-     * element preempted in most steps would dominate Pearson's) */
+    /* per rank's slab, each time divided by the mean time of its row of the slab in that step
+     * (two ranks on this VM's two (hyper)threads slow each other while both compute, so a
+     * rank's speed drifts within a step; one row sees one speed), Spearman's rank correlation
+     * (a single element preempted in most steps would dominate Pearson's) */
+    for (int64_t s = 0; s < SAMPLED; s++)
+      for (int64_t row = 0; row < NY * NZ; row++)
+        for (int k = 0; k < size; k++) {
+          int64_t x0 = NX * k / size, x1 = NX * (k + 1) / size;
+          double mean = 0;
+          for (int64_t x = x0; x < x1; x++) mean += tv[s * E + row * NX + x] / (double)(x1 - x0);
+          for (int64_t x = x0; x < x1 && mean > 0; x++) tv[s * E + row * NX + x] /= mean;
+        }
     double worst = 1;
     double *xs = malloc((size_t)E * sizeof *xs), *ys = malloc((size_t)E * sizeof *ys);
     for (int k = 0; k < size; k++) {
