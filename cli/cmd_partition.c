@@ -194,9 +194,7 @@ int cmd_partition(int argc, char **argv) {
     if (!sizes || !gid || !lx || !newp || !all || !counts || !displs) e = lbs_fail(LBS_NOMEM, "partition");
   }
   if (!e) {
-    double total = 0;
-    for (int p = 0; p < P; p++) total += lbs_grid_rate(g, p);
-    for (int p = 0; p < P; p++) sizes[p] = lbs_grid_rate(g, p) / total;
+    lbs_grid_part_sizes(g, sizes);
     for (int64_t i = 0; i < n; i++) gid[i] = first + i;
     for (int64_t i = 0; i <= n; i++) lx[i] = px[first + i] - px[first];
     for (int r = 0; r < size; r++) counts[r] = (int)(rf[r + 1] - rf[r]), displs[r] = (int)rf[r];

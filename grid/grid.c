@@ -285,6 +285,12 @@ double lbs_grid_rate(const lbs_grid *g, int p) {
   return nt->ops->rate(nt->state);
 }
 
+void lbs_grid_part_sizes(const lbs_grid *g, double *sizes) {
+  double total = 0;
+  for (int p = 0; p < lbs_grid_procs(g); p++) total += lbs_grid_rate(g, p);
+  for (int p = 0; p < lbs_grid_procs(g); p++) sizes[p] = lbs_grid_rate(g, p) / total;
+}
+
 lbs_link lbs_grid_link(const lbs_grid *g, int a, int b) { return g->links[a * g->C + b]; }
 
 int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes) {

@@ -60,6 +60,8 @@ const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p);
 int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work);
 /* Relative throughput of processor p (speed-proportional part sizes). */
 double lbs_grid_rate(const lbs_grid *g, int p);
+/* Part sizes proportional to the processors' rates: sizes[0..P) summing to 1. */
+void lbs_grid_part_sizes(const lbs_grid *g, double *sizes);
 
 typedef struct lbs_link {
   int64_t lat_ns;  /* latency */

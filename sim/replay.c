@@ -432,9 +432,7 @@ static lbs_err setup(eng *x) {
   if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->wnav || !x->fixnav || !x->fix ||
       !x->load || !x->clock || !x->arrive || !x->link_free || lbs_queue_create(1024, &x->q))
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
-  double total = 0;
-  for (int p = 0; p < x->P; p++) total += lbs_grid_rate(x->g, p);
-  for (int p = 0; p < x->P; p++) x->sizes[p] = lbs_grid_rate(x->g, p) / total;
+  lbs_grid_part_sizes(x->g, x->sizes);
   for (int64_t i = 0; i < x->n; i++) {
     x->gid[i] = x->first + i;
     x->cur[i] = (int)((x->first + i) * x->P / x->E); /* a block start for REPARTITION */

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_fails, check_passes, check_rank;
 #define CHECK(cond, ...)                                                                  \
@@ -23,6 +24,17 @@ static inline int check_finish(void) {
   MPI_Allreduce(&p, &check_passes, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (check_rank == 0) printf("%d passed, %d failed\n", check_passes, check_fails);
   return check_fails != 0;
+}
+
+/* Rank 0 removes a scratch directory (the tests' mkdtemp). */
+static inline void check_remove_dir(const char *dir) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd)) {
+  }
 }
 
 #endif

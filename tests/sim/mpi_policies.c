@@ -98,12 +98,7 @@ int main(int argc, char **argv) {
     lbs_config_destroy(&cfg);
   }
   int status = check_finish();
-  if (rank == 0) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd)) {
-    }
-  }
+  check_remove_dir(dir);
   MPI_Finalize();
   return status;
 }
