@@ -1,12 +1,15 @@
-/* bench/trace_codec - the trace codec and store against its baselines, side by side.
+/* bench/trace_codec - the trace codecs and store against their baselines, side by side.
  *
- * On a 1M-element bump trace (100x100x100, the seed's MRTD pulse) and a noisy hotspot
- * trace (2% noise), for a few steps spread over a 300-step run, in one run:
- *  - polyline encode speed (one core, the store's chunking) at eps = 1e-3 of range;
+ * On a 1M-element bump trace (100x100x100, the seed's MRTD pulse), the same with measured-
+ * looking noise (`trace gen --noise default`) and a noisy hotspot trace (2% noise), for a few
+ * steps spread over a 300-step run, in one run, at the default settings (codec auto, bound
+ * LBS_BOUND_DEFAULT) and at the trace-store issue's setting (polyline, range:1e-3):
+ *  - encode speed (one core, the store's chunking);
  *  - decode speed into a 128 MiB rotating buffer (larger than the 32 MiB L3 here) against
  *    a memory fill of the same buffer with a linear formula;
  *  - zstd -1 and zlib -6 on the raw doubles: ratio, compression and decompression speed;
- *  - our ratio at eps = 1e-3 and 1e-2 of range (codec bytes and real trace-file bytes);
+ *  - our ratio (codec bytes, and real trace-file bytes at the default), largest error against
+ *    the bound, worst chunk sum;
  *  - through a real SQLite trace file: reading 1% of a step against reading all of it.
  * Figures are printed with their ratios; bench/RESULTS.md records them. No pass/fail. */
 #include <math.h>
@@ -57,21 +60,16 @@ static double range_of(const double *v) {
   return hi - lo;
 }
 
-/* Encodes a step in store-sized chunks; returns seconds. */
-static double encode_step(lbs_codec_ctx *ctx, const double *v, double eps, encoded *out) {
+/* Encodes a step in store-sized chunks within b (a range bound resolved as the store does);
+ * returns seconds. */
+static double encode_step(lbs_codec_ctx *ctx, lbs_codec codec, lbs_bound b, const double *v, encoded *out) {
   double t0 = now();
   out->bytes = 0;
+  if (b.kind == LBS_BOUND_RANGE) b = (lbs_bound){LBS_BOUND_ABS, b.eps * range_of(v)};
   for (int c = 0; c < NCH; c++) {
     size_t n = (size_t)(E - c * CHUNK < CHUNK ? E - c * CHUNK : CHUNK);
     out->blob[c].len = 0;
-    out->codec[c] = LBS_CODEC_POLYLINE;
-    lbs_err e = lbs_codec_encode(ctx, LBS_CODEC_POLYLINE, v + c * CHUNK, n, eps, &out->blob[c]);
-    if (e == LBS_RANGE) {
-      out->codec[c] = LBS_CODEC_LOSSLESS;
-      out->blob[c].len = 0;
-      e = lbs_codec_encode(ctx, LBS_CODEC_LOSSLESS, v + c * CHUNK, n, 0, &out->blob[c]);
-    }
-    if (e) die("encode");
+    if (lbs_codec_encode(ctx, codec, v + c * CHUNK, n, b, &out->blob[c], &out->codec[c])) die("encode");
     out->bytes += out->blob[c].len;
   }
   return now() - t0;
@@ -94,15 +92,28 @@ static double fill_step(double *out, double a, double b) {
   return now() - t0;
 }
 
+/* What is measured of one codec setting. */
 typedef struct {
-  double enc_s, dec_s, fill_s, zstd_c_s, zstd_d_s, zlib_c_s, zlib_d_s;
-  double raw, ours3, ours2, file3, zstd, zlib, max_err_rel;
+  const char *label;
+  lbs_codec codec;
+  const char *bound;
+  double enc_s, dec_s, fill_s, bytes, max_err, max_sum_err; /* max_err: of the bound, 1 = at it */
+  int64_t chunks[4];
+} setting;
+
+#define NSET 3
+
+typedef struct {
+  setting set[NSET];
+  double zstd_c_s, zstd_d_s, zlib_c_s, zlib_d_s;
+  double raw, file, zstd, zlib;
   double full_read_s, part_read_s;
   int64_t reads;
 } figures;
 
-static void run(const char *kind, figures *f) {
-  lbs_gen_params gp = {kind, NX, NX, NX, 300, 1};
+static void run(const char *kind, const char *noise, figures *f) {
+  lbs_gen_params gp = {kind, NX, NX, NX, 300, 1, {0, 0, 0}};
+  if (noise && lbs_gen_noise_parse(noise, &gp.noise)) die("noise");
   lbs_gen *g;
   if (lbs_gen_create(&gp, &g)) die("generator");
   lbs_codec_ctx *ctx;
@@ -113,30 +124,39 @@ static void run(const char *kind, figures *f) {
   size_t zcap = ZSTD_compressBound(E * 8);
   uint8_t *zbuf = malloc(zcap);
   memset(f, 0, sizeof *f);
+  f->set[0] = (setting){.label = "auto " LBS_BOUND_DEFAULT " (default)", .codec = LBS_CODEC_AUTO, .bound = LBS_BOUND_DEFAULT};
+  f->set[1] = (setting){.label = "auto rel:0.01", .codec = LBS_CODEC_AUTO, .bound = "rel:0.01"};
+  f->set[2] = (setting){.label = "polyline range:1e-3 (before)", .codec = LBS_CODEC_POLYLINE, .bound = "range:1e-3"};
   memset(slots, 0, (size_t)SLOTS * E * sizeof(double)); /* fault the pages in once */
   int slot = 0;
   for (int k = 0; k < NSTEPS; k++) {
     double *v = steps + (size_t)k * E;
     lbs_gen_step(g, step_ids[k], 0, NULL, v);
-    double rng = range_of(v), best;
-    /* polyline at 1e-2 (size only) then 1e-3 (size, speeds, error) */
-    encode_step(ctx, v, 1e-2 * rng, enc);
-    f->ours2 += (double)enc->bytes;
-    best = INFINITY;
-    for (int r = 0; r < REPS; r++) best = fmin(best, encode_step(ctx, v, 1e-3 * rng, enc));
-    f->enc_s += best;
-    f->ours3 += (double)enc->bytes;
-    best = INFINITY;
-    double bestfill = INFINITY;
-    for (int r = 0; r < REPS; r++) {
-      best = fmin(best, decode_step(ctx, enc, slots + (size_t)(slot++ % SLOTS) * E));
-      bestfill = fmin(bestfill, fill_step(slots + (size_t)(slot++ % SLOTS) * E, v[0], 1e-9));
+    double rng = range_of(v);
+    for (int si = 0; si < NSET; si++) {
+      setting *st = &f->set[si];
+      lbs_bound b;
+      if (lbs_bound_parse(st->bound, &b)) die("bound");
+      double best = INFINITY, bestfill = INFINITY, bestdec = INFINITY;
+      for (int r = 0; r < REPS; r++) best = fmin(best, encode_step(ctx, st->codec, b, v, enc));
+      st->enc_s += best;
+      st->bytes += (double)enc->bytes;
+      for (int c = 0; c < NCH; c++) st->chunks[enc->codec[c]]++;
+      for (int r = 0; r < REPS; r++) {
+        bestdec = fmin(bestdec, decode_step(ctx, enc, slots + (size_t)(slot++ % SLOTS) * E));
+        bestfill = fmin(bestfill, fill_step(slots + (size_t)(slot++ % SLOTS) * E, v[0], 1e-9));
+      }
+      st->dec_s += bestdec;
+      st->fill_s += bestfill;
+      double *d = slots + (size_t)((slot - 2) % SLOTS) * E;
+      decode_step(ctx, enc, d);
+      for (int64_t i = 0; i < E; i++) {
+        double tol = lbs_bound_tolerance(b, v[i], rng);
+        if (tol > 0) st->max_err = fmax(st->max_err, fabs(d[i] - v[i]) / tol);
+      }
+      for (int64_t c = 0; c < E; c += CHUNK)
+        st->max_sum_err = fmax(st->max_sum_err, lbs_sum_error(v + c, d + c, (size_t)(E - c < CHUNK ? E - c : CHUNK)));
     }
-    f->dec_s += best;
-    f->fill_s += bestfill;
-    double *d = slots + (size_t)((slot - 2) % SLOTS) * E;
-    decode_step(ctx, enc, d);
-    for (int64_t i = 0; i < E; i++) f->max_err_rel = fmax(f->max_err_rel, fabs(d[i] - v[i]) / rng);
     /* zstd -1 and zlib -6 on the raw doubles */
     double tc = INFINITY, td = INFINITY;
     size_t zn = 0;
@@ -162,14 +182,16 @@ static void run(const char *kind, figures *f) {
     f->zlib_d_s += now() - t0;
     f->raw += E * 8.0;
   }
-  /* a real trace file with these steps: file bytes and partial against full reads */
+  /* a real trace file with these steps at the default settings: file bytes and partial
+   * against full reads */
   char path[] = "/tmp/lbs_bench_XXXXXX";
   int fd = mkstemp(path);
   close(fd);
   remove(path);
   lbs_mesh *mesh;
   lbs_mesh_create_structured(NX, NX, NX, LBS_ORDER_NATURAL, &mesh);
-  lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_POLYLINE, 1e-3, 1};
+  lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_AUTO, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &ms.bound);
   lbs_trace_spec spec = {E, CHUNK, 1, &ms, mesh, 0, NULL};
   lbs_trace_writer *w;
   if (lbs_trace_create(path, &spec, &w)) die("create");
@@ -180,7 +202,7 @@ static void run(const char *kind, figures *f) {
   if (lbs_trace_writer_close(&w)) die("close");
   lbs_trace *t;
   if (lbs_trace_open(path, &t)) die("open");
-  f->file3 = (double)lbs_trace_file_bytes(t);
+  f->file = (double)lbs_trace_file_bytes(t);
   int64_t part = E / 100, first = E / 2 - part / 2;
   for (int r = 0; r < 5; r++)
     for (int k = 0; k < NSTEPS; k++) {
@@ -210,36 +232,41 @@ static void report(const char *kind, const figures *f) {
   double n = (double)E * NSTEPS, mb = f->raw / 1e6;
   printf("\n%s: %d elements x %d steps (app steps %lld..%lld of 300), chunk %d\n", kind, E, NSTEPS,
          (long long)step_ids[0], (long long)step_ids[NSTEPS - 1], CHUNK);
-  printf("  %-44s %14s %14s %9s\n", "figure", "lbsim", "baseline", "ratio");
-  printf("  %-44s %14.1f %14s %9s   goal >= 50\n", "encode, M elements/s (eps 1e-3 of range)", n / f->enc_s / 1e6, "", "");
-  printf("  %-44s %14.1f %14.1f %9.2f   goal >= 0.50 (baseline: memory fill)\n", "decode, M elements/s",
-         n / f->dec_s / 1e6, n / f->fill_s / 1e6, f->fill_s / f->dec_s);
-  printf("  %-44s %14.1f %14.1f %9.2f   (baseline: zstd -1 decompress)\n", "decode, MB/s of doubles", mb / f->dec_s,
-         mb / f->zstd_d_s, f->zstd_d_s / f->dec_s);
-  printf("  %-44s %14.1f %14.1f %9.2f   (baseline: zstd -1 compress)\n", "encode, MB/s of doubles", mb / f->enc_s,
-         mb / f->zstd_c_s, f->zstd_c_s / f->enc_s);
-  printf("  %-44s %14s %14.1f %9s   MB/s compress %.1f, decompress %.1f\n", "zstd -1 ratio on raw doubles", "",
+  printf("  %-46s %12s %12s %9s\n", "figure", "lbsim", "baseline", "ratio");
+  printf("  %-46s %12s %12.1f %9s   MB/s compress %.1f, decompress %.1f\n", "zstd -1 ratio on raw doubles", "",
          f->raw / f->zstd, "", mb / f->zstd_c_s, mb / f->zstd_d_s);
-  printf("  %-44s %14s %14.1f %9s   MB/s compress %.1f, decompress %.1f\n", "zlib -6 ratio on raw doubles", "",
+  printf("  %-46s %12s %12.1f %9s   MB/s compress %.1f, decompress %.1f\n", "zlib -6 ratio on raw doubles", "",
          f->raw / f->zlib, "", mb / f->zlib_c_s, mb / f->zlib_d_s);
-  printf("  %-44s %14.1f %14.1f %9.1f   goal (bump) >= 100 x smaller than zstd -1\n",
-         "ratio at eps 1e-3 of range (codec bytes)", f->raw / f->ours3, f->raw / f->zstd, f->zstd / f->ours3);
-  printf("  %-44s %14.1f %14.1f %9.1f   (whole SQLite file, all overhead)\n", "ratio at eps 1e-3 of range (trace file)",
-         f->raw / f->file3, f->raw / f->zstd, f->zstd / f->file3);
-  printf("  %-44s %14.1f %14.1f %9.1f\n", "ratio at eps 1e-2 of range (codec bytes)", f->raw / f->ours2,
-         f->raw / f->zstd, f->zstd / f->ours2);
-  printf("  %-44s %14.3g %14s %9s   bound 1e-3\n", "max |error| / range at eps 1e-3", f->max_err_rel, "", "");
-  printf("  %-44s %14.3f %14.3f %9.4f   goal <= 0.02 (1%% of a step vs all of it, SQLite file)\n",
+  for (int si = 0; si < NSET; si++) {
+    const setting *st = &f->set[si];
+    char l[96];
+    printf("  %s: chunks lossless/polyline/quant %lld/%lld/%lld\n", st->label, (long long)st->chunks[1],
+           (long long)st->chunks[2], (long long)st->chunks[3]);
+    snprintf(l, sizeof l, "  encode, M elements/s");
+    printf("  %-46s %12.1f %12.1f %9.2f   goal >= 50 (baseline: zstd -1 compress, M doubles/s)\n", l,
+           n / st->enc_s / 1e6, n / f->zstd_c_s / 1e6, f->zstd_c_s / st->enc_s);
+    printf("  %-46s %12.1f %12.1f %9.2f   goal >= 0.50 (baseline: memory fill)\n", "  decode, M elements/s",
+           n / st->dec_s / 1e6, n / st->fill_s / 1e6, st->fill_s / st->dec_s);
+    printf("  %-46s %12.1f %12.1f %9.1f   goal (bump) >= 100 x smaller than zstd -1\n", "  ratio (codec bytes)",
+           f->raw / st->bytes, f->raw / f->zstd, f->zstd / st->bytes);
+    printf("  %-46s %12.3f %12s %9s   (1 = at the bound %s)\n", "  largest error / bound", st->max_err, "", "", st->bound);
+    printf("  %-46s %12.2g %12s %9s   goal <= 1e-9\n", "  worst chunk sum error", st->max_sum_err, "", "");
+  }
+  printf("  %-46s %12.1f %12.1f %9.1f   (whole SQLite file, default settings)\n", "ratio (trace file)",
+         f->raw / f->file, f->raw / f->zstd, f->zstd / f->file);
+  printf("  %-46s %12.3f %12.3f %9.4f   goal <= 0.02 (1%% of a step vs all of it, SQLite file)\n",
          "read of 1% of a step, ms", 1e3 * f->part_read_s / (double)f->reads,
          1e3 * f->full_read_s / (double)f->reads, f->part_read_s / f->full_read_s);
 }
 
 int main(void) {
-  printf("bench/trace_codec: polyline codec and trace store against memory fill, zstd and zlib\n");
-  figures f;
-  run("bump", &f);
+  printf("bench/trace_codec: the trace codecs and store against memory fill, zstd and zlib\n");
+  static figures f;
+  run("bump", NULL, &f);
   report("bump", &f);
-  run("hotspot", &f);
+  run("bump", "default", &f);
+  report("bump --noise default", &f);
+  run("hotspot", NULL, &f);
   report("hotspot (2% noise)", &f);
   return 0;
 }

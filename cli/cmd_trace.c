@@ -3,43 +3,133 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "lbs_traces.h"
 
 /* ---------------------------------------------------------------- encoding options */
 
+/* --bound and --codec, for every metric or for one ("--bound time_ns=rel:0.01"). */
 typedef struct {
+  char metric[64];       /* "" for every metric */
+  int has_codec, has_bound;
   lbs_codec codec;
-  double eps;
-  int relative;
+  lbs_bound bound;
+} enc_set;
+
+#define ENC_MAX_SETS 32
+typedef struct {
+  enc_set set[ENC_MAX_SETS]; /* in the order given; later ones win */
+  int nset;
   int64_t chunk;
   int force;
+  int allow_nonfinite;
 } enc_opts;
 
 #define ENC_HELP                                                                               \
-  "  --eps E          error bound (default %s); 0 stores values losslessly\n"                 \
-  "  --abs            E is absolute (default: a fraction of each step's value range)\n"       \
-  "  --codec NAME     polyline (default) or lossless\n"                                       \
+  "  --bound [M=]B    error bound, for every metric or for metric M (repeatable):\n"           \
+  "                   rel:EPS    |x'-x| <= EPS |x| (keeps signs and zeros, bounds sums)\n"   \
+  "                   abs:EPS    |x'-x| <= EPS\n"                                             \
+  "                   range:EPS  |x'-x| <= EPS (max-min of the step)\n"                       \
+  "                   lossless   bit-exact\n"                                                 \
+  "                   (default %s)\n"                                                         \
+  "  --codec [M=]C    auto (per chunk the smaller of polyline and quant, the default),\n"     \
+  "                   polyline, quant or lossless\n"                                         \
   "  --chunk N        elements per chunk, the unit of partial decoding (default 8192)\n"      \
   "  -f, --force      overwrite the output file\n"
 
-enum { O_EPS = 1000, O_ABS, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_STEPS, O_CHACO,
-       O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED, O_BODIES, O_LEAF, O_THETA, O_DT };
+enum { O_BOUND = 1000, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_STEPS, O_CHACO,
+       O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED, O_BODIES, O_LEAF, O_THETA, O_DT,
+       O_NOISE, O_NONFINITE, O_NOVALUES };
+
+/* One --bound or --codec argument into a set. */
+static int enc_set_add(enc_opts *o, const char *opt, const char *arg) {
+  if (o->nset == ENC_MAX_SETS) {
+    fprintf(stderr, "lbsim: option %s: at most %d settings\n", opt, ENC_MAX_SETS);
+    return 2;
+  }
+  enc_set *s = &o->set[o->nset];
+  memset(s, 0, sizeof *s);
+  const char *eq = strchr(arg, '='), *val = arg;
+  if (eq) {
+    if ((size_t)(eq - arg) >= sizeof s->metric || eq == arg) {
+      fprintf(stderr, "lbsim: option %s: '%s': bad metric name\n", opt, arg);
+      return 2;
+    }
+    memcpy(s->metric, arg, (size_t)(eq - arg));
+    val = eq + 1;
+  }
+  if (!strcmp(opt, "--bound")) {
+    if (lbs_bound_parse(val, &s->bound)) {
+      fprintf(stderr, "lbsim: option --bound: %s\n", lbs_errmsg());
+      return 2;
+    }
+    s->has_bound = 1;
+  } else {
+    if (lbs_codec_from_name(val, &s->codec)) {
+      fprintf(stderr, "lbsim: option --codec: %s\n", lbs_errmsg());
+      return 2;
+    }
+    s->has_codec = 1;
+  }
+  o->nset++;
+  return 0;
+}
 
 /* Handles the shared encoding options; returns 0 if c was not one, 1 if handled, 2 on error. */
 static int enc_opt(int c, const char *arg, enc_opts *o) {
   switch (c) {
-  case O_EPS: return cli_parse_f64("--eps", arg, 0, 1e300, &o->eps) ? 2 : 1;
-  case O_ABS: o->relative = 0; return 1;
+  case O_BOUND: return enc_set_add(o, "--bound", arg) ? 2 : 1;
+  case O_CODEC: return enc_set_add(o, "--codec", arg) ? 2 : 1;
   case O_CHUNK: return cli_parse_i64("--chunk", arg, 1, LBS_TRACE_MAX_CHUNK, &o->chunk) ? 2 : 1;
   case 'f': o->force = 1; return 1;
-  case O_CODEC:
-    if (lbs_codec_from_name(arg, &o->codec)) {
-      fprintf(stderr, "lbsim: option --codec: %s\n", lbs_errmsg());
+  }
+  return 0;
+}
+
+/* The codec and bound of metric `name`: the caller's defaults, then the settings for every
+ * metric, then those for this one. A lossless bound means the lossless codec and the other way
+ * round unless both are given, which must then fit. Exit code 2 (message printed) on a bad
+ * pair. */
+static int enc_resolve(const enc_opts *o, const char *name, lbs_codec dcodec, lbs_bound dbound,
+                       lbs_codec *codec, lbs_bound *bound) {
+  int has_c = 0, has_b = 0;
+  *codec = dcodec;
+  *bound = dbound;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < o->nset; i++) {
+      const enc_set *s = &o->set[i];
+      if (pass == 0 ? s->metric[0] != '\0' : strcmp(s->metric, name)) continue;
+      if (s->has_codec) *codec = s->codec, has_c = 1;
+      if (s->has_bound) *bound = s->bound, has_b = 1;
+    }
+  if (has_b && !has_c) *codec = bound->kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS
+                                : *codec == LBS_CODEC_LOSSLESS ? LBS_CODEC_DEFAULT : *codec;
+  if (has_c && !has_b) {
+    if (*codec == LBS_CODEC_LOSSLESS) *bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+    else if (bound->kind == LBS_BOUND_LOSSLESS) lbs_bound_parse(LBS_BOUND_DEFAULT, bound);
+  }
+  if (!has_b && !has_c && bound->kind == LBS_BOUND_LOSSLESS) *codec = LBS_CODEC_LOSSLESS;
+  if (lbs_codec_check(*codec, *bound)) {
+    fprintf(stderr, "lbsim: metric '%s': %s\n", name, lbs_errmsg());
+    return 2;
+  }
+  return 0;
+}
+
+/* Every per-metric setting must name a metric of the trace. */
+static int enc_check_names(const enc_opts *o, const char *const *names, int n) {
+  for (int i = 0; i < o->nset; i++) {
+    if (!o->set[i].metric[0]) continue;
+    int found = 0;
+    for (int m = 0; m < n; m++) found |= !strcmp(names[m], o->set[i].metric);
+    if (!found) {
+      fprintf(stderr, "lbsim: no metric '%s' (metrics:", o->set[i].metric);
+      for (int m = 0; m < n; m++) fprintf(stderr, " %s", names[m]);
+      fprintf(stderr, ")\n");
       return 2;
     }
-    return 1;
   }
   return 0;
 }
@@ -58,10 +148,9 @@ static int prepare_output(const char *out, int force) {
 }
 
 #define ENC_LONGOPTS                                                                           \
-  {"eps", required_argument, 0, O_EPS}, {"abs", no_argument, 0, O_ABS},                       \
-      {"codec", required_argument, 0, O_CODEC}, {"chunk", required_argument, 0, O_CHUNK},     \
-      {"force", no_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},                  \
-      {"help", no_argument, 0, 'h'}
+  {"bound", required_argument, 0, O_BOUND}, {"codec", required_argument, 0, O_CODEC},         \
+      {"chunk", required_argument, 0, O_CHUNK}, {"force", no_argument, 0, 'f'},               \
+      {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}
 
 /* ---------------------------------------------------------------- gen */
 
@@ -78,8 +167,10 @@ static int trace_gen(int argc, char **argv) {
                                      {"leaf", required_argument, 0, O_LEAF},
                                      {"theta", required_argument, 0, O_THETA},
                                      {"dt", required_argument, 0, O_DT},
+                                     {"noise", required_argument, 0, O_NOISE},
                                      {0, 0, 0, 0}};
-  enc_opts eo = {LBS_CODEC_POLYLINE, 1e-3, 1, 0, 0};
+  enc_opts eo = {0};
+  lbs_gen_noise noise = {0, 0, 0};
   const char *kind = "bump", *out = NULL;
   long long nx = 30, ny = 20, nz = 20;
   int64_t steps = 300, seed = 1, bodies = 16384, leaf = 8;
@@ -107,6 +198,12 @@ static int trace_gen(int argc, char **argv) {
     case O_THETA: if (cli_parse_f64("--theta", optarg, 0.01, 1.99, &theta)) return 2; break;
     case O_DT: if (cli_parse_f64("--dt", optarg, 1e-9, 0.99, &dt)) return 2; break;
     case O_SEED: if (cli_parse_i64("--seed", optarg, 0, INT64_MAX, &seed)) return 2; break;
+    case O_NOISE:
+      if (lbs_gen_noise_parse(optarg, &noise)) {
+        fprintf(stderr, "lbsim: option --noise: %s\n", lbs_errmsg());
+        return 2;
+      }
+      break;
     case O_ELEMB: if (cli_parse_f64("--elem-bytes", optarg, 0, 1e15, &eb)) return 2; break;
     case O_EDGEB: if (cli_parse_f64("--edge-bytes", optarg, 0, 1e15, &gb)) return 2; break;
     case O_ORDER:
@@ -116,7 +213,7 @@ static int trace_gen(int argc, char **argv) {
       break;
     case 'h':
       printf("usage: lbsim trace gen [--kind bump|hotspot|random] [--mesh 30x20x20] [--steps 300]\n"
-             "                       [--seed 1] [--order natural|hilbert] -o t.lbt\n"
+             "                       [--seed 1] [--order natural|hilbert] [--noise SPEC] -o t.lbt\n"
              "       lbsim trace gen --kind nbody [--bodies 16384] [--steps 10] [--seed 1]\n"
              "                       [--leaf 8] [--theta 0.7] [--dt 0.0078125] -o t.lbt\n\n"
              "Generates a synthetic trace on a structured mesh and records its recipe, so that\n"
@@ -129,9 +226,17 @@ static int trace_gen(int argc, char **argv) {
              "           above wavelet thresholds cost more (metrics time_ns, weight)\n"
              "  hotspot  four moving hot spots with 2%% noise (metric time_ns)\n"
              "  random   independent uniform costs (metric time_ns)\n\noptions:\n"
+             "  --noise SPEC     time_ns as a profiler measures it: 'default' (jitter=%g,tick=%g,\n"
+             "                   spikes=%d) or jitter=J,tick=T,spikes=N: a log-normal factor of\n"
+             "                   sigma J per element, a timer of T ns, N elements per step\n"
+             "                   slowed 1000-10000x (preempted); 'none' (the default)\n"
              "  --elem-bytes B   migration bytes per element (default 1024)\n"
-             "  --edge-bytes B   halo bytes per edge (default 64)\n" ENC_HELP,
-             "1e-3");
+             "  --edge-bytes B   halo bytes per edge (default 64)\n" ENC_HELP
+             "\nexamples:\n"
+             "  lbsim trace gen --kind bump --mesh 30x20x20 --steps 300 -o bump.lbt\n"
+             "  lbsim trace gen --kind hotspot --noise default --bound rel:0.01 -o noisy.lbt\n"
+             "  lbsim trace gen --kind bump --bound time_ns=range:1e-3 --codec polyline -o b.lbt\n",
+             LBS_GEN_NOISE_JITTER, LBS_GEN_NOISE_TICK, LBS_GEN_NOISE_SPIKES, LBS_BOUND_DEFAULT);
       return 0;
     default: return cli_usage("trace gen", "bad option");
     }
@@ -140,6 +245,7 @@ static int trace_gen(int argc, char **argv) {
   if (optind < argc) return cli_usage("trace gen", "unexpected argument '%s'", argv[optind]);
   if (!strcmp(kind, "nbody")) {
     lbs_nbody_params np = {bodies, steps_given ? steps : 10, (uint64_t)seed, (int)leaf, theta, dt};
+    if (eo.nset) return cli_usage("trace gen", "the nbody workload is stored losslessly: no --bound or --codec");
     if (prepare_output(out, eo.force)) return 1;
     cli_progress p;
     cli_progress_start(&p, "integrating", np.steps);
@@ -149,22 +255,33 @@ static int trace_gen(int argc, char **argv) {
     fprintf(stderr, "lbsim: wrote %s: %lld bodies, %lld steps\n", out, (long long)bodies, (long long)np.steps);
     return 0;
   }
-  lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed};
+  lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed, noise};
   lbs_gen *g = NULL;
   lbs_mesh *mesh = NULL;
   lbs_trace_writer *w = NULL;
   double *vals = NULL;
   lbs_err e = lbs_gen_create(&gp, &g);
   if (e) return cli_error("trace gen", e);
+  int nm = lbs_gen_nmetrics(g), rc = 0;
+  lbs_metric_spec ms[2];
+  const char *names[2];
+  lbs_bound dflt;
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  for (int m = 0; m < nm; m++) {
+    names[m] = lbs_gen_metric_name(g, m);
+    ms[m] = (lbs_metric_spec){names[m], lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
+    if (enc_resolve(&eo, names[m], LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound)) {
+      lbs_gen_destroy(&g);
+      return 2;
+    }
+  }
+  if (enc_check_names(&eo, names, nm)) {
+    lbs_gen_destroy(&g);
+    return 2;
+  }
   if (prepare_output(out, eo.force)) {
     lbs_gen_destroy(&g);
     return 1;
-  }
-  int nm = lbs_gen_nmetrics(g), rc = 0;
-  lbs_metric_spec ms[2];
-  for (int m = 0; m < nm; m++) {
-    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), eo.codec, eo.eps,
-                              eo.relative};
   }
   const char *meta[] = {"source", lbs_gen_recipe(g)};
   if ((e = lbs_mesh_create_structured(nx, ny, nz, order, &mesh))) goto fail;
@@ -207,16 +324,45 @@ done:
 
 /* ---------------------------------------------------------------- info */
 
+/* The warning for a range-relative bound whose range outliers set: the bound then lets every
+ * value move by more than a typical value's share. Empty when there is nothing to say. */
+static void range_warning(const lbs_metric_info *mi, const lbs_value_stats *vs, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (mi->bound.kind != LBS_BOUND_RANGE || !(vs->median > 0)) return;
+  double tol = mi->bound.eps * vs->max_step_range;
+  if (!(tol > 0.05 * vs->median)) return;
+  char b[LBS_BOUND_STRLEN];
+  snprintf(buf, len,
+           "metric '%s': the bound %s lets a value move by up to %.4g, %.3gx the median value %.4g, "
+           "because outliers set each step's range (max %.4g, p99 %.4g); the replay sums these "
+           "errors over every part: use a pointwise bound such as %s",
+           mi->name, lbs_bound_format(mi->bound, b), tol, tol / vs->median, vs->median, vs->max, vs->p99,
+           LBS_BOUND_DEFAULT);
+}
+
+static void json_num_or_null(int known, double v) {
+  if (known) cli_json_num(stdout, v);
+  else printf("null");
+}
+
 static int trace_info(int argc, char **argv) {
-  static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, 'h'},
+  static const struct option lo[] = {{"json", no_argument, 0, O_JSON},
+                                     {"no-values", no_argument, 0, O_NOVALUES},
+                                     {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  int json = 0, c;
+  int json = 0, novalues = 0, c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     if (c == O_JSON) json = 1;
+    else if (c == O_NOVALUES) novalues = 1;
     else if (c == 'h') {
-      printf("usage: lbsim trace info t.lbt [--json]\n\n"
-             "Elements, steps, metrics with codec and error bound, sizes, compression ratio and\n"
-             "the errors the writer measured against its input.\n");
+      printf("usage: lbsim trace info t.lbt [--json] [--no-values]\n\n"
+             "Elements, steps, mesh, metrics with their error bound and codecs, sizes and the\n"
+             "compression ratio, the errors the writer measured against its input (largest\n"
+             "absolute and relative error, worst chunk sum), and the stored values of each\n"
+             "metric over all steps: min, median, p99, max, negative and non-finite counts\n"
+             "(one pass over the trace, two or more for the exact quantiles; --no-values skips\n"
+             "it). Warns when a range-relative bound meets outlier-dominated ranges.\n\n"
+             "examples:\n  lbsim trace info run.lbt\n  lbsim trace info run.lbt --json | jq .metrics\n");
       return 0;
     } else return cli_usage("trace info", "bad option");
   }
@@ -227,11 +373,24 @@ static int trace_info(int argc, char **argv) {
   if (e) return cli_error("trace info", e);
   int nm = lbs_trace_nmetrics(t);
   lbs_trace_stats all, *ms = calloc((size_t)nm, sizeof *ms);
-  if (!ms) e = lbs_fail(LBS_NOMEM, "statistics");
+  lbs_value_stats *vs = calloc((size_t)nm, sizeof *vs);
+  char (*warn)[600] = calloc((size_t)nm, sizeof *warn);
+  if (!ms || !vs || !warn) e = lbs_fail(LBS_NOMEM, "statistics");
   if (!e) e = lbs_trace_get_stats(t, -1, &all);
   for (int m = 0; m < nm && !e; m++) e = lbs_trace_get_stats(t, m, &ms[m]);
+  for (int m = 0; m < nm && !e && !novalues; m++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    cli_progress p;
+    char label[80];
+    snprintf(label, sizeof label, "values of %s", mi.name);
+    cli_progress_start(&p, label, lbs_trace_steps(t));
+    e = lbs_trace_value_stats(t, m, cli_progress_cb, &p, &vs[m]);
+    cli_progress_end(&p);
+    if (!e) range_warning(&mi, &vs[m], warn[m], sizeof warn[m]);
+  }
   if (e) {
-    free(ms);
+    free(ms), free(vs), free(warn);
     lbs_trace_close(&t);
     return cli_error(path, e);
   }
@@ -253,18 +412,19 @@ static int trace_info(int argc, char **argv) {
   }
   const char *src = lbs_trace_meta(t, "source");
   double ratio = file > 0 ? (double)all.raw_bytes / (double)file : NAN;
+  static const char *const cname[4] = {"", "lossless", "polyline", "quant"};
   if (json) {
     printf("{\"path\":");
     cli_json_str(stdout, path);
-    printf(",\"elements\":%lld,\"steps\":%lld,\"chunk_elems\":%lld,\"mesh\":", (long long)E,
-           (long long)S, (long long)lbs_trace_chunk_elems(t));
+    printf(",\"elements\":%lld,\"steps\":%lld,\"chunk_elems\":%lld,\"schema_version\":%d,\"mesh\":",
+           (long long)E, (long long)S, (long long)lbs_trace_chunk_elems(t), lbs_trace_schema_version(t));
     cli_json_str(stdout, meshdesc);
     printf(",\"source\":");
     if (src) cli_json_str(stdout, src);
     else printf("null");
     /* a profiled run: how it ended (profiler.* keys, see profiler/collector.c) */
-    static const char *const pk[] = {"ranks", "nodes", "sample_every", "on_full", "complete", "dropped_steps",
-                                     "incomplete_steps", "lost_ranks"};
+    static const char *const pk[] = {"ranks", "nodes", "sample_every", "on_full", "bound", "complete",
+                                     "dropped_steps", "incomplete_steps", "lost_ranks"};
     if (lbs_trace_meta(t, "profiler.ranks")) {
       printf(",\"profiler\":{");
       for (size_t k = 0; k < sizeof pk / sizeof *pk; k++) {
@@ -280,29 +440,61 @@ static int trace_info(int argc, char **argv) {
     printf(",\"metrics\":[");
     for (int m = 0; m < nm; m++) {
       lbs_metric_info mi;
+      char b[LBS_BOUND_STRLEN];
       lbs_trace_metric(t, m, &mi);
       printf("%s{\"name\":", m ? "," : "");
       cli_json_str(stdout, mi.name);
       printf(",\"unit\":");
       cli_json_str(stdout, mi.unit);
-      printf(",\"codec\":\"%s\",\"error_bound\":", lbs_codec_name(mi.codec));
-      cli_json_num(stdout, mi.error_bound);
-      printf(",\"relative\":%s,\"chunk_bytes\":%lld,\"lossless_chunks\":%lld,\"max_abs_error\":",
-             mi.relative ? "true" : "false", (long long)ms[m].stored_bytes,
-             (long long)ms[m].lossless_chunks);
-      cli_json_num(stdout, ms[m].has_error ? ms[m].max_abs_error : NAN);
+      printf(",\"codec\":\"%s\",\"bound\":\"%s\",\"error_bound\":", lbs_codec_name(mi.codec),
+             lbs_bound_format(mi.bound, b));
+      cli_json_num(stdout, mi.bound.eps);
+      printf(",\"chunks\":{");
+      for (int k = 1; k <= 3; k++) printf("%s\"%s\":%lld", k > 1 ? "," : "", cname[k], (long long)ms[m].codec_chunks[k]);
+      printf("},\"chunk_bytes\":%lld,\"max_abs_error\":", (long long)ms[m].stored_bytes);
+      json_num_or_null(ms[m].has_error, ms[m].max_abs_error);
       printf(",\"rms_error\":");
-      cli_json_num(stdout, ms[m].has_error ? ms[m].rms_error : NAN);
+      json_num_or_null(ms[m].has_error, ms[m].rms_error);
+      printf(",\"max_rel_error\":");
+      json_num_or_null(ms[m].has_error && !isnan(ms[m].max_rel_error), ms[m].max_rel_error);
+      printf(",\"max_sum_error\":");
+      json_num_or_null(ms[m].has_sum_error, ms[m].max_sum_error);
+      printf(",\"values\":");
+      if (novalues) {
+        printf("null");
+      } else {
+        printf("{\"count\":%lld,\"finite\":%lld,\"negative\":%lld,\"zero\":%lld,\"nonfinite\":%lld,\"min\":",
+               (long long)vs[m].values, (long long)vs[m].finite, (long long)vs[m].negative, (long long)vs[m].zero,
+               (long long)vs[m].nonfinite);
+        cli_json_num(stdout, vs[m].min);
+        printf(",\"median\":");
+        cli_json_num(stdout, vs[m].median);
+        printf(",\"p99\":");
+        cli_json_num(stdout, vs[m].p99);
+        printf(",\"max\":");
+        cli_json_num(stdout, vs[m].max);
+        printf("}");
+      }
       printf("}");
     }
     printf("],\"raw_bytes\":%lld,\"stored_bytes\":%lld,\"chunk_bytes\":%lld,\"ratio\":",
            (long long)all.raw_bytes, (long long)file, (long long)all.stored_bytes);
     cli_json_num(stdout, ratio);
     printf(",\"max_abs_error\":");
-    cli_json_num(stdout, all.has_error ? all.max_abs_error : NAN);
+    json_num_or_null(all.has_error, all.max_abs_error);
     printf(",\"rms_error\":");
-    cli_json_num(stdout, all.has_error ? all.rms_error : NAN);
-    printf("}\n");
+    json_num_or_null(all.has_error, all.rms_error);
+    printf(",\"max_rel_error\":");
+    json_num_or_null(all.has_error && !isnan(all.max_rel_error), all.max_rel_error);
+    printf(",\"max_sum_error\":");
+    json_num_or_null(all.has_sum_error, all.max_sum_error);
+    printf(",\"warnings\":[");
+    for (int m = 0, k = 0; m < nm; m++)
+      if (warn[m][0]) {
+        printf("%s", k++ ? "," : "");
+        cli_json_str(stdout, warn[m]);
+      }
+    printf("]}\n");
   } else {
     printf("trace     %s\nelements  %lld\nsteps     %lld", path, (long long)E, (long long)S);
     if (S > 0) {
@@ -324,28 +516,44 @@ static int trace_info(int argc, char **argv) {
     }
     printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
            (long long)all.raw_bytes, (long long)file, ratio, (long long)all.stored_bytes);
-    printf("metrics\n  %-12s %-6s %-9s %-16s %12s %12s %12s\n", "name", "unit", "codec", "bound",
-           "chunk bytes", "max error", "rms error");
+    printf("metrics\n  %-12s %-6s %-14s %-9s %-16s %11s %10s %9s %9s\n", "name", "unit", "bound", "codec",
+           "chunks l/p/q", "chunk bytes", "max error", "max rel", "sum err");
     for (int m = 0; m < nm; m++) {
       lbs_metric_info mi;
+      char b[LBS_BOUND_STRLEN], cc[48], e1[16] = "unknown", e2[16] = "unknown", e3[16] = "unknown";
       lbs_trace_metric(t, m, &mi);
-      char bound[40];
-      snprintf(bound, sizeof bound, "%g%s", mi.error_bound, mi.relative ? " of range" : " abs");
-      printf("  %-12s %-6s %-9s %-16s %12lld", mi.name, mi.unit, lbs_codec_name(mi.codec), bound,
-             (long long)ms[m].stored_bytes);
-      if (ms[m].has_error) printf(" %12.4g %12.4g\n", ms[m].max_abs_error, ms[m].rms_error);
-      else printf(" %12s %12s\n", "unknown", "unknown");
+      snprintf(cc, sizeof cc, "%lld/%lld/%lld", (long long)ms[m].codec_chunks[1], (long long)ms[m].codec_chunks[2],
+               (long long)ms[m].codec_chunks[3]);
+      if (ms[m].has_error) snprintf(e1, sizeof e1, "%.4g", ms[m].max_abs_error);
+      if (ms[m].has_error && !isnan(ms[m].max_rel_error)) snprintf(e2, sizeof e2, "%.3g", ms[m].max_rel_error);
+      if (ms[m].has_sum_error) snprintf(e3, sizeof e3, "%.2g", ms[m].max_sum_error);
+      printf("  %-12s %-6s %-14s %-9s %-16s %11lld %10s %9s %9s\n", mi.name, mi.unit, lbs_bound_format(mi.bound, b),
+             lbs_codec_name(mi.codec), cc, (long long)ms[m].stored_bytes, e1, e2, e3);
+    }
+    if (!novalues) {
+      printf("values    stored, over all steps\n  %-12s %12s %12s %12s %12s %9s %9s\n", "name", "min", "median",
+             "p99", "max", "negative", "nonfinite");
+      for (int m = 0; m < nm; m++) {
+        lbs_metric_info mi;
+        lbs_trace_metric(t, m, &mi);
+        printf("  %-12s %12.5g %12.5g %12.5g %12.5g %9lld %9lld\n", mi.name, vs[m].min, vs[m].median, vs[m].p99,
+               vs[m].max, (long long)vs[m].negative, (long long)vs[m].nonfinite);
+      }
     }
   }
-  free(ms);
+  for (int m = 0; m < nm; m++)
+    if (warn[m][0]) fprintf(stderr, "lbsim: warning: %s\n", warn[m]);
+  free(ms), free(vs), free(warn);
   lbs_trace_close(&t);
   return 0;
 }
 
 /* ---------------------------------------------------------------- check */
 
-/* Regenerates the recorded source and checks every decoded value against its bound. */
-static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, double *worst_rel) {
+/* Regenerates the recorded source and checks every decoded value against its bound and every
+ * chunk's sum against the source's. worst_rel is relative to the step's range. */
+static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, double *worst_rel,
+                            double *worst_sum) {
   lbs_gen *g;
   lbs_err e = lbs_gen_from_recipe(recipe, &g);
   if (e) return e;
@@ -353,7 +561,8 @@ static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, dou
   lbs_mesh *mesh = lbs_trace_mesh(t);
   const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
   double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
-  *worst = *worst_rel = 0;
+  *worst = *worst_rel = *worst_sum = 0;
+  int64_t C = lbs_trace_chunk_elems(t);
   if (!src || !dec || !cell) e = lbs_fail(LBS_NOMEM, "source check");
   if (!e && lbs_gen_nmetrics(g) != lbs_trace_nmetrics(t))
     e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe, lbs_gen_nmetrics(g),
@@ -371,16 +580,24 @@ static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, dou
         if (src[i] < lo) lo = src[i];
         if (src[i] > hi) hi = src[i];
       }
-      double eps = mi.relative ? mi.error_bound * (hi - lo) : mi.error_bound;
+      char b[LBS_BOUND_STRLEN];
       for (int64_t i = 0; i < E; i++) {
-        double err = fabs(dec[i] - src[i]);
+        double err = fabs(dec[i] - src[i]), tol = lbs_bound_tolerance(mi.bound, src[i], hi - lo);
         if (err > *worst) *worst = err;
         if (hi > lo && err / (hi - lo) > *worst_rel) *worst_rel = err / (hi - lo);
-        if (!(err <= eps)) {
-          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, error above the bound %g",
-                       (long long)s, mi.name, (long long)i, dec[i], src[i], eps);
+        if (mi.bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0 : !(err <= tol)) {
+          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, outside the bound %s",
+                       (long long)s, mi.name, (long long)i, dec[i], src[i], lbs_bound_format(mi.bound, b));
           break;
         }
+      }
+      for (int64_t f = 0; f < E && !e; f += C) {
+        size_t n = (size_t)(E - f < C ? E - f : C);
+        double se = lbs_sum_error(src + f, dec + f, n);
+        if (se > *worst_sum) *worst_sum = se;
+        if (!(se <= LBS_SUM_TOL))
+          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %.3g of its magnitude (source %s)",
+                       (long long)s, mi.name, (long long)(f / C), se, recipe);
       }
     }
     cli_progress_update(&p, s + 1);
@@ -419,10 +636,10 @@ static int trace_check(int argc, char **argv) {
   e = lbs_trace_verify(t, cli_progress_cb, &p);
   cli_progress_end(&p);
   const char *recipe = lbs_trace_meta(t, "source");
-  double worst = NAN, worst_rel = NAN;
+  double worst = NAN, worst_rel = NAN, worst_sum = NAN;
   int sourced = 0;
   if (!e && !nosrc && recipe && (!strncmp(recipe, "bump ", 5) || !strncmp(recipe, "hotspot ", 8) || !strncmp(recipe, "random ", 7))) {
-    e = check_source(t, recipe, &worst, &worst_rel);
+    e = check_source(t, recipe, &worst, &worst_rel, &worst_sum);
     sourced = 1;
   }
   int64_t S = lbs_trace_steps(t);
@@ -442,10 +659,14 @@ static int trace_check(int argc, char **argv) {
     cli_json_num(stdout, worst);
     printf(",\"max_rel_error\":");
     cli_json_num(stdout, worst_rel);
+    printf(",\"max_sum_error\":");
+    cli_json_num(stdout, worst_sum);
     printf("}\n");
   } else {
     printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
-    if (sourced) printf("; against the source: max error %.4g (%.3g of range)", worst, worst_rel);
+    if (sourced)
+      printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", worst, worst_rel,
+             worst_sum);
     printf("\n");
   }
   return 0;
@@ -514,8 +735,9 @@ static int trace_import(int argc, char **argv) {
                                      {"steps-dir", required_argument, 0, O_STEPSDIR},
                                      {"chaco", required_argument, 0, O_CHACO},
                                      {"coords", required_argument, 0, O_COORDS},
+                                     {"allow-nonfinite", no_argument, 0, O_NONFINITE},
                                      {0, 0, 0, 0}};
-  enc_opts eo = {LBS_CODEC_POLYLINE, 0, 1, 0, 0};
+  enc_opts eo = {0};
   const char *dir = NULL, *chaco = NULL, *coords = NULL, *out = NULL;
   int c, r;
   while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
@@ -526,13 +748,20 @@ static int trace_import(int argc, char **argv) {
     case O_STEPSDIR: dir = optarg; break;
     case O_CHACO: chaco = optarg; break;
     case O_COORDS: coords = optarg; break;
+    case O_NONFINITE: eo.allow_nonfinite = 1; break;
     case 'h':
       printf("usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o t.lbt\n\n"
-             "  --steps-dir DIR  a one-file-per-step directory (format in README.md)\n"
+             "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
+             "                   README.md), stored within the default bound %s\n"
              "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
-             "                   vertex weights (weight0.. with several constraints)\n"
-             "  --coords C       vertex coordinates for the graph, one line per vertex\n" ENC_HELP,
-             "0, lossless");
+             "                   vertex weights (weight0.. with several constraints), lossless\n"
+             "  --coords C       vertex coordinates for the graph, one line per vertex\n"
+             "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
+             "                   error naming the file, line and metric)\n" ENC_HELP
+             "\nexamples:\n"
+             "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
+             "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n",
+             LBS_BOUND_DEFAULT, "rel:0.005 for a steps directory, lossless for a Chaco graph");
       return 0;
     default: return cli_usage("trace import", "bad option");
     }
@@ -541,10 +770,22 @@ static int trace_import(int argc, char **argv) {
   if (!dir == !chaco) return cli_usage("trace import", "give exactly one of --steps-dir and --chaco");
   if (coords && !chaco) return cli_usage("trace import", "--coords goes with --chaco");
   if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
-  if (prepare_output(out, eo.force)) return 1;
+  lbs_bound dflt = {LBS_BOUND_LOSSLESS, 0};
+  if (dir) lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  lbs_codec dcodec = dflt.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : LBS_CODEC_DEFAULT;
   lbs_err e;
   if (dir) {
-    e = lbs_stepsdir_import(dir, out, eo.codec, eo.eps, eo.relative, eo.chunk);
+    /* one codec and bound for every metric: per-metric settings need the names first */
+    for (int i = 0; i < eo.nset; i++)
+      if (eo.set[i].metric[0])
+        return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
+    lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, eo.chunk, eo.allow_nonfinite, 0};
+    if (enc_resolve(&eo, "*", dcodec, dflt, &io.codec, &io.bound)) return 2;
+    if (prepare_output(out, eo.force)) return 1;
+    e = lbs_stepsdir_import(dir, out, &io);
+    if (!e && io.nonfinite)
+      fprintf(stderr, "lbsim: warning: %s: %lld NaN or infinite values imported as they are\n", dir,
+              (long long)io.nonfinite);
   } else {
     lbs_mesh *mesh = NULL;
     double *vw = NULL;
@@ -555,13 +796,23 @@ static int trace_import(int argc, char **argv) {
       int64_t n = lbs_mesh_elements(mesh);
       lbs_metric_spec ms[16];
       char names[16][16];
+      const char *np[16];
       const double *cols[16];
       double *v = malloc((size_t)(n * ncon) * sizeof *v);
+      int bad = 0;
       for (int k = 0; k < ncon; k++) {
         snprintf(names[k], sizeof names[k], ncon == 1 ? "weight" : "weight%d", k);
-        ms[k] = (lbs_metric_spec){names[k], "1", eo.codec, eo.eps, eo.relative};
+        np[k] = names[k];
+        ms[k] = (lbs_metric_spec){names[k], "1", dcodec, dflt, {0, 0}};
+        bad = bad || enc_resolve(&eo, names[k], dcodec, dflt, &ms[k].codec, &ms[k].bound);
         for (int64_t i = 0; v && i < n; i++) v[k * n + i] = vw[i * ncon + k];
         cols[k] = v + k * n;
+      }
+      bad = bad || enc_check_names(&eo, np, ncon);
+      if (bad || prepare_output(out, eo.force)) {
+        free(v), free(vw);
+        lbs_mesh_destroy(&mesh);
+        return bad ? 2 : 1;
       }
       char src[4200];
       snprintf(src, sizeof src, "chaco %s", chaco);
@@ -582,6 +833,124 @@ static int trace_import(int argc, char **argv) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- recode */
+
+/* Metadata the writer sets itself, or that describes the stored chunks: not copied. */
+static int own_meta(const char *key) {
+  static const char *const own[] = {"format", "schema_version", "elements", "chunk_elems", NULL};
+  for (int i = 0; own[i]; i++)
+    if (!strcmp(key, own[i])) return 1;
+  return !strncmp(key, "mesh.", 5);
+}
+
+static int trace_recode(int argc, char **argv) {
+  static const struct option lo[] = {ENC_LONGOPTS, {0, 0, 0, 0}};
+  enc_opts eo = {0};
+  const char *out = NULL;
+  int c, r;
+  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+    if ((r = enc_opt(c, optarg, &eo)) == 2) return 2;
+    if (r) continue;
+    switch (c) {
+    case 'o': out = optarg; break;
+    case 'h':
+      printf("usage: lbsim trace recode in.lbt -o out.lbt [--bound [M=]B] [--codec [M=]C] [--chunk N]\n\n"
+             "Writes the trace again with other error bounds, codecs or chunk size: profile\n"
+             "losslessly, decide the compaction later. The metadata, the mesh and the steps are\n"
+             "kept. The bound applies to the values read (a lossy input's errors add up). A\n"
+             "damaged input stops at the bad chunk, named, and the output keeps the steps\n"
+             "before it.\n\noptions:\n"
+             ENC_HELP
+             "\nexamples:\n"
+             "  lbsim trace recode run.lbt -o small.lbt                      # default bound\n"
+             "  lbsim trace recode run.lbt -o small.lbt --bound time_ns=rel:0.01\n"
+             "  lbsim trace recode old.lbt -o new.lbt --bound lossless       # schema upgrade\n",
+             LBS_BOUND_DEFAULT " for every metric");
+      return 0;
+    default: return cli_usage("trace recode", "bad option");
+    }
+  }
+  if (!out) return cli_usage("trace recode", "missing -o FILE");
+  if (optind != argc - 1) return cli_usage("trace recode", "expected one input trace");
+  const char *in = argv[optind];
+  lbs_trace *t;
+  lbs_err e = lbs_trace_open(in, &t);
+  if (e) return cli_error("trace recode", e);
+  int nm = lbs_trace_nmetrics(t), rc = 0;
+  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
+  lbs_metric_spec *ms = calloc((size_t)nm, sizeof *ms);
+  const char **names = calloc((size_t)nm, sizeof *names), **meta = NULL;
+  double *vals = malloc((size_t)(E * nm) * sizeof *vals);
+  const double **cols = calloc((size_t)nm, sizeof *cols);
+  lbs_trace_writer *w = NULL;
+  lbs_bound dflt;
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  if (!ms || !names || !vals || !cols) {
+    e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
+    goto fail;
+  }
+  for (int m = 0; m < nm && !rc; m++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    names[m] = mi.name;
+    ms[m] = (lbs_metric_spec){mi.name, mi.unit, LBS_CODEC_DEFAULT, dflt, {0, 0}};
+    rc = enc_resolve(&eo, mi.name, LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound);
+    cols[m] = vals + (int64_t)m * E;
+  }
+  if (rc || (rc = enc_check_names(&eo, names, nm))) goto done;
+  /* the input's metadata, less what the writer sets itself; where it came from */
+  int nmeta = lbs_trace_meta_count(t);
+  meta = calloc((size_t)(2 * nmeta + 2), sizeof *meta);
+  if (!meta) {
+    e = lbs_fail(LBS_NOMEM, "metadata");
+    goto fail;
+  }
+  int k = 0;
+  for (int i = 0; i < nmeta; i++) {
+    const char *key = lbs_trace_meta_key(t, i);
+    if (!own_meta(key) && strcmp(key, "recoded_from")) meta[2 * k] = key, meta[2 * k + 1] = lbs_trace_meta(t, key), k++;
+  }
+  meta[2 * k] = "recoded_from", meta[2 * k + 1] = in, k++;
+  if (prepare_output(out, eo.force)) {
+    rc = 1;
+    goto done;
+  }
+  lbs_trace_spec spec = {E, eo.chunk ? eo.chunk : lbs_trace_chunk_elems(t), nm, ms, lbs_trace_mesh(t), k, meta};
+  if ((e = lbs_trace_create(out, &spec, &w))) goto fail;
+  cli_progress p;
+  cli_progress_start(&p, "recoding", S);
+  int64_t s;
+  for (s = 0; s < S && !e; s++) {
+    int64_t app;
+    lbs_trace_app_step(t, s, &app);
+    for (int m = 0; m < nm && !e; m++) e = lbs_trace_read(t, s, m, 0, E, vals + (int64_t)m * E);
+    if (e) {
+      char why[1024];
+      snprintf(why, sizeof why, "%s", lbs_errmsg());
+      lbs_trace_writer_close(&w);
+      cli_progress_end(&p);
+      fprintf(stderr, "lbsim: trace recode: %s; %s keeps the %lld steps before it\n", why, out, (long long)s);
+      rc = 1;
+      goto done;
+    }
+    e = lbs_trace_write_step(w, app, cols);
+    cli_progress_update(&p, s + 1);
+  }
+  cli_progress_end(&p);
+  if (e || (e = lbs_trace_writer_close(&w))) goto fail;
+  struct stat sb;
+  fprintf(stderr, "lbsim: wrote %s: %lld steps, %lld bytes (from %lld)\n", out, (long long)S,
+          stat(out, &sb) ? -1LL : (long long)sb.st_size, (long long)lbs_trace_file_bytes(t));
+  goto done;
+fail:
+  rc = cli_error("trace recode", e);
+done:
+  lbs_trace_writer_close(&w);
+  free(ms), free(names), free(vals), free(cols), free(meta);
+  lbs_trace_close(&t);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 int cmd_trace(int argc, char **argv) {
@@ -594,6 +963,7 @@ int cmd_trace(int argc, char **argv) {
               {"check", trace_check, "verify every checksum, the structure and the error bound"},
               {"export", trace_export, "write CSV or a one-file-per-step directory"},
               {"import", trace_import, "read a one-file-per-step directory or a Chaco graph"},
+              {"recode", trace_recode, "write a trace again with other bounds, codecs or chunks"},
               {NULL, NULL, NULL}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     FILE *f = argc < 2 ? stderr : stdout;
@@ -606,6 +976,6 @@ int cmd_trace(int argc, char **argv) {
       optind = 1;
       return subs[i].run(argc - 1, argv + 1);
     }
-  fprintf(stderr, "lbsim: trace: unknown command '%s' (known: gen, info, check, export, import)\n", argv[1]);
+  fprintf(stderr, "lbsim: trace: unknown command '%s' (known: gen, info, check, export, import, recode)\n", argv[1]);
   return 2;
 }

@@ -152,14 +152,17 @@ static int emit_step(agent *a, pstep *p) {
     int64_t k = 0;
     for (int r = 0; r < a->nl; r++)
       if (a->n[r]) memcpy(v + k, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof *v), k += a->n[r];
-    double lo = INFINITY, hi = -INFINITY;
-    for (int64_t i = 0; i < N; i++)
-      if (isfinite(v[i])) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
-    double eps = a->meta.eps / 2 * (lo < hi ? hi - lo : 0);
-    lbs_codec c = a->meta.codec == LBS_CODEC_LOSSLESS || !(eps > 0) ? LBS_CODEC_LOSSLESS : (lbs_codec)a->meta.codec;
+    /* this node's share of the bound; a range bound is of the node's range here */
+    lbs_bound b = lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0);
+    if (b.kind == LBS_BOUND_RANGE) {
+      double lo = INFINITY, hi = -INFINITY;
+      for (int64_t i = 0; i < N; i++)
+        if (isfinite(v[i])) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+      b = lo < hi ? (lbs_bound){LBS_BOUND_ABS, b.eps * (hi - lo)} : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+    }
+    lbs_codec c = b.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : (lbs_codec)a->meta.codec;
     blob.len = 0;
-    lbs_err e = lbs_codec_encode(a->cc, c, v, (size_t)N, eps, &blob);
-    if (e == LBS_RANGE) blob.len = 0, c = LBS_CODEC_LOSSLESS, e = lbs_codec_encode(a->cc, c, v, (size_t)N, 0, &blob);
+    lbs_err e = lbs_codec_encode(a->cc, c, v, (size_t)N, b, &blob, &c);
     struct {
       int32_t codec, pad;
       uint64_t len;

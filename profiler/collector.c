@@ -115,16 +115,22 @@ static lbs_err create_trace(coll *c) {
     e = !xadj || !flat ? lbs_fail(LBS_NOMEM, "mesh") : lbs_mesh_create_unstructured(E, dim, co, xadj, flat, NULL, 0, &mesh);
   }
   if (!e) {
+    /* the metric records the whole path's bound; the store encodes within its share */
+    lbs_bound whole = {(lbs_bound_kind)c->meta.bound_kind, c->meta.eps}, store = lbs__bound_stage(whole, 1);
     lbs_metric_spec ms[LBSPROF_MAX_METRICS];
     for (int m = 0; m < c->M; m++)
-      ms[m] = (lbs_metric_spec){c->meta.name[m], c->meta.unit[m], (lbs_codec)c->meta.codec, c->meta.eps / 2, 1};
-    char ranks[32], nodes[32], every[32], eps[32];
+      ms[m] = (lbs_metric_spec){c->meta.name[m], c->meta.unit[m], (lbs_codec)c->meta.codec, whole, store};
+    char ranks[32], nodes[32], every[32], bound[LBS_BOUND_STRLEN], b0[LBS_BOUND_STRLEN], b1[LBS_BOUND_STRLEN],
+        split[200];
     snprintf(ranks, sizeof ranks, "%d", c->meta.ranks), snprintf(nodes, sizeof nodes, "%d", c->meta.nodes);
-    snprintf(every, sizeof every, "%d", c->meta.sample_every), snprintf(eps, sizeof eps, "%.17g", c->meta.eps);
+    snprintf(every, sizeof every, "%d", c->meta.sample_every);
+    lbs_bound_format(whole, bound);
+    snprintf(split, sizeof split, "%s at the node agents%s, %s in the store%s", lbs_bound_format(lbs__bound_stage(whole, 0), b0),
+             whole.kind == LBS_BOUND_RANGE ? " (of each node's range)" : "", lbs_bound_format(store, b1),
+             whole.kind == LBS_BOUND_RANGE ? " (of each step's range)" : "");
     const char *meta[] = {"source", "lbsprof", "profiler.ranks", ranks, "profiler.nodes", nodes,
                           "profiler.sample_every", every, "profiler.on_full", c->meta.on_full ? "drop" : "wait",
-                          "profiler.error_bound", eps, "profiler.error_split",
-                          "half at the node agents (of each node's range), half in the store (of each step's range)"};
+                          "profiler.bound", bound, "profiler.error_split", split};
     lbs_trace_spec spec = {E, 0, c->M, ms, mesh, 7, meta};
     e = lbs_trace_create(c->out, &spec, &c->w);
   }

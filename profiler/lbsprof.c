@@ -39,7 +39,9 @@ struct lbsprof {
   MPI_Comm comm, node;
   int rank, size, lrank, lsize, nodeid, nnodes;
   lbsprof_opts o;
-  char trace_path[4096], codec[32], agent_path[4096];
+  char trace_path[4096], agent_path[4096], collector[512], metrics[256];
+  lbs_bound bound;  /* the whole path's */
+  lbs_codec codec;
   metric m[LBSPROF_MAX_METRICS];
   int M, described, enabled, warned;
   int papi_set, papi_n; /* PAPI event set and its events (cycles first if present) */
@@ -66,8 +68,8 @@ void lbsprof_opts_default(lbsprof_opts *o) {
   memset(o, 0, sizeof *o);
   o->metrics = "time_ns";
   o->sample_every = 1;
-  o->error_bound = 1e-3;
-  o->codec = "polyline";
+  o->bound = LBS_BOUND_DEFAULT;
+  o->codec = "auto";
   o->on_full = LBSPROF_WAIT;
   o->ring_bytes = 8u << 20;
 }
@@ -133,16 +135,76 @@ static const char *find_agent(const lbsprof_opts *o) {
   return NULL;
 }
 
+/* The LBSPROF_* variables over the program's options, then the checks; the strings end up in p.
+ * A bad variable is an error naming it. */
+static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
+  lbsprof_opts *o = &p->o;
+  const char *v;
+  int bound_set = o->bound && strcmp(o->bound, LBS_BOUND_DEFAULT), codec_set = o->codec && strcmp(o->codec, "auto");
+  if ((v = getenv("LBSPROF_BOUND")) && *v) {
+    lbs_bound b;
+    if (lbs_bound_parse(v, &b)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_BOUND='%s': %s", v, lbs_errmsg());
+    o->bound = v, bound_set = 1;
+  }
+  if ((v = getenv("LBSPROF_CODEC")) && *v) {
+    lbs_codec c;
+    if (lbs_codec_from_name(v, &c)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_CODEC='%s': %s", v, lbs_errmsg());
+    o->codec = v, codec_set = strcmp(v, "auto") != 0;
+  }
+  if ((v = getenv("LBSPROF_SAMPLE_EVERY")) && *v) {
+    char *end;
+    long k = strtol(v, &end, 10);
+    if (*end || k < 1 || k > 1000000000)
+      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_SAMPLE_EVERY='%s' is not an integer in [1, 1e9]", v);
+    o->sample_every = (int)k;
+  }
+  if ((v = getenv("LBSPROF_COLLECTOR")) && *v) {
+    if (strncmp(v, "unix:", 5) && strncmp(v, "tcp:", 4))
+      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COLLECTOR='%s' is not unix:/path or tcp:HOST:PORT", v);
+    o->collector = v;
+  }
+  if ((v = getenv("LBSPROF_METRICS")) && *v) o->metrics = v;
+  if ((v = getenv("LBSPROF_ON_FULL")) && *v) {
+    if (!strcmp(v, "wait")) o->on_full = LBSPROF_WAIT;
+    else if (!strcmp(v, "drop")) o->on_full = LBSPROF_DROP;
+    else return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_ON_FULL='%s' is not wait or drop", v);
+  }
+  if (!o->metrics) o->metrics = d->metrics;
+  if (!o->bound) o->bound = d->bound;
+  if (!o->codec) o->codec = d->codec;
+  if (!o->ring_bytes) o->ring_bytes = d->ring_bytes;
+  if (lbs_bound_parse(o->bound, &p->bound)) return lbs_fail(LBS_INVAL, "lbsprof: bound: %s", lbs_errmsg());
+  if (lbs_codec_from_name(o->codec, &p->codec)) return lbs_fail(LBS_INVAL, "lbsprof: codec: %s", lbs_errmsg());
+  /* a lossless bound means the lossless codec and the other way round, unless both are set */
+  if (p->bound.kind == LBS_BOUND_LOSSLESS && !codec_set) p->codec = LBS_CODEC_LOSSLESS;
+  if (p->codec == LBS_CODEC_LOSSLESS && !bound_set) p->bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+  if (lbs_codec_check(p->codec, p->bound)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
+  if (o->sample_every < 1) return lbs_fail(LBS_INVAL, "lbsprof: sample_every must be at least 1 (got %d)", o->sample_every);
+  if (o->on_full != LBSPROF_WAIT && o->on_full != LBSPROF_DROP) return lbs_fail(LBS_INVAL, "lbsprof: on_full must be WAIT or DROP");
+  if (!o->collector && (!o->trace_path || !*o->trace_path))
+    return lbs_fail(LBS_INVAL, "lbsprof: give trace_path, or collector (LBSPROF_COLLECTOR) for a running 'lbsim collect'");
+  if (!o->collector && p->rank == 0 && access(o->trace_path, F_OK) == 0)
+    return lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces", o->trace_path);
+  if (!find_agent(o)) return lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
+  /* the strings may be the environment's or the caller's: keep copies */
+  snprintf(p->trace_path, sizeof p->trace_path, "%s", o->trace_path ? o->trace_path : "");
+  snprintf(p->agent_path, sizeof p->agent_path, "%s", find_agent(o));
+  snprintf(p->collector, sizeof p->collector, "%s", o->collector ? o->collector : "");
+  snprintf(p->metrics, sizeof p->metrics, "%s", o->metrics);
+  o->trace_path = p->trace_path, o->agent_path = p->agent_path, o->metrics = p->metrics;
+  o->collector = o->collector ? p->collector : NULL;
+  o->bound = NULL, o->codec = NULL; /* p->bound and p->codec from here on */
+  return LBS_OK;
+}
+
 int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   *out = NULL;
   lbsprof *p = calloc(1, sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "lbsprof");
   lbsprof_opts d;
   lbsprof_opts_default(&d);
-  p->o = opts ? *opts : d;
-  if (!p->o.metrics) p->o.metrics = d.metrics;
-  if (!p->o.codec) p->o.codec = d.codec;
-  if (!p->o.ring_bytes) p->o.ring_bytes = d.ring_bytes;
+  if (opts) p->o = *opts;
+  else p->o = d, p->o.bound = NULL, p->o.codec = NULL;
   MPI_Comm_dup(comm, &p->comm);
   MPI_Comm_rank(p->comm, &p->rank);
   MPI_Comm_size(p->comm, &p->size);
@@ -154,24 +216,10 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   MPI_Scan(&leader, &idx, 1, MPI_INT, MPI_SUM, p->comm);
   p->nodeid = idx - 1; /* leaders numbered in rank order; others take their leader's */
   MPI_Bcast(&p->nodeid, 1, MPI_INT, 0, p->node);
-  lbs_err e = LBS_OK;
-  lbs_codec c;
-  if (p->o.sample_every < 1) e = lbs_fail(LBS_INVAL, "lbsprof: sample_every must be at least 1 (got %d)", p->o.sample_every);
-  else if (!(p->o.error_bound >= 0) || p->o.error_bound >= 1)
-    e = lbs_fail(LBS_INVAL, "lbsprof: error_bound must be in [0, 1) (got %g)", p->o.error_bound);
-  else if ((e = lbs_codec_from_name(p->o.codec, &c))) (void)0;
-  else if (p->o.on_full != LBSPROF_WAIT && p->o.on_full != LBSPROF_DROP) e = lbs_fail(LBS_INVAL, "lbsprof: on_full must be WAIT or DROP");
-  else if (!p->o.collector && (!p->o.trace_path || !*p->o.trace_path))
-    e = lbs_fail(LBS_INVAL, "lbsprof: give trace_path, or collector for a running 'lbsim collect'");
-  else if (!p->o.collector && p->rank == 0 && access(p->o.trace_path, F_OK) == 0)
-    e = lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces", p->o.trace_path);
-  else if (!find_agent(&p->o))
-    e = lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
+  /* every rank agrees before the probes' collective set-up (rank 0 alone checks the path) */
+  lbs_err e = settle_options(p, &d);
+  if (agree(p, e)) e = e ? e : LBS_INVAL;
   if (!e) {
-    snprintf(p->trace_path, sizeof p->trace_path, "%s", p->o.trace_path ? p->o.trace_path : "");
-    snprintf(p->codec, sizeof p->codec, "%s", p->o.codec);
-    snprintf(p->agent_path, sizeof p->agent_path, "%s", find_agent(&p->o));
-    p->o.trace_path = p->trace_path, p->o.codec = p->codec, p->o.agent_path = p->agent_path;
     /* built-in probes */
     char list[256];
     snprintf(list, sizeof list, "%s", p->o.metrics);
@@ -361,10 +409,9 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   /* records: META, then MESH {n, dim, has_adj, gid[n], coords[n*dim], deg[n], adj[]} */
   prof_meta meta;
   memset(&meta, 0, sizeof meta);
-  lbs_codec c;
-  lbs_codec_from_name(p->o.codec, &c);
-  meta.elements = E, meta.nmetrics = p->M, meta.codec = p->o.error_bound > 0 ? (int32_t)c : LBS_CODEC_LOSSLESS;
-  meta.eps = p->o.error_bound, meta.mesh_kind = kind, meta.dim = kind == 2 && coords ? dim : 0;
+  meta.elements = E, meta.nmetrics = p->M, meta.codec = (int32_t)p->codec;
+  meta.eps = p->bound.eps, meta.bound_kind = (int32_t)p->bound.kind;
+  meta.mesh_kind = kind, meta.dim = kind == 2 && coords ? dim : 0;
   int has_adj = kind == 2 && xadj != NULL;
   MPI_Allreduce(MPI_IN_PLACE, &has_adj, 1, MPI_INT, MPI_MIN, p->comm);
   meta.has_adj = has_adj, meta.sample_every = p->o.sample_every, meta.on_full = p->o.on_full;

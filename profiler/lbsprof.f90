@@ -22,11 +22,10 @@ module lbsprof
             lbsprof_set_value, lbsprof_step_end, lbsprof_finalize, lbsprof_error, c_ptr, c_int64_t, c_double
 
   interface
-    function c_init(comm, path, metrics, every, eps, p) bind(c, name='lbsprof_init_f') result(rc)
-      import :: c_int, c_char, c_double, c_ptr
+    function c_init(comm, path, metrics, every, bound, p) bind(c, name='lbsprof_init_f') result(rc)
+      import :: c_int, c_char, c_ptr
       integer(c_int), value :: comm, every
-      character(kind=c_char) :: path(*), metrics(*)
-      real(c_double), value :: eps
+      character(kind=c_char) :: path(*), metrics(*), bound(*)
       type(c_ptr) :: p
       integer(c_int) :: rc
     end function
@@ -80,24 +79,26 @@ module lbsprof
 contains
 
   ! Starts profiling on a communicator (an integer handle from `use mpi`) into trace path.
-  ! Optional: metrics ('time_ns,cycles'), sample_every, error_bound. Returns 0 on success.
-  function lbsprof_start(comm, path, p, metrics, sample_every, error_bound) result(rc)
+  ! Optional: metrics ('time_ns,cycles'), sample_every, bound ('rel:0.005', 'abs:5',
+  ! 'range:1e-3' or 'lossless'). The LBSPROF_* environment variables override them (lbsprof.h).
+  ! Returns 0 on success.
+  function lbsprof_start(comm, path, p, metrics, sample_every, bound) result(rc)
     integer, intent(in) :: comm
     character(len=*), intent(in) :: path
     type(c_ptr), intent(out) :: p
     character(len=*), intent(in), optional :: metrics
     integer, intent(in), optional :: sample_every
-    real(c_double), intent(in), optional :: error_bound
+    character(len=*), intent(in), optional :: bound
     integer :: rc, every
-    real(c_double) :: eps
-    character(len=256) :: m
+    character(len=256) :: m, b
     m = ''
+    b = ''
     every = 0
-    eps = -1
     if (present(metrics)) m = metrics
     if (present(sample_every)) every = sample_every
-    if (present(error_bound)) eps = error_bound
-    rc = c_init(int(comm, c_int), trim(path)//c_null_char, trim(m)//c_null_char, int(every, c_int), eps, p)
+    if (present(bound)) b = bound
+    rc = c_init(int(comm, c_int), trim(path)//c_null_char, trim(m)//c_null_char, int(every, c_int), &
+                trim(b)//c_null_char, p)
   end function
 
   ! A value metric the program sets; returns its id (negative on error).

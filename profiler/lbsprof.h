@@ -30,9 +30,23 @@
  * (otherwise one warning on rank 0 and the metric is left out), custom probes (begin/end
  * callbacks, the end returning the element's value), and values the application sets.
  *
- * Error bound: a relative bound eps (a fraction of each step's value range) is split: the
- * agent encodes within eps/2 of its node's range, the store within eps/2 of the whole step's,
- * so every stored value is within eps of the measured one. eps = 0 is lossless end to end.
+ * Error bound (opts.bound, in lbsim's one spelling): "rel:0.005" (the default: every stored
+ * value within 0.5% of the measured one, signs and zeros kept, every sum of costs within the
+ * same share), "abs:E", "range:E" (a fraction of each step's value range: outliers make it
+ * loose) or "lossless". It is split between the node agent and the store, so that the stored
+ * values meet it against the measured ones: rel:eps as sqrt(1 + eps) - 1 at each stage, abs and
+ * range as halves. Each stage keeps the sum of every chunk it encodes.
+ *
+ * Run-time settings (as Charm++'s +LB switches): these environment variables override what the
+ * program sets, and a bad value is an error naming the variable:
+ *   LBSPROF_BOUND=rel:0.01        the error bound
+ *   LBSPROF_CODEC=quant           auto (default), polyline, quant or lossless
+ *   LBSPROF_SAMPLE_EVERY=10       profile steps 0, 10, 20, ...
+ *   LBSPROF_COLLECTOR=unix:/path  a running `lbsim collect --listen ADDR` (else rank 0 starts one)
+ *   LBSPROF_METRICS=time_ns,cycles   the built-in probes
+ *   LBSPROF_ON_FULL=drop          wait (default) or drop a sample when the ring is full
+ * and, for the runtime: LBSPROF_AGENT (the agent program), LBSPROF_CLOCK=monotonic,
+ * LBSPROF_RETRY_S and LBSPROF_BUFFER_MB (see README.md).
  *
  * Faults: a dead agent makes the ranks warn once and stop sampling (the trace keeps the steps
  * completed before); a dead collector makes the agents retry with bounded buffering, then give
@@ -58,8 +72,9 @@ typedef struct lbsprof_opts {
   const char *collector;  /* address of a running collector ("unix:/path", "tcp:host:port"), or NULL */
   const char *metrics;    /* built-in probes, comma-separated: "time_ns" (default), "cycles", "instructions" */
   int sample_every;       /* profile steps 0, k, 2k, ... (default 1) */
-  double error_bound;     /* relative bound, fraction of each step's range (default 1e-3); 0: lossless */
-  const char *codec;      /* "polyline" (default) or "lossless" */
+  const char *bound;      /* "rel:0.005" (default), "abs:E", "range:E" or "lossless" */
+  const char *codec;      /* "auto" (default: per chunk the smaller of polyline and quant),
+                             "polyline", "quant" or "lossless" (implied by a lossless bound) */
   int on_full;            /* LBSPROF_WAIT (default) or LBSPROF_DROP */
   size_t ring_bytes;      /* shared-memory ring per rank (default 8 MiB; raised to hold two steps) */
   const char *agent_path; /* the lbsprof-agent program (default: $LBSPROF_AGENT, else the installed one) */
@@ -67,7 +82,8 @@ typedef struct lbsprof_opts {
 
 void lbsprof_opts_default(lbsprof_opts *o);
 
-/* Collective over comm. Checks the options and sets up the built-in probes. */
+/* Collective over comm. Applies the LBSPROF_* environment variables over o, checks the options
+ * and sets up the built-in probes. */
 int lbsprof_init(MPI_Comm comm, const lbsprof_opts *o, lbsprof **out);
 
 /* Registers a custom probe before the mesh is described: begin(arg) runs at elem_begin, and

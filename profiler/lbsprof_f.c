@@ -4,16 +4,16 @@
 
 #include "lbsprof.h"
 
-/* comm: a Fortran handle (MPI_COMM_WORLD from `use mpi`); path: NUL-terminated; metrics:
- * NUL-terminated list ("" for the default). */
-int lbsprof_init_f(MPI_Fint comm, const char *path, const char *metrics, int sample_every, double error_bound,
+/* comm: a Fortran handle (MPI_COMM_WORLD from `use mpi`); path: NUL-terminated; metrics and
+ * bound: NUL-terminated ("" for the default). */
+int lbsprof_init_f(MPI_Fint comm, const char *path, const char *metrics, int sample_every, const char *bound,
                    lbsprof **out) {
   lbsprof_opts o;
   lbsprof_opts_default(&o);
   o.trace_path = path;
   if (metrics && *metrics) o.metrics = metrics;
   if (sample_every > 0) o.sample_every = sample_every;
-  if (error_bound >= 0) o.error_bound = error_bound;
+  if (bound && *bound) o.bound = bound;
   return lbsprof_init(MPI_Comm_f2c(comm), &o, out);
 }
 

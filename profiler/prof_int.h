@@ -19,7 +19,7 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 1
+#define LBSPROF_PROTO_VERSION 2
 #define LBSPROF_MAX_METRICS 16
 
 /* ring records */
@@ -51,8 +51,8 @@ typedef struct {
 typedef struct {
   int64_t elements;     /* E over all ranks */
   int32_t nmetrics;     /* M */
-  int32_t codec;        /* lbs_codec of the store */
-  double eps;           /* relative bound for the whole path */
+  int32_t codec;        /* lbs_codec of the agents and the store */
+  double eps;           /* the bound's eps (the whole path) */
   int32_t mesh_kind;    /* 1: structured box, 2: elements by id */
   int32_t dim;          /* coordinate dimensions (elements), 0 if none */
   int32_t has_adj;      /* adjacency given (elements) */
@@ -60,7 +60,7 @@ typedef struct {
   int32_t on_full;      /* LBSPROF_WAIT / LBSPROF_DROP */
   int32_t nodes;        /* node agents */
   int32_t ranks;        /* MPI ranks */
-  int32_t pad;
+  int32_t bound_kind;   /* lbs_bound_kind of the whole path */
   int64_t dims[3];      /* structured global size */
   char name[LBSPROF_MAX_METRICS][32];
   char unit[LBSPROF_MAX_METRICS][16];
@@ -105,6 +105,13 @@ int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, u
  * or -1 with the reason in lbs_errmsg(). */
 int lbs__listen(const char *addr, char *actual, size_t actual_len);
 int lbs__connect(const char *addr);
+
+/* The bound each of the two lossy stages (0: the node agents, 1: the store) works to, so that
+ * the stored values meet `whole` against the measured ones: rel:eps as sqrt(1 + eps) - 1 at
+ * each (the factors multiply), abs and range as halves (the store's range is of the agents'
+ * values, up to 1 + eps wider). */
+#include "lbs_traces.h"
+lbs_bound lbs__bound_stage(lbs_bound whole, int stage);
 
 /* The agent and the collector (lbsprof-agent's two modes, and `lbsim collect`). */
 int lbs__agent_main(const char *shm_name, int node, const char *collector);

@@ -1,5 +1,6 @@
 /* wire.c - the profiler's transports: shared-memory rings, socket frames, addresses. */
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lbs_traces.h"
 #include "prof_int.h"
 
 /* ---------------------------------------------------------------- rings */
@@ -195,4 +197,14 @@ int lbs__connect(const char *addr) {
   }
   freeaddrinfo(res);
   return fd;
+}
+
+lbs_bound lbs__bound_stage(lbs_bound whole, int stage) {
+  switch (whole.kind) {
+  case LBS_BOUND_REL: return (lbs_bound){LBS_BOUND_REL, sqrt(1 + whole.eps) - 1};
+  case LBS_BOUND_ABS: return (lbs_bound){LBS_BOUND_ABS, whole.eps / 2};
+  /* the store's range is of the agents' values, which may be wider by the first half */
+  case LBS_BOUND_RANGE: return (lbs_bound){LBS_BOUND_RANGE, stage == 0 ? whole.eps / 2 : whole.eps / 2 / (1 + whole.eps)};
+  default: return whole;
+  }
 }

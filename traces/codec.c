@@ -3,10 +3,12 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include "codec_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const lbs_codec_ops *const registry[] = {&lbs__codec_lossless, &lbs__codec_polyline, NULL};
+static const lbs_codec_ops *const registry[] = {&lbs__codec_lossless, &lbs__codec_polyline,
+                                                &lbs__codec_quant, NULL};
 
 const lbs_codec_ops *lbs__codec_get(lbs_codec id) {
   for (size_t i = 0; registry[i]; i++)
@@ -15,17 +17,38 @@ const lbs_codec_ops *lbs__codec_get(lbs_codec id) {
 }
 
 const char *lbs_codec_name(lbs_codec c) {
+  if (c == LBS_CODEC_AUTO) return "auto";
   const lbs_codec_ops *o = lbs__codec_get(c);
   return o ? o->name : NULL;
 }
 
 lbs_err lbs_codec_from_name(const char *name, lbs_codec *out) {
+  if (!strcmp(name, "auto")) {
+    *out = LBS_CODEC_AUTO;
+    return LBS_OK;
+  }
   for (size_t i = 0; registry[i]; i++)
     if (!strcmp(registry[i]->name, name)) {
       *out = registry[i]->id;
       return LBS_OK;
     }
-  return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: polyline, lossless)", name);
+  return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, polyline, quant, lossless)", name);
+}
+
+lbs_err lbs_codec_check(lbs_codec c, lbs_bound b) {
+  char s[LBS_BOUND_STRLEN];
+  if (!lbs_codec_name(c)) return lbs_fail(LBS_INVAL, "unknown codec id %d", (int)c);
+  if (b.kind < LBS_BOUND_LOSSLESS || b.kind > LBS_BOUND_RANGE)
+    return lbs_fail(LBS_INVAL, "unknown error bound kind %d", (int)b.kind);
+  if (b.kind != LBS_BOUND_LOSSLESS && !(b.eps > 0 && isfinite(b.eps)))
+    return lbs_fail(LBS_INVAL, "error bound %s: eps must be finite and > 0", lbs_bound_format(b, s));
+  if (c == LBS_CODEC_LOSSLESS && b.kind != LBS_BOUND_LOSSLESS)
+    return lbs_fail(LBS_INVAL, "the lossless codec stores values exactly: it takes the bound 'lossless', not %s",
+                    lbs_bound_format(b, s));
+  if (c != LBS_CODEC_LOSSLESS && b.kind == LBS_BOUND_LOSSLESS)
+    return lbs_fail(LBS_INVAL, "the %s codec is lossy: give it a bound rel:EPS, abs:EPS or range:EPS "
+                    "(or use the lossless codec)", lbs_codec_name(c));
+  return LBS_OK;
 }
 
 lbs_err lbs_codec_ctx_create(lbs_codec_ctx **out) {
@@ -35,20 +58,122 @@ lbs_err lbs_codec_ctx_create(lbs_codec_ctx **out) {
 
 void lbs_codec_ctx_destroy(lbs_codec_ctx **ctx) {
   if (!ctx || !*ctx) return;
-  ZSTD_freeCCtx((*ctx)->cctx);
-  ZSTD_freeDCtx((*ctx)->dctx);
-  lbs_buf_free(&(*ctx)->scratch);
-  lbs_buf_free(&(*ctx)->scratch2);
-  free((*ctx)->work);
-  free(*ctx);
+  lbs_codec_ctx *c = *ctx;
+  ZSTD_freeCCtx(c->cctx);
+  ZSTD_freeDCtx(c->dctx);
+  lbs_buf_free(&c->scratch);
+  lbs_buf_free(&c->scratch2);
+  lbs_buf_free(&c->alt);
+  free(c->work);
+  free(c->y);
+  free(c->exact);
+  free(c->k);
+  free(c->z);
+  free(c->tab);
+  free(c);
   *ctx = NULL;
 }
 
-lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, double eps,
-                         lbs_buf *out) {
-  const lbs_codec_ops *o = lbs__codec_get(c);
-  if (!o) return lbs_fail(LBS_INVAL, "unknown codec id %d", (int)c);
-  return o->encode(ctx, v, n, eps, out);
+lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n) {
+  if (ctx->enc_n >= n) return LBS_OK;
+  double *y = realloc(ctx->y, n * sizeof *y);
+  if (y) ctx->y = y;
+  uint8_t *x = realloc(ctx->exact, n);
+  if (x) ctx->exact = x;
+  int64_t *k = realloc(ctx->k, n * sizeof *k);
+  if (k) ctx->k = k;
+  double *z = realloc(ctx->z, n * sizeof *z);
+  if (z) ctx->z = z;
+  if (!y || !x || !k || !z) return lbs_fail(LBS_NOMEM, "codec work arrays for %zu elements", n);
+  ctx->enc_n = n;
+  return LBS_OK;
+}
+
+/* Checks a candidate correction with the decoder's arithmetic. */
+static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_t n, lbs__tol t,
+                   lbs__corr c, double *z) {
+  if (!isfinite(c.mul) || !isfinite(c.add)) return 0;
+  for (size_t i = 0; i < n; i++) {
+    z[i] = exact[i] ? y[i] : y[i] * c.mul + c.add;
+    if (isfinite(v[i]) && !(fabs(z[i] - v[i]) <= lbs__tol_of(t, v[i]))) return 0;
+  }
+  return lbs_sum_error(v, z, n) <= LBS_SUM_TOL;
+}
+
+lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c) {
+  const double *y = ctx->y;
+  const uint8_t *exact = ctx->exact;
+  double *z = ctx->z;
+  *c = (lbs__corr){1, 0};
+  if (corr_ok(v, y, exact, n, t, *c, z)) return LBS_OK;
+  double d = 0, sq = 0, sx = 0;
+  size_t nq = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!exact[i] && isfinite(v[i])) d += v[i] - y[i], sq += y[i], sx += v[i], nq++;
+  if (!nq) return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
+  /* the least-squares line from decoded to original values (it keeps the sum: its residuals add
+   * up to zero), which also removes biases that differ between small and large values */
+  double ybar = sq / (double)nq, xbar = sx / (double)nq, syy = 0, sxy = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!exact[i] && isfinite(v[i])) syy += (y[i] - ybar) * (y[i] - ybar), sxy += (y[i] - ybar) * (v[i] - xbar);
+  lbs__corr cand[3] = {{sq != 0 ? (sq + d) / sq : 1, 0}, {1, d / (double)nq}, {1, 0}};
+  if (t.r == 0) cand[0] = cand[1], cand[1] = (lbs__corr){sq != 0 ? (sq + d) / sq : 1, 0};
+  int ncand = 2;
+  if (syy > 0 && isfinite(sxy / syy)) cand[ncand++] = (lbs__corr){sxy / syy, xbar - sxy / syy * ybar};
+  for (int k = 0; k < ncand; k++)
+    if (corr_ok(v, y, exact, n, t, cand[k], z)) {
+      *c = cand[k];
+      return LBS_OK;
+    }
+  return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
+}
+
+/* Encodes with one codec; a lossy codec that cannot keep the bound gives way to lossless. */
+static lbs_err encode_one(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs__tol t,
+                          lbs_buf *out, lbs_codec *used) {
+  size_t at = out->len;
+  lbs_err e = lbs__codec_get(c)->encode(ctx, v, n, t, out);
+  if (e == LBS_RANGE && c != LBS_CODEC_LOSSLESS) {
+    out->len = at;
+    c = LBS_CODEC_LOSSLESS;
+    e = lbs__codec_lossless.encode(ctx, v, n, t, out);
+  }
+  *used = c;
+  return e;
+}
+
+lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs_bound b,
+                         lbs_buf *out, lbs_codec *used) {
+  lbs_err e = lbs_codec_check(c, b);
+  if (e) return e;
+  if (b.kind == LBS_BOUND_RANGE)
+    return lbs_fail(LBS_INVAL, "a range bound must be resolved to an absolute one before encoding");
+  lbs__tol t = {b.kind == LBS_BOUND_ABS ? b.eps : 0, b.kind == LBS_BOUND_REL ? b.eps : 0};
+  if (c != LBS_CODEC_AUTO) return encode_one(ctx, c, v, n, t, out, used);
+  /* auto: the polyline into out, the quantizer beside it; the smaller stays */
+  size_t at = out->len;
+  lbs_codec u1, u2;
+  if ((e = encode_one(ctx, LBS_CODEC_POLYLINE, v, n, t, out, &u1))) return e;
+  ctx->alt.len = 0;
+  if ((e = encode_one(ctx, LBS_CODEC_QUANT, v, n, t, &ctx->alt, &u2))) return e;
+  *used = u1;
+  if (ctx->alt.len < out->len - at) {
+    out->len = at;
+    *used = u2;
+    if ((e = lbs_buf_append(out, ctx->alt.data, ctx->alt.len))) return e;
+  }
+  /* values on a coarse grid (a timer's whole nanoseconds) can store smaller exactly: where the
+   * lossy codecs took more than a byte a value, lossless gets a try */
+  if (*used != LBS_CODEC_LOSSLESS && out->len - at > n) {
+    ctx->alt.len = 0;
+    if ((e = lbs__codec_lossless.encode(ctx, v, n, t, &ctx->alt))) return e;
+    if (ctx->alt.len < out->len - at) {
+      out->len = at;
+      *used = LBS_CODEC_LOSSLESS;
+      return lbs_buf_append(out, ctx->alt.data, ctx->alt.len);
+    }
+  }
+  return LBS_OK;
 }
 
 lbs_err lbs_codec_decode(lbs_codec_ctx *ctx, lbs_codec c, const uint8_t *blob, size_t len, size_t n,

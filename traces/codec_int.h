@@ -1,9 +1,10 @@
-/* codec_int.h - codec ops table (private to traces/). */
+/* codec_int.h - codec ops table and helpers shared by the codecs (private to traces/). */
 #ifndef LBS_CODEC_INT_H
 #define LBS_CODEC_INT_H
 
 #include "lbs_traces.h"
 
+#include <math.h>
 #include <zstd.h>
 
 /* Scratch state reused across chunks so decoding allocates nothing per chunk. */
@@ -12,26 +13,60 @@ struct lbs_codec_ctx {
   ZSTD_DCtx *dctx;  /* lazily created */
   lbs_buf scratch;  /* decompressed payloads */
   lbs_buf scratch2; /* encoder staging */
+  lbs_buf alt;      /* auto: the second codec's blob */
   double *work;     /* encoder work arrays (hulls) */
   size_t work_n;    /* elements of each work array */
+  double *y;        /* encoder: decoded values before the sum correction */
+  uint8_t *exact;   /* encoder: 1 where a value is stored exactly (no correction) */
+  int64_t *k;       /* quant: codes */
+  double *z;        /* encoder: corrected values */
+  double *tab;      /* quant decoder: reconstruction table */
+  size_t tab_n;     /* entries of tab */
+  size_t enc_n;     /* elements of y, exact and k */
 };
+
+/* The tolerance of a value x: a + r |x| (abs bound: a = eps; relative: r = eps). */
+typedef struct {
+  double a, r;
+} lbs__tol;
+static inline double lbs__tol_of(lbs__tol t, double x) { return t.a + t.r * fabs(x); }
+
+/* Share of each value's tolerance the codecs keep free for the chunk-sum correction. */
+#define LBS_CORR_MARGIN (1.0 / 16)
+
+/* The chunk-sum correction a lossy blob carries: every value not stored exactly decodes as
+ * raw * mul + add. (1, 0) changes nothing: x * 1.0 + 0.0 is x for every finite x but -0.0. */
+typedef struct {
+  double mul, add;
+} lbs__corr;
 
 typedef struct lbs_codec_ops {
   int abi;          /* LBS_CODEC_ABI */
   lbs_codec id;     /* stored in every chunk row */
-  const char *name; /* "polyline", "lossless" */
-  /* Appends the encoding of v[0..n) to out; every decoded value is within eps of v. */
-  lbs_err (*encode)(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, lbs_buf *out);
+  const char *name; /* "polyline", "quant", "lossless" */
+  /* Appends the encoding of v[0..n) to out within tolerance t (lossless ignores it), keeping
+   * the chunk's sum (see lbs_codec_encode); LBS_RANGE when it cannot. */
+  lbs_err (*encode)(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs_buf *out);
   /* Decodes elements [first, first+count) of an n-element blob into out. */
   lbs_err (*decode)(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
                     size_t count, double *out);
 } lbs_codec_ops;
 
-#define LBS_CODEC_ABI 1
+#define LBS_CODEC_ABI 2
 
 extern const lbs_codec_ops lbs__codec_polyline;
 extern const lbs_codec_ops lbs__codec_lossless;
+extern const lbs_codec_ops lbs__codec_quant;
 const lbs_codec_ops *lbs__codec_get(lbs_codec id);
+
+/* Grows the encoder's per-element work arrays (y, exact, k, z) to n elements. */
+lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n);
+/* Given the decoder's values before correction in ctx->y (ctx->exact[i] = 1 where a value is
+ * stored exactly and takes no correction), finds the correction that brings the chunk's sum
+ * within LBS_SUM_TOL of sum(v) while every finite value stays within tolerance t of v: none
+ * when none is needed, else a multiplier (first for relative tolerances), an offset (first for
+ * absolute ones), or both, from the least-squares line of v on y. LBS_RANGE when none does. */
+lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c);
 
 /* Decompresses a zstd frame of at most max_out bytes into ctx->scratch. */
 lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, size_t max_out);
@@ -42,11 +77,8 @@ lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int leve
 
 /* LBS_OK when a lossless blob declares exactly n values (checked before allocating). */
 lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n);
-/* For tests: the ends (exclusive) of the greedy segments of finite v[0..n) at fit tolerance
- * eps; returns their count. */
-size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, size_t *ends);
-/* The tolerance the polyline encoder fits with for bound eps: eps minus the quantization
- * margin (eps/8) and a rounding slack. */
-double lbs__polyline_fit_tolerance(const double *v, size_t n, double eps);
+/* For tests: the ends (exclusive) of the greedy segments of finite v[0..n) at fit tolerance t;
+ * returns their count. */
+size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, size_t *ends);
 
 #endif

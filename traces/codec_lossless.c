@@ -11,8 +11,8 @@
 #define LOSSLESS_VERSION 1
 #define LOSSLESS_LEVEL 3
 
-static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, lbs_buf *out) {
-  (void)eps;
+static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs_buf *out) {
+  (void)t;
   lbs_buf *st = &ctx->scratch2;
   st->len = 0;
   lbs_err e = lbs_buf_reserve(st, n * 8);

@@ -1,15 +1,16 @@
 /* codec_polyline.c - error-bounded polyline codec (the seed's least-squares polyline).
  *
- * Every decoded value lies within eps of the original. Three stages per chunk:
+ * Every decoded value lies within its tolerance of the original: eps (absolute bound) or
+ * eps |x| (pointwise relative bound), written e(x) = a + r |x| below. Four stages per chunk:
  *
  * 1. Segmentation with the minimal number of disjoint segments for the bound. A segment
- *    [s, e) is feasible when some line y = a + b x has |v_k - (a + b k)| <= eps for every
+ *    [s, e) is feasible when some line y = c + b x has |v_k - (c + b k)| <= e(v_k) for every
  *    k in it; feasibility is hereditary, so growing each segment as far as it goes
  *    (greedy) is optimal. Growing is the feasible-space window of O'Rourke (1981), in the
  *    amortized O(1) form of Xie et al. (OptimalPLR, 2014): keep the steepest and the
  *    flattest feasible lines (rho_max, rho_min), the upper convex hull of the lower bounds
- *    L_k = v_k - eps and the lower convex hull of the upper bounds U_k = v_k + eps; a new
- *    point ends the segment when it leaves the window [rho_min(x), rho_max(x)], otherwise
+ *    L_k = v_k - e(v_k) and the lower convex hull of the upper bounds U_k = v_k + e(v_k); a
+ *    new point ends the segment when it leaves the window [rho_min(x), rho_max(x)], otherwise
  *    it tightens the window through a tangent to one of the hulls, whose points before
  *    the tangent are dropped for good.
  * 2. Fitting: the least-squares line of the segment when it is feasible, else the
@@ -18,14 +19,21 @@
  *    ybar clamped into [lo(b), hi(b)] (from the two hulls), and the remaining function of
  *    b is convex on [b_min, b_max], so a golden-section search finds it.
  * 3. Storage: each segment keeps its two end values quantized to delta, the power of two
- *    in (eps/8, eps/4] (so the fit above uses eps - eps/8 and the quantized line still
- *    meets eps; dyadic values such as small integers stay exact). Every segment
- *    is checked with the decoder's own arithmetic; one that fails (only possible through
- *    rounding on extreme inputs) and every non-finite value is stored literally.
+ *    in (t/8, t/4] for t the smallest tolerance of the chunk's values (so the fit above uses
+ *    the tolerance less delta/2 and the quantized line still meets it; dyadic values such as
+ *    small integers stay exact). Every segment is checked with the decoder's own arithmetic
+ *    against its tolerance less LBS_CORR_MARGIN; one that fails (zeros inside a segment under
+ *    a relative bound, rounding on extreme inputs) and every non-finite value is stored
+ *    literally.
+ * 4. Sums: the least-squares line keeps each segment's sum, quantization moves it a little;
+ *    a chunk-wide correction (lbs__corr_find: a factor for relative bounds, an offset for
+ *    absolute ones, applied to every value not stored literally) brings the chunk's sum back
+ *    within LBS_SUM_TOL, inside the margin the segments left.
  *
- * Blob: [u8 version=1][u8 flags: bit0 zstd][f64 delta][varint n][payload], payload a run
- * of segments: varint ((len-1) << 1 | literal), then for a literal len raw doubles, else
- * zigzag(q0 - previous q) and, when len > 1, zigzag(q1 - q0). Doubles are stored in the
+ * Blob: [u8 version=2][u8 flags: bit0 zstd, bit1 correction][f64 delta]([f64 mul][f64 add] with
+ * bit1)[varint n][payload], payload a run of segments: varint ((len-1) << 1 | literal), then
+ * for a literal len raw doubles, else zigzag(q0 - previous q) and, when len > 1,
+ * zigzag(q1 - q0). Version 1 blobs (no correction) still decode. Doubles are stored in the
  * host's byte order; lbsim supports little-endian hosts only. */
 #include "codec_int.h"
 
@@ -34,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POLY_VERSION 1
+#define POLY_VERSION 2
 #define POLY_ZSTD_LEVEL 1
 #define GOLDEN_ITERS 40
 
@@ -57,13 +65,16 @@ typedef struct {
   double sd, skd;    /* sums of d_k = v_k - v_s and of k d_k over the segment */
 } seginfo;
 
-static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt *restrict lh,
+/* Fit tolerance of a value: e(y) = a + r |y|, never below 0. */
+static inline double fit_tol(lbs__tol t, double y) { return fmax(0.0, t.a + t.r * fabs(y)); }
+
+static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, pt *restrict lh,
                    pt *restrict uh, seginfo *si) {
   si->bmin = si->bmax = 0;
   si->sd = si->skd = 0;
   if (s + 1 >= n || !isfinite(v[s + 1])) return s + 1;
-  double sd = v[s + 1] - v[s], skd = sd;
-  pt L0 = {0, v[s] - eps}, U0 = {0, v[s] + eps}, L1 = {1, v[s + 1] - eps}, U1 = {1, v[s + 1] + eps};
+  double sd = v[s + 1] - v[s], skd = sd, e0 = fit_tol(t, v[s]), e1 = fit_tol(t, v[s + 1]);
+  pt L0 = {0, v[s] - e0}, U0 = {0, v[s] + e0}, L1 = {1, v[s + 1] - e1}, U1 = {1, v[s + 1] + e1};
   /* rho_max is the line through pmax (a lower bound) and qmax (a later upper bound), rho_min
    * the line through pmin (an upper bound) and qmin (a later lower bound). Which side of
    * them a point lies on is the sign of a cross product, so no division sits on the loop's
@@ -82,7 +93,7 @@ static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt 
   for (k = s + 2; k < n; k++) {
     double y = v[k];
     if (!isfinite(y)) break;
-    double x = (double)(k - s);
+    double x = (double)(k - s), eps = fit_tol(t, y);
     pt L = {x, y - eps}, U = {x, y + eps};
     double tmax = amx * (y - pmax.y) - bmx * (x - pmax.x), emax = amx * eps;
     double tmin = amn * (y - pmin.y) - bmn * (x - pmin.x), emin = amn * eps;
@@ -131,11 +142,11 @@ static size_t grow(const double *restrict v, size_t s, size_t n, double eps, pt 
   return k;
 }
 
-/* Upper hull of (t_k, y_k + off) when upper != 0, else lower hull; t ascending. */
-static size_t hull(const double *y, size_t m, double xbar, double off, int upper, pt *h) {
+/* Upper hull of (k - xbar, y_k + sign e(y_k)) when upper != 0, else lower hull. */
+static size_t hull(const double *y, size_t m, double xbar, lbs__tol t, double sign, int upper, pt *h) {
   size_t nh = 0;
   for (size_t k = 0; k < m; k++) {
-    pt p = {(double)k - xbar, y[k] + off};
+    pt p = {(double)k - xbar, y[k] + sign * fit_tol(t, y[k])};
     if (upper)
       while (nh >= 2 && cross(h[nh - 2], h[nh - 1], p) >= 0) nh--;
     else
@@ -187,12 +198,12 @@ static void lsq_line(const double *y, size_t m, const seginfo *si, double *v0, d
   *v1 = c + b * xbar;
 }
 
-/* The least-squares line constrained to the feasible set of y[0..m) at tolerance eps. */
-static void constrained_fit(const double *y, size_t m, double eps, const seginfo *si, pt *wl, pt *wu,
+/* The least-squares line constrained to the feasible set of y[0..m) at fit tolerance t. */
+static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo *si, pt *wl, pt *wu,
                             double *v0, double *v1) {
   double dm = (double)m, xbar = 0.5 * (dm - 1.0), sxx = dm * (dm * dm - 1.0) / 12.0;
   double ybar = y[0] + si->sd / dm, bls = (si->skd - xbar * si->sd) / sxx, b, c;
-  fitprob f = {wl, wu, hull(y, m, xbar, -eps, 1, wl), hull(y, m, xbar, eps, 0, wu), dm, sxx, ybar, bls};
+  fitprob f = {wl, wu, hull(y, m, xbar, t, -1, 1, wl), hull(y, m, xbar, t, 1, 0, wu), dm, sxx, ybar, bls};
   double lo = fmin(si->bmin, si->bmax), hi = fmax(si->bmin, si->bmax), c1, c2;
   const double g = 0.6180339887498949;
   double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
@@ -218,14 +229,18 @@ static void constrained_fit(const double *y, size_t m, double eps, const seginfo
   *v1 = c + b * xbar;
 }
 
-/* Quantizes a segment's end values; 1 when the decoder's values all lie within eps. */
-static int quantize(const double *y, size_t m, double v0, double v1, double delta, double eps,
-                    int64_t *q0, int64_t *q1) {
+/* Quantizes a segment's end values; 1 when the decoder's values (left in out) all lie within
+ * tolerance t of y. */
+static int quantize(const double *y, size_t m, double v0, double v1, double delta, lbs__tol t,
+                    int64_t *q0, int64_t *q1, double *out) {
   *q0 = llround(v0 / delta);
   *q1 = m > 1 ? llround(v1 / delta) : *q0;
   double base = (double)*q0 * delta, step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
   int bad = 0;
-  for (int32_t k = 0; k < (int32_t)m; k++) bad += !(fabs(seg_value(base, step, k) - y[k]) <= eps);
+  for (int32_t k = 0; k < (int32_t)m; k++) {
+    out[k] = seg_value(base, step, k);
+    bad += !(fabs(out[k] - y[k]) <= lbs__tol_of(t, y[k]));
+  }
   return bad == 0;
 }
 
@@ -241,79 +256,105 @@ static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
   return e ? e : lbs_buf_append(b, v, len * sizeof *v);
 }
 
-/* Fit tolerance for bound eps: less the quantization margin delta/2 = eps/8 and a slack
- * for rounding in the decoder's arithmetic. */
-static double fit_tolerance(double eps, double maxabs) {
-  return eps - eps / 8 - 64 * DBL_EPSILON * (maxabs + eps);
+/* The tolerances of a chunk: delta (the power of two in (t/8, t/4] for t the smallest
+ * tolerance of a nonzero finite value), the check tolerance (less the correction margin) and
+ * the fit tolerance (less delta/2 and a slack for rounding in the decoder's arithmetic).
+ * LBS_RANGE when the values are too large for that resolution. */
+static lbs_err tolerances(const double *v, size_t n, lbs__tol t, double *delta, lbs__tol *chk,
+                          lbs__tol *fit) {
+  double maxabs = 0, tmin = INFINITY;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i])) {
+      double a = fabs(v[i]), e = lbs__tol_of(t, v[i]);
+      if (a > maxabs) maxabs = a;
+      if (e > 0 && e < tmin) tmin = e;
+    }
+  if (!isfinite(tmin)) tmin = t.a > 0 ? t.a : 1; /* all zero: any step reproduces them */
+  int ex;
+  frexp(tmin / 4, &ex);
+  *delta = ldexp(0.5, ex);
+  double slack = 64 * DBL_EPSILON * (maxabs + lbs__tol_of(t, maxabs));
+  *chk = (lbs__tol){t.a * (1 - LBS_CORR_MARGIN), t.r * (1 - LBS_CORR_MARGIN)};
+  *fit = (lbs__tol){chk->a - *delta / 2 - slack, chk->r};
+  if (maxabs / *delta > 0x1p52 || slack > tmin / 8)
+    return lbs_fail(LBS_RANGE, "values up to %g are too large for a tolerance of %g", maxabs, tmin);
+  return LBS_OK;
 }
 
-static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, lbs_buf *out) {
-  if (!(eps > 0) || !isfinite(eps))
-    return lbs_fail(LBS_INVAL, "polyline codec needs a finite error bound > 0 (got %g)", eps);
-  double maxabs = 0;
-  for (size_t i = 0; i < n; i++)
-    if (isfinite(v[i]) && fabs(v[i]) > maxabs) maxabs = fabs(v[i]);
-  /* delta: the power of two in (eps/8, eps/4], so values on a dyadic grid (small
-   * integers, plateaus of round numbers) are reproduced exactly */
-  int ex;
-  frexp(eps / 4, &ex);
-  double delta = ldexp(0.5, ex), eps_fit = fit_tolerance(eps, maxabs);
-  if (maxabs / delta > 0x1p52 || eps_fit <= eps / 2)
-    return lbs_fail(LBS_RANGE, "error bound %g too small for values up to %g", eps, maxabs);
+static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs_buf *out) {
+  if (!(t.a >= 0 && t.r >= 0 && t.a + t.r > 0 && isfinite(t.a + t.r)))
+    return lbs_fail(LBS_INVAL, "polyline codec needs a finite error bound > 0");
+  double delta;
+  lbs__tol chk, fit;
+  lbs_err e = tolerances(v, n, t, &delta, &chk, &fit);
+  if (e) return e;
   if (ctx->work_n < n) {
     double *w = realloc(ctx->work, n * 4 * sizeof(pt));
     if (!w) return lbs_fail(LBS_NOMEM, "polyline work arrays for %zu elements", n);
     ctx->work = w;
     ctx->work_n = n;
   }
+  if ((e = lbs__codec_reserve(ctx, n))) return e;
   pt *lh = (pt *)ctx->work, *uh = lh + n, *wl = uh + n, *wu = wl + n;
   lbs_buf *pl = &ctx->scratch2;
   pl->len = 0;
-  lbs_err e = LBS_OK;
   uint64_t prev = 0;
   size_t s = 0;
   while (s < n && !e) {
     if (!isfinite(v[s])) {
-      size_t t = s;
-      while (t < n && !isfinite(v[t])) t++;
-      e = put_literal(pl, v + s, t - s);
-      s = t;
+      size_t t2 = s;
+      while (t2 < n && !isfinite(v[t2])) t2++;
+      e = put_literal(pl, v + s, t2 - s);
+      memcpy(ctx->y + s, v + s, (t2 - s) * sizeof *v);
+      memset(ctx->exact + s, 1, t2 - s);
+      s = t2;
       continue;
     }
     seginfo si;
     double v0, v1;
     int64_t q0, q1;
-    size_t t = grow(v, s, n, eps_fit, lh, uh, &si), m = t - s;
+    size_t t2 = grow(v, s, n, fit, lh, uh, &si), m = t2 - s;
     /* the plain least-squares line when it meets the bound once quantized, else the
      * least-squares line inside the feasible set */
     lsq_line(v + s, m, &si, &v0, &v1);
-    int ok = quantize(v + s, m, v0, v1, delta, eps, &q0, &q1);
+    int ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s);
     if (!ok) {
-      constrained_fit(v + s, m, eps_fit, &si, wl, wu, &v0, &v1);
-      ok = quantize(v + s, m, v0, v1, delta, eps, &q0, &q1);
+      constrained_fit(v + s, m, fit, &si, wl, wu, &v0, &v1);
+      ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s);
     }
+    memset(ctx->exact + s, !ok, m);
     if (!ok) {
       e = put_literal(pl, v + s, m);
+      memcpy(ctx->y + s, v + s, m * sizeof *v);
     } else {
       e = put_varint(pl, (uint64_t)(m - 1) << 1);
       if (!e) e = put_varint(pl, lbs_zigzag((int64_t)((uint64_t)q0 - prev)));
       if (!e && m > 1) e = put_varint(pl, lbs_zigzag(q1 - q0));
       prev = (uint64_t)q1;
     }
-    s = t;
+    s = t2;
   }
+  lbs__corr corr;
+  if (!e) e = lbs__corr_find(ctx, v, n, t, &corr);
   if (e) return e;
-  uint8_t hdr[1 + 1 + 8 + 10];
+  int has_corr = corr.mul != 1 || corr.add != 0;
+  uint8_t hdr[2 + 8 + 16 + 10];
   hdr[0] = POLY_VERSION;
+  hdr[1] = (uint8_t)(1 | (has_corr << 1));
   memcpy(hdr + 2, &delta, 8);
-  size_t h = 10 + lbs_varint_put(hdr + 10, n);
+  size_t h = 10;
+  if (has_corr) {
+    memcpy(hdr + h, &corr.mul, 8);
+    memcpy(hdr + h + 8, &corr.add, 8);
+    h += 16;
+  }
+  h += lbs_varint_put(hdr + h, n);
   size_t at = out->len;
-  hdr[1] = 1;
   if ((e = lbs_buf_append(out, hdr, h))) return e;
   if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, POLY_ZSTD_LEVEL, out))) return e;
   if (out->len - at - h >= pl->len) { /* zstd did not help: store the payload as it is */
     out->len = at + h;
-    out->data[at + 1] = 0;
+    out->data[at + 1] &= (uint8_t)~1u;
     e = lbs_buf_append(out, pl->data, pl->len);
   }
   return e;
@@ -331,12 +372,20 @@ LBS_DECODE_CLONES
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
                       size_t count, double *out) {
   const uint8_t *p = blob, *end = blob + len;
-  if (len < 11 || p[0] != POLY_VERSION || p[1] > 1)
+  /* version 1: no correction; version 2: bit 1 says a correction follows the step */
+  if (len < 11 || (p[0] != 1 && p[0] != POLY_VERSION) || p[1] > (p[0] == 1 ? 1 : 3) ||
+      ((p[1] & 2) && len < 27))
     return lbs_fail(LBS_CORRUPT, "polyline chunk: bad header");
-  double delta;
+  double delta, mul = 1, add = 0;
   memcpy(&delta, p + 2, 8);
   if (!(delta > 0) || !isfinite(delta)) return lbs_fail(LBS_CORRUPT, "polyline chunk: bad step");
   p += 10;
+  if (blob[1] & 2) {
+    memcpy(&mul, p, 8);
+    memcpy(&add, p + 8, 8);
+    p += 16;
+    if (!isfinite(mul) || !isfinite(add)) return lbs_fail(LBS_CORRUPT, "polyline chunk: bad correction");
+  }
   uint64_t bn;
   if (lbs_varint_get(&p, end, &bn) || bn != n)
     return lbs_fail(LBS_CORRUPT, "polyline chunk: element count %llu, expected %zu",
@@ -367,7 +416,7 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
       double base = (double)(int64_t)q0 * delta;
       double step = m > 1 ? (double)(int64_t)(q1 - q0) * delta / (double)(m - 1) : 0;
       double *o = out + (a - first) - (a - pos); /* o[k]: offset k of the segment */
-      for (int32_t k = (int32_t)(a - pos); k < (int32_t)(b - pos); k++) o[k] = seg_value(base, step, k);
+      for (int32_t k = (int32_t)(a - pos); k < (int32_t)(b - pos); k++) o[k] = seg_value(base, step, k) * mul + add;
     }
     pos += (size_t)m;
   }
@@ -377,7 +426,7 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
 const lbs_codec_ops lbs__codec_polyline = {LBS_CODEC_ABI, LBS_CODEC_POLYLINE, "polyline", encode,
                                           decode};
 
-size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, double eps, size_t *ends) {
+size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, size_t *ends) {
   if (ctx->work_n < n) {
     double *w = realloc(ctx->work, n * 4 * sizeof(pt));
     if (!w) return 0;
@@ -388,15 +437,8 @@ size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, dou
   size_t s = 0, k = 0;
   while (s < n) {
     seginfo si;
-    s = grow(v, s, n, eps, lh, uh, &si);
+    s = grow(v, s, n, t, lh, uh, &si);
     ends[k++] = s;
   }
   return k;
-}
-
-double lbs__polyline_fit_tolerance(const double *v, size_t n, double eps) {
-  double maxabs = 0;
-  for (size_t i = 0; i < n; i++)
-    if (isfinite(v[i]) && fabs(v[i]) > maxabs) maxabs = fabs(v[i]);
-  return fit_tolerance(eps, maxabs);
 }

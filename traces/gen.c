@@ -16,7 +16,8 @@ struct lbs_gen {
   gen_kind kind;
   int64_t nx, ny, nz, steps;
   uint64_t seed;
-  char recipe[160];
+  lbs_gen_noise noise;
+  char recipe[240];
 };
 
 static const char *const kind_names[] = {"bump", "hotspot", "random", NULL};
@@ -33,6 +34,10 @@ lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out) {
     return lbs_fail(LBS_INVAL, "bad mesh %lldx%lldx%lld", (long long)p->nx, (long long)p->ny,
                     (long long)p->nz);
   if (p->steps < 1) return lbs_fail(LBS_INVAL, "steps must be >= 1 (got %lld)", (long long)p->steps);
+  const lbs_gen_noise *nz = &p->noise;
+  if (!(nz->jitter >= 0 && nz->jitter <= 2) || !(nz->tick_ns >= 0 && nz->tick_ns <= 1e9) || nz->spikes < 0 ||
+      nz->spikes > 1000000)
+    return lbs_fail(LBS_INVAL, "noise: jitter must be in [0, 2], tick in [0, 1e9] ns, spikes in [0, 1e6]");
   lbs_gen *g = calloc(1, sizeof *g);
   if (!g) return lbs_fail(LBS_NOMEM, "generator");
   g->kind = (gen_kind)k;
@@ -41,9 +46,13 @@ lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out) {
   g->nz = p->nz;
   g->steps = p->steps;
   g->seed = p->seed;
-  snprintf(g->recipe, sizeof g->recipe, "%s %lldx%lldx%lld steps=%lld seed=%llu", kind_names[k],
-           (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->steps,
-           (unsigned long long)p->seed);
+  g->noise = p->noise;
+  int len = snprintf(g->recipe, sizeof g->recipe, "%s %lldx%lldx%lld steps=%lld seed=%llu", kind_names[k],
+                     (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->steps,
+                     (unsigned long long)p->seed);
+  if (nz->jitter > 0 || nz->tick_ns > 0 || nz->spikes > 0)
+    snprintf(g->recipe + len, sizeof g->recipe - (size_t)len, " noise=jitter:%.17g,tick:%.17g,spikes:%d",
+             nz->jitter, nz->tick_ns, nz->spikes);
   *out = g;
   return LBS_OK;
 }
@@ -52,13 +61,41 @@ lbs_err lbs_gen_from_recipe(const char *recipe, lbs_gen **out) {
   char kind[16];
   long long nx, ny, nz, steps;
   unsigned long long seed;
-  int used = 0;
+  int used = 0, used2 = 0;
+  lbs_gen_noise noise = {0, 0, 0};
   if (sscanf(recipe, "%15s %lldx%lldx%lld steps=%lld seed=%llu%n", kind, &nx, &ny, &nz, &steps, &seed,
-             &used) != 6 ||
-      recipe[used] != '\0')
+             &used) != 6)
     return lbs_fail(LBS_PARSE, "bad generator recipe '%s'", recipe);
-  lbs_gen_params p = {kind, nx, ny, nz, steps, seed};
+  if (recipe[used] && (sscanf(recipe + used, " noise=jitter:%lf,tick:%lf,spikes:%d%n", &noise.jitter,
+                              &noise.tick_ns, &noise.spikes, &used2) != 3 ||
+                       recipe[used + used2] != '\0'))
+    return lbs_fail(LBS_PARSE, "bad generator recipe '%s'", recipe);
+  lbs_gen_params p = {kind, nx, ny, nz, steps, seed, noise};
   return lbs_gen_create(&p, out);
+}
+
+lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out) {
+  *out = (lbs_gen_noise){LBS_GEN_NOISE_JITTER, LBS_GEN_NOISE_TICK, LBS_GEN_NOISE_SPIKES};
+  if (!strcmp(s, "default")) return LBS_OK;
+  if (!strcmp(s, "none")) {
+    *out = (lbs_gen_noise){0, 0, 0};
+    return LBS_OK;
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '='), *end;
+    if (!eq) return lbs_fail(LBS_PARSE, "noise '%s': '%s' is not KEY=VALUE", s, tok);
+    *eq = '\0';
+    double v = strtod(eq + 1, &end);
+    if (!eq[1] || *end || !isfinite(v) || v < 0)
+      return lbs_fail(LBS_PARSE, "noise '%s': %s wants a number >= 0", s, tok);
+    if (!strcmp(tok, "jitter")) out->jitter = v;
+    else if (!strcmp(tok, "tick")) out->tick_ns = v;
+    else if (!strcmp(tok, "spikes") && v == floor(v) && v <= 1e6) out->spikes = (int)v;
+    else return lbs_fail(LBS_PARSE, "noise '%s': unknown key '%s' (known: jitter, tick, spikes)", s, tok);
+  }
+  return LBS_OK;
 }
 
 void lbs_gen_destroy(lbs_gen **g) {
@@ -110,6 +147,16 @@ static double hotspot_cost(const lbs_gen *g, int64_t step, int64_t cell, int64_t
   return 100.0 * load * (1.0 + 0.02 * noise);
 }
 
+/* Measured timings, as a profiler sees them: a multiplicative log-normal jitter per element,
+ * the timer's resolution, and a few elements per step slowed 1000-10000x (preempted, page
+ * faults). Applied to time_ns only; streams 3000+ keep it apart from the models' own noise. */
+static double noisy(const lbs_gen *g, int64_t step, int64_t cell, double x) {
+  const lbs_gen_noise *nz = &g->noise;
+  if (nz->jitter > 0) x *= exp(nz->jitter * lbs_rng_normal(g->seed, 3000 + (uint64_t)step, (uint64_t)cell));
+  if (nz->tick_ns > 0) x = fmax(nz->tick_ns, nz->tick_ns * floor(x / nz->tick_ns + 0.5));
+  return x;
+}
+
 void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, double *out) {
   int64_t n = g->nx * g->ny * g->nz;
   for (int64_t e = 0; e < n; e++) {
@@ -128,5 +175,19 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
       out[e] = 100.0 + 1000.0 * lbs_rng_unit(g->seed, (uint64_t)step, (uint64_t)c);
       break;
     }
+    if (m == 0 && (g->noise.jitter > 0 || g->noise.tick_ns > 0)) out[e] = noisy(g, step, c, out[e]);
+  }
+  /* the spikes: cells drawn per step (a cell drawn twice is slowed once) */
+  if (m != 0 || g->noise.spikes <= 0) return;
+  for (int s = 0; s < g->noise.spikes; s++) {
+    uint64_t c = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)s) % (uint64_t)n;
+    double f = pow(10.0, 3.0 + lbs_rng_unit(g->seed, 5000 + (uint64_t)step, (uint64_t)s));
+    for (int64_t e = 0; e < n; e++) /* the element holding cell c */
+      if ((uint64_t)(cell ? cell[e] : e) == c) {
+        int dup = 0;
+        for (int r = 0; r < s; r++) dup |= lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)r) % (uint64_t)n == c;
+        if (!dup) out[e] *= f;
+        break;
+      }
   }
 }

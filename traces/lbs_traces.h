@@ -13,36 +13,91 @@
 
 #include "lbs_core.h"
 
-#define LBS_TRACE_SCHEMA_VERSION 1
+#define LBS_TRACE_SCHEMA_VERSION 2
 #define LBS_TRACE_DEFAULT_CHUNK 8192
 #define LBS_TRACE_MAX_CHUNK (1 << 20)
+
+/* ---------------------------------------------------------------- error bounds */
+
+/* How far a stored value may be from the measured one. Costs are non-negative and the
+ * simulator sums them over sets of elements, so the default is pointwise relative: it keeps
+ * every value's sign, keeps zero at zero, and bounds every sum of non-negative values by the
+ * same eps. One spelling everywhere (command line, profiler, trace metadata, trace info):
+ * "rel:0.005", "abs:5", "range:1e-3", "lossless". */
+typedef enum {
+  LBS_BOUND_LOSSLESS = 0, /* bit-exact */
+  LBS_BOUND_REL = 1,      /* |x' - x| <= eps |x| */
+  LBS_BOUND_ABS = 2,      /* |x' - x| <= eps */
+  LBS_BOUND_RANGE = 3     /* |x' - x| <= eps (max - min of the step's finite values) */
+} lbs_bound_kind;
+
+typedef struct lbs_bound {
+  lbs_bound_kind kind; /* LBS_BOUND_* */
+  double eps;          /* > 0 and finite; 0 for LBS_BOUND_LOSSLESS */
+} lbs_bound;
+
+/* The default bound for measured costs (the profiler, trace import of measured data, trace
+ * gen): the bound that met bench/trace_fidelity's goals at the smallest size. */
+#define LBS_BOUND_DEFAULT "rel:0.005"
+/* Largest eps accepted for rel and range bounds (abs bounds take any finite eps > 0). */
+#define LBS_BOUND_MAX_REL 0.5
+
+/* Parses "rel:E", "abs:E", "range:E" or "lossless". LBS_PARSE with a message naming the
+ * text and what is wrong (unknown kind, eps not a number, negative, NaN, zero, too large). */
+lbs_err lbs_bound_parse(const char *s, lbs_bound *out);
+/* The bound's one spelling ("rel:0.005") into buf (at least LBS_BOUND_STRLEN bytes);
+ * returns buf. */
+#define LBS_BOUND_STRLEN 40
+char *lbs_bound_format(lbs_bound b, char *buf);
+/* The absolute tolerance of value x under b; range bounds need the step's range (max - min). */
+double lbs_bound_tolerance(lbs_bound b, double x, double range);
 
 /* ---------------------------------------------------------------- codecs */
 
 typedef enum {
+  LBS_CODEC_AUTO = 0,     /* a metric setting: per chunk the smallest of polyline and quant
+                             (and lossless, where those take over a byte a value) */
   LBS_CODEC_LOSSLESS = 1, /* byte-shuffle + zstd, bit-exact */
-  LBS_CODEC_POLYLINE = 2  /* error-bounded least-squares polyline + zstd */
+  LBS_CODEC_POLYLINE = 2, /* error-bounded least-squares polyline + zstd */
+  LBS_CODEC_QUANT = 3     /* previous-value prediction, quantized residuals (log domain for
+                             relative bounds) + zstd: for noisy data */
 } lbs_codec;
+
+/* The codec chunks get unless told otherwise. */
+#define LBS_CODEC_DEFAULT LBS_CODEC_AUTO
 
 /* Reusable scratch state for encoding and decoding (not thread-safe; one per thread). */
 typedef struct lbs_codec_ctx lbs_codec_ctx;
 lbs_err lbs_codec_ctx_create(lbs_codec_ctx **out);
 void lbs_codec_ctx_destroy(lbs_codec_ctx **ctx); /* NULL-safe, clears *ctx */
 
-/* Name of a codec ("polyline", "lossless"), NULL when unknown. */
+/* Name of a codec ("auto", "polyline", "quant", "lossless"), NULL when unknown. */
 const char *lbs_codec_name(lbs_codec c);
 /* Codec by name; LBS_NOTFOUND (message lists the known ones) when unknown. */
 lbs_err lbs_codec_from_name(const char *name, lbs_codec *out);
+/* LBS_INVAL (message says why) when bound b cannot go with codec c: lossless takes only the
+ * lossless bound, the lossy codecs take rel, abs or range. */
+lbs_err lbs_codec_check(lbs_codec c, lbs_bound b);
 
-/* Appends the encoding of v[0..n) to out. For the polyline codec every decoded value is
- * within eps (absolute, > 0) of the input; LBS_RANGE when eps is too small for the
- * magnitude of the values (callers then use the lossless codec). */
-lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, double eps,
-                         lbs_buf *out);
-/* Decodes elements [first, first+count) of an n-element blob into out[0..count).
- * LBS_CORRUPT for a malformed blob; never reads outside [blob, blob+len). */
+/* Appends the encoding of v[0..n) to out and says in *used which codec stored it. b is
+ * LBS_BOUND_LOSSLESS, ABS or REL (a range bound is resolved to abs by the caller). The lossy
+ * codecs keep every finite value within b, store non-finite values exactly, and keep the
+ * chunk's sum: |sum(x') - sum(x)| <= LBS_SUM_TOL sum(|x|) over the finite values. A chunk that
+ * a lossy codec cannot store within the bound (values too large for the resolution, extreme
+ * dynamic range) falls back to lossless (*used says so). LBS_INVAL for a bad codec/bound. */
+lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs_bound b,
+                         lbs_buf *out, lbs_codec *used);
+/* Decodes elements [first, first+count) of an n-element blob of codec c (a stored codec, not
+ * auto) into out[0..count). LBS_CORRUPT for a malformed blob; never reads outside
+ * [blob, blob+len). */
 lbs_err lbs_codec_decode(lbs_codec_ctx *ctx, lbs_codec c, const uint8_t *blob, size_t len, size_t n,
                          size_t first, size_t count, double *out);
+
+/* Chunk sums: the largest |sum(x') - sum(x)| / sum(|x|) a lossy codec leaves. */
+#define LBS_SUM_TOL 1e-9
+/* |sum(y) - sum(x)| / sum(|x|) over the finite x (compensated sums); 0 when both sums are 0,
+ * infinity when only sum(x) is 0. */
+double lbs_sum_error(const double *x, const double *y, size_t n);
 
 /* ---------------------------------------------------------------- meshes */
 
@@ -93,9 +148,10 @@ lbs_err lbs_hilbert_order(int64_t nx, int64_t ny, int64_t nz, int64_t *order);
 typedef struct lbs_metric_spec {
   const char *name;   /* e.g. "time_ns" */
   const char *unit;   /* e.g. "ns" */
-  lbs_codec codec;    /* LBS_CODEC_POLYLINE or LBS_CODEC_LOSSLESS */
-  double error_bound; /* eps; 0 selects the lossless codec */
-  int relative;       /* 1: eps is a fraction of the step's value range, 0: absolute */
+  lbs_codec codec;    /* LBS_CODEC_AUTO, POLYLINE, QUANT or LOSSLESS (checked against bound) */
+  lbs_bound bound;    /* the metric's promise; a lossless bound stores it exactly */
+  lbs_bound encode;   /* when its eps > 0: the tighter bound the chunks are encoded within, an
+                         earlier lossy stage (the profiler's node agents) having used the rest */
 } lbs_metric_spec;
 
 typedef struct lbs_trace_spec {
@@ -126,14 +182,16 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **w);
 
 /* ---------------------------------------------------------------- reading */
 
+/* Called after each step of long work; a non-zero return stops it. */
+typedef int (*lbs_progress_fn)(void *arg, int64_t done, int64_t total);
+
 typedef struct lbs_trace lbs_trace;
 
 typedef struct lbs_metric_info {
-  const char *name;   /* valid while the trace is open */
-  const char *unit;   /* valid while the trace is open */
-  lbs_codec codec;    /* the metric's codec (a chunk may fall back to lossless) */
-  double error_bound; /* as given to the writer */
-  int relative;       /* 1 when relative to each step's range */
+  const char *name; /* valid while the trace is open */
+  const char *unit; /* valid while the trace is open */
+  lbs_codec codec;  /* the metric's codec (chunks may use another: auto, lossless fallback) */
+  lbs_bound bound;  /* as given to the writer */
 } lbs_metric_info;
 
 /* Opens a trace read-only. LBS_FORMAT for a file that is not an lbsim trace, LBS_VERSION
@@ -145,12 +203,17 @@ int64_t lbs_trace_elements(const lbs_trace *t);
 int64_t lbs_trace_steps(const lbs_trace *t);
 int64_t lbs_trace_chunk_elems(const lbs_trace *t);
 int lbs_trace_nmetrics(const lbs_trace *t);
+int lbs_trace_schema_version(const lbs_trace *t); /* of the file (1 or 2) */
 lbs_err lbs_trace_metric(const lbs_trace *t, int metric, lbs_metric_info *out);
 int lbs_trace_metric_find(const lbs_trace *t, const char *name); /* index, or -1 */
 /* The application's step number of step s (O(1), any order). */
 lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
 /* A metadata value (valid while open), or NULL. */
 const char *lbs_trace_meta(const lbs_trace *t, const char *key);
+/* The metadata keys, in key order: lbs_trace_meta_key(t, i) for i < lbs_trace_meta_count(t)
+ * (NULL outside; valid while open). */
+int lbs_trace_meta_count(const lbs_trace *t);
+const char *lbs_trace_meta_key(const lbs_trace *t, int i);
 /* The mesh, or NULL when the trace has none. Borrowed; valid while open. */
 lbs_mesh *lbs_trace_mesh(lbs_trace *t);
 
@@ -161,21 +224,39 @@ lbs_err lbs_trace_read(lbs_trace *t, int64_t step, int metric, int64_t first, in
                        double *out);
 
 typedef struct lbs_trace_stats {
-  int64_t raw_bytes;    /* elements * steps * 8 (per metric, or all metrics) */
-  int64_t stored_bytes; /* bytes of the compressed chunks */
-  int64_t chunks;       /* chunk rows */
-  int64_t lossless_chunks; /* chunks stored losslessly (codec or fallback) */
-  int has_error;        /* 1 when the writer measured the errors against its input */
-  double max_abs_error; /* largest |decoded - original| */
-  double rms_error;     /* root mean square of decoded - original */
+  int64_t raw_bytes;       /* elements * steps * 8 (per metric, or all metrics) */
+  int64_t stored_bytes;    /* bytes of the compressed chunks */
+  int64_t chunks;          /* chunk rows */
+  int64_t codec_chunks[4]; /* chunks stored with each codec (index lbs_codec; 0 unused) */
+  int has_error;           /* 1 when the writer measured the errors against its input */
+  double max_abs_error;    /* largest |decoded - original| */
+  double rms_error;        /* root mean square of decoded - original */
+  double max_rel_error;    /* largest |decoded - original| / |original| (nonzero originals) */
+  int has_sum_error;       /* 1 when the writer measured chunk sums (schema 2 and later) */
+  double max_sum_error;    /* worst chunk's |sum(decoded) - sum(original)| / sum(|original|) */
 } lbs_trace_stats;
 /* Statistics of one metric, or of all of them with metric = -1. */
 lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out);
+/* Statistics of the stored values of one metric over every step (what a replay reads). */
+typedef struct lbs_value_stats {
+  int64_t values;    /* all values (elements x steps) */
+  int64_t finite;    /* finite values */
+  int64_t negative;  /* finite values below zero */
+  int64_t zero;      /* values equal to zero */
+  int64_t nonfinite; /* NaN and infinities */
+  double min, median, p99, max; /* of the finite values (exact order statistics); NaN if none */
+  double max_step_range;        /* largest (max - min) of one step's finite values */
+} lbs_value_stats;
+/* Decodes every step of metric m and fills *out: one pass for the counts and a histogram, then
+ * one or more passes that narrow the histogram down to the exact median and p99 (the values of
+ * rank ceil(q N) among the N finite values). progress (may be NULL) is called after each step
+ * of each pass; a non-zero return stops with LBS_INVAL. */
+lbs_err lbs_trace_value_stats(lbs_trace *t, int metric, lbs_progress_fn progress, void *arg,
+                              lbs_value_stats *out);
+
 /* Size of the trace file in bytes. */
 int64_t lbs_trace_file_bytes(const lbs_trace *t);
 
-/* Called by lbs_trace_verify after each step; a non-zero return stops the check. */
-typedef int (*lbs_progress_fn)(void *arg, int64_t done, int64_t total);
 /* Verifies the whole file: SQLite integrity, schema, every step has every chunk of every
  * metric with the right element range, every CRC-32, every chunk decodes, the mesh
  * arrays' CRCs. Returns the first problem, naming step, metric and chunk. */
@@ -191,11 +272,25 @@ lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg);
  *  hotspot - 4 hot spots moving on circles, 2% Gaussian noise; metric `time_ns`.
  *  random  - independent uniform values in [100, 1100) ns; metric `time_ns`. */
 typedef struct lbs_gen lbs_gen;
+/* Noise as measured timings have it (time_ns only): x * exp(jitter N(0,1)), rounded to the
+ * timer's tick, and `spikes` elements per step slowed by a factor log-uniform in [1e3, 1e4]. */
+typedef struct lbs_gen_noise {
+  double jitter;  /* log-normal sigma of the per-element factor (0: none) */
+  double tick_ns; /* timer resolution in ns (0: none) */
+  int spikes;     /* slowed elements per step */
+} lbs_gen_noise;
+/* The defaults of `--noise default`: 1% jitter, a 1 ns timer, 2 spikes per step. */
+#define LBS_GEN_NOISE_JITTER 0.01
+#define LBS_GEN_NOISE_TICK 1.0
+#define LBS_GEN_NOISE_SPIKES 2
+/* Parses "default", "none" or "jitter=J,tick=T,spikes=N" (keys optional, others default). */
+lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out);
 typedef struct lbs_gen_params {
   const char *kind;      /* "bump", "hotspot", "random" */
   int64_t nx, ny, nz;    /* mesh */
   int64_t steps;         /* number of steps */
   uint64_t seed;         /* random seed */
+  lbs_gen_noise noise;   /* measurement noise on time_ns (zeros: none) */
 } lbs_gen_params;
 lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out);
 /* Rebuilds a generator from the recipe string that lbs_gen_recipe() gave. */
@@ -242,10 +337,17 @@ lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const
 
 /* One-file-per-step directory (format in README.md): writes every step of t into dir. */
 lbs_err lbs_stepsdir_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);
-/* Imports a steps directory into a new trace at out_path; each metric gets codec/bound
- * from spec_template (its name and unit come from the directory). */
-lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_codec codec, double eps,
-                            int relative, int64_t chunk_elems);
+/* Imports a steps directory into a new trace at out_path; every metric gets codec and bound
+ * (its name and unit come from the directory). Values must be finite unless allow_nonfinite is
+ * set (see lbs_stepsdir_import_opts). */
+typedef struct lbs_import_opts {
+  lbs_codec codec;     /* for every metric */
+  lbs_bound bound;     /* for every metric */
+  int64_t chunk_elems; /* 0: the default */
+  int allow_nonfinite; /* 0: a NaN or infinity is an error naming file, line and metric */
+  int64_t nonfinite;   /* out: non-finite values imported (with allow_nonfinite) */
+} lbs_import_opts;
+lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_import_opts *o);
 /* CSV export: DIR/steps.csv (step,app_step,element,<metrics>) and DIR/elements.csv. */
 lbs_err lbs_csv_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);
 

@@ -354,9 +354,10 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
   char recipe[200];
   snprintf(recipe, sizeof recipe, "nbody bodies=%lld steps=%lld seed=%llu leaf=%d theta=%g dt=%g", (long long)n,
            (long long)p->steps, (unsigned long long)p->seed, p->leaf, p->theta, p->dt);
-  const lbs_metric_spec ms[] = {{"pwgt", "interactions", LBS_CODEC_LOSSLESS, 0, 0},
-                                {"rwgt", "bodies", LBS_CODEC_LOSSLESS, 0, 0},
-                                {"interactions", "interactions", LBS_CODEC_LOSSLESS, 0, 0}};
+  const lbs_bound exact = {LBS_BOUND_LOSSLESS, 0};
+  const lbs_metric_spec ms[] = {{"pwgt", "interactions", LBS_CODEC_LOSSLESS, exact, exact},
+                                {"rwgt", "bodies", LBS_CODEC_LOSSLESS, exact, exact},
+                                {"interactions", "interactions", LBS_CODEC_LOSSLESS, exact, exact}};
   const char *meta[] = {"source", recipe, "edge_weight", "flag*rwgt[target]", "workload", "nbody"};
   lbs_trace_spec spec = {L, 0, 3, ms, mesh, 3, meta};
   if ((e = lbs_trace_create(path, &spec, &w))) goto done;

@@ -306,8 +306,10 @@ static lbs_err parse_manifest(const char *dir, manifest *mf) {
   return LBS_OK;
 }
 
-/* Reads one step file into v[m*E + e]. */
-static lbs_err read_step(const char *dir, const char *file, const manifest *mf, double *v) {
+/* Reads one step file into v[m*E + e]. A non-finite value is an error naming the file, line and
+ * metric unless *nonfinite is not NULL, which then counts them. */
+static lbs_err read_step(const char *dir, const char *file, const manifest *mf, double *v,
+                         int64_t *nonfinite) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   char *text;
@@ -337,6 +339,13 @@ static lbs_err read_step(const char *dir, const char *file, const manifest *mf, 
       double x = strtod(q, &end);
       if (end == q) e = lbs_fail(LBS_PARSE, "%s:%lld: element %lld: missing value for metric '%s'", path,
                                  (long long)line, (long long)elem, mf->names[m]);
+      else if (!isfinite(x) && !nonfinite)
+        e = lbs_fail(LBS_PARSE,
+                     "%s:%lld: element %lld: metric '%s' is %s (a cost must be a finite number; "
+                     "--allow-nonfinite imports it as it is)",
+                     path, (long long)line, (long long)elem, mf->names[m], isnan(x) ? "NaN" : "infinite");
+      else if (!isfinite(x))
+        (*nonfinite)++;
       v[(int64_t)m * mf->E + elem] = x;
       q = end;
     }
@@ -350,29 +359,30 @@ static lbs_err read_step(const char *dir, const char *file, const manifest *mf, 
   return e;
 }
 
-lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_codec codec, double eps,
-                            int relative, int64_t chunk_elems) {
+lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_import_opts *o) {
   manifest mf = {0};
+  int64_t *nf = o->allow_nonfinite ? &o->nonfinite : NULL;
+  o->nonfinite = 0;
   lbs_err e = parse_manifest(dir, &mf);
   double *v = NULL;
   lbs_trace_writer *w = NULL;
   if (e) goto done;
   lbs_metric_spec ms[MAX_METRICS];
   for (int m = 0; m < mf.nm; m++)
-    ms[m] = (lbs_metric_spec){mf.names[m], mf.units[m], codec, eps, relative};
+    ms[m] = (lbs_metric_spec){mf.names[m], mf.units[m], o->codec, o->bound, {0, 0}};
   const char *meta[] = {"source", "steps-dir"};
-  lbs_trace_spec spec = {mf.E, chunk_elems, mf.nm, ms, mf.mesh, 1, meta};
+  lbs_trace_spec spec = {mf.E, o->chunk_elems, mf.nm, ms, mf.mesh, 1, meta};
   if (!(v = malloc((size_t)(mf.E * mf.nm) * sizeof *v))) {
     e = lbs_fail(LBS_NOMEM, "step buffer");
     goto done;
   }
   /* Read the first step before creating the output, so a bad directory leaves nothing. */
-  if ((e = read_step(dir, mf.files[0], &mf, v))) goto done;
+  if ((e = read_step(dir, mf.files[0], &mf, v, nf))) goto done;
   if ((e = lbs_trace_create(out_path, &spec, &w))) goto done;
   const double *cols[MAX_METRICS];
   for (int m = 0; m < mf.nm; m++) cols[m] = v + (int64_t)m * mf.E;
   for (int64_t s = 0; s < mf.S && !e; s++) {
-    if (s > 0) e = read_step(dir, mf.files[s], &mf, v);
+    if (s > 0) e = read_step(dir, mf.files[s], &mf, v, nf);
     if (!e) e = lbs_trace_write_step(w, mf.app[s], cols);
   }
 done:

@@ -3,15 +3,16 @@
  * Schema (version LBS_TRACE_SCHEMA_VERSION, PRAGMA user_version; PRAGMA application_id
  * 'LBST' marks the file as a trace):
  *   meta(key, value)                    format, sizes, mesh description, source recipe
- *   metrics(id, name, unit, codec, error_bound, relative)
+ *   metrics(id, name, unit, codec, bound)  bound in its one spelling ("rel:0.005")
  *   steps(idx, app_step)                idx 0..S-1, the application's step number
  *   chunks(id, step, metric, chunk, first_elem, count, codec, crc32,
- *          vmin, vmax, err_max, err_sq, data)
+ *          vmin, vmax, err_max, err_sq, err_rel, sum_err, data)
  *                                       id = (step*M + metric)*NC + chunk, so a chunk is
  *                                       one rowid lookup from any step, in any order
  *   arrays(name, type, count, codec, crc32, data)   mesh arrays (coords, CSR, cell order)
  * Each step is written in one transaction: a writer killed at any moment leaves every
- * complete step readable and no partial one. */
+ * complete step readable and no partial one. Schema 1 (metrics with error_bound and a
+ * relative flag, chunks without err_rel and sum_err) is still read. */
 #include "codec_int.h"
 #include "traces_int.h"
 
@@ -28,12 +29,12 @@
 static const char *SCHEMA =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE metrics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,"
-    " codec TEXT NOT NULL, error_bound REAL NOT NULL, relative INTEGER NOT NULL);"
+    " codec TEXT NOT NULL, bound TEXT NOT NULL);"
     "CREATE TABLE steps(idx INTEGER PRIMARY KEY, app_step INTEGER NOT NULL);"
     "CREATE TABLE chunks(id INTEGER PRIMARY KEY, step INTEGER NOT NULL, metric INTEGER NOT NULL,"
     " chunk INTEGER NOT NULL, first_elem INTEGER NOT NULL, count INTEGER NOT NULL,"
     " codec INTEGER NOT NULL, crc32 INTEGER NOT NULL, vmin REAL, vmax REAL, err_max REAL,"
-    " err_sq REAL, data BLOB NOT NULL);"
+    " err_sq REAL, err_rel REAL, sum_err REAL, data BLOB NOT NULL);"
     "CREATE TABLE arrays(name TEXT PRIMARY KEY, type TEXT NOT NULL, count INTEGER NOT NULL,"
     " codec INTEGER NOT NULL, crc32 INTEGER NOT NULL, data BLOB NOT NULL);";
 
@@ -103,7 +104,9 @@ static lbs_err put_meta_d(lbs_trace_writer *w, const char *key, double v) {
 static lbs_err put_array(lbs_trace_writer *w, const char *name, const char *type, const void *data,
                          int64_t n) {
   w->blob.len = 0;
-  lbs_err e = lbs_codec_encode(w->ctx, LBS_CODEC_LOSSLESS, data, (size_t)n, 0, &w->blob);
+  lbs_codec used;
+  lbs_err e = lbs_codec_encode(w->ctx, LBS_CODEC_LOSSLESS, data, (size_t)n,
+                               (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &w->blob, &used);
   if (e) return e;
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(w->db, "INSERT INTO arrays VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL))
@@ -178,9 +181,10 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
   for (int i = 0; i < spec->nmetrics; i++) {
     const lbs_metric_spec *m = &spec->metrics[i];
     if (!m->name || !*m->name) return lbs_fail(LBS_INVAL, "metric %d has no name", i);
-    if (!(m->error_bound >= 0) || !isfinite(m->error_bound))
-      return lbs_fail(LBS_INVAL, "metric '%s': error bound must be >= 0", m->name);
-    if (!lbs_codec_name(m->codec)) return lbs_fail(LBS_INVAL, "metric '%s': unknown codec", m->name);
+    if (lbs_codec_check(m->bound.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : m->codec, m->bound))
+      return lbs_fail(LBS_INVAL, "metric '%s': %s", m->name, lbs_errmsg());
+    if (m->encode.eps > 0 && (m->encode.kind != m->bound.kind || m->encode.eps > m->bound.eps))
+      return lbs_fail(LBS_INVAL, "metric '%s': the encoding bound must be of the same kind and tighter", m->name);
     for (int j = 0; j < i; j++)
       if (!strcmp(spec->metrics[j].name, m->name))
         return lbs_fail(LBS_INVAL, "metric '%s' given twice", m->name);
@@ -203,7 +207,7 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
     w->metrics[i] = spec->metrics[i];
     w->metrics[i].name = strdup(spec->metrics[i].name);
     w->metrics[i].unit = strdup(spec->metrics[i].unit ? spec->metrics[i].unit : "");
-    if (w->metrics[i].error_bound == 0) w->metrics[i].codec = LBS_CODEC_LOSSLESS;
+    if (w->metrics[i].bound.kind == LBS_BOUND_LOSSLESS) w->metrics[i].codec = LBS_CODEC_LOSSLESS;
     if (!w->metrics[i].name || !w->metrics[i].unit) {
       writer_free(w);
       return lbs_fail(LBS_NOMEM, "writer");
@@ -231,16 +235,16 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
   if (spec->mesh && (e = put_mesh(w, spec->mesh))) goto fail;
   for (int i = 0; i < w->nm; i++) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(w->db, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL)) {
+    if (sqlite3_prepare_v2(w->db, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5)", -1, &st, NULL)) {
       e = dberr(w->db, path, "metrics");
       goto fail;
     }
     sqlite3_bind_int(st, 1, i);
     sqlite3_bind_text(st, 2, w->metrics[i].name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, w->metrics[i].unit, -1, SQLITE_STATIC);
+    char bound[LBS_BOUND_STRLEN];
     sqlite3_bind_text(st, 4, lbs_codec_name(w->metrics[i].codec), -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 5, w->metrics[i].error_bound);
-    sqlite3_bind_int(st, 6, w->metrics[i].relative != 0);
+    sqlite3_bind_text(st, 5, lbs_bound_format(w->metrics[i].bound, bound), -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -251,7 +255,7 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
   if ((e = exec(w->db, path, "COMMIT"))) goto fail;
   if (sqlite3_prepare_v2(w->db, "INSERT INTO steps VALUES(?1,?2)", -1, &w->ins_step, NULL) ||
       sqlite3_prepare_v2(w->db,
-                         "INSERT INTO chunks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+                         "INSERT INTO chunks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
                          -1, &w->ins_chunk, NULL)) {
     e = dberr(w->db, path, "prepare");
     goto fail;
@@ -266,41 +270,43 @@ fail:
 
 double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w) { return w->enc_s; }
 
-/* Encodes one chunk, measures its error against the input, inserts the row. */
+/* Encodes one chunk within bound b (lossless, abs or rel), measures its errors and its sum
+ * against the input, inserts the row. */
 static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, const double *v,
-                           double eps) {
+                           lbs_bound b) {
   int64_t first = c * w->C, n = w->E - first < w->C ? w->E - first : w->C;
-  lbs_codec codec = eps > 0 ? w->metrics[m].codec : LBS_CODEC_LOSSLESS;
+  lbs_codec codec = b.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : w->metrics[m].codec;
   double t0 = now_s();
   w->blob.len = 0;
-  lbs_err e = lbs_codec_encode(w->ctx, codec, v, (size_t)n, eps, &w->blob);
-  if (e == LBS_RANGE) { /* bound below the values' resolution: keep them exactly */
-    codec = LBS_CODEC_LOSSLESS;
-    w->blob.len = 0;
-    e = lbs_codec_encode(w->ctx, codec, v, (size_t)n, 0, &w->blob);
-  }
+  lbs_err e = lbs_codec_encode(w->ctx, codec, v, (size_t)n, b, &w->blob, &codec);
   w->enc_s += now_s() - t0;
-  if (e) return e;
+  if (e) return lbs_fail(e, "step %lld metric '%s' chunk %lld: %s", (long long)step, w->metrics[m].name,
+                         (long long)c, lbs_errmsg());
   e = lbs_codec_decode(w->ctx, codec, w->blob.data, w->blob.len, (size_t)n, 0, (size_t)n, w->check);
   if (e) return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: re-decode failed: %s",
                          (long long)step, w->metrics[m].name, (long long)c, lbs_errmsg());
-  double vmin = INFINITY, vmax = -INFINITY, emax = 0, esq = 0;
+  double vmin = INFINITY, vmax = -INFINITY, emax = 0, esq = 0, erel = 0;
   for (int64_t i = 0; i < n; i++) {
     double x = v[i], d = w->check[i];
     if (isfinite(x)) {
       if (x < vmin) vmin = x;
       if (x > vmax) vmax = x;
       double err = fabs(d - x);
-      if (!(err <= eps)) /* NaN-safe: the codec contract is broken */
-        return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: error %g above bound %g",
-                        (long long)step, w->metrics[m].name, (long long)(first + i), err, eps);
+      if (!(err <= lbs_bound_tolerance(b, x, 0))) /* NaN-safe: the codec contract is broken */
+        return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g for %.17g, outside the bound",
+                        (long long)step, w->metrics[m].name, (long long)(first + i), d, x);
       if (err > emax) emax = err;
+      if (x != 0 && err / fabs(x) > erel) erel = err / fabs(x);
       esq += err * err;
     } else if (memcmp(&x, &d, sizeof x)) {
       return lbs_fail(LBS_CORRUPT, "step %lld element %lld: non-finite value not kept",
                       (long long)step, (long long)(first + i));
     }
   }
+  double serr = lbs_sum_error(v, w->check, (size_t)n);
+  if (!(serr <= LBS_SUM_TOL))
+    return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %g of its magnitude",
+                    (long long)step, w->metrics[m].name, (long long)c, serr);
   sqlite3_stmt *st = w->ins_chunk;
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, (step * w->nm + m) * w->nchunks + c);
@@ -320,7 +326,9 @@ static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, 
   }
   sqlite3_bind_double(st, 11, emax);
   sqlite3_bind_double(st, 12, esq);
-  sqlite3_bind_blob(st, 13, w->blob.data, (int)w->blob.len, SQLITE_STATIC);
+  sqlite3_bind_double(st, 13, erel);
+  sqlite3_bind_double(st, 14, serr);
+  sqlite3_bind_blob(st, 15, w->blob.data, (int)w->blob.len, SQLITE_STATIC);
   return sqlite3_step(st) == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "chunk");
 }
 
@@ -337,17 +345,18 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
   if (sqlite3_step(w->ins_step) != SQLITE_DONE) e = dberr(w->db, w->path, "step");
   for (int m = 0; m < w->nm && !e; m++) {
     const double *v = values[m];
-    double eps = w->metrics[m].error_bound;
-    if (w->metrics[m].relative) {
+    lbs_bound b = w->metrics[m].encode.eps > 0 ? w->metrics[m].encode : w->metrics[m].bound;
+    if (b.kind == LBS_BOUND_RANGE) { /* a fraction of the step's range: absolute for this step */
       double lo = INFINITY, hi = -INFINITY;
       for (int64_t i = 0; i < w->E; i++)
         if (isfinite(v[i])) {
           if (v[i] < lo) lo = v[i];
           if (v[i] > hi) hi = v[i];
         }
-      eps = lo < hi ? eps * (hi - lo) : 0;
+      b = lo < hi && isfinite(b.eps * (hi - lo)) ? (lbs_bound){LBS_BOUND_ABS, b.eps * (hi - lo)}
+                  : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
     }
-    for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, eps);
+    for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, b);
   }
   if (!e) e = exec(w->db, w->path, "COMMIT");
   if (e) {
@@ -375,6 +384,7 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
 struct lbs_trace {
   sqlite3 *db;
   char *path;
+  int version;              /* schema version of the file */
   int64_t E, S, C, nchunks;
   int nm;
   lbs_metric_info *metrics; /* names owned */
@@ -404,6 +414,11 @@ void lbs_trace_close(lbs_trace **tp) {
   free(t->path);
   free(t);
   *tp = NULL;
+}
+
+int lbs_trace_meta_count(const lbs_trace *t) { return t->nmeta; }
+const char *lbs_trace_meta_key(const lbs_trace *t, int i) {
+  return i >= 0 && i < t->nmeta ? t->meta[2 * i] : NULL;
 }
 
 const char *lbs_trace_meta(const lbs_trace *t, const char *key) {
@@ -543,9 +558,10 @@ static lbs_err load(lbs_trace *t) {
   if (appid != APPLICATION_ID)
     return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim trace", t->path);
   if ((e = pragma_int(t, "PRAGMA user_version", &version))) return e;
-  if (version != LBS_TRACE_SCHEMA_VERSION)
-    return lbs_fail(LBS_VERSION, "%s: trace schema version %lld, this lbsim reads version %d",
+  if (version < 1 || version > LBS_TRACE_SCHEMA_VERSION)
+    return lbs_fail(LBS_VERSION, "%s: trace schema version %lld, this lbsim reads versions 1 to %d",
                     t->path, (long long)version, LBS_TRACE_SCHEMA_VERSION);
+  t->version = (int)version;
   sqlite3_stmt *st;
   int rc;
   if (sqlite3_prepare_v2(t->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL))
@@ -570,9 +586,10 @@ static lbs_err load(lbs_trace *t) {
   if ((e = meta_int(t, "chunk_elems", 1, LBS_TRACE_MAX_CHUNK, &t->C))) return e;
   t->nchunks = (t->E + t->C - 1) / t->C;
 
-  if (sqlite3_prepare_v2(t->db, "SELECT id, name, unit, codec, error_bound, relative FROM metrics ORDER BY id",
-                         -1, &st, NULL))
-    return dberr(t->db, t->path, "metrics");
+  /* schema 1 kept the bound as (error_bound, relative): relative meant the step's range */
+  const char *msql = t->version == 1 ? "SELECT id, name, unit, codec, error_bound, relative FROM metrics ORDER BY id"
+                                     : "SELECT id, name, unit, codec, bound, 0 FROM metrics ORDER BY id";
+  if (sqlite3_prepare_v2(t->db, msql, -1, &st, NULL)) return dberr(t->db, t->path, "metrics");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     lbs_metric_info *m = realloc(t->metrics, (size_t)(t->nm + 1) * sizeof *m);
     if (!m) {
@@ -585,10 +602,17 @@ static lbs_err load(lbs_trace *t) {
     const char *codec = (const char *)sqlite3_column_text(st, 3);
     m->name = strdup(name ? name : "");
     m->unit = strdup(unit ? unit : "");
-    m->error_bound = sqlite3_column_double(st, 4);
-    m->relative = sqlite3_column_int(st, 5);
+    int bad = 0;
+    if (t->version == 1) {
+      double eps = sqlite3_column_double(st, 4);
+      m->bound = eps == 0 ? (lbs_bound){LBS_BOUND_LOSSLESS, 0}
+                          : (lbs_bound){sqlite3_column_int(st, 5) ? LBS_BOUND_RANGE : LBS_BOUND_ABS, eps};
+    } else {
+      const char *b = (const char *)sqlite3_column_text(st, 4);
+      bad = !b || lbs_bound_parse(b, &m->bound);
+    }
     t->nm++;
-    if (sqlite3_column_int(st, 0) != t->nm - 1 || !codec || lbs_codec_from_name(codec, &m->codec)) {
+    if (bad || sqlite3_column_int(st, 0) != t->nm - 1 || !codec || lbs_codec_from_name(codec, &m->codec)) {
       sqlite3_finalize(st);
       return lbs_fail(LBS_CORRUPT, "%s: metrics table is invalid at metric %d", t->path, t->nm - 1);
     }
@@ -657,6 +681,7 @@ int64_t lbs_trace_elements(const lbs_trace *t) { return t->E; }
 int64_t lbs_trace_steps(const lbs_trace *t) { return t->S; }
 int64_t lbs_trace_chunk_elems(const lbs_trace *t) { return t->C; }
 int lbs_trace_nmetrics(const lbs_trace *t) { return t->nm; }
+int lbs_trace_schema_version(const lbs_trace *t) { return t->version; }
 lbs_mesh *lbs_trace_mesh(lbs_trace *t) { return t->mesh; }
 
 lbs_err lbs_trace_metric(const lbs_trace *t, int metric, lbs_metric_info *out) {
@@ -741,11 +766,14 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
   memset(out, 0, sizeof *out);
   if (metric < -1 || metric >= t->nm) return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(t->db,
-                         "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
-                         " count(err_max), total(codec = 1) FROM chunks WHERE ?1 < 0 OR metric = ?1",
-                         -1, &st, NULL))
-    return dberr(t->db, t->path, "stats");
+  const char *sql = t->version == 1
+                        ? "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
+                          " count(err_max), total(codec = 1), total(codec = 2), total(codec = 3), NULL, NULL, 0"
+                          " FROM chunks WHERE ?1 < 0 OR metric = ?1"
+                        : "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
+                          " count(err_max), total(codec = 1), total(codec = 2), total(codec = 3),"
+                          " max(err_rel), max(sum_err), count(sum_err) FROM chunks WHERE ?1 < 0 OR metric = ?1";
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return dberr(t->db, t->path, "stats");
   sqlite3_bind_int(st, 1, metric);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
@@ -757,7 +785,10 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
     out->max_abs_error = sqlite3_column_double(st, 2);
     double n = (double)t->E * (double)t->S * nm;
     out->rms_error = n > 0 ? sqrt(sqlite3_column_double(st, 3) / n) : 0;
-    out->lossless_chunks = (int64_t)sqlite3_column_double(st, 5);
+    for (int c = 1; c <= 3; c++) out->codec_chunks[c] = (int64_t)sqlite3_column_double(st, 4 + c);
+    out->max_rel_error = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 8);
+    out->max_sum_error = sqlite3_column_double(st, 9);
+    out->has_sum_error = out->chunks > 0 && sqlite3_column_int64(st, 10) == out->chunks;
   }
   sqlite3_finalize(st);
   return rc == SQLITE_ROW ? LBS_OK : dberr(t->db, t->path, "stats");

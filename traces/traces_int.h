@@ -32,4 +32,7 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
                          lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
                          const char *ctext, size_t clen);
 
+/* Values lbs_trace_value_stats gathers at most before narrowing further (tests lower it). */
+extern int64_t lbs__stats_collect;
+
 #endif

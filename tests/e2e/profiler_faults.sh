@@ -38,7 +38,7 @@ expect 0 "normal trace check" -- "$LBSIM" trace check "$T/a.lbt"
 expect 0 "info shows the run" -- "$LBSIM" trace info "$T/a.lbt"
 has "$T/out" "profiler  ranks 2, nodes 1, sample_every 1: complete; steps dropped 0, incomplete 0; ranks lost 0" "info line"
 expect 0 "info json" -- "$LBSIM" trace info "$T/a.lbt" --json
-has "$T/out" '"profiler":{"ranks":"2","nodes":"1","sample_every":"1","on_full":"wait","complete":"yes"' "info json"
+has "$T/out" '"profiler":{"ranks":"2","nodes":"1","sample_every":"1","on_full":"wait","bound":"rel:0.005","complete":"yes"' "info json"
 expect 1 "existing trace refused" -- "${MPI[@]}" -n 1 "$APP" "$T/a.lbt" 2 0
 has "$T/err" "exists; the profiler does not overwrite traces" "exists message"
 

@@ -10,7 +10,7 @@ expect 0 "lbsim --help" -- "$LBSIM" --help
 has "$T/out" "trace" "top-level help lists trace"
 expect 2 "unknown command" -- "$LBSIM" frobnicate
 has "$T/err" "lbsim: unknown command 'frobnicate'" "unknown command message"
-for sub in gen info check export import; do
+for sub in gen info check export import recode; do
   expect 0 "trace $sub --help" -- "$LBSIM" trace "$sub" --help
   has "$T/out" "usage: lbsim trace $sub" "trace $sub help"
 done
@@ -26,17 +26,17 @@ expect 0 "check" -- "$LBSIM" trace check "$T/b.lbt"
 has "$T/out" "against the source" "check measures against the generator"
 
 # Hilbert order and the other generators
-expect 0 "gen hotspot hilbert" -- "$LBSIM" trace gen --kind hotspot --mesh 16x16x4 --steps 4 --order hilbert --eps 0.01 -o "$T/h.lbt"
+expect 0 "gen hotspot hilbert" -- "$LBSIM" trace gen --kind hotspot --mesh 16x16x4 --steps 4 --order hilbert --bound rel:0.01 -o "$T/h.lbt"
 expect 0 "check hotspot" -- "$LBSIM" trace check "$T/h.lbt" --json
 has "$T/out" '"ok":true' "check --json ok"
-expect 0 "gen random lossless" -- "$LBSIM" trace gen --kind random --mesh 10x10 --steps 3 --eps 0 -o "$T/r.lbt"
+expect 0 "gen random lossless" -- "$LBSIM" trace gen --kind random --mesh 10x10 --steps 3 --bound lossless -o "$T/r.lbt"
 expect 0 "check random" -- "$LBSIM" trace check "$T/r.lbt" --json
 has "$T/out" '"max_abs_error":0,' "eps 0 is exact"
 
 # export / import round trip: decoded values survive exactly
 expect 0 "export steps-dir" -- "$LBSIM" trace export "$T/b.lbt" --steps-dir "$T/sd"
 has "$T/sd/manifest" "mesh structured 16x10x8 natural" "manifest mesh"
-expect 0 "import steps-dir" -- "$LBSIM" trace import --steps-dir "$T/sd" -o "$T/b2.lbt"
+expect 0 "import steps-dir" -- "$LBSIM" trace import --steps-dir "$T/sd" --bound lossless -o "$T/b2.lbt"
 expect 0 "export csv a" -- "$LBSIM" trace export "$T/b.lbt" --csv "$T/ca"
 expect 0 "export csv b" -- "$LBSIM" trace export "$T/b2.lbt" --csv "$T/cb"
 cmp -s "$T/ca/steps.csv" "$T/cb/steps.csv" && ok || bad "steps.csv differs after export/import"
@@ -80,5 +80,78 @@ size=$(stat -c %s "$T/b.lbt")
 head -c $((size / 2)) "$T/b.lbt" >"$T/t.lbt"
 expect 1 "truncated file" -- "$LBSIM" trace check "$T/t.lbt"
 has "$T/err" "lbsim: " "truncated file message"
+
+# Error bounds: one spelling, checked against the codec, per metric
+expect 0 "gen with bounds per metric" -- "$LBSIM" trace gen --kind bump --mesh 12x8x4 --steps 6 --bound rel:0.01 \
+  --bound weight=lossless -o "$T/pm.lbt"
+expect 0 "info --json of it" -- "$LBSIM" trace info "$T/pm.lbt" --json
+has "$T/out" '"name":"time_ns","unit":"ns","codec":"auto","bound":"rel:0.01"' "time_ns bound"
+has "$T/out" '"name":"weight","unit":"1","codec":"lossless","bound":"lossless"' "weight lossless"
+for f in max_rel_error max_sum_error values median p99 negative nonfinite warnings chunks; do has "$T/out" "\"$f\":" "info field $f"; done
+expect 0 "check it" -- "$LBSIM" trace check "$T/pm.lbt" --json
+has "$T/out" '"ok":true' "per-metric bounds check against the source"
+expect 2 "lossless codec with a lossy bound" -- "$LBSIM" trace gen --steps 2 --codec lossless --bound rel:0.01 -o "$T/x.lbt"
+has "$T/err" "the lossless codec stores values exactly" "codec/bound mismatch named"
+expect 2 "lossy codec with a lossless bound" -- "$LBSIM" trace gen --steps 2 --codec quant --bound lossless -o "$T/x.lbt"
+has "$T/err" "the quant codec is lossy" "codec/bound mismatch named"
+expect 2 "negative bound" -- "$LBSIM" trace gen --steps 2 --bound rel:-0.1 -o "$T/x.lbt"
+has "$T/err" "lbsim: option --bound: error bound 'rel:-0.1': eps is negative" "negative bound"
+expect 2 "NaN bound" -- "$LBSIM" trace gen --steps 2 --bound abs:nan -o "$T/x.lbt"
+has "$T/err" "eps is NaN" "NaN bound"
+expect 2 "unknown bound kind" -- "$LBSIM" trace gen --steps 2 --bound 1e-3 -o "$T/x.lbt"
+has "$T/err" "is not one of rel:EPS" "bound kinds listed"
+expect 2 "bound for an unknown metric" -- "$LBSIM" trace gen --steps 2 --bound cycles=rel:0.01 -o "$T/x.lbt"
+has "$T/err" "no metric 'cycles' (metrics: time_ns weight)" "metric names listed"
+[ ! -e "$T/x.lbt" ] && ok || bad "a refused gen left a file"
+
+# Measured-looking noise: outliers make a range bound loose, and trace info says so
+expect 0 "gen with noise and a range bound" -- "$LBSIM" trace gen --kind bump --mesh 16x12x4 --steps 5 --noise default \
+  --bound range:1e-3 -o "$T/noisy.lbt"
+expect 0 "check the noisy trace against its source" -- "$LBSIM" trace check "$T/noisy.lbt"
+has "$T/out" "against the source" "noise is part of the recipe"
+expect 0 "info warns" -- "$LBSIM" trace info "$T/noisy.lbt"
+has "$T/err" "warning: metric 'time_ns': the bound range:0.001 lets a value move by up to" "range warning"
+has "$T/err" "use a pointwise bound such as rel:" "advice"
+expect 0 "info --json warns" -- "$LBSIM" trace info "$T/noisy.lbt" --json
+has "$T/out" '"warnings":["metric '"'"'time_ns'"'"': the bound range:0.001' "warning in JSON"
+expect 2 "bad noise" -- "$LBSIM" trace gen --noise jitter=x -o "$T/x.lbt"
+has "$T/err" "lbsim: option --noise: noise 'jitter=x': jitter wants a number" "noise message"
+
+# Recode: decide the compaction later; metadata and mesh kept
+expect 0 "gen lossless" -- "$LBSIM" trace gen --kind hotspot --mesh 40x40x4 --steps 4 --noise default --bound lossless -o "$T/ll.lbt"
+expect 0 "recode at the default bound" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/rc.lbt"
+expect 0 "recoded info" -- "$LBSIM" trace info "$T/rc.lbt" --json
+has "$T/out" '"bound":"rel:0.005"' "recoded to the default bound"
+has "$T/out" '"source":"hotspot 40x40x4 steps=4 seed=1 noise=jitter:0.01,tick:1,spikes:2"' "source recipe kept"
+has "$T/out" '"mesh":"structured 40x40x4 (natural order)"' "mesh kept"
+expect 0 "recoded trace checks against the generator" -- "$LBSIM" trace check "$T/rc.lbt"
+has "$T/out" "against the source" "recoded check"
+chunk_bytes() { "$LBSIM" trace info "$1" --json --no-values | grep -oE '"chunk_bytes":[0-9]+,"ratio' | grep -oE '[0-9]+'; }
+a=$(chunk_bytes "$T/ll.lbt"); b=$(chunk_bytes "$T/rc.lbt")
+[ -n "$a" ] && [ -n "$b" ] && [ "$b" -lt "$a" ] && ok || bad "recoded chunks are not smaller ($b >= $a)"
+expect 0 "recode back to lossless with a chunk size" -- "$LBSIM" trace recode "$T/rc.lbt" -o "$T/rc2.lbt" --bound lossless --chunk 100
+expect 0 "export a" -- "$LBSIM" trace export "$T/rc.lbt" --csv "$T/ra"
+expect 0 "export b" -- "$LBSIM" trace export "$T/rc2.lbt" --csv "$T/rb"
+cmp -s "$T/ra/steps.csv" "$T/rb/steps.csv" && ok || bad "lossless recode changed values"
+cp "$T/ll.lbt" "$T/dmg.lbt"
+sqlite3 "$T/dmg.lbt" "UPDATE chunks SET data = zeroblob(length(data)) WHERE step=2 AND metric=0 AND chunk=0"
+expect 1 "recode a damaged trace" -- "$LBSIM" trace recode "$T/dmg.lbt" -o "$T/dmgr.lbt"
+has "$T/err" "step 2 metric 'time_ns' chunk 0: checksum mismatch" "bad chunk named"
+has "$T/err" "keeps the 2 steps before it" "complete steps kept"
+expect 0 "the salvaged steps" -- "$LBSIM" trace info "$T/dmgr.lbt" --json
+has "$T/out" '"steps":2' "two steps salvaged"
+expect 2 "recode with a bad bound" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/x.lbt" --bound range:2
+has "$T/err" "keeps nothing of the data" "bad bound message"
+
+# Import of measured values: NaN refused unless allowed
+mkdir -p "$T/nf"
+printf 'lbsim-steps 1\nelements 3\nmetric time_ns ns\nstep s0 0\n' >"$T/nf/manifest"
+printf '0 700\n1 nan\n2 710\n' >"$T/nf/s0"
+expect 1 "import NaN" -- "$LBSIM" trace import --steps-dir "$T/nf" -o "$T/nf.lbt"
+has "$T/err" "s0:2: element 1: metric 'time_ns' is NaN" "NaN named with file and line"
+expect 0 "import NaN allowed" -- "$LBSIM" trace import --steps-dir "$T/nf" -o "$T/nf.lbt" --allow-nonfinite
+has "$T/err" "warning: $T/nf: 1 NaN or infinite values imported" "NaN warning"
+expect 0 "info counts it" -- "$LBSIM" trace info "$T/nf.lbt" --json
+has "$T/out" '"nonfinite":1' "non-finite counted"
 
 finish

@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int64_t NX = 20, NY = 12, NZ = 10, E = NX * NY * NZ;
   const int P = 16;
-  lbs_gen_params gp = {"bump", NX, NY, NZ, 300, 1};
+  lbs_gen_params gp = {"bump", NX, NY, NZ, 300, 1, {0, 0, 0}};
   lbs_gen *g;
   lbs_mesh *mesh;
   if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(NX, NY, NZ, LBS_ORDER_NATURAL, &mesh)) return 2;

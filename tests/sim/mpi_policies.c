@@ -28,13 +28,13 @@ int main(int argc, char **argv) {
     char path[128];
     snprintf(path, sizeof path, "%s/t%d.lbt", dir, trial);
     if (rank == 0) {
-      lbs_gen_params gp = {kinds[trial % 3], 8, 6, 4, 24, (uint64_t)(100 + trial)};
+      lbs_gen_params gp = {kinds[trial % 3], 8, 6, 4, 24, (uint64_t)(100 + trial), {0, 0, 0}};
       lbs_gen *g;
       lbs_mesh *m;
       lbs_gen_create(&gp, &g);
       lbs_mesh_create_structured(8, 6, 4, LBS_ORDER_NATURAL, &m);
       lbs_mesh_set_bytes(m, 256 * (trial + 1), 32);
-      lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_LOSSLESS, 0, 0};
+      lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
       lbs_trace_spec spec = {192, 64, 1, &ms, m, 0, NULL};
       lbs_trace_writer *w;
       if (lbs_trace_create(path, &spec, &w)) return printf("%s\n", lbs_errmsg()), 2;

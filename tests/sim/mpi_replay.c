@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
     double xy[] = {0, 1, 2, 3};
     lbs_mesh *m;
     lbs_mesh_create_unstructured(4, 1, xy, xadj, adj, NULL, 0, &m);
-    lbs_metric_spec ms = {"work", "1", LBS_CODEC_LOSSLESS, 0, 0};
+    lbs_metric_spec ms = {"work", "1", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
     lbs_trace_spec spec = {4, 2, 1, &ms, m, 0, NULL};
     lbs_trace_writer *w;
     if (lbs_trace_create(line4, &spec, &w)) return printf("%s\n", lbs_errmsg()), 2;
@@ -108,12 +108,12 @@ int main(int argc, char **argv) {
     }
     lbs_trace_writer_close(&w);
     lbs_mesh_destroy(&m);
-    lbs_gen_params gp = {"bump", 16, 10, 8, 40, 1};
+    lbs_gen_params gp = {"bump", 16, 10, 8, 40, 1, {0, 0, 0}};
     lbs_gen *g;
     lbs_gen_create(&gp, &g);
     lbs_mesh_create_structured(16, 10, 8, LBS_ORDER_NATURAL, &m);
     lbs_mesh_set_bytes(m, 512, 0); /* no halo bytes: free links */
-    lbs_metric_spec bs = {"time_ns", "ns", LBS_CODEC_POLYLINE, 1e-3, 1};
+    lbs_metric_spec bs = {"time_ns", "ns", LBS_CODEC_POLYLINE, {LBS_BOUND_RANGE, 1e-3}, {0, 0}};
     lbs_trace_spec bspec = {1280, 256, 1, &bs, m, 0, NULL};
     if (lbs_trace_create(bump, &bspec, &w)) return printf("%s\n", lbs_errmsg()), 2;
     double *val = malloc(1280 * sizeof *val);

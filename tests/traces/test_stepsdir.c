@@ -4,14 +4,19 @@
 #include "lbs_traces.h"
 #include "testutil.h"
 
+static lbs_import_opts lossless(void) {
+  lbs_import_opts o = {LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, 0, 0, 0};
+  return o;
+}
+
 static void gen_trace(const char *path, lbs_order order) {
-  lbs_gen_params gp = {"bump", 8, 6, 5, 6, 2};
+  lbs_gen_params gp = {"bump", 8, 6, 5, 6, 2, {0, 0, 0}};
   lbs_gen *g;
   lbs_mesh *mesh;
   cr_assert_eq(lbs_gen_create(&gp, &g), LBS_OK);
   cr_assert_eq(lbs_mesh_create_structured(8, 6, 5, order, &mesh), LBS_OK);
-  lbs_metric_spec ms[2] = {{"time_ns", "ns", LBS_CODEC_POLYLINE, 1e-2, 1},
-                           {"weight", "1", LBS_CODEC_LOSSLESS, 0, 0}};
+  lbs_metric_spec ms[2] = {{"time_ns", "ns", LBS_CODEC_POLYLINE, {LBS_BOUND_RANGE, 1e-2}, {0, 0}},
+                           {"weight", "1", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}}};
   lbs_trace_spec spec = {240, 64, 2, ms, mesh, 0, NULL};
   lbs_trace_writer *w;
   cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK);
@@ -34,7 +39,8 @@ Test(stepsdir, export_import_roundtrip_is_exact) {
   cr_assert_eq(lbs_trace_open(a, &ta), LBS_OK);
   cr_assert_eq(lbs_stepsdir_export(ta, sd, 0, -1), LBS_OK, "%s", lbs_errmsg());
   /* lossless import of the decoded values must reproduce them bit for bit */
-  cr_assert_eq(lbs_stepsdir_import(sd, b, LBS_CODEC_POLYLINE, 0, 0, 0), LBS_OK, "%s", lbs_errmsg());
+  lbs_import_opts io = lossless();
+  cr_assert_eq(lbs_stepsdir_import(sd, b, &io), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_trace_open(b, &tb), LBS_OK);
   cr_assert_eq(lbs_trace_steps(tb), 6);
   cr_assert_eq(lbs_mesh_order(lbs_trace_mesh(tb)), LBS_ORDER_HILBERT);
@@ -64,7 +70,7 @@ Test(stepsdir, unstructured_mesh_travels_as_chaco) {
   double w[] = {2, 2, 3, 3}, x[] = {0, 1, 2};
   lbs_mesh *m;
   cr_assert_eq(lbs_mesh_create_unstructured(3, 1, x, xadj, adj, w, 0, &m), LBS_OK);
-  lbs_metric_spec ms = {"load", "s", LBS_CODEC_LOSSLESS, 0, 0};
+  lbs_metric_spec ms = {"load", "s", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
   lbs_trace_spec spec = {3, 0, 1, &ms, m, 0, NULL};
   lbs_trace_writer *wr;
   cr_assert_eq(lbs_trace_create(a, &spec, &wr), LBS_OK);
@@ -76,7 +82,8 @@ Test(stepsdir, unstructured_mesh_travels_as_chaco) {
   cr_assert_eq(lbs_trace_open(a, &t), LBS_OK);
   cr_assert_eq(lbs_stepsdir_export(t, sd, 0, -1), LBS_OK, "%s", lbs_errmsg());
   lbs_trace_close(&t);
-  cr_assert_eq(lbs_stepsdir_import(sd, b, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_OK, "%s", lbs_errmsg());
+  lbs_import_opts io = lossless();
+  cr_assert_eq(lbs_stepsdir_import(sd, b, &io), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_trace_open(b, &t), LBS_OK);
   const int64_t *x2, *a2;
   const double *w2;
@@ -92,25 +99,26 @@ Test(stepsdir, unstructured_mesh_travels_as_chaco) {
 
 Test(stepsdir, malformed_directories_name_file_and_line) {
   char *dir = tu_tmpdir(), *man = tu_path(dir, "manifest"), *st = tu_path(dir, "s0.txt"), *out = tu_path(dir, "o.lbt");
+  lbs_import_opts io = lossless();
   tu_write(man, "hello\n");
-  cr_assert_eq(lbs_stepsdir_import(dir, out, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_FORMAT);
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_FORMAT);
   tu_write(man, "lbsim-steps 1\nelements 3\nmetric t ns\nstep s0.txt 0\nbogus 1\n");
-  cr_assert_eq(lbs_stepsdir_import(dir, out, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_PARSE);
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
   cr_assert(strstr(lbs_errmsg(), "manifest:5: unknown or malformed declaration 'bogus'"), "%s", lbs_errmsg());
   tu_write(man, "lbsim-steps 1\nelements 3\nmetric t ns\nstep s0.txt 0\n");
   tu_write(st, "0 1.5\n1 2.5\n# comment\n3 9\n");
-  cr_assert_eq(lbs_stepsdir_import(dir, out, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_PARSE);
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
   cr_assert(strstr(lbs_errmsg(), "s0.txt:4: expected element 2"), "%s", lbs_errmsg());
   tu_write(st, "0 1.5\n1\n2 3\n");
-  cr_assert_eq(lbs_stepsdir_import(dir, out, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_PARSE);
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
   cr_assert(strstr(lbs_errmsg(), "s0.txt:2: element 1: missing value for metric 't'"), "%s", lbs_errmsg());
   tu_write(st, "0 1.5\n1 2\n");
-  cr_assert_eq(lbs_stepsdir_import(dir, out, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_PARSE);
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
   cr_assert(strstr(lbs_errmsg(), "2 element lines, the manifest says 3"), "%s", lbs_errmsg());
   FILE *f = fopen(out, "r");
   cr_assert_null(f, "a failed import must not leave a trace behind");
   tu_write(st, "0 1.5\n1 2\n2 3.25\n");
-  cr_assert_eq(lbs_stepsdir_import(dir, out, LBS_CODEC_LOSSLESS, 0, 0, 0), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_OK, "%s", lbs_errmsg());
   lbs_trace *t;
   double v[3];
   cr_assert_eq(lbs_trace_open(out, &t), LBS_OK);
@@ -120,5 +128,35 @@ Test(stepsdir, malformed_directories_name_file_and_line) {
   free(man);
   free(st);
   free(out);
+  tu_rmrf(dir);
+}
+
+/* Measured costs are finite: NaN and infinities are refused, naming file, line and metric,
+ * unless allowed; a lossy import of measured values keeps them within the bound. */
+Test(stepsdir, nonfinite_values_are_refused_unless_allowed) {
+  char *dir = tu_tmpdir(), *man = tu_path(dir, "manifest"), *st = tu_path(dir, "s0.txt"), *out = tu_path(dir, "o.lbt");
+  tu_write(man, "lbsim-steps 1\nelements 4\nmetric time_ns ns\nmetric w 1\nstep s0.txt 0\n");
+  tu_write(st, "0 700 1\n1 710 1\n2 nan 1\n3 7e6 inf\n");
+  lbs_import_opts io = {LBS_CODEC_AUTO, {LBS_BOUND_REL, 0.005}, 0, 0, 0};
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), "s0.txt:3: element 2: metric 'time_ns' is NaN"), "%s", lbs_errmsg());
+  FILE *f = fopen(out, "r");
+  cr_assert_null(f, "a refused import must not leave a trace behind");
+  tu_write(st, "0 700 1\n1 710 1\n2 690 1\n3 7e6 inf\n");
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), "s0.txt:4: element 3: metric 'w' is infinite"), "%s", lbs_errmsg());
+  io.allow_nonfinite = 1;
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(io.nonfinite, 1);
+  lbs_trace *t;
+  double v[4], w[4];
+  cr_assert_eq(lbs_trace_open(out, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_read(t, 0, 0, 0, 4, v), LBS_OK);
+  cr_assert_eq(lbs_trace_read(t, 0, 1, 0, 4, w), LBS_OK);
+  const double src[4] = {700, 710, 690, 7e6};
+  for (int i = 0; i < 4; i++) cr_assert(fabs(v[i] - src[i]) <= 0.005 * src[i], "element %d: %g", i, v[i]);
+  cr_assert(isinf(w[3]));
+  lbs_trace_close(&t);
+  free(man), free(st), free(out);
   tu_rmrf(dir);
 }

@@ -1,5 +1,6 @@
-/* The SQLite trace store: round trips, partial decode, random access in both directions,
- * bad files of every kind, and a writer killed with SIGKILL in a real child process. */
+/* The SQLite trace store: round trips within every bound kind with chunk sums kept, partial
+ * decode, random access in both directions, bad files of every kind, schema 1 files, and a
+ * writer killed with SIGKILL in a real child process. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <signal.h>
@@ -9,11 +10,18 @@
 
 #include "lbs_traces.h"
 #include "testutil.h"
+#include "traces_int.h"
 
 /* Writes a generated trace; returns the generator (caller destroys). */
+static lbs_bound bound(const char *s) {
+  lbs_bound b;
+  cr_assert_eq(lbs_bound_parse(s, &b), LBS_OK, "%s", lbs_errmsg());
+  return b;
+}
+
 static lbs_gen *make_trace(const char *path, const char *kind, int64_t nx, int64_t ny, int64_t nz,
-                           int64_t steps, double eps, lbs_order order, int64_t chunk) {
-  lbs_gen_params gp = {kind, nx, ny, nz, steps, 5};
+                           int64_t steps, const char *bnd, lbs_order order, int64_t chunk) {
+  lbs_gen_params gp = {kind, nx, ny, nz, steps, 5, {0, 0, 0}};
   lbs_gen *g;
   lbs_mesh *mesh;
   cr_assert_eq(lbs_gen_create(&gp, &g), LBS_OK);
@@ -21,7 +29,7 @@ static lbs_gen *make_trace(const char *path, const char *kind, int64_t nx, int64
   int nm = lbs_gen_nmetrics(g);
   lbs_metric_spec ms[2];
   for (int m = 0; m < nm; m++)
-    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_POLYLINE, eps, 1};
+    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_AUTO, bound(bnd), {0, 0}};
   const char *meta[] = {"source", lbs_gen_recipe(g)};
   int64_t E = nx * ny * nz;
   lbs_trace_spec spec = {E, chunk, nm, ms, mesh, 1, meta};
@@ -40,13 +48,16 @@ static lbs_gen *make_trace(const char *path, const char *kind, int64_t nx, int64
   return g;
 }
 
-/* Every step, read in reverse order, is within the bound of the regenerated source. */
-static void check_against_source(lbs_trace *t, lbs_gen *g, double eps) {
+/* Every step, read in reverse order, is within the bound of the regenerated source, and every
+ * chunk's sum within LBS_SUM_TOL of the source's. */
+static void check_against_source(lbs_trace *t, lbs_gen *g) {
   int64_t E = lbs_trace_elements(t);
   double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
   const int64_t *cell = lbs_mesh_cell_index(lbs_trace_mesh(t));
   for (int64_t s = lbs_trace_steps(t) - 1; s >= 0; s--)
     for (int m = 0; m < lbs_trace_nmetrics(t); m++) {
+      lbs_metric_info mi;
+      cr_assert_eq(lbs_trace_metric(t, m, &mi), LBS_OK);
       lbs_gen_step(g, s, m, cell, src);
       cr_assert_eq(lbs_trace_read(t, s, m, 0, E, dec), LBS_OK, "%s", lbs_errmsg());
       double lo = INFINITY, hi = -INFINITY;
@@ -54,12 +65,18 @@ static void check_against_source(lbs_trace *t, lbs_gen *g, double eps) {
         lo = fmin(lo, src[i]);
         hi = fmax(hi, src[i]);
       }
-      double bound = eps * (hi - lo);
       for (int64_t i = 0; i < E; i++)
-        if (eps == 0)
+        if (mi.bound.kind == LBS_BOUND_LOSSLESS)
           cr_assert(!memcmp(&dec[i], &src[i], 8), "step %lld element %lld not bit-exact", (long long)s, (long long)i);
         else
-          cr_assert(fabs(dec[i] - src[i]) <= bound, "step %lld metric %d element %lld", (long long)s, m, (long long)i);
+          cr_assert(fabs(dec[i] - src[i]) <= lbs_bound_tolerance(mi.bound, src[i], hi - lo),
+                    "step %lld metric %d element %lld", (long long)s, m, (long long)i);
+      int64_t C = lbs_trace_chunk_elems(t);
+      for (int64_t f = 0; f < E; f += C) {
+        size_t n = (size_t)(E - f < C ? E - f : C);
+        cr_assert(lbs_sum_error(src + f, dec + f, n) <= LBS_SUM_TOL, "step %lld chunk %lld: sum", (long long)s,
+                  (long long)(f / C));
+      }
     }
   free(src);
   free(dec);
@@ -67,7 +84,7 @@ static void check_against_source(lbs_trace *t, lbs_gen *g, double eps) {
 
 Test(store, roundtrip_within_bound_any_order) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_gen *g = make_trace(p, "bump", 12, 10, 8, 30, 1e-3, LBS_ORDER_NATURAL, 256);
+  lbs_gen *g = make_trace(p, "bump", 12, 10, 8, 30, "range:1e-3", LBS_ORDER_NATURAL, 256);
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
   cr_assert_eq(lbs_trace_elements(t), 960);
@@ -79,7 +96,7 @@ Test(store, roundtrip_within_bound_any_order) {
   cr_assert_eq(lbs_trace_app_step(t, 29, &app), LBS_OK);
   cr_assert_eq(app, 390);
   cr_assert_str_eq(lbs_trace_meta(t, "source"), lbs_gen_recipe(g));
-  check_against_source(t, g, 1e-3);
+  check_against_source(t, g);
   lbs_trace_stats st;
   cr_assert_eq(lbs_trace_get_stats(t, -1, &st), LBS_OK);
   cr_assert(st.has_error);
@@ -94,7 +111,7 @@ Test(store, roundtrip_within_bound_any_order) {
 
 Test(store, lossless_is_bit_exact_and_hilbert_order_survives) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_gen *g = make_trace(p, "random", 9, 7, 5, 4, 0, LBS_ORDER_HILBERT, 100);
+  lbs_gen *g = make_trace(p, "random", 9, 7, 5, 4, "lossless", LBS_ORDER_HILBERT, 100);
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
   lbs_mesh *m = lbs_trace_mesh(t);
@@ -102,7 +119,7 @@ Test(store, lossless_is_bit_exact_and_hilbert_order_survives) {
   int64_t *o = malloc(315 * sizeof *o);
   lbs_hilbert_order(9, 7, 5, o);
   cr_assert(!memcmp(o, lbs_mesh_cell_index(m), 315 * sizeof *o));
-  check_against_source(t, g, 0);
+  check_against_source(t, g);
   free(o);
   lbs_trace_close(&t);
   lbs_gen_destroy(&g);
@@ -112,7 +129,7 @@ Test(store, lossless_is_bit_exact_and_hilbert_order_survives) {
 
 Test(store, partial_decode_equals_slice_of_full) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_gen *g = make_trace(p, "hotspot", 20, 15, 3, 3, 1e-2, LBS_ORDER_NATURAL, 128);
+  lbs_gen *g = make_trace(p, "hotspot", 20, 15, 3, 3, "rel:0.01", LBS_ORDER_NATURAL, 128);
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
   int64_t E = 900;
@@ -133,7 +150,7 @@ Test(store, partial_decode_equals_slice_of_full) {
 
 Test(store, out_of_range_requests) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_gen *g = make_trace(p, "random", 10, 10, 1, 2, 1e-2, LBS_ORDER_NATURAL, 0);
+  lbs_gen *g = make_trace(p, "random", 10, 10, 1, 2, "abs:10", LBS_ORDER_NATURAL, 0);
   lbs_trace *t;
   double v[200];
   cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
@@ -187,7 +204,7 @@ static void flip_bit(const char *path, int64_t step, int metric, int64_t chunk, 
 
 Test(store, bit_flip_in_a_chunk_is_named) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_gen *g = make_trace(p, "bump", 10, 10, 10, 5, 1e-3, LBS_ORDER_NATURAL, 300);
+  lbs_gen *g = make_trace(p, "bump", 10, 10, 10, 5, "rel:0.005", LBS_ORDER_NATURAL, 300);
   /* flip one bit in the blob of step 3, metric 1, chunk 2 */
   flip_bit(p, 3, 1, 2, 5);
   lbs_trace *t;
@@ -207,7 +224,7 @@ Test(store, bit_flip_in_a_chunk_is_named) {
 
 Test(store, missing_chunk_and_wrong_version_and_foreign_files) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_gen *g = make_trace(p, "random", 10, 10, 1, 2, 1e-2, LBS_ORDER_NATURAL, 50);
+  lbs_gen *g = make_trace(p, "random", 10, 10, 1, 2, "range:1e-2", LBS_ORDER_NATURAL, 50);
   lbs_trace *t;
   sql(p, "DELETE FROM chunks WHERE step=1 AND metric=0 AND chunk=1");
   cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
@@ -241,7 +258,7 @@ Test(store, missing_chunk_and_wrong_version_and_foreign_files) {
 
 Test(store, truncated_files_fail_cleanly) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt"), *q = tu_path(dir, "cut.lbt");
-  lbs_gen *g = make_trace(p, "hotspot", 30, 30, 4, 6, 1e-3, LBS_ORDER_NATURAL, 512);
+  lbs_gen *g = make_trace(p, "hotspot", 30, 30, 4, 6, "rel:1e-3", LBS_ORDER_NATURAL, 512);
   FILE *f = fopen(p, "rb");
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
@@ -274,15 +291,25 @@ Test(store, truncated_files_fail_cleanly) {
 
 Test(store, create_refuses_bad_specs_and_existing_files) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
-  lbs_metric_spec ms[2] = {{"a", "ns", LBS_CODEC_POLYLINE, 0.1, 0}, {"a", "ns", LBS_CODEC_POLYLINE, 0.1, 0}};
+  lbs_metric_spec ms[2] = {{"a", "ns", LBS_CODEC_POLYLINE, {LBS_BOUND_ABS, 0.1}, {0, 0}},
+                           {"a", "ns", LBS_CODEC_POLYLINE, {LBS_BOUND_ABS, 0.1}, {0, 0}}};
   lbs_trace_spec spec = {10, 0, 2, ms, NULL, 0, NULL};
   lbs_trace_writer *w;
   cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "given twice"));
   spec.nmetrics = 1;
-  ms[0].error_bound = -1;
+  ms[0].bound.eps = -1;
   cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
-  ms[0].error_bound = 0.1;
+  ms[0].bound.eps = NAN;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
+  ms[0].bound = (lbs_bound){LBS_BOUND_REL, 0.1};
+  ms[0].codec = LBS_CODEC_LOSSLESS; /* the wrong kind of bound for the codec */
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "lossless"), "%s", lbs_errmsg());
+  ms[0].codec = LBS_CODEC_QUANT;
+  ms[0].encode = (lbs_bound){LBS_BOUND_ABS, 0.01}; /* an encoding bound of another kind */
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
+  ms[0].encode = (lbs_bound){LBS_BOUND_REL, 0.05};
   spec.elements = 0;
   cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_INVAL);
   spec.elements = 10;
@@ -305,7 +332,7 @@ Test(store, unstructured_mesh_roundtrip) {
   lbs_mesh *m, *m2;
   cr_assert_eq(lbs_mesh_create_unstructured(4, 2, xy, xadj, adj, w, 1, &m), LBS_OK);
   lbs_mesh_set_bytes(m, 4096, 8);
-  lbs_metric_spec ms = {"load", "s", LBS_CODEC_POLYLINE, 0, 0};
+  lbs_metric_spec ms = {"load", "s", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
   lbs_trace_spec spec = {4, 0, 1, &ms, m, 0, NULL};
   lbs_trace_writer *wr;
   cr_assert_eq(lbs_trace_create(p, &spec, &wr), LBS_OK);
@@ -342,11 +369,11 @@ Test(store, killed_writer_keeps_every_complete_step) {
   cr_assert_neq(pid, -1);
   if (pid == 0) { /* the writer: a real process, killed while it writes */
     close(fd[0]);
-    lbs_gen_params gp = {"hotspot", 60, 50, 20, 100000, 3};
+    lbs_gen_params gp = {"hotspot", 60, 50, 20, 100000, 3, {0, 0, 0}};
     lbs_gen *g;
     lbs_mesh *mesh;
     if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(60, 50, 20, LBS_ORDER_NATURAL, &mesh)) _exit(3);
-    lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_POLYLINE, 1e-3, 1};
+    lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_AUTO, {LBS_BOUND_RANGE, 1e-3}, {0, 0}};
     const char *meta[] = {"source", lbs_gen_recipe(g)};
     lbs_trace_spec spec = {60000, 4096, 1, &ms, mesh, 1, meta};
     lbs_trace_writer *w;
@@ -378,9 +405,92 @@ Test(store, killed_writer_keeps_every_complete_step) {
   cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
   lbs_gen *g;
   cr_assert_eq(lbs_gen_from_recipe(lbs_trace_meta(t, "source"), &g), LBS_OK);
-  check_against_source(t, g, 1e-3);
+  check_against_source(t, g);
   lbs_gen_destroy(&g);
   lbs_trace_close(&t);
+  free(p);
+  tu_rmrf(dir);
+}
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The stored values' statistics are exact order statistics, also when the quantile search has
+ * to narrow its histogram several times (a small gather limit forces it). */
+Test(store, value_statistics_are_exact) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  enum { E = 3000, S = 4 };
+  lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
+  lbs_trace_spec spec = {E, 1000, 1, &ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_OK);
+  static double v[E], all[E * S];
+  int64_t n = 0, neg = 0, nonfinite = 0;
+  for (int s = 0; s < S; s++) {
+    for (int i = 0; i < E; i++) {
+      uint64_t r = lbs_rng_u64(1, (uint64_t)s, (uint64_t)i);
+      /* many near-equal values (one histogram bin), negatives, zeros, outliers, NaN */
+      v[i] = 321.5 + (double)(r % 1000) * 1e-9;
+      if (r % 97 == 0) v[i] = -(double)(r % 50);
+      if (r % 89 == 0) v[i] = 0;
+      if (r % 1009 == 0) v[i] = 3e6;
+      if (r % 1013 == 0) v[i] = NAN;
+      if (isfinite(v[i])) all[n++] = v[i], neg += v[i] < 0;
+      else nonfinite++;
+    }
+    const double *cols[1] = {v};
+    cr_assert_eq(lbs_trace_write_step(w, s, cols), LBS_OK);
+  }
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  qsort(all, (size_t)n, sizeof *all, cmp_d);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK);
+  for (int k = 0; k < 2; k++) {
+    lbs__stats_collect = k == 0 ? 1 << 20 : 50;
+    lbs_value_stats st;
+    cr_assert_eq(lbs_trace_value_stats(t, 0, NULL, NULL, &st), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(st.values, E * S);
+    cr_assert_eq(st.finite, n);
+    cr_assert_eq(st.negative, neg);
+    cr_assert_eq(st.nonfinite, nonfinite);
+    cr_assert_eq(st.min, all[0]);
+    cr_assert_eq(st.max, all[n - 1]);
+    cr_assert_eq(st.median, all[(int64_t)ceil(0.5 * (double)n) - 1], "median %.17g", st.median);
+    cr_assert_eq(st.p99, all[(int64_t)ceil(0.99 * (double)n) - 1], "p99 %.17g", st.p99);
+  }
+  lbs__stats_collect = 1 << 20;
+  lbs_trace_close(&t);
+  free(p);
+  tu_rmrf(dir);
+}
+
+/* A file of schema 1 (bounds as error_bound and a relative flag, chunks without sum errors)
+ * still opens, with its bound in today's spelling. */
+Test(store, schema_1_files_are_read) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
+  lbs_gen *g = make_trace(p, "bump", 8, 6, 4, 3, "range:1e-3", LBS_ORDER_NATURAL, 100);
+  sql(p, "CREATE TABLE m1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,"
+         " codec TEXT NOT NULL, error_bound REAL NOT NULL, relative INTEGER NOT NULL);"
+         "INSERT INTO m1 SELECT id, name, unit, codec, 0.001, 1 FROM metrics;"
+         "DROP TABLE metrics; ALTER TABLE m1 RENAME TO metrics;"
+         "ALTER TABLE chunks DROP COLUMN err_rel; ALTER TABLE chunks DROP COLUMN sum_err;"
+         "UPDATE metrics SET error_bound = 0, relative = 0 WHERE name = 'weight'; PRAGMA user_version=1");
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_schema_version(t), 1);
+  lbs_metric_info mi;
+  cr_assert_eq(lbs_trace_metric(t, 0, &mi), LBS_OK);
+  cr_assert(mi.bound.kind == LBS_BOUND_RANGE && mi.bound.eps == 1e-3);
+  cr_assert_eq(lbs_trace_metric(t, 1, &mi), LBS_OK);
+  cr_assert_eq(mi.bound.kind, LBS_BOUND_LOSSLESS);
+  lbs_trace_stats st;
+  cr_assert_eq(lbs_trace_get_stats(t, -1, &st), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(st.has_error && !st.has_sum_error && isnan(st.max_rel_error));
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  lbs_gen_destroy(&g);
   free(p);
   tu_rmrf(dir);
 }

@@ -1,0 +1,374 @@
+/* codec_quant.c - error-bounded prediction and quantization for noisy data (the SZ family's
+ * approach: Di and Cappello 2016, Liang et al. 2018).
+ *
+ * When values jitter by more than the bound from one element to the next, a polyline's
+ * segments shrink to a few elements. This codec instead maps every value to an integer code
+ * K on a grid that meets the bound, and stores the difference to a prediction of K:
+ *   - relative bound eps: the grid is geometric, x' = exp(K w) with w = 2 ln(1 + eps'), so
+ *     quantizing ln|x| to the nearest multiple of w keeps |x' - x| <= eps' |x| (a value's sign
+ *     and zero are kept: zeros and negative values are stored exactly);
+ *   - absolute bound eps: x' = K w with w = 2 eps'.
+ * eps' is the bound less LBS_CORR_MARGIN and a little slack for rounding; every value is
+ * checked with the decoder's arithmetic and stored literally when it would miss.
+ *
+ * Sums: rounding to the nearest grid point is unbiased over noisy data, but smooth data can
+ * put many values at the same offset from the grid. The chunk-wide correction
+ * (lbs__corr_find: a factor for relative bounds, an offset for absolute ones) removes what is
+ * left of the chunk's sum error. When it cannot (values biased in different directions), the
+ * chunk is coded again on a finer grid (half-bins of 3/4, then 1/2 of the tolerance), where
+ * a value often has two codes within its bound: the one that brings the running sum error
+ * closer to zero is taken (error feedback), so the final correction is tiny.
+ *
+ * Prediction, chosen per chunk by the entropy of the residuals it leaves: the previous code
+ * (1-D Lorenzo: smooth data), the mean of the previous four (noise over a slow trend), or a
+ * constant, the chunk's mean code (white noise). The history starts at that constant.
+ *
+ * Codes: most residuals are small, so each value takes a nibble, 0..14 a code itself and 15 an
+ * escape to a byte in the escape stream (two values a byte help zstd's order-0 Huffman stage,
+ * which cannot spend less than a bit on a byte). The codes of a byte, zstd does the entropy
+ * coding:
+ *   0..249  zigzag(K - prediction)
+ *   250     zigzag(K - prediction) as a varint in the big-code stream
+ *   251/252 +0.0 / -0.0, exact
+ *   253     a literal double (negative or a spike under a relative bound, non-finite, or a
+ *           value whose code would miss the bound), exact, from the literal stream
+ * Exact values take no correction and leave the history as it is, so a preempted element's spike
+ * costs one literal and does not disturb its neighbours' codes.
+ *
+ * Blob: [u8 version=1][u8 flags: bit0 zstd, bit1 log domain, bit2 correction, bits 3-4
+ * predictor][f64 w]([f64 mul][f64 add] with bit2)[varint n][zigzag varint origin]
+ * [zigzag varint kmin][varint krange][varint nesc][varint nbig][varint nlit][payload:
+ * (n + 1) / 2 bytes of nibbles (low first), nesc escape bytes, nbig bytes of varints, nlit
+ * doubles], the payload zstd-compressed with bit0. Decoding walks the codes from the chunk's start (a chunk is the
+ * unit of partial decoding); a table of exp(K w) over [kmin, kmin + krange] replaces exp()
+ * when the range is smaller than the elements decoded. */
+#include "codec_int.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUANT_VERSION 1
+#define QUANT_ZSTD_LEVEL 3
+#define C_BIG 250
+#define C_ZERO 251
+#define C_NZERO 252
+#define C_LIT 253
+/* Slack on the half-width for rounding in log, exp and the division (checked anyway). */
+#define QUANT_SLACK (1.0 - 0x1p-20)
+
+typedef struct {
+  int log;          /* log domain (relative tolerance) */
+  double w;         /* bin width */
+  lbs__tol chk;     /* the tolerance each raw value must meet (before the correction) */
+  const double *tab; /* exp(K w) for K in [kmin, kmin + ntab) when not NULL */
+  int64_t kmin, ntab;
+} grid;
+
+/* The decoder's value for code K. */
+static inline double grid_value(const grid *g, int64_t k) {
+  if (g->tab && k >= g->kmin && k - g->kmin < g->ntab) return g->tab[k - g->kmin];
+  return g->log ? exp((double)k * g->w) : (double)k * g->w;
+}
+
+/* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
+ * correction) and ctx->exact (1 for values stored exactly). Every code within the check
+ * tolerance of its value is allowed; among them the one that brings the running sum error
+ * closest to zero is taken, so the chunk's sum error stays small wherever the grid leaves a
+ * choice (bins narrower than twice the tolerance); with bins exactly twice the tolerance this
+ * is rounding to the nearest code. Under a relative bound a value above SPIKE times the chunk's
+ * mean magnitude is stored exactly: its error alone could outweigh the chunk's sum correction,
+ * and the replay's part holding it would inherit it. */
+#define SPIKE 64
+static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
+  double mean = 0;
+  size_t nf = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i])) mean += fabs(v[i]), nf++;
+  double spike = g->log && nf ? SPIKE * (mean / (double)nf) : INFINITY;
+  /* first the position of every value on the grid, and the range of codes */
+  int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    ctx->exact[i] = 1;
+    ctx->y[i] = x;
+    if (!isfinite(x) || x == 0 || (g->log && (x < 0 || x > spike))) continue;
+    double u = g->log ? log(x) / g->w : x / g->w;
+    if (!(fabs(u) < 0x1p52)) continue;
+    ctx->k[i] = (int64_t)floor(u);
+    ctx->exact[i] = 0;
+    if (ctx->k[i] - 1 < kmin) kmin = ctx->k[i] - 1;
+    if (ctx->k[i] + 2 > kmax) kmax = ctx->k[i] + 2;
+  }
+  g->tab = NULL;
+  if (g->log && kmin <= kmax && (uint64_t)(kmax - kmin) < n + 64) {
+    size_t tn = (size_t)(kmax - kmin) + 1;
+    if (ctx->tab_n < tn) {
+      double *t = realloc(ctx->tab, tn * sizeof *t);
+      if (!t) return lbs_fail(LBS_NOMEM, "quant table");
+      ctx->tab = t;
+      ctx->tab_n = tn;
+    }
+    for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g->w);
+    g->tab = ctx->tab, g->kmin = kmin, g->ntab = (int64_t)tn;
+  }
+  /* then the codes, steering the running sum error */
+  double carry = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (ctx->exact[i]) continue;
+    double x = v[i], tol = lbs__tol_of(g->chk, x), best = INFINITY, by = 0;
+    int64_t bk = 0;
+    for (int64_t k = ctx->k[i] - 1; k <= ctx->k[i] + 2; k++) {
+      double y = grid_value(g, k), err = y - x;
+      if (fabs(err) <= tol && fabs(carry + err) < best) best = fabs(carry + err), bk = k, by = y;
+    }
+    if (best == INFINITY) {
+      ctx->exact[i] = 1;
+      continue;
+    }
+    ctx->k[i] = bk;
+    ctx->y[i] = by;
+    carry += by - x;
+  }
+  return LBS_OK;
+}
+
+enum { P_PREV = 0, P_AVG4 = 1, P_CONST = 2, NPRED = 3 };
+
+/* The prediction of the next code from the history h (h[0] the latest). */
+static inline int64_t predict(int kind, const int64_t h[4], int64_t origin) {
+  switch (kind) {
+  case P_PREV: return h[0];
+  case P_AVG4: { /* floor of the mean, without overflow for codes far from zero */
+    int64_t q = (h[0] >> 2) + (h[1] >> 2) + (h[2] >> 2) + (h[3] >> 2);
+    return q + (((h[0] & 3) + (h[1] & 3) + (h[2] & 3) + (h[3] & 3)) >> 2);
+  }
+  default: return origin;
+  }
+}
+
+static inline void push(int64_t h[4], int64_t k) {
+  h[3] = h[2], h[2] = h[1], h[1] = h[0], h[0] = k;
+}
+
+/* The predictor whose residuals have the least entropy (residuals clipped to +-64 for the
+ * estimate), and the origin: the mean code. */
+static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, int64_t *origin) {
+  double mean = 0;
+  size_t nq = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!ctx->exact[i]) mean += (double)ctx->k[i], nq++;
+  *origin = nq ? (int64_t)llround(mean / (double)nq) : 0;
+  if (nq < 16) return P_PREV;
+  static _Thread_local uint32_t hist[NPRED][129];
+  memset(hist, 0, sizeof hist);
+  int64_t h[4] = {*origin, *origin, *origin, *origin};
+  for (size_t i = 0; i < n; i++) {
+    if (ctx->exact[i]) continue;
+    for (int p = 0; p < NPRED; p++) {
+      int64_t r = ctx->k[i] - predict(p, h, *origin);
+      hist[p][r < -64 ? 0 : r > 64 ? 128 : r + 64]++;
+    }
+    push(h, ctx->k[i]);
+  }
+  int best = P_PREV;
+  double bestbits = INFINITY;
+  for (int p = 0; p < NPRED; p++) {
+    double bits = 0;
+    for (int b = 0; b < 129; b++)
+      if (hist[p][b]) bits -= (double)hist[p][b] * log2((double)hist[p][b] / (double)nq);
+    bits += (double)(hist[p][0] + hist[p][128]) * 8; /* big codes */
+    if (bits < bestbits) bestbits = bits, best = p;
+  }
+  return best;
+}
+
+static lbs_err put_varint(lbs_buf *b, uint64_t v) {
+  lbs_err e = lbs_buf_reserve(b, 10);
+  if (e) return e;
+  b->len += lbs_varint_put(b->data + b->len, v);
+  return LBS_OK;
+}
+
+/* Writes the blob for the codes chosen in ctx. */
+static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, lbs__corr corr,
+                    lbs_buf *out) {
+  int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+  size_t nlit = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!ctx->exact[i]) {
+      if (ctx->k[i] < kmin) kmin = ctx->k[i];
+      if (ctx->k[i] > kmax) kmax = ctx->k[i];
+    } else if (v[i] != 0) {
+      nlit++;
+    }
+  if (kmin > kmax) kmin = kmax = 0;
+  /* payload: nibbles, escapes, big codes, literals (the escapes first go after the nibbles'
+   * room, then move down) */
+  lbs_buf *pl = &ctx->scratch2, big = {0};
+  pl->len = 0;
+  size_t nn = (n + 1) / 2, nesc = 0;
+  lbs_err e = lbs_buf_reserve(pl, nn + n + nlit * 8);
+  if (!e) memset(pl->data, 0, nn);
+  int64_t origin;
+  int pred = pick_predictor(ctx, n, &origin);
+  int64_t hist[4] = {origin, origin, origin, origin};
+  uint8_t *nib = pl->data, *esc = pl->data + nn;
+  for (size_t i = 0; i < n && !e; i++) {
+    uint8_t code;
+    if (ctx->exact[i]) {
+      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
+    } else {
+      uint64_t z = lbs_zigzag(ctx->k[i] - predict(pred, hist, origin));
+      push(hist, ctx->k[i]);
+      code = z < C_BIG ? (uint8_t)z : C_BIG;
+      if (z >= C_BIG) e = put_varint(&big, z);
+    }
+    if (code >= 15) esc[nesc++] = code, code = 15;
+    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
+  }
+  pl->len = nn + nesc;
+  if (!e && big.len) e = lbs_buf_append(pl, big.data, big.len);
+  for (size_t i = 0; i < n && !e; i++)
+    if (ctx->exact[i] && v[i] != 0) e = lbs_buf_append(pl, &v[i], 8);
+  lbs_buf_free(&big);
+  if (e) return e;
+  size_t nbig = pl->len - nn - nesc - nlit * 8;
+  int has_corr = corr.mul != 1 || corr.add != 0;
+  uint8_t hdr[2 + 8 + 16 + 7 * 10];
+  hdr[0] = QUANT_VERSION;
+  hdr[1] = (uint8_t)(1 | (g->log << 1) | (has_corr << 2) | (pred << 3));
+  memcpy(hdr + 2, &g->w, 8);
+  size_t h = 10;
+  if (has_corr) {
+    memcpy(hdr + h, &corr.mul, 8);
+    memcpy(hdr + h + 8, &corr.add, 8);
+    h += 16;
+  }
+  h += lbs_varint_put(hdr + h, n);
+  h += lbs_varint_put(hdr + h, lbs_zigzag(origin));
+  h += lbs_varint_put(hdr + h, lbs_zigzag(kmin));
+  h += lbs_varint_put(hdr + h, (uint64_t)(kmax - kmin));
+  h += lbs_varint_put(hdr + h, nesc);
+  h += lbs_varint_put(hdr + h, nbig);
+  h += lbs_varint_put(hdr + h, nlit);
+  size_t at = out->len;
+  if ((e = lbs_buf_append(out, hdr, h))) return e;
+  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, QUANT_ZSTD_LEVEL, out))) return e;
+  if (out->len - at - h >= pl->len) { /* zstd did not help */
+    out->len = at + h;
+    out->data[at + 1] &= (uint8_t)~1u;
+    e = lbs_buf_append(out, pl->data, pl->len);
+  }
+  return e;
+}
+
+static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs_buf *out) {
+  if (!(t.a >= 0 && t.r >= 0 && (t.a > 0) != (t.r > 0) && isfinite(t.a + t.r)))
+    return lbs_fail(LBS_INVAL, "quant codec needs one finite error bound > 0, absolute or relative");
+  lbs_err e = lbs__codec_reserve(ctx, n);
+  if (e) return e;
+  lbs__tol chk = {t.a * (1 - LBS_CORR_MARGIN), t.r * (1 - LBS_CORR_MARGIN)};
+  /* half-bins of 1, 3/4 and 1/2 of the tolerance: the first that keeps the chunk's sum wins */
+  static const double half[] = {1.0, 0.9, 0.8, 0.7, 0.5};
+  for (size_t h = 0; h < sizeof half / sizeof *half; h++) {
+    double f = half[h] * QUANT_SLACK;
+    grid g = {t.r > 0, t.r > 0 ? 2 * log1p(chk.r * f) : 2 * chk.a * f, chk, NULL, 0, 0};
+    if (!(g.w > 0) || !isfinite(g.w)) return lbs_fail(LBS_RANGE, "bound too small for the quant codec");
+    if ((e = choose(ctx, &g, v, n))) return e;
+    lbs__corr corr;
+    if (lbs__corr_find(ctx, v, n, t, &corr) == LBS_OK) return emit(ctx, &g, v, n, corr, out);
+  }
+  return lbs_fail(LBS_RANGE, "quant codec: no code keeps the chunk's sum");
+}
+
+static lbs_err get(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  return lbs_varint_get(p, end, v) ? lbs_fail(LBS_CORRUPT, "quant chunk: truncated header") : LBS_OK;
+}
+
+static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
+                      size_t count, double *out) {
+  const uint8_t *p = blob, *end = blob + len;
+  if (len < 10 || p[0] != QUANT_VERSION || (p[1] >> 3) >= NPRED || ((p[1] & 4) && len < 26))
+    return lbs_fail(LBS_CORRUPT, "quant chunk: bad header");
+  int pred = p[1] >> 3;
+  int zst = p[1] & 1;
+  grid g = {(p[1] >> 1) & 1, 0, {0, 0}, NULL, 0, 0};
+  double mul = 1, add = 0;
+  memcpy(&g.w, p + 2, 8);
+  p += 10;
+  if (blob[1] & 4) {
+    memcpy(&mul, p, 8);
+    memcpy(&add, p + 8, 8);
+    p += 16;
+  }
+  if (!(g.w > 0) || !isfinite(g.w) || !isfinite(mul) || !isfinite(add))
+    return lbs_fail(LBS_CORRUPT, "quant chunk: bad grid");
+  uint64_t bn, zorigin, zkmin, krange, nesc, nbig, nlit;
+  lbs_err e;
+  if ((e = get(&p, end, &bn)) || (e = get(&p, end, &zorigin)) || (e = get(&p, end, &zkmin)) ||
+      (e = get(&p, end, &krange)) || (e = get(&p, end, &nesc)) || (e = get(&p, end, &nbig)) ||
+      (e = get(&p, end, &nlit)))
+    return e;
+  int64_t kmin = lbs_unzigzag(zkmin), origin = lbs_unzigzag(zorigin);
+  if (bn != n || nlit > n || nesc > n || nbig > 10 * n || krange > (UINT64_C(1) << 62) ||
+      (kmin > 0 && krange > (uint64_t)(INT64_MAX - kmin)))
+    return lbs_fail(LBS_CORRUPT, "quant chunk: bad sizes");
+  int64_t kmax = kmin + (int64_t)krange;
+  size_t nn = (n + 1) / 2, plen = nn + (size_t)nesc + (size_t)nbig + (size_t)nlit * 8;
+  if (zst) {
+    if ((e = lbs__zstd_unpack(ctx, p, (size_t)(end - p), plen))) return e;
+    p = ctx->scratch.data;
+    end = p + ctx->scratch.len;
+  }
+  if ((size_t)(end - p) != plen) return lbs_fail(LBS_CORRUPT, "quant chunk: payload size");
+  const uint8_t *nib = p, *ep = p + nn, *eend = ep + nesc, *bp = eend, *bend = bp + nbig, *lit = bend,
+                *lend = lit + nlit * 8;
+  /* exp(K w) from a table when that is cheaper than one exp() per value decoded */
+  const double *tab = NULL;
+  if (g.log && krange + 1 < count + first) {
+    size_t tn = (size_t)krange + 1;
+    if (ctx->tab_n < tn) {
+      double *t = realloc(ctx->tab, tn * sizeof *t);
+      if (!t) return lbs_fail(LBS_NOMEM, "quant table");
+      ctx->tab = t;
+      ctx->tab_n = tn;
+    }
+    for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g.w);
+    tab = ctx->tab;
+  }
+  int64_t h[4] = {origin, origin, origin, origin};
+  size_t stop = first + count;
+  for (size_t i = 0; i < stop; i++) {
+    uint8_t c = (nib[i >> 1] >> ((i & 1) * 4)) & 15;
+    double x;
+    if (c == 15) {
+      if (ep == eend) return lbs_fail(LBS_CORRUPT, "quant chunk: escapes truncated");
+      c = *ep++;
+    }
+    if (c <= C_BIG) {
+      uint64_t z = c;
+      if (c == C_BIG && lbs_varint_get(&bp, bend, &z))
+        return lbs_fail(LBS_CORRUPT, "quant chunk: big codes truncated");
+      /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
+      int64_t k = (int64_t)((uint64_t)predict(pred, h, origin) + (uint64_t)lbs_unzigzag(z));
+      push(h, k);
+      if (k < kmin || k > kmax) return lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
+      x = (tab ? tab[k - kmin] : g.log ? exp((double)k * g.w) : (double)k * g.w) * mul + add;
+    } else if (c == C_ZERO) {
+      x = 0.0;
+    } else if (c == C_NZERO) {
+      x = -0.0;
+    } else if (c == C_LIT) {
+      if (lend - lit < 8) return lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
+      memcpy(&x, lit, 8);
+      lit += 8;
+    } else {
+      return lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
+    }
+    if (i >= first) out[i - first] = x;
+  }
+  return LBS_OK;
+}
+
+const lbs_codec_ops lbs__codec_quant = {LBS_CODEC_ABI, LBS_CODEC_QUANT, "quant", encode, decode};
