@@ -165,6 +165,8 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
     e = lbs_fail(LBS_INVAL, "lbsprof: give trace_path, or collector for a running 'lbsim collect'");
   else if (!p->o.collector && p->rank == 0 && access(p->o.trace_path, F_OK) == 0)
     e = lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces", p->o.trace_path);
+  else if (!p->o.collector && p->rank == 0 && lbs_parent_writable(p->o.trace_path))
+    e = lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg()); /* now, not when the run ends */
   else if (!find_agent(&p->o))
     e = lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
   if (!e) {
