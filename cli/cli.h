@@ -34,8 +34,39 @@ void cli_json_num(FILE *f, double v);
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_f64(const char *opt, const char *s, double lo, double hi, double *out);
 
-/* Removes path and its SQLite side files (for --force). */
-void cli_remove_db(const char *path);
+/* Output files. What an existing output may be: NEW refuses it ('file exists'), FORCE
+ * (--force) replaces it, APPEND (a results store) adds to it. */
+typedef enum { CLI_OUT_NEW, CLI_OUT_FORCE, CLI_OUT_APPEND } cli_out_mode;
+/* Checks an output file before the work, changing nothing: what is at path and at its SQLite
+ * side files (-wal, -shm, -journal), if anything, must be a regular file or a link to one (a
+ * directory, device, FIFO or socket is never replaced nor opened), which mode must allow; and
+ * the directory that holds path must take a new file (a probe: as root, permission bits say
+ * yes on a read-only mount). Prints 'lbsim: PATH: why' and returns 1; 0 when fine. */
+int cli_check_output(const char *path, cli_out_mode mode);
+/* cli_check_output, then with force removes the regular file at path and its side files (a
+ * link is removed, not what it points to). Call it just before the output is created. */
+int cli_replace_output(const char *path, int force);
+
+/* An output directory (--csv DIR, --steps-dir DIR) is written into a fresh directory beside
+ * it (DIR.tmp-XXXXXX) and renamed into place when complete, so no stale file of an earlier
+ * run stays beside the new ones and nothing lbsim did not write is ever deleted. */
+typedef struct cli_outdir {
+  char dir[4096]; /* the destination, trailing slashes dropped */
+  char tmp[4200]; /* the directory being written; "" when none */
+  int force;
+} cli_outdir;
+/* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
+ * or, with force, a directory holding only regular files lbsim writes there (manifest,
+ * step_*.txt, mesh.graph, mesh.coords, steps.csv, elements.csv, summary.csv, imbalance.csv,
+ * series_*.csv). Prints why not and returns 1. */
+int cli_outdir_check(cli_outdir *d, const char *dir, int force);
+/* Makes the fresh directory d->tmp to write into; prints why not and returns 1. */
+int cli_outdir_begin(cli_outdir *d);
+/* Checks DIR again and renames d->tmp into place (lbsim's old output there is moved aside,
+ * then removed). Prints why not and returns 1; the caller then calls cli_outdir_abort. */
+int cli_outdir_commit(cli_outdir *d);
+/* Removes d->tmp and what was written in it (nothing when it was committed). */
+void cli_outdir_abort(cli_outdir *d);
 
 int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);

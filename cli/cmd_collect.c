@@ -2,10 +2,18 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "prof_int.h"
+
+/* Removes the socket this command listened on (only a socket: never what replaced it). */
+static void unlink_socket(const char *addr) {
+  struct stat sb;
+  if (!strncmp(addr, "unix:", 5) && lstat(addr + 5, &sb) == 0 && S_ISSOCK(sb.st_mode))
+    unlink(addr + 5);
+}
 
 int cmd_collect(int argc, char **argv) {
   static const struct option lo[] = {{"listen", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
@@ -28,7 +36,8 @@ int cmd_collect(int argc, char **argv) {
              "printed). Exits when every agent has ended; steps some node never completed are\n"
              "left out and counted in the trace's profiler.* metadata.\n\noptions:\n"
              "  --nodes N   expect N node agents (default: as the run says)\n"
-             "  -f, --force overwrite the output file\n");
+             "  -f, --force replace the output file (a regular file only)\n\n"
+             "A unix socket path may hold only a stale socket (nobody listening there).\n");
       return 0;
     default: return cli_usage("collect", "bad option");
     }
@@ -36,19 +45,19 @@ int cmd_collect(int argc, char **argv) {
   if (!addr) return cli_usage("collect", "missing --listen ADDR");
   if (!out) return cli_usage("collect", "missing -o FILE");
   if (optind < argc) return cli_usage("collect", "unexpected argument '%s'", argv[optind]);
-  if (access(out, F_OK) == 0) {
-    if (!force) {
-      fprintf(stderr, "lbsim: collect: %s exists (use --force to overwrite)\n", out);
-      return 1;
-    }
-    cli_remove_db(out);
-  }
+  /* the output before the socket: an unwritable output is found now, not after the run */
+  if (cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
   char actual[512];
   int fd = lbs__listen(addr, actual, sizeof actual);
   if (fd < 0) return cli_error("collect", LBS_IO);
+  if (cli_replace_output(out, force)) {
+    close(fd);
+    unlink_socket(actual);
+    return 1;
+  }
   fprintf(stderr, "lbsim collect: listening on %s\n", actual);
   int rc = lbs__collect_main(fd, actual, out, (int)nodes, force);
   close(fd);
-  if (!strncmp(actual, "unix:", 5)) unlink(actual + 5);
+  unlink_socket(actual);
   return rc;
 }

@@ -1,7 +1,9 @@
 /* cmd_grid.c - lbsim grid info: load, validate and describe a grid file. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "lbs_grid.h"
@@ -110,7 +112,7 @@ static int grid_gen(int argc, char **argv) {
              "has processing slowdown 1 (HO) or i (UP, DN) and network slowdown 1 (HO), i (UP) or\n"
              "C+1-i (DN); links between clusters are I times slower than the base link.\n"
              "  --latency-us L0, --bandwidth-gbps B0   the base link (default 10 us, 10 Gbit/s)\n"
-             "  -o FILE   write there (default: standard output); -f overwrites\n");
+             "  -o FILE   write there (default: standard output); -f replaces a regular file\n");
       return 0;
     default: return cli_usage("grid gen", "bad option");
     }
@@ -118,6 +120,7 @@ static int grid_gen(int argc, char **argv) {
   if (!family) return cli_usage("grid gen", "missing --family HO|UP|DN");
   if (!P) return cli_usage("grid gen", "missing --procs P");
   if (optind < argc) return cli_usage("grid gen", "unexpected argument '%s'", argv[optind]);
+  if (out && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
   lbs_buf b = {0};
   lbs_err e = lbs_grid_family_ini(family, (int)P, (int)C, I, lat, bw, &b);
   lbs_config *cfg = NULL;
@@ -130,25 +133,27 @@ static int grid_gen(int argc, char **argv) {
     lbs_buf_free(&b);
     return cli_error("grid gen", e);
   }
-  FILE *f = stdout;
-  if (out) {
-    FILE *x = fopen(out, "r");
-    if (x && !force) {
-      fclose(x);
-      lbs_buf_free(&b);
-      fprintf(stderr, "lbsim: %s: file exists (use --force to overwrite)\n", out);
-      return 1;
-    }
-    if (x) fclose(x);
-    if (!(f = fopen(out, "w"))) {
-      lbs_buf_free(&b);
-      fprintf(stderr, "lbsim: %s: cannot write\n", out);
-      return 1;
-    }
+  if (!out) { /* a write error on standard output is reported in main() */
+    fwrite(b.data, 1, b.len, stdout);
+    lbs_buf_free(&b);
+    return 0;
   }
-  fwrite(b.data, 1, b.len, f);
-  if (out && fclose(f)) return lbs_buf_free(&b), fprintf(stderr, "lbsim: %s: write failed\n", out), 1;
+  if (cli_replace_output(out, force)) return lbs_buf_free(&b), 1;
+  FILE *f = fopen(out, "wx");
+  if (!f) {
+    lbs_buf_free(&b);
+    fprintf(stderr, "lbsim: %s: cannot create: %s\n", out, strerror(errno));
+    return 1;
+  }
+  errno = 0;
+  int bad = fwrite(b.data, 1, b.len, f) != b.len || fflush(f) != 0, err = errno;
+  if (fclose(f) != 0 && !bad) bad = 1, err = errno;
   lbs_buf_free(&b);
+  if (bad) {
+    unlink(out); /* the half-written file this run made */
+    fprintf(stderr, "lbsim: %s: write failed: %s\n", out, err ? strerror(err) : "I/O error");
+    return 1;
+  }
   return 0;
 }
 

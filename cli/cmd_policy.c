@@ -1,10 +1,10 @@
 /* cmd_policy.c - lbsim policy compare: several policies on one trace, grid and partitioner. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "lbs_part.h"
@@ -22,22 +22,40 @@ static void usage(void) {
          "  --cost model|zero    as in 'lbsim replay'; -o SECTION.KEY=VALUE overrides the grid file\n"
          "  --csv DIR            DIR/summary.csv, DIR/imbalance.csv (imbalance per step per policy,\n"
          "                       Figure 10 of seed 002), DIR/series_<policy>.csv (adaptive's interval\n"
-         "                       at each probe, Figure 9)\n"
+         "                       at each probe, Figure 9); written fresh and renamed into place\n"
+         "  -f, --force          replace DIR when it holds an earlier output of lbsim\n"
          "  --results FILE       append every run to an SQLite results store\n"
          "  --json               one JSON object on stdout\n",
          lbs_policy_known());
 }
 
-static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
-  struct stat sb;
-  if (stat(dir, &sb) != 0 && mkdir(dir, 0777) != 0) {
-    fprintf(stderr, "lbsim: policy compare: %s: cannot create the directory\n", dir);
-    return 1;
+/* Opens dir/name for writing; prints why not. */
+static FILE *csv_open(const char *dir, const char *name, char *path, size_t len) {
+  if (snprintf(path, len, "%s/%s", dir, name) >= (int)len) {
+    fprintf(stderr, "lbsim: policy compare: %s/%s: path too long\n", dir, name);
+    return NULL;
   }
-  char path[4200];
-  snprintf(path, sizeof path, "%s/imbalance.csv", dir);
   FILE *f = fopen(path, "w");
-  if (!f) return fprintf(stderr, "lbsim: policy compare: %s: cannot write\n", path), 1;
+  if (!f) fprintf(stderr, "lbsim: policy compare: %s: cannot write: %s\n", path, strerror(errno));
+  return f;
+}
+
+/* Closes f; prints a write error (a full disk) naming path and returns 1. */
+static int csv_close(FILE *f, const char *path) {
+  errno = 0;
+  int bad = ferror(f) || fflush(f), err = errno;
+  if (fclose(f) && !bad) bad = 1, err = errno;
+  if (bad)
+    fprintf(stderr, "lbsim: policy compare: %s: write failed: %s\n", path,
+            err ? strerror(err) : "I/O error");
+  return bad;
+}
+
+/* Writes the CSV files into dir (a fresh directory, renamed into place by the caller). */
+static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
+  char path[4200];
+  FILE *f = csv_open(dir, "imbalance.csv", path, sizeof path);
+  if (!f) return 1;
   fprintf(f, "step,app_step");
   for (int k = 0; k < n; k++) fprintf(f, ",%s", r[k]->policy);
   fprintf(f, "\n");
@@ -46,9 +64,7 @@ static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
     for (int k = 0; k < n; k++) fprintf(f, ",%.6f", r[k]->imbalance[s]);
     fprintf(f, "\n");
   }
-  fclose(f);
-  snprintf(path, sizeof path, "%s/summary.csv", dir);
-  if (!(f = fopen(path, "w"))) return fprintf(stderr, "lbsim: policy compare: %s: cannot write\n", path), 1;
+  if (csv_close(f, path) || !(f = csv_open(dir, "summary.csv", path, sizeof path))) return 1;
   fprintf(f, "policy,total_time_s,repartitions,mean_imbalance,partition_time_s,migration_time_s,repartition_steps\n");
   for (int k = 0; k < n; k++) {
     fprintf(f, "%s,%.9f,%d,%.6f,%.9f,%.9f,", r[k]->policy, 1e-9 * (double)r[k]->total_ns, r[k]->nrep,
@@ -56,19 +72,18 @@ static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
     for (int j = 0; j < r[k]->nrep; j++) fprintf(f, "%s%lld", j ? " " : "", (long long)(r[k]->first_step + r[k]->reparts[j].step));
     fprintf(f, "\n");
   }
-  fclose(f);
+  if (csv_close(f, path)) return 1;
   for (int k = 0; k < n; k++) {
     if (!r[k]->nseries) continue;
     char name[256];
-    snprintf(name, sizeof name, "%s", r[k]->policy);
+    snprintf(name, sizeof name, "series_%s.csv", r[k]->policy);
     for (char *c = name; *c; c++)
       if (*c == ':' || *c == '/') *c = '_';
-    snprintf(path, sizeof path, "%s/series_%s.csv", dir, name);
-    if (!(f = fopen(path, "w"))) return fprintf(stderr, "lbsim: policy compare: %s: cannot write\n", path), 1;
+    if (!(f = csv_open(dir, name, path, sizeof path))) return 1;
     fprintf(f, "probe,step,interval\n");
     for (int i = 0; i < r[k]->nseries; i++)
       fprintf(f, "%d,%lld,%g\n", i, (long long)(r[k]->first_step + r[k]->series_step[i]), r[k]->series_value[i]);
-    fclose(f);
+    if (csv_close(f, path)) return 1;
   }
   return 0;
 }
@@ -86,14 +101,16 @@ static int compare(int argc, char **argv) {
                                      {"json", no_argument, 0, O_JSON},
                                      {"csv", required_argument, 0, O_CSV},
                                      {"steps", required_argument, 0, O_STEPS},
+                                     {"force", no_argument, 0, 'f'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   const char *grid_path = NULL, *policies = NULL, *results = NULL, *csv = NULL, *part = NULL, *metric = NULL;
   const char **over = calloc((size_t)argc + 1, sizeof *over);
-  int json = 0, nover = 0, c, mode = -1, cost = -1;
+  int json = 0, nover = 0, c, mode = -1, cost = -1, force = 0;
   long long first = 0, nsteps = 0;
-  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "fho:", lo, NULL)) != -1) {
     switch (c) {
+    case 'f': force = 1; break;
     case O_GRID: grid_path = optarg; break;
     case 'o': over[nover++] = optarg; break;
     case O_PART: part = optarg; break;
@@ -134,6 +151,17 @@ static int compare(int argc, char **argv) {
   MPI_Init(NULL, NULL);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
+  cli_outdir od = {0};
+  int bad = rank == 0 && ((results && cli_check_output(results, CLI_OUT_APPEND)) ||
+                          (csv && cli_outdir_check(&od, csv, force)));
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad) {
+    free(list);
+    free(over);
+    MPI_Finalize();
+    return 1;
+  }
   lbs_config *cfg = NULL;
   lbs_grid *g = NULL;
   lbs_trace *t = NULL;
@@ -167,15 +195,24 @@ static int compare(int argc, char **argv) {
     }
     e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &res[k]);
     cli_progress_end(&prog);
-    if (!e && rank == 0 && results) e = lbs_results_save(results, res[k], trace_path, grid_path);
   }
-  int rc = 0;
+  int rc = 0, csv_bad = 0;
+  lbs_err re = LBS_OK; /* a results-store error (a full disk) is reported after the summary */
+  char rmsg[1024] = "";
+  if (!e && rank == 0) {
+    for (int k = 0; !re && results && k < n; k++)
+      re = lbs_results_save(results, res[k], trace_path, grid_path);
+    if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
+    if (csv) {
+      csv_bad = cli_outdir_begin(&od) || write_csvs(od.tmp, res, n) || cli_outdir_commit(&od);
+      cli_outdir_abort(&od);
+    }
+  }
   if (e) {
     if (rank == 0) cli_error("policy compare", e);
     rc = 1;
   } else if (rank == 0) {
     double opt = iopt >= 0 ? (double)res[iopt]->total_ns : NAN;
-    if (csv) rc = write_csvs(csv, res, n);
     if (json) {
       printf("{\"trace\":");
       cli_json_str(stdout, trace_path);
@@ -208,8 +245,13 @@ static int compare(int argc, char **argv) {
         printf("  %-22s %12.6f %6d %10.4f %12.6f %12.6f %8s\n", r->policy, 1e-9 * (double)r->total_ns, r->nrep,
                r->mean_imbalance, 1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns, gap);
       }
-      if (csv) printf("series in %s/\n", csv);
+      if (csv && !csv_bad) printf("series in %s/\n", od.dir);
     }
+    if (re) {
+      fflush(stdout);
+      fprintf(stderr, "lbsim: results store: %s\n", *rmsg ? rmsg : lbs_strerror(re));
+    }
+    rc = re || csv_bad;
   }
   for (int k = 0; k < n; k++) lbs_replay_result_free(&res[k]);
   lbs_trace_close(&t);

@@ -106,6 +106,14 @@ int cmd_replay(int argc, char **argv) {
   MPI_Init(NULL, NULL);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
+  int bad = rank == 0 && results && cli_check_output(results, CLI_OUT_APPEND);
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad) {
+    free(over);
+    MPI_Finalize();
+    return 1;
+  }
   cli_progress prog;
   cli_progress_start(&prog, "replaying", 0);
   lbs_config *cfg = NULL;
@@ -137,7 +145,11 @@ int cmd_replay(int argc, char **argv) {
     e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
     cli_progress_end(&prog);
   }
-  if (!e && rank == 0 && results) e = lbs_results_save(results, r, trace_path, grid_path);
+  /* a results-store error (a full disk) is reported after the summary, which is printed anyway */
+  lbs_err re = LBS_OK;
+  if (!e && rank == 0 && results) re = lbs_results_save(results, r, trace_path, grid_path);
+  char rmsg[1024] = "";
+  if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   int rc = 0;
   if (e) {
     if (rank == 0) cli_error(what, e);
@@ -156,7 +168,12 @@ int cmd_replay(int argc, char **argv) {
     printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
            r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
     printf("moved         %lld elements\nwall          %.3f s%s%s\n", (long long)r->moved, r->wall_s,
-           results ? ", results in " : "", results ? results : "");
+           results && !re ? ", results in " : "", results && !re ? results : "");
+  }
+  if (re) {
+    fflush(stdout);
+    fprintf(stderr, "lbsim: results store: %s\n", *rmsg ? rmsg : lbs_strerror(re));
+    rc = 1;
   }
   lbs_replay_result_free(&r);
   lbs_trace_close(&t);

@@ -37,7 +37,7 @@ typedef struct {
   "  --codec [M=]C    auto (per chunk the smaller of polyline and quant, the default),\n"     \
   "                   polyline, quant or lossless\n"                                         \
   "  --chunk N        elements per chunk, the unit of partial decoding (default 8192)\n"      \
-  "  -f, --force      overwrite the output file\n"
+  "  -f, --force      replace the output file (a regular file only, never a directory or device)\n"
 
 enum { O_BOUND = 1000, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_STEPS, O_CHACO,
        O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED, O_BODIES, O_LEAF, O_THETA, O_DT,
@@ -134,17 +134,9 @@ static int enc_check_names(const enc_opts *o, const char *const *names, int n) {
   return 0;
 }
 
-static int prepare_output(const char *out, int force) {
-  FILE *f = fopen(out, "r");
-  if (f) {
-    fclose(f);
-    if (!force) {
-      fprintf(stderr, "lbsim: %s: file exists (use --force to overwrite)\n", out);
-      return 1;
-    }
-    cli_remove_db(out);
-  }
-  return 0;
+/* Checks the output file before the work (see cli_check_output). */
+static int check_output(const char *out, int force) {
+  return cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW);
 }
 
 #define ENC_LONGOPTS                                                                           \
@@ -243,10 +235,11 @@ static int trace_gen(int argc, char **argv) {
   }
   if (!out) return cli_usage("trace gen", "missing -o FILE");
   if (optind < argc) return cli_usage("trace gen", "unexpected argument '%s'", argv[optind]);
+  if (check_output(out, eo.force)) return 1;
   if (!strcmp(kind, "nbody")) {
     lbs_nbody_params np = {bodies, steps_given ? steps : 10, (uint64_t)seed, (int)leaf, theta, dt};
     if (eo.nset) return cli_usage("trace gen", "the nbody workload is stored losslessly: no --bound or --codec");
-    if (prepare_output(out, eo.force)) return 1;
+    if (cli_replace_output(out, eo.force)) return 1;
     cli_progress p;
     cli_progress_start(&p, "integrating", np.steps);
     lbs_err e = lbs_nbody_trace(&np, out, cli_progress_cb, &p);
@@ -279,7 +272,7 @@ static int trace_gen(int argc, char **argv) {
     lbs_gen_destroy(&g);
     return 2;
   }
-  if (prepare_output(out, eo.force)) {
+  if (cli_replace_output(out, eo.force)) {
     lbs_gen_destroy(&g);
     return 1;
   }
@@ -690,13 +683,15 @@ static int trace_export(int argc, char **argv) {
                                      {"steps-dir", required_argument, 0, O_STEPSDIR},
                                      {"step", required_argument, 0, O_STEP},
                                      {"steps", required_argument, 0, O_STEPS},
+                                     {"force", no_argument, 0, 'f'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   const char *csv = NULL, *dir = NULL;
   int64_t first = 0, n = -1;
-  int c;
-  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+  int c, force = 0;
+  while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
     switch (c) {
+    case 'f': force = 1; break;
     case O_CSV: csv = optarg; break;
     case O_STEPSDIR: dir = optarg; break;
     case O_STEP:
@@ -707,25 +702,33 @@ static int trace_export(int argc, char **argv) {
       if (parse_steps(optarg, &first, &n)) return cli_usage("trace export", "--steps wants A:B (steps A..B-1)");
       break;
     case 'h':
-      printf("usage: lbsim trace export t.lbt --csv DIR | --steps-dir DIR [--step N | --steps A:B]\n\n"
+      printf("usage: lbsim trace export t.lbt --csv DIR | --steps-dir DIR [--step N | --steps A:B]\n"
+             "                          [-f]\n\n"
              "  --csv DIR        DIR/steps.csv (step,app_step,element,<metrics>) and\n"
              "                   DIR/elements.csv (element,x,y,z[,i,j,k])\n"
              "  --steps-dir DIR  one file per step plus a manifest (format in README.md)\n"
-             "  --step N         only step N (0-based); --steps A:B steps A..B-1\n");
+             "  --step N         only step N (0-based); --steps A:B steps A..B-1\n"
+             "  -f, --force      replace DIR when it holds an earlier output of lbsim\n\n"
+             "DIR is written fresh beside it and renamed into place when complete; an existing\n"
+             "DIR must be empty, or with --force hold only files lbsim writes there.\n");
       return 0;
     default: return cli_usage("trace export", "bad option");
     }
   }
   if (optind != argc - 1) return cli_usage("trace export", "expected one trace file");
   if (!csv == !dir) return cli_usage("trace export", "give exactly one of --csv and --steps-dir");
+  cli_outdir od;
+  if (cli_outdir_check(&od, csv ? csv : dir, force)) return 1;
   lbs_trace *t;
   lbs_err e = lbs_trace_open(argv[optind], &t);
   if (e) return cli_error("trace export", e);
-  e = csv ? lbs_csv_export(t, csv, first, n) : lbs_stepsdir_export(t, dir, first, n);
+  if (cli_outdir_begin(&od)) return lbs_trace_close(&t), 1;
+  e = csv ? lbs_csv_export(t, od.tmp, first, n) : lbs_stepsdir_export(t, od.tmp, first, n);
   lbs_trace_close(&t);
-  if (e) return cli_error("trace export", e);
-  fprintf(stderr, "lbsim: exported to %s\n", csv ? csv : dir);
-  return 0;
+  int rc = e ? cli_error("trace export", e) : cli_outdir_commit(&od);
+  cli_outdir_abort(&od);
+  if (!rc) fprintf(stderr, "lbsim: exported to %s\n", od.dir);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- import */
@@ -770,6 +773,7 @@ static int trace_import(int argc, char **argv) {
   if (!dir == !chaco) return cli_usage("trace import", "give exactly one of --steps-dir and --chaco");
   if (coords && !chaco) return cli_usage("trace import", "--coords goes with --chaco");
   if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
+  if (check_output(out, eo.force)) return 1;
   lbs_bound dflt = {LBS_BOUND_LOSSLESS, 0};
   if (dir) lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
   lbs_codec dcodec = dflt.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : LBS_CODEC_DEFAULT;
@@ -781,7 +785,7 @@ static int trace_import(int argc, char **argv) {
         return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
     lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, eo.chunk, eo.allow_nonfinite, 0};
     if (enc_resolve(&eo, "*", dcodec, dflt, &io.codec, &io.bound)) return 2;
-    if (prepare_output(out, eo.force)) return 1;
+    if (cli_replace_output(out, eo.force)) return 1;
     e = lbs_stepsdir_import(dir, out, &io);
     if (!e && io.nonfinite)
       fprintf(stderr, "lbsim: warning: %s: %lld NaN or infinite values imported as they are\n", dir,
@@ -809,7 +813,7 @@ static int trace_import(int argc, char **argv) {
         cols[k] = v + k * n;
       }
       bad = bad || enc_check_names(&eo, np, ncon);
-      if (bad || prepare_output(out, eo.force)) {
+      if (bad || cli_replace_output(out, eo.force)) { /* the old trace goes once the input is read */
         free(v), free(vw);
         lbs_mesh_destroy(&mesh);
         return bad ? 2 : 1;
@@ -873,6 +877,7 @@ static int trace_recode(int argc, char **argv) {
   if (!out) return cli_usage("trace recode", "missing -o FILE");
   if (optind != argc - 1) return cli_usage("trace recode", "expected one input trace");
   const char *in = argv[optind];
+  if (check_output(out, eo.force)) return 1;
   lbs_trace *t;
   lbs_err e = lbs_trace_open(in, &t);
   if (e) return cli_error("trace recode", e);
@@ -911,7 +916,7 @@ static int trace_recode(int argc, char **argv) {
     if (!own_meta(key) && strcmp(key, "recoded_from")) meta[2 * k] = key, meta[2 * k + 1] = lbs_trace_meta(t, key), k++;
   }
   meta[2 * k] = "recoded_from", meta[2 * k + 1] = in, k++;
-  if (prepare_output(out, eo.force)) {
+  if (cli_replace_output(out, eo.force)) {
     rc = 1;
     goto done;
   }

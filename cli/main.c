@@ -1,5 +1,7 @@
 /* main.c - the lbsim command: dispatches to one file per sub-command. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 
 #include "cli.h"
@@ -32,7 +34,21 @@ static void usage(FILE *f) {
              "usage errors exit 2.\n");
 }
 
-int main(int argc, char **argv) {
+/* Flushes and closes standard output after the command: a write error there (a full disk,
+ * a closed descriptor) is an error like any other, exit 1 unless the command failed already.
+ * A command that wrote nothing to a closed standard output is not blamed for it. */
+static int close_stdout(int rc) {
+  int pending = __fpending(stdout) != 0, earlier = ferror(stdout) != 0;
+  errno = 0;
+  int failed = fclose(stdout) != 0, err = errno;
+  if (earlier || (failed && (pending || err != EBADF))) {
+    fprintf(stderr, "lbsim: standard output: %s\n", failed && err ? strerror(err) : "write error");
+    return rc ? rc : 1;
+  }
+  return rc;
+}
+
+static int run(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -48,3 +64,5 @@ int main(int argc, char **argv) {
   fprintf(stderr, ")\n");
   return 2;
 }
+
+int main(int argc, char **argv) { return close_stdout(run(argc, argv)); }

@@ -1,11 +1,13 @@
-/* util.c - error printing, progress bar, JSON and option parsing for the CLI. */
+/* util.c - error printing, progress bar, JSON, option parsing and outputs for the CLI. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_error(const char *what, lbs_err e) {
@@ -95,13 +97,221 @@ int cli_parse_f64(const char *opt, const char *s, double lo, double hi, double *
   return 0;
 }
 
-void cli_remove_db(const char *path) {
+/* ---------------------------------------------------------------- output files */
+
+/* The SQLite side files that go with a trace or results store at path. */
+static const char *const side_suffix[] = {"", "-wal", "-shm", "-journal"};
+
+/* What is at path: 0 nothing, 1 a regular file or a link to one, -1 anything else (a
+ * directory, device, FIFO, socket, a link to one of those, or a dangling link). */
+static int file_kind(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb)) return errno == ENOENT ? 0 : -1;
+  if (S_ISLNK(sb.st_mode) && stat(path, &sb)) return -1;
+  return S_ISREG(sb.st_mode) ? 1 : -1;
+}
+
+/* Checks an output file before the work; changes nothing (see cli.h). */
+int cli_check_output(const char *path, cli_out_mode mode) {
   char side[4200];
-  remove(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  remove(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  remove(side);
-  snprintf(side, sizeof side, "%s-journal", path);
-  remove(side);
+  int main_kind = 0;
+  for (int k = 0; k < 4; k++) {
+    snprintf(side, sizeof side, "%s%s", path, side_suffix[k]);
+    int kind = file_kind(side);
+    if (k == 0) main_kind = kind;
+    if (kind < 0) {
+      fprintf(stderr, "lbsim: %s: not a regular file%s\n", side,
+              mode == CLI_OUT_APPEND ? "" : "; refusing to replace it");
+      return 1;
+    }
+  }
+  if (main_kind && mode == CLI_OUT_NEW) {
+    fprintf(stderr, "lbsim: %s: file exists (use --force to overwrite)\n", path);
+    return 1;
+  }
+  lbs_err e = lbs_parent_writable(path);
+  if (e) return fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 1; /* names path and its directory */
+  return 0;
+}
+
+/* Checks again, then with force removes the old regular file and its side files. */
+int cli_replace_output(const char *path, int force) {
+  if (cli_check_output(path, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+  char side[4200];
+  for (int k = 0; force && k < 4; k++) {
+    snprintf(side, sizeof side, "%s%s", path, side_suffix[k]);
+    if (file_kind(side) == 1 && unlink(side) && errno != ENOENT) {
+      fprintf(stderr, "lbsim: %s: cannot remove: %s\n", side, strerror(errno));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- output directories */
+
+/* The names lbsim writes in an output directory: trace export --csv and --steps-dir,
+ * policy compare --csv. */
+static int lbsim_name(const char *n) {
+  static const char *const fixed[] = {"manifest",      "mesh.graph",  "mesh.coords", "steps.csv",
+                                      "elements.csv", "summary.csv", "imbalance.csv"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+    if (!strcmp(n, fixed[i])) return 1;
+  size_t len = strlen(n);
+  if (!strncmp(n, "step_", 5) && len >= 5 + 6 + 4 && !strcmp(n + len - 4, ".txt")) {
+    for (size_t i = 5; i < len - 4; i++)
+      if (n[i] < '0' || n[i] > '9') return 0;
+    return 1;
+  }
+  return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
+}
+
+static int not_dots(const struct dirent *d) {
+  return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+/* Checks that every entry of dir is a regular file lbsim writes there. Returns the number of
+ * entries, or -1 after printing the first foreign one (in name order) or a read error. */
+static int own_entries(const char *dir, const char *shown) {
+  struct dirent **list;
+  int n = scandir(dir, &list, not_dots, alphasort);
+  if (n < 0) {
+    fprintf(stderr, "lbsim: %s: cannot read the directory: %s\n", shown, strerror(errno));
+    return -1;
+  }
+  int bad = -1;
+  char path[4400];
+  for (int i = 0; i < n && bad < 0; i++) {
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
+    if (!lbsim_name(list[i]->d_name) || lstat(path, &sb) || !S_ISREG(sb.st_mode)) bad = i;
+  }
+  if (bad >= 0)
+    fprintf(stderr, "lbsim: %s/%s: not a file lbsim writes there; refusing to replace %s\n", shown,
+            list[bad]->d_name, shown);
+  for (int i = 0; i < n; i++) free(list[i]);
+  free(list);
+  return bad >= 0 ? -1 : n;
+}
+
+/* Checks an output directory before the work (see cli.h). */
+int cli_outdir_check(cli_outdir *d, const char *dir, int force) {
+  memset(d, 0, sizeof *d);
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  if (n == 0 || n >= sizeof d->dir - 32 || (n == 1 && dir[0] == '/')) {
+    fprintf(stderr, "lbsim: '%s': not a usable output directory\n", dir);
+    return 1;
+  }
+  memcpy(d->dir, dir, n);
+  d->dir[n] = '\0';
+  d->force = force;
+  lbs_err e = lbs_parent_writable(d->dir); /* the fresh directory is made beside it */
+  if (e) return fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 1;
+  struct stat sb, pb;
+  if (lstat(d->dir, &sb)) {
+    if (errno == ENOENT) return 0;
+    fprintf(stderr, "lbsim: %s: %s\n", d->dir, strerror(errno));
+    return 1;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "lbsim: %s: %s; refusing to replace it\n", d->dir,
+            S_ISLNK(sb.st_mode) ? "a symbolic link" : "exists and is not a directory");
+    return 1;
+  }
+  char parent[4200];
+  snprintf(parent, sizeof parent, "%s/..", d->dir);
+  if (stat(parent, &pb) == 0 && pb.st_dev != sb.st_dev) {
+    fprintf(stderr, "lbsim: %s: a mount point; lbsim cannot put a fresh directory there\n", d->dir);
+    return 1;
+  }
+  int k = own_entries(d->dir, d->dir);
+  if (k < 0) return 1;
+  if (k > 0 && !force) {
+    fprintf(stderr, "lbsim: %s: directory is not empty (use --force to replace lbsim's output there)\n",
+            d->dir);
+    return 1;
+  }
+  return 0;
+}
+
+/* Makes the fresh directory DIR.tmp-XXXXXX beside DIR, with the usual mode. */
+int cli_outdir_begin(cli_outdir *d) {
+  snprintf(d->tmp, sizeof d->tmp, "%s.tmp-XXXXXX", d->dir);
+  if (!mkdtemp(d->tmp)) {
+    fprintf(stderr, "lbsim: %s: cannot create: %s\n", d->tmp, strerror(errno));
+    d->tmp[0] = '\0';
+    return 1;
+  }
+  mode_t um = umask(0); /* mkdtemp makes 0700; the output gets the usual mode */
+  umask(um);
+  chmod(d->tmp, 0777 & ~um);
+  return 0;
+}
+
+/* Removes the regular files in dir that lbsim writes there (all when any is set), then dir. */
+static int remove_dir(const char *dir, int any) {
+  DIR *dp = opendir(dir);
+  if (!dp) return -1;
+  struct dirent *de;
+  char path[4400];
+  while ((de = readdir(dp))) {
+    struct stat sb;
+    if (!not_dots(de) || (!any && !lbsim_name(de->d_name))) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) unlink(path);
+  }
+  closedir(dp);
+  return rmdir(dir);
+}
+
+/* Removes the fresh directory after a failure; nothing after a commit. */
+void cli_outdir_abort(cli_outdir *d) {
+  if (d->tmp[0]) remove_dir(d->tmp, 1); /* a fresh directory: everything in it is lbsim's */
+  d->tmp[0] = '\0';
+}
+
+/* Renames d->tmp to d->dir; prints why not and returns 1. */
+static int rename_in(cli_outdir *d) {
+  if (!rename(d->tmp, d->dir)) return d->tmp[0] = '\0', 0;
+  fprintf(stderr, "lbsim: %s: cannot rename %s into place: %s\n", d->dir, d->tmp, strerror(errno));
+  return 1;
+}
+
+/* Renames the fresh directory into place (see cli.h). */
+int cli_outdir_commit(cli_outdir *d) {
+  struct stat sb;
+  if (lstat(d->dir, &sb)) return rename_in(d); /* nothing there */
+  if (!S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "lbsim: %s: exists and is not a directory\n", d->dir);
+    return 1;
+  }
+  /* again: the directory may have changed while lbsim worked */
+  int k = own_entries(d->dir, d->dir);
+  if (k < 0) return 1;
+  if (k > 0 && !d->force) {
+    fprintf(stderr, "lbsim: %s: directory is not empty (use --force to replace lbsim's output there)\n",
+            d->dir);
+    return 1;
+  }
+  if (k == 0) return rename_in(d); /* an empty directory: rename replaces it */
+  /* lbsim's old output: moved aside, the new one renamed in, then the old one removed */
+  char old[4200];
+  snprintf(old, sizeof old, "%s.old-XXXXXX", d->dir);
+  if (!mkdtemp(old)) {
+    fprintf(stderr, "lbsim: %s: cannot create: %s\n", old, strerror(errno));
+    return 1;
+  }
+  if (rename(d->dir, old)) {
+    fprintf(stderr, "lbsim: %s: cannot move the old output aside: %s\n", d->dir, strerror(errno));
+    rmdir(old);
+    return 1;
+  }
+  if (rename_in(d)) {
+    rename(old, d->dir); /* the old output back */
+    return 1;
+  }
+  if (remove_dir(old, 0))
+    fprintf(stderr, "lbsim: warning: %s: cannot remove the old output: %s\n", old, strerror(errno));
+  return 0;
 }

@@ -2,11 +2,14 @@
 #include "lbs_core.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static const char *const messages[] = {
@@ -125,8 +128,22 @@ double lbs_rng_normal(uint64_t seed, uint64_t stream, uint64_t index) {
 lbs_err lbs_read_file(const char *path, char **text, size_t *len) {
   *text = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  /* Only regular files are read: a device is not even opened (opening one can act), and
+   * O_NONBLOCK keeps a FIFO that appears after the stat from waiting for a writer. */
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return lbs_fail(LBS_IO, "%s: not a regular file", path);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return lbs_fail(LBS_IO, "%s: not a regular file", path);
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  }
   lbs_buf b = {0};
   char tmp[65536];
   size_t got;
@@ -141,5 +158,31 @@ lbs_err lbs_read_file(const char *path, char **text, size_t *len) {
   }
   *text = (char *)b.data;
   *len = b.len - 1;
+  return LBS_OK;
+}
+
+/* The directory holding path exists and takes a new file: a probe file is made and removed. */
+lbs_err lbs_parent_writable(const char *path) {
+  char dir[4096];
+  size_t n = strlen(path);
+  if (n >= sizeof dir - 32) return lbs_fail(LBS_INVAL, "%s: path too long", path);
+  memcpy(dir, path, n + 1);
+  while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0'; /* "out/" names out */
+  char *slash = strrchr(dir, '/');
+  if (!slash) strcpy(dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  struct stat sb;
+  if (stat(dir, &sb))
+    return lbs_fail(LBS_IO, "%s: cannot write in %s: %s", path, dir, strerror(errno));
+  if (!S_ISDIR(sb.st_mode))
+    return lbs_fail(LBS_IO, "%s: cannot write in %s: not a directory", path, dir);
+  /* permission bits do not stop root, a read-only mount does: try it */
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.lbsim-probe-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0) return lbs_fail(LBS_IO, "%s: cannot write in %s: %s", path, dir, strerror(errno));
+  close(fd);
+  unlink(probe);
   return LBS_OK;
 }

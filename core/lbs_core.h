@@ -63,8 +63,14 @@ lbs_err lbs_buf_append(lbs_buf *b, const void *p, size_t n);
 void lbs_buf_free(lbs_buf *b); /* NULL-safe; leaves an empty buffer */
 
 /* Reads a whole file into a new NUL-terminated buffer (*text, owned by the caller; *len
- * excludes the NUL). LBS_IO naming the file when it cannot be read. */
+ * excludes the NUL). LBS_IO naming the file when it cannot be read or is not a regular file
+ * (a FIFO or device is refused at once, never waited on). */
 lbs_err lbs_read_file(const char *path, char **text, size_t *len);
+
+/* Checks that a new file can be made beside path: the directory that holds it exists and
+ * takes a file (a probe file is created and removed, since permission bits do not stop root
+ * and a read-only mount does). LBS_IO naming path, the directory and why. */
+lbs_err lbs_parent_writable(const char *path);
 
 /* Deterministic counter-based random numbers (splitmix64): the same (seed, stream,
  * index) always gives the same value, so any element of any step can be regenerated. */

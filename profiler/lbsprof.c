@@ -185,6 +185,8 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
     return lbs_fail(LBS_INVAL, "lbsprof: give trace_path, or collector (LBSPROF_COLLECTOR) for a running 'lbsim collect'");
   if (!o->collector && p->rank == 0 && access(o->trace_path, F_OK) == 0)
     return lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces", o->trace_path);
+  if (!o->collector && p->rank == 0 && lbs_parent_writable(o->trace_path))
+    return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg()); /* now, not when the run ends */
   if (!find_agent(o)) return lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
   /* the strings may be the environment's or the caller's: keep copies */
   snprintf(p->trace_path, sizeof p->trace_path, "%s", o->trace_path ? o->trace_path : "");

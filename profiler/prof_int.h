@@ -101,8 +101,9 @@ typedef struct {
 int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, uint32_t *len);
 
 /* Addresses: "unix:/path" or "tcp:host:port". listen: a bound listening socket and the
- * address to give clients (for tcp port 0, the chosen port). connect: a connected socket,
- * or -1 with the reason in lbs_errmsg(). */
+ * address to give clients (for tcp port 0, the chosen port); a unix path may hold only a
+ * stale socket (nobody listening), which is replaced: a file, directory or live socket there
+ * is an error naming it. connect: a connected socket, or -1 with the reason in lbs_errmsg(). */
 int lbs__listen(const char *addr, char *actual, size_t actual_len);
 int lbs__connect(const char *addr);
 

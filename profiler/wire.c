@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -132,12 +133,34 @@ static int parse_tcp(const char *addr, char *host, size_t hl, char *port, size_t
   return 0;
 }
 
+/* What is at a unix socket path may go only when it is a stale socket: a socket file that
+ * nobody listens on (connect() is refused). Anything else there is an error naming it. */
+static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
+  const char *path = sa->sun_path;
+  struct stat sb;
+  if (lstat(path, &sb))
+    return errno == ENOENT ? LBS_OK : lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
+  if (!S_ISSOCK(sb.st_mode))
+    return lbs_fail(LBS_IO, "%s: exists and is not a socket; refusing to replace it", path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
+  int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa), err = errno;
+  close(fd);
+  if (rc == 0 || err == EAGAIN || err == EINPROGRESS)
+    return lbs_fail(LBS_IO, "%s: another process listens on this socket", path);
+  if (err != ECONNREFUSED)
+    return lbs_fail(LBS_IO, "%s: cannot tell whether it is in use: %s", path, strerror(err));
+  if (unlink(path) && errno != ENOENT)
+    return lbs_fail(LBS_IO, "%s: cannot remove the stale socket: %s", path, strerror(errno));
+  return LBS_OK;
+}
+
 int lbs__listen(const char *addr, char *actual, size_t actual_len) {
   if (!strncmp(addr, "unix:", 5)) {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(addr + 5) >= sizeof sa.sun_path) return lbs_fail(LBS_INVAL, "socket path too long: %s", addr + 5), -1;
     strcpy(sa.sun_path, addr + 5);
-    unlink(sa.sun_path);
+    if (clear_stale_socket(&sa)) return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 64)) {
       lbs_fail(LBS_IO, "cannot listen on %s: %s", addr, strerror(errno));

@@ -3,6 +3,8 @@
  * repartition. A run is written in one transaction, so a failure leaves nothing half-way. */
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lbs_sim.h"
 
@@ -31,6 +33,9 @@ static lbs_err dberr(sqlite3 *db, const char *path) {
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
   sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
+  struct stat sb; /* a FIFO or device is never opened: SQLite would wait on it or write into it */
+  int existed = stat(path, &sb) == 0;
+  if (existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
   if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     lbs_err e = dberr(db, path);
     sqlite3_close(db);
@@ -141,5 +146,8 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) e = dberr(db, path);
   if (e) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   sqlite3_close(db);
+  /* a store this call created and left empty (a full disk) is not left behind; one that another
+   * process has written to meanwhile is not empty */
+  if (e && !existed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) unlink(path);
   return e;
 }

@@ -169,7 +169,9 @@ static void writer_free(lbs_trace_writer *w) {
 lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace_writer **out) {
   *out = NULL;
   struct stat sb;
-  if (stat(path, &sb) == 0) return lbs_fail(LBS_IO, "%s: file exists (remove it first)", path);
+  if (lstat(path, &sb) == 0) /* anything there, a link too: never written through */
+    return lbs_fail(LBS_IO, "%s: %s", path,
+                    S_ISREG(sb.st_mode) ? "file exists (remove it first)" : "not a regular file");
   int64_t C = spec->chunk_elems ? spec->chunk_elems : LBS_TRACE_DEFAULT_CHUNK;
   if (spec->elements < 1) return lbs_fail(LBS_INVAL, "a trace needs at least one element");
   if (C < 1 || C > LBS_TRACE_MAX_CHUNK)
@@ -648,6 +650,9 @@ static lbs_err load(lbs_trace *t) {
 
 lbs_err lbs_trace_open(const char *path, lbs_trace **out) {
   *out = NULL;
+  struct stat sb; /* a FIFO or device is refused, never opened (fopen would wait on a FIFO) */
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return lbs_fail(LBS_IO, "%s: not a regular file", path);
   FILE *f = fopen(path, "rb");
   if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
   char magic[16] = {0};
