@@ -68,7 +68,6 @@ void lbs_codec_ctx_destroy(lbs_codec_ctx **ctx) {
   free(c->y);
   free(c->exact);
   free(c->k);
-  free(c->z);
   free(c->tab);
   free(c);
   *ctx = NULL;
@@ -82,51 +81,69 @@ lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n) {
   if (x) ctx->exact = x;
   int64_t *k = realloc(ctx->k, n * sizeof *k);
   if (k) ctx->k = k;
-  double *z = realloc(ctx->z, n * sizeof *z);
-  if (z) ctx->z = z;
-  if (!y || !x || !k || !z) return lbs_fail(LBS_NOMEM, "codec work arrays for %zu elements", n);
+  if (!y || !x || !k) return lbs_fail(LBS_NOMEM, "codec work arrays for %zu elements", n);
   ctx->enc_n = n;
   return LBS_OK;
 }
 
-/* Checks a candidate correction with the decoder's arithmetic. */
+/* Checks a candidate correction with the decoder's arithmetic, in one pass: every value within
+ * its tolerance, and the corrected sum within half of LBS_SUM_TOL of sx (sa = sum |v|, k a
+ * power of two the sums are scaled by so they cannot overflow). Plain sums: over a chunk their
+ * rounding is below 1e-12 of sa, and half the tolerance is kept for it. */
 static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_t n, lbs__tol t,
-                   lbs__corr c, double *z) {
+                   lbs__corr c, double sx, double sa, double k) {
   if (!isfinite(c.mul) || !isfinite(c.add)) return 0;
+  double sz = 0;
   for (size_t i = 0; i < n; i++) {
-    z[i] = exact[i] ? y[i] : y[i] * c.mul + c.add;
-    if (isfinite(v[i]) && !(fabs(z[i] - v[i]) <= lbs__tol_of(t, v[i]))) return 0;
+    if (!isfinite(v[i])) continue;
+    double z = exact[i] ? y[i] : y[i] * c.mul + c.add;
+    if (!(fabs(z - v[i]) <= lbs__tol_of(t, v[i]))) return 0;
+    sz += z * k;
   }
-  return lbs_sum_error(v, z, n) <= LBS_SUM_TOL;
+  double d = fabs(sz - sx);
+  return sa > 0 ? d <= 0.5 * LBS_SUM_TOL * sa : d == 0;
 }
 
 lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c) {
   const double *y = ctx->y;
   const uint8_t *exact = ctx->exact;
-  double *z = ctx->z;
   *c = (lbs__corr){1, 0};
-  if (corr_ok(v, y, exact, n, t, *c, z)) return LBS_OK;
-  double d = 0, sq = 0, sx = 0;
+  double k = 1, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
   size_t nq = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!exact[i] && isfinite(v[i])) d += v[i] - y[i], sq += y[i], sx += v[i], nq++;
-  if (!nq) return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
-  /* the least-squares line from decoded to original values (it keeps the sum: its residuals add
-   * up to zero), which also removes biases that differ between small and large values */
-  double ybar = sq / (double)nq, xbar = sx / (double)nq, syy = 0, sxy = 0;
+  for (int pass = 0; pass < 2; pass++) { /* again, scaled, when a sum overflows */
+    sx = sy = sa = d = sq = sqx = 0, nq = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (!isfinite(v[i])) continue;
+      sx += v[i] * k, sy += y[i] * k, sa += fabs(v[i]) * k;
+      if (!exact[i]) d += v[i] - y[i], sq += y[i], sqx += v[i], nq++;
+    }
+    if (isfinite(sa) && isfinite(sy)) break;
+    k = 0x1p-200;
+  }
+  double dd = fabs(sy - sx);
+  /* the codecs kept every value within the tolerance: no correction when the sum is kept */
+  if (sa > 0 ? dd <= 0.5 * LBS_SUM_TOL * sa : dd == 0) return LBS_OK;
+  if (!nq || !isfinite(d) || !isfinite(sq)) return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
+  /* a factor (first for relative tolerances), an offset (first for absolute ones), and the
+   * least-squares line from decoded to original values (it keeps the sum: its residuals add up
+   * to zero), which also removes biases that differ between small and large values */
+  lbs__corr mul = {sq != 0 ? (sq + d) / sq : 1, 0}, add = {1, d / (double)nq};
+  if (corr_ok(v, y, exact, n, t, t.r > 0 ? mul : add, sx, sa, k)) return *c = t.r > 0 ? mul : add, LBS_OK;
+  if (corr_ok(v, y, exact, n, t, t.r > 0 ? add : mul, sx, sa, k)) return *c = t.r > 0 ? add : mul, LBS_OK;
+  double ybar = sq / (double)nq, xbar = sqx / (double)nq, syy = 0, sxy = 0;
   for (size_t i = 0; i < n; i++)
     if (!exact[i] && isfinite(v[i])) syy += (y[i] - ybar) * (y[i] - ybar), sxy += (y[i] - ybar) * (v[i] - xbar);
-  lbs__corr cand[3] = {{sq != 0 ? (sq + d) / sq : 1, 0}, {1, d / (double)nq}, {1, 0}};
-  if (t.r == 0) cand[0] = cand[1], cand[1] = (lbs__corr){sq != 0 ? (sq + d) / sq : 1, 0};
-  int ncand = 2;
-  if (syy > 0 && isfinite(sxy / syy)) cand[ncand++] = (lbs__corr){sxy / syy, xbar - sxy / syy * ybar};
-  for (int k = 0; k < ncand; k++)
-    if (corr_ok(v, y, exact, n, t, cand[k], z)) {
-      *c = cand[k];
-      return LBS_OK;
-    }
+  if (syy > 0 && isfinite(sxy / syy)) {
+    lbs__corr lsq = {sxy / syy, xbar - sxy / syy * ybar};
+    if (corr_ok(v, y, exact, n, t, lsq, sx, sa, k)) return *c = lsq, LBS_OK;
+  }
   return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
 }
+
+/* auto's probe: values tried with both lossy codecs, and the share of the other's size below
+ * which one codec is clearly the smaller */
+#define AUTO_PROBE 1024
+#define AUTO_CLEAR 0.8
 
 /* Encodes with one codec; a lossy codec that cannot keep the bound gives way to lossless. */
 static lbs_err encode_one(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs__tol t,
@@ -150,17 +167,34 @@ lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_
     return lbs_fail(LBS_INVAL, "a range bound must be resolved to an absolute one before encoding");
   lbs__tol t = {b.kind == LBS_BOUND_ABS ? b.eps : 0, b.kind == LBS_BOUND_REL ? b.eps : 0};
   if (c != LBS_CODEC_AUTO) return encode_one(ctx, c, v, n, t, out, used);
-  /* auto: the polyline into out, the quantizer beside it; the smaller stays */
+  /* auto: the polyline and the quantizer first try AUTO_PROBE values from across the chunk; when
+   * one stores them in less than AUTO_CLEAR of the other's bytes, it alone encodes the chunk,
+   * else both do and the smaller stays */
   size_t at = out->len;
-  lbs_codec u1, u2;
-  if ((e = encode_one(ctx, LBS_CODEC_POLYLINE, v, n, t, out, &u1))) return e;
-  ctx->alt.len = 0;
-  if ((e = encode_one(ctx, LBS_CODEC_QUANT, v, n, t, &ctx->alt, &u2))) return e;
-  *used = u1;
-  if (ctx->alt.len < out->len - at) {
+  int which = 0; /* 1 polyline, 2 quant, 0 both */
+  if (n >= 4 * AUTO_PROBE) { /* the probe: four blocks from across the chunk */
+    double probe[AUTO_PROBE];
+    for (int b = 0; b < 4; b++) memcpy(probe + b * (AUTO_PROBE / 4), v + (size_t)b * (n / 4), AUTO_PROBE / 4 * sizeof *v);
+    lbs_codec u;
+    if ((e = encode_one(ctx, LBS_CODEC_POLYLINE, probe, AUTO_PROBE, t, out, &u))) return e;
+    size_t sp = out->len - at;
     out->len = at;
-    *used = u2;
-    if ((e = lbs_buf_append(out, ctx->alt.data, ctx->alt.len))) return e;
+    ctx->alt.len = 0;
+    if ((e = encode_one(ctx, LBS_CODEC_QUANT, probe, AUTO_PROBE, t, &ctx->alt, &u))) return e;
+    size_t sq = ctx->alt.len;
+    which = (double)sp < AUTO_CLEAR * (double)sq ? 1 : (double)sq < AUTO_CLEAR * (double)sp ? 2 : 0;
+  }
+  lbs_codec u1 = LBS_CODEC_LOSSLESS, u2;
+  if (which != 2 && (e = encode_one(ctx, LBS_CODEC_POLYLINE, v, n, t, out, &u1))) return e;
+  *used = u1;
+  if (which != 1) {
+    ctx->alt.len = 0;
+    if ((e = encode_one(ctx, LBS_CODEC_QUANT, v, n, t, &ctx->alt, &u2))) return e;
+    if (which == 2 || ctx->alt.len < out->len - at) {
+      out->len = at;
+      *used = u2;
+      if ((e = lbs_buf_append(out, ctx->alt.data, ctx->alt.len))) return e;
+    }
   }
   /* values on a coarse grid (a timer's whole nanoseconds) can store smaller exactly: where the
    * lossy codecs took more than a byte a value, lossless gets a try */
@@ -185,7 +219,8 @@ lbs_err lbs_codec_decode(lbs_codec_ctx *ctx, lbs_codec c, const uint8_t *blob, s
   return o->decode(ctx, blob, len, n, first, count, out);
 }
 
-lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, lbs_buf *out) {
+lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, int small_plain,
+                       lbs_buf *out) {
   if (!ctx->cctx && !(ctx->cctx = ZSTD_createCCtx())) return lbs_fail(LBS_NOMEM, "zstd context");
   size_t bound = ZSTD_compressBound(len);
   lbs_err e = lbs_buf_reserve(out, bound);
@@ -194,7 +229,7 @@ lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int leve
    * bits it saves, so their literals are stored plain (LZ matches still apply). */
   ZSTD_CCtx_reset(ctx->cctx, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(ctx->cctx, ZSTD_c_compressionLevel, level);
-  if (len < LBS_ZSTD_SMALL_FRAME)
+  if (small_plain && len < LBS_ZSTD_SMALL_FRAME)
     (void)ZSTD_CCtx_setParameter(ctx->cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
   size_t r = ZSTD_compress2(ctx->cctx, out->data + out->len, bound, src, len);
   if (ZSTD_isError(r)) return lbs_fail(LBS_IO, "zstd: %s", ZSTD_getErrorName(r));

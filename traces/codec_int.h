@@ -19,7 +19,6 @@ struct lbs_codec_ctx {
   double *y;        /* encoder: decoded values before the sum correction */
   uint8_t *exact;   /* encoder: 1 where a value is stored exactly (no correction) */
   int64_t *k;       /* quant: codes */
-  double *z;        /* encoder: corrected values */
   double *tab;      /* quant decoder: reconstruction table */
   size_t tab_n;     /* entries of tab */
   size_t enc_n;     /* elements of y, exact and k */
@@ -59,7 +58,7 @@ extern const lbs_codec_ops lbs__codec_lossless;
 extern const lbs_codec_ops lbs__codec_quant;
 const lbs_codec_ops *lbs__codec_get(lbs_codec id);
 
-/* Grows the encoder's per-element work arrays (y, exact, k, z) to n elements. */
+/* Grows the encoder's per-element work arrays (y, exact, k) to n elements. */
 lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n);
 /* Given the decoder's values before correction in ctx->y (ctx->exact[i] = 1 where a value is
  * stored exactly and takes no correction), finds the correction that brings the chunk's sum
@@ -70,10 +69,13 @@ lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t
 
 /* Decompresses a zstd frame of at most max_out bytes into ctx->scratch. */
 lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, size_t max_out);
-/* Frames smaller than this keep their literals uncompressed (cheaper to decode). */
+/* Frames smaller than this keep their literals uncompressed (cheaper to decode) when the codec
+ * asks for it (the polyline's varints: their literals barely compress). */
 #define LBS_ZSTD_SMALL_FRAME 4096
-/* Compresses src into out (appending) at the given level. */
-lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, lbs_buf *out);
+/* Compresses src into out (appending) at the given level; small_plain: frames under
+ * LBS_ZSTD_SMALL_FRAME keep their literals uncompressed. */
+lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, int small_plain,
+                       lbs_buf *out);
 
 /* LBS_OK when a lossless blob declares exactly n values (checked before allocating). */
 lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n);

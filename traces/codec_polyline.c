@@ -66,7 +66,10 @@ typedef struct {
 } seginfo;
 
 /* Fit tolerance of a value: e(y) = a + r |y|, never below 0. */
-static inline double fit_tol(lbs__tol t, double y) { return fmax(0.0, t.a + t.r * fabs(y)); }
+static inline double fit_tol(lbs__tol t, double y) {
+  double e = t.a + t.r * fabs(y);
+  return e > 0 ? e : 0;
+}
 
 static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, pt *restrict lh,
                    pt *restrict uh, seginfo *si) {
@@ -351,7 +354,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   h += lbs_varint_put(hdr + h, n);
   size_t at = out->len;
   if ((e = lbs_buf_append(out, hdr, h))) return e;
-  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, POLY_ZSTD_LEVEL, out))) return e;
+  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, POLY_ZSTD_LEVEL, 1, out))) return e;
   if (out->len - at - h >= pl->len) { /* zstd did not help: store the payload as it is */
     out->len = at + h;
     out->data[at + 1] &= (uint8_t)~1u;

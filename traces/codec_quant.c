@@ -71,6 +71,22 @@ static inline double grid_value(const grid *g, int64_t k) {
   return g->log ? exp((double)k * g->w) : (double)k * g->w;
 }
 
+/* ln(x) for x > 0 to about 1e-7 (a rational approximation of the mantissa's log): only to
+ * find the two codes around a value, which are then checked exactly. */
+static inline double fast_log(double x) {
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  int e = (int)((b >> 52) & 0x7ff);
+  if (e == 0) return log(x); /* subnormal */
+  e -= 1022;
+  b = (b & ~(UINT64_C(0x7ff) << 52)) | (UINT64_C(1022) << 52); /* x = m 2^e, m in [0.5, 1) */
+  double m;
+  memcpy(&m, &b, 8);
+  if (m < 0.70710678118654752) m *= 2, e -= 1;
+  double t = (m - 1) / (m + 1), t2 = t * t; /* ln m = 2 atanh t, |t| < 0.172 */
+  return 2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7)))) + (double)e * 0.69314718055994531;
+}
+
 /* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
  * correction) and ctx->exact (1 for values stored exactly). Every code within the check
  * tolerance of its value is allowed; among them the one that brings the running sum error
@@ -93,9 +109,10 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
     ctx->exact[i] = 1;
     ctx->y[i] = x;
     if (!isfinite(x) || x == 0 || (g->log && (x < 0 || x > spike))) continue;
-    double u = g->log ? log(x) / g->w : x / g->w;
+    double u = g->log ? fast_log(x) / g->w : x / g->w;
     if (!(fabs(u) < 0x1p52)) continue;
-    ctx->k[i] = (int64_t)floor(u);
+    int64_t k0 = (int64_t)u; /* floor: |u| < 2^52 */
+    ctx->k[i] = k0 - ((double)k0 > u);
     ctx->exact[i] = 0;
     if (ctx->k[i] - 1 < kmin) kmin = ctx->k[i] - 1;
     if (ctx->k[i] + 2 > kmax) kmax = ctx->k[i] + 2;
@@ -112,19 +129,28 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
     for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g->w);
     g->tab = ctx->tab, g->kmin = kmin, g->ntab = (int64_t)tn;
   }
-  /* then the codes, steering the running sum error */
+  /* then the codes, steering the running sum error: the two codes around a value first, the
+   * ones beyond them when rounding put both out of its tolerance */
   double carry = 0;
   for (size_t i = 0; i < n; i++) {
     if (ctx->exact[i]) continue;
-    double x = v[i], tol = lbs__tol_of(g->chk, x), best = INFINITY, by = 0;
-    int64_t bk = 0;
-    for (int64_t k = ctx->k[i] - 1; k <= ctx->k[i] + 2; k++) {
-      double y = grid_value(g, k), err = y - x;
-      if (fabs(err) <= tol && fabs(carry + err) < best) best = fabs(carry + err), bk = k, by = y;
-    }
-    if (best == INFINITY) {
-      ctx->exact[i] = 1;
-      continue;
+    double x = v[i], tol = lbs__tol_of(g->chk, x);
+    int64_t k0 = ctx->k[i], bk;
+    double y0 = grid_value(g, k0), y1 = grid_value(g, k0 + 1), by;
+    int ok0 = fabs(y0 - x) <= tol, ok1 = fabs(y1 - x) <= tol;
+    if (ok0 && ok1) {
+      int one = fabs(carry + (y1 - x)) < fabs(carry + (y0 - x));
+      bk = k0 + one, by = one ? y1 : y0;
+    } else if (ok0 || ok1) {
+      bk = k0 + ok1, by = ok1 ? y1 : y0;
+    } else {
+      double ym = grid_value(g, k0 - 1), yp = grid_value(g, k0 + 2);
+      if (fabs(ym - x) <= tol) bk = k0 - 1, by = ym;
+      else if (fabs(yp - x) <= tol) bk = k0 + 2, by = yp;
+      else {
+        ctx->exact[i] = 1;
+        continue;
+      }
     }
     ctx->k[i] = bk;
     ctx->y[i] = by;
@@ -151,32 +177,35 @@ static inline void push(int64_t h[4], int64_t k) {
   h[3] = h[2], h[2] = h[1], h[1] = h[0], h[0] = k;
 }
 
-/* The predictor whose residuals have the least entropy (residuals clipped to +-64 for the
- * estimate), and the origin: the mean code. */
+/* The predictor whose residuals have the least entropy, estimated on every fourth value whose
+ * four predecessors are coded (residuals clipped to +-64), and the origin: the mean code. */
 static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, int64_t *origin) {
   double mean = 0;
   size_t nq = 0;
   for (size_t i = 0; i < n; i++)
     if (!ctx->exact[i]) mean += (double)ctx->k[i], nq++;
   *origin = nq ? (int64_t)llround(mean / (double)nq) : 0;
-  if (nq < 16) return P_PREV;
-  static _Thread_local uint32_t hist[NPRED][129];
+  uint32_t hist[NPRED][129];
   memset(hist, 0, sizeof hist);
-  int64_t h[4] = {*origin, *origin, *origin, *origin};
-  for (size_t i = 0; i < n; i++) {
-    if (ctx->exact[i]) continue;
+  uint32_t ns = 0;
+  const int64_t *k = ctx->k;
+  const uint8_t *x = ctx->exact;
+  for (size_t i = 4; i < n; i += 4) {
+    if (x[i] | x[i - 1] | x[i - 2] | x[i - 3] | x[i - 4]) continue;
+    int64_t h[4] = {k[i - 1], k[i - 2], k[i - 3], k[i - 4]};
     for (int p = 0; p < NPRED; p++) {
-      int64_t r = ctx->k[i] - predict(p, h, *origin);
+      int64_t r = k[i] - predict(p, h, *origin);
       hist[p][r < -64 ? 0 : r > 64 ? 128 : r + 64]++;
     }
-    push(h, ctx->k[i]);
+    ns++;
   }
+  if (ns < 16) return P_PREV;
   int best = P_PREV;
   double bestbits = INFINITY;
   for (int p = 0; p < NPRED; p++) {
     double bits = 0;
     for (int b = 0; b < 129; b++)
-      if (hist[p][b]) bits -= (double)hist[p][b] * log2((double)hist[p][b] / (double)nq);
+      if (hist[p][b]) bits -= (double)hist[p][b] * log2((double)hist[p][b] / (double)ns);
     bits += (double)(hist[p][0] + hist[p][128]) * 8; /* big codes */
     if (bits < bestbits) bestbits = bits, best = p;
   }
@@ -254,7 +283,7 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   h += lbs_varint_put(hdr + h, nlit);
   size_t at = out->len;
   if ((e = lbs_buf_append(out, hdr, h))) return e;
-  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, QUANT_ZSTD_LEVEL, out))) return e;
+  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, QUANT_ZSTD_LEVEL, 0, out))) return e;
   if (out->len - at - h >= pl->len) { /* zstd did not help */
     out->len = at + h;
     out->data[at + 1] &= (uint8_t)~1u;
@@ -284,6 +313,74 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
 
 static lbs_err get(const uint8_t **p, const uint8_t *end, uint64_t *v) {
   return lbs_varint_get(p, end, v) ? lbs_fail(LBS_CORRUPT, "quant chunk: truncated header") : LBS_OK;
+}
+
+/* A decoder's state: the streams, the grid, the correction and the history. */
+typedef struct {
+  const uint8_t *nib, *ep, *eend, *bp, *bend, *lit, *lend;
+  const double *tab; /* exp(K w) from kmin, or NULL */
+  grid g;
+  double mul, add;
+  int64_t kmin, kmax, origin;
+  int64_t h[4];
+} qdec;
+
+/* Decodes values [from, to) (out[i - from], or nowhere when out is NULL). pred is a constant
+ * where this is inlined, so each predictor gets its own loop; the common case (a residual in
+ * a nibble) stays on the fast path. */
+static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
+                                                          double *out) {
+  static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
+  /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
+   * is mostly such runs), filled without decoding */
+  double last = 0;
+  int have_last = 0;
+  for (size_t i = from; i < to; i++) {
+    if (pred == P_PREV && out && have_last && !(i & 1)) {
+      size_t j = i;
+      while (j + 1 < to && d->nib[j >> 1] == 0) j += 2;
+      for (size_t q = i; q < j; q++) out[q - from] = last;
+      if (j == to) break;
+      i = j;
+    }
+    unsigned c = (d->nib[i >> 1] >> ((i & 1) * 4)) & 15;
+    int64_t r;
+    double x;
+    if (c < 15) {
+      r = unz[c];
+    } else {
+      if (d->ep == d->eend) return lbs_fail(LBS_CORRUPT, "quant chunk: escapes truncated");
+      c = *d->ep++;
+      if (c > C_BIG) {
+        if (c == C_ZERO) x = 0.0;
+        else if (c == C_NZERO) x = -0.0;
+        else if (c == C_LIT) {
+          if (d->lend - d->lit < 8) return lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
+          memcpy(&x, d->lit, 8);
+          d->lit += 8;
+        } else {
+          return lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
+        }
+        if (out) out[i - from] = x;
+        continue;
+      }
+      uint64_t z = c;
+      if (c == C_BIG && lbs_varint_get(&d->bp, d->bend, &z))
+        return lbs_fail(LBS_CORRUPT, "quant chunk: big codes truncated");
+      r = lbs_unzigzag(z);
+    }
+    /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
+    int64_t k = (int64_t)((uint64_t)predict(pred, d->h, d->origin) + (uint64_t)r);
+    if (k < d->kmin || k > d->kmax) return lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
+    if (pred == P_PREV) d->h[0] = k;
+    else if (pred == P_AVG4) push(d->h, k);
+    if (out) {
+      x = d->tab ? d->tab[k - d->kmin] : d->g.log ? exp((double)k * d->g.w) : (double)k * d->g.w;
+      out[i - from] = last = x * d->mul + d->add;
+      have_last = 1;
+    }
+  }
+  return LBS_OK;
 }
 
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
@@ -337,38 +434,19 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
     for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g.w);
     tab = ctx->tab;
   }
-  int64_t h[4] = {origin, origin, origin, origin};
-  size_t stop = first + count;
-  for (size_t i = 0; i < stop; i++) {
-    uint8_t c = (nib[i >> 1] >> ((i & 1) * 4)) & 15;
-    double x;
-    if (c == 15) {
-      if (ep == eend) return lbs_fail(LBS_CORRUPT, "quant chunk: escapes truncated");
-      c = *ep++;
-    }
-    if (c <= C_BIG) {
-      uint64_t z = c;
-      if (c == C_BIG && lbs_varint_get(&bp, bend, &z))
-        return lbs_fail(LBS_CORRUPT, "quant chunk: big codes truncated");
-      /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
-      int64_t k = (int64_t)((uint64_t)predict(pred, h, origin) + (uint64_t)lbs_unzigzag(z));
-      push(h, k);
-      if (k < kmin || k > kmax) return lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
-      x = (tab ? tab[k - kmin] : g.log ? exp((double)k * g.w) : (double)k * g.w) * mul + add;
-    } else if (c == C_ZERO) {
-      x = 0.0;
-    } else if (c == C_NZERO) {
-      x = -0.0;
-    } else if (c == C_LIT) {
-      if (lend - lit < 8) return lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
-      memcpy(&x, lit, 8);
-      lit += 8;
-    } else {
-      return lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
-    }
-    if (i >= first) out[i - first] = x;
+  qdec d = {nib, ep, eend, bp, bend, lit, lend, tab, g, mul, add, kmin, kmax, origin,
+             {origin, origin, origin, origin}};
+  switch (pred) { /* a loop per predictor, and one that only skips to `first` */
+  case P_PREV:
+    if ((e = run(&d, P_PREV, 0, first, NULL)) == LBS_OK) e = run(&d, P_PREV, first, first + count, out);
+    break;
+  case P_AVG4:
+    if ((e = run(&d, P_AVG4, 0, first, NULL)) == LBS_OK) e = run(&d, P_AVG4, first, first + count, out);
+    break;
+  default:
+    if ((e = run(&d, P_CONST, 0, first, NULL)) == LBS_OK) e = run(&d, P_CONST, first, first + count, out);
   }
-  return LBS_OK;
+  return e;
 }
 
 const lbs_codec_ops lbs__codec_quant = {LBS_CODEC_ABI, LBS_CODEC_QUANT, "quant", encode, decode};
