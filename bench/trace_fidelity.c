@@ -274,7 +274,7 @@ static void run(source *src, const lbs_grid *grid) {
     for (int k = 0; k < NPOL; k++) printf(" %s %.6g", policies[k], ref_total[k] * 1e-9);
     printf("\n");
   }
-  printf("  %-22s %8s %7s %6s %7s %6s %9s %9s %9s %9s %9s %8s %4s %5s %9s  %s\n", "codec bound", "vs lossl", "enc M/s",
+  printf("  %-22s %7s %8s %7s %6s %7s %6s %9s %9s %9s %9s %9s %8s %4s %5s %9s  %s\n", "codec bound", "vs raw", "vs lossl", "enc M/s",
          "/fill", "dec M/s", "/fill", "step tot", "part P=4", "P=16", "P=64", "P=256", "max rel", "neg", "rank",
          "time chg", "goals");
   int best = -1;
@@ -282,8 +282,8 @@ static void run(source *src, const lbs_grid *grid) {
     const result *r = &res[k];
     char name[48];
     snprintf(name, sizeof name, "%s %s", settings[k].codec, settings[k].bound);
-    printf("  %-22s %8.2f %7.1f %6.3f %7.1f %6.3f %9.2e %9.2e %9.2e %9.2e %9.2e %8.2e %4lld %5s %9.2e  %s\n", name,
-           res[0].bytes / r->bytes, n / r->enc_s / 1e6, r->fill_s / r->enc_s, n / r->dec_s / 1e6, r->fill_s / r->dec_s,
+    printf("  %-22s %7.1f %8.2f %7.1f %6.3f %7.1f %6.3f %9.2e %9.2e %9.2e %9.2e %9.2e %8.2e %4lld %5s %9.2e  %s\n", name,
+           n * 8 / r->bytes, res[0].bytes / r->bytes, n / r->enc_s / 1e6, r->fill_s / r->enc_s, n / r->dec_s / 1e6, r->fill_s / r->dec_s,
            r->step_err, r->part_err[0], r->part_err[1], r->part_err[2], r->part_err[3], r->max_rel, (long long)r->negative,
            !r->have_rank ? "-" : r->replay_failed ? "FAIL" : r->same_rank ? "same" : "DIFF", r->total_change,
            meets(r) ? "met" : "missed");

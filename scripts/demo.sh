@@ -8,7 +8,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 step() { printf '\n== %s\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
 
 step "Generate the seed's MRTD case: a Gaussian pulse crossing a 30x20x20 mesh, 300 steps" \
-  $L trace gen --kind bump --mesh 30x20x20 --steps 300 --eps 1e-3 -o "$OUT/bump.lbt"
+  $L trace gen --kind bump --mesh 30x20x20 --steps 300 -o "$OUT/bump.lbt"
 step "What the trace holds, how small it is, and the error the writer measured" \
   $L trace info "$OUT/bump.lbt"
 step "Verify every checksum and re-measure every value against the regenerated source" \
@@ -19,12 +19,12 @@ echo "   $OUT/step150/steps.csv:"; head -4 "$OUT/step150/steps.csv" | sed 's/^/ 
 echo "   cells per weight level at step 150:"
 awk -F, 'NR > 1 { n[$5]++ } END { for (w in n) printf "     weight %s: %d cells\n", w, n[w] }' \
   "$OUT/step150/steps.csv" | sort
-step "A noisy workload, Hilbert-ordered, at 1% of range" \
-  $L trace gen --kind hotspot --mesh 64x64x8 --steps 40 --order hilbert --eps 1e-2 -o "$OUT/hotspot.lbt"
+step "A noisy workload as a profiler measures it (jitter, timer ticks, preempted elements), Hilbert-ordered, within 1%" \
+  $L trace gen --kind hotspot --mesh 64x64x8 --steps 40 --order hilbert --noise default --bound rel:0.01 -o "$OUT/hotspot.lbt"
 step "Its summary as JSON (for scripts)" $L trace info "$OUT/hotspot.lbt" --json
 step "Round trip through the one-file-per-step interchange format" \
   $L trace export "$OUT/bump.lbt" --steps-dir "$OUT/steps" --steps 0:10
-$L trace import --steps-dir "$OUT/steps" -o "$OUT/reimported.lbt"
+$L trace import --steps-dir "$OUT/steps" --bound lossless -o "$OUT/reimported.lbt"
 $L trace info "$OUT/reimported.lbt" | head -3
 step "Import a Chaco graph with coordinates (Zoltan/METIS test-mesh format)" \
   $L trace import --chaco examples/graphs/grid6x6.graph --coords examples/graphs/grid6x6.coords -o "$OUT/grid.lbt"
@@ -45,7 +45,13 @@ $L grid gen --family UP --procs 16 --clusters 4 --slowdown 10 -o "$OUT/up.ini" -
 step "MinEX against METIS on an UP grid (faster processors have faster networks): projected run time" \
   $L partition "$OUT/nbody.lbt" --grid "$OUT/up.ini" --partitioner minex,metis,zoltan:rcb -o grid.ns_per_work=20
 rm -f "$OUT/heat.lbt"
-step "The profiler: a small MPI heat code on 2 ranks, every element timed, node agent and collector" \
-  mpiexec --allow-run-as-root --oversubscribe -n 2 build/bin/heat "$OUT/heat.lbt" 64 10
-$L trace info "$OUT/heat.lbt" | sed -n '1,4p'
+step "The profiler: a small MPI heat code on 2 ranks, every element timed, node agent and collector (default bound rel:0.005)" \
+  mpiexec --allow-run-as-root --oversubscribe -n 2 build/bin/heat "$OUT/heat.lbt" 96 40
+step "What was measured: the stored costs keep their signs and sums; preempted elements show as outliers" \
+  $L trace info "$OUT/heat.lbt"
+step "Replay the profiled run on 16 processors, RCB every 10 steps" \
+  $L replay "$OUT/heat.lbt" --grid examples/grids/homogeneous16.ini --partitioner zoltan:rcb --policy fixed:10
+step "Profile losslessly, decide the compaction later: a committed lossless profile of a real run, recoded" \
+  $L trace recode tests/data/heat_2ranks.lbt -o "$OUT/heat_recoded.lbt" -f
+$L trace info "$OUT/heat_recoded.lbt" | sed -n '8,11p'
 printf '\nAll demo outputs are in %s/.\n' "$OUT"
