@@ -124,25 +124,34 @@ int main(int argc, char **argv) {
       CHECK(app == 2 * s, "step %lld is application step %lld", (long long)s, (long long)app);
       CHECK(lbs_trace_read(t, s, tm, 0, E, tv + s * E) == LBS_OK && lbs_trace_read(t, s, wm, 0, E, wv) == LBS_OK &&
                 lbs_trace_read(t, s, vm, 0, E, vv) == LBS_OK, "read step %lld", (long long)s);
+      lbs_metric_info wi;
+      CHECK(lbs_trace_metric(t, wm, &wi) == LBS_OK && wi.bound.kind == LBS_BOUND_REL && wi.bound.eps == 0.005,
+            "the default bound, rel:0.005, recorded");
       for (int64_t g = 0; g < E; g++) {
         double u = units(g), want = u * (1 + 2 * s);
-        /* the application's values within the bound: 1e-3 of the step's range */
-        CHECK(fabs(wv[g] - want) <= 1e-3 * 4 * (1 + 2 * s) * 1.0001, "step %lld element %lld: weight %g, set %g",
-              (long long)s, (long long)g, wv[g], want);
+        /* the application's values within the bound (the whole path's: agents and store) */
+        CHECK(fabs(wv[g] - want) <= 0.005 * want, "step %lld element %lld: weight %g, set %g", (long long)s,
+              (long long)g, wv[g], want);
         CHECK(fabs(vv[g] - 1) < 1e-9, "one visit per element per step");
       }
     }
-    /* per rank's slab, each time divided by the mean time of its row of the slab in that step
+    /* per rank's slab, each time divided by the median time of its row of the slab in that step
      * (two ranks on this VM's two (hyper)threads slow each other while both compute, so a
-     * rank's speed drifts within a step; one row sees one speed), Spearman's rank correlation
-     * (a single element preempted in most steps would dominate Pearson's) */
+     * rank's speed drifts within a step; one row sees one speed; the median because on a
+     * loaded machine one element of a row is often preempted for milliseconds), Spearman's rank
+     * correlation (a single element preempted in most steps would dominate Pearson's) */
+    double rowv[NX];
     for (int64_t s = 0; s < SAMPLED; s++)
       for (int64_t row = 0; row < NY * NZ; row++)
         for (int k = 0; k < size; k++) {
-          int64_t x0 = NX * k / size, x1 = NX * (k + 1) / size;
-          double mean = 0;
-          for (int64_t x = x0; x < x1; x++) mean += tv[s * E + row * NX + x] / (double)(x1 - x0);
-          for (int64_t x = x0; x < x1 && mean > 0; x++) tv[s * E + row * NX + x] /= mean;
+          int64_t x0 = NX * k / size, x1 = NX * (k + 1) / size, nr = x1 - x0;
+          for (int64_t x = x0; x < x1; x++) { /* insertion sort */
+            int64_t q = x - x0;
+            for (; q > 0 && rowv[q - 1] > tv[s * E + row * NX + x]; q--) rowv[q] = rowv[q - 1];
+            rowv[q] = tv[s * E + row * NX + x];
+          }
+          double med = nr % 2 ? rowv[nr / 2] : 0.5 * (rowv[nr / 2 - 1] + rowv[nr / 2]);
+          for (int64_t x = x0; x < x1 && med > 0; x++) tv[s * E + row * NX + x] /= med;
         }
     double worst = 1;
     double *xs = malloc((size_t)E * sizeof *xs), *ys = malloc((size_t)E * sizeof *ys);
