@@ -38,7 +38,36 @@ expect 0 "normal trace check" -- "$LBSIM" trace check "$T/a.lbt"
 expect 0 "info shows the run" -- "$LBSIM" trace info "$T/a.lbt"
 has "$T/out" "profiler  ranks 2, nodes 1, sample_every 1: complete; steps dropped 0, incomplete 0; ranks lost 0" "info line"
 expect 0 "info json" -- "$LBSIM" trace info "$T/a.lbt" --json
+has "$T/out" '"bound":"rel:0.005"' "the default bound recorded"
+
 has "$T/out" '"profiler":{"ranks":"2","nodes":"1","sample_every":"1","on_full":"wait","bound":"rel:0.005","complete":"yes"' "info json"
+
+# run-time settings: LBSPROF_* override what the program set, bad values name the variable
+expect 0 "settings from the environment" -- env LBSPROF_BOUND=lossless LBSPROF_SAMPLE_EVERY=4 "${MPI[@]}" -n 2 \
+  "$APP" "$T/env.lbt" 20 0
+[ "$(steps "$T/env.lbt")" = 5 ] && ok || bad "LBSPROF_SAMPLE_EVERY=4: $(steps "$T/env.lbt") steps of 20"
+expect 0 "env trace info" -- "$LBSIM" trace info "$T/env.lbt" --json
+has "$T/out" '"codec":"lossless","bound":"lossless"' "LBSPROF_BOUND=lossless"
+[ "$(meta "$T/env.lbt" profiler.sample_every)" = 4 ] && ok || bad "sample_every in the metadata"
+expect 0 "codec and bound from the environment" -- env LBSPROF_BOUND=abs:50 LBSPROF_CODEC=quant "${MPI[@]}" -n 2 \
+  "$APP" "$T/env2.lbt" 4 0
+expect 0 "env2 trace info" -- "$LBSIM" trace info "$T/env2.lbt" --json
+has "$T/out" '"codec":"quant","bound":"abs:50"' "LBSPROF_CODEC=quant, LBSPROF_BOUND=abs:50"
+for bad in "LBSPROF_BOUND=rel:-1|LBSPROF_BOUND='rel:-1': error bound 'rel:-1': eps is negative" \
+           "LBSPROF_BOUND=0.01|LBSPROF_BOUND='0.01': error bound '0.01' is not one of" \
+           "LBSPROF_CODEC=gzip|LBSPROF_CODEC='gzip': unknown codec 'gzip'" \
+           "LBSPROF_SAMPLE_EVERY=0|LBSPROF_SAMPLE_EVERY='0' is not an integer in [1, 1e9]" \
+           "LBSPROF_SAMPLE_EVERY=2x|LBSPROF_SAMPLE_EVERY='2x' is not an integer" \
+           "LBSPROF_ON_FULL=maybe|LBSPROF_ON_FULL='maybe' is not wait or drop" \
+           "LBSPROF_COLLECTOR=/tmp/x|LBSPROF_COLLECTOR='/tmp/x' is not unix:/path or tcp:HOST:PORT"; do
+  var=${bad%%|*} msg=${bad#*|}
+  expect 1 "bad $var" -- env "$var" "${MPI[@]}" -n 2 "$APP" "$T/bad.lbt" 2 0
+  has "$T/err" "$msg" "message for $var"
+  [ ! -e "$T/bad.lbt" ] && ok || bad "$var: a trace was left"
+done
+expect 1 "a lossless codec with a lossy bound" -- env LBSPROF_CODEC=lossless LBSPROF_BOUND=rel:0.01 "${MPI[@]}" -n 1 \
+  "$APP" "$T/bad.lbt" 2 0
+has "$T/err" "the lossless codec stores values exactly" "codec and bound must fit"
 expect 1 "existing trace refused" -- "${MPI[@]}" -n 1 "$APP" "$T/a.lbt" 2 0
 has "$T/err" "exists; the profiler does not overwrite traces" "exists message"
 
