@@ -34,7 +34,10 @@ seed003: bootstrap build
 bench: build
 	@$(BUILD)/bin/bench_trace_codec
 	@OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --allow-run-as-root --oversubscribe -n 1 \
+	  $(BUILD)/bin/bench_trace_fidelity tests/data/heat_2ranks.lbt examples/grids/homogeneous16.ini
+	@OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --allow-run-as-root --oversubscribe -n 1 \
 	  $(BUILD)/bin/bench_profiler_overhead
+	@bash bench/replay.sh
 
 fuzz: bootstrap
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
