@@ -89,28 +89,25 @@ static int enc_opt(int c, const char *arg, enc_opts *o) {
 }
 
 /* The codec and bound of metric `name`: the caller's defaults, then the settings for every
- * metric, then those for this one. A lossless bound means the lossless codec and the other way
- * round unless both are given, which must then fit. Exit code 2 (message printed) on a bad
- * pair. */
+ * metric, then those for this one, each level as lbs_encoding_apply says (a level that sets
+ * only the bound or only the codec decides its partner). Exit code 2 (message printed) on a
+ * bad pair. */
 static int enc_resolve(const enc_opts *o, const char *name, lbs_codec dcodec, lbs_bound dbound,
                        lbs_codec *codec, lbs_bound *bound) {
-  int has_c = 0, has_b = 0;
   *codec = dcodec;
   *bound = dbound;
-  for (int pass = 0; pass < 2; pass++)
+  for (int level = 0; level < 2; level++) {
+    lbs_codec c;
+    lbs_bound b;
+    int has_c = 0, has_b = 0;
     for (int i = 0; i < o->nset; i++) {
       const enc_set *s = &o->set[i];
-      if (pass == 0 ? s->metric[0] != '\0' : strcmp(s->metric, name)) continue;
-      if (s->has_codec) *codec = s->codec, has_c = 1;
-      if (s->has_bound) *bound = s->bound, has_b = 1;
+      if (level == 0 ? s->metric[0] != '\0' : strcmp(s->metric, name)) continue;
+      if (s->has_codec) c = s->codec, has_c = 1;
+      if (s->has_bound) b = s->bound, has_b = 1;
     }
-  if (has_b && !has_c) *codec = bound->kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS
-                                : *codec == LBS_CODEC_LOSSLESS ? LBS_CODEC_DEFAULT : *codec;
-  if (has_c && !has_b) {
-    if (*codec == LBS_CODEC_LOSSLESS) *bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
-    else if (bound->kind == LBS_BOUND_LOSSLESS) lbs_bound_parse(LBS_BOUND_DEFAULT, bound);
+    lbs_encoding_apply(codec, bound, has_c ? &c : NULL, has_b ? &b : NULL);
   }
-  if (!has_b && !has_c && bound->kind == LBS_BOUND_LOSSLESS) *codec = LBS_CODEC_LOSSLESS;
   if (lbs_codec_check(*codec, *bound)) {
     fprintf(stderr, "lbsim: metric '%s': %s\n", name, lbs_errmsg());
     return 2;
@@ -219,9 +216,10 @@ static int trace_gen(int argc, char **argv) {
              "  hotspot  four moving hot spots with 2%% noise (metric time_ns)\n"
              "  random   independent uniform costs (metric time_ns)\n\noptions:\n"
              "  --noise SPEC     time_ns as a profiler measures it: 'default' (jitter=%g,tick=%g,\n"
-             "                   spikes=%d) or jitter=J,tick=T,spikes=N: a log-normal factor of\n"
-             "                   sigma J per element, a timer of T ns, N elements per step\n"
-             "                   slowed 1000-10000x (preempted); 'none' (the default)\n"
+             "                   spikes=%d) or any of jitter=J,tick=T,spikes=N (the others none):\n"
+             "                   a log-normal factor of sigma J per element, a timer of T ns, N\n"
+             "                   elements per step slowed 1000-10000x (preempted); 'none' (the\n"
+             "                   default)\n"
              "  --elem-bytes B   migration bytes per element (default 1024)\n"
              "  --edge-bytes B   halo bytes per edge (default 64)\n" ENC_HELP
              "\nexamples:\n"
@@ -238,7 +236,8 @@ static int trace_gen(int argc, char **argv) {
   if (check_output(out, eo.force)) return 1;
   if (!strcmp(kind, "nbody")) {
     lbs_nbody_params np = {bodies, steps_given ? steps : 10, (uint64_t)seed, (int)leaf, theta, dt};
-    if (eo.nset) return cli_usage("trace gen", "the nbody workload is stored losslessly: no --bound or --codec");
+    if (eo.nset || eo.chunk)
+      return cli_usage("trace gen", "the nbody workload is stored losslessly in its own chunks: no --bound, --codec or --chunk");
     if (cli_replace_output(out, eo.force)) return 1;
     cli_progress p;
     cli_progress_start(&p, "integrating", np.steps);
@@ -371,6 +370,8 @@ static int trace_info(int argc, char **argv) {
   if (!ms || !vs || !warn) e = lbs_fail(LBS_NOMEM, "statistics");
   if (!e) e = lbs_trace_get_stats(t, -1, &all);
   for (int m = 0; m < nm && !e; m++) e = lbs_trace_get_stats(t, m, &ms[m]);
+  /* the values: a damaged chunk ends the scan, not the report (the error comes last) */
+  char values_error[1024] = "";
   for (int m = 0; m < nm && !e && !novalues; m++) {
     lbs_metric_info mi;
     lbs_trace_metric(t, m, &mi);
@@ -378,14 +379,19 @@ static int trace_info(int argc, char **argv) {
     char label[80];
     snprintf(label, sizeof label, "values of %s", mi.name);
     cli_progress_start(&p, label, lbs_trace_steps(t));
-    e = lbs_trace_value_stats(t, m, cli_progress_cb, &p, &vs[m]);
+    lbs_err ev = lbs_trace_value_stats(t, m, cli_progress_cb, &p, &vs[m]);
     cli_progress_end(&p);
-    if (!e) range_warning(&mi, &vs[m], warn[m], sizeof warn[m]);
+    if (ev) {
+      snprintf(values_error, sizeof values_error, "%s", lbs_errmsg());
+      novalues = 1;
+    } else {
+      range_warning(&mi, &vs[m], warn[m], sizeof warn[m]);
+    }
   }
   if (e) {
     free(ms), free(vs), free(warn);
     lbs_trace_close(&t);
-    return cli_error(path, e);
+    return cli_error("trace info", e);
   }
   int64_t file = lbs_trace_file_bytes(t), E = lbs_trace_elements(t), S = lbs_trace_steps(t);
   lbs_mesh *mesh = lbs_trace_mesh(t);
@@ -538,6 +544,11 @@ static int trace_info(int argc, char **argv) {
     if (warn[m][0]) fprintf(stderr, "lbsim: warning: %s\n", warn[m]);
   free(ms), free(vs), free(warn);
   lbs_trace_close(&t);
+  if (values_error[0]) {
+    fprintf(stderr, "lbsim: trace info: the values could not be read: %s ('lbsim trace check' lists the damage)\n",
+            values_error);
+    return 1;
+  }
   return 0;
 }
 
@@ -584,7 +595,8 @@ static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, dou
           break;
         }
       }
-      for (int64_t f = 0; f < E && !e; f += C) {
+      /* chunk sums: promised from schema 2 on, by the lossy codecs */
+      for (int64_t f = 0; f < E && !e && lbs_trace_schema_version(t) >= 2 && mi.bound.kind != LBS_BOUND_LOSSLESS; f += C) {
         size_t n = (size_t)(E - f < C ? E - f : C);
         double se = lbs_sum_error(src + f, dec + f, n);
         if (se > *worst_sum) *worst_sum = se;
@@ -877,6 +889,11 @@ static int trace_recode(int argc, char **argv) {
   if (!out) return cli_usage("trace recode", "missing -o FILE");
   if (optind != argc - 1) return cli_usage("trace recode", "expected one input trace");
   const char *in = argv[optind];
+  struct stat si, so;
+  if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    fprintf(stderr, "lbsim: trace recode: %s is the input trace; write to another file\n", out);
+    return 1;
+  }
   if (check_output(out, eo.force)) return 1;
   lbs_trace *t;
   lbs_err e = lbs_trace_open(in, &t);
@@ -910,10 +927,18 @@ static int trace_recode(int argc, char **argv) {
     e = lbs_fail(LBS_NOMEM, "metadata");
     goto fail;
   }
-  int k = 0;
+  /* `source` lets trace check regenerate the values: it stays only when the input held them
+   * exactly (else the check would count the input's errors too); kept as recoded_source */
+  int k = 0, exact = 1;
+  for (int m = 0; m < nm; m++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    exact &= mi.bound.kind == LBS_BOUND_LOSSLESS;
+  }
   for (int i = 0; i < nmeta; i++) {
     const char *key = lbs_trace_meta_key(t, i);
-    if (!own_meta(key) && strcmp(key, "recoded_from")) meta[2 * k] = key, meta[2 * k + 1] = lbs_trace_meta(t, key), k++;
+    if (own_meta(key) || !strcmp(key, "recoded_from") || (!exact && !strcmp(key, "recoded_source"))) continue;
+    meta[2 * k] = !exact && !strcmp(key, "source") ? "recoded_source" : key, meta[2 * k + 1] = lbs_trace_meta(t, key), k++;
   }
   meta[2 * k] = "recoded_from", meta[2 * k + 1] = in, k++;
   if (cli_replace_output(out, eo.force)) {

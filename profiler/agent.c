@@ -153,13 +153,8 @@ static int emit_step(agent *a, pstep *p) {
     for (int r = 0; r < a->nl; r++)
       if (a->n[r]) memcpy(v + k, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof *v), k += a->n[r];
     /* this node's share of the bound; a range bound is of the node's range here */
-    lbs_bound b = lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0);
-    if (b.kind == LBS_BOUND_RANGE) {
-      double lo = INFINITY, hi = -INFINITY;
-      for (int64_t i = 0; i < N; i++)
-        if (isfinite(v[i])) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
-      b = lo < hi ? (lbs_bound){LBS_BOUND_ABS, b.eps * (hi - lo)} : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
-    }
+    lbs_bound b = lbs_bound_resolve(lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0),
+                                    v, (size_t)N);
     lbs_codec c = b.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : (lbs_codec)a->meta.codec;
     blob.len = 0;
     lbs_err e = lbs_codec_encode(a->cc, c, v, (size_t)N, b, &blob, &c);

@@ -140,17 +140,23 @@ static const char *find_agent(const lbsprof_opts *o) {
 static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   lbsprof_opts *o = &p->o;
   const char *v;
-  int bound_set = o->bound && strcmp(o->bound, LBS_BOUND_DEFAULT), codec_set = o->codec && strcmp(o->codec, "auto");
-  if ((v = getenv("LBSPROF_BOUND")) && *v) {
-    lbs_bound b;
-    if (lbs_bound_parse(v, &b)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_BOUND='%s': %s", v, lbs_errmsg());
-    o->bound = v, bound_set = 1;
-  }
-  if ((v = getenv("LBSPROF_CODEC")) && *v) {
-    lbs_codec c;
-    if (lbs_codec_from_name(v, &c)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_CODEC='%s': %s", v, lbs_errmsg());
-    o->codec = v, codec_set = strcmp(v, "auto") != 0;
-  }
+  /* codec and bound: the defaults, then what the program set (what differs from the
+   * defaults), then the environment; a level that sets one of the pair decides the other */
+  lbs_codec c, pc;
+  lbs_bound b, pb;
+  lbs_codec_from_name(d->codec, &c);
+  lbs_bound_parse(d->bound, &b);
+  int has_pc = o->codec && strcmp(o->codec, d->codec), has_pb = o->bound && strcmp(o->bound, d->bound);
+  if (has_pc && lbs_codec_from_name(o->codec, &pc)) return lbs_fail(LBS_INVAL, "lbsprof: codec: %s", lbs_errmsg());
+  if (has_pb && lbs_bound_parse(o->bound, &pb)) return lbs_fail(LBS_INVAL, "lbsprof: bound: %s", lbs_errmsg());
+  lbs_encoding_apply(&c, &b, has_pc ? &pc : NULL, has_pb ? &pb : NULL);
+  const char *ec = getenv("LBSPROF_CODEC"), *eb = getenv("LBSPROF_BOUND");
+  int has_ec = ec && *ec, has_eb = eb && *eb;
+  if (has_eb && lbs_bound_parse(eb, &pb)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_BOUND='%s': %s", eb, lbs_errmsg());
+  if (has_ec && lbs_codec_from_name(ec, &pc)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_CODEC='%s': %s", ec, lbs_errmsg());
+  lbs_encoding_apply(&c, &b, has_ec ? &pc : NULL, has_eb ? &pb : NULL);
+  if (lbs_codec_check(c, b)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
+  p->codec = c, p->bound = b;
   if ((v = getenv("LBSPROF_SAMPLE_EVERY")) && *v) {
     char *end;
     long k = strtol(v, &end, 10);
@@ -170,15 +176,7 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
     else return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_ON_FULL='%s' is not wait or drop", v);
   }
   if (!o->metrics) o->metrics = d->metrics;
-  if (!o->bound) o->bound = d->bound;
-  if (!o->codec) o->codec = d->codec;
   if (!o->ring_bytes) o->ring_bytes = d->ring_bytes;
-  if (lbs_bound_parse(o->bound, &p->bound)) return lbs_fail(LBS_INVAL, "lbsprof: bound: %s", lbs_errmsg());
-  if (lbs_codec_from_name(o->codec, &p->codec)) return lbs_fail(LBS_INVAL, "lbsprof: codec: %s", lbs_errmsg());
-  /* a lossless bound means the lossless codec and the other way round, unless both are set */
-  if (p->bound.kind == LBS_BOUND_LOSSLESS && !codec_set) p->codec = LBS_CODEC_LOSSLESS;
-  if (p->codec == LBS_CODEC_LOSSLESS && !bound_set) p->bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
-  if (lbs_codec_check(p->codec, p->bound)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   if (o->sample_every < 1) return lbs_fail(LBS_INVAL, "lbsprof: sample_every must be at least 1 (got %d)", o->sample_every);
   if (o->on_full != LBSPROF_WAIT && o->on_full != LBSPROF_DROP) return lbs_fail(LBS_INVAL, "lbsprof: on_full must be WAIT or DROP");
   if (!o->collector && (!o->trace_path || !*o->trace_path))

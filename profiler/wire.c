@@ -224,7 +224,8 @@ int lbs__connect(const char *addr) {
 
 lbs_bound lbs__bound_stage(lbs_bound whole, int stage) {
   switch (whole.kind) {
-  case LBS_BOUND_REL: return (lbs_bound){LBS_BOUND_REL, sqrt(1 + whole.eps) - 1};
+  /* sqrt(1 + eps) - 1 without the cancellation, a little under so the product stays <= 1 + eps */
+  case LBS_BOUND_REL: return (lbs_bound){LBS_BOUND_REL, whole.eps / (sqrt(1 + whole.eps) + 1) * (1 - 1e-12)};
   case LBS_BOUND_ABS: return (lbs_bound){LBS_BOUND_ABS, whole.eps / 2};
   /* the store's range is of the agents' values, which may be wider by the first half */
   case LBS_BOUND_RANGE: return (lbs_bound){LBS_BOUND_RANGE, stage == 0 ? whole.eps / 2 : whole.eps / 2 / (1 + whole.eps)};

@@ -49,8 +49,14 @@ char *lbs_bound_format(lbs_bound b, char *buf) {
   const char *name = NULL;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (kinds[i].kind == b.kind) name = kinds[i].name;
-  if (!name || b.kind == LBS_BOUND_LOSSLESS) snprintf(buf, LBS_BOUND_STRLEN, "lossless");
-  else snprintf(buf, LBS_BOUND_STRLEN, "%s:%.6g", name, b.eps);
+  if (!name || b.kind == LBS_BOUND_LOSSLESS) {
+    snprintf(buf, LBS_BOUND_STRLEN, "lossless");
+    return buf;
+  }
+  for (int digits = 6; digits <= 17; digits++) { /* the shortest spelling that reads back the same */
+    snprintf(buf, LBS_BOUND_STRLEN, "%s:%.*g", name, digits, b.eps);
+    if (strtod(strchr(buf, ':') + 1, NULL) == b.eps) break;
+  }
   return buf;
 }
 
@@ -60,6 +66,31 @@ double lbs_bound_tolerance(lbs_bound b, double x, double range) {
   case LBS_BOUND_ABS: return b.eps;
   case LBS_BOUND_RANGE: return b.eps * range;
   default: return 0;
+  }
+}
+
+lbs_bound lbs_bound_resolve(lbs_bound b, const double *v, size_t n) {
+  if (b.kind != LBS_BOUND_RANGE) return b;
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i])) {
+      if (v[i] < lo) lo = v[i];
+      if (v[i] > hi) hi = v[i];
+    }
+  double eps = lo < hi ? b.eps * (hi - lo) : 0;
+  return eps > 0 && isfinite(eps) ? (lbs_bound){LBS_BOUND_ABS, eps} : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+}
+
+void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec, const lbs_bound *set_bound) {
+  if (set_codec) *codec = *set_codec;
+  if (set_bound) *bound = *set_bound;
+  if (set_bound && !set_codec) { /* the bound decides the codec */
+    if (bound->kind == LBS_BOUND_LOSSLESS) *codec = LBS_CODEC_LOSSLESS;
+    else if (*codec == LBS_CODEC_LOSSLESS) *codec = LBS_CODEC_DEFAULT;
+  }
+  if (set_codec && !set_bound) { /* the codec decides the bound */
+    if (*codec == LBS_CODEC_LOSSLESS) *bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+    else if (bound->kind == LBS_BOUND_LOSSLESS) lbs_bound_parse(LBS_BOUND_DEFAULT, bound);
   }
 }
 

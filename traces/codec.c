@@ -3,6 +3,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include "codec_int.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,21 +87,41 @@ lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n) {
   return LBS_OK;
 }
 
+/* A sum: plain, or compensated (Neumaier) for chunks so long that plain rounding could matter
+ * against LBS_SUM_TOL (a plain sum of n terms is off by at most about n DBL_EPSILON of their
+ * magnitudes). */
+typedef struct {
+  double s, c;
+  int exact;
+} acc;
+
+static inline void acc_add(acc *a, double x) {
+  if (!a->exact) {
+    a->s += x;
+    return;
+  }
+  double t = a->s + x;
+  a->c += fabs(a->s) >= fabs(x) ? (a->s - t) + x : (x - t) + a->s;
+  a->s = t;
+}
+
+static inline int long_chunk(size_t n) { return 4 * (double)n * DBL_EPSILON > 0.25 * LBS_SUM_TOL; }
+
 /* Checks a candidate correction with the decoder's arithmetic, in one pass: every value within
  * its tolerance, and the corrected sum within half of LBS_SUM_TOL of sx (sa = sum |v|, k a
- * power of two the sums are scaled by so they cannot overflow). Plain sums: over a chunk their
- * rounding is below 1e-12 of sa, and half the tolerance is kept for it. */
+ * power of two the sums are scaled by so they cannot overflow); the other half is kept for the
+ * rounding of the sums. */
 static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_t n, lbs__tol t,
                    lbs__corr c, double sx, double sa, double k) {
   if (!isfinite(c.mul) || !isfinite(c.add)) return 0;
-  double sz = 0;
+  acc sz = {0, 0, long_chunk(n)};
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(v[i])) continue;
     double z = exact[i] ? y[i] : y[i] * c.mul + c.add;
     if (!(fabs(z - v[i]) <= lbs__tol_of(t, v[i]))) return 0;
-    sz += z * k;
+    acc_add(&sz, z * k);
   }
-  double d = fabs(sz - sx);
+  double d = fabs((sz.s + sz.c) - sx);
   return sa > 0 ? d <= 0.5 * LBS_SUM_TOL * sa : d == 0;
 }
 
@@ -111,12 +132,14 @@ lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t
   double k = 1, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
   size_t nq = 0;
   for (int pass = 0; pass < 2; pass++) { /* again, scaled, when a sum overflows */
-    sx = sy = sa = d = sq = sqx = 0, nq = 0;
+    acc ax = {0, 0, long_chunk(n)}, ay = ax;
+    sa = d = sq = sqx = 0, nq = 0;
     for (size_t i = 0; i < n; i++) {
       if (!isfinite(v[i])) continue;
-      sx += v[i] * k, sy += y[i] * k, sa += fabs(v[i]) * k;
+      acc_add(&ax, v[i] * k), acc_add(&ay, y[i] * k), sa += fabs(v[i]) * k;
       if (!exact[i]) d += v[i] - y[i], sq += y[i], sqx += v[i], nq++;
     }
+    sx = ax.s + ax.c, sy = ay.s + ay.c;
     if (isfinite(sa) && isfinite(sy)) break;
     k = 0x1p-200;
   }
@@ -235,6 +258,26 @@ lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int leve
   if (ZSTD_isError(r)) return lbs_fail(LBS_IO, "zstd: %s", ZSTD_getErrorName(r));
   out->len += r;
   return LBS_OK;
+}
+
+lbs_err lbs__put_varint(lbs_buf *b, uint64_t v) {
+  lbs_err e = lbs_buf_reserve(b, 10);
+  if (e) return e;
+  b->len += lbs_varint_put(b->data + b->len, v);
+  return LBS_OK;
+}
+
+lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl, int level,
+                       int small_plain, lbs_buf *out) {
+  size_t at = out->len;
+  lbs_err e = lbs_buf_append(out, hdr, h);
+  if (!e) e = lbs__zstd_pack(ctx, pl->data, pl->len, level, small_plain, out);
+  if (!e && out->len - at - h >= pl->len) { /* zstd did not help: the payload as it is */
+    out->len = at + h;
+    out->data[at + 1] &= (uint8_t)~1u;
+    e = lbs_buf_append(out, pl->data, pl->len);
+  }
+  return e;
 }
 
 lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, size_t max_out) {

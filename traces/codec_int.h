@@ -77,6 +77,13 @@ lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, siz
 lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, int small_plain,
                        lbs_buf *out);
 
+/* Appends a varint to b. */
+lbs_err lbs__put_varint(lbs_buf *b, uint64_t v);
+/* Appends a lossy blob: the header hdr[0..h) (hdr[1] holds the flags, bit 0 "zstd"), then the
+ * payload compressed at `level`, or as it is (bit 0 cleared) when zstd does not make it smaller. */
+lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl, int level,
+                       int small_plain, lbs_buf *out);
+
 /* LBS_OK when a lossless blob declares exactly n values (checked before allocating). */
 lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n);
 /* For tests: the ends (exclusive) of the greedy segments of finite v[0..n) at fit tolerance t;

@@ -27,7 +27,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   hdr[0] = LOSSLESS_VERSION;
   size_t h = 1 + lbs_varint_put(hdr + 1, n);
   if ((e = lbs_buf_append(out, hdr, h))) return e;
-  return lbs__zstd_pack(ctx, st->data, st->len, LOSSLESS_LEVEL, 1, out);
+  return lbs__zstd_pack(ctx, st->data, st->len, LOSSLESS_LEVEL, 0, out);
 }
 
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,

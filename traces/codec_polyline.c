@@ -247,15 +247,8 @@ static int quantize(const double *y, size_t m, double v0, double v1, double delt
   return bad == 0;
 }
 
-static lbs_err put_varint(lbs_buf *b, uint64_t v) {
-  lbs_err e = lbs_buf_reserve(b, 10);
-  if (e) return e;
-  b->len += lbs_varint_put(b->data + b->len, v);
-  return LBS_OK;
-}
-
 static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
-  lbs_err e = put_varint(b, ((uint64_t)(len - 1) << 1) | 1);
+  lbs_err e = lbs__put_varint(b, ((uint64_t)(len - 1) << 1) | 1);
   return e ? e : lbs_buf_append(b, v, len * sizeof *v);
 }
 
@@ -330,9 +323,9 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
       e = put_literal(pl, v + s, m);
       memcpy(ctx->y + s, v + s, m * sizeof *v);
     } else {
-      e = put_varint(pl, (uint64_t)(m - 1) << 1);
-      if (!e) e = put_varint(pl, lbs_zigzag((int64_t)((uint64_t)q0 - prev)));
-      if (!e && m > 1) e = put_varint(pl, lbs_zigzag(q1 - q0));
+      e = lbs__put_varint(pl, (uint64_t)(m - 1) << 1);
+      if (!e) e = lbs__put_varint(pl, lbs_zigzag((int64_t)((uint64_t)q0 - prev)));
+      if (!e && m > 1) e = lbs__put_varint(pl, lbs_zigzag(q1 - q0));
       prev = (uint64_t)q1;
     }
     s = t2;
@@ -352,15 +345,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     h += 16;
   }
   h += lbs_varint_put(hdr + h, n);
-  size_t at = out->len;
-  if ((e = lbs_buf_append(out, hdr, h))) return e;
-  if ((e = lbs__zstd_pack(ctx, pl->data, pl->len, POLY_ZSTD_LEVEL, 1, out))) return e;
-  if (out->len - at - h >= pl->len) { /* zstd did not help: store the payload as it is */
-    out->len = at + h;
-    out->data[at + 1] &= (uint8_t)~1u;
-    e = lbs_buf_append(out, pl->data, pl->len);
-  }
-  return e;
+  return lbs__emit_blob(ctx, hdr, h, pl, POLY_ZSTD_LEVEL, 1, out);
 }
 
 /* The fill loop is the hot path: built for AVX2 too where the compiler can dispatch at
@@ -418,8 +403,9 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
       prev = q1;
       double base = (double)(int64_t)q0 * delta;
       double step = m > 1 ? (double)(int64_t)(q1 - q0) * delta / (double)(m - 1) : 0;
-      double *o = out + (a - first) - (a - pos); /* o[k]: offset k of the segment */
-      for (int32_t k = (int32_t)(a - pos); k < (int32_t)(b - pos); k++) o[k] = seg_value(base, step, k) * mul + add;
+      double *o = out + (a - first); /* o[j]: offset k0 + j of the segment */
+      int32_t k0 = (int32_t)(a - pos);
+      for (int32_t k = k0; k < (int32_t)(b - pos); k++) o[k - k0] = seg_value(base, step, k) * mul + add;
     }
     pos += (size_t)m;
   }

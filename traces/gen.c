@@ -83,17 +83,26 @@ lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out) {
   }
   char buf[256];
   snprintf(buf, sizeof buf, "%s", s);
+  *out = (lbs_gen_noise){0, 0, 0}; /* only what is given */
   for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '='), *end;
     if (!eq) return lbs_fail(LBS_PARSE, "noise '%s': '%s' is not KEY=VALUE", s, tok);
     *eq = '\0';
     double v = strtod(eq + 1, &end);
+    int known = !strcmp(tok, "jitter") || !strcmp(tok, "tick") || !strcmp(tok, "spikes");
+    if (!known) return lbs_fail(LBS_PARSE, "noise '%s': unknown key '%s' (known: jitter, tick, spikes)", s, tok);
     if (!eq[1] || *end || !isfinite(v) || v < 0)
       return lbs_fail(LBS_PARSE, "noise '%s': %s wants a number >= 0", s, tok);
-    if (!strcmp(tok, "jitter")) out->jitter = v;
-    else if (!strcmp(tok, "tick")) out->tick_ns = v;
-    else if (!strcmp(tok, "spikes") && v == floor(v) && v <= 1e6) out->spikes = (int)v;
-    else return lbs_fail(LBS_PARSE, "noise '%s': unknown key '%s' (known: jitter, tick, spikes)", s, tok);
+    if (!strcmp(tok, "jitter")) {
+      if (v > 2) return lbs_fail(LBS_PARSE, "noise '%s': jitter is a log-normal sigma in [0, 2]", s);
+      out->jitter = v;
+    } else if (!strcmp(tok, "tick")) {
+      if (v > 1e9) return lbs_fail(LBS_PARSE, "noise '%s': tick is at most 1e9 ns", s);
+      out->tick_ns = v;
+    } else {
+      if (v != floor(v) || v > 1e6) return lbs_fail(LBS_PARSE, "noise '%s': spikes is a whole number up to 1e6", s);
+      out->spikes = (int)v;
+    }
   }
   return LBS_OK;
 }
@@ -147,6 +156,11 @@ static double hotspot_cost(const lbs_gen *g, int64_t step, int64_t cell, int64_t
   return 100.0 * load * (1.0 + 0.02 * noise);
 }
 
+static int cmp_pair(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 /* Measured timings, as a profiler sees them: a multiplicative log-normal jitter per element,
  * the timer's resolution, and a few elements per step slowed 1000-10000x (preempted, page
  * faults). Applied to time_ns only; streams 3000+ keep it apart from the models' own noise. */
@@ -177,17 +191,34 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
     }
     if (m == 0 && (g->noise.jitter > 0 || g->noise.tick_ns > 0)) out[e] = noisy(g, step, c, out[e]);
   }
-  /* the spikes: cells drawn per step (a cell drawn twice is slowed once) */
+  /* the spikes: cells drawn per step; a cell drawn twice is slowed once, by its first draw */
   if (m != 0 || g->noise.spikes <= 0) return;
-  for (int s = 0; s < g->noise.spikes; s++) {
-    uint64_t c = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)s) % (uint64_t)n;
-    double f = pow(10.0, 3.0 + lbs_rng_unit(g->seed, 5000 + (uint64_t)step, (uint64_t)s));
-    for (int64_t e = 0; e < n; e++) /* the element holding cell c */
-      if ((uint64_t)(cell ? cell[e] : e) == c) {
-        int dup = 0;
-        for (int r = 0; r < s; r++) dup |= lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)r) % (uint64_t)n == c;
-        if (!dup) out[e] *= f;
-        break;
-      }
+  int ns = g->noise.spikes;
+  uint64_t *draw = malloc((size_t)ns * 2 * sizeof *draw); /* (cell, draw) pairs, sorted */
+  int64_t *elem = cell ? malloc((size_t)n * sizeof *elem) : NULL; /* cell -> element */
+  if (!draw || (cell && !elem)) { /* no memory for the fast way: the same draws, slowly */
+    free(draw), free(elem);
+    for (int k = 0; k < ns; k++) {
+      uint64_t c = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)k) % (uint64_t)n;
+      int dup = 0;
+      for (int r = 0; r < k && !dup; r++) dup = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)r) % (uint64_t)n == c;
+      for (int64_t e = 0; e < n && !dup; e++)
+        if ((uint64_t)(cell ? cell[e] : e) == c) {
+          out[e] *= pow(10.0, 3.0 + lbs_rng_unit(g->seed, 5000 + (uint64_t)step, (uint64_t)k));
+          break;
+        }
+    }
+    return;
   }
+  for (int64_t e = 0; cell && e < n; e++) elem[cell[e]] = e;
+  for (int k = 0; k < ns; k++)
+    draw[2 * k] = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)k) % (uint64_t)n, draw[2 * k + 1] = (uint64_t)k;
+  qsort(draw, (size_t)ns, 2 * sizeof *draw, cmp_pair);
+  for (int k = 0; k < ns; k++) {
+    if (k > 0 && draw[2 * k] == draw[2 * k - 2]) continue;
+    uint64_t c = draw[2 * k];
+    double f = pow(10.0, 3.0 + lbs_rng_unit(g->seed, 5000 + (uint64_t)step, draw[2 * k + 1]));
+    out[cell ? elem[c] : (int64_t)c] *= f;
+  }
+  free(draw), free(elem);
 }

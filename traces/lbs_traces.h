@@ -51,6 +51,9 @@ lbs_err lbs_bound_parse(const char *s, lbs_bound *out);
 char *lbs_bound_format(lbs_bound b, char *buf);
 /* The absolute tolerance of value x under b; range bounds need the step's range (max - min). */
 double lbs_bound_tolerance(lbs_bound b, double x, double range);
+/* A range bound made absolute for the values v[0..n) (eps x their max - min; lossless when
+ * they are all equal or none is finite); other bounds are returned as they are. */
+lbs_bound lbs_bound_resolve(lbs_bound b, const double *v, size_t n);
 
 /* ---------------------------------------------------------------- codecs */
 
@@ -78,6 +81,13 @@ lbs_err lbs_codec_from_name(const char *name, lbs_codec *out);
 /* LBS_INVAL (message says why) when bound b cannot go with codec c: lossless takes only the
  * lossless bound, the lossy codecs take rel, abs or range. */
 lbs_err lbs_codec_check(lbs_codec c, lbs_bound b);
+/* One level of settings over a codec and bound (defaults, then a program's or the command
+ * line's settings for every metric, then the environment's or one metric's): a level's codec
+ * and bound replace the pair; when a level sets only one of them, it decides its partner too (a
+ * lossless bound means the lossless codec and the other way round; a lossy one turns a lossless
+ * partner into the default). set_codec or set_bound NULL: not set at this level. The pair is
+ * checked with lbs_codec_check at the end, by the caller. */
+void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec, const lbs_bound *set_bound);
 
 /* Appends the encoding of v[0..n) to out and says in *used which codec stored it. b is
  * LBS_BOUND_LOSSLESS, ABS or REL (a range bound is resolved to abs by the caller). The lossy
@@ -283,7 +293,7 @@ typedef struct lbs_gen_noise {
 #define LBS_GEN_NOISE_JITTER 0.01
 #define LBS_GEN_NOISE_TICK 1.0
 #define LBS_GEN_NOISE_SPIKES 2
-/* Parses "default", "none" or "jitter=J,tick=T,spikes=N" (keys optional, others default). */
+/* Parses "default", "none" or any of "jitter=J,tick=T,spikes=N" (the keys not given: none). */
 lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out);
 typedef struct lbs_gen_params {
   const char *kind;      /* "bump", "hotspot", "random" */

@@ -347,17 +347,9 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
   if (sqlite3_step(w->ins_step) != SQLITE_DONE) e = dberr(w->db, w->path, "step");
   for (int m = 0; m < w->nm && !e; m++) {
     const double *v = values[m];
-    lbs_bound b = w->metrics[m].encode.eps > 0 ? w->metrics[m].encode : w->metrics[m].bound;
-    if (b.kind == LBS_BOUND_RANGE) { /* a fraction of the step's range: absolute for this step */
-      double lo = INFINITY, hi = -INFINITY;
-      for (int64_t i = 0; i < w->E; i++)
-        if (isfinite(v[i])) {
-          if (v[i] < lo) lo = v[i];
-          if (v[i] > hi) hi = v[i];
-        }
-      b = lo < hi && isfinite(b.eps * (hi - lo)) ? (lbs_bound){LBS_BOUND_ABS, b.eps * (hi - lo)}
-                  : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
-    }
+    /* a range bound is a fraction of the step's range: absolute for this step */
+    lbs_bound b = lbs_bound_resolve(w->metrics[m].encode.eps > 0 ? w->metrics[m].encode : w->metrics[m].bound,
+                                    v, (size_t)w->E);
     for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, b);
   }
   if (!e) e = exec(w->db, w->path, "COMMIT");

@@ -73,6 +73,9 @@ cp "$T/b.lbt" "$T/c.lbt"
 sqlite3 "$T/c.lbt" "UPDATE chunks SET data = zeroblob(length(data)) WHERE step=7 AND metric=1 AND chunk=0"
 expect 1 "corrupt chunk" -- "$LBSIM" trace check "$T/c.lbt"
 has "$T/err" "step 7 metric 'weight' chunk 0: checksum mismatch" "corrupt chunk named"
+expect 1 "info on a damaged trace" -- "$LBSIM" trace info "$T/c.lbt"
+has "$T/out" "elements  1280" "info still reports what it can"
+has "$T/err" "the values could not be read: $T/c.lbt: step 7 metric 'weight' chunk 0: checksum mismatch" "damage named once"
 sqlite3 "$T/c.lbt" "PRAGMA user_version=7"
 expect 1 "schema version" -- "$LBSIM" trace info "$T/c.lbt"
 has "$T/err" "schema version 7" "version message"
@@ -90,6 +93,15 @@ has "$T/out" '"name":"weight","unit":"1","codec":"lossless","bound":"lossless"' 
 for f in max_rel_error max_sum_error values median p99 negative nonfinite warnings chunks; do has "$T/out" "\"$f\":" "info field $f"; done
 expect 0 "check it" -- "$LBSIM" trace check "$T/pm.lbt" --json
 has "$T/out" '"ok":true' "per-metric bounds check against the source"
+for combo in "--bound rel:0.01 --codec weight=lossless" "--codec quant --bound weight=lossless" \
+             "--codec lossless --bound time_ns=rel:0.01" "--bound lossless --codec time_ns=quant"; do
+  # shellcheck disable=SC2086
+  expect 0 "per-metric setting over a global one: $combo" -- "$LBSIM" trace gen --kind bump --mesh 6x6x2 --steps 2 $combo \
+    -o "$T/combo.lbt" -f
+done
+expect 0 "the last combination" -- "$LBSIM" trace info "$T/combo.lbt" --json --no-values
+has "$T/out" '"name":"time_ns","unit":"ns","codec":"quant","bound":"rel:0.005"' "time_ns quant at the default bound"
+has "$T/out" '"name":"weight","unit":"1","codec":"lossless","bound":"lossless"' "weight lossless"
 expect 2 "lossless codec with a lossy bound" -- "$LBSIM" trace gen --steps 2 --codec lossless --bound rel:0.01 -o "$T/x.lbt"
 has "$T/err" "the lossless codec stores values exactly" "codec/bound mismatch named"
 expect 2 "lossy codec with a lossless bound" -- "$LBSIM" trace gen --steps 2 --codec quant --bound lossless -o "$T/x.lbt"
@@ -140,6 +152,29 @@ has "$T/err" "step 2 metric 'time_ns' chunk 0: checksum mismatch" "bad chunk nam
 has "$T/err" "keeps the 2 steps before it" "complete steps kept"
 expect 0 "the salvaged steps" -- "$LBSIM" trace info "$T/dmgr.lbt" --json
 has "$T/out" '"steps":2' "two steps salvaged"
+cp "$T/ll.lbt" "$T/keep.lbt"
+expect 1 "recode onto its input" -- "$LBSIM" trace recode "$T/keep.lbt" -o "$T/keep.lbt" -f
+has "$T/err" "is the input trace" "recode in place refused"
+cmp -s "$T/ll.lbt" "$T/keep.lbt" && ok || bad "recode in place changed the input"
+ln "$T/keep.lbt" "$T/link.lbt"
+expect 1 "recode onto a hard link of its input" -- "$LBSIM" trace recode "$T/keep.lbt" -o "$T/link.lbt" -f
+# a lossy input: its recipe is kept aside, the check still verifies every checksum
+expect 0 "recode a lossy trace" -- "$LBSIM" trace recode "$T/rc.lbt" -o "$T/rc3.lbt" --bound rel:0.01
+expect 0 "check the recoded lossy trace" -- "$LBSIM" trace check "$T/rc3.lbt"
+sqlite3 "$T/rc3.lbt" "SELECT value FROM meta WHERE key = 'recoded_source'" >"$T/out"
+has "$T/out" "hotspot 40x40x4" "recipe kept as recoded_source"
+# a trace of schema 1 (which promised no chunk sums) still checks against its source
+expect 0 "gen for schema 1" -- "$LBSIM" trace gen --kind bump --mesh 12x8x4 --steps 3 --bound range:1e-3 -o "$T/v1.lbt"
+sqlite3 "$T/v1.lbt" "CREATE TABLE m1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,
+  codec TEXT NOT NULL, error_bound REAL NOT NULL, relative INTEGER NOT NULL);
+  INSERT INTO m1 SELECT id, name, unit, codec, 0.001, 1 FROM metrics; DROP TABLE metrics;
+  ALTER TABLE m1 RENAME TO metrics; ALTER TABLE chunks DROP COLUMN err_rel; ALTER TABLE chunks DROP COLUMN sum_err;
+  UPDATE chunks SET data = data; PRAGMA user_version=1"
+expect 0 "check a schema 1 trace" -- "$LBSIM" trace check "$T/v1.lbt"
+has "$T/out" "against the source" "schema 1 checked against its source"
+expect 0 "recode it (a schema upgrade)" -- "$LBSIM" trace recode "$T/v1.lbt" -o "$T/v2.lbt" --bound lossless
+expect 0 "info of the upgrade" -- "$LBSIM" trace info "$T/v2.lbt" --json
+has "$T/out" '"schema_version":2' "upgraded"
 expect 2 "recode with a bad bound" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/x.lbt" --bound range:2
 has "$T/err" "keeps nothing of the data" "bad bound message"
 
