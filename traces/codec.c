@@ -267,6 +267,27 @@ lbs_err lbs__put_varint(lbs_buf *b, uint64_t v) {
   return LBS_OK;
 }
 
+size_t lbs__head_put(uint8_t *hdr, uint8_t version, uint8_t flags, double step, lbs__corr c, uint8_t corr_bit) {
+  int has = c.mul != 1 || c.add != 0;
+  hdr[0] = version;
+  hdr[1] = (uint8_t)(flags | (has ? corr_bit : 0));
+  memcpy(hdr + 2, &step, 8);
+  if (!has) return 10;
+  memcpy(hdr + 10, &c.mul, 8);
+  memcpy(hdr + 18, &c.add, 8);
+  return 26;
+}
+
+int lbs__head_get(const uint8_t *blob, size_t len, uint8_t corr_bit, double *step, lbs__corr *c) {
+  size_t h = blob[1] & corr_bit ? 26 : 10;
+  *c = (lbs__corr){1, 0};
+  if (len < h) return -1;
+  memcpy(step, blob + 2, 8);
+  if (h == 26) memcpy(&c->mul, blob + 10, 8), memcpy(&c->add, blob + 18, 8);
+  if (!(*step > 0) || !isfinite(*step) || !isfinite(c->mul) || !isfinite(c->add)) return -1;
+  return (int)h;
+}
+
 lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl, int level,
                        int small_plain, lbs_buf *out) {
   size_t at = out->len;

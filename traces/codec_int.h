@@ -77,6 +77,12 @@ lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, siz
 lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int level, int small_plain,
                        lbs_buf *out);
 
+/* The head of a lossy blob: [u8 version][u8 flags][f64 step]([f64 mul][f64 add] when the
+ * correction is not (1, 0): flags then have corr_bit). put returns its length (10 or 26); get
+ * (len >= 2) reads it back, returning its length, or -1 for a short blob, a step that is not
+ * finite and > 0, or a correction that is not finite. */
+size_t lbs__head_put(uint8_t *hdr, uint8_t version, uint8_t flags, double step, lbs__corr c, uint8_t corr_bit);
+int lbs__head_get(const uint8_t *blob, size_t len, uint8_t corr_bit, double *step, lbs__corr *c);
 /* Appends a varint to b. */
 lbs_err lbs__put_varint(lbs_buf *b, uint64_t v);
 /* Appends a lossy blob: the header hdr[0..h) (hdr[1] holds the flags, bit 0 "zstd"), then the

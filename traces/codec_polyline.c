@@ -333,17 +333,8 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   lbs__corr corr;
   if (!e) e = lbs__corr_find(ctx, v, n, t, &corr);
   if (e) return e;
-  int has_corr = corr.mul != 1 || corr.add != 0;
-  uint8_t hdr[2 + 8 + 16 + 10];
-  hdr[0] = POLY_VERSION;
-  hdr[1] = (uint8_t)(1 | (has_corr << 1));
-  memcpy(hdr + 2, &delta, 8);
-  size_t h = 10;
-  if (has_corr) {
-    memcpy(hdr + h, &corr.mul, 8);
-    memcpy(hdr + h + 8, &corr.add, 8);
-    h += 16;
-  }
+  uint8_t hdr[26 + 10];
+  size_t h = lbs__head_put(hdr, POLY_VERSION, 1, delta, corr, 2);
   h += lbs_varint_put(hdr + h, n);
   return lbs__emit_blob(ctx, hdr, h, pl, POLY_ZSTD_LEVEL, 1, out);
 }
@@ -364,16 +355,12 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
   if (len < 11 || (p[0] != 1 && p[0] != POLY_VERSION) || p[1] > (p[0] == 1 ? 1 : 3) ||
       ((p[1] & 2) && len < 27))
     return lbs_fail(LBS_CORRUPT, "polyline chunk: bad header");
-  double delta, mul = 1, add = 0;
-  memcpy(&delta, p + 2, 8);
-  if (!(delta > 0) || !isfinite(delta)) return lbs_fail(LBS_CORRUPT, "polyline chunk: bad step");
-  p += 10;
-  if (blob[1] & 2) {
-    memcpy(&mul, p, 8);
-    memcpy(&add, p + 8, 8);
-    p += 16;
-    if (!isfinite(mul) || !isfinite(add)) return lbs_fail(LBS_CORRUPT, "polyline chunk: bad correction");
-  }
+  double delta;
+  lbs__corr corr;
+  int h = lbs__head_get(blob, len, 2, &delta, &corr);
+  if (h < 0) return lbs_fail(LBS_CORRUPT, "polyline chunk: bad step or correction");
+  double mul = corr.mul, add = corr.add;
+  p += h;
   uint64_t bn;
   if (lbs_varint_get(&p, end, &bn) || bn != n)
     return lbs_fail(LBS_CORRUPT, "polyline chunk: element count %llu, expected %zu",

@@ -258,17 +258,8 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   lbs_buf_free(&big);
   if (e) return e;
   size_t nbig = pl->len - nn - nesc - nlit * 8;
-  int has_corr = corr.mul != 1 || corr.add != 0;
-  uint8_t hdr[2 + 8 + 16 + 7 * 10];
-  hdr[0] = QUANT_VERSION;
-  hdr[1] = (uint8_t)(1 | (g->log << 1) | (has_corr << 2) | (pred << 3));
-  memcpy(hdr + 2, &g->w, 8);
-  size_t h = 10;
-  if (has_corr) {
-    memcpy(hdr + h, &corr.mul, 8);
-    memcpy(hdr + h + 8, &corr.add, 8);
-    h += 16;
-  }
+  uint8_t hdr[26 + 7 * 10];
+  size_t h = lbs__head_put(hdr, QUANT_VERSION, (uint8_t)(1 | (g->log << 1) | (pred << 3)), g->w, corr, 4);
   h += lbs_varint_put(hdr + h, n);
   h += lbs_varint_put(hdr + h, lbs_zigzag(origin));
   h += lbs_varint_put(hdr + h, lbs_zigzag(kmin));
@@ -378,16 +369,11 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
   int pred = p[1] >> 3;
   int zst = p[1] & 1;
   grid g = {(p[1] >> 1) & 1, 0, {0, 0}, NULL, 0, 0};
-  double mul = 1, add = 0;
-  memcpy(&g.w, p + 2, 8);
-  p += 10;
-  if (blob[1] & 4) {
-    memcpy(&mul, p, 8);
-    memcpy(&add, p + 8, 8);
-    p += 16;
-  }
-  if (!(g.w > 0) || !isfinite(g.w) || !isfinite(mul) || !isfinite(add))
-    return lbs_fail(LBS_CORRUPT, "quant chunk: bad grid");
+  lbs__corr corr;
+  int h = lbs__head_get(blob, len, 4, &g.w, &corr);
+  if (h < 0) return lbs_fail(LBS_CORRUPT, "quant chunk: bad grid");
+  double mul = corr.mul, add = corr.add;
+  p += h;
   uint64_t bn, zorigin, zkmin, krange, nesc, nbig, nlit;
   lbs_err e;
   if ((e = get(&p, end, &bn)) || (e = get(&p, end, &zorigin)) || (e = get(&p, end, &zkmin)) ||
