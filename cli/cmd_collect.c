@@ -1,5 +1,7 @@
 /* cmd_collect.c - lbsim collect: a stand-alone profiler collector (the seed's GlobalAgent). */
+#include <errno.h>
 #include <getopt.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,36 +10,50 @@
 #include "cli.h"
 #include "prof_int.h"
 
-/* Removes the socket this command listened on (only a socket: never what replaced it). */
+/* Removes the socket this command listened on (only our socket: never what replaced it). */
 static void unlink_socket(const char *addr) {
   struct stat sb;
-  if (!strncmp(addr, "unix:", 5) && lstat(addr + 5, &sb) == 0 && S_ISSOCK(sb.st_mode))
+  if (!strncmp(addr, "unix:", 5) && lstat(addr + 5, &sb) == 0 && S_ISSOCK(sb.st_mode) && sb.st_uid == geteuid())
     unlink(addr + 5);
 }
 
 int cmd_collect(int argc, char **argv) {
   static const struct option lo[] = {{"listen", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
                                      {"nodes", required_argument, 0, 'n'},  {"force", no_argument, 0, 'f'},
-                                     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-  const char *addr = NULL, *out = NULL;
+                                     {"token-file", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  const char *addr = NULL, *out = NULL, *token = NULL;
   int64_t nodes = 0;
   int force = 0, c;
-  while ((c = getopt_long(argc, argv, "l:o:n:fh", lo, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "l:o:n:ft:h", lo, NULL)) != -1) {
     switch (c) {
     case 'l': addr = optarg; break;
     case 'o': out = optarg; break;
     case 'n': if (cli_parse_i64("--nodes", optarg, 1, 1 << 20, &nodes)) return 2; break;
     case 'f': force = 1; break;
+    case 't': token = optarg; break;
     case 'h':
-      printf("usage: lbsim collect --listen ADDR -o t.lbt [--nodes N] [--force]\n\n"
+      printf("usage: lbsim collect --listen ADDR -o t.lbt [--token-file F] [--nodes N] [--force]\n\n"
              "Receives the profiler's node agents (liblbsprof with opts.collector = ADDR) and\n"
              "writes the trace store, one transaction per step completed by every node. ADDR is\n"
-             "unix:/path/to/socket or tcp:HOST:PORT (tcp:*:0 picks a port; the address is\n"
-             "printed). Exits when every agent has ended; steps some node never completed are\n"
-             "left out and counted in the trace's profiler.* metadata.\n\noptions:\n"
-             "  --nodes N   expect N node agents (default: as the run says)\n"
-             "  -f, --force replace the output file (a regular file only)\n\n"
-             "A unix socket path may hold only a stale socket (nobody listening there).\n");
+             "unix:/path/to/socket or tcp:HOST:PORT (tcp:*:0 picks a port on every interface;\n"
+             "the address is printed). Exits when every agent has ended; steps some node never\n"
+             "completed are left out and counted in the trace's profiler.* metadata.\n\n"
+             "Only agents holding the token get in: every connection answers a challenge\n"
+             "(HMAC-SHA256 over a fresh nonce) before anything it sends is read; others are\n"
+             "dropped and logged. The token is a file of mode 0600: give the application\n"
+             "LBSPROF_TOKEN_FILE=F (or opts.token_file).\n\noptions:\n"
+             "  --token-file F  read the token from F, or write a new one there when F does\n"
+             "                  not exist (default: t.lbt.token, removed at the end if made)\n"
+             "  --nodes N       expect N node agents (default: as the run says)\n"
+             "  -f, --force     replace the output file (a regular file only)\n\n"
+             "Limits (environment): LBSPROF_AUTH_TIMEOUT_S (5: to authenticate),\n"
+             "LBSPROF_CONN_IDLE_S (60: an agent's silence), LBSPROF_COLLECT_CONN_MB (1024: one\n"
+             "connection's buffer), LBSPROF_COLLECT_IDLE_S (120: no agent at all).\n"
+             "A unix socket is made mode 0600; its path may hold only a stale socket of ours.\n\n"
+             "example:\n"
+             "  lbsim collect --listen tcp:node0:7000 -o run.lbt --token-file ~/.lbsim-token &\n"
+             "  LBSPROF_COLLECTOR=tcp:node0:7000 LBSPROF_TOKEN_FILE=~/.lbsim-token mpiexec -n 64 ./app\n");
       return 0;
     default: return cli_usage("collect", "bad option");
     }
@@ -47,17 +63,28 @@ int cmd_collect(int argc, char **argv) {
   if (optind < argc) return cli_usage("collect", "unexpected argument '%s'", argv[optind]);
   /* the output before the socket: an unwritable output is found now, not after the run */
   if (cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
-  char actual[512];
-  int fd = lbs__listen(addr, actual, sizeof actual);
-  if (fd < 0) return cli_error("collect", LBS_IO);
-  if (cli_replace_output(out, force)) {
-    close(fd);
-    unlink_socket(actual);
-    return 1;
+  /* the token: an existing file is read (and must be private), else a new one is written */
+  char token_default[4200];
+  int made_token = 0;
+  uint8_t secret[LBSPROF_SECRET_BYTES];
+  if (!token) snprintf(token_default, sizeof token_default, "%s.token", out), token = token_default;
+  if (access(token, F_OK) == 0 || errno != ENOENT) {
+    if (lbs__token_read(token, secret)) return cli_error("collect", LBS_IO);
+    fprintf(stderr, "lbsim collect: token from %s\n", token);
+  } else {
+    if (lbs__token_create(token, secret)) return cli_error("collect", LBS_IO);
+    made_token = 1;
+    fprintf(stderr, "lbsim collect: wrote a new token to %s (give the run LBSPROF_TOKEN_FILE=%s)\n", token, token);
   }
-  fprintf(stderr, "lbsim collect: listening on %s\n", actual);
-  int rc = lbs__collect_main(fd, actual, out, (int)nodes, force);
-  close(fd);
-  unlink_socket(actual);
+  char actual[512];
+  int fd = lbs__listen(addr, actual, sizeof actual), rc = 1;
+  if (fd < 0) cli_error("collect", LBS_IO);
+  else if (!cli_replace_output(out, force)) {
+    fprintf(stderr, "lbsim collect: listening on %s\n", actual);
+    rc = lbs__collect_main(fd, actual, out, (int)nodes, secret);
+  }
+  if (fd >= 0) close(fd), unlink_socket(actual);
+  if (made_token) unlink(token);
+  OPENSSL_cleanse(secret, sizeof secret);
   return rc;
 }

@@ -38,7 +38,8 @@ typedef struct {
   int nq, cq, qhead;
   size_t qbytes;
   int fd;
-  double down_since, last_try;
+  double down_since, last_try, last_sent;
+  uint8_t secret[LBSPROF_SECRET_BYTES];
   int give_up;
   int64_t sent, dropped, incomplete;
   lbs_codec_ctx *cc;
@@ -85,8 +86,22 @@ static void flush(agent *a) {
     a->qbytes -= f->len;
     lbs_buf_free(f);
     a->qhead++;
+    a->last_sent = now_s();
   }
   a->nq = a->qhead = 0;
+}
+
+/* Tells the collector this agent is alive when it has sent nothing for a while (the collector
+ * drops connections silent for LBSPROF_CONN_IDLE_S). */
+static void ping(agent *a, double every) {
+  if (a->fd < 0 || a->nq || now_s() - a->last_sent < every) return;
+  struct {
+    int32_t node, pad;
+  } h = {a->node, 0};
+  lbs_buf f = {0};
+  if (!lbs__frame_build(&f, FR_PING, &h, sizeof h, NULL, 0)) enqueue(a, &f);
+  lbs_buf_free(&f);
+  flush(a);
 }
 
 static void try_connect(agent *a) {
@@ -95,10 +110,14 @@ static void try_connect(agent *a) {
   a->last_try = t;
   int fd = lbs__connect(a->addr);
   if (fd >= 0) {
-    a->fd = fd;
-    if (a->hello.len && lbs__frame_send_raw(fd, a->hello.data, a->hello.len)) {
+    /* the challenge first: nothing goes out before the collector has our proof */
+    if (lbs__auth_client(fd, a->secret, a->node, 10) ||
+        (a->hello.len && lbs__frame_send_raw(fd, a->hello.data, a->hello.len))) {
+      say(a, "the collector did not take this agent: %s", lbs_errmsg());
       close(fd);
-      a->fd = -1;
+    } else {
+      a->fd = fd;
+      a->last_sent = now_s();
     }
     return;
   }
@@ -224,15 +243,19 @@ static void build_hello(agent *a) {
   lbs_buf_free(&pay);
 }
 
-int lbs__agent_main(const char *shm_name, int node, const char *collector) {
+int lbs__agent_main(int fd, const char *label, int node, const char *collector,
+                    const uint8_t secret[LBSPROF_SECRET_BYTES]) {
   signal(SIGPIPE, SIG_IGN);
   agent A, *a = &A;
   memset(a, 0, sizeof A);
   a->node = node, a->addr = collector, a->fd = -1;
-  int fd = shm_open(shm_name, O_RDWR, 0);
-  prof_shm *h = fd < 0 ? MAP_FAILED : mmap(NULL, sizeof(prof_shm), PROT_READ, MAP_SHARED, fd, 0);
+  memcpy(a->secret, secret, sizeof a->secret);
+  const char *pe = getenv("LBSPROF_PING_S");
+  double ping_every = pe && atof(pe) > 0 ? atof(pe) : 5;
+  /* the segment comes as an inherited descriptor: its name is gone already */
+  prof_shm *h = mmap(NULL, sizeof(prof_shm), PROT_READ, MAP_SHARED, fd, 0);
   if (h == MAP_FAILED) {
-    fprintf(stderr, "lbsprof-agent (node %d): cannot open %s: %s\n", node, shm_name, strerror(errno));
+    fprintf(stderr, "lbsprof-agent (node %d): cannot map the segment of %s: %s\n", node, label, strerror(errno));
     return 1;
   }
   size_t bytes = h->bytes;
@@ -240,7 +263,7 @@ int lbs__agent_main(const char *shm_name, int node, const char *collector) {
   a->shm = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (a->shm == MAP_FAILED || a->shm->magic != LBSPROF_SHM_MAGIC || a->shm->version != LBSPROF_PROTO_VERSION) {
-    fprintf(stderr, "lbsprof-agent (node %d): %s is not an lbsprof segment of this version\n", node, shm_name);
+    fprintf(stderr, "lbsprof-agent (node %d): %s is not an lbsprof segment of this version\n", node, label);
     return 1;
   }
   atomic_store(&a->shm->agent_pid, (int32_t)getpid());
@@ -293,6 +316,7 @@ int lbs__agent_main(const char *shm_name, int node, const char *collector) {
     if (hello_built) {
       try_connect(a);
       flush(a);
+      ping(a, ping_every);
     }
     int finished = 1;
     for (int r = 0; r < a->nl; r++) finished &= a->done[r] || a->lost[r] || atomic_load(&a->shm->ring[r].done);
@@ -327,6 +351,5 @@ int lbs__agent_main(const char *shm_name, int node, const char *collector) {
   }
   atomic_store(&a->shm->agent_state, AGENT_GONE);
   munmap(a->shm, bytes);
-  shm_unlink(shm_name);
   return a->give_up ? 2 : lost ? 3 : 0;
 }

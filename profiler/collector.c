@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/crypto.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,9 +19,16 @@
 #include "lbs_traces.h"
 #include "prof_int.h"
 
+/* A connection's state: it answers the challenge, then says which node it is, then streams. */
+enum { S_AUTH, S_HELLO, S_NODE };
+
 typedef struct {
-  int fd, node; /* node -1 until its HELLO */
+  int live, fd, node, state; /* node -1 until its HELLO */
+  double since;              /* opened, or its last frame */
+  uint8_t nonce[LBSPROF_NONCE_BYTES];
+  char peer[96];
   frame_reader fr;
+  struct lbs_coll *c;
 } conn;
 
 typedef struct {
@@ -27,7 +38,7 @@ typedef struct {
   double *vals;  /* M x E */
 } cstep;
 
-typedef struct {
+struct lbs_coll {
   const char *out;
   int nodes;
   prof_meta meta;
@@ -40,11 +51,18 @@ typedef struct {
   lbs_trace_writer *w;
   cstep *cs;
   int ncs, ccs;
-  int64_t written, incomplete, dropped, lost_ranks;
+  int64_t written, incomplete, dropped, lost_ranks, refused;
   lbs_codec_ctx *cc;
   double *tmp;
   int failed;
-} coll;
+  uint8_t secret[LBSPROF_SECRET_BYTES];
+  conn *k; /* connection slots; ids are indices */
+  int nk;
+  /* limits (LBSPROF_AUTH_TIMEOUT_S, LBSPROF_CONN_IDLE_S, LBSPROF_COLLECT_CONN_MB) */
+  double auth_timeout, idle_timeout;
+  uint64_t conn_cap;
+};
+typedef struct lbs_coll coll;
 
 static void warn(const char *fmt, long long a, const char *b) {
   fprintf(stderr, "lbsim collect: ");
@@ -62,57 +80,118 @@ static int setup_nodes(coll *c, int nodes) {
   return 0;
 }
 
+/* One rank's part of a node's MESH payload: {u64 len, i64 n, dim, has_adj, gid[n],
+ * coords[n * dim], deg[n] (has_adj), adj[sum deg]} (see describe() in lbsprof.c). */
+typedef struct {
+  int64_t n;
+  const int64_t *gid, *deg, *adj;
+  const double *x;
+} mesh_part;
+
+/* Walks the parts of a node's MESH payload (8-aligned, as lbs_buf keeps it), checking every
+ * length, count and id against the run's description; each part goes to fn when given. */
+static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len, lbs_err (*fn)(coll *, const mesh_part *, void *),
+                         void *arg) {
+  int32_t nranks;
+  if (len < 8) return lbs_fail(LBS_FORMAT, "a mesh record of %zu bytes", len);
+  memcpy(&nranks, p + 4, 4);
+  if (nranks < 1 || nranks > c->meta.ranks)
+    return lbs_fail(LBS_FORMAT, "a mesh of %d ranks in a run of %d", nranks, c->meta.ranks);
+  size_t at = 8;
+  for (int r = 0; r < nranks; r++) {
+    uint64_t l;
+    int64_t h[3];
+    if (len - at < 8 + sizeof h) return lbs_fail(LBS_FORMAT, "rank %d's mesh is cut short", r);
+    memcpy(&l, p + at, 8), memcpy(h, p + at + 8, sizeof h);
+    at += 8;
+    if (l > len - at || l % 8 || l < sizeof h) return lbs_fail(LBS_FORMAT, "rank %d's mesh has a bad length", r);
+    uint64_t words = (l - sizeof h) / 8, per = 1 + (uint64_t)c->meta.dim + (c->meta.has_adj ? 1 : 0);
+    if (h[0] < 0 || h[1] != c->meta.dim || h[2] != c->meta.has_adj || (uint64_t)h[0] > words / per)
+      return lbs_fail(LBS_FORMAT, "rank %d's mesh does not fit the run's description", r);
+    mesh_part m = {h[0], NULL, NULL, NULL, NULL};
+    const int64_t *w = (const int64_t *)(const void *)(p + at + sizeof h);
+    m.gid = w, m.x = (const double *)(const void *)(w + m.n);
+    uint64_t used = (uint64_t)m.n * per;
+    if (c->meta.has_adj) {
+      m.deg = w + m.n * (1 + c->meta.dim), m.adj = m.deg + m.n;
+      for (int64_t i = 0; i < m.n; i++) {
+        if (m.deg[i] < 0 || (uint64_t)m.deg[i] > words - used) return lbs_fail(LBS_FORMAT, "rank %d's adjacency is cut short", r);
+        used += (uint64_t)m.deg[i];
+      }
+    }
+    if (used != words) return lbs_fail(LBS_FORMAT, "rank %d's mesh has %llu words too many", r, (unsigned long long)(words - used));
+    for (int64_t i = 0; i < m.n; i++)
+      if (m.gid[i] < 0 || m.gid[i] >= c->E) return lbs_fail(LBS_FORMAT, "element id %lld is out of range", (long long)m.gid[i]);
+    for (uint64_t i = 0; m.adj && i < used - (uint64_t)m.n * per; i++)
+      if (m.adj[i] < 0 || m.adj[i] >= c->E) return lbs_fail(LBS_FORMAT, "neighbour id %lld is out of range", (long long)m.adj[i]);
+    lbs_err e = fn ? fn(c, &m, arg) : LBS_OK;
+    if (e) return e;
+    at += l;
+  }
+  if (at != len) return lbs_fail(LBS_FORMAT, "%zu bytes after the mesh", len - at);
+  return LBS_OK;
+}
+
+/* Elements of a node's mesh, counted or listed in the node's order. */
+typedef struct {
+  int64_t count, *gid;
+} id_list;
+
+static lbs_err list_ids(coll *c, const mesh_part *m, void *arg) {
+  (void)c;
+  id_list *l = arg;
+  if (l->gid) memcpy(l->gid + l->count, m->gid, (size_t)m->n * sizeof *m->gid);
+  l->count += m->n;
+  return LBS_OK;
+}
+
+/* The whole mesh, put together from the nodes' parts. */
+typedef struct {
+  uint8_t *seen;
+  double *co;
+  int64_t *deg, **nb;
+} mesh_all;
+
+static lbs_err gather_part(coll *c, const mesh_part *m, void *arg) {
+  mesh_all *a = arg;
+  int dim = c->meta.dim;
+  const int64_t *aj = m->adj;
+  for (int64_t i = 0; i < m->n; i++) {
+    int64_t id = m->gid[i];
+    if (a->seen[id]) return lbs_fail(LBS_INVAL, "element id %lld is given twice", (long long)id);
+    a->seen[id] = 1;
+    if (a->co) memcpy(a->co + id * dim, m->x + i * dim, (size_t)dim * sizeof *a->co);
+    if (a->nb) {
+      a->deg[id] = m->deg[i];
+      if (!(a->nb[id] = malloc((size_t)(m->deg[i] ? m->deg[i] : 1) * sizeof **a->nb))) return lbs_fail(LBS_NOMEM, "mesh");
+      if (m->deg[i]) memcpy(a->nb[id], aj, (size_t)m->deg[i] * sizeof **a->nb);
+      aj += m->deg[i];
+    }
+  }
+  return LBS_OK;
+}
+
 /* All meshes in: build the trace's mesh and create the writer. */
 static lbs_err create_trace(coll *c) {
   int64_t E = c->E;
-  uint8_t *seen = calloc((size_t)E, 1);
-  if (!seen) return lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
-  lbs_err e = LBS_OK;
   int dim = c->meta.dim, adj = c->meta.has_adj;
-  double *co = dim ? calloc((size_t)(E * dim), sizeof *co) : NULL;
-  int64_t *deg = adj ? calloc((size_t)E + 1, sizeof *deg) : NULL, **nb = adj ? calloc((size_t)E, sizeof *nb) : NULL;
-  for (int k = 0; k < c->nodes && !e; k++) {
-    const uint8_t *p = c->mesh[k].data + 8, *end = c->mesh[k].data + c->mesh[k].len;
-    int32_t nranks;
-    memcpy(&nranks, c->mesh[k].data + 4, 4);
-    for (int r = 0; r < nranks && !e; r++) {
-      uint64_t len;
-      int64_t h[3];
-      memcpy(&len, p, 8), p += 8;
-      memcpy(h, p, sizeof h);
-      const int64_t *g = (const int64_t *)(const void *)(p + sizeof h);
-      const double *x = (const double *)(const void *)(g + h[0]);
-      const int64_t *dg = (const int64_t *)(const void *)(x + h[0] * h[1]), *aj = dg + h[0];
-      for (int64_t i = 0; i < h[0] && !e; i++) {
-        int64_t id = g[i];
-        if (id < 0 || id >= E || seen[id]) {
-          e = lbs_fail(LBS_INVAL, "element id %lld (node %d) is out of range or given twice", (long long)id, k);
-          break;
-        }
-        seen[id] = 1;
-        if (co) memcpy(co + id * dim, x + i * dim, (size_t)dim * sizeof *co);
-        if (adj) {
-          deg[id] = dg[i];
-          nb[id] = malloc((size_t)(dg[i] ? dg[i] : 1) * sizeof **nb);
-          if (dg[i]) memcpy(nb[id], aj, (size_t)dg[i] * sizeof **nb);
-          aj += dg[i];
-        }
-      }
-      p += len;
-    }
-    (void)end;
-  }
+  mesh_all a = {calloc((size_t)E, 1), dim ? calloc((size_t)(E * dim), sizeof *a.co) : NULL,
+                adj ? calloc((size_t)E + 1, sizeof *a.deg) : NULL, adj ? calloc((size_t)E, sizeof *a.nb) : NULL};
+  lbs_err e = !a.seen || (dim && !a.co) || (adj && (!a.deg || !a.nb)) ? lbs_fail(LBS_NOMEM, "%lld elements", (long long)E) : LBS_OK;
+  for (int k = 0; k < c->nodes && !e; k++) e = mesh_walk(c, c->mesh[k].data, c->mesh[k].len, gather_part, &a);
+  for (int64_t i = 0; !e && i < E; i++)
+    if (!a.seen[i]) e = lbs_fail(LBS_INVAL, "element %lld is on no node", (long long)i);
   lbs_mesh *mesh = NULL;
   int64_t *xadj = NULL, *flat = NULL;
   if (!e && c->meta.mesh_kind == 1) {
     e = lbs_mesh_create_structured(c->meta.dims[0], c->meta.dims[1], c->meta.dims[2], LBS_ORDER_NATURAL, &mesh);
   } else if (!e) {
     xadj = calloc((size_t)E + 1, sizeof *xadj);
-    for (int64_t i = 0; xadj && i < E; i++) xadj[i + 1] = xadj[i] + (adj ? deg[i] : 0);
+    for (int64_t i = 0; xadj && i < E; i++) xadj[i + 1] = xadj[i] + (adj ? a.deg[i] : 0);
     flat = xadj ? malloc((size_t)(xadj[E] + 1) * sizeof *flat) : NULL;
     for (int64_t i = 0; flat && adj && i < E; i++)
-      if (deg[i]) memcpy(flat + xadj[i], nb[i], (size_t)deg[i] * sizeof *flat);
-    e = !xadj || !flat ? lbs_fail(LBS_NOMEM, "mesh") : lbs_mesh_create_unstructured(E, dim, co, xadj, flat, NULL, 0, &mesh);
+      if (a.deg[i]) memcpy(flat + xadj[i], a.nb[i], (size_t)a.deg[i] * sizeof *flat);
+    e = !xadj || !flat ? lbs_fail(LBS_NOMEM, "mesh") : lbs_mesh_create_unstructured(E, dim, a.co, xadj, flat, NULL, 0, &mesh);
   }
   if (!e) {
     /* the metric records the whole path's bound; the store encodes within its share */
@@ -135,8 +214,8 @@ static lbs_err create_trace(coll *c) {
     e = lbs_trace_create(c->out, &spec, &c->w);
   }
   lbs_mesh_destroy(&mesh);
-  for (int64_t i = 0; nb && i < E; i++) free(nb[i]);
-  free(seen), free(co), free(deg), free(nb), free(xadj), free(flat);
+  for (int64_t i = 0; a.nb && i < E; i++) free(a.nb[i]);
+  free(a.seen), free(a.co), free(a.deg), free(a.nb), free(xadj), free(flat);
   return e;
 }
 
@@ -228,38 +307,19 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
 
 static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   if (c->mesh[node].len) return 0; /* a reconnecting agent sends it again */
-  if (lbs_buf_append(&c->mesh[node], p, len)) return -1;
-  /* the node's element ids, in its order */
-  int32_t nranks;
-  if (len < 8) return -1;
-  memcpy(&nranks, p + 4, 4);
-  const uint8_t *q = p + 8, *end = p + len;
-  int64_t total = 0;
-  for (int r = 0; r < nranks; r++) {
-    uint64_t l;
-    int64_t h[3];
-    if (end - q < 8 + (long)sizeof h) return lbs_fail(LBS_FORMAT, "truncated mesh"), -1;
-    memcpy(&l, q, 8), memcpy(h, q + 8, sizeof h);
-    if (h[0] < 0 || (uint64_t)(end - q - 8) < l || l < sizeof h + (uint64_t)h[0] * 8) return lbs_fail(LBS_FORMAT, "bad mesh"), -1;
-    total += h[0], q += 8 + l;
+  lbs_buf copy = {0}; /* aligned for the walk */
+  id_list l = {0, NULL};
+  if (lbs_buf_append(&copy, p, len)) return -1;
+  lbs_err e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
+  if (!e && !(l.gid = malloc((size_t)(l.count ? l.count : 1) * sizeof *l.gid))) e = lbs_fail(LBS_NOMEM, "mesh");
+  if (!e) l.count = 0, e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
+  if (e) {
+    free(l.gid), lbs_buf_free(&copy);
+    return -1;
   }
-  c->gid[node] = malloc((size_t)(total ? total : 1) * sizeof **c->gid);
-  if (!c->gid[node]) return -1;
-  c->n[node] = total;
-  q = p + 8;
-  int64_t k = 0;
-  for (int r = 0; r < nranks; r++) {
-    uint64_t l;
-    int64_t h[3];
-    memcpy(&l, q, 8), memcpy(h, q + 8, sizeof h);
-    memcpy(c->gid[node] + k, q + 8 + sizeof h, (size_t)h[0] * 8);
-    for (int64_t i = k; i < k + h[0]; i++)
-      if (c->gid[node][i] < 0 || c->gid[node][i] >= c->E) return lbs_fail(LBS_FORMAT, "element id out of range"), -1;
-    k += h[0], q += 8 + l;
-  }
+  c->mesh[node] = copy, c->gid[node] = l.gid, c->n[node] = l.count;
   if (++c->meshed == c->nodes) {
-    lbs_err e = create_trace(c);
-    if (e) {
+    if (create_trace(c)) {
       fprintf(stderr, "lbsim collect: cannot create %s: %s\n", c->out, lbs_errmsg());
       c->failed = 2;
     }
@@ -268,119 +328,263 @@ static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   return 0;
 }
 
-/* One frame from connection k; -1 ends the connection. */
-static int on_frame(coll *c, conn *k, uint16_t type, const uint8_t *p, uint32_t len) {
-  int32_t node;
-  if (len < 4) return lbs_fail(LBS_FORMAT, "empty frame"), -1;
-  memcpy(&node, p, 4);
-  if (type == FR_HELLO) {
-    if (len != 8 + sizeof(prof_meta)) return lbs_fail(LBS_FORMAT, "bad hello"), -1;
-    prof_meta m;
-    memcpy(&m, p + 8, sizeof m);
-    if (!c->have_meta) {
-      if (m.nmetrics < 1 || m.nmetrics > LBSPROF_MAX_METRICS || m.elements < 1 || m.nodes < 1)
-        return lbs_fail(LBS_FORMAT, "bad run description"), -1;
-      if (c->nodes && c->nodes != m.nodes)
-        return lbs_fail(LBS_INVAL, "the run has %d nodes, --nodes says %d", m.nodes, c->nodes), -1;
-      c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
-      if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp))) return -1;
-    } else if (m.elements != c->meta.elements || m.nmetrics != c->meta.nmetrics || m.nodes != c->meta.nodes) {
-      return lbs_fail(LBS_INVAL, "node %d describes another run", node), -1;
-    }
-    if (node < 0 || node >= c->nodes) return lbs_fail(LBS_FORMAT, "node %d of %d", node, c->nodes), -1;
-    k->node = node;
-    return 0;
-  }
-  if (k->node < 0 || node != k->node) return lbs_fail(LBS_FORMAT, "frame before hello"), -1;
-  if (type == FR_MESH) return on_mesh(c, node, p, len);
-  if (type == FR_STEP) return c->mesh[node].len ? on_step(c, node, p, len) : -1;
-  if (type == FR_END && len == 8 + sizeof(prof_end)) {
-    prof_end e;
-    memcpy(&e, p + 8, sizeof e);
-    c->dropped += e.dropped, c->lost_ranks += e.lost;
-    c->ended[node] = 1;
-    write_ready(c);
-    return 1; /* done with this connection */
-  }
-  return lbs_fail(LBS_FORMAT, "unknown frame type %u", type), -1;
+/* The largest encoded step node k may send (every metric at its codec's worst). */
+static uint64_t step_max(const coll *c, int k) {
+  return 32 + (uint64_t)c->M * (16 + (uint64_t)lbs_codec_max_bytes((size_t)c->n[k]));
 }
 
-int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes, int force) {
-  (void)force;
-  signal(SIGPIPE, SIG_IGN);
-  coll C, *c = &C;
-  memset(c, 0, sizeof C);
-  c->out = out_path;
-  c->nodes = nodes;
-  if (lbs_codec_ctx_create(&c->cc)) return 1;
-  conn *cs = NULL;
-  int ncs = 0;
-  const char *idle_env = getenv("LBSPROF_COLLECT_IDLE_S");
-  double idle_limit = idle_env ? atof(idle_env) : 120, idle = 0;
-  for (;;) {
-    int done = c->have_meta;
-    for (int k = 0; done && k < c->nodes; k++) done = c->ended[k] || c->lost[k];
-    if (done) break;
-    struct pollfd *pf = calloc((size_t)ncs + 1, sizeof *pf);
-    if (!pf) break;
-    pf[0] = (struct pollfd){lfd, POLLIN, 0};
-    for (int i = 0; i < ncs; i++) pf[i + 1] = (struct pollfd){cs[i].fd, POLLIN, 0};
-    int r = poll(pf, (nfds_t)ncs + 1, 500);
-    if (r == 0 && ncs == 0 && (idle += 0.5) > idle_limit) {
-      free(pf);
-      warn("no agent for %lld s at %s; giving up", (long long)idle_limit, addr);
-      break;
+/* The largest MESH record the run's description allows. */
+static double mesh_max(const coll *c) {
+  double E = (double)c->E, per = 8.0 * (1 + c->meta.dim + (c->meta.has_adj ? 1 : 0));
+  return 8 + 32.0 * c->meta.ranks + E * per + 8.0 * (double)c->meta.adj_entries;
+}
+
+static const char *frame_name(uint16_t type) {
+  static const char *names[] = {"?", "hello", "mesh", "step", "end", "challenge", "auth", "ping"};
+  return type < sizeof names / sizeof *names ? names[type] : "unknown";
+}
+
+/* frame_reader's check: the announced length against what the frame's type may carry in the
+ * connection's state, before its payload is buffered. */
+static int frame_check(void *ctx, uint16_t type, uint32_t len) {
+  conn *k = ctx;
+  coll *c = k->c;
+  double max = 0;
+  int exact = 1;
+  if (k->state == S_AUTH) {
+    if (type != FR_AUTH) return lbs_fail(LBS_FORMAT, "a %s frame before the challenge was answered", frame_name(type)), -1;
+    max = 8 + LBSPROF_MAC_BYTES;
+  } else if (k->state == S_HELLO) {
+    if (type != FR_HELLO) return lbs_fail(LBS_FORMAT, "a %s frame before the hello", frame_name(type)), -1;
+    max = 8 + sizeof(prof_meta);
+  } else {
+    exact = 0;
+    switch (type) {
+    case FR_MESH: max = mesh_max(c); break;
+    case FR_STEP: max = c->mesh[k->node].len ? (double)step_max(c, k->node) : 0; break;
+    case FR_END: max = 8 + sizeof(prof_end), exact = 1; break;
+    case FR_PING: max = 8, exact = 1; break;
+    default: return lbs_fail(LBS_FORMAT, "a %s frame (type %u) where hello was done", frame_name(type), type), -1;
     }
-    if (r > 0) idle = 0;
-    for (int i = 0; r > 0 && i < ncs; i++) {
-      if (!(pf[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      conn *k = &cs[i];
-      int end = 0;
-      if (!lbs_buf_reserve(&k->fr.in, 1 << 16)) {
-        ssize_t got = recv(k->fd, k->fr.in.data + k->fr.in.len, 1 << 16, 0);
-        if (got <= 0) end = -1;
-        else k->fr.in.len += (size_t)got;
-      }
-      uint16_t type;
-      const uint8_t *pay;
-      uint32_t len;
-      int f;
-      while (!end && (f = lbs__frame_next(&k->fr, &type, &pay, &len)) != 0) {
-        if (f < 0) end = -2;
-        else end = on_frame(c, k, type, pay, len);
-        if (end < 0) {
-          warn("node %lld's agent: %s; dropping its connection", k->node, lbs_errmsg());
-          end = -2;
-        }
-      }
-      if (end) {
-        if (end < 0 && k->node >= 0 && c->have_meta && !c->ended[k->node]) {
-          /* an agent that reconnects later takes its node back */
-          int again = 0;
-          for (int j = 0; j < ncs; j++) again |= j != i && cs[j].node == k->node;
-          if (!again) {
-            c->lost[k->node] = 1;
-            warn("node %lld's agent went away before its end; later steps of the run are incomplete", k->node, "");
-            write_ready(c);
-          }
-        }
-        close(k->fd);
-        lbs_buf_free(&k->fr.in);
-        cs[i--] = cs[--ncs];
-        pf[i + 2] = pf[ncs + 1]; /* keep the poll results aligned with cs */
-      }
-    }
-    if (r > 0 && (pf[0].revents & POLLIN)) { /* after the clients: pf covers those polled */
-      int fd = accept(lfd, NULL, NULL);
-      conn *n2 = fd >= 0 ? realloc(cs, (size_t)(ncs + 1) * sizeof *cs) : NULL;
-      if (n2) cs = n2, cs[ncs++] = (conn){fd, -1, {{0}, 0}};
-      else if (fd >= 0) close(fd);
-    }
-    free(pf);
+    if (type == FR_STEP && max == 0) return lbs_fail(LBS_FORMAT, "a step before the node's mesh"), -1;
   }
-  for (int i = 0; i < ncs; i++) close(cs[i].fd), lbs_buf_free(&cs[i].fr.in);
-  free(cs);
+  if ((exact && len != max) || (double)len > max)
+    return lbs_fail(LBS_FORMAT, "a %s frame announcing %u bytes (%s %.0f)", frame_name(type), len,
+                    exact ? "it has" : "at most", max), -1;
+  if (16 + (uint64_t)len > c->conn_cap)
+    return lbs_fail(LBS_RANGE, "a %s frame of %u bytes is over the memory cap of %llu MiB per connection "
+                    "(LBSPROF_COLLECT_CONN_MB)", frame_name(type), len, (unsigned long long)(c->conn_cap >> 20)), -1;
+  return 0;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
+  prof_meta m;
+  memcpy(&m, p + 8, sizeof m);
+  if (!c->have_meta) {
+    if (m.nmetrics < 1 || m.nmetrics > LBSPROF_MAX_METRICS || m.elements < 1 || m.nodes < 1 || m.nodes > (1 << 20) ||
+        m.ranks < m.nodes || m.dim < 0 || m.dim > 3 || m.adj_entries < 0 || (m.mesh_kind != 1 && m.mesh_kind != 2) ||
+        (uint64_t)m.elements > SIZE_MAX / 8 / LBSPROF_MAX_METRICS)
+      return lbs_fail(LBS_FORMAT, "a bad run description"), -1;
+    if (c->nodes && c->nodes != m.nodes)
+      return lbs_fail(LBS_INVAL, "the run has %d nodes, --nodes says %d", m.nodes, c->nodes), -1;
+    for (int i = 0; i < m.nmetrics; i++) m.name[i][31] = m.unit[i][15] = '\0';
+    c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
+    if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)))
+      return lbs_fail(LBS_NOMEM, "a run of %lld elements", (long long)m.elements), -1;
+  } else if (memcmp(&m, &c->meta, sizeof m)) {
+    return lbs_fail(LBS_INVAL, "node %d describes another run", node), -1;
+  }
+  if (node < 0 || node >= c->nodes) return lbs_fail(LBS_FORMAT, "node %d of %d", node, c->nodes), -1;
+  if (c->ended[node]) return lbs_fail(LBS_INVAL, "node %d has ended already", node), -1;
+  /* one connection per node: an agent that reconnects replaces its old connection */
+  for (int j = 0; j < c->nk; j++)
+    if (c->k[j].live && c->k[j].state == S_NODE && c->k[j].node == node) {
+      k->node = node; /* so the old one's close does not count the node lost */
+      lbs__coll_close(c, j, "replaced by the node's new connection");
+    }
+  k->node = node, k->state = S_NODE;
+  return 0;
+}
+
+/* One frame from connection k: 0 go on, 1 its end, -1 drop it. */
+static int on_frame(coll *c, conn *k, uint16_t type, const uint8_t *p, uint32_t len) {
+  int32_t node;
+  memcpy(&node, p, 4); /* every frame that passed frame_check has 8 bytes or more */
+  k->since = now_s();
+  if (type == FR_AUTH) {
+    if (!lbs__auth_verify(c->secret, k->nonce, p + 8)) {
+      c->refused++;
+      return lbs_fail(LBS_INVAL, "wrong token (not this run's secret)"), -1;
+    }
+    k->state = S_HELLO;
+    return 0;
+  }
+  if (type == FR_HELLO) return on_hello(c, k, node, p);
+  if (node != k->node) return lbs_fail(LBS_FORMAT, "a frame of node %d on node %d's connection", node, k->node), -1;
+  if (type == FR_PING) return 0;
+  if (type == FR_MESH) return on_mesh(c, node, p, len);
+  if (type == FR_STEP) return on_step(c, node, p, len);
+  /* FR_END */
+  prof_end e;
+  memcpy(&e, p + 8, sizeof e);
+  if (e.dropped < 0 || e.lost < 0) return lbs_fail(LBS_FORMAT, "a bad end record"), -1;
+  c->dropped += e.dropped, c->lost_ranks += e.lost;
+  c->ended[node] = 1;
+  write_ready(c);
+  return 1;
+}
+
+/* ---------------------------------------------------------------- connections */
+
+static double env_num(const char *name, double dflt, double lo, double hi) {
+  const char *v = getenv(name);
+  char *end;
+  double x = v && *v ? strtod(v, &end) : dflt;
+  if (v && *v && (*end || !(x >= lo && x <= hi))) {
+    fprintf(stderr, "lbsim collect: %s='%s' is not a number in [%g, %g]; using %g\n", name, v, lo, hi, dflt);
+    x = dflt;
+  }
+  return x;
+}
+
+lbs_coll *lbs__coll_create(const char *out_path, int nodes, const uint8_t secret[LBSPROF_SECRET_BYTES]) {
+  coll *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->out = out_path, c->nodes = nodes;
+  memcpy(c->secret, secret, LBSPROF_SECRET_BYTES);
+  c->auth_timeout = env_num("LBSPROF_AUTH_TIMEOUT_S", 5, 0.01, 3600);
+  c->idle_timeout = env_num("LBSPROF_CONN_IDLE_S", 60, 0.1, 1e6);
+  c->conn_cap = (uint64_t)(env_num("LBSPROF_COLLECT_CONN_MB", 1024, 1, 1 << 20) * 1048576);
+  if (lbs_codec_ctx_create(&c->cc)) return free(c), NULL;
+  return c;
+}
+
+static int pending(const coll *c, int *oldest) {
+  int n = 0;
+  *oldest = -1;
+  for (int j = 0; j < c->nk; j++)
+    if (c->k[j].live && c->k[j].state != S_NODE) {
+      n++;
+      if (*oldest < 0 || c->k[j].since < c->k[*oldest].since) *oldest = j;
+    }
+  return n;
+}
+
+/* At most this many connections wait to authenticate or say hello; a newcomer evicts the oldest. */
+#define MAX_PENDING 16
+
+int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted) {
+  int oldest;
+  if (pending(c, &oldest) >= MAX_PENDING) lbs__coll_close(c, oldest, "evicted: too many connections waiting to authenticate");
+  int id = -1;
+  for (int j = 0; j < c->nk && id < 0; j++)
+    if (!c->k[j].live) id = j;
+  if (id < 0) {
+    conn *k = realloc(c->k, (size_t)(c->nk + 1) * sizeof *k);
+    if (!k) return -1;
+    c->k = k, id = c->nk++;
+  }
+  conn *k = &c->k[id];
+  memset(k, 0, sizeof *k);
+  k->live = 1, k->fd = fd, k->node = -1, k->state = trusted ? S_HELLO : S_AUTH, k->since = now_s(), k->c = c;
+  k->fr.check = frame_check, k->fr.ctx = k;
+  snprintf(k->peer, sizeof k->peer, "%s", peer);
+  if (!trusted) {
+    lbs_buf f = {0};
+    lbs_err e = lbs__random(k->nonce, sizeof k->nonce);
+    if (!e) e = lbs__frame_build(&f, FR_CHALLENGE, k->nonce, sizeof k->nonce, NULL, 0);
+    /* 48 bytes into a fresh socket's buffer: never blocks */
+    if (!e && fd >= 0 && send(fd, f.data, f.len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)f.len)
+      e = lbs_fail(LBS_IO, "cannot send the challenge: %s", strerror(errno));
+    lbs_buf_free(&f);
+    if (e) {
+      lbs__coll_close(c, id, lbs_errmsg());
+      return -1;
+    }
+  }
+  return id;
+}
+
+void lbs__coll_close(lbs_coll *c, int id, const char *why) {
+  conn *k = &c->k[id];
+  if (!k->live) return;
+  int node = k->node, was_node = k->state == S_NODE;
+  if (why && was_node) fprintf(stderr, "lbsim collect: node %d's agent (%s): %s; dropping its connection\n", node, k->peer, why);
+  else if (why) fprintf(stderr, "lbsim collect: connection from %s: %s; dropped, nothing it sent was used\n", k->peer, why);
+  if (k->fd >= 0) close(k->fd);
+  lbs_buf_free(&k->fr.in);
+  k->live = 0;
+  if (was_node && c->have_meta && !c->ended[node]) {
+    /* an agent that reconnects later takes its node back */
+    int again = 0;
+    for (int j = 0; j < c->nk; j++) again |= c->k[j].live && c->k[j].node == node;
+    if (!again) {
+      c->lost[node] = 1;
+      fprintf(stderr, "lbsim collect: node %d's agent went away before its end; later steps of the run are incomplete\n", node);
+      write_ready(c);
+    }
+  }
+}
+
+int lbs__coll_input(lbs_coll *c, int id, const uint8_t *data, size_t n) {
+  conn *k = &c->k[id];
+  if (!k->live) return -1;
+  if (n && lbs_buf_append(&k->fr.in, data, n)) return lbs__coll_close(c, id, "out of memory"), -1;
+  uint16_t type;
+  const uint8_t *pay;
+  uint32_t len;
+  int f;
+  while ((f = lbs__frame_next(&k->fr, &type, &pay, &len)) != 0) {
+    int r = f < 0 ? -1 : on_frame(c, k, type, pay, len);
+    if (r < 0) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", lbs_errmsg());
+      lbs__coll_close(c, id, why);
+      return -1;
+    }
+    if (r == 1) {
+      lbs__coll_close(c, id, NULL);
+      return 1;
+    }
+    k = &c->k[id]; /* on_hello may have closed others (the slots stay put) */
+  }
+  /* a frame still coming: its length passed the check, so the buffer stays within the cap */
+  return 0;
+}
+
+/* Connections that waited too long to authenticate, or went silent (agents ping when idle). */
+static void expire(coll *c, double t) {
+  for (int j = 0; j < c->nk; j++) {
+    conn *k = &c->k[j];
+    if (!k->live) continue;
+    char why[128];
+    if (k->state != S_NODE && t - k->since > c->auth_timeout) {
+      snprintf(why, sizeof why, "did not authenticate within %g s (LBSPROF_AUTH_TIMEOUT_S)", c->auth_timeout);
+      lbs__coll_close(c, j, why);
+    } else if (k->state == S_NODE && t - k->since > c->idle_timeout) {
+      snprintf(why, sizeof why, "silent for %g s (LBSPROF_CONN_IDLE_S)", c->idle_timeout);
+      lbs__coll_close(c, j, why);
+    }
+  }
+}
+
+static int all_done(const coll *c) {
+  int done = c->have_meta;
+  for (int k = 0; done && k < c->nodes; k++) done = c->ended[k] || c->lost[k];
+  return done;
+}
+
+int lbs__coll_finish(lbs_coll *c) {
   int rc = 0;
+  for (int j = 0; j < c->nk; j++) lbs__coll_close(c, j, c->k[j].state == S_NODE ? "the collector stops" : NULL);
+  if (c->refused)
+    fprintf(stderr, "lbsim collect: %lld connection%s refused: wrong token\n", (long long)c->refused, c->refused == 1 ? "" : "s");
   if (c->w) {
     write_ready(c);
     c->incomplete += c->ncs;
@@ -406,10 +610,113 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
     rc = 1;
   }
   if (c->failed) rc = 1;
+  return rc;
+}
+
+void lbs__coll_free(lbs_coll *c) {
+  if (!c) return;
+  for (int j = 0; j < c->nk; j++)
+    if (c->k[j].live) {
+      if (c->k[j].fd >= 0) close(c->k[j].fd);
+      lbs_buf_free(&c->k[j].fr.in);
+    }
+  free(c->k);
+  if (c->w) lbs_trace_writer_close(&c->w);
   for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals);
   free(c->cs);
   for (int k = 0; k < c->nodes && c->mesh; k++) lbs_buf_free(&c->mesh[k]), free(c->gid[k]);
   free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last), free(c->tmp);
   lbs_codec_ctx_destroy(&c->cc);
+  OPENSSL_cleanse(c->secret, sizeof c->secret);
+  free(c);
+}
+
+/* Who is at the other end: an address and port, or a local process (its uid checked). */
+static int describe_peer(int fd, int *uid_ok, char *out, size_t n) {
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  *uid_ok = 1;
+  if (getpeername(fd, (struct sockaddr *)&ss, &sl)) return snprintf(out, n, "an unknown peer"), 0;
+  if (ss.ss_family == AF_UNIX) {
+    struct ucred cr;
+    socklen_t cl = sizeof cr;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl)) return snprintf(out, n, "a local process"), 0;
+    *uid_ok = cr.uid == geteuid();
+    return snprintf(out, n, "local pid %d (uid %d)", (int)cr.pid, (int)cr.uid), 0;
+  }
+  char host[NI_MAXHOST], port[NI_MAXSERV];
+  if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV))
+    return snprintf(out, n, "an unknown address"), 0;
+  snprintf(out, n, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+  /* a half-open TCP connection (the agent's host gone) is found by keepalives */
+  int one = 1, idle = 30, intvl = 10, cnt = 3;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+  return 0;
+}
+
+int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes,
+                      const uint8_t secret[LBSPROF_SECRET_BYTES]) {
+  signal(SIGPIPE, SIG_IGN);
+  coll *c = lbs__coll_create(out_path, nodes, secret);
+  if (!c) return fprintf(stderr, "lbsim collect: out of memory\n"), 1;
+  const char *idle_env = getenv("LBSPROF_COLLECT_IDLE_S");
+  double idle_limit = idle_env ? atof(idle_env) : 120, idle_since = now_s();
+  struct pollfd *pf = NULL;
+  int *ids = NULL;
+  uint8_t *rbuf = malloc(1 << 16);
+  while (rbuf && !all_done(c)) {
+    struct pollfd *p2 = realloc(pf, (size_t)(c->nk + 1) * sizeof *pf);
+    int *i2 = realloc(ids, (size_t)(c->nk + 1) * sizeof *ids);
+    if (p2) pf = p2;
+    if (i2) ids = i2;
+    if (!p2 || !i2) break;
+    int np = 0, nodes_up = 0;
+    pf[np++] = (struct pollfd){lfd, POLLIN, 0};
+    for (int j = 0; j < c->nk; j++)
+      if (c->k[j].live) {
+        ids[np] = j, pf[np++] = (struct pollfd){c->k[j].fd, POLLIN, 0};
+        nodes_up += c->k[j].state == S_NODE;
+      }
+    int r = poll(pf, (nfds_t)np, 250);
+    double t = now_s();
+    if (nodes_up) idle_since = t;
+    if (!nodes_up && t - idle_since > idle_limit) {
+      fprintf(stderr, "lbsim collect: no agent for %.0f s at %s; giving up\n", idle_limit, addr);
+      break;
+    }
+    for (int i = 1; r > 0 && i < np; i++) {
+      if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)) || !c->k[ids[i]].live) continue;
+      ssize_t got = recv(pf[i].fd, rbuf, 1 << 16, 0);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0) {
+        int node = c->k[ids[i]].state == S_NODE;
+        lbs__coll_close(c, ids[i], got < 0 ? strerror(errno) : node ? "the connection closed before the node's end" : NULL);
+        continue;
+      }
+      lbs__coll_input(c, ids[i], rbuf, (size_t)got);
+    }
+    if (r > 0 && (pf[0].revents & POLLIN)) {
+      int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        char peer[96];
+        int uid_ok;
+        describe_peer(fd, &uid_ok, peer, sizeof peer);
+        if (!uid_ok) {
+          fprintf(stderr, "lbsim collect: connection from %s: another user; dropped\n", peer);
+          c->refused++;
+          close(fd);
+        } else {
+          lbs__coll_open(c, fd, peer, 0);
+        }
+      }
+    }
+    expire(c, t);
+  }
+  free(pf), free(ids), free(rbuf);
+  int rc = lbs__coll_finish(c);
+  lbs__coll_free(c);
   return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <papi.h>
 #include <signal.h>
@@ -10,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,7 +44,10 @@ struct lbsprof {
   MPI_Comm comm, node;
   int rank, size, lrank, lsize, nodeid, nnodes;
   lbsprof_opts o;
-  char trace_path[4096], agent_path[4096], collector[512], metrics[256];
+  char trace_path[4096], agent_path[4096], collector[512], metrics[256], token_file[4096], bind_host[256];
+  char sock_dir[4096];                          /* rank 0's private directory for the collector's socket */
+  uint8_t secret[LBSPROF_SECRET_BYTES];         /* the run's (every rank has it) */
+  int shm_fd;                                   /* the node's segment until it is mapped, else -1 */
   lbs_bound bound;  /* the whole path's */
   lbs_codec codec;
   metric m[LBSPROF_MAX_METRICS];
@@ -169,6 +177,11 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
       return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COLLECTOR='%s' is not unix:/path or tcp:HOST:PORT", v);
     o->collector = v;
   }
+  if ((v = getenv("LBSPROF_TOKEN_FILE")) && *v) o->token_file = v;
+  if ((v = getenv("LBSPROF_COLLECTOR_BIND")) && *v) {
+    if (strlen(v) >= sizeof p->bind_host) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COLLECTOR_BIND is too long");
+    snprintf(p->bind_host, sizeof p->bind_host, "%s", v);
+  }
   if ((v = getenv("LBSPROF_METRICS")) && *v) o->metrics = v;
   if ((v = getenv("LBSPROF_ON_FULL")) && *v) {
     if (!strcmp(v, "wait")) o->on_full = LBSPROF_WAIT;
@@ -186,6 +199,23 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   if (!o->collector && p->rank == 0 && lbs_parent_writable(o->trace_path))
     return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg()); /* now, not when the run ends */
   if (!find_agent(o)) return lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
+  /* rank 0 checks what it can now, before the application computes: the collector's token and
+   * address, or the address to bind */
+  if (p->rank == 0 && o->collector) {
+    if (!o->token_file || !*o->token_file)
+      return lbs_fail(LBS_INVAL, "lbsprof: a collector (%s) needs its token file: set LBSPROF_TOKEN_FILE (or "
+                      "opts.token_file) to the file 'lbsim collect' wrote", o->collector);
+    if (lbs__token_read(o->token_file, p->secret)) return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
+    if (!strncmp(o->collector, "tcp:", 4) && lbs__resolve(o->collector, 0))
+      return lbs_fail(LBS_IO, "lbsprof: collector: %s", lbs_errmsg());
+  }
+  if (p->rank == 0 && !o->collector && p->bind_host[0]) {
+    char a[300];
+    snprintf(a, sizeof a, "tcp:%s:0", p->bind_host);
+    if (lbs__resolve(a, 1)) return lbs_fail(LBS_IO, "lbsprof: LBSPROF_COLLECTOR_BIND: %s", lbs_errmsg());
+  }
+  if (p->rank == 0 && !o->collector && lbs__random(p->secret, sizeof p->secret))
+    return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
   /* the strings may be the environment's or the caller's: keep copies */
   snprintf(p->trace_path, sizeof p->trace_path, "%s", o->trace_path ? o->trace_path : "");
   snprintf(p->agent_path, sizeof p->agent_path, "%s", find_agent(o));
@@ -193,8 +223,41 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   snprintf(p->metrics, sizeof p->metrics, "%s", o->metrics);
   o->trace_path = p->trace_path, o->agent_path = p->agent_path, o->metrics = p->metrics;
   o->collector = o->collector ? p->collector : NULL;
+  snprintf(p->token_file, sizeof p->token_file, "%s", o->token_file ? o->token_file : "");
+  o->token_file = p->token_file;
   o->bound = NULL, o->codec = NULL; /* p->bound and p->codec from here on */
   return LBS_OK;
+}
+
+/* The node's shared-memory segment, made in init so that its name is gone when init returns:
+ * the node's first rank creates it under a random name (mode 0600, O_EXCL: nothing there is
+ * touched), every local rank opens it, then the name is unlinked; each keeps a descriptor,
+ * sized and mapped when the mesh is described, and the agent inherits the first rank's. */
+static lbs_err open_segment(lbsprof *p) {
+  lbs_err e = LBS_OK;
+  int pid0 = p->rank == 0 ? (int)getpid() : 0;
+  MPI_Bcast(&pid0, 1, MPI_INT, 0, p->comm);
+  if (p->lrank == 0) {
+    for (int tries = 0; tries < 8; tries++) {
+      uint8_t r[8];
+      char hex[17];
+      if ((e = lbs__random(r, sizeof r))) break;
+      lbs__hex(r, sizeof r, hex);
+      snprintf(p->shm_name, sizeof p->shm_name, "/lbsprof-%d-%d-%s", pid0, p->nodeid, hex);
+      p->shm_fd = shm_open(p->shm_name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+      if (p->shm_fd >= 0 || errno != EEXIST) break;
+    }
+    if (!e && p->shm_fd < 0) e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
+  }
+  int bad = e != LBS_OK;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, p->node);
+  if (bad) return e ? e : lbs_fail(LBS_IO, "lbsprof: the node's shared memory could not be made");
+  MPI_Bcast(p->shm_name, sizeof p->shm_name, MPI_CHAR, 0, p->node);
+  if (p->lrank != 0 && (p->shm_fd = shm_open(p->shm_name, O_RDWR | O_CLOEXEC, 0)) < 0)
+    e = lbs_fail(LBS_IO, "lbsprof: open %s: %s", p->shm_name, strerror(errno));
+  MPI_Barrier(p->node);
+  if (p->lrank == 0) shm_unlink(p->shm_name); /* ours: made above with O_EXCL */
+  return e;
 }
 
 int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
@@ -245,8 +308,15 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
       }
     }
   }
+  p->shm_fd = -1;
+  if (!agree(p, e)) {
+    MPI_Bcast(p->secret, sizeof p->secret, MPI_BYTE, 0, p->comm);
+    e = open_segment(p);
+  }
   if (agree(p, e)) {
     e = e ? e : LBS_INVAL;
+    if (p->shm_fd >= 0) close(p->shm_fd);
+    OPENSSL_cleanse(p->secret, sizeof p->secret);
     MPI_Comm_free(&p->node), MPI_Comm_free(&p->comm);
     free(p);
     return e;
@@ -274,7 +344,9 @@ int lbsprof_metric_id(const lbsprof *p, const char *name) {
 
 /* ---------------------------------------------------------------- start-up */
 
-static pid_t spawn(char *const argv[], int keep_fd) {
+/* Starts an agent or the collector: keep_fd becomes its descriptor 3, and the run's secret is
+ * in its environment only (LBSPROF_SECRET), never on a command line. */
+static pid_t spawn(lbsprof *p, char *const argv[], int keep_fd) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
   posix_spawn_file_actions_init(&fa);
@@ -282,56 +354,111 @@ static pid_t spawn(char *const argv[], int keep_fd) {
   /* its own session: a signal to the application's process group does not reach it */
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
   if (keep_fd >= 0) posix_spawn_file_actions_adddup2(&fa, keep_fd, 3);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = malloc((n + 2) * sizeof *env), var[sizeof LBSPROF_SECRET_ENV + 2 * LBSPROF_SECRET_BYTES + 1];
+  pid_t pid = -1;
+  int rc = ENOMEM;
+  if (env) {
+    size_t k = 0, pre = strlen(LBSPROF_SECRET_ENV);
+    for (size_t i = 0; i < n; i++)
+      if (strncmp(environ[i], LBSPROF_SECRET_ENV, pre) || environ[i][pre] != '=') env[k++] = environ[i];
+    snprintf(var, sizeof var, "%s=", LBSPROF_SECRET_ENV);
+    lbs__hex(p->secret, sizeof p->secret, var + pre + 1);
+    env[k++] = var, env[k] = NULL;
+    rc = posix_spawn(&pid, argv[0], &fa, &at, argv, env);
+    OPENSSL_cleanse(var, sizeof var);
+    free(env);
+  }
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   if (rc) return lbs_fail(LBS_IO, "lbsprof: cannot start %s: %s", argv[0], strerror(rc)), -1;
   return pid;
 }
 
-/* Rank 0 starts the collector on a socket it opened itself, so its address is known now. */
-static lbs_err start_collector(lbsprof *p, char *addr, size_t addr_len) {
-  char want[256], host[200];
-  if (p->nnodes == 1) snprintf(want, sizeof want, "unix:/tmp/lbsprof-%d.sock", (int)getpid());
-  else {
-    gethostname(host, sizeof host);
-    host[sizeof host - 1] = '\0';
+/* The address of rank 0's host that the other nodes reach it from: for each other node's name
+ * (from MPI), the local address the kernel routes to it from (a UDP connect sends nothing); else
+ * the host name's address unless it is a loopback one. */
+static lbs_err pick_bind_host(const char *names, int nnodes, char *host, size_t len) {
+  for (int k = 1; k < nnodes; k++) {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res;
+    if (getaddrinfo(names + (size_t)k * MPI_MAX_PROCESSOR_NAME, "9", &hints, &res)) continue;
+    int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    int ok = fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+             getnameinfo((struct sockaddr *)&ss, sl, host, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0;
+    if (fd >= 0) close(fd);
+    freeaddrinfo(res);
+    if (ok) return LBS_OK;
+  }
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+  if (!getaddrinfo(names, NULL, &hints, &res)) {
+    int ok = 0;
+    for (struct addrinfo *r = res; r && !ok; r = r->ai_next) {
+      int loop = (r->ai_family == AF_INET && (ntohl(((struct sockaddr_in *)r->ai_addr)->sin_addr.s_addr) >> 24) == 127) ||
+                 (r->ai_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)r->ai_addr)->sin6_addr));
+      ok = !loop && !getnameinfo(r->ai_addr, r->ai_addrlen, host, (socklen_t)len, NULL, 0, NI_NUMERICHOST);
+    }
+    freeaddrinfo(res);
+    if (ok) return LBS_OK;
+  }
+  return lbs_fail(LBS_IO, "lbsprof: cannot tell which address of %s the other nodes reach; set LBSPROF_COLLECTOR_BIND", names);
+}
+
+/* Rank 0 starts the collector on a socket it opened itself, so its address is known now: a
+ * unix socket in a fresh private directory on one node, else TCP on the address that reaches
+ * the other nodes (or LBSPROF_COLLECTOR_BIND's). names: the nodes' processor names. */
+static lbs_err start_collector(lbsprof *p, const char *names, char *addr, size_t addr_len) {
+  char want[4200], host[NI_MAXHOST];
+  lbs_err e = LBS_OK;
+  if (p->bind_host[0]) snprintf(want, sizeof want, "tcp:%s:0", p->bind_host);
+  else if (p->nnodes > 1) {
+    if ((e = pick_bind_host(names, p->nnodes, host, sizeof host))) return e;
     snprintf(want, sizeof want, "tcp:%s:0", host);
+  } else {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(p->sock_dir, sizeof p->sock_dir, "%s/lbsprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (strlen(p->sock_dir) + sizeof "/collector.sock" > sizeof(((struct sockaddr_un *)0)->sun_path))
+      snprintf(p->sock_dir, sizeof p->sock_dir, "/tmp/lbsprof-XXXXXX"); /* a TMPDIR too long for a socket path */
+    if (!mkdtemp(p->sock_dir)) { /* mode 0700 */
+      e = lbs_fail(LBS_IO, "lbsprof: cannot make a private directory %s: %s", p->sock_dir, strerror(errno));
+      p->sock_dir[0] = '\0';
+      return e;
+    }
+    snprintf(want, sizeof want, "unix:%s/collector.sock", p->sock_dir);
   }
   int fd = lbs__listen(want, addr, addr_len);
-  if (fd < 0) return LBS_IO;
+  if (fd < 0) {
+    if (p->sock_dir[0]) rmdir(p->sock_dir), p->sock_dir[0] = '\0';
+    return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
+  }
   char nodes[16];
   snprintf(nodes, sizeof nodes, "%d", p->nnodes);
-  char *argv[] = {p->agent_path, "collect", "--fd", "3", "--addr", addr, "--nodes", nodes, "-o", p->trace_path, NULL};
-  p->collector_pid = spawn(argv, fd);
+  char *argv[] = {p->agent_path, "collect", "--fd", "3", "--addr", addr, "--nodes", nodes, "-o", p->trace_path,
+                  p->sock_dir[0] ? "--private-dir" : NULL, p->sock_dir, NULL};
+  p->collector_pid = spawn(p, argv, fd);
   close(fd);
   return p->collector_pid < 0 ? LBS_IO : LBS_OK;
 }
 
 static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
   lbs_err e = LBS_OK;
-  int pid0 = 0;
-  if (p->rank == 0) pid0 = (int)getpid();
-  MPI_Bcast(&pid0, 1, MPI_INT, 0, p->comm);
-  snprintf(p->shm_name, sizeof p->shm_name, "/lbsprof-%d-%d", pid0, p->nodeid);
   size_t hdr = (sizeof(prof_shm) + (size_t)p->lsize * sizeof(prof_ring) + 4095) & ~(size_t)4095;
   p->shm_bytes = hdr + (size_t)p->lsize * cap;
   if (p->lrank == 0) {
-    shm_unlink(p->shm_name);
-    int fd = shm_open(p->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 || ftruncate(fd, (off_t)p->shm_bytes)) e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
-    void *m = e ? MAP_FAILED : mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (fd >= 0) close(fd);
+    if (ftruncate(p->shm_fd, (off_t)p->shm_bytes)) e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
+    void *m = e ? MAP_FAILED : mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->shm_fd, 0);
     if (!e && m == MAP_FAILED) e = lbs_fail(LBS_IO, "lbsprof: mmap %s: %s", p->shm_name, strerror(errno));
     if (!e) {
       prof_shm *s = p->shm = m;
       s->magic = LBSPROF_SHM_MAGIC, s->version = LBSPROF_PROTO_VERSION, s->nlocal = p->lsize, s->bytes = p->shm_bytes;
       for (int r = 0; r < p->lsize; r++) s->ring[r].cap = cap, s->ring[r].off = hdr + (uint64_t)r * cap;
-      char node[16];
+      char node[16], label[80];
       snprintf(node, sizeof node, "%d", p->nodeid);
-      char *argv[] = {p->agent_path, "agent", "--shm", p->shm_name, "--node", node, "--collector", (char *)addr, NULL};
-      p->agent_pid = spawn(argv, -1);
+      snprintf(label, sizeof label, "%s", p->shm_name + 1); /* lbsprof-PID-NODE-RANDOM: names the run in ps */
+      char *argv[] = {p->agent_path, "agent", "--shm-fd", "3", "--label", label, "--node", node, "--collector", (char *)addr, NULL};
+      p->agent_pid = spawn(p, argv, p->shm_fd);
       if (p->agent_pid < 0) e = LBS_IO;
       else atomic_store(&s->agent_pid, (int32_t)p->agent_pid);
     }
@@ -340,12 +467,12 @@ static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
   MPI_Bcast(&bad, 1, MPI_INT, 0, p->node);
   if (bad) return e ? e : lbs_fail(LBS_IO, "lbsprof: the node's shared memory could not be set up");
   if (p->lrank != 0) {
-    int fd = shm_open(p->shm_name, O_RDWR, 0);
-    void *m = fd < 0 ? MAP_FAILED : mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (fd >= 0) close(fd);
+    void *m = mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->shm_fd, 0);
     if (m == MAP_FAILED) return lbs_fail(LBS_IO, "lbsprof: attach %s: %s", p->shm_name, strerror(errno));
     p->shm = m;
   }
+  close(p->shm_fd);
+  p->shm_fd = -1;
   atomic_store(&p->shm->ring[p->lrank].pid, (int32_t)getpid());
   return LBS_OK;
 }
@@ -420,6 +547,7 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   for (int i = 0; i < p->M; i++) memcpy(meta.name[i], p->m[i].name, 32), memcpy(meta.unit[i], p->m[i].unit, 16);
   lbs_buf mesh = {0};
   int64_t hdr[3] = {n, meta.dim, has_adj}, ne = has_adj ? xadj[n] - xadj[0] : 0;
+  MPI_Allreduce(&ne, &meta.adj_entries, 1, MPI_INT64_T, MPI_SUM, p->comm); /* the collector's bound on a mesh */
   e = lbs_buf_append(&mesh, hdr, sizeof hdr);
   if (!e && n) e = lbs_buf_append(&mesh, gid, (size_t)n * sizeof *gid);
   if (!e && meta.dim) e = lbs_buf_append(&mesh, coords, (size_t)(n * meta.dim) * sizeof *coords);
@@ -435,12 +563,23 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   if (mrec > cap) cap = mrec;
   cap = (cap + 4095) & ~(uint64_t)4095;
   MPI_Allreduce(MPI_IN_PLACE, &cap, 1, MPI_UINT64_T, MPI_MAX, p->comm);
-  /* the collector (rank 0), then one agent per node */
-  char addr[512] = {0};
+  /* the collector (rank 0), then one agent per node; rank 0 learns the nodes' names */
+  char addr[512] = {0}, me[MPI_MAX_PROCESSOR_NAME] = {0}, *names = NULL;
+  int len, leader = p->lrank == 0;
+  MPI_Get_processor_name(me, &len);
+  MPI_Comm lead;
+  MPI_Comm_split(p->comm, leader ? 0 : MPI_UNDEFINED, p->rank, &lead);
+  if (leader) {
+    if (p->rank == 0 && !(names = calloc((size_t)p->nnodes, MPI_MAX_PROCESSOR_NAME))) e = lbs_fail(LBS_NOMEM, "lbsprof");
+    if (p->rank != 0 || names) /* rank 0 leads node 0, the leaders are numbered in rank order */
+      MPI_Gather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, lead);
+    MPI_Comm_free(&lead);
+  }
   if (!e && p->rank == 0) {
     if (p->o.collector) snprintf(addr, sizeof addr, "%s", p->o.collector);
-    else e = start_collector(p, addr, sizeof addr);
+    else e = start_collector(p, names, addr, sizeof addr);
   }
+  free(names);
   if ((e = agree(p, e))) return lbs_buf_free(&mesh), e;
   MPI_Bcast(addr, sizeof addr, MPI_CHAR, 0, p->comm);
   e = start_node(p, addr, cap);
@@ -615,7 +754,6 @@ int lbsprof_finalize(lbsprof **pp) {
       int st;
       while (waitpid(p->agent_pid, &st, 0) < 0 && errno == EINTR) {
       }
-      shm_unlink(p->shm_name);
     }
     MPI_Barrier(p->comm);
     if (p->rank == 0 && p->collector_pid > 0) {
@@ -625,6 +763,13 @@ int lbsprof_finalize(lbsprof **pp) {
       rc = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
       if (rc) lbs_fail(LBS_IO, "lbsprof: the collector did not complete the trace %s (status %d)", p->trace_path, st);
     }
+    if (p->sock_dir[0]) { /* the collector removes them; this is in case it could not */
+      char sock[4200];
+      struct stat sb;
+      snprintf(sock, sizeof sock, "%s/collector.sock", p->sock_dir);
+      if (lstat(sock, &sb) == 0 && S_ISSOCK(sb.st_mode)) unlink(sock);
+      rmdir(p->sock_dir);
+    }
     MPI_Bcast(&rc, 1, MPI_INT, 0, p->comm);
     munmap(p->shm, p->shm_bytes);
   }
@@ -633,6 +778,8 @@ int lbsprof_finalize(lbsprof **pp) {
     PAPI_cleanup_eventset(p->papi_set);
     PAPI_destroy_eventset(&p->papi_set);
   }
+  if (p->shm_fd >= 0) close(p->shm_fd);
+  OPENSSL_cleanse(p->secret, sizeof p->secret);
   lbs_buf_free(&p->rec);
   free(p->val);
   MPI_Comm_free(&p->node);

@@ -43,10 +43,21 @@
  *   LBSPROF_CODEC=quant           auto (default), polyline, quant or lossless
  *   LBSPROF_SAMPLE_EVERY=10       profile steps 0, 10, 20, ...
  *   LBSPROF_COLLECTOR=unix:/path  a running `lbsim collect --listen ADDR` (else rank 0 starts one)
+ *   LBSPROF_TOKEN_FILE=path       that collector's token file (required with a collector)
+ *   LBSPROF_COLLECTOR_BIND=HOST   rank 0's collector listens on tcp:HOST:0 (default: a private
+ *                                 unix socket on one node; on several, the address of rank 0's
+ *                                 host that the other nodes are reached from)
  *   LBSPROF_METRICS=time_ns,cycles   the built-in probes
  *   LBSPROF_ON_FULL=drop          wait (default) or drop a sample when the ring is full
  * and, for the runtime: LBSPROF_AGENT (the agent program), LBSPROF_CLOCK=monotonic,
  * LBSPROF_RETRY_S and LBSPROF_BUFFER_MB (see README.md).
+ *
+ * Security: every connection to a collector proves it holds the run's secret (32 random bytes
+ * made by rank 0, or a stand-alone collector's token) before anything it sends is read; the
+ * built-in collector's unix socket lies in a fresh directory of mode 0700 under $TMPDIR; the
+ * shared-memory segment has a random name that is unlinked as soon as the node's ranks have
+ * it open (in lbsprof_init). Missing, unreadable, world-readable or malformed token files and
+ * collector addresses that do not resolve are errors of lbsprof_init.
  *
  * Faults: a dead agent makes the ranks warn once and stop sampling (the trace keeps the steps
  * completed before); a dead collector makes the agents retry with bounded buffering, then give
@@ -78,6 +89,7 @@ typedef struct lbsprof_opts {
   int on_full;            /* LBSPROF_WAIT (default) or LBSPROF_DROP */
   size_t ring_bytes;      /* shared-memory ring per rank (default 8 MiB; raised to hold two steps) */
   const char *agent_path; /* the lbsprof-agent program (default: $LBSPROF_AGENT, else the installed one) */
+  const char *token_file; /* with collector: the token file `lbsim collect` wrote (mode 0600) */
 } lbsprof_opts;
 
 void lbsprof_opts_default(lbsprof_opts *o);

@@ -8,7 +8,17 @@
  *
  * Socket frames (agent -> collector): {u32 magic 'LBSF', u16 version, u16 type, u32 len,
  * u32 crc32(payload)} then the payload. A frame with a bad magic, version or checksum ends
- * that connection with a message naming the agent's node. */
+ * that connection with a message naming the agent's node.
+ *
+ * Who may talk (auth.c): the collector opens every connection with FR_CHALLENGE (a fresh
+ * 32-byte nonce); the first frame back must be FR_AUTH {i32 node, pad, HMAC-SHA256(secret,
+ * "lbsprof-auth-3" || nonce)}, else the connection is dropped and logged before anything it
+ * sent is read. The run's secret (32 random bytes) reaches the agents and rank 0's collector
+ * in LBSPROF_SECRET (hex, in their environment only), and a stand-alone `lbsim collect` keeps
+ * it in a token file of mode 0600 (LBSPROF_TOKEN_FILE / opts.token_file for the application).
+ * Then: HELLO, MESH, STEP..., END, with PING while an agent has nothing to send. Every frame's
+ * announced length is checked against what its type may carry in the connection's state
+ * before a byte of its payload is buffered. */
 #ifndef LBS_PROF_INT_H
 #define LBS_PROF_INT_H
 
@@ -19,13 +29,13 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 2
+#define LBSPROF_PROTO_VERSION 3
 #define LBSPROF_MAX_METRICS 16
 
 /* ring records */
 enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4 };
 /* frames */
-enum { FR_HELLO = 1, FR_MESH = 2, FR_STEP = 3, FR_END = 4 };
+enum { FR_HELLO = 1, FR_MESH = 2, FR_STEP = 3, FR_END = 4, FR_CHALLENGE = 5, FR_AUTH = 6, FR_PING = 7 };
 /* agent states in the segment header */
 enum { AGENT_STARTING = 0, AGENT_RUNNING = 1, AGENT_GONE = 2 };
 
@@ -61,6 +71,7 @@ typedef struct {
   int32_t nodes;        /* node agents */
   int32_t ranks;        /* MPI ranks */
   int32_t bound_kind;   /* lbs_bound_kind of the whole path */
+  int64_t adj_entries;  /* adjacency entries over all ranks (elements with has_adj) */
   int64_t dims[3];      /* structured global size */
   char name[LBSPROF_MAX_METRICS][32];
   char unit[LBSPROF_MAX_METRICS][16];
@@ -97,8 +108,36 @@ lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen
 typedef struct {
   lbs_buf in;      /* received bytes */
   size_t consumed; /* bytes of in already returned */
+  /* when set: may a frame of this type announce len bytes here? 0, or -1 with the message set;
+   * asked as soon as a header is in, before its payload is waited for */
+  int (*check)(void *ctx, uint16_t type, uint32_t len);
+  void *ctx;
 } frame_reader;
 int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, uint32_t *len);
+
+/* The most a frame may announce, whatever its type. */
+#define LBSPROF_FRAME_MAX (1u << 31)
+
+/* Authentication (auth.c). */
+#define LBSPROF_SECRET_BYTES 32
+#define LBSPROF_NONCE_BYTES 32
+#define LBSPROF_MAC_BYTES 32
+#define LBSPROF_SECRET_ENV "LBSPROF_SECRET"
+lbs_err lbs__random(void *buf, size_t n); /* getrandom(2) */
+void lbs__hex(const uint8_t *b, size_t n, char *out); /* out: 2n + 1 chars */
+int lbs__unhex(const char *s, size_t slen, uint8_t *out, size_t n);
+/* A token file: a regular file of this user, mode 0600 (no group or other bits), holding the
+ * secret as 64 hex digits (a newline may follow). Errors name the file and the reason. */
+lbs_err lbs__token_read(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]);
+/* A new random secret written to a new file (O_EXCL, no symlink followed) of mode 0600. */
+lbs_err lbs__token_create(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]);
+lbs_err lbs__secret_from_env(uint8_t secret[LBSPROF_SECRET_BYTES]);
+void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
+                   uint8_t mac[LBSPROF_MAC_BYTES]);
+int lbs__auth_verify(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
+                     const uint8_t mac[LBSPROF_MAC_BYTES]); /* 1 when mac is right (constant time) */
+/* The agent's side on a fresh connection: waits (up to timeout_s) for the challenge, answers. */
+lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s);
 
 /* Addresses: "unix:/path" or "tcp:host:port". listen: a bound listening socket and the
  * address to give clients (for tcp port 0, the chosen port); a unix path may hold only a
@@ -106,6 +145,8 @@ int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, u
  * is an error naming it. connect: a connected socket, or -1 with the reason in lbs_errmsg(). */
 int lbs__listen(const char *addr, char *actual, size_t actual_len);
 int lbs__connect(const char *addr);
+/* Does tcp:HOST:PORT resolve (passive: as an address to listen on, "*" allowed)? */
+lbs_err lbs__resolve(const char *addr, int passive);
 
 /* The bound each of the two lossy stages (0: the node agents, 1: the store) works to, so that
  * the stored values meet `whole` against the measured ones: rel:eps as sqrt(1 + eps) - 1 at
@@ -114,8 +155,25 @@ int lbs__connect(const char *addr);
 #include "lbs_traces.h"
 lbs_bound lbs__bound_stage(lbs_bound whole, int stage);
 
-/* The agent and the collector (lbsprof-agent's two modes, and `lbsim collect`). */
-int lbs__agent_main(const char *shm_name, int node, const char *collector);
-int lbs__collect_main(int listen_fd, const char *addr, const char *out_path, int nodes, int force);
+/* The agent (shm_fd: the node's segment, inherited; label: for messages) and the collector
+ * (lbsprof-agent's two modes, and `lbsim collect`). The secret is the run's. */
+int lbs__agent_main(int shm_fd, const char *label, int node, const char *collector,
+                    const uint8_t secret[LBSPROF_SECRET_BYTES]);
+int lbs__collect_main(int listen_fd, const char *addr, const char *out_path, int nodes,
+                      const uint8_t secret[LBSPROF_SECRET_BYTES]);
+
+/* The collector's state machine, apart from its sockets (collector.c; the fuzzer drives it). */
+typedef struct lbs_coll lbs_coll;
+lbs_coll *lbs__coll_create(const char *out_path, int nodes, const uint8_t secret[LBSPROF_SECRET_BYTES]);
+/* A new connection (fd may be -1: nothing is sent). trusted skips the challenge (tests and
+ * fuzzing only). Returns its id (>= 0), or -1 when it was refused. */
+int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted);
+/* Bytes received on connection id: 0 go on, 1 it ended cleanly, -1 it was dropped (logged).
+ * Either way a connection that ended is closed and forgotten. */
+int lbs__coll_input(lbs_coll *c, int id, const uint8_t *data, size_t n);
+void lbs__coll_close(lbs_coll *c, int id, const char *why); /* why: NULL for a plain EOF */
+/* Writes what is complete, the run's metadata, closes the trace; the exit status (0 whole). */
+int lbs__coll_finish(lbs_coll *c);
+void lbs__coll_free(lbs_coll *c);
 
 #endif

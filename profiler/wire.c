@@ -113,7 +113,8 @@ int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, u
   if (magic != LBSPROF_FRAME_MAGIC) return lbs_fail(LBS_FORMAT, "not an lbsprof frame (magic %08x)", magic), -1;
   if (ver != LBSPROF_PROTO_VERSION)
     return lbs_fail(LBS_VERSION, "protocol version %u, this collector speaks %d", ver, LBSPROF_PROTO_VERSION), -1;
-  if (n > (1u << 31)) return lbs_fail(LBS_FORMAT, "frame of %u bytes", n), -1;
+  if (n > LBSPROF_FRAME_MAX) return lbs_fail(LBS_FORMAT, "a frame announcing %u bytes", n), -1;
+  if (fr->check && fr->check(fr->ctx, *type, n)) return -1; /* before any of its payload is kept */
   if (fr->in.len < 16 + (size_t)n) return 0;
   if (lbs_crc32(fr->in.data + 16, n) != crc) return lbs_fail(LBS_CORRUPT, "frame checksum mismatch"), -1;
   *payload = fr->in.data + 16;
@@ -133,8 +134,9 @@ static int parse_tcp(const char *addr, char *host, size_t hl, char *port, size_t
   return 0;
 }
 
-/* What is at a unix socket path may go only when it is a stale socket: a socket file that
- * nobody listens on (connect() is refused). Anything else there is an error naming it. */
+/* What is at a unix socket path may go only when it is a stale socket of this user: a socket
+ * file we own that nobody listens on (connect() is refused). Anything else there is an error
+ * naming it. */
 static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
   const char *path = sa->sun_path;
   struct stat sb;
@@ -142,6 +144,8 @@ static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
     return errno == ENOENT ? LBS_OK : lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
   if (!S_ISSOCK(sb.st_mode))
     return lbs_fail(LBS_IO, "%s: exists and is not a socket; refusing to replace it", path);
+  if (sb.st_uid != geteuid())
+    return lbs_fail(LBS_IO, "%s: a socket of another user (uid %d); refusing to replace it", path, (int)sb.st_uid);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
   int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa), err = errno;
@@ -162,8 +166,11 @@ int lbs__listen(const char *addr, char *actual, size_t actual_len) {
     strcpy(sa.sun_path, addr + 5);
     if (clear_stale_socket(&sa)) return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 64)) {
+    /* only this user may connect: the mode is set before listen(), so nobody connects in between */
+    int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    if (!bound || chmod(sa.sun_path, 0600) || listen(fd, 64)) {
       lbs_fail(LBS_IO, "cannot listen on %s: %s", addr, strerror(errno));
+      if (bound) unlink(sa.sun_path); /* the socket this call made */
       if (fd >= 0) close(fd);
       return -1;
     }
@@ -175,8 +182,8 @@ int lbs__listen(const char *addr, char *actual, size_t actual_len) {
   if (parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
     return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr), -1;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
-  if (getaddrinfo(strcmp(host, "*") ? host : NULL, port, &hints, &res))
-    return lbs_fail(LBS_IO, "cannot resolve %s", addr), -1;
+  int gai = getaddrinfo(strcmp(host, "*") ? host : NULL, port, &hints, &res);
+  if (gai) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(gai)), -1;
   int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
   if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64)) {
@@ -211,7 +218,8 @@ int lbs__connect(const char *addr) {
   if (strncmp(addr, "tcp:", 4) || parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
     return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
-  if (getaddrinfo(host, port, &hints, &res)) return lbs_fail(LBS_IO, "cannot resolve %s", addr), -1;
+  int gai = getaddrinfo(host, port, &hints, &res);
+  if (gai) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(gai)), -1;
   fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen)) {
     lbs_fail(LBS_IO, "cannot connect to %s: %s", addr, strerror(errno));
@@ -220,6 +228,17 @@ int lbs__connect(const char *addr) {
   }
   freeaddrinfo(res);
   return fd;
+}
+
+lbs_err lbs__resolve(const char *addr, int passive) {
+  char host[256], port[32];
+  if (strncmp(addr, "tcp:", 4) || parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
+    return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr);
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0}, *res;
+  int rc = getaddrinfo(passive && !strcmp(host, "*") ? NULL : host, port, &hints, &res);
+  if (rc) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(rc));
+  freeaddrinfo(res);
+  return LBS_OK;
 }
 
 lbs_bound lbs__bound_stage(lbs_bound whole, int stage) {

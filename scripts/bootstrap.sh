@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
-  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev
+  libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libssl-dev
   libcriterion-dev libinih-dev libgsl-dev
   libopenmpi-dev openmpi-bin
   libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev

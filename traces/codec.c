@@ -182,8 +182,26 @@ static lbs_err encode_one(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size
   return e;
 }
 
+/* lossless: a version byte, a varint n, and one zstd frame of the 8n shuffled bytes */
+size_t lbs_codec_max_bytes(size_t n) { return 11 + ZSTD_compressBound(8 * n); }
+
+static lbs_err encode_any(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs_bound b,
+                          lbs_buf *out, lbs_codec *used);
+
 lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs_bound b,
                          lbs_buf *out, lbs_codec *used) {
+  size_t at = out->len;
+  lbs_err e = encode_any(ctx, c, v, n, b, out, used);
+  if (!e && out->len - at > lbs_codec_max_bytes(n)) { /* keeps the promise of lbs_codec_max_bytes */
+    out->len = at;
+    *used = LBS_CODEC_LOSSLESS;
+    e = lbs__codec_lossless.encode(ctx, v, n, (lbs__tol){0, 0}, out);
+  }
+  return e;
+}
+
+static lbs_err encode_any(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs_bound b,
+                          lbs_buf *out, lbs_codec *used) {
   lbs_err e = lbs_codec_check(c, b);
   if (e) return e;
   if (b.kind == LBS_BOUND_RANGE)

@@ -97,6 +97,10 @@ void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set
  * dynamic range) falls back to lossless (*used says so). LBS_INVAL for a bad codec/bound. */
 lbs_err lbs_codec_encode(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size_t n, lbs_bound b,
                          lbs_buf *out, lbs_codec *used);
+/* The most bytes lbs_codec_encode appends for n values, whatever the codec and the values (a
+ * lossy encoding that would be larger gives way to lossless, which fits): a reader may refuse
+ * anything longer before reading it. */
+size_t lbs_codec_max_bytes(size_t n);
 /* Decodes elements [first, first+count) of an n-element blob of codec c (a stored codec, not
  * auto) into out[0..count). LBS_CORRUPT for a malformed blob; never reads outside
  * [blob, blob+len). */

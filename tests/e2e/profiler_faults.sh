@@ -84,9 +84,12 @@ expect 0 "elements trace check" -- "$LBSIM" trace check "$T/e.lbt"
 "$LBSIM" collect --listen "unix:$T/c.sock" -o "$T/b.lbt" 2>"$T/collect.err" &
 cpid=$!
 for _ in $(seq 50); do [ -S "$T/c.sock" ] && break; sleep 0.1; done
-expect 0 "run against lbsim collect" -- "${MPI[@]}" -n 2 "$APP" "unix:$T/c.sock" 8 0
+expect 1 "a run without the collector's token" -- "${MPI[@]}" -n 2 "$APP" "unix:$T/c.sock" 8 0
+has "$T/err" "needs its token file: set LBSPROF_TOKEN_FILE" "the token is asked for"
+expect 0 "run against lbsim collect" -- env LBSPROF_TOKEN_FILE="$T/b.lbt.token" "${MPI[@]}" -n 2 "$APP" "unix:$T/c.sock" 8 0
 wait $cpid && ok || bad "lbsim collect exit: $(cat "$T/collect.err")"
 [ "$(steps "$T/b.lbt")" = 8 ] && ok || bad "collect: $(steps "$T/b.lbt") steps"
+[ ! -e "$T/b.lbt.token" ] && [ ! -e "$T/c.sock" ] && ok || bad "the collector left its token or socket"
 expect 2 "collect without -o" -- "$LBSIM" collect --listen "unix:$T/d.sock"
 
 # the agent killed mid-run: the application finishes, warns once per rank, complete steps stay

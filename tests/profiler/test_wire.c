@@ -53,7 +53,7 @@ Test(frame, round_trip_in_pieces) {
   lbs_buf f = {0};
   cr_assert_eq(lbs__frame_build(&f, FR_STEP, "hello ", 6, "world", 5), LBS_OK);
   cr_assert_eq(lbs__frame_build(&f, FR_END, "x", 1, NULL, 0), LBS_OK);
-  frame_reader fr = {{0}, 0};
+  frame_reader fr = {{0}, 0, NULL, NULL};
   uint16_t type;
   const uint8_t *p;
   uint32_t len;
@@ -73,7 +73,7 @@ Test(frame, round_trip_in_pieces) {
 }
 
 static int parse(const lbs_buf *f) {
-  frame_reader fr = {{0}, 0};
+  frame_reader fr = {{0}, 0, NULL, NULL};
   lbs_buf_append(&fr.in, f->data, f->len);
   uint16_t type;
   const uint8_t *p;
