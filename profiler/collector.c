@@ -340,7 +340,7 @@ static double mesh_max(const coll *c) {
 }
 
 static const char *frame_name(uint16_t type) {
-  static const char *names[] = {"?", "hello", "mesh", "step", "end", "challenge", "auth", "ping"};
+  static const char *names[] = {"?", "hello", "mesh", "step", "end", "challenge", "auth", "ping"}; /* "a %s frame" */
   return type < sizeof names / sizeof *names ? names[type] : "unknown";
 }
 
@@ -352,10 +352,10 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
   double max = 0;
   int exact = 1;
   if (k->state == S_AUTH) {
-    if (type != FR_AUTH) return lbs_fail(LBS_FORMAT, "a %s frame before the challenge was answered", frame_name(type)), -1;
+    if (type != FR_AUTH) return lbs_fail(LBS_FORMAT, "a frame (%s) before the challenge was answered", frame_name(type)), -1;
     max = 8 + LBSPROF_MAC_BYTES;
   } else if (k->state == S_HELLO) {
-    if (type != FR_HELLO) return lbs_fail(LBS_FORMAT, "a %s frame before the hello", frame_name(type)), -1;
+    if (type != FR_HELLO) return lbs_fail(LBS_FORMAT, "a frame (%s) before the hello", frame_name(type)), -1;
     max = 8 + sizeof(prof_meta);
   } else {
     exact = 0;
@@ -364,15 +364,15 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
     case FR_STEP: max = c->mesh[k->node].len ? (double)step_max(c, k->node) : 0; break;
     case FR_END: max = 8 + sizeof(prof_end), exact = 1; break;
     case FR_PING: max = 8, exact = 1; break;
-    default: return lbs_fail(LBS_FORMAT, "a %s frame (type %u) where hello was done", frame_name(type), type), -1;
+    default: return lbs_fail(LBS_FORMAT, "a frame (%s, type %u) after the hello", frame_name(type), type), -1;
     }
     if (type == FR_STEP && max == 0) return lbs_fail(LBS_FORMAT, "a step before the node's mesh"), -1;
   }
   if ((exact && len != max) || (double)len > max)
-    return lbs_fail(LBS_FORMAT, "a %s frame announcing %u bytes (%s %.0f)", frame_name(type), len,
+    return lbs_fail(LBS_FORMAT, "a frame (%s) announcing %u bytes (%s %.0f)", frame_name(type), len,
                     exact ? "it has" : "at most", max), -1;
   if (16 + (uint64_t)len > c->conn_cap)
-    return lbs_fail(LBS_RANGE, "a %s frame of %u bytes is over the memory cap of %llu MiB per connection "
+    return lbs_fail(LBS_RANGE, "a frame (%s) of %u bytes is over the memory cap of %llu MiB per connection "
                     "(LBSPROF_COLLECT_CONN_MB)", frame_name(type), len, (unsigned long long)(c->conn_cap >> 20)), -1;
   return 0;
 }
@@ -493,7 +493,7 @@ int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted) {
   conn *k = &c->k[id];
   memset(k, 0, sizeof *k);
   k->live = 1, k->fd = fd, k->node = -1, k->state = trusted ? S_HELLO : S_AUTH, k->since = now_s(), k->c = c;
-  k->fr.check = frame_check, k->fr.ctx = k;
+  k->fr.check = frame_check;
   snprintf(k->peer, sizeof k->peer, "%s", peer);
   if (!trusted) {
     lbs_buf f = {0};
@@ -536,6 +536,7 @@ int lbs__coll_input(lbs_coll *c, int id, const uint8_t *data, size_t n) {
   conn *k = &c->k[id];
   if (!k->live) return -1;
   if (n && lbs_buf_append(&k->fr.in, data, n)) return lbs__coll_close(c, id, "out of memory"), -1;
+  k->fr.ctx = k; /* the slots move when more connections come */
   uint16_t type;
   const uint8_t *pay;
   uint32_t len;

@@ -1,9 +1,15 @@
-/* prof_app.c - a small instrumented MPI program for the fault tests (tests/e2e/profiler_faults.sh):
- *   prof_app TRACE STEPS SLEEP_MS [drop|wait|elements [RING_BYTES]]
+/* prof_app.c - a small instrumented MPI program for the fault and security tests
+ * (tests/e2e/profiler_faults.sh, profiler_security.sh):
+ *   prof_app TRACE STEPS SLEEP_MS [drop|wait|elements|values [RING_BYTES]]
  * Each step: every element of a 20x20x2 box (split over the ranks) does about 1 us of work,
  * then the rank sleeps SLEEP_MS. Prints "done N" on rank 0 when it finishes. `elements`
  * describes the mesh by ids instead (rank r holds ids r, r+R, r+2R, ... of 800, with
- * coordinates and a ring adjacency i-1, i+1). */
+ * coordinates and a ring adjacency i-1, i+1). `values` records no timings, only a value metric
+ * `weight` that depends on the element and the step alone, so that two runs give the same
+ * trace. After the mesh is described rank 0 prints "segments N": the shared-memory names of
+ * this run still in /dev/shm (lbsprof_init unlinks them). */
+#include <dirent.h>
+#include <unistd.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +35,10 @@ int main(int argc, char **argv) {
   else o.trace_path = argv[1];
   if (argc > 4 && !strcmp(argv[4], "drop")) o.on_full = LBSPROF_DROP;
   if (argc > 5) o.ring_bytes = (size_t)atol(argv[5]);
+  int values = argc > 4 && !strcmp(argv[4], "values"), wm = -1;
+  if (values) o.metrics = "";
   lbsprof *p;
-  if (lbsprof_init(MPI_COMM_WORLD, &o, &p)) {
+  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) || (values && (wm = lbsprof_value_metric(p, "weight", "units")) < 0)) {
     if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
     MPI_Finalize();
     return 1;
@@ -61,12 +69,26 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
+  int pid0 = (int)getpid();
+  MPI_Bcast(&pid0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    char prefix[64];
+    int left = 0;
+    snprintf(prefix, sizeof prefix, "lbsprof-%d-", pid0);
+    DIR *d = opendir("/dev/shm");
+    for (struct dirent *de; d && (de = readdir(d));) left += !strncmp(de->d_name, prefix, strlen(prefix));
+    if (d) closedir(d);
+    printf("segments %d\n", left);
+    fflush(stdout);
+  }
   struct timespec nap = {ms / 1000, (long)(ms % 1000) * 1000000L};
   for (int s = 0; s < steps; s++) {
     for (int64_t i = 0; i < n; i++) {
       lbsprof_elem_begin(p, i);
       for (int k = 0; k < 300; k++) sink += k;
       lbsprof_elem_end(p, i);
+      if (values) lbsprof_set_value(p, wm, i, (double)(1 + (rank * 1000 + i * 7 + s) % 13));
     }
     lbsprof_step_end(p);
     nanosleep(&nap, NULL);
