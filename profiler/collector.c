@@ -54,13 +54,14 @@ struct lbs_coll {
   int64_t written, incomplete, dropped, lost_ranks, refused;
   lbs_codec_ctx *cc;
   double *tmp;
+  uint8_t *owned; /* per element: claimed by a node's mesh */
   int failed;
   uint8_t secret[LBSPROF_SECRET_BYTES];
   conn *k; /* connection slots; ids are indices */
   int nk;
-  /* limits (LBSPROF_AUTH_TIMEOUT_S, LBSPROF_CONN_IDLE_S, LBSPROF_COLLECT_CONN_MB) */
+  /* limits (LBSPROF_AUTH_TIMEOUT_S, LBSPROF_CONN_IDLE_S, LBSPROF_COLLECT_CONN_MB, _STEP_MB) */
   double auth_timeout, idle_timeout;
-  uint64_t conn_cap;
+  uint64_t conn_cap, step_cap; /* bytes: one connection's buffer, one step being put together */
 };
 typedef struct lbs_coll coll;
 
@@ -264,9 +265,12 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
     int32_t node, M;
     int64_t step, app, n;
   } h;
-  if (len < sizeof h) return -1;
+  if (len < sizeof h) return lbs_fail(LBS_FORMAT, "a step record of %u bytes", len), -1;
   memcpy(&h, p, sizeof h);
   if (h.M != c->M || h.n != c->n[node]) return lbs_fail(LBS_FORMAT, "a step of %lld elements x %d metrics", (long long)h.n, h.M), -1;
+  /* an agent sends its steps in order: what is pending stays within the nodes' lag */
+  if (h.step <= c->last[node])
+    return lbs_fail(LBS_FORMAT, "step %lld after step %lld", (long long)h.step, (long long)c->last[node]), -1;
   cstep *s = NULL;
   for (int i = 0; i < c->ncs; i++)
     if (c->cs[i].step == h.step) s = &c->cs[i];
@@ -313,6 +317,19 @@ static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   lbs_err e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
   if (!e && !(l.gid = malloc((size_t)(l.count ? l.count : 1) * sizeof *l.gid))) e = lbs_fail(LBS_NOMEM, "mesh");
   if (!e) l.count = 0, e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
+  if (e) {
+    free(l.gid), lbs_buf_free(&copy);
+    return -1;
+  }
+  /* every element on one node only: claimed now, so a step never holds more than E values */
+  for (int64_t i = 0; i < l.count; i++)
+    if (c->owned[l.gid[i]]) {
+      e = lbs_fail(LBS_INVAL, "element %lld is given twice", (long long)l.gid[i]);
+      while (i--) c->owned[l.gid[i]] = 0;
+      break;
+    } else {
+      c->owned[l.gid[i]] = 1;
+    }
   if (e) {
     free(l.gid), lbs_buf_free(&copy);
     return -1;
@@ -393,9 +410,13 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       return lbs_fail(LBS_FORMAT, "a bad run description"), -1;
     if (c->nodes && c->nodes != m.nodes)
       return lbs_fail(LBS_INVAL, "the run has %d nodes, --nodes says %d", m.nodes, c->nodes), -1;
+    if ((double)m.elements * m.nmetrics * 8 > (double)c->step_cap)
+      return lbs_fail(LBS_RANGE, "a run of %lld elements x %d metrics needs %.0f MiB per step, over the cap of %llu MiB "
+                      "(LBSPROF_COLLECT_STEP_MB)", (long long)m.elements, m.nmetrics,
+                      (double)m.elements * m.nmetrics * 8 / 1048576, (unsigned long long)(c->step_cap >> 20)), -1;
     for (int i = 0; i < m.nmetrics; i++) m.name[i][31] = m.unit[i][15] = '\0';
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
-    if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)))
+    if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) || !(c->owned = calloc((size_t)c->E, 1)))
       return lbs_fail(LBS_NOMEM, "a run of %lld elements", (long long)m.elements), -1;
   } else if (memcmp(&m, &c->meta, sizeof m)) {
     return lbs_fail(LBS_INVAL, "node %d describes another run", node), -1;
@@ -461,6 +482,7 @@ lbs_coll *lbs__coll_create(const char *out_path, int nodes, const uint8_t secret
   c->auth_timeout = env_num("LBSPROF_AUTH_TIMEOUT_S", 5, 0.01, 3600);
   c->idle_timeout = env_num("LBSPROF_CONN_IDLE_S", 60, 0.1, 1e6);
   c->conn_cap = (uint64_t)(env_num("LBSPROF_COLLECT_CONN_MB", 1024, 1, 1 << 20) * 1048576);
+  c->step_cap = (uint64_t)(env_num("LBSPROF_COLLECT_STEP_MB", 16384, 1, 1 << 30) * 1048576);
   if (lbs_codec_ctx_create(&c->cc)) return free(c), NULL;
   return c;
 }
@@ -626,7 +648,7 @@ void lbs__coll_free(lbs_coll *c) {
   for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals);
   free(c->cs);
   for (int k = 0; k < c->nodes && c->mesh; k++) lbs_buf_free(&c->mesh[k]), free(c->gid[k]);
-  free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last), free(c->tmp);
+  free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last), free(c->tmp), free(c->owned);
   lbs_codec_ctx_destroy(&c->cc);
   OPENSSL_cleanse(c->secret, sizeof c->secret);
   free(c);

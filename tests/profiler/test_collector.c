@@ -1,0 +1,185 @@
+/* test_collector.c - the collector's state machine (profiler/collector.c) without its sockets:
+ * the challenge and its answer, frame lengths refused before their payload is kept, a whole
+ * run from two nodes, and records that would break it (steps out of order, an element twice). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lbs_traces.h"
+#include "prof_int.h"
+
+static const uint8_t SECRET[LBSPROF_SECRET_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+static void tmp_path(char *p, size_t n) {
+  snprintf(p, n, "/tmp/lbs_test_collector_%d.lbt", (int)getpid());
+  remove(p);
+}
+
+static prof_meta run_meta(void) {
+  prof_meta m;
+  memset(&m, 0, sizeof m);
+  m.elements = 8, m.nmetrics = 1, m.codec = LBS_CODEC_LOSSLESS, m.mesh_kind = 1, m.sample_every = 1;
+  m.nodes = 2, m.ranks = 2, m.bound_kind = LBS_BOUND_LOSSLESS, m.dims[0] = 8, m.dims[1] = m.dims[2] = 1;
+  snprintf(m.name[0], 32, "time_ns");
+  return m;
+}
+
+static void frame(lbs_buf *out, uint16_t type, int32_t node, const void *b, size_t blen) {
+  int32_t h[2] = {node, 0};
+  cr_assert_eq(lbs__frame_build(out, type, h, 8, b, blen), LBS_OK);
+}
+
+/* node k holds elements 4k..4k+3 (one rank) */
+static void mesh(lbs_buf *out, int32_t node, int64_t first) {
+  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, ids} */
+  uint8_t part[8 + 24 + 32];
+  uint64_t len = 24 + 32;
+  int64_t h[3] = {4, 0, 0}, g[4] = {first, first + 1, first + 2, first + 3};
+  memcpy(part, &len, 8), memcpy(part + 8, h, 24), memcpy(part + 32, g, 32);
+  int32_t head[2] = {node, 1};
+  cr_assert_eq(lbs__frame_build(out, FR_MESH, head, 8, part, sizeof part), LBS_OK);
+}
+
+static void step(lbs_buf *out, lbs_codec_ctx *cc, int32_t node, int64_t s) {
+  double v[4] = {100.0 + node, 200, 300, 400 + (double)s};
+  lbs_buf blob = {0};
+  lbs_codec used;
+  cr_assert_eq(lbs_codec_encode(cc, LBS_CODEC_LOSSLESS, v, 4, (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &blob, &used), LBS_OK);
+  struct {
+    int32_t node, M;
+    int64_t step, app, n;
+    int32_t codec, pad;
+    uint64_t len;
+  } h = {node, 1, s, s, 4, (int32_t)used, 0, blob.len};
+  cr_assert_eq(lbs__frame_build(out, FR_STEP, &h, sizeof h, blob.data, blob.len), LBS_OK);
+  lbs_buf_free(&blob);
+}
+
+Test(collector, a_whole_run_from_two_nodes_is_written) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1), b = lbs__coll_open(c, -1, "b", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = run_meta();
+  lbs_buf fa = {0}, fb = {0};
+  frame(&fa, FR_HELLO, 0, &m, sizeof m), mesh(&fa, 0, 0);
+  frame(&fb, FR_HELLO, 1, &m, sizeof m), mesh(&fb, 1, 4);
+  for (int s = 0; s < 3; s++) step(&fa, cc, 0, s), step(&fb, cc, 1, s);
+  frame(&fa, FR_PING, 0, NULL, 0);
+  prof_end e = {0, 3, 0, 0};
+  frame(&fa, FR_END, 0, &e, sizeof e), frame(&fb, FR_END, 1, &e, sizeof e);
+  /* in pieces of 7 bytes, interleaved */
+  int ra = 0, rb = 0;
+  for (size_t at = 0; at < fa.len || at < fb.len; at += 7) {
+    if (at < fa.len && !ra) ra = lbs__coll_input(c, a, fa.data + at, fa.len - at < 7 ? fa.len - at : 7);
+    if (at < fb.len && !rb) rb = lbs__coll_input(c, b, fb.data + at, fb.len - at < 7 ? fb.len - at : 7);
+  }
+  cr_assert_eq(ra, 1, "node 0 ended cleanly");
+  cr_assert_eq(rb, 1, "node 1 ended cleanly");
+  cr_assert_eq(lbs__coll_finish(c), 0);
+  lbs__coll_free(c);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_steps(t), 3);
+  double v[8];
+  cr_assert_eq(lbs_trace_read(t, 2, 0, 0, 8, v), LBS_OK);
+  cr_assert_eq(v[0], 100);
+  cr_assert_eq(v[4], 101);
+  cr_assert_eq(v[7], 402);
+  lbs_trace_close(&t);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&fa), lbs_buf_free(&fb);
+  remove(path);
+}
+
+Test(collector, nothing_before_the_answer_and_no_wrong_answer) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  prof_meta m = run_meta();
+  lbs_buf f = {0};
+  /* a hello where the answer belongs */
+  int k = lbs__coll_open(c, -1, "x", 0);
+  frame(&f, FR_HELLO, 0, &m, sizeof m);
+  cr_assert_eq(lbs__coll_input(c, k, f.data, f.len), -1);
+  cr_assert_str_eq(lbs_errmsg(), "a frame (hello) before the challenge was answered");
+  /* an answer of the right shape, with the wrong MAC */
+  k = lbs__coll_open(c, -1, "y", 0);
+  uint8_t wrong[8 + LBSPROF_MAC_BYTES] = {0};
+  f.len = 0;
+  cr_assert_eq(lbs__frame_build(&f, FR_AUTH, wrong, sizeof wrong, NULL, 0), LBS_OK);
+  cr_assert_eq(lbs__coll_input(c, k, f.data, f.len), -1);
+  cr_assert_str_eq(lbs_errmsg(), "wrong token (not this run's secret)");
+  /* a header announcing 2 GiB: refused from its 16 bytes */
+  k = lbs__coll_open(c, -1, "z", 0);
+  uint8_t h[16];
+  uint32_t magic = LBSPROF_FRAME_MAGIC, len = 1u << 31, crc = 0;
+  uint16_t ver = LBSPROF_PROTO_VERSION, type = FR_AUTH;
+  memcpy(h, &magic, 4), memcpy(h + 4, &ver, 2), memcpy(h + 6, &type, 2), memcpy(h + 8, &len, 4), memcpy(h + 12, &crc, 4);
+  cr_assert_eq(lbs__coll_input(c, k, h, 16), -1);
+  cr_assert_str_eq(lbs_errmsg(), "a frame (auth) announcing 2147483648 bytes (it has 40)");
+  cr_assert_neq(lbs__coll_finish(c), 0, "no trace without a run");
+  lbs__coll_free(c);
+  cr_assert_neq(access(path, F_OK), 0, "nothing written");
+  lbs_buf_free(&f);
+}
+
+Test(collector, the_right_answer_over_a_socket_lets_the_agent_in) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int k = lbs__coll_open(c, sv[0], "pair", 0); /* sends the challenge on sv[0] */
+  cr_assert_geq(k, 0);
+  cr_assert_eq(lbs__auth_client(sv[1], SECRET, 0, 2), LBS_OK, "%s", lbs_errmsg());
+  prof_meta m = run_meta();
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m);
+  cr_assert_eq(send(sv[1], f.data, f.len, 0), (ssize_t)f.len);
+  uint8_t buf[4096];
+  ssize_t n = recv(sv[0], buf, sizeof buf, 0);
+  cr_assert_gt(n, 16);
+  cr_assert_eq(lbs__coll_input(c, k, buf, (size_t)n), 0, "authenticated, then the hello: %s", lbs_errmsg());
+  /* a mesh announcing more than the run can hold is refused from its header */
+  f.len = 0;
+  uint8_t big[16];
+  memcpy(big, "FSBL", 4); /* little-endian 'LBSF' */
+  uint16_t ver = LBSPROF_PROTO_VERSION, type = FR_MESH;
+  uint32_t len = 1u << 20, crc = 0;
+  memcpy(big + 4, &ver, 2), memcpy(big + 6, &type, 2), memcpy(big + 8, &len, 4), memcpy(big + 12, &crc, 4);
+  cr_assert_eq(lbs__coll_input(c, k, big, 16), -1);
+  cr_assert(strstr(lbs_errmsg(), "a frame (mesh) announcing 1048576 bytes (at most"), "%s", lbs_errmsg());
+  lbs__coll_finish(c);
+  lbs__coll_free(c); /* closes sv[0] */
+  close(sv[1]);
+  lbs_buf_free(&f);
+  remove(path);
+}
+
+Test(collector, steps_out_of_order_and_elements_twice_are_refused) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1), b = lbs__coll_open(c, -1, "b", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = run_meta();
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m), mesh(&f, 0, 0), step(&f, cc, 0, 5), step(&f, cc, 0, 4);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1);
+  cr_assert_str_eq(lbs_errmsg(), "step 4 after step 5");
+  f.len = 0;
+  frame(&f, FR_HELLO, 1, &m, sizeof m), mesh(&f, 1, 2); /* elements 2, 3 are node 0's */
+  cr_assert_eq(lbs__coll_input(c, b, f.data, f.len), -1);
+  cr_assert_str_eq(lbs_errmsg(), "element 2 is given twice");
+  lbs__coll_finish(c);
+  lbs__coll_free(c);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&f);
+  remove(path);
+}
