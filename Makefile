@@ -37,6 +37,7 @@ bench: build
 	  $(BUILD)/bin/bench_trace_fidelity tests/data/heat_2ranks.lbt examples/grids/homogeneous16.ini
 	@OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --allow-run-as-root --oversubscribe -n 1 \
 	  $(BUILD)/bin/bench_profiler_overhead
+	@$(BUILD)/bin/bench_auth
 	@bash bench/replay.sh
 
 fuzz: bootstrap
