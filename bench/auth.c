@@ -28,7 +28,7 @@ static double run(int lfd, const char *addr, int n, int auth, const lbs_buf *hel
     int cfd = lbs__connect(addr), sfd = accept(lfd, NULL, NULL);
     int id = lbs__coll_open(c, sfd, "bench", !auth);
     if (cfd < 0 || sfd < 0 || id < 0) return fprintf(stderr, "bench_auth: %s\n", lbs_errmsg()), -1;
-    if (auth && lbs__auth_client(cfd, secret, 0, 5)) return fprintf(stderr, "bench_auth: %s\n", lbs_errmsg()), -1;
+    if (auth && lbs__auth_answer(cfd, secret, 0, 5)) return fprintf(stderr, "bench_auth: %s\n", lbs_errmsg()), -1;
     if (send(cfd, hello->data, hello->len, 0) != (ssize_t)hello->len) return -1;
     size_t want = hello->len + (auth ? 16 + 8 + LBSPROF_MAC_BYTES : 0), got = 0;
     while (got < want) {
@@ -37,6 +37,7 @@ static double run(int lfd, const char *addr, int n, int auth, const lbs_buf *hel
       if (lbs__coll_input(c, id, buf, (size_t)k) != 0) return fprintf(stderr, "bench_auth: %s\n", lbs_errmsg()), -1;
       got += (size_t)k;
     }
+    if (auth && lbs__auth_verdict(cfd, 5)) return fprintf(stderr, "bench_auth: %s\n", lbs_errmsg()), -1;
     lbs__coll_close(c, id, NULL); /* the collector closes sfd */
     close(cfd);
   }

@@ -44,7 +44,8 @@ int cmd_collect(int argc, char **argv) {
              "dropped and logged. The token is a file of mode 0600: give the application\n"
              "LBSPROF_TOKEN_FILE=F (or opts.token_file).\n\noptions:\n"
              "  --token-file F  read the token from F, or write a new one there when F does\n"
-             "                  not exist (default: t.lbt.token, removed at the end if made)\n"
+             "                  not exist; it stays, so a restarted collector lets the same\n"
+             "                  agents back in (default: t.lbt.token, made and removed here)\n"
              "  --nodes N       expect N node agents (default: as the run says)\n"
              "  -f, --force     replace the output file (a regular file only)\n\n"
              "Limits (environment): LBSPROF_AUTH_TIMEOUT_S (5: to authenticate),\n"
@@ -65,7 +66,8 @@ int cmd_collect(int argc, char **argv) {
   if (cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
   /* the token: an existing file is read (and must be private), else a new one is written */
   char token_default[4200];
-  int made_token = 0;
+  int made_token = 0; /* the default token made here: removed at the end (the same file only) */
+  struct stat made = {0};
   uint8_t secret[LBSPROF_SECRET_BYTES];
   if (!token) snprintf(token_default, sizeof token_default, "%s.token", out), token = token_default;
   if (access(token, F_OK) == 0 || errno != ENOENT) {
@@ -73,7 +75,7 @@ int cmd_collect(int argc, char **argv) {
     fprintf(stderr, "lbsim collect: token from %s\n", token);
   } else {
     if (lbs__token_create(token, secret)) return cli_error("collect", LBS_IO);
-    made_token = 1;
+    made_token = token == token_default && stat(token, &made) == 0;
     fprintf(stderr, "lbsim collect: wrote a new token to %s (give the run LBSPROF_TOKEN_FILE=%s)\n", token, token);
   }
   char actual[512];
@@ -84,7 +86,8 @@ int cmd_collect(int argc, char **argv) {
     rc = lbs__collect_main(fd, actual, out, (int)nodes, secret);
   }
   if (fd >= 0) close(fd), unlink_socket(actual);
-  if (made_token) unlink(token);
+  struct stat now;
+  if (made_token && lstat(token, &now) == 0 && now.st_dev == made.st_dev && now.st_ino == made.st_ino) unlink(token);
   OPENSSL_cleanse(secret, sizeof secret);
   return rc;
 }

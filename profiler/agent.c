@@ -108,22 +108,28 @@ static void try_connect(agent *a) {
   double t = now_s();
   if (a->fd >= 0 || a->give_up || t - a->last_try < 0.1) return;
   a->last_try = t;
-  int fd = lbs__connect(a->addr);
+  int fd = lbs__connect(a->addr), refused = 0;
   if (fd >= 0) {
-    /* the challenge first: nothing goes out before the collector has our proof */
-    if (lbs__auth_client(fd, a->secret, a->node, 10) ||
-        (a->hello.len && lbs__frame_send_raw(fd, a->hello.data, a->hello.len))) {
-      say(a, "the collector did not take this agent: %s", lbs_errmsg());
-      close(fd);
-    } else {
+    /* the challenge first: nothing goes out before the collector has our proof and took it */
+    lbs_err e = lbs__auth_client(fd, a->secret, a->node, 5);
+    refused = e == LBS_INVAL;
+    if (!e && a->hello.len) e = lbs__frame_send_raw(fd, a->hello.data, a->hello.len);
+    if (!e) {
       a->fd = fd;
       a->last_sent = now_s();
+      return;
     }
-    return;
+    close(fd);
   }
   const char *s = getenv("LBSPROF_RETRY_S"), *b = getenv("LBSPROF_BUFFER_MB");
   double limit = s ? atof(s) : 10, maxb = (b ? atof(b) : 256) * 1048576;
-  if (t - a->down_since > limit || (double)a->qbytes > maxb) {
+  if (refused) { /* another run's collector, or a wrong token file: trying again changes nothing */
+    say(a, "%s; giving up: the steps from here on are not recorded", lbs_errmsg());
+    a->give_up = 1;
+    atomic_store(&a->shm->agent_state, AGENT_GONE);
+    for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
+    a->nq = a->qhead = 0, a->qbytes = 0;
+  } else if (t - a->down_since > limit || (double)a->qbytes > maxb) {
     char why[600];
     snprintf(why, sizeof why, "the collector at %s is unreachable (%s) for %.0f s with %.1f MiB buffered; giving up: "
              "the steps from here on are not recorded", a->addr, lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);

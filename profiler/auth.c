@@ -138,43 +138,68 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s) {
-  uint8_t in[16 + LBSPROF_NONCE_BYTES];
+/* Reads exactly n bytes (a whole frame) by the deadline. */
+static lbs_err read_frame(int fd, uint8_t *in, size_t n, double timeout_s, const char *what) {
   size_t have = 0;
   double until = now_s() + timeout_s;
-  while (have < sizeof in) {
+  while (have < n) {
     int ms = (int)((until - now_s()) * 1000);
-    if (ms <= 0) return lbs_fail(LBS_IO, "the collector sent no challenge within %.0f s", timeout_s);
+    if (ms <= 0) return lbs_fail(LBS_IO, "the collector sent no %s within %.0f s", what, timeout_s);
     struct pollfd pf = {fd, POLLIN, 0};
     int r = poll(&pf, 1, ms);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return lbs_fail(LBS_IO, "poll: %s", strerror(errno));
     if (r == 0) continue;
-    ssize_t k = recv(fd, in + have, sizeof in - have, 0);
+    ssize_t k = recv(fd, in + have, n - have, 0);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0)
-      return lbs_fail(LBS_IO, "the collector closed the connection before its challenge%s%s", k < 0 ? ": " : "",
+      return lbs_fail(LBS_IO, "the collector closed the connection before its %s%s%s", what, k < 0 ? ": " : "",
                       k < 0 ? strerror(errno) : "");
     have += (size_t)k;
   }
+  return LBS_OK;
+}
+
+/* The one frame in in[0..n) if it is of type and len, else an error. */
+static lbs_err one_frame(const uint8_t *in, size_t n, uint16_t want, uint32_t want_len, uint8_t *payload) {
   frame_reader fr = {{0}, 0, NULL, NULL};
-  lbs_buf_append(&fr.in, in, sizeof in);
+  lbs_buf_append(&fr.in, in, n);
   uint16_t type;
-  const uint8_t *nonce;
+  const uint8_t *p;
   uint32_t len;
-  int f = lbs__frame_next(&fr, &type, &nonce, &len);
+  int f = lbs__frame_next(&fr, &type, &p, &len);
   lbs_err e = LBS_OK;
-  if (f != 1 || type != FR_CHALLENGE || len != LBSPROF_NONCE_BYTES)
+  if (f != 1 || type != want || len != want_len)
     e = lbs_fail(LBS_FORMAT, "the peer is not an lbsprof collector of protocol %d%s%s", LBSPROF_PROTO_VERSION,
                  f < 0 ? ": " : "", f < 0 ? lbs_errmsg() : "");
-  if (!e) {
-    struct {
-      int32_t node, pad;
-      uint8_t mac[LBSPROF_MAC_BYTES];
-    } a = {node, 0, {0}};
-    lbs__auth_mac(secret, nonce, a.mac);
-    e = lbs__frame_send(fd, FR_AUTH, &a, sizeof a, NULL, 0);
-  }
+  else memcpy(payload, p, len);
   lbs_buf_free(&fr.in);
   return e;
+}
+
+lbs_err lbs__auth_answer(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s) {
+  uint8_t in[16 + LBSPROF_NONCE_BYTES], nonce[LBSPROF_NONCE_BYTES];
+  lbs_err e = read_frame(fd, in, sizeof in, timeout_s, "challenge");
+  if (!e) e = one_frame(in, sizeof in, FR_CHALLENGE, LBSPROF_NONCE_BYTES, nonce);
+  if (e) return e;
+  struct {
+    int32_t node, pad;
+    uint8_t mac[LBSPROF_MAC_BYTES];
+  } a = {node, 0, {0}};
+  lbs__auth_mac(secret, nonce, a.mac);
+  return lbs__frame_send(fd, FR_AUTH, &a, sizeof a, NULL, 0);
+}
+
+lbs_err lbs__auth_verdict(int fd, double timeout_s) {
+  uint8_t in[16 + 8];
+  int32_t v[2];
+  lbs_err e = read_frame(fd, in, sizeof in, timeout_s, "verdict");
+  if (!e) e = one_frame(in, sizeof in, FR_VERDICT, 8, (uint8_t *)v);
+  if (!e && v[0] != 1) e = lbs_fail(LBS_INVAL, "the collector refused this run's token (is it another run's collector?)");
+  return e;
+}
+
+lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s) {
+  lbs_err e = lbs__auth_answer(fd, secret, node, timeout_s);
+  return e ? e : lbs__auth_verdict(fd, timeout_s);
 }

@@ -24,7 +24,7 @@ enum { S_AUTH, S_HELLO, S_NODE };
 
 typedef struct {
   int live, fd, node, state; /* node -1 until its HELLO */
-  double since;              /* opened, or its last frame */
+  double opened, since;      /* opened; its last bytes */
   uint8_t nonce[LBSPROF_NONCE_BYTES];
   char peer[96];
   frame_reader fr;
@@ -385,7 +385,7 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
     }
     if (type == FR_STEP && max == 0) return lbs_fail(LBS_FORMAT, "a step before the node's mesh"), -1;
   }
-  if ((exact && len != max) || (double)len > max)
+  if ((exact && len != max) || (double)len > max || len < 8)
     return lbs_fail(LBS_FORMAT, "a frame (%s) announcing %u bytes (%s %.0f)", frame_name(type), len,
                     exact ? "it has" : "at most", max), -1;
   if (16 + (uint64_t)len > c->conn_cap)
@@ -430,16 +430,27 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       lbs__coll_close(c, j, "replaced by the node's new connection");
     }
   k->node = node, k->state = S_NODE;
+  c->lost[node] = 0; /* back: its steps from here on count again */
   return 0;
+}
+
+/* Tells the agent whether its answer was right (a small frame into the socket: never blocks). */
+static void send_verdict(conn *k, int ok) {
+  int32_t v[2] = {ok, 0};
+  lbs_buf f = {0};
+  if (k->fd >= 0 && !lbs__frame_build(&f, FR_VERDICT, v, sizeof v, NULL, 0))
+    (void)!send(k->fd, f.data, f.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+  lbs_buf_free(&f);
 }
 
 /* One frame from connection k: 0 go on, 1 its end, -1 drop it. */
 static int on_frame(coll *c, conn *k, uint16_t type, const uint8_t *p, uint32_t len) {
   int32_t node;
   memcpy(&node, p, 4); /* every frame that passed frame_check has 8 bytes or more */
-  k->since = now_s();
   if (type == FR_AUTH) {
-    if (!lbs__auth_verify(c->secret, k->nonce, p + 8)) {
+    int ok = lbs__auth_verify(c->secret, k->nonce, p + 8);
+    send_verdict(k, ok);
+    if (!ok) {
       c->refused++;
       return lbs_fail(LBS_INVAL, "wrong token (not this run's secret)"), -1;
     }
@@ -487,34 +498,39 @@ lbs_coll *lbs__coll_create(const char *out_path, int nodes, const uint8_t secret
   return c;
 }
 
-static int pending(const coll *c, int *oldest) {
+/* Connections that have not answered the challenge yet; *victim: one of them at random. */
+static int pending(const coll *c, int *victim) {
   int n = 0;
-  *oldest = -1;
+  uint32_t r = 0;
+  lbs__random(&r, sizeof r);
+  *victim = -1;
   for (int j = 0; j < c->nk; j++)
-    if (c->k[j].live && c->k[j].state != S_NODE) {
-      n++;
-      if (*oldest < 0 || c->k[j].since < c->k[*oldest].since) *oldest = j;
-    }
+    if (c->k[j].live && c->k[j].state == S_AUTH && (n++ == 0 || r % (uint32_t)n == 0)) *victim = j; /* reservoir */
   return n;
 }
 
-/* At most this many connections wait to authenticate or say hello; a newcomer evicts the oldest. */
+/* At most this many connections wait to answer the challenge; a newcomer evicts one of them at
+ * random (an agent answers within a round trip, so a flood rarely catches it). */
 #define MAX_PENDING 16
 
 int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted) {
-  int oldest;
-  if (pending(c, &oldest) >= MAX_PENDING) lbs__coll_close(c, oldest, "evicted: too many connections waiting to authenticate");
+  int victim;
+  if (pending(c, &victim) >= MAX_PENDING) lbs__coll_close(c, victim, "evicted: too many connections waiting to authenticate");
   int id = -1;
   for (int j = 0; j < c->nk && id < 0; j++)
     if (!c->k[j].live) id = j;
   if (id < 0) {
     conn *k = realloc(c->k, (size_t)(c->nk + 1) * sizeof *k);
-    if (!k) return -1;
+    if (!k) {
+      if (fd >= 0) close(fd);
+      return -1;
+    }
     c->k = k, id = c->nk++;
   }
   conn *k = &c->k[id];
   memset(k, 0, sizeof *k);
-  k->live = 1, k->fd = fd, k->node = -1, k->state = trusted ? S_HELLO : S_AUTH, k->since = now_s(), k->c = c;
+  k->live = 1, k->fd = fd, k->node = -1, k->state = trusted ? S_HELLO : S_AUTH, k->c = c;
+  k->opened = k->since = now_s();
   k->fr.check = frame_check;
   snprintf(k->peer, sizeof k->peer, "%s", peer);
   if (!trusted) {
@@ -558,6 +574,7 @@ int lbs__coll_input(lbs_coll *c, int id, const uint8_t *data, size_t n) {
   conn *k = &c->k[id];
   if (!k->live) return -1;
   if (n && lbs_buf_append(&k->fr.in, data, n)) return lbs__coll_close(c, id, "out of memory"), -1;
+  if (n) k->since = now_s(); /* a node sending a large frame is not silent */
   k->fr.ctx = k; /* the slots move when more connections come */
   uint16_t type;
   const uint8_t *pay;
@@ -587,8 +604,8 @@ static void expire(coll *c, double t) {
     conn *k = &c->k[j];
     if (!k->live) continue;
     char why[128];
-    if (k->state != S_NODE && t - k->since > c->auth_timeout) {
-      snprintf(why, sizeof why, "did not authenticate within %g s (LBSPROF_AUTH_TIMEOUT_S)", c->auth_timeout);
+    if (k->state != S_NODE && t - k->opened > c->auth_timeout) {
+      snprintf(why, sizeof why, "did not authenticate and say hello within %g s (LBSPROF_AUTH_TIMEOUT_S)", c->auth_timeout);
       lbs__coll_close(c, j, why);
     } else if (k->state == S_NODE && t - k->since > c->idle_timeout) {
       snprintf(why, sizeof why, "silent for %g s (LBSPROF_CONN_IDLE_S)", c->idle_timeout);
@@ -659,11 +676,11 @@ static int describe_peer(int fd, int *uid_ok, char *out, size_t n) {
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   *uid_ok = 1;
-  if (getpeername(fd, (struct sockaddr *)&ss, &sl)) return snprintf(out, n, "an unknown peer"), 0;
-  if (ss.ss_family == AF_UNIX) {
+  if (getpeername(fd, (struct sockaddr *)&ss, &sl)) return *uid_ok = 0, snprintf(out, n, "an unknown peer"), 0;
+  if (ss.ss_family == AF_UNIX) { /* who it is, or it does not get in */
     struct ucred cr;
     socklen_t cl = sizeof cr;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl)) return snprintf(out, n, "a local process"), 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl)) return *uid_ok = 0, snprintf(out, n, "a local process"), 0;
     *uid_ok = cr.uid == geteuid();
     return snprintf(out, n, "local pid %d (uid %d)", (int)cr.pid, (int)cr.uid), 0;
   }
@@ -712,7 +729,9 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
     }
     for (int i = 1; r > 0 && i < np; i++) {
       if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)) || !c->k[ids[i]].live) continue;
-      ssize_t got = recv(pf[i].fd, rbuf, 1 << 16, 0);
+      /* before its hello, a connection is read no further than its answer and hello */
+      size_t want = c->k[ids[i]].state == S_NODE ? 1 << 16 : 16 + 8 + sizeof(prof_meta);
+      ssize_t got = recv(pf[i].fd, rbuf, want, 0);
       if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (got <= 0) {
         int node = c->k[ids[i]].state == S_NODE;
@@ -728,7 +747,7 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
         int uid_ok;
         describe_peer(fd, &uid_ok, peer, sizeof peer);
         if (!uid_ok) {
-          fprintf(stderr, "lbsim collect: connection from %s: another user; dropped\n", peer);
+          fprintf(stderr, "lbsim collect: connection from %s: another user, or one that cannot be told; dropped\n", peer);
           c->refused++;
           close(fd);
         } else {

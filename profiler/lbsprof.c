@@ -67,6 +67,7 @@ struct lbsprof {
   size_t shm_bytes;
   char shm_name[64];
   pid_t agent_pid, collector_pid;
+  int agent_status;     /* the reaped agent's wait status (node's first rank) */
   lbs_buf rec;
 };
 
@@ -439,6 +440,10 @@ static lbs_err start_collector(lbsprof *p, const char *names, char *addr, size_t
                   p->sock_dir[0] ? "--private-dir" : NULL, p->sock_dir, NULL};
   p->collector_pid = spawn(p, argv, fd);
   close(fd);
+  if (p->collector_pid < 0 && p->sock_dir[0]) { /* nobody will: the socket and its directory go now */
+    unlink(addr + 5), rmdir(p->sock_dir);
+    p->sock_dir[0] = '\0';
+  }
   return p->collector_pid < 0 ? LBS_IO : LBS_OK;
 }
 
@@ -483,7 +488,7 @@ static int agent_alive(lbsprof *p) {
   /* the node's first rank is the agent's parent: a dead agent is a zombie until it is reaped */
   int status;
   if (p->agent_pid > 0 && waitpid(p->agent_pid, &status, WNOHANG) == p->agent_pid) {
-    p->agent_pid = 0;
+    p->agent_pid = 0, p->agent_status = status;
     atomic_store(&p->shm->agent_state, AGENT_GONE);
   }
   int32_t st = atomic_load(&p->shm->agent_state), pid = atomic_load(&p->shm->agent_pid);
@@ -538,7 +543,13 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   memset(&meta, 0, sizeof meta);
   meta.elements = E, meta.nmetrics = p->M, meta.codec = (int32_t)p->codec;
   meta.eps = p->bound.eps, meta.bound_kind = (int32_t)p->bound.kind;
-  meta.mesh_kind = kind, meta.dim = kind == 2 && coords ? dim : 0;
+  /* coordinates from every rank that has elements, or from none */
+  int cd[2] = {n > 0 ? (kind == 2 && coords ? dim : 0) : -1, n > 0 ? -(kind == 2 && coords ? dim : 0) : -4};
+  MPI_Allreduce(MPI_IN_PLACE, cd, 2, MPI_INT, MPI_MAX, p->comm);
+  if (cd[0] != -cd[1] && cd[0] >= 0)
+    return lbs_fail(LBS_INVAL, "lbsprof: the ranks disagree on coordinates (dimensions %d and %d); give them on every "
+                    "rank or on none", -cd[1], cd[0]);
+  meta.mesh_kind = kind, meta.dim = cd[0] > 0 ? cd[0] : 0;
   int has_adj = kind == 2 && xadj != NULL;
   MPI_Allreduce(MPI_IN_PLACE, &has_adj, 1, MPI_INT, MPI_MIN, p->comm);
   meta.has_adj = has_adj, meta.sample_every = p->o.sample_every, meta.on_full = p->o.on_full;
@@ -569,10 +580,11 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   MPI_Get_processor_name(me, &len);
   MPI_Comm lead;
   MPI_Comm_split(p->comm, leader ? 0 : MPI_UNDEFINED, p->rank, &lead);
-  if (leader) {
-    if (p->rank == 0 && !(names = calloc((size_t)p->nnodes, MPI_MAX_PROCESSOR_NAME))) e = lbs_fail(LBS_NOMEM, "lbsprof");
-    if (p->rank != 0 || names) /* rank 0 leads node 0, the leaders are numbered in rank order */
-      MPI_Gather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, lead);
+  if (leader) { /* rank 0 leads node 0, the leaders are numbered in rank order */
+    int have = p->rank == 0 ? (names = calloc((size_t)p->nnodes, MPI_MAX_PROCESSOR_NAME)) != NULL : 1;
+    MPI_Bcast(&have, 1, MPI_INT, 0, lead); /* every leader gathers, or none does */
+    if (have) MPI_Gather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, lead);
+    else if (p->rank == 0) e = lbs_fail(LBS_NOMEM, "lbsprof: the nodes' names");
     MPI_Comm_free(&lead);
   }
   if (!e && p->rank == 0) {
@@ -754,7 +766,11 @@ int lbsprof_finalize(lbsprof **pp) {
       int st;
       while (waitpid(p->agent_pid, &st, 0) < 0 && errno == EINTR) {
       }
+      p->agent_status = st;
     }
+    /* an agent that gave up, lost a rank or died did not deliver every step */
+    int agent_bad = p->lrank == 0 && !(WIFEXITED(p->agent_status) && WEXITSTATUS(p->agent_status) == 0), any_bad;
+    MPI_Allreduce(&agent_bad, &any_bad, 1, MPI_INT, MPI_MAX, p->comm);
     MPI_Barrier(p->comm);
     if (p->rank == 0 && p->collector_pid > 0) {
       int st = 0;
@@ -771,6 +787,10 @@ int lbsprof_finalize(lbsprof **pp) {
       rmdir(p->sock_dir);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, p->comm);
+    if (any_bad && !rc) {
+      rc = 1;
+      lbs_fail(LBS_IO, "lbsprof: a node agent did not deliver every step (see its messages above)");
+    }
     munmap(p->shm, p->shm_bytes);
   }
   if (p->papi_n) {

@@ -13,7 +13,7 @@
  * Who may talk (auth.c): the collector opens every connection with FR_CHALLENGE (a fresh
  * 32-byte nonce); the first frame back must be FR_AUTH {i32 node, pad, HMAC-SHA256(secret,
  * "lbsprof-auth-3" || nonce)}, else the connection is dropped and logged before anything it
- * sent is read. The run's secret (32 random bytes) reaches the agents and rank 0's collector
+ * sent is read; FR_VERDICT {i32 1 accepted / 0 refused, pad} tells the agent which. The run's secret (32 random bytes) reaches the agents and rank 0's collector
  * in LBSPROF_SECRET (hex, in their environment only), and a stand-alone `lbsim collect` keeps
  * it in a token file of mode 0600 (LBSPROF_TOKEN_FILE / opts.token_file for the application).
  * Then: HELLO, MESH, STEP..., END, with PING while an agent has nothing to send. Every frame's
@@ -35,7 +35,7 @@
 /* ring records */
 enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4 };
 /* frames */
-enum { FR_HELLO = 1, FR_MESH = 2, FR_STEP = 3, FR_END = 4, FR_CHALLENGE = 5, FR_AUTH = 6, FR_PING = 7 };
+enum { FR_HELLO = 1, FR_MESH = 2, FR_STEP = 3, FR_END = 4, FR_CHALLENGE = 5, FR_AUTH = 6, FR_PING = 7, FR_VERDICT = 8 };
 /* agent states in the segment header */
 enum { AGENT_STARTING = 0, AGENT_RUNNING = 1, AGENT_GONE = 2 };
 
@@ -136,7 +136,10 @@ void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t non
                    uint8_t mac[LBSPROF_MAC_BYTES]);
 int lbs__auth_verify(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
                      const uint8_t mac[LBSPROF_MAC_BYTES]); /* 1 when mac is right (constant time) */
-/* The agent's side on a fresh connection: waits (up to timeout_s) for the challenge, answers. */
+/* The agent's side on a fresh connection: waits (up to timeout_s) for the challenge and answers
+ * it; then waits for the collector's verdict (LBS_INVAL when it refused the token). client: both. */
+lbs_err lbs__auth_answer(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s);
+lbs_err lbs__auth_verdict(int fd, double timeout_s);
 lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s);
 
 /* Addresses: "unix:/path" or "tcp:host:port". listen: a bound listening socket and the

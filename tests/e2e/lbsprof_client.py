@@ -82,6 +82,8 @@ def wait_closed(s, secs=10):
         while s.recv(65536):
             pass
         return True
+    except ConnectionResetError:  # closed with our data unread: a reset
+        return True
     except OSError:
         return False
 

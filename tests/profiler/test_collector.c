@@ -136,7 +136,7 @@ Test(collector, the_right_answer_over_a_socket_lets_the_agent_in) {
   lbs_coll *c = lbs__coll_create(path, 0, SECRET);
   int k = lbs__coll_open(c, sv[0], "pair", 0); /* sends the challenge on sv[0] */
   cr_assert_geq(k, 0);
-  cr_assert_eq(lbs__auth_client(sv[1], SECRET, 0, 2), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__auth_answer(sv[1], SECRET, 0, 2), LBS_OK, "%s", lbs_errmsg());
   prof_meta m = run_meta();
   lbs_buf f = {0};
   frame(&f, FR_HELLO, 0, &m, sizeof m);
@@ -145,6 +145,7 @@ Test(collector, the_right_answer_over_a_socket_lets_the_agent_in) {
   ssize_t n = recv(sv[0], buf, sizeof buf, 0);
   cr_assert_gt(n, 16);
   cr_assert_eq(lbs__coll_input(c, k, buf, (size_t)n), 0, "authenticated, then the hello: %s", lbs_errmsg());
+  cr_assert_eq(lbs__auth_verdict(sv[1], 2), LBS_OK, "the collector says yes: %s", lbs_errmsg());
   /* a mesh announcing more than the run can hold is refused from its header */
   f.len = 0;
   uint8_t big[16];
@@ -158,6 +159,26 @@ Test(collector, the_right_answer_over_a_socket_lets_the_agent_in) {
   lbs__coll_free(c); /* closes sv[0] */
   close(sv[1]);
   lbs_buf_free(&f);
+  remove(path);
+}
+
+Test(collector, a_wrong_secret_hears_no) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int k = lbs__coll_open(c, sv[0], "pair", 0);
+  uint8_t other[LBSPROF_SECRET_BYTES] = {9};
+  cr_assert_eq(lbs__auth_answer(sv[1], other, 0, 2), LBS_OK);
+  uint8_t buf[256];
+  ssize_t n = recv(sv[0], buf, sizeof buf, 0);
+  cr_assert_eq(lbs__coll_input(c, k, buf, (size_t)n), -1);
+  cr_assert_eq(lbs__auth_verdict(sv[1], 2), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "refused this run's token"), "%s", lbs_errmsg());
+  lbs__coll_finish(c);
+  lbs__coll_free(c);
+  close(sv[1]);
   remove(path);
 }
 
@@ -181,5 +202,38 @@ Test(collector, steps_out_of_order_and_elements_twice_are_refused) {
   lbs__coll_free(c);
   lbs_codec_ctx_destroy(&cc);
   lbs_buf_free(&f);
+  remove(path);
+}
+
+Test(collector, a_node_that_reconnects_takes_its_place_back) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1), b = lbs__coll_open(c, -1, "b", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = run_meta();
+  lbs_buf fa = {0}, fb = {0};
+  frame(&fa, FR_HELLO, 0, &m, sizeof m), mesh(&fa, 0, 0);
+  frame(&fb, FR_HELLO, 1, &m, sizeof m), mesh(&fb, 1, 4);
+  cr_assert_eq(lbs__coll_input(c, a, fa.data, fa.len), 0);
+  cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 0);
+  lbs__coll_close(c, a, "the network went away"); /* node 0 lost... */
+  a = lbs__coll_open(c, -1, "a again", 1);        /* ...and back: hello and mesh again */
+  cr_assert_eq(lbs__coll_input(c, a, fa.data, fa.len), 0);
+  fa.len = fb.len = 0;
+  for (int s = 0; s < 3; s++) step(&fa, cc, 0, s), step(&fb, cc, 1, s);
+  prof_end e = {0, 3, 0, 0};
+  frame(&fa, FR_END, 0, &e, sizeof e), frame(&fb, FR_END, 1, &e, sizeof e);
+  cr_assert_eq(lbs__coll_input(c, a, fa.data, fa.len), 1);
+  cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 1);
+  cr_assert_eq(lbs__coll_finish(c), 0, "every step of the run is there");
+  lbs__coll_free(c);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_steps(t), 3);
+  lbs_trace_close(&t);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&fa), lbs_buf_free(&fb);
   remove(path);
 }
