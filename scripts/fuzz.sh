@@ -48,6 +48,9 @@ seedrun $L trace gen --kind bump --mesh 6x5x4 --steps 3 --chunk 50 -o "$C/reader
 seedrun $L trace gen --kind random --mesh 5x5 --steps 2 --bound lossless -o "$C/reader/random.lbt"
 sqlite3 "$C/reader/bump.lbt" "SELECT writefile('$C/codec/s' || id, CAST(char(codec) AS BLOB) || data) FROM chunks" >/dev/null
 sqlite3 "$C/reader/random.lbt" "SELECT writefile('$C/codec/r' || id, CAST(char(codec) AS BLOB) || data) FROM chunks" >/dev/null
+# the traces with 512-byte pages: a fifth of the size, so the inputs, and the corpus kept in the
+# tree that grows from them, stay small (the reader does not depend on the page size)
+for f in "$C"/reader/*.lbt; do sqlite3 "$f" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" >/dev/null; done
 printf '%% square\n4 4 1\n2 1 4 2\n1 1 3 5\n2 5 4 1\n3 1 1 2\n' >"$C/chaco/square"
 # encoder seeds: [0x80 | codec][bound][doubles]: timings with a spike and zeros, a smooth ramp
 python3 - "$C/codec" <<'PY'
@@ -179,16 +182,19 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrac
 rm -f $B/crash-* $B/leak-* $B/timeout-* $B/oom-* $B/slow-unit-*
 LIMITS="-max_len=65536 -timeout=10 -rss_limit_mb=2048"
 
-# fuzz TARGET SECONDS CORPUS... : runs it and sets EXECS; on a failure prints the input and stack, exits
+# failed WHAT LOG: names the input libFuzzer saved (crash, leak, timeout, oom), shows the stack, exits
+failed() {
+  echo "$1: FAILED; input: $(grep -oE 'Test unit written to [^ ]+' "$2" | sed "s|.* to \./|$B/|" | head -1)"
+  grep -E "ERROR|SUMMARY|runtime error|#0 |#1 |#2 |#3 " "$2" | head -20
+  exit 1
+}
+
+# fuzz TARGET SECONDS CORPUS... : runs it and sets EXECS
 fuzz() {
   local t=$1 secs=$2
   shift 2
-  if ! (cd $B && ./bin/fuzz_$t -max_total_time="$secs" -print_final_stats=1 $LIMITS -artifact_prefix=./ \
-        "$@" >"fuzz_$t.log" 2>&1); then
-    echo "fuzz_$t: FAILED; input: $(grep -oE 'Test unit written to [^ ]+' "$B/fuzz_$t.log" | sed "s|.* to \./|$B/|" | head -1)"
-    grep -E "ERROR|SUMMARY|runtime error|#0 |#1 |#2 |#3 " "$B/fuzz_$t.log" | head -20
-    exit 1
-  fi
+  (cd $B && ./bin/fuzz_$t -max_total_time="$secs" -print_final_stats=1 $LIMITS -artifact_prefix=./ \
+    "$@" >"fuzz_$t.log" 2>&1) || failed "fuzz_$t" "$B/fuzz_$t.log"
   EXECS=$(grep -oE 'number_of_executed_units: [0-9]+' "$B/fuzz_$t.log" | grep -oE '[0-9]+')
 }
 
@@ -208,10 +214,12 @@ for t in $TARGETS; do
   mkdir -p "$T/$t"
   fuzz "$t" "$SECS" "../$T/$t" "corpus/$t"
   # minimise the tree's corpus: the inputs that keep its coverage, into a fresh directory
+  # (the inputs run again there, in another process and order: one that fails only then fails
+  # this too, although libFuzzer's merge goes on past it)
   rm -rf "$B/merge_$t" && mkdir "$B/merge_$t"
-  if ! (cd $B && ./bin/fuzz_$t -merge=1 $LIMITS "merge_$t" "../$T/$t" >"merge_$t.log" 2>&1); then
-    echo "fuzz_$t: merge FAILED (see $B/merge_$t.log)"
-    exit 1
+  if ! (cd $B && ./bin/fuzz_$t -merge=1 $LIMITS -artifact_prefix=./ "merge_$t" "../$T/$t" >"merge_$t.log" 2>&1) ||
+     grep -q 'Test unit written to' "$B/merge_$t.log"; then
+    failed "fuzz_$t (merge)" "$B/merge_$t.log"
   fi
   rm -rf "$T/$t" && mv "$B/merge_$t" "$T/$t"
   files=$(find "$T/$t" -type f | wc -l)
