@@ -3,6 +3,7 @@
  * repartition. A run is written in one transaction, so a failure leaves nothing half-way. */
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,18 @@ static const char *SCHEMA =
 
 static lbs_err dberr(sqlite3 *db, const char *path) {
   return lbs_fail(LBS_DB, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+/* SQLite may insert into a damaged b-tree without noticing, leaving the new run, and the old
+ * ones, unreadable: a store that fails its quick check is refused before anything is written. */
+static lbs_err check_intact(sqlite3 *db, const char *path) {
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) != SQLITE_OK) return dberr(db, path);
+  const char *r = sqlite3_step(q) == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
+  lbs_err e = LBS_OK;
+  if (!r || strcmp(r, "ok")) e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%s)", path, r ? r : sqlite3_errmsg(db));
+  sqlite3_finalize(q);
+  return e;
 }
 
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
@@ -57,6 +70,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   sqlite3_finalize(q);
   if (!e && !empty && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim results store", path);
   if (!e && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) e = dberr(db, path);
+  if (!e) e = check_intact(db, path);
   char pragma[64];
   snprintf(pragma, sizeof pragma, "PRAGMA application_id=%d", RESULTS_APP_ID);
   if (!e && (sqlite3_exec(db, pragma, NULL, NULL, NULL) || sqlite3_exec(db, SCHEMA, NULL, NULL, NULL))) e = dberr(db, path);
