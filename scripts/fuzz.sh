@@ -173,9 +173,7 @@ open(d + "/store_journal", "wb").write(read(w + "/hot.db") + b"@@LBS-SIDE" + b"j
 c.execute("ROLLBACK")
 c.close()
 PY
-for t in $TARGETS; do
-  [ -n "$(ls -A "$C/$t")" ] || { echo "fuzz.sh: no seeds for $t (add them above)" >&2; exit 1; }
-done
+# (a target without seeds here starts from nothing and from its corpus in the tree)
 
 # ---------------------------------------------------------------- fuzzing
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
