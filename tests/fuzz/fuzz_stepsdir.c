@@ -35,13 +35,18 @@ static void cleanup(void) {
   clear(root);
 }
 
+static void remove_root(void) {
+  cleanup();
+  rmdir(root);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   snprintf(root, sizeof root, "/tmp/lbs_fuzz_stepsdir_%d", (int)getpid());
   snprintf(dir, sizeof dir, "%s/in", root);
   snprintf(out, sizeof out, "%s/out.lbt", root);
   mkdir(root, 0700);
-  atexit(cleanup);
+  atexit(remove_root);
   return 0;
 }
 
