@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all build bootstrap check demo bench fuzz asan install clean seed002 seed003
+.PHONY: all build bootstrap check demo bench fuzz fuzz-long asan install clean seed002 seed003
 
 all: build
 
@@ -42,6 +42,12 @@ bench: build
 
 fuzz: bootstrap
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# Every fuzz target for SECONDS seconds on the corpus kept in tests/fuzz/corpus/<target>, which
+# it then minimises in place (commit what it adds): make fuzz-long SECONDS=3600
+fuzz-long: SECONDS ?= 600
+fuzz-long: bootstrap
+	@bash scripts/fuzz.sh --long $(SECONDS)
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)

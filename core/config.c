@@ -146,6 +146,10 @@ static char *reader(char *str, int num, void *stream) {
   str[len] = '\0';
   ps->p += len;
   ps->line++;
+  if (str[len - 1] != '\n' && ps->p < ps->end) { /* inih would take the rest as a line of its own */
+    if (!ps->err) ps->err = lbs_fail(LBS_PARSE, "%s:%d: line longer than %d characters", ps->c->file, ps->line, num - 2);
+    return NULL;
+  }
   const char *q = str;
   while (isspace((unsigned char)*q)) q++;
   const char *close = *q == '[' ? strchr(q, ']') : NULL;

@@ -296,5 +296,6 @@ lbs_link lbs_grid_link(const lbs_grid *g, int a, int b) { return g->links[a * g-
 int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes) {
   if (p == q) return 0;
   lbs_link l = lbs_grid_link(g, g->pcluster[p], g->pcluster[q]);
-  return l.lat_ns + (int64_t)ceil(bytes * 8.0 / l.bw_gbps);
+  double t = ceil(bytes * 8.0 / l.bw_gbps);
+  return l.lat_ns + (t < 9e18 ? (int64_t)t : INT64_C(9000000000000000000)); /* held there, as compute */
 }

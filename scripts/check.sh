@@ -24,5 +24,6 @@ bash scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
 # set -e stops at the first failure, so reaching here means every stage passed
 n=$(ctest --test-dir build -N | grep -oE 'Total Tests: [0-9]+' | grep -oE '[0-9]+')
 na=$(ctest --test-dir build-asan -N | grep -oE 'Total Tests: [0-9]+' | grep -oE '[0-9]+')
-echo "== make check: $n test suites, $na of them again under sanitizers, and 3 fuzz targets"
-echo "check: $((n + na + 3)) passed, 0 failed"
+nf=$(bash scripts/fuzz.sh --list | wc -w)
+echo "== make check: $n test suites, $na of them again under sanitizers, and $nf fuzz targets"
+echo "check: $((n + na + nf)) passed, 0 failed"

@@ -3,6 +3,7 @@
  * repartition. A run is written in one transaction, so a failure leaves nothing half-way. */
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,18 @@ static const char *SCHEMA =
 
 static lbs_err dberr(sqlite3 *db, const char *path) {
   return lbs_fail(LBS_DB, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+/* SQLite may insert into a damaged b-tree without noticing, leaving the new run, and the old
+ * ones, unreadable: a store that fails its quick check is refused before anything is written. */
+static lbs_err check_intact(sqlite3 *db, const char *path) {
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) != SQLITE_OK) return dberr(db, path);
+  const char *r = sqlite3_step(q) == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
+  lbs_err e = LBS_OK;
+  if (!r || strcmp(r, "ok")) e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%s)", path, r ? r : sqlite3_errmsg(db));
+  sqlite3_finalize(q);
+  return e;
 }
 
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
@@ -57,11 +70,17 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   sqlite3_finalize(q);
   if (!e && !empty && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim results store", path);
   if (!e && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) e = dberr(db, path);
+  if (!e) e = check_intact(db, path);
   char pragma[64];
   snprintf(pragma, sizeof pragma, "PRAGMA application_id=%d", RESULTS_APP_ID);
   if (!e && (sqlite3_exec(db, pragma, NULL, NULL, NULL) || sqlite3_exec(db, SCHEMA, NULL, NULL, NULL))) e = dberr(db, path);
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO runs VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
-    e = dberr(db, path);
+  /* the columns by name: a store whose tables have other columns, or in another order, gets
+   * nothing in the wrong place (an unknown column is an error) */
+  static const char *INSERT_RUN =
+      "INSERT INTO runs(trace, grid, metric, partitioner, policy, mode, elements, steps, procs, total_time_s,"
+      " compute_time_s, comm_time_s, partition_time_s, migration_time_s, repartitions, mean_imbalance,"
+      " max_imbalance, mean_loadimb, moved_elements, wall_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  if (!e && sqlite3_prepare_v2(db, INSERT_RUN, -1, &st, NULL)) e = dberr(db, path);
   if (!e) {
     int k = 1;
     sqlite3_bind_text(st, k++, trace_path ? trace_path : "", -1, SQLITE_STATIC);
@@ -89,7 +108,8 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   sqlite3_finalize(st);
   st = NULL;
   run = sqlite3_last_insert_rowid(db);
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO steps(run, step, app_step, time_ns, compute_ns, imbalance, loadimb,"
+                              " repartitioned) VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
   for (int64_t s = 0; !e && s < r->steps; s++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run);
@@ -104,7 +124,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   }
   sqlite3_finalize(st);
   st = NULL;
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO procs VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO procs(run, step, proc, compute_ns) VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
   for (int64_t s = 0; !e && s < r->steps; s++)
     for (int p = 0; !e && p < r->procs; p++) {
       sqlite3_reset(st);
@@ -116,7 +136,8 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
     }
   sqlite3_finalize(st);
   st = NULL;
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO repartitions VALUES(?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO repartitions(run, step, partition_ns, migration_ns, moved_elements,"
+                              " moved_bytes, wall_s) VALUES(?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
   for (int k = 0; !e && k < r->nrep; k++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run);
@@ -131,7 +152,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   sqlite3_finalize(st);
   st = NULL;
   if (r->assign) { /* step -1: the initial partition */
-    if (!e && sqlite3_prepare_v2(db, "INSERT INTO assignment VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+    if (!e && sqlite3_prepare_v2(db, "INSERT INTO assignment(run, step, element, part) VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
     for (int k = 0; !e && k <= r->nrep; k++)
       for (int64_t el = 0; !e && el < r->elements; el++) {
         sqlite3_reset(st);

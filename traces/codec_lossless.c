@@ -18,7 +18,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   lbs_err e = lbs_buf_reserve(st, n * 8);
   if (e) return e;
   const uint8_t *src = (const uint8_t *)v;
-  for (size_t b = 0; b < 8; b++) {
+  for (size_t b = 0; n && b < 8; b++) { /* n = 0: no planes (and st->data may be NULL) */
     uint8_t *plane = st->data + b * n;
     for (size_t i = 0; i < n; i++) plane[i] = src[i * 8 + b];
   }

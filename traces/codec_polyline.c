@@ -284,8 +284,8 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   lbs__tol chk, fit;
   lbs_err e = tolerances(v, n, t, &delta, &chk, &fit);
   if (e) return e;
-  if (ctx->work_n < n) {
-    double *w = realloc(ctx->work, n * 4 * sizeof(pt));
+  if (ctx->work_n < n || !ctx->work) { /* not NULL even for n = 0: lh + n below */
+    double *w = realloc(ctx->work, (n ? n : 1) * 4 * sizeof(pt));
     if (!w) return lbs_fail(LBS_NOMEM, "polyline work arrays for %zu elements", n);
     ctx->work = w;
     ctx->work_n = n;
@@ -403,8 +403,8 @@ const lbs_codec_ops lbs__codec_polyline = {LBS_CODEC_ABI, LBS_CODEC_POLYLINE, "p
                                           decode};
 
 size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, size_t *ends) {
-  if (ctx->work_n < n) {
-    double *w = realloc(ctx->work, n * 4 * sizeof(pt));
+  if (ctx->work_n < n || !ctx->work) { /* not NULL even for n = 0: lh + n below */
+    double *w = realloc(ctx->work, (n ? n : 1) * 4 * sizeof(pt));
     if (!w) return 0;
     ctx->work = w;
     ctx->work_n = n;

@@ -306,9 +306,9 @@ static lbs_err parse_manifest(const char *dir, manifest *mf) {
   return LBS_OK;
 }
 
-/* Reads one step file into v[m*E + e]. A non-finite value is an error naming the file, line and
- * metric unless *nonfinite is not NULL, which then counts them. */
-static lbs_err read_step(const char *dir, const char *file, const manifest *mf, double *v,
+/* Reads one step file into (*vp)[m*E + e]; *vp NULL: allocates it first. A non-finite value is
+ * an error naming the file, line and metric unless *nonfinite is not NULL, which then counts them. */
+static lbs_err read_step(const char *dir, const char *file, const manifest *mf, double **vp,
                          int64_t *nonfinite) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -316,6 +316,12 @@ static lbs_err read_step(const char *dir, const char *file, const manifest *mf, 
   size_t len;
   lbs_err e = lbs_read_file(path, &text, &len);
   if (e) return e;
+  /* every element is a line: a count the file cannot hold never sizes the buffer */
+  if (!*vp && (uint64_t)mf->E > len)
+    e = lbs_fail(LBS_PARSE, "%s: %zu bytes cannot hold %lld element lines", path, len, (long long)mf->E);
+  else if (!*vp && !(*vp = malloc((size_t)mf->E * (size_t)mf->nm * sizeof **vp)))
+    e = lbs_fail(LBS_NOMEM, "step buffer");
+  double *v = *vp;
   int64_t line = 0, elem = 0;
   for (char *p = text, *nl; *p && !e; p = nl ? nl + 1 : p + strlen(p)) {
     nl = strchr(p, '\n');
@@ -372,17 +378,13 @@ lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_import_op
     ms[m] = (lbs_metric_spec){mf.names[m], mf.units[m], o->codec, o->bound, {0, 0}};
   const char *meta[] = {"source", "steps-dir"};
   lbs_trace_spec spec = {mf.E, o->chunk_elems, mf.nm, ms, mf.mesh, 1, meta};
-  if (!(v = malloc((size_t)(mf.E * mf.nm) * sizeof *v))) {
-    e = lbs_fail(LBS_NOMEM, "step buffer");
-    goto done;
-  }
   /* Read the first step before creating the output, so a bad directory leaves nothing. */
-  if ((e = read_step(dir, mf.files[0], &mf, v, nf))) goto done;
+  if ((e = read_step(dir, mf.files[0], &mf, &v, nf))) goto done;
   if ((e = lbs_trace_create(out_path, &spec, &w))) goto done;
   const double *cols[MAX_METRICS];
   for (int m = 0; m < mf.nm; m++) cols[m] = v + (int64_t)m * mf.E;
   for (int64_t s = 0; s < mf.S && !e; s++) {
-    if (s > 0) e = read_step(dir, mf.files[s], &mf, v, nf);
+    if (s > 0) e = read_step(dir, mf.files[s], &mf, &v, nf);
     if (!e) e = lbs_trace_write_step(w, mf.app[s], cols);
   }
 done:

@@ -101,3 +101,23 @@ Test(config, edit_distance) {
   cr_assert_eq(lbs_edit_distance("", "abc"), 3);
   cr_assert_eq(lbs_edit_distance("Speed", "speed"), 0);
 }
+
+/* libinih hands lines over in pieces of at most 199 characters: the rest of a longer line came
+ * back as a line of its own, so a long value was "malformed" one line later, or, when its rest
+ * began with '[', silently made a section. Such a line is refused, naming its line. */
+Test(config, lines_longer_than_the_parser_buffer_are_refused) {
+  char text[512];
+  snprintf(text, sizeof text, "[alpha]\nlabel = %0191d[beta z]\nratio = 0.5\n", 0);
+  cr_assert_eq(strchr(text + 8, '[') - (text + 8), 199, "the rest of line 2 starts with '['");
+  lbs_config *c;
+  cr_assert_eq(lbs_config_parse_string("t.ini", text, &c), LBS_PARSE);
+  cr_assert_null(c);
+  cr_assert(strstr(lbs_errmsg(), "t.ini:2: line longer than 198 characters"), "%s", lbs_errmsg());
+  /* a line of 198 characters and its newline still fits */
+  snprintf(text, sizeof text, "[alpha]\nlabel = %0190d\nratio = 0.5\n", 0);
+  cr_assert_eq(parse_check(text, &c), LBS_OK, "%s", lbs_errmsg());
+  const char *s;
+  cr_assert_eq(lbs_config_string(c, specs, "alpha", "", "label", &s), LBS_OK);
+  cr_assert_eq(strlen(s), 190);
+  lbs_config_destroy(&c);
+}

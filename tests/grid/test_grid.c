@@ -57,6 +57,18 @@ Test(grid, links_and_transfer_times) {
   lbs_grid_destroy(&g);
 }
 
+/* A transfer longer than int64 nanoseconds was converted from double unchecked (undefined; on
+ * x86 a large negative time) although every key is in range: 1 bit/s and a petabyte. The time
+ * is held at 9e18 ns, as compute times are. Reproduced through fuzz_config. */
+Test(grid, transfer_times_beyond_int64_are_held) {
+  lbs_grid *g;
+  cr_assert_eq(grid_from("[grid]\ninter_latency_us = 1\ninter_bandwidth_gbps = 1e-9\n"
+                         "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\n", &g), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_grid_transfer_ns(g, 0, 1, 1e15), INT64_C(9000000000000000000) + 1000);
+  cr_assert_eq(lbs_grid_transfer_ns(g, 0, 1, 1e300), INT64_C(9000000000000000000) + 1000);
+  lbs_grid_destroy(&g);
+}
+
 #define BAD(text, needle)                                                                  \
   do {                                                                                     \
     lbs_grid *g = NULL;                                                                    \

@@ -369,3 +369,22 @@ Test(codec, bounds_have_one_spelling) {
     cr_assert(strstr(lbs_errmsg(), bad[i].why), "'%s': %s", bad[i].s, lbs_errmsg());
   }
 }
+
+/* No values, on a context that has encoded nothing yet: the lossless and polyline encoders
+ * formed a pointer from their still NULL work buffers (NULL + 0: undefined; clang's UBSan
+ * reports it, GCC's does not). Found by fuzz_codec when a corpus merge ran such an input first. */
+Test(codec, no_values_on_a_fresh_context) {
+  const lbs_codec all[] = {LBS_CODEC_LOSSLESS, LBS_CODEC_POLYLINE, LBS_CODEC_QUANT, LBS_CODEC_AUTO};
+  for (int k = 0; k < 4; k++) {
+    lbs_codec_ctx *fresh;
+    cr_assert_eq(lbs_codec_ctx_create(&fresh), LBS_OK);
+    lbs_bound b = all[k] == LBS_CODEC_LOSSLESS ? (lbs_bound){LBS_BOUND_LOSSLESS, 0} : (lbs_bound){LBS_BOUND_ABS, 1};
+    lbs_buf blob = {0};
+    lbs_codec u;
+    double d[1];
+    cr_assert_eq(lbs_codec_encode(fresh, all[k], d, 0, b, &blob, &u), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(lbs_codec_decode(fresh, u, blob.data, blob.len, 0, 0, 0, d), LBS_OK, "%s", lbs_errmsg());
+    lbs_buf_free(&blob);
+    lbs_codec_ctx_destroy(&fresh);
+  }
+}

@@ -160,3 +160,25 @@ Test(stepsdir, nonfinite_values_are_refused_unless_allowed) {
   free(man), free(st), free(out);
   tu_rmrf(dir);
 }
+
+/* The manifest's element count sized the step buffer (elements x metrics values) before any
+ * step was read: a count whose product with the metrics overflowed gave a small buffer that the
+ * first line then wrote far outside, and a huge one an allocation of that size. Every element
+ * is a line of every step file, so a count the first step file cannot hold is refused. */
+Test(stepsdir, element_count_beyond_the_step_file_is_refused) {
+  char *dir = tu_tmpdir(), *man = tu_path(dir, "manifest"), *st = tu_path(dir, "s0.txt"), *out = tu_path(dir, "o.lbt");
+  lbs_import_opts io = lossless();
+  tu_write(st, "0 1 2 3\n");
+  /* 3 x 6148914691236517206 is 2 modulo 2^64: a buffer of 2 values, and metric b's first
+   * value went 6148914691236517206 values past its start */
+  tu_write(man, "lbsim-steps 1\nelements 6148914691236517206\nmetric a 1\nmetric b 1\nmetric c 1\nstep s0.txt 0\n");
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), "s0.txt: 8 bytes cannot hold 6148914691236517206 element lines"), "%s", lbs_errmsg());
+  tu_write(man, "lbsim-steps 1\nelements 1000000000000\nmetric a 1\nmetric b 1\nmetric c 1\nstep s0.txt 0\n");
+  cr_assert_eq(lbs_stepsdir_import(dir, out, &io), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), "cannot hold 1000000000000 element lines"), "%s", lbs_errmsg());
+  FILE *f = fopen(out, "r");
+  cr_assert_null(f, "a refused import must not leave a trace behind");
+  free(man), free(st), free(out);
+  tu_rmrf(dir);
+}

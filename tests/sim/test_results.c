@@ -1,0 +1,134 @@
+/* The results store as lbs_results_save appends to it: what it refuses, and that a refusal
+ * leaves the file as it was. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_sim.h"
+#include "testutil.h"
+
+/* A run of 3 steps on 2 processors with one repartition, as lbs_replay fills it. */
+static lbs_replay_result run(void) {
+  static int64_t app[3] = {0, 10, 20}, step_ns[3] = {1000, 900, 950}, comp[3] = {800, 700, 750},
+                 excess[3] = {100, 50, 60}, proc_ns[6] = {800, 600, 700, 700, 750, 740};
+  static double imb[3] = {0.25, 0.0, 0.01}, limb[3] = {1.33, 1.0, 1.01};
+  static int rep[3] = {0, 1, 0};
+  static lbs_repart_rec rr[1] = {{1, 50, 40, 2, 2048, 1e-4}};
+  return (lbs_replay_result){.metric = "time_ns", .partitioner = "zoltan:rcb", .policy = "fixed:1",
+                             .mode = LBS_MODE_BSP, .elements = 4, .steps = 3, .procs = 2, .total_ns = 2850,
+                             .app_step = app, .step_ns = step_ns, .step_compute_ns = comp, .imbalance = imb,
+                             .loadimb = limb, .excess_ns = excess, .repartitioned = rep, .proc_ns = proc_ns,
+                             .reparts = rr, .nrep = 1, .optimum_ns = -1};
+}
+
+static long long query(const char *path, const char *sql) {
+  sqlite3 *db;
+  sqlite3_stmt *q;
+  long long v = -1;
+  cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) v = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  return v;
+}
+
+static char *slurp(const char *path, long *len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f);
+  fseek(f, 0, SEEK_END);
+  *len = ftell(f);
+  rewind(f);
+  char *b = malloc((size_t)*len);
+  cr_assert_eq(fread(b, 1, (size_t)*len, f), (size_t)*len);
+  fclose(f);
+  return b;
+}
+
+/* A store whose runs page says its cells start further up than they do (as in the damaged
+ * file fuzz_results found): SQLite wrote the next row over an earlier one and reported success,
+ * and the runs table could no longer be read. Such a store is refused and left as it was. */
+Test(results, a_damaged_store_is_refused_and_left_alone) {
+  char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db");
+  lbs_replay_result r = run();
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs"), 2);
+  long page = query(db, "PRAGMA page_size"), root = query(db, "SELECT rootpage FROM sqlite_master WHERE name = 'runs'");
+  cr_assert(page > 0 && root > 1);
+  /* the b-tree page header: byte 5-6, where the cell content area starts */
+  FILE *f = fopen(db, "r+b");
+  unsigned char h[8];
+  cr_assert_eq(fseek(f, (root - 1) * page, SEEK_SET), 0);
+  cr_assert_eq(fread(h, 1, 8, f), 8);
+  cr_assert_eq(h[0], 13, "a leaf table page");
+  unsigned start = (unsigned)h[5] << 8 | h[6];
+  start += 40;
+  h[5] = (unsigned char)(start >> 8), h[6] = (unsigned char)start;
+  cr_assert_eq(fseek(f, (root - 1) * page, SEEK_SET), 0);
+  cr_assert_eq(fwrite(h, 1, 8, f), 8);
+  fclose(f);
+  long n0, n1;
+  char *before = slurp(db, &n0);
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), "r.db: a damaged results store"), "%s", lbs_errmsg());
+  char *after = slurp(db, &n1);
+  cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused save changed the file");
+  free(before), free(after), free(db);
+  tu_rmrf(dir);
+}
+
+/* What is not a results store is refused too, and left as it was. */
+Test(results, other_files_are_refused) {
+  char *dir = tu_tmpdir(), *db = tu_path(dir, "x.db");
+  lbs_replay_result r = run();
+  tu_write(db, "not a database, but text of some length to look like one.............................");
+  cr_assert_eq(lbs_results_save(db, &r, NULL, NULL), LBS_FORMAT);
+  sqlite3 *s;
+  cr_assert_eq(remove(db), 0);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "CREATE TABLE mine(x)", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(s);
+  cr_assert_eq(lbs_results_save(db, &r, NULL, NULL), LBS_FORMAT);
+  cr_assert(strstr(lbs_errmsg(), "not an lbsim results store"), "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "SELECT count(*) FROM sqlite_master"), 1);
+  free(db);
+  tu_rmrf(dir);
+}
+
+/* The rows went in by position: a store whose runs table has its columns in another order
+ * (fuzz_results made one with two columns run together and another split) got each value in
+ * the wrong column and no error. They go in by name: the order does not matter, and a store
+ * that lacks a column is refused and left as it was. */
+static void make_store(const char *path, const char *runs_columns) {
+  sqlite3 *s;
+  char sql[1024];
+  snprintf(sql, sizeof sql, "PRAGMA application_id=1279415122; CREATE TABLE runs(%s);", runs_columns);
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
+  sqlite3_close(s);
+}
+
+Test(results, rows_go_in_by_column_name) {
+  char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db"), *bad = tu_path(dir, "bad.db");
+  lbs_replay_result r = run();
+  make_store(db, "id INTEGER PRIMARY KEY, grid TEXT, trace TEXT, metric TEXT, partitioner TEXT, policy TEXT,"
+                 " elements INTEGER, mode TEXT, steps INTEGER, procs INTEGER, total_time_s REAL, compute_time_s REAL,"
+                 " comm_time_s REAL, partition_time_s REAL, migration_time_s REAL, repartitions INTEGER,"
+                 " mean_imbalance REAL, max_imbalance REAL, mean_loadimb REAL, moved_elements INTEGER, wall_s REAL");
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE trace = 't.lbt' AND grid = 'g.ini' AND mode = 'bsp'"
+                         " AND elements = 4 AND steps = 3 AND procs = 2"), 1);
+  make_store(bad, "id INTEGER PRIMARY KEY, trace TEXT, grid TEXT, metric TEXT, partitioner TEXT, policy TEXT,"
+                  " modesqlite_seqlements INTEGER, steps INTEGER, procs INTEGER, total_time_s REAL, compute_time_s REAL,"
+                  " comm_time_s REAL, partition_time_s REAL, migration_time_s REAL, repartitions INTEGER,"
+                  " mean_imbalance REAL, max_imbalance REAL, mean_loadimb REAL, moved_elements INTEGER, wall_s REAL, x");
+  long n0, n1;
+  char *before = slurp(bad, &n0);
+  cr_assert_eq(lbs_results_save(bad, &r, "t.lbt", "g.ini"), LBS_DB);
+  cr_assert(strstr(lbs_errmsg(), "no column named mode"), "%s", lbs_errmsg());
+  char *after = slurp(bad, &n1);
+  cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused save changed the file");
+  free(before), free(after), free(db), free(bad);
+  tu_rmrf(dir);
+}
