@@ -41,6 +41,11 @@ typedef struct {
 
 static int initialized;
 
+/* Zoltan's own random generator (zz_rand.h, not installed): PHG's coarsening and RANDOM draw
+ * from one process-wide state, so without a reset a partition depends on what ran before it. */
+void Zoltan_Srand(unsigned int seed, unsigned int *state);
+#define LBS_ZOLTAN_SEED 123456789u /* ZOLTAN_RAND_INIT: a fresh process's state */
+
 static lbs_err set(struct Zoltan_Struct *zz, const char *k, const char *v) {
   if (Zoltan_Set_Param(zz, k, v) != ZOLTAN_OK)
     return lbs_fail(LBS_INVAL, "zoltan: parameter %s = %s was rejected", k, v);
@@ -225,6 +230,7 @@ static lbs_err run_zoltan(zstate *z, const lbs_part_input *in, int *newpart) {
     SCOTCH_randomSeed(1);
     SCOTCH_randomReset();
   }
+  Zoltan_Srand(LBS_ZOLTAN_SEED, NULL); /* every call starts where a fresh process does */
   int changes, ngid, nlid, nimp, nexp, *imp_proc, *imp_part, *exp_proc, *exp_part;
   ZOLTAN_ID_PTR imp_g, imp_l, exp_g, exp_l;
   rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &imp_g, &imp_l, &imp_proc, &imp_part, &nexp, &exp_g,

@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
                        adjw + xadj[first], rf, cur, P, eq, 0, NULL, NULL, 0, 0};
   const char *names[] = {"zoltan:rcb", "zoltan:rib", "zoltan:hsfc", "zoltan:phg", "zoltan:graph", "metis",
                          "metis:rb", "zoltan:block", "zoltan:random"};
+  uint64_t first_hash[9][2] = {{0}};
   for (int k = 0; k < 9; k++) {
     int balancing = k < 7;
     for (int sizes = 0; sizes < (balancing ? 2 : 1); sizes++) {
@@ -86,6 +87,26 @@ int main(int argc, char **argv) {
                            sizes ? "speed" : "equal", worst);
       if (rank == 0) printf("%-14s %-5s sizes: max load / target %.4f, assignment hash %016llx\n", names[k],
                             sizes ? "speed" : "equal", worst, (unsigned long long)h);
+      first_hash[k][sizes] = h;
+      lbs_part_destroy(&pt);
+    }
+  }
+  /* repeatable in one process: every partitioner again, three times on one instance and once on a
+   * fresh one, after all the others ran, gives the partition of its first run */
+  for (int k = 0; k < 9; k++) {
+    lbs_partitioner *pt;
+    in.part_sizes = eq;
+    for (int fresh = 0; fresh < 2; fresh++) {
+      if (lbs_part_create(names[k], NULL, MPI_COMM_WORLD, &pt)) continue;
+      for (int rep = 0; rep < (fresh ? 1 : 3); rep++) {
+        lbs_part_run(pt, &in, np);
+        MPI_Allgatherv(np, (int)n, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+        uint64_t h = 1469598103934665603ULL;
+        for (int64_t el = 0; el < E; el++) h = (h ^ (uint64_t)all[el]) * 1099511628211ULL;
+        CHECK(h == first_hash[k][0], "%s is not repeatable in one process (%s, run %d): hash %016llx, first %016llx",
+              names[k], fresh ? "a fresh instance" : "the same instance", rep + 1, (unsigned long long)h,
+              (unsigned long long)first_hash[k][0]);
+      }
       lbs_part_destroy(&pt);
     }
   }
