@@ -131,7 +131,8 @@ typedef struct lbs_minex_eval {
   double maxqwgt, wsysll, loadimb; /* slide 8 */
   double qwgttot;                  /* sum of QWgt */
   double wgt, comm, remap;         /* sums of Wgt, Comm and Remap over all processors */
-  double edge_cut;                 /* sum of CWgt over edges between processors */
+  double edge_cut;                 /* CWgt of the edges between processors, each undirected edge once
+                                      (half the cut arcs' weight: see lbs_minex_evaluate) */
   int64_t moved;                   /* vertices not on their current processor */
 } lbs_minex_eval;
 

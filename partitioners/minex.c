@@ -829,11 +829,16 @@ lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, l
     for (int p = 0; p < x.P; p++) out->wgt += x.tot[p].pproc, out->comm += x.tot[p].comm, out->remap += x.tot[p].remap;
     out->wsysll = x.T / x.P;
     out->loadimb = out->wsysll > 0 ? out->maxqwgt / out->wsysll : 1;
+    /* the cut as METIS, Zoltan and Chaco count it: each undirected edge once, so half the weight of
+     * the cut arcs (a symmetric graph stores every edge as two arcs; on a directed graph a pair of
+     * arcs counts their mean, a lone arc half its weight) */
+    double arcs = 0;
     for (int64_t v = 0; v < g->n; v++) {
       out->moved += g->current && g->current[v] != part[v];
       for (int64_t j = g->xadj[v]; j < g->xadj[v + 1]; j++)
-        if (part[g->adj[j]] != part[v]) out->edge_cut += L.cw[j];
+        if (part[g->adj[j]] != part[v]) arcs += L.cw[j];
     }
+    out->edge_cut = arcs / 2;
   }
   level_free(&L);
   ctx_free(&x);

@@ -173,16 +173,19 @@ lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xf
     qsort(all, (size_t)na, 2 * sizeof *all, cmp_key);
     xfer *xs = malloc((size_t)(na + 1) * sizeof *xs);
     if (!xs) e = lbs_fail(LBS_NOMEM, "transfer lists");
+    /* the ranks' shares are added as fixed-point integers and converted once: the bytes do not
+     * depend on how the pairs were split over the ranks (a fractional unit included) */
     for (int64_t i = 0; !e && i < na; i++) {
       if (k && (int64_t)xs[k - 1].p * x->P + xs[k - 1].q == all[2 * i]) {
-        xs[k - 1].bytes += (double)all[2 * i + 1] / FIX * unit_bytes;
+        all[2 * (k - 1) + 1] += all[2 * i + 1];
       } else {
         xs[k].p = (int)(all[2 * i] / x->P);
         xs[k].q = (int)(all[2 * i] % x->P);
-        xs[k].bytes = (double)all[2 * i + 1] / FIX * unit_bytes;
+        all[2 * k + 1] = all[2 * i + 1];
         k++;
       }
     }
+    for (int64_t j = 0; !e && j < k; j++) xs[j].bytes = (double)all[2 * j + 1] / FIX * unit_bytes;
     *out = xs;
     *nout = (int)k;
   }

@@ -73,8 +73,19 @@ Test(model, qwgt_by_hand_on_a_directed_graph_with_zero_weights) {
   cr_assert_float_eq(ev.maxqwgt, 336, 1e-12);
   cr_assert_float_eq(ev.wsysll, 198, 1e-12);
   cr_assert_float_eq(ev.loadimb, 336.0 / 198, 1e-12);
-  cr_assert_float_eq(ev.edge_cut, 7, 1e-12);
+  cr_assert_float_eq(ev.edge_cut, 3.5, 1e-12, "the arcs 1 -> 2 (5) and 2 -> 1 (2) are one edge: their mean");
   cr_assert_eq(ev.moved, 1);
+}
+
+Test(model, the_cut_counts_each_undirected_edge_once) {
+  /* a 4-cycle 0-1-2-3-0 stored both ways, unit weights, parts {0,1} {2,3}: METIS says 2 */
+  int64_t xadj[] = {0, 2, 4, 6, 8}, adj[] = {1, 3, 0, 2, 1, 3, 2, 0};
+  double cw[] = {1, 1, 1, 1, 1, 1, 1, 1}, pw[] = {1, 1, 1, 1}, rw[] = {1, 1, 1, 1};
+  int cur[] = {0, 0, 1, 1}, part[] = {0, 0, 1, 1};
+  lbs_minex_graph g = {4, xadj, adj, cw, pw, rw, cur};
+  lbs_minex_eval ev;
+  cr_assert_eq(lbs_minex_evaluate(&g, &ipg2, NULL, NULL, part, NULL, &ev), LBS_OK);
+  cr_assert_float_eq(ev.edge_cut, 2, 1e-12);
 }
 
 static int calls;
