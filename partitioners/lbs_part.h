@@ -66,7 +66,9 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
 
 /* Gm (seed 003): the graph made symmetric (an edge in either direction joins both ways),
  * self loops and out-of-range targets dropped, each pair weighted by the larger of its two
- * directions and at least min_w. w NULL: weight 1. Allocates *oxadj (n+1), *oadj, *ow. */
+ * directions and at least min_w. w NULL: weight 1. Each row keeps the input's neighbour order
+ * (the vertex's own arcs, then the neighbours only the reverse arcs give, by vertex), so a
+ * symmetric input comes out as it went in. Allocates *oxadj (n+1), *oadj, *ow. */
 lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w, double min_w,
                             int64_t **oxadj, int64_t **oadj, double **ow);
 
