@@ -79,10 +79,8 @@ static lbs_err load(lbs_trace *t, int64_t step, const char *metric, int from_blo
   if (co) memcpy(pb->coords, co, (size_t)E * pb->dim * sizeof *co);
   if ((e = lbs_trace_read(t, step, m, 0, E, pb->pw))) return e;
   if (r >= 0 && (e = lbs_trace_read(t, step, r, 0, E, pb->rw))) return e;
-  const char *ew = lbs_trace_meta(t, "edge_weight");
-  int flagged = ew && !strcmp(ew, "flag*rwgt[target]");
-  if (flagged && !pb->rw) return lbs_fail(LBS_FORMAT, "edge_weight=%s but the trace has no rwgt metric", ew);
-  for (int64_t j = 0; j < ne; j++) pb->cw[j] = flagged ? adjw[j] * pb->rw[adj[j]] : adjw[j];
+  if ((e = lbs_trace_edge_weights(t, step, pb->cw))) return e; /* the N-body rule, where it applies */
+  (void)adjw;
   for (int64_t i = 0; i < E; i++) {
     if (!(pb->pw[i] >= 0)) return lbs_fail(LBS_INVAL, "step %lld element %lld: weight %g is negative", (long long)step, (long long)i, pb->pw[i]);
     pb->cur[i] = from_block ? (int)((__int128)i * P / E) : -1;

@@ -352,7 +352,15 @@ static void eng_free(eng *x) {
   lbs_queue_destroy(&x->q);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
   free(x->lxadj), free(x->w), free(x->wprev), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
-  free(x->arrive), free(x->link_free), free(x->opt_steps), free(x->opt_assign);
+  free(x->arrive), free(x->link_free), free(x->opt_steps), free(x->opt_assign), free(x->adjw_step);
+}
+
+lbs_err lbs__edge_weights_at(eng *x, int64_t s, int *changed) {
+  *changed = 0;
+  if (!x->adjw_step || x->edge_step == s) return LBS_OK;
+  lbs_err e = lbs__agree(x, lbs_trace_edge_weights(x->t, s, x->adjw_step));
+  if (!e) x->edge_step = s, *changed = 1;
+  return e;
 }
 
 void lbs_replay_result_free(lbs_replay_result **rp) {
@@ -399,6 +407,14 @@ static lbs_err setup(eng *x) {
     if ((e = lbs_mesh_graph(x->mesh, &x->xadj, &x->adj, &x->adjw))) return e;
     x->bytes_elem = lbs_mesh_bytes_per_elem(x->mesh);
     x->bytes_edge = lbs_mesh_bytes_per_edge(x->mesh);
+    /* communication weights that change with the step (N-body): read through the trace's rule */
+    x->edge_step = -1;
+    if (x->xadj && lbs_trace_edge_weights_vary(x->t)) {
+      if (!(x->adjw_step = malloc((size_t)(x->xadj[x->E] + 1) * sizeof *x->adjw_step)))
+        return lbs_fail(LBS_NOMEM, "edge weights");
+      if ((e = lbs_trace_edge_weights(x->t, x->S0, x->adjw_step))) return e;
+      x->adjw = x->adjw_step, x->edge_step = x->S0;
+    }
   }
   if (lbs_grid_bytes_per_elem(x->g) > 0) x->bytes_elem = lbs_grid_bytes_per_elem(x->g);
   if (lbs_grid_bytes_per_edge(x->g) > 0) x->bytes_edge = lbs_grid_bytes_per_edge(x->g);
@@ -509,6 +525,9 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
       x.w = tmp;
       if ((e = lbs__read_work(&x, x.S0 + s, x.w))) break;
     }
+    int reloaded; /* the halo of this step under its own communication weights */
+    if ((e = lbs__edge_weights_at(&x, x.S0 + s, &reloaded))) break;
+    if (reloaded && (e = lbs__build_halo(&x))) break;
     lbs__compute_loads(&x);
     double imb, limb;
     lbs__imbalance(x.load, x.P, &imb, &limb);

@@ -98,4 +98,12 @@ has "$T/err" "cannot open" "missing trace message"
 expect 2 "missing grid option" -- "$LBSIM" replay "$T/b.lbt"
 has "$T/err" "missing --grid" "usage message"
 
+# the N-body rule (edge_weight = flag*rwgt[target]) is applied by the replay too: without the
+# meta key the same trace charges the raw 0/1 flags, and less communication
+"$LBSIM" trace gen --kind nbody --bodies 300 --steps 6 -o "$T/nb.lbt" 2>/dev/null
+cp "$T/nb.lbt" "$T/nbraw.lbt" && sqlite3 "$T/nbraw.lbt" "DELETE FROM meta WHERE key = 'edge_weight'"
+comm() { "$LBSIM" replay "$1" --grid "$SRC/examples/grids/two_sites.ini" --policy fixed:2 --json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["comm_time_s"])'; }
+c1=$(comm "$T/nb.lbt") c0=$(comm "$T/nbraw.lbt")
+python3 -c "import sys; sys.exit(0 if $c1 > 1.05 * $c0 > 0 else 1)" && ok || bad "N-body rule: comm $c1 s with it, $c0 s with the raw flags"
 finish
