@@ -47,8 +47,11 @@ typedef struct lbs_partitioner_ops {
   /* Computes newpart[0..nlocal) (each in [0, nparts)). Collective over in->comm. */
   lbs_err (*partition)(void *state, const lbs_part_input *in, int *newpart);
   void (*destroy)(void *state); /* NULL-safe */
+  /* 1 when the answer depends on in->current (where the elements are now), not only on the
+   * step's work and graph; NULL means 0. The optimal policy refuses such partitioners. */
+  int (*uses_current)(const void *state);
 } lbs_partitioner_ops;
-#define LBS_PART_ABI 1
+#define LBS_PART_ABI 2
 
 /* Registers a partitioner (tests add mocks); LBS_INVAL if its name is taken. */
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops);
@@ -62,6 +65,7 @@ void lbs_part_destroy(lbs_partitioner **p); /* NULL-safe, clears *p */
 const char *lbs_part_name(const lbs_partitioner *p);
 int lbs_part_needs_graph(const lbs_partitioner *p);
 int lbs_part_needs_coords(const lbs_partitioner *p);
+int lbs_part_uses_current(const lbs_partitioner *p);
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart);
 
 /* Gm (seed 003): the graph made symmetric (an edge in either direction joins both ways),

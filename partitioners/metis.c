@@ -98,4 +98,4 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
 }
 
 const lbs_partitioner_ops lbs__part_metis = {LBS_PART_ABI, "metis", "kway,rb,kway:speed,rb:speed", create, needs_graph,
-                                             needs_coords, partition, free};
+                                             needs_coords, partition, free, NULL};

@@ -262,4 +262,4 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
 
 const lbs_partitioner_ops lbs__part_zoltan = {LBS_PART_ABI,  "zoltan",     "rcb,rib,hsfc,block,random,phg,graph",
                                               create,        needs_graph,  needs_coords,
-                                              partition,     destroy};
+                                              partition,     destroy,      NULL};

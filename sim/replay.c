@@ -300,7 +300,7 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
   int64_t *kv = malloc((size_t)(2 * x->n + 2) * sizeof *kv), nkv = 0, moved = 0;
   if (!kv) return lbs__agree(x, lbs_fail(LBS_NOMEM, "migration"));
   for (int64_t i = 0; i < x->n; i++)
-    if (x->newp[i] != x->cur[i]) {
+    if (x->cur[i] >= 0 && x->newp[i] != x->cur[i]) { /* an element with no place yet does not move */
       kv[2 * nkv] = (int64_t)x->cur[i] * x->P + x->newp[i];
       kv[2 * nkv + 1] = (int64_t)FIX;
       nkv++;
@@ -422,6 +422,10 @@ static lbs_err setup(eng *x) {
     return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none", x->o->partitioner);
   if (lbs_part_needs_coords(x->part) && !x->coords)
     return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none", x->o->partitioner);
+  /* the optimum caches one partition per step: it holds only when a partition depends on the step alone */
+  if (!strncmp(x->o->policy, "optimal", 7) && lbs_part_uses_current(x->part))
+    return lbs_fail(LBS_INVAL, "the optimal policy needs a partitioner whose answer depends only on the step; %s "
+                    "starts from where the elements are (use zoltan:* or metis)", x->o->partitioner);
   /* chunk-aligned element ranges per rank */
   int64_t C = lbs_trace_chunk_elems(x->t), nch = (x->E + C - 1) / C;
   x->rank_first = malloc((size_t)(x->size + 1) * sizeof *x->rank_first);
@@ -452,10 +456,9 @@ static lbs_err setup(eng *x) {
       !x->load || !x->clock || !x->arrive || !x->link_free || lbs_queue_create(1024, &x->q))
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
   lbs_grid_part_sizes(x->g, x->sizes);
-  for (int64_t i = 0; i < x->n; i++) {
-    x->gid[i] = x->first + i;
-    x->cur[i] = (int)((x->first + i) * x->P / x->E); /* a block start for REPARTITION */
-  }
+  /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),
+   * so no partitioner is steered by a made-up starting assignment and nothing moves */
+  for (int64_t i = 0; i < x->n; i++) x->gid[i] = x->first + i, x->cur[i] = -1;
   for (int64_t i = 0; x->xadj && i <= x->n; i++) x->lxadj[i] = x->xadj[x->first + i] - x->xadj[x->first];
   return LBS_OK;
 }
