@@ -92,4 +92,4 @@ static int uses_current(const void *state) {
 }
 
 const lbs_partitioner_ops lbs__part_minex = {LBS_PART_ABI, "minex", "scratch,diffusive", create, needs_graph,
-                                             needs_coords, partition, free, uses_current};
+                                             needs_coords, partition, free, uses_current, NULL, NULL};

@@ -322,6 +322,25 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
     displs[r] = (int)x->rank_first[r];
   }
   MPI_Allgatherv(x->newp, (int)x->n, MPI_INT, x->assign, counts, displs, MPI_INT, x->comm);
+  /* the work imbalance the partitioner left, with the work it was given (fixed point: exact) */
+  double wimb = 0;
+  {
+    int64_t *wl = calloc((size_t)x->P + 1, sizeof *wl);
+    if (wl) {
+      for (int64_t i = 0; i < x->n; i++) wl[x->newp[i]] += (int64_t)(w[i] * FIX + 0.5), wl[x->P] += (int64_t)(w[i] * FIX + 0.5);
+      MPI_Allreduce(MPI_IN_PLACE, wl, x->P + 1, MPI_INT64_T, MPI_SUM, x->comm);
+      int own = lbs_part_takes_sizes(x->part); /* the shares it aimed at: the grid's, or equal */
+      x->own_imb = 0;
+      for (int p = 0; p < x->P && wl[x->P] > 0; p++) {
+        double r = wl[p] ? (x->sizes[p] > 0 ? (double)wl[p] / (x->sizes[p] * (double)wl[x->P]) : 1e300) : 0;
+        double q = own ? r : (double)wl[p] * x->P / (double)wl[x->P];
+        wimb = r > wimb ? r : wimb;
+        x->own_imb = q > x->own_imb ? q : x->own_imb;
+      }
+      if (wl[x->P] == 0) wimb = x->own_imb = 1;
+      free(wl);
+    }
+  }
   free(counts);
   free(displs);
   memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
@@ -339,7 +358,7 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
   for (int i = 0; i < nmig; i++) bytes += mig[i].bytes;
   free(mig);
   for (int p = 0; p < x->P; p++) x->clock[p] = latest;
-  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall};
+  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall, wimb};
   if (!e) e = lbs__build_halo(x);
   return e;
 }
@@ -513,6 +532,11 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   if (!e) e = lbs__read_work(&x, x.S0, x.w);
   lbs_repart_rec rec;
   if (!e) e = repartition(&x, x.w, 0, &rec);
+  if (!e) { /* balance: the partitioner's promise against what it did */
+    r->tolerance = lbs_part_tolerance(x.part);
+    r->initial_work_imbalance = r->max_work_imbalance = rec.work_imbalance;
+    r->tolerance_missed = r->tolerance > 0 && x.own_imb > r->tolerance * (1 + 1e-9);
+  }
   if (!e) { /* the initial partition is setup: time and links start afresh */
     for (int p = 0; p < x.P; p++) x.clock[p] = 0;
     memset(x.link_free, 0, (size_t)x.C * (size_t)x.C * sizeof *x.link_free);
@@ -551,6 +575,11 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
       x.cur_step = s;
       if ((e = repartition(&x, x.wprev, o->approach, &r->reparts[r->nrep]))) break;
       r->reparts[r->nrep].step = s;
+      {
+        double wi = r->reparts[r->nrep].work_imbalance;
+        if (wi > r->max_work_imbalance) r->max_work_imbalance = wi;
+        r->tolerance_missed += r->tolerance > 0 && x.own_imb > r->tolerance * (1 + 1e-9);
+      }
       r->partition_ns += r->reparts[r->nrep].partition_ns;
       r->migration_ns += r->reparts[r->nrep].migration_ns;
       r->moved += r->reparts[r->nrep].moved;
@@ -685,5 +714,10 @@ void lbs_replay_json(FILE *f, const lbs_replay_result *r) {
   for (int k = 0; k < r->nrep; k++) fprintf(f, "%s%lld", k ? "," : "", (long long)(r->first_step + r->reparts[k].step));
   fprintf(f, "],\"mean_imbalance\":%.9f,\"max_imbalance\":%.9f,\"mean_loadimb\":%.9f,\"moved_elements\":%lld",
           r->mean_imbalance, r->max_imbalance, r->mean_loadimb, (long long)r->moved);
+  fprintf(f, ",\"initial_work_imbalance\":%.9f,\"max_work_imbalance\":%.9f,\"tolerance\":", r->initial_work_imbalance,
+          r->max_work_imbalance);
+  if (r->tolerance > 0) fprintf(f, "%.9g", r->tolerance);
+  else fprintf(f, "null");
+  fprintf(f, ",\"tolerance_missed\":%d", r->tolerance_missed);
   fprintf(f, ",\"wall_s\":%.3f}\n", r->wall_s);
 }

@@ -58,6 +58,7 @@ typedef struct {
   int *opt_assign;       /* S x E cached partitions, A_r for a repartition before step r */
   int64_t opt_total;     /* the total time the plan gives, as the optimiser computed it */
   int64_t cur_step;      /* the step a repartition happens before */
+  double own_imb;        /* the last partition's work imbalance against the shares its partitioner aimed at */
 } eng;
 
 /* Makes x->adjw the communication weights of trace step s (a no-op when they do not vary):
