@@ -111,5 +111,5 @@ expect 0 "work imbalance in json" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --po
 python3 -c "
 import json; d = json.load(open('$T/out'))
 assert d['tolerance'] == 1.1 and 1 <= d['initial_work_imbalance'] <= d['max_work_imbalance'], d
-"assert 0 <= d['tolerance_missed'] <= d['repartitions'] + 1, d" && ok || bad "replay balance fields: $(cat "$T/out")"
+assert 0 <= d['tolerance_missed'] <= d['repartitions'] + 1, d" && ok || bad "replay balance fields: $(cat "$T/out")"
 finish
