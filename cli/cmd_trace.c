@@ -806,7 +806,9 @@ static int trace_import(int argc, char **argv) {
     lbs_mesh *mesh = NULL;
     double *vw = NULL;
     int ncon = 0;
-    e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon);
+    lbs_chaco_notes notes;
+    e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon, &notes);
+    for (int i = 0; !e && i < notes.nwarn; i++) fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
     lbs_trace_writer *w = NULL;
     if (!e) {
       int64_t n = lbs_mesh_elements(mesh);
