@@ -769,7 +769,10 @@ static int trace_import(int argc, char **argv) {
              "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
              "                   README.md), stored within the default bound %s\n"
              "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
-             "                   vertex weights (weight0.. with several constraints), lossless\n"
+             "                   vertex weights (weight0.. with several constraints), lossless;\n"
+             "                   what Zoltan's reader forgives (self loops, an m counting both\n"
+             "                   directions, no lines for trailing isolated vertices) is taken\n"
+             "                   with a warning\n"
              "  --coords C       vertex coordinates for the graph, one line per vertex\n"
              "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
              "                   error naming the file, line and metric)\n" ENC_HELP
