@@ -2,8 +2,10 @@
  * MinEX's model (seed 003, slide 8): the projected run time of the step (MaxQWgt), LoadImb,
  * edge cut, moved elements and the partitioner's wall time. Several partitioners in one run
  * see the same graph. MPI: each rank holds a slice of the elements. */
+#include <errno.h>
 #include <getopt.h>
 #include <mpi.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,9 @@ static void usage(void) {
          "Partitions one step of the trace onto the grid's processors and reports, for each\n"
          "partitioner, the projected run time of that step (MaxQWgt of MinEX's model: work x\n"
          "processor slowdown + communication and relocation over the grid's links), LoadImb\n"
-         "(MaxQWgt / WSysLL), the edge cut (sum of cut CWgt), the moved elements and the\n"
+         "(MaxQWgt / WSysLL), the work imbalance (max over processors of work / target share,\n"
+         "beside the partitioner's own tolerance: a warning names a partitioner that misses it),\n"
+         "the edge cut (cut CWgt, each undirected edge once), the moved elements and the\n"
          "partitioner's wall time.\n\noptions:\n"
          "  --grid FILE          the grid (INI); may hold [minex] and [zoltan]\n"
          "  -o SECTION.KEY=VAL   override a grid key, e.g. -o minex.throttle=4\n"
@@ -32,16 +36,21 @@ static void usage(void) {
          "                       always measured on G\n"
          "  --procs P            fail unless the grid has P processors\n"
          "  --repeat N           run each partitioner N times, report the fastest wall time\n"
+         "  --out-parts FILE     the partition as METIS writes it (one part per line, element\n"
+         "                       order), for gpmetis, zdrive or your tools; with several\n"
+         "                       partitioners FILE.<name> each (':' as '-')\n"
+         "  -f, --force          replace existing --out-parts files\n"
          "  --json               JSON on stdout (an array when several partitioners)\n"
          "  --help-config        the [minex] keys\n\n"
          "The trace's rwgt metric, when present, gives relocation weights, and its meta key\n"
          "edge_weight=flag*rwgt[target] (N-body traces) the communication weights at the step.\n"
          "Bytes per unit of edge and relocation weight: the grid's bytes_per_edge and\n"
-         "bytes_per_elem, else the trace's.\n",
+         "bytes_per_elem, else the trace's.\n\nexample:\n"
+         "  lbsim partition mesh.lbt --grid g.ini --partitioner metis,zoltan:phg,minex --out-parts p\n",
          lbs_part_known());
 }
 
-enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG };
+enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG, O_OUTPARTS };
 
 typedef struct {
   int64_t E, *xadj, *adj;
@@ -79,10 +88,8 @@ static lbs_err load(lbs_trace *t, int64_t step, const char *metric, int from_blo
   if (co) memcpy(pb->coords, co, (size_t)E * pb->dim * sizeof *co);
   if ((e = lbs_trace_read(t, step, m, 0, E, pb->pw))) return e;
   if (r >= 0 && (e = lbs_trace_read(t, step, r, 0, E, pb->rw))) return e;
-  const char *ew = lbs_trace_meta(t, "edge_weight");
-  int flagged = ew && !strcmp(ew, "flag*rwgt[target]");
-  if (flagged && !pb->rw) return lbs_fail(LBS_FORMAT, "edge_weight=%s but the trace has no rwgt metric", ew);
-  for (int64_t j = 0; j < ne; j++) pb->cw[j] = flagged ? adjw[j] * pb->rw[adj[j]] : adjw[j];
+  if ((e = lbs_trace_edge_weights(t, step, pb->cw))) return e; /* the N-body rule, where it applies */
+  (void)adjw;
   for (int64_t i = 0; i < E; i++) {
     if (!(pb->pw[i] >= 0)) return lbs_fail(LBS_INVAL, "step %lld element %lld: weight %g is negative", (long long)step, (long long)i, pb->pw[i]);
     pb->cur[i] = from_block ? (int)((__int128)i * P / E) : -1;
@@ -97,8 +104,25 @@ static void problem_free(problem *pb) {
 typedef struct {
   const char *name;
   lbs_minex_eval ev;
-  double wall_s;
+  double wall_s, work_imb, tol; /* tol 0: the partitioner promises none */
+  char out[4200];               /* its --out-parts file */
 } row;
+
+/* The partition, one part per line in element order (METIS's .part format). */
+static int write_parts(const char *path, const int *part, int64_t E) {
+  FILE *f = fopen(path, "wx");
+  if (!f) return fprintf(stderr, "lbsim: %s: cannot create: %s\n", path, strerror(errno)), 1;
+  errno = 0;
+  int bad = 0, err;
+  for (int64_t i = 0; i < E && !bad; i++) bad = fprintf(f, "%d\n", part[i]) < 0;
+  bad = bad || fflush(f) != 0, err = errno;
+  if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+  if (bad) {
+    unlink(path); /* the half-written file this run made */
+    return fprintf(stderr, "lbsim: %s: write failed: %s\n", path, err ? strerror(err) : "I/O error"), 1;
+  }
+  return 0;
+}
 
 int cmd_partition(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},   {"partitioner", required_argument, 0, O_PART},
@@ -106,11 +130,13 @@ int cmd_partition(int argc, char **argv) {
                                      {"from", required_argument, 0, O_FROM},   {"graph", required_argument, 0, O_GRAPH},
                                      {"procs", required_argument, 0, O_PROCS}, {"repeat", required_argument, 0, O_REPEAT},
                                      {"json", no_argument, 0, O_JSON},         {"help-config", no_argument, 0, O_HELPCFG},
+                                     {"out-parts", required_argument, 0, O_OUTPARTS}, {"force", no_argument, 0, 'f'},
                                      {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
   const char *grid_path = NULL, *metric = NULL, *plist = "minex", **over = calloc((size_t)argc + 1, sizeof *over);
+  const char *out_parts = NULL;
   int64_t step = 0, procs = 0, repeat = 1;
-  int json = 0, nover = 0, from_block = 1, gm = 0, c;
-  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  int json = 0, nover = 0, from_block = 1, gm = 0, force = 0, c;
+  while ((c = getopt_long(argc, argv, "hfo:", lo, NULL)) != -1) {
     switch (c) {
     case O_GRID: grid_path = optarg; break;
     case 'o': over[nover++] = optarg; break;
@@ -130,6 +156,8 @@ int cmd_partition(int argc, char **argv) {
       else return free(over), cli_usage("partition", "--graph must be G or Gm");
       break;
     case O_JSON: json = 1; break;
+    case O_OUTPARTS: out_parts = optarg; break;
+    case 'f': force = 1; break;
     case 'h': usage(); free(over); return 0;
     case O_HELPCFG: lbs_config_help(stdout, lbs_minex_spec); free(over); return 0;
     default: free(over); return cli_usage("partition", "bad option");
@@ -143,6 +171,16 @@ int cmd_partition(int argc, char **argv) {
   for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ","))
     if (np < 32) rows[np++] = (row){.name = tok};
   if (!np) return free(over), free(names), cli_usage("partition", "--partitioner names none");
+  /* the outputs before the work: a bad path is found now */
+  for (int k = 0; out_parts && k < np; k++) {
+    if (np == 1) snprintf(rows[k].out, sizeof rows[k].out, "%s", out_parts);
+    else {
+      snprintf(rows[k].out, sizeof rows[k].out, "%s.%s", out_parts, rows[k].name);
+      for (char *q = rows[k].out + strlen(out_parts) + 1; *q; q++)
+        if (*q == ':' || *q == '/') *q = '-';
+    }
+    if (cli_check_output(rows[k].out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return free(over), free(names), 1;
+  }
   const char *trace_path = argv[optind];
   MPI_Init(NULL, NULL);
   int rank, size;
@@ -221,6 +259,8 @@ int cmd_partition(int argc, char **argv) {
       if (bad && !e) e = lbs_fail(LBS_INVAL, "%s failed on another rank", rows[k].name);
       if (dt < best) best = dt;
     }
+    rows[k].tol = lbs_part_tolerance(part);
+    int own_sizes = lbs_part_takes_sizes(part);
     lbs_part_destroy(&part);
     if (e) {
       what = rows[k].name;
@@ -230,10 +270,23 @@ int cmd_partition(int argc, char **argv) {
     MPI_Allgatherv(newp, (int)n, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
     e = lbs_minex_evaluate(&mg, &ipg, tol > 0 ? lbs_minex_latency_overlap : NULL, &tol, all, NULL, &rows[k].ev);
     if (e) what = rows[k].name;
+    rows[k].work_imb = lbs_part_work_imbalance(all, pb.pw, E, sizes, P);
+    /* the promise is against the shares the partitioner aimed at: the grid's, or equal ones */
+    double own = own_sizes ? rows[k].work_imb : lbs_part_work_imbalance(all, pb.pw, E, NULL, P);
+    if (!e && rank == 0 && rows[k].tol > 0 && own > rows[k].tol * (1 + 1e-9))
+      fprintf(stderr, "lbsim partition: warning: %s left a work imbalance of %.4f%s, above its tolerance %.4g\n",
+              rows[k].name, own, own_sizes ? "" : " against equal parts", rows[k].tol);
+    int wbad = 0;
+    if (!e && rank == 0 && rows[k].out[0]) wbad = cli_replace_output(rows[k].out, force) || write_parts(rows[k].out, all, E);
+    MPI_Bcast(&wbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (wbad) {
+      e = LBS_IO, what = NULL;
+      break;
+    }
   }
   int rc = 0;
   if (e) {
-    if (rank == 0) cli_error(what, e);
+    if (rank == 0 && what) cli_error(what, e); /* what NULL: said already */
     rc = 1;
   } else if (rank == 0 && json) {
     if (np > 1) printf("[");
@@ -246,6 +299,11 @@ int cmd_partition(int argc, char **argv) {
       cli_json_num(stdout, v->maxqwgt * 1e-9);
       printf(",\"loadimb\":");
       cli_json_num(stdout, v->loadimb);
+      printf(",\"work_imbalance\":");
+      cli_json_num(stdout, rows[k].work_imb);
+      printf(",\"tolerance\":");
+      if (rows[k].tol > 0) cli_json_num(stdout, rows[k].tol);
+      else printf("null");
       printf(",\"wsysll_s\":");
       cli_json_num(stdout, v->wsysll * 1e-9);
       printf(",\"work_s\":");
@@ -265,10 +323,14 @@ int cmd_partition(int argc, char **argv) {
     printf("partition  %s step %lld on %s: %lld elements, %d processors in %d clusters, graph %s, from %s\n\n",
            trace_path, (long long)step, grid_path, (long long)E, P, lbs_grid_nclusters(g), gm ? "Gm" : "G",
            from_block ? "equal blocks" : "nowhere");
-    printf("%-20s %12s %9s %14s %9s %12s\n", "partitioner", "runtime_s", "loadimb", "edge_cut", "moved", "wall_s");
-    for (int k = 0; k < np; k++)
-      printf("%-20s %12.6f %9.4f %14.6g %9lld %12.6f\n", rows[k].name, rows[k].ev.maxqwgt * 1e-9, rows[k].ev.loadimb,
-             rows[k].ev.edge_cut, (long long)rows[k].ev.moved, rows[k].wall_s);
+    printf("%-20s %12s %9s %9s %7s %14s %9s %12s\n", "partitioner", "runtime_s", "loadimb", "work_imb", "tol", "edge_cut",
+           "moved", "wall_s");
+    for (int k = 0; k < np; k++) {
+      char tolbuf[16] = "-";
+      if (rows[k].tol > 0) snprintf(tolbuf, sizeof tolbuf, "%.3f", rows[k].tol);
+      printf("%-20s %12.6f %9.4f %9.4f %7s %14.6g %9lld %12.6f\n", rows[k].name, rows[k].ev.maxqwgt * 1e-9,
+             rows[k].ev.loadimb, rows[k].work_imb, tolbuf, rows[k].ev.edge_cut, (long long)rows[k].ev.moved, rows[k].wall_s);
+    }
   }
   lbs_minex_ipg_free(&ipg);
   problem_free(&pb);

@@ -167,8 +167,17 @@ int cmd_replay(int argc, char **argv) {
       printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));
     printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
            r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
-    printf("moved         %lld elements\nwall          %.3f s%s%s\n", (long long)r->moved, r->wall_s,
+    printf("balance       work imbalance %.4f initially, %.4f at worst (max work / target share)", r->initial_work_imbalance,
+           r->max_work_imbalance);
+    if (r->tolerance > 0) printf("; %s promises %.4g", r->partitioner, r->tolerance);
+    printf("\nmoved         %lld elements\nwall          %.3f s%s%s\n", (long long)r->moved, r->wall_s,
            results && !re ? ", results in " : "", results && !re ? results : "");
+  }
+  if (!e && rank == 0 && r->tolerance_missed) {
+    fflush(stdout);
+    fprintf(stderr, "lbsim replay: warning: %s missed its tolerance %.4g in %d of %d partitions (against the shares it "
+            "aims at; against the grid's, the worst work imbalance is %.4f)\n",
+            r->partitioner, r->tolerance, r->tolerance_missed, r->nrep + 1, r->max_work_imbalance);
   }
   if (re) {
     fflush(stdout);

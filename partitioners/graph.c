@@ -59,3 +59,17 @@ done:
   free(cnt), free(src), free(e), free(row), free(rx), free(ra), free(rw), free(at);
   return err;
 }
+
+double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes, int P) {
+  double *load = calloc((size_t)(P > 0 ? P : 1), sizeof *load), total = 0, worst = 0;
+  if (!load) return 0;
+  for (int64_t i = 0; i < n; i++)
+    if (part[i] >= 0 && part[i] < P) load[part[i]] += w[i], total += w[i];
+  for (int p = 0; p < P && total > 0; p++) {
+    double share = sizes ? sizes[p] : 1.0 / P;
+    double r = load[p] > 0 ? (share > 0 ? load[p] / (share * total) : 1.0 / 0.0) : 0;
+    worst = r > worst ? r : worst;
+  }
+  free(load);
+  return total > 0 ? worst : 1;
+}

@@ -47,8 +47,17 @@ typedef struct lbs_partitioner_ops {
   /* Computes newpart[0..nlocal) (each in [0, nparts)). Collective over in->comm. */
   lbs_err (*partition)(void *state, const lbs_part_input *in, int *newpart);
   void (*destroy)(void *state); /* NULL-safe */
+  /* 1 when the answer depends on in->current (where the elements are now), not only on the
+   * step's work and graph; NULL means 0. The optimal policy refuses such partitioners. */
+  int (*uses_current)(const void *state);
+  /* The work imbalance the partitioner promises (max over parts of work / target share), e.g.
+   * Zoltan's IMBALANCE_TOL or METIS's 1 + ufactor/1000; NULL or 0: none (MinEX minimises time). */
+  double (*tolerance)(const void *state);
+  /* 1 when it aims at the part sizes it is given; 0 or NULL: at equal parts (METIS without
+   * :speed), so its tolerance is checked against equal shares. */
+  int (*takes_sizes)(const void *state);
 } lbs_partitioner_ops;
-#define LBS_PART_ABI 1
+#define LBS_PART_ABI 2
 
 /* Registers a partitioner (tests add mocks); LBS_INVAL if its name is taken. */
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops);
@@ -62,6 +71,14 @@ void lbs_part_destroy(lbs_partitioner **p); /* NULL-safe, clears *p */
 const char *lbs_part_name(const lbs_partitioner *p);
 int lbs_part_needs_graph(const lbs_partitioner *p);
 int lbs_part_needs_coords(const lbs_partitioner *p);
+int lbs_part_uses_current(const lbs_partitioner *p);
+double lbs_part_tolerance(const lbs_partitioner *p); /* 0: it promises none */
+int lbs_part_takes_sizes(const lbs_partitioner *p);
+
+/* The work imbalance of a whole assignment: max over parts p of (work on p) / (sizes[p] x total
+ * work), with equal shares when sizes is NULL; 1 is perfect. Parts with a zero target share
+ * and work count as infinite. */
+double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes, int P);
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart);
 
 /* Gm (seed 003): the graph made symmetric (an edge in either direction joins both ways),

@@ -42,6 +42,9 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
 }
 
 static int needs_graph(const void *s) { return (void)s, 1; }
+/* METIS's default ufactor: 30 for k-way (1.03), 1 for recursive bisection (1.001) */
+static double tolerance(const void *s) { return ((const mstate *)s)->rb ? 1.001 : 1.03; }
+static int takes_sizes(const void *s) { return ((const mstate *)s)->speed; }
 static int needs_coords(const void *s) { return (void)s, 0; }
 
 /* All objects are here (rank 0): build Gm and call METIS. */
@@ -98,4 +101,5 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
 }
 
 const lbs_partitioner_ops lbs__part_metis = {LBS_PART_ABI, "metis", "kway,rb,kway:speed,rb:speed", create, needs_graph,
-                                             needs_coords, partition, free};
+                                             needs_coords, partition, free, NULL, tolerance,
+                                             takes_sizes};

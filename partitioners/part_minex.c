@@ -85,5 +85,11 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   return lbs__part_on_rank0(s->comm, in, 1, 0, run, state, newpart);
 }
 
+/* relocation costs (and diffusive's start) come from where the elements are now */
+static int uses_current(const void *state) {
+  (void)state;
+  return 1;
+}
+
 const lbs_partitioner_ops lbs__part_minex = {LBS_PART_ABI, "minex", "scratch,diffusive", create, needs_graph,
-                                             needs_coords, partition, free};
+                                             needs_coords, partition, free, uses_current, NULL, NULL};

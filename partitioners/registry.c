@@ -71,6 +71,9 @@ void lbs_part_destroy(lbs_partitioner **pp) {
 const char *lbs_part_name(const lbs_partitioner *p) { return p->name; }
 int lbs_part_needs_graph(const lbs_partitioner *p) { return p->ops->needs_graph(p->state); }
 int lbs_part_needs_coords(const lbs_partitioner *p) { return p->ops->needs_coords(p->state); }
+int lbs_part_takes_sizes(const lbs_partitioner *p) { return p->ops->takes_sizes && p->ops->takes_sizes(p->state); }
+double lbs_part_tolerance(const lbs_partitioner *p) { return p->ops->tolerance ? p->ops->tolerance(p->state) : 0; }
+int lbs_part_uses_current(const lbs_partitioner *p) { return p->ops->uses_current && p->ops->uses_current(p->state); }
 
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart) {
   if (in->nparts < 1) return lbs_fail(LBS_INVAL, "partitioning into %d parts", in->nparts);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zoltan.h>
 #include <scotch/scotch.h>
 
@@ -36,6 +37,7 @@ static const struct {
 typedef struct {
   struct Zoltan_Struct *zz; /* NULL on ranks that do not run Zoltan */
   int m;                    /* index into methods */
+  double tol;               /* IMBALANCE_TOL as set (block and random promise none) */
   MPI_Comm comm, solo;      /* all ranks; rank 0 alone (gathering methods) */
 } zstate;
 
@@ -98,7 +100,12 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   if (z->zz && !e && !strcmp(args, "phg")) e = set(z->zz, "HYPERGRAPH_PACKAGE", "PHG");
   if (z->zz && !e && !strcmp(args, "graph")) e = set(z->zz, "GRAPH_PACKAGE", "SCOTCH");
   const char *k, *v;
-  for (int i = 0; z->zz && !e && cfg && lbs_config_entry(cfg, "zoltan", "", i, &k, &v); i++) e = set(z->zz, k, v);
+  z->tol = 1.1;
+  for (int i = 0; z->zz && !e && cfg && lbs_config_entry(cfg, "zoltan", "", i, &k, &v); i++) {
+    e = set(z->zz, k, v);
+    if (!strcasecmp(k, "IMBALANCE_TOL")) z->tol = atof(v);
+  }
+  if (!strcmp(args, "block") || !strcmp(args, "random")) z->tol = 0;
   int bad = e != LBS_OK, anybad; /* a parameter rejected on rank 0 fails everywhere */
   MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
   if (anybad && !e) e = lbs_fail(LBS_INVAL, "zoltan: a parameter was rejected on another rank");
@@ -111,6 +118,8 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
 }
 
 static int needs_graph(const void *s) { return methods[((const zstate *)s)->m].graph; }
+static double tolerance(const void *s) { return ((const zstate *)s)->tol; }
+static int takes_sizes(const void *s) { return (void)s, 1; }
 static int needs_coords(const void *s) { return methods[((const zstate *)s)->m].coords; }
 
 /* ---------------------------------------------------------------- query functions */
@@ -262,4 +271,5 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
 
 const lbs_partitioner_ops lbs__part_zoltan = {LBS_PART_ABI,  "zoltan",     "rcb,rib,hsfc,block,random,phg,graph",
                                               create,        needs_graph,  needs_coords,
-                                              partition,     destroy};
+                                              partition,     destroy,      NULL,
+                                              tolerance,     takes_sizes};

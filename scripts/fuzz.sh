@@ -220,6 +220,8 @@ fi
 
 total=0
 for t in $TARGETS; do
+  # FUZZ_ONLY="a b": only those targets (to spread a long run over cores, one script per core)
+  [ -n "${FUZZ_ONLY:-}" ] && [[ " $FUZZ_ONLY " != *" $t "* ]] && continue
   mkdir -p "$T/$t"
   fuzz "$t" "$SECS" "../$T/$t" "corpus/$t"
   # minimise the tree's corpus: the inputs that keep its coverage, into a fresh directory

@@ -64,6 +64,7 @@ typedef struct lbs_repart_rec {
   int64_t moved;        /* elements that changed processor */
   double moved_bytes;   /* bytes they carried */
   double wall_s;        /* measured wall time of the partitioner call */
+  double work_imbalance; /* of the new partition: max over processors of work / target share */
 } lbs_repart_rec;
 
 typedef struct lbs_replay_result {
@@ -90,6 +91,10 @@ typedef struct lbs_replay_result {
   double *series_value;     /* ... and value (adaptive: interval) */
   int nseries;
   int64_t optimum_ns;       /* optimal: the total its optimiser computed (-1 for other policies) */
+  double initial_work_imbalance; /* of the initial partition */
+  double max_work_imbalance;     /* the worst over the initial partition and every repartition */
+  double tolerance;              /* the partitioner's promise (0: none) */
+  int tolerance_missed;          /* partitions (initial one included) above it */
 } lbs_replay_result;
 
 /* The [sim] section of a run configuration: partitioner, policy, mode, metric, cost model. */

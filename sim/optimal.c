@@ -73,6 +73,7 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
     if (!e) MPI_Allgatherv(x->newp, (int)n, MPI_INT, A + (size_t)r * (size_t)E, counts, displs, MPI_INT, x->comm);
   }
   /* seg: one forward simulation from every segment start, with the engine's step code */
+  int64_t keep_step = x->edge_step; /* the step whose weights x->adjw holds (varying weights) */
   eng y = *x;
   y.clock = clock, y.arrive = arrive, y.link_free = link_free, y.fix = fix, y.load = load;
   y.halo = NULL, y.nhalo = 0;
@@ -85,6 +86,9 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
     end[r0 * (S + 1) + r0] = 0;
     for (int64_t s = r0; !e && s < S; s++) {
       y.w = W + (size_t)s * (size_t)n;
+      int reloaded; /* varying communication weights: this step's halo */
+      if ((e = lbs__edge_weights_at(&y, x->S0 + s, &reloaded))) break;
+      if (reloaded && (e = lbs__build_halo(&y))) break;
       lbs__compute_loads(&y);
       int64_t adv, mx = 0;
       e = lbs__agree(x, lbs__run_step(&y, &adv));
@@ -93,6 +97,12 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
     }
   }
   free(y.halo);
+  if (x->adjw_step) { /* y shared the buffer: give x its step's weights back */
+    int reloaded;
+    x->edge_step = y.edge_step;
+    lbs_err e2 = lbs__edge_weights_at(x, keep_step, &reloaded);
+    if (!e) e = e2;
+  }
   /* mig: every pair of partitions, over fresh links from a barrier at 0 */
   for (int64_t r0 = 0; !e && r0 < S; r0++)
     for (int64_t r = r0 + 1; !e && r < S; r++) {

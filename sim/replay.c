@@ -300,7 +300,7 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
   int64_t *kv = malloc((size_t)(2 * x->n + 2) * sizeof *kv), nkv = 0, moved = 0;
   if (!kv) return lbs__agree(x, lbs_fail(LBS_NOMEM, "migration"));
   for (int64_t i = 0; i < x->n; i++)
-    if (x->newp[i] != x->cur[i]) {
+    if (x->cur[i] >= 0 && x->newp[i] != x->cur[i]) { /* an element with no place yet does not move */
       kv[2 * nkv] = (int64_t)x->cur[i] * x->P + x->newp[i];
       kv[2 * nkv + 1] = (int64_t)FIX;
       nkv++;
@@ -322,6 +322,25 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
     displs[r] = (int)x->rank_first[r];
   }
   MPI_Allgatherv(x->newp, (int)x->n, MPI_INT, x->assign, counts, displs, MPI_INT, x->comm);
+  /* the work imbalance the partitioner left, with the work it was given (fixed point: exact) */
+  double wimb = 0;
+  {
+    int64_t *wl = calloc((size_t)x->P + 1, sizeof *wl);
+    if (wl) {
+      for (int64_t i = 0; i < x->n; i++) wl[x->newp[i]] += (int64_t)(w[i] * FIX + 0.5), wl[x->P] += (int64_t)(w[i] * FIX + 0.5);
+      MPI_Allreduce(MPI_IN_PLACE, wl, x->P + 1, MPI_INT64_T, MPI_SUM, x->comm);
+      int own = lbs_part_takes_sizes(x->part); /* the shares it aimed at: the grid's, or equal */
+      x->own_imb = 0;
+      for (int p = 0; p < x->P && wl[x->P] > 0; p++) {
+        double r = wl[p] ? (x->sizes[p] > 0 ? (double)wl[p] / (x->sizes[p] * (double)wl[x->P]) : 1e300) : 0;
+        double q = own ? r : (double)wl[p] * x->P / (double)wl[x->P];
+        wimb = r > wimb ? r : wimb;
+        x->own_imb = q > x->own_imb ? q : x->own_imb;
+      }
+      if (wl[x->P] == 0) wimb = x->own_imb = 1;
+      free(wl);
+    }
+  }
   free(counts);
   free(displs);
   memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
@@ -339,7 +358,7 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
   for (int i = 0; i < nmig; i++) bytes += mig[i].bytes;
   free(mig);
   for (int p = 0; p < x->P; p++) x->clock[p] = latest;
-  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall};
+  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall, wimb};
   if (!e) e = lbs__build_halo(x);
   return e;
 }
@@ -352,7 +371,15 @@ static void eng_free(eng *x) {
   lbs_queue_destroy(&x->q);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
   free(x->lxadj), free(x->w), free(x->wprev), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
-  free(x->arrive), free(x->link_free), free(x->opt_steps), free(x->opt_assign);
+  free(x->arrive), free(x->link_free), free(x->opt_steps), free(x->opt_assign), free(x->adjw_step);
+}
+
+lbs_err lbs__edge_weights_at(eng *x, int64_t s, int *changed) {
+  *changed = 0;
+  if (!x->adjw_step || x->edge_step == s) return LBS_OK;
+  lbs_err e = lbs__agree(x, lbs_trace_edge_weights(x->t, s, x->adjw_step));
+  if (!e) x->edge_step = s, *changed = 1;
+  return e;
 }
 
 void lbs_replay_result_free(lbs_replay_result **rp) {
@@ -399,6 +426,14 @@ static lbs_err setup(eng *x) {
     if ((e = lbs_mesh_graph(x->mesh, &x->xadj, &x->adj, &x->adjw))) return e;
     x->bytes_elem = lbs_mesh_bytes_per_elem(x->mesh);
     x->bytes_edge = lbs_mesh_bytes_per_edge(x->mesh);
+    /* communication weights that change with the step (N-body): read through the trace's rule */
+    x->edge_step = -1;
+    if (x->xadj && lbs_trace_edge_weights_vary(x->t)) {
+      if (!(x->adjw_step = malloc((size_t)(x->xadj[x->E] + 1) * sizeof *x->adjw_step)))
+        return lbs_fail(LBS_NOMEM, "edge weights");
+      if ((e = lbs_trace_edge_weights(x->t, x->S0, x->adjw_step))) return e;
+      x->adjw = x->adjw_step, x->edge_step = x->S0;
+    }
   }
   if (lbs_grid_bytes_per_elem(x->g) > 0) x->bytes_elem = lbs_grid_bytes_per_elem(x->g);
   if (lbs_grid_bytes_per_edge(x->g) > 0) x->bytes_edge = lbs_grid_bytes_per_edge(x->g);
@@ -406,6 +441,10 @@ static lbs_err setup(eng *x) {
     return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none", x->o->partitioner);
   if (lbs_part_needs_coords(x->part) && !x->coords)
     return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none", x->o->partitioner);
+  /* the optimum caches one partition per step: it holds only when a partition depends on the step alone */
+  if (!strncmp(x->o->policy, "optimal", 7) && lbs_part_uses_current(x->part))
+    return lbs_fail(LBS_INVAL, "the optimal policy needs a partitioner whose answer depends only on the step; %s "
+                    "starts from where the elements are (use zoltan:* or metis)", x->o->partitioner);
   /* chunk-aligned element ranges per rank */
   int64_t C = lbs_trace_chunk_elems(x->t), nch = (x->E + C - 1) / C;
   x->rank_first = malloc((size_t)(x->size + 1) * sizeof *x->rank_first);
@@ -436,10 +475,9 @@ static lbs_err setup(eng *x) {
       !x->load || !x->clock || !x->arrive || !x->link_free || lbs_queue_create(1024, &x->q))
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
   lbs_grid_part_sizes(x->g, x->sizes);
-  for (int64_t i = 0; i < x->n; i++) {
-    x->gid[i] = x->first + i;
-    x->cur[i] = (int)((x->first + i) * x->P / x->E); /* a block start for REPARTITION */
-  }
+  /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),
+   * so no partitioner is steered by a made-up starting assignment and nothing moves */
+  for (int64_t i = 0; i < x->n; i++) x->gid[i] = x->first + i, x->cur[i] = -1;
   for (int64_t i = 0; x->xadj && i <= x->n; i++) x->lxadj[i] = x->xadj[x->first + i] - x->xadj[x->first];
   return LBS_OK;
 }
@@ -494,6 +532,11 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   if (!e) e = lbs__read_work(&x, x.S0, x.w);
   lbs_repart_rec rec;
   if (!e) e = repartition(&x, x.w, 0, &rec);
+  if (!e) { /* balance: the partitioner's promise against what it did */
+    r->tolerance = lbs_part_tolerance(x.part);
+    r->initial_work_imbalance = r->max_work_imbalance = rec.work_imbalance;
+    r->tolerance_missed = r->tolerance > 0 && x.own_imb > r->tolerance * (1 + 1e-9);
+  }
   if (!e) { /* the initial partition is setup: time and links start afresh */
     for (int p = 0; p < x.P; p++) x.clock[p] = 0;
     memset(x.link_free, 0, (size_t)x.C * (size_t)x.C * sizeof *x.link_free);
@@ -509,6 +552,9 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
       x.w = tmp;
       if ((e = lbs__read_work(&x, x.S0 + s, x.w))) break;
     }
+    int reloaded; /* the halo of this step under its own communication weights */
+    if ((e = lbs__edge_weights_at(&x, x.S0 + s, &reloaded))) break;
+    if (reloaded && (e = lbs__build_halo(&x))) break;
     lbs__compute_loads(&x);
     double imb, limb;
     lbs__imbalance(x.load, x.P, &imb, &limb);
@@ -529,6 +575,11 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
       x.cur_step = s;
       if ((e = repartition(&x, x.wprev, o->approach, &r->reparts[r->nrep]))) break;
       r->reparts[r->nrep].step = s;
+      {
+        double wi = r->reparts[r->nrep].work_imbalance;
+        if (wi > r->max_work_imbalance) r->max_work_imbalance = wi;
+        r->tolerance_missed += r->tolerance > 0 && x.own_imb > r->tolerance * (1 + 1e-9);
+      }
       r->partition_ns += r->reparts[r->nrep].partition_ns;
       r->migration_ns += r->reparts[r->nrep].migration_ns;
       r->moved += r->reparts[r->nrep].moved;
@@ -663,5 +714,10 @@ void lbs_replay_json(FILE *f, const lbs_replay_result *r) {
   for (int k = 0; k < r->nrep; k++) fprintf(f, "%s%lld", k ? "," : "", (long long)(r->first_step + r->reparts[k].step));
   fprintf(f, "],\"mean_imbalance\":%.9f,\"max_imbalance\":%.9f,\"mean_loadimb\":%.9f,\"moved_elements\":%lld",
           r->mean_imbalance, r->max_imbalance, r->mean_loadimb, (long long)r->moved);
+  fprintf(f, ",\"initial_work_imbalance\":%.9f,\"max_work_imbalance\":%.9f,\"tolerance\":", r->initial_work_imbalance,
+          r->max_work_imbalance);
+  if (r->tolerance > 0) fprintf(f, "%.9g", r->tolerance);
+  else fprintf(f, "null");
+  fprintf(f, ",\"tolerance_missed\":%d", r->tolerance_missed);
   fprintf(f, ",\"wall_s\":%.3f}\n", r->wall_s);
 }

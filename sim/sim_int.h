@@ -27,7 +27,9 @@ typedef struct {
   int dim;
   const double *coords;
   const int64_t *xadj, *adj;
-  const double *adjw;
+  const double *adjw;    /* CWgt per arc: the mesh's, or adjw_step's */
+  double *adjw_step;     /* the weights at step edge_step when they vary (N-body rule), else NULL */
+  int64_t edge_step;     /* the trace step adjw_step holds, -1 none */
   double bytes_elem, bytes_edge;
   lbs_partitioner *part;
   lbs_policy *policy;
@@ -56,7 +58,12 @@ typedef struct {
   int *opt_assign;       /* S x E cached partitions, A_r for a repartition before step r */
   int64_t opt_total;     /* the total time the plan gives, as the optimiser computed it */
   int64_t cur_step;      /* the step a repartition happens before */
+  double own_imb;        /* the last partition's work imbalance against the shares its partitioner aimed at */
 } eng;
+
+/* Makes x->adjw the communication weights of trace step s (a no-op when they do not vary):
+ * collective through lbs__agree. 1 in *changed when they were reloaded. */
+lbs_err lbs__edge_weights_at(eng *x, int64_t s, int *changed);
 
 
 lbs_err lbs__agree(eng *x, lbs_err e);

@@ -255,6 +255,11 @@ lbs_err lbs_codec_decode(lbs_codec_ctx *ctx, lbs_codec c, const uint8_t *blob, s
                          size_t first, size_t count, double *out) {
   const lbs_codec_ops *o = lbs__codec_get(c);
   if (!o) return lbs_fail(LBS_CORRUPT, "unknown codec id %d", (int)c);
+  static const uint8_t none[1];
+  if (!blob) { /* SQLite gives NULL for an empty blob: the decoders may not offset it */
+    if (len) return lbs_fail(LBS_CORRUPT, "a blob of %zu bytes at NULL", len);
+    blob = none;
+  }
   if (first > n || count > n - first)
     return lbs_fail(LBS_RANGE, "elements [%zu, %zu) outside a chunk of %zu", first, first + count, n);
   return o->decode(ctx, blob, len, n, first, count, out);

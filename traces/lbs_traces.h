@@ -224,6 +224,14 @@ int lbs_trace_metric_find(const lbs_trace *t, const char *name); /* index, or -1
 lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
 /* A metadata value (valid while open), or NULL. */
 const char *lbs_trace_meta(const lbs_trace *t, const char *key);
+/* The communication weight (CWgt) of every arc of the mesh graph at step s, in the graph's arc
+ * order: the stored edge weight, or under the meta key edge_weight = flag*rwgt[target] (N-body
+ * traces) flag x rwgt of the arc's target at the step. The one place the rule is applied:
+ * partition, replay and optimal read edge weights through it. LBS_FORMAT when the rule names a
+ * metric the trace lacks, or a key lbsim does not know. lbs_trace_edge_weights_vary: 1 when
+ * the weights change from step to step (the rule applies), 0 when they are the stored ones. */
+lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw);
+int lbs_trace_edge_weights_vary(const lbs_trace *t);
 /* The metadata keys, in key order: lbs_trace_meta_key(t, i) for i < lbs_trace_meta_count(t)
  * (NULL outside; valid while open). */
 int lbs_trace_meta_count(const lbs_trace *t);

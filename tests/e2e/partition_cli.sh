@@ -101,4 +101,22 @@ printf '2 1 1\n2 -1\n1 -1\n' >"$T/neg.graph"
 expect 1 "negative edge weight" -- "$LBSIM" trace import --chaco "$T/neg.graph" -o "$T/neg.lbt"
 has "$T/err" "neg.graph:2: vertex 1: negative edge weight -1" "negative weight refused at import"
 
+# balance reported and checked, and the partition written as METIS writes it
+expect 0 "bump gen" -- "$LBSIM" trace gen --kind bump --mesh 20x12x10 --steps 2 -o "$T/pb.lbt"
+G16=$SRC/examples/grids/homogeneous16.ini
+expect 0 "work imbalance and tolerance" -- "$LBSIM" partition "$T/pb.lbt" --grid "$G16" --partitioner metis:rb,zoltan:rcb,minex \
+  --json --out-parts "$T/p"
+json 'assert [r["tolerance"] for r in d] == [1.001, 1.1, None] and all(r["work_imbalance"] >= 1 for r in d), d' && ok ||
+  bad "work_imbalance / tolerance: $(cat "$T/out")"
+has "$T/err" "warning: metis:rb left a work imbalance of" "a missed tolerance is named"
+for f in metis-rb zoltan-rcb minex; do
+  python3 -c "
+p = [int(l) for l in open('$T/p.$f')]
+assert len(p) == 2400 and min(p) >= 0 and max(p) < 16 and len(set(p)) == 16, (len(p), min(p), max(p))" && ok ||
+    bad "--out-parts $T/p.$f"
+done
+expect 1 "--out-parts refuses an existing file" -- "$LBSIM" partition "$T/pb.lbt" --grid "$G16" --partitioner metis --out-parts "$T/p.minex"
+has "$T/err" "p.minex" "the file is named"
+expect 0 "--out-parts -f replaces it" -- "$LBSIM" partition "$T/pb.lbt" --grid "$G16" --partitioner metis --out-parts "$T/p.minex" -f
+[ "$(wc -l <"$T/p.minex")" = 2400 ] && ok || bad "replaced part file"
 finish

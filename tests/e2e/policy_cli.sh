@@ -34,6 +34,12 @@ has "$T/out" "+0.00%" "optimal's gap in the table"
 # bad input
 expect 1 "adaptive MIN > MAX" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies adaptive:0.15:20:5
 has "$T/err" "1 <= MIN <= MAX" "adaptive message"
+# optimal caches one partition per step: a partitioner that starts from where the elements are is refused
+expect 1 "optimal with minex" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --partitioner minex --policy optimal
+has "$T/err" "the optimal policy needs a partitioner whose answer depends only on the step; minex" "optimal refuses minex"
+# a repeated policy gives the same row each time (a repartition depends only on its step)
+expect 0 "phg three times" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --partitioner zoltan:phg --policies fixed:5,fixed:5,fixed:5 --json
+[ "$(grep -o '"total_time_s":[0-9.e+-]*' "$T/out" | sort -u | wc -l)" = 1 ] && ok || bad "phg rows differ: $(grep -o '"total_time_s":[0-9.e+-]*' "$T/out")"
 expect 1 "fixed:0" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:0
 has "$T/err" "K must be a whole number of steps >= 1" "fixed message"
 expect 1 "threshold:-1" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies threshold:-1

@@ -98,4 +98,18 @@ has "$T/err" "cannot open" "missing trace message"
 expect 2 "missing grid option" -- "$LBSIM" replay "$T/b.lbt"
 has "$T/err" "missing --grid" "usage message"
 
+# the N-body rule (edge_weight = flag*rwgt[target]) is applied by the replay too: without the
+# meta key the same trace charges the raw 0/1 flags, and less communication
+"$LBSIM" trace gen --kind nbody --bodies 300 --steps 6 -o "$T/nb.lbt" 2>/dev/null
+cp "$T/nb.lbt" "$T/nbraw.lbt" && sqlite3 "$T/nbraw.lbt" "DELETE FROM meta WHERE key = 'edge_weight'"
+comm() { "$LBSIM" replay "$1" --grid "$SRC/examples/grids/two_sites.ini" --policy fixed:2 --json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["comm_time_s"])'; }
+c1=$(comm "$T/nb.lbt") c0=$(comm "$T/nbraw.lbt")
+python3 -c "import sys; sys.exit(0 if $c1 > 1.05 * $c0 > 0 else 1)" && ok || bad "N-body rule: comm $c1 s with it, $c0 s with the raw flags"
+# balance beside MinEX's model: the partitioner's promise and what it left
+expect 0 "work imbalance in json" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --json
+python3 -c "
+import json; d = json.load(open('$T/out'))
+assert d['tolerance'] == 1.1 and 1 <= d['initial_work_imbalance'] <= d['max_work_imbalance'], d
+assert 0 <= d['tolerance_missed'] <= d['repartitions'] + 1, d" && ok || bad "replay balance fields: $(cat "$T/out")"
 finish

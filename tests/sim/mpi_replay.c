@@ -37,7 +37,7 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   calls++;
   return LBS_OK;
 }
-static const lbs_partitioner_ops mock = {LBS_PART_ABI, "mock", "", mock_create, mock_no, mock_no, mock_partition, NULL};
+static const lbs_partitioner_ops mock = {LBS_PART_ABI, "mock", "", mock_create, mock_no, mock_no, mock_partition, NULL, NULL, NULL, NULL};
 
 /* A policy that never repartitions but, before step 5, looks back at step 2 and ahead at
  * step 9 through the navigation API; the replay's own series must agree. */

@@ -388,3 +388,13 @@ Test(codec, no_values_on_a_fresh_context) {
     lbs_codec_ctx_destroy(&fresh);
   }
 }
+
+Test(codec, an_empty_blob_at_null_is_refused_cleanly) {
+  /* what SQLite hands back for a zero-length blob (fuzz_reader found the quant decoder offsetting it) */
+  lbs_codec_ctx *c;
+  cr_assert_eq(lbs_codec_ctx_create(&c), LBS_OK);
+  double out[4];
+  for (int k = LBS_CODEC_LOSSLESS; k <= LBS_CODEC_QUANT; k++)
+    cr_assert_eq(lbs_codec_decode(c, (lbs_codec)k, NULL, 0, 4, 0, 4, out), LBS_CORRUPT, "codec %d", k);
+  lbs_codec_ctx_destroy(&c);
+}
