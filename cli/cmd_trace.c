@@ -769,7 +769,10 @@ static int trace_import(int argc, char **argv) {
              "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
              "                   README.md), stored within the default bound %s\n"
              "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
-             "                   vertex weights (weight0.. with several constraints), lossless\n"
+             "                   vertex weights (weight0.. with several constraints), lossless;\n"
+             "                   what Zoltan's reader forgives (self loops, an m counting both\n"
+             "                   directions, no lines for trailing isolated vertices) is taken\n"
+             "                   with a warning\n"
              "  --coords C       vertex coordinates for the graph, one line per vertex\n"
              "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
              "                   error naming the file, line and metric)\n" ENC_HELP
@@ -806,7 +809,9 @@ static int trace_import(int argc, char **argv) {
     lbs_mesh *mesh = NULL;
     double *vw = NULL;
     int ncon = 0;
-    e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon);
+    lbs_chaco_notes notes;
+    e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon, &notes);
+    for (int i = 0; !e && i < notes.nwarn; i++) fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
     lbs_trace_writer *w = NULL;
     if (!e) {
       int64_t n = lbs_mesh_elements(mesh);

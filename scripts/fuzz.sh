@@ -64,6 +64,15 @@ for c in range(4):
 open(d + "/enc_ramp", "wb").write(bytes([0x81, 2]) + struct.pack("<64d", *[100 + 0.5 * i for i in range(64)]))
 PY
 printf '3 2 111 2\n9 5 6 2 7\n9 1 1 1 7 3 0.5\n9 2 2 2 0.5\n@@\n0 0\n1 0\n2 0\n' >"$C/chaco/weights"
+# what Zoltan's reader forgives: '#' comments, m counting both directions, self loops, no lines
+# for trailing isolated vertices (its drake, simple3d and nograph in small)
+printf '# drake\n4 8 010\n4 2 4 %% c\n1 1 3\n4 2 4\n1 1 3\n@@\n# xy\n-1 1\n1 1\n1 -1\n-1 -1\n' >"$C/chaco/drake"
+printf '3 7 1\n1 2 2 0.5\n2 1 1 0.5 3 0\n3 9 2 0\n' >"$C/chaco/loops"
+printf '25 0\n' >"$C/chaco/nograph"
+# the real meshes small enough to mutate quickly (Zoltan's bug, 7944, simple3d, film2, ...)
+for f in tests/data/meshes/*.graph; do
+  if [ "$(stat -c %s "$f")" -le 20000 ]; then cp "$f" "$C/chaco/mesh_$(basename "$f")"; fi
+done
 
 # config: the example grids and configurations, a generated family grid, and files with overrides
 for f in examples/grids/*.ini examples/seed002/grid.ini; do cp "$f" "$C/config/$(basename "$(dirname "$f")")_$(basename "$f")"; done

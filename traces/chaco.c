@@ -1,23 +1,48 @@
 /* chaco.c - Chaco/METIS graph files (as used by Zoltan's and METIS's test meshes).
  *
- * Graph file: '%' lines are comments. Header "n m [fmt [ncon]]"; fmt's decimal digits,
- * read from the right, switch on edge weights (1), vertex weights (10, ncon of them, 1 by
- * default) and vertex sizes (100). Then exactly n vertex lines (an empty line is a vertex
- * with no neighbours): [size] [ncon weights] then neighbours numbered from 1, each
- * followed by its weight when edge weights are on. Undirected: every edge appears in both
- * of its vertices' lines and m counts it once. Coordinates file: n lines of 1 to 3
- * numbers. Every error names the file and the line. */
+ * Graph file: lines whose first non-blank character is '%' or '#' are comments, and so is
+ * the rest of a line from a word that starts with one of them. Header "n m [fmt [ncon]]";
+ * fmt's decimal digits, read from the right, switch on edge weights (1), vertex weights (10,
+ * ncon of them, 1 by default) and vertex sizes (100). Then n vertex lines (an empty line is
+ * a vertex with no neighbours): [size] [ncon weights] then neighbours numbered from 1, each
+ * followed by its weight when edge weights are on. Weights may be zero or real-valued.
+ * Undirected: every edge appears in both of its vertices' lines and m counts it once.
+ * Coordinates file: n lines of 1 to 3 numbers. Every error names the file and the line.
+ *
+ * The public reader forgives what Zoltan's reader (ch_input_graph.c) forgives with its input
+ * checks on (Debug_Chaco_Input; off, it checks nothing), and reports each kind once in
+ * lbs_chaco_notes:
+ *  - self loops are dropped;
+ *  - a header m that counts every edge in both directions (Zoltan's 7944 and drake) is taken,
+ *    because Zoltan takes it: there m only sizes the arrays and a mismatch is a warning. The
+ *    adjacency itself must still be symmetric, so nothing of the graph is guessed; gpmetis
+ *    refuses these files ("you specified twice the number of edges"). Any other m is
+ *    refused, with the count of edges the lines give;
+ *  - vertices after the last vertex line have no neighbours (Zoltan's nograph, "25 0" and
+ *    nothing else), when the format has no vertex weights or sizes that they would lack.
+ * Comment lines among the vertex lines are skipped, as METIS skips them (Zoltan would read
+ * one as a vertex without neighbours; a comment after numbers stalls its reader). An edge of
+ * weight 0 is kept, as Zoltan keeps it with its checks off (its test driver's default; on,
+ * it drops the edge). A duplicate neighbour is refused (Zoltan drops it with a warning).
+ * The steps-directory reader calls the parser without notes and keeps the strict rules: m
+ * exact, no self loops, n vertex lines. */
 #include "traces_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* trailing vertices without a line that are read as isolated ones, at most */
+#define MAX_IMPLIED_VERTICES ((int64_t)1 << 20)
 
 typedef struct {
   const char *name, *p, *end;
   int64_t line; /* number of the line last returned */
 } reader;
+
+static int is_comment(char c) { return c == '%' || c == '#'; }
 
 /* Next line that is not a comment; [*a, *b) its text. Returns 0 at end of input. */
 static int next_line(reader *r, const char **a, const char **b, int skip_blank) {
@@ -28,7 +53,7 @@ static int next_line(reader *r, const char **a, const char **b, int skip_blank) 
     r->line++;
     const char *q = s;
     while (q < e && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-    if (q < e && *q == '%') continue;
+    if (q < e && is_comment(*q)) continue;
     if (skip_blank && q == e) continue;
     *a = s;
     *b = e;
@@ -37,12 +62,13 @@ static int next_line(reader *r, const char **a, const char **b, int skip_blank) 
   return 0;
 }
 
-/* Parses the next number of [*p, end). 0: got one, 1: none left, -1: not a number. */
+/* Parses the next number of [*p, end). 0: got one, 1: none left (end of line, or a comment
+ * to its end), -1: not a number. */
 static int next_num(const char **p, const char *end, double *v, char *bad, size_t badn) {
   const char *q = *p;
   while (q < end && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-  if (q >= end) {
-    *p = q;
+  if (q >= end || is_comment(*q)) {
+    *p = end;
     return 1;
   }
   char tmp[64];
@@ -63,6 +89,26 @@ static int next_num(const char **p, const char *end, double *v, char *bad, size_
   return 0;
 }
 
+/* Makes room for need elements of size sz in *p (capacity *cap, doubled). 0 or -1. */
+static int reserve(void **p, int64_t *cap, int64_t need, size_t sz) {
+  if (need <= *cap) return 0;
+  int64_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, (size_t)c * sz);
+  if (!q) return -1;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+static void note(lbs_chaco_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(lbs_chaco_notes *nt, const char *fmt, ...) {
+  if (nt->nwarn >= LBS_CHACO_MAX_WARNINGS) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(nt->warning[nt->nwarn++], sizeof nt->warning[0], fmt, ap);
+  va_end(ap);
+}
 static lbs_err parse_coords(const char *name, const char *text, size_t len, int64_t n, double **out,
                             int *dim_out) {
   reader r = {name, text, text + len, 0};
@@ -111,64 +157,59 @@ static lbs_err parse_coords(const char *name, const char *text, size_t len, int6
 
 lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
                          lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
-                         const char *ctext, size_t clen) {
+                         const char *ctext, size_t clen, lbs_chaco_notes *notes) {
   *mesh = NULL;
   *vwgt_out = NULL;
+  int lenient = notes && !directed;
+  if (notes) memset(notes, 0, sizeof *notes);
   reader r = {gname, gtext, gtext + glen, 0};
   const char *a, *b;
   char bad[64];
   if (!next_line(&r, &a, &b, 1)) return lbs_fail(LBS_PARSE, "%s: empty graph file", gname);
+  int64_t hline = r.line;
   double h[4];
   int nh = 0, rc = 0;
   while (nh < 4 && (rc = next_num(&a, b, &h[nh], bad, sizeof bad)) == 0) nh++;
   if ((nh < 4 && rc < 0) || nh < 2 || next_num(&a, b, &h[3], bad, sizeof bad) != 1)
-    return lbs_fail(LBS_PARSE, "%s:%lld: header must be 'n m [fmt [ncon]]'", gname, (long long)r.line);
+    return lbs_fail(LBS_PARSE, "%s:%lld: header must be 'n m [fmt [ncon]]'", gname, (long long)hline);
   for (int i = 0; i < nh; i++)
     if (h[i] < 0 || h[i] != floor(h[i]) || h[i] > 1e12)
       return lbs_fail(LBS_PARSE, "%s:%lld: header values must be non-negative integers", gname,
-                      (long long)r.line);
+                      (long long)hline);
   if ((nh > 2 && h[2] > 111) || (nh > 3 && h[3] > 16))
     return lbs_fail(LBS_PARSE, "%s:%lld: fmt must be at most 111 and ncon at most 16", gname,
-                    (long long)r.line);
+                    (long long)hline);
   int64_t n = (int64_t)h[0], m = (int64_t)h[1];
   int fmt = nh > 2 ? (int)h[2] : 0, ncon = nh > 3 ? (int)h[3] : 1;
   int ew = fmt % 10, vw = fmt / 10 % 10, vs = fmt / 100 % 10;
-  if (n < 1) return lbs_fail(LBS_PARSE, "%s:%lld: the graph has no vertices", gname, (long long)r.line);
+  if (n < 1) return lbs_fail(LBS_PARSE, "%s:%lld: the graph has no vertices", gname, (long long)hline);
   if (ew > 1 || vw > 1 || vs > 1 || fmt > 111)
     return lbs_fail(LBS_PARSE, "%s:%lld: fmt %d is not one of 0, 1, 10, 11, 100, 101, 110, 111",
-                    gname, (long long)r.line, fmt);
+                    gname, (long long)hline, fmt);
   if (ncon < 1 || ncon > 16 || (nh > 3 && !vw))
-    return lbs_fail(LBS_PARSE, "%s:%lld: bad ncon %d", gname, (long long)r.line, ncon);
+    return lbs_fail(LBS_PARSE, "%s:%lld: bad ncon %d", gname, (long long)hline, ncon);
   if (!vw) ncon = 1;
-  int64_t want = directed ? m : 2 * m, left = (int64_t)(r.end - r.p);
-  /* each vertex needs a line and each listed neighbour two characters: a header that
-   * promises more than the file can hold is wrong, and must not make us allocate for it */
-  if (n > left + 1 || want > left / 2 + 1)
-    return lbs_fail(LBS_PARSE, "%s:%lld: header says %lld vertices and %lld edges, more than the"
-                    " %lld remaining bytes can hold", gname, (long long)r.line, (long long)n,
-                    (long long)m, (long long)left);
-  int64_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj);
-  int64_t *adj = malloc((size_t)(want ? want : 1) * sizeof *adj);
-  double *w = malloc((size_t)(want ? want : 1) * sizeof *w);
-  double *vwgt = malloc((size_t)(n * ncon) * sizeof *vwgt);
-  double *coords = NULL;
+  /* the most neighbour entries the header allows: 2m (m) when m counts each edge once (each
+   * listed entry); arrays grow with what the lines hold, never with what the header says */
+  int64_t most = directed ? m : 2 * m;
+  int64_t *xadj = NULL, *adj = NULL;
+  double *w = NULL, *vwgt = NULL, *coords = NULL;
+  int64_t xcap = 0, vcap = 0, acap = 0, wcap = 0;
+  int64_t k = 0, v = 0, loops = 0, missing = 0, last_line = 0;
   lbs_err e = LBS_OK;
-  if (!xadj || !adj || !w || !vwgt) {
-    e = lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)n);
-    goto done;
-  }
-  int64_t k = 0;
-  for (int64_t v = 0; v < n && !e; v++) {
-    xadj[v] = k;
-    if (!next_line(&r, &a, &b, 0)) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of %lld vertex lines", gname,
-                   (long long)r.line, (long long)v, (long long)n);
+  for (; v < n && !e; v++) {
+    if (!next_line(&r, &a, &b, 0)) break;
+    if (reserve((void **)&xadj, &xcap, v + 2, sizeof *xadj) ||
+        reserve((void **)&vwgt, &vcap, (v + 1) * ncon, sizeof *vwgt)) {
+      e = lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)n);
       break;
     }
+    xadj[v] = k;
     double x;
     if (vs && (rc = next_num(&a, b, &x, bad, sizeof bad)) != 0) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex size", gname, (long long)r.line,
-                   (long long)(v + 1));
+      e = rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad)
+                 : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex size", gname,
+                            (long long)r.line, (long long)(v + 1));
       break;
     }
     for (int c = 0; c < ncon && !e; c++) {
@@ -189,15 +230,17 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
                      (long long)r.line, (long long)(v + 1), x, (long long)n);
         break;
       }
-      if ((int64_t)x - 1 == v) {
+      int self = (int64_t)x - 1 == v;
+      if (self && !lenient) {
         e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: self loop", gname, (long long)r.line,
                      (long long)(v + 1));
         break;
       }
       double wt = 1.0;
       if (ew && (rc = next_num(&a, b, &wt, bad, sizeof bad)) != 0) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g has no edge weight", gname,
-                     (long long)r.line, (long long)(v + 1), x);
+        e = rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad)
+                   : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g has no edge weight",
+                              gname, (long long)r.line, (long long)(v + 1), x);
         break;
       }
       if (wt < 0) {
@@ -205,9 +248,22 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
                      (long long)r.line, (long long)(v + 1), wt);
         break;
       }
-      if (k >= want) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: more edges than the header's m = %lld", gname,
-                     (long long)r.line, (long long)m);
+      if (self) { /* dropped, as Zoltan drops it; reported once with the count */
+        if (!loops++) {
+          notes->self_loop_line = r.line;
+          notes->self_loop_vertex = v + 1;
+        }
+        continue;
+      }
+      if (k >= most) {
+        e = lbs_fail(LBS_PARSE, "%s:%lld: more edges than the header's m = %lld%s", gname,
+                     (long long)r.line, (long long)m,
+                     directed ? "" : " (each listed in both of its vertices' lines)");
+        break;
+      }
+      if (reserve((void **)&adj, &acap, k + 1, sizeof *adj) ||
+          reserve((void **)&w, &wcap, k + 1, sizeof *w)) {
+        e = lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)k);
         break;
       }
       adj[k] = (int64_t)x - 1;
@@ -216,25 +272,100 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
     if (!e && rc < 0) e = lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad);
   }
   if (e) goto done;
+  last_line = r.line;
+  if (v < n) { /* the file ends early: isolated vertices (Zoltan's nograph), or truncated */
+    missing = n - v;
+    if (!lenient || vw || vs) {
+      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of %lld vertex lines%s", gname,
+                   (long long)r.line, (long long)v, (long long)n,
+                   lenient ? " (the format's vertex weights or sizes need a line per vertex)" : "");
+      goto done;
+    }
+    if (missing > MAX_IMPLIED_VERTICES) {
+      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of the header's %lld vertex lines: "
+                   "more than %lld vertices without a line are not read as isolated ones",
+                   gname, (long long)r.line, (long long)v, (long long)n,
+                   (long long)MAX_IMPLIED_VERTICES);
+      goto done;
+    }
+    if (reserve((void **)&xadj, &xcap, n + 1, sizeof *xadj) ||
+        reserve((void **)&vwgt, &vcap, n * ncon, sizeof *vwgt)) {
+      e = lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)n);
+      goto done;
+    }
+    for (; v < n; v++) {
+      xadj[v] = k;
+      vwgt[v] = 1.0; /* ncon is 1: no vertex weights */
+    }
+  }
   xadj[n] = k;
+  if (!adj && (reserve((void **)&adj, &acap, 1, sizeof *adj) || reserve((void **)&w, &wcap, 1, sizeof *w))) {
+    e = lbs_fail(LBS_NOMEM, "graph");
+    goto done;
+  }
   if (next_line(&r, &a, &b, 1)) {
     e = lbs_fail(LBS_PARSE, "%s:%lld: more vertex lines than the header's n = %lld", gname,
                  (long long)r.line, (long long)n);
     goto done;
   }
-  if (k != want) {
-    e = lbs_fail(LBS_PARSE, "%s: the header says m = %lld edges but the lines list %lld entries (expected %lld)",
-                 gname, (long long)m, (long long)k, (long long)want);
+  if (!lenient && k != most) {
+    e = lbs_fail(LBS_PARSE, "%s:%lld: the header says m = %lld edges but the lines list %lld entries (expected %lld)",
+                 gname, (long long)hline, (long long)m, (long long)k, (long long)most);
     goto done;
   }
   int dim = 0;
   if (ctext && (e = parse_coords(cname, ctext, clen, n, &coords, &dim))) goto done;
+  /* validates range, duplicates and (undirected) that every edge is listed both ways */
   e = lbs__mesh_adopt(n, dim, coords, xadj, adj, w, directed, mesh);
   xadj = adj = NULL;
   w = coords = NULL;
+  if (e && missing) { /* most likely a truncated file: say so first */
+    e = lbs_fail(e, "%s:%lld: file ends after %lld of %lld vertex lines, and the vertices without"
+                 " a line cannot be isolated ones: %s (vertices numbered from 0)", gname,
+                 (long long)last_line, (long long)(n - missing), (long long)n, lbs_errmsg());
+    goto done;
+  }
   if (e) {
     e = lbs_fail(e, "%s: %s (vertices numbered from 0)", gname, lbs_errmsg());
     goto done;
+  }
+  if (lenient) {
+    /* k entries of a symmetric adjacency: k/2 edges. Zoltan takes m as 2m = k, k + s or k + 2s
+     * (s self loops counted once or twice) and, with a warning, any m up to k/2; we take the
+     * m that count each edge once or every entry once. */
+    int64_t edges = k / 2, s = loops;
+    notes->edges = edges;
+    notes->self_loops = s;
+    notes->missing_lines = missing;
+    if (2 * m == k || 2 * m == k + s || 2 * m == k + 2 * s) {
+      /* m counts each edge once */
+    } else if (m == k || m == k + s) {
+      notes->m_both_directions = 1;
+      note(notes, "%s:%lld: the header says m = %lld, but the lines hold %lld edges: m counts every"
+           " edge in both directions%s (Zoltan takes it; gpmetis refuses it)", gname,
+           (long long)hline, (long long)m, (long long)edges, m == k + s && s ? " and the self loops" : "");
+    } else if (missing) {
+      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of %lld vertex lines, and the ones"
+                   " there hold %lld edges where the header says m = %lld", gname,
+                   (long long)last_line, (long long)(n - missing), (long long)n, (long long)edges,
+                   (long long)m);
+      lbs_mesh_destroy(mesh);
+      goto done;
+    } else {
+      e = lbs_fail(LBS_PARSE, "%s:%lld: the header says m = %lld edges, but the vertex lines hold "
+                   "%lld (%lld neighbour entries, each edge listed in both of its vertices' lines%s)",
+                   gname, (long long)hline, (long long)m, (long long)edges, (long long)k,
+                   s ? ", self loops left out" : "");
+      lbs_mesh_destroy(mesh);
+      goto done;
+    }
+    if (s)
+      note(notes, "%s:%lld: vertex %lld: self loop dropped, as Zoltan drops them (%lld in all)",
+           gname, (long long)notes->self_loop_line, (long long)notes->self_loop_vertex, (long long)s);
+    if (missing)
+      note(notes, "%s:%lld: file ends after %lld of %lld vertex lines: the last %lld vertices read"
+           " as isolated ones, as Zoltan reads them", gname, (long long)last_line,
+           (long long)(n - missing), (long long)n, (long long)missing);
   }
   *vwgt_out = vwgt;
   *ncon_out = ncon;
@@ -249,17 +380,20 @@ done:
 }
 
 lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const char *cname,
-                        const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon) {
-  return lbs__graph_parse(gname, gtext, glen, 0, mesh, vwgt, ncon, cname, ctext, clen);
+                        const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon,
+                        lbs_chaco_notes *notes) {
+  lbs_chaco_notes local;
+  return lbs__graph_parse(gname, gtext, glen, 0, mesh, vwgt, ncon, cname, ctext, clen,
+                          notes ? notes : &local);
 }
 
 lbs_err lbs_chaco_read(const char *graph_path, const char *coords_path, lbs_mesh **mesh,
-                       double **vwgt, int *ncon) {
+                       double **vwgt, int *ncon, lbs_chaco_notes *notes) {
   char *g = NULL, *c = NULL;
   size_t gl = 0, cl = 0;
   lbs_err e = lbs_read_file(graph_path, &g, &gl);
   if (!e && coords_path) e = lbs_read_file(coords_path, &c, &cl);
-  if (!e) e = lbs_chaco_parse(graph_path, g, gl, coords_path, c, cl, mesh, vwgt, ncon);
+  if (!e) e = lbs_chaco_parse(graph_path, g, gl, coords_path, c, cl, mesh, vwgt, ncon, notes);
   free(g);
   free(c);
   return e;

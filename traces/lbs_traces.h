@@ -347,15 +347,32 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
 
 /* ---------------------------------------------------------------- import / export */
 
+/* What lbs_chaco_read forgave, as Zoltan's reader forgives it; the caller decides whether
+ * to print the warnings. Each kind is reported once. */
+#define LBS_CHACO_MAX_WARNINGS 4
+typedef struct lbs_chaco_notes {
+  int64_t edges;             /* undirected edges read (self loops left out) */
+  int64_t self_loops;        /* self loops dropped */
+  int64_t self_loop_line;    /* line of the first one */
+  int64_t self_loop_vertex;  /* its vertex, numbered from 1 */
+  int m_both_directions;     /* the header's m counted every edge twice (Zoltan's 7944, drake) */
+  int64_t missing_lines;     /* trailing vertices without a line, read as isolated (nograph) */
+  int nwarn;                 /* warnings below */
+  char warning[LBS_CHACO_MAX_WARNINGS][512]; /* "FILE:LINE: ..." each, no newline */
+} lbs_chaco_notes;
+
 /* Chaco/METIS graph file (and optional coordinates file, one line per vertex). fmt flags
  * in the header select vertex sizes, vertex weights (ncon of them) and edge weights.
  * Returns the mesh and the vertex weights (n*ncon doubles, owned by the caller; all 1
- * when the file has none). Errors name file and line. */
+ * when the file has none). Errors name file and line. Accepts what Zoltan's reader accepts
+ * (see chaco.c): '%' and '#' comments, self loops (dropped), a header m that counts both
+ * directions, no lines for trailing isolated vertices; notes (may be NULL) says which. */
 lbs_err lbs_chaco_read(const char *graph_path, const char *coords_path, lbs_mesh **mesh,
-                       double **vwgt, int *ncon);
+                       double **vwgt, int *ncon, lbs_chaco_notes *notes);
 /* The same from memory buffers (coords may be NULL); names are used in messages. */
 lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const char *cname,
-                        const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon);
+                        const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon,
+                        lbs_chaco_notes *notes);
 
 /* One-file-per-step directory (format in README.md): writes every step of t into dir. */
 lbs_err lbs_stepsdir_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);

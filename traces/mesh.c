@@ -165,7 +165,8 @@ static int cmp_nbr(const void *a, const void *b) {
   return (x->v > y->v) - (x->v < y->v);
 }
 
-/* Checks the CSR arrays; sorts every row by target (weights follow). */
+/* Checks the CSR arrays (ranges, self loops, duplicates, an undirected graph's reverse edges and
+ * their weights), leaving every row in the order it came: METIS's answer depends on it. */
 static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj, int64_t *adjncy,
                         double *adjwgt, int directed) {
   if (n < 1) return lbs_fail(LBS_INVAL, "a mesh needs at least one element");
@@ -207,34 +208,40 @@ static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj,
     }
     if (e) break;
     if (deg > 1) qsort(row, (size_t)deg, sizeof *row, cmp_nbr);
-    for (int64_t k = 0; k < deg; k++) {
-      if (k && row[k].v == row[k - 1].v) {
+    for (int64_t k = 1; k < deg; k++)
+      if (row[k].v == row[k - 1].v) {
         e = lbs_fail(LBS_INVAL, "vertex %lld: duplicate edge to %lld", (long long)v, (long long)row[k].v);
         break;
       }
-      adjncy[a + k] = row[k].v;
-      adjwgt[a + k] = row[k].w;
-    }
   }
   free(row);
-  for (int64_t v = 0; v < n && !e && !directed; v++)
+  if (e || directed) return e;
+  /* reverse edges: looked up in a sorted copy of the rows (the rows themselves keep their order) */
+  int64_t ne = xadj[n];
+  nbr *sorted = malloc((size_t)(ne ? ne : 1) * sizeof *sorted);
+  if (!sorted) return lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)ne);
+  for (int64_t k = 0; k < ne; k++) sorted[k].v = adjncy[k], sorted[k].w = adjwgt[k];
+  for (int64_t v = 0; v < n; v++)
+    if (xadj[v + 1] - xadj[v] > 1) qsort(sorted + xadj[v], (size_t)(xadj[v + 1] - xadj[v]), sizeof *sorted, cmp_nbr);
+  for (int64_t v = 0; v < n && !e; v++)
     for (int64_t k = xadj[v]; k < xadj[v + 1]; k++) {
       int64_t u = adjncy[k], lo = xadj[u], hi = xadj[u + 1];
       while (lo < hi) { /* binary search for v in row u */
         int64_t mid = lo + (hi - lo) / 2;
-        if (adjncy[mid] < v) lo = mid + 1; else hi = mid;
+        if (sorted[mid].v < v) lo = mid + 1; else hi = mid;
       }
-      if (lo == xadj[u + 1] || adjncy[lo] != v) {
+      if (lo == xadj[u + 1] || sorted[lo].v != v) {
         e = lbs_fail(LBS_INVAL, "edge %lld-%lld has no reverse edge in an undirected graph",
                      (long long)v, (long long)u);
         break;
       }
-      if (adjwgt[lo] != adjwgt[k]) {
+      if (sorted[lo].w != adjwgt[k]) {
         e = lbs_fail(LBS_INVAL, "edge %lld-%lld: weights differ in the two directions", (long long)v,
                      (long long)u);
         break;
       }
     }
+  free(sorted);
   return e;
 }
 

@@ -219,7 +219,7 @@ static lbs_err load_graph(const char *dir, const char *gfile, const char *cfile,
   int ncon;
   lbs_err e = lbs_read_file(gp, &g, &gl);
   if (!e && cfile) e = lbs_read_file(cp, &c, &cl);
-  if (!e) e = lbs__graph_parse(gp, g, gl, directed, mesh, &vw, &ncon, cfile ? cp : NULL, c, cl);
+  if (!e) e = lbs__graph_parse(gp, g, gl, directed, mesh, &vw, &ncon, cfile ? cp : NULL, c, cl, NULL);
   free(vw);
   free(g);
   free(c);

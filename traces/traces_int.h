@@ -27,10 +27,12 @@ lbs_err lbs__mesh_adopt(int64_t n, int dim, double *coords, int64_t *xadj, int64
                         double *adjwgt, int directed, lbs_mesh **out);
 
 
-/* Parses a Chaco/METIS graph (directed: m counts every listed entry). See chaco.c. */
+/* Parses a Chaco/METIS graph (directed: m counts every listed entry). With notes (undirected
+ * only) it forgives what Zoltan's reader forgives and fills notes; without, the rules are
+ * strict (m exact, no self loops, a line per vertex). See chaco.c. */
 lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
                          lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
-                         const char *ctext, size_t clen);
+                         const char *ctext, size_t clen, lbs_chaco_notes *notes);
 
 /* Values lbs_trace_value_stats gathers at most before narrowing further (tests lower it). */
 extern int64_t lbs__stats_collect;

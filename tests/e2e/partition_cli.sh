@@ -90,14 +90,16 @@ expect 1 "missing grid" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/none.ini"
 has "$T/err" "cannot open" "missing grid message"
 expect 2 "bad --graph" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --graph H
 expect 2 "no grid" -- "$LBSIM" partition "$T/nb.lbt"
-# a graph with a self loop and one with a negative weight, through Chaco import
-printf '3 3 1\n1 2 1 1\n1 1 1 3 1\n1 2 1\n' >"$T/loop.graph"
-if "$LBSIM" trace import --chaco "$T/loop.graph" -o "$T/loop.lbt" >/dev/null 2>"$T/imp.err"; then
-  expect 1 "self loop" -- "$LBSIM" partition "$T/loop.lbt" --grid "$SRC/examples/grids/homogeneous16.ini" --partitioner minex -o "cluster main.nodes=1"
-  has "$T/err" "self loop" "self loop message"
-else
-  has "$T/imp.err" "loop" "self loop refused at import"
-fi
+# a graph with self loops, through Chaco import: dropped there with one warning, as Zoltan
+# drops them, so no trace reaches the partitioners with one
+printf '3 2 1\n1 2 2 1\n1 1 2 5 3 1\n2 1\n' >"$T/loop.graph"
+expect 0 "self loops dropped at import" -- "$LBSIM" trace import --chaco "$T/loop.graph" -o "$T/loop.lbt"
+has "$T/err" "loop.graph:2: vertex 1: self loop dropped, as Zoltan drops them (2 in all)" "self loop warning"
+expect 0 "info of it" -- "$LBSIM" trace info "$T/loop.lbt"
+has "$T/out" "unstructured, 4 edges" "self loops gone"
+printf '2 1 1\n2 -1\n1 -1\n' >"$T/neg.graph"
+expect 1 "negative edge weight" -- "$LBSIM" trace import --chaco "$T/neg.graph" -o "$T/neg.lbt"
+has "$T/err" "neg.graph:2: vertex 1: negative edge weight -1" "negative weight refused at import"
 
 # balance reported and checked, and the partition written as METIS writes it
 expect 0 "bump gen" -- "$LBSIM" trace gen --kind bump --mesh 20x12x10 --steps 2 -o "$T/pb.lbt"

@@ -56,6 +56,22 @@ printf '3 2\n2\n1 x\n2\n' >"$T/bad.graph"
 expect 1 "malformed chaco" -- "$LBSIM" trace import --chaco "$T/bad.graph" -o "$T/bad.lbt"
 has "$T/err" "bad.graph:3: 'x' is not a number" "chaco line number"
 [ ! -e "$T/bad.lbt" ] && ok || bad "failed import left a file"
+# what Zoltan's reader forgives: '#' comments, m counting both directions, self loops, no lines
+# for trailing isolated vertices; each reported once on stderr, the import succeeds
+printf '# drake\n4 8 010\n4 2 4\n1 1 3\n4 2 4\n1 1 3\n' >"$T/drake.graph"
+expect 0 "import m counting both directions" -- "$LBSIM" trace import --chaco "$T/drake.graph" -o "$T/drake.lbt"
+has "$T/err" "lbsim: warning: $T/drake.graph:2: the header says m = 8, but the lines hold 4 edges" "m warning"
+printf '3 2\n1 2\n2 1 3\n3 2\n' >"$T/loops.graph"
+expect 0 "import self loops" -- "$LBSIM" trace import --chaco "$T/loops.graph" -o "$T/loops.lbt"
+[ "$(grep -c 'self loop' "$T/err")" -eq 1 ] && ok || bad "self loops warned once: $(cat "$T/err")"
+printf '25 0\n' >"$T/nograph.graph"
+expect 0 "import nograph" -- "$LBSIM" trace import --chaco "$T/nograph.graph" -o "$T/nograph.lbt"
+has "$T/err" "the last 25 vertices read as isolated ones" "isolated vertices warning"
+expect 0 "info nograph" -- "$LBSIM" trace info "$T/nograph.lbt"
+has "$T/out" "unstructured, 0 edges" "nograph has no edges"
+printf '4 6\n2 4\n1 3\n2 4\n1 3\n' >"$T/badm.graph"
+expect 1 "wrong m" -- "$LBSIM" trace import --chaco "$T/badm.graph" -o "$T/badm.lbt"
+has "$T/err" "badm.graph:1: the header says m = 6 edges, but the vertex lines hold 4" "wrong m named"
 
 # Bad input: clear messages, non-zero exit, never a crash
 expect 1 "existing output" -- "$LBSIM" trace gen --steps 2 -o "$T/b.lbt"

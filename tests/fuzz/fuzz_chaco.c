@@ -12,7 +12,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lbs_mesh *m = NULL;
   double *vw = NULL;
   int ncon;
-  if (lbs_chaco_parse("fuzz.graph", g, gl, "fuzz.coords", c, cl, &m, &vw, &ncon) == LBS_OK) {
+  lbs_chaco_notes nt;
+  if (lbs_chaco_parse("fuzz.graph", g, gl, "fuzz.coords", c, cl, &m, &vw, &ncon, &nt) == LBS_OK) {
+    if (nt.nwarn < 0 || nt.nwarn > LBS_CHACO_MAX_WARNINGS) abort();
+    for (int i = 0; i < nt.nwarn; i++)
+      if (!memchr(nt.warning[i], '\0', sizeof nt.warning[i])) abort();
     const int64_t *x, *a;
     const double *w;
     if (lbs_mesh_graph(m, &x, &a, &w) || x[lbs_mesh_elements(m)] < 0) abort();
