@@ -46,6 +46,9 @@ int cli_check_output(const char *path, cli_out_mode mode);
 /* cli_check_output, then with force removes the regular file at path and its side files (a
  * link is removed, not what it points to). Call it just before the output is created. */
 int cli_replace_output(const char *path, int force);
+/* Writes len bytes to a new file at path (after cli_replace_output): 0, or 1 with 'lbsim: PATH:
+ * why' printed and the half-written file removed. */
+int cli_write_file(const char *path, const void *data, size_t len);
 
 /* An output directory (--csv DIR, --steps-dir DIR) is written into a fresh directory beside
  * it (DIR.tmp-XXXXXX) and renamed into place when complete, so no stale file of an earlier

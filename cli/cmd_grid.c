@@ -138,23 +138,9 @@ static int grid_gen(int argc, char **argv) {
     lbs_buf_free(&b);
     return 0;
   }
-  if (cli_replace_output(out, force)) return lbs_buf_free(&b), 1;
-  FILE *f = fopen(out, "wx");
-  if (!f) {
-    lbs_buf_free(&b);
-    fprintf(stderr, "lbsim: %s: cannot create: %s\n", out, strerror(errno));
-    return 1;
-  }
-  errno = 0;
-  int bad = fwrite(b.data, 1, b.len, f) != b.len || fflush(f) != 0, err = errno;
-  if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+  int rc = cli_replace_output(out, force) || cli_write_file(out, b.data, b.len);
   lbs_buf_free(&b);
-  if (bad) {
-    unlink(out); /* the half-written file this run made */
-    fprintf(stderr, "lbsim: %s: write failed: %s\n", out, err ? strerror(err) : "I/O error");
-    return 1;
-  }
-  return 0;
+  return rc;
 }
 
 int cmd_grid(int argc, char **argv) {

@@ -2,10 +2,8 @@
  * MinEX's model (seed 003, slide 8): the projected run time of the step (MaxQWgt), LoadImb,
  * edge cut, moved elements and the partitioner's wall time. Several partitioners in one run
  * see the same graph. MPI: each rank holds a slice of the elements. */
-#include <errno.h>
 #include <getopt.h>
 #include <mpi.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,18 +108,14 @@ typedef struct {
 
 /* The partition, one part per line in element order (METIS's .part format). */
 static int write_parts(const char *path, const int *part, int64_t E) {
-  FILE *f = fopen(path, "wx");
-  if (!f) return fprintf(stderr, "lbsim: %s: cannot create: %s\n", path, strerror(errno)), 1;
-  errno = 0;
-  int bad = 0, err;
-  for (int64_t i = 0; i < E && !bad; i++) bad = fprintf(f, "%d\n", part[i]) < 0;
-  bad = bad || fflush(f) != 0, err = errno;
-  if (fclose(f) != 0 && !bad) bad = 1, err = errno;
-  if (bad) {
-    unlink(path); /* the half-written file this run made */
-    return fprintf(stderr, "lbsim: %s: write failed: %s\n", path, err ? strerror(err) : "I/O error"), 1;
-  }
-  return 0;
+  lbs_buf b = {0};
+  char line[16];
+  int bad = 0;
+  for (int64_t i = 0; i < E && !bad; i++) bad = lbs_buf_append(&b, line, (size_t)snprintf(line, sizeof line, "%d\n", part[i])) != 0;
+  if (bad) fprintf(stderr, "lbsim: %s: out of memory\n", path);
+  else bad = cli_write_file(path, b.data, b.len);
+  lbs_buf_free(&b);
+  return bad;
 }
 
 int cmd_partition(int argc, char **argv) {

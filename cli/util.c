@@ -148,6 +148,19 @@ int cli_replace_output(const char *path, int force) {
   return 0;
 }
 
+int cli_write_file(const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wx");
+  if (!f) return fprintf(stderr, "lbsim: %s: cannot create: %s\n", path, strerror(errno)), 1;
+  errno = 0;
+  int bad = fwrite(data, 1, len, f) != len || fflush(f) != 0, err = errno;
+  if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+  if (bad) {
+    unlink(path); /* the half-written file this call made */
+    return fprintf(stderr, "lbsim: %s: write failed: %s\n", path, err ? strerror(err) : "I/O error"), 1;
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------------------- output directories */
 
 /* The names lbsim writes in an output directory: trace export --csv and --steps-dir,

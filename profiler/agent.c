@@ -45,12 +45,6 @@ typedef struct {
   lbs_codec_ctx *cc;
 } agent;
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void say(const agent *a, const char *fmt, const char *detail) {
   fprintf(stderr, "lbsprof-agent (node %d): ", a->node);
   fprintf(stderr, fmt, detail);
@@ -79,14 +73,14 @@ static void flush(agent *a) {
     if (lbs__frame_send_raw(a->fd, f->data, f->len)) {
       close(a->fd);
       a->fd = -1;
-      a->down_since = now_s();
+      a->down_since = lbs__now_s();
       say(a, "lost the collector (%s); retrying", lbs_errmsg());
       return;
     }
     a->qbytes -= f->len;
     lbs_buf_free(f);
     a->qhead++;
-    a->last_sent = now_s();
+    a->last_sent = lbs__now_s();
   }
   a->nq = a->qhead = 0;
 }
@@ -94,7 +88,7 @@ static void flush(agent *a) {
 /* Tells the collector this agent is alive when it has sent nothing for a while (the collector
  * drops connections silent for LBSPROF_CONN_IDLE_S). */
 static void ping(agent *a, double every) {
-  if (a->fd < 0 || a->nq || now_s() - a->last_sent < every) return;
+  if (a->fd < 0 || a->nq || lbs__now_s() - a->last_sent < every) return;
   struct {
     int32_t node, pad;
   } h = {a->node, 0};
@@ -105,7 +99,7 @@ static void ping(agent *a, double every) {
 }
 
 static void try_connect(agent *a) {
-  double t = now_s();
+  double t = lbs__now_s();
   if (a->fd >= 0 || a->give_up || t - a->last_try < 0.1) return;
   a->last_try = t;
   int fd = lbs__connect(a->addr), refused = 0;
@@ -116,29 +110,26 @@ static void try_connect(agent *a) {
     if (!e && a->hello.len) e = lbs__frame_send_raw(fd, a->hello.data, a->hello.len);
     if (!e) {
       a->fd = fd;
-      a->last_sent = now_s();
+      a->last_sent = lbs__now_s();
       return;
     }
     close(fd);
   }
   const char *s = getenv("LBSPROF_RETRY_S"), *b = getenv("LBSPROF_BUFFER_MB");
   double limit = s ? atof(s) : 10, maxb = (b ? atof(b) : 256) * 1048576;
-  if (refused) { /* another run's collector, or a wrong token file: trying again changes nothing */
-    say(a, "%s; giving up: the steps from here on are not recorded", lbs_errmsg());
-    a->give_up = 1;
-    atomic_store(&a->shm->agent_state, AGENT_GONE);
-    for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
-    a->nq = a->qhead = 0, a->qbytes = 0;
-  } else if (t - a->down_since > limit || (double)a->qbytes > maxb) {
-    char why[600];
-    snprintf(why, sizeof why, "the collector at %s is unreachable (%s) for %.0f s with %.1f MiB buffered; giving up: "
-             "the steps from here on are not recorded", a->addr, lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);
-    say(a, "%s", why);
-    a->give_up = 1;
-    atomic_store(&a->shm->agent_state, AGENT_GONE); /* the ranks stop sampling */
-    for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
-    a->nq = a->qhead = 0, a->qbytes = 0;
-  }
+  char why[600];
+  if (refused) /* another run's collector, or a wrong token file: trying again changes nothing */
+    snprintf(why, sizeof why, "%s", lbs_errmsg());
+  else if (t - a->down_since > limit || (double)a->qbytes > maxb)
+    snprintf(why, sizeof why, "the collector at %s is unreachable (%s) for %.0f s with %.1f MiB buffered", a->addr,
+             lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);
+  else
+    return;
+  say(a, "%s; giving up: the steps from here on are not recorded", why);
+  a->give_up = 1;
+  atomic_store(&a->shm->agent_state, AGENT_GONE); /* the ranks stop sampling */
+  for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
+  a->nq = a->qhead = 0, a->qbytes = 0;
 }
 
 static pstep *find_step(agent *a, int64_t step, int64_t app) {
@@ -280,10 +271,10 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   a->last = malloc((size_t)a->nl * sizeof *a->last);
   if (!a->mesh || !a->n || !a->done || !a->lost || !a->last || lbs_codec_ctx_create(&a->cc)) return 1;
   for (int r = 0; r < a->nl; r++) a->last[r] = -1;
-  a->down_since = now_s();
+  a->down_since = lbs__now_s();
   lbs_buf rec = {0};
   int meshed = 0, hello_built = 0;
-  double idle_since = now_s();
+  double idle_since = lbs__now_s();
   struct timespec nap = {0, 200000};
   for (;;) {
     int progress = 0;
@@ -328,13 +319,13 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
     for (int r = 0; r < a->nl; r++) finished &= a->done[r] || a->lost[r] || atomic_load(&a->shm->ring[r].done);
     if (finished && (a->nq == 0 || a->give_up)) break;
     if (progress) {
-      idle_since = now_s();
+      idle_since = lbs__now_s();
       continue;
     }
     /* idle: look for ranks that died */
     for (int r = 0; r < a->nl; r++) {
       int32_t pid = atomic_load(&a->shm->ring[r].pid);
-      if (!a->done[r] && !a->lost[r] && ((pid > 0 && kill(pid, 0) && errno == ESRCH) || (pid == 0 && now_s() - idle_since > 60))) {
+      if (!a->done[r] && !a->lost[r] && ((pid > 0 && kill(pid, 0) && errno == ESRCH) || (pid == 0 && lbs__now_s() - idle_since > 60))) {
         a->lost[r] = 1;
         char why[64];
         snprintf(why, sizeof why, "%d", r);

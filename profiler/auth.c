@@ -132,18 +132,12 @@ int lbs__auth_verify(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t n
   return ok;
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Reads exactly n bytes (a whole frame) by the deadline. */
 static lbs_err read_frame(int fd, uint8_t *in, size_t n, double timeout_s, const char *what) {
   size_t have = 0;
-  double until = now_s() + timeout_s;
+  double until = lbs__now_s() + timeout_s;
   while (have < n) {
-    int ms = (int)((until - now_s()) * 1000);
+    int ms = (int)((until - lbs__now_s()) * 1000);
     if (ms <= 0) return lbs_fail(LBS_IO, "the collector sent no %s within %.0f s", what, timeout_s);
     struct pollfd pf = {fd, POLLIN, 0};
     int r = poll(&pf, 1, ms);

@@ -394,12 +394,6 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
   return 0;
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
   prof_meta m;
   memcpy(&m, p + 8, sizeof m);
@@ -530,7 +524,7 @@ int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted) {
   conn *k = &c->k[id];
   memset(k, 0, sizeof *k);
   k->live = 1, k->fd = fd, k->node = -1, k->state = trusted ? S_HELLO : S_AUTH, k->c = c;
-  k->opened = k->since = now_s();
+  k->opened = k->since = lbs__now_s();
   k->fr.check = frame_check;
   snprintf(k->peer, sizeof k->peer, "%s", peer);
   if (!trusted) {
@@ -574,7 +568,7 @@ int lbs__coll_input(lbs_coll *c, int id, const uint8_t *data, size_t n) {
   conn *k = &c->k[id];
   if (!k->live) return -1;
   if (n && lbs_buf_append(&k->fr.in, data, n)) return lbs__coll_close(c, id, "out of memory"), -1;
-  if (n) k->since = now_s(); /* a node sending a large frame is not silent */
+  if (n) k->since = lbs__now_s(); /* a node sending a large frame is not silent */
   k->fr.ctx = k; /* the slots move when more connections come */
   uint16_t type;
   const uint8_t *pay;
@@ -703,7 +697,7 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
   coll *c = lbs__coll_create(out_path, nodes, secret);
   if (!c) return fprintf(stderr, "lbsim collect: out of memory\n"), 1;
   const char *idle_env = getenv("LBSPROF_COLLECT_IDLE_S");
-  double idle_limit = idle_env ? atof(idle_env) : 120, idle_since = now_s();
+  double idle_limit = idle_env ? atof(idle_env) : 120, idle_since = lbs__now_s();
   struct pollfd *pf = NULL;
   int *ids = NULL;
   uint8_t *rbuf = malloc(1 << 16);
@@ -721,7 +715,7 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
         nodes_up += c->k[j].state == S_NODE;
       }
     int r = poll(pf, (nfds_t)np, 250);
-    double t = now_s();
+    double t = lbs__now_s();
     if (nodes_up) idle_since = t;
     if (!nodes_up && t - idle_since > idle_limit) {
       fprintf(stderr, "lbsim collect: no agent for %.0f s at %s; giving up\n", idle_limit, addr);

@@ -148,6 +148,8 @@ lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int
  * is an error naming it. connect: a connected socket, or -1 with the reason in lbs_errmsg(). */
 int lbs__listen(const char *addr, char *actual, size_t actual_len);
 int lbs__connect(const char *addr);
+/* CLOCK_MONOTONIC in seconds (agent, collector, handshake timeouts). */
+double lbs__now_s(void);
 /* Does tcp:HOST:PORT resolve (passive: as an address to listen on, "*" allowed)? */
 lbs_err lbs__resolve(const char *addr, int passive);
 

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -228,6 +229,12 @@ int lbs__connect(const char *addr) {
   }
   freeaddrinfo(res);
   return fd;
+}
+
+double lbs__now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 lbs_err lbs__resolve(const char *addr, int passive) {
