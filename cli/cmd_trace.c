@@ -436,6 +436,16 @@ static int trace_info(int argc, char **argv) {
       }
       printf("}");
     }
+    /* the application's own keys (lbsprof_meta: app.*) */
+    for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
+      const char *key = lbs_trace_meta_key(t, k);
+      if (strncmp(key, "app.", 4)) continue;
+      printf("%s", n++ ? "," : ",\"app\":{");
+      cli_json_str(stdout, key + 4);
+      printf(":");
+      cli_json_str(stdout, lbs_trace_meta(t, key));
+      if (k + 1 == lbs_trace_meta_count(t) || strncmp(lbs_trace_meta_key(t, k + 1), "app.", 4)) printf("}");
+    }
     printf(",\"metrics\":[");
     for (int m = 0; m < nm; m++) {
       lbs_metric_info mi;
@@ -512,6 +522,14 @@ static int trace_info(int argc, char **argv) {
              lbs_trace_meta(t, "profiler.sample_every") ? lbs_trace_meta(t, "profiler.sample_every") : "?",
              c && !strcmp(c, "yes") ? "complete" : c ? "did not end cleanly" : "still being written",
              d ? d : "?", i ? i : "?", l ? l : "?");
+    }
+    for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
+      const char *key = lbs_trace_meta_key(t, k);
+      if (!strncmp(key, "app.", 4)) printf("%s%s=%s", n++ ? ", " : "app       ", key + 4, lbs_trace_meta(t, key));
+      if (n && (k + 1 == lbs_trace_meta_count(t) || strncmp(lbs_trace_meta_key(t, k + 1), "app.", 4))) {
+        printf("\n");
+        break;
+      }
     }
     printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
            (long long)all.raw_bytes, (long long)file, ratio, (long long)all.stored_bytes);

@@ -6,13 +6,14 @@
 #include "lbs_policy.h"
 
 extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold, lbs__policy_adaptive,
-    lbs__policy_stop_at_rise, lbs__policy_metabalancer, lbs__policy_cost_benefit, lbs__policy_optimal;
+    lbs__policy_stop_at_rise, lbs__policy_metabalancer, lbs__policy_cost_benefit, lbs__policy_optimal,
+    lbs__policy_steps;
 
 #define MAX_POLICIES 32
 static const lbs_policy_ops *registry[MAX_POLICIES + 1] = {
     &lbs__policy_none,         &lbs__policy_fixed,        &lbs__policy_threshold,    &lbs__policy_adaptive,
     &lbs__policy_stop_at_rise, &lbs__policy_metabalancer, &lbs__policy_cost_benefit, &lbs__policy_optimal,
-    NULL};
+    &lbs__policy_steps,        NULL};
 
 struct lbs_policy {
   const lbs_policy_ops *ops;

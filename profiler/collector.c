@@ -208,10 +208,26 @@ static lbs_err create_trace(coll *c) {
     snprintf(split, sizeof split, "%s at the node agents%s, %s in the store%s", lbs_bound_format(lbs__bound_stage(whole, 0), b0),
              whole.kind == LBS_BOUND_RANGE ? " (of each node's range)" : "", lbs_bound_format(store, b1),
              whole.kind == LBS_BOUND_RANGE ? " (of each step's range)" : "");
-    const char *meta[] = {"source", "lbsprof", "profiler.ranks", ranks, "profiler.nodes", nodes,
+    /* the application's keys (checked in on_hello): "key=value\n" lines become app.KEY */
+    enum { FIXED = 7, MAXAPP = LBSPROF_APP_META / 4 };
+    const char *meta[2 * (FIXED + MAXAPP)] = {"source", "lbsprof", "profiler.ranks", ranks, "profiler.nodes", nodes,
                           "profiler.sample_every", every, "profiler.on_full", c->meta.on_full ? "drop" : "wait",
                           "profiler.bound", bound, "profiler.error_split", split};
-    lbs_trace_spec spec = {E, 0, c->M, ms, mesh, 7, meta};
+    char app[LBSPROF_APP_META], keys[MAXAPP][72];
+    int nm = FIXED;
+    memcpy(app, c->meta.app, sizeof app);
+    double per_elem = lbs_mesh_bytes_per_elem(mesh), per_edge = lbs_mesh_bytes_per_edge(mesh);
+    for (char *line = app, *nl; (nl = strchr(line, '\n')) && nm < FIXED + MAXAPP; line = nl + 1) {
+      char *eq = strchr(line, '=');
+      *nl = *eq = '\0';
+      snprintf(keys[nm - FIXED], sizeof keys[0], "app.%s", line);
+      meta[2 * nm] = keys[nm - FIXED], meta[2 * nm + 1] = eq + 1, nm++;
+      double v = strtod(eq + 1, NULL);
+      if (!strcmp(line, "bytes_per_elem") && v > 0) per_elem = v;
+      if (!strcmp(line, "bytes_per_edge") && v > 0) per_edge = v;
+    }
+    lbs_mesh_set_bytes(mesh, per_elem, per_edge);
+    lbs_trace_spec spec = {E, 0, c->M, ms, mesh, nm, meta};
     e = lbs_trace_create(c->out, &spec, &c->w);
   }
   lbs_mesh_destroy(&mesh);
@@ -394,6 +410,25 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
   return 0;
 }
 
+/* The application's keys: NUL-terminated "key=value\n" lines, keys of [A-Za-z0-9_.-]{1,64},
+ * values printable. */
+static int app_keys_ok(const char *app) {
+  const char *end = memchr(app, '\0', LBSPROF_APP_META);
+  if (!end) return 0;
+  for (const char *line = app; line < end;) {
+    const char *nl = memchr(line, '\n', (size_t)(end - line)), *eq = memchr(line, '=', (size_t)(end - line));
+    if (!nl || !eq || eq > nl) return 0;
+    size_t kl = (size_t)(eq - line);
+    if (!kl || kl > 64) return 0;
+    for (const char *q = line; q < eq; q++)
+      if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", *q) || !*q) return 0;
+    for (const char *q = eq + 1; q < nl; q++)
+      if ((unsigned char)*q < 0x20 || *q == 0x7f) return 0;
+    line = nl + 1;
+  }
+  return 1;
+}
+
 static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
   prof_meta m;
   memcpy(&m, p + 8, sizeof m);
@@ -409,6 +444,7 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
                       "(LBSPROF_COLLECT_STEP_MB)", (long long)m.elements, m.nmetrics,
                       (double)m.elements * m.nmetrics * 8 / 1048576, (unsigned long long)(c->step_cap >> 20)), -1;
     for (int i = 0; i < m.nmetrics; i++) m.name[i][31] = m.unit[i][15] = '\0';
+    if (!app_keys_ok(m.app)) return lbs_fail(LBS_FORMAT, "a bad run description (the application's keys)"), -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
     if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) || !(c->owned = calloc((size_t)c->E, 1)))
       return lbs_fail(LBS_NOMEM, "a run of %lld elements", (long long)m.elements), -1;

@@ -66,6 +66,7 @@ struct lbsprof {
   prof_shm *shm;
   size_t shm_bytes;
   char shm_name[64];
+  char app[LBSPROF_APP_META]; /* lbsprof_meta's "key=value\n" lines */
   pid_t agent_pid, collector_pid;
   int agent_status;     /* the reaped agent's wait status (node's first rank) */
   lbs_buf rec;
@@ -337,6 +338,32 @@ int lbsprof_probe_register(lbsprof *p, const char *name, const char *unit, void 
 
 int lbsprof_value_metric(lbsprof *p, const char *name, const char *unit) { return add_metric(p, name, unit, K_VALUE); }
 
+int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
+  if (!p || !key || !value) return lbs_fail(LBS_INVAL, "lbsprof_meta: a NULL argument");
+  if (p->described) return lbs_fail(LBS_INVAL, "lbsprof_meta('%s'): after the mesh was described", key);
+  size_t kl = strlen(key), vl = strlen(value);
+  if (!kl || kl > 64 || strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != kl)
+    return lbs_fail(LBS_INVAL, "lbsprof_meta: key '%.64s' must be 1-64 of [A-Za-z0-9_.-]", key);
+  for (size_t i = 0; i < vl; i++)
+    if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
+      return lbs_fail(LBS_INVAL, "lbsprof_meta('%s'): the value holds a control character at byte %zu", key, i);
+  /* a key given again replaces its value */
+  char *at = p->app;
+  while (*at) {
+    char *nl = strchr(at, '\n');
+    if (!strncmp(at, key, kl) && at[kl] == '=') {
+      memmove(at, nl + 1, strlen(nl + 1) + 1);
+      continue;
+    }
+    at = nl + 1;
+  }
+  size_t used = strlen(p->app);
+  if (used + kl + vl + 2 >= sizeof p->app)
+    return lbs_fail(LBS_RANGE, "lbsprof_meta('%s'): the application's keys exceed %zu bytes", key, sizeof p->app - 1);
+  snprintf(p->app + used, sizeof p->app - used, "%s=%s\n", key, value);
+  return 0;
+}
+
 int lbsprof_metric_id(const lbsprof *p, const char *name) {
   for (int i = 0; i < p->M; i++)
     if (!strcmp(p->m[i].name, name)) return i;
@@ -556,6 +583,7 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   meta.nodes = p->nnodes, meta.ranks = p->size;
   for (int k = 0; k < 3; k++) meta.dims[k] = kind == 1 ? dims[k] : 0;
   for (int i = 0; i < p->M; i++) memcpy(meta.name[i], p->m[i].name, 32), memcpy(meta.unit[i], p->m[i].unit, 16);
+  memcpy(meta.app, p->app, sizeof meta.app); /* rank 0's; the collector checks every node gives the same */
   lbs_buf mesh = {0};
   int64_t hdr[3] = {n, meta.dim, has_adj}, ne = has_adj ? xadj[n] - xadj[0] : 0;
   MPI_Allreduce(&ne, &meta.adj_entries, 1, MPI_INT64_T, MPI_SUM, p->comm); /* the collector's bound on a mesh */

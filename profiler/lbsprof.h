@@ -117,6 +117,14 @@ int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3], c
 int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
                           const int64_t *xadj, const int64_t *adj);
 
+/* Records a key of the application in the trace, as meta key "app.KEY" (for example "name" =
+ * "wave", "args" = its parameters: `lbsim validate` re-runs the application from them).
+ * "bytes_per_elem" and "bytes_per_edge" also set the mesh's migration and halo bytes that the
+ * replay charges. Collective in effect: every rank must give the same keys, before the mesh is
+ * described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of them
+ * together fit in 1000 bytes. */
+int lbsprof_meta(lbsprof *p, const char *key, const char *value);
+
 /* The metric's id by name (built-in, probe or value), or -1. */
 int lbsprof_metric_id(const lbsprof *p, const char *name);
 /* Sets the value of a value metric for local element i at the current step. */

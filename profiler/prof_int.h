@@ -29,7 +29,8 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 3
+#define LBSPROF_PROTO_VERSION 4
+#define LBSPROF_APP_META 1024 /* bytes of application keys in the run description */
 #define LBSPROF_MAX_METRICS 16
 
 /* ring records */
@@ -75,6 +76,7 @@ typedef struct {
   int64_t dims[3];      /* structured global size */
   char name[LBSPROF_MAX_METRICS][32];
   char unit[LBSPROF_MAX_METRICS][16];
+  char app[LBSPROF_APP_META]; /* the application's own keys (lbsprof_meta): "key=value\n" lines */
 } prof_meta;
 
 /* REC_STEP payload header; then M x n doubles (metric-major, local element order). */

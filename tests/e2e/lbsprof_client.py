@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 
-MAGIC, VERSION = 0x4C425346, 3
+MAGIC, VERSION = 0x4C425346, 4
 HELLO, MESH, STEP, END, CHALLENGE, AUTH = 1, 2, 3, 4, 5, 6
 
 
@@ -53,7 +53,8 @@ def meta(elements=800, nodes=1, ranks=1):
     """prof_meta: a run of `elements` cells (box 20x20x2), one value metric."""
     names = b"weight".ljust(32, b"\0") + b"\0" * 32 * 15
     units = b"units".ljust(16, b"\0") + b"\0" * 16 * 15
-    return struct.pack("<qiidiiiiiiiiq3q", elements, 1, 1, 0.0, 1, 0, 0, 1, 0, nodes, ranks, 0, 0, 20, 20, 2) + names + units
+    app = b"\0" * 1024  # the application's keys (lbsprof_meta): none
+    return struct.pack("<qiidiiiiiiiiq3q", elements, 1, 1, 0.0, 1, 0, 0, 1, 0, nodes, ranks, 0, 0, 20, 20, 2) + names + units + app
 
 
 def forged_frames():

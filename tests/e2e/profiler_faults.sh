@@ -41,6 +41,9 @@ expect 0 "info json" -- "$LBSIM" trace info "$T/a.lbt" --json
 has "$T/out" '"bound":"rel:0.005"' "the default bound recorded"
 
 has "$T/out" '"profiler":{"ranks":"2","nodes":"1","sample_every":"1","on_full":"wait","bound":"rel:0.005","complete":"yes"' "info json"
+# the application's keys (lbsprof_meta): a repeated key keeps its last value, bytes_per_elem reaches the mesh
+has "$T/out" "\"app\":{\"args\":\"--a value with spaces\",\"bytes_per_elem\":\"96\",\"name\":\"prof_app\"}" "app keys in info json"
+[ "$(meta "$T/a.lbt" app.name)" = prof_app ] && ok || bad "app.name in metadata"
 
 # run-time settings: LBSPROF_* override what the program set, bad values name the variable
 expect 0 "settings from the environment" -- env LBSPROF_BOUND=lossless LBSPROF_SAMPLE_EVERY=4 "${MPI[@]}" -n 2 \

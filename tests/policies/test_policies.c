@@ -1,5 +1,8 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lbs_policy.h"
 
@@ -148,4 +151,54 @@ Test(policies, malformed_arguments) {
     cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
     cr_assert(strstr(lbs_errmsg(), "(expected "), "%s: %s", bad[i], lbs_errmsg());
   }
+}
+
+/* ---------------------------------------------------------------- steps:LIST */
+
+Test(policies, steps_replays_the_listed_schedule) {
+  lbs_policy *p;
+  cr_assert_eq(lbs_policy_create("steps:65,20, 20", &p), LBS_OK, "%s", lbs_errmsg());
+  int n = 0;
+  for (int64_t s = 0; s < 300; s++) n += decide_at(p, s);
+  cr_assert_eq(n, 2);
+  cr_assert(decide_at(p, 20) && decide_at(p, 65) && !decide_at(p, 21) && !decide_at(p, 0));
+  lbs_policy_destroy(&p);
+}
+
+Test(policies, steps_from_a_file_with_comments) {
+  char path[] = "/tmp/lbs_steps_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "# chosen by lbsim policy compare\n5\n7, 9 # end\n");
+  fclose(f);
+  char spec[64];
+  snprintf(spec, sizeof spec, "steps:@%s", path);
+  lbs_policy *p;
+  cr_assert_eq(lbs_policy_create(spec, &p), LBS_OK, "%s", lbs_errmsg());
+  int got[10];
+  for (int s = 0; s < 10; s++) got[s] = decide_at(p, s);
+  cr_assert(got[5] && got[7] && got[9] && !got[6] && !got[8] && !got[0]);
+  lbs_policy_destroy(&p);
+  f = fopen(path, "w");
+  fprintf(f, "5\n\n7x\n");
+  fclose(f);
+  cr_assert_eq(lbs_policy_create(spec, &p), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), ":3: '7x' is not a step number"), "%s", lbs_errmsg());
+  unlink(path);
+  cr_assert_neq(lbs_policy_create(spec, &p), LBS_OK);
+  cr_assert(strstr(lbs_errmsg(), path), "%s", lbs_errmsg());
+}
+
+Test(policies, steps_out_of_range_or_malformed) {
+  lbs_policy *p;
+  const char *bad[] = {"steps", "steps:", "steps:0,5", "steps:-1", "steps:5;6", "steps:@", "steps:1e3"};
+  for (int i = 0; i < 7; i++) cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
+  cr_assert_eq(lbs_policy_create("steps:20,300", &p), LBS_OK);
+  int64_t load[2] = {1, 1};
+  lbs_loadview v = {0, 300, 0, 2, load, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+  int r;
+  cr_assert_eq(lbs_policy_decide(p, &v, &r), LBS_RANGE);
+  cr_assert(strstr(lbs_errmsg(), "step 300 is out of range: the replay has 300 steps"), "%s", lbs_errmsg());
+  lbs_policy_destroy(&p);
 }

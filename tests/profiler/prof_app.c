@@ -38,7 +38,9 @@ int main(int argc, char **argv) {
   int values = argc > 4 && !strcmp(argv[4], "values"), wm = -1;
   if (values) o.metrics = "";
   lbsprof *p;
-  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) || (values && (wm = lbsprof_value_metric(p, "weight", "units")) < 0)) {
+  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) || (values && (wm = lbsprof_value_metric(p, "weight", "units")) < 0) ||
+      lbsprof_meta(p, "name", "prof_app") || lbsprof_meta(p, "bytes_per_elem", "1") ||
+      lbsprof_meta(p, "bytes_per_elem", "96") || lbsprof_meta(p, "args", "--a value with spaces")) {
     if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
     MPI_Finalize();
     return 1;
