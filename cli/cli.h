@@ -73,6 +73,7 @@ void cli_outdir_abort(cli_outdir *d);
 
 int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);
+int cmd_grid_probe(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_partition(int argc, char **argv);

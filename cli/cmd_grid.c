@@ -153,7 +153,8 @@ int cmd_grid(int argc, char **argv) {
     FILE *f = argc < 2 ? stderr : stdout;
     fprintf(f, "usage: lbsim grid <command> [options]\n\ncommands:\n"
                "  info    validate a grid file and describe its processors and links\n"
-               "  gen     write a grid of the seed's families HO, UP, DN\n\n"
+               "  gen     write a grid of the seed's families HO, UP, DN\n"
+               "  probe   measure the machine it runs on (MPI) and write it as a grid\n\n"
                "'lbsim grid --help-config' lists every section and key of a grid file.\n");
     return argc < 2 ? 2 : 0;
   }
@@ -165,6 +166,10 @@ int cmd_grid(int argc, char **argv) {
     optind = 1;
     return grid_gen(argc - 1, argv + 1);
   }
-  fprintf(stderr, "lbsim: grid: unknown command '%s' (known: info, gen)\n", argv[1]);
+  if (!strcmp(argv[1], "probe")) {
+    optind = 1;
+    return cmd_grid_probe(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "lbsim: grid: unknown command '%s' (known: info, gen, probe)\n", argv[1]);
   return 2;
 }
