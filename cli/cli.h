@@ -78,5 +78,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_partition(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

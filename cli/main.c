@@ -21,6 +21,7 @@ static const struct {
     {"policy", cmd_policy, "compare repartitioning policies, against the optimal schedule"},
     {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
+    {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
     {NULL, NULL, NULL},
 };
 

@@ -113,6 +113,24 @@ void lbs_replay_json(FILE *f, const lbs_replay_result *r);
 /* Appends the run to an SQLite results store in one transaction (nothing on failure). */
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path,
                          const char *grid_path);
+/* lbs_results_save, giving the new run's id in *run (may be NULL). */
+lbs_err lbs_results_save_run(const char *path, const lbs_replay_result *r, const char *trace_path,
+                             const char *grid_path, int64_t *run);
+/* A prediction checked against real runs (lbsim validate): the replay's run id, the app, its
+ * arguments and rank count, the schedule it ran (application steps, comma-separated), the
+ * predicted total and the measured totals (seconds). */
+typedef struct lbs_validation {
+  int64_t run;
+  const char *app, *args;
+  int ranks;
+  const char *schedule;
+  double predicted_s;
+  int nmeasured;
+  const double *measured_s;
+} lbs_validation;
+/* Appends one row to the table validations and one per real run to measurements, in one
+ * transaction. */
+lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v);
 /* The default deterministic cost model of a partitioner (fixed us, per-element ns). */
 void lbs_partition_cost_default(const char *partitioner, double *fixed_us, double *per_elem_ns);
 

@@ -24,8 +24,13 @@ static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS repartitions(run INTEGER, step INTEGER, partition_ns INTEGER,"
     " migration_ns INTEGER, moved_elements INTEGER, moved_bytes REAL, wall_s REAL, PRIMARY KEY(run, step));"
     "CREATE TABLE IF NOT EXISTS assignment(run INTEGER, step INTEGER, element INTEGER, part INTEGER,"
-    " PRIMARY KEY(run, step, element));"; /* steps are trace steps; the initial partition is the
-                                              first replayed step - 1 */
+    " PRIMARY KEY(run, step, element));" /* steps are trace steps; the initial partition is the
+                                            first replayed step - 1 */
+    "CREATE TABLE IF NOT EXISTS validations(id INTEGER PRIMARY KEY, run INTEGER, app TEXT, args TEXT,"
+    " ranks INTEGER, schedule TEXT, predicted_s REAL, measured_median_s REAL, measured_min_s REAL,"
+    " measured_max_s REAL, error REAL, real_runs INTEGER);"
+    "CREATE TABLE IF NOT EXISTS measurements(validation INTEGER, k INTEGER, total_s REAL,"
+    " PRIMARY KEY(validation, k));";
 
 static lbs_err dberr(sqlite3 *db, const char *path) {
   return lbs_fail(LBS_DB, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
@@ -44,11 +49,17 @@ static lbs_err check_intact(sqlite3 *db, const char *path) {
 }
 
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
+  return lbs_results_save_run(path, r, trace_path, grid_path, NULL);
+}
+
+/* Opens (creating) a results store and begins a write transaction on it: its schema is there
+ * and it is intact. *existed: the file was there before. */
+static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed) {
   sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
   struct stat sb; /* a FIFO or device is never opened: SQLite would wait on it or write into it */
-  int existed = stat(path, &sb) == 0;
-  if (existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
+  *dbp = NULL;
+  *existed = stat(path, &sb) == 0;
+  if (*existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
   if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     lbs_err e = dberr(db, path);
     sqlite3_close(db);
@@ -56,7 +67,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   }
   sqlite3_busy_timeout(db, 10000);
   lbs_err e = LBS_OK;
-  int64_t app = -1, run;
+  int64_t app = -1;
   sqlite3_stmt *q;
   if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
     app = sqlite3_column_int64(q, 0);
@@ -74,6 +85,81 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   char pragma[64];
   snprintf(pragma, sizeof pragma, "PRAGMA application_id=%d", RESULTS_APP_ID);
   if (!e && (sqlite3_exec(db, pragma, NULL, NULL, NULL) || sqlite3_exec(db, SCHEMA, NULL, NULL, NULL))) e = dberr(db, path);
+  if (e) {
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    /* a store this call created and left empty is not left behind */
+    if (!*existed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) unlink(path);
+    return e;
+  }
+  *dbp = db;
+  return LBS_OK;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v) {
+  if (v->nmeasured < 1) return lbs_fail(LBS_INVAL, "a validation without measurements");
+  double *m = malloc((size_t)v->nmeasured * sizeof *m);
+  if (!m) return lbs_fail(LBS_NOMEM, "validation");
+  memcpy(m, v->measured_s, (size_t)v->nmeasured * sizeof *m);
+  qsort(m, (size_t)v->nmeasured, sizeof *m, cmp_dbl);
+  int n = v->nmeasured;
+  double med = n % 2 ? m[n / 2] : 0.5 * (m[n / 2 - 1] + m[n / 2]), lo = m[0], hi = m[n - 1];
+  free(m);
+  sqlite3 *db;
+  int existed;
+  lbs_err e = store_begin(path, &db, &existed);
+  if (e) return e;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, "INSERT INTO validations(run, app, args, ranks, schedule, predicted_s, measured_median_s,"
+                         " measured_min_s, measured_max_s, error, real_runs) VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
+    e = dberr(db, path);
+  if (!e) {
+    sqlite3_bind_int64(st, 1, v->run);
+    sqlite3_bind_text(st, 2, v->app, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, v->args, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, v->ranks);
+    sqlite3_bind_text(st, 5, v->schedule, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 6, v->predicted_s);
+    sqlite3_bind_double(st, 7, med);
+    sqlite3_bind_double(st, 8, lo);
+    sqlite3_bind_double(st, 9, hi);
+    sqlite3_bind_double(st, 10, (v->predicted_s - med) / med);
+    sqlite3_bind_int(st, 11, n);
+    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  int64_t id = sqlite3_last_insert_rowid(db);
+  if (!e && sqlite3_prepare_v2(db, "INSERT INTO measurements(validation, k, total_s) VALUES(?,?,?)", -1, &st, NULL))
+    e = dberr(db, path);
+  for (int k = 0; !e && k < n; k++) {
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, k);
+    sqlite3_bind_double(st, 3, v->measured_s[k]);
+    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+  }
+  sqlite3_finalize(st);
+  if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) e = dberr(db, path);
+  if (e) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close(db);
+  return e;
+}
+
+lbs_err lbs_results_save_run(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path,
+                             int64_t *run_out) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  struct stat sb;
+  int existed;
+  int64_t run;
+  lbs_err e = store_begin(path, &db, &existed);
+  if (e) return e;
   /* the columns by name: a store whose tables have other columns, or in another order, gets
    * nothing in the wrong place (an unknown column is an error) */
   static const char *INSERT_RUN =
@@ -166,6 +252,7 @@ lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const cha
   }
   if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) e = dberr(db, path);
   if (e) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  else if (run_out) *run_out = run;
   sqlite3_close(db);
   /* a store this call created and left empty (a full disk) is not left behind; one that another
    * process has written to meanwhile is not empty */
