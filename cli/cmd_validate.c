@@ -260,7 +260,7 @@ int cmd_validate(int argc, char **argv) {
              *pranks = lbs_trace_meta(t, "profiler.ranks"), *every = lbs_trace_meta(t, "profiler.sample_every");
   if (!name || !pranks) {
     fprintf(stderr, "lbsim: validate: %s: not a profile of one of lbsim's apps (no %s key); profile one, e.g. "
-                    "'mpiexec -n 2 wave --trace %s'\n", trace_path, !pranks ? "profiler.ranks" : "app.name", trace_path);
+                    "'mpiexec -n 2 build/bin/wave --trace wave.lbt'\n", trace_path, !pranks ? "profiler.ranks" : "app.name");
     goto done;
   }
   if (every && strcmp(every, "1")) {
