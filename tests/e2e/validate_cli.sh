@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# lbsim validate's orchestration and bad input, on a real profiled trace (prof_app, 2 ranks)
+# with a stand-in for the app: a unit test of validate itself (the real apps are validated in
+# apps_validate.sh). The stand-in reports a total that depends on the schedule it was given,
+# so the ranking and the results-store rows can be checked.
+set -u
+LBSIM=${1:?usage: validate_cli.sh lbsim prof_app}
+APP=${2:?}
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+unset LBSPROF_BOUND LBSPROF_CODEC LBSPROF_SAMPLE_EVERY LBSPROF_COLLECTOR LBSPROF_METRICS LBSPROF_ON_FULL
+
+expect 0 "profile prof_app on 2 ranks" -- "${MPI[@]}" -n 2 "$APP" "$T/p.lbt" 30 0
+cat >"$T/grid2.ini" <<'INI'
+[grid]
+ns_per_work = 1
+[cluster node0]
+nodes = 1
+nodetype = two
+[nodetype two]
+cores = 2
+INI
+# the stand-in, named like the profiled app: total = 1 s + 0.1 s per repartition; rank 0 writes
+mkdir -p "$T/bin"
+cat >"$T/bin/prof_app" <<'SH'
+#!/usr/bin/env bash
+sched="" json="" pol=""
+while [ $# -gt 0 ]; do
+  case $1 in
+  --schedule) sched=$2; shift ;;
+  --policy) pol=$2; shift ;;
+  --json) json=$2; shift ;;
+  esac
+  shift
+done
+echo "args seen: $*" >&2
+[ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ] || exit 0
+[ -n "${FAIL_APP:-}" ] && { echo "stand-in: failing as asked" >&2; exit 3; }
+n=0; [ -n "$sched" ] && n=$(echo "$sched" | tr ',' '\n' | wc -l)
+reps=$sched; [ -n "${WRONG_SCHEDULE:-}" ] && reps=1
+printf '{"app":"prof_app","total_s":%s,"repartitions":[%s]}\n' "$(awk -v n=$n 'BEGIN{print 1+0.1*n}')" "$reps" >"$json"
+SH
+chmod +x "$T/bin/prof_app"
+V=("$LBSIM" validate "$T/p.lbt" --grid "$T/grid2.ini" --app "$T/bin/prof_app" --mpiexec "mpiexec --allow-run-as-root --oversubscribe")
+
+expect 0 "validate with the stand-in" -- "${V[@]}" --policies none,steps:5,10,fixed:10 --runs 2 --json --results "$T/r.db"
+python3 - "$T/out" <<'PY' && ok || bad "validate json: $(head -c 600 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x["policy"]: x for x in d["policies"]}
+assert set(p) == {"none", "steps:5,10", "fixed:10"}, p.keys()
+assert p["none"]["schedule"] == [] and p["steps:5,10"]["schedule"] == [5, 10], p
+assert p["fixed:10"]["schedule"] == [10, 20], p["fixed:10"]
+assert p["none"]["measured_median_s"] == 1.0 and abs(p["steps:5,10"]["measured_median_s"] - 1.2) < 1e-9
+assert all(len(x["measured_s"]) == 2 and x["predicted_s"] > 0 for x in p.values())
+assert d["ranks"] == 2 and d["app"] == "prof_app" and d["runs"] == 2
+assert d["order_measured"][0] == "none", d["order_measured"]
+assert abs(p["none"]["error"] - (p["none"]["predicted_s"] - 1) / 1) < 1e-6
+PY
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM validations')" = 3 ] && ok || bad "3 validations stored"
+[ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM measurements')" = 6 ] && ok || bad "6 measurements stored"
+[ "$(sqlite3 "$T/r.db" "SELECT v.schedule FROM validations v JOIN runs r ON r.id = v.run WHERE r.policy = 'fixed:10'")" = "10,20" ] \
+  && ok || bad "validation rows tie to their replay runs"
+expect 0 "the table" -- "${V[@]}" --policies none,fixed:10 --runs 1
+has "$T/out" "measured order" "table has the orders"
+has "$T/out" "ranking" "table says the ranking"
+
+# bad input: each a clear error, exit 1
+expect 1 "another app" -- "$LBSIM" validate "$T/p.lbt" --grid "$T/grid2.ini" --app /bin/true
+has "$T/err" "is a profile of 'prof_app', --app runs 'true'" "app mismatch named"
+expect 1 "another rank count" -- "${V[@]}" --ranks 4
+has "$T/err" "was profiled on 2 ranks, --ranks says 4" "rank mismatch named"
+expect 1 "a grid of 16 processors" -- "$LBSIM" validate "$T/p.lbt" --grid "$(dirname "$0")/../../examples/grids/homogeneous16.ini" --app "$T/bin/prof_app"
+has "$T/err" "has 16 processors, the app ran on 2 ranks" "grid size named"
+expect 1 "a trace of no app" -- "$LBSIM" validate "$(dirname "$0")/../data/heat_2ranks.lbt" --grid "$T/grid2.ini"
+has "$T/err" "not a profile of one of lbsim's apps" "no app keys named"
+expect 1 "a schedule out of range" -- "${V[@]}" --policies steps:99
+has "$T/err" "step 99 is out of range" "out-of-range schedule named"
+expect 1 "the app fails" -- env FAIL_APP=1 "${V[@]}" --policies none --runs 1
+has "$T/err" "failing as asked" "the app's output shown"
+expect 1 "the app ignores its schedule" -- env WRONG_SCHEDULE=1 "${V[@]}" --policies fixed:10 --runs 1
+has "$T/err" "not the schedule [10,20]" "schedule mismatch named"
+expect 1 "under mpiexec" -- "${MPI[@]}" -n 1 "${V[@]}"
+has "$T/err" "run it without mpiexec" "refused under mpiexec"
+expect 2 "no grid" -- "$LBSIM" validate "$T/p.lbt"
+finish
