@@ -220,7 +220,7 @@ static lbs_err create_trace(coll *c) {
     for (char *line = app, *nl; (nl = strchr(line, '\n')) && nm < FIXED + MAXAPP; line = nl + 1) {
       char *eq = strchr(line, '=');
       *nl = *eq = '\0';
-      snprintf(keys[nm - FIXED], sizeof keys[0], "app.%s", line);
+      snprintf(keys[nm - FIXED], sizeof keys[0], "app.%.64s", line);
       meta[2 * nm] = keys[nm - FIXED], meta[2 * nm + 1] = eq + 1, nm++;
       double v = strtod(eq + 1, NULL);
       if (!strcmp(line, "bytes_per_elem") && v > 0) per_elem = v;
