@@ -13,13 +13,12 @@ static const lbs_opt grid_opts[] = {
     {"bytes_per_edge", LBS_OPT_DOUBLE, "0", 0, 1e15, "halo bytes per graph edge and step (0: the trace's value)"},
     {"inter_latency_us", LBS_OPT_DOUBLE, "100", 0, 1e9, "latency between clusters that have no [link], us"},
     {"inter_bandwidth_gbps", LBS_OPT_DOUBLE, "1", 1e-9, 1e9, "bandwidth between clusters that have no [link], Gbit/s"},
-    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between clusters share those links"},
+    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between clusters share those links (as sharing says)"},
     {"sharing", LBS_OPT_STRING, "fair", 1, 0,
-     "how transfers share a shared link or a NIC: fair (max-min fair bandwidth among the transfers in flight, "
-     "SimGrid's CM02 flow model, as SMPI) or fifo (whole transfers one after the other); dedicated links give "
-     "every transfer its own bandwidth either way"},
+     "how transfers share a shared link or a NIC: fair (max-min fair rates for the transfers in flight, as "
+     "SimGrid's SMPI) or fifo (whole transfers one after the other); a dedicated link is every transfer's own"},
     {"barrier_us", LBS_OPT_DOUBLE, "0", 0, 1e9,
-     "bsp: what the barrier ending every step costs, us (an MPI_Barrier as measured; 0: free)"},
+     "bsp: what the barrier ending every step costs, us (a measured MPI_Barrier; 0: free)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt nodetype_opts[] = {
@@ -28,8 +27,7 @@ static const lbs_opt nodetype_opts[] = {
     {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: processing slowdown (1/speed); give speed or slowdown"},
     {"cores", LBS_OPT_INT, "1", 1, 65536, "processors per node"},
     {"nic_gbps", LBS_OPT_DOUBLE, "0", 0, 1e9,
-     "each processor's network interface, Gbit/s each way: its outgoing transfers share it, and so do its "
-     "incoming ones, whatever the links (0: unlimited)"},
+     "each processor's NIC, Gbit/s each way: its outgoing transfers share it, its incoming ones too (0: unlimited)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt cluster_opts[] = {
@@ -37,13 +35,13 @@ static const lbs_opt cluster_opts[] = {
     {"nodetype", LBS_OPT_STRING, "default", 1, 0, "a [nodetype NAME] (default: speed 1, 1 core)"},
     {"latency_us", LBS_OPT_DOUBLE, "1", 0, 1e9, "latency inside the cluster, us"},
     {"bandwidth_gbps", LBS_OPT_DOUBLE, "10", 1e-9, 1e9, "bandwidth inside the cluster, Gbit/s"},
-    {"shared", LBS_OPT_BOOL, "false", 1, 0, "transfers inside the cluster share one network"},
+    {"shared", LBS_OPT_BOOL, "false", 1, 0, "transfers inside the cluster share one network (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt link_opts[] = {
     {"latency_us", LBS_OPT_DOUBLE, NULL, 0, 1e9, "latency between the two clusters, us"},
     {"bandwidth_gbps", LBS_OPT_DOUBLE, NULL, 1e-9, 1e9, "bandwidth between the two clusters, Gbit/s"},
-    {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link"},
+    {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 const lbs_section_spec lbs_grid_spec[] = {
