@@ -61,7 +61,8 @@ typedef struct cli_outdir {
 /* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
  * or, with force, a directory holding only regular files lbsim writes there (manifest,
  * step_*.txt, mesh.graph, mesh.coords, steps.csv, elements.csv, summary.csv, imbalance.csv,
- * series_*.csv). Prints why not and returns 1. */
+ * series_*.csv; export simgrid's platform.xml, hostfile, replay.txt, rank_*.txt, run.sh, README,
+ * lbsim.json). Prints why not and returns 1. */
 int cli_outdir_check(cli_outdir *d, const char *dir, int force);
 /* Makes the fresh directory d->tmp to write into; prints why not and returns 1. */
 int cli_outdir_begin(cli_outdir *d);
@@ -77,5 +78,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_partition(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct {
     {"policy", cmd_policy, "compare repartitioning policies, against the optimal schedule"},
     {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
+    {"export", cmd_export, "write a replay for another simulator (SimGrid SMPI traces and platform)"},
     {NULL, NULL, NULL},
 };
 

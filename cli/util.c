@@ -163,19 +163,25 @@ int cli_write_file(const char *path, const void *data, size_t len) {
 
 /* ---------------------------------------------------------------- output directories */
 
+/* 1 when n is prefix, then at least min digits, then suffix. */
+static int numbered(const char *n, const char *prefix, size_t min, const char *suffix) {
+  size_t len = strlen(n), a = strlen(prefix), b = strlen(suffix);
+  if (len < a + min + b || strncmp(n, prefix, a) || strcmp(n + len - b, suffix)) return 0;
+  for (size_t i = a; i < len - b; i++)
+    if (n[i] < '0' || n[i] > '9') return 0;
+  return 1;
+}
+
 /* The names lbsim writes in an output directory: trace export --csv and --steps-dir,
- * policy compare --csv. */
+ * policy compare --csv, export simgrid. */
 static int lbsim_name(const char *n) {
-  static const char *const fixed[] = {"manifest",      "mesh.graph",  "mesh.coords", "steps.csv",
-                                      "elements.csv", "summary.csv", "imbalance.csv"};
+  static const char *const fixed[] = {"manifest",     "mesh.graph",  "mesh.coords",   "steps.csv",    "elements.csv",
+                                      "summary.csv",  "imbalance.csv", "platform.xml", "hostfile",     "replay.txt",
+                                      "run.sh",       "README",      "lbsim.json"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
     if (!strcmp(n, fixed[i])) return 1;
   size_t len = strlen(n);
-  if (!strncmp(n, "step_", 5) && len >= 5 + 6 + 4 && !strcmp(n + len - 4, ".txt")) {
-    for (size_t i = 5; i < len - 4; i++)
-      if (n[i] < '0' || n[i] > '9') return 0;
-    return 1;
-  }
+  if (numbered(n, "step_", 6, ".txt") || numbered(n, "rank_", 1, ".txt")) return 1;
   return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
 }
 
