@@ -366,7 +366,7 @@ static int export_simgrid(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   /* the output before the work (rank 0 writes it; every rank learns the answer) */
   cli_outdir od = {0};
-  int bad = rank == 0 && cli_outdir_check(&od, out, force);
+  int bad = rank == 0 && cli_outdir_check_kind(&od, out, force, CLI_DIR_SIMGRID);
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) {
     free(over);

@@ -133,8 +133,10 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
                    lbs_replay_result **out);
 void lbs_replay_result_free(lbs_replay_result **r); /* NULL-safe, clears *r */
 
-/* What a replay does, as it does it (lbsim export simgrid writes it as SMPI traces). Called on
- * every rank with the same data; a failure stops the replay with that error. */
+/* What a replay does, as it does it (lbsim export simgrid writes it as SMPI traces). Give one
+ * on every rank or on none (each call's error is agreed, a collective): it is called on every
+ * rank with the same data, and a failure stops the replay with that error. The transfers carry
+ * their ready and arrival times. */
 typedef struct lbs_replay_recorder {
   /* A repartition before replayed step `step` (0-based in the window): the clocks meet at a
    * barrier, partition_ns pass, the migration's transfers go (ready at the barrier +

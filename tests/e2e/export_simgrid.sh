@@ -123,6 +123,10 @@ mkdir "$T/foreign" && echo data >"$T/foreign/notes.txt"
 expect 1 "foreign directory" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" -o "$T/foreign" -f
 has "$T/err" "notes.txt: not a file lbsim writes there" "names the foreign file"
 [ "$(cat "$T/foreign/notes.txt")" = data ] && ok || bad "the foreign file is left alone"
+# an export is not another command's output: trace export --csv -f does not replace it
+expect 1 "csv over an export" -- "$LBSIM" trace export "$T/h.lbt" --csv "$T/x" -f
+has "$T/err" "not a file lbsim writes there" "another kind of output"
+[ -s "$T/x/platform.xml" ] && ok || bad "the export is left alone"
 expect 2 "-o KEY=VAL" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" -o sim.mode=des
 has "$T/err" "override grid keys with --set sim.mode=des" "hint for replay's -o"
 expect 2 "no output" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini"
