@@ -53,16 +53,25 @@ int cli_write_file(const char *path, const void *data, size_t len);
 /* An output directory (--csv DIR, --steps-dir DIR) is written into a fresh directory beside
  * it (DIR.tmp-XXXXXX) and renamed into place when complete, so no stale file of an earlier
  * run stays beside the new ones and nothing lbsim did not write is ever deleted. */
+/* What an output directory holds: the names lbsim writes there, which force may replace. */
+typedef enum {
+  CLI_DIR_DATA = 0, /* trace export, policy compare: manifest, step_*.txt, mesh.graph, mesh.coords,
+                       steps.csv, elements.csv, summary.csv, imbalance.csv, series_*.csv */
+  CLI_DIR_SIMGRID   /* export simgrid: platform.xml, hostfile, replay.txt, rank_*.txt, run.sh,
+                       README, lbsim.json */
+} cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */
   char tmp[4200]; /* the directory being written; "" when none */
   int force;
+  cli_dir_kind kind;
 } cli_outdir;
 /* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
- * or, with force, a directory holding only regular files lbsim writes there (manifest,
- * step_*.txt, mesh.graph, mesh.coords, steps.csv, elements.csv, summary.csv, imbalance.csv,
- * series_*.csv). Prints why not and returns 1. */
+ * or, with force, a directory holding only regular files lbsim writes there (CLI_DIR_DATA's
+ * names). Prints why not and returns 1. */
 int cli_outdir_check(cli_outdir *d, const char *dir, int force);
+/* The same for a directory of another kind. */
+int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind);
 /* Makes the fresh directory d->tmp to write into; prints why not and returns 1. */
 int cli_outdir_begin(cli_outdir *d);
 /* Checks DIR again and renames d->tmp into place (lbsim's old output there is moved aside,
@@ -79,5 +88,6 @@ int cmd_policy(int argc, char **argv);
 int cmd_partition(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -40,7 +40,8 @@ static int grid_info(int argc, char **argv) {
   if (json) {
     printf("{\"name\":");
     cli_json_str(stdout, lbs_grid_name(g));
-    printf(",\"procs\":%d,\"clusters\":[", P);
+    printf(",\"procs\":%d,\"sharing\":\"%s\",\"barrier_ns\":%lld,\"clusters\":[", P,
+           lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair" : "fifo", (long long)lbs_grid_barrier_ns(g));
     for (int k = 0; k < C; k++) {
       int p0 = lbs_grid_cluster_first(g, k);
       lbs_link l = lbs_grid_link(g, k, k);
@@ -48,8 +49,8 @@ static int grid_info(int argc, char **argv) {
       cli_json_str(stdout, lbs_grid_cluster_name(g, k));
       printf(",\"first_proc\":%d,\"procs\":%d,\"nodetype\":", p0, lbs_grid_cluster_procs(g, k));
       cli_json_str(stdout, lbs_grid_proc_nodetype(g, p0));
-      printf(",\"speed\":%.17g,\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s}", lbs_grid_rate(g, p0),
-             (long long)l.lat_ns, l.bw_gbps, l.shared ? "true" : "false");
+      printf(",\"speed\":%.17g,\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s,\"nic_gbps\":%.17g}",
+             lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps, l.shared ? "true" : "false", lbs_grid_nic_gbps(g, p0));
     }
     printf("],\"links\":[");
     for (int a = 0, n = 0; a < C; a++)
@@ -65,15 +66,20 @@ static int grid_info(int argc, char **argv) {
     printf("]}\n");
   } else {
     printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
-    printf("  %-12s %-11s %-10s %8s %12s %14s %s\n", "cluster", "procs", "nodetype", "speed", "latency ns",
-           "bandwidth Gb/s", "shared");
+    printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
+           lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair (max-min)" : "fifo", (long long)lbs_grid_barrier_ns(g));
+    printf("  %-12s %-11s %-10s %8s %12s %14s %-6s %s\n", "cluster", "procs", "nodetype", "speed", "latency ns",
+           "bandwidth Gb/s", "shared", "NIC Gb/s");
     for (int k = 0; k < C; k++) {
       int p0 = lbs_grid_cluster_first(g, k);
       lbs_link l = lbs_grid_link(g, k, k);
       char range[32];
       snprintf(range, sizeof range, "%d..%d", p0, p0 + lbs_grid_cluster_procs(g, k) - 1);
-      printf("  %-12s %-11s %-10s %8.3g %12lld %14.4g %s\n", lbs_grid_cluster_name(g, k), range,
-             lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps, l.shared ? "yes" : "no");
+      char nic[32] = "-";
+      if (lbs_grid_nic_gbps(g, p0) > 0) snprintf(nic, sizeof nic, "%.4g", lbs_grid_nic_gbps(g, p0));
+      printf("  %-12s %-11s %-10s %8.3g %12lld %14.4g %-6s %s\n", lbs_grid_cluster_name(g, k), range,
+             lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps, l.shared ? "yes" : "no",
+             nic);
     }
     for (int a = 0; a < C; a++)
       for (int b = a + 1; b < C; b++) {

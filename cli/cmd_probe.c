@@ -301,7 +301,7 @@ int cmd_grid_probe(int argc, char **argv) {
     PUT("; migration-like MPI_Alltoallv with packing: %.1f us + %.3f Gbit/s (the replay charges the links)\n",
         mfix, mig_gbps);
     PUT("[grid]\nname = probed-%s\nns_per_work = 1\n", host);
-    PUT("; barrier_us = %.6g\n", barrier_us); /* TODO: a grid key once the barrier cost exists */
+    PUT("barrier_us = %.6g\n", barrier_us);
     if (inter.measured)
       PUT("inter_latency_us = %.6g\ninter_bandwidth_gbps = %.6g\ninter_shared = false\n", inter.latency_us,
           inter.bandwidth_gbps);

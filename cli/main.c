@@ -22,6 +22,7 @@ static const struct {
     {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
+    {"export", cmd_export, "write a replay for another simulator (SimGrid SMPI traces and platform)"},
     {NULL, NULL, NULL},
 };
 

@@ -163,19 +163,27 @@ int cli_write_file(const char *path, const void *data, size_t len) {
 
 /* ---------------------------------------------------------------- output directories */
 
-/* The names lbsim writes in an output directory: trace export --csv and --steps-dir,
- * policy compare --csv. */
-static int lbsim_name(const char *n) {
-  static const char *const fixed[] = {"manifest",      "mesh.graph",  "mesh.coords", "steps.csv",
-                                      "elements.csv", "summary.csv", "imbalance.csv"};
-  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+/* 1 when n is prefix, then at least min digits, then suffix. */
+static int numbered(const char *n, const char *prefix, size_t min, const char *suffix) {
+  size_t len = strlen(n), a = strlen(prefix), b = strlen(suffix);
+  if (len < a + min + b || strncmp(n, prefix, a) || strcmp(n + len - b, suffix)) return 0;
+  for (size_t i = a; i < len - b; i++)
+    if (n[i] < '0' || n[i] > '9') return 0;
+  return 1;
+}
+
+/* The names lbsim writes in an output directory: trace export --csv and --steps-dir and
+ * policy compare --csv (CLI_DIR_DATA); export simgrid (CLI_DIR_SIMGRID). */
+static int lbsim_name(const char *n, cli_dir_kind kind) {
+  static const char *const data[] = {"manifest",     "mesh.graph",  "mesh.coords",  "steps.csv",
+                                     "elements.csv", "summary.csv", "imbalance.csv", NULL};
+  static const char *const simgrid[] = {"platform.xml", "hostfile", "replay.txt", "run.sh", "README", "lbsim.json", NULL};
+  const char *const *fixed = kind == CLI_DIR_SIMGRID ? simgrid : data;
+  for (size_t i = 0; fixed[i]; i++)
     if (!strcmp(n, fixed[i])) return 1;
+  if (kind == CLI_DIR_SIMGRID) return numbered(n, "rank_", 1, ".txt");
   size_t len = strlen(n);
-  if (!strncmp(n, "step_", 5) && len >= 5 + 6 + 4 && !strcmp(n + len - 4, ".txt")) {
-    for (size_t i = 5; i < len - 4; i++)
-      if (n[i] < '0' || n[i] > '9') return 0;
-    return 1;
-  }
+  if (numbered(n, "step_", 6, ".txt")) return 1;
   return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
 }
 
@@ -185,7 +193,7 @@ static int not_dots(const struct dirent *d) {
 
 /* Checks that every entry of dir is a regular file lbsim writes there. Returns the number of
  * entries, or -1 after printing the first foreign one (in name order) or a read error. */
-static int own_entries(const char *dir, const char *shown) {
+static int own_entries(const char *dir, const char *shown, cli_dir_kind kind) {
   struct dirent **list;
   int n = scandir(dir, &list, not_dots, alphasort);
   if (n < 0) {
@@ -197,7 +205,7 @@ static int own_entries(const char *dir, const char *shown) {
   for (int i = 0; i < n && bad < 0; i++) {
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
-    if (!lbsim_name(list[i]->d_name) || lstat(path, &sb) || !S_ISREG(sb.st_mode)) bad = i;
+    if (!lbsim_name(list[i]->d_name, kind) || lstat(path, &sb) || !S_ISREG(sb.st_mode)) bad = i;
   }
   if (bad >= 0)
     fprintf(stderr, "lbsim: %s/%s: not a file lbsim writes there; refusing to replace %s\n", shown,
@@ -208,8 +216,11 @@ static int own_entries(const char *dir, const char *shown) {
 }
 
 /* Checks an output directory before the work (see cli.h). */
-int cli_outdir_check(cli_outdir *d, const char *dir, int force) {
+int cli_outdir_check(cli_outdir *d, const char *dir, int force) { return cli_outdir_check_kind(d, dir, force, CLI_DIR_DATA); }
+
+int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind) {
   memset(d, 0, sizeof *d);
+  d->kind = kind;
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--;
   if (n == 0 || n >= sizeof d->dir - 32 || (n == 1 && dir[0] == '/')) {
@@ -238,7 +249,7 @@ int cli_outdir_check(cli_outdir *d, const char *dir, int force) {
     fprintf(stderr, "lbsim: %s: a mount point; lbsim cannot put a fresh directory there\n", d->dir);
     return 1;
   }
-  int k = own_entries(d->dir, d->dir);
+  int k = own_entries(d->dir, d->dir, d->kind);
   if (k < 0) return 1;
   if (k > 0 && !force) {
     fprintf(stderr, "lbsim: %s: directory is not empty (use --force to replace lbsim's output there)\n",
@@ -263,14 +274,14 @@ int cli_outdir_begin(cli_outdir *d) {
 }
 
 /* Removes the regular files in dir that lbsim writes there (all when any is set), then dir. */
-static int remove_dir(const char *dir, int any) {
+static int remove_dir(const char *dir, int any, cli_dir_kind kind) {
   DIR *dp = opendir(dir);
   if (!dp) return -1;
   struct dirent *de;
   char path[4400];
   while ((de = readdir(dp))) {
     struct stat sb;
-    if (!not_dots(de) || (!any && !lbsim_name(de->d_name))) continue;
+    if (!not_dots(de) || (!any && !lbsim_name(de->d_name, kind))) continue;
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) unlink(path);
   }
@@ -280,7 +291,7 @@ static int remove_dir(const char *dir, int any) {
 
 /* Removes the fresh directory after a failure; nothing after a commit. */
 void cli_outdir_abort(cli_outdir *d) {
-  if (d->tmp[0]) remove_dir(d->tmp, 1); /* a fresh directory: everything in it is lbsim's */
+  if (d->tmp[0]) remove_dir(d->tmp, 1, d->kind); /* a fresh directory: everything in it is lbsim's */
   d->tmp[0] = '\0';
 }
 
@@ -300,7 +311,7 @@ int cli_outdir_commit(cli_outdir *d) {
     return 1;
   }
   /* again: the directory may have changed while lbsim worked */
-  int k = own_entries(d->dir, d->dir);
+  int k = own_entries(d->dir, d->dir, d->kind);
   if (k < 0) return 1;
   if (k > 0 && !d->force) {
     fprintf(stderr, "lbsim: %s: directory is not empty (use --force to replace lbsim's output there)\n",
@@ -324,7 +335,7 @@ int cli_outdir_commit(cli_outdir *d) {
     rename(old, d->dir); /* the old output back */
     return 1;
   }
-  if (remove_dir(old, 0))
+  if (remove_dir(old, 0, d->kind))
     fprintf(stderr, "lbsim: warning: %s: cannot remove the old output: %s\n", old, strerror(errno));
   return 0;
 }

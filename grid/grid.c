@@ -13,7 +13,12 @@ static const lbs_opt grid_opts[] = {
     {"bytes_per_edge", LBS_OPT_DOUBLE, "0", 0, 1e15, "halo bytes per graph edge and step (0: the trace's value)"},
     {"inter_latency_us", LBS_OPT_DOUBLE, "100", 0, 1e9, "latency between clusters that have no [link], us"},
     {"inter_bandwidth_gbps", LBS_OPT_DOUBLE, "1", 1e-9, 1e9, "bandwidth between clusters that have no [link], Gbit/s"},
-    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between clusters share those links"},
+    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between clusters share those links (as sharing says)"},
+    {"sharing", LBS_OPT_STRING, "fair", 1, 0,
+     "how transfers share a shared link or a NIC: fair (max-min fair rates for the transfers in flight, as "
+     "SimGrid's SMPI) or fifo (whole transfers one after the other); a dedicated link is every transfer's own"},
+    {"barrier_us", LBS_OPT_DOUBLE, "0", 0, 1e9,
+     "bsp: what the barrier ending every step costs, us (a measured MPI_Barrier; 0: free)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt nodetype_opts[] = {
@@ -21,6 +26,8 @@ static const lbs_opt nodetype_opts[] = {
     {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: relative speed (2 = twice as fast)"},
     {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: processing slowdown (1/speed); give speed or slowdown"},
     {"cores", LBS_OPT_INT, "1", 1, 65536, "processors per node"},
+    {"nic_gbps", LBS_OPT_DOUBLE, "0", 0, 1e9,
+     "each processor's NIC, Gbit/s each way: its outgoing transfers share it, its incoming ones too (0: unlimited)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt cluster_opts[] = {
@@ -28,13 +35,13 @@ static const lbs_opt cluster_opts[] = {
     {"nodetype", LBS_OPT_STRING, "default", 1, 0, "a [nodetype NAME] (default: speed 1, 1 core)"},
     {"latency_us", LBS_OPT_DOUBLE, "1", 0, 1e9, "latency inside the cluster, us"},
     {"bandwidth_gbps", LBS_OPT_DOUBLE, "10", 1e-9, 1e9, "bandwidth inside the cluster, Gbit/s"},
-    {"shared", LBS_OPT_BOOL, "false", 1, 0, "transfers inside the cluster share one network"},
+    {"shared", LBS_OPT_BOOL, "false", 1, 0, "transfers inside the cluster share one network (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt link_opts[] = {
     {"latency_us", LBS_OPT_DOUBLE, NULL, 0, 1e9, "latency between the two clusters, us"},
     {"bandwidth_gbps", LBS_OPT_DOUBLE, NULL, 1e-9, 1e9, "bandwidth between the two clusters, Gbit/s"},
-    {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link"},
+    {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 const lbs_section_spec lbs_grid_spec[] = {
@@ -76,6 +83,7 @@ typedef struct {
   const lbs_speed_ops *ops;
   void *state;
   char *name;
+  double nic_gbps; /* 0: unlimited */
 } nodetype;
 
 struct lbs_grid {
@@ -89,6 +97,8 @@ struct lbs_grid {
   lbs_link *links; /* C*C */
   int *pcluster;  /* P */
   double bytes_elem, bytes_edge;
+  lbs_sharing sharing;
+  int64_t barrier_ns;
 };
 
 void lbs_grid_destroy(lbs_grid **gp) {
@@ -140,10 +150,15 @@ static lbs_err nodetype_get(lbs_grid *g, const lbs_config *cfg, const char *name
     return lbs_fail(LBS_NOTFOUND, "%s: unknown speed_model '%s' (known: %s)",
                     lbs_config_where(cfg, "nodetype", name, "speed_model"), model, known);
   }
+  double nic;
+  if ((e = lbs_config_double(cfg, lbs_grid_spec, "nodetype", name, "nic_gbps", &nic))) return e;
+  if (nic > 0 && nic < 1e-9) /* as bandwidths: 1 bit/s at least */
+    return lbs_fail(LBS_PARSE, "%s: nic_gbps = %g: give 0 (unlimited) or at least 1e-9",
+                    lbs_config_where(cfg, "nodetype", name, "nic_gbps"), nic);
   nodetype *nt = realloc(g->nt, (size_t)(g->nnt + 1) * sizeof *nt);
   if (!nt) return lbs_fail(LBS_NOMEM, "grid");
   g->nt = nt;
-  nt[g->nnt] = (nodetype){ops, NULL, strdup(name)};
+  nt[g->nnt] = (nodetype){ops, NULL, strdup(name), nic};
   if (!nt[g->nnt].name) return lbs_fail(LBS_NOMEM, "grid");
   g->nnt++;
   if ((e = ops->init(&nt[g->nnt - 1].state, cfg, name, ns_per_work))) return e;
@@ -161,8 +176,8 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
   if (e) return e;
   lbs_grid *g = calloc(1, sizeof *g);
   if (!g) return lbs_fail(LBS_NOMEM, "grid");
-  const char *name;
-  double npw, lat, bw;
+  const char *name, *sharing;
+  double npw, lat, bw, barrier_us;
   int shared;
   if ((e = lbs_config_string(cfg, lbs_grid_spec, "grid", "", "name", &name)) ||
       (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "ns_per_work", &npw)) ||
@@ -170,8 +185,17 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
       (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "bytes_per_edge", &g->bytes_edge)) ||
       (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "inter_latency_us", &lat)) ||
       (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "inter_bandwidth_gbps", &bw)) ||
-      (e = lbs_config_bool(cfg, lbs_grid_spec, "grid", "", "inter_shared", &shared)))
+      (e = lbs_config_bool(cfg, lbs_grid_spec, "grid", "", "inter_shared", &shared)) ||
+      (e = lbs_config_string(cfg, lbs_grid_spec, "grid", "", "sharing", &sharing)) ||
+      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "barrier_us", &barrier_us)))
     goto fail;
+  if (!strcmp(sharing, "fair")) g->sharing = LBS_SHARING_FAIR;
+  else if (!strcmp(sharing, "fifo")) g->sharing = LBS_SHARING_FIFO;
+  else {
+    e = lbs_fail(LBS_PARSE, "%s: sharing = '%s' must be fair or fifo", lbs_config_where(cfg, "grid", "", "sharing"), sharing);
+    goto fail;
+  }
+  g->barrier_ns = llround(barrier_us * 1000.0);
   g->name = strdup(name);
   g->C = lbs_config_count(cfg, "cluster");
   g->cname = calloc((size_t)g->C, sizeof *g->cname);
@@ -274,6 +298,9 @@ int lbs_grid_proc_node(const lbs_grid *g, int p) {
 const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p) { return g->nt[g->cnt[g->pcluster[p]]].name; }
 double lbs_grid_bytes_per_elem(const lbs_grid *g) { return g->bytes_elem; }
 double lbs_grid_bytes_per_edge(const lbs_grid *g) { return g->bytes_edge; }
+lbs_sharing lbs_grid_sharing(const lbs_grid *g) { return g->sharing; }
+int64_t lbs_grid_barrier_ns(const lbs_grid *g) { return g->barrier_ns; }
+double lbs_grid_nic_gbps(const lbs_grid *g, int p) { return g->nt[g->cnt[g->pcluster[p]]].nic_gbps; }
 
 int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work) {
   const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
@@ -296,6 +323,9 @@ lbs_link lbs_grid_link(const lbs_grid *g, int a, int b) { return g->links[a * g-
 int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes) {
   if (p == q) return 0;
   lbs_link l = lbs_grid_link(g, g->pcluster[p], g->pcluster[q]);
-  double t = ceil(bytes * 8.0 / l.bw_gbps);
+  double bw = l.bw_gbps, np = lbs_grid_nic_gbps(g, p), nq = lbs_grid_nic_gbps(g, q);
+  if (np > 0 && np < bw) bw = np;
+  if (nq > 0 && nq < bw) bw = nq;
+  double t = ceil(bytes * 8.0 / bw);
   return l.lat_ns + (t < 9e18 ? (int64_t)t : INT64_C(9000000000000000000)); /* held there, as compute */
 }

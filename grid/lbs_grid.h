@@ -5,6 +5,8 @@
  *   [nodetype NAME]   a kind of node: speed model and its parameters, cores per node
  *   [cluster NAME]    a number of nodes of one type, with its internal network
  *   [link A B]        the network between clusters A and B (else [grid]'s inter_* keys)
+ * and how transfers share the network: [grid] sharing (fair or fifo) on shared links and
+ * NICs ([nodetype] nic_gbps), [grid] barrier_us for bsp's barrier (sim/network.c).
  * Processors are numbered cluster by cluster in file order, node by node, core by core.
  * Times are integer nanoseconds. One unit of the replayed metric takes ns_per_work ns on a
  * processor of speed 1. Bandwidths are in Gbit/s, i.e. bits per nanosecond. */
@@ -70,7 +72,16 @@ typedef struct lbs_link {
 } lbs_link;
 /* The network between clusters a and b (a == b: the cluster's own). */
 lbs_link lbs_grid_link(const lbs_grid *g, int a, int b);
-/* Uncontended transfer time of bytes from processor p to q (0 when p == q). */
+/* How transfers share a shared link or a NIC ([grid] sharing): max-min fair bandwidth among
+ * the transfers in flight (SimGrid's flow model), or whole transfers one after the other. */
+typedef enum { LBS_SHARING_FAIR = 0, LBS_SHARING_FIFO = 1 } lbs_sharing;
+lbs_sharing lbs_grid_sharing(const lbs_grid *g);
+/* bsp: the cost of the barrier that ends every step ([grid] barrier_us), ns. */
+int64_t lbs_grid_barrier_ns(const lbs_grid *g);
+/* Processor p's NIC bandwidth each way, Gbit/s ([nodetype] nic_gbps); 0: unlimited. */
+double lbs_grid_nic_gbps(const lbs_grid *g, int p);
+/* Uncontended transfer time of bytes from processor p to q (0 when p == q): latency + bytes
+ * at the link's bandwidth, or at the slower NIC's. */
 int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes);
 /* Bytes per element moved by migration and per edge exchanged by halos; 0 = from trace. */
 double lbs_grid_bytes_per_elem(const lbs_grid *g);

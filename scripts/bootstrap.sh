@@ -11,6 +11,8 @@ PKGS=(
   libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev
   libpapi-dev ocl-icd-opencl-dev pocl-opencl-icd opencl-headers
   gfortran valgrind python3
+  # SimGrid with SMPI (smpirun, its trace replayer): lbsim export simgrid's cross-check
+  libsimgrid-dev
 )
 
 missing=()

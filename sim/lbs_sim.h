@@ -1,4 +1,4 @@
-/* lbs_sim.h - the simulator kernel: event queue (this file so far). */
+/* lbs_sim.h - the simulator kernel: event queue, network, replay engine, results store. */
 #ifndef LBS_SIM_H
 #define LBS_SIM_H
 
@@ -28,13 +28,37 @@ int lbs_queue_pop(lbs_queue *q, lbs_event *out);
 const lbs_event *lbs_queue_peek(const lbs_queue *q);
 size_t lbs_queue_size(const lbs_queue *q);
 
-/* ================================================================ replay */
-
 #include <mpi.h>
 #include <stdio.h>
 
 #include "lbs_grid.h"
 #include "lbs_traces.h"
+
+/* ================================================================ network */
+
+/* A transfer of bytes from processor p to q, ready to go at `ready` ns; lbs_net_run sets
+ * `arrival`, when the last byte is at q. */
+typedef struct lbs_transfer {
+  int p, q;
+  double bytes;
+  int64_t ready, arrival;
+} lbs_transfer;
+
+/* The grid's network as transfers see it (network.c): the links between clusters, the NICs
+ * ([nodetype] nic_gbps) and how transfers share them ([grid] sharing: max-min fair flows as
+ * SimGrid's CM02 model, or whole transfers first come first served). It remembers what
+ * earlier batches put on the shared resources: a batch gets what they left. */
+typedef struct lbs_net lbs_net;
+lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out); /* g must outlive it */
+void lbs_net_destroy(lbs_net **n);                        /* NULL-safe, clears *n */
+/* Forgets every earlier batch: the network is idle. */
+void lbs_net_reset(lbs_net *n);
+/* Serves one batch of transfers (sets every xs[i].arrival). Deterministic: the same batches
+ * give the same arrivals on every rank. LBS_INVAL for a processor outside the grid, a
+ * negative ready time or size. */
+lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
+
+/* ================================================================ replay */
 
 typedef enum { LBS_MODE_BSP = 0, LBS_MODE_DES = 1 } lbs_sim_mode;
 typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lbs_cost_kind;
@@ -108,6 +132,24 @@ lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o);
 lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm,
                    lbs_replay_result **out);
 void lbs_replay_result_free(lbs_replay_result **r); /* NULL-safe, clears *r */
+
+/* What a replay does, as it does it (lbsim export simgrid writes it as SMPI traces). Give one
+ * on every rank or on none (each call's error is agreed, a collective): it is called on every
+ * rank with the same data, and a failure stops the replay with that error. The transfers carry
+ * their ready and arrival times. */
+typedef struct lbs_replay_recorder {
+  /* A repartition before replayed step `step` (0-based in the window): the clocks meet at a
+   * barrier, partition_ns pass, the migration's transfers go (ready at the barrier +
+   * partition_ns), and the clocks meet again at the last arrival. */
+  lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, const lbs_transfer *mig, int nmig);
+  /* Step `step`: each processor computes load_ns[p], then sends its halo transfers (ready when
+   * its compute is done); bsp then waits at the barrier (its cost: lbs_grid_barrier_ns). */
+  lbs_err (*step)(void *arg, int64_t step, const int64_t *load_ns, int procs, const lbs_transfer *halo, int nhalo);
+  void *arg;
+} lbs_replay_recorder;
+/* lbs_replay, telling rec (may be NULL) what happens. */
+lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, const lbs_replay_recorder *rec,
+                          MPI_Comm comm, lbs_replay_result **out);
 /* One JSON object (DESIGN.md's fields) on one line. */
 void lbs_replay_json(FILE *f, const lbs_replay_result *r);
 /* Appends the run to an SQLite results store in one transaction (nothing on failure). */

@@ -49,11 +49,12 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
   int64_t *kv = malloc((size_t)(2 * n + 2) * sizeof *kv), *ready = malloc((size_t)x->P * sizeof *ready);
   int *counts = malloc((size_t)x->size * sizeof *counts), *displs = malloc((size_t)x->size * sizeof *displs);
   int64_t *clock = malloc((size_t)x->P * sizeof *clock), *arrive = malloc((size_t)x->P * sizeof *arrive);
-  int64_t *link_free = malloc((size_t)x->C * (size_t)x->C * sizeof *link_free);
+  lbs_net *net = NULL;
   int64_t *fix = malloc((size_t)x->P * sizeof *fix), *load = malloc((size_t)x->P * sizeof *load);
   if (!A || !W || !end || !best || !from || !mig || !kv || !ready || !counts || !displs || !clock || !arrive ||
-      !link_free || !fix || !load)
+      !fix || !load)
     e = lbs_fail(LBS_NOMEM, "optimal: tables for %lld steps", (long long)S);
+  if (!e) e = lbs_net_create(x->g, &net); /* its own network: the replay's stays as it is */
   e = lbs__agree(x, e);
   for (int r = 0; r < x->size; r++) {
     if (!counts) break;
@@ -75,14 +76,14 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
   /* seg: one forward simulation from every segment start, with the engine's step code */
   int64_t keep_step = x->edge_step; /* the step whose weights x->adjw holds (varying weights) */
   eng y = *x;
-  y.clock = clock, y.arrive = arrive, y.link_free = link_free, y.fix = fix, y.load = load;
-  y.halo = NULL, y.nhalo = 0;
+  y.clock = clock, y.arrive = arrive, y.net = net, y.fix = fix, y.load = load;
+  y.halo = NULL, y.nhalo = 0, y.rec = NULL;
   for (int64_t r0 = 0; !e && r0 < S; r0++) {
     y.assign = A + (size_t)r0 * (size_t)E;
     y.cur = y.assign + x->first;
     if ((e = lbs__build_halo(&y))) break;
     memset(clock, 0, (size_t)x->P * sizeof *clock);
-    memset(link_free, 0, (size_t)x->C * (size_t)x->C * sizeof *link_free);
+    lbs_net_reset(net);
     end[r0 * (S + 1) + r0] = 0;
     for (int64_t s = r0; !e && s < S; s++) {
       y.w = W + (size_t)s * (size_t)n;
@@ -117,7 +118,7 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
       xfer *xs = NULL;
       int nx = 0;
       e = lbs__agree(x, lbs__merge_pairs(x, kv, nkv, x->bytes_elem, &xs, &nx));
-      memset(link_free, 0, (size_t)x->C * (size_t)x->C * sizeof *link_free);
+      lbs_net_reset(net);
       memset(ready, 0, (size_t)x->P * sizeof *ready);
       memset(arrive, 0, (size_t)x->P * sizeof *arrive);
       int64_t latest = 0;
@@ -154,7 +155,8 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
   }
   e = lbs__agree(x, e);
   free(W), free(end), free(best), free(from), free(mig), free(kv), free(ready), free(counts), free(displs);
-  free(clock), free(arrive), free(link_free), free(fix), free(load);
+  free(clock), free(arrive), free(fix), free(load);
+  lbs_net_destroy(&net);
   if (e) {
     free(A);
     return e;

@@ -3,13 +3,14 @@
  * Model (DESIGN.md): at step s processor p computes for f_p(W_p(s)) ns, W_p(s) the sum of
  * the replayed metric over its elements; then every pair (p, q) sharing graph edges
  * exchanges B_pq = bytes_per_edge x (weight of the cut edges from p to q) bytes, taking
- * latency + B / bandwidth on the link between their clusters. Transfers are events on the
- * queue in (time, insertion) order; a shared link serves them one after the other (FIFO,
- * one medium for both directions), a dedicated one in parallel.
- *   bsp: every step ends at a barrier: when the last processor has computed and received.
+ * latency + B / bandwidth on the link between their clusters, alone; a shared link and the
+ * NICs are shared by max-min fair flows (SimGrid's model) or first come first served
+ * (network.c, [grid] sharing), a dedicated link gives each transfer its bandwidth.
+ *   bsp: every step ends at a barrier: when the last processor has computed and received,
+ *        plus the barrier's cost ([grid] barrier_us).
  *   des: a processor starts step s+1 when its own compute of step s is done and the halos
- *        of step s from its neighbours have arrived. Transfers of one step are served
- *        before those of the next on a shared link.
+ *        of step s from its neighbours have arrived. Transfers of one step get what those
+ *        of earlier steps leave on a shared resource.
  * A repartition is collective: the clocks meet at a barrier, the partitioner's time is
  * charged (a deterministic model by default), then migration: each element that changes
  * processor moves bytes_per_elem over the links, as one transfer per (old, new) pair.
@@ -220,25 +221,15 @@ lbs_err lbs__build_halo(eng *x) {
   return lbs__agree(x, e);
 }
 
-/* Serves transfers that become ready at ready[p] (ns) over the links; arrival times into
+/* Serves transfers that become ready at ready[p] (ns) over the network; arrival times into
  * each processor are maxed into x->arrive. Returns the latest arrival. */
-lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
-  lbs_err e = LBS_OK;
-  for (int i = 0; i < nx && !e; i++) e = lbs_queue_push(x->q, ready[xs[i].p], EV_SEND, xs[i].p, i);
+lbs_err lbs__run_transfers(eng *x, xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
+  for (int i = 0; i < nx; i++) xs[i].ready = ready[xs[i].p];
+  lbs_err e = lbs_net_run(x->net, xs, nx);
   int64_t last = *latest; /* no transfer: time stays where the caller is */
-  lbs_event ev;
-  while (lbs_queue_pop(x->q, &ev)) {
-    const xfer *t = &xs[ev.arg];
-    int a = lbs_grid_proc_cluster(x->g, t->p), b = lbs_grid_proc_cluster(x->g, t->q);
-    lbs_link l = lbs_grid_link(x->g, a, b);
-    int64_t tx = (int64_t)ceil(t->bytes * 8.0 / l.bw_gbps), start = ev.time, arrival;
-    if (l.shared) {
-      int key = a < b ? a * x->C + b : b * x->C + a;
-      if (x->link_free[key] > start) start = x->link_free[key];
-      x->link_free[key] = start + tx;
-    }
-    arrival = start + tx + l.lat_ns;
-    if (arrival > x->arrive[t->q]) x->arrive[t->q] = arrival;
+  for (int i = 0; !e && i < nx; i++) {
+    int64_t arrival = xs[i].arrival;
+    if (arrival > x->arrive[xs[i].q]) x->arrive[xs[i].q] = arrival;
     if (arrival > last) last = arrival;
   }
   *latest = last;
@@ -263,8 +254,10 @@ lbs_err lbs__run_step(eng *x, int64_t *advance) {
     x->clock[p] = c;
     if (c > after) after = c;
   }
-  if (x->o->mode == LBS_MODE_BSP)
-    for (int p = 0; p < x->P; p++) x->clock[p] = after; /* the barrier */
+  if (x->o->mode == LBS_MODE_BSP) { /* the barrier, and what it costs */
+    after += lbs_grid_barrier_ns(x->g);
+    for (int p = 0; p < x->P; p++) x->clock[p] = after;
+  }
   *advance = after - before;
   return e;
 }
@@ -279,7 +272,7 @@ int64_t lbs__model_partition_ns(const eng *x) {
 }
 
 /* Partition with the work in w (local), then migrate; updates assignment and clocks. */
-static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec *rec) {
+static lbs_err repartition(eng *x, const double *w, int approach, int64_t step, lbs_repart_rec *rec) {
   int64_t T = 0;
   for (int p = 0; p < x->P; p++) T = x->clock[p] > T ? x->clock[p] : T;
   lbs_part_input in = {x->comm, x->n, x->gid, w, x->dim, x->coords ? x->coords + x->first * x->dim : NULL,
@@ -354,6 +347,8 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
     x->arrive[p] = 0;
   }
   e = lbs__run_transfers(x, mig, nmig, ready, &latest);
+  if (!e && step >= 0 && x->rec && x->rec->repartition)
+    e = lbs__agree(x, x->rec->repartition(x->rec->arg, step, part_ns, mig, nmig));
   double bytes = 0;
   for (int i = 0; i < nmig; i++) bytes += mig[i].bytes;
   free(mig);
@@ -368,10 +363,10 @@ static lbs_err repartition(eng *x, const double *w, int approach, lbs_repart_rec
 static void eng_free(eng *x) {
   lbs_part_destroy(&x->part);
   lbs_policy_destroy(&x->policy);
-  lbs_queue_destroy(&x->q);
+  lbs_net_destroy(&x->net);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
   free(x->lxadj), free(x->w), free(x->wprev), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
-  free(x->arrive), free(x->link_free), free(x->opt_steps), free(x->opt_assign), free(x->adjw_step);
+  free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->adjw_step);
 }
 
 lbs_err lbs__edge_weights_at(eng *x, int64_t s, int *changed) {
@@ -470,10 +465,10 @@ static lbs_err setup(eng *x) {
   x->load = malloc(P * sizeof *x->load);
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
-  x->link_free = calloc((size_t)x->C * (size_t)x->C, sizeof *x->link_free);
   if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->wnav || !x->fixnav || !x->fix ||
-      !x->load || !x->clock || !x->arrive || !x->link_free || lbs_queue_create(1024, &x->q))
+      !x->load || !x->clock || !x->arrive)
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
+  if ((e = lbs_net_create(x->g, &x->net))) return e;
   lbs_grid_part_sizes(x->g, x->sizes);
   /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),
    * so no partitioner is steered by a made-up starting assignment and nothing moves */
@@ -512,10 +507,15 @@ static lbs_err result_alloc(eng *x) {
 }
 
 lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm, lbs_replay_result **out) {
+  return lbs_replay_record(t, g, o, NULL, comm, out);
+}
+
+lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, const lbs_replay_recorder *recorder,
+                          MPI_Comm comm, lbs_replay_result **out) {
   *out = NULL;
   eng x;
   memset(&x, 0, sizeof x);
-  x.t = t, x.g = g, x.o = o, x.comm = comm;
+  x.t = t, x.g = g, x.o = o, x.comm = comm, x.rec = recorder;
   MPI_Comm_rank(comm, &x.rank);
   MPI_Comm_size(comm, &x.size);
   double t_start = now_s();
@@ -531,7 +531,7 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   /* the initial partition, from the first step's work: setup, not charged */
   if (!e) e = lbs__read_work(&x, x.S0, x.w);
   lbs_repart_rec rec;
-  if (!e) e = repartition(&x, x.w, 0, &rec);
+  if (!e) e = repartition(&x, x.w, 0, -1, &rec);
   if (!e) { /* balance: the partitioner's promise against what it did */
     r->tolerance = lbs_part_tolerance(x.part);
     r->initial_work_imbalance = r->max_work_imbalance = rec.work_imbalance;
@@ -539,7 +539,7 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
   }
   if (!e) { /* the initial partition is setup: time and links start afresh */
     for (int p = 0; p < x.P; p++) x.clock[p] = 0;
-    memset(x.link_free, 0, (size_t)x.C * (size_t)x.C * sizeof *x.link_free);
+    lbs_net_reset(x.net);
     if (r->assign) memcpy(r->assign, x.assign, (size_t)x.E * sizeof *x.assign);
   }
   double imb_sum = 0, limb_sum = 0;
@@ -573,7 +573,7 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
     if ((e = lbs__agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
     if (rep) { /* with the work the application measured last: the previous step's */
       x.cur_step = s;
-      if ((e = repartition(&x, x.wprev, o->approach, &r->reparts[r->nrep]))) break;
+      if ((e = repartition(&x, x.wprev, o->approach, s, &r->reparts[r->nrep]))) break;
       r->reparts[r->nrep].step = s;
       {
         double wi = r->reparts[r->nrep].work_imbalance;
@@ -591,6 +591,9 @@ lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MP
     }
     int64_t adv, mx = 0;
     if ((e = lbs__agree(&x, lbs__run_step(&x, &adv)))) break;
+    if (recorder && recorder->step &&
+        (e = lbs__agree(&x, recorder->step(recorder->arg, s, x.load, x.P, x.halo, x.nhalo))))
+      break;
     lbs_trace_app_step(t, x.S0 + s, &r->app_step[s]);
     for (int p = 0; p < x.P; p++) {
       mx = x.load[p] > mx ? x.load[p] : mx;

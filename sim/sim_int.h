@@ -8,12 +8,7 @@
 
 #define FIX 4096.0 /* fixed-point units per work unit */
 
-enum { EV_SEND = 1 };
-
-typedef struct {
-  int p, q;
-  double bytes;
-} xfer;
+typedef lbs_transfer xfer; /* p, q, bytes; ready and arrival set for each batch */
 
 typedef struct {
   /* inputs */
@@ -48,8 +43,8 @@ typedef struct {
   int nhalo;
   int64_t *clock;       /* P processor clocks (ns) */
   int64_t *arrive;      /* P: latest arrival into each processor this step */
-  int64_t *link_free;   /* C*C: when each shared link is free */
-  lbs_queue *q;
+  lbs_net *net;         /* the links and NICs, with what earlier batches left on them */
+  const lbs_replay_recorder *rec; /* may be NULL */
   lbs_replay_result *r;
   /* the offline optimum (optimal.c) */
   int opt_done;          /* 1 once computed */
@@ -72,8 +67,9 @@ void lbs__compute_loads(eng *x);
 void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
 lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
 lbs_err lbs__build_halo(eng *x);
-/* *latest: in, the time to start from; out, the latest arrival (or the input when later). */
-lbs_err lbs__run_transfers(eng *x, const xfer *xs, int nx, const int64_t *ready, int64_t *latest);
+/* Serves xs over x->net, each ready at ready[its sender]; arrivals are maxed into x->arrive.
+ * *latest: in, the time to start from; out, the latest arrival (or the input when later). */
+lbs_err lbs__run_transfers(eng *x, xfer *xs, int nx, const int64_t *ready, int64_t *latest);
 lbs_err lbs__run_step(eng *x, int64_t *advance);
 int64_t lbs__model_partition_ns(const eng *x);
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);

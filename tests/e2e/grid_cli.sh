@@ -10,11 +10,19 @@ trap 'rm -rf "$T"' EXIT
 expect 0 "grid --help" -- "$LBSIM" grid --help
 expect 0 "grid --help-config" -- "$LBSIM" grid --help-config
 has "$T/out" "bandwidth_gbps" "help-config lists keys"
+has "$T/out" "sharing            fair" "help-config: the network's sharing, fair by default"
+has "$T/out" "nic_gbps" "help-config: NICs"
 expect 0 "info two_sites" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --json
 has "$T/out" '"procs":32' "processor count"
 has "$T/out" '"latency_ns":5000000' "link latency"
 expect 0 "override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o "cluster siteB.nodes=4" --json
 has "$T/out" '"procs":20' "override applied"
+expect 0 "network keys" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o grid.sharing=fifo -o grid.barrier_us=3 \
+  -o "nodetype fast.nic_gbps=25" --json
+has "$T/out" '"sharing":"fifo","barrier_ns":3000' "sharing and barrier shown"
+has "$T/out" '"nic_gbps":25}' "NIC shown"
+expect 1 "bad sharing" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o grid.sharing=maxmin
+has "$T/err" "sharing = 'maxmin' must be fair or fifo" "sharing message"
 printf '[cluster A]\nnodes = 4\nbandwith_gbps = 10\n' >"$T/typo.ini"
 expect 1 "unknown key" -- "$LBSIM" grid info "$T/typo.ini"
 has "$T/err" "lbsim: grid info: $T/typo.ini:3: unknown key 'bandwith_gbps' in [cluster] (did you mean 'bandwidth_gbps'?)" "typo message"

@@ -275,6 +275,8 @@ if mnt size=64k "$T/full"; then
   has "$T/err" "database or disk is full" "trace gen full-disk message"
   expect 1 "grid gen on a full disk" -- run grid gen --family HO --procs 4 -o "$F/g.ini"
   has "$T/err" "lbsim: $F/g.ini: write failed: No space left on device" "grid gen full-disk message"
+  expect 1 "export simgrid on a full disk" -- run export simgrid "$T/t.lbt" --grid "$G" -o "$F/smpi"
+  has "$T/err" "No space left on device" "export simgrid full-disk message"
   left=$(find "$F" -mindepth 1 -maxdepth 1 ! -name fill)
   [ -z "$left" ] && ok || bad "failed outputs left on the full disk: $left"
 else

@@ -5,8 +5,10 @@
  *    cluster A (speed 1), p1 in cluster B (speed 2), one shared A-B link of 5 ns latency
  *    and 8 Gbit/s (1 byte/ns), 16 bytes per cut edge, 100 bytes per migrated element.
  *    Work per step: [10,10,10,10], [30,10,10,10], [10,10,10,40]. Worked by hand:
- *    bsp 165 ns (steps end at 47, 108, 165), des 140 ns; bsp with a repartition before
- *    step 2 (50 ns partitioning, 1 element migrated: 105 ns) 314 ns.
+ *    bsp 165 ns (steps end at 47, 108, 165), des 140 ns with sharing = fifo and 144 ns with
+ *    fair sharing (step 0: p1's halo starts at 15 alone, shares the link from 25 with p0's
+ *    and arrives at 37, not 31: p0 starts step 1 later); bsp with a repartition before step 2
+ *    (50 ns partitioning, 1 element migrated: 105 ns) 314 ns.
  * 2. Properties on a bump trace with real Zoltan: every element assigned exactly once; work
  *    conserved; with free links (no halo bytes) and equal speeds a bsp step lasts exactly
  *    its largest load and the total is compute + partitioning + migration. */
@@ -59,6 +61,10 @@ static const lbs_policy_ops probe = {LBS_POLICY_ABI, "probe", "probe", probe_ini
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
+    "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\nnodetype = fast\n"
+    "[link A B]\nlatency_us = 0.005\nbandwidth_gbps = 8\nshared = true\n";
+static const char *GRID_FIFO =
+    "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\nsharing = fifo\n[nodetype fast]\nspeed = 2\n"
     "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\nnodetype = fast\n"
     "[link A B]\nlatency_us = 0.005\nbandwidth_gbps = 8\nshared = true\n";
 
@@ -143,14 +149,26 @@ int main(int argc, char **argv) {
                           (long long)r->step_ns[1], (long long)r->step_ns[2]);
   }
   lbs_replay_result_free(&r);
-  r = run(line4, GRID, "mock", "none", LBS_MODE_DES, 0);
+  r = run(line4, GRID_FIFO, "mock", "none", LBS_MODE_DES, 0);
   if (r) {
-    CHECK(r->total_ns == 140, "des total %lld, by hand 140", (long long)r->total_ns);
-    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 47 && r->step_ns[2] == 46, "des advances %lld %lld %lld, by hand 47 47 46",
+    CHECK(r->total_ns == 140, "des fifo total %lld, by hand 140", (long long)r->total_ns);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 47 && r->step_ns[2] == 46, "des fifo advances %lld %lld %lld, by hand 47 47 46",
           (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
     CHECK(r->compute_ns == 80, "des compute (busiest processor) %lld, by hand 80", (long long)r->compute_ns);
-    if (rank == 0) printf("des  total %lld\n", (long long)r->total_ns);
+    if (rank == 0) printf("des fifo total %lld\n", (long long)r->total_ns);
   }
+  lbs_replay_result_free(&r);
+  r = run(line4, GRID, "mock", "none", LBS_MODE_DES, 0);
+  if (r) {
+    CHECK(r->total_ns == 144, "des fair total %lld, by hand 144", (long long)r->total_ns);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 51 && r->step_ns[2] == 46, "des fair advances %lld %lld %lld, by hand 47 51 46",
+          (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    if (rank == 0) printf("des fair total %lld\n", (long long)r->total_ns);
+  }
+  lbs_replay_result_free(&r);
+  r = run(line4, GRID_FIFO, "mock", "none", LBS_MODE_BSP, 0);
+  if (r) CHECK(r->total_ns == 165, "bsp fifo total %lld, by hand 165 (as fair: one link, the last byte leaves as late)",
+               (long long)r->total_ns);
   lbs_replay_result_free(&r);
   r = run(line4, GRID, "mock", "fixed:2", LBS_MODE_BSP, 1);
   if (r) {
@@ -200,6 +218,30 @@ int main(int argc, char **argv) {
              (long long)r->moved, r->mean_imbalance);
     }
     lbs_replay_result_free(&r);
+  }
+  /* the network on many flows: shared networks and NICs, fair and fifo, bsp and des; the lines
+   * printed must be the same on 1 and 2 ranks (ranks_equal), and fair is never idle where fifo is */
+  {
+    const char *net = "[grid]\nbytes_per_edge = 2000\nbytes_per_elem = 400\nsharing = %s\n[nodetype n]\nnic_gbps = 4\n"
+                      "[cluster A]\nnodes = 8\nnodetype = n\nshared = true\n[cluster B]\nnodes = 8\n"
+                      "[link A B]\nlatency_us = 20\nbandwidth_gbps = 2\nshared = true\n";
+    const char *sh[] = {"fair", "fifo"};
+    int64_t tot[2][2] = {{0}};
+    for (int m = 0; m < 2; m++)
+      for (int k = 0; k < 2; k++) {
+        char text[512];
+        snprintf(text, sizeof text, net, sh[k]);
+        r = run(bump, text, "zoltan:rcb", "fixed:10", m ? LBS_MODE_DES : LBS_MODE_BSP, 0);
+        if (!r) continue;
+        tot[m][k] = r->total_ns;
+        CHECK(r->comm_ns > 0, "%s %s: halos cost time", sh[k], m ? "des" : "bsp");
+        if (rank == 0)
+          printf("network %s %s: total %lld comm %lld migration %lld\n", m ? "des" : "bsp", sh[k], (long long)r->total_ns,
+                 (long long)r->comm_ns, (long long)r->migration_ns);
+        lbs_replay_result_free(&r);
+      }
+    CHECK(tot[0][0] <= tot[0][1], "bsp: here fair sharing (%lld) is no slower than fifo (%lld), which holds the NICs idle", (long long)tot[0][0],
+          (long long)tot[0][1]);
   }
   /* step navigation: looking backwards and forwards does not move the simulation */
   lbs_policy_register(&probe);

@@ -1,0 +1,438 @@
+/* network.c - transfers over the grid's network (lbs_net in lbs_sim.h).
+ *
+ * A transfer of B bytes from processor p to q crosses the link between their clusters
+ * (latency L ns, bandwidth W Gbit/s = bits/ns) and, when their node types have one, p's
+ * outgoing NIC and q's incoming NIC (nic_gbps each way). Alone it arrives L + ceil(8B / W)
+ * ns after it is ready (W the slowest of the link and the NICs). What transfers share: a
+ * link with shared = true (one medium for both directions) and every NIC; a dedicated link
+ * gives every transfer its own W.
+ *
+ * fifo: a shared resource serves whole transfers one after the other, in the order they are
+ *   ready (ties: the order given). A transfer starts when it is ready and all its shared
+ *   resources are free, holds them 8B / W ns, and arrives L later.
+ * fair: SimGrid's flow model (CM02, as SMPI with network/model:CM02, no cross-traffic, no
+ *   TCP window bound). A transfer first pays its latency, using no bandwidth, then becomes a
+ *   flow. The flows in flight get rates by weighted max-min fairness (progressive filling)
+ *   over the shared resources they cross, each at most its link's W. A flow's weight is
+ *   1 / its latency (SimGrid's sharing penalty, TCP's RTT unfairness; a route without latency
+ *   counts 1 s): the flows on one link have the same latency and share it equally, flows of
+ *   different latencies meet only at a NIC. Rates are recomputed whenever a flow starts or
+ *   ends, and the bits left advanced between those events. Event times are whole ns (a finish
+ *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready.
+ *
+ * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
+ * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
+ * the bandwidth they use over time. A later batch gets what is left: earlier steps first, as
+ * fifo, so a batch never slows down an earlier one, whose arrivals are already known. Steps
+ * meet at barriers in bsp, so this matters only in des, where a fast processor's next step
+ * can start sending while a slow one's last step is still in flight on the same resource.
+ * Every rank computes the same batches from the same data: results do not depend on the
+ * number of MPI ranks. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_sim.h"
+
+#define NS_MAX INT64_C(9000000000000000000) /* times are held there, as compute times */
+#define NO_TIME INT64_MAX
+#define REL 1e-12 /* relative slack of float arithmetic on exact values */
+
+/* A resource's usage by earlier batches: u[k] bits/ns on [t[k], t[k+1]), 0 before t[0]; the
+ * last u is 0. */
+typedef struct {
+  int64_t *t;
+  double *u;
+  int n, cap;
+} profile;
+
+typedef struct {
+  int64_t act;  /* when the latency is paid and the flow starts */
+  int64_t cand; /* when it ends at the current rate (NO_TIME: rate 0) */
+  double rem;   /* bits left */
+  double bound; /* its link's bandwidth */
+  double w;     /* weight: 1 / latency */
+  double rate;
+  int res[3], nres;
+  int idx;   /* the transfer */
+  int fixed; /* progressive filling */
+} flow;
+
+struct lbs_net {
+  const lbs_grid *g;
+  int P, C, fair, R, nlinks; /* resources: nlinks link slots (a <= b), then P NICs out, then P in */
+  double *cap;               /* R: bandwidth of each resource, bits/ns */
+  int64_t *free_at;          /* fifo: R */
+  profile *prof;             /* fair: R, earlier batches */
+  profile *rec;              /* fair: R, this batch */
+  /* scratch */
+  flow *f;
+  int fcap;
+  int *order, *active, *touched, *prev, *mark, *sat, *cnt;
+  double *remcap, *wsum, *used;
+  int mark_epoch;
+};
+
+static int link_slot(const lbs_net *n, int a, int b) {
+  if (a > b) {
+    int t = a;
+    a = b, b = t;
+  }
+  return (int)((int64_t)a * n->C - (int64_t)a * (a - 1) / 2 + (b - a));
+}
+
+void lbs_net_destroy(lbs_net **np) {
+  if (!np || !*np) return;
+  lbs_net *n = *np;
+  for (int r = 0; n->prof && r < n->R; r++) free(n->prof[r].t), free(n->prof[r].u);
+  for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
+  free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order), free(n->active);
+  free(n->touched), free(n->prev), free(n->mark), free(n->sat), free(n->cnt), free(n->remcap), free(n->wsum), free(n->used);
+  free(n);
+  *np = NULL;
+}
+
+lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
+  *out = NULL;
+  lbs_net *n = calloc(1, sizeof *n);
+  if (!n) return lbs_fail(LBS_NOMEM, "network");
+  n->g = g;
+  n->P = lbs_grid_procs(g);
+  n->C = lbs_grid_nclusters(g);
+  n->fair = lbs_grid_sharing(g) == LBS_SHARING_FAIR;
+  int64_t nl = (int64_t)n->C * (n->C + 1) / 2, R = nl + 2 * (int64_t)n->P;
+  if (R > (1 << 30)) {
+    lbs_net_destroy(&n);
+    return lbs_fail(LBS_RANGE, "network: %d clusters and %d processors are too many links to follow", n->C, n->P);
+  }
+  n->nlinks = (int)nl;
+  n->R = (int)R;
+  size_t Rz = (size_t)R + 1;
+  n->cap = calloc(Rz, sizeof *n->cap);
+  n->free_at = calloc(Rz, sizeof *n->free_at);
+  n->mark = calloc(Rz, sizeof *n->mark);
+  n->sat = calloc(Rz, sizeof *n->sat);
+  n->cnt = calloc(Rz, sizeof *n->cnt);
+  n->remcap = calloc(Rz, sizeof *n->remcap);
+  n->wsum = calloc(Rz, sizeof *n->wsum);
+  n->used = calloc(Rz, sizeof *n->used);
+  n->touched = calloc(Rz, sizeof *n->touched);
+  n->prev = calloc(Rz, sizeof *n->prev);
+  if (n->fair) {
+    n->prof = calloc(Rz, sizeof *n->prof);
+    n->rec = calloc(Rz, sizeof *n->rec);
+  }
+  if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum || !n->used || !n->touched ||
+      !n->prev || (n->fair && (!n->prof || !n->rec))) {
+    lbs_net_destroy(&n);
+    return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors", lbs_grid_nclusters(g), lbs_grid_procs(g));
+  }
+  for (int a = 0; a < n->C; a++)
+    for (int b = a; b < n->C; b++) {
+      lbs_link l = lbs_grid_link(g, a, b);
+      n->cap[link_slot(n, a, b)] = l.shared ? l.bw_gbps : 0;
+    }
+  for (int p = 0; p < n->P; p++) n->cap[n->nlinks + p] = n->cap[n->nlinks + n->P + p] = lbs_grid_nic_gbps(g, p);
+  *out = n;
+  return LBS_OK;
+}
+
+void lbs_net_reset(lbs_net *n) {
+  memset(n->free_at, 0, (size_t)n->R * sizeof *n->free_at);
+  for (int r = 0; n->prof && r < n->R; r++) n->prof[r].n = 0;
+}
+
+/* Whole ns a flow at rate needs for rem bits: rounded up, with slack for float arithmetic on
+ * exact values (16 bits at 0.5 bits/ns are 32 ns, not 33). */
+static int64_t ns_for(double rem, double rate) {
+  double d = rem / rate * (1 - REL);
+  if (!(d > 0)) return 0;
+  d = ceil(d);
+  return d < (double)NS_MAX ? (int64_t)d : NS_MAX;
+}
+
+static int64_t add_ns(int64_t a, int64_t b) { return a > NS_MAX - b ? NS_MAX : a + b; }
+
+/* The flow of transfer i: its resources, bound and weight. */
+static void make_flow(const lbs_net *n, const lbs_transfer *t, int i, flow *f) {
+  int a = lbs_grid_proc_cluster(n->g, t->p), b = lbs_grid_proc_cluster(n->g, t->q);
+  lbs_link l = lbs_grid_link(n->g, a, b);
+  memset(f, 0, sizeof *f);
+  f->idx = i;
+  f->act = add_ns(t->ready, l.lat_ns);
+  f->rem = t->bytes > 0 ? t->bytes * 8.0 : 0;
+  f->bound = l.bw_gbps;
+  f->w = 1.0 / (l.lat_ns > 0 ? (double)l.lat_ns : 1e9);
+  if (l.shared) f->res[f->nres++] = link_slot(n, a, b);
+  if (n->cap[n->nlinks + t->p] > 0) f->res[f->nres++] = n->nlinks + t->p;
+  if (n->cap[n->nlinks + n->P + t->q] > 0) f->res[f->nres++] = n->nlinks + n->P + t->q;
+}
+
+static lbs_err grow(lbs_net *n, int nx) {
+  if (nx <= n->fcap) return LBS_OK;
+  int c = nx + nx / 2 + 16;
+  flow *f = realloc(n->f, (size_t)c * sizeof *f);
+  if (f) n->f = f;
+  int *o = realloc(n->order, (size_t)c * sizeof *o);
+  if (o) n->order = o;
+  int *a = realloc(n->active, (size_t)c * sizeof *a);
+  if (a) n->active = a;
+  if (!f || !o || !a) return lbs_fail(LBS_NOMEM, "network: %d transfers", nx);
+  n->fcap = c;
+  return LBS_OK;
+}
+
+/* Orders flows by (activation time, index), transfers by (ready time, index). */
+static int by_act(const void *pa, const void *pb, void *arg) {
+  const flow *base = arg, *a = &base[*(const int *)pa], *b = &base[*(const int *)pb];
+  if (a->act != b->act) return a->act < b->act ? -1 : 1;
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
+static int by_ready(const void *pa, const void *pb, void *arg) {
+  const lbs_transfer *xs = arg;
+  int i = *(const int *)pa, j = *(const int *)pb;
+  if (xs[i].ready != xs[j].ready) return xs[i].ready < xs[j].ready ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+/* ---------------------------------------------------------------- fifo */
+
+static lbs_err run_fifo(lbs_net *n, lbs_transfer *xs, int nx) {
+  lbs_err e = grow(n, nx);
+  if (e) return e;
+  for (int i = 0; i < nx; i++) n->order[i] = i;
+  qsort_r(n->order, (size_t)nx, sizeof *n->order, by_ready, xs);
+  for (int k = 0; k < nx; k++) {
+    lbs_transfer *t = &xs[n->order[k]];
+    flow f;
+    make_flow(n, t, n->order[k], &f);
+    double bw = f.bound;
+    int64_t start = t->ready;
+    for (int j = 0; j < f.nres; j++) {
+      if (n->free_at[f.res[j]] > start) start = n->free_at[f.res[j]];
+      if (n->cap[f.res[j]] < bw) bw = n->cap[f.res[j]];
+    }
+    double tx = ceil(f.rem / bw);
+    int64_t done = add_ns(start, tx < (double)NS_MAX ? (int64_t)tx : NS_MAX);
+    for (int j = 0; j < f.nres; j++) n->free_at[f.res[j]] = done;
+    t->arrival = add_ns(done, f.act - t->ready);
+  }
+  return LBS_OK;
+}
+
+/* ---------------------------------------------------------------- fair */
+
+static lbs_err prof_push(profile *p, int64_t t, double u) {
+  if (p->n && p->t[p->n - 1] == t) { /* the same instant: the later value holds */
+    p->u[p->n - 1] = u;
+    if (p->n > 1 && p->u[p->n - 2] == u) p->n--;
+    return LBS_OK;
+  }
+  if (p->n ? p->u[p->n - 1] == u : u == 0) return LBS_OK; /* no change */
+  if (p->n == p->cap) {
+    int c = p->cap ? 2 * p->cap : 8;
+    int64_t *nt = realloc(p->t, (size_t)c * sizeof *nt);
+    if (nt) p->t = nt;
+    double *nu = realloc(p->u, (size_t)c * sizeof *nu);
+    if (nu) p->u = nu;
+    if (!nt || !nu) return lbs_fail(LBS_NOMEM, "network usage profile");
+    p->cap = c;
+  }
+  p->t[p->n] = t;
+  p->u[p->n] = u;
+  p->n++;
+  return LBS_OK;
+}
+
+/* The segment of p holding time t: -1 before the first breakpoint. */
+static int prof_seg(const profile *p, int64_t t) {
+  int lo = 0, hi = p->n - 1, k = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (p->t[mid] <= t) k = mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return k;
+}
+
+/* Drops what ended before t (no later batch starts before it). */
+static void prof_prune(profile *p, int64_t t) {
+  int k = prof_seg(p, t);
+  if (k <= 0) return;
+  memmove(p->t, p->t + k, (size_t)(p->n - k) * sizeof *p->t);
+  memmove(p->u, p->u + k, (size_t)(p->n - k) * sizeof *p->u);
+  p->n -= k;
+}
+
+/* prof += rec (both step functions). */
+static lbs_err prof_merge(profile *prof, const profile *rec) {
+  if (!rec->n) return LBS_OK;
+  profile out = {NULL, NULL, 0, 0};
+  int i = 0, j = 0;
+  double a = 0, b = 0;
+  lbs_err e = LBS_OK;
+  while (!e && (i < prof->n || j < rec->n)) {
+    int64_t t = i < prof->n && (j >= rec->n || prof->t[i] <= rec->t[j]) ? prof->t[i] : rec->t[j];
+    while (i < prof->n && prof->t[i] == t) a = prof->u[i++];
+    while (j < rec->n && rec->t[j] == t) b = rec->u[j++];
+    double u = a + b;
+    if (u < 1e-15) u = 0; /* what float leaves of a sum that ended */
+    e = prof_push(&out, t, u);
+  }
+  if (e) {
+    free(out.t), free(out.u);
+    return e;
+  }
+  free(prof->t), free(prof->u);
+  *prof = out;
+  return LBS_OK;
+}
+
+/* Rates of the active flows at time now: weighted max-min over what earlier batches left
+ * (progressive filling: raise every unfixed flow's rate as lam x its weight until a resource
+ * is full or a flow reaches its bound; fix those flows; repeat). The resources the flows
+ * cross are listed in n->touched. */
+static void fill(lbs_net *n, int na, int64_t now, int *ntouched) {
+  int nt = 0;
+  if (++n->mark_epoch == 0x7fffffff) {
+    memset(n->mark, 0, (size_t)n->R * sizeof *n->mark);
+    n->mark_epoch = 1;
+  }
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    f->fixed = 0;
+    for (int j = 0; j < f->nres; j++) {
+      int r = f->res[j];
+      if (n->mark[r] == n->mark_epoch) continue;
+      n->mark[r] = n->mark_epoch;
+      n->touched[nt++] = r;
+      const profile *p = &n->prof[r];
+      int s = prof_seg(p, now);
+      double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
+      n->remcap[r] = avail > n->cap[r] * REL ? avail : 0;
+    }
+  }
+  for (int left = na; left > 0;) {
+    for (int i = 0; i < nt; i++) n->wsum[n->touched[i]] = 0, n->cnt[n->touched[i]] = 0;
+    double lam = INFINITY;
+    for (int k = 0; k < na; k++) {
+      const flow *f = &n->f[n->active[k]];
+      if (f->fixed) continue;
+      if (f->bound / f->w < lam) lam = f->bound / f->w;
+      for (int j = 0; j < f->nres; j++) n->wsum[f->res[j]] += f->w, n->cnt[f->res[j]]++;
+    }
+    for (int i = 0; i < nt; i++) {
+      int r = n->touched[i];
+      if (n->cnt[r] && n->remcap[r] / n->wsum[r] < lam) lam = n->remcap[r] / n->wsum[r];
+    }
+    double thr = lam * (1 + 1e-9);
+    for (int i = 0; i < nt; i++) {
+      int r = n->touched[i];
+      n->sat[r] = n->cnt[r] && n->remcap[r] / n->wsum[r] <= thr;
+    }
+    for (int k = 0; k < na; k++) {
+      flow *f = &n->f[n->active[k]];
+      if (f->fixed) continue;
+      int fix = f->bound / f->w <= thr;
+      for (int j = 0; j < f->nres && !fix; j++) fix = n->sat[f->res[j]];
+      if (!fix) continue;
+      f->rate = lam * f->w < f->bound ? lam * f->w : f->bound;
+      f->fixed = 1;
+      left--;
+      for (int j = 0; j < f->nres; j++) {
+        int r = f->res[j];
+        n->remcap[r] = n->remcap[r] > f->rate ? n->remcap[r] - f->rate : 0;
+      }
+    }
+  }
+  *ntouched = nt;
+}
+
+static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
+  lbs_err e = grow(n, nx);
+  if (e) return e;
+  int nf = 0;
+  int64_t t0 = NO_TIME;
+  for (int i = 0; i < nx; i++) {
+    flow *f = &n->f[nf];
+    make_flow(n, &xs[i], i, f);
+    if (f->nres == 0) { /* nothing shared: its own bandwidth */
+      xs[i].arrival = add_ns(f->act, f->rem > 0 ? ns_for(f->rem, f->bound) : 0);
+      continue;
+    }
+    if (xs[i].ready < t0) t0 = xs[i].ready;
+    n->order[nf] = nf;
+    nf++;
+  }
+  if (!nf) return LBS_OK;
+  /* what ended before this batch can start is forgotten */
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
+  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
+  int next = 0, na = 0, nprev = 0, nt = 0;
+  int64_t now = n->f[n->order[0]].act;
+  while (next < nf || na > 0) {
+    while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
+    fill(n, na, now, &nt);
+    /* the next event: a flow starts or ends, or an earlier batch's usage changes */
+    int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
+    for (int k = 0; k < na; k++) {
+      flow *f = &n->f[n->active[k]];
+      f->cand = f->rem <= 0 ? now : f->rate > 0 ? add_ns(now, ns_for(f->rem, f->rate)) : NO_TIME;
+      if (f->cand < at) at = f->cand;
+    }
+    for (int i = 0; i < nt; i++) {
+      const profile *p = &n->prof[n->touched[i]];
+      int s = prof_seg(p, now);
+      if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
+    }
+    if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
+    /* this batch's usage from now on, for later batches */
+    for (int i = 0; i < nprev; i++) n->used[n->prev[i]] = 0;
+    for (int i = 0; i < nt; i++) n->used[n->touched[i]] = 0;
+    for (int k = 0; k < na; k++) {
+      const flow *f = &n->f[n->active[k]];
+      for (int j = 0; j < f->nres; j++) n->used[f->res[j]] += f->rate;
+    }
+    for (int i = 0; !e && i < nprev; i++) e = prof_push(&n->rec[n->prev[i]], now, n->used[n->prev[i]]);
+    for (int i = 0; !e && i < nt; i++) e = prof_push(&n->rec[n->touched[i]], now, n->used[n->touched[i]]);
+    if (e) break;
+    memcpy(n->prev, n->touched, (size_t)nt * sizeof *n->prev); /* a resource left idle gets its 0 next time */
+    nprev = nt;
+    /* advance to it; the flows due end there */
+    double dt = (double)(at - now);
+    int keep = 0;
+    for (int k = 0; k < na; k++) {
+      flow *f = &n->f[n->active[k]];
+      if (f->cand <= at) {
+        xs[f->idx].arrival = at;
+        continue;
+      }
+      f->rem -= f->rate * dt;
+      if (f->rem < 0) f->rem = 0;
+      n->active[keep++] = n->active[k];
+    }
+    na = keep;
+    now = at;
+  }
+  /* the batch ends: its usage joins the earlier batches' */
+  for (int i = 0; !e && i < nprev; i++) e = prof_push(&n->rec[n->prev[i]], now, 0);
+  for (int k = 0; !e && k < nf; k++)
+    for (int j = 0; !e && j < n->f[k].nres; j++) {
+      int r = n->f[k].res[j];
+      if (n->rec[r].n) e = prof_merge(&n->prof[r], &n->rec[r]);
+      n->rec[r].n = 0;
+    }
+  for (int k = 0; k < nf; k++) /* after an error */
+    for (int j = 0; j < n->f[k].nres; j++) n->rec[n->f[k].res[j]].n = 0;
+  return e;
+}
+
+lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx) {
+  if (nx <= 0) return LBS_OK;
+  for (int i = 0; i < nx; i++)
+    if (xs[i].p < 0 || xs[i].p >= n->P || xs[i].q < 0 || xs[i].q >= n->P || xs[i].ready < 0 || !(xs[i].bytes >= 0))
+      return lbs_fail(LBS_INVAL, "network: transfer %d (%d -> %d, %g bytes, ready at %lld ns) is not one", i, xs[i].p,
+                      xs[i].q, xs[i].bytes, (long long)xs[i].ready);
+  return n->fair ? run_fair(n, xs, nx) : run_fifo(n, xs, nx);
+}
