@@ -55,7 +55,7 @@ static void fit_line(const double *x, const double *y, int n, double *a, double 
   *rms = sqrt(r / n);
 }
 
-#define NSIZES 13 /* 8 B, then 1 KiB .. 4 MiB by x2 */
+#define NSIZES 13 /* 8 B, then 1 KiB .. 2 MiB by x2 */
 
 typedef struct {
   int measured;
@@ -97,7 +97,7 @@ static const char *usage_text =
     "usage: mpiexec -n R lbsim grid probe -o machine.ini [-f] [--json] [--partitioner NAME] [--quick]\n\n"
     "Describes the machine it runs on as a grid file, from short real measurements:\n"
     "  - latency and bandwidth from MPI ping-pongs between two ranks of one node, and\n"
-    "    between nodes when the ranks span several (8 B to 4 MiB, median of repeats;\n"
+    "    between nodes when the ranks span several (8 B to 2 MiB, median of repeats;\n"
     "    bandwidth from a least-squares fit over 64 KiB and more);\n"
     "  - the cost of one MPI_Barrier over all ranks (the bsp barrier per step);\n"
     "  - the partitioner's cost at 4 sizes, fitted as fixed + per element ([sim]\n"
@@ -271,6 +271,7 @@ int cmd_grid_probe(int argc, char **argv) {
   double mfix, mslope, mrms;
   fit_line(mig_bytes, mt, 3, &mfix, &mslope, &mrms);
   double mig_gbps = mslope > 0 ? 8.0 / (mslope * 1e3) : 0;
+  if (mfix < 0) mfix = 0;
   free(buf);
   lbs_part_destroy(&part);
   MPI_Comm_free(&node);
@@ -290,7 +291,7 @@ int cmd_grid_probe(int argc, char **argv) {
         nodes > 1 ? "s" : "");
     PUT("; speed 1 and ns_per_work 1: a trace profiled here (time_ns) replays as this machine.\n");
     if (intra.measured)
-      PUT("; ping-pong inside a node: %.3f us for 8 B, %.3f Gbit/s fitted over 64 KiB..4 MiB (rms %.1f%%)\n",
+      PUT("; ping-pong inside a node: %.3f us for 8 B, %.3f Gbit/s fitted over 64 KiB..2 MiB (rms %.1f%%)\n",
           intra.latency_us, intra.bandwidth_gbps, 100 * intra.fit_rms);
     if (inter.measured)
       PUT("; ping-pong between nodes: %.3f us for 8 B, %.3f Gbit/s (rms %.1f%%)\n", inter.latency_us,

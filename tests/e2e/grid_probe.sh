@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# lbsim grid probe on 2 ranks writes a grid of this machine that loads (one processor per rank,
+# measured links, barrier and partitioning constants); on 1 rank it refuses; outputs are safe.
+set -u
+LBSIM=${1:?usage: grid_probe.sh lbsim}
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+
+expect 0 "probe on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/m.ini" --quick --json
+python3 - "$T/out" <<'PY' && ok || bad "probe json: $(head -c 600 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ranks"] == 2 and d["nodes"] == 1, d
+l = d["intra_node"]
+assert 0 < l["latency_us"] < 1000 and l["bandwidth_gbps"] > 0.01, l
+sizes = [s for s, _ in l["sizes"]]
+assert sizes[0] == 8 and sizes[-1] == 2 << 20, sizes
+times = [t for _, t in l["sizes"]]
+assert times[-1] > times[0], times              # 4 MiB takes longer than 8 B
+assert d["barrier_us"] > 0 and d["partition"]["per_elem_ns"] >= 0 and d["partition"]["fixed_us"] >= 0
+assert len(d["partition"]["samples"]) == 4 and d["partition"]["samples"][3][1] > d["partition"]["samples"][0][1]
+PY
+expect 0 "the probed grid loads" -- "$LBSIM" grid info "$T/m.ini" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["procs"] == 2, d' "$T/out" && ok || bad "2 processors"
+has "$T/m.ini" "barrier_us = " "barrier cost written"
+has "$T/m.ini" "partition_per_elem_ns = " "partitioning constants written"
+expect 1 "an existing output without -f" -- "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/m.ini" --quick
+has "$T/err" "exists" "existing output refused"
+expect 0 "replaced with -f" -- "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/m.ini" --quick -f
+expect 1 "one rank" -- "${MPI[@]}" -n 1 "$LBSIM" grid probe -o "$T/one.ini"
+has "$T/err" "needs at least 2 MPI ranks" "one rank refused"
+[ ! -e "$T/one.ini" ] && ok || bad "nothing written on one rank"
+mkfifo "$T/fifo"
+expect 1 "a FIFO as output" -- timeout 20 "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/fifo" -f --quick
+expect 1 "an unknown partitioner" -- "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/p.ini" --partitioner zoltan:nope
+expect 2 "no output" -- "$LBSIM" grid probe
+finish
