@@ -306,7 +306,7 @@ static int export_simgrid(int argc, char **argv) {
                                      {"force", no_argument, 0, 'f'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
   lbs_replay_opts flag = o; /* what the command line set; the rest comes from [sim] */
   int set_part = 0, set_policy = 0, set_mode = 0, set_metric = 0, set_cost = 0, set_scale = 0, set_fixed = 0, set_per = 0;
   const char *grid_path = NULL, *out = NULL, **over = calloc((size_t)argc + 1, sizeof *over);

@@ -21,6 +21,8 @@ static void usage(void) {
          "  --policy NAME        %s (default none)\n"
          "  --mode bsp|des       barrier per step (default) or discrete events per processor\n"
          "  --metric NAME        the replayed metric (default: the trace's first)\n"
+         "  --partition-metric NAME  the metric the partitioner gets as weights (default: the\n"
+         "                       replayed one), e.g. weight: what the application gives it\n"
          "  --steps A:B          replay trace steps A..B-1 only (policies count from A)\n"
          "  --cost model|measured|zero\n"
          "                       partitioning time: a deterministic model (default), the\n"
@@ -35,7 +37,7 @@ static void usage(void) {
 }
 
 enum { O_GRID = 1000, O_PART, O_POLICY, O_MODE, O_METRIC, O_COST, O_SCALE, O_FIXED, O_PERELEM, O_RESULTS, O_SAVE,
-       O_JSON, O_STEPS, O_HELPCFG };
+       O_JSON, O_STEPS, O_HELPCFG, O_PMETRIC };
 
 int cmd_replay(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
@@ -43,6 +45,7 @@ int cmd_replay(int argc, char **argv) {
                                      {"policy", required_argument, 0, O_POLICY},
                                      {"mode", required_argument, 0, O_MODE},
                                      {"metric", required_argument, 0, O_METRIC},
+                                     {"partition-metric", required_argument, 0, O_PMETRIC},
                                      {"cost", required_argument, 0, O_COST},
                                      {"cost-scale", required_argument, 0, O_SCALE},
                                      {"part-fixed-us", required_argument, 0, O_FIXED},
@@ -54,9 +57,9 @@ int cmd_replay(int argc, char **argv) {
                                      {"help-config", no_argument, 0, O_HELPCFG},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
   lbs_replay_opts flag = o; /* what the command line set; the rest comes from [sim] */
-  int set_part = 0, set_policy = 0, set_mode = 0, set_metric = 0, set_cost = 0, set_scale = 0, set_fixed = 0, set_per = 0;
+  int set_pmetric = 0, set_part = 0, set_policy = 0, set_mode = 0, set_metric = 0, set_cost = 0, set_scale = 0, set_fixed = 0, set_per = 0;
   const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, c;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -66,6 +69,7 @@ int cmd_replay(int argc, char **argv) {
     case O_PART: flag.partitioner = optarg, set_part = 1; break;
     case O_POLICY: flag.policy = optarg, set_policy = 1; break;
     case O_METRIC: flag.metric = optarg, set_metric = 1; break;
+    case O_PMETRIC: flag.partition_metric = optarg, set_pmetric = 1; break;
     case O_RESULTS: results = optarg; break;
     case O_SAVE: o.save_assignment = 1; break;
     case O_JSON: json = 1; break;
@@ -128,6 +132,7 @@ int cmd_replay(int argc, char **argv) {
   if (set_part) o.partitioner = flag.partitioner;
   if (set_policy) o.policy = flag.policy;
   if (set_metric) o.metric = flag.metric;
+  if (set_pmetric) o.partition_metric = flag.partition_metric;
   if (set_mode) o.mode = flag.mode;
   if (set_cost) o.cost = flag.cost;
   if (set_scale) o.cost_scale = flag.cost_scale;

@@ -324,7 +324,8 @@ int cmd_validate(int argc, char **argv) {
             lbs_grid_procs(g), R, R);
     goto done;
   }
-  const char *mpart = lbs_trace_meta(t, "app.partitioner");
+  const char *mpart = lbs_trace_meta(t, "app.partitioner"), *mweight = lbs_trace_meta(t, "app.partition_metric");
+  if (!o.partition_metric && mweight) o.partition_metric = mweight; /* what the app gives its partitioner */
   o.partitioner = partitioner ? partitioner : mpart ? mpart : "zoltan:rcb";
   if (mode) o.mode = !strcmp(mode, "des") ? LBS_MODE_DES : LBS_MODE_BSP;
   o.cfg = cfg;

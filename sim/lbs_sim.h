@@ -79,6 +79,10 @@ typedef struct lbs_replay_opts {
   int approach;              /* repartitions: 0 partition from scratch (default), 1 Zoltan REPARTITION */
   lbs_progress_fn progress;  /* called on rank 0 after each step; may be NULL */
   void *progress_arg;
+  /* the weights the partitioner gets: a metric of the trace (e.g. the application's own
+   * "weight", what it gives its partitioner), while the replayed metric stays the work; NULL:
+   * the replayed metric */
+  const char *partition_metric;
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {

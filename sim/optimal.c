@@ -65,7 +65,9 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
   for (int64_t s = 0; !e && s < S; s++) e = lbs__read_work(x, x->S0 + s, W + (size_t)s * (size_t)n);
   if (!e) memcpy(A, x->assign, (size_t)E * sizeof *A); /* A_0: the initial partition */
   for (int64_t r = 1; !e && r < S; r++) {
-    lbs_part_input in = {x->comm, n, x->gid, W + (size_t)(r - 1) * (size_t)n, x->dim,
+    const double *pw;
+    if ((e = lbs__part_weights(x, x->S0 + r - 1, W + (size_t)(r - 1) * (size_t)n, &pw))) break;
+    lbs_part_input in = {x->comm, n, x->gid, pw, x->dim,
                          x->coords ? x->coords + x->first * x->dim : NULL, x->xadj ? x->lxadj : NULL,
                          x->xadj ? x->adj + x->xadj[x->first] : NULL, x->xadj ? x->adjw + x->xadj[x->first] : NULL,
                          x->rank_first, x->cur, x->P, x->sizes, 0,

@@ -88,6 +88,18 @@ lbs_err lbs__read_work(eng *x, int64_t s, double *w) {
   return lbs__agree(x, e);
 }
 
+lbs_err lbs__part_weights(eng *x, int64_t s, const double *work, const double **out) {
+  *out = work;
+  if (x->pmetric < 0) return LBS_OK;
+  lbs_err e = x->n ? lbs_trace_read(x->t, s, x->pmetric, x->first, x->n, x->wpart) : LBS_OK;
+  for (int64_t i = 0; !e && i < x->n; i++)
+    if (!(x->wpart[i] >= 0 && x->wpart[i] <= 1e15))
+      e = lbs_fail(LBS_RANGE, "step %lld element %lld: partition weight %g is negative, too large or not finite",
+                   (long long)s, (long long)(x->first + i), x->wpart[i]);
+  *out = x->wpart;
+  return lbs__agree(x, e);
+}
+
 /* Per-processor compute times of the work in x->w under the current assignment. */
 void lbs__compute_loads(eng *x) {
   memset(x->fix, 0, (size_t)x->P * sizeof *x->fix);
@@ -365,7 +377,7 @@ static void eng_free(eng *x) {
   lbs_policy_destroy(&x->policy);
   lbs_net_destroy(&x->net);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
-  free(x->lxadj), free(x->w), free(x->wprev), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
+  free(x->lxadj), free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
   free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->adjw_step);
 }
 
@@ -392,16 +404,22 @@ static lbs_err setup(eng *x) {
   x->S = lbs_trace_steps(x->t);
   x->P = lbs_grid_procs(x->g);
   x->C = lbs_grid_nclusters(x->g);
-  if (x->o->metric) {
-    if ((x->metric = lbs_trace_metric_find(x->t, x->o->metric)) < 0) {
+  x->pmetric = -1;
+  const char *names[2] = {x->o->metric, x->o->partition_metric};
+  for (int k = 0; k < 2; k++) {
+    if (!names[k]) continue;
+    int m = lbs_trace_metric_find(x->t, names[k]);
+    if (m < 0) {
       char known[512] = "";
-      for (int m = 0; m < lbs_trace_nmetrics(x->t); m++) {
+      for (int j = 0; j < lbs_trace_nmetrics(x->t); j++) {
         lbs_metric_info mi;
-        lbs_trace_metric(x->t, m, &mi);
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", m ? ", " : "", mi.name);
+        lbs_trace_metric(x->t, j, &mi);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", j ? ", " : "", mi.name);
       }
-      return lbs_fail(LBS_NOTFOUND, "the trace has no metric '%s' (it has: %s)", x->o->metric, known);
+      return lbs_fail(LBS_NOTFOUND, "the trace has no %smetric '%s' (it has: %s)", k ? "partition " : "", names[k], known);
     }
+    if (k == 0) x->metric = m;
+    else if (m != x->metric) x->pmetric = m;
   }
   int64_t total_steps = x->S;
   x->S0 = x->o->first_step;
@@ -459,13 +477,14 @@ static lbs_err setup(eng *x) {
   x->lxadj = malloc(n1 * sizeof *x->lxadj);
   x->w = malloc(n1 * sizeof *x->w);
   x->wprev = malloc(n1 * sizeof *x->wprev);
+  x->wpart = malloc(n1 * sizeof *x->wpart);
   x->wnav = malloc(n1 * sizeof *x->wnav);
   x->fixnav = malloc(P * sizeof *x->fixnav);
   x->fix = malloc(P * sizeof *x->fix);
   x->load = malloc(P * sizeof *x->load);
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
-  if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->wnav || !x->fixnav || !x->fix ||
+  if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->wpart || !x->wnav || !x->fixnav || !x->fix ||
       !x->load || !x->clock || !x->arrive)
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
   if ((e = lbs_net_create(x->g, &x->net))) return e;
@@ -529,9 +548,11 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
   }
   lbs_replay_result *r = x.r;
   /* the initial partition, from the first step's work: setup, not charged */
+  const double *pw = NULL;
   if (!e) e = lbs__read_work(&x, x.S0, x.w);
+  if (!e) e = lbs__part_weights(&x, x.S0, x.w, &pw);
   lbs_repart_rec rec;
-  if (!e) e = repartition(&x, x.w, 0, -1, &rec);
+  if (!e) e = repartition(&x, pw, 0, -1, &rec);
   if (!e) { /* balance: the partitioner's promise against what it did */
     r->tolerance = lbs_part_tolerance(x.part);
     r->initial_work_imbalance = r->max_work_imbalance = rec.work_imbalance;
@@ -573,7 +594,9 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
     if ((e = lbs__agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
     if (rep) { /* with the work the application measured last: the previous step's */
       x.cur_step = s;
-      if ((e = repartition(&x, x.wprev, o->approach, s, &r->reparts[r->nrep]))) break;
+      if ((e = lbs__part_weights(&x, x.S0 + s - 1, x.wprev, &pw)) ||
+          (e = repartition(&x, pw, o->approach, s, &r->reparts[r->nrep])))
+        break;
       r->reparts[r->nrep].step = s;
       {
         double wi = r->reparts[r->nrep].work_imbalance;
@@ -650,6 +673,9 @@ static const lbs_opt sim_opts[] = {
     {"policy", LBS_OPT_STRING, "none", 1, 0, "the repartitioning policy"},
     {"mode", LBS_OPT_STRING, "bsp", 1, 0, "bsp (a barrier per step) or des (discrete events per processor)"},
     {"metric", LBS_OPT_STRING, "", 1, 0, "the replayed metric (empty: the trace's first)"},
+    {"partition_metric", LBS_OPT_STRING, "", 1, 0,
+     "the metric the partitioner gets as weights (empty: the replayed metric), e.g. the weight an application gives "
+     "its partitioner while time_ns stays the work"},
     {"cost", LBS_OPT_STRING, "model", 1, 0, "partitioning time: model, measured (wall x cost_scale) or zero"},
     {"approach", LBS_OPT_STRING, "partition", 1, 0,
      "Zoltan's LB_APPROACH for repartitions: partition (from scratch) or repartition (from the current one)"},
@@ -662,11 +688,12 @@ const lbs_section_spec lbs_sim_spec[] = {{"sim", 0, 0, sim_opts, "replay setting
 
 lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
   lbs_err e = lbs_config_check_only(cfg, lbs_sim_spec);
-  const char *mode, *cost, *metric, *approach;
+  const char *mode, *cost, *metric, *approach, *pmetric;
   if (e || (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partitioner", &o->partitioner)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "policy", &o->policy)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "mode", &mode)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "metric", &metric)) ||
+      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partition_metric", &pmetric)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "cost", &cost)) ||
       (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "approach", &approach)) ||
       (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "cost_scale", &o->cost_scale)) ||
@@ -674,6 +701,7 @@ lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
       (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_per_elem_ns", &o->part_per_elem_ns)))
     return e;
   o->metric = *metric ? metric : NULL;
+  o->partition_metric = *pmetric ? pmetric : NULL;
   if (!strcmp(mode, "bsp")) o->mode = LBS_MODE_BSP;
   else if (!strcmp(mode, "des")) o->mode = LBS_MODE_DES;
   else return lbs_fail(LBS_PARSE, "%s: mode = '%s' must be bsp or des", lbs_config_where(cfg, "sim", "", "mode"), mode);

@@ -17,6 +17,8 @@ typedef struct {
   const lbs_replay_opts *o;
   MPI_Comm comm;
   int rank, size, metric, P, C;
+  int pmetric;           /* the partitioner's weights: a metric, or -1 for the work itself */
+  double *wpart;         /* n: scratch for those weights (pmetric >= 0) */
   int64_t E, S, S0, first, n, *rank_first; /* S steps from trace step S0 */
   lbs_mesh *mesh;
   int dim;
@@ -63,6 +65,9 @@ lbs_err lbs__edge_weights_at(eng *x, int64_t s, int *changed);
 
 lbs_err lbs__agree(eng *x, lbs_err e);
 lbs_err lbs__read_work(eng *x, int64_t s, double *w);
+/* The partitioner's weights at trace step s: work itself (the work of step s, already read)
+ * or the partition metric's values read into x->wpart. Collective. */
+lbs_err lbs__part_weights(eng *x, int64_t s, const double *work, const double **out);
 void lbs__compute_loads(eng *x);
 void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
 lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);

@@ -106,6 +106,16 @@ comm() { "$LBSIM" replay "$1" --grid "$SRC/examples/grids/two_sites.ini" --polic
   python3 -c 'import json,sys; print(json.load(sys.stdin)["comm_time_s"])'; }
 c1=$(comm "$T/nb.lbt") c0=$(comm "$T/nbraw.lbt")
 python3 -c "import sys; sys.exit(0 if $c1 > 1.05 * $c0 > 0 else 1)" && ok || bad "N-body rule: comm $c1 s with it, $c0 s with the raw flags"
+# --partition-metric: the partitioner gets another metric's values (what an application gives
+# it) while the work stays the replayed metric: bodies per cell balance interactions worse
+imb() { "$LBSIM" replay "$T/nb.lbt" --grid "$G" --metric interactions --policy fixed:2 --json "$@" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["mean_imbalance"])'; }
+i0=$(imb) i1=$(imb --partition-metric rwgt) i2=$(imb -o sim.partition_metric=rwgt)
+python3 -c "import sys; sys.exit(0 if $i1 > $i0 else 1)" && ok || bad "partition by rwgt: imbalance $i1, by interactions $i0"
+[ "$i1" = "$i2" ] && ok || bad "--partition-metric and [sim] partition_metric differ: $i1 $i2"
+[ "$(imb --partition-metric interactions)" = "$i0" ] && ok || bad "the replayed metric as partition metric changes the run"
+expect 1 "an unknown partition metric" -- "$LBSIM" replay "$T/nb.lbt" --grid "$G" --partition-metric nope
+has "$T/err" "no partition metric 'nope' (it has: pwgt, rwgt, interactions)" "unknown partition metric named"
 # balance beside MinEX's model: the partitioner's promise and what it left
 expect 0 "work imbalance in json" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --json
 python3 -c "
