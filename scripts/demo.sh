@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make demo: the trace store end to end on generated data (the seed's MRTD bump case).
+# make demo: the trace store end to end on generated data (the seed's MRTD bump case), then a
+# real MPI application profiled, replayed on this machine's probed grid and validated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 L=build/bin/lbsim
@@ -54,4 +55,16 @@ step "Replay the profiled run on 16 processors, RCB every 10 steps" \
 step "Profile losslessly, decide the compaction later: a committed lossless profile of a real run, recoded" \
   $L trace recode tests/data/heat_2ranks.lbt -o "$OUT/heat_recoded.lbt" -f
 $L trace info "$OUT/heat_recoded.lbt" | sed -n '8,11p'
+# Reality: a real MPI application, profiled, replayed on this machine's probed grid, and the
+# schedules chosen in simulation run for real (apps/wave: the seed's MRTD case)
+rm -f "$OUT/wave.lbt" "$OUT/machine.ini"
+step "A real MPI code: apps/wave (MRTD, Yee grid, the load travels with the wave front) on 2 ranks, profiled" \
+  mpiexec --allow-run-as-root --oversubscribe -n 2 build/bin/wave --trace "$OUT/wave.lbt" --quiet
+step "This machine as a grid: MPI ping-pong, barrier, partitioner cost (lbsim grid probe)" \
+  mpiexec --allow-run-as-root --oversubscribe -n 2 $L grid probe -o "$OUT/machine.ini"
+step "Which repartitioning schedule? fixed:20, seed 002's adaptive heuristic and the optimum, in simulation" \
+  $L policy compare "$OUT/wave.lbt" --grid "$OUT/machine.ini" --policies none,fixed:20,adaptive:0.15:5:20,optimal
+step "The chosen schedules run for real, twice each: predicted against measured" \
+  $L validate "$OUT/wave.lbt" --grid "$OUT/machine.ini" --policies fixed:20,adaptive:0.15:5:20,optimal --runs 2 \
+  --mpiexec "mpiexec --allow-run-as-root --oversubscribe" --results "$OUT/validate.db"
 printf '\nAll demo outputs are in %s/.\n' "$OUT"
