@@ -46,8 +46,8 @@ static const char usage[] =
     "side (y = N) and 0 on the others; the value at a point is the mean boundary value reached\n"
     "by random walks from it. Each step (a sweep) adds W walks at every point.\n"
     "\n"
-    "  --size N        interior points per side (default 64; 1..4096, at least P)\n"
-    "  --walks W       walks per point and step (default 32)\n"
+    "  --size N        interior points per side (default 96; 1..4096, at least P)\n"
+    "  --walks W       walks per point and step (default 64)\n"
     "  --steps S       sweeps (default 20); W x S < 2^32\n"
     "  --seed K        random seed (default 1); results depend on (K, N, W, S) only, not on P\n"
     "  --out FILE      write the solution: one line 'x y value sigma walks' per point, sigma the\n"
@@ -60,8 +60,9 @@ static const char usage[] =
     "                  equal time measured at the step before, and migrates the moved points.\n"
     "                  Not with --trace (a profiled run keeps its initial rows).\n"
     "  --json FILE     the run's summary as one JSON line (\"-\": stdout), apps/README.md's\n"
-    "                  fields and size, walks_per_point, mean_sigma, max_sigma, owner (the rank\n"
-    "                  holding each point at the last step)\n"
+    "                  fields and compute_s (the sweeps' time, max over ranks, summed),\n"
+    "                  rank_compute_s (each rank's), size, walks_per_point, mean_sigma,\n"
+    "                  max_sigma, owner (the rank holding each point at the last step)\n"
     "\n"
     "examples:\n"
     "  mpiexec -n 2 laplace-mc --size 64 --steps 20 --trace lap.lbt --json -\n"
@@ -146,7 +147,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   app a;
   app_init(&a, "laplace-mc", MPI_COMM_WORLD);
-  long long N = 64, W = 32, S = 20, seed = 1;
+  long long N = 96, W = 64, S = 20, seed = 1;
   const char *out = NULL;
   int bad = 0;
   for (int i = 1; i < argc && !bad; i++) {
@@ -204,8 +205,11 @@ int main(int argc, char **argv) {
   pstate *st = calloc((size_t)(n ? n : 1), sizeof *st);
   double *tw = sch.active ? calloc((size_t)(n ? n : 1), sizeof *tw) : NULL; /* time of each point, for repartitions */
   double *step_loc = calloc((size_t)S, sizeof *step_loc), *step_s = calloc((size_t)S, sizeof *step_s);
+  double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
+  double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   int64_t *reps = calloc((size_t)S, sizeof *reps);
-  if (app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps)) {
+  if (app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps || !comp_loc || !comp_s ||
+                     !rank_comp)) {
     app_error(&a, "%lld points: out of memory", (long long)E);
     MPI_Finalize();
     return 1;
@@ -293,6 +297,7 @@ int main(int argc, char **argv) {
     double te = app_now();
     if (prof) lbsprof_step_end(prof);
     app_sched_record(&a, &sch, s, llround((te - tc) * 1e9), llround((app_now() - ts) * 1e9));
+    comp_loc[s] = te - tc;
     step_loc[s] = app_now() - ts;
   }
   MPI_Barrier(a.comm);
@@ -301,6 +306,10 @@ int main(int argc, char **argv) {
   int prc = prof ? lbsprof_finalize(&prof) : 0;
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
   MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
+  double comp_sum = 0, my_comp = 0;
+  MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
+  for (int64_t k = 0; k < S; k++) comp_sum += comp_s[k], my_comp += comp_loc[k];
+  MPI_Gather(&my_comp, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a.comm);
 
   /* the solution on rank 0 */
   pstate *all = me == 0 ? malloc((size_t)E * sizeof *all) : NULL;
@@ -332,7 +341,9 @@ int main(int argc, char **argv) {
     }
     if (a.json) {
       lbs_buf x = {0};
-      app_buf_printf(&x, "\"size\":%lld,\"walks_per_point\":%lld,\"mean_sigma\":%.6g,\"max_sigma\":%.6g,\"owner\":[", N,
+      app_buf_printf(&x, "\"compute_s\":%.6f,\"rank_compute_s\":[", comp_sum);
+      for (int r = 0; r < P; r++) app_buf_printf(&x, r ? ",%.6f" : "%.6f", rank_comp[r]);
+      app_buf_printf(&x, "],\"size\":%lld,\"walks_per_point\":%lld,\"mean_sigma\":%.6g,\"max_sigma\":%.6g,\"owner\":[", N,
                      W * S, sum_sig / (double)E, max_sig);
       for (int r = 0; r < P; r++)
         for (int64_t g = first[r]; g < first[r + 1]; g++) app_buf_printf(&x, g ? ",%d" : "%d", r);
@@ -344,7 +355,7 @@ int main(int argc, char **argv) {
   }
   MPI_Type_free(&T);
   app_sched_free(&sch);
-  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(reps), free(all), free(cnt), free(dsp);
+  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(comp_loc), free(comp_s), free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
   oerr = app_agree(&a, oerr);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;
