@@ -208,19 +208,16 @@ int main(int argc, char **argv) {
   double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   int64_t *reps = calloc((size_t)S, sizeof *reps);
-  if (app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps || !comp_loc || !comp_s ||
-                     !rank_comp)) {
-    app_error(&a, "%lld points: out of memory", (long long)E);
-    MPI_Finalize();
-    return 1;
-  }
+  int err = app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps || !comp_loc ||
+                              !comp_s || !rank_comp);
+  if (err) app_error(&a, "%lld points: out of memory", (long long)E);
   MPI_Datatype T;
   MPI_Type_contiguous(3, MPI_INT64_T, &T);
   MPI_Type_commit(&T);
 
   lbsprof *prof = NULL;
   int wm = -1;
-  if (a.trace) {
+  if (!err && a.trace) {
     lbsprof_opts o;
     lbsprof_opts_default(&o);
     o.trace_path = a.trace;
@@ -236,13 +233,13 @@ int main(int argc, char **argv) {
     if (!rc) rc = lbsprof_mesh_box(prof, g, lo, hi);
     if (rc) { /* the profiler's calls agree over the ranks: every rank fails alike */
       app_error(&a, "--trace %s: %s", a.trace, lbsprof_errmsg());
-      MPI_Finalize();
-      return 1;
+      err = 1;
     }
   }
 
+  const int setup_err = err; /* agreed: the arrays below exist on every rank unless it is set */
   /* the run: from a barrier before step 0 to a barrier after the last */
-  int nrep = 0, err = 0;
+  int nrep = 0;
   double part_s = 0, mig_s = 0;
   MPI_Barrier(a.comm);
   double t0 = app_now();
@@ -305,16 +302,18 @@ int main(int argc, char **argv) {
   err = app_agree(&a, err);
   int prc = prof ? lbsprof_finalize(&prof) : 0;
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
-  MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
   double comp_sum = 0, my_comp = 0;
-  MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
-  for (int64_t k = 0; k < S; k++) comp_sum += comp_s[k], my_comp += comp_loc[k];
-  MPI_Gather(&my_comp, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a.comm);
+  if (!setup_err) {
+    MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
+    MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
+    for (int64_t k = 0; k < S; k++) comp_sum += comp_s[k], my_comp += comp_loc[k];
+    MPI_Gather(&my_comp, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a.comm);
+  }
 
   /* the solution on rank 0 */
   pstate *all = me == 0 ? malloc((size_t)E * sizeof *all) : NULL;
   int *cnt = malloc((size_t)P * sizeof *cnt), *dsp = malloc((size_t)P * sizeof *dsp);
-  for (int r = 0; cnt && dsp && r < P; r++) cnt[r] = (int)(first[r + 1] - first[r]), dsp[r] = (int)first[r];
+  for (int r = 0; first && cnt && dsp && r < P; r++) cnt[r] = (int)(first[r + 1] - first[r]), dsp[r] = (int)first[r];
   if (app_agree(&a, (me == 0 && !all) || !cnt || !dsp)) {
     app_error(&a, "gathering %lld points: out of memory", (long long)E);
     err = 1;

@@ -50,7 +50,7 @@ static const char usage[] =
     "elements, distributed over the ranks by an lbsim partitioner; the physics and the cells are\n"
     "those of `lbsim trace gen --kind nbody`.\n"
     "\n"
-    "  --bodies N         bodies (default 32768; 2..2^31)\n"
+    "  --bodies N         bodies (default 32768; 2..2^28)\n"
     "  --steps S          time steps (default 40)\n"
     "  --seed K           random seed of the Plummer sphere (default 1)\n"
     "  --leaf L           at most L bodies per leaf cell of the initial tree (default 8; 1..1024)\n"
@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if ((r = app_common_arg(&a, argc, argv, &i))) bad = r < 0;
-    else if ((r = app_opt(&a, argc, argv, &i, "--bodies", &v))) bad = r < 0 || app_int(&a, "--bodies", v, 2, INT64_C(1) << 31, &N);
+    else if ((r = app_opt(&a, argc, argv, &i, "--bodies", &v))) bad = r < 0 || app_int(&a, "--bodies", v, 2, INT64_C(1) << 28, &N);
     else if ((r = app_opt(&a, argc, argv, &i, "--steps", &v))) bad = r < 0 || app_int(&a, "--steps", v, 1, INT32_MAX, &S);
     else if ((r = app_opt(&a, argc, argv, &i, "--seed", &v))) bad = r < 0 || app_int(&a, "--seed", v, 0, INT64_MAX, &seed);
     else if ((r = app_opt(&a, argc, argv, &i, "--leaf", &v))) bad = r < 0 || app_int(&a, "--leaf", v, 1, 1024, &leaf);
@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
   /* the initial partition (set-up, not timed in the total), from PWgt */
   int64_t *first = malloc((size_t)(P + 1) * sizeof *first);
   int *owner = malloc((size_t)L * sizeof *owner);
-  double *tcell = calloc((size_t)L, sizeof *tcell), *step_loc = calloc((size_t)S, sizeof *step_loc);
+  double *tcell = calloc((size_t)L, sizeof *tcell), *wcell = malloc((size_t)L * sizeof *wcell), *step_loc = calloc((size_t)S, sizeof *step_loc);
   double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   double *step_s = calloc((size_t)S, sizeof *step_s), *sendbuf = malloc((size_t)N * 6 * sizeof *sendbuf);
@@ -296,9 +296,10 @@ int main(int argc, char **argv) {
   int64_t *reps = calloc((size_t)S, sizeof *reps), *mine = malloc((size_t)L * sizeof *mine);
   int *rcnt = malloc((size_t)P * sizeof *rcnt), *rdsp = malloc((size_t)P * sizeof *rdsp);
   int *at = malloc((size_t)P * sizeof *at);
-  int err = app_agree(&a, !first || !owner || !tcell || !step_loc || !step_s || !sendbuf || !recvbuf || !reps || !mine ||
+  int err = app_agree(&a, !first || !owner || !tcell || !wcell || !step_loc || !step_s || !sendbuf || !recvbuf || !reps || !mine ||
                               !rcnt || !rdsp || !at || !comp_loc || !comp_s || !rank_comp);
   if (err) app_error(&a, "%d cells: out of memory", L);
+  const int alloc_err = err; /* agreed: the arrays exist on every rank unless it is set */
   for (int r = 0; !err && r <= P; r++) first[r] = (int64_t)L * r / P;
   double tp0 = app_now();
   if (!err) err = partition(&a, part, grid, sizes, &w, first, w.pw, owner, 1);
@@ -366,10 +367,11 @@ int main(int argc, char **argv) {
       err = 1;
       break;
     }
-    if (rep) { /* with each cell's time at the step before, summed over the ranks (one owner each) */
+    if (rep) { /* with each cell's time at the step before, from its owner */
       double tp = app_now();
-      MPI_Allreduce(MPI_IN_PLACE, tcell, L, MPI_DOUBLE, MPI_SUM, a.comm);
-      if (partition(&a, part, grid, sizes, &w, first, tcell, owner, 0)) {
+      for (int32_t c = 0; c < L; c++) wcell[c] = owner[c] == me ? tcell[c] : 0;
+      MPI_Allreduce(MPI_IN_PLACE, wcell, L, MPI_DOUBLE, MPI_SUM, a.comm);
+      if (partition(&a, part, grid, sizes, &w, first, wcell, owner, 0)) {
         err = 1;
         break;
       }
@@ -451,11 +453,13 @@ int main(int argc, char **argv) {
   err = app_agree(&a, err);
   int prc = prof ? lbsprof_finalize(&prof) : 0;
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
-  MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
   double comp_s_sum = 0, my_comp = 0;
-  MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
-  for (int64_t k = 0; k < S; k++) comp_s_sum += comp_s[k], my_comp += comp_loc[k];
-  MPI_Gather(&my_comp, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a.comm);
+  if (!alloc_err) {
+    MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
+    MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
+    for (int64_t k = 0; k < S; k++) comp_s_sum += comp_s[k], my_comp += comp_loc[k];
+    MPI_Gather(&my_comp, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a.comm);
+  }
   if (!err && do_energy) { /* the last synchronised state: each body from its owner (zeros elsewhere) */
     MPI_Allreduce(MPI_IN_PLACE, xlast, (int)(3 * N), MPI_DOUBLE, MPI_SUM, a.comm);
     MPI_Allreduce(MPI_IN_PLACE, vlast, (int)(3 * N), MPI_DOUBLE, MPI_SUM, a.comm);
@@ -480,7 +484,7 @@ int main(int argc, char **argv) {
   }
   oerr = app_agree(&a, oerr);
   world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
-  free(first), free(owner), free(tcell), free(step_loc), free(step_s), free(sendbuf), free(recvbuf), free(reps), free(mine);
+  free(first), free(owner), free(tcell), free(wcell), free(step_loc), free(step_s), free(sendbuf), free(recvbuf), free(reps), free(mine);
   free(rcnt), free(rdsp), free(at), free(comp_loc), free(comp_s), free(rank_comp), free(xlast), free(vlast);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;
