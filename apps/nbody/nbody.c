@@ -51,7 +51,7 @@ static const char usage[] =
     "those of `lbsim trace gen --kind nbody`.\n"
     "\n"
     "  --bodies N         bodies (default 32768; 2..2^28)\n"
-    "  --steps S          time steps (default 40)\n"
+    "  --steps S          time steps (default 60)\n"
     "  --seed K           random seed of the Plummer sphere (default 1)\n"
     "  --leaf L           at most L bodies per leaf cell of the initial tree (default 8; 1..1024)\n"
     "  --theta T          opening angle (default 0.7; in (0, 2))\n"
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   app a;
   app_init(&a, "nbody", MPI_COMM_WORLD);
-  long long N = 32768, S = 40, seed = 1, leaf = 8;
+  long long N = 32768, S = 60, seed = 1, leaf = 8;
   double theta = 0.7, dt = 1.0 / 128;
   const char *pname = "zoltan:rcb", *gridf = NULL;
   int bad = 0;
