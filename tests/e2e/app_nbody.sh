@@ -13,6 +13,9 @@ LBSIM=${1:?usage: app_nbody.sh lbsim nbody source-dir}
 APP=${2:?}
 SRC=${3:?}
 MPI=(timeout 120 mpiexec --allow-run-as-root --oversubscribe)
+# profiled runs unbound: under Open MPI's default binding the profiler's agent and collector,
+# started by rank 0, inherit its core and slow that rank's elements (bench/RESULTS.md)
+PMPI=("${MPI[@]}" --bind-to none)
 T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
@@ -44,16 +47,16 @@ done
 # profiled on 1 and 2 ranks, against the generator (cells of up to 16 bodies: with 8, a few
 # percent of the cells, those where the walk enters a new region of the tree, pay cache misses
 # that PWgt does not count, and r drops below 0.9 in about one run in five on this machine)
-PSIZE=(--bodies 8192 --leaf 16 --steps 10)
+PSIZE=(--bodies 8192 --leaf 16 --steps 12)
 expect 0 "the generated trace" -- "$LBSIM" trace gen --kind nbody "${PSIZE[@]}" -o "$T/gen.lbt"
 expect 0 "its export" -- "$LBSIM" trace export "$T/gen.lbt" --csv "$T/gencsv"
 for n in 1 2; do
-  expect 0 "profile on $n ranks" -- "${MPI[@]}" -n $n "$APP" "${PSIZE[@]}" --trace "$T/p$n.lbt" --json "$T/p$n.json"
-  "${CHECK[@]}" contract "$T/p$n.json" nbody $n 10 && ok || bad "JSON summary of the profiled run on $n ranks"
+  expect 0 "profile on $n ranks" -- "${PMPI[@]}" -n $n "$APP" "${PSIZE[@]}" --trace "$T/p$n.lbt" --json "$T/p$n.json"
+  "${CHECK[@]}" contract "$T/p$n.json" nbody $n 12 && ok || bad "JSON summary of the profiled run on $n ranks"
   expect 0 "trace check on $n ranks" -- "$LBSIM" trace check "$T/p$n.lbt"
   expect 0 "trace info on $n ranks" -- "$LBSIM" trace info "$T/p$n.lbt"
   has "$T/out" "name=nbody" "app.name in the $n-rank trace"
-  has "$T/out" "args=--bodies 8192 --steps 10 --seed 1 --leaf 16 --theta 0.7 --dt 0.0078125 --partitioner zoltan:rcb" \
+  has "$T/out" "args=--bodies 8192 --steps 12 --seed 1 --leaf 16 --theta 0.7 --dt 0.0078125 --partitioner zoltan:rcb" \
     "app.args in the $n-rank trace"
   expect 0 "replay of the $n-rank trace" -- "$LBSIM" replay "$T/p$n.lbt" --grid "$G" --policy fixed:5
   expect 0 "replay of the $n-rank trace with metis" -- "$LBSIM" replay "$T/p$n.lbt" --grid "$G" --policy fixed:5 \
