@@ -130,7 +130,8 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
   if (!spec || !strcmp(spec, "none")) return free(owned), 0;
   size_t nl = strcspn(spec, ":");
   if ((nl == 8 && !strncmp(spec, "adaptive", 8)) || (nl == 7 && !strncmp(spec, "optimal", 7))) {
-    app_error(a, "--policy %s: needs to look ahead over the whole run, which only the simulator can; choose the "
+    app_error(a,
+              "--policy %s: needs to look ahead over the whole run, which only the simulator can; choose the "
               "schedule with `lbsim replay TRACE --policy %s` and run it here with --schedule",
               spec, spec);
     free(owned);
@@ -143,8 +144,10 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
       int64_t zero = 0, *load = calloc((size_t)a->size, sizeof *load);
       lbs_loadview v = {0, steps, 0, a->size, load ? load : &zero, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
       int rep;
-      if (!load && a->size > 1) e = lbs_fail(LBS_NOMEM, "loads");
-      else e = lbs_policy_decide(s->pol, &v, &rep);
+      if (!load && a->size > 1)
+        e = lbs_fail(LBS_NOMEM, "loads");
+      else
+        e = lbs_policy_decide(s->pol, &v, &rep);
       free(load);
     }
     if (e) {
@@ -200,9 +203,20 @@ int app_sched_decide(const app *a, app_sched *s, int64_t step) {
   if (!s->active || step < 1) return 0;
   int out[2] = {0, 0};
   if (a->rank == 0) {
-    lbs_loadview v = {step,   s->steps,  step - s->last_step, s->P,           s->load_ns,        s->imb[step - 1],
-                      s->step_ns, s->imb, s->excess_ns,       s->last_repart_ns, s->est_repart_ns, NULL,
-                      NULL,   NULL};
+    lbs_loadview v = {step,
+                      s->steps,
+                      step - s->last_step,
+                      s->P,
+                      s->load_ns,
+                      s->imb[step - 1],
+                      s->step_ns,
+                      s->imb,
+                      s->excess_ns,
+                      s->last_repart_ns,
+                      s->est_repart_ns,
+                      NULL,
+                      NULL,
+                      NULL};
     lbs_err e = lbs_policy_decide(s->pol, &v, &out[0]);
     if (e) {
       app_error(a, "%s %s: before step %lld: %s", a->schedule ? "--schedule" : "--policy",
@@ -239,9 +253,12 @@ lbs_err app_buf_printf(lbs_buf *b, const char *fmt, ...) {
 lbs_err app_json_str(lbs_buf *b, const char *s) {
   lbs_err e = lbs_buf_append(b, "\"", 1);
   for (const unsigned char *c = (const unsigned char *)s; !e && *c; c++) {
-    if (*c == '"' || *c == '\\') e = app_buf_printf(b, "\\%c", *c);
-    else if (*c < 0x20) e = app_buf_printf(b, "\\u%04x", *c);
-    else e = lbs_buf_append(b, c, 1);
+    if (*c == '"' || *c == '\\')
+      e = app_buf_printf(b, "\\%c", *c);
+    else if (*c < 0x20)
+      e = app_buf_printf(b, "\\u%04x", *c);
+    else
+      e = lbs_buf_append(b, c, 1);
   }
   return e ? e : lbs_buf_append(b, "\"", 1);
 }
@@ -273,7 +290,8 @@ int app_write_json(const app *a, const char *path, const app_summary *s) {
                          (long long)s->steps, (long long)s->elements, s->total_s);
     for (int64_t k = 0; !e && k < s->steps; k++) e = app_buf_printf(&b, "%s%.6f", k ? "," : "", s->step_s[k]);
     if (!e) e = app_buf_printf(&b, "],\"repartitions\":[");
-    for (int k = 0; !e && k < s->nrep; k++) e = app_buf_printf(&b, "%s%lld", k ? "," : "", (long long)s->repartitions[k]);
+    for (int k = 0; !e && k < s->nrep; k++)
+      e = app_buf_printf(&b, "%s%lld", k ? "," : "", (long long)s->repartitions[k]);
     if (!e)
       e = app_buf_printf(&b, "],\"partition_s\":%.6f,\"migration_s\":%.6f,\"profiled\":%s,\"args\":", s->partition_s,
                          s->migration_s, s->profiled ? "true" : "false");

@@ -48,15 +48,15 @@ double app_now(void); /* CLOCK_MONOTONIC, seconds */
  * the decision is broadcast. Loads are the ranks' compute times of the last step (the app
  * cannot see the coming step as the simulator does); history is kept as lbs_loadview wants. */
 typedef struct app_sched {
-  lbs_policy *pol;     /* rank 0 only; NULL: never repartition */
-  int active;          /* 1 when a schedule or a policy other than none was given (every rank) */
+  lbs_policy *pol;          /* rank 0 only; NULL: never repartition */
+  int active;               /* 1 when a schedule or a policy other than none was given (every rank) */
   int64_t steps, last_step; /* last_step: the last repartition's (0: the start) */
   int P;
-  int64_t *load_ns;    /* P: compute time of each rank at the last step */
-  int64_t *gather;     /* 2P: scratch */
-  int64_t *step_ns;    /* per past step: wall time (max over ranks) */
-  double *imb;         /* per past step: (Lmax - Lavg) / Lmax of the compute times */
-  int64_t *excess_ns;  /* per past step: Lmax - Lavg */
+  int64_t *load_ns;   /* P: compute time of each rank at the last step */
+  int64_t *gather;    /* 2P: scratch */
+  int64_t *step_ns;   /* per past step: wall time (max over ranks) */
+  double *imb;        /* per past step: (Lmax - Lavg) / Lmax of the compute times */
+  int64_t *excess_ns; /* per past step: Lmax - Lavg */
   int64_t last_repart_ns, est_repart_ns;
 } app_sched;
 

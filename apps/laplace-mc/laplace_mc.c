@@ -126,9 +126,11 @@ static int migrate(const app *a, const int64_t *first, const int64_t *nfirst, ps
   int bad = !sc || !sd || !rc || !rd || !nst;
   if (!bad)
     for (int r = 0; r < P; r++) { /* what I send to r: my old range within r's new one; what r sends me */
-      int64_t lo = first[me] > nfirst[r] ? first[me] : nfirst[r], hi = first[me + 1] < nfirst[r + 1] ? first[me + 1] : nfirst[r + 1];
+      int64_t lo = first[me] > nfirst[r] ? first[me] : nfirst[r],
+              hi = first[me + 1] < nfirst[r + 1] ? first[me + 1] : nfirst[r + 1];
       sc[r] = hi > lo ? (int)(hi - lo) : 0, sd[r] = hi > lo ? (int)(lo - first[me]) : 0;
-      lo = first[r] > nfirst[me] ? first[r] : nfirst[me], hi = first[r + 1] < nfirst[me + 1] ? first[r + 1] : nfirst[me + 1];
+      lo = first[r] > nfirst[me] ? first[r] : nfirst[me],
+      hi = first[r + 1] < nfirst[me + 1] ? first[r + 1] : nfirst[me + 1];
       rc[r] = hi > lo ? (int)(hi - lo) : 0, rd[r] = hi > lo ? (int)(lo - nfirst[me]) : 0;
     }
   if (app_agree(a, bad)) {
@@ -158,32 +160,43 @@ int main(int argc, char **argv) {
       MPI_Finalize();
       return 0;
     }
-    if ((r = app_common_arg(&a, argc, argv, &i))) bad = r < 0;
-    else if ((r = app_opt(&a, argc, argv, &i, "--size", &v))) bad = r < 0 || app_int(&a, "--size", v, 1, MAX_SIZE, &N);
-    else if ((r = app_opt(&a, argc, argv, &i, "--walks", &v))) bad = r < 0 || app_int(&a, "--walks", v, 1, UINT32_MAX, &W);
-    else if ((r = app_opt(&a, argc, argv, &i, "--steps", &v))) bad = r < 0 || app_int(&a, "--steps", v, 1, UINT32_MAX, &S);
-    else if ((r = app_opt(&a, argc, argv, &i, "--seed", &v))) bad = r < 0 || app_int(&a, "--seed", v, 0, INT64_MAX, &seed);
-    else if ((r = app_opt(&a, argc, argv, &i, "--out", &v))) bad = r < 0, out = v;
+    if ((r = app_common_arg(&a, argc, argv, &i)))
+      bad = r < 0;
+    else if ((r = app_opt(&a, argc, argv, &i, "--size", &v)))
+      bad = r < 0 || app_int(&a, "--size", v, 1, MAX_SIZE, &N);
+    else if ((r = app_opt(&a, argc, argv, &i, "--walks", &v)))
+      bad = r < 0 || app_int(&a, "--walks", v, 1, UINT32_MAX, &W);
+    else if ((r = app_opt(&a, argc, argv, &i, "--steps", &v)))
+      bad = r < 0 || app_int(&a, "--steps", v, 1, UINT32_MAX, &S);
+    else if ((r = app_opt(&a, argc, argv, &i, "--seed", &v)))
+      bad = r < 0 || app_int(&a, "--seed", v, 0, INT64_MAX, &seed);
+    else if ((r = app_opt(&a, argc, argv, &i, "--out", &v)))
+      bad = r < 0, out = v;
     else {
       app_error(&a, "%s: unknown option (see --help)", argv[i]);
       bad = 1;
     }
   }
   if (!bad && W * S > (long long)UINT32_MAX) {
-    app_error(&a, "--walks %lld --steps %lld: %lld walks per point; at most 2^32 - 1 (the walk number is 32 bits of "
-              "the random stream)", W, S, W * S);
+    app_error(&a,
+              "--walks %lld --steps %lld: %lld walks per point; at most 2^32 - 1 (the walk number is 32 bits of "
+              "the random stream)",
+              W, S, W * S);
     bad = 1;
   }
   if (!bad && N < a.size) {
-    app_error(&a, "--size %lld on %d ranks: every rank starts with a row of points; run on at most %lld ranks or "
-              "give --size %d or more", N, a.size, N, a.size);
+    app_error(&a,
+              "--size %lld on %d ranks: every rank starts with a row of points; run on at most %lld ranks or "
+              "give --size %d or more",
+              N, a.size, N, a.size);
     bad = 1;
   }
   app_sched sch;
   memset(&sch, 0, sizeof sch);
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
   if (!bad && a.trace && sch.active) {
-    app_error(&a, "--trace with %s: the profiler records each point on the rank that described it, so a profiled run "
+    app_error(&a,
+              "--trace with %s: the profiler records each point on the rank that described it, so a profiled run "
               "keeps its initial rows; profile without repartitioning and let lbsim choose the schedule",
               a.schedule ? "--schedule" : "--policy");
     bad = 1;
@@ -208,8 +221,8 @@ int main(int argc, char **argv) {
   double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   int64_t *reps = calloc((size_t)S, sizeof *reps);
-  int err = app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps || !comp_loc ||
-                              !comp_s || !rank_comp);
+  int err = app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps ||
+                              !comp_loc || !comp_s || !rank_comp);
   if (err) app_error(&a, "%lld points: out of memory", (long long)E);
   MPI_Datatype T;
   MPI_Type_contiguous(3, MPI_INT64_T, &T);
@@ -331,8 +344,9 @@ int main(int argc, char **argv) {
     for (int64_t g = 0; g < E; g++) {
       double nw = (double)all[g].walks, p = all[g].hits / nw, val = 100 * p, sig = 100 * sqrt(p * (1 - p) / nw);
       sum_sig += sig, max_sig = sig > max_sig ? sig : max_sig;
-      if (f) fprintf(f, "%lld %lld %.17g %.17g %lld\n", (long long)(g % N), (long long)(g / N), val, sig,
-                     (long long)all[g].walks);
+      if (f)
+        fprintf(f, "%lld %lld %.17g %.17g %lld\n", (long long)(g % N), (long long)(g / N), val, sig,
+                (long long)all[g].walks);
     }
     if (f && fclose(f)) {
       app_error(&a, "--out %s: write failed", out);
@@ -342,8 +356,8 @@ int main(int argc, char **argv) {
       lbs_buf x = {0};
       app_buf_printf(&x, "\"compute_s\":%.6f,\"rank_compute_s\":[", comp_sum);
       for (int r = 0; r < P; r++) app_buf_printf(&x, r ? ",%.6f" : "%.6f", rank_comp[r]);
-      app_buf_printf(&x, "],\"size\":%lld,\"walks_per_point\":%lld,\"mean_sigma\":%.6g,\"max_sigma\":%.6g,\"owner\":[", N,
-                     W * S, sum_sig / (double)E, max_sig);
+      app_buf_printf(&x, "],\"size\":%lld,\"walks_per_point\":%lld,\"mean_sigma\":%.6g,\"max_sigma\":%.6g,\"owner\":[",
+                     N, W * S, sum_sig / (double)E, max_sig);
       for (int r = 0; r < P; r++)
         for (int64_t g = first[r]; g < first[r + 1]; g++) app_buf_printf(&x, g ? ",%d" : "%d", r);
       app_buf_printf(&x, "]");
@@ -354,7 +368,8 @@ int main(int argc, char **argv) {
   }
   MPI_Type_free(&T);
   app_sched_free(&sch);
-  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(comp_loc), free(comp_s), free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
+  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(comp_loc), free(comp_s),
+      free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
   oerr = app_agree(&a, oerr);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;

@@ -36,10 +36,10 @@
 #include "lbs_nbody.h"
 #include "lbs_part.h"
 
-#define PHYS_LEAF 8              /* bodies per leaf of the force tree (the generator's) */
-#define ENERGY_MAX_BODIES 32768  /* the energy check's direct sum up to this many bodies */
-#define BYTES_PER_BODY_MOVED 64  /* position, velocity, mass and id: what a distributed code moves */
-#define BYTES_PER_BODY_SENT 32   /* position and mass: what it fetches of a close cell */
+#define PHYS_LEAF 8             /* bodies per leaf of the force tree (the generator's) */
+#define ENERGY_MAX_BODIES 32768 /* the energy check's direct sum up to this many bodies */
+#define BYTES_PER_BODY_MOVED 64 /* position, velocity, mass and id: what a distributed code moves */
+#define BYTES_PER_BODY_SENT 32  /* position and mass: what it fetches of a close cell */
 
 static const char usage[] =
     "usage: mpiexec -n P nbody [--bodies N] [--steps S] [--seed K] [--leaf L] [--theta T] [--dt DT]\n"
@@ -83,19 +83,19 @@ static const char usage[] =
     "  mpiexec -n 2 nbody --partitioner metis:kway --policy threshold:0.1\n";
 
 typedef struct {
-  int64_t n;        /* bodies */
-  int32_t L;        /* cells */
+  int64_t n; /* bodies */
+  int32_t L; /* cells */
   double *x, *v, *acc;
   lbs_nb_tree cells, phys;
   lbs_nb_cells cg;
-  int64_t *xadj, *adj; /* the cell graph */
-  double *flag;        /* 1: the target is close to the source */
-  double *co;          /* cell centres */
-  int32_t *cell_of;    /* body -> cell */
+  int64_t *xadj, *adj;     /* the cell graph */
+  double *flag;            /* 1: the target is close to the source */
+  double *co;              /* cell centres */
+  int32_t *cell_of;        /* body -> cell */
   int64_t *cstart, *cbody; /* CSR: the bodies of each cell, by id */
   double *rw, *pw, *cnt;
-  int64_t *fill;   /* L: scratch */
-  int32_t *stack;  /* the force walk's: phys.nn + 1 entries */
+  int64_t *fill;  /* L: scratch */
+  int32_t *stack; /* the force walk's: phys.nn + 1 entries */
   int64_t stack_cap;
 } world;
 
@@ -152,8 +152,24 @@ static int partition(const app *a, lbs_partitioner *part, const lbs_grid *grid, 
   for (int64_t i = 0; i < nl; i++) gid[i] = f + i, lx[i] = w->xadj[f + i] - e0, cur[i] = initial ? -1 : owner[f + i];
   lx[nl] = ne;
   for (int64_t j = 0; j < ne; j++) cw[j] = w->flag[e0 + j] * w->rw[w->adj[e0 + j]];
-  lbs_part_input in = {a->comm, nl,    gid,      wt + f, 3,     w->co + 3 * f, lx, w->adj + e0, cw, first, cur, P,
-                       sizes,   0,     grid,     w->rw + f, BYTES_PER_BODY_SENT, BYTES_PER_BODY_MOVED};
+  lbs_part_input in = {.comm = a->comm,
+                       .nlocal = nl,
+                       .gid = gid,
+                       .weight = wt + f,
+                       .dim = 3,
+                       .coords = w->co + 3 * f,
+                       .xadj = lx,
+                       .adj = w->adj + e0,
+                       .adjw = cw,
+                       .rank_first = first,
+                       .current = cur,
+                       .nparts = P,
+                       .part_sizes = sizes,
+                       .repartition = 0, /* as lbsim replay's default: partition from scratch */
+                       .grid = grid,
+                       .rwgt = w->rw + f,
+                       .bytes_per_edge = BYTES_PER_BODY_SENT,
+                       .bytes_per_rwgt = BYTES_PER_BODY_MOVED};
   lbs_err e = lbs_part_run(part, &in, np);
   int bad = app_agree(a, e != LBS_OK);
   if (bad) {
@@ -182,15 +198,24 @@ int main(int argc, char **argv) {
       MPI_Finalize();
       return 0;
     }
-    if ((r = app_common_arg(&a, argc, argv, &i))) bad = r < 0;
-    else if ((r = app_opt(&a, argc, argv, &i, "--bodies", &v))) bad = r < 0 || app_int(&a, "--bodies", v, 2, INT64_C(1) << 28, &N);
-    else if ((r = app_opt(&a, argc, argv, &i, "--steps", &v))) bad = r < 0 || app_int(&a, "--steps", v, 1, INT32_MAX, &S);
-    else if ((r = app_opt(&a, argc, argv, &i, "--seed", &v))) bad = r < 0 || app_int(&a, "--seed", v, 0, INT64_MAX, &seed);
-    else if ((r = app_opt(&a, argc, argv, &i, "--leaf", &v))) bad = r < 0 || app_int(&a, "--leaf", v, 1, 1024, &leaf);
-    else if ((r = app_opt(&a, argc, argv, &i, "--theta", &v))) bad = r < 0 || app_double(&a, "--theta", v, 0, 2, &theta);
-    else if ((r = app_opt(&a, argc, argv, &i, "--dt", &v))) bad = r < 0 || app_double(&a, "--dt", v, 0, 1, &dt);
-    else if ((r = app_opt(&a, argc, argv, &i, "--partitioner", &v))) bad = r < 0, pname = v;
-    else if ((r = app_opt(&a, argc, argv, &i, "--grid", &v))) bad = r < 0, gridf = v;
+    if ((r = app_common_arg(&a, argc, argv, &i)))
+      bad = r < 0;
+    else if ((r = app_opt(&a, argc, argv, &i, "--bodies", &v)))
+      bad = r < 0 || app_int(&a, "--bodies", v, 2, INT64_C(1) << 28, &N);
+    else if ((r = app_opt(&a, argc, argv, &i, "--steps", &v)))
+      bad = r < 0 || app_int(&a, "--steps", v, 1, INT32_MAX, &S);
+    else if ((r = app_opt(&a, argc, argv, &i, "--seed", &v)))
+      bad = r < 0 || app_int(&a, "--seed", v, 0, INT64_MAX, &seed);
+    else if ((r = app_opt(&a, argc, argv, &i, "--leaf", &v)))
+      bad = r < 0 || app_int(&a, "--leaf", v, 1, 1024, &leaf);
+    else if ((r = app_opt(&a, argc, argv, &i, "--theta", &v)))
+      bad = r < 0 || app_double(&a, "--theta", v, 0, 2, &theta);
+    else if ((r = app_opt(&a, argc, argv, &i, "--dt", &v)))
+      bad = r < 0 || app_double(&a, "--dt", v, 0, 1, &dt);
+    else if ((r = app_opt(&a, argc, argv, &i, "--partitioner", &v)))
+      bad = r < 0, pname = v;
+    else if ((r = app_opt(&a, argc, argv, &i, "--grid", &v)))
+      bad = r < 0, gridf = v;
     else {
       app_error(&a, "%s: unknown option (see --help)", argv[i]);
       bad = 1;
@@ -200,7 +225,8 @@ int main(int argc, char **argv) {
   memset(&sch, 0, sizeof sch);
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
   if (!bad && a.trace && sch.active) {
-    app_error(&a, "--trace with %s: the profiler records each cell on the rank that described it, so a profiled run "
+    app_error(&a,
+              "--trace with %s: the profiler records each cell on the rank that described it, so a profiled run "
               "keeps its initial partition; profile without repartitioning and let lbsim choose the schedule",
               a.schedule ? "--schedule" : "--policy");
     bad = 1;
@@ -217,7 +243,8 @@ int main(int argc, char **argv) {
       if (e) app_error(&a, "--grid %s: %s", gridf, lbs_errmsg());
     } else {
       char ini[160];
-      snprintf(ini, sizeof ini, "[grid]\nname = ranks%d\nns_per_work = 1\n[cluster ranks]\nnodes = %d\n", a.size, a.size);
+      snprintf(ini, sizeof ini, "[grid]\nname = ranks%d\nns_per_work = 1\n[cluster ranks]\nnodes = %d\n", a.size,
+               a.size);
       lbs_config *cfg = NULL;
       e = lbs_config_parse_string("ranks grid", ini, &cfg);
       if (!e) e = lbs_grid_from_config(cfg, &grid);
@@ -229,7 +256,8 @@ int main(int argc, char **argv) {
                 lbs_grid_procs(grid), a.size);
       e = LBS_INVAL;
     }
-    if (!e && (e = lbs_part_create(pname, NULL, a.comm, &part))) app_error(&a, "--partitioner %s: %s", pname, lbs_errmsg());
+    if (!e && (e = lbs_part_create(pname, NULL, a.comm, &part)))
+      app_error(&a, "--partitioner %s: %s", pname, lbs_errmsg());
     if (!e && !(sizes = malloc((size_t)a.size * sizeof *sizes))) e = lbs_fail(LBS_NOMEM, "sizes");
     if (!e) lbs_grid_part_sizes(grid, sizes);
     bad = app_agree(&a, e != LBS_OK);
@@ -270,8 +298,10 @@ int main(int argc, char **argv) {
   }
   const int32_t L = w.L;
   if (P > L) {
-    app_error(&a, "--bodies %lld --leaf %lld: %d leaf cell%s on %d ranks: every rank needs a cell; run on at most %d "
-              "rank%s or give more bodies or a smaller --leaf", N, leaf, L, L == 1 ? "" : "s", P, L, L == 1 ? "" : "s");
+    app_error(&a,
+              "--bodies %lld --leaf %lld: %d leaf cell%s on %d ranks: every rank needs a cell; run on at most %d "
+              "rank%s or give more bodies or a smaller --leaf",
+              N, leaf, L, L == 1 ? "" : "s", P, L, L == 1 ? "" : "s");
     world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
     MPI_Finalize();
     return 2;
@@ -280,15 +310,23 @@ int main(int argc, char **argv) {
   locate_all(&w);
 
   double bpc = (double)N / L; /* bodies per cell, on average */
-  char args[300], th[32], dts[32];
+  char args[600], th[32], dts[32];
   app_fmt_double(th, sizeof th, theta), app_fmt_double(dts, sizeof dts, dt);
-  snprintf(args, sizeof args, "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s", N,
-           S, seed, leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "");
+  int alen = snprintf(args, sizeof args,
+           "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s", N, S, seed,
+           leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "");
+  if (alen < 0 || (size_t)alen >= sizeof args) {
+    app_error(&a, "--partitioner and --grid: too long to record (%d characters)", alen);
+    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
+    MPI_Finalize();
+    return 2;
+  }
 
   /* the initial partition (set-up, not timed in the total), from PWgt */
   int64_t *first = malloc((size_t)(P + 1) * sizeof *first);
   int *owner = malloc((size_t)L * sizeof *owner);
-  double *tcell = calloc((size_t)L, sizeof *tcell), *wcell = malloc((size_t)L * sizeof *wcell), *step_loc = calloc((size_t)S, sizeof *step_loc);
+  double *tcell = calloc((size_t)L, sizeof *tcell), *wcell = malloc((size_t)L * sizeof *wcell),
+         *step_loc = calloc((size_t)S, sizeof *step_loc);
   double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   double *step_s = calloc((size_t)S, sizeof *step_s), *sendbuf = malloc((size_t)N * 6 * sizeof *sendbuf);
@@ -296,8 +334,8 @@ int main(int argc, char **argv) {
   int64_t *reps = calloc((size_t)S, sizeof *reps), *mine = malloc((size_t)L * sizeof *mine);
   int *rcnt = malloc((size_t)P * sizeof *rcnt), *rdsp = malloc((size_t)P * sizeof *rdsp);
   int *at = malloc((size_t)P * sizeof *at);
-  int err = app_agree(&a, !first || !owner || !tcell || !wcell || !step_loc || !step_s || !sendbuf || !recvbuf || !reps || !mine ||
-                              !rcnt || !rdsp || !at || !comp_loc || !comp_s || !rank_comp);
+  int err = app_agree(&a, !first || !owner || !tcell || !wcell || !step_loc || !step_s || !sendbuf || !recvbuf ||
+                              !reps || !mine || !rcnt || !rdsp || !at || !comp_loc || !comp_s || !rank_comp);
   if (err) app_error(&a, "%d cells: out of memory", L);
   const int alloc_err = err; /* agreed: the arrays exist on every rank unless it is set */
   for (int r = 0; !err && r <= P; r++) first[r] = (int64_t)L * r / P;
@@ -329,9 +367,11 @@ int main(int argc, char **argv) {
     int64_t *ladj = malloc((size_t)(ne + 1) * sizeof *ladj);
     double *lco = malloc((size_t)(3 * nmine + 1) * sizeof *lco);
     char bpe[32], bpg[32];
-    snprintf(bpe, sizeof bpe, "%.0f", BYTES_PER_BODY_MOVED * bpc), snprintf(bpg, sizeof bpg, "%.0f", BYTES_PER_BODY_SENT * bpc);
+    snprintf(bpe, sizeof bpe, "%.0f", BYTES_PER_BODY_MOVED * bpc),
+        snprintf(bpg, sizeof bpg, "%.0f", BYTES_PER_BODY_SENT * bpc);
     int rc = app_agree(&a, !lx || !ladj || !lco);
-    if (rc) app_error(&a, "--trace: out of memory");
+    if (rc)
+      app_error(&a, "--trace: out of memory");
     else {
       lx[0] = 0;
       for (int64_t i = 0; i < nmine; i++) {
@@ -388,8 +428,10 @@ int main(int argc, char **argv) {
     /* the force tree on every rank, then the forces of this rank's cells */
     if (!(e = lbs_nb_build(&w.phys, w.x, N, PHYS_LEAF)) && w.phys.nn + 1 > w.stack_cap) {
       int32_t *st = realloc(w.stack, (size_t)(w.phys.nn + 1) * sizeof *st);
-      if (st) w.stack = st, w.stack_cap = w.phys.nn + 1;
-      else e = lbs_fail(LBS_NOMEM, "the force tree's walk");
+      if (st)
+        w.stack = st, w.stack_cap = w.phys.nn + 1;
+      else
+        e = lbs_fail(LBS_NOMEM, "the force tree's walk");
     }
     if (e) { /* out of memory on one rank in the middle of the run: end them all */
       fprintf(stderr, "nbody: step %lld: %s\n", (long long)s, lbs_errmsg());
@@ -473,8 +515,10 @@ int main(int argc, char **argv) {
     for (int r = 0; r < P; r++) app_buf_printf(&x, r ? ",%.6f" : "%.6f", rank_comp[r]);
     app_buf_printf(&x, "],\"bodies\":%lld,\"cells\":%d,\"partitioner\":", N, L);
     app_json_str(&x, pname);
-    if (do_energy) app_buf_printf(&x, ",\"energy0\":%.17g,\"energy_rel_drift\":%.6g", e0, (e1 - e0) / fabs(e0));
-    else app_buf_printf(&x, ",\"energy0\":null,\"energy_rel_drift\":null");
+    if (do_energy)
+      app_buf_printf(&x, ",\"energy0\":%.17g,\"energy_rel_drift\":%.6g", e0, (e1 - e0) / fabs(e0));
+    else
+      app_buf_printf(&x, ",\"energy0\":null,\"energy_rel_drift\":null");
     app_buf_printf(&x, ",\"state_crc32\":\"%08x\",\"owner\":[", crc);
     for (int32_t c = 0; c < L; c++) app_buf_printf(&x, c ? ",%d" : "%d", owner[c]);
     app_buf_printf(&x, "]");
@@ -484,7 +528,8 @@ int main(int argc, char **argv) {
   }
   oerr = app_agree(&a, oerr);
   world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
-  free(first), free(owner), free(tcell), free(wcell), free(step_loc), free(step_s), free(sendbuf), free(recvbuf), free(reps), free(mine);
+  free(first), free(owner), free(tcell), free(wcell), free(step_loc), free(step_s), free(sendbuf), free(recvbuf),
+      free(reps), free(mine);
   free(rcnt), free(rdsp), free(at), free(comp_loc), free(comp_s), free(rank_comp), free(xlast), free(vlast);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;
