@@ -93,6 +93,7 @@ int app_double(const app *a, const char *opt, const char *text, double lo, doubl
 }
 
 void app_fmt_double(char *buf, size_t len, double v) {
+  if (!buf || len < 2) return;
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, len, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) return;
