@@ -19,40 +19,28 @@
  * The mesh stores each edge's close flag (1 or 0) as its weight; the trace's meta key
  * `edge_weight` = `flag*rwgt[target]` says how to get CWgt at a step. A third metric,
  * `interactions`, is what the integration really did: the body-body and body-node force
- * evaluations of the cell's bodies at that step. */
+ * evaluations of the cell's bodies at that step.
+ *
+ * The pieces (bodies, trees, forces, cells, graph, PWgt) are declared in lbs_nbody.h: the real
+ * MPI code apps/nbody uses the same ones, so its profiled traces match the generated ones. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_nbody.h"
 #include "lbs_traces.h"
-
-typedef struct {
-  double c[3], h;     /* centre, half width */
-  double m, com[3];   /* mass and centre of mass (physics tree) */
-  int32_t child[8];   /* -1: none */
-  int64_t first, cnt; /* bodies idx[first .. first+cnt) */
-  int32_t leaf;       /* leaf number (cell tree), -1 for inner nodes */
-  int32_t parent;
-} node;
-
-typedef struct {
-  node *nd;
-  int64_t nn, cap;
-  int64_t *idx; /* bodies in node order */
-  int32_t nleaf;
-} tree;
 
 static int octant(const double *c, const double *x) { return (x[0] >= c[0]) | (x[1] >= c[1]) << 1 | (x[2] >= c[2]) << 2; }
 
-static int32_t new_node(tree *t, const double c[3], double h, int32_t parent) {
+static int32_t new_node(lbs_nb_tree *t, const double c[3], double h, int32_t parent) {
   if (t->nn == t->cap) {
     int64_t cap = t->cap ? 2 * t->cap : 1024;
-    node *nd = realloc(t->nd, (size_t)cap * sizeof *nd);
+    lbs_nb_node *nd = realloc(t->nd, (size_t)cap * sizeof *nd);
     if (!nd) return -1;
     t->nd = nd, t->cap = cap;
   }
-  node *n = &t->nd[t->nn];
+  lbs_nb_node *n = &t->nd[t->nn];
   memset(n, 0, sizeof *n);
   memcpy(n->c, c, sizeof n->c);
   n->h = h, n->parent = parent, n->leaf = -1;
@@ -61,8 +49,8 @@ static int32_t new_node(tree *t, const double c[3], double h, int32_t parent) {
 }
 
 /* Splits node k's bodies into octants until a node holds at most leaf bodies. */
-static lbs_err split(tree *t, const double *x, int32_t k, int leaf, int depth) {
-  node *n = &t->nd[k];
+static lbs_err split(lbs_nb_tree *t, const double *x, int32_t k, int leaf, int depth) {
+  lbs_nb_node *n = &t->nd[k];
   if (n->cnt <= leaf || depth >= 40) {
     n->leaf = t->nleaf++;
     return LBS_OK;
@@ -98,7 +86,7 @@ static lbs_err split(tree *t, const double *x, int32_t k, int leaf, int depth) {
 
 /* The octree of n bodies at x (a cube around them), leaves of at most leaf bodies, with
  * masses and centres of mass. */
-static lbs_err build(tree *t, const double *x, int64_t n, int leaf) {
+lbs_err lbs_nb_build(lbs_nb_tree *t, const double *x, int64_t n, int leaf) {
   t->nn = 0, t->nleaf = 0;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int64_t i = 0; i < n; i++)
@@ -113,7 +101,7 @@ static lbs_err build(tree *t, const double *x, int64_t n, int leaf) {
   lbs_err e = split(t, x, 0, leaf, 0);
   /* masses bottom-up: children always come after their parent */
   for (int64_t k = t->nn - 1; !e && k >= 0; k--) {
-    node *nd = &t->nd[k];
+    lbs_nb_node *nd = &t->nd[k];
     if (nd->leaf >= 0) {
       nd->m = 0, nd->com[0] = nd->com[1] = nd->com[2] = 0;
       for (int64_t i = nd->first; i < nd->first + nd->cnt; i++)
@@ -124,7 +112,7 @@ static lbs_err build(tree *t, const double *x, int64_t n, int leaf) {
       double m = 0, s[3] = {0, 0, 0};
       for (int q = 0; q < 8; q++)
         if (nd->child[q] >= 0) {
-          node *ch = &t->nd[nd->child[q]];
+          lbs_nb_node *ch = &t->nd[nd->child[q]];
           m += ch->m;
           for (int d = 0; d < 3; d++) s[d] += ch->m * ch->com[d];
         }
@@ -135,56 +123,52 @@ static lbs_err build(tree *t, const double *x, int64_t n, int leaf) {
   return e;
 }
 
-#define SOFT2 (0.01 * 0.01)
+#define SOFT2 (LBS_NB_SOFT * LBS_NB_SOFT)
 
-/* Barnes-Hut accelerations (masses 1/n: node masses are body counts) and interaction counts. */
-static lbs_err forces(const tree *t, const double *x, int64_t n, double theta, double *acc, int64_t *inter) {
+/* Barnes-Hut acceleration of body i (masses 1/n: node masses are body counts). */
+int64_t lbs_nb_accel(const lbs_nb_tree *t, const double *x, int64_t n, double theta, int64_t i, double a[3],
+                     int32_t *stack) {
+  double mb = 1.0 / (double)n;
+  const double *xi = x + 3 * i;
+  a[0] = a[1] = a[2] = 0;
+  int64_t cnt = 0, sp = 0;
+  stack[sp++] = 0;
+  while (sp) {
+    const lbs_nb_node *nd = &t->nd[stack[--sp]];
+    double d[3] = {nd->com[0] - xi[0], nd->com[1] - xi[1], nd->com[2] - xi[2]};
+    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (nd->leaf < 0 && 4 * nd->h * nd->h < theta * theta * r2) { /* far: the node's monopole */
+      double f = nd->m * mb / ((r2 + SOFT2) * sqrt(r2 + SOFT2));
+      for (int k = 0; k < 3; k++) a[k] += f * d[k];
+      cnt++;
+    } else if (nd->leaf >= 0) {
+      for (int64_t j = nd->first; j < nd->first + nd->cnt; j++) {
+        int64_t b = t->idx[j];
+        if (b == i) continue;
+        double e[3] = {x[3 * b] - xi[0], x[3 * b + 1] - xi[1], x[3 * b + 2] - xi[2]};
+        double s2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + SOFT2, f = mb / (s2 * sqrt(s2));
+        for (int k = 0; k < 3; k++) a[k] += f * e[k];
+        cnt++;
+      }
+    } else {
+      for (int q = 7; q >= 0; q--)
+        if (nd->child[q] >= 0) stack[sp++] = nd->child[q];
+    }
+  }
+  return cnt;
+}
+
+/* Accelerations and interaction counts of every body. */
+static lbs_err forces(const lbs_nb_tree *t, const double *x, int64_t n, double theta, double *acc, int64_t *inter) {
   int32_t *stack = malloc((size_t)(t->nn + 1) * sizeof *stack);
   if (!stack) return lbs_fail(LBS_NOMEM, "forces");
-  double mb = 1.0 / (double)n;
-  for (int64_t i = 0; i < n; i++) {
-    const double *xi = x + 3 * i;
-    double a[3] = {0, 0, 0};
-    int64_t cnt = 0, sp = 0;
-    stack[sp++] = 0;
-    while (sp) {
-      const node *nd = &t->nd[stack[--sp]];
-      double d[3] = {nd->com[0] - xi[0], nd->com[1] - xi[1], nd->com[2] - xi[2]};
-      double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      if (nd->leaf < 0 && 4 * nd->h * nd->h < theta * theta * r2) { /* far: the node's monopole */
-        double f = nd->m * mb / ((r2 + SOFT2) * sqrt(r2 + SOFT2));
-        for (int k = 0; k < 3; k++) a[k] += f * d[k];
-        cnt++;
-      } else if (nd->leaf >= 0) {
-        for (int64_t j = nd->first; j < nd->first + nd->cnt; j++) {
-          int64_t b = t->idx[j];
-          if (b == i) continue;
-          double e[3] = {x[3 * b] - xi[0], x[3 * b + 1] - xi[1], x[3 * b + 2] - xi[2]};
-          double s2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + SOFT2, f = mb / (s2 * sqrt(s2));
-          for (int k = 0; k < 3; k++) a[k] += f * e[k];
-          cnt++;
-        }
-      } else {
-        for (int q = 7; q >= 0; q--)
-          if (nd->child[q] >= 0) stack[sp++] = nd->child[q];
-      }
-    }
-    memcpy(acc + 3 * i, a, sizeof a);
-    inter[i] = cnt;
-  }
+  for (int64_t i = 0; i < n; i++) inter[i] = lbs_nb_accel(t, x, n, theta, i, acc + 3 * i, stack);
   free(stack);
   return LBS_OK;
 }
 
 /* The cell graph of the fixed tree: per leaf v, its close leaves (edges) and far nodes. */
-typedef struct {
-  int32_t *leaf_node;   /* leaf -> node */
-  int64_t *cx, *close;  /* CSR: close leaves of each leaf */
-  int64_t *fx;          /* CSR: far nodes of each leaf */
-  int32_t *far;
-} cellgraph;
-
-static lbs_err cell_walk(const tree *t, double theta, cellgraph *g) {
+lbs_err lbs_nb_cell_walk(const lbs_nb_tree *t, double theta, lbs_nb_cells *g) {
   int32_t L = t->nleaf;
   int32_t *stack = malloc((size_t)(t->nn + 1) * sizeof *stack);
   g->leaf_node = malloc((size_t)L * sizeof *g->leaf_node);
@@ -198,14 +182,14 @@ static lbs_err cell_walk(const tree *t, double theta, cellgraph *g) {
   for (int64_t k = 0; k < t->nn; k++)
     if (t->nd[k].leaf >= 0) g->leaf_node[t->nd[k].leaf] = (int32_t)k;
   for (int32_t v = 0; v < L; v++) {
-    const node *cv = &t->nd[g->leaf_node[v]];
+    const lbs_nb_node *cv = &t->nd[g->leaf_node[v]];
     double rv = sqrt(3.0) * cv->h;
     g->cx[v] = nc, g->fx[v] = nf;
     int64_t sp = 0;
     stack[sp++] = 0;
     while (sp) {
       int32_t k = stack[--sp];
-      const node *nd = &t->nd[k];
+      const lbs_nb_node *nd = &t->nd[k];
       double d[3] = {nd->c[0] - cv->c[0], nd->c[1] - cv->c[1], nd->c[2] - cv->c[2]};
       double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - rv;
       if (dist > 0 && 2 * nd->h < theta * dist) {
@@ -239,10 +223,10 @@ nomem:
 
 /* The leaf of the fixed tree that holds position x: descend by octant; a missing octant
  * (empty at the start) sends the body to the nearest existing child. */
-static int32_t locate(const tree *t, const double *x) {
+int32_t lbs_nb_locate(const lbs_nb_tree *t, const double *x) {
   int32_t k = 0;
   while (t->nd[k].leaf < 0) {
-    const node *nd = &t->nd[k];
+    const lbs_nb_node *nd = &t->nd[k];
     int32_t ch = nd->child[octant(nd->c, x)];
     if (ch < 0) {
       double best = INFINITY;
@@ -259,7 +243,7 @@ static int32_t locate(const tree *t, const double *x) {
 }
 
 /* Plummer sphere in standard units. */
-static void plummer(int64_t n, uint64_t seed, double *x, double *v) {
+void lbs_nb_plummer(int64_t n, uint64_t seed, double *x, double *v) {
   const double rs = 3 * M_PI / 16, vs = 1 / sqrt(rs);
   uint64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -277,38 +261,20 @@ static void plummer(int64_t n, uint64_t seed, double *x, double *v) {
   }
 }
 
-lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress, void *arg) {
-  if (p->bodies < 2 || p->bodies > (INT64_C(1) << 31)) return lbs_fail(LBS_INVAL, "--bodies must be in [2, 2^31]");
-  if (p->steps < 1) return lbs_fail(LBS_INVAL, "--steps must be at least 1");
-  if (p->leaf < 1 || p->leaf > 1024) return lbs_fail(LBS_INVAL, "--leaf must be in [1, 1024]");
-  if (!(p->theta > 0 && p->theta < 2)) return lbs_fail(LBS_INVAL, "--theta must be in (0, 2)");
-  if (!(p->dt > 0 && p->dt < 1)) return lbs_fail(LBS_INVAL, "--dt must be in (0, 1)");
-  int64_t n = p->bodies;
-  tree cells = {0}, phys = {0};
-  cellgraph cg = {0};
-  lbs_mesh *mesh = NULL;
-  lbs_trace_writer *w = NULL;
-  double *x = malloc((size_t)n * 3 * sizeof *x), *v = malloc((size_t)n * 3 * sizeof *v);
-  double *acc = malloc((size_t)n * 3 * sizeof *acc), *co = NULL, *flag = NULL, *val = NULL, *cnt = NULL;
-  int64_t *inter = malloc((size_t)n * sizeof *inter), *xadj = NULL, *adj = NULL;
+/* The cell graph: v -> w for w close to v (flag 1), and w -> v with flag 0 unless v is close to w. */
+lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **oxadj, int64_t **oadj, double **oflag) {
   lbs_err e = LBS_OK;
-  if (!x || !v || !acc || !inter) {
-    e = lbs_fail(LBS_NOMEM, "%lld bodies", (long long)n);
-    goto done;
-  }
-  plummer(n, p->seed, x, v);
-  if ((e = build(&cells, x, n, p->leaf)) || (e = cell_walk(&cells, p->theta, &cg))) goto done;
-  int32_t L = cells.nleaf;
-  /* the graph: v -> w for w close to v (flag 1), and w -> v with flag 0 unless v is close to w */
+  int64_t *xadj = NULL, *adj = NULL;
+  double *flag = NULL;
   {
-    int64_t nc = cg.cx[L], *deg = calloc((size_t)L + 1, sizeof *deg), *fill = NULL;
+    int64_t nc = g->cx[L], *deg = calloc((size_t)L + 1, sizeof *deg), *fill = NULL;
     int64_t *src = malloc((size_t)(2 * nc + 1) * sizeof *src), *dst = malloc((size_t)(2 * nc + 1) * sizeof *dst);
     double *fl = malloc((size_t)(2 * nc + 1) * sizeof *fl);
     int64_t m = 0;
     if (!deg || !src || !dst || !fl) e = lbs_fail(LBS_NOMEM, "cell graph");
     for (int32_t a = 0; !e && a < L; a++)
-      for (int64_t j = cg.cx[a]; j < cg.cx[a + 1]; j++) {
-        int64_t b = cg.close[j];
+      for (int64_t j = g->cx[a]; j < g->cx[a + 1]; j++) {
+        int64_t b = g->close[j];
         src[m] = a, dst[m] = b, fl[m++] = 1;
         src[m] = b, dst[m] = a, fl[m++] = 0; /* merged below with b -> a when that is close too */
       }
@@ -340,7 +306,60 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
     }
     free(deg), free(src), free(dst), free(fl), free(fill);
   }
-  if (e) goto done;
+  if (e) {
+    free(xadj), free(adj), free(flag);
+    return e;
+  }
+  *oxadj = xadj, *oadj = adj, *oflag = flag;
+  return LBS_OK;
+}
+
+void lbs_nb_pwgt(const lbs_nb_tree *t, const lbs_nb_cells *g, const double *rw, double *cnt, double *pw) {
+  int32_t L = t->nleaf;
+  memset(cnt, 0, (size_t)t->nn * sizeof *cnt);
+  for (int32_t a = 0; a < L; a++) /* body counts of every node of the fixed tree */
+    for (int32_t k = g->leaf_node[a]; k >= 0; k = t->nd[k].parent) cnt[k] += rw[a];
+  for (int32_t a = 0; a < L; a++) {
+    double close = 0, far = 0;
+    for (int64_t j = g->cx[a]; j < g->cx[a + 1]; j++) close += rw[g->close[j]];
+    for (int64_t j = g->fx[a]; j < g->fx[a + 1]; j++) far += cnt[g->far[j]] > 0;
+    pw[a] = rw[a] > 0 ? rw[a] * (rw[a] - 1 + close + far) : 0;
+  }
+}
+
+void lbs_nb_tree_free(lbs_nb_tree *t) {
+  free(t->nd), free(t->idx);
+  memset(t, 0, sizeof *t);
+}
+
+void lbs_nb_cells_free(lbs_nb_cells *g) {
+  free(g->leaf_node), free(g->cx), free(g->close), free(g->fx), free(g->far);
+  memset(g, 0, sizeof *g);
+}
+
+lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress, void *arg) {
+  if (p->bodies < 2 || p->bodies > (INT64_C(1) << 31)) return lbs_fail(LBS_INVAL, "--bodies must be in [2, 2^31]");
+  if (p->steps < 1) return lbs_fail(LBS_INVAL, "--steps must be at least 1");
+  if (p->leaf < 1 || p->leaf > 1024) return lbs_fail(LBS_INVAL, "--leaf must be in [1, 1024]");
+  if (!(p->theta > 0 && p->theta < 2)) return lbs_fail(LBS_INVAL, "--theta must be in (0, 2)");
+  if (!(p->dt > 0 && p->dt < 1)) return lbs_fail(LBS_INVAL, "--dt must be in (0, 1)");
+  int64_t n = p->bodies;
+  lbs_nb_tree cells = {0}, phys = {0};
+  lbs_nb_cells cg = {0};
+  lbs_mesh *mesh = NULL;
+  lbs_trace_writer *w = NULL;
+  double *x = malloc((size_t)n * 3 * sizeof *x), *v = malloc((size_t)n * 3 * sizeof *v);
+  double *acc = malloc((size_t)n * 3 * sizeof *acc), *co = NULL, *flag = NULL, *val = NULL, *cnt = NULL;
+  int64_t *inter = malloc((size_t)n * sizeof *inter), *xadj = NULL, *adj = NULL;
+  lbs_err e = LBS_OK;
+  if (!x || !v || !acc || !inter) {
+    e = lbs_fail(LBS_NOMEM, "%lld bodies", (long long)n);
+    goto done;
+  }
+  lbs_nb_plummer(n, p->seed, x, v);
+  if ((e = lbs_nb_build(&cells, x, n, p->leaf)) || (e = lbs_nb_cell_walk(&cells, p->theta, &cg))) goto done;
+  int32_t L = cells.nleaf;
+  if ((e = lbs_nb_cell_graph(&cg, L, &xadj, &adj, &flag))) goto done;
   co = malloc((size_t)L * 3 * sizeof *co);
   val = malloc((size_t)L * 3 * sizeof *val);
   cnt = malloc((size_t)cells.nn * sizeof *cnt);
@@ -362,28 +381,20 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
   lbs_trace_spec spec = {L, 0, 3, ms, mesh, 3, meta};
   if ((e = lbs_trace_create(path, &spec, &w))) goto done;
   /* leapfrog: the recorded step s is the state after s steps (s = 0: the initial bodies) */
-  if ((e = build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
+  if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
   for (int64_t s = 0; s < p->steps; s++) {
     if (s > 0) {
       for (int64_t i = 0; i < 3 * n; i++) v[i] += 0.5 * p->dt * acc[i], x[i] += p->dt * v[i];
-      if ((e = build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
+      if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
       for (int64_t i = 0; i < 3 * n; i++) v[i] += 0.5 * p->dt * acc[i];
     }
     double *pw = val, *rw = val + L, *it = val + 2 * L;
     memset(val, 0, (size_t)L * 3 * sizeof *val);
-    memset(cnt, 0, (size_t)cells.nn * sizeof *cnt);
     for (int64_t i = 0; i < n; i++) {
-      int32_t a = locate(&cells, x + 3 * i);
+      int32_t a = lbs_nb_locate(&cells, x + 3 * i);
       rw[a] += 1, it[a] += (double)inter[i];
     }
-    for (int32_t a = 0; a < L; a++) /* body counts of every node of the fixed tree */
-      for (int32_t k = cg.leaf_node[a]; k >= 0; k = cells.nd[k].parent) cnt[k] += rw[a];
-    for (int32_t a = 0; a < L; a++) {
-      double close = 0, far = 0;
-      for (int64_t j = cg.cx[a]; j < cg.cx[a + 1]; j++) close += rw[cg.close[j]];
-      for (int64_t j = cg.fx[a]; j < cg.fx[a + 1]; j++) far += cnt[cg.far[j]] > 0;
-      pw[a] = rw[a] > 0 ? rw[a] * (rw[a] - 1 + close + far) : 0;
-    }
+    lbs_nb_pwgt(&cells, &cg, rw, cnt, pw);
     const double *vals[] = {pw, rw, it};
     if ((e = lbs_trace_write_step(w, s, vals))) goto done;
     if (progress && progress(arg, s + 1, p->steps)) {
@@ -396,7 +407,7 @@ done:
   if (w) lbs_trace_writer_close(&w);
   lbs_mesh_destroy(&mesh);
   free(x), free(v), free(acc), free(inter), free(co), free(flag), free(val), free(cnt), free(xadj), free(adj);
-  free(cells.nd), free(cells.idx), free(phys.nd), free(phys.idx);
-  free(cg.leaf_node), free(cg.cx), free(cg.close), free(cg.fx), free(cg.far);
+  lbs_nb_tree_free(&cells), lbs_nb_tree_free(&phys);
+  lbs_nb_cells_free(&cg);
   return e;
 }
