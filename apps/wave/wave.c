@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <zoltan.h>
 
@@ -802,7 +803,7 @@ typedef struct {
 static int json_out(FILE *f, const app *a, double total, const double *step_s, const int64_t *reps, int nrep, double part_s,
                     double mig_s, int profiled, uint64_t hash, double energy, double drift, const double *energies,
                     int64_t arrival,
-                    double expected, double peak, double err_max, const int *owner0, int64_t moved) {
+                    double expected, double peak, double err_max, const int *owner0, int64_t moved, const double cpu[2]) {
   const options *o = &a->o;
   fprintf(f, "{\"app\":\"wave\",\"ranks\":%d,\"steps\":%lld,\"elements\":%lld,\"total_s\":%.6f,\"step_s\":[", nranks_,
           (long long)o->steps, (long long)o->E, total);
@@ -816,7 +817,7 @@ static int json_out(FILE *f, const app *a, double total, const double *step_s, c
              "\"moved\":%lld,", o->partitioner, hash, energy, drift, (long long)moved);
   fprintf(f, "\"probe_peak_step\":%lld,\"probe_expected_step\":%.2f,\"probe_peak\":%.6g,\"error_indicator_max\":%.6g,",
           (long long)arrival, expected, peak, err_max);
-  fprintf(f, "\"energy_per_step\":[");
+  fprintf(f, "\"cpu_s\":%.3f,\"helpers_cpu_s\":%.3f,\"energy_per_step\":[", cpu[0], cpu[1]);
   for (int64_t s = 0; s < o->steps; s++) fprintf(f, "%s%.17g", s ? "," : "", energies[s]);
   fprintf(f, "],\"initial_owner\":[");
   for (int64_t g = 0; g < o->E; g++) fprintf(f, "%s%d", g ? "," : "", owner0[g]);
@@ -1120,6 +1121,17 @@ int main(int argc, char **argv) {
   MPI_Allreduce(MPI_IN_PLACE, &hash, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &err_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, probe, (int)S, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* one rank's value per step */
+  /* processor time, apart from the wall clock that other jobs on the machine stretch: the ranks'
+   * own, and their children's (the profiler's agents and collector, waited for by now) */
+  double cpu[2] = {0, 0};
+  {
+    struct rusage ru;
+    if (!getrusage(RUSAGE_SELF, &ru))
+      cpu[0] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    if (!getrusage(RUSAGE_CHILDREN, &ru))
+      cpu[1] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    MPI_Allreduce(MPI_IN_PLACE, cpu, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
   /* the first passage: the largest |Ez| before the reflection from x = G can come back */
   double expected = t0 + (double)pp[0] / COURANT - 1, peak = 0;
   int64_t arrival = -1, window = (int64_t)(t0 + (double)(2 * a->G[0] - pp[0]) / COURANT - 2 * o->pulse);
@@ -1144,7 +1156,7 @@ int main(int argc, char **argv) {
             (long long)arrival, expected);
     if (jf) {
       out_bad = json_out(jf, a, total, step_s, reps, nrep, part_s, mig_s, o->trace != NULL, hash, energies[S - 1],
-                         drift, energies, arrival, expected, peak, err_max, owner0, moved_total);
+                         drift, energies, arrival, expected, peak, err_max, owner0, moved_total, cpu);
       if (jf != stdout) out_bad |= fclose(jf) != 0;
     }
     if (o->trace) fprintf(rep, "wave: profiled into %s (%s)\n", o->trace, prc ? "incomplete" : "complete");
