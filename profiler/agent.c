@@ -275,7 +275,10 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   lbs_buf rec = {0};
   int meshed = 0, hello_built = 0;
   double idle_since = lbs__now_s();
-  struct timespec nap = {0, 200000};
+  /* idle naps grow from 100 us to 2 ms while nothing comes, and start over when something
+   * does: an agent waking 5000 times a second cost the ranks that share its cores 5-8% of
+   * their time (apps/wave, bench/RESULTS.md), and a ring holds at least two steps */
+  long nap_ns = 100000;
   for (;;) {
     int progress = 0;
     for (int r = 0; r < a->nl; r++) {
@@ -320,6 +323,7 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
     if (finished && (a->nq == 0 || a->give_up)) break;
     if (progress) {
       idle_since = lbs__now_s();
+      nap_ns = 100000;
       continue;
     }
     /* idle: look for ranks that died */
@@ -334,7 +338,9 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
       }
     }
     if (finished && !hello_built) break; /* never got going */
+    struct timespec nap = {0, nap_ns};
     nanosleep(&nap, NULL);
+    if (nap_ns < 2000000) nap_ns *= 2;
   }
   int lost = 0;
   for (int r = 0; r < a->nl; r++) lost += a->lost[r];

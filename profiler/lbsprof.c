@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <fcntl.h>
 #include <papi.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -401,6 +402,14 @@ static pid_t spawn(lbsprof *p, char *const argv[], int keep_fd) {
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   if (rc) return lbs_fail(LBS_IO, "lbsprof: cannot start %s: %s", argv[0], strerror(rc)), -1;
+  /* not the rank's CPU binding (mpiexec binds each rank to a core by default, and a child
+   * inherits it): the agent and the collector would take their time from the node's first
+   * rank alone, inside its measured elements. Every CPU the node lets this job use instead
+   * (the kernel keeps the cpuset's); best effort. */
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+  sched_setaffinity(pid, sizeof all, &all);
   return pid;
 }
 

@@ -23,6 +23,8 @@
  * POSIX shared memory, compacts each step with the trace codec and streams it to one
  * collector (the GlobalAgent, started by rank 0 unless opts.collector names a running
  * `lbsim collect`), which writes the SQLite trace store one transaction per completed step.
+ * The agent and the collector may run on every CPU the job may use, whatever core mpiexec bound
+ * the rank that starts them to: they do not take their time from that rank alone.
  *
  * Metrics: `time_ns` (the invariant TSC where the CPU has one, calibrated against
  * CLOCK_MONOTONIC, else CLOCK_MONOTONIC; LBSPROF_CLOCK=monotonic forces the latter; an element

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# apps/wave end to end (apps/README.md's contract), in three parts:
+#   runs:   1, 2 and 3 ranks give the same field checksum, with and without repartitioning
+#           (schedules, online policies, RCB/RIB/HSFC, another block size): migration does not
+#           change the physics; the JSON summary keeps the contract's keys; the energy is
+#           conserved once the source is off and the pulse reaches the probe when a front at c
+#           would (within 15%: the beam's near field and the grid's dispersion delay it a little)
+#   trace:  profiled runs on 1 and 2 ranks: same checksum as unprofiled, the trace passes
+#           `lbsim trace check`, records the app keys and replays; weight against time_ns per
+#           rank (tests/e2e/wave_corr.py) r >= 0.9; --schedule is ignored under --trace
+#   errors: bad parameters give `wave: what: why` and a non-zero exit on every rank, no hang
+# usage: wave.sh runs|trace|errors lbsim wave source-dir
+set -u
+MODE=${1:?usage: wave.sh runs|trace|errors lbsim wave source-dir}
+LBSIM=${2:?}
+WAVE=${3:?}
+SRC=${4:?}
+MPI=(timeout 120 mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+# the profiler's settings are the defaults: nothing from the caller's environment
+unset LBSPROF_BOUND LBSPROF_CODEC LBSPROF_SAMPLE_EVERY LBSPROF_COLLECTOR LBSPROF_METRICS LBSPROF_ON_FULL
+
+SIZE=(--mesh 8x6x6 --steps 90)
+ARGS="--mesh 8x6x6 --block 4 --steps 90 --threshold 0.1 --pulse 6"
+# jf FILE EXPR: a Python expression over the JSON summary d
+jf() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
+# run NAME RANKS ARGS...: wave --json $T/NAME.json, the checksum into $T/NAME.sum
+run() {
+  local name=$1 n=$2; shift 2
+  expect 0 "wave $name on $n ranks" -- "${MPI[@]}" -n "$n" "$WAVE" --quiet --json "$T/$name.json" "$@"
+  jf "$T/$name.json" "d['wave']['checksum']" >"$T/$name.sum" 2>/dev/null || echo none >"$T/$name.sum"
+}
+same() { # same NAME REF: equal checksums
+  if [ "$(cat "$T/$1.sum")" = "$(cat "$T/$2.sum")" ] && [ "$(cat "$T/$1.sum")" != none ]; then ok
+  else bad "$1: checksum $(cat "$T/$1.sum") differs from $2's $(cat "$T/$2.sum")"; fi
+}
+check() { # check NAME PYTHON-CONDITION DESCRIPTION
+  [ "$(jf "$T/$1.json" "$2" 2>&1)" = True ] && ok || bad "$1: $3 ($2): $(head -c 300 "$T/$1.json")"
+}
+
+case $MODE in
+runs)
+  expect 0 "help" -- "$WAVE" --help
+  has "$T/out" "Examples:" "--help has examples"
+  has "$T/out" "--schedule LIST" "--help lists --schedule"
+  run np1 1 "${SIZE[@]}"
+  run np2 2 "${SIZE[@]}"
+  run np3 3 "${SIZE[@]}"
+  same np2 np1
+  same np3 np1
+  # the contract's summary
+  for k in app ranks steps elements total_s step_s repartitions partition_s migration_s profiled args; do
+    has "$T/np2.json" "\"$k\":" "summary key $k"
+  done
+  [ "$(wc -l <"$T/np2.json")" -eq 1 ] && ok || bad "the summary is one line"
+  check np2 "d['app'] == 'wave' and d['ranks'] == 2 and d['steps'] == 90 and d['elements'] == 288" "app, ranks, steps, elements"
+  check np2 "len(d['step_s']) == 90 and d['repartitions'] == [] and d['profiled'] is False" "steps, no repartition, unprofiled"
+  check np2 "d['args'] == '$ARGS'" "canonical args"
+  check np2 "0 < sum(d['step_s']) <= d['total_s'] * 1.001" "step times within the total"
+  # migration does not change the physics
+  printf '# repartition before these steps\n30\n60 # and this one\n' >"$T/sched"
+  run s1 1 "${SIZE[@]}" --schedule 10
+  run s2 2 "${SIZE[@]}" --schedule 20,45,70
+  run s3 3 "${SIZE[@]}" --schedule "@$T/sched"
+  run f2 2 "${SIZE[@]}" --policy fixed:15 --partitioner zoltan:rib
+  run h3 3 "${SIZE[@]}" --policy threshold:0.05 --partitioner zoltan:hsfc
+  run c2 2 "${SIZE[@]}" --policy cost-benefit
+  for r in s1 s2 s3 f2 h3 c2; do same $r np1; done
+  check s1 "d['repartitions'] == [10] and d['wave']['moved'] == 0" "1 rank: a repartition moves nothing"
+  check s2 "d['repartitions'] == [20, 45, 70] and d['wave']['moved'] > 0 and d['migration_s'] > 0" "schedule 20,45,70 moved cells"
+  check s3 "d['repartitions'] == [30, 60] and d['wave']['moved'] > 0" "schedule from a file"
+  check f2 "d['repartitions'] == [15, 30, 45, 60, 75] and d['wave']['partitioner'] == 'zoltan:rib'" "fixed:15 with RIB"
+  check h3 "len(d['repartitions']) > 0 and d['wave']['partitioner'] == 'zoltan:hsfc'" "threshold:0.05 repartitioned"
+  # another block size, repartitioned on 2 ranks
+  run b1 1 --mesh 6x4x4 --block 5 --steps 60
+  run b2 2 --mesh 6x4x4 --block 5 --steps 60 --schedule 25,40
+  same b2 b1
+  # physics: W conserved once the source is off; the pulse's peak at the probe (3/4 along x)
+  check np1 "0 <= d['wave']['energy_drift'] < 1e-10 and d['wave']['energy'] > 0" "energy conserved after the source"
+  check np1 "d['wave']['probe_peak'] > 0.1" "the pulse reached the probe above the threshold"
+  check np1 "abs(d['wave']['probe_peak_step'] - d['wave']['probe_expected_step']) <= 0.15 * d['wave']['probe_expected_step']" \
+    "the pulse reached the probe when a front at c would"
+  ;;
+trace)
+  G=$SRC/examples/grids/homogeneous16.ini
+  run plain 2 "${SIZE[@]}"
+  for n in 1 2; do
+    expect 0 "profiled on $n ranks" -- "${MPI[@]}" -n $n "$WAVE" "${SIZE[@]}" --quiet --trace "$T/w$n.lbt" --json "$T/w$n.json"
+    has "$T/out" "(complete)" "the profile on $n ranks is complete"
+    check w$n "d['profiled'] is True and d['wave']['checksum'] == '$(cat "$T/plain.sum")'" "profiled, same checksum as unprofiled"
+    expect 0 "trace check ($n ranks)" -- "$LBSIM" trace check "$T/w$n.lbt"
+    expect 0 "trace info ($n ranks)" -- "$LBSIM" trace info "$T/w$n.lbt" --json
+    cp "$T/out" "$T/info$n.json"
+    check info$n "d['elements'] == 288 and d['steps'] == 90 and d['app']['name'] == 'wave' and d['app']['args'] == '$ARGS'" \
+      "elements, steps, app name and args"
+    check info$n "d['app']['bytes_per_elem'] == '3096' and d['app']['bytes_per_edge'] == '512'" "migration and halo bytes"
+    check info$n "sorted(m['name'] for m in d['metrics']) == ['time_ns', 'weight']" "metrics time_ns and weight"
+    expect 0 "replay the $n-rank trace" -- "$LBSIM" replay "$T/w$n.lbt" --grid "$G" --policy fixed:10 --json
+    cp "$T/out" "$T/replay$n.json"
+    check replay$n "d['total_time_s'] > 0 and d['steps'] == 90" "replay total"
+  done
+  # weight against time, per rank (the 2-rank trace; each rank kept its initial cells)
+  expect 0 "export the 2-rank trace" -- "$LBSIM" trace export "$T/w2.lbt" --csv "$T/csv"
+  if python3 "$(dirname "$0")/wave_corr.py" "$T/csv/steps.csv" "$T/w2.json" 0.9 >"$T/corr"; then ok; else bad "weight vs time: $(cat "$T/corr")"; fi
+  cat "$T/corr"
+  # a profiled run keeps its initial partition
+  expect 0 "profiled with a schedule" -- "${MPI[@]}" -n 2 "$WAVE" "${SIZE[@]}" --quiet --trace "$T/ws.lbt" --json "$T/ws.json" \
+    --schedule 20,40
+  has "$T/err" "wave: warning: --schedule is ignored under --trace" "the schedule is ignored, with a warning"
+  check ws "d['repartitions'] == [] and d['wave']['checksum'] == '$(cat "$T/plain.sum")'" "no repartition, same physics"
+  # the profiler never overwrites a trace
+  expect 1 "an existing trace" -- "${MPI[@]}" -n 2 "$WAVE" "${SIZE[@]}" --quiet --trace "$T/w2.lbt"
+  has "$T/err" "wave: --trace:" "names --trace"
+  ;;
+errors)
+  # bad ARGS... : exit non-zero (every rank: mpiexec reports the first), the message on rank 0
+  badrun() {
+    local what=$1; shift
+    "${MPI[@]}" -n 2 "$WAVE" --quiet "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then ok; else bad "wave $*: exit $rc (124: a hang)"; fi
+    has "$T/err" "wave: $what:" "wave $*: names $what"
+    [ "$(grep -c "^wave: $what:" "$T/err")" -eq 1 ] && ok || bad "wave $*: one message, from rank 0"
+  }
+  badrun --mesh --mesh 0x4x4
+  badrun --mesh --mesh 4x4
+  badrun --mesh --mesh 1x1x1
+  badrun --schedule "${SIZE[@]}" --schedule 0,10
+  badrun --schedule "${SIZE[@]}" --schedule 10,90
+  badrun --schedule "${SIZE[@]}" --schedule 5,x
+  badrun --schedule "${SIZE[@]}" --schedule "@$T/none"
+  badrun --schedule "${SIZE[@]}" --schedule 10 --policy fixed:5
+  badrun --partitioner --partitioner zoltan:foo
+  badrun --partitioner --partitioner metis
+  badrun --policy "${SIZE[@]}" --policy adaptive:0.15:5:20
+  has "$T/err" "--schedule" "adaptive: the message points to --schedule"
+  badrun --policy "${SIZE[@]}" --policy optimal
+  badrun --policy "${SIZE[@]}" --policy nosuch
+  badrun --block --block 1
+  badrun --steps --steps 0
+  badrun --threshold --threshold 0
+  badrun --pulse --pulse abc
+  badrun --bogus --bogus 3
+  badrun --json "${SIZE[@]}" --json "$T/no/such/dir/x.json"
+  badrun --trace "${SIZE[@]}" --trace "$T/no/such/dir/x.lbt"
+  ;;
+*) echo "wave.sh: unknown mode $MODE"; exit 2 ;;
+esac
+finish
