@@ -386,6 +386,7 @@ int main(int argc, char **argv) {
       if (!rc && (mi = lbsprof_value_metric(prof, "interactions", "interactions")) < 0) rc = mi;
       if (!rc) rc = lbsprof_meta(prof, "name", a.name);
       if (!rc) rc = lbsprof_meta(prof, "args", args);
+      if (!rc) rc = lbsprof_meta(prof, "partitioner", pname);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_edge", bpg);
       if (!rc) rc = lbsprof_mesh_elements(prof, nmine, mine, 3, lco, lx, ladj);

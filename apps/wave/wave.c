@@ -211,8 +211,9 @@ static int parse_args(int argc, char **argv, options *o) {
   if (o->E > UINT32_MAX / 2) return fail("--mesh", "%lld cells are more than this code numbers", (long long)o->E);
   if (o->E < nranks_)
     return fail("--mesh", "%lld cells for %d ranks: more ranks than cells", (long long)o->E, nranks_);
-  snprintf(o->args, sizeof o->args, "--mesh %lldx%lldx%lld --block %d --steps %lld --threshold %g --pulse %g",
-           (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)o->steps, o->thr, o->pulse);
+  snprintf(o->args, sizeof o->args, "--mesh %lldx%lldx%lld --block %d --steps %lld --threshold %g --pulse %g --partitioner %s",
+           (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)o->steps, o->thr, o->pulse,
+           o->partitioner);
   return 0;
 }
 
@@ -947,6 +948,9 @@ int main(int argc, char **argv) {
     if (!e && (wm = lbsprof_value_metric(prof, "weight", "work")) < 0) e = -wm;
     if (!e) e = lbsprof_meta(prof, "name", "wave");
     if (!e) e = lbsprof_meta(prof, "args", o->args);
+    /* what the replay should do as this code does: its partitioner, given the cells' weights */
+    if (!e) e = lbsprof_meta(prof, "partitioner", o->partitioner);
+    if (!e) e = lbsprof_meta(prof, "partition_metric", "weight");
     snprintf(num, sizeof num, "%zu", cell_bytes(&a->g));
     if (!e) e = lbsprof_meta(prof, "bytes_per_elem", num);
     snprintf(num, sizeof num, "%d", 2 * 2 * o->b * o->b * (int)sizeof(double));

@@ -23,7 +23,7 @@ trap 'rm -rf "$T"' EXIT
 unset LBSPROF_BOUND LBSPROF_CODEC LBSPROF_SAMPLE_EVERY LBSPROF_COLLECTOR LBSPROF_METRICS LBSPROF_ON_FULL
 
 SIZE=(--mesh 8x6x6 --steps 90)
-ARGS="--mesh 8x6x6 --block 4 --steps 90 --threshold 0.1 --pulse 6"
+ARGS="--mesh 8x6x6 --block 4 --steps 90 --threshold 0.1 --pulse 6 --partitioner zoltan:rcb"
 # jf FILE EXPR: a Python expression over the JSON summary d
 jf() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
 # run NAME RANKS ARGS...: wave --json $T/NAME.json, the checksum into $T/NAME.sum
