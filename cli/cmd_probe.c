@@ -315,6 +315,7 @@ int cmd_grid_probe(int argc, char **argv) {
     PUT("\n[sim]\n; fitted for %s\npartition_fixed_us = %.6g\npartition_per_elem_ns = %.6g\n", pname, pfix,
         pslope * 1e3);
 #undef PUT
+    if (!lbs_buf_append(&b, "", 1)) b.len--; /* NUL-terminated for the parser, not written */
     lbs_config *cfg = NULL;
     lbs_grid *g = NULL;
     e = lbs_config_parse_string("probed grid", (const char *)b.data, &cfg); /* it must load */
