@@ -39,6 +39,7 @@ bench: build
 	  $(BUILD)/bin/bench_profiler_overhead
 	@$(BUILD)/bin/bench_auth
 	@bash bench/replay.sh
+	@bash bench/validate.sh
 
 fuzz: bootstrap
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
