@@ -182,6 +182,16 @@ void app_sched_free(app_sched *s) {
   memset(s, 0, sizeof *s);
 }
 
+double app_step_times(const app *a, int64_t S, const double *step_loc, const double *comp_loc, double *step_s,
+                      double *comp_s, double *rank_comp) {
+  double sum = 0, mine = 0;
+  MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a->comm);
+  MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a->comm);
+  for (int64_t k = 0; k < S; k++) sum += comp_s[k], mine += comp_loc[k];
+  MPI_Gather(&mine, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a->comm);
+  return sum;
+}
+
 void app_sched_record(const app *a, app_sched *s, int64_t step, int64_t compute_ns, int64_t step_ns) {
   if (!s->active || step < 0 || step >= s->steps) return;
   int64_t mine[2] = {compute_ns, step_ns}, *all = s->gather;

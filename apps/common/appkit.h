@@ -74,6 +74,12 @@ int app_sched_decide(const app *a, app_sched *s, int64_t step);
 /* After a repartition before step `step`: its cost (partition + migration, ns), for the policies. */
 void app_sched_repartitioned(app_sched *s, int64_t step, int64_t cost_ns);
 
+/* Collective, after the last step: the per-step wall and compute times of every rank (S
+ * each) reduced to their maxima on rank 0 (step_s, comp_s), each rank's own compute total
+ * gathered on rank 0 (rank_comp, one per rank); returns the sum of comp_s on rank 0. */
+double app_step_times(const app *a, int64_t S, const double *step_loc, const double *comp_loc, double *step_s,
+                      double *comp_s, double *rank_comp);
+
 /* ---------------------------------------------------------------- the JSON summary */
 
 typedef struct app_summary {

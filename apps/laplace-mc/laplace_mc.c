@@ -315,13 +315,7 @@ int main(int argc, char **argv) {
   err = app_agree(&a, err);
   int prc = prof ? lbsprof_finalize(&prof) : 0;
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
-  double comp_sum = 0, my_comp = 0;
-  if (!setup_err) {
-    MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
-    MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a.comm);
-    for (int64_t k = 0; k < S; k++) comp_sum += comp_s[k], my_comp += comp_loc[k];
-    MPI_Gather(&my_comp, 1, MPI_DOUBLE, rank_comp, 1, MPI_DOUBLE, 0, a.comm);
-  }
+  double comp_sum = setup_err ? 0 : app_step_times(&a, S, step_loc, comp_loc, step_s, comp_s, rank_comp);
 
   /* the solution on rank 0 */
   pstate *all = me == 0 ? malloc((size_t)E * sizeof *all) : NULL;
