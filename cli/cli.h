@@ -80,6 +80,30 @@ int cli_outdir_commit(cli_outdir *d);
 /* Removes d->tmp and what was written in it (nothing when it was committed). */
 void cli_outdir_abort(cli_outdir *d);
 
+/* The replay options that replay and export simgrid share: the getopt_long entries to put in a
+ * command's table (codes from CLI_RO_FIRST on), what the command line set, and the precedence
+ * of the command line over the grid file's [sim] section. */
+enum { CLI_RO_FIRST = 2000, CLI_RO_PART = CLI_RO_FIRST, CLI_RO_POLICY, CLI_RO_MODE, CLI_RO_METRIC, CLI_RO_PMETRIC,
+       CLI_RO_COST, CLI_RO_SCALE, CLI_RO_FIXED, CLI_RO_PERELEM, CLI_RO_STEPS, CLI_RO_LAST = CLI_RO_STEPS };
+#define CLI_REPLAY_OPTIONS                                                                                      \
+  {"partitioner", required_argument, 0, CLI_RO_PART}, {"policy", required_argument, 0, CLI_RO_POLICY},         \
+      {"mode", required_argument, 0, CLI_RO_MODE}, {"metric", required_argument, 0, CLI_RO_METRIC},            \
+      {"partition-metric", required_argument, 0, CLI_RO_PMETRIC}, {"cost", required_argument, 0, CLI_RO_COST}, \
+      {"cost-scale", required_argument, 0, CLI_RO_SCALE}, {"part-fixed-us", required_argument, 0, CLI_RO_FIXED}, \
+      {"part-per-elem-ns", required_argument, 0, CLI_RO_PERELEM}, {"steps", required_argument, 0, CLI_RO_STEPS}
+struct lbs_replay_opts;
+typedef struct cli_replay_flags {
+  const char *partitioner, *policy, *metric, *partition_metric;
+  int mode, cost;
+  double cost_scale, part_fixed_us, part_per_elem_ns;
+  int64_t first_step, nsteps;
+  unsigned set; /* bit (code - CLI_RO_FIRST) for each option given */
+} cli_replay_flags;
+/* Parses option code c (CLI_RO_*) with its argument: 0, or 2 after a usage message for cmd. */
+int cli_replay_flag(cli_replay_flags *f, const char *cmd, int c, const char *arg);
+/* Puts what the command line set over o (filled from [sim] first). */
+void cli_replay_apply(const cli_replay_flags *f, struct lbs_replay_opts *o);
+
 int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);
 int cmd_grid_probe(int argc, char **argv);

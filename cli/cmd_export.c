@@ -49,7 +49,7 @@ static void usage(void) {
          "options (as lbsim replay):\n"
          "  --grid FILE, --partitioner NAME, --policy NAME, --mode bsp|des, --metric NAME,\n"
          "  --steps A:B, --cost model|measured|zero, --cost-scale X, --part-fixed-us US,\n"
-         "  --part-per-elem-ns NS\n"
+         "  --part-per-elem-ns NS, --partition-metric NAME\n"
          "  --set SECTION.KEY=VAL  override a grid key (replay's -o; here -o is the output)\n"
          "  -o, --output DIR       the output directory: new, empty, or with -f one lbsim wrote\n"
          "  -f, --force            replace an earlier export in DIR\n"
@@ -285,21 +285,12 @@ static int write_all(const char *dir, const lbs_grid *g, const lbs_replay_result
 
 /* ---------------------------------------------------------------- the command */
 
-enum { O_GRID = 1000, O_PART, O_POLICY, O_MODE, O_METRIC, O_COST, O_SCALE, O_FIXED, O_PERELEM, O_JSON, O_STEPS, O_SET,
-       O_ENVELOPE };
+enum { O_GRID = 1000, O_JSON, O_SET, O_ENVELOPE };
 
 static int export_simgrid(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
-                                     {"partitioner", required_argument, 0, O_PART},
-                                     {"policy", required_argument, 0, O_POLICY},
-                                     {"mode", required_argument, 0, O_MODE},
-                                     {"metric", required_argument, 0, O_METRIC},
-                                     {"cost", required_argument, 0, O_COST},
-                                     {"cost-scale", required_argument, 0, O_SCALE},
-                                     {"part-fixed-us", required_argument, 0, O_FIXED},
-                                     {"part-per-elem-ns", required_argument, 0, O_PERELEM},
+                                     CLI_REPLAY_OPTIONS,
                                      {"json", no_argument, 0, O_JSON},
-                                     {"steps", required_argument, 0, O_STEPS},
                                      {"set", required_argument, 0, O_SET},
                                      {"envelope", required_argument, 0, O_ENVELOPE},
                                      {"output", required_argument, 0, 'o'},
@@ -307,13 +298,16 @@ static int export_simgrid(int argc, char **argv) {
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
-  lbs_replay_opts flag = o; /* what the command line set; the rest comes from [sim] */
-  int set_part = 0, set_policy = 0, set_mode = 0, set_metric = 0, set_cost = 0, set_scale = 0, set_fixed = 0, set_per = 0;
+  cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
   const char *grid_path = NULL, *out = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, force = 0, c;
   double envelope = 16;
   const char *cmd = "export simgrid";
   while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
+    if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
+      if (cli_replay_flag(&flag, cmd, c, optarg)) return free(over), 2;
+      continue;
+    }
     switch (c) {
     case O_GRID: grid_path = optarg; break;
     case O_SET: over[nover++] = optarg; break;
@@ -323,35 +317,7 @@ static int export_simgrid(int argc, char **argv) {
       out = optarg;
       break;
     case 'f': force = 1; break;
-    case O_PART: flag.partitioner = optarg, set_part = 1; break;
-    case O_POLICY: flag.policy = optarg, set_policy = 1; break;
-    case O_METRIC: flag.metric = optarg, set_metric = 1; break;
     case O_JSON: json = 1; break;
-    case O_STEPS: {
-      long long a, b;
-      char tail;
-      if (sscanf(optarg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
-        return free(over), cli_usage(cmd, "--steps wants A:B with 0 <= A < B");
-      o.first_step = a;
-      o.nsteps = b - a;
-      break;
-    }
-    case O_MODE:
-      set_mode = 1;
-      if (!strcmp(optarg, "bsp")) flag.mode = LBS_MODE_BSP;
-      else if (!strcmp(optarg, "des")) flag.mode = LBS_MODE_DES;
-      else return free(over), cli_usage(cmd, "--mode must be bsp or des");
-      break;
-    case O_COST:
-      set_cost = 1;
-      if (!strcmp(optarg, "model")) flag.cost = LBS_COST_MODEL;
-      else if (!strcmp(optarg, "measured")) flag.cost = LBS_COST_MEASURED;
-      else if (!strcmp(optarg, "zero")) flag.cost = LBS_COST_ZERO;
-      else return free(over), cli_usage(cmd, "--cost must be model, measured or zero");
-      break;
-    case O_SCALE: if (cli_parse_f64("--cost-scale", optarg, 0, 1e12, &flag.cost_scale)) return free(over), 2; set_scale = 1; break;
-    case O_FIXED: if (cli_parse_f64("--part-fixed-us", optarg, 0, 1e15, &flag.part_fixed_us)) return free(over), 2; set_fixed = 1; break;
-    case O_PERELEM: if (cli_parse_f64("--part-per-elem-ns", optarg, 0, 1e15, &flag.part_per_elem_ns)) return free(over), 2; set_per = 1; break;
     case O_ENVELOPE: if (cli_parse_f64("--envelope", optarg, 0, 1e9, &envelope)) return free(over), 2; break;
     case 'h': usage(); free(over); return 0;
     default: free(over); return cli_usage(cmd, "bad option");
@@ -383,14 +349,7 @@ static int export_simgrid(int argc, char **argv) {
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e) e = lbs_grid_from_config(cfg, &g);
   if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] in the grid file or --set sim.KEY=V */
-  if (set_part) o.partitioner = flag.partitioner;
-  if (set_policy) o.policy = flag.policy;
-  if (set_metric) o.metric = flag.metric;
-  if (set_mode) o.mode = flag.mode;
-  if (set_cost) o.cost = flag.cost;
-  if (set_scale) o.cost_scale = flag.cost_scale;
-  if (set_fixed) o.part_fixed_us = flag.part_fixed_us;
-  if (set_per) o.part_per_elem_ns = flag.part_per_elem_ns;
+  cli_replay_apply(&flag, &o);
   if (!e && (size_t)lbs_grid_procs(g) > 65536)
     e = lbs_fail(LBS_RANGE, "%s: %d processors: an export writes a route per pair of them, more than this command does",
                  grid_path, lbs_grid_procs(g));

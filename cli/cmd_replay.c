@@ -36,68 +36,33 @@ static void usage(void) {
          lbs_part_known(), lbs_policy_known());
 }
 
-enum { O_GRID = 1000, O_PART, O_POLICY, O_MODE, O_METRIC, O_COST, O_SCALE, O_FIXED, O_PERELEM, O_RESULTS, O_SAVE,
-       O_JSON, O_STEPS, O_HELPCFG, O_PMETRIC };
+enum { O_GRID = 1000, O_RESULTS, O_SAVE, O_JSON, O_HELPCFG };
 
 int cmd_replay(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
-                                     {"partitioner", required_argument, 0, O_PART},
-                                     {"policy", required_argument, 0, O_POLICY},
-                                     {"mode", required_argument, 0, O_MODE},
-                                     {"metric", required_argument, 0, O_METRIC},
-                                     {"partition-metric", required_argument, 0, O_PMETRIC},
-                                     {"cost", required_argument, 0, O_COST},
-                                     {"cost-scale", required_argument, 0, O_SCALE},
-                                     {"part-fixed-us", required_argument, 0, O_FIXED},
-                                     {"part-per-elem-ns", required_argument, 0, O_PERELEM},
+                                     CLI_REPLAY_OPTIONS,
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"save-assignment", no_argument, 0, O_SAVE},
                                      {"json", no_argument, 0, O_JSON},
-                                     {"steps", required_argument, 0, O_STEPS},
                                      {"help-config", no_argument, 0, O_HELPCFG},
+                                     {"set", required_argument, 0, 'o'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
-  lbs_replay_opts flag = o; /* what the command line set; the rest comes from [sim] */
-  int set_pmetric = 0, set_part = 0, set_policy = 0, set_mode = 0, set_metric = 0, set_cost = 0, set_scale = 0, set_fixed = 0, set_per = 0;
+  cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
   const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, c;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
+      if (cli_replay_flag(&flag, "replay", c, optarg)) return free(over), 2;
+      continue;
+    }
     switch (c) {
     case O_GRID: grid_path = optarg; break;
     case 'o': over[nover++] = optarg; break;
-    case O_PART: flag.partitioner = optarg, set_part = 1; break;
-    case O_POLICY: flag.policy = optarg, set_policy = 1; break;
-    case O_METRIC: flag.metric = optarg, set_metric = 1; break;
-    case O_PMETRIC: flag.partition_metric = optarg, set_pmetric = 1; break;
     case O_RESULTS: results = optarg; break;
     case O_SAVE: o.save_assignment = 1; break;
     case O_JSON: json = 1; break;
-    case O_STEPS: {
-      long long a, b;
-      char tail;
-      if (sscanf(optarg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
-        return free(over), cli_usage("replay", "--steps wants A:B with 0 <= A < B");
-      o.first_step = a;
-      o.nsteps = b - a;
-      break;
-    }
-    case O_MODE:
-      set_mode = 1;
-      if (!strcmp(optarg, "bsp")) flag.mode = LBS_MODE_BSP;
-      else if (!strcmp(optarg, "des")) flag.mode = LBS_MODE_DES;
-      else return free(over), cli_usage("replay", "--mode must be bsp or des");
-      break;
-    case O_COST:
-      set_cost = 1;
-      if (!strcmp(optarg, "model")) flag.cost = LBS_COST_MODEL;
-      else if (!strcmp(optarg, "measured")) flag.cost = LBS_COST_MEASURED;
-      else if (!strcmp(optarg, "zero")) flag.cost = LBS_COST_ZERO;
-      else return free(over), cli_usage("replay", "--cost must be model, measured or zero");
-      break;
-    case O_SCALE: if (cli_parse_f64("--cost-scale", optarg, 0, 1e12, &flag.cost_scale)) return free(over), 2; set_scale = 1; break;
-    case O_FIXED: if (cli_parse_f64("--part-fixed-us", optarg, 0, 1e15, &flag.part_fixed_us)) return free(over), 2; set_fixed = 1; break;
-    case O_PERELEM: if (cli_parse_f64("--part-per-elem-ns", optarg, 0, 1e15, &flag.part_per_elem_ns)) return free(over), 2; set_per = 1; break;
     case 'h': usage(); free(over); return 0;
     case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); free(over); return 0;
     default: free(over); return cli_usage("replay", "bad option");
@@ -129,15 +94,7 @@ int cmd_replay(int argc, char **argv) {
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e) e = lbs_grid_from_config(cfg, &g);
   if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] in the grid file or -o sim.KEY=V */
-  if (set_part) o.partitioner = flag.partitioner;
-  if (set_policy) o.policy = flag.policy;
-  if (set_metric) o.metric = flag.metric;
-  if (set_pmetric) o.partition_metric = flag.partition_metric;
-  if (set_mode) o.mode = flag.mode;
-  if (set_cost) o.cost = flag.cost;
-  if (set_scale) o.cost_scale = flag.cost_scale;
-  if (set_fixed) o.part_fixed_us = flag.part_fixed_us;
-  if (set_per) o.part_per_elem_ns = flag.part_per_elem_ns;
+  cli_replay_apply(&flag, &o);
   const char *what = "replay";
   if (!e && (e = lbs_trace_open(trace_path, &t))) what = "replay";
   if (!e) {

@@ -1,5 +1,6 @@
 /* util.c - error printing, progress bar, JSON, option parsing and outputs for the CLI. */
 #include "cli.h"
+#include "lbs_sim.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -338,4 +339,55 @@ int cli_outdir_commit(cli_outdir *d) {
   if (remove_dir(old, 0, d->kind))
     fprintf(stderr, "lbsim: warning: %s: cannot remove the old output: %s\n", old, strerror(errno));
   return 0;
+}
+
+/* ---------------------------------------------------------------- shared replay options */
+
+int cli_replay_flag(cli_replay_flags *f, const char *cmd, int c, const char *arg) {
+  switch (c) {
+  case CLI_RO_PART: f->partitioner = arg; break;
+  case CLI_RO_POLICY: f->policy = arg; break;
+  case CLI_RO_METRIC: f->metric = arg; break;
+  case CLI_RO_PMETRIC: f->partition_metric = arg; break;
+  case CLI_RO_MODE:
+    if (!strcmp(arg, "bsp")) f->mode = LBS_MODE_BSP;
+    else if (!strcmp(arg, "des")) f->mode = LBS_MODE_DES;
+    else return cli_usage(cmd, "--mode must be bsp or des");
+    break;
+  case CLI_RO_COST:
+    if (!strcmp(arg, "model")) f->cost = LBS_COST_MODEL;
+    else if (!strcmp(arg, "measured")) f->cost = LBS_COST_MEASURED;
+    else if (!strcmp(arg, "zero")) f->cost = LBS_COST_ZERO;
+    else return cli_usage(cmd, "--cost must be model, measured or zero");
+    break;
+  case CLI_RO_SCALE: if (cli_parse_f64("--cost-scale", arg, 0, 1e12, &f->cost_scale)) return 2; break;
+  case CLI_RO_FIXED: if (cli_parse_f64("--part-fixed-us", arg, 0, 1e15, &f->part_fixed_us)) return 2; break;
+  case CLI_RO_PERELEM: if (cli_parse_f64("--part-per-elem-ns", arg, 0, 1e15, &f->part_per_elem_ns)) return 2; break;
+  case CLI_RO_STEPS: {
+    long long a, b;
+    char tail;
+    if (sscanf(arg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
+      return cli_usage(cmd, "--steps wants A:B with 0 <= A < B");
+    f->first_step = a, f->nsteps = b - a;
+    break;
+  }
+  default: return cli_usage(cmd, "bad option");
+  }
+  f->set |= 1u << (c - CLI_RO_FIRST);
+  return 0;
+}
+
+void cli_replay_apply(const cli_replay_flags *f, lbs_replay_opts *o) {
+#define SET(code) (f->set & (1u << ((code) - CLI_RO_FIRST)))
+  if (SET(CLI_RO_PART)) o->partitioner = f->partitioner;
+  if (SET(CLI_RO_POLICY)) o->policy = f->policy;
+  if (SET(CLI_RO_METRIC)) o->metric = f->metric;
+  if (SET(CLI_RO_PMETRIC)) o->partition_metric = f->partition_metric;
+  if (SET(CLI_RO_MODE)) o->mode = (lbs_sim_mode)f->mode;
+  if (SET(CLI_RO_COST)) o->cost = (lbs_cost_kind)f->cost;
+  if (SET(CLI_RO_SCALE)) o->cost_scale = f->cost_scale;
+  if (SET(CLI_RO_FIXED)) o->part_fixed_us = f->part_fixed_us;
+  if (SET(CLI_RO_PERELEM)) o->part_per_elem_ns = f->part_per_elem_ns;
+  if (SET(CLI_RO_STEPS)) o->first_step = f->first_step, o->nsteps = f->nsteps;
+#undef SET
 }
