@@ -1,0 +1,2 @@
+/* ia.c - the IA heuristic (in progress). */
+#include "lbs_calib.h"

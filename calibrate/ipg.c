@@ -1,0 +1,27 @@
+/* ipg.c - implementation performance graphs: lookup (seed 004, Figure 4-3). */
+#include <stdlib.h>
+
+#include "lbs_calib.h"
+
+double lbs_ipg_eval(const lbs_ipg *g, double w) {
+  if (g->n <= 0) return 0;
+  if (g->n == 1 || w <= g->w[0]) return g->t[0];
+  int lo = 0, hi = g->n - 1; /* binary search: w[lo] <= w < w[hi], or the last segment */
+  if (w >= g->w[hi]) lo = hi - 1;
+  else
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      if (g->w[mid] <= w) lo = mid;
+      else hi = mid;
+    }
+  double dw = g->w[lo + 1] - g->w[lo];
+  if (!(dw > 0)) return g->t[lo + 1];
+  return g->t[lo] + (g->t[lo + 1] - g->t[lo]) * (w - g->w[lo]) / dw;
+}
+
+void lbs_ipg_free(lbs_ipg *g) {
+  free(g->w);
+  free(g->t);
+  g->w = g->t = NULL;
+  g->n = 0;
+}
