@@ -38,13 +38,6 @@
 
 #include "ia_int.h"
 
-double lbs_ia_bound_at(const lbs_ia_bound *b, double t) {
-  double v = b->pct / 100.0 * fabs(t);
-  if (v < b->min_s) v = b->min_s;
-  if (b->max_s > 0 && v > b->max_s) v = b->max_s;
-  return v;
-}
-
 void lbs_ia_defaults(lbs_ia_opts *o, double accuracy_pct, double min_abs_s, double max_abs_s) {
   lbs_ia_bound a = {accuracy_pct, min_abs_s, max_abs_s};
   memset(o, 0, sizeof *o);

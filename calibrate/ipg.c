@@ -1,4 +1,5 @@
 /* ipg.c - implementation performance graphs: lookup (seed 004, Figure 4-3). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "lbs_calib.h"
@@ -24,4 +25,11 @@ void lbs_ipg_free(lbs_ipg *g) {
   free(g->t);
   g->w = g->t = NULL;
   g->n = 0;
+}
+
+double lbs_ia_bound_at(const lbs_ia_bound *b, double t) {
+  double v = b->pct / 100.0 * fabs(t);
+  if (v < b->min_s) v = b->min_s;
+  if (b->max_s > 0 && v > b->max_s) v = b->max_s;
+  return v;
 }

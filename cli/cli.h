@@ -113,5 +113,6 @@ int cmd_partition(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct {
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
     {"export", cmd_export, "write a replay for another simulator (SimGrid SMPI traces and platform)"},
+    {"calibrate", cmd_calibrate, "measure kernels on this machine's devices: performance curves (IPGs)"},
     {NULL, NULL, NULL},
 };
 
