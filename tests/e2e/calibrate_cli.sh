@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# End-to-end checks of `lbsim calibrate` and of grids whose processors take their speed from a
+# calibration database (speed_model = ipg).
+set -u
+LBSIM=${1:?usage: calibrate_cli.sh lbsim source-dir}
+SRC=${2:?}
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+json() { python3 -c "import json,sys; d=json.load(open('$1')); $2" >"$T/py" 2>&1 && ok || bad "$3: $(head -c 300 "$T/py")"; }
+
+expect 0 "calibrate --help" -- "$LBSIM" calibrate --help
+has "$T/out" "lbsim calibrate run --kernel wave" "help has examples"
+expect 0 "list" -- "$LBSIM" calibrate list --json
+json "$T/out" "k=[x['kernel'] for x in d['kernels']]; assert k==['sort','dot','conv1d','matmul','wave','walk','bhforce'], k" "seven kernels"
+
+# A real calibration of the inner product on one CPU thread and on OpenCL (PoCL).
+expect 0 "run dot cpu,opencl" -- "$LBSIM" calibrate run --kernel dot --impl cpu,opencl --range 1000:300000 \
+  -o "$T/c.db" --json
+cp "$T/out" "$T/run.json"
+json "$T/run.json" "assert [i['status'] for i in d['ipgs']]==['complete','complete'], d; assert all(i['samples']>=5 for i in d['ipgs'])" \
+  "both IPGs complete"
+has "$T/run.json" '"device": "opencl: ' "OpenCL device named"
+expect 0 "show json" -- "$LBSIM" calibrate show "$T/c.db" --json
+json "$T/out" "i=d['ipgs']; assert len(i)==2 and all(len(x['points'])>=2 for x in i), i" "show --json has the points"
+expect 0 "show table" -- "$LBSIM" calibrate show "$T/c.db"
+has "$T/out" "dot.cpu" "table names the implementation"
+expect 0 "show csv" -- "$LBSIM" calibrate show "$T/c.db" --csv "$T/csv"
+for f in ipgs points samples verifies; do [ -s "$T/csv/$f.csv" ] && ok || bad "csv: $f.csv missing"; done
+expect 0 "verify" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 40 --json
+json "$T/out" "v=d['verifications'][0]; assert v['n']==40 and 0<=v['mean_err']<5, v" "verify reports errors"
+
+# An implementation that cannot run here is recorded, and the others go on.
+if "$LBSIM" calibrate list | grep -q "cuda"; then
+  expect 1 "cuda without a GPU" -- "$LBSIM" calibrate run --kernel dot --impl cuda,cpu --range 1000:100000 -o "$T/g.db"
+  has "$T/err" "dot.cuda" "the failure is named"
+  expect 0 "the cpu IPG was kept" -- "$LBSIM" calibrate show "$T/g.db" --json
+  json "$T/out" "s={x['impl']:x['status'] for x in d['ipgs']}; assert s=={'dot.cuda':'failed','dot.cpu':'complete'}, s" \
+    "failed and complete side by side"
+fi
+# A time limit stops an implementation; what completed before stays.
+expect 1 "timeout" -- "$LBSIM" calibrate run --kernel sort --impl cpu --range 1:100000000 --timeout 0.5 -o "$T/c.db"
+has "$T/err" "timed out" "timeout message"
+expect 0 "after the timeout" -- "$LBSIM" calibrate show "$T/c.db" --json
+json "$T/out" "s=[x['status'] for x in d['ipgs']]; assert s==['complete','complete','failed'], s" "earlier IPGs kept"
+
+# Bad input.
+expect 2 "unknown kernel" -- "$LBSIM" calibrate run --kernel fft -o "$T/x.db"
+has "$T/err" "unknown kernel 'fft'" "kernel message"
+expect 1 "unknown implementation" -- "$LBSIM" calibrate run --impl dot.fpga -o "$T/x.db"
+has "$T/err" "unknown implementation 'dot.fpga'" "implementation message"
+: >"$T/empty.csv"
+expect 1 "empty csv" -- "$LBSIM" calibrate import "$T/empty.csv" -o "$T/i.db"
+printf 'implementation,device,metric,seconds\nfpga.conv,board,10,0.001\nfpga.conv,board,abc,0.002\n' >"$T/badnum.csv"
+expect 1 "malformed csv" -- "$LBSIM" calibrate import "$T/badnum.csv" -o "$T/i.db"
+has "$T/err" "badnum.csv:3" "line number"
+printf 'implementation,device,metric,seconds\nfpga.conv,board,10,-0.001\n' >"$T/neg.csv"
+expect 1 "negative seconds" -- "$LBSIM" calibrate import "$T/neg.csv" -o "$T/i.db"
+has "$T/err" "neg.csv:2" "negative: line number"
+expect 1 "not a database" -- "$LBSIM" calibrate show "$T/badnum.csv"
+cp "$T/c.db" "$T/v.db"
+python3 -c "import sqlite3; c=sqlite3.connect('$T/v.db'); c.execute(\"update meta set value='99' where key='schema'\"); c.commit()"
+expect 1 "other schema version" -- "$LBSIM" calibrate show "$T/v.db"
+has "$T/err" "99" "names the version"
+
+# A calibrated grid: imported samples of t = 100 us + 1 ns x work; the same processors as
+# linear ones of 1 ns per unit of work. Every step of a bsp replay then costs 100 us more on
+# the calibrated grid (every part pays the overhead once), and nothing else changes.
+{
+  echo "implementation,device,metric,seconds"
+  for w in 0 1000 10000 100000 1000000 10000000 100000000 1000000000; do
+    python3 -c "print('node.cpu,demo,$w,%.17g' % (1e-4 + 1e-9 * $w))"
+  done
+} >"$T/curve.csv"
+mkdir -p "$T/grid"
+expect 0 "import" -- "$LBSIM" calibrate import "$T/curve.csv" -o "$T/grid/calib.db" --json
+json "$T/out" "assert d['ipgs'][0]['status']=='complete' and d['ipgs'][0]['points']==2, d" "collinear samples: one segment"
+printf '[grid]\nns_per_work = 1\n[nodetype cal]\nspeed_model = ipg\nipg_db = calib.db\nipg_impl = node.cpu\n[cluster A]\nnodes = 8\nnodetype = cal\n' >"$T/grid/cal.ini"
+printf '[grid]\nns_per_work = 1\n[nodetype lin]\nspeed = 1\n[cluster A]\nnodes = 8\nnodetype = lin\n' >"$T/grid/lin.ini"
+expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 16x16x8 --steps 20 -o "$T/b.lbt"
+expect 0 "replay calibrated" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/grid/cal.ini" --policy fixed:5 --json
+cp "$T/out" "$T/cal.json"
+expect 0 "replay linear" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/grid/lin.ini" --policy fixed:5 --json
+cp "$T/out" "$T/lin.json"
+python3 - "$T/cal.json" "$T/lin.json" >"$T/py" 2>&1 <<'EOF' && ok || bad "calibrated vs linear: $(cat "$T/py")"
+import json, sys
+c, l = (json.load(open(p)) for p in sys.argv[1:3])
+steps = c["steps"]
+d = c["compute_time_s"] - l["compute_time_s"]
+assert abs(d - steps * 1e-4) < 1e-6, (d, steps)
+for k in ("comm_time_s", "migration_time_s", "moved_elements", "repartition_steps"):
+    assert c[k] == l[k], (k, c[k], l[k])
+print("ok", d)
+EOF
+# The grid names an implementation the database does not hold.
+sed 's/ipg_impl = node.cpu/ipg_impl = node.gpu/' "$T/grid/cal.ini" >"$T/grid/missing.ini"
+expect 1 "missing IPG" -- "$LBSIM" grid info "$T/grid/missing.ini"
+has "$T/err" "node.gpu" "names the missing implementation"
+has "$T/err" "node.cpu" "says what the database holds"
+sed 's/ipg_db = calib.db/ipg_db = nothere.db/' "$T/grid/cal.ini" >"$T/grid/nodb.ini"
+expect 1 "missing database" -- "$LBSIM" grid info "$T/grid/nodb.ini"
+has "$T/err" "nothere.db" "names the database"
+printf '[nodetype cal]\nspeed_model = ipg\nipg_db = calib.db\nipg_impl = node.cpu\nspeed = 2\n[cluster A]\nnodes = 2\nnodetype = cal\n' >"$T/grid/mixed.ini"
+expect 1 "a linear key on an ipg node type" -- "$LBSIM" grid info "$T/grid/mixed.ini"
+has "$T/err" "speed" "names the key"
+finish
