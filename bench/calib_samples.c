@@ -1,0 +1,131 @@
+/* calib_samples.c - the IA heuristic against dense sampling, on real implementations.
+ *
+ * usage: bench_calib_samples [--accuracy PCT] [--min-abs S] [-n 250] IMPL...
+ *
+ * For each implementation (e.g. dot.cpu): builds its IPG with the IA heuristic (N_ia samples),
+ * measures 250 random invocations (the adapter's random parameters, as `calibrate verify`),
+ * and their mean error with the floor as denominator. Then the baselines on the same
+ * invocations: k samples at evenly spaced metrics over the range (uniform), and k at
+ * log-spaced metrics, joined by straight lines, for k = N_ia/4 .. 64 N_ia (doubling), until the
+ * error is at or below the IA heuristic's. Prints the smallest such k and k / N_ia for each
+ * baseline ("> 64" when none reached it), and the wall time of the IA run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_calib.h"
+
+typedef struct {
+  const lbs_adapter *a;
+  const lbs_impl_ops *impl;
+  void *ctx;
+  uint64_t k;
+} sampler;
+
+static lbs_err sample(void *arg, double w, double *t) {
+  sampler *s = arg;
+  return lbs_calib_measure(s->a, s->impl, s->ctx, w, 1 + s->k++, &lbs_clock_monotonic, t);
+}
+
+static double err_of(const lbs_ipg *g, const lbs_sample *v, int n, double floor_s) {
+  double e = 0;
+  for (int i = 0; i < n; i++) {
+    double m = v[i].t, d = fabs(m - lbs_ipg_eval(g, v[i].w));
+    e += d / (m > floor_s ? m : floor_s);
+  }
+  return e / n;
+}
+
+/* k samples at metrics spread over [lo, hi] (log-spaced when logs), joined. */
+static int baseline(sampler *s, double lo, double hi, int k, int logs, lbs_ipg *g) {
+  g->w = malloc((size_t)k * sizeof *g->w);
+  g->t = malloc((size_t)k * sizeof *g->t);
+  g->n = 0;
+  double l0 = lo > 1 ? lo : 1;
+  for (int i = 0; i < k; i++) {
+    double u = k > 1 ? (double)i / (k - 1) : 0;
+    double w = s->a->round_metric(logs ? exp(log(l0) + (log(hi) - log(l0)) * u) : lo + (hi - lo) * u);
+    if (w > hi) w = hi;
+    if (g->n && w <= g->w[g->n - 1]) continue;
+    double t;
+    if (sample(s, w, &t)) return -1;
+    g->w[g->n] = w, g->t[g->n++] = t;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  double pct = 5, floor_s = 5e-5;
+  int nverify = 250, first = 1;
+  while (first < argc && argv[first][0] == '-') {
+    if (!strcmp(argv[first], "--accuracy") && first + 1 < argc) pct = atof(argv[++first]);
+    else if (!strcmp(argv[first], "--min-abs") && first + 1 < argc) floor_s = atof(argv[++first]);
+    else if (!strcmp(argv[first], "-n") && first + 1 < argc) nverify = atoi(argv[++first]);
+    else {
+      fprintf(stderr, "usage: bench_calib_samples [--accuracy PCT] [--min-abs S] [-n 250] IMPL...\n");
+      return 2;
+    }
+    first++;
+  }
+  printf("%-14s %6s %8s %10s | %-22s | %-22s\n", "implementation", "N_ia", "IA s", "IA err", "uniform: k, k/N_ia", "log-spaced: k, k/N_ia");
+  for (int a = first; a < argc; a++) {
+    sampler s = {0};
+    if (lbs_impl_find(argv[a], &s.impl)) {
+      fprintf(stderr, "bench_calib_samples: %s\n", lbs_errmsg());
+      return 1;
+    }
+    s.a = lbs_adapter_find(s.impl->kernel);
+    char dev[160];
+    lbs_impl_args args = {0, 0};
+    if (s.impl->open(&s.ctx, &args, dev, sizeof dev)) {
+      fprintf(stderr, "bench_calib_samples: %s: %s\n", argv[a], lbs_errmsg());
+      continue;
+    }
+    lbs_ia_opts o;
+    lbs_ia_defaults(&o, pct, floor_s, 0);
+    lbs_ia_space sp = {s.a->lo, s.a->hi, s.a->round_metric, s.a->next_metric};
+    lbs_ia_result r;
+    double t0 = lbs_clock_monotonic.now(NULL);
+    lbs_err e = lbs_ia_run(&o, &sp, sample, &s, NULL, NULL, &r);
+    double ia_s = lbs_clock_monotonic.now(NULL) - t0;
+    if (e) {
+      fprintf(stderr, "bench_calib_samples: %s: %s\n", argv[a], lbs_errmsg());
+      lbs_ia_result_free(&r);
+      s.impl->close(s.ctx);
+      continue;
+    }
+    /* The verification set. */
+    lbs_sample *v = malloc((size_t)nverify * sizeof *v);
+    for (int i = 0; i < nverify; i++) {
+      void *p;
+      s.a->random_params(s.a->lo, s.a->hi, 1000003 + (uint64_t)i, &p);
+      v[i].w = s.a->calc_metric(p);
+      double t1 = lbs_clock_monotonic.now(NULL);
+      s.impl->execute(s.ctx, p);
+      v[i].t = lbs_clock_monotonic.now(NULL) - t1;
+      s.a->delete_params(p);
+    }
+    double ia_err = err_of(&r.ipg, v, nverify, floor_s);
+    char res[2][64];
+    for (int logs = 0; logs < 2; logs++) {
+      snprintf(res[logs], sizeof res[logs], "> %d, > 64", 64 * r.nsamples);
+      for (int k = r.nsamples / 4 > 2 ? r.nsamples / 4 : 2; k <= 64 * r.nsamples; k *= 2) {
+        lbs_ipg g;
+        if (baseline(&s, s.a->lo, s.a->hi, k, logs, &g)) break;
+        double be = err_of(&g, v, nverify, floor_s);
+        lbs_ipg_free(&g);
+        if (be <= ia_err) {
+          snprintf(res[logs], sizeof res[logs], "%d, %.1f (err %.2f%%)", k, (double)k / r.nsamples, 100 * be);
+          break;
+        }
+      }
+    }
+    printf("%-14s %6d %8.1f %9.2f%% | %-22s | %-22s\n", argv[a], r.nsamples, ia_s, 100 * ia_err, res[0], res[1]);
+    fflush(stdout);
+    free(v);
+    lbs_ia_result_free(&r);
+    s.impl->close(s.ctx);
+  }
+  return 0;
+}
