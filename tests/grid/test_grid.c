@@ -166,7 +166,8 @@ Test(grid, speed_models_own_their_keys) {
   cr_assert(strstr(help, "how work becomes time (linear"), "%s", help);
   cr_assert_null(strstr(help, "overhead_ns"));
   free(help);
-  BAD("[nodetype n]\noverhead_ns = 5\n[cluster A]\nnodes = 1\nnodetype = n\n", "unknown key 'overhead_ns' in [nodetype]");
+  BAD("[nodetype n]\noverhead_ns = 5\n[cluster A]\nnodes = 1\nnodetype = n\n",
+      "unknown key 'overhead_ns' in [nodetype]");
 
   cr_assert_eq(lbs_speed_register(&overhead), LBS_OK, "%s", lbs_errmsg());
   help = grid_help();
@@ -177,8 +178,9 @@ Test(grid, speed_models_own_their_keys) {
   free(help);
 
   lbs_grid *g;
-  cr_assert_eq(grid_from("[nodetype n]\nspeed_model = overhead\noverhead_ns = 50\n[cluster A]\nnodes = 1\nnodetype = n\n",
-                         &g), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(grid_from("[nodetype n]\nspeed_model = overhead\noverhead_ns = 50\n"
+                         "[cluster A]\nnodes = 1\nnodetype = n\n", &g),
+               LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_compute_ns(g, 0, 10), 60);
   lbs_grid_destroy(&g);
   /* a key of another model than the node type's is an error naming both models */

@@ -45,8 +45,9 @@ static const double ns_per_work[] = {1e-3, 1, 1e3};
 static lbs_config *example_config(const lbs_speed_ops *ops, double npw) {
   char text[8192];
   const char *ex = ops->example ? ops->example : "";
-  snprintf(text, sizeof text, "[grid]\nns_per_work = %.17g\n[nodetype t]\nspeed_model = %s\n%s%s[cluster A]\nnodes = 2\n"
-           "nodetype = t\n", npw, ops->name, ex, *ex && ex[strlen(ex) - 1] != '\n' ? "\n" : "");
+  snprintf(text, sizeof text,
+           "[grid]\nns_per_work = %.17g\n[nodetype t]\nspeed_model = %s\n%s%s[cluster A]\nnodes = 2\nnodetype = t\n",
+           npw, ops->name, ex, *ex && ex[strlen(ex) - 1] != '\n' ? "\n" : "");
   lbs_config *c;
   cr_assert_eq(lbs_config_parse_string("example.ini", text, &c), LBS_OK, "%s: %s", ops->name, lbs_errmsg());
   return c;
@@ -131,19 +132,23 @@ ParameterizedTestParameters(speed_model, deterministic) { return every_model(); 
 ParameterizedTest(model *param, speed_model, deterministic) {
   const lbs_speed_ops *ops = ops_of(param);
   lbs_config *c = example_config(ops, 1), *c2 = example_config(ops, 1);
-  void *a = example_state(ops, c, 1), *b = example_state(ops, c2, 1);
+  /* two instances of one config, and one of the same text parsed again */
+  void *a = example_state(ops, c, 1), *b = example_state(ops, c, 1), *d = example_state(ops, c2, 1);
   for (size_t i = 0; i < NWORKS; i++) {
     int64_t t = ops->time_ns(a, works[i]);
     cr_assert_eq(ops->time_ns(a, works[i]), t, "%s: the same call twice at work %g", ops->name, works[i]);
     cr_assert_eq(ops->time_ns(b, works[i]), t, "%s: two instances of one config at work %g", ops->name, works[i]);
+    cr_assert_eq(ops->time_ns(d, works[i]), t, "%s: the config parsed again at work %g", ops->name, works[i]);
   }
   for (int i = 0; i < 1000; i++) {
     double w = (double)i * 0.37;
     cr_assert_eq(ops->time_ns(b, w), ops->time_ns(a, w), "%s at work %g", ops->name, w);
   }
-  cr_assert(ops->rate(a) == ops->rate(a) && ops->rate(a) == ops->rate(b), "%s: rate", ops->name);
+  double r = ops->rate(a);
+  cr_assert(ops->rate(a) == r && ops->rate(b) == r && ops->rate(d) == r, "%s: rate", ops->name);
   fini(ops, a);
   fini(ops, b);
+  fini(ops, d);
   lbs_config_destroy(&c);
   lbs_config_destroy(&c2);
 }
