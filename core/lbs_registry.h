@@ -21,6 +21,8 @@
 /* Entries one registry takes at run time, beyond its built-in ones. */
 #define LBS_REGISTRY_MAX 32
 
+/* Its fields are visible only so that a registry can be defined statically (LBS_REGISTRY);
+ * read and change it through the functions below. */
 typedef struct lbs_registry {
   const char *what;           /* the kind of entry for messages: "policy", "speed_model" */
   const void *const *builtin; /* the built-in entries, NULL-terminated (static storage) */
