@@ -152,7 +152,7 @@ static int grid_gen(int argc, char **argv) {
 int cmd_grid(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "--help-config")) {
     printf("Grid files are INI: '[section]' lines, 'key = value' lines, ';' or '#' comments.\n\n");
-    lbs_config_help(stdout, lbs_grid_spec);
+    lbs_config_help(stdout, lbs_grid_spec());
     return 0;
   }
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

@@ -1,5 +1,7 @@
 /* grid.c - grid description: the key table, loading, validation and the cost queries. */
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +23,19 @@ static const lbs_opt grid_opts[] = {
      "bsp: what the barrier ending every step costs, us (a measured MPI_Barrier; 0: free)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-static const lbs_opt nodetype_opts[] = {
-    {"speed_model", LBS_OPT_STRING, "linear", 1, 0, "how work becomes time (linear)"},
-    {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: relative speed (2 = twice as fast)"},
-    {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "linear: processing slowdown (1/speed); give speed or slowdown"},
+const lbs_opt lbs__nodetype_common[] = {
+    {"speed_model", LBS_OPT_STRING, "linear", 1, 0, "how work becomes time"}, /* help: see nodetype_build */
     {"cores", LBS_OPT_INT, "1", 1, 65536, "processors per node"},
     {"nic_gbps", LBS_OPT_DOUBLE, "0", 0, 1e9,
      "each processor's NIC, Gbit/s each way: its outgoing transfers share it, its incoming ones too (0: unlimited)"},
     {NULL, 0, NULL, 0, 0, NULL}};
+#define NCOMMON (sizeof lbs__nodetype_common / sizeof *lbs__nodetype_common - 1)
+
+/* [nodetype]'s keys: the common ones, then each speed model's with its name before the help.
+ * Built by nodetype_build from the registry (see lbs_grid_spec()). */
+static lbs_opt nodetype_opts[NCOMMON + LBS__SPEED_MAX_KEYS + 1];
+static char nodetype_help[NCOMMON + LBS__SPEED_MAX_KEYS][256];
+static int nodetype_models = -1; /* speed models nodetype_opts holds; -1: not built */
 
 static const lbs_opt cluster_opts[] = {
     {"nodes", LBS_OPT_INT, NULL, 1, 1e7, "number of nodes"},
@@ -44,7 +51,7 @@ static const lbs_opt link_opts[] = {
     {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-const lbs_section_spec lbs_grid_spec[] = {
+static const lbs_section_spec grid_spec[] = {
     {"grid", 0, 0, grid_opts, "platform-wide defaults"},
     {"nodetype", 1, 0, nodetype_opts, "a kind of node: its speed model and cores"},
     {"cluster", 1, 1, cluster_opts, "nodes of one type and their network; at least one"},
@@ -54,27 +61,32 @@ const lbs_section_spec lbs_grid_spec[] = {
     {"sim", 0, 0, NULL, "replay settings (see 'lbsim replay --help-config')"},
     {NULL, 0, 0, NULL, NULL}};
 
-/* ---------------------------------------------------------------- speed model registry */
-
-#define MAX_SPEED_MODELS 16
-static const lbs_speed_ops *speed_models[MAX_SPEED_MODELS + 1] = {&lbs__speed_linear, NULL};
-
-lbs_err lbs_speed_register(const lbs_speed_ops *ops) {
-  int n = 0;
-  while (speed_models[n]) {
-    if (!strcmp(speed_models[n]->name, ops->name)) return lbs_fail(LBS_INVAL, "speed model '%s' exists", ops->name);
-    n++;
+/* Fills nodetype_opts from lbs__nodetype_common and the registered speed models' keys
+ * (lbs_speed_register keeps them unique and within LBS__SPEED_MAX_KEYS). */
+static void nodetype_build(void) {
+  int nmodels = lbs_speed_count();
+  size_t n = 0;
+  for (; lbs__nodetype_common[n].key; n++) nodetype_opts[n] = lbs__nodetype_common[n];
+  char known[192];
+  snprintf(nodetype_help[0], sizeof nodetype_help[0], "%s (%s)", lbs__nodetype_common[0].help,
+           lbs__speed_known(known, sizeof known)); /* speed_model: "how work becomes time (linear, ...)" */
+  nodetype_opts[0].help = nodetype_help[0];
+  for (int m = 0; m < nmodels; m++) {
+    const lbs_speed_ops *ops = lbs_speed_at(m);
+    for (const lbs_opt *k = ops->keys; k && k->key; k++, n++) {
+      assert(n < NCOMMON + LBS__SPEED_MAX_KEYS); /* built-in models: keep LBS__SPEED_MAX_KEYS up */
+      nodetype_opts[n] = *k;
+      snprintf(nodetype_help[n], sizeof nodetype_help[n], "%s: %s", ops->name, k->help ? k->help : "");
+      nodetype_opts[n].help = nodetype_help[n];
+    }
   }
-  if (n == MAX_SPEED_MODELS || ops->abi != LBS_SPEED_ABI) return lbs_fail(LBS_INVAL, "cannot register '%s'", ops->name);
-  speed_models[n] = ops;
-  speed_models[n + 1] = NULL;
-  return LBS_OK;
+  nodetype_opts[n] = (lbs_opt){NULL, 0, NULL, 0, 0, NULL};
+  nodetype_models = nmodels;
 }
 
-const lbs_speed_ops *lbs_speed_find(const char *name) {
-  for (int i = 0; speed_models[i]; i++)
-    if (!strcmp(speed_models[i]->name, name)) return speed_models[i];
-  return NULL;
+const lbs_section_spec *lbs_grid_spec(void) {
+  if (nodetype_models != lbs_speed_count()) nodetype_build(); /* the registry only grows */
+  return grid_spec;
 }
 
 /* ---------------------------------------------------------------- the grid */
@@ -139,19 +151,20 @@ static lbs_err nodetype_get(lbs_grid *g, const lbs_config *cfg, const char *name
   for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++) defined |= !strcmp(lbs_config_name(cfg, "nodetype", i), name);
   if (!defined && strcmp(name, "default"))
     return lbs_fail(LBS_PARSE, "%s: nodetype '%s' has no [nodetype %s] section", where, name, name);
-  const char *model;
-  lbs_err e = lbs_config_string(cfg, lbs_grid_spec, "nodetype", name, "speed_model", &model);
+  const lbs_section_spec *spec = lbs_grid_spec();
+  const char *model, *key, *value;
+  lbs_err e = lbs_config_string(cfg, spec, "nodetype", name, "speed_model", &model);
   if (e) return e;
   const lbs_speed_ops *ops = lbs_speed_find(model);
-  if (!ops) {
-    char known[256] = "";
-    for (int i = 0; speed_models[i]; i++)
-      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", speed_models[i]->name);
-    return lbs_fail(LBS_NOTFOUND, "%s: unknown speed_model '%s' (known: %s)",
-                    lbs_config_where(cfg, "nodetype", name, "speed_model"), model, known);
+  if (!ops) return lbs__speed_unknown(lbs_config_where(cfg, "nodetype", name, "speed_model"), model);
+  for (int i = 0; lbs_config_entry(cfg, "nodetype", name, i, &key, &value); i++) { /* its model's keys only */
+    const lbs_speed_ops *owner = lbs__speed_owner(key);
+    if (owner && owner != ops)
+      return lbs_fail(LBS_PARSE, "%s: [nodetype %s] key '%s' belongs to speed model '%s'; this node type uses '%s'",
+                      lbs_config_where(cfg, "nodetype", name, key), name, key, owner->name, ops->name);
   }
   double nic;
-  if ((e = lbs_config_double(cfg, lbs_grid_spec, "nodetype", name, "nic_gbps", &nic))) return e;
+  if ((e = lbs_config_double(cfg, spec, "nodetype", name, "nic_gbps", &nic))) return e;
   if (nic > 0 && nic < 1e-9) /* as bandwidths: 1 bit/s at least */
     return lbs_fail(LBS_PARSE, "%s: nic_gbps = %g: give 0 (unlimited) or at least 1e-9",
                     lbs_config_where(cfg, "nodetype", name, "nic_gbps"), nic);
@@ -172,22 +185,23 @@ static lbs_link make_link(double lat_us, double bw, int shared) {
 
 lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
   *out = NULL;
-  lbs_err e = lbs_config_check(cfg, lbs_grid_spec);
+  const lbs_section_spec *spec = lbs_grid_spec();
+  lbs_err e = lbs_config_check(cfg, spec);
   if (e) return e;
   lbs_grid *g = calloc(1, sizeof *g);
   if (!g) return lbs_fail(LBS_NOMEM, "grid");
   const char *name, *sharing;
   double npw, lat, bw, barrier_us;
   int shared;
-  if ((e = lbs_config_string(cfg, lbs_grid_spec, "grid", "", "name", &name)) ||
-      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "ns_per_work", &npw)) ||
-      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "bytes_per_elem", &g->bytes_elem)) ||
-      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "bytes_per_edge", &g->bytes_edge)) ||
-      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "inter_latency_us", &lat)) ||
-      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "inter_bandwidth_gbps", &bw)) ||
-      (e = lbs_config_bool(cfg, lbs_grid_spec, "grid", "", "inter_shared", &shared)) ||
-      (e = lbs_config_string(cfg, lbs_grid_spec, "grid", "", "sharing", &sharing)) ||
-      (e = lbs_config_double(cfg, lbs_grid_spec, "grid", "", "barrier_us", &barrier_us)))
+  if ((e = lbs_config_string(cfg, spec, "grid", "", "name", &name)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "ns_per_work", &npw)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "bytes_per_elem", &g->bytes_elem)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "bytes_per_edge", &g->bytes_edge)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "inter_latency_us", &lat)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "inter_bandwidth_gbps", &bw)) ||
+      (e = lbs_config_bool(cfg, spec, "grid", "", "inter_shared", &shared)) ||
+      (e = lbs_config_string(cfg, spec, "grid", "", "sharing", &sharing)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "barrier_us", &barrier_us)))
     goto fail;
   if (!strcmp(sharing, "fair")) g->sharing = LBS_SHARING_FAIR;
   else if (!strcmp(sharing, "fifo")) g->sharing = LBS_SHARING_FIFO;
@@ -217,14 +231,14 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
       e = lbs_fail(LBS_NOMEM, "grid");
       goto fail;
     }
-    if ((e = lbs_config_int(cfg, lbs_grid_spec, "cluster", cn, "nodes", &nodes)) ||
-        (e = lbs_config_string(cfg, lbs_grid_spec, "cluster", cn, "nodetype", &ntn)) ||
-        (e = lbs_config_double(cfg, lbs_grid_spec, "cluster", cn, "latency_us", &clat)) ||
-        (e = lbs_config_double(cfg, lbs_grid_spec, "cluster", cn, "bandwidth_gbps", &cbw)) ||
-        (e = lbs_config_bool(cfg, lbs_grid_spec, "cluster", cn, "shared", &csh)) ||
+    if ((e = lbs_config_int(cfg, spec, "cluster", cn, "nodes", &nodes)) ||
+        (e = lbs_config_string(cfg, spec, "cluster", cn, "nodetype", &ntn)) ||
+        (e = lbs_config_double(cfg, spec, "cluster", cn, "latency_us", &clat)) ||
+        (e = lbs_config_double(cfg, spec, "cluster", cn, "bandwidth_gbps", &cbw)) ||
+        (e = lbs_config_bool(cfg, spec, "cluster", cn, "shared", &csh)) ||
         (e = nodetype_get(g, cfg, ntn, npw, lbs_config_where(cfg, "cluster", cn, "nodetype"), &g->cnt[c])))
       goto fail;
-    if ((e = lbs_config_int(cfg, lbs_grid_spec, "nodetype", g->nt[g->cnt[c]].name, "cores", &cores))) goto fail;
+    if ((e = lbs_config_int(cfg, spec, "nodetype", g->nt[g->cnt[c]].name, "cores", &cores))) goto fail;
     g->ccores[c] = (int)cores;
     total += nodes * cores;
     if (total > (1 << 24)) {
@@ -249,9 +263,9 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
     }
     double llat, lbw;
     int lsh;
-    if ((e = lbs_config_double(cfg, lbs_grid_spec, "link", ln, "latency_us", &llat)) ||
-        (e = lbs_config_double(cfg, lbs_grid_spec, "link", ln, "bandwidth_gbps", &lbw)) ||
-        (e = lbs_config_bool(cfg, lbs_grid_spec, "link", ln, "shared", &lsh)))
+    if ((e = lbs_config_double(cfg, spec, "link", ln, "latency_us", &llat)) ||
+        (e = lbs_config_double(cfg, spec, "link", ln, "bandwidth_gbps", &lbw)) ||
+        (e = lbs_config_bool(cfg, spec, "link", ln, "shared", &lsh)))
       goto fail;
     g->links[ca * g->C + cb] = g->links[cb * g->C + ca] = make_link(llat, lbw, lsh);
   }

@@ -1,6 +1,6 @@
 /* lbs_grid.h - the simulated platform: clusters of nodes, processor speed models, links.
  *
- * A grid is described in INI (see lbs_grid_spec, `lbsim grid --help-config`):
+ * A grid is described in INI (see lbs_grid_spec(), `lbsim grid --help-config`):
  *   [grid]            defaults for the whole platform
  *   [nodetype NAME]   a kind of node: speed model and its parameters, cores per node
  *   [cluster NAME]    a number of nodes of one type, with its internal network
@@ -19,27 +19,45 @@
 
 typedef struct lbs_grid lbs_grid;
 
-/* The declarative table of every section and key a grid file may hold. */
-extern const lbs_section_spec lbs_grid_spec[];
+/* The declarative table of every section and key a grid file may hold. [nodetype] takes the
+ * common keys (speed_model, cores, nic_gbps) and the keys of every registered speed model, so
+ * the table is built at run time: static storage, rebuilt after a speed model is registered
+ * (the pointer stays the same, the contents follow the registry). Not thread-safe while
+ * models are registered. */
+const lbs_section_spec *lbs_grid_spec(void);
 
-/* Speed models turn work into time on one processor. Linear now; the interface takes
- * non-linear curves (roofline, calibrated IPGs) later: one file and a registry line each. */
+/* Speed models turn work into time on one processor: linear, and non-linear curves
+ * (roofline, calibrated IPGs). A model is one file and one line in grid/registry.c. It owns
+ * its [nodetype] keys: a node type may only give the keys of its own speed_model. */
 typedef struct lbs_speed_ops {
-  int abi;          /* LBS_SPEED_ABI */
-  const char *name; /* "linear" */
-  /* Reads the model's keys from [nodetype name]; state owned by the model. */
+  int abi;             /* LBS_SPEED_ABI */
+  const char *name;    /* "linear": the [nodetype] speed_model that chooses it */
+  const lbs_opt *keys; /* its [nodetype] keys, ending with key NULL (NULL: none); unique among
+                          models; help without the model's name (--help-config adds it) */
+  const char *example; /* [nodetype] lines of its keys, "speed = 2.5\n", from which the contract
+                          tests (tests/grid/test_speed_models.c) build a node type (NULL: none) */
+  int monotone;        /* 1: time_ns never decreases as work grows (contract-tested) */
+  /* Reads the model's keys from [nodetype name] (through lbs_grid_spec()); state owned by the
+   * model. */
   lbs_err (*init)(void **state, const lbs_config *cfg, const char *nodetype, double ns_per_work);
-  /* Time in ns that work units take; >= 0. */
+  /* Time in ns that work units take; >= 0, deterministic. */
   int64_t (*time_ns)(const void *state, double work);
-  /* Relative throughput (work per ns at large work), for part sizes. */
+  /* Relative throughput (work per ns at large work), for part sizes; > 0 and finite. */
   double (*rate)(const void *state);
   void (*fini)(void *state); /* NULL-safe */
 } lbs_speed_ops;
-#define LBS_SPEED_ABI 1
+#define LBS_SPEED_ABI 2
 
-/* Registers a speed model (tests use it for mocks); LBS_INVAL if the name is taken. */
+/* Registers a speed model after the built-in ones (tests add mocks; ops is borrowed, static).
+ * LBS_INVAL when its ABI is not LBS_SPEED_ABI, its name is taken, one of its keys is a common
+ * [nodetype] key or another model's, or the registry or the key table is full. */
 lbs_err lbs_speed_register(const lbs_speed_ops *ops);
+/* The model called name; NULL when there is none. */
 const lbs_speed_ops *lbs_speed_find(const char *name);
+/* The registered models in registration order (built-in ones first): count, and the i-th
+ * (NULL out of range). */
+int lbs_speed_count(void);
+const lbs_speed_ops *lbs_speed_at(int i);
 
 /* Loads a grid file, applies overrides ("section.key=value", may be NULL) and validates
  * it. Errors name file, line and key. */

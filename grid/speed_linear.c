@@ -8,8 +8,14 @@
 
 typedef struct {
   double ns_per_unit; /* ns_per_work / speed */
-  double speed;
+  double speed;       /* relative throughput */
 } linear;
+
+/* Its [nodetype] keys (--help-config prefixes the help with "linear: "). */
+static const lbs_opt keys[] = {
+    {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "relative speed (2 = twice as fast)"},
+    {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "processing slowdown (1/speed); give speed or slowdown"},
+    {NULL, 0, NULL, 0, 0, NULL}};
 
 static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double ns_per_work) {
   double speed = 1, slow = 1;
@@ -18,8 +24,8 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   if (has_speed && has_slow)
     return lbs_fail(LBS_PARSE, "%s: [nodetype %s] gives both 'speed' and 'slowdown'; give one",
                     lbs_config_where(cfg, "nodetype", nt, "slowdown"), nt);
-  if ((e = lbs_config_double(cfg, lbs_grid_spec, "nodetype", nt, "speed", &speed))) return e;
-  if ((e = lbs_config_double(cfg, lbs_grid_spec, "nodetype", nt, "slowdown", &slow))) return e;
+  if ((e = lbs_config_double(cfg, lbs_grid_spec(), "nodetype", nt, "speed", &speed))) return e;
+  if ((e = lbs_config_double(cfg, lbs_grid_spec(), "nodetype", nt, "slowdown", &slow))) return e;
   if (has_slow) speed = 1.0 / slow;
   linear *l = malloc(sizeof *l);
   if (!l) return lbs_fail(LBS_NOMEM, "speed model");
@@ -38,4 +44,12 @@ static int64_t time_ns(const void *state, double work) {
 
 static double rate(const void *state) { return ((const linear *)state)->speed; }
 
-const lbs_speed_ops lbs__speed_linear = {LBS_SPEED_ABI, "linear", init, time_ns, rate, free};
+const lbs_speed_ops lbs__speed_linear = {.abi = LBS_SPEED_ABI,
+                                         .name = "linear",
+                                         .keys = keys,
+                                         .example = "speed = 2.5\n",
+                                         .monotone = 1,
+                                         .init = init,
+                                         .time_ns = time_ns,
+                                         .rate = rate,
+                                         .fini = free};

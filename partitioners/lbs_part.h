@@ -59,13 +59,15 @@ typedef struct lbs_partitioner_ops {
 } lbs_partitioner_ops;
 #define LBS_PART_ABI 2
 
-/* Registers a partitioner (tests add mocks); LBS_INVAL if its name is taken. */
+/* Registers a partitioner after the built-in ones (tests add mocks; ops is borrowed, static);
+ * LBS_INVAL when its name is taken, its ABI is not LBS_PART_ABI or the registry is full. */
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops);
 /* Known names for messages, e.g. "zoltan:{rcb,rib,...}". Static storage. */
 const char *lbs_part_known(void);
 
 /* Creates a partitioner from its full name ("zoltan:rcb"); LBS_NOTFOUND naming the known
- * ones. cfg may be NULL; its section [zoltan] passes parameters through to Zoltan. */
+ * ones (and the closest name). cfg may be NULL; its section [zoltan] passes parameters
+ * through to Zoltan. */
 lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm, lbs_partitioner **out);
 void lbs_part_destroy(lbs_partitioner **p); /* NULL-safe, clears *p */
 const char *lbs_part_name(const lbs_partitioner *p);

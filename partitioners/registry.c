@@ -4,12 +4,20 @@
 #include <string.h>
 
 #include "lbs_part.h"
+#include "lbs_registry.h"
 
 extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex;
 
-#define MAX_PARTITIONERS 32
-static const lbs_partitioner_ops *registry[MAX_PARTITIONERS + 1] = {&lbs__part_zoltan, &lbs__part_metis,
-                                                                  &lbs__part_minex, NULL};
+static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex, NULL};
+
+/* Lists show a partitioner with its methods ("zoltan:{rcb,rib,...}"). */
+static const char *with_methods(const void *ops, char *buf, size_t size) {
+  const lbs_partitioner_ops *o = ops;
+  snprintf(buf, size, "%s:{%s}", o->name, o->methods ? o->methods : "");
+  return buf;
+}
+
+static lbs_registry registry = LBS_REGISTRY("partitioner", builtin, lbs_partitioner_ops, name, with_methods);
 
 struct lbs_partitioner {
   const lbs_partitioner_ops *ops;
@@ -18,32 +26,22 @@ struct lbs_partitioner {
 };
 
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops) {
-  int n = 0;
-  for (; registry[n]; n++)
-    if (!strcmp(registry[n]->name, ops->name)) return lbs_fail(LBS_INVAL, "partitioner '%s' exists", ops->name);
-  if (n == MAX_PARTITIONERS || ops->abi != LBS_PART_ABI) return lbs_fail(LBS_INVAL, "cannot register '%s'", ops->name);
-  registry[n] = ops;
-  registry[n + 1] = NULL;
-  return LBS_OK;
+  if (ops->abi != LBS_PART_ABI)
+    return lbs_fail(LBS_INVAL, "cannot register partitioner '%s': ABI %d, not %d", ops->name ? ops->name : "?",
+                    ops->abi, LBS_PART_ABI);
+  return lbs_registry_add(&registry, ops);
 }
 
 const char *lbs_part_known(void) {
-  static char buf[512];
-  buf[0] = '\0';
-  for (int i = 0; registry[i]; i++)
-    snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s:{%s}", i ? ", " : "", registry[i]->name,
-             registry[i]->methods);
-  return buf;
+  static char buf[1024];
+  return lbs_registry_list(&registry, buf, sizeof buf);
 }
 
 lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm, lbs_partitioner **out) {
   *out = NULL;
   const char *colon = strchr(name, ':');
-  size_t len = colon ? (size_t)(colon - name) : strlen(name);
-  const lbs_partitioner_ops *ops = NULL;
-  for (int i = 0; registry[i]; i++)
-    if (strlen(registry[i]->name) == len && !strncmp(registry[i]->name, name, len)) ops = registry[i];
-  if (!ops) return lbs_fail(LBS_NOTFOUND, "unknown partitioner '%s' (known: %s)", name, lbs_part_known());
+  const lbs_partitioner_ops *ops = lbs_registry_find_spec(&registry, name);
+  if (!ops) return lbs_registry_unknown(&registry, NULL, name);
   lbs_partitioner *p = calloc(1, sizeof *p);
   if (!p || !(p->name = strdup(name))) {
     free(p);

@@ -50,10 +50,12 @@ typedef struct lbs_policy_ops {
 #define LBS_POLICY_ABI 1
 
 typedef struct lbs_policy lbs_policy;
+/* Registers a policy after the built-in ones (tests add mocks; ops is borrowed, static);
+ * LBS_INVAL when its name is taken, its ABI is not LBS_POLICY_ABI or the registry is full. */
 lbs_err lbs_policy_register(const lbs_policy_ops *ops);
 const char *lbs_policy_known(void); /* "none, fixed:K, ..." (static storage) */
-/* Creates a policy from its name; LBS_NOTFOUND naming the known ones, LBS_INVAL for bad
- * arguments with the expected form. */
+/* Creates a policy from its name; LBS_NOTFOUND naming the known ones (and the closest name),
+ * LBS_INVAL for bad arguments with the expected form. */
 lbs_err lbs_policy_create(const char *name, lbs_policy **out);
 void lbs_policy_destroy(lbs_policy **p);
 const char *lbs_policy_name(const lbs_policy *p);

@@ -1,19 +1,26 @@
 /* registry.c - the policy registry: one line per policy. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbs_policy.h"
+#include "lbs_registry.h"
 
 extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold, lbs__policy_adaptive,
     lbs__policy_stop_at_rise, lbs__policy_metabalancer, lbs__policy_cost_benefit, lbs__policy_optimal,
     lbs__policy_steps;
 
-#define MAX_POLICIES 32
-static const lbs_policy_ops *registry[MAX_POLICIES + 1] = {
+static const void *const builtin[] = {
     &lbs__policy_none,         &lbs__policy_fixed,        &lbs__policy_threshold,    &lbs__policy_adaptive,
     &lbs__policy_stop_at_rise, &lbs__policy_metabalancer, &lbs__policy_cost_benefit, &lbs__policy_optimal,
     &lbs__policy_steps,        NULL};
+
+/* Lists show a policy with its arguments ("fixed:K"). */
+static const char *usage(const void *ops, char *buf, size_t size) {
+  (void)buf, (void)size;
+  return ((const lbs_policy_ops *)ops)->usage;
+}
+
+static lbs_registry registry = LBS_REGISTRY("policy", builtin, lbs_policy_ops, name, usage);
 
 struct lbs_policy {
   const lbs_policy_ops *ops;
@@ -22,30 +29,22 @@ struct lbs_policy {
 };
 
 lbs_err lbs_policy_register(const lbs_policy_ops *ops) {
-  int n = 0;
-  for (; registry[n]; n++)
-    if (!strcmp(registry[n]->name, ops->name)) return lbs_fail(LBS_INVAL, "policy '%s' exists", ops->name);
-  if (n == MAX_POLICIES || ops->abi != LBS_POLICY_ABI) return lbs_fail(LBS_INVAL, "cannot register '%s'", ops->name);
-  registry[n] = ops;
-  registry[n + 1] = NULL;
-  return LBS_OK;
+  if (ops->abi != LBS_POLICY_ABI)
+    return lbs_fail(LBS_INVAL, "cannot register policy '%s': ABI %d, not %d", ops->name ? ops->name : "?", ops->abi,
+                    LBS_POLICY_ABI);
+  return lbs_registry_add(&registry, ops);
 }
 
 const char *lbs_policy_known(void) {
-  static char buf[512];
-  buf[0] = '\0';
-  for (int i = 0; registry[i]; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", registry[i]->usage);
-  return buf;
+  static char buf[1024];
+  return lbs_registry_list(&registry, buf, sizeof buf);
 }
 
 lbs_err lbs_policy_create(const char *name, lbs_policy **out) {
   *out = NULL;
   const char *colon = strchr(name, ':');
-  size_t len = colon ? (size_t)(colon - name) : strlen(name);
-  const lbs_policy_ops *ops = NULL;
-  for (int i = 0; registry[i]; i++)
-    if (strlen(registry[i]->name) == len && !strncmp(registry[i]->name, name, len)) ops = registry[i];
-  if (!ops) return lbs_fail(LBS_NOTFOUND, "unknown policy '%s' (known: %s)", name, lbs_policy_known());
+  const lbs_policy_ops *ops = lbs_registry_find_spec(&registry, name);
+  if (!ops) return lbs_registry_unknown(&registry, NULL, name);
   lbs_policy *p = calloc(1, sizeof *p);
   if (!p || !(p->name = strdup(name))) {
     free(p);

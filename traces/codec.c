@@ -2,18 +2,21 @@
 /* for ZSTD_c_literalCompressionMode; an unknown parameter is ignored, output stays valid */
 #define ZSTD_STATIC_LINKING_ONLY
 #include "codec_int.h"
+#include "lbs_registry.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const lbs_codec_ops *const registry[] = {&lbs__codec_lossless, &lbs__codec_polyline,
-                                                &lbs__codec_quant, NULL};
+/* The codecs a chunk may name, in the order messages list them. */
+static const void *const builtin[] = {&lbs__codec_polyline, &lbs__codec_quant, &lbs__codec_lossless, NULL};
+static lbs_registry registry = LBS_REGISTRY("codec", builtin, lbs_codec_ops, name, NULL);
 
 const lbs_codec_ops *lbs__codec_get(lbs_codec id) {
-  for (size_t i = 0; registry[i]; i++)
-    if (registry[i]->id == id) return registry[i];
+  const lbs_codec_ops *o;
+  for (int i = 0; (o = lbs_registry_at(&registry, i)); i++)
+    if (o->id == id) return o;
   return NULL;
 }
 
@@ -28,12 +31,18 @@ lbs_err lbs_codec_from_name(const char *name, lbs_codec *out) {
     *out = LBS_CODEC_AUTO;
     return LBS_OK;
   }
-  for (size_t i = 0; registry[i]; i++)
-    if (!strcmp(registry[i]->name, name)) {
-      *out = registry[i]->id;
-      return LBS_OK;
-    }
-  return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, polyline, quant, lossless)", name);
+  const lbs_codec_ops *o = lbs_registry_find(&registry, name);
+  if (o) {
+    *out = o->id;
+    return LBS_OK;
+  }
+  /* auto is a setting, not a codec: the registry's own message would leave it out */
+  char known[128];
+  const char *close = lbs_registry_closest(&registry, name);
+  lbs_registry_list(&registry, known, sizeof known);
+  if (close)
+    return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, %s); did you mean '%s'?", name, known, close);
+  return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, %s)", name, known);
 }
 
 lbs_err lbs_codec_check(lbs_codec c, lbs_bound b) {

@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int j = 0; lbs_config_entry(c, kinds[k], name, j, &key, &value); j++)
           if (!lbs_config_has(c, kinds[k], name, key)) abort();
       }
-    if (lbs_config_check(c, lbs_grid_spec) == LBS_OK) read_back(c, lbs_grid_spec);
+    if (lbs_config_check(c, lbs_grid_spec()) == LBS_OK) read_back(c, lbs_grid_spec());
     if (lbs_config_check_only(c, lbs_sim_spec) == LBS_OK) read_back(c, lbs_sim_spec);
     if (lbs_config_check_only(c, lbs_minex_spec) == LBS_OK) read_back(c, lbs_minex_spec);
     (void)lbs_config_check(c, lbs_sim_spec);

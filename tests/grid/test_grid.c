@@ -1,4 +1,6 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbs_grid.h"
@@ -92,6 +94,9 @@ Test(grid, bad_grids_are_named) {
   BAD("[nodetype n]\nspeed_model = roofline\n[cluster A]\nnodes = 1\nnodetype = n\n",
       "g.ini:2: unknown speed_model 'roofline' (known: linear");
   BAD("[nodetype unused]\nspeed_model = magic\n[cluster A]\nnodes = 1\n", "unknown speed_model 'magic'");
+  BAD("[nodetype n]\nspeed_model = linaer\n[cluster A]\nnodes = 1\nnodetype = n\n",
+      "g.ini:2: unknown speed_model 'linaer' (known: linear");
+  cr_assert(strstr(lbs_errmsg(), "; did you mean 'linear'?"), "%s", lbs_errmsg());
   BAD("[cluster A]\nnodes = 2\n[link A B]\nlatency_us = 1\n", "[link A B] needs 'bandwidth_gbps'");
 }
 
@@ -110,15 +115,116 @@ static double mock_rate(const void *s) {
 }
 
 Test(grid, speed_models_are_pluggable) {
-  static const lbs_speed_ops mock = {LBS_SPEED_ABI, "mock", mock_init, mock_time, mock_rate, NULL};
+  static const lbs_speed_ops mock = {
+      .abi = LBS_SPEED_ABI, .name = "mock", .init = mock_init, .time_ns = mock_time, .rate = mock_rate};
   cr_assert_eq(lbs_speed_register(&mock), LBS_OK);
   cr_assert_eq(lbs_speed_register(&mock), LBS_INVAL, "names are unique");
+  cr_assert_eq(lbs_speed_find("mock"), &mock);
+  cr_assert_eq(lbs_speed_at(lbs_speed_count() - 1), &mock, "registration order");
   lbs_grid *g;
   cr_assert_eq(grid_from("[nodetype m]\nspeed_model = mock\n[cluster A]\nnodes = 2\nnodetype = m\n", &g), LBS_OK,
                "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_compute_ns(g, 1, 3), 1000);
   cr_assert_eq(lbs_grid_compute_ns(g, 1, 30), 30);
   lbs_grid_destroy(&g);
+}
+
+/* A model with a key of its own: a fixed cost added to linear time (ns_per_work 1). */
+static const lbs_opt overhead_keys[] = {
+    {"overhead_ns", LBS_OPT_DOUBLE, "1000", 0, 1e12, "fixed cost of any work, ns"}, {NULL, 0, NULL, 0, 0, NULL}};
+static lbs_err overhead_init(void **s, const lbs_config *c, const char *nt, double npw) {
+  (void)npw;
+  double *o = malloc(sizeof *o);
+  cr_assert_not_null(o);
+  *s = o;
+  return lbs_config_double(c, lbs_grid_spec(), "nodetype", nt, "overhead_ns", o);
+}
+static int64_t overhead_time(const void *s, double w) { return (int64_t)(*(const double *)s + w); }
+static const lbs_speed_ops overhead = {.abi = LBS_SPEED_ABI,
+                                       .name = "overhead",
+                                       .keys = overhead_keys,
+                                       .example = "overhead_ns = 5\n",
+                                       .monotone = 1,
+                                       .init = overhead_init,
+                                       .time_ns = overhead_time,
+                                       .rate = mock_rate,
+                                       .fini = free};
+
+static char *grid_help(void) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert_not_null(f);
+  lbs_config_help(f, lbs_grid_spec());
+  fclose(f);
+  return text;
+}
+
+Test(grid, speed_models_own_their_keys) {
+  char *help = grid_help(); /* the [nodetype] table is built before the model comes */
+  cr_assert(strstr(help, "linear: relative speed (2 = twice as fast)"), "%s", help);
+  cr_assert(strstr(help, "how work becomes time (linear"), "%s", help);
+  cr_assert_null(strstr(help, "overhead_ns"));
+  free(help);
+  BAD("[nodetype n]\noverhead_ns = 5\n[cluster A]\nnodes = 1\nnodetype = n\n",
+      "unknown key 'overhead_ns' in [nodetype]");
+
+  cr_assert_eq(lbs_speed_register(&overhead), LBS_OK, "%s", lbs_errmsg());
+  help = grid_help();
+  cr_assert(strstr(help, "overhead_ns"), "%s", help);
+  cr_assert(strstr(help, "overhead: fixed cost of any work, ns"), "%s", help);
+  cr_assert(strstr(help, "how work becomes time (linear, ") && strstr(help, ", overhead)"), "%s", help);
+  cr_assert(strstr(help, "linear: relative speed"), "%s", help);
+  free(help);
+
+  lbs_grid *g;
+  cr_assert_eq(grid_from("[nodetype n]\nspeed_model = overhead\noverhead_ns = 50\n"
+                         "[cluster A]\nnodes = 1\nnodetype = n\n", &g),
+               LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_grid_compute_ns(g, 0, 10), 60);
+  lbs_grid_destroy(&g);
+  /* a key of another model than the node type's is an error naming both models */
+  BAD("[grid]\nname = x\n[nodetype gpu]\nspeed_model = overhead\ncores = 2\nspeed = 2\n[cluster A]\nnodes = 1\n"
+      "nodetype = gpu\n",
+      "g.ini:6: [nodetype gpu] key 'speed' belongs to speed model 'linear'; this node type uses 'overhead'");
+  BAD("[nodetype cpu]\noverhead_ns = 5\n[cluster A]\nnodes = 1\nnodetype = cpu\n",
+      "g.ini:2: [nodetype cpu] key 'overhead_ns' belongs to speed model 'overhead'; this node type uses 'linear'");
+  BAD("[nodetype unused]\nslowdown = 2\nspeed_model = overhead\n[cluster A]\nnodes = 1\n",
+      "g.ini:2: [nodetype unused] key 'slowdown' belongs to speed model 'linear'; this node type uses 'overhead'");
+  BAD("[nodetype n]\nspeed_model = overhead\noverhead_ns = -1\n[cluster A]\nnodes = 1\nnodetype = n\n",
+      "g.ini:3: overhead_ns = -1 is outside [0, 1e+12]");
+  BAD("[nodetype n]\nspeed_model = overhead\noverhed_ns = 1\n[cluster A]\nnodes = 1\nnodetype = n\n",
+      "did you mean 'overhead_ns'?");
+}
+
+Test(grid, speed_model_registration_is_checked) {
+  static const lbs_opt clash[] = {{"slowdown", LBS_OPT_DOUBLE, "1", 0, 1, "x"}, {NULL, 0, NULL, 0, 0, NULL}},
+                       common[] = {{"cores", LBS_OPT_INT, "1", 0, 1, "x"}, {NULL, 0, NULL, 0, 0, NULL}},
+                       twice[] = {{"k", LBS_OPT_INT, "1", 0, 1, "x"}, {"k", LBS_OPT_INT, "1", 0, 1, "x"},
+                                  {NULL, 0, NULL, 0, 0, NULL}};
+  int n = lbs_speed_count();
+  lbs_speed_ops m = overhead;
+  m.abi = 1;
+  cr_assert_eq(lbs_speed_register(&m), LBS_INVAL, "an old ABI");
+  m = overhead;
+  m.keys = clash;
+  cr_assert_eq(lbs_speed_register(&m), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "key 'slowdown' belongs to speed model 'linear'"), "%s", lbs_errmsg());
+  m.keys = common;
+  cr_assert_eq(lbs_speed_register(&m), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "key 'cores'"), "%s", lbs_errmsg());
+  m.keys = twice;
+  cr_assert_eq(lbs_speed_register(&m), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "key 'k' is declared twice"), "%s", lbs_errmsg());
+  m = overhead;
+  m.time_ns = NULL;
+  cr_assert_eq(lbs_speed_register(&m), LBS_INVAL, "time_ns is required");
+  m = overhead;
+  m.name = "linear";
+  cr_assert_eq(lbs_speed_register(&m), LBS_INVAL, "a taken name");
+  cr_assert(strstr(lbs_errmsg(), "'linear' exists"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_speed_count(), n, "nothing refused was added");
+  cr_assert_null(lbs_speed_find("overhead"));
 }
 
 Test(grid, example_files_load) {

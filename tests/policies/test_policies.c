@@ -41,6 +41,7 @@ Test(policies, bad_names_and_arguments) {
   }
   cr_assert_eq(lbs_policy_create("adaptiv:0.1:5:20", &p), LBS_NOTFOUND);
   cr_assert(strstr(lbs_errmsg(), "known: none, fixed:K"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "did you mean 'adaptive'?"), "%s", lbs_errmsg());
 }
 
 /* ---------------------------------------------------------------- hand-made load series */

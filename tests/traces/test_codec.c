@@ -348,6 +348,12 @@ Test(codec, names) {
   cr_assert_eq(c, LBS_CODEC_AUTO);
   cr_assert_eq(lbs_codec_from_name("gzip", &c), LBS_NOTFOUND);
   cr_assert(strstr(lbs_errmsg(), "auto, polyline, quant, lossless"));
+  cr_assert_eq(lbs_codec_from_name("polylin", &c), LBS_NOTFOUND);
+  cr_assert(strstr(lbs_errmsg(), "did you mean 'polyline'?"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_codec_from_name("lossless", &c), LBS_OK);
+  cr_assert_eq(c, LBS_CODEC_LOSSLESS);
+  cr_assert_str_eq(lbs_codec_name(LBS_CODEC_LOSSLESS), "lossless");
+  cr_assert_null(lbs_codec_name((lbs_codec)99));
 }
 
 Test(codec, bounds_have_one_spelling) {
