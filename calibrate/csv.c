@@ -212,7 +212,7 @@ lbs_err lbs_calib_read_csv(const char *path, lbs_import_group **groups, int *ngr
   int ng = 0, gcap = 0, *scap = NULL, col[NCOLS], eof = 0, rows = 0;
   long line = 0;
   e = next_record(&r, &line, &eof);
-  if (!e && eof) e = lbs_fail(LBS_PARSE, "%s: no samples (an empty file: a header line naming implementation, device, metric, seconds, then one row per sample)", path);
+  if (!e && eof) e = lbs_fail(LBS_PARSE, "%s: no samples (nor a header line: it names the columns implementation, device, metric, seconds, then come the samples, one a row)", path);
   if (!e) e = read_header(&r, line, col);
   int nheader = r.nf;
   while (!e && !(e = next_record(&r, &line, &eof)) && !eof) {

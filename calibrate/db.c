@@ -795,9 +795,19 @@ static void json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The shortest of %.15g, %.16g, %.17g that reads back as v (1e-06, not 9.9999999999999995e-07). */
+static void put_num(FILE *f, double v) {
+  char b[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    if (strtod(b, NULL) == v) break;
+  }
+  fputs(b, f);
+}
+
 /* A JSON number; NaN and infinities (which JSON has not) as null. */
 static void json_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.17g", v);
+  if (isfinite(v)) put_num(f, v);
   else fputs("null", f);
 }
 
@@ -1048,7 +1058,7 @@ static void csv_str(FILE *f, const char *s) {
 
 /* A number; non-finite ones as an empty field. */
 static void csv_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.17g", v);
+  if (isfinite(v)) put_num(f, v);
 }
 
 typedef struct csv_data {
