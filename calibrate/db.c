@@ -298,6 +298,8 @@ static lbs_err load(lbs_calib_db *c, int create) {
 
 lbs_err lbs_calib_open(const char *path, int create, lbs_calib_db **out) {
   *out = NULL;
+  if (!path || !*path) /* SQLite would open a temporary database */
+    return lbs_fail(LBS_INVAL, "calibration database: empty path");
   struct stat sb; /* a FIFO, directory or device is refused before SQLite sees it */
   int existed = stat(path, &sb) == 0, err = errno, empty = 0;
   lbs_err e;
@@ -728,6 +730,7 @@ static lbs_err not_found(lbs_calib_db *c, const char *impl, const char *device) 
 
 lbs_err lbs_calib_get(lbs_calib_db *db, const char *impl, const char *device, lbs_ipg_rec *out) {
   memset(out, 0, sizeof *out);
+  if (!impl || !*impl) return lbs_fail(LBS_INVAL, "%s: which implementation?", db->path);
   char only[sizeof out->device];
   lbs_err e;
   if (!device || !*device) {

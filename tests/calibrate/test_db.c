@@ -322,6 +322,7 @@ Test(db, failed_and_partial_are_listed_not_returned) {
   cr_assert_eq(lbs_calib_get(db, "sort.cpu", "cpu: y", &g), LBS_NOTFOUND);
   m = lbs_errmsg();
   cr_assert(strstr(m, "'cpu: y'") && strstr(m, "'sort.cpu' on 'cpu: x'"), "%s", m);
+  cr_assert_eq(lbs_calib_get(db, "", NULL, &g), LBS_INVAL);
   cr_assert_eq(lbs_calib_get(db, "matmul.cuda", NULL, &g), LBS_NOTFOUND);
   cr_assert(!strstr(lbs_errmsg(), "not complete"), "%s", lbs_errmsg());
   lbs_calib_close(&db);
@@ -499,6 +500,7 @@ Test(db, other_files_are_not_calibration_databases) {
 Test(db, missing_files_and_directories) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "calib.db"), *deep = tu_path(dir, "no/such/calib.db");
   lbs_calib_db *db;
+  cr_assert_eq(lbs_calib_open("", 1, &db), LBS_INVAL);
   cr_assert_eq(lbs_calib_open(p, 0, &db), LBS_IO, "create = 0 needs an existing database");
   cr_assert(strstr(lbs_errmsg(), p), "%s", lbs_errmsg());
   cr_assert_neq(access(p, F_OK), 0, "nothing made");
