@@ -1,0 +1,1212 @@
+/* db.c - the calibration database: one SQLite file of runs, IPGs with their samples, and
+ * verifications (the schema is in lbs_calib.h and SCHEMA below).
+ *
+ * meta('format') = 'lbsim-calibration' and meta('schema') = LBS_CALIB_SCHEMA identify the file
+ * (PRAGMA application_id 'LBSC' marks it too, as 'LBST' marks a trace). Point, sample and
+ * verification blobs are little-endian doubles, (w, t) pairs (verifications: (w, measured,
+ * predicted) triples), each with its CRC-32 beside it, checked on every read. Every write is
+ * its own transaction: a process killed at any moment leaves every IPG it had put. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lbs_calib.h"
+
+#ifndef LBSIM_VERSION
+#define LBSIM_VERSION "unknown" /* calibrate/CMakeLists.txt passes PROJECT_VERSION */
+#endif
+
+#define CALIB_APP_ID 0x4C425343 /* 'LBSC' */
+#define CALIB_FORMAT "lbsim-calibration"
+#define BUSY_MS 10000 /* another process writing: wait this long for it */
+
+static const char *SCHEMA =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, command TEXT NOT NULL, machine TEXT);"
+    "CREATE TABLE ipgs(id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id), impl TEXT NOT NULL,"
+    " kernel TEXT NOT NULL, device TEXT NOT NULL, metric TEXT NOT NULL, lo REAL, hi REAL,"
+    " status TEXT NOT NULL CHECK(status IN ('complete', 'partial', 'failed')), message TEXT NOT NULL,"
+    " created TEXT NOT NULL, seconds REAL, params TEXT, npoints INTEGER NOT NULL, points BLOB NOT NULL,"
+    " points_crc INTEGER NOT NULL, nsamples INTEGER NOT NULL, samples BLOB NOT NULL,"
+    " samples_crc INTEGER NOT NULL);"
+    "CREATE INDEX ipgs_impl ON ipgs(impl, device, status);"
+    "CREATE TABLE verifies(id INTEGER PRIMARY KEY, ipg_id INTEGER NOT NULL REFERENCES ipgs(id),"
+    " created TEXT NOT NULL, n INTEGER NOT NULL, floor_s REAL, mean_err REAL, rms_err REAL, max_err REAL,"
+    " mean_err_floor REAL, points BLOB NOT NULL, points_crc INTEGER NOT NULL);";
+
+static const char *IPG_COLS =
+    "SELECT id, run_id, impl, kernel, device, metric, lo, hi, status, message, created, seconds, params,"
+    " npoints, points, points_crc, nsamples, samples, samples_crc FROM ipgs";
+
+struct lbs_calib_db {
+  sqlite3 *db;
+  char *path; /* owned, for messages */
+};
+
+/* ================================================================ helpers */
+
+static lbs_err dberr(sqlite3 *db, const char *path, const char *what) {
+  int rc = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
+  const char *msg = db ? sqlite3_errmsg(db) : "cannot allocate";
+  if (rc == SQLITE_NOMEM) return lbs_fail(LBS_NOMEM, "%s: %s: %s", path, what, msg);
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+    return lbs_fail(LBS_CORRUPT, "%s: %s: file is damaged (%s)", path, what, msg);
+  if (rc == SQLITE_IOERR || rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_FULL)
+    return lbs_fail(LBS_IO, "%s: %s: %s", path, what, msg);
+  return lbs_fail(LBS_DB, "%s: %s: %s", path, what, msg);
+}
+
+static lbs_err cerr(lbs_calib_db *c, const char *what) { return dberr(c->db, c->path, what); }
+
+static lbs_err exec(lbs_calib_db *c, const char *sql, const char *what) {
+  return sqlite3_exec(c->db, sql, NULL, NULL, NULL) == SQLITE_OK ? LBS_OK : cerr(c, what);
+}
+
+/* ISO 8601 UTC, second resolution. */
+static void iso_now(char *buf, size_t n) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Copies column i (text, possibly NULL) into a fixed field, truncating. */
+static void col_copy(sqlite3_stmt *st, int i, char *dst, size_t n) {
+  const char *s = (const char *)sqlite3_column_text(st, i);
+  snprintf(dst, n, "%s", s ? s : "");
+}
+
+/* A REAL column; NULL (how SQLite keeps a NaN) reads as NaN. */
+static double col_double(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int field_ok(const char *s, size_t n) { return memchr(s, '\0', n) != NULL; }
+
+/* ---------------------------------------------------------------- blobs
+ * k doubles per record, n records, little-endian whatever the host. */
+
+static void put_le(uint8_t *p, double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(u >> (8 * i));
+}
+
+static double get_le(const uint8_t *p) {
+  uint64_t u = 0;
+  for (int i = 0; i < 8; i++) u |= (uint64_t)p[i] << (8 * i);
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* cols[j][i]: column j of record i. *blob owned by the caller (never NULL on success). */
+static lbs_err encode(int n, int k, const double *const *cols, uint8_t **blob, size_t *bytes) {
+  *bytes = (size_t)n * (size_t)k * 8;
+  *blob = malloc(*bytes ? *bytes : 1);
+  if (!*blob) return lbs_fail(LBS_NOMEM, "calibration blob of %d records", n);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < k; j++) put_le(*blob + ((size_t)i * (size_t)k + (size_t)j) * 8, cols[j][i]);
+  return LBS_OK;
+}
+
+/* Decodes and checks the blob in columns bcol (data) and bcol+1 (CRC) of st against n records
+ * of k doubles into cols[j] (each malloc'ed, n >= 1 entries; NULL when n is 0). where names the
+ * row for messages. */
+static lbs_err decode(lbs_calib_db *c, sqlite3_stmt *st, int bcol, int64_t n, int k, const char *where,
+                      const char *what, double **cols[]) {
+  const uint8_t *b = sqlite3_column_blob(st, bcol);
+  size_t bytes = (size_t)sqlite3_column_bytes(st, bcol);
+  uint32_t crc = (uint32_t)sqlite3_column_int64(st, bcol + 1);
+  for (int j = 0; j < k; j++) *cols[j] = NULL;
+  if (n < 0 || n > INT32_MAX || bytes != (size_t)n * (size_t)k * 8)
+    return lbs_fail(LBS_CORRUPT, "%s: %s: %s: %zu bytes for %lld records of %d doubles", c->path, where, what, bytes,
+                    (long long)n, k);
+  if (sqlite3_column_type(st, bcol + 1) != SQLITE_INTEGER || crc != lbs_crc32(b ? (const void *)b : "", bytes))
+    return lbs_fail(LBS_CORRUPT, "%s: %s: %s: checksum mismatch", c->path, where, what);
+  if (n == 0) return LBS_OK;
+  for (int j = 0; j < k; j++) {
+    *cols[j] = malloc((size_t)n * sizeof **cols[j]);
+    if (!*cols[j]) {
+      for (int q = 0; q <= j; q++) {
+        free(*cols[q]);
+        *cols[q] = NULL;
+      }
+      return lbs_fail(LBS_NOMEM, "%s: %s: %s", c->path, where, what);
+    }
+    for (int64_t i = 0; i < n; i++) (*cols[j])[i] = get_le(b + ((size_t)i * (size_t)k + (size_t)j) * 8);
+  }
+  return LBS_OK;
+}
+
+/* Bounded message building (lbs_fail keeps 1023 characters): appends, marks a cut with "...". */
+typedef struct msgbuf {
+  char s[1024];
+  size_t len;
+} msgbuf;
+
+static void msg_add(msgbuf *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void msg_add(msgbuf *m, const char *fmt, ...) {
+  if (m->len >= sizeof m->s - 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(m->s + m->len, sizeof m->s - m->len, fmt, ap);
+  va_end(ap);
+  if (k < 0) return;
+  if ((size_t)k >= sizeof m->s - m->len) {
+    m->len = sizeof m->s - 1;
+    memcpy(m->s + sizeof m->s - 4, "...", 4);
+  } else {
+    m->len += (size_t)k;
+  }
+}
+
+/* ================================================================ open and close */
+
+/* Looks at an existing path before SQLite does: a regular file (a FIFO or device is never
+ * opened for reading: O_NONBLOCK and the fstat keep a FIFO made after the stat from waiting),
+ * and either empty or an SQLite file. *empty: it has no bytes. */
+static lbs_err sniff(const char *path, int *empty) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return lbs_fail(LBS_IO, "%s: not a regular file", path);
+  }
+  char magic[16];
+  ssize_t got = read(fd, magic, sizeof magic);
+  int err = errno;
+  close(fd);
+  if (got < 0) return lbs_fail(LBS_IO, "%s: cannot read: %s", path, strerror(err));
+  *empty = got == 0;
+  if (got > 0 && (got < 16 || memcmp(magic, "SQLite format 3", 16)))
+    return lbs_fail(LBS_FORMAT, "%s: not a calibration database (not an SQLite file)", path);
+  return LBS_OK;
+}
+
+static lbs_err count_tables(lbs_calib_db *c, int64_t *ntables, int *has_meta) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db, "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master", -1, &st, NULL))
+    return cerr(c, "open");
+  lbs_err e = LBS_OK;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    *ntables = sqlite3_column_int64(st, 0);
+    *has_meta = sqlite3_column_int(st, 1) > 0;
+  } else {
+    e = cerr(c, "open");
+  }
+  sqlite3_finalize(st);
+  return e;
+}
+
+static lbs_err put_meta(lbs_calib_db *c, const char *key, const char *value) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1, &st, NULL))
+    return cerr(c, "meta");
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? LBS_OK : cerr(c, "meta");
+}
+
+/* A new database: the tables and meta, in one transaction (re-checked inside it, in case
+ * another process made them first). */
+static lbs_err init_schema(lbs_calib_db *c) {
+  lbs_err e = exec(c, "BEGIN IMMEDIATE", "create");
+  if (e) return e;
+  int64_t ntables = 0;
+  int has_meta = 0;
+  e = count_tables(c, &ntables, &has_meta);
+  if (!e && ntables == 0) {
+    char created[32], appid[64], schema[16];
+    iso_now(created, sizeof created);
+    snprintf(appid, sizeof appid, "PRAGMA application_id=%d", CALIB_APP_ID);
+    snprintf(schema, sizeof schema, "%d", LBS_CALIB_SCHEMA);
+    if (!(e = exec(c, SCHEMA, "create")) && !(e = exec(c, appid, "create")) && !(e = put_meta(c, "format", CALIB_FORMAT)) &&
+        !(e = put_meta(c, "schema", schema)) && !(e = put_meta(c, "created", created)))
+      e = put_meta(c, "lbsim", LBSIM_VERSION);
+  }
+  if (!e) e = exec(c, "COMMIT", "create");
+  if (e) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+  return e;
+}
+
+/* meta('key') into buf; *found 0 when absent. A meta table without key and value columns is
+ * not ours: LBS_FORMAT. */
+static lbs_err get_meta(lbs_calib_db *c, const char *key, char *buf, size_t n, int *found) {
+  sqlite3_stmt *st;
+  *found = 0;
+  buf[0] = '\0';
+  if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL))
+    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database (%s)", c->path,
+                    sqlite3_errmsg(c->db));
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  lbs_err e = LBS_OK;
+  if (rc == SQLITE_ROW) {
+    col_copy(st, 0, buf, n);
+    *found = 1;
+  } else if (rc != SQLITE_DONE) {
+    e = cerr(c, "meta");
+  }
+  sqlite3_finalize(st);
+  return e;
+}
+
+/* Makes the schema of a new (empty) file when create, then checks what the file holds. */
+static lbs_err load(lbs_calib_db *c, int create) {
+  int64_t ntables = 0;
+  int has_meta = 0;
+  lbs_err e = count_tables(c, &ntables, &has_meta);
+  if (e) return e;
+  if (ntables == 0) {
+    if (!create) return lbs_fail(LBS_FORMAT, "%s: an empty SQLite file, not a calibration database", c->path);
+    if ((e = init_schema(c)) || (e = count_tables(c, &ntables, &has_meta))) return e;
+  }
+  if (!has_meta) return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database", c->path);
+  char v[128];
+  int found;
+  if ((e = get_meta(c, "format", v, sizeof v, &found))) return e;
+  if (!found || strcmp(v, CALIB_FORMAT))
+    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database (format '%s')", c->path,
+                    found ? v : "(none)");
+  if ((e = get_meta(c, "schema", v, sizeof v, &found))) return e;
+  if (!found) return lbs_fail(LBS_CORRUPT, "%s: calibration database without meta 'schema'", c->path);
+  char *end;
+  errno = 0;
+  long ver = strtol(v, &end, 10);
+  if (errno || end == v || *end || ver != LBS_CALIB_SCHEMA)
+    return lbs_fail(LBS_VERSION, "%s: calibration schema version '%s', this lbsim reads version %d", c->path, v,
+                    LBS_CALIB_SCHEMA);
+  /* a damaged b-tree can take inserts without complaint and lose what was there: refuse it */
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db, "PRAGMA quick_check(1)", -1, &st, NULL)) return cerr(c, "integrity check");
+  const char *r = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+  if (!r || strcmp(r, "ok")) e = lbs_fail(LBS_CORRUPT, "%s: a damaged calibration database (%s)", c->path, r ? r : sqlite3_errmsg(c->db));
+  sqlite3_finalize(st);
+  return e;
+}
+
+lbs_err lbs_calib_open(const char *path, int create, lbs_calib_db **out) {
+  *out = NULL;
+  if (!path || !*path) /* SQLite would open a temporary database */
+    return lbs_fail(LBS_INVAL, "calibration database: empty path");
+  struct stat sb; /* a FIFO, directory or device is refused before SQLite sees it */
+  int existed = stat(path, &sb) == 0, err = errno, empty = 0;
+  lbs_err e;
+  if (existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
+  if (!existed) {
+    if (err != ENOENT || !create) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(err));
+    if ((e = lbs_parent_writable(path))) return e;
+  } else if ((e = sniff(path, &empty))) {
+    return e;
+  }
+  lbs_calib_db *c = calloc(1, sizeof *c);
+  if (!c || !(c->path = strdup(path))) {
+    free(c);
+    return lbs_fail(LBS_NOMEM, "%s: calibration database", path);
+  }
+  int rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), NULL);
+  if (rc != SQLITE_OK && !create) { /* reading a database one may not write */
+    sqlite3_close(c->db);
+    c->db = NULL;
+    rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READONLY, NULL);
+  }
+  if (rc != SQLITE_OK) {
+    e = dberr(c->db, path, "open");
+  } else {
+    sqlite3_busy_timeout(c->db, BUSY_MS);
+    e = load(c, create);
+  }
+  if (e) {
+    lbs_calib_close(&c);
+    /* a file this call made and left empty is not left behind */
+    if (!existed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) unlink(path);
+    return e;
+  }
+  *out = c;
+  return LBS_OK;
+}
+
+void lbs_calib_close(lbs_calib_db **db) {
+  if (!db || !*db) return;
+  sqlite3_close((*db)->db);
+  free((*db)->path);
+  free(*db);
+  *db = NULL;
+}
+
+/* ================================================================ writing */
+
+lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *machine_json, int64_t *run_id) {
+  char started[32];
+  iso_now(started, sizeof started);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db, "INSERT INTO runs(started, command, machine) VALUES(?1, ?2, ?3)", -1, &st, NULL))
+    return cerr(db, "runs");
+  sqlite3_bind_text(st, 1, started, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, command ? command : "", -1, SQLITE_STATIC);
+  if (machine_json) sqlite3_bind_text(st, 3, machine_json, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return cerr(db, "runs");
+  if (run_id) *run_id = sqlite3_last_insert_rowid(db->db);
+  return LBS_OK;
+}
+
+/* 1 when a row of table has this id. */
+static lbs_err row_exists(lbs_calib_db *c, const char *sql, int64_t id, int *yes) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL)) return cerr(c, "lookup");
+  sqlite3_bind_int64(st, 1, id);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return cerr(c, "lookup");
+  *yes = rc == SQLITE_ROW;
+  return LBS_OK;
+}
+
+/* What put_ipg refuses before writing anything. */
+static lbs_err check_rec(const lbs_calib_db *c, const lbs_ipg_rec *r) {
+  if (!field_ok(r->impl, sizeof r->impl) || !field_ok(r->kernel, sizeof r->kernel) ||
+      !field_ok(r->device, sizeof r->device) || !field_ok(r->metric, sizeof r->metric) ||
+      !field_ok(r->status, sizeof r->status) || !field_ok(r->message, sizeof r->message) ||
+      !field_ok(r->created, sizeof r->created))
+    return lbs_fail(LBS_INVAL, "%s: IPG record: a text field is not terminated", c->path);
+  if (!r->impl[0]) return lbs_fail(LBS_INVAL, "%s: IPG record without an implementation", c->path);
+  int complete = !strcmp(r->status, "complete");
+  if (!complete && strcmp(r->status, "partial") && strcmp(r->status, "failed"))
+    return lbs_fail(LBS_INVAL, "%s: IPG of %s: status '%s' (expected complete, partial or failed)", c->path, r->impl,
+                    r->status);
+  if (r->ipg.n < 0 || r->nsamples < 0 || (r->ipg.n > 0 && (!r->ipg.w || !r->ipg.t)) || (r->nsamples > 0 && !r->samples))
+    return lbs_fail(LBS_INVAL, "%s: IPG of %s: bad point or sample arrays", c->path, r->impl);
+  if (complete && r->ipg.n < 1) return lbs_fail(LBS_INVAL, "%s: a complete IPG of %s without points", c->path, r->impl);
+  for (int i = 0; i < r->ipg.n; i++)
+    if (!isfinite(r->ipg.w[i]) || !isfinite(r->ipg.t[i]) || (i > 0 && r->ipg.w[i] < r->ipg.w[i - 1]))
+      return lbs_fail(LBS_RANGE, "%s: IPG of %s: point %d (%g, %g) is not finite or not in ascending metric", c->path,
+                      r->impl, i, r->ipg.w[i], r->ipg.t[i]);
+  for (int i = 0; i < r->nsamples; i++)
+    if (!isfinite(r->samples[i].w) || !isfinite(r->samples[i].t))
+      return lbs_fail(LBS_RANGE, "%s: IPG of %s: sample %d is not finite", c->path, r->impl, i);
+  return LBS_OK;
+}
+
+lbs_err lbs_calib_put_ipg(lbs_calib_db *db, lbs_ipg_rec *r) {
+  lbs_err e = check_rec(db, r);
+  if (e) return e;
+  if (r->run_id > 0) {
+    int yes;
+    if ((e = row_exists(db, "SELECT 1 FROM runs WHERE id = ?1", r->run_id, &yes))) return e;
+    if (!yes) return lbs_fail(LBS_NOTFOUND, "%s: IPG of %s: run %lld is not in the database", db->path, r->impl, (long long)r->run_id);
+  }
+  if (!r->kernel[0]) { /* "sort.cpu" -> "sort" */
+    size_t k = strcspn(r->impl, ".");
+    snprintf(r->kernel, sizeof r->kernel, "%.*s", (int)k, r->impl);
+  }
+  if (!r->created[0]) iso_now(r->created, sizeof r->created);
+  uint8_t *pts = NULL, *smp = NULL;
+  size_t npts_b, nsmp_b;
+  double *sw = NULL, *stt = NULL;
+  if (r->nsamples > 0) {
+    sw = malloc((size_t)r->nsamples * sizeof *sw);
+    stt = malloc((size_t)r->nsamples * sizeof *stt);
+    if (!sw || !stt) e = lbs_fail(LBS_NOMEM, "%s: IPG of %s: %d samples", db->path, r->impl, r->nsamples);
+    for (int i = 0; !e && i < r->nsamples; i++) {
+      sw[i] = r->samples[i].w;
+      stt[i] = r->samples[i].t;
+    }
+  }
+  const double *pcols[2] = {r->ipg.w, r->ipg.t}, *scols[2] = {sw, stt};
+  if (!e) e = encode(r->ipg.n, 2, pcols, &pts, &npts_b);
+  if (!e) e = encode(r->nsamples, 2, scols, &smp, &nsmp_b);
+  free(sw);
+  free(stt);
+  sqlite3_stmt *st = NULL;
+  if (!e) e = exec(db, "BEGIN IMMEDIATE", "ipgs");
+  if (!e) {
+    if (sqlite3_prepare_v2(db->db,
+                           "INSERT INTO ipgs(run_id, impl, kernel, device, metric, lo, hi, status, message, created,"
+                           " seconds, params, npoints, points, points_crc, nsamples, samples, samples_crc)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                           -1, &st, NULL)) {
+      e = cerr(db, "ipgs");
+    } else {
+      if (r->run_id > 0) sqlite3_bind_int64(st, 1, r->run_id);
+      sqlite3_bind_text(st, 2, r->impl, -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 3, r->kernel, -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 4, r->device, -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 5, r->metric, -1, SQLITE_STATIC);
+      sqlite3_bind_double(st, 6, r->lo);
+      sqlite3_bind_double(st, 7, r->hi);
+      sqlite3_bind_text(st, 8, r->status, -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 9, r->message, -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 10, r->created, -1, SQLITE_STATIC);
+      sqlite3_bind_double(st, 11, r->seconds);
+      if (r->params) sqlite3_bind_text(st, 12, r->params, -1, SQLITE_STATIC);
+      sqlite3_bind_int(st, 13, r->ipg.n);
+      sqlite3_bind_blob64(st, 14, pts, npts_b, SQLITE_STATIC);
+      sqlite3_bind_int64(st, 15, lbs_crc32(pts, npts_b));
+      sqlite3_bind_int(st, 16, r->nsamples);
+      sqlite3_bind_blob64(st, 17, smp, nsmp_b, SQLITE_STATIC);
+      sqlite3_bind_int64(st, 18, lbs_crc32(smp, nsmp_b));
+      if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "ipgs");
+      sqlite3_finalize(st);
+    }
+    int64_t id = sqlite3_last_insert_rowid(db->db);
+    if (!e) e = exec(db, "COMMIT", "ipgs");
+    if (e) sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+    else r->id = id;
+  }
+  free(pts);
+  free(smp);
+  return e;
+}
+
+lbs_err lbs_calib_put_verify(lbs_calib_db *db, int64_t ipg_id, const lbs_verify *v) {
+  if (v->n < 0 || (v->n > 0 && (!v->points || !v->pred)))
+    return lbs_fail(LBS_INVAL, "%s: verification of IPG %lld: bad point arrays", db->path, (long long)ipg_id);
+  int yes;
+  lbs_err e = row_exists(db, "SELECT 1 FROM ipgs WHERE id = ?1", ipg_id, &yes);
+  if (e) return e;
+  if (!yes) return lbs_fail(LBS_NOTFOUND, "%s: verification of IPG %lld: no such IPG", db->path, (long long)ipg_id);
+  double *w = malloc(((size_t)v->n + 1) * sizeof *w), *t = malloc(((size_t)v->n + 1) * sizeof *t);
+  uint8_t *blob = NULL;
+  size_t bytes = 0;
+  if (!w || !t) e = lbs_fail(LBS_NOMEM, "%s: verification of IPG %lld", db->path, (long long)ipg_id);
+  for (int i = 0; !e && i < v->n; i++) {
+    w[i] = v->points[i].w;
+    t[i] = v->points[i].t;
+  }
+  const double *cols[3] = {w, t, v->pred};
+  if (!e) e = encode(v->n, 3, cols, &blob, &bytes);
+  free(w);
+  free(t);
+  sqlite3_stmt *st = NULL;
+  if (!e && sqlite3_prepare_v2(db->db,
+                               "INSERT INTO verifies(ipg_id, created, n, floor_s, mean_err, rms_err, max_err,"
+                               " mean_err_floor, points, points_crc) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                               -1, &st, NULL))
+    e = cerr(db, "verifies");
+  if (!e) {
+    char created[32];
+    iso_now(created, sizeof created);
+    sqlite3_bind_int64(st, 1, ipg_id);
+    sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, v->n);
+    sqlite3_bind_double(st, 4, v->floor_s);
+    sqlite3_bind_double(st, 5, v->mean_err);
+    sqlite3_bind_double(st, 6, v->rms_err);
+    sqlite3_bind_double(st, 7, v->max_err);
+    sqlite3_bind_double(st, 8, v->mean_err_floor);
+    sqlite3_bind_blob64(st, 9, blob, bytes, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 10, lbs_crc32(blob, bytes));
+    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "verifies");
+  }
+  sqlite3_finalize(st);
+  free(blob);
+  return e;
+}
+
+/* ================================================================ reading */
+
+void lbs_ipg_rec_free(lbs_ipg_rec *r) {
+  if (!r) return;
+  free(r->params);
+  lbs_ipg_free(&r->ipg);
+  free(r->samples);
+  memset(r, 0, sizeof *r);
+}
+
+void lbs_verify_free(lbs_verify *v) {
+  if (!v) return;
+  free(v->points);
+  free(v->pred);
+  memset(v, 0, sizeof *v);
+}
+
+/* One row of IPG_COLS into r (zeroed first; freed again on an error). */
+static lbs_err read_ipg(lbs_calib_db *c, sqlite3_stmt *st, lbs_ipg_rec *r) {
+  memset(r, 0, sizeof *r);
+  r->id = sqlite3_column_int64(st, 0);
+  r->run_id = sqlite3_column_int64(st, 1);
+  col_copy(st, 2, r->impl, sizeof r->impl);
+  col_copy(st, 3, r->kernel, sizeof r->kernel);
+  col_copy(st, 4, r->device, sizeof r->device);
+  col_copy(st, 5, r->metric, sizeof r->metric);
+  r->lo = col_double(st, 6);
+  r->hi = col_double(st, 7);
+  col_copy(st, 8, r->status, sizeof r->status);
+  col_copy(st, 9, r->message, sizeof r->message);
+  col_copy(st, 10, r->created, sizeof r->created);
+  r->seconds = col_double(st, 11);
+  const char *params = (const char *)sqlite3_column_text(st, 12);
+  if (params && !(r->params = strdup(params))) return lbs_fail(LBS_NOMEM, "%s: ipgs row %lld", c->path, (long long)r->id);
+  char where[128];
+  snprintf(where, sizeof where, "ipgs row %lld (%s)", (long long)r->id, r->impl);
+  int64_t np = sqlite3_column_int64(st, 13), ns = sqlite3_column_int64(st, 16);
+  double *sw = NULL, *stt = NULL;
+  double **pc[2] = {&r->ipg.w, &r->ipg.t}, **sc[2] = {&sw, &stt};
+  lbs_err e = decode(c, st, 14, np, 2, where, "points", pc);
+  if (!e) {
+    r->ipg.n = (int)np;
+    e = decode(c, st, 17, ns, 2, where, "samples", sc);
+  }
+  if (!e && ns > 0) {
+    r->samples = malloc((size_t)ns * sizeof *r->samples);
+    if (!r->samples) e = lbs_fail(LBS_NOMEM, "%s: %s: samples", c->path, where);
+    for (int64_t i = 0; !e && i < ns; i++) r->samples[i] = (lbs_sample){sw[i], stt[i]};
+    if (!e) r->nsamples = (int)ns;
+  }
+  free(sw);
+  free(stt);
+  if (e) lbs_ipg_rec_free(r);
+  return e;
+}
+
+/* Every row a statement gives, read by fn into a growing array of size-byte records. */
+typedef lbs_err (*read_row_fn)(lbs_calib_db *c, sqlite3_stmt *st, void *rec);
+typedef void (*free_rec_fn)(void *rec);
+
+static lbs_err read_all(lbs_calib_db *c, sqlite3_stmt *st, size_t size, read_row_fn fn, free_rec_fn fr,
+                        const char *what, void **out, int *n) {
+  char *arr = NULL;
+  int cnt = 0, cap = 0, rc = SQLITE_DONE;
+  lbs_err e = LBS_OK;
+  while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (cnt == cap) {
+      int ncap = cap ? 2 * cap : 8;
+      char *a = realloc(arr, (size_t)ncap * size);
+      if (!a) {
+        e = lbs_fail(LBS_NOMEM, "%s: %s", c->path, what);
+        break;
+      }
+      arr = a;
+      cap = ncap;
+    }
+    if (!(e = fn(c, st, arr + (size_t)cnt * size))) cnt++;
+  }
+  if (!e && rc != SQLITE_DONE) e = cerr(c, what);
+  if (e) {
+    for (int i = 0; i < cnt; i++) fr(arr + (size_t)i * size);
+    free(arr);
+    return e;
+  }
+  *out = arr;
+  *n = cnt;
+  return LBS_OK;
+}
+
+static lbs_err read_ipg_row(lbs_calib_db *c, sqlite3_stmt *st, void *rec) { return read_ipg(c, st, rec); }
+static void free_ipg_rec(void *rec) { lbs_ipg_rec_free(rec); }
+
+lbs_err lbs_calib_list(lbs_calib_db *db, lbs_ipg_rec **recs, int *n) {
+  *recs = NULL;
+  *n = 0;
+  char sql[512];
+  snprintf(sql, sizeof sql, "%s ORDER BY id", IPG_COLS);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return cerr(db, "ipgs");
+  void *arr = NULL;
+  lbs_err e = read_all(db, st, sizeof(lbs_ipg_rec), read_ipg_row, free_ipg_rec, "ipgs", &arr, n);
+  sqlite3_finalize(st);
+  if (!e) *recs = arr;
+  return e;
+}
+
+static lbs_err read_verify_row(lbs_calib_db *c, sqlite3_stmt *st, void *rec) {
+  lbs_verify *v = rec;
+  memset(v, 0, sizeof *v);
+  v->id = sqlite3_column_int64(st, 0);
+  v->ipg_id = sqlite3_column_int64(st, 1);
+  col_copy(st, 2, v->created, sizeof v->created);
+  int64_t n = sqlite3_column_int64(st, 3);
+  v->floor_s = col_double(st, 4);
+  v->mean_err = col_double(st, 5);
+  v->rms_err = col_double(st, 6);
+  v->max_err = col_double(st, 7);
+  v->mean_err_floor = col_double(st, 8);
+  char where[64];
+  snprintf(where, sizeof where, "verifies row %lld", (long long)v->id);
+  double *w = NULL, *t = NULL;
+  double **cols[3] = {&w, &t, &v->pred};
+  lbs_err e = decode(c, st, 9, n, 3, where, "points", cols);
+  if (!e && n > 0) {
+    v->points = malloc((size_t)n * sizeof *v->points);
+    if (!v->points) e = lbs_fail(LBS_NOMEM, "%s: %s", c->path, where);
+    for (int64_t i = 0; !e && i < n; i++) v->points[i] = (lbs_sample){w[i], t[i]};
+  }
+  if (!e) v->n = (int)n;
+  free(w);
+  free(t);
+  if (e) lbs_verify_free(v);
+  return e;
+}
+static void free_verify_rec(void *rec) { lbs_verify_free(rec); }
+
+lbs_err lbs_calib_list_verifies(lbs_calib_db *db, int64_t ipg_id, lbs_verify **v, int *n) {
+  *v = NULL;
+  *n = 0;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db,
+                         "SELECT id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points,"
+                         " points_crc FROM verifies WHERE ?1 = 0 OR ipg_id = ?1 ORDER BY id",
+                         -1, &st, NULL))
+    return cerr(db, "verifies");
+  sqlite3_bind_int64(st, 1, ipg_id);
+  void *arr = NULL;
+  lbs_err e = read_all(db, st, sizeof(lbs_verify), read_verify_row, free_verify_rec, "verifies", &arr, n);
+  sqlite3_finalize(st);
+  if (!e) *v = arr;
+  return e;
+}
+
+/* The devices with a complete IPG of impl, "'a', 'b'" into m; *count of them; the only one
+ * into only (when exactly one). */
+static lbs_err devices_of(lbs_calib_db *c, const char *impl, msgbuf *m, int *count, char *only, size_t n) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db,
+                         "SELECT device FROM ipgs WHERE impl = ?1 AND status = 'complete' GROUP BY device"
+                         " ORDER BY min(id)",
+                         -1, &st, NULL))
+    return cerr(c, "ipgs");
+  sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
+  int rc;
+  *count = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *d = (const char *)sqlite3_column_text(st, 0);
+    msg_add(m, "%s'%s'", (*count)++ ? ", " : "", d ? d : "");
+    if (*count == 1) col_copy(st, 0, only, n);
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? LBS_OK : cerr(c, "ipgs");
+}
+
+/* LBS_NOTFOUND for impl (on device, when not NULL): what the database holds, complete, and the
+ * partial or failed IPGs of impl with their messages. */
+static lbs_err not_found(lbs_calib_db *c, const char *impl, const char *device) {
+  msgbuf m = {.len = 0};
+  m.s[0] = '\0';
+  msg_add(&m, "%s: no complete IPG of '%s'", c->path, impl);
+  if (device) msg_add(&m, " on '%s'", device);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db,
+                         "SELECT impl, device, count(*) FROM ipgs WHERE status = 'complete' GROUP BY impl, device"
+                         " ORDER BY min(id)",
+                         -1, &st, NULL))
+    return cerr(c, "ipgs");
+  int k = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *i = (const char *)sqlite3_column_text(st, 0), *d = (const char *)sqlite3_column_text(st, 1);
+    msg_add(&m, "%s'%s' on '%s'", k++ ? ", " : "; the database holds ", i ? i : "", d ? d : "");
+  }
+  sqlite3_finalize(st);
+  if (!k) msg_add(&m, "; the database holds no complete IPG");
+  if (sqlite3_prepare_v2(c->db,
+                         "SELECT id, device, status, message FROM ipgs WHERE impl = ?1 AND status <> 'complete'"
+                         " AND (?2 IS NULL OR device = ?2) ORDER BY id DESC",
+                         -1, &st, NULL))
+    return cerr(c, "ipgs");
+  sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
+  if (device) sqlite3_bind_text(st, 2, device, -1, SQLITE_STATIC);
+  k = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *d = (const char *)sqlite3_column_text(st, 1), *s = (const char *)sqlite3_column_text(st, 2),
+               *msg = (const char *)sqlite3_column_text(st, 3);
+    msg_add(&m, "%s#%lld %s on '%s'%s%s", k++ ? "; " : "; not complete: ", (long long)sqlite3_column_int64(st, 0),
+            s ? s : "", d ? d : "", msg && *msg ? ": " : "", msg && *msg ? msg : "");
+  }
+  sqlite3_finalize(st);
+  return lbs_fail(LBS_NOTFOUND, "%s", m.s);
+}
+
+lbs_err lbs_calib_get(lbs_calib_db *db, const char *impl, const char *device, lbs_ipg_rec *out) {
+  memset(out, 0, sizeof *out);
+  if (!impl || !*impl) return lbs_fail(LBS_INVAL, "%s: which implementation?", db->path);
+  char only[sizeof out->device];
+  lbs_err e;
+  if (!device || !*device) {
+    msgbuf m = {.len = 0};
+    m.s[0] = '\0';
+    int count = 0;
+    if ((e = devices_of(db, impl, &m, &count, only, sizeof only))) return e;
+    if (count == 0) return not_found(db, impl, NULL);
+    if (count > 1)
+      return lbs_fail(LBS_INVAL, "%s: '%s' has complete IPGs on %d devices (%s): name one", db->path, impl, count, m.s);
+    device = only;
+  }
+  char sql[512];
+  snprintf(sql, sizeof sql, "%s WHERE impl = ?1 AND device = ?2 AND status = 'complete' ORDER BY id DESC LIMIT 1",
+           IPG_COLS);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return cerr(db, "ipgs");
+  sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, device, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) e = read_ipg(db, st, out);
+  else if (rc == SQLITE_DONE) e = not_found(db, impl, device);
+  else e = cerr(db, "ipgs");
+  sqlite3_finalize(st);
+  return e;
+}
+
+/* ================================================================ JSON export */
+
+/* A JSON string: escapes, control characters as \u00XX, a byte that is not part of valid
+ * UTF-8 as U+FFFD (so the output is always valid JSON in UTF-8). */
+static void json_str(FILE *f, const char *s) {
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  fputc('"', f);
+  while (*p) {
+    unsigned c = *p;
+    if (c < 0x80) {
+      if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+      else if (c == '\n') fputs("\\n", f);
+      else if (c == '\r') fputs("\\r", f);
+      else if (c == '\t') fputs("\\t", f);
+      else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
+      else fputc((int)c, f);
+      p++;
+      continue;
+    }
+    int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    uint32_t cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+    int ok = len > 0;
+    for (int i = 1; ok && i < len; i++) {
+      if ((p[i] & 0xc0) != 0x80) ok = 0;
+      else cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if (ok && ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+               (cp >= 0xd800 && cp <= 0xdfff)))
+      ok = 0;
+    if (ok) {
+      fwrite(p, 1, (size_t)len, f);
+      p += len;
+    } else {
+      fputs("\\ufffd", f);
+      p++;
+    }
+  }
+  fputc('"', f);
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as v (1e-06, not 9.9999999999999995e-07). */
+static void put_num(FILE *f, double v) {
+  char b[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    if (strtod(b, NULL) == v) break;
+  }
+  fputs(b, f);
+}
+
+/* A JSON number; NaN and infinities (which JSON has not) as null. */
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) put_num(f, v);
+  else fputs("null", f);
+}
+
+/* ---------------------------------------------------------------- a JSON syntax check
+ * Columns holding JSON text (runs.machine, ipgs.params) go into the export as they are when
+ * they are valid JSON, else as strings. */
+
+static const char *jv_value(const char *p, int depth);
+
+static const char *jv_ws(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  return p;
+}
+
+static const char *jv_string(const char *p) {
+  if (*p++ != '"') return NULL;
+  for (;;) {
+    unsigned char c = (unsigned char)*p++;
+    if (c == '"') return p;
+    if (c < 0x20) return NULL; /* the end of the text too */
+    if (c == '\\') {
+      c = (unsigned char)*p++;
+      if (c == 'u') {
+        for (int i = 0; i < 4; i++, p++)
+          if (!*p || !strchr("0123456789abcdefABCDEF", *p)) return NULL;
+      } else if (!c || !strchr("\"\\/bfnrt", c)) {
+        return NULL;
+      }
+    }
+  }
+}
+
+static const char *jv_number(const char *p) {
+  if (*p == '-') p++;
+  if (*p == '0') p++;
+  else if (*p >= '1' && *p <= '9')
+    while (*p >= '0' && *p <= '9') p++;
+  else return NULL;
+  if (*p == '.') {
+    if (!(*++p >= '0' && *p <= '9')) return NULL;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    if (*p == '+' || *p == '-') p++;
+    if (!(*p >= '0' && *p <= '9')) return NULL;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  return p;
+}
+
+static const char *jv_value(const char *p, int depth) {
+  if (depth > 64) return NULL;
+  p = jv_ws(p);
+  if (*p == '{' || *p == '[') {
+    char close = *p == '{' ? '}' : ']';
+    int obj = *p == '{';
+    p = jv_ws(p + 1);
+    if (*p == close) return p + 1;
+    for (;;) {
+      if (obj) {
+        if (!(p = jv_string(jv_ws(p)))) return NULL;
+        p = jv_ws(p);
+        if (*p++ != ':') return NULL;
+      }
+      if (!(p = jv_value(p, depth + 1))) return NULL;
+      p = jv_ws(p);
+      if (*p == close) return p + 1;
+      if (*p++ != ',') return NULL;
+    }
+  }
+  if (*p == '"') return jv_string(p);
+  if (!strncmp(p, "true", 4)) return p + 4;
+  if (!strncmp(p, "false", 5)) return p + 5;
+  if (!strncmp(p, "null", 4)) return p + 4;
+  return jv_number(p);
+}
+
+static int json_valid(const char *s) {
+  const char *end = s ? jv_value(s, 0) : NULL;
+  return end && !*jv_ws(end);
+}
+
+/* JSON text as itself when valid, else as a string; NULL as null. */
+static void json_raw(FILE *f, const char *s) {
+  if (!s) fputs("null", f);
+  else if (json_valid(s)) fputs(jv_ws(s), f); /* trailing blanks are harmless */
+  else json_str(f, s);
+}
+
+static void json_pairs(FILE *f, int n, const double *w, const double *t, const double *p) {
+  fputc('[', f);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ", [" : "[", f);
+    json_num(f, w[i]);
+    fputs(", ", f);
+    json_num(f, t[i]);
+    if (p) {
+      fputs(", ", f);
+      json_num(f, p[i]);
+    }
+    fputc(']', f);
+  }
+  fputc(']', f);
+}
+
+static void json_samples(FILE *f, int n, const lbs_sample *s, const double *p) {
+  fputc('[', f);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ", [" : "[", f);
+    json_num(f, s[i].w);
+    fputs(", ", f);
+    json_num(f, s[i].t);
+    if (p) {
+      fputs(", ", f);
+      json_num(f, p[i]);
+    }
+    fputc(']', f);
+  }
+  fputc(']', f);
+}
+
+static lbs_err json_meta_runs(lbs_calib_db *c, FILE *f) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL)) return cerr(c, "meta");
+  fputs("  \"meta\": {", f);
+  int k = 0, rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    fputs(k++ ? ", " : "", f);
+    json_str(f, (const char *)sqlite3_column_text(st, 0));
+    fputs(": ", f);
+    json_str(f, (const char *)sqlite3_column_text(st, 1));
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return cerr(c, "meta");
+  fputs("},\n  \"runs\": [", f);
+  if (sqlite3_prepare_v2(c->db, "SELECT id, started, command, machine FROM runs ORDER BY id", -1, &st, NULL))
+    return cerr(c, "runs");
+  k = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    fprintf(f, "%s\n    {\"id\": %lld, \"started\": ", k++ ? "," : "", (long long)sqlite3_column_int64(st, 0));
+    json_str(f, (const char *)sqlite3_column_text(st, 1));
+    fputs(", \"command\": ", f);
+    json_str(f, (const char *)sqlite3_column_text(st, 2));
+    fputs(", \"machine\": ", f);
+    json_raw(f, (const char *)sqlite3_column_text(st, 3));
+    fputc('}', f);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return cerr(c, "runs");
+  fputs(k ? "\n  ],\n" : "],\n", f);
+  return LBS_OK;
+}
+
+lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
+  lbs_ipg_rec *r = NULL;
+  lbs_verify *v = NULL;
+  int n = 0, nv = 0;
+  lbs_err e = lbs_calib_list(db, &r, &n);
+  if (!e) e = lbs_calib_list_verifies(db, 0, &v, &nv);
+  if (!e) {
+    fputs("{\n", f);
+    e = json_meta_runs(db, f);
+  }
+  if (!e) {
+    fputs("  \"ipgs\": [", f);
+    for (int i = 0; i < n; i++) {
+      const lbs_ipg_rec *g = &r[i];
+      fprintf(f, "%s\n    {\"id\": %lld, \"run_id\": ", i ? "," : "", (long long)g->id);
+      if (g->run_id > 0) fprintf(f, "%lld", (long long)g->run_id);
+      else fputs("null", f);
+      fputs(", \"impl\": ", f);
+      json_str(f, g->impl);
+      fputs(", \"kernel\": ", f);
+      json_str(f, g->kernel);
+      fputs(", \"device\": ", f);
+      json_str(f, g->device);
+      fputs(", \"metric\": ", f);
+      json_str(f, g->metric);
+      fputs(", \"lo\": ", f);
+      json_num(f, g->lo);
+      fputs(", \"hi\": ", f);
+      json_num(f, g->hi);
+      fputs(", \"status\": ", f);
+      json_str(f, g->status);
+      fputs(", \"message\": ", f);
+      json_str(f, g->message);
+      fputs(", \"created\": ", f);
+      json_str(f, g->created);
+      fputs(", \"seconds\": ", f);
+      json_num(f, g->seconds);
+      fputs(",\n     \"params\": ", f);
+      json_raw(f, g->params);
+      fputs(",\n     \"points\": ", f);
+      json_pairs(f, g->ipg.n, g->ipg.w, g->ipg.t, NULL);
+      fputs(",\n     \"samples\": ", f);
+      json_samples(f, g->nsamples, g->samples, NULL);
+      fputc('}', f);
+    }
+    fputs(n ? "\n  ],\n  \"verifies\": [" : "],\n  \"verifies\": [", f);
+    for (int i = 0; i < nv; i++) {
+      const lbs_verify *x = &v[i];
+      fprintf(f, "%s\n    {\"id\": %lld, \"ipg_id\": %lld, \"created\": ", i ? "," : "", (long long)x->id,
+              (long long)x->ipg_id);
+      json_str(f, x->created);
+      fprintf(f, ", \"n\": %d, \"floor_s\": ", x->n);
+      json_num(f, x->floor_s);
+      fputs(", \"mean_err\": ", f);
+      json_num(f, x->mean_err);
+      fputs(", \"rms_err\": ", f);
+      json_num(f, x->rms_err);
+      fputs(", \"max_err\": ", f);
+      json_num(f, x->max_err);
+      fputs(", \"mean_err_floor\": ", f);
+      json_num(f, x->mean_err_floor);
+      fputs(",\n     \"points\": ", f);
+      json_samples(f, x->n, x->points, x->pred);
+      fputc('}', f);
+    }
+    fputs(nv ? "\n  ]\n}\n" : "]\n}\n", f);
+    if (fflush(f) || ferror(f)) e = lbs_fail(LBS_IO, "%s: JSON export: write failed: %s", db->path, strerror(errno));
+  }
+  for (int i = 0; i < n; i++) lbs_ipg_rec_free(&r[i]);
+  free(r);
+  for (int i = 0; i < nv; i++) lbs_verify_free(&v[i]);
+  free(v);
+  return e;
+}
+
+/* ================================================================ CSV export */
+
+/* An RFC 4180 field: quoted (quotes doubled) when it holds a comma, quote, line break, or
+ * starts or ends with a blank. */
+static void csv_str(FILE *f, const char *s) {
+  s = s ? s : "";
+  size_t n = strlen(s);
+  if (!strpbrk(s, ",\"\r\n") && !(n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t'))) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* A number; non-finite ones as an empty field. */
+static void csv_num(FILE *f, double v) {
+  if (isfinite(v)) put_num(f, v);
+}
+
+typedef struct csv_data {
+  lbs_ipg_rec *r;
+  int n;
+  lbs_verify *v;
+  int nv;
+} csv_data;
+
+static void write_ipgs(FILE *f, const csv_data *d) {
+  fputs("id,run_id,impl,kernel,device,metric,lo,hi,status,message,created,seconds,npoints,nsamples,params\n", f);
+  for (int i = 0; i < d->n; i++) {
+    const lbs_ipg_rec *g = &d->r[i];
+    fprintf(f, "%lld,", (long long)g->id);
+    if (g->run_id > 0) fprintf(f, "%lld", (long long)g->run_id);
+    const char *text[] = {g->impl, g->kernel, g->device, g->metric};
+    for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+      fputc(',', f);
+      csv_str(f, text[k]);
+    }
+    fputc(',', f);
+    csv_num(f, g->lo);
+    fputc(',', f);
+    csv_num(f, g->hi);
+    fputc(',', f);
+    csv_str(f, g->status);
+    fputc(',', f);
+    csv_str(f, g->message);
+    fputc(',', f);
+    csv_str(f, g->created);
+    fputc(',', f);
+    csv_num(f, g->seconds);
+    fprintf(f, ",%d,%d,", g->ipg.n, g->nsamples);
+    csv_str(f, g->params);
+    fputc('\n', f);
+  }
+}
+
+static void write_points(FILE *f, const csv_data *d) {
+  fputs("ipg_id,w,t\n", f);
+  for (int i = 0; i < d->n; i++)
+    for (int k = 0; k < d->r[i].ipg.n; k++) {
+      fprintf(f, "%lld,", (long long)d->r[i].id);
+      csv_num(f, d->r[i].ipg.w[k]);
+      fputc(',', f);
+      csv_num(f, d->r[i].ipg.t[k]);
+      fputc('\n', f);
+    }
+}
+
+static void write_samples(FILE *f, const csv_data *d) {
+  fputs("ipg_id,seq,w,t\n", f);
+  for (int i = 0; i < d->n; i++)
+    for (int k = 0; k < d->r[i].nsamples; k++) {
+      fprintf(f, "%lld,%d,", (long long)d->r[i].id, k);
+      csv_num(f, d->r[i].samples[k].w);
+      fputc(',', f);
+      csv_num(f, d->r[i].samples[k].t);
+      fputc('\n', f);
+    }
+}
+
+static void write_verifies(FILE *f, const csv_data *d) {
+  fputs("id,ipg_id,created,n,floor_s,mean_err,rms_err,max_err,mean_err_floor\n", f);
+  for (int i = 0; i < d->nv; i++) {
+    const lbs_verify *v = &d->v[i];
+    fprintf(f, "%lld,%lld,", (long long)v->id, (long long)v->ipg_id);
+    csv_str(f, v->created);
+    fprintf(f, ",%d,", v->n);
+    const double x[] = {v->floor_s, v->mean_err, v->rms_err, v->max_err, v->mean_err_floor};
+    for (size_t k = 0; k < sizeof x / sizeof *x; k++) {
+      if (k) fputc(',', f);
+      csv_num(f, x[k]);
+    }
+    fputc('\n', f);
+  }
+}
+
+/* dir and its parents, as mkdir -p. */
+static lbs_err make_dirs(const char *dir) {
+  char p[4096];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof p) return lbs_fail(LBS_INVAL, "'%s': bad export directory", dir);
+  memcpy(p, dir, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (p[i] != '/' && p[i] != '\0') continue;
+    char keep = p[i];
+    p[i] = '\0';
+    if (mkdir(p, 0777) && errno != EEXIST) return lbs_fail(LBS_IO, "%s: cannot make %s: %s", dir, p, strerror(errno));
+    p[i] = keep;
+  }
+  struct stat sb;
+  if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a directory", dir);
+  return LBS_OK;
+}
+
+/* dir/name written through a temporary file renamed over it: only a regular file (or nothing)
+ * is replaced, and never opened (a FIFO, device, directory or link there is refused). */
+static lbs_err write_csv(const char *dir, const char *name, void (*fn)(FILE *, const csv_data *), const csv_data *d) {
+  char path[4200], tmp[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name);
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return lbs_fail(LBS_IO, "%s: not a regular file, not replaced", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) return lbs_fail(LBS_IO, "%s: cannot write in %s: %s", path, dir, strerror(errno));
+  fchmod(fd, 0644);
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    int err = errno;
+    close(fd);
+    unlink(tmp);
+    return lbs_fail(LBS_IO, "%s: cannot write: %s", path, strerror(err));
+  }
+  fn(f, d);
+  int bad = fflush(f) || ferror(f);
+  int err = errno;
+  if (fclose(f) && !bad) {
+    bad = 1;
+    err = errno;
+  }
+  if (!bad && rename(tmp, path)) {
+    bad = 1;
+    err = errno;
+  }
+  if (bad) {
+    unlink(tmp);
+    return lbs_fail(LBS_IO, "%s: write failed: %s", path, strerror(err));
+  }
+  return LBS_OK;
+}
+
+lbs_err lbs_calib_export_csv(lbs_calib_db *db, const char *dir) {
+  csv_data d = {0};
+  lbs_err e = lbs_calib_list(db, &d.r, &d.n);
+  if (!e) e = lbs_calib_list_verifies(db, 0, &d.v, &d.nv);
+  if (!e) e = make_dirs(dir);
+  if (!e) e = write_csv(dir, "ipgs.csv", write_ipgs, &d);
+  if (!e) e = write_csv(dir, "points.csv", write_points, &d);
+  if (!e) e = write_csv(dir, "samples.csv", write_samples, &d);
+  if (!e) e = write_csv(dir, "verifies.csv", write_verifies, &d);
+  for (int i = 0; i < d.n; i++) lbs_ipg_rec_free(&d.r[i]);
+  free(d.r);
+  for (int i = 0; i < d.nv; i++) lbs_verify_free(&d.v[i]);
+  free(d.v);
+  return e;
+}

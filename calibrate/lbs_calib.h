@@ -165,25 +165,35 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
 
 /* ---------------------------------------------------------------- the calibration database
  *
- * One SQLite file (calib.db), schema version LBS_CALIB_SCHEMA in meta('schema'):
- *   meta(key, value)        schema, format ('lbsim-calibration'), created, lbsim version
+ * One SQLite file (calib.db), schema version LBS_CALIB_SCHEMA in meta('schema'); PRAGMA
+ * application_id 'LBSC' (db.c has the CREATE statements):
+ *   meta(key, value)        format ('lbsim-calibration'), schema, created (ISO 8601 UTC), lbsim
+ *                           (the version that made the file)
  *   runs(id, started, command, machine)   one `calibrate run` or `import`; machine: JSON
  *   ipgs(id, run_id, impl, kernel, device, metric, lo, hi, status, message, created, seconds,
  *        params, npoints, points, points_crc, nsamples, samples, samples_crc)
  *        status: complete | partial | failed; params: JSON of the heuristic's parameters;
- *        points, samples: little-endian (w, t) double pairs, CRC-32 each
- *   verifies(id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points)
- * Every IPG is written in its own transaction as soon as it is done, so a run killed half way
- * keeps what completed. */
+ *        points, samples: little-endian (w, t) double pairs, CRC-32 each; run_id NULL when none;
+ *        a NaN lo, hi or seconds is kept as NULL
+ *   verifies(id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points,
+ *            points_crc)
+ *        points: little-endian (w, measured t, IPG estimate) double triples, CRC-32
+ * Every CRC is checked on every read (LBS_CORRUPT naming the table row and the blob). Every IPG
+ * is written in its own transaction as soon as it is done, so a run killed half way keeps what
+ * completed. */
 #define LBS_CALIB_SCHEMA 1
 typedef struct lbs_calib_db lbs_calib_db;
 
-/* Opens (create: makes a new file or opens an existing one) a calibration database.
- * LBS_FORMAT when the file is not one, LBS_VERSION naming both versions when its schema is
- * another, LBS_IO/LBS_DB with the path. Refuses a path that is not a regular file. */
+/* Opens (create: makes a new file or opens an existing one; else the file must be a
+ * calibration database, opened read-only when it cannot be written) a calibration database.
+ * LBS_FORMAT when the file is not one (another SQLite file is never modified), LBS_VERSION
+ * naming both versions when its schema is another, LBS_CORRUPT when SQLite finds it damaged,
+ * LBS_IO/LBS_DB with the path. Refuses a path that is not a regular file (FIFO, directory,
+ * device: LBS_IO, at once). */
 lbs_err lbs_calib_open(const char *path, int create, lbs_calib_db **out);
 void lbs_calib_close(lbs_calib_db **db); /* NULL-safe, clears *db */
 
+/* A row in runs (started now); machine_json may be NULL. *run_id for lbs_ipg_rec.run_id. */
 lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *machine_json, int64_t *run_id);
 
 typedef struct lbs_ipg_rec {
@@ -200,7 +210,11 @@ typedef struct lbs_ipg_rec {
 } lbs_ipg_rec;
 void lbs_ipg_rec_free(lbs_ipg_rec *r); /* frees owned parts, leaves it zeroed */
 
-/* Writes one IPG (its own transaction); sets r->id. */
+/* Writes one IPG (its own transaction); sets r->id, and r->kernel (the part of impl before the
+ * '.') and r->created (now) when they are empty. run_id 0: no run; else it must be in runs
+ * (LBS_NOTFOUND). LBS_INVAL for a status other than complete, partial, failed, an empty impl or
+ * a complete IPG without points; LBS_RANGE for non-finite points or samples, or points not in
+ * ascending metric. */
 lbs_err lbs_calib_put_ipg(lbs_calib_db *db, lbs_ipg_rec *r);
 
 /* All IPG records, in id order (with points and samples; CRCs checked: LBS_CORRUPT naming
@@ -219,12 +233,23 @@ typedef struct lbs_verify {
   double mean_err_floor;             /* |measured - IPG| / max(measured, floor) */
   lbs_sample *points; /* the n measured invocations (w, measured t), owned */
   double *pred;       /* n IPG estimates, owned */
+  int64_t id, ipg_id; /* filled by lbs_calib_list_verifies; put_verify ignores them */
+  char created[32];   /* ISO 8601 UTC; likewise */
 } lbs_verify;
+/* Writes one verification of IPG ipg_id (LBS_NOTFOUND when it is not there). */
 lbs_err lbs_calib_put_verify(lbs_calib_db *db, int64_t ipg_id, const lbs_verify *v);
+/* The verifications of IPG ipg_id (0: all), in id order, CRCs checked. *v owned by the caller:
+ * free each with lbs_verify_free, then free(). */
+lbs_err lbs_calib_list_verifies(lbs_calib_db *db, int64_t ipg_id, lbs_verify **v, int *n);
+void lbs_verify_free(lbs_verify *v); /* frees points and pred, leaves it zeroed; NULL-safe */
 
-/* Exports: JSON of every run, IPG (points, samples) and verification to f; CSV files
+/* Exports: JSON of meta, every run, IPG (points, samples) and verification to f (strings
+ * escaped, invalid UTF-8 as U+FFFD, NaN and infinities as null, JSON columns embedded when
+ * valid JSON, else as strings); CSV files (RFC 4180 quoting, non-finite numbers empty)
  * ipgs.csv (one row per IPG), points.csv (ipg_id, w, t), samples.csv (ipg_id, seq, w, t)
- * and verifies.csv into dir (made when missing). */
+ * and verifies.csv into dir (made when missing). Each CSV file is written beside its name
+ * and renamed over it: only a regular file is replaced (anything else there: LBS_IO). LBS_IO
+ * when a write fails. */
 lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f);
 lbs_err lbs_calib_export_csv(lbs_calib_db *db, const char *dir);
 
