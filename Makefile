@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all build bootstrap check demo bench fuzz fuzz-long asan install clean seed002 seed003
+.PHONY: all build bootstrap check demo calibrate-demo bench fuzz fuzz-long asan install clean seed002 seed003
 
 all: build
 
@@ -23,6 +23,11 @@ check: bootstrap
 demo: bootstrap build
 	@bash scripts/demo.sh
 
+# Calibrates apps/wave's kernel on this machine's CPU and OpenCL device and replays a wave
+# trace on a node made of those curves (examples/grids/calibrated-node.ini).
+calibrate-demo: bootstrap build
+	@bash scripts/calibrate_demo.sh
+
 # The seed's repartitioning experiment (examples/seed002/run.sh).
 seed002: bootstrap build
 	@bash examples/seed002/run.sh
@@ -40,6 +45,7 @@ bench: build
 	@$(BUILD)/bin/bench_auth
 	@bash bench/replay.sh
 	@bash bench/validate.sh
+	@bash bench/calibrate.sh
 
 fuzz: bootstrap
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make calibrate-demo: measure apps/wave's cell update on this machine's CPU and OpenCL device,
+# check the curves, and replay a real wave trace on a node made of those devices
+# (examples/grids/calibrated-node.ini), next to the same node with linear processors.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+L=$BUILD/bin/lbsim
+OUT=$BUILD/calibrate-demo
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mkdir -p "$OUT"
+rm -f "$OUT/calib.db" "$OUT/wave.lbt"
+step() { echo; echo "== $1"; shift; echo "\$ $*"; "$@"; }
+step "Calibrate apps/wave's cell update on one CPU thread and on OpenCL (IA heuristic, 5%)" \
+  "$L" calibrate run --kernel wave --impl cpu,opencl -o "$OUT/calib.db"
+step "Check the curves: random invocations against each IPG" "$L" calibrate verify "$OUT/calib.db" -n 100
+step "The curves" "$L" calibrate show "$OUT/calib.db"
+cp examples/grids/calibrated-node.ini "$OUT/"
+step "A real trace: apps/wave on 2 ranks, profiled" \
+  mpiexec --allow-run-as-root --oversubscribe -n 2 "$BUILD/bin/wave" --trace "$OUT/wave.lbt" --steps 100 --quiet
+step "The calibrated node" "$L" grid info "$OUT/calibrated-node.ini"
+step "Replay on the calibrated node (weights: cells)" \
+  "$L" replay "$OUT/wave.lbt" --grid "$OUT/calibrated-node.ini" --metric weight --policy fixed:20 --partitioner zoltan:rcb
