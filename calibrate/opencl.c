@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bhtree_int.h"
 #include "kernels.h"
-#include "lbs_nbody.h"
 #include "opencl_kernels.h" /* lbs__opencl_src, generated from opencl_kernels.cl */
 
 #define MAX_CL_KERNELS 3 /* OpenCL kernels of one of ours at most (sort: 3) */
@@ -260,8 +260,9 @@ static lbs_err sort_execute(void *ctx, void *params) {
   size_t n = (size_t)p->n, N = 1;
   while (N < n) N <<= 1;
   if (N > ((size_t)1 << 31)) return lbs_fail(LBS_RANGE, "opencl sort: %zu values: at most 2^31", n);
-  if ((e = mkbuf(o, N * sizeof(double), p->a, &v))) goto done;
-  if (N > n) {
+  if ((e = mkbuf(o, N * sizeof(double), NULL, &v))) goto done;
+  CK(clEnqueueWriteBuffer(o->q, v, CL_FALSE, 0, n * sizeof(double), p->a, 0, NULL, NULL), "clEnqueueWriteBuffer");
+  if (N > n) { /* +infinity past the values: they stay at the end */
     double inf = INFINITY;
     CK(clEnqueueFillBuffer(o->q, v, &inf, sizeof inf, n * sizeof inf, (N - n) * sizeof inf, 0, NULL, NULL),
        "clEnqueueFillBuffer");
@@ -456,50 +457,6 @@ done:
 
 /* ---------------------------------------------------------------- bhforce */
 
-/* The tree in the preorder of lbs_nb_accel's stack walk (children 0..7): per node 5 doubles
- * (com, h, m) and 4 ints (leaf or -1, first, cnt, skip: the node after its subtree). */
-static lbs_err flatten(const lbs_nb_tree *t, double *nd, cl_int *ni) {
-  int64_t nn = t->nn, *order = malloc((size_t)nn * sizeof *order), *pos = malloc((size_t)nn * sizeof *pos),
-          *size = malloc((size_t)nn * sizeof *size), *stack = malloc((size_t)(nn + 1) * sizeof *stack);
-  lbs_err e = LBS_OK;
-  if (!order || !pos || !size || !stack) {
-    e = lbs_fail(LBS_NOMEM, "opencl bhforce: a tree of %lld nodes", (long long)nn);
-    goto done;
-  }
-  int64_t sp = 0, cnt = 0;
-  stack[sp++] = 0;
-  while (sp) {
-    int64_t v = stack[--sp];
-    pos[v] = cnt, order[cnt++] = v;
-    const lbs_nb_node *x = &t->nd[v];
-    if (x->leaf < 0)
-      for (int q = 7; q >= 0; q--)
-        if (x->child[q] >= 0) stack[sp++] = x->child[q];
-  }
-  for (int64_t k = cnt - 1; k >= 0; k--) { /* subtree sizes, children (later in preorder) first */
-    const lbs_nb_node *x = &t->nd[order[k]];
-    size[order[k]] = 1;
-    if (x->leaf < 0)
-      for (int q = 0; q < 8; q++)
-        if (x->child[q] >= 0) size[order[k]] += size[x->child[q]];
-  }
-  for (int64_t k = 0; k < cnt; k++) {
-    const lbs_nb_node *x = &t->nd[order[k]];
-    double *d = nd + 5 * k;
-    cl_int *i = ni + 4 * k;
-    d[0] = x->com[0], d[1] = x->com[1], d[2] = x->com[2], d[3] = x->h, d[4] = x->m;
-    i[0] = x->leaf >= 0 ? x->leaf : -1, i[1] = (cl_int)x->first, i[2] = (cl_int)x->cnt;
-    i[3] = (cl_int)(k + size[order[k]]);
-  }
-  for (int64_t k = cnt; k < nn; k++) { /* nodes the walk never reaches (none in a built tree) */
-    memset(nd + 5 * k, 0, 5 * sizeof *nd);
-    ni[4 * k] = -1, ni[4 * k + 1] = ni[4 * k + 2] = 0, ni[4 * k + 3] = (cl_int)(k + 1);
-  }
-done:
-  free(order), free(pos), free(size), free(stack);
-  return e;
-}
-
 static lbs_err bhforce_execute(void *ctx, void *params) {
   ocl *o = ctx;
   lbs_k_bhforce *p = params;
@@ -507,14 +464,11 @@ static lbs_err bhforce_execute(void *ctx, void *params) {
   lbs_err e = LBS_OK;
   cl_mem b[8] = {NULL};
   double *nd = NULL, *xs = NULL, *xt = NULL;
-  cl_int *ni = NULL;
+  int32_t *ni = NULL;
   cl_long *inter = NULL;
   p->interactions = 0;
   if (p->ntarget <= 0) return LBS_OK;
   if (!t || t->nn <= 0 || p->nbody <= 0) return lbs_fail(LBS_INVAL, "opencl bhforce: no tree");
-  if (t->nn >= INT32_MAX || p->nbody >= INT32_MAX)
-    return lbs_fail(LBS_RANGE, "opencl bhforce: %lld nodes, %lld bodies: at most 2^31 - 1 each", (long long)t->nn,
-                    (long long)p->nbody);
   size_t nn = (size_t)t->nn, nb = (size_t)p->nbody, nt = (size_t)p->ntarget;
   nd = malloc(5 * nn * sizeof *nd), ni = malloc(4 * nn * sizeof *ni), xs = malloc(3 * nb * sizeof *xs);
   xt = malloc(3 * nt * sizeof *xt), inter = malloc(nt * sizeof *inter);
@@ -522,7 +476,7 @@ static lbs_err bhforce_execute(void *ctx, void *params) {
     e = lbs_fail(LBS_NOMEM, "opencl bhforce: %zu nodes, %zu targets", nn, nt);
     goto done;
   }
-  if ((e = flatten(t, nd, ni))) goto done;
+  if ((e = lbs__bh_flatten(t, nd, ni))) goto done;
   for (size_t j = 0; j < nb; j++) memcpy(xs + 3 * j, p->x + 3 * t->idx[j], 3 * sizeof *xs);
   for (size_t k = 0; k < nt; k++) memcpy(xt + 3 * k, p->x + 3 * p->target[k], 3 * sizeof *xt);
   if ((e = mkbuf(o, 5 * nn * sizeof *nd, nd, &b[0])) || (e = mkbuf(o, 4 * nn * sizeof *ni, ni, &b[1])) ||
