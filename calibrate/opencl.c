@@ -99,7 +99,8 @@ static void info_str(int dev, void *obj, cl_uint what, char *buf, size_t n) {
   buf[n - 1] = 0;
 }
 
-/* The device with index want over every platform's devices (*total: how many there are). */
+/* The device with index want, counting every platform's devices in order; LBS_NOTFOUND naming
+ * them when there is none such. */
 static lbs_err pick_device(const char *kernel, int want, cl_platform_id *pf, cl_device_id *dev) {
   cl_uint np = 0;
   cl_int r = clGetPlatformIDs(0, NULL, &np);
@@ -158,19 +159,23 @@ static lbs_err ocl_open(const char *kernel, const char *const *names, int nk, vo
   cl_platform_id pf = NULL;
   cl_device_id dev = NULL;
   if ((e = pick_device(kernel, args ? args->device : 0, &pf, &dev))) goto done;
-  char pname[128], dname[128], ext[4096];
+  char pname[128], dname[128], *ext = NULL;
+  size_t ext_len = 0;
   info_str(0, pf, CL_PLATFORM_NAME, pname, sizeof pname);
   info_str(1, dev, CL_DEVICE_NAME, dname, sizeof dname);
   if (device && n) snprintf(device, n, "opencl: %s / %s", pname, dname);
   cl_device_fp_config fp = 0;
   if (clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS) fp = 0;
-  if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL) != CL_SUCCESS) ext[0] = 0;
-  ext[sizeof ext - 1] = 0;
-  if (!fp || !strstr(ext, "cl_khr_fp64")) {
+  if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && (ext = calloc(ext_len + 1, 1)) &&
+      clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) != CL_SUCCESS)
+    ext[0] = 0;
+  int fp64 = fp && ext && strstr(ext, "cl_khr_fp64");
+  free(ext);
+  if (!fp64) {
     e = lbs_fail(LBS_NOTFOUND, "opencl %s: device '%s / %s' lacks doubles (no cl_khr_fp64)", kernel, pname, dname);
     goto done;
   }
-  size_t items[3] = {0, 0, 0};
+  size_t items[16] = {0}; /* CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS of them (3 at least) */
   CK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL), "clGetDeviceInfo");
   o->max_item0 = items[0];
   o->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &r);
@@ -183,11 +188,15 @@ static lbs_err ocl_open(const char *kernel, const char *const *names, int nk, vo
   char opts[64];
   snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DTS=%d", TS);
   if ((r = clBuildProgram(o->prog, 1, &dev, opts, NULL, NULL)) != CL_SUCCESS) {
-    char log[700] = "";
-    size_t got = 0;
-    if (clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, &got) != CL_SUCCESS) log[0] = 0;
-    log[sizeof log - 1] = 0;
-    e = lbs_fail(LBS_IO, "opencl %s: clBuildProgram: %s: %s", kernel, cl_errname(r), log[0] ? log : "(no build log)");
+    size_t len = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
+        (log = calloc(len + 1, 1)) && clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) != CL_SUCCESS)
+      log[0] = 0;
+    /* the message holds the log's first lines (lbs_errmsg keeps about 1 kB) */
+    e = lbs_fail(LBS_IO, "opencl %s: clBuildProgram: %s: %.800s", kernel, cl_errname(r),
+                 log && log[0] ? log : "(no build log)");
+    free(log);
     goto done;
   }
   o->wg = MAX_WG;
