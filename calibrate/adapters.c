@@ -15,11 +15,13 @@
  *   wave     ncells (cells of 4^3 points)    valid: integers >= 1
  *   walk     walks (on a 64 x 64 grid)       valid: integers 1 .. 2^32 - 1 (as apps/laplace-mc)
  *   bhforce  target bodies (of 16384)        valid: integers >= 1
- * Metrics stop at 2^52 (RoundMetric clamps there; NextMetric beyond it is +inf).
+ * Metrics stop at 2^52, walk's at 2^32 - 1 (RoundMetric clamps there; NextMetric beyond it is
+ * +inf).
  *
  * Default ranges [lo, hi] of `lbsim calibrate run` (seed 004 6.2 sized its ranges so that the
  * largest took about 3 s; here hi takes 30-100 ms on one thread and lo = hi / 1e4, four
- * decades). Measured with the cpu target on the 2-core Xeon development VM (best of 3):
+ * decades). Timed roughly with lbs_calib_measure on the cpu target, 2-core Xeon development VM
+ * (a few runs each, other work on the machine):
  *   sort     100 .. 1e6                 62 ms at hi
  *   dot      3000 .. 3e7                40 ms (memory-bound: 480 MB of operands)
  *   conv1d   12800 .. 1.28e8            53 ms (2e6 x 64 taps)
@@ -138,9 +140,9 @@ static void draw_scale(uint64_t seed, uint64_t i, double *off, double *scale) {
 static int near(double got, double want, double tol) { return fabs(got - want) <= tol; }
 
 /* The ops of an adapter whose functions are prefix_round, prefix_next, ... */
-#define ADAPTER_OPS(prefix)                                                                               \
-  .round_metric = prefix##_round, .next_metric = prefix##_next, .calc_metric = prefix##_calc,              \
-  .create_params = prefix##_create, .random_params = prefix##_random, .delete_params = prefix##_delete,    \
+#define ADAPTER_OPS(prefix)                                                                             \
+  .round_metric = prefix##_round, .next_metric = prefix##_next, .calc_metric = prefix##_calc,           \
+  .create_params = prefix##_create, .random_params = prefix##_random, .delete_params = prefix##_delete, \
   .check = prefix##_check
 
 /* ---------------------------------------------------------------- sort */
