@@ -50,7 +50,7 @@ typedef struct {
   int64_t ncells;
   int b;      /* B, points per cell edge */
   double S;   /* Courant number */
-  double *F;  /* in/out: ncells * 6 * (B+1)^3 doubles */
+  double *F;  /* in/out: ncells * 6 * (B+1)^3 doubles; halos are read, never written */
   double energy; /* out: sum over cells of update_H's energy */
   double emax;   /* out: max |E| over cells after update_E */
 } lbs_k_wave;
@@ -60,7 +60,7 @@ typedef struct {
  * grid; it is hot when it leaves through y = N. */
 typedef struct {
   int64_t N;      /* grid size (usage assumption: fixed, 64) */
-  int64_t nwalks;
+  int64_t nwalks; /* < 2^32: walk k draws from stream start[k] << 32 | k (apps/laplace-mc's) */
   int64_t *start; /* nwalks start points */
   uint64_t seed;
   int64_t hits;   /* out: hot walks */
@@ -74,6 +74,8 @@ typedef struct {
   double *x;         /* 3 * nbody positions */
   double theta;
   void *tree;        /* lbs_nb_tree * (traces/lbs_nbody.h) */
+  /* x and tree are built once per process and shared by every invocation (the same pointers
+   * each time, never freed): read-only for implementations, which may cache them on a device. */
   int64_t ntarget;
   int64_t *target;   /* ntarget body indices */
   double *acc;       /* out: 3 * ntarget */
