@@ -5,6 +5,8 @@
 
 #include "lbs_calib.h"
 
+#define LBS_CALIB_MAX_REPEAT 15
+
 typedef enum { LBS_JOB_IA = 0, LBS_JOB_VERIFY = 1 } lbs_calib_job_kind;
 
 typedef struct lbs_calib_job {
@@ -16,6 +18,7 @@ typedef struct lbs_calib_job {
   lbs_ia_opts opts;    /* LBS_JOB_IA */
   int nverify;         /* LBS_JOB_VERIFY: random invocations */
   uint64_t seed;       /* of the parameters' data */
+  int repeat;          /* IA: a sample is the median of this many timed calls (1..LBS_CALIB_MAX_REPEAT) */
   double timeout_s;    /* the child is killed after this long; 0: no limit */
   lbs_ia_progress_fn progress; /* IA: frontier and samples; verify: invocations done twice */
   void *pctx;

@@ -61,10 +61,23 @@ typedef struct {
   uint64_t k;
 } child;
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A sample: the median of `repeat` timed calls on fresh parameters, so that one preempted or
+ * interrupted call (an outlier of 10x and more on a shared machine) does not make a sample. */
 static lbs_err child_sample(void *arg, double w, double *t) {
   child *c = arg;
-  lbs_err e = lbs_calib_measure(c->job->adapter, c->job->impl, c->ctx, w, c->job->seed + c->k++, &lbs_clock_monotonic, t);
-  if (e) return e;
+  double r[LBS_CALIB_MAX_REPEAT];
+  int n = c->job->repeat < 1 ? 1 : c->job->repeat > LBS_CALIB_MAX_REPEAT ? LBS_CALIB_MAX_REPEAT : c->job->repeat;
+  for (int k = 0; k < n; k++) {
+    lbs_err e = lbs_calib_measure(c->job->adapter, c->job->impl, c->ctx, w, c->job->seed + c->k++, &lbs_clock_monotonic, &r[k]);
+    if (e) return e;
+  }
+  qsort(r, (size_t)n, sizeof *r, cmp_double);
+  *t = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
   double s[2] = {w, *t};
   if (send_rec(c->fd, REC_SAMPLE, s, sizeof s)) return lbs_fail(LBS_IO, "the calibration pipe closed");
   return LBS_OK;

@@ -51,6 +51,8 @@ static const char usage_text[] =
     "  --window N, --max-point-samples N, --confidence C, --sets PCT, --mets PCT, --ci PCT,\n"
     "  --set PCT           the heuristic's parameters (seed 004 Table 4-3), see docs/calibration.md\n"
     "  --seed N            data of the invocation parameters (default 1)\n"
+    "  --repeat R          a sample is the median of R timed calls (default 3; 1..15): one\n"
+    "                      preempted call does not make a sample\n"
     "verify options:\n"
     "  --impl NAME         only this implementation (default: every complete IPG runnable here)\n"
     "  -n N                random invocations per IPG (default 250, as the thesis' Figure 6-1)\n"
@@ -67,7 +69,7 @@ typedef struct {
   const char *db, *kernel, *impls, *only, *csv_dir, *range;
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
-  int threads, device, json, nverify, window, max_point, max_samples;
+  int threads, device, json, nverify, window, max_point, max_samples, repeat;
   int64_t seed;
 } opts;
 
@@ -207,6 +209,7 @@ static int do_run(const opts *o, const char *command) {
     }
     opts_ia(o, &job.opts);
     job.seed = (uint64_t)o->seed;
+    job.repeat = o->repeat;
     job.timeout_s = o->timeout;
     progress_ctx pc = {{0}, job.lo, job.hi, 0};
     char label[128];
@@ -507,16 +510,16 @@ int cmd_calibrate(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     snprintf(command + strlen(command), sizeof command - strlen(command), " %s", argv[i]);
   opts o = {0};
-  o.accuracy = 5, o.min_abs = 5e-5, o.timeout = 300, o.nverify = 250, o.seed = 1, o.floor_s = -1;
+  o.accuracy = 5, o.min_abs = 5e-5, o.timeout = 300, o.repeat = 3, o.nverify = 250, o.seed = 1, o.floor_s = -1;
   enum { O_KERNEL = 256, O_IMPL, O_ACC, O_MINABS, O_MAXABS, O_RANGE, O_THREADS, O_DEVICE, O_TIMEOUT, O_MAXS, O_WINDOW,
-         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR };
+         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT };
   static const struct option lo[] = {
       {"kernel", 1, 0, O_KERNEL}, {"impl", 1, 0, O_IMPL}, {"output", 1, 0, 'o'}, {"accuracy", 1, 0, O_ACC},
       {"min-abs", 1, 0, O_MINABS}, {"max-abs", 1, 0, O_MAXABS}, {"range", 1, 0, O_RANGE}, {"threads", 1, 0, O_THREADS},
       {"device", 1, 0, O_DEVICE}, {"timeout", 1, 0, O_TIMEOUT}, {"max-samples", 1, 0, O_MAXS}, {"window", 1, 0, O_WINDOW},
       {"max-point-samples", 1, 0, O_MAXPT}, {"confidence", 1, 0, O_CONF}, {"sets", 1, 0, O_SETS}, {"mets", 1, 0, O_METS},
       {"ci", 1, 0, O_CI}, {"set", 1, 0, O_SET}, {"seed", 1, 0, O_SEED}, {"json", 0, 0, O_JSON}, {"csv", 1, 0, O_CSV},
-      {"floor", 1, 0, O_FLOOR}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   int c, rc = 0;
   int64_t v;
   optind = 2;
@@ -545,6 +548,7 @@ int cmd_calibrate(int argc, char **argv) {
     case O_JSON: o.json = 1; break;
     case O_CSV: o.csv_dir = optarg; break;
     case O_FLOOR: rc = cli_parse_f64("--floor", optarg, 0, 1e6, &o.floor_s); break;
+    case O_REPEAT: rc = cli_parse_i64("--repeat", optarg, 1, LBS_CALIB_MAX_REPEAT, &v), o.repeat = (int)v; break;
     case 'n': rc = cli_parse_i64("-n", optarg, 1, 1000000, &v), o.nverify = (int)v; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
