@@ -33,6 +33,8 @@ static const lbs_opt keys[] = {
     {"ipg_device", LBS_OPT_STRING, "", 1, 0, "its device, when the database holds it on several (\"\": the only one)"},
     {"ipg_points", LBS_OPT_STRING, "", 1, 0,
      "instead of a database, the curve: 'metric:seconds' pairs in ascending metric, blank-separated"},
+    {"ipg_allow_partial", LBS_OPT_BOOL, "false", 1, 0,
+     "use the newest partial IPG when there is no complete one (its last segment goes on past its end)"},
     {"ipg_metric_per_work", LBS_OPT_DOUBLE, "1", 1e-15, 1e15,
      "work-metric units per unit of the trace's cost metric (cells per unit of weight, ...)"},
     {NULL, 0, NULL, 0, 0, NULL}};
@@ -90,6 +92,7 @@ static void fini(void *state) {
 static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double ns_per_work) {
   const lbs_section_spec *spec = lbs_grid_spec();
   const char *db = "", *impl = "", *dev = "", *pts = "";
+  int partial = 0;
   ipg_model *m = calloc(1, sizeof *m);
   if (!m) return lbs_fail(LBS_NOMEM, "speed model");
   lbs_err e = lbs_config_string(cfg, spec, "nodetype", nt, "ipg_db", &db);
@@ -97,6 +100,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   if (!e) e = lbs_config_string(cfg, spec, "nodetype", nt, "ipg_device", &dev);
   if (!e) e = lbs_config_string(cfg, spec, "nodetype", nt, "ipg_points", &pts);
   if (!e) e = lbs_config_double(cfg, spec, "nodetype", nt, "ipg_metric_per_work", &m->mpw);
+  if (!e) e = lbs_config_bool(cfg, spec, "nodetype", nt, "ipg_allow_partial", &partial);
   const char *where = lbs_config_where(cfg, "nodetype", nt, NULL);
   char wherebuf[512];
   snprintf(wherebuf, sizeof wherebuf, "%s", where ? where : "grid");
@@ -115,13 +119,34 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
     memset(&rec, 0, sizeof rec);
     e = lbs_calib_open(path, 0, &cdb);
     if (e) e = lbs_fail(e, "%s: ipg_db: %s", dbwhere, lbs_errmsg());
-    else if ((e = lbs_calib_get(cdb, impl, dev, &rec)))
-      e = lbs_fail(e, "%s: [nodetype %s] ipg_impl = %s: %s", lbs_config_where(cfg, "nodetype", nt, "ipg_impl"), nt, impl,
-                   lbs_errmsg());
     else {
-      m->g = rec.ipg;
-      rec.ipg = (lbs_ipg){0};
-      if (m->g.n < 1) e = lbs_fail(LBS_CORRUPT, "%s: the IPG of %s in %s has no points", dbwhere, impl, path);
+      e = lbs_calib_get(cdb, impl, dev, &rec);
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", lbs_errmsg());
+      if (e == LBS_NOTFOUND && partial) { /* the newest partial one */
+        lbs_ipg_rec *all = NULL;
+        int n = 0, pick = -1;
+        if (!lbs_calib_list(cdb, &all, &n))
+          for (int k = 0; k < n; k++)
+            if (!strcmp(all[k].impl, impl) && !strcmp(all[k].status, "partial") && all[k].ipg.n >= 2 &&
+                (!*dev || !strcmp(all[k].device, dev)))
+              pick = k;
+        if (pick >= 0) {
+          rec = all[pick];
+          memset(&all[pick], 0, sizeof all[pick]);
+          e = LBS_OK;
+        }
+        for (int k = 0; k < n; k++) lbs_ipg_rec_free(&all[k]);
+        free(all);
+      }
+      if (e)
+        e = lbs_fail(e, "%s: [nodetype %s] ipg_impl = %s: %s", lbs_config_where(cfg, "nodetype", nt, "ipg_impl"), nt, impl,
+                     msg);
+      else {
+        m->g = rec.ipg;
+        rec.ipg = (lbs_ipg){0};
+        if (m->g.n < 1) e = lbs_fail(LBS_CORRUPT, "%s: the IPG of %s in %s has no points", dbwhere, impl, path);
+      }
     }
     lbs_ipg_rec_free(&rec);
     lbs_calib_close(&cdb);
