@@ -354,7 +354,7 @@ int lbs__ia_insert(lbs__ia *s, const lbs__ia_cand *c, int nc) {
     double w0 = s->g[c[q].i].w, w1 = s->g[c[q].j].w, a = c[q].c0, b = c[q].c1;
     lbs__ia_seg mine = {w0, a + b * w0, w1, a + b * w1};
     if (w0 == mswm) { /* append */
-      memcpy(trial, s->seg, (size_t)s->nseg * sizeof *trial);
+      if (s->nseg) memcpy(trial, s->seg, (size_t)s->nseg * sizeof *trial);
       trial[s->nseg] = mine;
       TRY(s->nseg + 1);
     }
