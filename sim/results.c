@@ -80,6 +80,16 @@ static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed) {
     e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
   sqlite3_finalize(q);
   if (!e && !empty && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim results store", path);
+  /* A file cut short inside a page: a rolled-back write would restore whole pages and so grow
+   * it, changing a file the failed save must leave as it was. */
+  int64_t page = 0;
+  if (!e && *existed && sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, NULL) == SQLITE_OK &&
+      sqlite3_step(q) == SQLITE_ROW)
+    page = sqlite3_column_int64(q, 0);
+  if (!e && *existed) sqlite3_finalize(q);
+  if (!e && *existed && page > 0 && sb.st_size % page)
+    e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%lld bytes: not a whole number of %lld-byte pages)", path,
+                 (long long)sb.st_size, (long long)page);
   if (!e && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) e = dberr(db, path);
   if (!e) e = check_intact(db, path);
   char pragma[64];
