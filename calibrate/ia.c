@@ -142,6 +142,8 @@ double lbs__ia_frontier(const lbs__ia *s) { return s->nseg ? s->seg[s->nseg - 1]
 
 double lbs__ia_mswm(const lbs__ia *s) { return s->nseg ? s->sp.next_metric(lbs__ia_frontier(s)) : s->lo; }
 
+static int group_of(const lbs__ia *s, double w);
+
 #define CELL(s, i, j) ((s)->m[(size_t)(i) * (size_t)(s)->mcap + (size_t)(j)])
 
 static lbs__ia_stats group_stats(const lbs__ia_group *g) {
@@ -151,8 +153,40 @@ static lbs__ia_stats group_stats(const lbs__ia_group *g) {
 
 /* ---------------------------------------------------------------- step 1: sample collection */
 
+/* Under noise, when the probe did not move the frontier only because more samples are needed:
+ * of the cells ending at the probe, one with a metric whose mean is undecided (beyond the sample
+ * error threshold by less than the noise, or far off on fewer than 3 samples: a preempted call
+ * until a third sample outvotes it), else one whose intervals are too wide; the one nearest
+ * its interval threshold, and its metric where one more sample decides most. A metric that
+ * holds 4 x max point samples gets no more: the fallback goes on instead. 0 when none. */
+static int resample_at(const lbs__ia *s, double mswm, double *at) {
+  if (!(s->noise > 0)) return 0;
+  int j = group_of(s, s->last_w);
+  if (j >= s->ng || s->g[j].w != s->last_w) return 0;
+  double best[2] = {INFINITY, INFINITY}, where[2] = {0, 0};
+  int found[2] = {0, 0};
+  for (int i = s->row0; i < j && s->g[i].w <= mswm; i++) {
+    lbs__ia_fit f;
+    int which, v = lbs__ia_verdict(s, i, j, &f, &which);
+    if (!(v == LBS__IA_UNSURE || v == LBS__IA_CI) || which < 0 || s->g[which].taken >= 4 * s->o.max_point_samples)
+      continue;
+    double w0 = s->g[i].w, w1 = s->g[j].w;
+    double r0 = 2 * f.h0 / lbs_ia_bound_at(&s->o.ci, f.c0 + f.c1 * w0);
+    double r1 = 2 * f.h1 / lbs_ia_bound_at(&s->o.ci, f.c0 + f.c1 * w1);
+    double r = r0 > r1 ? r0 : r1;
+    int c = v == LBS__IA_CI;
+    if (!found[c] || r < best[c]) best[c] = r, where[c] = s->g[which].w, found[c] = 1;
+  }
+  for (int c = 0; c < 2; c++)
+    if (found[c]) {
+      *at = where[c];
+      return 1;
+    }
+  return 0;
+}
+
 double lbs__ia_select(lbs__ia *s) {
-  double w;
+  double w = NAN;
   if (!s->nseg) { /* no point yet: the lower bound of the range */
     s->last_w = s->lo;
     return s->lo;
@@ -160,6 +194,10 @@ double lbs__ia_select(lbs__ia *s) {
   const lbs__ia_seg *last = &s->seg[s->nseg - 1];
   double f = last->w1, tf = last->t1, mswm = s->sp.next_metric(f);
   int progressed = isnan(s->last_w) || f != s->last_frontier;
+  if (!progressed && s->last_w > mswm && resample_at(s, mswm, &w)) {
+    s->resampled++; /* the probe stays where it is */
+    return w;
+  }
   if (progressed) { /* extrapolate the right-most segment's slope by SETS */
     double slope = NAN;
     for (int k = s->nseg - 1; k >= 0 && isnan(slope); k--)
@@ -192,19 +230,89 @@ static lbs_err grow(void **p, int *cap, int need, size_t size) {
   return LBS_OK;
 }
 
-lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
-  if (!isfinite(t) || t < 0)
-    return lbs_fail(LBS_RANGE, "a sample at work metric %.17g measured %g s: times must be finite and >= 0", w, t);
-  if (grow((void **)&s->samples, &s->scap, s->ns + 1, sizeof *s->samples)) return LBS_NOMEM;
-  s->samples[s->ns++] = (lbs_sample){w, t};
-  /* The group: binary search in ascending metric. */
+/* The robust relative noise of one sample, from every sample of a metric measured more than
+ * once: its deviation from the group's mean relative to that mean (or the absolute floor) (scaled by sqrt(n / (n - 1))
+ * so that each has the variance of one sample), then 1.4826 x the median of their absolute
+ * values. A preempted call among them moves the median little, where it would dominate a
+ * pooled variance. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int group_of(const lbs__ia *s, double w) {
   int lo = 0, hi = s->ng;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
     if (s->g[mid].w < w) lo = mid + 1;
     else hi = mid;
   }
-  int k = lo, fresh = !(k < s->ng && s->g[k].w == w);
+  return lo;
+}
+
+/* Noise is relative to the time, and to no less than the accuracy's absolute floor: below it a
+ * timer's tick and a call's overhead set the jitter, not the work. */
+static double noise_scale(const lbs__ia *s, double t) {
+  t = fabs(t);
+  return t > s->o.accuracy.min_s ? t : s->o.accuracy.min_s;
+}
+
+static lbs_err noise_update(lbs__ia *s) {
+  double *d = malloc((size_t)s->ns * sizeof *d);
+  if (!d) return lbs_fail(LBS_NOMEM, "IA heuristic: noise estimate");
+  int n = 0;
+  for (int k = 0; k < s->ns; k++) {
+    const lbs__ia_group *g = &s->g[group_of(s, s->samples[k].w)];
+    if (g->n < 2 || !(noise_scale(s, g->mean) > 0)) continue;
+    d[n++] = fabs(s->samples[k].t - g->mean) / noise_scale(s, g->mean) * sqrt((double)g->n / (g->n - 1));
+  }
+  if (n) {
+    qsort(d, (size_t)n, sizeof *d, cmp_double);
+    s->noise = 1.4826 * (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2);
+  }
+  s->noise_n = n;
+  free(d);
+  return LBS_OK;
+}
+
+/* A group of three samples or more keeps those within 5 robust spreads of its median (the
+ * larger of 1.4826 x its median absolute deviation and the noise estimate): a call preempted
+ * for a time slice, 5x and more on a loaded machine, would otherwise move the mean of its
+ * metric beyond the accuracy for good. */
+static lbs_err group_refresh(lbs__ia *s, lbs__ia_group *g) {
+  double *v = malloc(2 * (size_t)g->taken * sizeof *v);
+  if (!v) return lbs_fail(LBS_NOMEM, "IA heuristic: a group");
+  int n = 0;
+  for (int k = 0; k < s->ns && n < g->taken; k++)
+    if (s->samples[k].w == g->w) v[n++] = s->samples[k].t;
+  double *a = v + n;
+  memcpy(a, v, (size_t)n * sizeof *a);
+  qsort(a, (size_t)n, sizeof *a, cmp_double);
+  double med = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+  for (int k = 0; k < n; k++) a[k] = fabs(v[k] - med);
+  qsort(a, (size_t)n, sizeof *a, cmp_double);
+  double mad = 1.4826 * (n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2), spread = s->noise * noise_scale(s, med);
+  double cut = 5 * (mad > spread ? mad : spread);
+  if (cut < 1e-9 * fabs(med)) cut = 1e-9 * fabs(med); /* (rounding of equal times) */
+  g->n = 0;
+  g->mean = g->m2 = 0;
+  for (int k = 0; k < n; k++) {
+    if (fabs(v[k] - med) > cut) continue;
+    g->n++;
+    double d = v[k] - g->mean;
+    g->mean += d / g->n;
+    g->m2 += d * (v[k] - g->mean);
+  }
+  free(v);
+  return LBS_OK;
+}
+
+lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
+  if (!isfinite(t) || t < 0)
+    return lbs_fail(LBS_RANGE, "a sample at work metric %.17g measured %g s: times must be finite and >= 0", w, t);
+  if (grow((void **)&s->samples, &s->scap, s->ns + 1, sizeof *s->samples)) return LBS_NOMEM;
+  s->samples[s->ns++] = (lbs_sample){w, t};
+  int k = group_of(s, w), fresh = !(k < s->ng && s->g[k].w == w);
   if (fresh) {
     if (grow((void **)&s->g, &s->gcap, s->ng + 1, sizeof *s->g)) return LBS_NOMEM;
     if (s->ng + 1 > s->mcap) { /* a larger matrix: copy the cells over */
@@ -218,15 +326,18 @@ lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
       s->mcap = nc;
     }
     memmove(s->g + k + 1, s->g + k, (size_t)(s->ng - k) * sizeof *s->g);
-    s->g[k] = (lbs__ia_group){w, 0, 0, 0};
+    s->g[k] = (lbs__ia_group){w, 0, 0, 0, 0};
     s->ng++;
     if (k < s->row0) s->row0++; /* (a sample left of the committed rows: cannot happen, kept safe) */
   }
   lbs__ia_group *g = &s->g[k];
-  g->n++;
-  double d = t - g->mean;
-  g->mean += d / g->n;
-  g->m2 += d * (t - g->mean);
+  if (++g->taken < 3) {
+    g->n++;
+    double d = t - g->mean;
+    g->mean += d / g->n;
+    g->m2 += d * (t - g->mean);
+  } else if (group_refresh(s, g)) return LBS_NOMEM;
+  if (g->taken >= 2 && noise_update(s)) return LBS_NOMEM;
   /* Cells that include group k, and (a new group shifts them) every cell ending after it:
    * row by row, each cell is its left neighbour merged with one group. */
   for (int i = s->row0; i < s->ng; i++)
@@ -237,33 +348,90 @@ lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
   return LBS_OK;
 }
 
-/* Whether cell (i, j) is a candidate segment. */
-static int candidate(const lbs__ia *s, int i, int j, lbs__ia_cand *c) {
+double lbs__ia_excess(const lbs__ia *s, const lbs__ia_group *g, double e) {
+  double d = fabs(g->mean - e) - lbs_ia_bound_at(&s->o.set, e);
+  if (!(d > 0)) return 0;
+  /* A group with max point samples is taken at its mean, as a point is: resampling it would only
+   * pull the line towards it. */
+  double se = g->n < s->o.max_point_samples ? s->noise * noise_scale(s, e) / sqrt(g->n) : 0;
+  return se > 0 ? d / se : INFINITY;
+}
+
+/* Under noise, whether the end group e of a cell stands on one sample, or on two that disagree
+ * by more than 5 noise spreads, and the rest of the cell (groups a..b) does not predict it
+ * within 5 noise spreads past the sample error threshold: one preempted call would otherwise
+ * make a segment end of its own. A lone end the rest cannot predict (fewer than 3 samples) is
+ * confirmed too. */
+static int lone_end(const lbs__ia *s, int e, int a, int b) {
+  const lbs__ia_group *g = &s->g[e];
+  if (g->taken >= 3 || (g->taken == 2 && sqrt(2 * g->m2) <= 5 * M_SQRT2 * s->noise * noise_scale(s, g->mean))) return 0;
+  if (a > b) return 1;
+  lbs__ia_fit f = lbs__ia_fit_cell(&CELL(s, a, b), s->g[a].w, s->g[b].w, s->o.confidence);
+  if (!f.ok) return 1;
+  double p = f.c0 + f.c1 * g->w;
+  return !(fabs(g->mean - p) <= lbs_ia_bound_at(&s->o.set, p) + 5 * s->noise * noise_scale(s, p));
+}
+
+int lbs__ia_verdict(const lbs__ia *s, int i, int j, lbs__ia_fit *fit, int *which) {
   const lbs__ia_stats *st = &CELL(s, i, j);
   double w0 = s->g[i].w, w1 = s->g[j].w;
   lbs__ia_fit f = lbs__ia_fit_cell(st, w0, w1, s->o.confidence);
-  if (!f.ok) return 0;
+  *fit = f;
+  *which = -1;
+  if (!f.ok) return LBS__IA_FEW;
   double t0 = f.c0 + f.c1 * w0, t1 = f.c0 + f.c1 * w1;
-  if (!(t0 > 0 && t1 > 0)) return 0;
+  if (!(t0 > 0 && t1 > 0)) return LBS__IA_NONPOS;
+  double r0 = 2 * f.h0 / lbs_ia_bound_at(&s->o.ci, t0), r1 = 2 * f.h1 / lbs_ia_bound_at(&s->o.ci, t1);
   if (i == j) {
-    if (st->n < s->o.max_point_samples && !(2 * f.h0 <= lbs_ia_bound_at(&s->o.ci, t0))) return 0;
-  } else {
-    for (int k = i; k < j; k++) { /* METS: neighbouring samples close enough along the line */
-      double wk = s->g[k].w, tk = f.c0 + f.c1 * wk;
-      double allowed = f.c1 > 0 ? lbs_ia_bound_at(&s->o.mets, tk) / f.c1 : INFINITY;
-      double step = s->sp.next_metric(wk) - wk; /* attainable by the adapter */
-      if (allowed < step) allowed = step;
-      if (s->g[k + 1].w - wk > allowed) return 0;
-    }
-    if (!(2 * f.h0 <= lbs_ia_bound_at(&s->o.ci, t0)) || !(2 * f.h1 <= lbs_ia_bound_at(&s->o.ci, t1))) return 0;
-    /* Beyond the thesis: every group's mean within the sample error threshold of the line. A
-     * narrow interval only says the line is well determined; many samples on one side of a
-     * knee make it narrow while the line misses the samples across the knee. */
-    for (int k = i; k <= j; k++) {
-      double tk = f.c0 + f.c1 * s->g[k].w;
-      if (fabs(s->g[k].mean - tk) > lbs_ia_bound_at(&s->o.set, tk)) return 0;
-    }
+    *which = i;
+    return st->n < s->o.max_point_samples && !(r0 <= 1) ? LBS__IA_CI : LBS__IA_OK;
   }
+  if (s->noise > 0 && (lone_end(s, i, i + 1, j) || lone_end(s, j, i, j - 1))) { /* confirm it first */
+    *which = lone_end(s, i, i + 1, j) ? i : j;
+    return LBS__IA_UNSURE;
+  }
+  for (int k = i; k < j; k++) { /* METS: neighbouring samples close enough along the line */
+    double wk = s->g[k].w, tk = f.c0 + f.c1 * wk;
+    double allowed = f.c1 > 0 ? lbs_ia_bound_at(&s->o.mets, tk) / f.c1 : INFINITY;
+    double step = s->sp.next_metric(wk) - wk; /* attainable by the adapter */
+    if (allowed < step) allowed = step;
+    if (s->g[k + 1].w - wk > allowed) return LBS__IA_METS;
+  }
+  /* Beyond the thesis: the groups' means on the line within the sample error threshold. A
+   * narrow interval only says the line is well determined; many samples on one side of a knee
+   * make it narrow while the line misses the samples across the knee. Under noise a group
+   * beyond the threshold is decided only when significantly so: any one of them (Bonferroni over
+   * the groups) or all together (the chi-square of their excesses: a bend that moves many groups
+   * a little). One beyond it by less is undecided until more samples narrow its mean. */
+  int G = j - i + 1, kmax = -1, kodd = -1;
+  double alpha = 1 - s->o.confidence, zcrit = s->noise > 0 ? gsl_cdf_ugaussian_Qinv(alpha / (2 * G)) : 0;
+  double zmax = 0, chi = 0;
+  for (int k = i; k <= j; k++) {
+    double z = lbs__ia_excess(s, &s->g[k], f.c0 + f.c1 * s->g[k].w);
+    if (z > zcrit && s->noise > 0 && s->g[k].taken < 3) { /* a preempted call? confirm first */
+      if (kodd < 0 || z > lbs__ia_excess(s, &s->g[kodd], f.c0 + f.c1 * s->g[kodd].w)) kodd = k;
+      continue;
+    }
+    if (z > zmax) zmax = z, kmax = k;
+    chi += z * z;
+  }
+  if (zmax > 0 && (isinf(zmax) || zmax > zcrit || chi > gsl_cdf_chisq_Qinv(alpha, G))) return LBS__IA_FIT;
+  if (kodd >= 0 || zmax > 0) {
+    *which = kodd >= 0 ? kodd : kmax;
+    return LBS__IA_UNSURE;
+  }
+  if (!(r0 <= 1) || !(r1 <= 1)) {
+    *which = r0 > r1 ? i : j;
+    return LBS__IA_CI;
+  }
+  return LBS__IA_OK;
+}
+
+/* Whether cell (i, j) is a candidate segment. */
+static int candidate(const lbs__ia *s, int i, int j, lbs__ia_cand *c) {
+  lbs__ia_fit f;
+  int which;
+  if (lbs__ia_verdict(s, i, j, &f, &which) != LBS__IA_OK) return 0;
   *c = (lbs__ia_cand){i, j, f.c0, f.c1};
   return 1;
 }
@@ -311,17 +479,21 @@ static int better(const score *a, const score *b) {
   return a->mse < b->mse;
 }
 
+/* A group is bad when its mean lies beyond the sample error threshold by more than the noise
+ * explains (Bonferroni over the groups scored); without noise, when beyond the threshold. */
 static score score_of(const lbs__ia *s, const lbs__ia_seg *sg, int n) {
   score r = {0, sg[n - 1].w1, n, 0};
   double from = s->ncommitted ? s->seg[s->ncommitted - 1].w1 : s->lo;
-  int cnt = 0;
+  int cnt = 0, G = 0;
+  for (int k = 0; k < s->ng; k++) G += s->g[k].w >= from && s->g[k].w <= r.end;
+  double zcrit = s->noise > 0 && G ? gsl_cdf_ugaussian_Qinv((1 - s->o.confidence) / (2 * G)) : 0;
   for (int k = 0; k < s->ng; k++) {
     const lbs__ia_group *g = &s->g[k];
     if (g->w < from || g->w > r.end) continue;
     double e = segs_eval(sg, n, g->w);
     if (isnan(e)) continue;
     double d = g->mean - e;
-    r.bad += fabs(d) > lbs_ia_bound_at(&s->o.set, e);
+    r.bad += lbs__ia_excess(s, g, e) > zcrit;
     r.mse += d * d;
     cnt++;
   }
@@ -455,6 +627,7 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
     if (progress) progress(pctx, s.nseg ? lbs__ia_frontier(&s) : s.lo, s.ns);
   }
   res->complete = s.nseg && lbs__ia_frontier(&s) >= s.hi;
+  res->noise = s.noise;
   lbs_err pe = lbs__ia_points(&s, &res->ipg);
   if (!e) e = pe;
   res->samples = s.samples;
@@ -471,6 +644,11 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
       break;
     }
   }
+  if (!res->complete && !res->note[0] && s.noise > o->accuracy.pct / 200)
+    snprintf(res->note, sizeof res->note,
+             "one sample varies by %.3g%% (robust spread at repeated metrics), against an accuracy of %g%%: take "
+             "more calls per sample (--repeat), a quieter machine or a looser accuracy",
+             100 * s.noise, o->accuracy.pct);
   lbs__ia_free(&s);
   return e;
 }

@@ -8,8 +8,9 @@
 /* The samples taken at one work metric (a work metric group's measurements). */
 typedef struct {
   double w;
-  int n;
-  double mean, m2; /* running mean and sum of squared deviations (Welford) */
+  int n;           /* samples kept (from 3 samples on, far outliers are left out) */
+  double mean, m2; /* mean and sum of squared deviations of the kept samples */
+  int taken;       /* samples taken at this metric */
 } lbs__ia_group;
 
 /* Centred regression sums of a run of samples: merged pairwise (Chan et al.), so a cell of
@@ -53,10 +54,13 @@ typedef struct {
   int row0;           /* rows above this one were removed by segment commitment */
   lbs__ia_seg *seg;   /* nseg segments, ascending; the first ncommitted are committed */
   int nseg, segcap, ncommitted;
-  double last_w;         /* metric of the previous sample (NAN before the first) */
+  double last_w;         /* the probe: metric of the previous extrapolated or fallback sample */
   double last_frontier;  /* the frontier when that sample was selected */
   lbs_sample *samples;   /* every sample in the order taken */
   int ns, scap;
+  double noise;          /* relative noise of one sample (robust, from repeated metrics); 0: none seen */
+  int noise_n;           /* deviations it was estimated from */
+  int resampled;         /* samples taken to narrow a candidate's intervals (not the probe) */
 } lbs__ia;
 
 lbs_err lbs__ia_init(lbs__ia *s, const lbs_ia_opts *o, const lbs_ia_space *sp);
@@ -67,7 +71,8 @@ double lbs__ia_frontier(const lbs__ia *s);
 double lbs__ia_mswm(const lbs__ia *s);
 /* Step 1 (4.3.2): the metric of the next sample (it records what the fallback needs). */
 double lbs__ia_select(lbs__ia *s);
-/* Step 2, first half (4.3.3): a sample into its group and the regression matrix. */
+/* Step 2, first half (4.3.3): a sample into its group and the regression matrix (and the
+ * noise estimate when it repeats a metric). */
 lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t);
 /* Step 2, second half: the candidate segments (*out owned by the caller); their count or -1
  * (out of memory). */
@@ -78,5 +83,15 @@ int lbs__ia_insert(lbs__ia *s, const lbs__ia_cand *c, int nc);
 void lbs__ia_commit(lbs__ia *s);
 /* The IPG's points from the segments. */
 lbs_err lbs__ia_points(const lbs__ia *s, lbs_ipg *out);
+
+/* Why cell (i, j) is or is not a candidate. */
+enum { LBS__IA_OK, LBS__IA_FEW, LBS__IA_NONPOS, LBS__IA_METS, LBS__IA_FIT, LBS__IA_UNSURE, LBS__IA_CI };
+/* *fit: the cell's line; *which: for UNSURE the group whose mean is undecided, for CI the end
+ * with the wider interval (relative to its threshold), else -1. FIT: a group significantly
+ * beyond the sample error threshold (any beyond it without noise). */
+int lbs__ia_verdict(const lbs__ia *s, int i, int j, lbs__ia_fit *fit, int *which);
+/* How far group g's mean lies beyond the sample error threshold of value e, in standard errors
+ * of that mean under the noise estimate (0 within the threshold, INFINITY without noise). */
+double lbs__ia_excess(const lbs__ia *s, const lbs__ia_group *g, double e);
 
 #endif

@@ -151,6 +151,7 @@ typedef struct lbs_ia_result {
   int complete;    /* the IPG covers [lo, hi] */
   int iterations;
   double sample_s; /* time the samples took (sum of their seconds) */
+  double noise;    /* relative noise of one sample (robust, from repeated metrics; 0 if none) */
   char note[256];  /* a warning about the result ("" when none): times that fall with work */
 } lbs_ia_result;
 void lbs_ia_result_free(lbs_ia_result *r);

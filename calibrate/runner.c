@@ -59,6 +59,7 @@ typedef struct {
   void *ctx;
   int fd;
   uint64_t k;
+  double t0; /* when the job started */
 } child;
 
 static int cmp_double(const void *a, const void *b) {
@@ -71,6 +72,10 @@ static int cmp_double(const void *a, const void *b) {
 static lbs_err child_sample(void *arg, double w, double *t) {
   child *c = arg;
   double r[LBS_CALIB_MAX_REPEAT];
+  /* Stop by ourselves short of the parent's kill, so that what was built is kept (partial). */
+  if (c->job->timeout_s > 0 && now_s() - c->t0 > 0.9 * c->job->timeout_s)
+    return lbs_fail(LBS_RANGE, "stopped at 90%% of the time limit (%g s, --timeout) after %.1f s of work-metric sampling",
+                    c->job->timeout_s, now_s() - c->t0);
   int n = c->job->repeat < 1 ? 1 : c->job->repeat > LBS_CALIB_MAX_REPEAT ? LBS_CALIB_MAX_REPEAT : c->job->repeat;
   for (int k = 0; k < n; k++) {
     lbs_err e = lbs_calib_measure(c->job->adapter, c->job->impl, c->ctx, w, c->job->seed + c->k++, &lbs_clock_monotonic, &r[k]);
@@ -109,7 +114,7 @@ static void send_result(int fd, lbs_err e, int complete, const char *note, const
 }
 
 static void child_main(const lbs_calib_job *job, int fd) {
-  child c = {job, NULL, fd, 0};
+  child c = {job, NULL, fd, 0, now_s()};
   char dev[160] = "";
   lbs_impl_args args = {job->threads, job->device};
   lbs_err e = job->impl->open(&c.ctx, &args, dev, sizeof dev);

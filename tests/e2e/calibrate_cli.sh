@@ -46,7 +46,7 @@ if "$LBSIM" calibrate list | grep -q "cuda"; then
 fi
 # A time limit stops an implementation; what completed before stays.
 expect 1 "timeout" -- "$LBSIM" calibrate run --kernel sort --impl cpu --range 1:100000000 --timeout 0.5 -o "$T/c.db"
-has "$T/err" "timed out" "timeout message"
+has "$T/err" "of the time limit" "timeout message"
 expect 0 "after the timeout" -- "$LBSIM" calibrate show "$T/c.db" --json
 json "$T/out" "s=[x['status'] for x in d['ipgs']]; assert s[:2]==['complete','complete'] and s[2] in ('failed','partial'), s" "earlier IPGs kept"
 
