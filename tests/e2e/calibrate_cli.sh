@@ -14,12 +14,18 @@ has "$T/out" "lbsim calibrate run --kernel wave" "help has examples"
 expect 0 "list" -- "$LBSIM" calibrate list --json
 json "$T/out" "k=[x['kernel'] for x in d['kernels']]; assert k==['sort','dot','conv1d','matmul','wave','walk','bhforce'], k" "seven kernels"
 
-# A real calibration of the inner product on one CPU thread and on two threads.
-expect 0 "run dot cpu,threads" -- "$LBSIM" calibrate run --kernel dot --impl cpu,threads --threads 2 --range 1000:300000 \
-  -o "$T/c.db" --json
+# A real calibration of the inner product on one CPU thread and on two threads. One thread
+# completes even on a loaded machine (the heuristic's noise handling); two threads on a machine
+# whose other core is busy wait for time slices of 4 ms on calls of 0.2 ms, which no accuracy
+# survives: there a partial IPG that says why is the right answer, within the time limit.
+"$LBSIM" calibrate run --kernel dot --impl cpu,threads --threads 2 --range 1000:300000 --timeout 90 -o "$T/c.db" \
+  --json >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" -le 1 ] && ok || bad "run dot cpu,threads: exit $rc; stderr: $(head -c 400 "$T/err")"
 cp "$T/out" "$T/run.json"
-json "$T/run.json" "assert [i['status'] for i in d['ipgs']]==['complete','complete'], d; assert all(i['samples']>=5 for i in d['ipgs'])" \
-  "both IPGs complete"
+json "$T/run.json" "i=d['ipgs']; assert i[0]['status']=='complete' and i[0]['samples']>=5, i[0]; \
+assert i[1]['status']=='complete' or (i[1]['status']=='partial' and ('time limit' in i[1]['message'] or 'varies by' in i[1]['message'])), i[1]" \
+  "dot.cpu complete, dot.threads complete or partial with the reason"
 has "$T/run.json" '"device": "threads:2: ' "threads device named"
 expect 0 "show json" -- "$LBSIM" calibrate show "$T/c.db" --json
 json "$T/out" "i=d['ipgs']; assert len(i)==2 and all(len(x['points'])>=2 for x in i), i" "show --json has the points"
@@ -48,7 +54,7 @@ fi
 expect 1 "timeout" -- "$LBSIM" calibrate run --kernel sort --impl cpu --range 1:100000000 --timeout 0.5 -o "$T/c.db"
 has "$T/err" "of the time limit" "timeout message"
 expect 0 "after the timeout" -- "$LBSIM" calibrate show "$T/c.db" --json
-json "$T/out" "s=[x['status'] for x in d['ipgs']]; assert s[:2]==['complete','complete'] and s[2] in ('failed','partial'), s" "earlier IPGs kept"
+json "$T/out" "s=[x['status'] for x in d['ipgs']]; assert s[0]=='complete' and s[1] in ('complete','partial') and s[2] in ('failed','partial'), s" "earlier IPGs kept"
 
 # Bad input.
 expect 2 "unknown kernel" -- "$LBSIM" calibrate run --kernel fft -o "$T/x.db"
