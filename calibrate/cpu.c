@@ -12,6 +12,7 @@
 
 #include "cpu_int.h"
 #include "lbs_nbody.h"
+#include "lbs_wave.h"
 
 /* ---------------------------------------------------------------- sort: introsort */
 
@@ -170,70 +171,14 @@ void lbs__matmul_rows(const lbs_k_matmul *p, int r0, int r1) {
 
 /* ---------------------------------------------------------------- wave: apps/wave's update */
 
-/* The geometry and the two updates below are apps/wave/wave.c's, copied operation for
- * operation (the source term dropped: src is NULL in the kernel). */
-typedef struct {
-  int b, n1;
-  ptrdiff_t sy, sz, off, comp; /* strides, H offset, doubles per component */
-} geom;
-
-static geom geom_of(int b) {
-  geom g = {b, b + 1, b + 1, (ptrdiff_t)(b + 1) * (b + 1), 0, 0};
-  g.off = 1 + g.sy + g.sz;
-  g.comp = g.sz * g.n1;
-  return g;
-}
-
-static double update_H(const geom *g, double *F, double S) {
-  const double *Ex = F, *Ey = F + g->comp, *Ez = F + 2 * g->comp;
-  double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off, *Hz = F + 5 * g->comp + g->off;
-  const ptrdiff_t sy = g->sy, sz = g->sz;
-  double w = 0;
-  for (int k = 0; k < g->b; k++)
-    for (int j = 0; j < g->b; j++) {
-      ptrdiff_t p0 = j * sy + k * sz;
-      for (int i = 0; i < g->b; i++) {
-        ptrdiff_t p = p0 + i;
-        double ex = Ex[p], ey = Ey[p], ez = Ez[p];
-        double hx = Hx[p] - S * ((Ez[p + sy] - ez) - (Ey[p + sz] - ey));
-        double hy = Hy[p] - S * ((Ex[p + sz] - ex) - (Ez[p + 1] - ez));
-        double hz = Hz[p] - S * ((Ey[p + 1] - ey) - (Ex[p + sy] - ex));
-        w += ex * ex + ey * ey + ez * ez + hx * Hx[p] + hy * Hy[p] + hz * Hz[p];
-        Hx[p] = hx, Hy[p] = hy, Hz[p] = hz;
-      }
-    }
-  return w;
-}
-
-static double update_E(const geom *g, double *F, double S) {
-  double *Ex = F, *Ey = F + g->comp, *Ez = F + 2 * g->comp;
-  const double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off, *Hz = F + 5 * g->comp + g->off;
-  const ptrdiff_t sy = g->sy, sz = g->sz;
-  double m = 0;
-  for (int k = 0; k < g->b; k++)
-    for (int j = 0; j < g->b; j++) {
-      ptrdiff_t p0 = j * sy + k * sz;
-      for (int i = 0; i < g->b; i++) {
-        ptrdiff_t p = p0 + i;
-        double ex = Ex[p] + S * ((Hz[p] - Hz[p - sy]) - (Hy[p] - Hy[p - sz]));
-        double ey = Ey[p] + S * ((Hx[p] - Hx[p - sz]) - (Hz[p] - Hz[p - 1]));
-        double ez = Ez[p] + S * ((Hy[p] - Hy[p - 1]) - (Hx[p] - Hx[p - sy]));
-        Ex[p] = ex, Ey[p] = ey, Ez[p] = ez;
-        double a = fabs(ex) > fabs(ey) ? fabs(ex) : fabs(ey);
-        a = fabs(ez) > a ? fabs(ez) : a;
-        m = a > m ? a : m;
-      }
-    }
-  return m;
-}
-
+/* traces/lbs_wave.h: the update apps/wave runs (the source term dropped: src is NULL). */
 void lbs__wave_cells(const lbs_k_wave *p, int64_t c0, int64_t c1, double *energy, double *emax) {
-  geom g = geom_of(p->b);
+  lbs_wave_geom g = lbs_wave_geom_of(p->b);
   double w = 0, m = 0;
   for (int64_t c = c0; c < c1; c++) {
     double *F = p->F + (size_t)c * 6 * (size_t)g.comp;
-    w += update_H(&g, F, p->S);
-    double e = update_E(&g, F, p->S);
+    w += lbs_wave_update_H(&g, F, p->S);
+    double e = lbs_wave_update_E(&g, F, p->S, NULL);
     m = e > m ? e : m;
   }
   *energy = w, *emax = m;

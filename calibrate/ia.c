@@ -269,6 +269,7 @@ static lbs_err noise_update(lbs__ia *s) {
   if (n) {
     qsort(d, (size_t)n, sizeof *d, cmp_double);
     s->noise = 1.4826 * (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2);
+    if (s->noise < 1e-9) s->noise = 0; /* rounding of equal times (a fake clock), not noise */
   }
   s->noise_n = n;
   free(d);

@@ -17,6 +17,8 @@ typedef struct lbs_calib_job {
   double lo, hi;       /* work-metric range */
   lbs_ia_opts opts;    /* LBS_JOB_IA */
   int nverify;         /* LBS_JOB_VERIFY: random invocations */
+  int varied;          /* LBS_JOB_VERIFY: 0: CreateParams at log-uniform metrics (the usage assumptions
+                        * the IPG was built under), 1: the adapter's random_params (varied shapes) */
   uint64_t seed;       /* of the parameters' data */
   int repeat;          /* IA: a sample is the median of this many timed calls (1..LBS_CALIB_MAX_REPEAT) */
   double timeout_s;    /* the child is killed after this long; 0: no limit */

@@ -52,11 +52,16 @@ static const char usage_text[] =
     "  --set PCT           the heuristic's parameters (seed 004 Table 4-3), see docs/calibration.md\n"
     "  --seed N            data of the invocation parameters (default 1)\n"
     "  --repeat R          a sample is the median of R timed calls (default 3; 1..15): one\n"
-    "                      preempted call does not make a sample\n"
+    "                      preempted call does not make a sample (verify times its invocations\n"
+    "                      the same way)\n"
     "verify options:\n"
     "  --impl NAME         only this implementation (default: every complete IPG runnable here)\n"
     "  -n N                random invocations per IPG (default 250, as the thesis' Figure 6-1)\n"
     "  --floor S           absolute floor of the errors (default: the IPG's --min-abs)\n"
+    "  --invocations K     usage (default): the kernel's representative invocations (CreateParams,\n"
+    "                      as the IPG was built) at log-uniform metrics with fresh data; varied:\n"
+    "                      the adapter's random shapes and value ranges too (how well the work\n"
+    "                      metric alone predicts the time)\n"
     "common: --json (machine-readable output on stdout), -h/--help\n"
     "\n"
     "examples:\n"
@@ -69,7 +74,7 @@ typedef struct {
   const char *db, *kernel, *impls, *only, *csv_dir, *range;
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
-  int threads, device, json, nverify, window, max_point, max_samples, repeat;
+  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied;
   int64_t seed;
 } opts;
 
@@ -289,7 +294,9 @@ static int do_verify(const opts *o) {
     return cli_error(o->db, e);
   }
   if (o->json) printf("{\"database\": "), cli_json_str(stdout, o->db), printf(", \"verifications\": [");
-  else printf("%-18s %5s %9s %9s %9s %10s  %s\n", "implementation", "n", "mean err", "rms err", "max err", "mean(floor)", "device");
+  else
+    printf("%s invocations\n%-18s %5s %9s %9s %9s %10s  %s\n", o->varied ? "varied" : "usage", "implementation", "n",
+           "mean err", "rms err", "max err", "mean(floor)", "device");
   for (int k = 0; k < n; k++) {
     lbs_ipg_rec *r = &recs[k];
     if (strcmp(r->status, "complete") || (o->only && strcmp(o->only, r->impl))) continue;
@@ -311,6 +318,8 @@ static int do_verify(const opts *o) {
     job.device = o->device;
     job.lo = r->lo, job.hi = r->hi;
     job.nverify = o->nverify;
+    job.varied = o->varied;
+    job.repeat = o->repeat;
     job.seed = (uint64_t)o->seed + 1000003;
     job.timeout_s = o->timeout;
     progress_ctx pc = {{0}, 0, 0, 1};
@@ -366,6 +375,7 @@ static int do_verify(const opts *o) {
       cli_json_str(stdout, r->impl);
       printf(", \"device\": ");
       cli_json_str(stdout, r->device);
+      printf(", \"invocations\": \"%s\"", o->varied ? "varied" : "usage");
       printf(", \"n\": %d, \"floor_s\": %g, \"mean_err\": %.6f, \"rms_err\": %.6f, \"max_err\": %.6f, \"median_err\": %.6f, "
              "\"mean_err_floor\": %.6f}",
              v.n, floor_s, v.mean_err, v.rms_err, v.max_err, med, v.mean_err_floor);
@@ -512,14 +522,14 @@ int cmd_calibrate(int argc, char **argv) {
   opts o = {0};
   o.accuracy = 5, o.min_abs = 5e-5, o.timeout = 300, o.repeat = 3, o.nverify = 250, o.seed = 1, o.floor_s = -1;
   enum { O_KERNEL = 256, O_IMPL, O_ACC, O_MINABS, O_MAXABS, O_RANGE, O_THREADS, O_DEVICE, O_TIMEOUT, O_MAXS, O_WINDOW,
-         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT };
+         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT, O_INVOC };
   static const struct option lo[] = {
       {"kernel", 1, 0, O_KERNEL}, {"impl", 1, 0, O_IMPL}, {"output", 1, 0, 'o'}, {"accuracy", 1, 0, O_ACC},
       {"min-abs", 1, 0, O_MINABS}, {"max-abs", 1, 0, O_MAXABS}, {"range", 1, 0, O_RANGE}, {"threads", 1, 0, O_THREADS},
       {"device", 1, 0, O_DEVICE}, {"timeout", 1, 0, O_TIMEOUT}, {"max-samples", 1, 0, O_MAXS}, {"window", 1, 0, O_WINDOW},
       {"max-point-samples", 1, 0, O_MAXPT}, {"confidence", 1, 0, O_CONF}, {"sets", 1, 0, O_SETS}, {"mets", 1, 0, O_METS},
       {"ci", 1, 0, O_CI}, {"set", 1, 0, O_SET}, {"seed", 1, 0, O_SEED}, {"json", 0, 0, O_JSON}, {"csv", 1, 0, O_CSV},
-      {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"invocations", 1, 0, O_INVOC}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   int c, rc = 0;
   int64_t v;
   optind = 2;
@@ -549,6 +559,14 @@ int cmd_calibrate(int argc, char **argv) {
     case O_CSV: o.csv_dir = optarg; break;
     case O_FLOOR: rc = cli_parse_f64("--floor", optarg, 0, 1e6, &o.floor_s); break;
     case O_REPEAT: rc = cli_parse_i64("--repeat", optarg, 1, LBS_CALIB_MAX_REPEAT, &v), o.repeat = (int)v; break;
+    case O_INVOC:
+      if (!strcmp(optarg, "usage")) o.varied = 0;
+      else if (!strcmp(optarg, "varied")) o.varied = 1;
+      else {
+        fprintf(stderr, "lbsim: calibrate: --invocations: '%s' is neither usage nor varied\n", optarg);
+        rc = 2;
+      }
+      break;
     case 'n': rc = cli_parse_i64("-n", optarg, 1, 1000000, &v), o.nverify = (int)v; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);

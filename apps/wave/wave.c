@@ -49,6 +49,7 @@
 #include <zoltan.h>
 
 #include "lbs_policy.h"
+#include "lbs_wave.h"
 
 /* Zoltan's own random generator (not installed): reset before every partition so that a
  * partition never depends on what ran before it (RCB, RIB and HSFC draw nothing today). */
@@ -219,21 +220,8 @@ static int parse_args(int argc, char **argv, options *o) {
 
 /* ---------------------------------------------------------------- cells and fields */
 
-/* A cell's fields: Ex Ey Ez Hx Hy Hz, each (B+1)^3 doubles. E(i,j,k), i in 0..B, lies at
- * i + n1 (j + n1 k): index B is the + face halo (the next cell's first layer). H(i,j,k),
- * i in -1..B-1, lies one place further in each dimension (at p + off): index -1 is the - face
- * halo (the previous cell's last layer). Halos on the box's faces stay zero. */
-typedef struct {
-  int b, n1;
-  ptrdiff_t sy, sz, off, comp; /* strides, H offset, doubles per component */
-} geom;
-
-static geom geom_of(int b) {
-  geom g = {b, b + 1, b + 1, (ptrdiff_t)(b + 1) * (b + 1), 0, 0};
-  g.off = 1 + g.sy + g.sz;
-  g.comp = g.sz * g.n1;
-  return g;
-}
+/* A cell's fields and their update: traces/lbs_wave.h (shared with the calibration kernel). */
+typedef lbs_wave_geom geom;
 
 typedef struct {
   uint32_t gid;
@@ -242,54 +230,6 @@ typedef struct {
   double err; /* the largest error indicator of its refinements so far */
   double *F;  /* 6 * comp */
 } cell;
-
-/* H^(n+1/2) from E^n over the block's interior; returns this cell's share of the conserved
- * energy E^n.E^n + H^(n-1/2).H^(n+1/2). */
-static double update_H(const geom *g, double *F, double S) {
-  const double *Ex = F, *Ey = F + g->comp, *Ez = F + 2 * g->comp;
-  double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off, *Hz = F + 5 * g->comp + g->off;
-  const ptrdiff_t sy = g->sy, sz = g->sz;
-  double w = 0;
-  for (int k = 0; k < g->b; k++)
-    for (int j = 0; j < g->b; j++) {
-      ptrdiff_t p0 = j * sy + k * sz;
-      for (int i = 0; i < g->b; i++) {
-        ptrdiff_t p = p0 + i;
-        double ex = Ex[p], ey = Ey[p], ez = Ez[p];
-        double hx = Hx[p] - S * ((Ez[p + sy] - ez) - (Ey[p + sz] - ey));
-        double hy = Hy[p] - S * ((Ex[p + sz] - ex) - (Ez[p + 1] - ez));
-        double hz = Hz[p] - S * ((Ey[p + 1] - ey) - (Ex[p + sy] - ex));
-        w += ex * ex + ey * ey + ez * ez + hx * Hx[p] + hy * Hy[p] + hz * Hz[p];
-        Hx[p] = hx, Hy[p] = hy, Hz[p] = hz;
-      }
-    }
-  return w;
-}
-
-/* E^(n+1) from H^(n+1/2); src (B x B values, j fastest, or NULL) is added to Ez on the layer
- * i = 0 when the cell lies on the source plane. Returns the largest |E| of the block afterwards. */
-static double update_E(const geom *g, double *F, double S, const double *src) {
-  double *Ex = F, *Ey = F + g->comp, *Ez = F + 2 * g->comp;
-  const double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off, *Hz = F + 5 * g->comp + g->off;
-  const ptrdiff_t sy = g->sy, sz = g->sz;
-  double m = 0;
-  for (int k = 0; k < g->b; k++)
-    for (int j = 0; j < g->b; j++) {
-      ptrdiff_t p0 = j * sy + k * sz;
-      if (src) Ez[p0] += src[j + g->b * k];
-      for (int i = 0; i < g->b; i++) {
-        ptrdiff_t p = p0 + i;
-        double ex = Ex[p] + S * ((Hz[p] - Hz[p - sy]) - (Hy[p] - Hy[p - sz]));
-        double ey = Ey[p] + S * ((Hx[p] - Hx[p - sz]) - (Hz[p] - Hz[p - 1]));
-        double ez = Ez[p] + S * ((Hy[p] - Hy[p - 1]) - (Hx[p] - Hx[p - sy]));
-        Ex[p] = ex, Ey[p] = ey, Ez[p] = ez;
-        double a = fabs(ex) > fabs(ey) ? fabs(ex) : fabs(ey);
-        a = fabs(ez) > a ? fabs(ez) : a;
-        m = a > m ? a : m;
-      }
-    }
-  return m;
-}
 
 /* The refinement of an active cell: its block (halos included) prolonged onto a 2x grid, two
  * fine leapfrog substeps of half the time step (same Courant number) with the halos held, and
@@ -313,8 +253,8 @@ static double refine(const geom *g, const geom *gf, const double *F, double *Ff,
           dst[i + j * gf->sy + k * gf->sz] = src[(i + 2) / 2 - 1 + ((j + 2) / 2 - 1) * g->sy + ((k + 2) / 2 - 1) * g->sz];
   }
   for (int sub = 0; sub < 2; sub++) {
-    update_H(gf, Ff, S);
-    update_E(gf, Ff, S, NULL);
+    lbs_wave_update_H(gf, Ff, S);
+    lbs_wave_update_E(gf, Ff, S, NULL);
   }
   double d2 = 0;
   for (int c = 0; c < 3; c++) {
@@ -840,7 +780,7 @@ int main(int argc, char **argv) {
     return rc ? 2 : 0;
   }
   const int P = nranks_;
-  a->g = geom_of(o->b), a->gf = geom_of(2 * o->b);
+  a->g = lbs_wave_geom_of(o->b), a->gf = lbs_wave_geom_of(2 * o->b);
   a->G[0] = o->nx * o->b, a->G[1] = o->ny * o->b, a->G[2] = o->nz * o->b;
   FILE *rep = stdout; /* the human-readable report */
   FILE *jf = NULL;
@@ -1057,7 +997,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < a->n; i++) {
       if (prof) lbsprof_elem_begin(prof, i);
       pull_local(a, i, 0);
-      w += update_H(&a->g, a->c[i].F, COURANT);
+      w += lbs_wave_update_H(&a->g, a->c[i].F, COURANT);
       if (prof) lbsprof_elem_end(prof, i);
     }
     compute += now_s() - tc;
@@ -1074,7 +1014,7 @@ int main(int argc, char **argv) {
         lbsprof_elem_begin(prof, i);
       }
       pull_local(a, i, 3);
-      double m = update_E(&a->g, c->F, COURANT, src != 0 && c->gid % o->nx == 0 ? source_plane(a, c->gid, src, srcyz) : NULL);
+      double m = lbs_wave_update_E(&a->g, c->F, COURANT, src != 0 && c->gid % o->nx == 0 ? source_plane(a, c->gid, src, srcyz) : NULL);
       if (c->lvl) {
         double err = refine(&a->g, &a->gf, c->F, a->fine, COURANT);
         c->err = err > c->err ? err : c->err;

@@ -469,7 +469,7 @@ static void recover(const char *name, double (*curve)(double), double lo, double
   }
   cr_log_info("%s: %d samples, %d points, worst error %.2f and mean %.3f of the requested accuracy (%g%%, floor %g s)",
               name, r.nsamples, r.ipg.n, worst, sum / n, pct, floor_s);
-  fprintf(stderr, "ia %s: %d samples, %d points, worst %.2f mean %.3f of the accuracy\n", name, r.nsamples, r.ipg.n, worst,
+  fprintf(stderr, "ia %s: %d samples, %d points, noise %.3g, worst %.2f mean %.3f of the accuracy\n", name, r.nsamples, r.ipg.n, r.noise, worst,
           sum / n);
   if (getenv("IA_DEBUG"))
     for (int k = 0; k < r.ipg.n; k++) fprintf(stderr, "  point %.0f %g (curve %g)\n", r.ipg.w[k], r.ipg.t[k], curve(r.ipg.w[k]));

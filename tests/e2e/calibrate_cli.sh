@@ -35,6 +35,11 @@ expect 0 "show csv" -- "$LBSIM" calibrate show "$T/c.db" --csv "$T/csv"
 for f in ipgs points samples verifies; do [ -s "$T/csv/$f.csv" ] && ok || bad "csv: $f.csv missing"; done
 expect 0 "verify" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 40 --json
 json "$T/out" "v=d['verifications'][0]; assert v['n']==40 and 0<=v['mean_err']<5, v" "verify reports errors"
+json "$T/out" "assert d['verifications'][0]['invocations']=='usage'" "usage invocations by default"
+expect 0 "verify varied" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 20 --invocations varied --json
+json "$T/out" "v=d['verifications'][0]; assert v['n']==20 and v['invocations']=='varied', v" "varied invocations"
+expect 2 "verify bad invocations" -- "$LBSIM" calibrate verify "$T/c.db" --invocations shapes
+has "$T/err" "'shapes' is neither usage nor varied" "invocations message"
 # OpenCL through PoCL, for real: its calls jitter by 20% here, so a loose accuracy and a
 # sample limit; the run is recorded (complete or partial) with the device named.
 "$LBSIM" calibrate run --kernel dot --impl opencl --range 1000:100000 --accuracy 25 --min-abs 1e-3 --max-samples 300 \
