@@ -2,8 +2,9 @@
  *
  * usage: bench_calib_samples [--accuracy PCT] [--min-abs S] [-n 250] IMPL...
  *
- * For each implementation (e.g. dot.cpu): builds its IPG with the IA heuristic (N_ia samples),
- * measures 250 random invocations (the adapter's random parameters, as `calibrate verify`),
+ * For each implementation (e.g. dot.cpu): builds its IPG with the IA heuristic (N_ia samples,
+ * each the median of 3 calls as `lbsim calibrate run` takes them), measures 250 invocations
+ * under the usage assumptions (as `calibrate verify`: CreateParams at log-uniform metrics),
  * and their mean error with the floor as denominator. Then the baselines on the same
  * invocations: k samples at evenly spaced metrics over the range (uniform), and k at
  * log-spaced metrics, joined by straight lines, for k = N_ia/4 .. 64 N_ia (doubling), until the
@@ -23,18 +24,34 @@ typedef struct {
   uint64_t k;
 } sampler;
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A sample as `lbsim calibrate run` takes it: the median of 3 calls on fresh parameters. */
 static lbs_err sample(void *arg, double w, double *t) {
   sampler *s = arg;
-  return lbs_calib_measure(s->a, s->impl, s->ctx, w, 1 + s->k++, &lbs_clock_monotonic, t);
+  double r[3];
+  for (int q = 0; q < 3; q++) {
+    lbs_err e = lbs_calib_measure(s->a, s->impl, s->ctx, w, 1 + s->k++, &lbs_clock_monotonic, &r[q]);
+    if (e) return e;
+  }
+  qsort(r, 3, sizeof *r, cmp_double);
+  *t = r[1];
+  return LBS_OK;
 }
 
 static double err_of(const lbs_ipg *g, const lbs_sample *v, int n, double floor_s) {
   double e = 0;
+  int used = 0;
   for (int i = 0; i < n; i++) {
+    if (isnan(v[i].t)) continue;
+    used++;
     double m = v[i].t, d = fabs(m - lbs_ipg_eval(g, v[i].w));
     e += d / (m > floor_s ? m : floor_s);
   }
-  return e / n;
+  return used ? e / used : NAN;
 }
 
 /* k samples at metrics spread over [lo, hi] (log-spaced when logs), joined. */
@@ -95,16 +112,18 @@ int main(int argc, char **argv) {
       s.impl->close(s.ctx);
       continue;
     }
-    /* The verification set. */
+    /* The verification set, as `lbsim calibrate verify` (usage invocations): CreateParams at
+     * metrics log-uniform over the range with fresh data, each the median of 3 calls. */
     lbs_sample *v = malloc((size_t)nverify * sizeof *v);
+    double l0 = s.a->lo > 1 ? s.a->lo : 1;
     for (int i = 0; i < nverify; i++) {
-      void *p;
-      s.a->random_params(s.a->lo, s.a->hi, 1000003 + (uint64_t)i, &p);
-      v[i].w = s.a->calc_metric(p);
-      double t1 = lbs_clock_monotonic.now(NULL);
-      s.impl->execute(s.ctx, p);
-      v[i].t = lbs_clock_monotonic.now(NULL) - t1;
-      s.a->delete_params(p);
+      double w = s.a->round_metric(exp(log(l0) + (log(s.a->hi) - log(l0)) * lbs_rng_unit(1000003, 77, (uint64_t)i)));
+      if (w < s.a->lo) w = s.a->next_metric(w);
+      if (w > s.a->hi) w = s.a->round_metric(s.a->hi);
+      v[i].w = w;
+      sampler sv = s;
+      sv.k = 1000003 + 3 * (uint64_t)i;
+      if (sample(&sv, w, &v[i].t)) v[i].t = NAN;
     }
     double ia_err = err_of(&r.ipg, v, nverify, floor_s);
     char res[2][64];
