@@ -55,6 +55,7 @@
 
 #include "kernels.h"
 #include "lbs_nbody.h"
+#include "lbs_walk.h"
 
 #define METRIC_MAX 4503599627370496.0 /* 2^52 */
 
@@ -747,29 +748,13 @@ static lbs_err walk_random(double lo, double hi, uint64_t seed, void **params) {
   return walk_make(draw_metric(ilo, ihi, seed, 0), lbs_rng_u64(seed, S_SHAPE, 6), box, params);
 }
 
-/* apps/laplace-mc/laplace_mc.c's walk(), walk k of the invocation numbered k. */
-static int64_t walk_ref(uint64_t seed, int64_t N, int64_t g, int64_t x, int64_t y, uint64_t k, int *hot) {
-  uint64_t stream = (uint64_t)g << 32 | k, word = 0, widx = 0;
-  int left = 0;
-  int64_t steps = 0;
-  for (;;) {
-    if (!left) word = lbs_rng_u64(seed, stream, widx++), left = 32;
-    unsigned d = (unsigned)(word & 3); /* 0: +x, 1: -x, 2: +y, 3: -y */
-    x += (d == 0) - (d == 1), y += (d == 2) - (d == 3);
-    word >>= 2, left--, steps++;
-    if ((uint64_t)x >= (uint64_t)N || (uint64_t)y >= (uint64_t)N) break;
-  }
-  *hot = y >= N;
-  return steps;
-}
-
 static int walk_check(const void *params, char *why, size_t n) {
   const lbs_k_walk *p = params;
   int64_t hits = 0, steps = 0;
   for (int64_t k = 0; k < p->nwalks; k++) {
     int hot;
     int64_t g = p->start[k];
-    steps += walk_ref(p->seed, p->N, g, g % p->N, g / p->N, (uint64_t)k, &hot);
+    steps += lbs_walk_one(p->seed, p->N, g, g % p->N, g / p->N, (uint64_t)k, &hot);
     hits += hot;
   }
   if (p->hits == hits && p->steps == steps) return 0;

@@ -12,6 +12,7 @@
 
 #include "cpu_int.h"
 #include "lbs_nbody.h"
+#include "lbs_walk.h"
 #include "lbs_wave.h"
 
 /* ---------------------------------------------------------------- sort: introsort */
@@ -187,20 +188,12 @@ void lbs__wave_cells(const lbs_k_wave *p, int64_t c0, int64_t c1, double *energy
 /* ---------------------------------------------------------------- walk: apps/laplace-mc's walk */
 
 void lbs__walk_range(const lbs_k_walk *p, int64_t k0, int64_t k1, int64_t *hits, int64_t *steps) {
-  const int64_t N = p->N;
   int64_t h = 0, s = 0;
   for (int64_t k = k0; k < k1; k++) {
-    int64_t g = p->start[k], x = g % N, y = g / N;
-    uint64_t stream = (uint64_t)g << 32 | (uint64_t)k, word = 0, widx = 0;
-    int left = 0;
-    for (;;) {
-      if (!left) word = lbs_rng_u64(p->seed, stream, widx++), left = 32;
-      unsigned d = (unsigned)(word & 3); /* 0: +x, 1: -x, 2: +y, 3: -y */
-      x += (d == 0) - (d == 1), y += (d == 2) - (d == 3);
-      word >>= 2, left--, s++;
-      if ((uint64_t)x >= (uint64_t)N || (uint64_t)y >= (uint64_t)N) break;
-    }
-    h += y >= N;
+    int64_t g = p->start[k];
+    int hot;
+    s += lbs_walk_one(p->seed, p->N, g, g % p->N, g / p->N, (uint64_t)k, &hot);
+    h += hot;
   }
   *hits = h, *steps = s;
 }

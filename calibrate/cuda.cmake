@@ -1,7 +1,7 @@
 # cuda.cmake - the CUDA toolchain for calibrate's cuda target (cuda.cu), included by the top-level
 # CMakeLists.txt: CMake wants a language enabled in the highest directory common to the targets
 # that compile it or link it, and every program that links lbs_calib links CUDA's host libraries
-# (libstdc++ for the kernels' launch stubs, the static cudart).
+# (libstdc++ for the host code nvcc generates to launch the kernels, the static cudart).
 #
 # Sets LBS_CUDA_BUILT when nvcc and the CUDA toolkit are found, LBS_CUDA is on (the default) and
 # this is neither a sanitizer nor a fuzzer build (nvcc takes neither); calibrate/ then builds

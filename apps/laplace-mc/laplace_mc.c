@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "appkit.h"
+#include "lbs_walk.h" /* walk(): the walk the calibration kernel times too */
 
 #define MAX_SIZE 4096
 
@@ -73,22 +74,6 @@ static const char usage[] =
 typedef struct {
   int64_t hits, walks, steps; /* walks that ended on the hot side, walks, walk steps */
 } pstate;
-
-/* Walk k from point (x, y): the walk steps it took; *hot = 1 when it left through y = N. */
-static int64_t walk(uint64_t seed, int64_t N, int64_t g, int64_t x, int64_t y, uint64_t k, int *hot) {
-  uint64_t stream = (uint64_t)g << 32 | k, word = 0, widx = 0;
-  int left = 0;
-  int64_t steps = 0;
-  for (;;) {
-    if (!left) word = lbs_rng_u64(seed, stream, widx++), left = 32;
-    unsigned d = (unsigned)(word & 3); /* 0: +x, 1: -x, 2: +y, 3: -y */
-    x += (d == 0) - (d == 1), y += (d == 2) - (d == 3);
-    word >>= 2, left--, steps++;
-    if ((uint64_t)x >= (uint64_t)N || (uint64_t)y >= (uint64_t)N) break;
-  }
-  *hot = y >= N;
-  return steps;
-}
 
 /* Ranges [first[r], first[r+1]) of equal measured time w (this rank's points from first[rank]),
  * each rank at least one point. Collective; nfirst has P+1 entries. */
@@ -294,7 +279,7 @@ int main(int argc, char **argv) {
       if (prof) lbsprof_elem_begin(prof, i);
       for (int64_t w = 0; w < W; w++) {
         int hot;
-        steps += walk((uint64_t)seed, N, gid, x, y, (uint64_t)(s * W + w), &hot);
+        steps += lbs_walk_one((uint64_t)seed, N, gid, x, y, (uint64_t)(s * W + w), &hot);
         hits += hot;
       }
       if (prof) {
