@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lbs_calib.h"
+#include "lbs_plan.h"
 
 #ifndef LBSIM_VERSION
 #define LBSIM_VERSION "unknown" /* calibrate/CMakeLists.txt passes PROJECT_VERSION */
@@ -41,6 +42,19 @@ static const char *SCHEMA =
     " created TEXT NOT NULL, n INTEGER NOT NULL, floor_s REAL, mean_err REAL, rms_err REAL, max_err REAL,"
     " mean_err_floor REAL, points BLOB NOT NULL, points_crc INTEGER NOT NULL);";
 
+/* Schema 2 added RACECAR plans; a version 1 file opened for writing gets these tables. */
+static const char *PLAN_SCHEMA =
+    "CREATE TABLE plans(id INTEGER PRIMARY KEY, created TEXT NOT NULL, command TEXT NOT NULL, kernel TEXT NOT NULL,"
+    " threads INTEGER NOT NULL, devices TEXT NOT NULL, hi REAL NOT NULL, template TEXT NOT NULL, ovh_s REAL NOT NULL,"
+    " ovh_per_work_s REAL NOT NULL, plan_s REAL, nsplit INTEGER NOT NULL, splits BLOB NOT NULL,"
+    " splits_crc INTEGER NOT NULL);"
+    "CREATE TABLE plan_impls(plan_id INTEGER NOT NULL REFERENCES plans(id), idx INTEGER NOT NULL, impl TEXT NOT NULL,"
+    " device TEXT NOT NULL, threads INTEGER NOT NULL, devmask INTEGER NOT NULL, ipg_id INTEGER,"
+    " PRIMARY KEY(plan_id, idx));"
+    "CREATE TABLE plan_graphs(plan_id INTEGER NOT NULL REFERENCES plans(id), ws INTEGER NOT NULL,"
+    " kind TEXT NOT NULL CHECK(kind IN ('fpg', 'pg')), npieces INTEGER NOT NULL, pieces BLOB NOT NULL,"
+    " pieces_crc INTEGER NOT NULL, PRIMARY KEY(plan_id, ws, kind));";
+
 static const char *IPG_COLS =
     "SELECT id, run_id, impl, kernel, device, metric, lo, hi, status, message, created, seconds, params,"
     " npoints, points, points_crc, nsamples, samples, samples_crc FROM ipgs";
@@ -48,6 +62,7 @@ static const char *IPG_COLS =
 struct lbs_calib_db {
   sqlite3 *db;
   char *path; /* owned, for messages */
+  int schema; /* the file's schema version (1: no plans) */
 };
 
 /* ================================================================ helpers */
@@ -231,7 +246,7 @@ static lbs_err init_schema(lbs_calib_db *c) {
     iso_now(created, sizeof created);
     snprintf(appid, sizeof appid, "PRAGMA application_id=%d", CALIB_APP_ID);
     snprintf(schema, sizeof schema, "%d", LBS_CALIB_SCHEMA);
-    if (!(e = exec(c, SCHEMA, "create")) && !(e = exec(c, appid, "create")) && !(e = put_meta(c, "format", CALIB_FORMAT)) &&
+    if (!(e = exec(c, SCHEMA, "create")) && !(e = exec(c, PLAN_SCHEMA, "create")) && !(e = exec(c, appid, "create")) && !(e = put_meta(c, "format", CALIB_FORMAT)) &&
         !(e = put_meta(c, "schema", schema)) && !(e = put_meta(c, "created", created)))
       e = put_meta(c, "lbsim", LBSIM_VERSION);
   }
@@ -284,15 +299,29 @@ static lbs_err load(lbs_calib_db *c, int create) {
   char *end;
   errno = 0;
   long ver = strtol(v, &end, 10);
-  if (errno || end == v || *end || ver != LBS_CALIB_SCHEMA)
-    return lbs_fail(LBS_VERSION, "%s: calibration schema version '%s', this lbsim reads version %d", c->path, v,
+  if (errno || end == v || *end || ver < 1 || ver > LBS_CALIB_SCHEMA)
+    return lbs_fail(LBS_VERSION, "%s: calibration schema version '%s', this lbsim reads versions 1 to %d", c->path, v,
                     LBS_CALIB_SCHEMA);
+  c->schema = (int)ver;
   /* a damaged b-tree can take inserts without complaint and lose what was there: refuse it */
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(c->db, "PRAGMA quick_check(1)", -1, &st, NULL)) return cerr(c, "integrity check");
   const char *r = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
   if (!r || strcmp(r, "ok")) e = lbs_fail(LBS_CORRUPT, "%s: a damaged calibration database (%s)", c->path, r ? r : sqlite3_errmsg(c->db));
   sqlite3_finalize(st);
+  return e;
+}
+
+/* A version 1 file opened for writing: the plan tables, then schema 2 (one transaction). */
+static lbs_err migrate(lbs_calib_db *c) {
+  char v[16];
+  snprintf(v, sizeof v, "%d", LBS_CALIB_SCHEMA);
+  lbs_err e = exec(c, "BEGIN IMMEDIATE", "upgrade");
+  if (!e) e = exec(c, PLAN_SCHEMA, "upgrade");
+  if (!e) e = put_meta(c, "schema", v);
+  if (!e) e = exec(c, "COMMIT", "upgrade");
+  if (e) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+  else c->schema = LBS_CALIB_SCHEMA;
   return e;
 }
 
@@ -326,6 +355,7 @@ lbs_err lbs_calib_open(const char *path, int create, lbs_calib_db **out) {
   } else {
     sqlite3_busy_timeout(c->db, BUSY_MS);
     e = load(c, create);
+    if (!e && create && c->schema == 1) e = migrate(c);
   }
   if (e) {
     lbs_calib_close(&c);
@@ -1209,4 +1239,313 @@ lbs_err lbs_calib_export_csv(lbs_calib_db *db, const char *dir) {
   for (int i = 0; i < d.nv; i++) lbs_verify_free(&d.v[i]);
   free(d.v);
   return e;
+}
+
+/* ================================================================ plans */
+
+static lbs_err no_plans(lbs_calib_db *c) {
+  return lbs_fail(LBS_NOTFOUND, "%s: no plans (a version %d calibration database; 'lbsim calibrate plan' makes one)",
+                  c->path, c->schema);
+}
+
+static lbs_err put_graph(lbs_calib_db *c, int64_t id, int ws, const char *kind, const lbs_graph *g) {
+  double *cols[7] = {NULL};
+  lbs_err e = LBS_OK;
+  for (int j = 0; j < 7 && !e; j++)
+    if (!(cols[j] = malloc((size_t)(g->n ? g->n : 1) * sizeof *cols[j]))) e = lbs_fail(LBS_NOMEM, "plan graph");
+  for (int i = 0; i < g->n && !e; i++) {
+    const lbs_piece *q = &g->p[i];
+    cols[0][i] = q->x0, cols[1][i] = q->x1, cols[2][i] = q->t0, cols[3][i] = q->t1;
+    cols[4][i] = q->a0, cols[5][i] = q->a1, cols[6][i] = q->src;
+  }
+  uint8_t *blob = NULL;
+  size_t bytes = 0;
+  if (!e) e = encode(g->n, 7, (const double *const *)cols, &blob, &bytes);
+  for (int j = 0; j < 7; j++) free(cols[j]);
+  sqlite3_stmt *st = NULL;
+  if (!e && sqlite3_prepare_v2(c->db,
+                               "INSERT INTO plan_graphs(plan_id, ws, kind, npieces, pieces, pieces_crc)"
+                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                               -1, &st, NULL))
+    e = cerr(c, "plan_graphs");
+  if (!e) {
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, ws);
+    sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, g->n);
+    sqlite3_bind_blob64(st, 5, blob, bytes, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, lbs_crc32(blob, bytes));
+    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(c, "plan_graphs");
+  }
+  sqlite3_finalize(st);
+  free(blob);
+  return e;
+}
+
+lbs_err lbs_calib_put_plan(lbs_calib_db *db, lbs_plan *p, const char *command) {
+  if (db->schema < 2) return no_plans(db);
+  if (!p->created[0]) iso_now(p->created, sizeof p->created);
+  char devices[LBS_PLAN_MAX_DEV * 161 + 1] = "";
+  for (int d = 0; d < p->ndev; d++) {
+    if (strchr(p->devices[d], '\n')) return lbs_fail(LBS_INVAL, "%s: plan: a device name with a newline", db->path);
+    strcat(devices, p->devices[d]);
+    strcat(devices, "\n");
+  }
+  double *sa = malloc((size_t)(p->nsplit ? p->nsplit : 1) * sizeof *sa),
+         *sb = malloc((size_t)(p->nsplit ? p->nsplit : 1) * sizeof *sb);
+  uint8_t *blob = NULL;
+  size_t bytes = 0;
+  lbs_err e = sa && sb ? LBS_OK : lbs_fail(LBS_NOMEM, "plan");
+  for (int i = 0; i < p->nsplit && !e; i++) sa[i] = p->split[i].ws_a, sb[i] = p->split[i].ws_b;
+  const double *cols[2] = {sa, sb};
+  if (!e) e = encode(p->nsplit, 2, cols, &blob, &bytes);
+  free(sa);
+  free(sb);
+  if (!e) e = exec(db, "BEGIN IMMEDIATE", "plans");
+  if (e) {
+    free(blob);
+    return e;
+  }
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->db,
+                         "INSERT INTO plans(created, command, kernel, threads, devices, hi, template, ovh_s,"
+                         " ovh_per_work_s, plan_s, nsplit, splits, splits_crc)"
+                         " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                         -1, &st, NULL))
+    e = cerr(db, "plans");
+  else {
+    sqlite3_bind_text(st, 1, p->created, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, command ? command : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, p->kernel, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, p->threads);
+    sqlite3_bind_text(st, 5, devices, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 6, p->hi);
+    sqlite3_bind_text(st, 7, p->tmpl, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 8, p->ovh_s);
+    sqlite3_bind_double(st, 9, p->ovh_per_work_s);
+    sqlite3_bind_double(st, 10, p->plan_s);
+    sqlite3_bind_int(st, 11, p->nsplit);
+    sqlite3_bind_blob64(st, 12, blob, bytes, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 13, lbs_crc32(blob, bytes));
+    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "plans");
+  }
+  sqlite3_finalize(st);
+  free(blob);
+  int64_t id = sqlite3_last_insert_rowid(db->db);
+  st = NULL;
+  if (!e && sqlite3_prepare_v2(db->db,
+                               "INSERT INTO plan_impls(plan_id, idx, impl, device, threads, devmask, ipg_id)"
+                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                               -1, &st, NULL))
+    e = cerr(db, "plan_impls");
+  for (int i = 0; i < p->nimpl && !e; i++) {
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, i);
+    sqlite3_bind_text(st, 3, p->impl[i].impl, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, p->impl[i].device, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 5, p->impl[i].threads);
+    sqlite3_bind_int64(st, 6, p->impl[i].devmask);
+    if (p->impl[i].ipg_id > 0) sqlite3_bind_int64(st, 7, p->impl[i].ipg_id);
+    else sqlite3_bind_null(st, 7);
+    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "plan_impls");
+  }
+  sqlite3_finalize(st);
+  for (int ws = 0; ws < p->nws && !e; ws++) {
+    e = put_graph(db, id, ws, "fpg", &p->fpg[ws]);
+    if (!e) e = put_graph(db, id, ws, "pg", &p->pg[ws]);
+  }
+  if (!e) e = exec(db, "COMMIT", "plans");
+  if (e) sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+  else p->id = id;
+  return e;
+}
+
+lbs_err lbs_calib_plan_ids(lbs_calib_db *db, int64_t **ids, int *n) {
+  *ids = NULL, *n = 0;
+  if (db->schema < 2) return LBS_OK;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db, "SELECT id FROM plans ORDER BY id", -1, &st, NULL)) return cerr(db, "plans");
+  lbs_err e = LBS_OK;
+  int cap = 0, rc;
+  while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 8;
+      int64_t *ni = realloc(*ids, (size_t)cap * sizeof *ni);
+      if (!ni) {
+        e = lbs_fail(LBS_NOMEM, "plans");
+        break;
+      }
+      *ids = ni;
+    }
+    (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+  }
+  if (!e && rc != SQLITE_DONE) e = cerr(db, "plans");
+  sqlite3_finalize(st);
+  if (e) {
+    free(*ids);
+    *ids = NULL, *n = 0;
+  }
+  return e;
+}
+
+/* Reads the graphs of plan p->id (every one checked against its CRC and the plan's shape). */
+static lbs_err read_graphs(lbs_calib_db *c, lbs_plan *p) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c->db, "SELECT ws, kind, npieces, pieces, pieces_crc FROM plan_graphs WHERE plan_id = ?1",
+                         -1, &st, NULL))
+    return cerr(c, "plan_graphs");
+  sqlite3_bind_int64(st, 1, p->id);
+  lbs_err e = LBS_OK;
+  int rc;
+  while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int ws = sqlite3_column_int(st, 0);
+    const char *kind = (const char *)sqlite3_column_text(st, 1);
+    char where[96];
+    snprintf(where, sizeof where, "plan %lld, working set %d", (long long)p->id, ws);
+    if (ws < 0 || ws >= p->nws || !kind) {
+      e = lbs_fail(LBS_CORRUPT, "%s: %s: not a working set of the plan", c->path, where);
+      break;
+    }
+    lbs_graph *g = !strcmp(kind, "fpg") ? &p->fpg[ws] : &p->pg[ws];
+    double *cols[7] = {NULL}, **pc[7];
+    for (int j = 0; j < 7; j++) pc[j] = &cols[j];
+    e = decode(c, st, 3, sqlite3_column_int64(st, 2), 7, where, "pieces", pc);
+    int64_t np = sqlite3_column_int64(st, 2);
+    if (!e && np > 0) {
+      lbs_graph_free(g);
+      g->p = malloc((size_t)np * sizeof *g->p);
+      if (!g->p) e = lbs_fail(LBS_NOMEM, "%s: %s", c->path, where);
+      for (int64_t i = 0; i < np && !e; i++) {
+        lbs_piece q = {cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i], cols[5][i], (int)cols[6][i]};
+        int is_fpg = g == &p->fpg[ws];
+        int src_ok = is_fpg ? (q.src >= 0 ? q.src < p->nimpl : LBS_PLAN_TMPL_WS(q.src) < p->nws)
+                            : q.src >= 0 && q.src < p->nsplit;
+        if (!(q.x1 > q.x0) || !isfinite(q.t0) || !isfinite(q.t1) || !isfinite(q.a0) || !isfinite(q.a1) ||
+            q.src != cols[6][i] || !src_ok || (i && q.x0 < g->p[i - 1].x1))
+          e = lbs_fail(LBS_CORRUPT, "%s: %s: piece %lld is not valid", c->path, where, (long long)i);
+        g->p[i] = q;
+      }
+      g->n = g->cap = e ? 0 : (int)np;
+    }
+    for (int j = 0; j < 7; j++) free(cols[j]);
+  }
+  if (!e && rc != SQLITE_DONE) e = cerr(c, "plan_graphs");
+  sqlite3_finalize(st);
+  return e;
+}
+
+lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs_plan *out) {
+  memset(out, 0, sizeof *out);
+  if (db->schema < 2) return no_plans(db);
+  sqlite3_stmt *st;
+  const char *sql = id > 0 ? "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
+                             " nsplit, splits, splits_crc FROM plans WHERE id = ?1"
+                           : "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
+                             " nsplit, splits, splits_crc FROM plans WHERE ?2 = '' OR kernel = ?2 ORDER BY id DESC LIMIT 1";
+  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return cerr(db, "plans");
+  if (id > 0) sqlite3_bind_int64(st, 1, id);
+  else sqlite3_bind_text(st, 2, kernel ? kernel : "", -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  lbs_err e = LBS_OK;
+  if (rc == SQLITE_DONE) {
+    if (id > 0) e = lbs_fail(LBS_NOTFOUND, "%s: no plan %lld", db->path, (long long)id);
+    else if (kernel && *kernel)
+      e = lbs_fail(LBS_NOTFOUND, "%s: no plan of %s ('lbsim calibrate plan --kernel %s' makes one)", db->path, kernel,
+                   kernel);
+    else e = lbs_fail(LBS_NOTFOUND, "%s: no plans ('lbsim calibrate plan' makes one)", db->path);
+  } else if (rc != SQLITE_ROW) {
+    e = cerr(db, "plans");
+  } else {
+    out->id = sqlite3_column_int64(st, 0);
+    col_copy(st, 1, out->created, sizeof out->created);
+    col_copy(st, 2, out->kernel, sizeof out->kernel);
+    out->threads = sqlite3_column_int(st, 3);
+    const char *dv = (const char *)sqlite3_column_text(st, 4);
+    for (; dv && *dv && out->ndev < LBS_PLAN_MAX_DEV; out->ndev++) {
+      size_t k = strcspn(dv, "\n");
+      snprintf(out->devices[out->ndev], sizeof out->devices[0], "%.*s", (int)k, dv);
+      dv += k + (dv[k] == '\n');
+    }
+    out->hi = sqlite3_column_double(st, 5);
+    col_copy(st, 6, out->tmpl, sizeof out->tmpl);
+    out->ovh_s = sqlite3_column_double(st, 7);
+    out->ovh_per_work_s = sqlite3_column_double(st, 8);
+    out->plan_s = sqlite3_column_double(st, 9);
+    char where[64];
+    snprintf(where, sizeof where, "plan %lld", (long long)out->id);
+    if (out->threads < 1 || out->threads > LBS_PLAN_MAX_THREADS || (dv && *dv) || !(out->hi > 0))
+      e = lbs_fail(LBS_CORRUPT, "%s: %s: %d threads, work up to %g", db->path, where, out->threads, out->hi);
+    double *sa = NULL, *sb = NULL, **pc[2] = {&sa, &sb};
+    int64_t ns = sqlite3_column_int64(st, 10);
+    if (!e) e = decode(db, st, 11, ns, 2, where, "splits", pc);
+    out->nws = out->threads << out->ndev;
+    if (!e && ns > 0 && !(out->split = malloc((size_t)ns * sizeof *out->split))) e = lbs_fail(LBS_NOMEM, "plan");
+    for (int64_t i = 0; i < ns && !e; i++) {
+      out->split[i] = (lbs_plan_split){(int)sa[i], (int)sb[i]};
+      if (sa[i] != out->split[i].ws_a || sb[i] != out->split[i].ws_b || out->split[i].ws_a < 0 ||
+          out->split[i].ws_b < 0 || out->split[i].ws_a >= out->nws || out->split[i].ws_b >= out->nws)
+        e = lbs_fail(LBS_CORRUPT, "%s: %s: split %lld is not valid", db->path, where, (long long)i);
+    }
+    if (!e) out->nsplit = (int)ns;
+    free(sa);
+    free(sb);
+  }
+  sqlite3_finalize(st);
+  if (!e) { /* its implementations */
+    if (sqlite3_prepare_v2(db->db,
+                           "SELECT idx, impl, device, threads, devmask, ipg_id FROM plan_impls WHERE plan_id = ?1"
+                           " ORDER BY idx",
+                           -1, &st, NULL))
+      e = cerr(db, "plan_impls");
+    else {
+      sqlite3_bind_int64(st, 1, out->id);
+      while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        lbs_plan_impl *ni = realloc(out->impl, (size_t)(out->nimpl + 1) * sizeof *ni);
+        if (!ni) {
+          e = lbs_fail(LBS_NOMEM, "plan");
+          break;
+        }
+        out->impl = ni;
+        lbs_plan_impl *m = &out->impl[out->nimpl];
+        memset(m, 0, sizeof *m);
+        col_copy(st, 1, m->impl, sizeof m->impl);
+        col_copy(st, 2, m->device, sizeof m->device);
+        m->threads = sqlite3_column_int(st, 3);
+        m->devmask = (unsigned)sqlite3_column_int64(st, 4);
+        m->ipg_id = sqlite3_column_int64(st, 5);
+        if (sqlite3_column_int(st, 0) != out->nimpl || m->threads < 1 || m->threads > out->threads ||
+            (m->devmask >> out->ndev))
+          e = lbs_fail(LBS_CORRUPT, "%s: plan %lld: implementation %d is not valid", db->path, (long long)out->id,
+                       out->nimpl);
+        out->nimpl++;
+      }
+      if (!e && rc != SQLITE_DONE) e = cerr(db, "plan_impls");
+      sqlite3_finalize(st);
+    }
+  }
+  if (!e) {
+    out->fpg = calloc((size_t)out->nws, sizeof *out->fpg);
+    out->pg = calloc((size_t)out->nws, sizeof *out->pg);
+    e = out->fpg && out->pg ? read_graphs(db, out) : lbs_fail(LBS_NOMEM, "plan");
+  }
+  for (int ws = 0; ws < out->nws && !e; ws++)
+    if (!out->fpg[ws].n) e = lbs_fail(LBS_CORRUPT, "%s: plan %lld: working set %d has no graph", db->path, (long long)out->id, ws);
+  if (e) lbs_plan_free(out);
+  return e;
+}
+
+lbs_err lbs_calib_run_cpus(lbs_calib_db *db, int64_t run_id, int *cpus) {
+  *cpus = 0;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db, "SELECT machine FROM runs WHERE id = ?1", -1, &st, NULL)) return cerr(db, "runs");
+  sqlite3_bind_int64(st, 1, run_id);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
+    const char *m = (const char *)sqlite3_column_text(st, 0), *k = m ? strstr(m, "\"cpus\":") : NULL;
+    long v = k ? strtol(k + 7, NULL, 10) : 0;
+    *cpus = v > 0 && v < 1 << 20 ? (int)v : 0;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? LBS_OK : cerr(db, "runs");
 }

@@ -179,10 +179,14 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
  *   verifies(id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points,
  *            points_crc)
  *        points: little-endian (w, measured t, IPG estimate) double triples, CRC-32
+ *   plans, plan_impls, plan_graphs   RACECAR plans (schema 2; lbs_plan.h): a plan's node,
+ *        template, splits (little-endian (ws_a, ws_b) pairs), implementations, and per working
+ *        set its FPG and PG pieces (x0, x1, t0, t1, a0, a1, src) as little-endian doubles;
+ *        a version 1 file opened for writing gets these tables and becomes version 2
  * Every CRC is checked on every read (LBS_CORRUPT naming the table row and the blob). Every IPG
  * is written in its own transaction as soon as it is done, so a run killed half way keeps what
  * completed. */
-#define LBS_CALIB_SCHEMA 1
+#define LBS_CALIB_SCHEMA 2
 typedef struct lbs_calib_db lbs_calib_db;
 
 /* Opens (create: makes a new file or opens an existing one; else the file must be a

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lbs_calib.h"
+#include "lbs_plan.h"
 #include "testutil.h"
 
 /* ================================================================ helpers */
@@ -445,13 +446,13 @@ Test(db, another_schema_version_is_refused) {
   lbs_calib_db *db;
   cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg());
   lbs_calib_close(&db);
-  sql(p, "UPDATE meta SET value = '2' WHERE key = 'schema'");
+  sql(p, "UPDATE meta SET value = '3' WHERE key = 'schema'"); /* LBS_CALIB_SCHEMA + 1 */
   for (int create = 0; create <= 1; create++) {
     cr_assert_eq(lbs_calib_open(p, create, &db), LBS_VERSION);
     cr_assert_null(db);
     char want[64];
-    snprintf(want, sizeof want, "reads version %d", LBS_CALIB_SCHEMA);
-    cr_assert(strstr(lbs_errmsg(), "version '2'") && strstr(lbs_errmsg(), want), "%s", lbs_errmsg());
+    snprintf(want, sizeof want, "reads versions 1 to %d", LBS_CALIB_SCHEMA);
+    cr_assert(strstr(lbs_errmsg(), "version '3'") && strstr(lbs_errmsg(), want), "%s", lbs_errmsg());
   }
   sql(p, "DELETE FROM meta WHERE key = 'schema'");
   cr_assert_eq(lbs_calib_open(p, 0, &db), LBS_CORRUPT);
@@ -917,4 +918,72 @@ Test(ipg_samples, medians_and_errors) {
   cr_assert_eq(lbs_ipg_from_samples(neg, 2, &acc, &g), LBS_RANGE);
   lbs_sample inf[] = {{1, 1}, {INFINITY, 1}};
   cr_assert_eq(lbs_ipg_from_samples(inf, 2, &acc, &g), LBS_RANGE);
+}
+
+/* An implementation with its IPG, for plans. */
+static void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int n, const double *w,
+                     const double *t) {
+  p->impl = realloc(p->impl, (size_t)(p->nimpl + 1) * sizeof *p->impl);
+  lbs_plan_impl *m = &p->impl[p->nimpl++];
+  memset(m, 0, sizeof *m);
+  snprintf(m->impl, sizeof m->impl, "%s", name);
+  m->threads = threads, m->devmask = mask;
+  m->ipg = (lbs_ipg){n, malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double))};
+  memcpy(m->ipg.w, w, (size_t)n * sizeof(double));
+  memcpy(m->ipg.t, t, (size_t)n * sizeof(double));
+}
+
+Test(db, plans_round_trip_through_the_database) {
+  char *dir = tu_tmpdir(), *path = tu_path(dir, "calib.db");
+  lbs_calib_db *db = NULL;
+  cr_assert_eq(lbs_calib_open(path, 1, &db), LBS_OK, "%s", lbs_errmsg());
+  lbs_plan p = {0}, q = {0};
+  snprintf(p.kernel, sizeof p.kernel, "sort");
+  snprintf(p.tmpl, sizeof p.tmpl, "merge");
+  p.threads = 2, p.ndev = 1, p.hi = 1e4, p.ovh_s = 1e-5;
+  snprintf(p.devices[0], sizeof p.devices[0], "opencl: a / b");
+  add_impl(&p, "sort.cpu", 1, 0, 3, (double[]){0, 5e3, 1e4}, (double[]){1e-5, 1e-3, 3e-3});
+  add_impl(&p, "sort.opencl", 1, 1, 2, (double[]){0, 1e4}, (double[]){1e-3, 2e-3});
+  cr_assert_eq(lbs_plan_build(&p), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_calib_put_plan(db, &p, "test"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_calib_get_plan(db, "sort", 0, &q), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(q.id, p.id);
+  cr_assert_eq(q.nws, p.nws);
+  cr_assert_eq(q.nimpl, 2);
+  cr_assert_str_eq(q.devices[0], "opencl: a / b");
+  for (int ws = 0; ws < p.nws; ws++)
+    for (double x = 0; x <= 1e4; x += 333)
+      cr_assert_float_eq(lbs_plan_time(&q, ws, x), lbs_plan_time(&p, ws, x), 1e-15);
+  lbs_plan_free(&q);
+  cr_assert_eq(lbs_calib_get_plan(db, "dot", 0, &q), LBS_NOTFOUND);
+  cr_assert(strstr(lbs_errmsg(), "no plan of dot"), "%s", lbs_errmsg());
+  lbs_plan_free(&p);
+  lbs_calib_close(&db);
+  /* a damaged graph is found */
+  sql(path, "UPDATE plan_graphs SET pieces = zeroblob(56) WHERE ws = 0 AND kind = 'fpg'");
+  cr_assert_eq(lbs_calib_open(path, 0, &db), LBS_OK);
+  cr_assert_eq(lbs_calib_get_plan(db, NULL, 0, &q), LBS_CORRUPT);
+  lbs_calib_close(&db);
+  tu_rmrf(dir);
+}
+
+Test(db, a_version_1_file_gets_the_plan_tables_when_opened_for_writing) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "calib.db");
+  lbs_calib_db *db;
+  cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg());
+  lbs_calib_close(&db);
+  sql(p, "DROP TABLE plan_graphs; DROP TABLE plan_impls; DROP TABLE plans; UPDATE meta SET value = '1' WHERE key = 'schema'");
+  lbs_plan q;
+  cr_assert_eq(lbs_calib_open(p, 0, &db), LBS_OK, "%s", lbs_errmsg()); /* read as it is */
+  cr_assert_eq(lbs_calib_get_plan(db, NULL, 0, &q), LBS_NOTFOUND);
+  cr_assert(strstr(lbs_errmsg(), "version 1"), "%s", lbs_errmsg());
+  lbs_calib_close(&db);
+  cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg()); /* upgraded */
+  cr_assert_eq(lbs_calib_get_plan(db, NULL, 0, &q), LBS_NOTFOUND);
+  cr_assert(strstr(lbs_errmsg(), "no plans ("), "%s", lbs_errmsg());
+  lbs_calib_close(&db);
+  char buf[64];
+  sql_text(p, "SELECT value FROM meta WHERE key = 'schema'", buf, sizeof buf);
+  cr_assert_eq(atoi(buf), LBS_CALIB_SCHEMA);
+  tu_rmrf(dir);
 }

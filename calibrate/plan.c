@@ -1,0 +1,168 @@
+/* plan.c - a node's RACECAR plan from the IPGs in a calibration database: the node's resources,
+ * its implementations, and the template's own time measured for real (seed 004, 5.3; 5.3.5's
+ * third limitation is why: a template's split and combine are not free). */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_plan.h"
+
+static void *noop(void *arg) { return arg; }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The template's own time at work x (median of 3): split in halves, both run (untimed) with
+ * the one-thread implementation, then a thread started and joined and the combine, timed. */
+static lbs_err overhead_at(const lbs_template *t, const lbs_adapter *a, const lbs_impl_ops *cpu, void *ctx, double x,
+                           double *sec) {
+  double s[3];
+  for (int r = 0; r < 3; r++) {
+    void *params = NULL;
+    union {
+      char b[256];
+      double align;
+    } va, vb;
+    lbs_err e = a->create_params(x, 1000 + (uint64_t)r, &params);
+    if (e) return e;
+    double wa = t->split(params, x / 2, va.b, vb.b);
+    if (wa > 0) e = cpu->execute(ctx, va.b);
+    if (!e && wa < x) e = cpu->execute(ctx, vb.b);
+    double t0 = lbs_clock_monotonic.now(NULL);
+    pthread_t th;
+    if (!e && pthread_create(&th, NULL, noop, NULL) == 0) pthread_join(th, NULL);
+    wa = t->split(params, x / 2, va.b, vb.b); /* the split is timed too; the sides keep their outputs */
+    if (!e) e = t->combine(params, va.b, vb.b);
+    s[r] = lbs_clock_monotonic.now(NULL) - t0;
+    a->delete_params(params);
+    if (e) return e;
+  }
+  qsort(s, 3, sizeof *s, cmp_double);
+  *sec = s[1];
+  return LBS_OK;
+}
+
+/* Least squares c0 + c1 x through the template's own times at hi/8 .. hi (both >= 0). */
+static lbs_err measure_overhead(const char *kernel, const lbs_template *t, double hi, double *c0, double *c1) {
+  const lbs_adapter *a = lbs_adapter_find(kernel);
+  const lbs_impl_ops *cpu = NULL;
+  char name[64];
+  snprintf(name, sizeof name, "%s.cpu", kernel);
+  lbs_err e = a ? lbs_impl_find(name, &cpu) : lbs_fail(LBS_NOTFOUND, "plan: no adapter of %s", kernel);
+  void *ctx = NULL;
+  char desc[160];
+  lbs_impl_args args = {1, 0};
+  if (!e) e = cpu->open(&ctx, &args, desc, sizeof desc);
+  double xs[4], ys[4];
+  for (int i = 0; i < 4 && !e; i++) {
+    xs[i] = a->round_metric(hi / (double)(8 >> i));
+    e = overhead_at(t, a, cpu, ctx, xs[i], &ys[i]);
+  }
+  if (cpu && ctx) cpu->close(ctx);
+  if (e) return lbs_fail(e, "plan: measuring the %s template's own time: %s", kernel, lbs_errmsg());
+  double mx = 0, my = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < 4; i++) mx += xs[i] / 4, my += ys[i] / 4;
+  for (int i = 0; i < 4; i++) sxx += (xs[i] - mx) * (xs[i] - mx), sxy += (xs[i] - mx) * (ys[i] - my);
+  *c1 = sxx > 0 ? sxy / sxx : 0;
+  if (*c1 < 0) *c1 = 0;
+  *c0 = my - *c1 * mx;
+  if (*c0 < 0) *c0 = 0;
+  return LBS_OK;
+}
+
+static int target_is(const char *impl, const char *target) {
+  const char *dot = strrchr(impl, '.');
+  return dot && !strcmp(dot + 1, target);
+}
+
+lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node *node, double hi, int measure,
+                      lbs_plan *out) {
+  memset(out, 0, sizeof *out);
+  lbs_ipg_rec *recs = NULL;
+  int n = 0, cpus = 0, nocl = 0, ncuda = 0, maxt = 1;
+  char ocl[LBS_PLAN_MAX_DEV][160], cuda[LBS_PLAN_MAX_DEV][160];
+  lbs_err e = lbs_calib_list(db, &recs, &n);
+  int *keep = e ? NULL : calloc((size_t)(n ? n : 1), sizeof *keep);
+  if (!e && !keep) e = lbs_fail(LBS_NOMEM, "plan");
+  /* the newest complete IPG of each implementation on each device */
+  for (int i = n - 1; i >= 0 && !e; i--) {
+    if (strcmp(recs[i].kernel, kernel) || strcmp(recs[i].status, "complete") || recs[i].ipg.n < 1) continue;
+    int dup = 0;
+    for (int j = i + 1; j < n && !dup; j++)
+      dup = keep[j] && !strcmp(recs[j].impl, recs[i].impl) && !strcmp(recs[j].device, recs[i].device);
+    if (dup) continue;
+    keep[i] = 1;
+    int c = 0;
+    if (recs[i].run_id > 0 && !(e = lbs_calib_run_cpus(db, recs[i].run_id, &c)) && c > cpus) cpus = c;
+  }
+  for (int i = 0; i < n && !e; i++) { /* devices in the order first measured */
+    if (!keep[i]) continue;
+    int t, is_dev;
+    lbs_plan_needs(recs[i].impl, recs[i].device, &t, &is_dev);
+    if (t > maxt) maxt = t;
+    char(*list)[160] = target_is(recs[i].impl, "cuda") ? cuda : ocl;
+    int *cnt = target_is(recs[i].impl, "cuda") ? &ncuda : &nocl, seen = 0;
+    for (int d = 0; d < *cnt && !seen; d++) seen = !strcmp(list[d], recs[i].device);
+    if (is_dev && !seen && *cnt < LBS_PLAN_MAX_DEV) snprintf(list[(*cnt)++], 160, "%s", recs[i].device);
+  }
+  int any = 0;
+  for (int i = 0; i < n; i++) any |= keep ? keep[i] : 0;
+  if (!e && !any) e = lbs_fail(LBS_NOTFOUND, "no complete IPG of %s in the calibration database ('lbsim calibrate run --kernel %s' makes them)", kernel, kernel);
+  int want_ocl = node->opencl < 0 ? nocl : node->opencl, want_cuda = node->cuda < 0 ? ncuda : node->cuda;
+  if (!e && want_ocl > nocl)
+    e = lbs_fail(LBS_RANGE, "--node opencl=%d: the database has IPGs of %s on %d OpenCL device%s%s%s", want_ocl, kernel,
+                 nocl, nocl == 1 ? "" : "s", nocl ? ": " : "", nocl ? ocl[0] : "");
+  if (!e && want_cuda > ncuda)
+    e = lbs_fail(LBS_RANGE, "--node cuda=%d: the database has IPGs of %s on %d CUDA device%s", want_cuda, kernel, ncuda,
+                 ncuda == 1 ? "" : "s");
+  if (!e && want_ocl + want_cuda > LBS_PLAN_MAX_DEV)
+    e = lbs_fail(LBS_RANGE, "--node: %d devices (at most %d)", want_ocl + want_cuda, LBS_PLAN_MAX_DEV);
+  int T = node->threads > 0 ? node->threads : cpus > 0 ? cpus : maxt;
+  if (!e && cpus > 0 && T > cpus)
+    e = lbs_fail(LBS_RANGE, "--node threads=%d: the IPGs of %s were measured on a machine with %d CPU%s", T, kernel,
+                 cpus, cpus == 1 ? "" : "s");
+  if (!e && (T < 1 || T > LBS_PLAN_MAX_THREADS))
+    e = lbs_fail(LBS_RANGE, "--node threads=%d: give 1..%d", T, LBS_PLAN_MAX_THREADS);
+  if (!e) {
+    snprintf(out->kernel, sizeof out->kernel, "%s", kernel);
+    out->threads = T;
+    for (int d = 0; d < want_ocl; d++) memcpy(out->devices[out->ndev++], ocl[d], 160);
+    for (int d = 0; d < want_cuda; d++) memcpy(out->devices[out->ndev++], cuda[d], 160);
+    double top = 0;
+    for (int i = 0; i < n; i++)
+      if (keep[i]) {
+        double h = isfinite(recs[i].hi) && recs[i].hi > 0 ? recs[i].hi : recs[i].ipg.w[recs[i].ipg.n - 1];
+        if (h > top) top = h;
+      }
+    out->hi = hi > 0 ? hi : top;
+    out->impl = calloc((size_t)n, sizeof *out->impl);
+    if (!out->impl) e = lbs_fail(LBS_NOMEM, "plan");
+  }
+  for (int i = 0; i < n && !e; i++) {
+    if (!keep[i]) continue;
+    int t, is_dev;
+    lbs_plan_needs(recs[i].impl, recs[i].device, &t, &is_dev);
+    unsigned mask = 0;
+    for (int d = 0; d < out->ndev; d++)
+      if (!strcmp(out->devices[d], recs[i].device)) mask = 1u << d;
+    if (t > T || (is_dev && !mask)) continue; /* not on this node */
+    lbs_plan_impl *m = &out->impl[out->nimpl++];
+    snprintf(m->impl, sizeof m->impl, "%s", recs[i].impl);
+    snprintf(m->device, sizeof m->device, "%s", recs[i].device);
+    m->threads = t, m->devmask = mask, m->ipg_id = recs[i].id;
+    m->ipg = recs[i].ipg;
+    recs[i].ipg = (lbs_ipg){0};
+  }
+  const lbs_template *tm = lbs_template_find(kernel);
+  if (!e && tm) snprintf(out->tmpl, sizeof out->tmpl, "%s", tm->kind);
+  if (!e && tm && measure && T >= 2) e = measure_overhead(kernel, tm, out->hi, &out->ovh_s, &out->ovh_per_work_s);
+  if (!e) e = lbs_plan_build(out);
+  for (int i = 0; i < n; i++) lbs_ipg_rec_free(&recs[i]);
+  free(recs);
+  free(keep);
+  if (e) lbs_plan_free(out);
+  return e;
+}
