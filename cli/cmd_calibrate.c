@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_calibrate_plan.h"
 #include "lbs_calib.h"
 #include "lbs_calib_run.h"
 
@@ -27,6 +28,8 @@ static const char usage_text[] =
     "       lbsim calibrate show calib.db [--json | --csv DIR]\n"
     "       lbsim calibrate import samples.csv -o calib.db [--accuracy PCT] [--min-abs S]\n"
     "       lbsim calibrate list\n"
+    "       lbsim calibrate plan --kernel K [--node threads=N,opencl=N,cuda=N] -o calib.db\n"
+    "       lbsim calibrate run-plan calib.db [--kernel K] [--work W,...] [--repeat R] [--json]\n"
     "\n"
     "Measures implementations of kernels (a kernel on a target: one CPU thread, pthreads,\n"
     "OpenCL, CUDA) as black boxes and builds their implementation performance graphs (IPGs):\n"
@@ -62,19 +65,32 @@ static const char usage_text[] =
     "                      as the IPG was built) at log-uniform metrics with fresh data; varied:\n"
     "                      the adapter's random shapes and value ranges too (how well the work\n"
     "                      metric alone predicts the time)\n"
+    "plan options (RACECAR, seed 004 chapter 5: which devices take which share of the work):\n"
+    "  --kernel K          the kernel whose IPGs in -o calib.db the plan combines\n"
+    "  --node SPEC         the node's resources, e.g. threads=2,opencl=1,cuda=0 (default: the\n"
+    "                      CPUs of the machine the IPGs were measured on, every device with IPGs)\n"
+    "  --range [0:]HI      plan work metrics up to HI (default: the widest IPG's range)\n"
+    "  --no-template-cost  take the template's split and combine as free (default: measured)\n"
+    "run-plan options: runs the newest plan (of --kernel) for real at each work and compares it\n"
+    "  with its prediction and with every implementation alone\n"
+    "  --work W,...        works to run (default: six from HI/1000 to HI)\n"
+    "  --repeat R          runs per measurement, the median taken (default 3)\n"
+    "show prints the plans' implementation and parallelization tables after the IPGs.\n"
     "common: --json (machine-readable output on stdout), -h/--help\n"
     "\n"
     "examples:\n"
     "  lbsim calibrate run --kernel wave --impl cpu,threads,opencl -o calib.db\n"
     "  lbsim calibrate verify calib.db --json\n"
     "  lbsim calibrate show calib.db --csv calib-csv\n"
-    "  lbsim calibrate import fpga.csv -o calib.db   # columns implementation,device,metric,seconds\n";
+    "  lbsim calibrate import fpga.csv -o calib.db   # columns implementation,device,metric,seconds\n"
+    "  lbsim calibrate plan --kernel matmul --node threads=2 -o calib.db\n"
+    "  lbsim calibrate run-plan calib.db --kernel matmul --work 1e8,1e9\n";
 
 typedef struct {
-  const char *db, *kernel, *impls, *only, *csv_dir, *range;
+  const char *db, *kernel, *impls, *only, *csv_dir, *range, *node, *works;
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
-  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied;
+  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied, no_tcost;
   int64_t seed;
 } opts;
 
@@ -426,6 +442,7 @@ static int do_show(const opts *o) {
       for (int k = 0; k < n; k++) lbs_ipg_rec_free(&recs[k]);
       free(recs);
     }
+    if (!e) e = cli_calibrate_show_plans(o->db, stdout);
   }
   lbs_calib_close(&db);
   return e ? cli_error(o->csv_dir && !o->json ? o->csv_dir : o->db, e) : 0;
@@ -522,14 +539,16 @@ int cmd_calibrate(int argc, char **argv) {
   opts o = {0};
   o.accuracy = 5, o.min_abs = 5e-5, o.timeout = 300, o.repeat = 3, o.nverify = 250, o.seed = 1, o.floor_s = -1;
   enum { O_KERNEL = 256, O_IMPL, O_ACC, O_MINABS, O_MAXABS, O_RANGE, O_THREADS, O_DEVICE, O_TIMEOUT, O_MAXS, O_WINDOW,
-         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT, O_INVOC };
+         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT, O_INVOC,
+         O_NODE, O_WORK, O_NOTCOST };
   static const struct option lo[] = {
       {"kernel", 1, 0, O_KERNEL}, {"impl", 1, 0, O_IMPL}, {"output", 1, 0, 'o'}, {"accuracy", 1, 0, O_ACC},
       {"min-abs", 1, 0, O_MINABS}, {"max-abs", 1, 0, O_MAXABS}, {"range", 1, 0, O_RANGE}, {"threads", 1, 0, O_THREADS},
       {"device", 1, 0, O_DEVICE}, {"timeout", 1, 0, O_TIMEOUT}, {"max-samples", 1, 0, O_MAXS}, {"window", 1, 0, O_WINDOW},
       {"max-point-samples", 1, 0, O_MAXPT}, {"confidence", 1, 0, O_CONF}, {"sets", 1, 0, O_SETS}, {"mets", 1, 0, O_METS},
       {"ci", 1, 0, O_CI}, {"set", 1, 0, O_SET}, {"seed", 1, 0, O_SEED}, {"json", 0, 0, O_JSON}, {"csv", 1, 0, O_CSV},
-      {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"invocations", 1, 0, O_INVOC}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"invocations", 1, 0, O_INVOC},
+      {"node", 1, 0, O_NODE}, {"work", 1, 0, O_WORK}, {"no-template-cost", 0, 0, O_NOTCOST}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   int c, rc = 0;
   int64_t v;
   optind = 2;
@@ -567,6 +586,9 @@ int cmd_calibrate(int argc, char **argv) {
         rc = 2;
       }
       break;
+    case O_NODE: o.node = optarg; break;
+    case O_WORK: o.works = optarg; break;
+    case O_NOTCOST: o.no_tcost = 1; break;
     case 'n': rc = cli_parse_i64("-n", optarg, 1, 1000000, &v), o.nverify = (int)v; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
@@ -581,6 +603,16 @@ int cmd_calibrate(int argc, char **argv) {
     return do_run(&o, command);
   }
   if (!strcmp(sub, "list")) return do_list(&o);
+  cli_plan_opts po = {o.db, o.kernel, o.node, o.range, o.works, o.repeat, o.json, !o.no_tcost};
+  if (!strcmp(sub, "plan")) {
+    if (arg) return cli_usage("calibrate", "unexpected argument '%s' (the database is -o calib.db)", arg);
+    return cli_calibrate_plan(&po, command);
+  }
+  if (!strcmp(sub, "run-plan")) {
+    if (!arg) return cli_usage("calibrate", "run-plan needs a calibration database");
+    po.db = arg;
+    return cli_calibrate_run_plan(&po);
+  }
   if (!strcmp(sub, "verify") || !strcmp(sub, "show")) {
     if (!arg) return cli_usage("calibrate", "%s needs a calibration database", sub);
     o.db = arg;
@@ -590,5 +622,5 @@ int cmd_calibrate(int argc, char **argv) {
     if (!arg) return cli_usage("calibrate", "import needs a CSV file of samples");
     return do_import(&o, arg, command);
   }
-  return cli_usage("calibrate", "unknown sub-command '%s' (run, verify, show, import, list)", sub);
+  return cli_usage("calibrate", "unknown sub-command '%s' (run, verify, show, import, list, plan, run-plan)", sub);
 }
