@@ -995,12 +995,18 @@ static lbs_err json_meta_runs(lbs_calib_db *c, FILE *f) {
   return LBS_OK;
 }
 
+static lbs_err read_plans(lbs_calib_db *c, lbs_plan **plans, int *n);
+static void free_plans(lbs_plan *plans, int n);
+static void json_plans(FILE *f, const lbs_plan *plans, int n);
+
 lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
   lbs_ipg_rec *r = NULL;
   lbs_verify *v = NULL;
-  int n = 0, nv = 0;
+  lbs_plan *plans = NULL;
+  int n = 0, nv = 0, np = 0;
   lbs_err e = lbs_calib_list(db, &r, &n);
   if (!e) e = lbs_calib_list_verifies(db, 0, &v, &nv);
+  if (!e) e = read_plans(db, &plans, &np);
   if (!e) {
     fputs("{\n", f);
     e = json_meta_runs(db, f);
@@ -1060,13 +1066,16 @@ lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
       json_samples(f, x->n, x->points, x->pred);
       fputc('}', f);
     }
-    fputs(nv ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(nv ? "\n  ],\n  \"plans\": [" : "],\n  \"plans\": [", f);
+    json_plans(f, plans, np);
+    fputs(np ? "\n  ]\n}\n" : "]\n}\n", f);
     if (fflush(f) || ferror(f)) e = lbs_fail(LBS_IO, "%s: JSON export: write failed: %s", db->path, strerror(errno));
   }
   for (int i = 0; i < n; i++) lbs_ipg_rec_free(&r[i]);
   free(r);
   for (int i = 0; i < nv; i++) lbs_verify_free(&v[i]);
   free(v);
+  free_plans(plans, np);
   return e;
 }
 
@@ -1099,6 +1108,8 @@ typedef struct csv_data {
   int n;
   lbs_verify *v;
   int nv;
+  lbs_plan *plans;
+  int nplans;
 } csv_data;
 
 static void write_ipgs(FILE *f, const csv_data *d) {
@@ -1225,15 +1236,143 @@ static lbs_err write_csv(const char *dir, const char *name, void (*fn)(FILE *, c
   return LBS_OK;
 }
 
+
+/* Every plan of the database, in id order (*plans owned: lbs_plan_free each, then free()). */
+static lbs_err read_plans(lbs_calib_db *c, lbs_plan **plans, int *n) {
+  int64_t *ids = NULL;
+  int k = 0;
+  *plans = NULL, *n = 0;
+  lbs_err e = lbs_calib_plan_ids(c, &ids, &k);
+  if (!e && k) *plans = calloc((size_t)k, sizeof **plans);
+  if (!e && k && !*plans) e = lbs_fail(LBS_NOMEM, "%s: plans", c->path);
+  for (int i = 0; i < k && !e; i++)
+    if (!(e = lbs_calib_get_plan(c, NULL, ids[i], &(*plans)[i]))) (*n)++;
+  free(ids);
+  return e;
+}
+
+static void free_plans(lbs_plan *plans, int n) {
+  for (int i = 0; i < n; i++) lbs_plan_free(&plans[i]);
+  free(plans);
+}
+
+/* "sort.cpu" or "template on ws N" for a piece of an FPG; "split N" for a PG's. */
+static void piece_source(const lbs_plan *p, int is_fpg, int src, char *buf, size_t n) {
+  char ws[128];
+  if (!is_fpg) snprintf(buf, n, "%s | %s", lbs_plan_ws_name(p, p->split[src].ws_a, ws, sizeof ws),
+                        lbs_plan_ws_name(p, p->split[src].ws_b, buf + n / 2, n / 2));
+  else if (src >= 0) snprintf(buf, n, "%s", p->impl[src].impl);
+  else snprintf(buf, n, "%s template on %s", p->tmpl, lbs_plan_ws_name(p, LBS_PLAN_TMPL_WS(src), ws, sizeof ws));
+}
+
+static void json_plans(FILE *f, const lbs_plan *plans, int n) {
+  for (int i = 0; i < n; i++) {
+    const lbs_plan *p = &plans[i];
+    fprintf(f, "%s\n    {\"id\": %lld, \"kernel\": ", i ? "," : "", (long long)p->id);
+    json_str(f, p->kernel);
+    fputs(", \"created\": ", f);
+    json_str(f, p->created);
+    fprintf(f, ", \"threads\": %d, \"devices\": [", p->threads);
+    for (int d = 0; d < p->ndev; d++) {
+      if (d) fputs(", ", f);
+      json_str(f, p->devices[d]);
+    }
+    fputs("], \"hi\": ", f);
+    json_num(f, p->hi);
+    fputs(", \"template\": ", f);
+    json_str(f, p->tmpl);
+    fputs(", \"template_s\": ", f);
+    json_num(f, p->ovh_s);
+    fputs(", \"template_per_work_s\": ", f);
+    json_num(f, p->ovh_per_work_s);
+    fputs(", \"planning_s\": ", f);
+    json_num(f, p->plan_s);
+    fputs(",\n     \"impls\": [", f);
+    for (int k = 0; k < p->nimpl; k++) {
+      fprintf(f, "%s{\"impl\": ", k ? ", " : "");
+      json_str(f, p->impl[k].impl);
+      fputs(", \"device\": ", f);
+      json_str(f, p->impl[k].device);
+      fprintf(f, ", \"threads\": %d, \"devmask\": %u, \"ipg_id\": %lld}", p->impl[k].threads, p->impl[k].devmask,
+              (long long)p->impl[k].ipg_id);
+    }
+    fputs("],\n     \"working_sets\": [", f);
+    for (int ws = 0; ws < p->nws; ws++) {
+      char name[128], src[512];
+      fprintf(f, "%s\n      {\"ws\": %d, \"name\": ", ws ? "," : "", ws);
+      json_str(f, lbs_plan_ws_name(p, ws, name, sizeof name));
+      for (int g = 0; g < 2; g++) {
+        const lbs_graph *gr = g ? &p->pg[ws] : &p->fpg[ws];
+        fprintf(f, ", \"%s\": [", g ? "pg" : "fpg");
+        for (int k = 0; k < gr->n; k++) {
+          const lbs_piece *q = &gr->p[k];
+          fputs(k ? ", [" : "[", f);
+          json_num(f, q->x0);
+          fputs(", ", f);
+          json_num(f, q->x1);
+          fputs(", ", f);
+          json_num(f, q->t0);
+          fputs(", ", f);
+          json_num(f, q->t1);
+          if (g) {
+            fputs(", ", f);
+            json_num(f, q->a0);
+            fputs(", ", f);
+            json_num(f, q->a1);
+          }
+          fputs(", ", f);
+          piece_source(p, !g, q->src, src, sizeof src);
+          json_str(f, src);
+          fputc(']', f);
+        }
+        fputc(']', f);
+      }
+      fputc('}', f);
+    }
+    fputs("]}", f);
+  }
+}
+
+static void write_plan_pieces(FILE *f, const csv_data *d) {
+  fputs("plan_id,kernel,ws,working_set,graph,x0,x1,t0,t1,a0,a1,source\n", f);
+  for (int i = 0; i < d->nplans; i++) {
+    const lbs_plan *p = &d->plans[i];
+    for (int ws = 0; ws < p->nws; ws++)
+      for (int g = 0; g < 2; g++) {
+        const lbs_graph *gr = g ? &p->pg[ws] : &p->fpg[ws];
+        for (int k = 0; k < gr->n; k++) {
+          const lbs_piece *q = &gr->p[k];
+          char name[128], src[512];
+          fprintf(f, "%lld,", (long long)p->id);
+          csv_str(f, p->kernel);
+          fprintf(f, ",%d,", ws);
+          csv_str(f, lbs_plan_ws_name(p, ws, name, sizeof name));
+          fputs(g ? ",pg," : ",fpg,", f);
+          const double v[6] = {q->x0, q->x1, q->t0, q->t1, q->a0, q->a1};
+          for (int j = 0; j < 6; j++) {
+            if (g || j < 4) csv_num(f, v[j]);
+            fputc(',', f);
+          }
+          piece_source(p, !g, q->src, src, sizeof src);
+          csv_str(f, src);
+          fputc('\n', f);
+        }
+      }
+  }
+}
+
 lbs_err lbs_calib_export_csv(lbs_calib_db *db, const char *dir) {
   csv_data d = {0};
   lbs_err e = lbs_calib_list(db, &d.r, &d.n);
   if (!e) e = lbs_calib_list_verifies(db, 0, &d.v, &d.nv);
+  if (!e) e = read_plans(db, &d.plans, &d.nplans);
   if (!e) e = make_dirs(dir);
   if (!e) e = write_csv(dir, "ipgs.csv", write_ipgs, &d);
   if (!e) e = write_csv(dir, "points.csv", write_points, &d);
   if (!e) e = write_csv(dir, "samples.csv", write_samples, &d);
   if (!e) e = write_csv(dir, "verifies.csv", write_verifies, &d);
+  if (!e) e = write_csv(dir, "plan_pieces.csv", write_plan_pieces, &d);
+  free_plans(d.plans, d.nplans);
   for (int i = 0; i < d.n; i++) lbs_ipg_rec_free(&d.r[i]);
   free(d.r);
   for (int i = 0; i < d.nv; i++) lbs_verify_free(&d.v[i]);

@@ -28,6 +28,12 @@ json "$T/out" "r=d['runs']; assert len(r)==2 and all(x['measured_s']>0 and x['pr
   assert '|' in r[1]['calls'] or r[1]['calls'].startswith('sort.cpu'), r" "run-plan measures every work, sorted right"
 expect 0 "show" -- "$LBSIM" calibrate show "$T/c.db"
 has "$T/out" "plan sort: 2 threads" "show prints the plans"
+expect 0 "show --json" -- "$LBSIM" calibrate show "$T/c.db" --json
+json "$T/out" "p=d['plans'][-1]; w=p['working_sets'][1]; assert p['kernel']=='sort' and w['name']=='2 threads' and len(w['fpg'])>=1 and len(w['pg'])>=1, p" \
+  "show --json has the plans' graphs"
+expect 0 "show --csv" -- "$LBSIM" calibrate show "$T/c.db" --csv "$T/csv"
+python3 -c "import csv; r=list(csv.DictReader(open('$T/csv/plan_pieces.csv'))); assert r and {x['graph'] for x in r}=={'fpg','pg'}, r[:2]" \
+  >"$T/py" 2>&1 && ok || bad "plan_pieces.csv: $(cat "$T/py")"
 
 # Nodes the database cannot plan for.
 expect 1 "more threads than the machine" -- "$LBSIM" calibrate plan --kernel sort --node threads=64 -o "$T/c.db"
