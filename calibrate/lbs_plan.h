@@ -176,6 +176,7 @@ lbs_err lbs_calib_run_cpus(lbs_calib_db *db, int64_t run_id, int *cpus);
  * OpenCL and CUDA devices (-1: every one the database has IPGs on). */
 typedef struct lbs_plan_node {
   int threads, opencl, cuda;
+  int allow_partial; /* an implementation without a complete IPG takes its newest partial one */
 } lbs_plan_node;
 
 /* The plan of kernel on node from the newest complete IPG of each of its implementations per

@@ -87,12 +87,16 @@ lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node 
   lbs_err e = lbs_calib_list(db, &recs, &n);
   int *keep = e ? NULL : calloc((size_t)(n ? n : 1), sizeof *keep);
   if (!e && !keep) e = lbs_fail(LBS_NOMEM, "plan");
-  /* the newest complete IPG of each implementation on each device */
+  /* the newest complete IPG of each implementation on each device (or partial, when allowed
+   * and there is no complete one) */
+  for (int pass = 0; pass < 1 + !!node->allow_partial; pass++)
   for (int i = n - 1; i >= 0 && !e; i--) {
-    if (strcmp(recs[i].kernel, kernel) || strcmp(recs[i].status, "complete") || recs[i].ipg.n < 1) continue;
+    if (strcmp(recs[i].kernel, kernel) || strcmp(recs[i].status, pass ? "partial" : "complete") || recs[i].ipg.n < 2 ||
+        keep[i])
+      continue;
     int dup = 0;
-    for (int j = i + 1; j < n && !dup; j++)
-      dup = keep[j] && !strcmp(recs[j].impl, recs[i].impl) && !strcmp(recs[j].device, recs[i].device);
+    for (int j = 0; j < n && !dup; j++) /* one of each: the newest (pass 0 goes newest first) */
+      dup = j != i && keep[j] && !strcmp(recs[j].impl, recs[i].impl) && !strcmp(recs[j].device, recs[i].device);
     if (dup) continue;
     keep[i] = 1;
     int c = 0;
@@ -110,7 +114,8 @@ lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node 
   }
   int any = 0;
   for (int i = 0; i < n; i++) any |= keep ? keep[i] : 0;
-  if (!e && !any) e = lbs_fail(LBS_NOTFOUND, "no complete IPG of %s in the calibration database ('lbsim calibrate run --kernel %s' makes them)", kernel, kernel);
+  if (!e && !any) e = lbs_fail(LBS_NOTFOUND, "no complete IPG of %s in the calibration database ('lbsim calibrate run --kernel %s' makes them%s)", kernel, kernel,
+                 node->allow_partial ? "" : "; --allow-partial takes partial ones");
   int want_ocl = node->opencl < 0 ? nocl : node->opencl, want_cuda = node->cuda < 0 ? ncuda : node->cuda;
   if (!e && want_ocl > nocl)
     e = lbs_fail(LBS_RANGE, "--node opencl=%d: the database has IPGs of %s on %d OpenCL device%s%s%s", want_ocl, kernel,

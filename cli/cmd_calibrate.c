@@ -71,6 +71,8 @@ static const char usage_text[] =
     "                      CPUs of the machine the IPGs were measured on, every device with IPGs)\n"
     "  --range [0:]HI      plan work metrics up to HI (default: the widest IPG's range)\n"
     "  --no-template-cost  take the template's split and combine as free (default: measured)\n"
+    "  --allow-partial     an implementation without a complete IPG takes its newest partial one\n"
+    "                      (its last segment goes on past its end)\n"
     "run-plan options: runs the newest plan (of --kernel) for real at each work and compares it\n"
     "  with its prediction and with every implementation alone\n"
     "  --work W,...        works to run (default: six from HI/1000 to HI)\n"
@@ -90,7 +92,7 @@ typedef struct {
   const char *db, *kernel, *impls, *only, *csv_dir, *range, *node, *works;
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
-  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied, no_tcost;
+  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied, no_tcost, allow_partial;
   int64_t seed;
 } opts;
 
@@ -540,7 +542,7 @@ int cmd_calibrate(int argc, char **argv) {
   o.accuracy = 5, o.min_abs = 5e-5, o.timeout = 300, o.repeat = 3, o.nverify = 250, o.seed = 1, o.floor_s = -1;
   enum { O_KERNEL = 256, O_IMPL, O_ACC, O_MINABS, O_MAXABS, O_RANGE, O_THREADS, O_DEVICE, O_TIMEOUT, O_MAXS, O_WINDOW,
          O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT, O_INVOC,
-         O_NODE, O_WORK, O_NOTCOST };
+         O_NODE, O_WORK, O_NOTCOST, O_PARTIAL };
   static const struct option lo[] = {
       {"kernel", 1, 0, O_KERNEL}, {"impl", 1, 0, O_IMPL}, {"output", 1, 0, 'o'}, {"accuracy", 1, 0, O_ACC},
       {"min-abs", 1, 0, O_MINABS}, {"max-abs", 1, 0, O_MAXABS}, {"range", 1, 0, O_RANGE}, {"threads", 1, 0, O_THREADS},
@@ -548,7 +550,8 @@ int cmd_calibrate(int argc, char **argv) {
       {"max-point-samples", 1, 0, O_MAXPT}, {"confidence", 1, 0, O_CONF}, {"sets", 1, 0, O_SETS}, {"mets", 1, 0, O_METS},
       {"ci", 1, 0, O_CI}, {"set", 1, 0, O_SET}, {"seed", 1, 0, O_SEED}, {"json", 0, 0, O_JSON}, {"csv", 1, 0, O_CSV},
       {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"invocations", 1, 0, O_INVOC},
-      {"node", 1, 0, O_NODE}, {"work", 1, 0, O_WORK}, {"no-template-cost", 0, 0, O_NOTCOST}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"node", 1, 0, O_NODE}, {"work", 1, 0, O_WORK}, {"no-template-cost", 0, 0, O_NOTCOST},
+      {"allow-partial", 0, 0, O_PARTIAL}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   int c, rc = 0;
   int64_t v;
   optind = 2;
@@ -589,6 +592,7 @@ int cmd_calibrate(int argc, char **argv) {
     case O_NODE: o.node = optarg; break;
     case O_WORK: o.works = optarg; break;
     case O_NOTCOST: o.no_tcost = 1; break;
+    case O_PARTIAL: o.allow_partial = 1; break;
     case 'n': rc = cli_parse_i64("-n", optarg, 1, 1000000, &v), o.nverify = (int)v; break;
     case 'h': fputs(usage_text, stdout); return 0;
     default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
@@ -603,7 +607,7 @@ int cmd_calibrate(int argc, char **argv) {
     return do_run(&o, command);
   }
   if (!strcmp(sub, "list")) return do_list(&o);
-  cli_plan_opts po = {o.db, o.kernel, o.node, o.range, o.works, o.repeat, o.json, !o.no_tcost};
+  cli_plan_opts po = {o.db, o.kernel, o.node, o.range, o.works, o.repeat, o.json, !o.no_tcost, o.allow_partial};
   if (!strcmp(sub, "plan")) {
     if (arg) return cli_usage("calibrate", "unexpected argument '%s' (the database is -o calib.db)", arg);
     return cli_calibrate_plan(&po, command);

@@ -12,7 +12,7 @@
 
 /* "threads=2,opencl=1,cuda=0" (any subset, any order). */
 static int parse_node(const char *s, lbs_plan_node *n) {
-  *n = (lbs_plan_node){0, -1, -1};
+  *n = (lbs_plan_node){0, -1, -1, 0};
   if (!s) return 0;
   char buf[256];
   snprintf(buf, sizeof buf, "%s", s);
@@ -41,6 +41,7 @@ int cli_calibrate_plan(const cli_plan_opts *o, const char *command) {
   lbs_plan_node node;
   int rc = parse_node(o->node, &node);
   if (rc) return rc;
+  node.allow_partial = o->allow_partial;
   double hi = 0;
   if (o->range) {
     char *end;

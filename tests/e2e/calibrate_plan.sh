@@ -35,11 +35,36 @@ expect 0 "show --csv" -- "$LBSIM" calibrate show "$T/c.db" --csv "$T/csv"
 python3 -c "import csv; r=list(csv.DictReader(open('$T/csv/plan_pieces.csv'))); assert r and {x['graph'] for x in r}=={'fpg','pg'}, r[:2]" \
   >"$T/py" 2>&1 && ok || bad "plan_pieces.csv: $(cat "$T/py")"
 
+# A plan that runs on OpenCL too (PoCL here), for real: a short real OpenCL run names the
+# device; a curve imported for that device makes it the faster side, so the plan splits sort
+# between a CPU thread and OpenCL, and run-plan runs both at once and checks the merged output.
+"$LBSIM" calibrate run --kernel sort --impl opencl --range 1000:50000 --accuracy 25 --min-abs 1e-3 --max-samples 100 \
+  -o "$T/c.db" --json >"$T/out" 2>"$T/err"
+dev=$(python3 -c "import json; print(json.load(open('$T/out'))['ipgs'][0]['device'])" 2>/dev/null)
+case "$dev" in
+opencl:*)
+  python3 - "$dev" >"$T/ocl.csv" <<'PY'
+import csv, sys
+w = csv.writer(sys.stdout)
+w.writerow(["implementation", "device", "metric", "seconds"])
+for m in (0, 1000, 10000, 100000, 200000):
+    w.writerow(["sort.opencl", sys.argv[1], m, 1e-6 + 1e-9 * m])
+PY
+  expect 0 "import a fast OpenCL curve" -- "$LBSIM" calibrate import "$T/ocl.csv" -o "$T/c.db"
+  expect 0 "plan on a thread and OpenCL" -- "$LBSIM" calibrate plan --kernel sort --node threads=2,opencl=1 -o "$T/c.db"
+  has "$T/out" "1 thread + opencl0" "working sets with the device"
+  expect 0 "run-plan on OpenCL" -- "$LBSIM" calibrate run-plan "$T/c.db" --kernel sort --work 200000 --repeat 1 --json
+  json "$T/out" "r=d['runs'][0]; assert d['devices']==1 and 'sort.opencl' in r['calls'] and r['measured_s']>0, r" \
+    "the plan ran OpenCL and its output was right"
+  ;;
+*) echo "no OpenCL device here: the OpenCL plan is not run" ;;
+esac
+
 # Nodes the database cannot plan for.
 expect 1 "more threads than the machine" -- "$LBSIM" calibrate plan --kernel sort --node threads=64 -o "$T/c.db"
 has "$T/err" "measured on a machine with" "says what the machine had"
-expect 1 "a device without IPGs" -- "$LBSIM" calibrate plan --kernel sort --node opencl=1 -o "$T/c.db"
-has "$T/err" "on 0 OpenCL devices" "says what devices there are"
+expect 1 "a device without IPGs" -- "$LBSIM" calibrate plan --kernel sort --node cuda=1 -o "$T/c.db"
+has "$T/err" "on 0 CUDA devices" "says what devices there are"
 expect 2 "an unknown resource" -- "$LBSIM" calibrate plan --kernel sort --node gpus=1 -o "$T/c.db"
 has "$T/err" "unknown resource 'gpus'" "names the resource"
 expect 1 "a kernel without IPGs" -- "$LBSIM" calibrate plan --kernel dot -o "$T/c.db"
