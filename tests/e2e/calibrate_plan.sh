@@ -108,6 +108,8 @@ printf '[grid]\nns_per_work = 1\n[nodetype w]\nspeed_model = plan\nplan_impls = 
 expect 0 "replay on a described plan" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/grid/whatif.ini" --policy fixed:5 --json
 json "$T/out" "import json; q=json.load(open('$T/plan.json')); assert abs(d['compute_time_s']-q['compute_time_s'])<1e-6, (d['compute_time_s'], q['compute_time_s'])" \
   "a described node plans as the calibrated one"
+expect 0 "the example grid of planned nodes" -- "$LBSIM" grid info "$SRC/examples/grids/planned-nodes.ini"
+has "$T/out" "fat" "lists its node types"
 printf '[nodetype w]\nspeed_model = plan\nplan_impls = 3:0,1e-4,1e9,1\nplan_threads = 2\n[cluster A]\nnodes = 2\nnodetype = w\n' >"$T/grid/bad.ini"
 expect 1 "an implementation on more threads than the node" -- "$LBSIM" grid info "$T/grid/bad.ini"
 has "$T/err" "plan_impls" "names the key"
