@@ -60,6 +60,13 @@ int cli_calibrate_plan(const cli_plan_opts *o, const char *command) {
   if (!e) e = lbs_calib_put_plan(db, &p, command);
   lbs_calib_close(&db);
   if (e) return cli_error("calibrate plan", e);
+  for (int d = 0; d < p.ndev; d++) /* RACECAR takes a device as resources of its own */
+    if (p.threads > 1 && (strstr(p.devices[d], "Portable Computing Language") || strstr(p.devices[d], "pthread")))
+      fprintf(stderr,
+              "lbsim: warning: calibrate plan: device %d (%s) runs on this machine's CPU cores: it shares them with "
+              "the plan's threads, which RACECAR assumes it does not (seed 004, 5.3.5); its splits with threads will "
+              "run slower than planned (--node opencl=0 leaves it out)\n",
+              d, p.devices[d]);
   if (o->json) {
     printf("{\"plan\": %lld, \"kernel\": ", (long long)p.id);
     cli_json_str(stdout, p.kernel);
