@@ -10,7 +10,7 @@
 #include "lbs_registry.h"
 
 /* The built-in speed models, one X(name) each: lbs__speed_<name>, defined in speed_<name>.c. */
-#define BUILTIN_SPEED_MODELS(X) X(linear) X(ipg) X(plan)
+#define BUILTIN_SPEED_MODELS(X) X(linear) X(ipg) X(plan) X(roofline)
 
 #define DECLARE(m) extern const lbs_speed_ops lbs__speed_##m;
 BUILTIN_SPEED_MODELS(DECLARE)
