@@ -91,8 +91,8 @@ Test(grid, bad_grids_are_named) {
   BAD("[cluster A]\nnodes = 2\n[link A A]\nlatency_us = 1\nbandwidth_gbps = 1\n", "must join two different clusters");
   BAD("[nodetype n]\nspeed = 2\nslowdown = 2\n[cluster A]\nnodes = 1\nnodetype = n\n",
       "g.ini:3: [nodetype n] gives both 'speed' and 'slowdown'");
-  BAD("[nodetype n]\nspeed_model = roofline\n[cluster A]\nnodes = 1\nnodetype = n\n",
-      "g.ini:2: unknown speed_model 'roofline' (known: linear");
+  BAD("[nodetype n]\nspeed_model = systolic\n[cluster A]\nnodes = 1\nnodetype = n\n",
+      "g.ini:2: unknown speed_model 'systolic' (known: linear");
   BAD("[nodetype unused]\nspeed_model = magic\n[cluster A]\nnodes = 1\n", "unknown speed_model 'magic'");
   BAD("[nodetype n]\nspeed_model = linaer\n[cluster A]\nnodes = 1\nnodetype = n\n",
       "g.ini:2: unknown speed_model 'linaer' (known: linear");
