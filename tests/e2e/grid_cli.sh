@@ -43,6 +43,42 @@ has "$T/err" "cannot open" "missing file message"
 expect 1 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o nodes=3
 has "$T/err" "SECTION.KEY=VALUE" "override message"
 
+# speed_model = roofline: a described node (a CPU and a GPU) beside linear cores
+R=$SRC/examples/grids/roofline.ini
+expect 0 "help-config: roofline keys" -- "$LBSIM" grid --help-config
+has "$T/out" "roofline: the CPU's peak, GFLOP/s" "help-config lists the roofline keys"
+has "$T/out" "how work becomes time (linear, ipg" "help-config: the speed models"
+expect 0 "info roofline" -- "$LBSIM" grid info "$R" --json
+has "$T/out" '"nodetype":"core","speed":1,' "linear cores"
+has "$T/out" '"nodetype":"fat","speed":10.25,' "fat node: (Fc + Fg) / flops_per_work = 2.05 units/ns, x 5 ns per work"
+expect 0 "info roofline text" -- "$LBSIM" grid info "$R"
+has "$T/out" "fat          8..9        fat" "fat cluster listed"
+rl() { printf '[nodetype r]\nspeed_model = roofline\n%b[cluster A]\nnodes = 1\nnodetype = r\n' "$1" >"$T/rl.ini"; }
+rl 'roofline_cpu_gflops = 50\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 10\nroofline_bytes_per_work = 1\n'
+expect 0 "roofline without a GPU" -- "$LBSIM" grid info "$T/rl.ini" --json
+has "$T/out" '"speed":5,' "the CPU's roofline: 10 flops at 50 GFLOP/s, 1 ns per work at speed 1"
+rl 'roofline_cpu_gflops = 0\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n'
+expect 1 "roofline: zero peak" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "lbsim: grid info: $T/rl.ini:3: [nodetype r] roofline_cpu_gflops = 0: the CPU's peak GFLOP/s must be > 0" "zero peak message"
+rl 'roofline_cpu_gflops = 50\nroofline_cpu_gbytes_per_s = -3\nroofline_flops_per_work = 1\n'
+expect 1 "roofline: negative bandwidth" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "$T/rl.ini:4: roofline_cpu_gbytes_per_s = -3 is outside [0, 1e+12]" "negative bandwidth message"
+rl 'roofline_cpu_gflops = inf\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n'
+expect 1 "roofline: infinite peak" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "$T/rl.ini:3: roofline_cpu_gflops = 'inf' is not a number" "infinite peak message"
+rl 'roofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n'
+expect 1 "roofline: no CPU peak" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "$T/rl.ini:1: [nodetype r] uses speed_model = roofline: give roofline_cpu_gflops" "missing peak message"
+rl 'roofline_cpu_gflops = 50\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\nroofline_gpu_gflops = 500\nroofline_gpu_gbytes_per_s = 100\n'
+expect 1 "roofline: GPU without PCIe" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "$T/rl.ini:6: [nodetype r] describes a GPU (roofline_gpu_gflops) without roofline_pcie_gbytes_per_s" "half GPU message"
+rl 'roofline_cpu_gflops = 50\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\nroofline_launch_us = 5\n'
+expect 1 "roofline: launch without a GPU" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "$T/rl.ini:6: [nodetype r] roofline_launch_us describes a GPU the node type does not have" "launch message"
+rl 'roofline_cpu_gflops = 50\nroofline_cpu_gbytes_per_s = 20\n'
+expect 1 "roofline: no intensity" -- "$LBSIM" grid info "$T/rl.ini"
+has "$T/err" "give roofline_flops_per_work or roofline_bytes_per_work > 0" "intensity message"
+
 expect 0 "grid gen" -- "$LBSIM" grid gen --family UP --procs 16 --clusters 4 --slowdown 10 -o "$T/up.ini"
 expect 0 "generated grid loads" -- "$LBSIM" grid info "$T/up.ini" --json
 has "$T/out" '"procs":16' "generated processors"

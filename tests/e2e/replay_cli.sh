@@ -32,6 +32,22 @@ sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/d1.json"
 cmp -s "$T/d1.json" "$T/d2.json" && ok || bad "des/phg JSON differs between 1 and 2 ranks"
 has "$T/out" '"mode":"des"' "des mode reported"
 
+# speed_model = roofline beside linear cores (examples/grids/roofline.ini): the same on 1 and 2
+# ranks; its fat nodes are never faster than linear ones of the same speed (launches, small parts)
+R=$SRC/examples/grids/roofline.ini
+expect 0 "replay on a roofline grid" -- "$LBSIM" replay "$T/b.lbt" --grid "$R" --policy fixed:20 --json
+has "$T/out" '"procs":10' "roofline grid: 8 cores and 2 fat nodes"
+sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/r1.json"
+expect 0 "roofline grid on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/b.lbt" --grid "$R" --policy fixed:20 --json
+sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/r2.json"
+cmp -s "$T/r1.json" "$T/r2.json" && ok || bad "roofline JSON differs between 1 and 2 ranks"
+sed -e 's/^speed_model = roofline/speed = 10.25/' -e '/^roofline_/d' "$R" >"$T/rlin.ini"
+expect 0 "the same speeds, linear" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/rlin.ini" --policy fixed:20 --json
+python3 -c "
+import json; r = json.load(open('$T/r1.json')); l = json.load(open('$T/out'))
+assert l['compute_time_s'] <= r['compute_time_s'] < 1.5 * l['compute_time_s'], (r, l)" && ok ||
+  bad "roofline compute against linear nodes of its rate: $(cat "$T/r1.json")"
+
 expect 0 "a window of steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:10 --steps 25:50 --json
 has "$T/out" '"steps":25,"first_step":25' "window reported"
 has "$T/out" '"repartition_steps":[35,45]' "window repartitions in trace steps"
