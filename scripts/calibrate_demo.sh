@@ -15,6 +15,10 @@ step "Calibrate apps/wave's cell update on one CPU thread and on OpenCL (IA heur
   "$L" calibrate run --kernel wave --impl cpu,opencl --accuracy 10 --min-abs 1e-3 --max-samples 600 -o "$OUT/calib.db" || true
 step "Check the curves: random invocations against each complete IPG" "$L" calibrate verify "$OUT/calib.db" -n 100
 step "The curves" "$L" calibrate show "$OUT/calib.db"
+step "The node's plan (RACECAR): how its 2 threads and the device share any work" \
+  "$L" calibrate plan --kernel wave --node threads=2 --allow-partial -o "$OUT/calib.db" || true
+step "The plan run for real against its prediction" \
+  "$L" calibrate run-plan "$OUT/calib.db" --kernel wave --work 2000,20000 || true
 cp examples/grids/calibrated-node.ini "$OUT/"
 step "A real trace: apps/wave on 2 ranks, profiled" \
   mpiexec --allow-run-as-root --oversubscribe -n 2 "$BUILD/bin/wave" --trace "$OUT/wave.lbt" --steps 100 --quiet
