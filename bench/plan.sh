@@ -5,7 +5,8 @@
 #  3. lbsim calibrate run-plan: the plan at large works, median of REPEAT runs, against its own
 #     prediction and against every implementation alone (best single, and one thread);
 #  4. bench_racecar: RACECAR's planning time and answers against a brute-force search.
-# KERNELS (default "matmul bhforce sort"), RUN_OPTS (more `calibrate run` options), REPEAT (5).
+# KERNELS (default "matmul bhforce sort"), RUN_OPTS (more `calibrate run` options), REPEAT (5),
+# NODE (`calibrate plan --node`, e.g. threads=2,opencl=0; default: every resource).
 set -eu
 BUILD=${BUILD:-build}
 L=$BUILD/bin/lbsim
@@ -17,7 +18,7 @@ for k in ${KERNELS:-matmul bhforce sort}; do
   "$L" calibrate run --kernel "$k" --impl cpu,threads,opencl ${RUN_OPTS:-} -o "$OUT/calib.db" --json >"$OUT/run_$k.json" || true
   python3 -c "import json; d=json.load(open('$OUT/run_$k.json'));
 [print('run      %-16s %-9s %4d samples %3d points %6.1f s' % (i['impl'], i['status'], i['samples'], i['points'], i['seconds'])) for i in d['ipgs']]"
-  "$L" calibrate plan --kernel "$k" -o "$OUT/calib.db" --json >"$OUT/plan_$k.json"
+  "$L" calibrate plan --kernel "$k" ${NODE:+--node "$NODE"} -o "$OUT/calib.db" --json >"$OUT/plan_$k.json"
   python3 -c "import json; d=json.load(open('$OUT/plan_$k.json'));
 print('plan     %-16s %d threads %d devices, template %s (%.3g s + %.3g s/work), planned in %.4f s' % (d['kernel'], d['threads'], len(d['devices']), d['template'], d['template_s'], d['template_per_work_s'], d['planning_s']))"
   hi=$(python3 -c "import json; print(json.load(open('$OUT/plan_$k.json'))['hi'])")
