@@ -11,7 +11,7 @@
  *   bottleneck the processor with the largest D_k (Dmax); D = sum of the D_k
  *   throughput X = min(1 / Dmax, N / (D + Z))        (jobs/s; N jobs, think time Z)
  *   utilisation U_k = X x D_k                         (utilisation law; <= 1)
- *   response   R = N / X - Z                          (response time law; the seed's
+ *   response   R = N / X - Z = max(D, N x Dmax - Z)   (response time law; the seed's
  *                                                      "execution time" N x Dmax when Z = 0)
  *
  * Buffers enter no law: the bounds assume a block never waits on a full buffer nor pays to
@@ -43,7 +43,7 @@ typedef struct lbs_pipeline_law {
   double dmax_s;          /* Dmax, seconds per job */
   double total_s;         /* D = sum of the D_k, seconds per job */
   double throughput;      /* X = min(1 / Dmax, N / (D + Z)), jobs/s */
-  double response_s;      /* R = N / X - Z, seconds (all N jobs) */
+  double response_s;      /* R = N / X - Z = max(D, N x Dmax - Z), seconds (all N jobs) */
   double balanced;        /* X if the work were spread in proportion to the speeds of the
                              processors used: sum of their speeds / work, jobs/s (>= X) */
 } lbs_pipeline_law;

@@ -393,7 +393,9 @@ lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const 
   /* Asymptotic bounds of a closed network of queues (seed 000, section 3.1). */
   out->throughput = fmin(1.0 / out->dmax_s, n / (out->total_s + think_s));
   for (int k = 0; k < P; k++) util[k] = out->throughput * demand_s[k]; /* utilisation law */
-  out->response_s = n / out->throughput - think_s;                      /* response time law */
+  /* Response time law R = N / X - Z, written as its bound max(D, N Dmax - Z) so that rounding
+   * never takes it below D. */
+  out->response_s = fmax(n * out->dmax_s - think_s, out->total_s);
   out->balanced = speeds / work;
   return LBS_OK;
 }
