@@ -74,8 +74,8 @@ for f in tests/data/meshes/*.graph; do
   if [ "$(stat -c %s "$f")" -le 20000 ]; then cp "$f" "$C/chaco/mesh_$(basename "$f")"; fi
 done
 
-# config: the example grids and configurations, a generated family grid, and files with overrides
-for f in examples/grids/*.ini examples/seed002/grid.ini; do cp "$f" "$C/config/$(basename "$(dirname "$f")")_$(basename "$f")"; done
+# config: the example grids, pipelines and configurations, a generated family grid, and files with overrides
+for f in examples/grids/*.ini examples/seed002/grid.ini examples/pipeline/*.ini; do cp "$f" "$C/config/$(basename "$(dirname "$f")")_$(basename "$f")"; done
 seedrun $L grid gen --family UP --procs 8 --clusters 2 --slowdown 4 -o "$C/config/family_up.ini"
 { cat examples/grids/two_sites.ini
   printf '@@\ncluster siteA.nodes=4\nsim.policy=fixed:5\nzoltan.IMBALANCE_TOL=1.05\n'

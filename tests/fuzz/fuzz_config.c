@@ -5,13 +5,16 @@
  * every section table there is: the grid's (which passes [zoltan], [minex] and [sim] through),
  * then [sim] and [minex] on their own, as the replay and MinEX read them. Wherever a check
  * passes, every declared key of every such section must read back through its typed getter
- * (lbs_config.h promises it); a grid that builds is queried as the replay queries it. */
+ * (lbs_config.h promises it); a grid that builds is queried as the replay queries it. The same
+ * text is read as a pipeline file (lbsim pipeline), whose laws must hold where it builds. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbs_config.h"
 #include "lbs_grid.h"
 #include "lbs_part.h"
+#include "lbs_pipeline.h"
 #include "lbs_sim.h"
 
 /* Every key of every section of a kind that specs declares reads back. */
@@ -74,6 +77,27 @@ static void query_grid(const lbs_grid *g) {
   }
 }
 
+/* What lbsim pipeline prints holds together: U = X D <= 1, X <= 1 / Dmax and the balanced bound,
+ * the bottleneck's demand is Dmax, N = X (R + Z). */
+static void check_pipeline(const lbs_pipeline *p) {
+  double n = (double)lbs_pipeline_jobs(p), z = lbs_pipeline_think_s(p);
+  for (int m = 0; m < lbs_pipeline_nmappings(p); m++) {
+    const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
+    int nc;
+    const lbs_pipeline_copy *c = lbs_pipeline_mapping_copies(p, m, &nc);
+    for (int i = 0; i < nc; i++)
+      if (c[i].block < 0 || c[i].block >= lbs_pipeline_nblocks(p) || c[i].proc < 0 ||
+          c[i].proc >= lbs_pipeline_nprocs(p) || !(c[i].share > 0))
+        abort();
+    if (!(L->dmax_s > 0) || L->demand_s[L->bottleneck] != L->dmax_s || !(L->throughput > 0)) abort();
+    if (L->throughput > (1 / L->dmax_s) * (1 + 1e-12) || L->throughput > L->balanced * (1 + 1e-9)) abort();
+    for (int k = 0; k < lbs_pipeline_nprocs(p); k++)
+      if (!(L->util[k] >= 0 && L->util[k] <= 1 + 1e-12) || L->demand_s[k] > L->dmax_s) abort();
+    if (!(L->response_s >= 0) || !(fabs(n - L->throughput * (L->response_s + z)) <= 1e-6 * (n + L->throughput * z)))
+      abort();
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *in = (const char *)data, *sep = memmem(in, size, "\n@@\n", 4);
   size_t tl = sep ? (size_t)(sep - in) + 1 : size; /* the text keeps its last newline */
@@ -115,6 +139,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)lbs_config_check(c, lbs_sim_spec);
     lbs_replay_opts ro = {0};
     (void)lbs_replay_opts_from_config(c, &ro);
+    lbs_pipeline *pl;
+    if (lbs_pipeline_from_config(c, &pl) == LBS_OK) {
+      check_pipeline(pl);
+      lbs_pipeline_destroy(&pl);
+    } else if (pl) {
+      abort();
+    }
     lbs_grid *g;
     if (lbs_grid_from_config(c, &g) == LBS_OK) {
       query_grid(g);
