@@ -28,9 +28,9 @@ print('plan     %-16s %d threads %d devices, template %s (%.3g s + %.3g s/work),
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["runs"]:
-    print("run-plan %-16s work %-12.6g predicted %.4g s measured %.4g s (%+.1f%%)  best single %s %.4g s: %.2fx  one thread %.4g s: %.2fx  %s" % (
+    print("run-plan %-16s work %-12.6g predicted %.4g s measured %.4g s (%+.1f%%)  best single %s %.4g s: %.2fx  one thread %.4g s: %.2fx (its IPG %+.1f%%)  %s" % (
         d["kernel"], r["work"], r["predicted_s"], r["measured_s"], r["error_pct"], r["best_single"], r["best_single_s"],
-        r["speedup"], r["one_thread_s"], r["speedup_one_thread"], r["calls"]))
+        r["speedup"], r["one_thread_s"], r["speedup_one_thread"], r["one_thread_error_pct"], r["calls"]))
 PY
 done
 "$BUILD/bin/bench_racecar" "${BRUTE_POINTS:-2000}"

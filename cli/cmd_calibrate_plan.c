@@ -168,9 +168,9 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
     if (o->json) printf("{\"plan\": %lld, \"kernel\": \"%s\", \"threads\": %d, \"devices\": %d, \"repeat\": %d, \"runs\": [",
                         (long long)p.id, p.kernel, p.threads, p.ndev, o->repeat);
     else
-      printf("plan %lld of %s on %d threads and %d device%s, median of %d runs each\n%12s %11s %11s %7s  %-16s %11s %7s  %11s %7s  %s\n",
+      printf("plan %lld of %s on %d threads and %d device%s, median of %d runs each\n%12s %11s %11s %7s  %-16s %11s %7s  %11s %7s %7s  %s\n",
              (long long)p.id, p.kernel, p.threads, p.ndev, p.ndev == 1 ? "" : "s", o->repeat, "work", "predicted",
-             "measured", "error", "best single", "its time", "speedup", "one thread", "speedup", "calls");
+             "measured", "error", "best single", "its time", "speedup", "one thread", "speedup", "IPG err", "calls");
   }
   for (int k = 0; k < nw && !rc; k++) {
     lbs_exec *ex = NULL;
@@ -209,17 +209,22 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
       break;
     }
     double err = (pred - tp.median_s) / tp.median_s * 100;
+    /* the one-thread FPG against the one thread measured now: how far the IPGs themselves are
+     * off today (the machine's drift), next to the plan's error */
+    double pred1 = lbs_plan_time(&p, lbs_plan_ws(&p, 1, 0), w[k]), err1 = (pred1 - one) / one * 100;
     if (o->json)
       printf("%s{\"work\": %.17g, \"predicted_s\": %.9g, \"measured_s\": %.9g, \"error_pct\": %.4g, \"best_single\": \"%s\", "
-             "\"best_single_s\": %.9g, \"speedup\": %.4g, \"one_thread_s\": %.9g, \"speedup_one_thread\": %.4g, \"calls\": ",
+             "\"best_single_s\": %.9g, \"speedup\": %.4g, \"one_thread_s\": %.9g, \"speedup_one_thread\": %.4g, "
+             "\"one_thread_predicted_s\": %.9g, \"one_thread_error_pct\": %.4g, \"calls\": ",
              k ? ", " : "", w[k], pred, tp.median_s, err, best_i >= 0 ? p.impl[best_i].impl : "", best,
-             best / tp.median_s, one, one / tp.median_s);
+             best / tp.median_s, one, one / tp.median_s, pred1, isfinite(err1) ? err1 : 0);
     if (o->json) {
       cli_json_str(stdout, calls);
       printf("}");
     } else
-      printf("%12.6g %11.4g %11.4g %6.1f%%  %-16s %11.4g %6.2fx  %11.4g %6.2fx  %s\n", w[k], pred, tp.median_s, err,
-             best_i >= 0 ? p.impl[best_i].impl : "-", best, best / tp.median_s, one, one / tp.median_s, calls);
+      printf("%12.6g %11.4g %11.4g %6.1f%%  %-16s %11.4g %6.2fx  %11.4g %6.2fx %6.1f%%  %s\n", w[k], pred, tp.median_s,
+             err, best_i >= 0 ? p.impl[best_i].impl : "-", best, best / tp.median_s, one, one / tp.median_s, err1,
+             calls);
     fflush(stdout);
   }
   if (!rc && o->json) printf("]}\n");
