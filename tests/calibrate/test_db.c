@@ -964,6 +964,7 @@ Test(db, plans_round_trip_through_the_database) {
   cr_assert_eq(lbs_calib_open(path, 0, &db), LBS_OK);
   cr_assert_eq(lbs_calib_get_plan(db, NULL, 0, &q), LBS_CORRUPT);
   lbs_calib_close(&db);
+  free(path);
   tu_rmrf(dir);
 }
 
@@ -985,5 +986,6 @@ Test(db, a_version_1_file_gets_the_plan_tables_when_opened_for_writing) {
   char buf[64];
   sql_text(p, "SELECT value FROM meta WHERE key = 'schema'", buf, sizeof buf);
   cr_assert_eq(atoi(buf), LBS_CALIB_SCHEMA);
+  free(p);
   tu_rmrf(dir);
 }
