@@ -216,16 +216,33 @@ lbs_err lbs_config_load(const char *path, lbs_config **out) {
 }
 
 lbs_err lbs_config_override(lbs_config *c, const char *assignment) {
-  const char *eq = strchr(assignment, '='), *dot = NULL;
-  for (const char *p = assignment; eq && p < eq; p++)
+  while (isspace((unsigned char)*assignment)) assignment++;
+  int add = *assignment == '+'; /* "+kind name.key=value" may add a named section */
+  const char *text = assignment + add;
+  const char *eq = strchr(text, '='), *dot = NULL;
+  for (const char *p = text; eq && p < eq; p++)
     if (*p == '.') dot = p;
-  if (!eq || !dot || dot == assignment || dot + 1 == eq)
+  if (!eq || !dot || dot == text || dot + 1 == eq)
     return lbs_fail(LBS_PARSE, "override '%s' is not SECTION.KEY=VALUE", assignment);
-  char *sec = dup_trim(assignment, (size_t)(dot - assignment)), *key = dup_trim(dot + 1, (size_t)(eq - dot - 1));
-  char *val = dup_trim(eq + 1, strlen(eq + 1));
+  char *sec = dup_trim(text, (size_t)(dot - text)), *key = dup_trim(dot + 1, (size_t)(eq - dot - 1));
+  char *val = dup_trim(eq + 1, strlen(eq + 1)), *kind = NULL, *name = NULL;
   int si;
-  lbs_err e = !sec || !key || !val ? lbs_fail(LBS_NOMEM, "config") : add_section(c, sec, 0, &si);
+  lbs_err e = !sec || !key || !val ? lbs_fail(LBS_NOMEM, "config") : split_section(sec, &kind, &name);
+  /* a named section must exist: a misspelt one would silently add a cluster, a link... (a
+   * section named "default" is a module's built-in one, [nodetype default]: it always exists) */
+  if (!e && *name && !add && strcmp(name, "default") && find_section(c, kind, name) < 0) {
+    char known[512] = "";
+    size_t k = 0;
+    for (int i = 0; i < c->nsec && k < sizeof known - 64; i++)
+      if (!strcmp(c->secs[i].kind, kind))
+        k += (size_t)snprintf(known + k, sizeof known - k, "%s[%s %s]", k ? ", " : "", kind, c->secs[i].name);
+    e = lbs_fail(LBS_PARSE, "override '%s': there is no [%s %s] (%s%s); '+%s' adds one", assignment, kind, name,
+                 k ? "known: " : "none of that kind", known, text);
+  }
+  if (!e) e = add_section(c, sec, 0, &si);
   if (!e) e = set_entry(c, si, key, val, 0);
+  free(kind);
+  free(name);
   free(sec);
   free(key);
   free(val);

@@ -5,7 +5,8 @@
  * once, with type, default, range and help text; lbs_config_check() then rejects unknown
  * kinds and keys (naming file, line and the closest known one), bad types and values out
  * of range, and lbs_config_help() prints the whole table (--help-config). Command-line
- * overrides "-o kind.key=value" or "-o 'kind name.key=value'" replace file values. */
+ * overrides "-o kind.key=value" or "-o 'kind name.key=value'" replace file values; a named
+ * section an override names must exist, or be added explicitly: "-o '+kind name.key=value'". */
 #ifndef LBS_CONFIG_H
 #define LBS_CONFIG_H
 
@@ -40,7 +41,10 @@ lbs_err lbs_config_load(const char *path, lbs_config **out);
 lbs_err lbs_config_parse_string(const char *name, const char *text, lbs_config **out);
 /* An empty configuration (for overrides only). */
 lbs_err lbs_config_create(lbs_config **out);
-/* Applies "section.key=value" (section "kind" or "kind name"); creates the key if needed. */
+/* Applies "section.key=value" (section "kind" or "kind name"); creates the key if needed. A
+ * named section must exist (LBS_PARSE naming the known ones), unless the assignment starts
+ * with '+' ("+cluster X.nodes=4" adds [cluster X]); an unnamed one ([grid], [sim]) and one
+ * named "default" (a module's built-in, [nodetype default]) always may be set. */
 lbs_err lbs_config_override(lbs_config *c, const char *assignment);
 void lbs_config_destroy(lbs_config **c); /* NULL-safe, clears *c */
 

@@ -253,6 +253,18 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
   g->P = (int)total;
   for (int i = 0; i < lbs_config_count(cfg, "link"); i++) {
     const char *ln = lbs_config_name(cfg, "link", i);
+    for (int j = 0; j < i; j++) { /* [link a b] and [link b a]: which one holds? neither */
+      const char *lj = lbs_config_name(cfg, "link", j);
+      char a0[256], b0[256], a1[256], b1[256];
+      if (sscanf(ln, "%255s %255s", a0, b0) == 2 && sscanf(lj, "%255s %255s", a1, b1) == 2 && !strcmp(a0, b1) &&
+          !strcmp(b0, a1)) {
+        char first[512];
+        snprintf(first, sizeof first, "%s", lbs_config_where(cfg, "link", lj, NULL));
+        e = lbs_fail(LBS_PARSE, "%s: [link %s] is [link %s] (%s) again, the other way round; give one",
+                     lbs_config_where(cfg, "link", ln, NULL), ln, lj, first);
+        goto fail;
+      }
+    }
     char a[256], b[256];
     if (sscanf(ln, "%255s %255s", a, b) != 2) continue; /* arity checked above */
     int ca = cluster_index(g, a), cb = cluster_index(g, b);

@@ -50,7 +50,11 @@ Test(config, overrides_replace_and_add) {
   lbs_config *c;
   cr_assert_eq(lbs_config_parse_string("t.ini", "[alpha]\nratio = 0.5\ncount = 2\n", &c), LBS_OK);
   cr_assert_eq(lbs_config_override(c, "alpha.count=7"), LBS_OK);
-  cr_assert_eq(lbs_config_override(c, "beta new.weight = 9"), LBS_OK);
+  cr_assert_eq(lbs_config_override(c, "beta new.weight = 9"), LBS_PARSE); /* no [beta new] */
+  cr_assert(strstr(lbs_errmsg(), "there is no [beta new]") && strstr(lbs_errmsg(), "'+beta new.weight = 9' adds one"),
+            "%s", lbs_errmsg());
+  cr_assert_eq(lbs_config_override(c, "+beta new.weight = 9"), LBS_OK);
+  cr_assert_eq(lbs_config_override(c, "beta default.weight = 1"), LBS_OK); /* a built-in one */
   cr_assert_eq(lbs_config_check(c, specs), LBS_OK, "%s", lbs_errmsg());
   long long n;
   double w;
