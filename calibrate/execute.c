@@ -35,24 +35,25 @@ static void call_free(call *c) {
   free(c);
 }
 
-/* Opens implementation i of the plan on the device the plan names (OpenCL and CUDA: the
- * device whose description is the IPG's). */
-static lbs_err open_impl(const lbs_plan *p, int i, call *c) {
-  const lbs_plan_impl *m = &p->impl[i];
-  lbs_err e = lbs_impl_find(m->impl, &c->ops);
+lbs_err lbs_plan_impl_open(const lbs_plan_impl *m, const lbs_impl_ops **ops, void **ctx) {
+  *ops = NULL, *ctx = NULL;
+  const lbs_impl_ops *o;
+  lbs_err e = lbs_impl_find(m->impl, &o);
   if (e) return e;
   int is_dev = 0, threads = 1;
   lbs_plan_needs(m->impl, m->device, &threads, &is_dev);
   for (int d = 0; d < (is_dev ? 16 : 1); d++) {
     lbs_impl_args args = {threads, d};
     char desc[160] = "";
-    e = c->ops->open(&c->ctx, &args, desc, sizeof desc);
+    void *c = NULL;
+    e = o->open(&c, &args, desc, sizeof desc);
     if (e) break;
-    if (!is_dev || !strcmp(desc, m->device)) return LBS_OK;
-    c->ops->close(c->ctx);
-    c->ctx = NULL;
+    if (!is_dev || !strcmp(desc, m->device)) {
+      *ops = o, *ctx = c;
+      return LBS_OK;
+    }
+    o->close(c);
   }
-  c->ops = NULL;
   return lbs_fail(e ? e : LBS_NOTFOUND, "plan: %s: its device '%s' is not here%s%s", m->impl, m->device,
                   e ? ": " : "", e ? lbs_errmsg() : "");
 }
@@ -69,7 +70,7 @@ static lbs_err plan_call(const lbs_plan *p, int ws, double x, int depth, call **
   lbs_err e = LBS_OK;
   if (pc->src >= 0) {
     c->impl = pc->src;
-    e = open_impl(p, pc->src, c);
+    e = lbs_plan_impl_open(&p->impl[pc->src], &c->ops, &c->ctx);
   } else {
     int tws = LBS_PLAN_TMPL_WS(pc->src);
     const lbs_piece *pp = lbs_graph_find(&p->pg[tws], x);

@@ -191,6 +191,10 @@ lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node 
 
 /* ---------------------------------------------------------------- execution (5.4) */
 
+/* Opens implementation m on the resources the plan names (OpenCL, CUDA: the device whose
+ * description is its IPG's). LBS_NOTFOUND when it was not built or its device is not here. */
+lbs_err lbs_plan_impl_open(const lbs_plan_impl *m, const lbs_impl_ops **ops, void **ctx);
+
 /* One run of the plan on working set ws at work x: the tree of calls it makes. */
 typedef struct lbs_exec lbs_exec;
 /* Plans the calls for work x (looking up FPGs and PGs), opens every implementation the calls

@@ -186,18 +186,9 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
     for (int i = 0; i < p.nimpl && !e; i++) { /* each implementation alone, on its own resources */
       const lbs_impl_ops *ops = NULL;
       void *ctx = NULL;
-      char desc[160];
       int th, isdev;
       lbs_plan_needs(p.impl[i].impl, p.impl[i].device, &th, &isdev);
-      if (lbs_impl_find(p.impl[i].impl, &ops)) continue;
-      int opened = 0;
-      for (int d = 0; d < (isdev ? 16 : 1) && !opened; d++) {
-        lbs_impl_args args = {th, d};
-        if (ops->open(&ctx, &args, desc, sizeof desc)) break;
-        if (!isdev || !strcmp(desc, p.impl[i].device)) opened = 1;
-        else ops->close(ctx), ctx = NULL;
-      }
-      if (!opened) continue; /* not here: the plan's own run said so already */
+      if (lbs_plan_impl_open(&p.impl[i], &ops, &ctx)) continue; /* not here: the plan's run said so */
       e = time_runs(a, NULL, ops, ctx, w[k], o->repeat, &ts);
       ops->close(ctx);
       if (e) break;

@@ -2,6 +2,9 @@
 #ifndef LBS_GRID_INT_H
 #define LBS_GRID_INT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "lbs_grid.h"
 
 /* The [nodetype] keys of every node type whatever its speed model (grid.c), ending with key
@@ -16,5 +19,16 @@ const lbs_speed_ops *lbs__speed_owner(const char *key);
 const char *lbs__speed_known(char *buf, size_t size);
 /* Records "WHERE: unknown speed_model 'name' (known: ...)" and returns LBS_NOTFOUND. */
 lbs_err lbs__speed_unknown(const char *where, const char *name);
+
+/* Speed models that read a measured curve (speed_curve.c):
+ * path relative to the directory of the grid file named in where ("file:line"), into out; */
+void lbs__grid_relpath(const char *where, const char *path, char *out, size_t n);
+/* the throughput over the upper half [hi/2, hi] of a curve (seconds at work metric x),
+ * relative to a processor of speed 1 (ns_per_work ns per unit; mpw metric units per unit of
+ * work), 1 when the curve gives none; */
+double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi, double mpw,
+                       double ns_per_work);
+/* seconds as whole nanoseconds: 0 for none or negative, capped at 9e18. */
+int64_t lbs__seconds_ns(double s);
 
 #endif

@@ -39,16 +39,6 @@ static const lbs_opt keys[] = {
      "work-metric units per unit of the trace's cost metric (cells per unit of weight, ...)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-/* The grid file's directory from "file:line" (NULL when the value came from elsewhere). */
-static void resolve(const char *where, const char *path, char *out, size_t n) {
-  const char *colon = where ? strrchr(where, ':') : NULL, *slash = NULL;
-  if (path[0] != '/' && colon)
-    for (const char *c = where; c < colon; c++)
-      if (*c == '/') slash = c;
-  if (path[0] == '/' || !slash) snprintf(out, n, "%s", path);
-  else snprintf(out, n, "%.*s/%s", (int)(slash - where), where, path);
-}
-
 static lbs_err parse_points(const char *where, const char *s, lbs_ipg *g) {
   int cap = 16;
   g->w = malloc((size_t)cap * sizeof *g->w);
@@ -82,6 +72,8 @@ static lbs_err parse_points(const char *where, const char *s, lbs_ipg *g) {
   return LBS_OK;
 }
 
+static double eval(const void *g, double x) { return lbs_ipg_eval(g, x); }
+
 static void fini(void *state) {
   ipg_model *m = state;
   if (!m) return;
@@ -113,7 +105,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   else if (!e) {
     char path[4096], dbwhere[512];
     snprintf(dbwhere, sizeof dbwhere, "%s", lbs_config_where(cfg, "nodetype", nt, "ipg_db"));
-    resolve(dbwhere, db, path, sizeof path);
+    lbs__grid_relpath(dbwhere, db, path, sizeof path);
     lbs_calib_db *cdb = NULL;
     lbs_ipg_rec rec;
     memset(&rec, 0, sizeof rec);
@@ -151,13 +143,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
     lbs_ipg_rec_free(&rec);
     lbs_calib_close(&cdb);
   }
-  if (!e) { /* throughput over the upper half of the curve */
-    double hi = m->g.w[m->g.n - 1], lo = hi / 2, dt = lbs_ipg_eval(&m->g, hi) - lbs_ipg_eval(&m->g, lo);
-    double s_per_metric = dt > 0 && hi > lo ? dt / (hi - lo) : hi > 0 ? lbs_ipg_eval(&m->g, hi) / hi : 0;
-    double ns_per_unit = s_per_metric * 1e9 * m->mpw;
-    m->rate = ns_per_unit > 0 ? ns_per_work / ns_per_unit : 1;
-    if (!(m->rate > 0) || !isfinite(m->rate)) m->rate = 1;
-  }
+  if (!e) m->rate = lbs__curve_rate(eval, &m->g, m->g.w[m->g.n - 1], m->mpw, ns_per_work);
   if (e) {
     fini(m);
     return e;
@@ -168,10 +154,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
 
 static int64_t time_ns(const void *state, double work) {
   const ipg_model *m = state;
-  if (!(work > 0)) return 0;
-  double t = lbs_ipg_eval(&m->g, work * m->mpw) * 1e9;
-  if (!(t > 0)) return 0;
-  return t > 9e18 ? INT64_C(9000000000000000000) : llround(t);
+  return work > 0 ? lbs__seconds_ns(lbs_ipg_eval(&m->g, work * m->mpw)) : 0;
 }
 
 static double rate(const void *state) { return ((const ipg_model *)state)->rate; }

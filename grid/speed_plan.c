@@ -39,16 +39,6 @@ static const lbs_opt keys[] = {
      "work-metric units per unit of the trace's cost metric (cells per unit of weight, ...)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-/* The grid file's directory from "file:line" (as speed_ipg.c). */
-static void resolve(const char *where, const char *path, char *out, size_t n) {
-  const char *colon = where ? strrchr(where, ':') : NULL, *slash = NULL;
-  if (path[0] != '/' && colon)
-    for (const char *c = where; c < colon; c++)
-      if (*c == '/') slash = c;
-  if (path[0] == '/' || !slash) snprintf(out, n, "%s", path);
-  else snprintf(out, n, "%.*s/%s", (int)(slash - where), where, path);
-}
-
 /* plan_impls into p's implementations. */
 static lbs_err parse_impls(const char *where, const char *s, lbs_plan *p) {
   while (*s) {
@@ -96,6 +86,8 @@ static lbs_err parse_impls(const char *where, const char *s, lbs_plan *p) {
   return LBS_OK;
 }
 
+static double eval(const void *g, double x) { return lbs_graph_eval(g, x); }
+
 static void fini(void *state) {
   plan_model *m = state;
   if (!m) return;
@@ -140,7 +132,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   } else if (!e) {
     char path[4096], dbwhere[512];
     snprintf(dbwhere, sizeof dbwhere, "%s", lbs_config_where(cfg, "nodetype", nt, "plan_db"));
-    resolve(dbwhere, db, path, sizeof path);
+    lbs__grid_relpath(dbwhere, db, path, sizeof path);
     lbs_calib_db *cdb = NULL;
     e = lbs_calib_open(path, 0, &cdb);
     if (!e) e = lbs_calib_get_plan(cdb, kernel, id, &p);
@@ -151,11 +143,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
     int ws = lbs_plan_ws(&p, p.threads, (1u << p.ndev) - 1);
     m->g = p.fpg[ws];
     p.fpg[ws] = (lbs_graph){0};
-    double hi = p.hi, lo = hi / 2, dt = lbs_graph_eval(&m->g, hi) - lbs_graph_eval(&m->g, lo);
-    double s_per_metric = dt > 0 ? dt / (hi - lo) : lbs_graph_eval(&m->g, hi) / hi;
-    double ns_per_unit = s_per_metric * 1e9 * m->mpw;
-    m->rate = ns_per_unit > 0 ? ns_per_work / ns_per_unit : 1;
-    if (!(m->rate > 0) || !isfinite(m->rate)) m->rate = 1;
+    m->rate = lbs__curve_rate(eval, &m->g, p.hi, m->mpw, ns_per_work);
   }
   lbs_plan_free(&p);
   if (e) {
@@ -168,10 +156,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
 
 static int64_t time_ns(const void *state, double work) {
   const plan_model *m = state;
-  if (!(work > 0)) return 0;
-  double t = lbs_graph_eval(&m->g, work * m->mpw) * 1e9;
-  if (!(t > 0)) return 0;
-  return t > 9e18 ? INT64_C(9000000000000000000) : llround(t);
+  return work > 0 ? lbs__seconds_ns(lbs_graph_eval(&m->g, work * m->mpw)) : 0;
 }
 
 static double rate(const void *state) { return ((const plan_model *)state)->rate; }

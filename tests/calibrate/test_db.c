@@ -12,6 +12,7 @@
 
 #include "lbs_calib.h"
 #include "lbs_plan.h"
+#include "plan_fixture.h"
 #include "testutil.h"
 
 /* ================================================================ helpers */
@@ -920,18 +921,6 @@ Test(ipg_samples, medians_and_errors) {
   cr_assert_eq(lbs_ipg_from_samples(inf, 2, &acc, &g), LBS_RANGE);
 }
 
-/* An implementation with its IPG, for plans. */
-static void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int n, const double *w,
-                     const double *t) {
-  p->impl = realloc(p->impl, (size_t)(p->nimpl + 1) * sizeof *p->impl);
-  lbs_plan_impl *m = &p->impl[p->nimpl++];
-  memset(m, 0, sizeof *m);
-  snprintf(m->impl, sizeof m->impl, "%s", name);
-  m->threads = threads, m->devmask = mask;
-  m->ipg = (lbs_ipg){n, malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double))};
-  memcpy(m->ipg.w, w, (size_t)n * sizeof(double));
-  memcpy(m->ipg.t, t, (size_t)n * sizeof(double));
-}
 
 Test(db, plans_round_trip_through_the_database) {
   char *dir = tu_tmpdir(), *path = tu_path(dir, "calib.db");

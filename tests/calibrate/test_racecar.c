@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lbs_plan.h"
+#include "plan_fixture.h"
 
 static double urand(uint64_t *s) {
   *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -127,17 +128,6 @@ Test(racecar, restricted_parallelization_graph_matches_brute_force) {
   }
 }
 
-static void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int n, const double *w,
-                     const double *t) {
-  p->impl = realloc(p->impl, (size_t)(p->nimpl + 1) * sizeof *p->impl);
-  lbs_plan_impl *m = &p->impl[p->nimpl++];
-  memset(m, 0, sizeof *m);
-  snprintf(m->impl, sizeof m->impl, "%s", name);
-  m->threads = threads, m->devmask = mask;
-  m->ipg = (lbs_ipg){n, malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double))};
-  memcpy(m->ipg.w, w, (size_t)n * sizeof(double));
-  memcpy(m->ipg.t, t, (size_t)n * sizeof(double));
-}
 
 Test(racecar, two_equal_threads_split_in_halves_once_the_template_pays) {
   lbs_plan p = {0};
