@@ -53,8 +53,9 @@ double lbs_graph_eval(const lbs_graph *g, double x);
 /* Side A's work at x on its piece (a parallelization graph). */
 double lbs_piece_a(const lbs_piece *p, double x);
 
-/* An IPG as a graph on [0, hi]: constant below its first point, its last slope past its last
- * one (lbs_ipg_eval), all pieces with src. LBS_NOMEM, LBS_RANGE when it has no point. */
+/* An IPG as a graph on [0, hi]: constant below its first point; past its last one, its last
+ * segment's slope when that rises, else the last point's seconds per unit of work (never
+ * falling to negative times); all pieces with src. LBS_NOMEM, LBS_RANGE when it has no point. */
 lbs_err lbs_graph_from_ipg(const lbs_ipg *g, double hi, int src, lbs_graph *out);
 
 /* The lower envelope of n graphs (5.3.2: the segments and intersections tracing the lowest

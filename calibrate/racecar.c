@@ -76,12 +76,17 @@ lbs_err lbs_graph_from_ipg(const lbs_ipg *g, double hi, int src, lbs_graph *out)
   lbs_graph r = {0};
   if (!g || g->n < 1) return lbs_fail(LBS_RANGE, "plan: an IPG without points");
   double x = 0, t = lbs_ipg_eval(g, 0);
+  /* past the last point: the last segment's slope when it rises, else the last point's time per
+   * unit (a partial IPG whose noisy last segment falls would reach negative times) */
+  double wl = g->w[g->n - 1], tl = g->t[g->n - 1];
+  double sl = g->n >= 2 && wl > g->w[g->n - 2] ? (tl - g->t[g->n - 2]) / (wl - g->w[g->n - 2]) : 0;
+  if (!(sl > 0)) sl = wl > 0 ? tl / wl : 0;
   lbs_err e = LBS_OK;
   for (int i = 0; i <= g->n && !e && x < hi; i++) {
     double nx = i < g->n ? g->w[i] : hi;
     if (nx > hi) nx = hi;
     if (!(nx > x)) continue;
-    double nt = lbs_ipg_eval(g, nx);
+    double nt = i < g->n ? lbs_ipg_eval(g, nx) : tl + sl * (nx - wl);
     e = push(&r, (lbs_piece){x, nx, t, nt, 0, 0, src});
     x = nx, t = nt;
   }

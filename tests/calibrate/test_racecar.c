@@ -221,3 +221,19 @@ Test(racecar, a_node_smaller_than_an_implementation_is_refused) {
   cr_assert(strstr(lbs_errmsg(), "needs 2 threads"), "%s", lbs_errmsg());
   lbs_plan_free(&p);
 }
+
+Test(racecar, a_partial_ipg_whose_last_segment_falls_never_reaches_negative_times) {
+  /* a noisy partial IPG: its last segment falls; past its end it grows with its time per unit */
+  lbs_ipg g = {3, (double[]){0, 1000, 1001}, (double[]){1e-5, 3e-3, 2e-3}};
+  lbs_graph out = {0};
+  cr_assert_eq(lbs_graph_from_ipg(&g, 1e6, 0, &out), LBS_OK);
+  cr_assert_float_eq(lbs_graph_eval(&out, 1001), 2e-3, 1e-15);
+  cr_assert_float_eq(lbs_graph_eval(&out, 1e6), 2e-3 + 2e-3 / 1001 * (1e6 - 1001), 1e-12);
+  for (double x = 0; x <= 1e6; x += 997) cr_assert_gt(lbs_graph_eval(&out, x), 0, "x %g", x);
+  lbs_graph_free(&out);
+  /* a rising last segment goes on */
+  lbs_ipg r = {2, (double[]){0, 10}, (double[]){1, 2}};
+  cr_assert_eq(lbs_graph_from_ipg(&r, 100, 0, &out), LBS_OK);
+  cr_assert_float_eq(lbs_graph_eval(&out, 100), 11, 1e-12);
+  lbs_graph_free(&out);
+}
