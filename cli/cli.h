@@ -15,12 +15,13 @@ int cli_error(const char *what, lbs_err e);
 /* Prints a usage error and returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Progress bar on stderr, drawn only when stderr is a terminal. */
+/* Progress bar on stderr with elapsed time and ETA, drawn only when stderr is a terminal. */
 typedef struct cli_progress {
   const char *label;
   int64_t total;
   int on;
   int last_pct;
+  double t0, last_t; /* when it started, when it was last drawn (monotonic s) */
 } cli_progress;
 void cli_progress_start(cli_progress *p, const char *label, int64_t total);
 void cli_progress_update(cli_progress *p, int64_t done);
@@ -139,5 +140,6 @@ int cmd_export(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_pipeline(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int cli_error(const char *what, lbs_err e) {
@@ -27,23 +28,44 @@ int cli_usage(const char *cmd, const char *fmt, ...) {
   return 2;
 }
 
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void cli_progress_start(cli_progress *p, const char *label, int64_t total) {
   p->label = label;
   p->total = total;
   p->on = isatty(STDERR_FILENO) && total > 1 && !getenv("LBSIM_NO_PROGRESS");
   p->last_pct = -1;
+  p->t0 = mono_s();
+  p->last_t = 0;
+}
+
+/* "1h02m", "3m05s" or "42s" */
+static void fmt_dur(char *b, size_t n, double s) {
+  int v = s < 0 ? 0 : s > 3.6e8 ? 360000000 : (int)(s + 0.5);
+  if (v >= 3600) snprintf(b, n, "%dh%02dm", v / 3600 % 100000, v / 60 % 60);
+  else if (v >= 60) snprintf(b, n, "%dm%02ds", v / 60 % 100, v % 60);
+  else snprintf(b, n, "%ds", v % 100);
 }
 
 void cli_progress_update(cli_progress *p, int64_t done) {
   if (!p->on || p->total <= 0) return;
   int pct = (int)(100 * done / p->total);
-  if (pct == p->last_pct) return;
+  double now = mono_s();
+  if (pct == p->last_pct && now - p->last_t < 1) return; /* the clock moves at least each second */
   p->last_pct = pct;
-  char bar[41];
+  p->last_t = now;
+  char bar[41], el[32], eta[32] = "?";
   int fill = pct * 40 / 100;
   for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : ' ';
   bar[40] = '\0';
-  fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld", p->label, bar, pct, (long long)done, (long long)p->total);
+  fmt_dur(el, sizeof el, now - p->t0);
+  if (done > 0) fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)done);
+  fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld  %s, ETA %s   ", p->label, bar, pct, (long long)done, (long long)p->total, el,
+          eta);
   fflush(stderr);
 }
 
