@@ -22,7 +22,7 @@ static const struct {
     {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
-    {"export", cmd_export, "write a replay for another simulator (SimGrid SMPI traces and platform)"},
+    {"export", cmd_export, "write a replay for another tool (SimGrid SMPI traces, VTK files for ParaView)"},
     {"calibrate", cmd_calibrate, "measure kernels on this machine's devices: performance curves (IPGs)"},
     {"pipeline", cmd_pipeline, "operational laws for block-to-processor mappings of a pipeline (seed 000)"},
     {NULL, NULL, NULL},
