@@ -111,6 +111,13 @@ expect 0 "import chaco without coordinates" -- "$LBSIM" trace import --chaco "$S
 expect 1 "no coordinates" -- "$LBSIM" export vtk "$T/nc.lbt" --grid "$GRID" -o "$T/x"
 has "$T/err" "lbsim: export vtk: $T/nc.lbt: the trace's mesh has no coordinates" "no coordinates"
 [ ! -e "$T/x" ] && ok || bad "nothing written without coordinates"
+# a trace without a mesh (a steps directory whose manifest has no mesh line)
+expect 0 "steps dir" -- "$LBSIM" trace export "$T/b.lbt" --steps-dir "$T/sd" --steps 0:2
+sed -i '/^mesh/d' "$T/sd/manifest"
+expect 0 "import without a mesh" -- "$LBSIM" trace import --steps-dir "$T/sd" --bound lossless -o "$T/nm.lbt"
+expect 1 "no mesh" -- "$LBSIM" export vtk "$T/nm.lbt" --grid "$GRID" --partitioner zoltan:block -o "$T/x"
+has "$T/err" "lbsim: export vtk: $T/nm.lbt: the trace has no mesh" "no mesh"
+[ ! -e "$T/x" ] && ok || bad "nothing written without a mesh"
 # the output is a regular file, a FIFO (never opened: no hang), a foreign directory
 echo keep >"$T/file"
 expect 1 "output is a file" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" -o "$T/file" -f
