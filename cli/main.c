@@ -22,7 +22,7 @@ static const struct {
     {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
-    {"export", cmd_export, "write a replay for another simulator (SimGrid SMPI traces and platform)"},
+    {"export", cmd_export, "write a replay for another tool (SimGrid SMPI traces, VTK files for ParaView)"},
     {"calibrate", cmd_calibrate, "measure kernels on this machine's devices: performance curves (IPGs)"},
     {"sweep", cmd_sweep, "a what-if study: traces x grids x partitioners x policies x overrides (MPI farm)"},
     {"results", cmd_results, "list and export what a results store holds (studies, runs, provenance)"},
