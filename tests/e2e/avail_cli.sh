@@ -17,6 +17,13 @@ plain() { sed '/^\[availability/,$d' "$1" >"$T/plain.ini"; }
 # random work: balanced at the start and steady, so that only the grid changes the loads
 expect 0 "gen" -- "$LBSIM" trace gen --kind random --mesh 16x8x8 --steps 60 -o "$T/r.lbt"
 expect 0 "grid info reads the profiles" -- "$LBSIM" grid info "$W/slowdown.ini"
+has "$T/out" "availability throttled: proc 3: speed x0.5 from step 20" "grid info lists the slowdown"
+expect 0 "grid info, failure" -- "$LBSIM" grid info "$W/failure.ini" --json
+has "$T/out" '"availability":[{"name":"node5_down","change":"proc 5: fails at step 30"}]}' "grid info --json lists the failure"
+expect 0 "grid info, link" -- "$LBSIM" grid info "$W/link.ini"
+has "$T/out" "availability congestion: link A - B: bandwidth x0.1, latency x4 from step 10 until before step 40" "grid info lists the link change"
+expect 0 "help-config" -- "$LBSIM" grid --help-config
+has "$T/out" "[availability NAME]" "--help-config documents the section"
 
 # ---- a slowdown: processor 3 at half speed from step 20
 plain "$W/slowdown.ini"
