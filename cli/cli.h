@@ -115,7 +115,7 @@ void cli_replay_apply(const cli_replay_flags *f, struct lbs_replay_opts *o);
 /* Provenance (prov.c). main keeps the command line as given, before getopt permutes it. */
 void cli_prov_capture(int argc, char **argv);
 typedef struct cli_study {
-  char id[128], command[8192], host[320], started[32];
+  char id[128], command[8192], host[512], started[32];
   lbs_study_info info; /* points into the fields above */
 } cli_study;
 /* A study of this kind ("replay", "policy compare", ...): id, or a new one when NULL. */

@@ -43,7 +43,7 @@ void cli_study_init(cli_study *s, const char *kind, const char *id) {
   struct utsname u;
   char host[200] = "";
   if (gethostname(host, sizeof host - 1)) strcpy(host, "?");
-  if (uname(&u) == 0) snprintf(s->host, sizeof s->host, "%s (%s %s %s)", host, u.sysname, u.release, u.machine);
+  if (uname(&u) == 0) snprintf(s->host, sizeof s->host, "%.199s (%.64s %.64s %.64s)", host, u.sysname, u.release, u.machine);
   else snprintf(s->host, sizeof s->host, "%s", host);
   lbs_results_now(s->started);
   if (id) snprintf(s->id, sizeof s->id, "%s", id);
