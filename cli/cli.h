@@ -115,5 +115,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_pipeline(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif
