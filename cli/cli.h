@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lbs_config.h"
 #include "lbs_core.h"
+#include "lbs_sim.h"
 
 /* Prints "lbsim: <what>: <why>" to stderr, why from lbs_errmsg() or lbs_strerror(e);
  * returns 1. */
@@ -57,8 +59,9 @@ int cli_write_file(const char *path, const void *data, size_t len);
 typedef enum {
   CLI_DIR_DATA = 0, /* trace export, policy compare: manifest, step_*.txt, mesh.graph, mesh.coords,
                        steps.csv, elements.csv, summary.csv, imbalance.csv, series_*.csv */
-  CLI_DIR_SIMGRID   /* export simgrid: platform.xml, hostfile, replay.txt, rank_*.txt, run.sh,
+  CLI_DIR_SIMGRID,  /* export simgrid: platform.xml, hostfile, replay.txt, rank_*.txt, run.sh,
                        README, lbsim.json */
+  CLI_DIR_RESULTS,  /* lbsim results --csv: <table>.csv for each table of a results store */
 } cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */
@@ -104,6 +107,26 @@ int cli_replay_flag(cli_replay_flags *f, const char *cmd, int c, const char *arg
 /* Puts what the command line set over o (filled from [sim] first). */
 void cli_replay_apply(const cli_replay_flags *f, struct lbs_replay_opts *o);
 
+/* Provenance (prov.c). main keeps the command line as given, before getopt permutes it. */
+void cli_prov_capture(int argc, char **argv);
+typedef struct cli_study {
+  char id[128], command[8192], host[320], started[32];
+  lbs_study_info info; /* points into the fields above */
+} cli_study;
+/* A study of this kind ("replay", "policy compare", ...): id, or a new one when NULL. */
+void cli_study_init(cli_study *s, const char *kind, const char *id);
+typedef struct cli_runinfo {
+  char trace_hash[65], grid_hash[65];
+  lbs_buf config;
+  char *overrides;
+  lbs_run_info info; /* points into the fields above; task -1, no optimum */
+} cli_runinfo;
+/* What a run is made of: the files' hashes (none for what is not a regular file), the resolved
+ * configuration, the overrides and the cost model (lbs_cost_kind; -1: none). */
+void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, const lbs_config *cfg, const char *const *over,
+                      int nover, int cost);
+void cli_runinfo_free(cli_runinfo *ri);
+
 int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);
 int cmd_grid_probe(int argc, char **argv);
@@ -115,6 +138,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_pipeline(int argc, char **argv);
+int cmd_results(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 #endif

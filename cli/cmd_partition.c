@@ -3,6 +3,7 @@
  * edge cut, moved elements and the partitioner's wall time. Several partitioners in one run
  * see the same graph. MPI: each rank holds a slice of the elements. */
 #include <getopt.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,8 @@ static void usage(void) {
          "                       order), for gpmetis, zdrive or your tools; with several\n"
          "                       partitioners FILE.<name> each (':' as '-')\n"
          "  -f, --force          replace existing --out-parts files\n"
+         "  --results FILE       append a row per partitioner to an SQLite results store (table\n"
+         "                       partitions, with the run's provenance; 'lbsim results' lists it)\n"
          "  --json               JSON on stdout (an array when several partitioners)\n"
          "  --help-config        the [minex] keys\n\n"
          "The trace's rwgt metric, when present, gives relocation weights, and its meta key\n"
@@ -48,7 +51,7 @@ static void usage(void) {
          lbs_part_known());
 }
 
-enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG, O_OUTPARTS };
+enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG, O_OUTPARTS, O_RESULTS };
 
 typedef struct {
   int64_t E, *xadj, *adj;
@@ -125,9 +128,10 @@ int cmd_partition(int argc, char **argv) {
                                      {"procs", required_argument, 0, O_PROCS}, {"repeat", required_argument, 0, O_REPEAT},
                                      {"json", no_argument, 0, O_JSON},         {"help-config", no_argument, 0, O_HELPCFG},
                                      {"out-parts", required_argument, 0, O_OUTPARTS}, {"force", no_argument, 0, 'f'},
+                                     {"results", required_argument, 0, O_RESULTS},
                                      {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
   const char *grid_path = NULL, *metric = NULL, *plist = "minex", **over = calloc((size_t)argc + 1, sizeof *over);
-  const char *out_parts = NULL;
+  const char *out_parts = NULL, *results = NULL;
   int64_t step = 0, procs = 0, repeat = 1;
   int json = 0, nover = 0, from_block = 1, gm = 0, force = 0, c;
   while ((c = getopt_long(argc, argv, "hfo:", lo, NULL)) != -1) {
@@ -151,6 +155,7 @@ int cmd_partition(int argc, char **argv) {
       break;
     case O_JSON: json = 1; break;
     case O_OUTPARTS: out_parts = optarg; break;
+    case O_RESULTS: results = optarg; break;
     case 'f': force = 1; break;
     case 'h': usage(); free(over); return 0;
     case O_HELPCFG: lbs_config_help(stdout, lbs_minex_spec); free(over); return 0;
@@ -175,6 +180,7 @@ int cmd_partition(int argc, char **argv) {
     }
     if (cli_check_output(rows[k].out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return free(over), free(names), 1;
   }
+  if (results && cli_check_output(results, CLI_OUT_APPEND)) return free(over), free(names), 1;
   const char *trace_path = argv[optind];
   MPI_Init(NULL, NULL);
   int rank, size;
@@ -279,6 +285,25 @@ int cmd_partition(int argc, char **argv) {
     }
   }
   int rc = 0;
+  lbs_err re = LBS_OK; /* a results-store error (a full disk) is reported after the table */
+  char rmsg[1024] = "";
+  if (!e && rank == 0 && results) {
+    cli_study st;
+    cli_runinfo ri;
+    lbs_partition_row pr[32];
+    cli_study_init(&st, "partition", NULL);
+    cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, -1);
+    for (int k = 0; k < np; k++) {
+      const lbs_minex_eval *v = &rows[k].ev;
+      pr[k] = (lbs_partition_row){.run = ri.info, .step = step, .elements = E, .moved = v->moved, .partitioner = rows[k].name,
+                                  .procs = P, .maxqwgt_s = v->maxqwgt * 1e-9, .loadimb = v->loadimb,
+                                  .work_imbalance = rows[k].work_imb, .tolerance = rows[k].tol > 0 ? rows[k].tol : NAN,
+                                  .wsysll_s = v->wsysll * 1e-9, .wgt_s = v->wgt * 1e-9, .comm_s = v->comm * 1e-9,
+                                  .remap_s = v->remap * 1e-9, .edge_cut = v->edge_cut, .wall_s = rows[k].wall_s};
+    }
+    if ((re = lbs_results_save_partitions(results, &st.info, pr, np))) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
+    cli_runinfo_free(&ri);
+  }
   if (e) {
     if (rank == 0 && what) cli_error(what, e); /* what NULL: said already */
     rc = 1;
@@ -325,6 +350,11 @@ int cmd_partition(int argc, char **argv) {
       printf("%-20s %12.6f %9.4f %9.4f %7s %14.6g %9lld %12.6f\n", rows[k].name, rows[k].ev.maxqwgt * 1e-9,
              rows[k].ev.loadimb, rows[k].work_imb, tolbuf, rows[k].ev.edge_cut, (long long)rows[k].ev.moved, rows[k].wall_s);
     }
+  }
+  if (re) {
+    fflush(stdout);
+    fprintf(stderr, "lbsim: results store: %s\n", *rmsg ? rmsg : lbs_strerror(re));
+    rc = 1;
   }
   lbs_minex_ipg_free(&ipg);
   problem_free(&pb);

@@ -200,8 +200,22 @@ static int compare(int argc, char **argv) {
   lbs_err re = LBS_OK; /* a results-store error (a full disk) is reported after the summary */
   char rmsg[1024] = "";
   if (!e && rank == 0) {
-    for (int k = 0; !re && results && k < n; k++)
-      re = lbs_results_save(results, res[k], trace_path, grid_path);
+    if (results) { /* the runs of this compare are one study, in one transaction */
+      cli_study st;
+      cli_runinfo ri;
+      lbs_run_info info[64];
+      cli_study_init(&st, "policy compare", NULL);
+      cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, o.cost);
+      for (int k = 0; k < n; k++) {
+        info[k] = ri.info;
+        if (iopt >= 0) {
+          info[k].optimum_s = 1e-9 * (double)res[iopt]->total_ns;
+          info[k].gap_to_optimal = ((double)res[k]->total_ns - (double)res[iopt]->total_ns) / (double)res[iopt]->total_ns;
+        }
+      }
+      re = lbs_results_save_study(results, &st.info, res, info, n, NULL);
+      cli_runinfo_free(&ri);
+    }
     if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
     if (csv) {
       csv_bad = cli_outdir_begin(&od) || write_csvs(od.tmp, res, n) || cli_outdir_commit(&od);

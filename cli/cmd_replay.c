@@ -109,7 +109,14 @@ int cmd_replay(int argc, char **argv) {
   }
   /* a results-store error (a full disk) is reported after the summary, which is printed anyway */
   lbs_err re = LBS_OK;
-  if (!e && rank == 0 && results) re = lbs_results_save(results, r, trace_path, grid_path);
+  if (!e && rank == 0 && results) {
+    cli_study st;
+    cli_runinfo ri;
+    cli_study_init(&st, "replay", NULL);
+    cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, o.cost);
+    re = lbs_results_save_study(results, &st.info, &r, &ri.info, 1, NULL);
+    cli_runinfo_free(&ri);
+  }
   char rmsg[1024] = "";
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   int rc = 0;

@@ -24,6 +24,7 @@ static const struct {
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
     {"export", cmd_export, "write a replay for another simulator (SimGrid SMPI traces and platform)"},
     {"calibrate", cmd_calibrate, "measure kernels on this machine's devices: performance curves (IPGs)"},
+    {"results", cmd_results, "list and export what a results store holds (studies, runs, provenance)"},
     {"report", cmd_report, "write a results store as one self-contained HTML page (charts, tables)"},
     {"pipeline", cmd_pipeline, "operational laws for block-to-processor mappings of a pipeline (seed 000)"},
     {NULL, NULL, NULL},
@@ -70,4 +71,7 @@ static int run(int argc, char **argv) {
   return 2;
 }
 
-int main(int argc, char **argv) { return close_stdout(run(argc, argv)); }
+int main(int argc, char **argv) {
+  cli_prov_capture(argc, argv);
+  return close_stdout(run(argc, argv));
+}

@@ -179,10 +179,14 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   static const char *const data[] = {"manifest",     "mesh.graph",  "mesh.coords",  "steps.csv",
                                      "elements.csv", "summary.csv", "imbalance.csv", NULL};
   static const char *const simgrid[] = {"platform.xml", "hostfile", "replay.txt", "run.sh", "README", "lbsim.json", NULL};
-  const char *const *fixed = kind == CLI_DIR_SIMGRID ? simgrid : data;
+  static const char *const results[] = {"runs.csv",        "steps.csv",      "procs.csv",    "repartitions.csv",
+                                        "assignment.csv",  "series.csv",     "studies.csv",  "partitions.csv",
+                                        "validations.csv", "measurements.csv", NULL};
+  const char *const *fixed = kind == CLI_DIR_SIMGRID ? simgrid : kind == CLI_DIR_RESULTS ? results : data;
   for (size_t i = 0; fixed[i]; i++)
     if (!strcmp(n, fixed[i])) return 1;
   if (kind == CLI_DIR_SIMGRID) return numbered(n, "rank_", 1, ".txt");
+  if (kind == CLI_DIR_RESULTS) return 0;
   size_t len = strlen(n);
   if (numbered(n, "step_", 6, ".txt")) return 1;
   return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");

@@ -508,3 +508,26 @@ void lbs_config_help(FILE *f, const lbs_section_spec *specs) {
     }
   }
 }
+
+lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out) {
+  lbs_err e = LBS_OK;
+  for (int s = 0; !e && s < c->nsec; s++) {
+    const section *sc = &c->secs[s];
+    e = lbs_buf_append(out, s ? "\n[" : "[", s ? 2 : 1);
+    if (!e) e = lbs_buf_append(out, sc->kind, strlen(sc->kind));
+    if (!e && *sc->name) e = lbs_buf_append(out, " ", 1);
+    if (!e) e = lbs_buf_append(out, sc->name, strlen(sc->name));
+    if (!e) e = lbs_buf_append(out, "]\n", 2);
+    for (int i = 0; !e && i < c->nent; i++) {
+      const entry *en = &c->ents[i];
+      if (en->sec != s) continue;
+      e = lbs_buf_append(out, en->key, strlen(en->key));
+      if (!e) e = lbs_buf_append(out, " = ", 3);
+      for (const char *v = en->value; !e && *v; v++) e = lbs_buf_append(out, *v == '\n' || *v == '\r' ? " " : v, 1);
+      if (!e) e = lbs_buf_append(out, "\n", 1);
+    }
+  }
+  if (!e) e = lbs_buf_append(out, "", 1);
+  if (!e) out->len--; /* the NUL is there, not counted */
+  return e;
+}

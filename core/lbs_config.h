@@ -78,6 +78,11 @@ int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, in
 /* 1 when the key is given (in the file or an override). */
 int lbs_config_has(const lbs_config *c, const char *kind, const char *name, const char *key);
 
+/* The configuration as INI text after overrides: every section in order, every key given in
+ * it (file or override) with its value, a NUL-terminated string appended to out. A value
+ * holding a newline (only an override can) is written with it replaced by a space. */
+lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out);
+
 /* Prints every section kind and key with type, default, range and help. */
 void lbs_config_help(FILE *f, const lbs_section_spec *specs);
 

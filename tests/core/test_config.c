@@ -125,3 +125,19 @@ Test(config, lines_longer_than_the_parser_buffer_are_refused) {
   cr_assert_eq(strlen(s), 190);
   lbs_config_destroy(&c);
 }
+
+/* The resolved configuration as the results store keeps it: every section in order, every
+ * key after overrides (an added section included), one line each. */
+Test(config, dump_gives_the_configuration_after_overrides) {
+  lbs_config *c = NULL;
+  cr_assert_eq(lbs_config_parse_string("g.ini", "[grid]\nname = a\n[cluster A]\nnodes = 2\n", &c), LBS_OK);
+  cr_assert_eq(lbs_config_override(c, "cluster A.nodes=4"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_config_override(c, "+cluster B.nodes=1"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_config_override(c, "grid.note=two\nlines"), LBS_OK, "%s", lbs_errmsg());
+  lbs_buf b = {0};
+  cr_assert_eq(lbs_config_dump(c, &b), LBS_OK);
+  cr_assert_str_eq((const char *)b.data, "[grid]\nname = a\nnote = two lines\n\n[cluster A]\nnodes = 4\n\n[cluster B]\nnodes = 1\n");
+  cr_assert_eq(b.len, strlen((const char *)b.data));
+  lbs_buf_free(&b);
+  lbs_config_destroy(&c);
+}

@@ -132,3 +132,85 @@ Test(results, rows_go_in_by_column_name) {
   free(before), free(after), free(db), free(bad);
   tu_rmrf(dir);
 }
+
+/* Schema 2: a run saved with its study keeps its provenance, the study is written once, and
+ * each step carries what it was charged (communication in bsp: the step beyond its slowest
+ * compute; partitioning and migration at the repartition's step). */
+Test(results, provenance_and_per_step_costs_are_kept) {
+  char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db");
+  lbs_replay_result r = run();
+  static int64_t sstep[2] = {0, 2};
+  static double sval[2] = {1, 2};
+  r.series_step = sstep, r.series_value = sval, r.nseries = 2;
+  lbs_study_info si = {.id = "s1", .kind = "policy compare", .command = "lbsim policy compare x", .version = "9.9",
+                       .host = "h", .started = "2026-01-01T00:00:00Z"};
+  lbs_run_info ri = {.trace = "t.lbt", .grid = "g.ini", .trace_hash = "ab", .grid_hash = "cd", .cost = "model",
+                     .overrides = "grid.x=1\ngrid.y=2", .config = "[grid]\nx = 1\n", .labels = "{\"policy\":\"fixed:1\"}",
+                     .task = 7, .optimum_s = 2e-6, .gap_to_optimal = 0.425};
+  lbs_replay_result *rs[2] = {&r, &r};
+  lbs_run_info ris[2] = {ri, ri};
+  int64_t ids[2] = {0, 0};
+  cr_assert_eq(lbs_results_save_study(db, &si, rs, ris, 2, ids), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(ids[0] > 0 && ids[1] == ids[0] + 1);
+  cr_assert_eq(lbs_results_save_study(db, &si, rs, ris, 1, NULL), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "PRAGMA user_version"), 2);
+  cr_assert_eq(query(db, "SELECT count(*) FROM studies WHERE id = 's1' AND kind = 'policy compare' AND version = '9.9'"), 1);
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE study = 's1' AND task = 7 AND cost = 'model' AND trace_hash = 'ab'"
+                         " AND overrides = 'grid.x=1' || char(10) || 'grid.y=2' AND config LIKE '[grid]%'"
+                         " AND abs(gap_to_optimal - 0.425) < 1e-12 AND command = 'lbsim policy compare x'"
+                         " AND labels = '{\"policy\":\"fixed:1\"}' AND created IS NOT NULL"), 3);
+  cr_assert_eq(query(db, "SELECT sum(comm_ns) FROM steps WHERE run = 1"), 600);
+  cr_assert_eq(query(db, "SELECT partition_ns * 1000 + migration_ns FROM steps WHERE run = 1 AND step = 1"), 50040);
+  cr_assert_eq(query(db, "SELECT sum(partition_ns + migration_ns) FROM steps WHERE run = 1 AND step <> 1"), 0);
+  cr_assert_eq(query(db, "SELECT sum(step * 10 + value) FROM series WHERE run = 2"), 23);
+  uint8_t done[10] = {0};
+  cr_assert_eq(lbs_results_study_tasks(db, "s1", done, 10), LBS_OK, "%s", lbs_errmsg());
+  for (int t = 0; t < 10; t++) cr_assert_eq(done[t], t == 7);
+  free(db);
+  tu_rmrf(dir);
+}
+
+/* A schema-1 store (no user_version, no provenance columns) is upgraded by the next save
+ * and keeps its runs; a store a newer lbsim wrote is refused and left as it was. */
+Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
+  char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db"), *newer = tu_path(dir, "n.db");
+  lbs_replay_result r = run();
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "PRAGMA application_id=1279415122;"
+                               "CREATE TABLE runs(id INTEGER PRIMARY KEY, trace TEXT, grid TEXT, metric TEXT,"
+                               " partitioner TEXT, policy TEXT, mode TEXT, elements INTEGER, steps INTEGER, procs INTEGER,"
+                               " total_time_s REAL, compute_time_s REAL, comm_time_s REAL, partition_time_s REAL,"
+                               " migration_time_s REAL, repartitions INTEGER, mean_imbalance REAL, max_imbalance REAL,"
+                               " mean_loadimb REAL, moved_elements INTEGER, wall_s REAL);"
+                               "CREATE TABLE steps(run INTEGER, step INTEGER, app_step INTEGER, time_ns INTEGER,"
+                               " compute_ns INTEGER, imbalance REAL, loadimb REAL, repartitioned INTEGER,"
+                               " PRIMARY KEY(run, step));"
+                               "INSERT INTO runs(trace, policy) VALUES('old.lbt', 'none');",
+                            NULL, NULL, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(s));
+  sqlite3_close(s);
+  sqlite3 *rd;
+  int version = 0;
+  cr_assert_eq(lbs_results_open_read(db, &rd, &version), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(version, 1);
+  cr_assert_not(lbs_results_has_column(rd, "runs", "study"));
+  sqlite3_close(rd);
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "PRAGMA user_version"), 2);
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE trace = 'old.lbt' AND study IS NULL"), 1);
+  cr_assert_eq(query(db, "SELECT count(*) FROM steps WHERE comm_ns = 200"), 3);
+  cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(sqlite3_open(newer, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "PRAGMA user_version=3", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(s);
+  long n0, n1;
+  char *before = slurp(newer, &n0);
+  cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_VERSION);
+  cr_assert(strstr(lbs_errmsg(), "results schema version 3, this lbsim reads versions 1 to 2"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_open_read(newer, &rd, &version), LBS_VERSION);
+  char *after = slurp(newer, &n1);
+  cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused save changed the file");
+  free(before), free(after), free(db), free(newer);
+  tu_rmrf(dir);
+}
