@@ -7,9 +7,6 @@
 
 #include "lbs_core.h"
 
-/* The store schema versions a report reads (PRAGMA user_version; 0 is schema 1). */
-#define LBS_REPORT_SCHEMA_MAX 2
-
 typedef struct lbs_report_opts {
   const char *title;     /* the page's heading; NULL: "lbsim report: " and the store's file name */
   const char *generator; /* "lbsim 0.1.0", in a <meta name="generator">; NULL: none */

@@ -4,18 +4,15 @@
  * per-processor loads and the step series are summed into buckets of steps when a store holds
  * more than the page should carry. Every table and column past schema 1 is optional: a section
  * without its data says so in the page. */
-#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lbs_report.h"
-
-#define RESULTS_APP_ID 0x4C425352 /* 'LBSR', as sim/results.c writes it */
+#include "lbs_sim.h"
 
 extern const char lbs__vega_js[], lbs__report_js[], lbs__report_css[];
 extern const size_t lbs__vega_js_len, lbs__report_js_len, lbs__report_css_len;
@@ -105,14 +102,7 @@ static int has_table(const store *s, const char *name) {
 }
 
 static int has_column(const store *s, const char *table, const char *column) {
-  char sql[96];
-  snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
-  sqlite3_stmt *q;
-  int has = 0;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) return 0;
-  while (!has && sqlite3_step(q) == SQLITE_ROW) has = !strcmp((const char *)sqlite3_column_text(q, 1), column);
-  sqlite3_finalize(q);
-  return has;
+  return lbs_results_has_column(s->db, table, column);
 }
 
 static int64_t count(const store *s, const char *table) {
@@ -127,45 +117,19 @@ static int64_t count(const store *s, const char *table) {
   return n;
 }
 
-/* Opens the store read-only after checking what it is: a regular file (a FIFO or device is
- * never opened), an SQLite file, lbsim's results store, a schema this lbsim reads. */
+/* Opens the store read-only after checking what it is (sim/results.c: a regular file, an
+ * SQLite file, lbsim's results store, a schema this lbsim reads). */
 static lbs_err store_open(store *s, const char *path) {
-  struct stat sb;
   memset(s, 0, sizeof *s);
   s->path = path;
-  if (stat(path, &sb)) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
-  if (!S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
-  if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    lbs_err e = lbs_fail(LBS_DB, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+  lbs_err e = lbs_results_open_read(path, &s->db, &s->version);
+  if (e) return e;
+  if (!has_table(s, "runs")) {
     sqlite3_close(s->db);
     s->db = NULL;
-    return e;
+    return lbs_fail(LBS_FORMAT, "%s: a results store without its runs table", path);
   }
-  sqlite3_busy_timeout(s->db, 10000);
-  sqlite3_stmt *q;
-  int64_t app = -1, version = -1;
-  lbs_err e = LBS_OK;
-  if (sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-    app = sqlite3_column_int64(q, 0);
-  else
-    e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
-  sqlite3_finalize(q);
-  if (!e && app != RESULTS_APP_ID)
-    e = lbs_fail(LBS_FORMAT, "%s: not an lbsim results store (a trace or another SQLite file?)", path);
-  if (!e && sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-    version = sqlite3_column_int64(q, 0);
-  if (!e) sqlite3_finalize(q);
-  if (!e && version < 0) e = dberr(s);
-  if (!e && version > LBS_REPORT_SCHEMA_MAX)
-    e = lbs_fail(LBS_VERSION, "%s: results schema version %lld, this lbsim reads versions 1 to %d (a newer lbsim wrote it)",
-                 path, (long long)version, LBS_REPORT_SCHEMA_MAX);
-  s->version = version < 1 ? 1 : (int)version;
-  if (!e && !has_table(s, "runs")) e = lbs_fail(LBS_FORMAT, "%s: a results store without its runs table", path);
-  if (e) {
-    sqlite3_close(s->db);
-    s->db = NULL;
-  }
-  return e;
+  return LBS_OK;
 }
 
 /* ---------------------------------------------------------------- sections */

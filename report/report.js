@@ -1,7 +1,8 @@
 /* report.js - draws lbsim report's page from the JSON that report.c writes (#lbsim-data), with
  * Vega (window.vega, inlined before it). Every chart is a Vega view; when all have rendered,
  * #lbsim-status says how many (data-charts, of data-expected) with data-done="1"; errors,
- * Vega's included, are counted in data-errors (see CAPTURE_JS in report.c). */
+ * Vega's included, are counted in data-errors (see CAPTURE_JS in report.c), and data-ms is
+ * the time from navigation to the last chart drawn. */
 (function () {
   'use strict';
   var D = JSON.parse(document.getElementById('lbsim-data').textContent);
@@ -523,6 +524,7 @@
   function finish() {
     status.setAttribute('data-charts', String(rendered));
     status.setAttribute('data-errors', String(window.lbsErrors.length));
+    status.setAttribute('data-ms', String(Math.round(performance.now()))); /* since navigation began */
     status.setAttribute('data-done', '1');
     status.querySelector('span').textContent = rendered + ' of ' + expected + ' charts rendered, ' +
       window.lbsErrors.length + ' error' + (window.lbsErrors.length === 1 ? '' : 's');
