@@ -11,7 +11,8 @@ typedef struct lbs_report_opts {
   const char *title;     /* the page's heading; NULL: "lbsim report: " and the store's file name */
   const char *generator; /* "lbsim 0.1.0", in a <meta name="generator">; NULL: none */
   int64_t max_cells;     /* per-processor cells (steps x processors) kept over all runs, each run
-                            getting an equal share, steps summed in buckets beyond it; 0: 2,000,000 */
+                            getting an equal share (at least one bucket of all its steps), steps
+                            summed in buckets beyond it; 0: 2,000,000 */
   int64_t max_points;    /* steps per run in the imbalance series (every k-th step and every
                             repartition); 0: 2000 */
 } lbs_report_opts;

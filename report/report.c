@@ -273,7 +273,7 @@ typedef struct bucket {
 static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64_t nruns, const lbs_report_opts *o) {
   int64_t max_cells = o && o->max_cells > 0 ? o->max_cells : 2000000, max_points = o && o->max_points > 0 ? o->max_points : 2000;
   int64_t per_run = nruns ? max_cells / nruns : max_cells;
-  if (per_run < 2000) per_run = 2000;
+  if (per_run < 1) per_run = 1;
   sqlite3_stmt *qs = NULL, *qp = NULL, *qr = NULL;
   lbs_err e = LBS_OK;
   if (sqlite3_prepare_v2(s->db, "SELECT step, imbalance, loadimb, repartitioned, time_ns, compute_ns FROM steps"
@@ -291,6 +291,7 @@ static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64
     int64_t S = r->nsteps, P = r->procs;
     int64_t k = 1, kp = S > max_points ? (S + max_points - 1) / max_points : 1;
     if (P > 0 && S * P > per_run) k = (S * P + per_run - 1) / per_run;
+    if (k > S) k = S > 0 ? S : 1; /* one bucket: P cells however small the share */
     int64_t nb = S ? (S + k - 1) / k : 0;
     free(bk);
     free(cells);
