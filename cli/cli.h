@@ -15,12 +15,13 @@ int cli_error(const char *what, lbs_err e);
 /* Prints a usage error and returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Progress bar on stderr, drawn only when stderr is a terminal. */
+/* Progress bar on stderr with elapsed time and ETA, drawn only when stderr is a terminal. */
 typedef struct cli_progress {
   const char *label;
   int64_t total;
   int on;
   int last_pct;
+  double t0, last_t; /* when it started, when it was last drawn (monotonic s) */
 } cli_progress;
 void cli_progress_start(cli_progress *p, const char *label, int64_t total);
 void cli_progress_update(cli_progress *p, int64_t done);
@@ -62,12 +63,14 @@ typedef enum {
   CLI_DIR_SIMGRID,  /* export simgrid: platform.xml, hostfile, replay.txt, rank_*.txt, run.sh,
                        README, lbsim.json */
   CLI_DIR_RESULTS,  /* lbsim results --csv: <table>.csv for each table of a results store */
+  CLI_DIR_VTK       /* export vtk: replay.pvd, step_NNNNNN.vti or .vtu */
 } cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */
   char tmp[4200]; /* the directory being written; "" when none */
   int force;
   cli_dir_kind kind;
+  const char *cmd; /* "export vtk": messages read "lbsim: export vtk: DIR: why"; NULL: "lbsim: DIR: why" */
 } cli_outdir;
 /* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
  * or, with force, a directory holding only regular files lbsim writes there (CLI_DIR_DATA's
@@ -75,6 +78,8 @@ typedef struct cli_outdir {
 int cli_outdir_check(cli_outdir *d, const char *dir, int force);
 /* The same for a directory of another kind. */
 int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind);
+/* The same, cmd (borrowed, may be NULL) naming the command in every message about d. */
+int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force, cli_dir_kind kind);
 /* Makes the fresh directory d->tmp to write into; prints why not and returns 1. */
 int cli_outdir_begin(cli_outdir *d);
 /* Checks DIR again and renames d->tmp into place (lbsim's old output there is moved aside,
@@ -136,9 +141,11 @@ int cmd_partition(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_export_vtk(int argc, char **argv); /* lbsim export vtk (argv[0] "vtk") */
 int cmd_calibrate(int argc, char **argv);
 int cmd_pipeline(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 #endif

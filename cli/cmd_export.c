@@ -408,12 +408,15 @@ static int export_simgrid(int argc, char **argv) {
 
 int cmd_export(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "simgrid")) return export_simgrid(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "vtk")) return cmd_export_vtk(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: lbsim export simgrid t.lbt --grid g.ini [replay options] -o DIR\n\n"
-           "Writes a replay in another simulator's formats. Formats:\n"
-           "  simgrid   SimGrid SMPI time-independent traces and platform ('lbsim export simgrid --help')\n");
+    printf("usage: lbsim export simgrid|vtk t.lbt --grid g.ini [replay options] -o DIR\n\n"
+           "Writes a replay in another tool's formats. Formats:\n"
+           "  simgrid   SimGrid SMPI time-independent traces and platform ('lbsim export simgrid --help')\n"
+           "  vtk       VTK XML files per step (cost, owner, moved) and a .pvd time series for ParaView\n"
+           "            ('lbsim export vtk --help')\n");
     return 0;
   }
-  if (argc < 2) return cli_usage("export", "expected a format: simgrid");
-  return cli_usage("export", "unknown format '%s' (known: simgrid)", argv[1]);
+  if (argc < 2) return cli_usage("export", "expected a format: simgrid or vtk");
+  return cli_usage("export", "unknown format '%s' (known: simgrid, vtk)", argv[1]);
 }

@@ -8,6 +8,23 @@
 #include "cli.h"
 #include "lbs_grid.h"
 
+/* An availability profile in words: "proc 3 x0.5 speed from step 20 until before 40". */
+static const char *avail_text(const lbs_grid *g, const lbs_avail *a, char *buf, size_t n) {
+  size_t k;
+  if (a->kind == LBS_AVAIL_LINK)
+    k = (size_t)snprintf(buf, n, "link %s - %s: bandwidth x%g, latency x%g", lbs_grid_cluster_name(g, a->a),
+                         lbs_grid_cluster_name(g, a->b), a->bandwidth_factor, a->latency_factor);
+  else if (a->count == 1)
+    k = (size_t)snprintf(buf, n, "proc %d", a->first);
+  else
+    k = (size_t)snprintf(buf, n, "procs %d..%d", a->first, a->first + a->count - 1);
+  if (a->kind == LBS_AVAIL_PROCS && k < n)
+    k += (size_t)snprintf(buf + k, n - k, a->fail ? ": fails" : ": speed x%g", a->speed_factor);
+  if (k < n) k += (size_t)snprintf(buf + k, n - k, " %s step %lld", a->fail ? "at" : "from", (long long)a->from_step);
+  if (k < n && a->until_step >= 0) snprintf(buf + k, n - k, " until before step %lld", (long long)a->until_step);
+  return buf;
+}
+
 static int grid_info(int argc, char **argv) {
   static const struct option lo[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
                                      {"set", required_argument, 0, 'o'}, {0, 0, 0, 0}};
@@ -63,7 +80,16 @@ static int grid_info(int argc, char **argv) {
         printf(",\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s}", (long long)l.lat_ns, l.bw_gbps,
                l.shared ? "true" : "false");
       }
-    printf("]}\n");
+    printf("]");
+    for (int i = 0; i < lbs_grid_avail_count(g); i++) { /* only with profiles: other grids print as before */
+      char what[512];
+      printf("%s{\"name\":", i ? "," : ",\"availability\":[");
+      cli_json_str(stdout, lbs_grid_avail(g, i)->name);
+      printf(",\"change\":");
+      cli_json_str(stdout, avail_text(g, lbs_grid_avail(g, i), what, sizeof what));
+      printf("}%s", i == lbs_grid_avail_count(g) - 1 ? "]" : "");
+    }
+    printf("}\n");
   } else {
     printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
     printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
@@ -87,6 +113,10 @@ static int grid_info(int argc, char **argv) {
         printf("  link %s - %s: latency %lld ns, %.4g Gb/s%s\n", lbs_grid_cluster_name(g, a), lbs_grid_cluster_name(g, b),
                (long long)l.lat_ns, l.bw_gbps, l.shared ? ", shared" : "");
       }
+    for (int i = 0; i < lbs_grid_avail_count(g); i++) {
+      char what[512];
+      printf("  availability %s: %s\n", lbs_grid_avail(g, i)->name, avail_text(g, lbs_grid_avail(g, i), what, sizeof what));
+    }
   }
   lbs_grid_destroy(&g);
   return 0;

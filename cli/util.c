@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int cli_error(const char *what, lbs_err e) {
@@ -27,23 +28,44 @@ int cli_usage(const char *cmd, const char *fmt, ...) {
   return 2;
 }
 
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void cli_progress_start(cli_progress *p, const char *label, int64_t total) {
   p->label = label;
   p->total = total;
   p->on = isatty(STDERR_FILENO) && total > 1 && !getenv("LBSIM_NO_PROGRESS");
   p->last_pct = -1;
+  p->t0 = mono_s();
+  p->last_t = 0;
+}
+
+/* "1h02m", "3m05s" or "42s" */
+static void fmt_dur(char *b, size_t n, double s) {
+  int v = s < 0 ? 0 : s > 3.6e8 ? 360000000 : (int)(s + 0.5);
+  if (v >= 3600) snprintf(b, n, "%dh%02dm", v / 3600 % 100000, v / 60 % 60);
+  else if (v >= 60) snprintf(b, n, "%dm%02ds", v / 60 % 100, v % 60);
+  else snprintf(b, n, "%ds", v % 100);
 }
 
 void cli_progress_update(cli_progress *p, int64_t done) {
   if (!p->on || p->total <= 0) return;
   int pct = (int)(100 * done / p->total);
-  if (pct == p->last_pct) return;
+  double now = mono_s();
+  if (pct == p->last_pct && now - p->last_t < 1) return; /* the clock moves at least each second */
   p->last_pct = pct;
-  char bar[41];
+  p->last_t = now;
+  char bar[41], el[32], eta[32] = "?";
   int fill = pct * 40 / 100;
   for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : ' ';
   bar[40] = '\0';
-  fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld", p->label, bar, pct, (long long)done, (long long)p->total);
+  fmt_dur(el, sizeof el, now - p->t0);
+  if (done > 0) fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)done);
+  fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld  %s, ETA %s   ", p->label, bar, pct, (long long)done, (long long)p->total, el,
+          eta);
   fflush(stderr);
 }
 
@@ -174,7 +196,7 @@ static int numbered(const char *n, const char *prefix, size_t min, const char *s
 }
 
 /* The names lbsim writes in an output directory: trace export --csv and --steps-dir and
- * policy compare --csv (CLI_DIR_DATA); export simgrid (CLI_DIR_SIMGRID). */
+ * policy compare --csv (CLI_DIR_DATA); export simgrid (CLI_DIR_SIMGRID); export vtk (CLI_DIR_VTK). */
 static int lbsim_name(const char *n, cli_dir_kind kind) {
   static const char *const data[] = {"manifest",     "mesh.graph",  "mesh.coords",  "steps.csv",
                                      "elements.csv", "summary.csv", "imbalance.csv", NULL};
@@ -182,39 +204,52 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   static const char *const results[] = {"runs.csv",        "steps.csv",      "procs.csv",    "repartitions.csv",
                                         "assignment.csv",  "series.csv",     "studies.csv",  "partitions.csv",
                                         "validations.csv", "measurements.csv", NULL};
-  const char *const *fixed = kind == CLI_DIR_SIMGRID ? simgrid : kind == CLI_DIR_RESULTS ? results : data;
+  static const char *const vtk[] = {"replay.pvd", NULL};
+  const char *const *fixed = kind == CLI_DIR_SIMGRID ? simgrid : kind == CLI_DIR_RESULTS ? results : kind == CLI_DIR_VTK ? vtk : data;
   for (size_t i = 0; fixed[i]; i++)
     if (!strcmp(n, fixed[i])) return 1;
   if (kind == CLI_DIR_SIMGRID) return numbered(n, "rank_", 1, ".txt");
   if (kind == CLI_DIR_RESULTS) return 0;
+  if (kind == CLI_DIR_VTK) return numbered(n, "step_", 6, ".vti") || numbered(n, "step_", 6, ".vtu");
   size_t len = strlen(n);
   if (numbered(n, "step_", 6, ".txt")) return 1;
   return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
+}
+
+/* Prints "lbsim: [CMD: ]message" for an output directory d (CMD: cli_outdir_check_as's). */
+static void say(const cli_outdir *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const cli_outdir *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "lbsim: ");
+  if (d->cmd) fprintf(stderr, "%s: ", d->cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
 }
 
 static int not_dots(const struct dirent *d) {
   return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
 }
 
-/* Checks that every entry of dir is a regular file lbsim writes there. Returns the number of
- * entries, or -1 after printing the first foreign one (in name order) or a read error. */
-static int own_entries(const char *dir, const char *shown, cli_dir_kind kind) {
+/* Checks that every entry of d->dir is a regular file lbsim writes there. Returns the number
+ * of entries, or -1 after printing the first foreign one (in name order) or a read error. */
+static int own_entries(const cli_outdir *d) {
   struct dirent **list;
-  int n = scandir(dir, &list, not_dots, alphasort);
+  int n = scandir(d->dir, &list, not_dots, alphasort);
   if (n < 0) {
-    fprintf(stderr, "lbsim: %s: cannot read the directory: %s\n", shown, strerror(errno));
+    say(d, "%s: cannot read the directory: %s", d->dir, strerror(errno));
     return -1;
   }
   int bad = -1;
   char path[4400];
   for (int i = 0; i < n && bad < 0; i++) {
     struct stat sb;
-    snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
-    if (!lbsim_name(list[i]->d_name, kind) || lstat(path, &sb) || !S_ISREG(sb.st_mode)) bad = i;
+    snprintf(path, sizeof path, "%s/%s", d->dir, list[i]->d_name);
+    if (!lbsim_name(list[i]->d_name, d->kind) || lstat(path, &sb) || !S_ISREG(sb.st_mode)) bad = i;
   }
   if (bad >= 0)
-    fprintf(stderr, "lbsim: %s/%s: not a file lbsim writes there; refusing to replace %s\n", shown,
-            list[bad]->d_name, shown);
+    say(d, "%s/%s: not a file lbsim writes there; refusing to replace %s", d->dir, list[bad]->d_name, d->dir);
   for (int i = 0; i < n; i++) free(list[i]);
   free(list);
   return bad >= 0 ? -1 : n;
@@ -224,41 +259,44 @@ static int own_entries(const char *dir, const char *shown, cli_dir_kind kind) {
 int cli_outdir_check(cli_outdir *d, const char *dir, int force) { return cli_outdir_check_kind(d, dir, force, CLI_DIR_DATA); }
 
 int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind) {
+  return cli_outdir_check_as(d, NULL, dir, force, kind);
+}
+
+int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force, cli_dir_kind kind) {
   memset(d, 0, sizeof *d);
   d->kind = kind;
+  d->cmd = cmd;
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--;
   if (n == 0 || n >= sizeof d->dir - 32 || (n == 1 && dir[0] == '/')) {
-    fprintf(stderr, "lbsim: '%s': not a usable output directory\n", dir);
+    say(d, "'%s': not a usable output directory", dir);
     return 1;
   }
   memcpy(d->dir, dir, n);
   d->dir[n] = '\0';
   d->force = force;
   lbs_err e = lbs_parent_writable(d->dir); /* the fresh directory is made beside it */
-  if (e) return fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 1;
+  if (e) return say(d, "%s", lbs_errmsg()), 1;
   struct stat sb, pb;
   if (lstat(d->dir, &sb)) {
     if (errno == ENOENT) return 0;
-    fprintf(stderr, "lbsim: %s: %s\n", d->dir, strerror(errno));
+    say(d, "%s: %s", d->dir, strerror(errno));
     return 1;
   }
   if (!S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "lbsim: %s: %s; refusing to replace it\n", d->dir,
-            S_ISLNK(sb.st_mode) ? "a symbolic link" : "exists and is not a directory");
+    say(d, "%s: %s; refusing to replace it", d->dir, S_ISLNK(sb.st_mode) ? "a symbolic link" : "exists and is not a directory");
     return 1;
   }
   char parent[4200];
   snprintf(parent, sizeof parent, "%s/..", d->dir);
   if (stat(parent, &pb) == 0 && pb.st_dev != sb.st_dev) {
-    fprintf(stderr, "lbsim: %s: a mount point; lbsim cannot put a fresh directory there\n", d->dir);
+    say(d, "%s: a mount point; lbsim cannot put a fresh directory there", d->dir);
     return 1;
   }
-  int k = own_entries(d->dir, d->dir, d->kind);
+  int k = own_entries(d);
   if (k < 0) return 1;
   if (k > 0 && !force) {
-    fprintf(stderr, "lbsim: %s: directory is not empty (use --force to replace lbsim's output there)\n",
-            d->dir);
+    say(d, "%s: directory is not empty (use --force to replace lbsim's output there)", d->dir);
     return 1;
   }
   return 0;
@@ -268,7 +306,7 @@ int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kin
 int cli_outdir_begin(cli_outdir *d) {
   snprintf(d->tmp, sizeof d->tmp, "%s.tmp-XXXXXX", d->dir);
   if (!mkdtemp(d->tmp)) {
-    fprintf(stderr, "lbsim: %s: cannot create: %s\n", d->tmp, strerror(errno));
+    say(d, "%s: cannot create: %s", d->tmp, strerror(errno));
     d->tmp[0] = '\0';
     return 1;
   }
@@ -303,7 +341,7 @@ void cli_outdir_abort(cli_outdir *d) {
 /* Renames d->tmp to d->dir; prints why not and returns 1. */
 static int rename_in(cli_outdir *d) {
   if (!rename(d->tmp, d->dir)) return d->tmp[0] = '\0', 0;
-  fprintf(stderr, "lbsim: %s: cannot rename %s into place: %s\n", d->dir, d->tmp, strerror(errno));
+  say(d, "%s: cannot rename %s into place: %s", d->dir, d->tmp, strerror(errno));
   return 1;
 }
 
@@ -312,15 +350,14 @@ int cli_outdir_commit(cli_outdir *d) {
   struct stat sb;
   if (lstat(d->dir, &sb)) return rename_in(d); /* nothing there */
   if (!S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "lbsim: %s: exists and is not a directory\n", d->dir);
+    say(d, "%s: exists and is not a directory", d->dir);
     return 1;
   }
   /* again: the directory may have changed while lbsim worked */
-  int k = own_entries(d->dir, d->dir, d->kind);
+  int k = own_entries(d);
   if (k < 0) return 1;
   if (k > 0 && !d->force) {
-    fprintf(stderr, "lbsim: %s: directory is not empty (use --force to replace lbsim's output there)\n",
-            d->dir);
+    say(d, "%s: directory is not empty (use --force to replace lbsim's output there)", d->dir);
     return 1;
   }
   if (k == 0) return rename_in(d); /* an empty directory: rename replaces it */
@@ -328,11 +365,11 @@ int cli_outdir_commit(cli_outdir *d) {
   char old[4200];
   snprintf(old, sizeof old, "%s.old-XXXXXX", d->dir);
   if (!mkdtemp(old)) {
-    fprintf(stderr, "lbsim: %s: cannot create: %s\n", old, strerror(errno));
+    say(d, "%s: cannot create: %s", old, strerror(errno));
     return 1;
   }
   if (rename(d->dir, old)) {
-    fprintf(stderr, "lbsim: %s: cannot move the old output aside: %s\n", d->dir, strerror(errno));
+    say(d, "%s: cannot move the old output aside: %s", d->dir, strerror(errno));
     rmdir(old);
     return 1;
   }

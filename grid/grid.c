@@ -56,6 +56,8 @@ static const lbs_section_spec grid_spec[] = {
     {"nodetype", 1, 0, nodetype_opts, "a kind of node: its speed model and cores"},
     {"cluster", 1, 1, cluster_opts, "nodes of one type and their network; at least one"},
     {"link", 2, 0, link_opts, "the network between clusters A and B"},
+    {"availability", 1, 0, lbs__avail_opts,
+     "from a trace step on, processors slow down or fail, or a link changes (replays follow it)"},
     {"zoltan", 0, 0, NULL, "parameters passed to Zoltan as they are (IMBALANCE_TOL = 1.05, ...)"},
     {"minex", 0, 0, NULL, "MinEX settings (see 'lbsim partition --help-config')"},
     {"sim", 0, 0, NULL, "replay settings (see 'lbsim replay --help-config')"},
@@ -111,11 +113,25 @@ struct lbs_grid {
   double bytes_elem, bytes_edge;
   lbs_sharing sharing;
   int64_t barrier_ns;
+  lbs_avail *avail;        /* navail availability profiles, file order */
+  int navail;
+  /* a live grid (lbs_grid_live_create): the grid it follows, whose arrays it borrows but for
+   * links, which it owns with pfactor; NULL for a grid loaded from a file */
+  const lbs_grid *base;
+  double *pfactor;         /* P speed factors (0: failed), live grids only; NULL: all 1 */
 };
 
 void lbs_grid_destroy(lbs_grid **gp) {
   if (!gp || !*gp) return;
   lbs_grid *g = *gp;
+  if (g->base) { /* live: only its factors and links are its own */
+    free(g->pfactor);
+    free(g->links);
+    free(g);
+    *gp = NULL;
+    return;
+  }
+  lbs__avail_free(g->avail, g->navail);
   for (int i = 0; i < g->nnt; i++) {
     if (g->nt[i].ops && g->nt[i].ops->fini) g->nt[i].ops->fini(g->nt[i].state);
     free(g->nt[i].name);
@@ -293,6 +309,7 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
   }
   for (int c = 0; c < g->C; c++)
     for (int p = g->cfirst[c]; p < g->cfirst[c + 1]; p++) g->pcluster[p] = c;
+  if ((e = lbs__avail_parse(cfg, spec, g, &g->avail, &g->navail))) goto fail;
   *out = g;
   return LBS_OK;
 fail:
@@ -328,20 +345,92 @@ lbs_sharing lbs_grid_sharing(const lbs_grid *g) { return g->sharing; }
 int64_t lbs_grid_barrier_ns(const lbs_grid *g) { return g->barrier_ns; }
 double lbs_grid_nic_gbps(const lbs_grid *g, int p) { return g->nt[g->cnt[g->pcluster[p]]].nic_gbps; }
 
+#define NS_FOREVER INT64_C(9000000000000000000) /* as the speed models cap their times */
+
 int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work) {
   const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
-  return nt->ops->time_ns(nt->state, work);
+  double f = g->pfactor ? g->pfactor[p] : 1;
+  if (f == 1) return nt->ops->time_ns(nt->state, work); /* without profiles: exactly the model */
+  if (f <= 0) return work > 0 ? NS_FOREVER : 0;        /* failed */
+  double t = (double)nt->ops->time_ns(nt->state, work) / f;
+  return t < 9e18 ? llround(t) : NS_FOREVER;
 }
 
 double lbs_grid_rate(const lbs_grid *g, int p) {
   const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
-  return nt->ops->rate(nt->state);
+  return nt->ops->rate(nt->state) * (g->pfactor ? g->pfactor[p] : 1);
 }
 
 void lbs_grid_part_sizes(const lbs_grid *g, double *sizes) {
   double total = 0;
   for (int p = 0; p < lbs_grid_procs(g); p++) total += lbs_grid_rate(g, p);
-  for (int p = 0; p < lbs_grid_procs(g); p++) sizes[p] = lbs_grid_rate(g, p) / total;
+  for (int p = 0; p < lbs_grid_procs(g); p++) sizes[p] = total > 0 ? lbs_grid_rate(g, p) / total : 0;
+}
+
+/* ---------------------------------------------------------------- availability */
+
+int lbs_grid_avail_count(const lbs_grid *g) { return g->navail; }
+const lbs_avail *lbs_grid_avail(const lbs_grid *g, int i) { return i >= 0 && i < g->navail ? &g->avail[i] : NULL; }
+double lbs_grid_speed_factor(const lbs_grid *g, int p) { return g->pfactor ? g->pfactor[p] : 1; }
+int lbs_grid_proc_failed(const lbs_grid *g, int p) { return g->pfactor && g->pfactor[p] <= 0; }
+
+lbs_err lbs_grid_live_create(const lbs_grid *g, lbs_grid **out) {
+  *out = NULL;
+  if (g->base) return lbs_fail(LBS_INVAL, "grid: a live grid follows a grid loaded from a file, not another live one");
+  lbs_grid *l = malloc(sizeof *l);
+  if (!l) return lbs_fail(LBS_NOMEM, "live grid");
+  *l = *g;
+  l->base = g;
+  l->pfactor = malloc((size_t)(g->P ? g->P : 1) * sizeof *l->pfactor);
+  l->links = malloc((size_t)g->C * (size_t)g->C * sizeof *l->links);
+  if (!l->pfactor || !l->links) {
+    free(l->pfactor), free(l->links), free(l);
+    return lbs_fail(LBS_NOMEM, "live grid");
+  }
+  for (int p = 0; p < g->P; p++) l->pfactor[p] = 1;
+  memcpy(l->links, g->links, (size_t)g->C * (size_t)g->C * sizeof *l->links);
+  *out = l;
+  return LBS_OK;
+}
+
+lbs_err lbs_grid_live_step(lbs_grid *l, int64_t step, int *changed) {
+  *changed = 0;
+  if (!l->base) return lbs_fail(LBS_INVAL, "grid: lbs_grid_live_step on a grid that is not live");
+  const lbs_grid *g = l->base;
+  size_t CC = (size_t)g->C * (size_t)g->C;
+  double *f = malloc((size_t)(g->P ? g->P : 1) * sizeof *f), *bwf = malloc(CC * sizeof *bwf), *latf = malloc(CC * sizeof *latf);
+  if (!f || !bwf || !latf) {
+    free(f), free(bwf), free(latf);
+    return lbs_fail(LBS_NOMEM, "live grid");
+  }
+  for (int p = 0; p < g->P; p++) f[p] = 1; /* a failure holds from its step on: no until_step */
+  for (size_t k = 0; k < CC; k++) bwf[k] = latf[k] = 1;
+  for (int i = 0; i < g->navail; i++) { /* the profiles that hold at step, multiplied in file order */
+    const lbs_avail *a = &g->avail[i];
+    if (step < a->from_step || (a->until_step >= 0 && step >= a->until_step)) continue;
+    if (a->kind == LBS_AVAIL_PROCS)
+      for (int p = a->first; p < a->first + a->count; p++) f[p] = a->fail ? 0 : f[p] * a->speed_factor;
+    else
+      for (int k = 0; k < 2; k++) {
+        size_t ab = k ? (size_t)a->b * (size_t)g->C + (size_t)a->a : (size_t)a->a * (size_t)g->C + (size_t)a->b;
+        if (k && a->a == a->b) break;
+        bwf[ab] *= a->bandwidth_factor;
+        latf[ab] *= a->latency_factor;
+      }
+  }
+  for (int p = 0; p < g->P; p++) {
+    if (f[p] != l->pfactor[p]) *changed |= f[p] <= 0 ? LBS_AVAIL_FAILED | LBS_AVAIL_SPEED : LBS_AVAIL_SPEED;
+    l->pfactor[p] = f[p];
+  }
+  for (size_t k = 0; k < CC; k++) {
+    lbs_link nl = g->links[k];
+    if (latf[k] != 1) nl.lat_ns = llround((double)nl.lat_ns * latf[k]);
+    nl.bw_gbps *= bwf[k];
+    if (nl.lat_ns != l->links[k].lat_ns || nl.bw_gbps != l->links[k].bw_gbps) *changed |= LBS_AVAIL_LINKS;
+    l->links[k] = nl;
+  }
+  free(f), free(bwf), free(latf);
+  return LBS_OK;
 }
 
 lbs_link lbs_grid_link(const lbs_grid *g, int a, int b) { return g->links[a * g->C + b]; }

@@ -31,4 +31,13 @@ double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *
 /* seconds as whole nanoseconds: 0 for none or negative, capped at 9e18. */
 int64_t lbs__seconds_ns(double s);
 
+/* [availability NAME]'s keys (avail.c). */
+extern const lbs_opt lbs__avail_opts[];
+/* Reads every [availability] section of cfg (checked against spec) for grid g, whose
+ * processors and clusters are set: *out gets *n profiles (NULL, 0 when none). Errors name the
+ * file, line and key. */
+lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec, const lbs_grid *g, lbs_avail **out,
+                         int *n);
+void lbs__avail_free(lbs_avail *a, int n); /* NULL-safe */
+
 #endif

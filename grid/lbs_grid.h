@@ -5,6 +5,8 @@
  *   [nodetype NAME]   a kind of node: speed model and its parameters, cores per node
  *   [cluster NAME]    a number of nodes of one type, with its internal network
  *   [link A B]        the network between clusters A and B (else [grid]'s inter_* keys)
+ *   [availability NAME] a change from a trace step on: a processor or cluster slows down or
+ *                     fails for good, a link's bandwidth or latency changes (avail.c)
  * and how transfers share the network: [grid] sharing (fair or fifo) on shared links and
  * NICs ([nodetype] nic_gbps), [grid] barrier_us for bsp's barrier (sim/network.c).
  * Processors are numbered cluster by cluster in file order, node by node, core by core.
@@ -76,9 +78,11 @@ int lbs_grid_proc_cluster(const lbs_grid *g, int p);
 int lbs_grid_proc_node(const lbs_grid *g, int p);     /* node number within its cluster */
 const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p);
 
-/* Compute time of work units on processor p. */
+/* Compute time of work units on processor p (divided by its speed factor; on a failed
+ * processor any work takes forever: 9e18 ns). */
 int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work);
-/* Relative throughput of processor p (speed-proportional part sizes). */
+/* Relative throughput of processor p (speed-proportional part sizes), times its speed factor:
+ * 0 for a failed processor. */
 double lbs_grid_rate(const lbs_grid *g, int p);
 /* Part sizes proportional to the processors' rates: sizes[0..P) summing to 1. */
 void lbs_grid_part_sizes(const lbs_grid *g, double *sizes);
@@ -104,6 +108,47 @@ int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes);
 /* Bytes per element moved by migration and per edge exchanged by halos; 0 = from trace. */
 double lbs_grid_bytes_per_elem(const lbs_grid *g);
 double lbs_grid_bytes_per_edge(const lbs_grid *g);
+
+/* ---------------------------------------------------------------- availability */
+
+/* An availability profile, [availability NAME]: from trace step from_step (the numbering of
+ * `replay --steps`) until before until_step, processors run speed_factor times as fast (their
+ * compute times divided by it), or from from_step on they fail for good; or a link's bandwidth
+ * and latency are multiplied by factors. Profiles that overlap multiply. */
+typedef enum { LBS_AVAIL_PROCS = 0, LBS_AVAIL_LINK = 1 } lbs_avail_kind;
+typedef struct lbs_avail {
+  const char *name;         /* the section's NAME */
+  const char *where;        /* "file:line" of its from_step, for messages */
+  const char *until_where;  /* "file:line" of its until_step (the section's when not given) */
+  lbs_avail_kind kind;      /* processors or a link */
+  int first, count;         /* LBS_AVAIL_PROCS: processors [first, first + count) */
+  int a, b;                 /* LBS_AVAIL_LINK: clusters a and b (a == b: the cluster's own network) */
+  int64_t from_step;        /* the first trace step it holds at, >= 0 */
+  int64_t until_step;       /* the trace step it ends before; -1: never */
+  double speed_factor;      /* processors: speed x this (> 0; 1 when they fail) */
+  int fail;                 /* processors: 1 when they stop for good at from_step */
+  double bandwidth_factor;  /* link: bandwidth x this (> 0) */
+  double latency_factor;    /* link: latency x this (> 0) */
+} lbs_avail;
+/* The grid's profiles in file order: how many, and the i-th (NULL out of range; valid while
+ * the grid lives). */
+int lbs_grid_avail_count(const lbs_grid *g);
+const lbs_avail *lbs_grid_avail(const lbs_grid *g, int i);
+
+/* A grid that follows g's profiles as the trace steps pass (the replay's, sim/avail.c): it
+ * borrows g (node types, names, profiles), which must outlive it, and owns its speed factors
+ * and links. It starts as g is (every factor 1); destroy it with lbs_grid_destroy. */
+lbs_err lbs_grid_live_create(const lbs_grid *g, lbs_grid **out);
+#define LBS_AVAIL_SPEED 1  /* a processor's speed factor changed */
+#define LBS_AVAIL_LINKS 2  /* a link changed */
+#define LBS_AVAIL_FAILED 4 /* a processor failed that had not */
+/* Sets a live grid's speed factors and links to what the profiles say at trace step `step`
+ * (any step, forwards or backwards: a pure function of the step); *changed gets the
+ * LBS_AVAIL_* bits of what differs from before. LBS_INVAL on a grid that is not live. */
+lbs_err lbs_grid_live_step(lbs_grid *live, int64_t step, int *changed);
+/* Processor p's speed factor now: 1 without profiles, 0 when it has failed. */
+double lbs_grid_speed_factor(const lbs_grid *g, int p);
+int lbs_grid_proc_failed(const lbs_grid *g, int p); /* 1: p has failed (never gets work) */
 
 /* The INI text of a grid of the seed's families (HO, UP, DN: see family.c) with P processors
  * in C equal clusters, links between clusters I times slower than the base link (lat_us,

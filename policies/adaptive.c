@@ -106,8 +106,10 @@ static lbs_err plan(adaptive *a, const lbs_loadview *v, int64_t r) {
 static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   adaptive *a = state;
   *rep = 0;
-  if (a->next == -2 || (a->next >= 0 && a->next < v->step)) { /* start, or after our repartition */
-    lbs_err e = plan(a, v, a->next == -2 ? v->step : a->next);
+  /* a repartition this step that we did not plan (a processor failed: sim/avail.c) */
+  int forced = v->step > 0 && v->since == 0 && a->next != v->step;
+  if (a->next == -2 || forced || (a->next >= 0 && a->next < v->step)) { /* start, or after a repartition */
+    lbs_err e = plan(a, v, a->next == -2 || forced ? v->step : a->next);
     if (e) return e;
   }
   *rep = a->next == v->step;

@@ -51,6 +51,9 @@ typedef struct lbs_transfer {
 typedef struct lbs_net lbs_net;
 lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out); /* g must outlive it */
 void lbs_net_destroy(lbs_net **n);                        /* NULL-safe, clears *n */
+/* Reads the links' bandwidths again from the grid (a live grid changed them, sim/avail.c);
+ * what earlier batches left on the shared links stays. */
+void lbs_net_relink(lbs_net *n);
 /* Forgets every earlier batch: the network is idle. */
 void lbs_net_reset(lbs_net *n);
 /* Serves one batch of transfers (sets every xs[i].arrival). Deterministic: the same batches

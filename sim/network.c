@@ -127,14 +127,18 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors", lbs_grid_nclusters(g), lbs_grid_procs(g));
   }
-  for (int a = 0; a < n->C; a++)
-    for (int b = a; b < n->C; b++) {
-      lbs_link l = lbs_grid_link(g, a, b);
-      n->cap[link_slot(n, a, b)] = l.shared ? l.bw_gbps : 0;
-    }
+  lbs_net_relink(n);
   for (int p = 0; p < n->P; p++) n->cap[n->nlinks + p] = n->cap[n->nlinks + n->P + p] = lbs_grid_nic_gbps(g, p);
   *out = n;
   return LBS_OK;
+}
+
+void lbs_net_relink(lbs_net *n) {
+  for (int a = 0; a < n->C; a++)
+    for (int b = a; b < n->C; b++) {
+      lbs_link l = lbs_grid_link(n->g, a, b);
+      n->cap[link_slot(n, a, b)] = l.shared ? l.bw_gbps : 0;
+    }
 }
 
 void lbs_net_reset(lbs_net *n) {

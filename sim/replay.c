@@ -122,9 +122,10 @@ static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imb) {
   memset(x->fixnav, 0, (size_t)x->P * sizeof *x->fixnav);
   for (int64_t i = 0; i < x->n; i++) x->fixnav[x->cur[i]] += (int64_t)(x->wnav[i] * FIX + 0.5);
   MPI_Allreduce(MPI_IN_PLACE, x->fixnav, x->P, MPI_INT64_T, MPI_SUM, x->comm);
-  for (int p = 0; p < x->P; p++) load_ns[p] = lbs_grid_compute_ns(x->g, p, (double)x->fixnav[p] / FIX);
+  const lbs_grid *g = lbs__avail_grid_at(x, s); /* x->g, or as it is at step s (avail.c) */
+  for (int p = 0; p < x->P; p++) load_ns[p] = lbs_grid_compute_ns(g, p, (double)x->fixnav[p] / FIX);
   double limb;
-  if (imb) lbs__imbalance(load_ns, x->P, imb, &limb);
+  if (imb) lbs__avail_imbalance(g, load_ns, x->P, imb, &limb); /* over the live processors */
   return LBS_OK;
 }
 
@@ -301,6 +302,7 @@ static lbs_err repartition(eng *x, const double *w, int approach, int64_t step, 
   double wall = now_s() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, x->comm);
   if (e) return e;
+  lbs__avail_place(x); /* nothing on a failed processor (avail.c) */
   /* migration: (old, new) pairs of moved elements */
   int64_t *kv = malloc((size_t)(2 * x->n + 2) * sizeof *kv), nkv = 0, moved = 0;
   if (!kv) return lbs__agree(x, lbs_fail(LBS_NOMEM, "migration"));
@@ -376,6 +378,8 @@ static void eng_free(eng *x) {
   lbs_part_destroy(&x->part);
   lbs_policy_destroy(&x->policy);
   lbs_net_destroy(&x->net);
+  lbs_grid_destroy(&x->live);
+  lbs_grid_destroy(&x->live_nav);
   free(x->rank_first), free(x->sizes), free(x->assign), free(x->cur), free(x->newp), free(x->gid);
   free(x->lxadj), free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo), free(x->clock);
   free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->adjw_step);
@@ -487,6 +491,7 @@ static lbs_err setup(eng *x) {
   if (!x->sizes || !x->assign || !x->cur || !x->newp || !x->gid || !x->lxadj || !x->w || !x->wprev || !x->wpart || !x->wnav || !x->fixnav || !x->fix ||
       !x->load || !x->clock || !x->arrive)
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->E, x->P);
+  if ((e = lbs__avail_setup(x, total_steps))) return e; /* a changing grid: x->g follows it */
   if ((e = lbs_net_create(x->g, &x->net))) return e;
   lbs_grid_part_sizes(x->g, x->sizes);
   /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),
@@ -522,6 +527,29 @@ static lbs_err result_alloc(eng *x) {
   r->steps = x->S;
   r->first_step = x->S0;
   r->procs = x->P;
+  return LBS_OK;
+}
+
+/* A repartition before window step s (the policy's, or one a failure forces), with the work
+ * the application measured last: the previous step's; recorded, its loads made current. */
+static lbs_err repart_at(eng *x, int64_t s) {
+  lbs_replay_result *r = x->r;
+  const double *pw;
+  x->cur_step = s;
+  lbs_err e = lbs__part_weights(x, x->S0 + s - 1, x->wprev, &pw);
+  if (!e) e = repartition(x, pw, x->o->approach, s, &r->reparts[r->nrep]);
+  if (e) return e;
+  r->reparts[r->nrep].step = s;
+  double wi = r->reparts[r->nrep].work_imbalance;
+  if (wi > r->max_work_imbalance) r->max_work_imbalance = wi;
+  r->tolerance_missed += r->tolerance > 0 && x->own_imb > r->tolerance * (1 + 1e-9);
+  r->partition_ns += r->reparts[r->nrep].partition_ns;
+  r->migration_ns += r->reparts[r->nrep].migration_ns;
+  r->moved += r->reparts[r->nrep].moved;
+  if (r->assign) memcpy(r->assign + (size_t)(r->nrep + 1) * (size_t)x->E, x->assign, (size_t)x->E * sizeof *x->assign);
+  r->nrep++;
+  r->repartitioned[s] = 1;
+  lbs__compute_loads(x);
   return LBS_OK;
 }
 
@@ -576,9 +604,12 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
     int reloaded; /* the halo of this step under its own communication weights */
     if ((e = lbs__edge_weights_at(&x, x.S0 + s, &reloaded))) break;
     if (reloaded && (e = lbs__build_halo(&x))) break;
+    int forced; /* a processor fails now: its elements move before the step (avail.c) */
+    if ((e = lbs__avail_step(&x, s, &forced))) break;
     lbs__compute_loads(&x);
+    if (forced && (e = repart_at(&x, s))) break;
     double imb, limb;
-    lbs__imbalance(x.load, x.P, &imb, &limb);
+    lbs__avail_imbalance(x.g, x.load, x.P, &imb, &limb);
     int64_t since = s;
     for (int k = r->nrep - 1; k >= 0; k--)
       if (r->reparts[k].step <= s) {
@@ -592,25 +623,9 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
                       eval_step,  optimize_hook, &x};
     int rep = 0;
     if ((e = lbs__agree(&x, lbs_policy_decide(x.policy, &v, &rep)))) break;
-    if (rep) { /* with the work the application measured last: the previous step's */
-      x.cur_step = s;
-      if ((e = lbs__part_weights(&x, x.S0 + s - 1, x.wprev, &pw)) ||
-          (e = repartition(&x, pw, o->approach, s, &r->reparts[r->nrep])))
-        break;
-      r->reparts[r->nrep].step = s;
-      {
-        double wi = r->reparts[r->nrep].work_imbalance;
-        if (wi > r->max_work_imbalance) r->max_work_imbalance = wi;
-        r->tolerance_missed += r->tolerance > 0 && x.own_imb > r->tolerance * (1 + 1e-9);
-      }
-      r->partition_ns += r->reparts[r->nrep].partition_ns;
-      r->migration_ns += r->reparts[r->nrep].migration_ns;
-      r->moved += r->reparts[r->nrep].moved;
-      if (r->assign) memcpy(r->assign + (size_t)(r->nrep + 1) * (size_t)x.E, x.assign, (size_t)x.E * sizeof *x.assign);
-      r->nrep++;
-      r->repartitioned[s] = 1;
-      lbs__compute_loads(&x);
-      lbs__imbalance(x.load, x.P, &imb, &limb);
+    if (rep && !forced) { /* (a forced repartition at this step has met the policy's wish) */
+      if ((e = repart_at(&x, s))) break;
+      lbs__avail_imbalance(x.g, x.load, x.P, &imb, &limb);
     }
     int64_t adv, mx = 0;
     if ((e = lbs__agree(&x, lbs__run_step(&x, &adv)))) break;
@@ -629,8 +644,10 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
     r->loadimb[s] = limb;
     {
       double sum = 0;
-      for (int p = 0; p < x.P; p++) sum += (double)x.load[p];
-      r->excess_ns[s] = mx - llround(sum / x.P);
+      int live = 0; /* a failed processor's idleness is no imbalance */
+      for (int p = 0; p < x.P; p++)
+        if (!lbs_grid_proc_failed(x.g, p)) sum += (double)x.load[p], live++;
+      r->excess_ns[s] = mx - llround(sum / live);
     }
     compute_bsp += mx;
     imb_sum += imb;

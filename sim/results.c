@@ -514,6 +514,8 @@ lbs_err lbs_results_open_read(const char *path, sqlite3 **out, int *version) {
 }
 
 lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done, int64_t ntasks) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) return LBS_OK; /* a new store, empty */
   sqlite3 *db;
   int version;
   lbs_err e = lbs_results_open_read(path, &db, &version);

@@ -56,6 +56,10 @@ typedef struct {
   int64_t opt_total;     /* the total time the plan gives, as the optimiser computed it */
   int64_t cur_step;      /* the step a repartition happens before */
   double own_imb;        /* the last partition's work imbalance against the shares its partitioner aimed at */
+  /* a changing grid (avail.c): the live copy g points to when the grid has availability
+   * profiles, else NULL */
+  lbs_grid *live;
+  lbs_grid *live_nav;    /* the grid as it is at a step the policy navigates to, or NULL */
 } eng;
 
 /* Makes x->adjw the communication weights of trace step s (a no-op when they do not vary):
@@ -78,5 +82,21 @@ lbs_err lbs__run_transfers(eng *x, xfer *xs, int nx, const int64_t *ready, int64
 lbs_err lbs__run_step(eng *x, int64_t *advance);
 int64_t lbs__model_partition_ns(const eng *x);
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
+
+/* Availability profiles (avail.c). Setup: checks the profiles' steps against the trace's
+ * total_steps, refuses what cannot follow them (a recorder, the optimal policy), and makes
+ * x->g a live grid at the window's first step; nothing without profiles. */
+lbs_err lbs__avail_setup(eng *x, int64_t total_steps);
+/* Before window step s: applies the profiles due (speeds, links, part sizes); *forced is 1
+ * when a processor failed then, so that the engine repartitions before the step. */
+lbs_err lbs__avail_step(eng *x, int64_t s, int *forced);
+/* After a partitioner's answer in x->newp: the elements it left on failed processors dealt
+ * out over the live ones (collective; nothing without failures). */
+void lbs__avail_place(eng *x);
+/* The grid as it is at window step s, for step navigation: the policies look ahead at the
+ * grid's changes as at the trace's (x->g without profiles). */
+const lbs_grid *lbs__avail_grid_at(eng *x, int64_t s);
+/* lbs__imbalance over the processors of g that have not failed (all of them: the same). */
+void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double *imb, double *limb);
 
 #endif

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End-to-end checks of `lbsim sweep` and the results store's provenance (issue 15, items 1-2):
+# the product of axes, 1 and 2 ranks giving the same tidy CSV, a sweep killed with SIGKILL
+# half-way and resumed giving what an uninterrupted one gives, `lbsim results`, provenance
+# rows (hashes that sha256sum agrees with), and bad study files named by file:line.
+set -u
+LBSIM=${1:?usage: sweep.sh lbsim source-dir}
+SRC=${2:?}
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+
+expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 24x16x16 --steps 40 -o "$T/b.lbt"
+cp "$SRC/examples/grids/homogeneous16.ini" "$T/h16.ini"
+cat >"$T/s.ini" <<'INI'
+[study]
+name = t
+traces = b.lbt
+grids = h16.ini, gen:UP:16:4:2
+partitioners = zoltan:rcb, zoltan:hsfc
+policies = none, fixed:7
+[overrides]
+sim.cost = model
+cluster main.bandwidth_gbps = 1, 16
+INI
+# 2 grids, but [cluster main] exists only in h16.ini: the override is refused for the other
+expect 1 "override on a missing section" -- "$LBSIM" sweep "$T/s.ini" --results "$T/x.db"
+has "$T/err" "s.ini:9: cluster main.bandwidth_gbps" "the override named by file:line"
+has "$T/err" "there is no [cluster main]" "why"
+[ ! -e "$T/x.db" ] && ok || bad "a refused study wrote a store"
+sed -i 's/^cluster main.bandwidth_gbps.*/grid.barrier_us = 1, 20/' "$T/s.ini"
+expect 0 "dry run" -- "$LBSIM" sweep "$T/s.ini" --dry-run
+has "$T/out" ": 16 tasks" "2 x 2 x 2 x 2 tasks"
+
+# the reference: uninterrupted, on 2 ranks
+expect 0 "sweep on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.ini" --results "$T/ref.db" --csv "$T/ref.csv"
+has "$T/out" "16 tasks (0 resumed)" "all tasks run"
+[ "$(wc -l <"$T/ref.csv")" -eq 161 ] && ok || bad "tidy CSV: 16 runs x 10 measures + header, got $(wc -l <"$T/ref.csv")"
+has "$T/ref.csv" "study,task,trace,grid,partitioner,policy,sim.cost,grid.barrier_us,measure,value" "tidy header"
+[ "$(sqlite3 "$T/ref.db" "SELECT count(DISTINCT task) || '/' || count(*) FROM runs")" = "16/16" ] && ok || bad "one run per task"
+# on 1 rank: the same CSV
+expect 0 "sweep on 1 rank" -- "$LBSIM" sweep "$T/s.ini" --results "$T/one.db" --csv "$T/one.csv"
+cmp -s "$T/ref.csv" "$T/one.csv" && ok || bad "1 and 2 ranks give different results: $(diff "$T/ref.csv" "$T/one.csv" | head -4)"
+
+# killed half-way with SIGKILL (mpiexec and its ranks), then resumed
+setsid "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv" >"$T/kout" 2>&1 &
+pid=$!
+n=0
+for _ in $(seq 1 600); do
+  # (sqlite3 would create the file: read it only once lbsim made it)
+  [ -s "$T/k.db" ] && n=$(sqlite3 -readonly "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 3 ] && break
+  sleep 0.02
+done
+# Open MPI puts each rank in its own process group: the session (setsid's) holds them all
+pkill -KILL -s "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 1 100); do pgrep -s "$pid" >/dev/null || break; sleep 0.05; done
+n=$(sqlite3 "$T/k.db" "SELECT count(*) FROM runs")
+if [ "$n" -ge 3 ] && [ "$n" -lt 16 ]; then ok; else bad "the kill did not land half-way ($n of 16 runs stored)"; fi
+[ ! -e "$T/k.csv" ] && ok || bad "a killed sweep wrote its CSV"
+expect 0 "resume" -- "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv"
+has "$T/err" "$n done already (resuming)" "resume says what it skips"
+[ "$(sqlite3 "$T/k.db" "SELECT count(DISTINCT task) || '/' || count(*) FROM runs")" = "16/16" ] && ok || bad "resumed store: one run per task"
+cmp -s "$T/ref.csv" "$T/k.csv" && ok || bad "killed and resumed differs from uninterrupted: $(diff "$T/ref.csv" "$T/k.csv" | head -4)"
+expect 0 "resume of a complete sweep" -- "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv"
+has "$T/out" "16 tasks (16 resumed)" "nothing redone"
+
+# lbsim results
+expect 0 "results" -- "$LBSIM" results "$T/ref.db"
+has "$T/out" "results schema 2, 16 runs" "listing"
+has "$T/out" "16/16" "the study's runs of its tasks"
+expect 0 "results json" -- "$LBSIM" results "$T/ref.db" --json
+python3 - "$T/out" <<'PY' && ok || bad "results --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == 2 and len(d["studies"]) == 1 and len(d["runs"]) == 16, d.keys()
+st = d["studies"][0]
+assert st["kind"] == "sweep" and st["tasks"] == 16 and json.loads(st["axes"])["grid.barrier_us"] == ["1", "20"]
+for r in d["runs"]:
+    lab = json.loads(r["labels"])
+    assert lab["partitioner"] == r["partitioner"] and lab["policy"] == r["policy"], lab
+    assert ("grid.barrier_us=" + lab["grid.barrier_us"]) in r["overrides"] and r["study"] == st["id"]
+    assert r["config"].startswith("[grid]") and r["version"] and r["host"] and r["created"]
+PY
+expect 0 "results csv" -- "$LBSIM" results "$T/ref.db" --csv "$T/tables"
+python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); assert len(r) == 16 and r[0]["config"].startswith("[grid]")' \
+  "$T/tables/runs.csv" && [ -s "$T/tables/steps.csv" ] && [ -s "$T/tables/studies.csv" ] && ok || bad "tables as CSV"
+expect 1 "results csv again" -- "$LBSIM" results "$T/ref.db" --csv "$T/tables"
+expect 0 "results csv forced" -- "$LBSIM" results "$T/ref.db" --csv "$T/tables" -f
+
+# provenance of a replay and a partition: hashes as sha256sum computes them, the command line
+expect 0 "replay --results" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/h16.ini" --policy fixed:7 --results "$T/p.db" -o grid.barrier_us=3
+expect 0 "partition --results" -- "$LBSIM" partition "$T/b.lbt" --grid "$T/h16.ini" --partitioner minex,metis --results "$T/p.db"
+th=$(sha256sum "$T/b.lbt" | cut -d' ' -f1)
+gh=$(sha256sum "$T/h16.ini" | cut -d' ' -f1)
+[ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM runs WHERE trace_hash = '$th' AND grid_hash = '$gh' AND overrides = 'grid.barrier_us=3' AND cost = 'model' AND config LIKE '%barrier_us = 3%'")" = 1 ] && ok || bad "replay provenance"
+[ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM studies s JOIN runs r ON r.study = s.id WHERE s.kind = 'replay' AND s.command LIKE '%replay%--policy fixed:7%'")" = 1 ] && ok || bad "replay study row"
+[ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM partitions WHERE trace_hash = '$th' AND partitioner IN ('minex', 'metis') AND maxqwgt_s > 0")" = 2 ] && ok || bad "partition rows"
+[ "$(sqlite3 "$T/p.db" "SELECT sum(s.comm_ns) = (SELECT round(comm_time_s * 1e9) FROM runs) FROM steps s")" = 1 ] && ok || bad "per-step comm adds up to the run's"
+[ "$(sqlite3 "$T/p.db" "SELECT (SELECT sum(partition_ns + migration_ns) FROM steps) = (SELECT sum(partition_ns + migration_ns) FROM repartitions)")" = 1 ] && ok || bad "per-step partition and migration"
+
+# bad input: named by file:line, nothing written
+bad_study() { # DESCRIPTION LINE-TEXT EXPECTED-MESSAGE
+  sed "$2" "$T/s.ini" >"$T/bad.ini"
+  expect 1 "$1" -- "$LBSIM" sweep "$T/bad.ini" --results "$T/bad.db"
+  has "$T/err" "$3" "$1: message"
+  [ ! -e "$T/bad.db" ] && ok || bad "$1: a store was written"
+}
+bad_study "unknown trace" 's/^traces = .*/traces = b.lbt, nope.lbt/' "bad.ini:3: traces: 'nope.lbt'"
+bad_study "unknown grid" 's/^grids = .*/grids = h16.ini, nope.ini/' "bad.ini:4: grids: 'nope.ini'"
+bad_study "bad grid spec" 's/^grids = .*/grids = gen:XX:16:4:2/' "bad.ini:4: grids: 'gen:XX:16:4:2'"
+bad_study "unknown partitioner" 's/^partitioners = .*/partitioners = zoltan:rcb, nosuch/' "bad.ini:5: partitioners:"
+bad_study "unknown policy" 's/^policies = .*/policies = none, sometimes/' "bad.ini:6: policies:"
+bad_study "empty axis" 's/^policies = .*/policies = ,/' "bad.ini:6: policies: no values: the product is empty"
+bad_study "unknown key" 's/^policies = /policy = /' "bad.ini:6"
+bad_study "steps past the trace" 's/^policies = .*/&\nsteps = 0:99/' "steps: 0:99 is past the end of trace 'b.lbt' (40 steps)"
+expect 1 "missing study" -- "$LBSIM" sweep "$T/nope.ini"
+has "$T/err" "nope.ini" "missing study named"
+# a results store of another schema version is refused and left as it was
+cp "$T/ref.db" "$T/v3.db"
+sqlite3 "$T/v3.db" "PRAGMA user_version = 3"
+sum0=$(sha256sum "$T/v3.db")
+expect 1 "newer store" -- "$LBSIM" sweep "$T/s.ini" --results "$T/v3.db" --csv "$T/v3.csv"
+has "$T/err" "results schema version 3, this lbsim reads versions 1 to 2" "schema version message"
+[ "$(sha256sum "$T/v3.db")" = "$sum0" ] && ok || bad "a newer store was changed"
+expect 1 "results of a newer store" -- "$LBSIM" results "$T/v3.db"
+# a CSV that is not this study's is not replaced
+echo "precious" >"$T/mine.csv"
+expect 1 "foreign csv" -- "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/mine.csv"
+has "$T/mine.csv" "precious" "a foreign CSV kept"
+mkfifo "$T/fifo.csv"
+expect 1 "fifo csv" -- timeout 20 "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/fifo.csv"
+finish
