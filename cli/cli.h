@@ -146,5 +146,6 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_pipeline(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct {
     {"calibrate", cmd_calibrate, "measure kernels on this machine's devices: performance curves (IPGs)"},
     {"sweep", cmd_sweep, "a what-if study: traces x grids x partitioners x policies x overrides (MPI farm)"},
     {"results", cmd_results, "list and export what a results store holds (studies, runs, provenance)"},
+    {"report", cmd_report, "write a results store as one self-contained HTML page (charts, tables)"},
     {"pipeline", cmd_pipeline, "operational laws for block-to-processor mappings of a pipeline (seed 000)"},
     {NULL, NULL, NULL},
 };

@@ -15,6 +15,8 @@ PKGS=(
   libsimgrid-dev
   # VTK's Python modules (Debian's /usr/bin/python3): e2e.export_vtk reads lbsim export vtk's files
   python3-vtk9
+  # lbsim report: Vega, inlined into every report at build time; Chromium loads it in e2e.report
+  libjs-vega chromium
 )
 
 missing=()

@@ -1,0 +1,497 @@
+/* report.c - lbsim report: the results store read with SQLite and written as one HTML page
+ * that holds its data (JSON in an inert <script type="application/json">), Vega and the page's
+ * own script (both inlined at build time by embed.c), so it works offline. The data is bounded:
+ * per-processor loads and the step series are summed into buckets of steps when a store holds
+ * more than the page should carry. Every table and column past schema 1 is optional: a section
+ * without its data says so in the page. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_report.h"
+#include "lbs_sim.h"
+
+extern const char lbs__vega_js[], lbs__report_js[], lbs__report_css[];
+extern const size_t lbs__vega_js_len, lbs__report_js_len, lbs__report_css_len;
+
+/* The page being written: output errors are remembered and reported once at the end. */
+typedef struct writer {
+  lbs_buf *b;
+  lbs_err e;
+} writer;
+
+static void put(writer *w, const char *s, size_t n) {
+  if (!w->e && lbs_buf_append(w->b, s, n)) w->e = lbs_fail(LBS_NOMEM, "report: out of memory");
+}
+
+static void puts_(writer *w, const char *s) { put(w, s, strlen(s)); }
+
+static void __attribute__((format(printf, 2, 3))) out(writer *w, const char *fmt, ...) {
+  char small[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) return put(w, small, (size_t)n);
+  char *big = malloc((size_t)n + 1);
+  if (!big) return (void)(w->e = w->e ? w->e : lbs_fail(LBS_NOMEM, "report: out of memory"));
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  put(w, big, (size_t)n);
+  free(big);
+}
+
+/* A JSON string. '<', '>' and '&' are escaped too, so no text from the store can end the
+ * <script> element that holds the data ("</script>") or open a comment in it. */
+static void jstr(writer *w, const char *s) {
+  if (!s) return puts_(w, "null");
+  put(w, "\"", 1);
+  const unsigned char *p = (const unsigned char *)s;
+  for (; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      char esc[2] = {'\\', (char)*p};
+      put(w, esc, 2);
+    } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) {
+      out(w, "\\u%04x", *p);
+    } else {
+      put(w, (const char *)p, 1);
+    }
+  }
+  put(w, "\"", 1);
+}
+
+/* A JSON number (6 significant digits), null when not finite. */
+static void jnum(writer *w, double v) {
+  if (!isfinite(v)) return puts_(w, "null");
+  out(w, "%.6g", v);
+}
+
+/* Column k of a row as JSON: NULL as null, numbers as numbers, text as a string. */
+static void jcol(writer *w, sqlite3_stmt *q, int k) {
+  switch (sqlite3_column_type(q, k)) {
+  case SQLITE_NULL: puts_(w, "null"); break;
+  case SQLITE_INTEGER: out(w, "%lld", (long long)sqlite3_column_int64(q, k)); break;
+  case SQLITE_FLOAT: jnum(w, sqlite3_column_double(q, k)); break;
+  default: jstr(w, (const char *)sqlite3_column_text(q, k)); break;
+  }
+}
+
+/* ---------------------------------------------------------------- the store */
+
+typedef struct store {
+  const char *path;
+  sqlite3 *db;
+  int version; /* 1 or 2 */
+} store;
+
+static lbs_err dberr(const store *s) { return lbs_fail(LBS_DB, "%s: %s", s->path, sqlite3_errmsg(s->db)); }
+
+static int has_table(const store *s, const char *name) {
+  sqlite3_stmt *q;
+  int has = 0;
+  if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &q, NULL)) return 0;
+  sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+  has = sqlite3_step(q) == SQLITE_ROW;
+  sqlite3_finalize(q);
+  return has;
+}
+
+static int has_column(const store *s, const char *table, const char *column) {
+  return lbs_results_has_column(s->db, table, column);
+}
+
+static int64_t count(const store *s, const char *table) {
+  if (!has_table(s, table)) return 0;
+  char sql[96];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+  sqlite3_stmt *q;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+    n = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  return n;
+}
+
+/* Opens the store read-only after checking what it is (sim/results.c: a regular file, an
+ * SQLite file, lbsim's results store, a schema this lbsim reads). */
+static lbs_err store_open(store *s, const char *path) {
+  memset(s, 0, sizeof *s);
+  s->path = path;
+  lbs_err e = lbs_results_open_read(path, &s->db, &s->version);
+  if (e) return e;
+  if (!has_table(s, "runs")) {
+    sqlite3_close(s->db);
+    s->db = NULL;
+    return lbs_fail(LBS_FORMAT, "%s: a results store without its runs table", path);
+  }
+  return LBS_OK;
+}
+
+/* ---------------------------------------------------------------- sections */
+
+/* What the page knows of each run while writing the per-step data. */
+typedef struct run_info {
+  int64_t id;
+  int64_t nsteps; /* rows in steps */
+  int procs;
+} run_info;
+
+/* SELECT list for table t: each wanted column, or NULL AS it where the store lacks it. */
+static char *select_list(const store *s, const char *t, const char *const *cols) {
+  size_t cap = 64;
+  for (size_t i = 0; cols[i]; i++) cap += 2 * strlen(cols[i]) + 16;
+  char *sql = malloc(cap);
+  if (!sql) return NULL;
+  size_t n = 0;
+  for (size_t i = 0; cols[i]; i++)
+    n += (size_t)snprintf(sql + n, cap - n, has_column(s, t, cols[i]) ? "%s%s" : "%sNULL AS %s", i ? ", " : "", cols[i]);
+  return sql;
+}
+
+/* Rows of a query as a JSON array of objects named by cols. */
+static lbs_err rows_json(writer *w, const store *s, const char *table, const char *const *cols, const char *tail) {
+  if (!has_table(s, table)) return puts_(w, "null"), LBS_OK;
+  char *list = select_list(s, table, cols);
+  if (!list) return lbs_fail(LBS_NOMEM, "report: out of memory");
+  size_t len = strlen(list) + strlen(table) + strlen(tail) + 32;
+  char *sql = malloc(len);
+  if (!sql) return free(list), lbs_fail(LBS_NOMEM, "report: out of memory");
+  snprintf(sql, len, "SELECT %s FROM %s %s", list, table, tail);
+  free(list);
+  sqlite3_stmt *q;
+  lbs_err e = LBS_OK;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) e = dberr(s);
+  free(sql);
+  if (e) return e;
+  puts_(w, "[");
+  int rc, first = 1;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    puts_(w, first ? "\n{" : ",\n{");
+    first = 0;
+    for (int k = 0; cols[k]; k++) {
+      if (k) puts_(w, ",");
+      jstr(w, cols[k]);
+      puts_(w, ":");
+      jcol(w, q, k);
+    }
+    puts_(w, "}");
+  }
+  if (rc != SQLITE_DONE) e = dberr(s);
+  sqlite3_finalize(q);
+  puts_(w, "]");
+  return e;
+}
+
+static const char *const RUN_COLS[] = {
+    "id", "study", "task", "labels", "trace", "grid", "metric", "partitioner", "policy", "mode", "elements",
+    "steps", "procs", "total_time_s", "compute_time_s", "comm_time_s", "partition_time_s", "migration_time_s",
+    "repartitions", "mean_imbalance", "max_imbalance", "mean_loadimb", "moved_elements", "wall_s", "created",
+    "command", "version", "host", "cost", "overrides", "trace_hash", "grid_hash", "optimum_s", "gap_to_optimal",
+    NULL};
+static const char *const STUDY_COLS[] = {"id", "kind", "command", "version", "started", "host", "file", "file_hash",
+                                         "axes", "tasks", NULL};
+static const char *const PARTITION_COLS[] = {
+    "id", "study", "trace", "grid", "step", "partitioner", "procs", "elements", "maxqwgt_s", "loadimb",
+    "work_imbalance", "tolerance", "wsysll_s", "wgt_s", "comm_s", "remap_s", "edge_cut", "moved", "wall_s",
+    "created", "overrides", "grid_hash", NULL};
+
+/* The resolved grid configurations (schema 2), each once: [[grid, config], ...]. */
+static lbs_err configs_json(writer *w, const store *s) {
+  int runs = has_column(s, "runs", "config"), parts = has_table(s, "partitions") && has_column(s, "partitions", "config");
+  if (!runs && !parts) return puts_(w, "[]"), LBS_OK;
+  char sql[400];
+  snprintf(sql, sizeof sql, "SELECT grid, config FROM (%s%s%s) WHERE config IS NOT NULL GROUP BY config ORDER BY grid, config",
+           runs ? "SELECT grid, config FROM runs" : "", runs && parts ? " UNION " : "",
+           parts ? "SELECT grid, config FROM partitions" : "");
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) return dberr(s);
+  puts_(w, "[");
+  int rc, first = 1;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    puts_(w, first ? "\n[" : ",\n[");
+    first = 0;
+    jcol(w, q, 0);
+    puts_(w, ",");
+    jcol(w, q, 1);
+    puts_(w, "]");
+  }
+  lbs_err e = rc == SQLITE_DONE ? LBS_OK : dberr(s);
+  sqlite3_finalize(q);
+  puts_(w, "]");
+  return e;
+}
+
+/* The runs in id order with their step counts and processors. */
+static lbs_err load_runs(const store *s, run_info **runs, int64_t *n) {
+  sqlite3_stmt *q;
+  *runs = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(s->db, "SELECT r.id, coalesce(r.procs, 0), (SELECT count(*) FROM steps WHERE run = r.id)"
+                                " FROM runs r ORDER BY r.id", -1, &q, NULL))
+    return dberr(s);
+  int64_t cap = 0;
+  lbs_err e = LBS_OK;
+  int rc;
+  while (!e && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 64;
+      run_info *t = realloc(*runs, (size_t)cap * sizeof *t);
+      if (!t) {
+        e = lbs_fail(LBS_NOMEM, "report: out of memory");
+        break;
+      }
+      *runs = t;
+    }
+    run_info *r = &(*runs)[(*n)++];
+    r->id = sqlite3_column_int64(q, 0);
+    int64_t p = sqlite3_column_int64(q, 1);
+    r->procs = p > 0 && p < 1 << 24 ? (int)p : 0;
+    r->nsteps = sqlite3_column_int64(q, 2);
+  }
+  if (!e && rc != SQLITE_DONE) e = dberr(s);
+  sqlite3_finalize(q);
+  return e;
+}
+
+/* One bucket of steps of a run: sums over the steps it covers. */
+typedef struct bucket {
+  int64_t first, last; /* trace steps */
+  double time_ns, compute_ns, partition_ns, migration_ns;
+} bucket;
+
+/* Per run: the imbalance series ([step, imbalance, LoadImb, repartitioned] for every k-th step
+ * and every repartition), then the buckets of steps, each with its time, slowest compute,
+ * partitioning and migration and every processor's compute, as integers in a unit of 10^u ns
+ * chosen so that the largest has at most 6 digits:
+ *   "RUN": {"imb": [[s, i, l, r], ...], "k": steps per bucket, "unit": ns, "b": [[first, last,
+ *           time, slowest, partition, migration], ...], "p": [[c_0 .. c_P-1] per bucket]} */
+static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64_t nruns, const lbs_report_opts *o) {
+  int64_t max_cells = o && o->max_cells > 0 ? o->max_cells : 2000000, max_points = o && o->max_points > 0 ? o->max_points : 2000;
+  int64_t per_run = nruns ? max_cells / nruns : max_cells;
+  if (per_run < 1) per_run = 1;
+  sqlite3_stmt *qs = NULL, *qp = NULL, *qr = NULL;
+  lbs_err e = LBS_OK;
+  if (sqlite3_prepare_v2(s->db, "SELECT step, imbalance, loadimb, repartitioned, time_ns, compute_ns FROM steps"
+                                " WHERE run = ? ORDER BY step", -1, &qs, NULL) ||
+      sqlite3_prepare_v2(s->db, "SELECT step, proc, compute_ns FROM procs WHERE run = ? ORDER BY step, proc", -1, &qp,
+                         NULL) ||
+      sqlite3_prepare_v2(s->db, "SELECT step, partition_ns, migration_ns FROM repartitions WHERE run = ? ORDER BY step",
+                         -1, &qr, NULL))
+    e = dberr(s);
+  puts_(w, "{");
+  bucket *bk = NULL;
+  double *cells = NULL;
+  for (int64_t i = 0; !e && i < nruns; i++) {
+    const run_info *r = &runs[i];
+    int64_t S = r->nsteps, P = r->procs;
+    int64_t k = 1, kp = S > max_points ? (S + max_points - 1) / max_points : 1;
+    if (P > 0 && S * P > per_run) k = (S * P + per_run - 1) / per_run;
+    if (k > S) k = S > 0 ? S : 1; /* one bucket: P cells however small the share */
+    int64_t nb = S ? (S + k - 1) / k : 0;
+    free(bk);
+    free(cells);
+    bk = calloc((size_t)nb + 1, sizeof *bk);
+    cells = calloc((size_t)(nb * P) + 1, sizeof *cells);
+    if (!bk || !cells) {
+      e = lbs_fail(LBS_NOMEM, "report: out of memory");
+      break;
+    }
+    out(w, "%s\n\"%lld\":{\"imb\":[", i ? "," : "", (long long)r->id);
+    /* the steps: the thinned imbalance series, and each bucket's sums */
+    sqlite3_reset(qs);
+    sqlite3_bind_int64(qs, 1, r->id);
+    int rc;
+    int64_t pos = 0, npts = 0;
+    while ((rc = sqlite3_step(qs)) == SQLITE_ROW && pos < S) {
+      int64_t step = sqlite3_column_int64(qs, 0);
+      int rep = sqlite3_column_int(qs, 3);
+      if (pos % kp == 0 || rep || pos == S - 1) {
+        out(w, "%s[%lld,", npts++ ? "," : "", (long long)step);
+        jnum(w, sqlite3_column_double(qs, 1));
+        puts_(w, ",");
+        jnum(w, sqlite3_column_double(qs, 2));
+        out(w, ",%d]", rep ? 1 : 0);
+      }
+      bucket *b = &bk[pos / k];
+      if (pos % k == 0) b->first = step;
+      b->last = step;
+      b->time_ns += sqlite3_column_double(qs, 4);
+      b->compute_ns += sqlite3_column_double(qs, 5);
+      pos++;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) e = dberr(s);
+    /* partitioning and migration, charged at the step of each repartition */
+    sqlite3_reset(qr);
+    sqlite3_bind_int64(qr, 1, r->id);
+    int64_t b = 0;
+    while (!e && (rc = sqlite3_step(qr)) == SQLITE_ROW) {
+      int64_t step = sqlite3_column_int64(qr, 0);
+      while (b < nb && bk[b].last < step) b++;
+      if (b < nb && bk[b].first <= step) {
+        bk[b].partition_ns += sqlite3_column_double(qr, 1);
+        bk[b].migration_ns += sqlite3_column_double(qr, 2);
+      }
+    }
+    if (!e && rc != SQLITE_DONE) e = dberr(s);
+    /* every processor's compute */
+    sqlite3_reset(qp);
+    sqlite3_bind_int64(qp, 1, r->id);
+    b = 0;
+    while (!e && P > 0 && (rc = sqlite3_step(qp)) == SQLITE_ROW) {
+      int64_t step = sqlite3_column_int64(qp, 0), p = sqlite3_column_int64(qp, 1);
+      while (b < nb && bk[b].last < step) b++;
+      if (b < nb && bk[b].first <= step && p >= 0 && p < P) cells[b * P + p] += sqlite3_column_double(qp, 2);
+    }
+    if (!e && P > 0 && rc != SQLITE_DONE) e = dberr(s);
+    /* the unit: the largest value (a bucket's time or partitioning) within 6 digits */
+    double mx = 0;
+    for (int64_t j = 0; j < nb; j++) {
+      double t = bk[j].time_ns + bk[j].partition_ns + bk[j].migration_ns;
+      mx = t > mx ? t : mx;
+    }
+    double unit = 1;
+    while (mx / unit >= 1e6) unit *= 10;
+    out(w, "],\"k\":%lld,\"unit\":%.0f,\"procs\":%lld,\"b\":[", (long long)k, unit, (long long)P);
+    for (int64_t j = 0; j < nb; j++)
+      out(w, "%s[%lld,%lld,%.0f,%.0f,%.0f,%.0f]", j ? "," : "", (long long)bk[j].first, (long long)bk[j].last,
+          round(bk[j].time_ns / unit), round(bk[j].compute_ns / unit), round(bk[j].partition_ns / unit),
+          round(bk[j].migration_ns / unit));
+    puts_(w, "],\"p\":[");
+    for (int64_t j = 0; j < nb && P > 0; j++) {
+      puts_(w, j ? ",\n[" : "\n[");
+      for (int64_t p = 0; p < P; p++) out(w, "%s%.0f", p ? "," : "", round(cells[j * P + p] / unit));
+      puts_(w, "]");
+    }
+    puts_(w, "]}");
+  }
+  puts_(w, "}");
+  free(bk);
+  free(cells);
+  sqlite3_finalize(qs);
+  sqlite3_finalize(qp);
+  sqlite3_finalize(qr);
+  return e;
+}
+
+/* The policies' recorded series (schema 2; adaptive: the interval at each probe, Figure 9):
+ * {"RUN": [[k, step, value], ...]}. */
+static lbs_err series_json(writer *w, const store *s) {
+  if (!has_table(s, "series")) return puts_(w, "null"), LBS_OK;
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(s->db, "SELECT run, k, step, value FROM series ORDER BY run, k", -1, &q, NULL)) return dberr(s);
+  puts_(w, "{");
+  int rc;
+  int64_t cur = 0;
+  int any = 0;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    int64_t run = sqlite3_column_int64(q, 0);
+    if (!any || run != cur) {
+      out(w, "%s\n\"%lld\":[", any ? "]," : "", (long long)run);
+      cur = run;
+    } else {
+      puts_(w, ",");
+    }
+    any = 1;
+    out(w, "[%lld,%lld,", (long long)sqlite3_column_int64(q, 1), (long long)sqlite3_column_int64(q, 2));
+    jnum(w, sqlite3_column_double(q, 3));
+    puts_(w, "]");
+  }
+  lbs_err e = rc == SQLITE_DONE ? LBS_OK : dberr(s);
+  sqlite3_finalize(q);
+  puts_(w, any ? "]}" : "}");
+  return e;
+}
+
+/* ---------------------------------------------------------------- the page */
+
+/* Text for an HTML element's content. */
+static void html_text(writer *w, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '<': puts_(w, "&lt;"); break;
+    case '>': puts_(w, "&gt;"); break;
+    case '&': puts_(w, "&amp;"); break;
+    case '"': puts_(w, "&quot;"); break;
+    default: put(w, s, 1);
+    }
+  }
+}
+
+/* Before anything else: every error the page meets, Vega's included, is counted in the status
+ * element the tests read (console.error too, which Vega's warnings and errors go through). */
+static const char CAPTURE_JS[] =
+    "window.lbsErrors=[];\n"
+    "window.lbsError=function(m){window.lbsErrors.push(String(m));var s=document.getElementById('lbsim-status');"
+    "if(s){s.setAttribute('data-errors',String(window.lbsErrors.length));"
+    "var li=document.createElement('li');li.textContent=String(m);s.querySelector('ul').appendChild(li);}};\n"
+    "window.addEventListener('error',function(ev){window.lbsError('error: '+(ev.message||ev));});\n"
+    "window.addEventListener('unhandledrejection',function(ev){window.lbsError('unhandled: '+(ev.reason&&ev.reason.message||ev.reason));});\n"
+    "(function(){var ce=console.error;console.error=function(){window.lbsError('console.error: '+"
+    "Array.prototype.map.call(arguments,String).join(' '));return ce.apply(console,arguments);};})();\n";
+
+lbs_err lbs_report_html(const char *path, const lbs_report_opts *o, lbs_buf *html) {
+  store s;
+  lbs_err e = store_open(&s, path);
+  if (e) return e;
+  writer w = {html, LBS_OK};
+  run_info *runs = NULL;
+  int64_t nruns = 0, nparts = count(&s, "partitions");
+  e = load_runs(&s, &runs, &nruns);
+  if (!e && nruns == 0 && nparts == 0)
+    e = lbs_fail(LBS_NOTFOUND, "%s: an empty results store (no runs, no partition rows): nothing to report", path);
+  if (e) goto done;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char title[512];
+  if (o && o->title) snprintf(title, sizeof title, "%s", o->title);
+  else snprintf(title, sizeof title, "lbsim report: %s", base);
+
+  puts_(&w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+  if (o && o->generator) {
+    puts_(&w, "<meta name=\"generator\" content=\"");
+    html_text(&w, o->generator);
+    puts_(&w, "\">\n");
+  }
+  puts_(&w, "<title>");
+  html_text(&w, title);
+  puts_(&w, "</title>\n<style>\n");
+  put(&w, lbs__report_css, lbs__report_css_len);
+  puts_(&w, "</style>\n<script>\n");
+  puts_(&w, CAPTURE_JS);
+  puts_(&w, "</script>\n<script>\n");
+  put(&w, lbs__vega_js, lbs__vega_js_len);
+  puts_(&w, "</script>\n</head>\n<body>\n<h1>");
+  html_text(&w, title);
+  puts_(&w, "</h1>\n<div id=\"lbsim-status\" data-done=\"0\" data-charts=\"0\" data-expected=\"0\" data-errors=\"0\">"
+            "<span></span><ul></ul></div>\n<main id=\"lbsim-report\"><noscript>This report draws its charts with "
+            "JavaScript.</noscript></main>\n<script type=\"application/json\" id=\"lbsim-data\">\n");
+  /* the data */
+  puts_(&w, "{\"store\":");
+  jstr(&w, base);
+  out(&w, ",\"schema\":%d,\"nruns\":%lld,\"npartitions\":%lld,\n\"studies\":", s.version, (long long)nruns,
+      (long long)nparts);
+  if (!e) e = rows_json(&w, &s, "studies", STUDY_COLS, "ORDER BY started, id");
+  puts_(&w, ",\n\"runs\":");
+  if (!e) e = rows_json(&w, &s, "runs", RUN_COLS, "ORDER BY id");
+  puts_(&w, ",\n\"configs\":");
+  if (!e) e = configs_json(&w, &s);
+  puts_(&w, ",\n\"steps\":");
+  if (!e) e = steps_json(&w, &s, runs, nruns, o);
+  puts_(&w, ",\n\"series\":");
+  if (!e) e = series_json(&w, &s);
+  puts_(&w, ",\n\"partitions\":");
+  if (!e) e = rows_json(&w, &s, "partitions", PARTITION_COLS, "ORDER BY trace, grid, step, partitioner, id");
+  puts_(&w, "}\n</script>\n<script>\n");
+  put(&w, lbs__report_js, lbs__report_js_len);
+  puts_(&w, "</script>\n</body>\n</html>\n");
+  if (!e) e = w.e;
+done:
+  free(runs);
+  sqlite3_close(s.db);
+  return e;
+}
