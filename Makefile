@@ -46,6 +46,7 @@ bench: build
 	@bash bench/replay.sh
 	@bash bench/validate.sh
 	@bash bench/calibrate.sh
+	@bash bench/sweep.sh
 	@bash bench/report.sh
 
 fuzz: bootstrap

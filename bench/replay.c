@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
     best_dec = fmin(best_dec, now() - t0);
     for (int one = 0; one < 2; one++) {
       lbs_replay_opts o = {NULL, 0, one ? 1 : 0, "zoltan:block", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1,
-                           NULL, 0, 0, NULL, NULL, NULL};
+                           NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
       lbs_replay_result *res;
       t0 = now();
       if (lbs_replay(t, g, &o, MPI_COMM_WORLD, &res)) {

@@ -52,7 +52,7 @@ static int csv_close(FILE *f, const char *path) {
 }
 
 /* Writes the CSV files into dir (a fresh directory, renamed into place by the caller). */
-static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
+static int write_csvs(const char *dir, lbs_replay_result **r, int n, int iopt) {
   char path[4200];
   FILE *f = csv_open(dir, "imbalance.csv", path, sizeof path);
   if (!f) return 1;
@@ -65,11 +65,16 @@ static int write_csvs(const char *dir, lbs_replay_result **r, int n) {
     fprintf(f, "\n");
   }
   if (csv_close(f, path) || !(f = csv_open(dir, "summary.csv", path, sizeof path))) return 1;
-  fprintf(f, "policy,total_time_s,repartitions,mean_imbalance,partition_time_s,migration_time_s,repartition_steps\n");
+  fprintf(f, "policy,total_time_s,repartitions,mean_imbalance,partition_time_s,migration_time_s,repartition_steps,"
+             "compute_time_s,comm_time_s,moved_elements,mean_loadimb,max_imbalance,gap_to_optimal\n");
   for (int k = 0; k < n; k++) {
     fprintf(f, "%s,%.9f,%d,%.6f,%.9f,%.9f,", r[k]->policy, 1e-9 * (double)r[k]->total_ns, r[k]->nrep,
             r[k]->mean_imbalance, 1e-9 * (double)r[k]->partition_ns, 1e-9 * (double)r[k]->migration_ns);
     for (int j = 0; j < r[k]->nrep; j++) fprintf(f, "%s%lld", j ? " " : "", (long long)(r[k]->first_step + r[k]->reparts[j].step));
+    fprintf(f, ",%.9f,%.9f,%lld,%.6f,%.6f,", 1e-9 * (double)r[k]->compute_ns, 1e-9 * (double)r[k]->comm_ns,
+            (long long)r[k]->moved, r[k]->mean_loadimb, r[k]->max_imbalance);
+    if (iopt >= 0) /* empty without optimal among the policies */
+      fprintf(f, "%.9f", ((double)r[k]->total_ns - (double)r[iopt]->total_ns) / (double)r[iopt]->total_ns);
     fprintf(f, "\n");
   }
   if (csv_close(f, path)) return 1;
@@ -151,6 +156,7 @@ static int compare(int argc, char **argv) {
   MPI_Init(NULL, NULL);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double t_cmd = MPI_Wtime();
   /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
   cli_outdir od = {0};
   int bad = rank == 0 && ((results && cli_check_output(results, CLI_OUT_APPEND)) ||
@@ -166,7 +172,7 @@ static int compare(int argc, char **argv) {
   lbs_grid *g = NULL;
   lbs_trace *t = NULL;
   lbs_replay_result *res[64] = {0};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
   lbs_err e = lbs_config_load(grid_path, &cfg);
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e) e = lbs_grid_from_config(cfg, &g);
@@ -188,12 +194,20 @@ static int compare(int argc, char **argv) {
     char label[128];
     snprintf(label, sizeof label, "%-20s", names[k]);
     cli_progress_start(&prog, label, 0);
+    cli_progress search;
+    char slabel[160];
+    snprintf(slabel, sizeof slabel, "%-20s", "  optimal's search");
+    cli_progress_start(&search, slabel, 0);
     if (rank == 0 && t) {
       cli_progress_start(&prog, label, lbs_trace_steps(t));
       o.progress = cli_progress_cb;
       o.progress_arg = &prog;
+      cli_progress_start(&search, slabel, 3 * lbs_trace_steps(t));
+      o.search_progress = cli_progress_cb;
+      o.search_progress_arg = &search;
     }
     e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &res[k]);
+    cli_progress_end(&search);
     cli_progress_end(&prog);
   }
   int rc = 0, csv_bad = 0;
@@ -204,8 +218,12 @@ static int compare(int argc, char **argv) {
       cli_study st;
       cli_runinfo ri;
       lbs_run_info info[64];
+      cli_progress wp;
       cli_study_init(&st, "policy compare", NULL);
       cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, o.cost);
+      cli_progress_start(&wp, "results store", 2);
+      st.info.progress = cli_progress_cb;
+      st.info.progress_arg = &wp;
       for (int k = 0; k < n; k++) {
         info[k] = ri.info;
         if (iopt >= 0) {
@@ -214,11 +232,12 @@ static int compare(int argc, char **argv) {
         }
       }
       re = lbs_results_save_study(results, &st.info, res, info, n, NULL);
+      cli_progress_end(&wp);
       cli_runinfo_free(&ri);
     }
     if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
     if (csv) {
-      csv_bad = cli_outdir_begin(&od) || write_csvs(od.tmp, res, n) || cli_outdir_commit(&od);
+      csv_bad = cli_outdir_begin(&od) || write_csvs(od.tmp, res, n, iopt) || cli_outdir_commit(&od);
       cli_outdir_abort(&od);
     }
   }
@@ -235,14 +254,11 @@ static int compare(int argc, char **argv) {
       printf(",\"partitioner\":");
       cli_json_str(stdout, o.partitioner);
       printf(",\"mode\":\"%s\",\"policies\":[", o.mode == LBS_MODE_BSP ? "bsp" : "des");
-      for (int k = 0; k < n; k++) {
+      for (int k = 0; k < n; k++) { /* replay --json's fields, and the gap */
         lbs_replay_result *r = res[k];
-        printf("%s{\"policy\":", k ? "," : "");
-        cli_json_str(stdout, r->policy);
-        printf(",\"total_time_s\":%.9f,\"repartitions\":%d,\"repartition_steps\":[", 1e-9 * (double)r->total_ns, r->nrep);
-        for (int j = 0; j < r->nrep; j++) printf("%s%lld", j ? "," : "", (long long)(r->first_step + r->reparts[j].step));
-        printf("],\"mean_imbalance\":%.9f,\"partition_time_s\":%.9f,\"migration_time_s\":%.9f,\"gap_to_optimal\":",
-               r->mean_imbalance, 1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+        printf("%s{", k ? "," : "");
+        lbs_replay_json_fields(stdout, r);
+        printf(",\"gap_to_optimal\":");
         cli_json_num(stdout, iopt >= 0 ? ((double)r->total_ns - opt) / opt : NAN);
         printf("}");
       }
@@ -260,6 +276,8 @@ static int compare(int argc, char **argv) {
                r->mean_imbalance, 1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns, gap);
       }
       if (csv && !csv_bad) printf("series in %s/\n", od.dir);
+      printf("wall %.3f s (replays, searches and outputs)%s%s\n", MPI_Wtime() - t_cmd, results && !re ? ", results in " : "",
+             results && !re ? results : "");
     }
     if (re) {
       fflush(stdout);

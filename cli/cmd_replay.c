@@ -48,7 +48,7 @@ int cmd_replay(int argc, char **argv) {
                                      {"set", required_argument, 0, 'o'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
   cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
   const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, c;
@@ -75,6 +75,7 @@ int cmd_replay(int argc, char **argv) {
   MPI_Init(NULL, NULL);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double t_cmd = MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
   /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
   int bad = rank == 0 && results && cli_check_output(results, CLI_OUT_APPEND);
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -99,24 +100,37 @@ int cmd_replay(int argc, char **argv) {
   if (!e && (e = lbs_trace_open(trace_path, &t))) what = "replay";
   if (!e) {
     o.cfg = cfg;
+    cli_progress search;
+    cli_progress_start(&search, "optimal's search", 0);
     if (rank == 0) {
       cli_progress_start(&prog, "replaying", lbs_trace_steps(t));
       o.progress = cli_progress_cb;
       o.progress_arg = &prog;
+      cli_progress_start(&search, "optimal's search", 3 * lbs_trace_steps(t));
+      o.search_progress = cli_progress_cb;
+      o.search_progress_arg = &search;
     }
     e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
+    cli_progress_end(&search);
     cli_progress_end(&prog);
   }
   /* a results-store error (a full disk) is reported after the summary, which is printed anyway */
   lbs_err re = LBS_OK;
+  double t_saved = MPI_Wtime();
   if (!e && rank == 0 && results) {
     cli_study st;
     cli_runinfo ri;
+    cli_progress wp;
     cli_study_init(&st, "replay", NULL);
     cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, o.cost);
+    cli_progress_start(&wp, "results store", 2);
+    st.info.progress = cli_progress_cb;
+    st.info.progress_arg = &wp;
     re = lbs_results_save_study(results, &st.info, &r, &ri.info, 1, NULL);
+    cli_progress_end(&wp);
     cli_runinfo_free(&ri);
   }
+  t_saved = MPI_Wtime() - t_saved;
   char rmsg[1024] = "";
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   int rc = 0;
@@ -139,8 +153,10 @@ int cmd_replay(int argc, char **argv) {
     printf("balance       work imbalance %.4f initially, %.4f at worst (max work / target share)", r->initial_work_imbalance,
            r->max_work_imbalance);
     if (r->tolerance > 0) printf("; %s promises %.4g", r->partitioner, r->tolerance);
-    printf("\nmoved         %lld elements\nwall          %.3f s%s%s\n", (long long)r->moved, r->wall_s,
-           results && !re ? ", results in " : "", results && !re ? results : "");
+    printf("\nmoved         %lld elements\nwall          %.3f s (replay %.3f s", (long long)r->moved, MPI_Wtime() - t_cmd,
+           r->wall_s);
+    if (results && !re) printf(", results store %.3f s, in %s", t_saved, results);
+    printf(")\n");
   }
   if (!e && rank == 0 && r->tolerance_missed) {
     fflush(stdout);

@@ -459,14 +459,19 @@ done_runs:
   lbs_err re = LBS_OK;
   char rmsg[1024] = "";
   if (results) {
+    cli_study st; /* one study: the replays of every schedule and their real runs */
+    cli_runinfo ri;
+    cli_study_init(&st, "validate", NULL);
+    cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, (int)o.cost);
     for (int k = 0; k < np && !re; k++) {
       int64_t run_id = 0;
-      re = lbs_results_save_run(results, P[k].r, trace_path, grid_path, &run_id);
+      re = lbs_results_save_study(results, &st.info, &P[k].r, &ri.info, 1, &run_id);
       if (!re) {
         lbs_validation v = {run_id, name, app_args, R, P[k].schedule, P[k].predicted_s, P[k].nmeasured, P[k].measured};
         re = lbs_results_save_validation(results, &v);
       }
     }
+    cli_runinfo_free(&ri);
     if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   }
   if (json) {

@@ -75,8 +75,9 @@ void cli_progress_end(cli_progress *p) {
 }
 
 int cli_progress_cb(void *arg, int64_t done, int64_t total) {
-  (void)total;
-  cli_progress_update(arg, done);
+  cli_progress *p = arg;
+  if (total > 0) p->total = total;
+  cli_progress_update(p, done);
   return 0;
 }
 

@@ -177,7 +177,7 @@ c = sqlite3.connect(w + "/hot.db", isolation_level=None)
 c.execute("PRAGMA cache_size=1")
 c.execute("BEGIN")
 for i in range(100):
-    c.execute("INSERT INTO steps VALUES(99, ?, ?, 1, 1, 0.5, 1.5, 0)", (i, i))
+    c.execute("INSERT INTO steps(run, step, app_step, time_ns, compute_ns, imbalance, loadimb, repartitioned) VALUES(99, ?, ?, 1, 1, 0.5, 1.5, 0)", (i, i))
 open(d + "/store_journal", "wb").write(read(w + "/hot.db") + b"@@LBS-SIDE" + b"j" + read(w + "/hot.db-journal"))
 c.execute("ROLLBACK")
 c.close()

@@ -86,6 +86,10 @@ typedef struct lbs_replay_opts {
    * "weight", what it gives its partitioner), while the replayed metric stays the work; NULL:
    * the replayed metric */
   const char *partition_metric;
+  /* called on rank 0 as the optimal policy's search goes (it runs before the first step:
+   * partitions of every step, a simulation from every step, migrations); may be NULL */
+  lbs_progress_fn search_progress;
+  void *search_progress_arg;
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
@@ -159,6 +163,8 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
                           MPI_Comm comm, lbs_replay_result **out);
 /* One JSON object (DESIGN.md's fields) on one line. */
 void lbs_replay_json(FILE *f, const lbs_replay_result *r);
+/* The same fields without the braces and the line end (policy compare adds its own). */
+void lbs_replay_json_fields(FILE *f, const lbs_replay_result *r);
 /* ---------------------------------------------------------------- results store (schema 2)
  * One SQLite file: runs (a row per replay, with its provenance), steps, procs, repartitions,
  * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim
@@ -172,6 +178,8 @@ typedef struct lbs_study_info {
   const char *command, *version, *host, *started; /* started: ISO 8601 UTC */
   const char *file, *file_hash, *axes; /* a sweep: its study file, SHA-256, axes (a JSON object) */
   int64_t tasks;                      /* a sweep's task count, else 0 */
+  lbs_progress_fn progress;           /* rows written of all to write (may be NULL) */
+  void *progress_arg;
 } lbs_study_info;
 
 /* What one run was made of. Any pointer may be NULL. */

@@ -61,6 +61,13 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
     counts[r] = (int)(x->rank_first[r + 1] - x->rank_first[r]);
     displs[r] = (int)x->rank_first[r];
   }
+  /* rank 0 tells how far the search is: S - 1 partitions, S simulations, S - 1 rows of migrations */
+  int64_t units = 3 * S - 2, unit = 0;
+#define SEARCH_PROGRESS()                                                                                              \
+  do {                                                                                                                 \
+    unit++;                                                                                                            \
+    if (x->rank == 0 && x->o->search_progress) x->o->search_progress(x->o->search_progress_arg, unit, units);        \
+  } while (0)
   /* the work of every step, and the partition of every candidate step (cached) */
   for (int64_t s = 0; !e && s < S; s++) e = lbs__read_work(x, x->S0 + s, W + (size_t)s * (size_t)n);
   if (!e) memcpy(A, x->assign, (size_t)E * sizeof *A); /* A_0: the initial partition */
@@ -74,6 +81,7 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
                          x->g, NULL, x->bytes_edge, x->bytes_elem};
     e = lbs__agree(x, lbs_part_run(x->part, &in, x->newp));
     if (!e) MPI_Allgatherv(x->newp, (int)n, MPI_INT, A + (size_t)r * (size_t)E, counts, displs, MPI_INT, x->comm);
+    SEARCH_PROGRESS();
   }
   /* seg: one forward simulation from every segment start, with the engine's step code */
   int64_t keep_step = x->edge_step; /* the step whose weights x->adjw holds (varying weights) */
@@ -98,6 +106,7 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
       for (int p = 0; p < x->P; p++) mx = clock[p] > mx ? clock[p] : mx;
       end[r0 * (S + 1) + s + 1] = mx;
     }
+    SEARCH_PROGRESS();
   }
   free(y.halo);
   if (x->adjw_step) { /* y shared the buffer: give x its step's weights back */
@@ -127,7 +136,9 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
       if (!e) e = lbs__run_transfers(&y, xs, nx, ready, &latest);
       mig[r0 * S + r] = latest;
       free(xs);
+      if (r == S - 1) SEARCH_PROGRESS();
     }
+#undef SEARCH_PROGRESS
   /* the dynamic programme; ties go to the earlier last repartition (fewer moves) */
   int64_t part = x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x), total = 0, last = 0;
   if (!e) {

@@ -745,7 +745,13 @@ static void json_str(FILE *f, const char *s) {
 }
 
 void lbs_replay_json(FILE *f, const lbs_replay_result *r) {
-  fprintf(f, "{\"partitioner\":");
+  fputc('{', f);
+  lbs_replay_json_fields(f, r);
+  fputs("}\n", f);
+}
+
+void lbs_replay_json_fields(FILE *f, const lbs_replay_result *r) {
+  fprintf(f, "\"partitioner\":");
   json_str(f, r->partitioner);
   fprintf(f, ",\"policy\":");
   json_str(f, r->policy);
@@ -767,5 +773,5 @@ void lbs_replay_json(FILE *f, const lbs_replay_result *r) {
   if (r->tolerance > 0) fprintf(f, "%.9g", r->tolerance);
   else fprintf(f, "null");
   fprintf(f, ",\"tolerance_missed\":%d", r->tolerance_missed);
-  fprintf(f, ",\"wall_s\":%.3f}\n", r->wall_s);
+  fprintf(f, ",\"wall_s\":%.3f", r->wall_s);
 }

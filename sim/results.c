@@ -260,9 +260,24 @@ static lbs_err insert_study(sqlite3 *db, const char *path, const lbs_study_info 
   return e;
 }
 
+/* Rows written so far, for the study's progress callback. */
+typedef struct {
+  const lbs_study_info *si;
+  int64_t done, total;
+} rows_done;
+
+static int64_t run_rows(const lbs_replay_result *r) {
+  return 1 + r->steps * (1 + r->procs) + r->nrep + r->nseries + (r->assign ? (r->nrep + 1) * r->elements : 0);
+}
+
+static void row_written(rows_done *rd) {
+  if (++rd->done % 4096 == 0 || rd->done == rd->total)
+    if (rd->si && rd->si->progress) rd->si->progress(rd->si->progress_arg, rd->done, rd->total);
+}
+
 /* One run and its series, inside the caller's transaction. */
 static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result *r, const lbs_study_info *si,
-                          const lbs_run_info *ri, int64_t *run_out) {
+                          const lbs_run_info *ri, int64_t *run_out, rows_done *rd) {
   sqlite3_stmt *st = NULL;
   lbs_err e = LBS_OK;
   char now[32];
@@ -314,6 +329,7 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
     bind_real(st, k++, ri ? ri->optimum_s : NAN);
     bind_real(st, k++, ri ? ri->gap_to_optimal : NAN);
     if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    else row_written(rd);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -341,6 +357,7 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
     sqlite3_bind_int64(st, 10, part);
     sqlite3_bind_int64(st, 11, mig);
     if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    else row_written(rd);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -353,6 +370,7 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
       sqlite3_bind_int(st, 3, p);
       sqlite3_bind_int64(st, 4, r->proc_ns[s * r->procs + p]);
       if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    else row_written(rd);
     }
   sqlite3_finalize(st);
   st = NULL;
@@ -368,6 +386,7 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
     sqlite3_bind_double(st, 6, r->reparts[k].moved_bytes);
     sqlite3_bind_double(st, 7, r->reparts[k].wall_s);
     if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    else row_written(rd);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -380,6 +399,7 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
     sqlite3_bind_int64(st, 3, r->first_step + r->series_step[k]);
     sqlite3_bind_double(st, 4, r->series_value[k]);
     if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    else row_written(rd);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -393,6 +413,7 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
         sqlite3_bind_int64(st, 3, el);
         sqlite3_bind_int(st, 4, r->assign[(size_t)k * (size_t)r->elements + (size_t)el]);
         if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    else row_written(rd);
       }
     sqlite3_finalize(st);
   }
@@ -418,7 +439,9 @@ lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si, lbs_r
   lbs_err e = store_begin(path, &db, &existed);
   if (e) return e;
   if (si && si->id) e = insert_study(db, path, si);
-  for (int k = 0; !e && k < n; k++) e = insert_run(db, path, r[k], si, ri ? &ri[k] : NULL, ids ? &ids[k] : NULL);
+  rows_done rd = {si, 0, 0};
+  for (int k = 0; k < n; k++) rd.total += run_rows(r[k]);
+  for (int k = 0; !e && k < n; k++) e = insert_run(db, path, r[k], si, ri ? &ri[k] : NULL, ids ? &ids[k] : NULL, &rd);
   return store_end(db, path, existed, e);
 }
 

@@ -14,16 +14,28 @@ expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 20x12x10 --steps 80 -o "
 expect 0 "compare json" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies "$P" --json --csv "$T/csv"
 [ "$(wc -l <"$T/out")" -eq 1 ] && ok || bad "--json prints one line"
 for f in policies policy total_time_s repartitions repartition_steps mean_imbalance partition_time_s \
-  migration_time_s gap_to_optimal; do has "$T/out" "\"$f\":" "json field $f"; done
-has "$T/out" '"policy":"optimal","total_time_s":' "optimal listed"
+  migration_time_s gap_to_optimal compute_time_s comm_time_s moved_elements mean_loadimb; do has "$T/out" "\"$f\":" "json field $f"; done
+has "$T/out" '"policy":"optimal",' "optimal listed"
+# each policy carries replay --json's fields (same names), and the gap
+"$LBSIM" replay "$T/b.lbt" --grid "$G" --json >"$T/rj"
+python3 - "$T/out" "$T/rj" <<'PY' && ok || bad "compare --json carries replay --json's fields"
+import json, sys
+c = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+for p in c["policies"]:
+    assert set(r) <= set(p), set(r) - set(p)
+    assert p["compute_time_s"] + p["comm_time_s"] + p["partition_time_s"] + p["migration_time_s"] - p["total_time_s"] < 1e-6
+PY
 # optimal's gap is 0 and no policy beats it
-awk 'BEGIN{RS="{\"policy\":"} NR>1 { if (match($0, /"gap_to_optimal":[-0-9.e]+/)) { g = substr($0, RSTART+17, RLENGTH-17); if (g + 0 < 0) bad = 1 } } END { exit bad }' "$T/out" && ok || bad "a policy beat optimal"
-has "$T/out" '"policy":"fixed:20","total_time_s"' "fixed:20 listed"
+python3 -c 'import json, sys; assert all(p["gap_to_optimal"] >= 0 for p in json.load(open(sys.argv[1]))["policies"])' "$T/out" \
+  && ok || bad "a policy beat optimal"
+has "$T/out" '"policy":"fixed:20",' "fixed:20 listed"
 has "$T/out" '"repartition_steps":[20,40,60]' "fixed:20 steps"
 [ -f "$T/csv/imbalance.csv" ] && [ "$(wc -l <"$T/csv/imbalance.csv")" -eq 81 ] && ok || bad "imbalance.csv: 80 steps + header"
 has "$T/csv/imbalance.csv" "step,app_step,fixed:20,fixed:50,adaptive:0.15:5:20" "imbalance.csv header"
 has "$T/csv/series_adaptive_0.15_5_20.csv" "probe,step,interval" "adaptive trajectory"
 has "$T/csv/summary.csv" "optimal," "summary.csv"
+has "$T/csv/summary.csv" ",compute_time_s,comm_time_s,moved_elements,mean_loadimb,max_imbalance,gap_to_optimal" "summary.csv columns"
+grep -q "^optimal,.*,0.000000000$" "$T/csv/summary.csv" && ok || bad "optimal's gap_to_optimal in summary.csv is 0"
 expect 0 "compare table on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies "$P" --json
 sed 's/"wall_s":[0-9.]*//g' "$T/out" >"$T/np2"
 "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies "$P" --json 2>/dev/null | sed 's/"wall_s":[0-9.]*//g' >"$T/np1"

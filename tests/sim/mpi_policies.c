@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
     lbs_config_parse_string("g.ini", grids[trial % 2], &cfg);
     if (lbs_grid_from_config(cfg, &g) || lbs_trace_open(path, &t)) return printf("%s\n", lbs_errmsg()), 2;
     lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "optimal", trial % 4 == 3 ? LBS_MODE_DES : LBS_MODE_BSP,
-                         LBS_COST_MODEL, 1, 20, 50, cfg, 0, 0, NULL, NULL, NULL};
+                         LBS_COST_MODEL, 1, 20, 50, cfg, 0, 0, NULL, NULL, NULL, NULL, NULL};
     lbs_replay_result *opt = NULL, *r = NULL;
     lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &opt);
     CHECK(!e, "trial %d optimal: %s", trial, lbs_errmsg());

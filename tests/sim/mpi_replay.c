@@ -78,7 +78,7 @@ static lbs_replay_result *run(const char *trace, const char *grid_text, const ch
     printf("setup failed: %s\n", lbs_errmsg());
     exit(2);
   }
-  lbs_replay_opts o = {NULL, 0, 0, part, policy, mode, LBS_COST_MODEL, 1, 0.05, 0, cfg, save, 0, NULL, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, part, policy, mode, LBS_COST_MODEL, 1, 0.05, 0, cfg, save, 0, NULL, NULL, NULL, NULL, NULL};
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
   CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
   lbs_trace_close(&t);
@@ -265,7 +265,7 @@ int main(int argc, char **argv) {
   lbs_config_parse_string("g.ini", "[cluster A]\nnodes = 5\n", &cfg);
   lbs_grid_from_config(cfg, &g);
   lbs_trace_open(line4, &t);
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1, NULL, 0, 0, NULL, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
   CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL && strstr(lbs_errmsg(), "5 processors but the trace only 4"),
         "more processors than elements: %s", lbs_errmsg());
   o.policy = "fixed:0";

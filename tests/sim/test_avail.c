@@ -85,7 +85,7 @@ static lbs_err replay(const char *profiles, const char *part, const char *policy
   lbs_config_destroy(&c);
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(line, &t), LBS_OK);
-  lbs_replay_opts o = {NULL, 0, 0, part, policy, LBS_MODE_BSP, LBS_COST_MODEL, 1, 0.05, 0, NULL, 1, 0, NULL, NULL, NULL};
+  lbs_replay_opts o = {NULL, 0, 0, part, policy, LBS_MODE_BSP, LBS_COST_MODEL, 1, 0.05, 0, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL};
   *r = NULL;
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, r);
   lbs_trace_close(&t);
