@@ -116,7 +116,7 @@ static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed) {
     sqlite3_close(db);
     return e;
   }
-  sqlite3_busy_timeout(db, 10000);
+  sqlite3_busy_timeout(db, 120000); /* a sweep's ranks take turns: wait for the other's write */
   lbs_err e = LBS_OK;
   int64_t app = -1;
   sqlite3_stmt *q;
