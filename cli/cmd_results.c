@@ -193,21 +193,22 @@ static int list(sqlite3 *db, const char *path, int version, const char *study) {
   char sql[512];
   snprintf(sql, sizeof sql,
            "SELECT id, %s, trace, grid, partitioner, policy, total_time_s, repartitions, mean_imbalance, %s FROM runs%s"
-           " ORDER BY id",
-           v2 ? "coalesce(study, '-')" : "'-'", v2 ? "coalesce(replace(overrides, char(10), ' '), '')" : "''",
-           study ? " WHERE study = ?1" : "");
+           " ORDER BY %s",
+           v2 ? "coalesce(task, '-')" : "'-'", v2 ? "coalesce(replace(overrides, char(10), ' '), '')" : "''",
+           study ? " WHERE study = ?1" : "", v2 ? "coalesce((SELECT min(r2.id) FROM runs r2 WHERE r2.study = runs.study), id), task, id" : "id");
   if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
     fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
     return 1;
   }
   if (study) sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
-  printf("\nruns\n  %5s %-16s %-24s %-14s %-20s %12s %5s %9s  %s\n", "id", "trace", "grid", "partitioner", "policy",
-         "total s", "reps", "mean imb", "overrides");
+  printf("\nruns\n  %5s %5s %-16s %-24s %-14s %-20s %12s %5s %9s  %s\n", "id", "task", "trace", "grid", "partitioner",
+         "policy", "total s", "reps", "mean imb", "overrides");
   int rc;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     const char *tr = (const char *)sqlite3_column_text(q, 2), *gr = (const char *)sqlite3_column_text(q, 3);
     const char *tb = tr && strrchr(tr, '/') ? strrchr(tr, '/') + 1 : tr, *gb = gr && strrchr(gr, '/') ? strrchr(gr, '/') + 1 : gr;
-    printf("  %5lld %-16s %-24s %-14s %-20s %12.6f %5d %9.4f  %s\n", (long long)sqlite3_column_int64(q, 0), tb ? tb : "",
+    printf("  %5lld %5s %-16s %-24s %-14s %-20s %12.6f %5d %9.4f  %s\n", (long long)sqlite3_column_int64(q, 0),
+           (const char *)sqlite3_column_text(q, 1), tb ? tb : "",
            gb ? gb : "", (const char *)sqlite3_column_text(q, 4), (const char *)sqlite3_column_text(q, 5),
            sqlite3_column_double(q, 6), sqlite3_column_int(q, 7), sqlite3_column_double(q, 8),
            (const char *)sqlite3_column_text(q, 9));
