@@ -13,6 +13,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,7 +33,10 @@ static void usage(void) {
          "study file:\n"
          "  [study]\n"
          "  name = whatif                        the default outputs: whatif.db, whatif.csv\n"
-         "  traces = bump.lbt                    comma-separated, relative to the study file\n"
+         "  traces = bump.lbt                    comma-separated, relative to the study file, or\n"
+         "                                       gen:KIND:NXxNYxNZ:STEPS[:SEED] ('lbsim trace gen',\n"
+         "                                       KIND bump|hotspot|random), made in RESULTS.traces/\n"
+         "  seeds = 1, 2, 3                      generated traces once per seed (an axis)\n"
          "  grids = ../grids/homogeneous16.ini, gen:UP:16:4:2\n"
          "                                       files, or gen:FAMILY:P:C:I as 'lbsim grid gen'\n"
          "  partitioners = zoltan:rcb, metis     (default zoltan:rcb)\n"
@@ -60,6 +64,7 @@ static const lbs_opt study_opts[] = {
     {"partitioners", LBS_OPT_STRING, "zoltan:rcb", 0, -1, "partitioners, comma-separated"},
     {"policies", LBS_OPT_STRING, "none", 0, -1, "policies, comma-separated"},
     {"steps", LBS_OPT_STRING, "", 0, -1, "A:B: replay trace steps A..B-1 (default: all)"},
+    {"seeds", LBS_OPT_STRING, "", 0, -1, "seeds of the generated traces (gen:...), comma-separated: one more axis"},
     {NULL, 0, NULL, 0, 0, NULL}};
 static const lbs_section_spec study_spec[] = {
     {"study", 0, 1, study_opts, "the study's axes"},
@@ -83,7 +88,11 @@ typedef struct {
   axis *ov;          /* override keys */
   int nov;
   int64_t first, nsteps;
-  char **trace_path; /* resolved */
+  char **trace_path; /* resolved; a generated trace's once the outputs are known */
+  lbs_gen_params *gen; /* per trace: a generated trace's recipe (kind NULL: a file) */
+  char *gen_kinds;   /* their kinds' storage */
+  char *expanded;    /* the trace values with their seeds (seeds given) */
+  int has_seeds;
   int64_t ntasks;
   char id[96];       /* sweep-<hash of the study, its traces and grids> */
 } study;
@@ -113,6 +122,28 @@ static void study_free(study *s) {
   free(s->ov);
   for (int i = 0; s->trace_path && i < s->ax[0].n; i++) free(s->trace_path[i]);
   free(s->trace_path);
+  free(s->gen);
+  free(s->gen_kinds);
+  free(s->expanded);
+}
+
+/* "gen:KIND:NXxNYxNZ:STEPS[:SEED]" ('lbsim trace gen' with its defaults) into p; kind points
+ * into kbuf (16 bytes). *has_seed: the spec names its seed. */
+static int parse_gen(const char *spec, lbs_gen_params *p, char *kbuf, int *has_seed) {
+  long long nx = 0, ny = 1, nz = 1, steps = 0, seed = 1;
+  char mesh[64], tail[32] = "";
+  memset(p, 0, sizeof *p);
+  if (sscanf(spec, "gen:%15[a-z]:%63[0-9x]:%lld%31s", kbuf, mesh, &steps, tail) < 3) return -1;
+  int k = sscanf(mesh, "%lldx%lldx%lld", &nx, &ny, &nz);
+  if (k < 1 || nx < 1 || ny < 1 || nz < 1 || steps < 1) return -1;
+  *has_seed = 0;
+  if (*tail) {
+    char extra;
+    if (sscanf(tail, ":%lld%c", &seed, &extra) != 1 || seed < 0) return -1;
+    *has_seed = 1;
+  }
+  *p = (lbs_gen_params){kbuf, nx, ny, nz, steps, (uint64_t)seed, {0, 0, 0}};
+  return 0;
 }
 
 /* The task's index along each axis: the last axis varies fastest. */
@@ -200,10 +231,71 @@ static lbs_err study_load(const char *file, study *s) {
     for (int k = 0; k < 4; k++) s->ntasks *= s->ax[k].n;
     for (int k = 0; k < s->nov; k++) s->ntasks *= s->ov[k].n;
   }
-  /* traces: they must open (the trace's steps against the window) */
-  if (!e && !(s->trace_path = calloc((size_t)s->ax[0].n, sizeof *s->trace_path))) e = lbs_fail(LBS_NOMEM, "study");
+  /* seeds: each generated trace once per seed (the trace axis grows; labels carry the seed) */
+  const char *seeds = "";
+  if (!e) e = lbs_config_string(cfg, study_spec, "study", "", "seeds", &seeds);
+  if (!e && *seeds) {
+    axis sd;
+    int r = split(&sd, "seeds", seeds);
+    long long n = (long long)s->ax[0].n * sd.n;
+    if (r == -1) e = lbs_fail(LBS_NOMEM, "study");
+    else if (r == -2 || sd.n == 0 || n > MAXV)
+      e = lbs_fail(LBS_PARSE, "%s: seeds: %s", lbs_config_where(cfg, "study", "", "seeds"),
+                   sd.n == 0 ? "no values: the product is empty" : "more than 64 traces x seeds");
+    for (int j = 0; !e && j < sd.n; j++) {
+      char *end;
+      long long v = strtoll(sd.v[j], &end, 10);
+      if (*end || v < 0) e = lbs_fail(LBS_PARSE, "%s: seeds: '%s' is not a whole number >= 0", lbs_config_where(cfg, "study", "", "seeds"), sd.v[j]);
+    }
+    for (int i = 0; !e && i < s->ax[0].n; i++) {
+      lbs_gen_params gp;
+      char kb[16];
+      int hs;
+      if (parse_gen(s->ax[0].v[i], &gp, kb, &hs) || hs)
+        e = lbs_fail(LBS_PARSE, "%s: traces: '%s': with seeds, every trace is generated and names no seed of its own (gen:KIND:MESH:STEPS)",
+                     lbs_config_where(cfg, "study", "", "traces"), s->ax[0].v[i]);
+    }
+    if (!e) { /* the expanded values, in one buffer: trace-major, seed-minor */
+      size_t len = 0;
+      for (int i = 0; i < s->ax[0].n; i++)
+        for (int j = 0; j < sd.n; j++) len += strlen(s->ax[0].v[i]) + strlen(sd.v[j]) + 2;
+      char *buf = s->expanded = malloc(len + 1), *vals[MAXV];
+      int nv = 0;
+      for (int i = 0; buf && i < s->ax[0].n; i++)
+        for (int j = 0; j < sd.n; j++) {
+          vals[nv++] = buf;
+          buf += sprintf(buf, "%s:%s", s->ax[0].v[i], sd.v[j]) + 1;
+        }
+      if (!s->expanded) e = lbs_fail(LBS_NOMEM, "study");
+      else {
+        s->ntasks = s->ntasks / s->ax[0].n * nv;
+        for (int k = 0; k < nv; k++) s->ax[0].v[k] = vals[k];
+        s->ax[0].n = nv;
+        s->has_seeds = 1;
+      }
+    }
+    free(sd.name), free(sd.list);
+  }
+  /* traces: files must open, generators must be valid (the trace's steps against the window) */
+  if (!e && (!(s->trace_path = calloc((size_t)s->ax[0].n, sizeof *s->trace_path)) ||
+             !(s->gen = calloc((size_t)s->ax[0].n, sizeof *s->gen)) || !(s->gen_kinds = calloc((size_t)s->ax[0].n, 16))))
+    e = lbs_fail(LBS_NOMEM, "study");
   for (int i = 0; !e && i < s->ax[0].n; i++) {
     const char *v = s->ax[0].v[i];
+    if (!strncmp(v, "gen:", 4)) {
+      int hs;
+      lbs_gen *g = NULL;
+      lbs_err ge = parse_gen(v, &s->gen[i], s->gen_kinds + 16 * i, &hs) ? LBS_PARSE : lbs_gen_create(&s->gen[i], &g);
+      lbs_gen_destroy(&g);
+      if (ge)
+        e = lbs_fail(ge, "%s: traces: '%s': expected gen:KIND:NXxNYxNZ:STEPS[:SEED] with KIND bump, hotspot or random%s%s",
+                     lbs_config_where(cfg, "study", "", "traces"), v, ge == LBS_PARSE ? "" : ": ", ge == LBS_PARSE ? "" : lbs_errmsg());
+      else if (s->nsteps && s->first + s->nsteps > s->gen[i].steps)
+        e = lbs_fail(LBS_PARSE, "%s: steps: %lld:%lld is past the end of trace '%s' (%lld steps)",
+                     lbs_config_where(cfg, "study", "", "steps"), (long long)s->first, (long long)(s->first + s->nsteps), v,
+                     (long long)s->gen[i].steps);
+      continue;
+    }
     char path[8192];
     if (v[0] == '/') snprintf(path, sizeof path, "%s", v);
     else snprintf(path, sizeof path, "%s/%s", s->dir, v);
@@ -258,7 +350,8 @@ static lbs_err study_id(study *s, char *file_hash) {
   lbs_err e = lbs_file_sha256(s->file, file_hash);
   if (!e) e = lbs_buf_append(&b, file_hash, 64);
   for (int i = 0; !e && i < s->ax[0].n; i++)
-    if (!(e = lbs_file_sha256(s->trace_path[i], h))) e = lbs_buf_append(&b, h, 64);
+    if (s->gen[i].kind) e = lbs_buf_append(&b, s->ax[0].v[i], strlen(s->ax[0].v[i]));
+    else if (!(e = lbs_file_sha256(s->trace_path[i], h))) e = lbs_buf_append(&b, h, 64);
   for (int i = 0; !e && i < s->ax[1].n; i++) {
     const char *v = s->ax[1].v[i];
     char path[8192];
@@ -319,6 +412,7 @@ static char *json_labels(const study *s, const int *i4, const int *iov) {
     cli_json_str(f, k < 4 ? LABEL[k] : s->ov[k - 4].name);
     fputc(':', f);
     cli_json_str(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
+    if (k == 0 && s->has_seeds) fprintf(f, ",\"seed\":%llu", (unsigned long long)s->gen[i4[0]].seed);
   }
   fputc('}', f);
   fclose(f);
@@ -430,7 +524,7 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
     return 1;
   }
   fprintf(f, "study,task");
-  for (int k = 0; k < 4; k++) fprintf(f, ",%s", LABEL[k]);
+  for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", LABEL[k], k == 0 && s->has_seeds ? ",seed" : "");
   for (int k = 0; k < s->nov; k++) {
     fputc(',', f);
     int quote = strpbrk(s->ov[k].name, ",\"") != NULL;
@@ -450,6 +544,7 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
       for (int k = 0; k < 4 + s->nov; k++) {
         const char *v = k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]];
         fprintf(f, strpbrk(v, ",\"") ? ",\"%s\"" : ",%s", v);
+        if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
       }
       fprintf(f, ",%s,%.9g\n", MEASURES[m], sqlite3_column_double(q, (int)m + 1));
     }
@@ -546,6 +641,37 @@ int cmd_sweep(int argc, char **argv) {
       if (de) bad = cli_error("sweep", de);
     }
     for (int64_t t = 0; t < s.ntasks; t++) ndone += done[t];
+  }
+  /* generated traces: made once by rank 0 beside the store (RESULTS.traces/), kept for a
+   * resume, each written whole under a temporary name and renamed */
+  char gdir[4300];
+  snprintf(gdir, sizeof gdir, "%s.traces", results);
+  for (int i = 0; !bad && i < s.ax[0].n; i++) {
+    if (!s.gen[i].kind) continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s.lbt", gdir, s.ax[0].v[i]);
+    for (char *c = path + strlen(gdir) + 1; *c; c++)
+      if (*c == ':' || *c == '/') *c = '_';
+    if (!(s.trace_path[i] = strdup(path))) bad = 1;
+    if (rank != 0 || bad || access(path, F_OK) == 0) continue;
+    struct stat sb;
+    if (mkdir(gdir, 0777) && errno != EEXIST) {
+      fprintf(stderr, "lbsim: sweep: %s: %s\n", gdir, strerror(errno));
+      bad = 1;
+    } else if (stat(gdir, &sb) || !S_ISDIR(sb.st_mode)) {
+      fprintf(stderr, "lbsim: sweep: %s: not a directory (the study's generated traces go there)\n", gdir);
+      bad = 1;
+    }
+    char tmp[8300];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    fprintf(stderr, "lbsim: sweep: generating %s\n", path);
+    lbs_err ge = bad ? LBS_OK : lbs_gen_write(&s.gen[i], LBS_ORDER_NATURAL, tmp, NULL, NULL);
+    if (ge || (!bad && rename(tmp, path))) {
+      if (ge) cli_error("sweep", ge);
+      else fprintf(stderr, "lbsim: sweep: %s: %s\n", path, strerror(errno));
+      unlink(tmp);
+      bad = 1;
+    }
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!bad) MPI_Bcast(done, (int)s.ntasks, MPI_UINT8_T, 0, MPI_COMM_WORLD);

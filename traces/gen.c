@@ -222,3 +222,45 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
   }
   free(draw), free(elem);
 }
+
+lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg) {
+  lbs_gen *g = NULL;
+  lbs_mesh *mesh = NULL;
+  lbs_trace_writer *w = NULL;
+  double *vals = NULL;
+  lbs_err e = lbs_gen_create(p, &g);
+  if (e) return e;
+  int nm = lbs_gen_nmetrics(g);
+  lbs_metric_spec ms[2];
+  lbs_bound dflt;
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  for (int m = 0; m < nm && m < 2; m++)
+    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
+  const char *meta[] = {"source", lbs_gen_recipe(g)};
+  if (nm > 2) e = lbs_fail(LBS_INVAL, "generator with %d metrics", nm);
+  if (!e) e = lbs_mesh_create_structured(p->nx, p->ny, p->nz, order, &mesh);
+  int64_t E = mesh ? lbs_mesh_elements(mesh) : 0;
+  const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
+  if (!e) {
+    lbs_mesh_set_bytes(mesh, 1024, 64);
+    vals = malloc((size_t)(E * nm) * sizeof *vals);
+    if (!vals || !cell) e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
+  }
+  lbs_trace_spec spec = {E, 0, nm, ms, mesh, 1, meta};
+  if (!e) e = lbs_trace_create(path, &spec, &w);
+  for (int64_t s = 0; !e && s < p->steps; s++) {
+    const double *cols[2];
+    for (int m = 0; m < nm; m++) {
+      lbs_gen_step(g, s, m, cell, vals + m * E);
+      cols[m] = vals + m * E;
+    }
+    e = lbs_trace_write_step(w, lbs_gen_app_step(g, s), cols);
+    if (!e && progress) progress(arg, s + 1, p->steps);
+  }
+  if (!e) e = lbs_trace_writer_close(&w);
+  lbs_trace_writer_close(&w);
+  free(vals);
+  lbs_mesh_destroy(&mesh);
+  lbs_gen_destroy(&g);
+  return e;
+}

@@ -327,6 +327,11 @@ const char *lbs_gen_metric_unit(const lbs_gen *g, int m);
 void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, double *out);
 /* The application step number of sampled step s. */
 int64_t lbs_gen_app_step(const lbs_gen *g, int64_t step);
+/* Writes the generator's trace to a new file at path (LBS_IO if it exists), as 'lbsim trace
+ * gen' does with its defaults: every metric at LBS_BOUND_DEFAULT with the default codec and
+ * chunk, the structured mesh in the given order with 1024 bytes per element and 64 per edge,
+ * and the recipe as its source. progress (may be NULL) is told each step. */
+lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg);
 
 /* The seed-003 N-body workload (nbody.c): a Barnes-Hut integration of a Plummer sphere;
  * one element per leaf cell of the initial octree, a directed cell graph whose edge weights

@@ -67,6 +67,35 @@ cmp -s "$T/ref.csv" "$T/k.csv" && ok || bad "killed and resumed differs from uni
 expect 0 "resume of a complete sweep" -- "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv"
 has "$T/out" "16 tasks (16 resumed)" "nothing redone"
 
+# generated traces, once per seed: made beside the store, reused by a resume, a seed column
+cat >"$T/g.ini" <<'INI'
+[study]
+name = g
+traces = gen:random:12x8x4:10
+seeds = 1, 2
+grids = h16.ini
+policies = none
+INI
+expect 0 "seeded sweep" -- "$LBSIM" sweep "$T/g.ini" --results "$T/g.db" --csv "$T/g.csv"
+[ "$(ls "$T/g.db.traces" | wc -l)" = 2 ] && ok || bad "two generated traces: $(ls "$T/g.db.traces")"
+has "$T/g.csv" "study,task,trace,seed,grid,partitioner,policy,measure,value" "seed column"
+has "$T/g.csv" ",gen:random:12x8x4:10:2,2,h16.ini," "seed 2's rows"
+[ "$(grep ',total_time_s,' "$T/g.csv" | cut -d, -f9 | sort -u | wc -l)" = 2 ] && ok || bad "two seeds, two totals"
+"$LBSIM" trace info "$T/g.db.traces/gen_random_12x8x4_10_2.lbt" >"$T/out" 2>&1
+has "$T/out" "random 12x8x4 steps=10 seed=2" "the generated trace's recipe"
+expect 0 "seeded resume" -- "$LBSIM" sweep "$T/g.ini" --results "$T/g.db" --csv "$T/g.csv"
+has "$T/out" "2 tasks (2 resumed)" "nothing regenerated or redone"
+[ ! -s "$T/err" ] || ! grep -q generating "$T/err" && ok || bad "a resume regenerated a trace"
+sed 's/^traces = .*/traces = gen:random:12x8x4:10:7/' "$T/g.ini" >"$T/g2.ini"
+expect 1 "a seed in the spec and seeds" -- "$LBSIM" sweep "$T/g2.ini" --results "$T/g2.db"
+has "$T/err" "g2.ini:3: traces: 'gen:random:12x8x4:10:7': with seeds" "seeds with a seeded spec"
+sed 's/^traces = .*/traces = gen:nope:12x8x4:10/' "$T/g.ini" >"$T/g2.ini"
+expect 1 "unknown generator" -- "$LBSIM" sweep "$T/g2.ini" --results "$T/g2.db"
+has "$T/err" "unknown generator 'nope'" "unknown generator named"
+sed 's/^seeds = .*/seeds = 1, x/' "$T/g.ini" >"$T/g2.ini"
+expect 1 "bad seed" -- "$LBSIM" sweep "$T/g2.ini" --results "$T/g2.db"
+has "$T/err" "g2.ini:4: seeds: 'x' is not a whole number" "bad seed named"
+
 # lbsim results
 expect 0 "results" -- "$LBSIM" results "$T/ref.db"
 has "$T/out" "results schema 2, 16 runs" "listing"

@@ -494,3 +494,29 @@ Test(store, schema_1_files_are_read) {
   free(p);
   tu_rmrf(dir);
 }
+
+/* lbs_gen_write (lbsim sweep's generated traces): the generator's values within the default
+ * bound at every step, its recipe as the source, and no file over an existing one. */
+Test(store, gen_write_stores_the_generator_within_the_default_bound) {
+  char *dir = tu_tmpdir(), *path = tu_path(dir, "g.lbt");
+  lbs_gen_params p = {"hotspot", 6, 5, 4, 3, 7, {0, 0, 0}};
+  cr_assert_eq(lbs_gen_write(&p, LBS_ORDER_NATURAL, path, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_gen_write(&p, LBS_ORDER_NATURAL, path, NULL, NULL), LBS_IO);
+  lbs_trace *t = NULL;
+  lbs_gen *g = NULL;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_gen_create(&p, &g), LBS_OK);
+  cr_assert_eq(lbs_trace_elements(t), 120);
+  cr_assert_eq(lbs_trace_steps(t), 3);
+  cr_assert_str_eq(lbs_trace_meta(t, "source"), lbs_gen_recipe(g));
+  double got[120], want[120];
+  for (int64_t s = 0; s < 3; s++) {
+    cr_assert_eq(lbs_trace_read(t, s, 0, 0, 120, got), LBS_OK, "%s", lbs_errmsg());
+    lbs_gen_step(g, s, 0, NULL, want);
+    for (int i = 0; i < 120; i++) cr_assert(fabs(got[i] - want[i]) <= 0.005 * fabs(want[i]) + 1e-9, "step %lld element %d", (long long)s, i);
+  }
+  lbs_gen_destroy(&g);
+  lbs_trace_close(&t);
+  free(path);
+  tu_rmrf(dir);
+}
