@@ -22,6 +22,7 @@ typedef struct cli_progress {
   int on;
   int last_pct;
   double t0, last_t; /* when it started, when it was last drawn (monotonic s) */
+  int64_t base;      /* done before it started (a resume): the ETA counts only what follows */
 } cli_progress;
 void cli_progress_start(cli_progress *p, const char *label, int64_t total);
 void cli_progress_update(cli_progress *p, int64_t done);

@@ -152,6 +152,12 @@ static int write_csvs(sqlite3 *db, const char *dir, const char *study, const cha
   return 0;
 }
 
+/* A text column, "" for NULL. */
+static const char *txt(sqlite3_stmt *q, int c) {
+  const char *s = (const char *)sqlite3_column_text(q, c);
+  return s ? s : "";
+}
+
 static long long count(sqlite3 *db, const char *sql, const char *study) {
   sqlite3_stmt *q;
   long long n = -1;
@@ -182,9 +188,8 @@ static int list(sqlite3 *db, const char *path, int version, const char *study) {
         long long tasks = sqlite3_column_int64(q, 7);
         if (tasks > 0) snprintf(runs, sizeof runs, "%lld/%lld", (long long)sqlite3_column_int64(q, 5), tasks);
         else snprintf(runs, sizeof runs, "%lld", (long long)sqlite3_column_int64(q, 5));
-        printf("  %-44s %-15s %-20s %6s %6lld  %s\n", (const char *)sqlite3_column_text(q, 0),
-               (const char *)sqlite3_column_text(q, 1), (const char *)sqlite3_column_text(q, 2), runs,
-               (long long)sqlite3_column_int64(q, 6), (const char *)sqlite3_column_text(q, 8));
+        printf("  %-44s %-15s %-20s %6s %6lld  %s\n", txt(q, 0), txt(q, 1), txt(q, 2), runs,
+               (long long)sqlite3_column_int64(q, 6), txt(q, 8));
       }
     }
     sqlite3_finalize(q);
@@ -205,13 +210,11 @@ static int list(sqlite3 *db, const char *path, int version, const char *study) {
          "policy", "total s", "reps", "mean imb", "overrides");
   int rc;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    const char *tr = (const char *)sqlite3_column_text(q, 2), *gr = (const char *)sqlite3_column_text(q, 3);
-    const char *tb = tr && strrchr(tr, '/') ? strrchr(tr, '/') + 1 : tr, *gb = gr && strrchr(gr, '/') ? strrchr(gr, '/') + 1 : gr;
-    printf("  %5lld %5s %-16s %-24s %-14s %-20s %12.6f %5d %9.4f  %s\n", (long long)sqlite3_column_int64(q, 0),
-           (const char *)sqlite3_column_text(q, 1), tb ? tb : "",
-           gb ? gb : "", (const char *)sqlite3_column_text(q, 4), (const char *)sqlite3_column_text(q, 5),
-           sqlite3_column_double(q, 6), sqlite3_column_int(q, 7), sqlite3_column_double(q, 8),
-           (const char *)sqlite3_column_text(q, 9));
+    const char *tr = txt(q, 2), *gr = txt(q, 3);
+    const char *tb = strrchr(tr, '/') ? strrchr(tr, '/') + 1 : tr, *gb = strrchr(gr, '/') ? strrchr(gr, '/') + 1 : gr;
+    printf("  %5lld %5s %-16s %-24s %-14s %-20s %12.6f %5d %9.4f  %s\n", (long long)sqlite3_column_int64(q, 0), txt(q, 1),
+           tb, gb, txt(q, 4), txt(q, 5), sqlite3_column_double(q, 6), sqlite3_column_int(q, 7), sqlite3_column_double(q, 8),
+           txt(q, 9));
   }
   sqlite3_finalize(q);
   if (rc != SQLITE_DONE) {

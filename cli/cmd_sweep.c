@@ -23,6 +23,10 @@
 #include "lbs_sim.h"
 #include <sqlite3.h>
 
+#ifndef LBSIM_VERSION
+#define LBSIM_VERSION "0.1.0"
+#endif
+
 static void usage(void) {
   printf("usage: [mpirun -n R] lbsim sweep study.ini [--results r.db] [--csv tidy.csv] [-f]\n\n"
          "Replays every combination of the study's traces, grids, partitioners, policies and\n"
@@ -71,7 +75,10 @@ static const lbs_section_spec study_spec[] = {
     {"overrides", 0, 0, NULL, "grid keys (SECTION.KEY = v1, v2, ...): one value sets, several are an axis"},
     {NULL, 0, 0, NULL, NULL}};
 
-#define MAXV 64 /* values per axis */
+#define MAXV 64       /* values per axis */
+#define MAXOV 64      /* override keys */
+#define OVLEN 1024    /* one override assignment, key=value */
+#define MAXTASKS 10000000
 
 typedef struct {
   char *name;        /* "traces", ... or the override key */
@@ -94,7 +101,7 @@ typedef struct {
   char *expanded;    /* the trace values with their seeds (seeds given) */
   int has_seeds;
   int64_t ntasks;
-  char id[96];       /* sweep-<hash of the study, its traces and grids> */
+  char id[96];       /* sweep-NAME-<hash of the study, its traces and grids>: NAME <= 40 */
 } study;
 
 static const char *AXIS[4] = {"traces", "grids", "partitioners", "policies"};
@@ -174,7 +181,7 @@ static lbs_err grid_config(const study *s, const char *spec, lbs_config **out) {
 }
 
 /* The assignments of task t's overrides ("key=value"), into buf; pointers in ov. */
-static void task_overrides(const study *s, const int *iov, char (*buf)[1024], const char **ov) {
+static void task_overrides(const study *s, const int *iov, char (*buf)[OVLEN], const char **ov) {
   for (int k = 0; k < s->nov; k++) {
     snprintf(buf[k], sizeof buf[k], "%s=%s", s->ov[k].name, s->ov[k].v[iov[k]]);
     ov[k] = buf[k];
@@ -195,6 +202,10 @@ static lbs_err study_load(const char *file, study *s) {
   const char *steps = "", *name = NULL;
   if (!e) e = lbs_config_string(cfg, study_spec, "study", "", "name", &name);
   if (!e && !(s->name = strdup(name))) e = lbs_fail(LBS_NOMEM, "study");
+  /* the name is in the study's id and the default output paths: short, and safe in both */
+  if (!e && (strlen(name) < 1 || strlen(name) > 40 || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(name) || name[0] == '.'))
+    e = lbs_fail(LBS_PARSE, "%s: name: '%s': 1 to 40 letters, digits, '_', '-' or '.' (not first)",
+                 lbs_config_where(cfg, "study", "", "name"), name);
   for (int k = 0; !e && k < 4; k++) {
     const char *list;
     if ((e = lbs_config_string(cfg, study_spec, "study", "", AXIS[k], &list))) break;
@@ -206,7 +217,7 @@ static lbs_err study_load(const char *file, study *s) {
   }
   if (!e) e = lbs_config_string(cfg, study_spec, "study", "", "steps", &steps);
   if (!e && *steps) {
-    long long a, b;
+    long long a = 0, b = 0;
     char tail;
     if (sscanf(steps, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
       e = lbs_fail(LBS_PARSE, "%s: steps: '%s': expected A:B with 0 <= A < B", lbs_config_where(cfg, "study", "", "steps"), steps);
@@ -214,6 +225,14 @@ static lbs_err study_load(const char *file, study *s) {
   }
   const char *key, *val;
   for (int i = 0; !e && lbs_config_entry(cfg, "overrides", "", i, &key, &val); i++) {
+    if (s->nov == MAXOV) {
+      e = lbs_fail(LBS_PARSE, "%s: %s: more than %d override keys", lbs_config_where(cfg, "overrides", "", key), key, MAXOV);
+      break;
+    }
+    if (strlen(key) + 2 + strlen(val) >= OVLEN) {
+      e = lbs_fail(LBS_PARSE, "%s: %s: longer than %d characters", lbs_config_where(cfg, "overrides", "", key), key, OVLEN - 1);
+      break;
+    }
     axis *nov = realloc(s->ov, (size_t)(s->nov + 1) * sizeof *nov);
     if (!nov) {
       e = lbs_fail(LBS_NOMEM, "study");
@@ -227,9 +246,10 @@ static lbs_err study_load(const char *file, study *s) {
                    r == -2 ? "more than 64 values" : "no values: the product is empty");
   }
   if (!e) {
-    s->ntasks = 1;
-    for (int k = 0; k < 4; k++) s->ntasks *= s->ax[k].n;
-    for (int k = 0; k < s->nov; k++) s->ntasks *= s->ov[k].n;
+    s->ntasks = 1; /* each factor is at most 64: the product is checked as it grows */
+    for (int k = 0; k < 4 + s->nov && s->ntasks <= MAXTASKS; k++) s->ntasks *= k < 4 ? s->ax[k].n : s->ov[k - 4].n;
+    if (s->ntasks > MAXTASKS)
+      e = lbs_fail(LBS_RANGE, "%s: the study has more than %d tasks", file, MAXTASKS);
   }
   /* seeds: each generated trace once per seed (the trace axis grows; labels carry the seed) */
   const char *seeds = "";
@@ -269,6 +289,7 @@ static lbs_err study_load(const char *file, study *s) {
       if (!s->expanded) e = lbs_fail(LBS_NOMEM, "study");
       else {
         s->ntasks = s->ntasks / s->ax[0].n * nv;
+        if (s->ntasks > MAXTASKS) e = lbs_fail(LBS_RANGE, "%s: the study has more than %d tasks", file, MAXTASKS);
         for (int k = 0; k < nv; k++) s->ax[0].v[k] = vals[k];
         s->ax[0].n = nv;
         s->has_seeds = 1;
@@ -299,7 +320,10 @@ static lbs_err study_load(const char *file, study *s) {
     char path[8192];
     if (v[0] == '/') snprintf(path, sizeof path, "%s", v);
     else snprintf(path, sizeof path, "%s/%s", s->dir, v);
-    s->trace_path[i] = strdup(path);
+    if (!(s->trace_path[i] = strdup(path))) {
+      e = lbs_fail(LBS_NOMEM, "study");
+      break;
+    }
     lbs_trace *t = NULL;
     lbs_err te = lbs_trace_open(path, &t);
     if (te) e = lbs_fail(te, "%s: traces: '%s': %s", lbs_config_where(cfg, "study", "", "traces"), v, lbs_errmsg());
@@ -315,7 +339,7 @@ static lbs_err study_load(const char *file, study *s) {
     lbs_err ge = grid_config(s, s->ax[1].v[i], &g);
     for (int k = 0; !ge && k < s->nov; k++)
       for (int j = 0; !ge && j < s->ov[k].n; j++) {
-        char a[1024];
+        char a[OVLEN];
         snprintf(a, sizeof a, "%s=%s", s->ov[k].name, s->ov[k].v[j]);
         if ((ge = lbs_config_override(g, a)))
           e = lbs_fail(ge, "%s: %s: %s", lbs_config_where(cfg, "overrides", "", s->ov[k].name), s->ov[k].name, lbs_errmsg());
@@ -349,30 +373,23 @@ static lbs_err study_id(study *s, char *file_hash) {
   char h[65];
   lbs_err e = lbs_file_sha256(s->file, file_hash);
   if (!e) e = lbs_buf_append(&b, file_hash, 64);
+  if (!e) e = lbs_buf_append(&b, LBSIM_VERSION, strlen(LBSIM_VERSION) + 1); /* another lbsim: another study */
   for (int i = 0; !e && i < s->ax[0].n; i++)
     if (s->gen[i].kind) e = lbs_buf_append(&b, s->ax[0].v[i], strlen(s->ax[0].v[i]));
     else if (!(e = lbs_file_sha256(s->trace_path[i], h))) e = lbs_buf_append(&b, h, 64);
-  for (int i = 0; !e && i < s->ax[1].n; i++) {
+  for (int i = 0; !e && i < s->ax[1].n; i++) { /* each grid as it resolves (a gen: one, a file's keys) */
+    lbs_config *g = NULL;
+    if (!(e = grid_config(s, s->ax[1].v[i], &g))) e = lbs_config_dump(g, &b);
+    lbs_config_destroy(&g);
     const char *v = s->ax[1].v[i];
     char path[8192];
-    if (!strncmp(v, "gen:", 4)) {
-      e = lbs_buf_append(&b, v, strlen(v));
-      continue;
-    }
+    if (e || !strncmp(v, "gen:", 4)) continue;
     if (v[0] == '/') snprintf(path, sizeof path, "%s", v);
     else snprintf(path, sizeof path, "%s/%s", s->dir, v);
     if (!(e = lbs_file_sha256(path, h))) e = lbs_buf_append(&b, h, 64);
   }
-  if (!e) { /* the hash of the hashes, through a temporary file-free path: SHA-256 of the buffer */
-    char tmp[] = "/tmp/lbsim-sweep-XXXXXX";
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f || fwrite(b.data, 1, b.len, f) != b.len) e = lbs_fail(LBS_IO, "study id: %s", strerror(errno));
-    if (f) fclose(f);
-    if (!e) e = lbs_file_sha256(tmp, h);
-    if (fd >= 0) unlink(tmp);
-    if (!e) snprintf(s->id, sizeof s->id, "sweep-%s-%.16s", s->name, h);
-  }
+  if (!e) e = lbs_sha256_hex(b.data, b.len, h);
+  if (!e) snprintf(s->id, sizeof s->id, "sweep-%s-%.16s", s->name, h);
   lbs_buf_free(&b);
   return e;
 }
@@ -445,10 +462,10 @@ static int farm_progress(void *arg, int64_t done, int64_t total) {
 /* Runs task t on this rank alone and appends it to the store. */
 static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, const char *results, const cli_study *cs,
                         farm *fm, int rank) {
-  int i4[4], iov[64];
+  int i4[4], iov[MAXOV];
   task_axes(s, t, i4, iov);
-  char ovbuf[64][1024];
-  const char *ov[64];
+  char ovbuf[MAXOV][OVLEN];
+  const char *ov[MAXOV];
   task_overrides(s, iov, ovbuf, ov);
   lbs_config *cfg = NULL;
   lbs_grid *g = NULL;
@@ -488,6 +505,20 @@ static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, con
   return e;
 }
 
+/* A CSV field: quoted, with quotes doubled, when it holds a comma, quote or line break. */
+static void csv_put(FILE *f, const char *v) {
+  if (!strpbrk(v, ",\"\n\r")) {
+    fputs(v, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *v; v++) {
+    if (*v == '"') fputc('"', f);
+    fputc(*v, f);
+  }
+  fputc('"', f);
+}
+
 static const char *MEASURES[] = {"total_time_s", "compute_time_s", "comm_time_s", "partition_time_s", "migration_time_s",
                                  "repartitions", "mean_imbalance", "max_imbalance", "mean_loadimb", "moved_elements"};
 #define NMEASURES (sizeof MEASURES / sizeof *MEASURES)
@@ -501,7 +532,9 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
   char sql[1024];
   int n = snprintf(sql, sizeof sql, "SELECT task");
   for (size_t m = 0; m < NMEASURES; m++) n += snprintf(sql + n, sizeof sql - (size_t)n, ", %s", MEASURES[m]);
-  snprintf(sql + n, sizeof sql - (size_t)n, " FROM runs WHERE study = ?1 ORDER BY task, id");
+  /* a schema-1 store whose every task failed was never upgraded: it holds none of the study */
+  snprintf(sql + n, sizeof sql - (size_t)n, lbs_results_has_column(db, "runs", "task") ?
+           " FROM runs WHERE study = ?1 ORDER BY task, id" : " FROM runs WHERE 0 AND ?1 IS NULL");
   sqlite3_stmt *q;
   if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
     fprintf(stderr, "lbsim: sweep: %s: %s\n", results, sqlite3_errmsg(db));
@@ -527,8 +560,7 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
   for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", LABEL[k], k == 0 && s->has_seeds ? ",seed" : "");
   for (int k = 0; k < s->nov; k++) {
     fputc(',', f);
-    int quote = strpbrk(s->ov[k].name, ",\"") != NULL;
-    fprintf(f, quote ? "\"%s\"" : "%s", s->ov[k].name);
+    csv_put(f, s->ov[k].name);
   }
   fprintf(f, ",measure,value\n");
   int rc;
@@ -537,13 +569,14 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
     int64_t t = sqlite3_column_int64(q, 0);
     if (t == last) continue; /* one run per task (two ranks never run the same task) */
     last = t;
-    int i4[4], iov[64];
+    int i4[4], iov[MAXOV];
     task_axes(s, t, i4, iov);
     for (size_t m = 0; m < NMEASURES; m++) {
-      fprintf(f, "%s,%lld", s->id, (long long)t);
+      csv_put(f, s->id);
+      fprintf(f, ",%lld", (long long)t);
       for (int k = 0; k < 4 + s->nov; k++) {
-        const char *v = k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]];
-        fprintf(f, strpbrk(v, ",\"") ? ",\"%s\"" : ",%s", v);
+        fputc(',', f);
+        csv_put(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
         if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
       }
       fprintf(f, ",%s,%.9g\n", MEASURES[m], sqlite3_column_double(q, (int)m + 1));
@@ -591,8 +624,20 @@ int cmd_sweep(int argc, char **argv) {
   /* every rank reads the same study: the same tasks, the same errors */
   lbs_err e = study_load(file, &s);
   if (!e) e = study_id(&s, file_hash);
-  if (e) {
-    if (rank == 0) cli_error("sweep", e);
+  /* the ranks must agree (another node may miss a file, or see another one) */
+  char id0[96];
+  memcpy(id0, s.id, sizeof id0);
+  MPI_Bcast(id0, (int)sizeof id0, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int why = e ? 1 : strcmp(id0, s.id) ? 2 : 0, worst = why, why0 = why;
+  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Bcast(&why0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (worst) { /* rank 0 says why; another rank only what rank 0 could not know */
+    if (why == 1 && (rank == 0 || why0 != 1)) {
+      char what[32];
+      snprintf(what, sizeof what, rank ? "sweep (rank %d)" : "sweep", rank);
+      cli_error(what, e);
+    } else if (why == 2)
+      fprintf(stderr, "lbsim: sweep: rank %d sees another study than rank 0 (%s, not %s): its files differ\n", rank, s.id, id0);
     study_free(&s);
     free(s.name);
     MPI_Finalize();
@@ -608,7 +653,7 @@ int cmd_sweep(int argc, char **argv) {
     if (rank == 0) {
       printf("study %s: %lld tasks\n", s.id, (long long)s.ntasks);
       for (int64_t t = 0; t < s.ntasks; t++) {
-        int i4[4], iov[64];
+        int i4[4], iov[MAXOV];
         task_axes(&s, t, i4, iov);
         printf("  %4lld  %s  %s  %s  %s", (long long)t, s.ax[0].v[i4[0]], s.ax[1].v[i4[1]], s.ax[2].v[i4[2]], s.ax[3].v[i4[3]]);
         for (int k = 0; k < s.nov; k++) printf("  %s=%s", s.ov[k].name, s.ov[k].v[iov[k]]);
@@ -636,9 +681,18 @@ int cmd_sweep(int argc, char **argv) {
         bad = 1;
       }
     }
-    if (!bad && access(results, F_OK) == 0) {
-      lbs_err de = lbs_results_study_tasks(results, s.id, done, s.ntasks);
+    if (!bad && access(results, F_OK) == 0) { /* checked whole once here, not at every task's write */
+      struct stat sb;
+      lbs_err de = stat(results, &sb) == 0 && sb.st_size == 0 ? LBS_OK : lbs_results_check(results);
+      if (!de) de = lbs_results_study_tasks(results, s.id, done, s.ntasks);
       if (de) bad = cli_error("sweep", de);
+    }
+    /* the CSV is written over only when it is not the store */
+    struct stat a, b;
+    if (!bad && (!strcmp(csv, results) ||
+                 (stat(csv, &a) == 0 && stat(results, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
+      fprintf(stderr, "lbsim: sweep: %s: the tidy CSV would replace the results store\n", csv);
+      bad = 1;
     }
     for (int64_t t = 0; t < s.ntasks; t++) ndone += done[t];
   }
@@ -673,7 +727,7 @@ int cmd_sweep(int argc, char **argv) {
       bad = 1;
     }
   }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* rank 0's checks, any rank's memory */
   if (!bad) MPI_Bcast(done, (int)s.ntasks, MPI_UINT8_T, 0, MPI_COMM_WORLD);
   if (bad) {
     free(done);
@@ -690,6 +744,7 @@ int cmd_sweep(int argc, char **argv) {
   cs.info.file_hash = file_hash;
   cs.info.axes = axes.data ? (const char *)axes.data : NULL;
   cs.info.tasks = s.ntasks;
+  cs.info.checked = 1;
   if (rank == 0) {
     fprintf(stderr, "lbsim: sweep: study %s: %lld tasks", s.id, (long long)s.ntasks);
     if (ndone) fprintf(stderr, ", %lld done already (resuming)", (long long)ndone);
@@ -704,6 +759,7 @@ int cmd_sweep(int argc, char **argv) {
   cli_progress_start(&bar, "sweep", rank == 0 ? s.ntasks : 0);
   fm.bar = &bar;
   fm.done_before = ndone;
+  bar.base = ndone; /* the ETA from this run's pace, not the resumed tasks' */
   MPI_Win_allocate(rank == 0 ? 2 * (MPI_Aint)sizeof(int64_t) : 0, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
                    &fm.counters, &fm.win);
   if (rank == 0) {
@@ -722,7 +778,7 @@ int cmd_sweep(int argc, char **argv) {
     if (done[t]) continue;
     lbs_err te = run_task(&s, t, traces, results, &cs, &fm, rank);
     if (te) { /* said now; the others go on, and a restart retries this one */
-      int i4[4], iov[64];
+      int i4[4], iov[MAXOV];
       task_axes(&s, t, i4, iov);
       fprintf(stderr, "lbsim: sweep: task %lld (%s, %s, %s, %s): %s\n", (long long)t, s.ax[0].v[i4[0]], s.ax[1].v[i4[1]],
               s.ax[2].v[i4[2]], s.ax[3].v[i4[3]], lbs_errmsg());

@@ -41,6 +41,7 @@ void cli_progress_start(cli_progress *p, const char *label, int64_t total) {
   p->last_pct = -1;
   p->t0 = mono_s();
   p->last_t = 0;
+  p->base = 0;
 }
 
 /* "1h02m", "3m05s" or "42s" */
@@ -63,7 +64,7 @@ void cli_progress_update(cli_progress *p, int64_t done) {
   for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : ' ';
   bar[40] = '\0';
   fmt_dur(el, sizeof el, now - p->t0);
-  if (done > 0) fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)done);
+  if (done > p->base) fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)(done - p->base));
   fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld  %s, ETA %s   ", p->label, bar, pct, (long long)done, (long long)p->total, el,
           eta);
   fflush(stderr);

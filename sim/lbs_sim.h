@@ -180,6 +180,8 @@ typedef struct lbs_study_info {
   int64_t tasks;                      /* a sweep's task count, else 0 */
   lbs_progress_fn progress;           /* rows written of all to write (may be NULL) */
   void *progress_arg;
+  int checked;                        /* the caller checked the store (lbs_results_check) and
+                                         each write need not read it whole again (a sweep) */
 } lbs_study_info;
 
 /* What one run was made of. Any pointer may be NULL. */
@@ -212,6 +214,8 @@ lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, 
 /* Opens a results store read-only: LBS_IO when it cannot be read, LBS_FORMAT when it is not
  * one, LBS_VERSION when a newer lbsim wrote it; *version is its schema (1 or 2). */
 lbs_err lbs_results_open_read(const char *path, sqlite3 **db, int *version);
+/* Reads the whole store and checks it (SQLite's quick check): LBS_CORRUPT when damaged. */
+lbs_err lbs_results_check(const char *path);
 /* 1 when the table has the column (a schema-1 store lacks schema 2's). */
 int lbs_results_has_column(sqlite3 *db, const char *table, const char *column);
 /* Marks done[t] = 1 for every task t < ntasks of the study that the store holds a run of. */
@@ -220,6 +224,8 @@ lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *do
 void lbs_results_now(char iso[32]);
 /* The SHA-256 of a file's bytes, as 64 hex digits and a NUL. */
 lbs_err lbs_file_sha256(const char *path, char hex[65]);
+/* The SHA-256 of len bytes, likewise. */
+lbs_err lbs_sha256_hex(const void *data, size_t len, char hex[65]);
 
 /* Appends the run to an SQLite results store in one transaction (nothing on failure). */
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path,

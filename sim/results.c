@@ -2,6 +2,7 @@
  * steps and procs, repartitions, and (with --save-assignment) the assignment after every
  * repartition. A run is written in one transaction, so a failure leaves nothing half-way. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <openssl/evp.h>
 #include <sqlite3.h>
@@ -104,12 +105,20 @@ static lbs_err results_version(sqlite3 *db, const char *path, int *version) {
 }
 
 /* Opens (creating) a results store and begins a write transaction on it: its schema is there
- * and it is intact. *existed: the file was there before. */
-static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed) {
+ * and, with check, it is intact (a quick check reads the whole store). *existed: the file was
+ * there before. */
+static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed, int check) {
   sqlite3 *db = NULL;
   struct stat sb; /* a FIFO or device is never opened: SQLite would wait on it or write into it */
   *dbp = NULL;
   *existed = stat(path, &sb) == 0;
+  if (!*existed) { /* made here, exclusively: only the call that made it may remove it (a sweep's
+                      ranks may both find it missing) */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) close(fd);
+    else if (errno == EEXIST) *existed = stat(path, &sb) == 0;
+    else return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
+  }
   if (*existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
   if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     lbs_err e = dberr(db, path);
@@ -142,7 +151,7 @@ static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed) {
     e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%lld bytes: not a whole number of %lld-byte pages)", path,
                  (long long)sb.st_size, (long long)page);
   if (!e && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) e = dberr(db, path);
-  if (!e) e = check_intact(db, path);
+  if (!e && check) e = check_intact(db, path);
   int version = 0;
   if (!e && !empty) e = results_version(db, path, &version);
   char pragma[64];
@@ -182,7 +191,7 @@ lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v) {
   free(m);
   sqlite3 *db;
   int existed;
-  lbs_err e = store_begin(path, &db, &existed);
+  lbs_err e = store_begin(path, &db, &existed, 1);
   if (e) return e;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, "INSERT INTO validations(run, app, args, ranks, schedule, predicted_s, measured_median_s,"
@@ -436,7 +445,7 @@ lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si, lbs_r
                                const lbs_run_info *ri, int n, int64_t *ids) {
   sqlite3 *db = NULL;
   int existed;
-  lbs_err e = store_begin(path, &db, &existed);
+  lbs_err e = store_begin(path, &db, &existed, !(si && si->checked));
   if (e) return e;
   if (si && si->id) e = insert_study(db, path, si);
   rows_done rd = {si, 0, 0};
@@ -462,7 +471,7 @@ lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, 
   int existed;
   char now[32];
   lbs_results_now(now);
-  lbs_err e = store_begin(path, &db, &existed);
+  lbs_err e = store_begin(path, &db, &existed, 1);
   if (e) return e;
   if (si && si->id) e = insert_study(db, path, si);
   if (!e && sqlite3_prepare_v2(db, "INSERT INTO partitions(study, trace, grid, step, partitioner, procs, elements,"
@@ -584,5 +593,23 @@ lbs_err lbs_file_sha256(const char *path, char hex[65]) {
   for (unsigned i = 0; !e && i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
   EVP_MD_CTX_free(ctx);
   fclose(f);
+  return e;
+}
+
+lbs_err lbs_sha256_hex(const void *data, size_t len, char hex[65]) {
+  unsigned char md[32];
+  unsigned int n = 0;
+  if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) return lbs_fail(LBS_NOMEM, "sha256");
+  for (unsigned i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+  return LBS_OK;
+}
+
+lbs_err lbs_results_check(const char *path) {
+  sqlite3 *db;
+  int version;
+  lbs_err e = lbs_results_open_read(path, &db, &version);
+  if (e) return e;
+  e = check_intact(db, path);
+  sqlite3_close(db);
   return e;
 }

@@ -145,6 +145,35 @@ bad_study "unknown policy" 's/^policies = .*/policies = none, sometimes/' "bad.i
 bad_study "empty axis" 's/^policies = .*/policies = ,/' "bad.ini:6: policies: no values: the product is empty"
 bad_study "unknown key" 's/^policies = /policy = /' "bad.ini:6"
 bad_study "steps past the trace" 's/^policies = .*/&\nsteps = 0:99/' "steps: 0:99 is past the end of trace 'b.lbt' (40 steps)"
+bad_study "a name for no path" 's/^name = .*/name = q,x/' "bad.ini:2: name: 'q,x': 1 to 40 letters"
+bad_study "a name too long" 's/^name = .*/name = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/' "bad.ini:2: name:"
+# more override keys than a study may have (each a setting): refused, not a crash
+{ sed -n '1,/^\[overrides\]/p' "$T/s.ini"; for k in $(seq 1 70); do echo "zoltan.K$k = 1"; done; } >"$T/many.ini"
+expect 1 "70 override keys" -- "$LBSIM" sweep "$T/many.ini" --results "$T/many.db"
+has "$T/err" "more than 64 override keys" "override keys bounded"
+# more tasks than a sweep takes: refused before anything
+{ sed -n '1,/^\[overrides\]/p' "$T/s.ini"; for k in $(seq 1 5); do echo "zoltan.K$k = $(seq -s, 1 64)"; done; } >"$T/huge.ini"
+expect 1 "2^30 tasks" -- "$LBSIM" sweep "$T/huge.ini" --dry-run
+has "$T/err" "more than 10000000 tasks" "tasks bounded"
+# values with commas and quotes are quoted in the tidy CSV, quotes doubled
+sed 's/^grid.barrier_us = .*/grid.name = a"b, c/' "$T/s.ini" >"$T/q.ini"
+sed -i 's/^policies = .*/policies = none/; s/^partitioners = .*/partitioners = zoltan:rcb/; s/^grids = .*/grids = h16.ini/' "$T/q.ini"
+expect 0 "quoted values" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T/q.csv"
+python3 - "$T/q.csv" <<'PY' && ok || bad "tidy CSV quoting"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+assert {r[rows[0].index("grid.name")] for r in rows[1:]} == {'a"b', 'c'}, rows[1]
+PY
+expect 1 "the CSV over the store" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T/q.db" -f
+has "$T/err" "would replace the results store" "CSV over the store refused"
+sqlite3 "$T/q.db" "SELECT count(*) FROM runs" >/dev/null && ok || bad "the store survived"
+# ranks that see different files fail together, each saying why, never hang
+mkdir -p "$T/other"
+cp "$T/s.ini" "$T/other/s.ini"
+L_ABS=$(realpath "$LBSIM")
+expect 1 "ranks disagree" -- timeout 120 "${MPI[@]}" -n 1 --wdir "$T" "$L_ABS" sweep s.ini --dry-run : -n 1 --wdir "$T/other" "$L_ABS" sweep s.ini --dry-run
+has "$T/err" "lbsim: sweep (rank 1):" "the other rank says why"
 expect 1 "missing study" -- "$LBSIM" sweep "$T/nope.ini"
 has "$T/err" "nope.ini" "missing study named"
 # a results store of another schema version is refused and left as it was
