@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -62,12 +63,43 @@ void cli_study_init(cli_study *s, const char *kind, const char *id) {
                              .host = s->host, .started = s->started};
 }
 
+/* A file's hash, computed once per process while the file stays the same (a sweep's tasks share
+ * their traces: a large trace is not read again for every run). */
+static int hash_file(const char *path, char hex[65]) {
+  static struct {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    char hex[65];
+  } cache[64];
+  static int n;
+  struct stat sb;
+  if (stat(path, &sb) || !S_ISREG(sb.st_mode)) return 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(cache[i].path, path) && cache[i].dev == sb.st_dev && cache[i].ino == sb.st_ino && cache[i].size == sb.st_size &&
+        cache[i].mtime.tv_sec == sb.st_mtim.tv_sec && cache[i].mtime.tv_nsec == sb.st_mtim.tv_nsec) {
+      memcpy(hex, cache[i].hex, 65);
+      return 1;
+    }
+  if (lbs_file_sha256(path, hex) != LBS_OK) return 0;
+  int k = n < 64 ? n++ : 63; /* full: the last slot is reused */
+  char *copy = strdup(path);
+  if (!copy) return 1;
+  free(cache[k].path); /* NULL for a new slot */
+  cache[k].path = copy;
+  cache[k].dev = sb.st_dev, cache[k].ino = sb.st_ino, cache[k].size = sb.st_size, cache[k].mtime = sb.st_mtim;
+  memcpy(cache[k].hex, hex, 65);
+  return 1;
+}
+
 void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, const lbs_config *cfg, const char *const *over,
                       int nover, int cost) {
   memset(ri, 0, sizeof *ri);
   /* a trace given as a directory, or a grid that is not a file, has no content hash */
-  int ht = trace && lbs_file_sha256(trace, ri->trace_hash) == LBS_OK;
-  int hg = grid && lbs_file_sha256(grid, ri->grid_hash) == LBS_OK;
+  int ht = trace && hash_file(trace, ri->trace_hash);
+  int hg = grid && hash_file(grid, ri->grid_hash);
   if (cfg && lbs_config_dump(cfg, &ri->config)) lbs_buf_free(&ri->config);
   lbs_buf o = {0};
   for (int i = 0; i < nover; i++)
