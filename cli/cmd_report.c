@@ -33,6 +33,8 @@ static void usage(void) {
          "  -o, --output FILE    the page to write (required)\n"
          "  -f, --force          replace FILE if it is a report lbsim wrote (never anything else)\n"
          "  --title TEXT         the page's heading (default: lbsim report: STORE)\n"
+         "  --study ID           only this study's runs and partition rows ('lbsim results' lists\n"
+         "                       the studies: a sweep, a compare, ...)\n"
          "  --max-cells N        per-processor cells (steps x processors) kept over all runs\n"
          "                       (default 2000000); beyond it steps are summed in buckets\n"
          "  --max-points N       steps per run in the imbalance series (default 2000; every\n"
@@ -40,7 +42,8 @@ static void usage(void) {
          "examples:\n"
          "  lbsim policy compare bump.lbt --grid g.ini --policies none,fixed:20,adaptive --results r.db\n"
          "  lbsim partition nbody.lbt --grid up.ini --partitioner minex,metis --results r.db\n"
-         "  lbsim report r.db -o report.html && xdg-open report.html\n");
+         "  lbsim report r.db -o report.html && xdg-open report.html\n"
+         "  lbsim report whatif.db --study sweep-whatif-054b96caa3de4653 -o whatif.html\n");
 }
 
 /* What is at path: 0 nothing, 1 a regular file (or a link to one), -1 anything else. */
@@ -113,12 +116,13 @@ static int write_page(const char *out, const void *data, size_t len) {
   return err ? 1 : 0;
 }
 
-enum { O_TITLE = 1000, O_CELLS, O_POINTS };
+enum { O_TITLE = 1000, O_CELLS, O_POINTS, O_STUDY };
 
 int cmd_report(int argc, char **argv) {
   static const struct option lo[] = {{"output", required_argument, 0, 'o'},  {"force", no_argument, 0, 'f'},
                                      {"title", required_argument, 0, O_TITLE}, {"max-cells", required_argument, 0, O_CELLS},
                                      {"max-points", required_argument, 0, O_POINTS}, {"help", no_argument, 0, 'h'},
+                                     {"study", required_argument, 0, O_STUDY},
                                      {0, 0, 0, 0}};
   lbs_report_opts o = {.generator = GENERATOR};
   const char *out = NULL;
@@ -128,6 +132,7 @@ int cmd_report(int argc, char **argv) {
     case 'o': out = optarg; break;
     case 'f': force = 1; break;
     case O_TITLE: o.title = optarg; break;
+    case O_STUDY: o.study = optarg; break;
     case O_CELLS:
       if (cli_parse_i64("--max-cells", optarg, 1000, INT64_C(1) << 40, &o.max_cells)) return 2;
       break;

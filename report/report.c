@@ -434,10 +434,47 @@ static const char CAPTURE_JS[] =
     "(function(){var ce=console.error;console.error=function(){window.lbsError('console.error: '+"
     "Array.prototype.map.call(arguments,String).join(' '));return ce.apply(console,arguments);};})();\n";
 
+/* Narrows the store to one study: views in the connection's own temp schema take the tables'
+ * names (SQLite looks there first), so every query below sees only the study's rows. */
+static lbs_err only_study(store *s, const char *study) {
+  static const struct {
+    const char *table, *filter;
+  } T[] = {{"studies", "id = %Q"},
+           {"runs", "study = %Q"},
+           {"steps", "run IN (SELECT id FROM main.runs WHERE study = %Q)"},
+           {"procs", "run IN (SELECT id FROM main.runs WHERE study = %Q)"},
+           {"repartitions", "run IN (SELECT id FROM main.runs WHERE study = %Q)"},
+           {"series", "run IN (SELECT id FROM main.runs WHERE study = %Q)"},
+           {"partitions", "study = %Q"}};
+  if (s->version < 2 || !has_table(s, "studies"))
+    return lbs_fail(LBS_NOTFOUND, "%s: no study '%s' (a schema-%d store has none)", s->path, study, s->version);
+  sqlite3_stmt *q;
+  int found = 0;
+  if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM main.studies WHERE id = ?", -1, &q, NULL)) return dberr(s);
+  sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
+  found = sqlite3_step(q) == SQLITE_ROW;
+  sqlite3_finalize(q);
+  if (!found) return lbs_fail(LBS_NOTFOUND, "%s: no study '%s' ('lbsim results %s' lists them)", s->path, study, s->path);
+  for (size_t i = 0; i < sizeof T / sizeof *T; i++) {
+    if (!has_table(s, T[i].table)) continue;
+    char *filter = sqlite3_mprintf(T[i].filter, study);
+    char *sql = filter ? sqlite3_mprintf("CREATE TEMP VIEW %s AS SELECT * FROM main.%s WHERE %s", T[i].table, T[i].table, filter) : NULL;
+    int rc = sql ? sqlite3_exec(s->db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+    sqlite3_free(sql);
+    sqlite3_free(filter);
+    if (rc) return dberr(s);
+  }
+  return LBS_OK;
+}
+
 lbs_err lbs_report_html(const char *path, const lbs_report_opts *o, lbs_buf *html) {
   store s;
   lbs_err e = store_open(&s, path);
   if (e) return e;
+  if (o && o->study && (e = only_study(&s, o->study))) {
+    sqlite3_close(s.db);
+    return e;
+  }
   writer w = {html, LBS_OK};
   run_info *runs = NULL;
   int64_t nruns = 0, nparts = count(&s, "partitions");

@@ -119,6 +119,17 @@ python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); assert
 expect 1 "results csv again" -- "$LBSIM" results "$T/ref.db" --csv "$T/tables"
 expect 0 "results csv forced" -- "$LBSIM" results "$T/ref.db" --csv "$T/tables" -f
 
+# the report of one study of a store that holds two
+sid=$(sqlite3 "$T/ref.db" "SELECT id FROM studies")
+expect 0 "a compare in the sweep's store" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$T/h16.ini" --policies none,fixed:7 --results "$T/ref.db"
+expect 0 "report of the sweep alone" -- "$LBSIM" report "$T/ref.db" --study "$sid" -o "$T/s.html"
+has "$T/s.html" '"nruns":16,' "the sweep's 16 runs only"
+expect 0 "report of the store" -- "$LBSIM" report "$T/ref.db" -o "$T/all.html"
+has "$T/all.html" '"nruns":18,' "all 18 runs"
+expect 1 "report of an unknown study" -- "$LBSIM" report "$T/ref.db" --study nope -o "$T/n.html"
+has "$T/err" "no study 'nope'" "unknown study named"
+[ ! -e "$T/n.html" ] && ok || bad "a page for an unknown study"
+
 # provenance of a replay and a partition: hashes as sha256sum computes them, the command line
 expect 0 "replay --results" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/h16.ini" --policy fixed:7 --results "$T/p.db" -o grid.barrier_us=3
 expect 0 "partition --results" -- "$LBSIM" partition "$T/b.lbt" --grid "$T/h16.ini" --partitioner minex,metis --results "$T/p.db"
