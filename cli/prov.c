@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lbs_grid.h"
 
 #ifndef LBSIM_VERSION
 #define LBSIM_VERSION "0.1.0"
@@ -100,7 +101,16 @@ void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, cons
   /* a trace given as a directory, or a grid that is not a file, has no content hash */
   int ht = trace && hash_file(trace, ri->trace_hash);
   int hg = grid && hash_file(grid, ri->grid_hash);
-  if (cfg && lbs_config_dump(cfg, &ri->config)) lbs_buf_free(&ri->config);
+  /* every key: what the file and overrides give, and the defaults of [grid], [cluster] and
+   * [link] (a node type's keys depend on its speed model: only those given; [sim] as given: the
+   * command line may set the replay's settings, whose effective values are the run's columns) */
+  lbs_section_spec kept[64];
+  int nk = 0;
+  for (const lbs_section_spec *sp = lbs_grid_spec(); sp->kind && nk < 63; sp++)
+    if (strcmp(sp->kind, "nodetype")) kept[nk++] = *sp;
+  kept[nk] = (lbs_section_spec){NULL, 0, 0, NULL, NULL};
+  const lbs_section_spec *specs[1] = {kept};
+  if (cfg && lbs_config_dump_resolved(cfg, specs, 1, &ri->config)) lbs_buf_free(&ri->config);
   lbs_buf o = {0};
   for (int i = 0; i < nover; i++)
     if (lbs_buf_append(&o, over[i], strlen(over[i])) || lbs_buf_append(&o, i + 1 < nover ? "\n" : "", i + 1 < nover))

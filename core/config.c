@@ -509,25 +509,61 @@ void lbs_config_help(FILE *f, const lbs_section_spec *specs) {
   }
 }
 
-lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out) {
+static lbs_err dump_line(lbs_buf *out, const char *a, const char *b, const char *c) {
+  lbs_err e = lbs_buf_append(out, a, strlen(a));
+  if (!e) e = lbs_buf_append(out, b, strlen(b));
+  if (!e) e = lbs_buf_append(out, c, strlen(c));
+  return e;
+}
+
+/* The keys of spec's sections of this kind that s does not give, with their defaults, after a
+ * "# defaults" line. */
+static lbs_err dump_defaults(const lbs_config *c, int s, const char *kind, const lbs_section_spec *const *specs, int nspecs,
+                             lbs_buf *out) {
   lbs_err e = LBS_OK;
-  for (int s = 0; !e && s < c->nsec; s++) {
+  int said = 0;
+  for (int k = 0; !e && k < nspecs; k++)
+    for (const lbs_section_spec *sp = specs[k]; !e && sp->kind; sp++) {
+      if (strcmp(sp->kind, kind) || !sp->opts) continue;
+      for (const lbs_opt *o = sp->opts; !e && o->key; o++) {
+        if (!o->def || (s >= 0 && lbs_config_has(c, kind, c->secs[s].name, o->key))) continue;
+        if (!said++) e = lbs_buf_append(out, "# defaults\n", 11);
+        if (!e) e = dump_line(out, o->key, " = ", o->def);
+        if (!e) e = lbs_buf_append(out, "\n", 1);
+      }
+    }
+  return e;
+}
+
+lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *const *specs, int nspecs, lbs_buf *out) {
+  lbs_err e = LBS_OK;
+  int any = 0;
+  for (int s = 0; !e && s < c->nsec; s++, any = 1) {
     const section *sc = &c->secs[s];
-    e = lbs_buf_append(out, s ? "\n[" : "[", s ? 2 : 1);
-    if (!e) e = lbs_buf_append(out, sc->kind, strlen(sc->kind));
-    if (!e && *sc->name) e = lbs_buf_append(out, " ", 1);
-    if (!e) e = lbs_buf_append(out, sc->name, strlen(sc->name));
-    if (!e) e = lbs_buf_append(out, "]\n", 2);
+    e = dump_line(out, any ? "\n[" : "[", sc->kind, *sc->name ? " " : "");
+    if (!e) e = dump_line(out, sc->name, "]\n", "");
     for (int i = 0; !e && i < c->nent; i++) {
       const entry *en = &c->ents[i];
       if (en->sec != s) continue;
-      e = lbs_buf_append(out, en->key, strlen(en->key));
-      if (!e) e = lbs_buf_append(out, " = ", 3);
+      e = dump_line(out, en->key, " = ", "");
       for (const char *v = en->value; !e && *v; v++) e = lbs_buf_append(out, *v == '\n' || *v == '\r' ? " " : v, 1);
       if (!e) e = lbs_buf_append(out, "\n", 1);
     }
+    if (!e) e = dump_defaults(c, s, sc->kind, specs, nspecs, out);
   }
+  /* unnamed sections the configuration lacks: every key at its default */
+  for (int k = 0; !e && k < nspecs; k++)
+    for (const lbs_section_spec *sp = specs[k]; !e && sp->kind; sp++) {
+      if (sp->named || !sp->opts || find_section(c, sp->kind, "") >= 0) continue;
+      lbs_buf d = {0};
+      e = dump_defaults(c, -1, sp->kind, specs, nspecs, &d);
+      if (!e && d.len) e = dump_line(out, any ? "\n[" : "[", sp->kind, "]\n");
+      if (!e && d.len) e = lbs_buf_append(out, d.data, d.len), any = 1;
+      lbs_buf_free(&d);
+    }
   if (!e) e = lbs_buf_append(out, "", 1);
   if (!e) out->len--; /* the NUL is there, not counted */
   return e;
 }
+
+lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out) { return lbs_config_dump_resolved(c, NULL, 0, out); }

@@ -82,6 +82,10 @@ int lbs_config_has(const lbs_config *c, const char *kind, const char *name, cons
  * it (file or override) with its value, a NUL-terminated string appended to out. A value
  * holding a newline (only an override can) is written with it replaced by a space. */
 lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out);
+/* lbs_config_dump, then what the configuration leaves to the specs' defaults: for each section
+ * the keys it does not give (after a "# defaults" line, in a repeated section header), and each
+ * unnamed section it lacks with every key at its default. The text parses back as INI. */
+lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *const *specs, int nspecs, lbs_buf *out);
 
 /* Prints every section kind and key with type, default, range and help. */
 void lbs_config_help(FILE *f, const lbs_section_spec *specs);

@@ -141,3 +141,27 @@ Test(config, dump_gives_the_configuration_after_overrides) {
   lbs_buf_free(&b);
   lbs_config_destroy(&c);
 }
+
+/* The resolved dump adds what a section leaves to its spec's defaults, and the unnamed sections
+ * the file lacks; it parses back with the same values. */
+Test(config, dump_resolved_adds_the_defaults) {
+  static const lbs_opt g[] = {{"name", LBS_OPT_STRING, "x", 0, -1, "n"}, {"speed", LBS_OPT_DOUBLE, "1", 0, 10, "s"},
+                              {"need", LBS_OPT_INT, NULL, 0, 9, "required"}, {NULL, 0, NULL, 0, 0, NULL}};
+  static const lbs_opt sim[] = {{"mode", LBS_OPT_STRING, "bsp", 0, -1, "m"}, {NULL, 0, NULL, 0, 0, NULL}};
+  static const lbs_section_spec specs[] = {{"grid", 0, 1, g, "g"}, {"cluster", 1, 0, g, "c"}, {"sim", 0, 0, sim, "s"},
+                                           {NULL, 0, 0, NULL, NULL}};
+  const lbs_section_spec *list[1] = {specs};
+  lbs_config *c = NULL, *back = NULL;
+  cr_assert_eq(lbs_config_parse_string("g.ini", "[grid]\nname = a\nneed = 2\n[cluster A]\nspeed = 3\n", &c), LBS_OK);
+  lbs_buf b = {0};
+  cr_assert_eq(lbs_config_dump_resolved(c, list, 1, &b), LBS_OK);
+  cr_assert_str_eq((const char *)b.data, "[grid]\nname = a\nneed = 2\n# defaults\nspeed = 1\n\n[cluster A]\nspeed = 3\n"
+                                          "# defaults\nname = x\n\n[sim]\n# defaults\nmode = bsp\n");
+  cr_assert_eq(lbs_config_parse_string("dump", (const char *)b.data, &back), LBS_OK, "%s", lbs_errmsg());
+  double v = 0;
+  cr_assert_eq(lbs_config_double(back, specs, "cluster", "A", "speed", &v), LBS_OK);
+  cr_assert_float_eq(v, 3, 0);
+  lbs_buf_free(&b);
+  lbs_config_destroy(&back);
+  lbs_config_destroy(&c);
+}
