@@ -43,13 +43,17 @@ has "$T/ref.csv" "study,task,trace,grid,partitioner,policy,sim.cost,grid.barrier
 expect 0 "sweep on 1 rank" -- "$LBSIM" sweep "$T/s.ini" --results "$T/one.db" --csv "$T/one.csv"
 cmp -s "$T/ref.csv" "$T/one.csv" && ok || bad "1 and 2 ranks give different results: $(diff "$T/ref.csv" "$T/one.csv" | head -4)"
 
-# killed half-way with SIGKILL (mpiexec and its ranks), then resumed
-setsid "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv" >"$T/kout" 2>&1 &
+# killed half-way with SIGKILL (mpiexec and its ranks), then resumed: on a larger trace, so that
+# the sweep is still running when the test sees its first runs stored (about 0.3 s a task)
+expect 0 "gen a larger trace" -- "$LBSIM" trace gen --kind bump --mesh 32x24x16 --steps 120 -o "$T/kb.lbt"
+sed 's/^traces = .*/traces = kb.lbt/' "$T/s.ini" >"$T/k.ini"
+expect 0 "uninterrupted larger sweep" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/k.ini" --results "$T/kref.db" --csv "$T/kref.csv"
+setsid "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k.csv" >"$T/kout" 2>&1 &
 pid=$!
 n=0
 for _ in $(seq 1 600); do
   # (sqlite3 would create the file: read it only once lbsim made it)
-  [ -s "$T/k.db" ] && n=$(sqlite3 -readonly "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+  [ -s "$T/k.db" ] && n=$(sqlite3 -readonly -cmd ".timeout 2000" "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
   [ "${n:-0}" -ge 3 ] && break
   sleep 0.02
 done
@@ -57,14 +61,14 @@ done
 pkill -KILL -s "$pid"
 wait "$pid" 2>/dev/null
 for _ in $(seq 1 100); do pgrep -s "$pid" >/dev/null || break; sleep 0.05; done
-n=$(sqlite3 "$T/k.db" "SELECT count(*) FROM runs")
+n=$(sqlite3 -cmd ".timeout 5000" "$T/k.db" "SELECT count(*) FROM runs")
 if [ "$n" -ge 3 ] && [ "$n" -lt 16 ]; then ok; else bad "the kill did not land half-way ($n of 16 runs stored)"; fi
 [ ! -e "$T/k.csv" ] && ok || bad "a killed sweep wrote its CSV"
-expect 0 "resume" -- "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv"
+expect 0 "resume" -- "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k.csv"
 has "$T/err" "$n done already (resuming)" "resume says what it skips"
 [ "$(sqlite3 "$T/k.db" "SELECT count(DISTINCT task) || '/' || count(*) FROM runs")" = "16/16" ] && ok || bad "resumed store: one run per task"
-cmp -s "$T/ref.csv" "$T/k.csv" && ok || bad "killed and resumed differs from uninterrupted: $(diff "$T/ref.csv" "$T/k.csv" | head -4)"
-expect 0 "resume of a complete sweep" -- "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/k.csv"
+cmp -s "$T/kref.csv" "$T/k.csv" && ok || bad "killed and resumed differs from uninterrupted: $(diff "$T/kref.csv" "$T/k.csv" | head -4)"
+expect 0 "resume of a complete sweep" -- "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k.csv"
 has "$T/out" "16 tasks (16 resumed)" "nothing redone"
 
 # generated traces, once per seed: made beside the store, reused by a resume, a seed column
