@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all build bootstrap check demo calibrate-demo bench fuzz fuzz-long asan install clean seed002 seed003
+.PHONY: all build bootstrap check test demo calibrate-demo bench fuzz fuzz-long asan install clean seed002 seed003
 
 all: build
 
@@ -18,6 +18,13 @@ build:
 # and runs the fuzz targets briefly.
 check: bootstrap
 	@bash scripts/check.sh
+
+# The normal build's tests only (no bootstrap, no sanitizer build, no fuzzing): the quick loop
+# while working; make check is what CI runs. ARGS passes options to ctest, e.g. ARGS='-R sweep'.
+test:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=-Werror >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+	@LBSIM_NO_PROGRESS=1 ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) $(ARGS)
 
 # The main job end to end on generated data.
 demo: bootstrap build
