@@ -31,6 +31,8 @@ int cli_progress_cb(void *arg, int64_t done, int64_t total); /* for lbs_progress
 
 /* JSON string literal with escapes. */
 void cli_json_str(FILE *f, const char *s);
+/* A CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line break. */
+void cli_csv_field(FILE *f, const char *s);
 /* JSON number, or null when not finite. */
 void cli_json_num(FILE *f, double v);
 

@@ -32,19 +32,6 @@ static void usage(void) {
          "  lbsim pipeline examples/pipeline/laplace.ini --csv --output laplace.csv\n");
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
 
 /* Writes mapping m's copies on processor k as "RNG*0.5 Walk*0.5 AVG" (share 1 unwritten). */
 static void copies_text(FILE *f, const lbs_pipeline *p, int m, int k) {
@@ -186,9 +173,9 @@ static void write_csv(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) 
     const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
     for (int k = 0; k < lbs_pipeline_nprocs(p); k++) {
       if (!L->used[k]) continue;
-      csv_field(f, lbs_pipeline_mapping_name(p, m));
+      cli_csv_field(f, lbs_pipeline_mapping_name(p, m));
       fputc(',', f);
-      csv_field(f, lbs_pipeline_proc_name(p, k));
+      cli_csv_field(f, lbs_pipeline_proc_name(p, k));
       fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%d,", lbs_pipeline_proc_speed(p, k), L->demand_s[k], L->util[k],
               N * L->demand_s[k], k == L->bottleneck);
       copies_text(f, p, m, k); /* block names and numbers: no comma */

@@ -74,19 +74,6 @@ static sqlite3_stmt *select_all(sqlite3 *db, int t, const char *study) {
   return q;
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
 
 static void put_value(FILE *f, sqlite3_stmt *q, int c, int json) {
   switch (sqlite3_column_type(q, c)) {
@@ -99,7 +86,7 @@ static void put_value(FILE *f, sqlite3_stmt *q, int c, int json) {
   default: {
     const char *s = (const char *)sqlite3_column_text(q, c);
     if (json) cli_json_str(f, s);
-    else csv_field(f, s ? s : "");
+    else cli_csv_field(f, s ? s : "");
   }
   }
 }

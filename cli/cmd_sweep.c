@@ -505,19 +505,6 @@ static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, con
   return e;
 }
 
-/* A CSV field: quoted, with quotes doubled, when it holds a comma, quote or line break. */
-static void csv_put(FILE *f, const char *v) {
-  if (!strpbrk(v, ",\"\n\r")) {
-    fputs(v, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *v; v++) {
-    if (*v == '"') fputc('"', f);
-    fputc(*v, f);
-  }
-  fputc('"', f);
-}
 
 static const char *MEASURES[] = {"total_time_s", "compute_time_s", "comm_time_s", "partition_time_s", "migration_time_s",
                                  "repartitions", "mean_imbalance", "max_imbalance", "mean_loadimb", "moved_elements"};
@@ -560,7 +547,7 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
   for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", LABEL[k], k == 0 && s->has_seeds ? ",seed" : "");
   for (int k = 0; k < s->nov; k++) {
     fputc(',', f);
-    csv_put(f, s->ov[k].name);
+    cli_csv_field(f, s->ov[k].name);
   }
   fprintf(f, ",measure,value\n");
   int rc;
@@ -572,11 +559,11 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
     int i4[4], iov[MAXOV];
     task_axes(s, t, i4, iov);
     for (size_t m = 0; m < NMEASURES; m++) {
-      csv_put(f, s->id);
+      cli_csv_field(f, s->id);
       fprintf(f, ",%lld", (long long)t);
       for (int k = 0; k < 4 + s->nov; k++) {
         fputc(',', f);
-        csv_put(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
+        cli_csv_field(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
         if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
       }
       fprintf(f, ",%s,%.9g\n", MEASURES[m], sqlite3_column_double(q, (int)m + 1));
@@ -769,7 +756,7 @@ int cmd_sweep(int argc, char **argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  int failed = e != LBS_OK, mine = 0;
+  int failed = e != LBS_OK;
   if (e) cli_error("sweep", e);
   cli_progress_update(&bar, ndone);
   while (!e) {
@@ -786,7 +773,6 @@ int cmd_sweep(int argc, char **argv) {
       if (te == LBS_IO || te == LBS_DB || te == LBS_CORRUPT || te == LBS_FORMAT || te == LBS_VERSION) break; /* the store */
       continue;
     }
-    mine++;
     int64_t d = fetch_add(&fm, 1, 1) + 1;
     if (rank == 0) cli_progress_update(&bar, ndone + d);
   }
@@ -803,7 +789,6 @@ int cmd_sweep(int argc, char **argv) {
     if (failed) fprintf(stderr, "lbsim: sweep: %d task%s failed; run the sweep again to retry them\n", failed, failed > 1 ? "s" : "");
     rc = rc || csv_bad;
   }
-  (void)mine;
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   for (int i = 0; traces && i < s.ax[0].n; i++) lbs_trace_close(&traces[i]);
   free(traces);

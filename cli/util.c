@@ -92,6 +92,19 @@ void cli_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void cli_csv_field(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
 void cli_json_num(FILE *f, double v) {
   if (isfinite(v)) fprintf(f, "%.17g", v);
   else fputs("null", f);
