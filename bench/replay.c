@@ -86,8 +86,9 @@ int main(int argc, char **argv) {
     for (int64_t s = 0; s < S; s++) lbs_trace_read(t, s, 0, 0, E, v);
     best_dec = fmin(best_dec, now() - t0);
     for (int one = 0; one < 2; one++) {
-      lbs_replay_opts o = {NULL, 0, one ? 1 : 0, "zoltan:block", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1,
-                           NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+      lbs_replay_opts o;
+      lbs_replay_opts_default(&o);
+      o.nsteps = one ? 1 : 0, o.partitioner = "zoltan:block";
       lbs_replay_result *res;
       t0 = now();
       if (lbs_replay(t, g, &o, MPI_COMM_WORLD, &res)) {

@@ -140,7 +140,8 @@ static int compare_policies(const char *path, const lbs_grid *grid, double *tota
   lbs_trace *t;
   if (lbs_trace_open(path, &t)) die(path);
   for (int k = 0; k < NPOL; k++) {
-    lbs_replay_opts o = {0};
+    lbs_replay_opts o;
+    lbs_replay_opts_default(&o);
     o.partitioner = "zoltan:rcb";
     o.policy = policies[k];
     o.mode = LBS_MODE_BSP;

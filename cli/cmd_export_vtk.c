@@ -276,7 +276,8 @@ int cmd_export_vtk(int argc, char **argv) {
                                      {"force", no_argument, 0, 'f'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
   cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
   const char *grid_path = NULL, *out = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int nover = 0, force = 0, app_time = 0, c;

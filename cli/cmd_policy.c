@@ -172,7 +172,8 @@ static int compare(int argc, char **argv) {
   lbs_grid *g = NULL;
   lbs_trace *t = NULL;
   lbs_replay_result *res[64] = {0};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
   lbs_err e = lbs_config_load(grid_path, &cfg);
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e) e = lbs_grid_from_config(cfg, &g);

@@ -48,7 +48,8 @@ int cmd_replay(int argc, char **argv) {
                                      {"set", required_argument, 0, 'o'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
   cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
   const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
   int json = 0, nover = 0, c;

@@ -470,7 +470,8 @@ static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, con
   lbs_config *cfg = NULL;
   lbs_grid *g = NULL;
   lbs_replay_result *r = NULL;
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1.0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
   lbs_err e = grid_config(s, s->ax[1].v[i4[1]], &cfg);
   for (int k = 0; !e && k < s->nov; k++) e = lbs_config_override(cfg, ov[k]);
   if (!e) e = lbs_grid_from_config(cfg, &g);

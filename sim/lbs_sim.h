@@ -65,6 +65,15 @@ lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
 
 typedef enum { LBS_MODE_BSP = 0, LBS_MODE_DES = 1 } lbs_sim_mode;
 typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lbs_cost_kind;
+/* Where the partitioner runs. rank0: every rank's elements are gathered on rank 0, which
+ * partitions them alone: the same answer on any number of ranks, and O(E) memory on rank 0.
+ * distributed: the partitioner runs on every rank's own elements (Zoltan's parallel methods,
+ * PT-Scotch through zoltan:graph): O(E/R) memory per rank, and reproducible at a fixed number
+ * of ranks only. auto: distributed from distributed_min_elements on 2 or more ranks when the
+ * partitioner has a distributed path, else rank0. */
+typedef enum { LBS_PARTMODE_AUTO = 0, LBS_PARTMODE_RANK0 = 1, LBS_PARTMODE_DISTRIBUTED = 2 } lbs_partition_mode;
+lbs_err lbs_partition_mode_parse(const char *s, lbs_partition_mode *out); /* LBS_PARSE if unknown */
+const char *lbs_partition_mode_name(lbs_partition_mode m);
 
 typedef struct lbs_replay_opts {
   const char *metric;        /* replayed metric; NULL: the trace's first */
@@ -90,6 +99,9 @@ typedef struct lbs_replay_opts {
    * partitions of every step, a simulation from every step, migrations); may be NULL */
   lbs_progress_fn search_progress;
   void *search_progress_arg;
+  lbs_partition_mode partition_mode;  /* auto (default), rank0 or distributed */
+  int64_t distributed_min_elements;   /* auto: distributed from this many elements (1,000,000) */
+  double memory_limit_gb;             /* a node's memory for the check before the work; 0: available */
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
@@ -130,8 +142,14 @@ typedef struct lbs_replay_result {
   double max_work_imbalance;     /* the worst over the initial partition and every repartition */
   double tolerance;              /* the partitioner's promise (0: none) */
   int tolerance_missed;          /* partitions (initial one included) above it */
+  lbs_partition_mode partition_mode; /* the one that ran: rank0 or distributed */
+  int ranks;                     /* MPI ranks that ran the replay */
+  double peak_rss_mb;            /* the largest peak resident set over the ranks (VmHWM), MB */
 } lbs_replay_result;
 
+/* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
+ * with the partitioner's own figures, the whole trace, no callbacks. */
+void lbs_replay_opts_default(lbs_replay_opts *o);
 /* The [sim] section of a run configuration: partitioner, policy, mode, metric, cost model. */
 extern const lbs_section_spec lbs_sim_spec[];
 /* Fills o's fields from [sim] (checked against lbs_sim_spec); strings stay valid while cfg

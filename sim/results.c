@@ -613,3 +613,48 @@ lbs_err lbs_results_check(const char *path) {
   sqlite3_close(db);
   return e;
 }
+
+/* ---------------------------------------------------------------- a run as JSON (lbsim replay --json) */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fputc('\\', f);
+    if ((unsigned char)*s >= 0x20) fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void lbs_replay_json(FILE *f, const lbs_replay_result *r) {
+  fputc('{', f);
+  lbs_replay_json_fields(f, r);
+  fputs("}\n", f);
+}
+
+void lbs_replay_json_fields(FILE *f, const lbs_replay_result *r) {
+  fprintf(f, "\"partitioner\":");
+  json_str(f, r->partitioner);
+  fprintf(f, ",\"policy\":");
+  json_str(f, r->policy);
+  fprintf(f, ",\"metric\":");
+  json_str(f, r->metric);
+  fprintf(f, ",\"mode\":\"%s\",\"elements\":%lld,\"steps\":%lld,\"first_step\":%lld,\"procs\":%d",
+          r->mode == LBS_MODE_BSP ? "bsp" : "des", (long long)r->elements, (long long)r->steps, (long long)r->first_step,
+          r->procs);
+  fprintf(f, ",\"total_time_s\":%.9f,\"compute_time_s\":%.9f,\"comm_time_s\":%.9f,\"partition_time_s\":%.9f,"
+             "\"migration_time_s\":%.9f",
+          1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
+          1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  fprintf(f, ",\"repartitions\":%d,\"repartition_steps\":[", r->nrep);
+  for (int k = 0; k < r->nrep; k++) fprintf(f, "%s%lld", k ? "," : "", (long long)(r->first_step + r->reparts[k].step));
+  fprintf(f, "],\"mean_imbalance\":%.9f,\"max_imbalance\":%.9f,\"mean_loadimb\":%.9f,\"moved_elements\":%lld",
+          r->mean_imbalance, r->max_imbalance, r->mean_loadimb, (long long)r->moved);
+  fprintf(f, ",\"initial_work_imbalance\":%.9f,\"max_work_imbalance\":%.9f,\"tolerance\":", r->initial_work_imbalance,
+          r->max_work_imbalance);
+  if (r->tolerance > 0) fprintf(f, "%.9g", r->tolerance);
+  else fprintf(f, "null");
+  fprintf(f, ",\"tolerance_missed\":%d", r->tolerance_missed);
+  fprintf(f, ",\"partition_mode\":\"%s\",\"ranks\":%d,\"peak_rss_mb\":%.1f", lbs_partition_mode_name(r->partition_mode),
+          r->ranks, r->peak_rss_mb);
+  fprintf(f, ",\"wall_s\":%.3f", r->wall_s);
+}

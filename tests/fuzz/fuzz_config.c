@@ -137,7 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (lbs_config_check_only(c, lbs_sim_spec) == LBS_OK) read_back(c, lbs_sim_spec);
     if (lbs_config_check_only(c, lbs_minex_spec) == LBS_OK) read_back(c, lbs_minex_spec);
     (void)lbs_config_check(c, lbs_sim_spec);
-    lbs_replay_opts ro = {0};
+    lbs_replay_opts ro;
+    lbs_replay_opts_default(&ro);
     (void)lbs_replay_opts_from_config(c, &ro);
     lbs_pipeline *pl;
     if (lbs_pipeline_from_config(c, &pl) == LBS_OK) {

@@ -55,8 +55,10 @@ int main(int argc, char **argv) {
     lbs_trace *t;
     lbs_config_parse_string("g.ini", grids[trial % 2], &cfg);
     if (lbs_grid_from_config(cfg, &g) || lbs_trace_open(path, &t)) return printf("%s\n", lbs_errmsg()), 2;
-    lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "optimal", trial % 4 == 3 ? LBS_MODE_DES : LBS_MODE_BSP,
-                         LBS_COST_MODEL, 1, 20, 50, cfg, 0, 0, NULL, NULL, NULL, NULL, NULL};
+    lbs_replay_opts o;
+    lbs_replay_opts_default(&o);
+    o.policy = "optimal", o.mode = trial % 4 == 3 ? LBS_MODE_DES : LBS_MODE_BSP;
+    o.part_fixed_us = 20, o.part_per_elem_ns = 50, o.cfg = cfg;
     lbs_replay_result *opt = NULL, *r = NULL;
     lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &opt);
     CHECK(!e, "trial %d optimal: %s", trial, lbs_errmsg());

@@ -78,7 +78,10 @@ static lbs_replay_result *run(const char *trace, const char *grid_text, const ch
     printf("setup failed: %s\n", lbs_errmsg());
     exit(2);
   }
-  lbs_replay_opts o = {NULL, 0, 0, part, policy, mode, LBS_COST_MODEL, 1, 0.05, 0, cfg, save, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
+  o.partitioner = part, o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05, o.part_per_elem_ns = 0;
+  o.cfg = cfg, o.save_assignment = save;
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
   CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
   lbs_trace_close(&t);
@@ -265,7 +268,8 @@ int main(int argc, char **argv) {
   lbs_config_parse_string("g.ini", "[cluster A]\nnodes = 5\n", &cfg);
   lbs_grid_from_config(cfg, &g);
   lbs_trace_open(line4, &t);
-  lbs_replay_opts o = {NULL, 0, 0, "zoltan:rcb", "none", LBS_MODE_BSP, LBS_COST_MODEL, 1, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
   CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL && strstr(lbs_errmsg(), "5 processors but the trace only 4"),
         "more processors than elements: %s", lbs_errmsg());
   o.policy = "fixed:0";

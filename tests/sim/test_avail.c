@@ -85,7 +85,9 @@ static lbs_err replay(const char *profiles, const char *part, const char *policy
   lbs_config_destroy(&c);
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(line, &t), LBS_OK);
-  lbs_replay_opts o = {NULL, 0, 0, part, policy, LBS_MODE_BSP, LBS_COST_MODEL, 1, 0.05, 0, NULL, 1, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
+  o.partitioner = part, o.policy = policy, o.part_fixed_us = 0.05, o.part_per_elem_ns = 0, o.save_assignment = 1;
   *r = NULL;
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, r);
   lbs_trace_close(&t);

@@ -298,7 +298,9 @@ static lbs_replay_result *replay(const char *barrier_us, const char *sharing, lb
   lbs_grid *g = grid(text);
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(line4, &t), LBS_OK);
-  lbs_replay_opts o = {NULL, 0, 0, "halves", policy, mode, LBS_COST_MODEL, 1, 0.05, 0, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  lbs_replay_opts o;
+  lbs_replay_opts_default(&o);
+  o.partitioner = "halves", o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05, o.part_per_elem_ns = 0;
   lbs_replay_result *r = NULL;
   cr_assert_eq(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r), LBS_OK, "%s", lbs_errmsg());
   lbs_trace_close(&t);
