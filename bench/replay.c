@@ -121,7 +121,8 @@ int main(int argc, char **argv) {
   double *sizes = malloc((size_t)P * sizeof *sizes);
   for (int64_t i = 0; i < E; i++) gid[i] = i;
   for (int p = 0; p < P; p++) sizes[p] = 1.0 / P;
-  lbs_part_input in = {MPI_COMM_WORLD, E, gid, v, 3, x, NULL, NULL, NULL, rf, cur, P, sizes, 0, NULL, NULL, 0, 0};
+  lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = E, .gid = gid, .weight = v, .dim = 3, .coords = x, .rank_first = rf,
+      .current = cur, .nparts = P, .part_sizes = sizes};
   lbs_partitioner *pt;
   lbs_part_create("zoltan:rcb", NULL, MPI_COMM_WORLD, &pt);
   pts p = {(int)E, x, v};

@@ -98,8 +98,8 @@ static void load(source *src, int metric_of_name) {
     for (int p = 0; p < P; p++) sizes[p] = 1.0 / P;
     src->part[k] = malloc((size_t)(src->E * src->S) * sizeof(int));
     for (int64_t s = 0; s < src->S; s++) {
-      lbs_part_input in = {MPI_COMM_WORLD, src->E, gid, src->v + s * src->E, dim, coords, NULL, NULL, NULL,
-                           rf, cur, P, sizes, 0, NULL, NULL, 0, 0};
+      lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = src->E, .gid = gid, .weight = src->v + s * src->E, .dim = dim,
+          .coords = coords, .rank_first = rf, .current = cur, .nparts = P, .part_sizes = sizes};
       if (lbs_part_run(rcb, &in, src->part[k] + s * src->E)) die("partition");
     }
     free(sizes);

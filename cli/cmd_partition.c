@@ -244,9 +244,11 @@ int cmd_partition(int argc, char **argv) {
       what = "partition";
       break;
     }
-    lbs_part_input in = {MPI_COMM_WORLD, n, gid, pb.pw + first, pb.coords ? pb.dim : 0,
-                         pb.coords ? pb.coords + first * pb.dim : NULL, lx, pa + px[first], pw + px[first], rf,
-                         pb.cur + first, P, sizes, from_block, g, pb.rw ? pb.rw + first : NULL, be, br};
+    lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = n, .gid = gid, .weight = pb.pw + first,
+        .dim = pb.coords ? pb.dim : 0, .coords = pb.coords ? pb.coords + first * pb.dim : NULL, .xadj = lx,
+        .adj = pa + px[first], .adjw = pw + px[first], .rank_first = rf, .current = pb.cur + first,
+        .nparts = P, .part_sizes = sizes, .repartition = from_block, .grid = g,
+        .rwgt = pb.rw ? pb.rw + first : NULL, .bytes_per_edge = be, .bytes_per_rwgt = br};
     double best = 1e300;
     for (int64_t it = 0; !e && it < repeat; it++) {
       MPI_Barrier(MPI_COMM_WORLD);

@@ -228,7 +228,8 @@ int cmd_grid_probe(int argc, char **argv) {
       gid[i] = id, w[i] = 1, cur[i] = rank;
       co[3 * i] = (double)(id % side), co[3 * i + 1] = (double)(id / side % side), co[3 * i + 2] = (double)(id / side / side);
     }
-    lbs_part_input in = {MPI_COMM_WORLD, n, gid, w, 3, co, NULL, NULL, NULL, rf, cur, size, ps, 0, NULL, NULL, 0, 0};
+    lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = n, .gid = gid, .weight = w, .dim = 3, .coords = co,
+        .rank_first = rf, .current = cur, .nparts = size, .part_sizes = ps};
     double t[7];
     int reps = quick ? 3 : 7;
     for (int r = 0; r < reps && !e; r++) {

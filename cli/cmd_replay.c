@@ -157,7 +157,8 @@ int cmd_replay(int argc, char **argv) {
     printf("\nmoved         %lld elements\nwall          %.3f s (replay %.3f s", (long long)r->moved, MPI_Wtime() - t_cmd,
            r->wall_s);
     if (results && !re) printf(", results store %.3f s, in %s", t_saved, results);
-    printf(")\n");
+    printf(")\nranks         %d, partitioning %s, peak memory %.1f MB (the largest rank's resident set)\n", r->ranks,
+           lbs_partition_mode_name(r->partition_mode), r->peak_rss_mb);
   }
   if (!e && rank == 0 && r->tolerance_missed) {
     fflush(stdout);

@@ -60,9 +60,12 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
     xadj[0] = 0;
     for (int64_t i = 0; i < N; i++) xadj[i + 1] = xadj[i] + deg[i];
     int64_t rf[2] = {0, N};
-    lbs_part_input all = {MPI_COMM_SELF, N, gid, w, want_coords ? in->dim : 0, want_coords ? co : NULL,
-                          want_graph ? xadj : NULL, adj, aw, rf, cur, in->nparts, in->part_sizes, in->repartition,
-                          in->grid, want_rwgt ? rw : NULL, in->bytes_per_edge, in->bytes_per_rwgt};
+    lbs_part_input all = {.comm = MPI_COMM_SELF, .nlocal = N, .gid = gid, .weight = w,
+                          .dim = want_coords ? in->dim : 0, .coords = want_coords ? co : NULL,
+                          .xadj = want_graph ? xadj : NULL, .adj = adj, .adjw = aw, .rank_first = rf, .current = cur,
+                          .nparts = in->nparts, .part_sizes = in->part_sizes, .repartition = in->repartition,
+                          .grid = in->grid, .rwgt = want_rwgt ? rw : NULL, .bytes_per_edge = in->bytes_per_edge,
+                          .bytes_per_rwgt = in->bytes_per_rwgt};
     e = fn(state, &all, np);
   }
   int code = e;

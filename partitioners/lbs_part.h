@@ -32,6 +32,10 @@ typedef struct lbs_part_input {
   const double *rwgt;          /* relocation weight of each object (NULL: 1 each) */
   double bytes_per_edge;       /* bytes per unit of edge weight */
   double bytes_per_rwgt;       /* bytes per unit of relocation weight */
+  /* 1: partition the objects where they are, on every rank of comm (the partitioner's
+   * distributed path: reproducible at a fixed number of ranks); 0: the same answer on any
+   * number of ranks (a parallel method gathers the objects on rank 0) */
+  int distributed;
 } lbs_part_input;
 
 typedef struct lbs_partitioner lbs_partitioner;
@@ -56,8 +60,14 @@ typedef struct lbs_partitioner_ops {
   /* 1 when it aims at the part sizes it is given; 0 or NULL: at equal parts (METIS without
    * :speed), so its tolerance is checked against equal shares. */
   int (*takes_sizes)(const void *state);
+  /* 1 when it can partition the objects where they are (in->distributed); NULL: it cannot, and
+   * runs on one rank (METIS, MinEX). */
+  int (*distributed)(const void *state);
+  /* The modelled partitioning time (lbs_replay's cost model): fixed us per call plus ns per
+   * element, fitted to its real calls; NULL: 500 us + 1000 ns per element. */
+  void (*cost_model)(const void *state, double *fixed_us, double *per_elem_ns);
 } lbs_partitioner_ops;
-#define LBS_PART_ABI 2
+#define LBS_PART_ABI 3
 
 /* Registers a partitioner after the built-in ones (tests add mocks; ops is borrowed, static);
  * LBS_INVAL when its name is taken, its ABI is not LBS_PART_ABI or the registry is full. */
@@ -76,6 +86,8 @@ int lbs_part_needs_coords(const lbs_partitioner *p);
 int lbs_part_uses_current(const lbs_partitioner *p);
 double lbs_part_tolerance(const lbs_partitioner *p); /* 0: it promises none */
 int lbs_part_takes_sizes(const lbs_partitioner *p);
+int lbs_part_has_distributed(const lbs_partitioner *p); /* it has a distributed path */
+void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per_elem_ns);
 
 /* The work imbalance of a whole assignment: max over parts p of (work on p) / (sizes[p] x total
  * work), with equal shares when sizes is NULL; 1 is perfect. Parts with a zero target share

@@ -46,6 +46,13 @@ static int needs_graph(const void *s) { return (void)s, 1; }
 static double tolerance(const void *s) { return ((const mstate *)s)->rb ? 1.001 : 1.03; }
 static int takes_sizes(const void *s) { return ((const mstate *)s)->speed; }
 static int needs_coords(const void *s) { return (void)s, 0; }
+/* Fitted to the real calls' wall time on the 2-core EPYC VM, one rank, 12,000 and 96,000-element
+ * bump traces, 10 calls each (bench/RESULTS.md, "Partitioning cost model defaults"). */
+static void cost_model(const void *s, double *fixed_us, double *per_elem_ns) {
+  int rb = ((const mstate *)s)->rb;
+  *fixed_us = rb ? 780 : 5900;
+  *per_elem_ns = rb ? 1660 : 1000;
+}
 
 /* All objects are here (rank 0): build Gm and call METIS. */
 static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
@@ -100,6 +107,8 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   return lbs__part_on_rank0(m->comm, in, 1, 0, run, state, newpart);
 }
 
-const lbs_partitioner_ops lbs__part_metis = {LBS_PART_ABI, "metis", "kway,rb,kway:speed,rb:speed", create, needs_graph,
-                                             needs_coords, partition, free, NULL, tolerance,
-                                             takes_sizes};
+const lbs_partitioner_ops lbs__part_metis = {.abi = LBS_PART_ABI, .name = "metis",
+                                             .methods = "kway,rb,kway:speed,rb:speed", .create = create,
+                                             .needs_graph = needs_graph, .needs_coords = needs_coords,
+                                             .partition = partition, .destroy = free, .tolerance = tolerance,
+                                             .takes_sizes = takes_sizes, .cost_model = cost_model};

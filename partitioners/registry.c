@@ -71,12 +71,22 @@ int lbs_part_needs_graph(const lbs_partitioner *p) { return p->ops->needs_graph(
 int lbs_part_needs_coords(const lbs_partitioner *p) { return p->ops->needs_coords(p->state); }
 int lbs_part_takes_sizes(const lbs_partitioner *p) { return p->ops->takes_sizes && p->ops->takes_sizes(p->state); }
 double lbs_part_tolerance(const lbs_partitioner *p) { return p->ops->tolerance ? p->ops->tolerance(p->state) : 0; }
+int lbs_part_has_distributed(const lbs_partitioner *p) { return p->ops->distributed && p->ops->distributed(p->state); }
+
+void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per_elem_ns) {
+  *fixed_us = 500;
+  *per_elem_ns = 1000;
+  if (p->ops->cost_model) p->ops->cost_model(p->state, fixed_us, per_elem_ns);
+}
+
 int lbs_part_uses_current(const lbs_partitioner *p) { return p->ops->uses_current && p->ops->uses_current(p->state); }
 
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart) {
   if (in->nparts < 1) return lbs_fail(LBS_INVAL, "partitioning into %d parts", in->nparts);
   if (lbs_part_needs_graph(p) && in->nlocal && !in->xadj)
     return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and the trace has none", p->name);
+  if (in->distributed && !lbs_part_has_distributed(p))
+    return lbs_fail(LBS_INVAL, "%s has no distributed path: it partitions on one rank", p->name);
   if (lbs_part_needs_coords(p) && in->nlocal && (!in->coords || in->dim < 1))
     return lbs_fail(LBS_INVAL, "%s needs element coordinates, and the trace has none", p->name);
   lbs_err e = p->ops->partition(p->state, in, newpart);

@@ -9,12 +9,13 @@
  * passed through (IMBALANCE_TOL, RCB_REUSE, PHG_REPART_MULTIPLIER, ...). phg builds its
  * hypergraph from the mesh graph; graph runs Scotch through Zoltan.
  *
- * Same answer on any number of ranks: Zoltan's parallel algorithms depend on how the objects
- * are spread over the processes (tie-breaking, the order of weight sums, and how RCB splits
- * an uneven number of parts over them: measured in tests/sim/mpi_policies.c), so every rank
- * sends its objects to rank 0, which runs Zoltan on a one-rank communicator and sends the
- * parts back. The replay's decoding and accounting stay spread over the ranks; the
- * partitioner call does not. Scotch seeds its generator per process in Debian's build
+ * Same answer on any number of ranks (the default, partition_mode rank0): Zoltan's parallel
+ * algorithms depend on how the objects are spread over the processes (tie-breaking, the order
+ * of weight sums, and how RCB splits an uneven number of parts over them: measured in
+ * tests/sim/mpi_policies.c), so every rank sends its objects to rank 0, which runs Zoltan on a
+ * one-rank communicator and sends the parts back. The distributed path (in->distributed) runs
+ * Zoltan's parallel method on every rank's own objects, with a second Zoltan structure over
+ * all ranks: O(E/R) memory per rank, the same answer for a fixed number of ranks. Scotch seeds its generator per process in Debian's build
  * and runs threads whose interleaving changes its answer, so it is reseeded before every
  * graph call and runs one thread (SCOTCH_PTHREAD_NUMBER=1 unless the user set it). */
 #include <math.h>
@@ -27,15 +28,21 @@
 
 #include "part_int.h"
 
+/* fixed_us, per_elem_ns: the cost model's defaults, fitted to the real calls' wall time on the
+ * 2-core EPYC VM, one rank, 12,000 and 96,000-element bump traces, 10 calls each
+ * (bench/RESULTS.md, "Partitioning cost model defaults"). */
 static const struct {
   const char *arg, *method;
-  int graph, coords, gather;
-} methods[] = {{"rcb", "RCB", 0, 1, 1},       {"rib", "RIB", 0, 1, 1},          {"hsfc", "HSFC", 0, 1, 1},
-               {"block", "BLOCK", 0, 0, 1},   {"random", "RANDOM", 0, 0, 1},    {"phg", "HYPERGRAPH", 1, 0, 1},
-               {"graph", "GRAPH", 1, 0, 1},   {NULL, NULL, 0, 0, 0}};
+  int graph, coords;
+  double fixed_us, per_elem_ns;
+} methods[] = {{"rcb", "RCB", 0, 1, 600, 100},          {"rib", "RIB", 0, 1, 500, 120},
+               {"hsfc", "HSFC", 0, 1, 150, 170},        {"block", "BLOCK", 0, 0, 70, 30},
+               {"random", "RANDOM", 0, 0, 140, 30},     {"phg", "HYPERGRAPH", 1, 0, 17000, 15000},
+               {"graph", "GRAPH", 1, 0, 500, 5500},     {NULL, NULL, 0, 0, 0, 0}};
 
 typedef struct {
-  struct Zoltan_Struct *zz; /* NULL on ranks that do not run Zoltan */
+  struct Zoltan_Struct *zz; /* over rank 0 alone; NULL on the other ranks */
+  struct Zoltan_Struct *zzp; /* over every rank (the distributed path), NULL on one rank */
   int m;                    /* index into methods */
   double tol;               /* IMBALANCE_TOL as set (block and random promise none) */
   MPI_Comm comm, solo;      /* all ranks; rank 0 alone (gathering methods) */
@@ -58,8 +65,29 @@ static void destroy(void *state) {
   zstate *z = state;
   if (!z) return;
   if (z->zz) Zoltan_Destroy(&z->zz);
+  if (z->zzp) Zoltan_Destroy(&z->zzp);
   if (z->solo != MPI_COMM_NULL) MPI_Comm_free(&z->solo);
   free(z);
+}
+
+/* Sets lbsim's fixed parameters and the [zoltan] section's on zz; *tol gets IMBALANCE_TOL. */
+static lbs_err configure(struct Zoltan_Struct *zz, int m, const lbs_config *cfg, double *tol) {
+  lbs_err e = LBS_OK;
+  const char *fixed[][2] = {{"DEBUG_LEVEL", "0"},       {"LB_METHOD", methods[m].method},
+                            {"NUM_GID_ENTRIES", "1"},   {"NUM_LID_ENTRIES", "1"},
+                            {"OBJ_WEIGHT_DIM", "1"},    {"EDGE_WEIGHT_DIM", methods[m].graph ? "1" : "0"},
+                            {"RETURN_LISTS", "PARTS"},  {"KEEP_CUTS", "0"},
+                            {"IMBALANCE_TOL", "1.1"}};
+  for (size_t i = 0; !e && i < sizeof fixed / sizeof *fixed; i++) e = set(zz, fixed[i][0], fixed[i][1]);
+  if (!e && !strcmp(methods[m].arg, "phg")) e = set(zz, "HYPERGRAPH_PACKAGE", "PHG");
+  if (!e && !strcmp(methods[m].arg, "graph")) e = set(zz, "GRAPH_PACKAGE", "SCOTCH");
+  const char *k, *v;
+  *tol = 1.1;
+  for (int i = 0; !e && cfg && lbs_config_entry(cfg, "zoltan", "", i, &k, &v); i++) {
+    e = set(zz, k, v);
+    if (!strcasecmp(k, "IMBALANCE_TOL")) *tol = atof(v);
+  }
+  return e;
 }
 
 static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm) {
@@ -78,34 +106,19 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   }
   zstate *z = calloc(1, sizeof *z);
   if (!z) return lbs_fail(LBS_NOMEM, "zoltan");
-  int rank;
+  int rank, size;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   z->comm = comm;
-  z->solo = MPI_COMM_NULL;
-  if (methods[m].gather) MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &z->solo);
-  MPI_Comm zc = methods[m].gather ? z->solo : comm;
-  if (zc != MPI_COMM_NULL && !(z->zz = Zoltan_Create(zc))) {
-    if (z->solo != MPI_COMM_NULL) MPI_Comm_free(&z->solo);
-    free(z);
-    return lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
-  }
   z->m = m;
+  MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &z->solo);
   lbs_err e = LBS_OK;
-  const char *fixed[][2] = {{"DEBUG_LEVEL", "0"},       {"LB_METHOD", methods[m].method},
-                            {"NUM_GID_ENTRIES", "1"},   {"NUM_LID_ENTRIES", "1"},
-                            {"OBJ_WEIGHT_DIM", "1"},    {"EDGE_WEIGHT_DIM", methods[m].graph ? "1" : "0"},
-                            {"RETURN_LISTS", "PARTS"},  {"KEEP_CUTS", "0"},
-                            {"IMBALANCE_TOL", "1.1"}};
-  for (size_t i = 0; z->zz && !e && i < sizeof fixed / sizeof *fixed; i++) e = set(z->zz, fixed[i][0], fixed[i][1]);
-  if (z->zz && !e && !strcmp(args, "phg")) e = set(z->zz, "HYPERGRAPH_PACKAGE", "PHG");
-  if (z->zz && !e && !strcmp(args, "graph")) e = set(z->zz, "GRAPH_PACKAGE", "SCOTCH");
-  const char *k, *v;
-  z->tol = 1.1;
-  for (int i = 0; z->zz && !e && cfg && lbs_config_entry(cfg, "zoltan", "", i, &k, &v); i++) {
-    e = set(z->zz, k, v);
-    if (!strcasecmp(k, "IMBALANCE_TOL")) z->tol = atof(v);
-  }
-  if (!strcmp(args, "block") || !strcmp(args, "random")) z->tol = 0;
+  if (z->solo != MPI_COMM_NULL && !(z->zz = Zoltan_Create(z->solo))) e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
+  if (size > 1 && !(z->zzp = Zoltan_Create(comm)) && !e) e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
+  double tol = 1.1;
+  if (!e && z->zz) e = configure(z->zz, m, cfg, &tol);
+  if (!e && z->zzp) e = configure(z->zzp, m, cfg, &tol);
+  z->tol = !strcmp(args, "block") || !strcmp(args, "random") ? 0 : tol;
   int bad = e != LBS_OK, anybad; /* a parameter rejected on rank 0 fails everywhere */
   MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
   if (anybad && !e) e = lbs_fail(LBS_INVAL, "zoltan: a parameter was rejected on another rank");
@@ -121,6 +134,11 @@ static int needs_graph(const void *s) { return methods[((const zstate *)s)->m].g
 static double tolerance(const void *s) { return ((const zstate *)s)->tol; }
 static int takes_sizes(const void *s) { return (void)s, 1; }
 static int needs_coords(const void *s) { return methods[((const zstate *)s)->m].coords; }
+static int distributed(const void *s) { return (void)s, 1; } /* every method runs in parallel */
+static void cost_model(const void *s, double *fixed_us, double *per_elem_ns) {
+  *fixed_us = methods[((const zstate *)s)->m].fixed_us;
+  *per_elem_ns = methods[((const zstate *)s)->m].per_elem_ns;
+}
 
 /* ---------------------------------------------------------------- query functions */
 
@@ -197,8 +215,7 @@ static void q_part_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOL
 
 /* ---------------------------------------------------------------- partition */
 
-static lbs_err run_zoltan(zstate *z, const lbs_part_input *in, int *newpart) {
-  struct Zoltan_Struct *zz = z->zz;
+static lbs_err run_zoltan(zstate *z, struct Zoltan_Struct *zz, const lbs_part_input *in, int *newpart) {
   int rank;
   MPI_Comm_rank(in->comm, &rank);
   if (in->rank_first[0] != 0 || in->nlocal > (int64_t)1 << 31)
@@ -257,7 +274,7 @@ static lbs_err run_solo(void *state, const lbs_part_input *all, int *newpart) {
   zstate *z = state;
   lbs_part_input in = *all;
   in.comm = z->solo;
-  return run_zoltan(z, &in, newpart);
+  return run_zoltan(z, z->zz, &in, newpart);
 }
 
 static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
@@ -265,11 +282,14 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   int size;
   MPI_Comm_size(z->comm, &size);
   /* on one rank the gathered objects are the objects: no copy */
-  if (size == 1) return run_zoltan(z, in, newpart);
+  if (size == 1) return run_zoltan(z, z->zz, in, newpart);
+  if (in->distributed) return run_zoltan(z, z->zzp, in, newpart);
   return lbs__part_on_rank0(z->comm, in, methods[z->m].graph, methods[z->m].coords, run_solo, z, newpart);
 }
 
-const lbs_partitioner_ops lbs__part_zoltan = {LBS_PART_ABI,  "zoltan",     "rcb,rib,hsfc,block,random,phg,graph",
-                                              create,        needs_graph,  needs_coords,
-                                              partition,     destroy,      NULL,
-                                              tolerance,     takes_sizes};
+const lbs_partitioner_ops lbs__part_zoltan = {.abi = LBS_PART_ABI, .name = "zoltan",
+                                              .methods = "rcb,rib,hsfc,block,random,phg,graph", .create = create,
+                                              .needs_graph = needs_graph, .needs_coords = needs_coords,
+                                              .partition = partition, .destroy = destroy, .tolerance = tolerance,
+                                              .takes_sizes = takes_sizes, .distributed = distributed,
+                                              .cost_model = cost_model};

@@ -22,7 +22,7 @@
 
 #include "sim_int.h"
 
-lbs_err lbs__avail_setup(eng *x, int64_t total_steps) {
+lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps) {
   int na = lbs_grid_avail_count(x->g);
   if (na == 0) return LBS_OK;
   for (int i = 0; i < na; i++) {
@@ -50,7 +50,7 @@ lbs_err lbs__avail_setup(eng *x, int64_t total_steps) {
   return LBS_OK;
 }
 
-lbs_err lbs__avail_step(eng *x, int64_t s, int *forced) {
+lbs_err lbs__avail_step(lbs__engine *x, int64_t s, int *forced) {
   *forced = 0;
   if (!x->live) return LBS_OK;
   int changed;
@@ -62,7 +62,7 @@ lbs_err lbs__avail_step(eng *x, int64_t s, int *forced) {
   return LBS_OK;
 }
 
-const lbs_grid *lbs__avail_grid_at(eng *x, int64_t s) {
+const lbs_grid *lbs__avail_grid_at(lbs__engine *x, int64_t s) {
   int changed;
   if (!x->live_nav || lbs_grid_live_step(x->live_nav, x->S0 + s, &changed)) return x->g; /* (fails only when not live) */
   return x->live_nav;
@@ -87,7 +87,7 @@ void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double 
   free(live);
 }
 
-void lbs__avail_place(eng *x) {
+void lbs__avail_place(lbs__engine *x) {
   if (!x->live) return;
   int any = 0;
   for (int p = 0; p < x->P && !any; p++) any = lbs_grid_proc_failed(x->g, p);

@@ -266,7 +266,5 @@ typedef struct lbs_validation {
 /* Appends one row to the table validations and one per real run to measurements, in one
  * transaction. */
 lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v);
-/* The default deterministic cost model of a partitioner (fixed us, per-element ns). */
-void lbs_partition_cost_default(const char *partitioner, double *fixed_us, double *per_elem_ns);
 
 #endif

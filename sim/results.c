@@ -654,7 +654,6 @@ void lbs_replay_json_fields(FILE *f, const lbs_replay_result *r) {
   if (r->tolerance > 0) fprintf(f, "%.9g", r->tolerance);
   else fprintf(f, "null");
   fprintf(f, ",\"tolerance_missed\":%d", r->tolerance_missed);
-  fprintf(f, ",\"partition_mode\":\"%s\",\"ranks\":%d,\"peak_rss_mb\":%.1f", lbs_partition_mode_name(r->partition_mode),
-          r->ranks, r->peak_rss_mb);
+  fprintf(f, ",\"partition_mode\":\"%s\"", lbs_partition_mode_name(r->partition_mode));
   fprintf(f, ",\"wall_s\":%.3f", r->wall_s);
 }

@@ -1,4 +1,14 @@
-/* sim_int.h - the replay engine's state, shared by replay.c and optimal.c. */
+/* sim_int.h - the replay engine's state and its primitives (engine.c), shared by the replay's
+ * main loop (replay.c), the offline optimum (optimal.c) and changing grids (avail.c).
+ *
+ * Data placement: rank r holds the chunk-aligned element range [first, first + n): their
+ * work, coordinates, graph rows (neighbours by global id), current and new parts; of the
+ * rest of the mesh only the ghosts, the remote neighbours of its elements, with their parts.
+ * What every rank holds alike is O(P): clocks, loads, halo and migration transfers. So a
+ * rank's memory is O(E/R + P + halo); only partition_mode rank0 gathers O(E) on rank 0.
+ *
+ * Contracts: "collective" functions are called by every rank of x->comm in the same order,
+ * and return the same error everywhere (lbs__agree); "local" ones touch this rank's data only. */
 #ifndef LBS_SIM_INT_H
 #define LBS_SIM_INT_H
 
@@ -6,11 +16,21 @@
 #include "lbs_policy.h"
 #include "lbs_sim.h"
 
-#define FIX 4096.0 /* fixed-point units per work unit */
+#define FIX 4096.0 /* fixed-point units per work unit: per-processor sums are exact integers */
 
 typedef lbs_transfer xfer; /* p, q, bytes; ready and arrival set for each batch */
 
-typedef struct {
+/* The ghosts of this rank: the remote neighbours of its elements, and how their values travel. */
+typedef struct lbs__ghosts {
+  int64_t ng;                         /* ghosts, sorted by global id (so grouped by owner rank) */
+  int64_t *id;                        /* ng global ids */
+  int *rcount, *rdispl;               /* per rank: how many of the ghosts it owns, and where */
+  int *scount, *sdispl;               /* per rank: how many of this rank's elements it wants */
+  int *sidx;                          /* the local indices sent, grouped by destination rank */
+  int64_t ns;                         /* sum of scount */
+} lbs__ghosts;
+
+typedef struct lbs__engine {
   /* inputs */
   lbs_trace *t;
   const lbs_grid *g;
@@ -18,41 +38,43 @@ typedef struct {
   MPI_Comm comm;
   int rank, size, metric, P, C;
   int pmetric;           /* the partitioner's weights: a metric, or -1 for the work itself */
-  double *wpart;         /* n: scratch for those weights (pmetric >= 0) */
-  int64_t E, S, S0, first, n, *rank_first; /* S steps from trace step S0 */
+  int64_t E, S, S0;      /* elements; S steps from trace step S0 */
+  int64_t first, n, *rank_first; /* this rank's elements [first, first + n); size + 1 offsets */
+  /* this rank's rows of the mesh, as far as they are needed */
   lbs_mesh *mesh;
-  int dim;
-  const double *coords;
-  const int64_t *xadj, *adj;
-  const double *adjw;    /* CWgt per arc: the mesh's, or adjw_step's */
-  double *adjw_step;     /* the weights at step edge_step when they vary (N-body rule), else NULL */
+  lbs_mesh_rows rows;    /* coords (n*dim) when the partitioner reads them, CSR rows when there is a graph */
+  const double *adjw;    /* the halo's arc weights: rows.adjw, adjw_step, or NULL for all 1 */
+  double *adjw_step;     /* varying weights (N-body rule): those of trace step edge_step, else NULL */
+  double *ones;          /* unit arc weights for a graph partitioner when rows.adjw is NULL */
   int64_t edge_step;     /* the trace step adjw_step holds, -1 none */
   double bytes_elem, bytes_edge;
+  lbs__ghosts gh;
+  int *gpart;            /* gh.ng: the current part of each ghost */
   lbs_partitioner *part;
+  lbs_partition_mode pmode; /* rank0 or distributed: the one that runs */
   lbs_policy *policy;
-  double *sizes; /* P part sizes */
+  double *sizes;         /* P part sizes */
   /* state */
-  int *assign;          /* E: whole assignment */
-  int *cur, *newp;      /* n: local current / new parts */
-  int64_t *gid;         /* n: local global ids */
-  int64_t *lxadj;       /* n+1: local CSR offsets */
-  double *w, *wprev;    /* n: local work of the current and the previous step */
-  double *wnav;         /* n: scratch for step navigation */
-  int64_t *fixnav;      /* P: scratch for step navigation */
-  int64_t *fix;         /* P: fixed-point sums */
-  int64_t *load;        /* P: compute ns of the current step */
-  xfer *halo;           /* halo transfers, sorted by (p, q) */
+  int *cur, *newp;       /* n: local current / new parts */
+  int64_t *gid;          /* n: local global ids */
+  double *w, *wprev;     /* n: local work of the current and the previous step */
+  double *wpart;         /* n: the partition metric's values (pmetric >= 0), else NULL */
+  double *wnav;          /* n: scratch for step navigation, allocated on first use */
+  int64_t *fixnav;       /* P: scratch for step navigation */
+  int64_t *fix;          /* P: fixed-point sums */
+  int64_t *load;         /* P: compute ns of the current step */
+  xfer *halo;            /* halo transfers, sorted by (p, q) */
   int nhalo;
-  int64_t *clock;       /* P processor clocks (ns) */
-  int64_t *arrive;      /* P: latest arrival into each processor this step */
-  lbs_net *net;         /* the links and NICs, with what earlier batches left on them */
+  int64_t *clock;        /* P processor clocks (ns) */
+  int64_t *arrive;       /* P: latest arrival into each processor this step */
+  lbs_net *net;          /* the links and NICs, with what earlier batches left on them */
   const lbs_replay_recorder *rec; /* may be NULL */
   lbs_replay_result *r;
   /* the offline optimum (optimal.c) */
   int opt_done;          /* 1 once computed */
   int64_t *opt_steps;    /* the plan: repartition steps */
   int opt_n;
-  int *opt_assign;       /* S x E cached partitions, A_r for a repartition before step r */
+  int *opt_assign;       /* S x n: this rank's part of A_r, the partition before step r */
   int64_t opt_total;     /* the total time the plan gives, as the optimiser computed it */
   int64_t cur_step;      /* the step a repartition happens before */
   double own_imb;        /* the last partition's work imbalance against the shares its partitioner aimed at */
@@ -60,43 +82,78 @@ typedef struct {
    * profiles, else NULL */
   lbs_grid *live;
   lbs_grid *live_nav;    /* the grid as it is at a step the policy navigates to, or NULL */
-} eng;
+} lbs__engine;
 
-/* Makes x->adjw the communication weights of trace step s (a no-op when they do not vary):
- * collective through lbs__agree. 1 in *changed when they were reloaded. */
-lbs_err lbs__edge_weights_at(eng *x, int64_t s, int *changed);
+/* ---------------------------------------------------------------- engine.c */
 
-
-lbs_err lbs__agree(eng *x, lbs_err e);
-lbs_err lbs__read_work(eng *x, int64_t s, double *w);
-/* The partitioner's weights at trace step s: work itself (the work of step s, already read)
- * or the partition metric's values read into x->wpart. Collective. */
-lbs_err lbs__part_weights(eng *x, int64_t s, const double *work, const double **out);
-void lbs__compute_loads(eng *x);
+/* Collective: every rank returns the first failing rank's code and message. */
+lbs_err lbs__agree(lbs__engine *x, lbs_err e);
+/* Collective: checks the options against the trace and grid, places the elements, reads this
+ * rank's mesh rows, sets up the ghosts, the partitioner (and its mode), the policy and the
+ * state arrays; refuses, before any work, a run its mode's memory cannot hold. */
+lbs_err lbs__engine_setup(lbs__engine *x);
+void lbs__engine_free(lbs__engine *x); /* local */
+/* Collective: this rank's work values of trace step s into w, checked. */
+lbs_err lbs__read_work(lbs__engine *x, int64_t s, double *w);
+/* Collective: the partitioner's weights at trace step s: the work itself (already read) or the
+ * partition metric's values read into x->wpart. */
+lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const double **out);
+/* Collective: x->load, the compute time of each processor, from x->w under x->cur. */
+void lbs__compute_loads(lbs__engine *x);
+/* Collective: the same for work w into load (fixed-point scratch fix, P), on grid g. */
+void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *fix, int64_t *load);
+/* Local: (Lmax - Lavg) / Lmax and Lmax / Lavg. */
 void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
-lbs_err lbs__merge_pairs(eng *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
-lbs_err lbs__build_halo(eng *x);
-/* Serves xs over x->net, each ready at ready[its sender]; arrivals are maxed into x->arrive.
- * *latest: in, the time to start from; out, the latest arrival (or the input when later). */
-lbs_err lbs__run_transfers(eng *x, xfer *xs, int nx, const int64_t *ready, int64_t *latest);
-lbs_err lbs__run_step(eng *x, int64_t *advance);
-int64_t lbs__model_partition_ns(const eng *x);
+/* Collective: (p*P + q, fixed-point amount) pairs of every rank summed into sorted transfers
+ * of unit_bytes per unit; *out allocated. kv is scratch. */
+lbs_err lbs__merge_pairs(lbs__engine *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
+/* Collective: the ghosts of this rank's graph rows (none without them), and who sends what. */
+lbs_err lbs__ghost_setup(lbs__engine *x);
+/* Collective: the ghosts' values of a local array (n items of type t, size bytes each) into
+ * ghost (gh.ng items). */
+lbs_err lbs__ghost_exchange(lbs__engine *x, const void *local, void *ghost, MPI_Datatype t, size_t size);
+/* Collective: the halo transfers under parts cur (local) and gpart (ghosts). */
+lbs_err lbs__build_halo_of(lbs__engine *x, const int *cur, const int *gpart, xfer **halo, int *nhalo);
+/* Collective: x->halo under x->cur and x->gpart. */
+lbs_err lbs__build_halo(lbs__engine *x);
+/* Local: serves xs over x->net, each ready at ready[its sender]; arrivals are maxed into
+ * x->arrive. *latest: in, the time to start from; out, the latest arrival. */
+lbs_err lbs__run_transfers(lbs__engine *x, xfer *xs, int nx, const int64_t *ready, int64_t *latest);
+/* Local: one step from the current clocks (loads and halo given); how far the makespan moved. */
+lbs_err lbs__run_step(lbs__engine *x, int64_t *advance);
+/* Local: the modelled partitioning time: fixed + per element x elements. */
+int64_t lbs__model_partition_ns(const lbs__engine *x);
+/* Collective: x->adjw becomes the communication weights of trace step s (a no-op when they do
+ * not vary); 1 in *changed when they were reloaded. */
+lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed);
+/* Local: the partitioner's input for weights w. */
+lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach);
+/* Collective: partition with weights w (local), then migrate: updates the parts, the ghosts'
+ * parts, the clocks and the halo; rec gets what it cost. step: the window step it happens
+ * before (-1: the initial partition, not recorded). */
+lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t step, lbs_repart_rec *rec);
+/* Collective: the whole assignment (E parts, global order) on every rank: for save_assignment. */
+lbs_err lbs__gather_assignment(lbs__engine *x, int *out);
+
+/* ---------------------------------------------------------------- optimal.c */
+
+/* Collective: the offline optimal plan (computed once, then cached in x). */
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
 
-/* Availability profiles (avail.c). Setup: checks the profiles' steps against the trace's
+/* ---------------------------------------------------------------- avail.c
+ * Availability profiles. Setup (collective): checks the profiles' steps against the trace's
  * total_steps, refuses what cannot follow them (a recorder, the optimal policy), and makes
  * x->g a live grid at the window's first step; nothing without profiles. */
-lbs_err lbs__avail_setup(eng *x, int64_t total_steps);
-/* Before window step s: applies the profiles due (speeds, links, part sizes); *forced is 1
- * when a processor failed then, so that the engine repartitions before the step. */
-lbs_err lbs__avail_step(eng *x, int64_t s, int *forced);
-/* After a partitioner's answer in x->newp: the elements it left on failed processors dealt
- * out over the live ones (collective; nothing without failures). */
-void lbs__avail_place(eng *x);
-/* The grid as it is at window step s, for step navigation: the policies look ahead at the
- * grid's changes as at the trace's (x->g without profiles). */
-const lbs_grid *lbs__avail_grid_at(eng *x, int64_t s);
-/* lbs__imbalance over the processors of g that have not failed (all of them: the same). */
+lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps);
+/* Local: before window step s, applies the profiles due (speeds, links, part sizes); *forced is
+ * 1 when a processor failed then, so that the engine repartitions before the step. */
+lbs_err lbs__avail_step(lbs__engine *x, int64_t s, int *forced);
+/* Collective: after a partitioner's answer in x->newp, the elements it left on failed
+ * processors dealt out over the live ones (nothing without failures). */
+void lbs__avail_place(lbs__engine *x);
+/* Local: the grid as it is at window step s, for step navigation (x->g without profiles). */
+const lbs_grid *lbs__avail_grid_at(lbs__engine *x, int64_t s);
+/* Local: lbs__imbalance over the processors of g that have not failed. */
 void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double *imb, double *limb);
 
 #endif

@@ -153,6 +153,25 @@ lbs_err lbs_mesh_coords(lbs_mesh *m, const double **coords, int *dim);
 lbs_err lbs_mesh_graph(lbs_mesh *m, const int64_t **xadj, const int64_t **adjncy,
                        const double **adjwgt);
 
+int lbs_mesh_dim(const lbs_mesh *m);             /* coordinate dimensions, 0 for none */
+double lbs_mesh_avg_degree(const lbs_mesh *m);  /* graph arcs per element */
+/* Rows [first, first + n) of a mesh: what one MPI rank holds of it. */
+typedef struct lbs_mesh_rows {
+  int64_t first, n;
+  int dim;        /* coordinate dimensions (0: none) */
+  double *coords; /* n*dim doubles, or NULL (not asked for, or the mesh has none) */
+  int64_t *xadj;  /* n+1 offsets from 0, or NULL (not asked for) */
+  int64_t *adj;   /* xadj[n] neighbour ids (global element ids) */
+  double *adjw;   /* their weights; NULL when every one of them is 1 */
+} lbs_mesh_rows;
+/* The rows [first, first + n) of the mesh's coordinates and graph, exactly as lbs_mesh_coords
+ * and lbs_mesh_graph give them (same neighbour order). A structured box in natural order
+ * computes only these rows; a Hilbert box needs its cell index and, while the rows are built,
+ * its inverse (8 bytes per element); an unstructured mesh copies them out of its arrays. */
+lbs_err lbs_mesh_rows_get(lbs_mesh *m, int64_t first, int64_t n, int want_coords, int want_graph,
+                          lbs_mesh_rows *out);
+void lbs_mesh_rows_free(lbs_mesh_rows *r); /* NULL-safe; clears the arrays */
+
 /* Hilbert-curve position of each cell of an nx x ny x nz box: fills order[0..nx*ny*nz)
  * with cell indices i + nx*(j + ny*k) sorted along the curve. */
 lbs_err lbs_hilbert_order(int64_t nx, int64_t ny, int64_t nz, int64_t *order);

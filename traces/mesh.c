@@ -52,6 +52,14 @@ int lbs_mesh_directed(const lbs_mesh *m) { return m->directed; }
 double lbs_mesh_bytes_per_elem(const lbs_mesh *m) { return m->bytes_elem; }
 double lbs_mesh_bytes_per_edge(const lbs_mesh *m) { return m->bytes_edge; }
 
+int lbs_mesh_dim(const lbs_mesh *m) { return m->dim; }
+
+double lbs_mesh_avg_degree(const lbs_mesh *m) {
+  if (m->kind != LBS_MESH_STRUCTURED) return m->xadj ? (double)m->xadj[m->n] / (double)m->n : 0;
+  double nx = (double)m->dims[0], ny = (double)m->dims[1], nz = (double)m->dims[2];
+  return 2 * ((nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1)) / (nx * ny * nz);
+}
+
 void lbs_mesh_dims(const lbs_mesh *m, int64_t dims[3]) {
   for (int i = 0; i < 3; i++) dims[i] = m->kind == LBS_MESH_STRUCTURED ? m->dims[i] : 0;
 }
@@ -293,4 +301,98 @@ lbs_err lbs_mesh_create_unstructured(int64_t n, int dim, const double *coords, c
   if (ne) memcpy(a, adjncy, (size_t)ne * sizeof *a);
   for (int64_t i = 0; i < ne; i++) w[i] = adjwgt ? adjwgt[i] : 1.0;
   return lbs__mesh_adopt(n, dim, c, x, a, w, directed, out);
+}
+
+/* ---------------------------------------------------------------- one rank's rows */
+
+void lbs_mesh_rows_free(lbs_mesh_rows *r) {
+  if (!r) return;
+  free(r->coords), free(r->xadj), free(r->adj), free(r->adjw);
+  r->coords = r->adjw = NULL;
+  r->xadj = r->adj = NULL;
+}
+
+/* A structured box's rows: elem (NULL: natural order) maps a cell to its element, cell (NULL:
+ * natural) an element to its cell; the neighbour order is structured_graph's. */
+static lbs_err box_rows(const lbs_mesh *m, const int64_t *cell, const int64_t *elem, lbs_mesh_rows *r) {
+  int64_t nx = m->dims[0], ny = m->dims[1], nz = m->dims[2], n = r->n;
+  if (r->coords)
+    for (int64_t i = 0; i < n; i++) {
+      int64_t c = cell ? cell[r->first + i] : r->first + i;
+      r->coords[3 * i] = (double)(c % nx) + 0.5;
+      r->coords[3 * i + 1] = (double)((c / nx) % ny) + 0.5;
+      r->coords[3 * i + 2] = (double)(c / (nx * ny)) + 0.5;
+    }
+  if (!r->xadj) return LBS_OK;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t c = cell ? cell[r->first + i] : r->first + i, a = c % nx, b = (c / nx) % ny, l = c / (nx * ny);
+    int64_t nb[6], d = 0;
+    if (a > 0) nb[d++] = c - 1;
+    if (a + 1 < nx) nb[d++] = c + 1;
+    if (b > 0) nb[d++] = c - nx;
+    if (b + 1 < ny) nb[d++] = c + nx;
+    if (l > 0) nb[d++] = c - nx * ny;
+    if (l + 1 < nz) nb[d++] = c + nx * ny;
+    r->xadj[i] = k;
+    for (int64_t j = 0; j < d; j++) r->adj[k++] = elem ? elem[nb[j]] : nb[j];
+  }
+  r->xadj[n] = k;
+  return LBS_OK;
+}
+
+lbs_err lbs_mesh_rows_get(lbs_mesh *m, int64_t first, int64_t n, int want_coords, int want_graph,
+                          lbs_mesh_rows *out) {
+  memset(out, 0, sizeof *out);
+  if (first < 0 || n < 0 || first > m->n || n > m->n - first)
+    return lbs_fail(LBS_RANGE, "mesh rows [%lld, %lld) outside its %lld elements", (long long)first,
+                    (long long)(first + n), (long long)m->n);
+  out->first = first, out->n = n, out->dim = m->dim;
+  int structured = m->kind == LBS_MESH_STRUCTURED;
+  int64_t ne = 0;
+  if (want_graph) {
+    if (structured) {
+      ne = 6 * n; /* at most; trimmed below */
+    } else {
+      ne = m->xadj[first + n] - m->xadj[first];
+    }
+  }
+  if (want_coords && m->dim && (structured || m->coords))
+    out->coords = malloc((size_t)(n * m->dim + 1) * sizeof *out->coords);
+  if (want_graph) {
+    out->xadj = malloc((size_t)(n + 1) * sizeof *out->xadj);
+    out->adj = malloc((size_t)(ne + 1) * sizeof *out->adj);
+  }
+  if ((want_coords && m->dim && (structured || m->coords) && !out->coords) || (want_graph && (!out->xadj || !out->adj))) {
+    lbs_mesh_rows_free(out);
+    return lbs_fail(LBS_NOMEM, "mesh rows of %lld elements", (long long)n);
+  }
+  lbs_err e = LBS_OK;
+  if (structured) {
+    const int64_t *cell = m->order == LBS_ORDER_HILBERT ? lbs_mesh_cell_index(m) : NULL;
+    int64_t *elem = NULL;
+    if (m->order == LBS_ORDER_HILBERT && (!cell || (want_graph && !(elem = malloc((size_t)m->n * sizeof *elem)))))
+      e = lbs_fail(LBS_NOMEM, "cell index of %lld cells", (long long)m->n);
+    for (int64_t i = 0; !e && elem && i < m->n; i++) elem[cell[i]] = i;
+    if (!e) e = box_rows(m, cell, elem, out);
+    free(elem);
+    if (!e && want_graph) { /* give back what the boundary cells did not use */
+      int64_t *a = realloc(out->adj, (size_t)(out->xadj[n] + 1) * sizeof *a);
+      if (a) out->adj = a;
+    }
+  } else {
+    if (out->coords) memcpy(out->coords, m->coords + first * m->dim, (size_t)(n * m->dim) * sizeof *out->coords);
+    if (want_graph) {
+      int64_t base = m->xadj[first], ones = 1;
+      for (int64_t i = 0; i <= n; i++) out->xadj[i] = m->xadj[first + i] - base;
+      if (ne) memcpy(out->adj, m->adjncy + base, (size_t)ne * sizeof *out->adj);
+      for (int64_t k = 0; k < ne && ones; k++) ones = m->adjwgt[base + k] == 1.0;
+      if (!ones) {
+        if (!(out->adjw = malloc((size_t)ne * sizeof *out->adjw))) e = lbs_fail(LBS_NOMEM, "mesh rows' weights");
+        else memcpy(out->adjw, m->adjwgt + base, (size_t)ne * sizeof *out->adjw);
+      }
+    }
+  }
+  if (e) lbs_mesh_rows_free(out);
+  return e;
 }

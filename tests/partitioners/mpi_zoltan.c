@@ -52,8 +52,9 @@ int main(int argc, char **argv) {
     sp[p] = (p < 4 ? 3.0 : 1.0) / 24.0; /* 4 processors three times as fast */
   }
   for (int64_t e = 0; e < E; e++) total += w[e];
-  lbs_part_input in = {MPI_COMM_WORLD, n, gid, w + first, dim, coords + first * dim, lx, adj + xadj[first],
-                       adjw + xadj[first], rf, cur, P, eq, 0, NULL, NULL, 0, 0};
+  lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = n, .gid = gid, .weight = w + first, .dim = dim,
+      .coords = coords + first * dim, .xadj = lx, .adj = adj + xadj[first], .adjw = adjw + xadj[first],
+      .rank_first = rf, .current = cur, .nparts = P, .part_sizes = eq};
   const char *names[] = {"zoltan:rcb", "zoltan:rib", "zoltan:hsfc", "zoltan:phg", "zoltan:graph", "metis",
                          "metis:rb", "zoltan:block", "zoltan:random"};
   uint64_t first_hash[9][2] = {{0}};
@@ -119,7 +120,8 @@ int main(int argc, char **argv) {
     dx[8] = 8;
     drf[1] = rank == 0 ? 8 : 8; /* all on rank 0 */
     int64_t mine = rank == 0 ? 8 : 0;
-    lbs_part_input din = {MPI_COMM_WORLD, mine, dg, dwt, 0, NULL, dx, da, dw, drf, dcur, 3, dsz, 0, NULL, NULL, 0, 0};
+    lbs_part_input din = {.comm = MPI_COMM_WORLD, .nlocal = mine, .gid = dg, .weight = dwt, .xadj = dx, .adj = da, .adjw = dw,
+        .rank_first = drf, .current = dcur, .nparts = 3, .part_sizes = dsz};
     if (size == 1) drf[1] = 8;
     lbs_partitioner *pm;
     lbs_part_create("metis", NULL, MPI_COMM_WORLD, &pm);

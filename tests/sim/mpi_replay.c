@@ -39,7 +39,8 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   calls++;
   return LBS_OK;
 }
-static const lbs_partitioner_ops mock = {LBS_PART_ABI, "mock", "", mock_create, mock_no, mock_no, mock_partition, NULL, NULL, NULL, NULL};
+static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI, .name = "mock", .methods = "", .create = mock_create,
+                                        .needs_graph = mock_no, .needs_coords = mock_no, .partition = mock_partition};
 
 /* A policy that never repartitions but, before step 5, looks back at step 2 and ahead at
  * step 9 through the navigation API; the replay's own series must agree. */

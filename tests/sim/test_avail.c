@@ -30,8 +30,8 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   for (int64_t i = 0; i < in->nlocal; i++) np[i] = (int)(in->gid[i] * in->nparts / E);
   return LBS_OK;
 }
-static const lbs_partitioner_ops mock = {LBS_PART_ABI, "blocks", "", mock_create, mock_no, mock_no, mock_partition,
-                                         NULL, NULL, NULL, NULL};
+static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI, .name = "blocks", .methods = "", .create = mock_create,
+                                         .needs_graph = mock_no, .needs_coords = mock_no, .partition = mock_partition};
 
 static char *dir, *line;
 static void up(void) {

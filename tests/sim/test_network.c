@@ -256,8 +256,8 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   for (int64_t i = 0; i < in->nlocal; i++) np[i] = in->gid[i] < 2 ? 0 : 1;
   return LBS_OK;
 }
-static const lbs_partitioner_ops mock = {LBS_PART_ABI, "halves", "", mock_create, mock_no, mock_no, mock_partition,
-                                         NULL, NULL, NULL, NULL};
+static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI, .name = "halves", .methods = "", .create = mock_create,
+                                         .needs_graph = mock_no, .needs_coords = mock_no, .partition = mock_partition};
 
 static char *dir, *line4;
 static void up(void) {
