@@ -10,18 +10,10 @@
 
 /* ---------------------------------------------------------------- encoding options */
 
-/* --bound and --codec, for every metric or for one ("--bound time_ns=rel:0.01"). */
+/* --bound and --codec (lbs_encoding: for every metric or for one, "--bound time_ns=rel:0.01"),
+ * --chunk and --force. */
 typedef struct {
-  char metric[64];       /* "" for every metric */
-  int has_codec, has_bound;
-  lbs_codec codec;
-  lbs_bound bound;
-} enc_set;
-
-#define ENC_MAX_SETS 32
-typedef struct {
-  enc_set set[ENC_MAX_SETS]; /* in the order given; later ones win */
-  int nset;
+  lbs_encoding enc;
   int64_t chunk;
   int force;
   int allow_nonfinite;
@@ -43,38 +35,12 @@ enum { O_BOUND = 1000, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_ST
        O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED, O_BODIES, O_LEAF, O_THETA, O_DT,
        O_NOISE, O_NONFINITE, O_NOVALUES };
 
-/* One --bound or --codec argument into a set. */
+/* One --bound or --codec argument into the settings: 0, or 2 after a message naming the option. */
 static int enc_set_add(enc_opts *o, const char *opt, const char *arg) {
-  if (o->nset == ENC_MAX_SETS) {
-    fprintf(stderr, "lbsim: option %s: at most %d settings\n", opt, ENC_MAX_SETS);
-    return 2;
-  }
-  enc_set *s = &o->set[o->nset];
-  memset(s, 0, sizeof *s);
-  const char *eq = strchr(arg, '='), *val = arg;
-  if (eq) {
-    if ((size_t)(eq - arg) >= sizeof s->metric || eq == arg) {
-      fprintf(stderr, "lbsim: option %s: '%s': bad metric name\n", opt, arg);
-      return 2;
-    }
-    memcpy(s->metric, arg, (size_t)(eq - arg));
-    val = eq + 1;
-  }
-  if (!strcmp(opt, "--bound")) {
-    if (lbs_bound_parse(val, &s->bound)) {
-      fprintf(stderr, "lbsim: option --bound: %s\n", lbs_errmsg());
-      return 2;
-    }
-    s->has_bound = 1;
-  } else {
-    if (lbs_codec_from_name(val, &s->codec)) {
-      fprintf(stderr, "lbsim: option --codec: %s\n", lbs_errmsg());
-      return 2;
-    }
-    s->has_codec = 1;
-  }
-  o->nset++;
-  return 0;
+  lbs_err e = !strcmp(opt, "--bound") ? lbs_encoding_add_bound(&o->enc, arg) : lbs_encoding_add_codec(&o->enc, arg);
+  if (!e) return 0;
+  fprintf(stderr, "lbsim: option %s: %s\n", opt, lbs_errmsg());
+  return 2;
 }
 
 /* Handles the shared encoding options; returns 0 if c was not one, 1 if handled, 2 on error. */
@@ -88,47 +54,20 @@ static int enc_opt(int c, const char *arg, enc_opts *o) {
   return 0;
 }
 
-/* The codec and bound of metric `name`: the caller's defaults, then the settings for every
- * metric, then those for this one, each level as lbs_encoding_apply says (a level that sets
- * only the bound or only the codec decides its partner). Exit code 2 (message printed) on a
- * bad pair. */
+/* The codec and bound of metric `name` (lbs_encoding_resolve). Exit code 2 (message printed) on
+ * a bad pair. */
 static int enc_resolve(const enc_opts *o, const char *name, lbs_codec dcodec, lbs_bound dbound,
                        lbs_codec *codec, lbs_bound *bound) {
-  *codec = dcodec;
-  *bound = dbound;
-  for (int level = 0; level < 2; level++) {
-    lbs_codec c;
-    lbs_bound b;
-    int has_c = 0, has_b = 0;
-    for (int i = 0; i < o->nset; i++) {
-      const enc_set *s = &o->set[i];
-      if (level == 0 ? s->metric[0] != '\0' : strcmp(s->metric, name)) continue;
-      if (s->has_codec) c = s->codec, has_c = 1;
-      if (s->has_bound) b = s->bound, has_b = 1;
-    }
-    lbs_encoding_apply(codec, bound, has_c ? &c : NULL, has_b ? &b : NULL);
-  }
-  if (lbs_codec_check(*codec, *bound)) {
-    fprintf(stderr, "lbsim: metric '%s': %s\n", name, lbs_errmsg());
-    return 2;
-  }
-  return 0;
+  if (!lbs_encoding_resolve(&o->enc, name, dcodec, dbound, codec, bound)) return 0;
+  fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+  return 2;
 }
 
-/* Every per-metric setting must name a metric of the trace. */
+/* Every per-metric setting must name a metric of the trace: 0, or 2 after the message. */
 static int enc_check_names(const enc_opts *o, const char *const *names, int n) {
-  for (int i = 0; i < o->nset; i++) {
-    if (!o->set[i].metric[0]) continue;
-    int found = 0;
-    for (int m = 0; m < n; m++) found |= !strcmp(names[m], o->set[i].metric);
-    if (!found) {
-      fprintf(stderr, "lbsim: no metric '%s' (metrics:", o->set[i].metric);
-      for (int m = 0; m < n; m++) fprintf(stderr, " %s", names[m]);
-      fprintf(stderr, ")\n");
-      return 2;
-    }
-  }
-  return 0;
+  if (!lbs_encoding_check_names(&o->enc, names, n)) return 0;
+  fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+  return 2;
 }
 
 /* Checks the output file before the work (see cli_check_output). */
@@ -236,7 +175,7 @@ static int trace_gen(int argc, char **argv) {
   if (check_output(out, eo.force)) return 1;
   if (!strcmp(kind, "nbody")) {
     lbs_nbody_params np = {bodies, steps_given ? steps : 10, (uint64_t)seed, (int)leaf, theta, dt};
-    if (eo.nset || eo.chunk)
+    if (eo.enc.nset || eo.chunk)
       return cli_usage("trace gen", "the nbody workload is stored losslessly in its own chunks: no --bound, --codec or --chunk");
     if (cli_replace_output(out, eo.force)) return 1;
     cli_progress p;
@@ -813,9 +752,8 @@ static int trace_import(int argc, char **argv) {
   lbs_err e;
   if (dir) {
     /* one codec and bound for every metric: per-metric settings need the names first */
-    for (int i = 0; i < eo.nset; i++)
-      if (eo.set[i].metric[0])
-        return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
+    if (lbs_encoding_per_metric(&eo.enc))
+      return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
     lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, eo.chunk, eo.allow_nonfinite, 0};
     if (enc_resolve(&eo, "*", dcodec, dflt, &io.codec, &io.bound)) return 2;
     if (cli_replace_output(out, eo.force)) return 1;

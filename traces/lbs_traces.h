@@ -89,6 +89,38 @@ lbs_err lbs_codec_check(lbs_codec c, lbs_bound b);
  * checked with lbs_codec_check at the end, by the caller. */
 void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec, const lbs_bound *set_bound);
 
+/* Codec and bound settings over a trace's metrics, as a command line gives them ("--bound
+ * rel:0.01 --bound time_ns=abs:5 --codec weight=lossless"): each setting is for every metric or
+ * for one metric by name, and later settings win. Start from a zeroed lbs_encoding, add with
+ * lbs_encoding_add_bound/_codec, then resolve each metric (encoding.c). */
+#define LBS_ENCODING_MAX_SETS 32
+typedef struct lbs_encoding_set {
+  char metric[64]; /* "" for every metric */
+  int has_codec, has_bound;
+  lbs_codec codec;
+  lbs_bound bound;
+} lbs_encoding_set;
+typedef struct lbs_encoding {
+  lbs_encoding_set set[LBS_ENCODING_MAX_SETS]; /* in the order given */
+  int nset;
+} lbs_encoding;
+/* Adds "[METRIC=]BOUND" (lbs_bound_parse's spelling) or "[METRIC=]CODEC" (a codec name). On
+ * error enc is unchanged: LBS_RANGE "at most 32 settings", LBS_PARSE "'ARG': bad metric name"
+ * (an empty or a too long name), or the bound's or codec's own parse error. */
+lbs_err lbs_encoding_add_bound(lbs_encoding *enc, const char *arg);
+lbs_err lbs_encoding_add_codec(lbs_encoding *enc, const char *arg);
+/* 1 when a setting names a metric, 0 when all are for every metric (enc may be NULL). */
+int lbs_encoding_per_metric(const lbs_encoding *enc);
+/* The codec and bound of metric `name`: dcodec and dbound, then enc's settings for every metric,
+ * then those for `name`, each level through lbs_encoding_apply (a level that sets only one of the
+ * pair decides its partner). The pair is checked with lbs_codec_check: LBS_INVAL "metric 'NAME':
+ * why". enc NULL: the defaults alone. */
+lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_codec dcodec, lbs_bound dbound,
+                             lbs_codec *codec, lbs_bound *bound);
+/* Every per-metric setting of enc names one of names[0..n): else LBS_NOTFOUND "no metric 'X'
+ * (metrics: A B ...)". */
+lbs_err lbs_encoding_check_names(const lbs_encoding *enc, const char *const *names, int n);
+
 /* Appends the encoding of v[0..n) to out and says in *used which codec stored it. b is
  * LBS_BOUND_LOSSLESS, ABS or REL (a range bound is resolved to abs by the caller). The lossy
  * codecs keep every finite value within b, store non-finite values exactly, and keep the
