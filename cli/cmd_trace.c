@@ -188,67 +188,26 @@ static int trace_gen(int argc, char **argv) {
   }
   lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed, noise};
   lbs_gen *g = NULL;
-  lbs_mesh *mesh = NULL;
-  lbs_trace_writer *w = NULL;
-  double *vals = NULL;
   lbs_err e = lbs_gen_create(&gp, &g);
   if (e) return cli_error("trace gen", e);
-  int nm = lbs_gen_nmetrics(g), rc = 0;
-  lbs_metric_spec ms[2];
-  const char *names[2];
-  lbs_bound dflt;
-  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-  for (int m = 0; m < nm; m++) {
-    names[m] = lbs_gen_metric_name(g, m);
-    ms[m] = (lbs_metric_spec){names[m], lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
-    if (enc_resolve(&eo, names[m], LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound)) {
-      lbs_gen_destroy(&g);
-      return 2;
-    }
+  lbs_metric_spec ms[LBS_GEN_MAX_METRICS];
+  int rc = 0;
+  if (lbs_gen_metric_specs(g, &eo.enc, ms)) {
+    fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+    rc = 2;
+  } else if (cli_replace_output(out, eo.force)) {
+    rc = 1;
+  } else {
+    lbs_gen_write_opts wo = {order, eb, gb, eo.chunk, &eo.enc};
+    cli_progress p;
+    cli_progress_start(&p, "generating", steps);
+    e = lbs_gen_write_trace(g, &wo, out, cli_progress_cb, &p);
+    cli_progress_end(&p);
+    if (e) rc = cli_error(out, e);
+    else
+      fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", out, (long long)lbs_gen_elements(g),
+              (long long)steps, lbs_gen_recipe(g));
   }
-  if (enc_check_names(&eo, names, nm)) {
-    lbs_gen_destroy(&g);
-    return 2;
-  }
-  if (cli_replace_output(out, eo.force)) {
-    lbs_gen_destroy(&g);
-    return 1;
-  }
-  const char *meta[] = {"source", lbs_gen_recipe(g)};
-  if ((e = lbs_mesh_create_structured(nx, ny, nz, order, &mesh))) goto fail;
-  lbs_mesh_set_bytes(mesh, eb, gb);
-  int64_t E = lbs_mesh_elements(mesh);
-  lbs_trace_spec spec = {E, eo.chunk, nm, ms, mesh, 1, meta};
-  const int64_t *cell = lbs_mesh_cell_index(mesh);
-  vals = malloc((size_t)(E * nm) * sizeof *vals);
-  if (!vals || !cell) {
-    e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
-    goto fail;
-  }
-  if ((e = lbs_trace_create(out, &spec, &w))) goto fail;
-  cli_progress p;
-  cli_progress_start(&p, "generating", steps);
-  for (int64_t s = 0; s < steps && !e; s++) {
-    const double *cols[2];
-    for (int m = 0; m < nm; m++) {
-      lbs_gen_step(g, s, m, cell, vals + m * E);
-      cols[m] = vals + m * E;
-    }
-    e = lbs_trace_write_step(w, lbs_gen_app_step(g, s), cols);
-    cli_progress_update(&p, s + 1);
-  }
-  cli_progress_end(&p);
-  if (e) goto fail;
-  if ((e = lbs_trace_writer_close(&w))) goto fail;
-  fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", out, (long long)E,
-          (long long)steps, lbs_gen_recipe(g));
-  goto done;
-fail:
-  rc = cli_error(out, e);
-done:
-  lbs_trace_writer_close(&w);
-  free(vals);
-  lbs_mesh_destroy(&mesh);
   lbs_gen_destroy(&g);
   return rc;
 }
@@ -511,66 +470,6 @@ static int trace_info(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- check */
 
-/* Regenerates the recorded source and checks every decoded value against its bound and every
- * chunk's sum against the source's. worst_rel is relative to the step's range. */
-static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, double *worst_rel,
-                            double *worst_sum) {
-  lbs_gen *g;
-  lbs_err e = lbs_gen_from_recipe(recipe, &g);
-  if (e) return e;
-  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
-  lbs_mesh *mesh = lbs_trace_mesh(t);
-  const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
-  double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
-  *worst = *worst_rel = *worst_sum = 0;
-  int64_t C = lbs_trace_chunk_elems(t);
-  if (!src || !dec || !cell) e = lbs_fail(LBS_NOMEM, "source check");
-  if (!e && lbs_gen_nmetrics(g) != lbs_trace_nmetrics(t))
-    e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe, lbs_gen_nmetrics(g),
-                 lbs_trace_nmetrics(t));
-  cli_progress p;
-  cli_progress_start(&p, "checking source", S);
-  for (int64_t s = 0; s < S && !e; s++) {
-    for (int m = 0; m < lbs_trace_nmetrics(t) && !e; m++) {
-      lbs_metric_info mi;
-      lbs_trace_metric(t, m, &mi);
-      lbs_gen_step(g, s, m, cell, src);
-      if ((e = lbs_trace_read(t, s, m, 0, E, dec))) break;
-      double lo = INFINITY, hi = -INFINITY;
-      for (int64_t i = 0; i < E; i++) {
-        if (src[i] < lo) lo = src[i];
-        if (src[i] > hi) hi = src[i];
-      }
-      char b[LBS_BOUND_STRLEN];
-      for (int64_t i = 0; i < E; i++) {
-        double err = fabs(dec[i] - src[i]), tol = lbs_bound_tolerance(mi.bound, src[i], hi - lo);
-        if (err > *worst) *worst = err;
-        if (hi > lo && err / (hi - lo) > *worst_rel) *worst_rel = err / (hi - lo);
-        if (mi.bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0 : !(err <= tol)) {
-          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, outside the bound %s",
-                       (long long)s, mi.name, (long long)i, dec[i], src[i], lbs_bound_format(mi.bound, b));
-          break;
-        }
-      }
-      /* chunk sums: promised from schema 2 on, by the lossy codecs */
-      for (int64_t f = 0; f < E && !e && lbs_trace_schema_version(t) >= 2 && mi.bound.kind != LBS_BOUND_LOSSLESS; f += C) {
-        size_t n = (size_t)(E - f < C ? E - f : C);
-        double se = lbs_sum_error(src + f, dec + f, n);
-        if (se > *worst_sum) *worst_sum = se;
-        if (!(se <= LBS_SUM_TOL))
-          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %.3g of its magnitude (source %s)",
-                       (long long)s, mi.name, (long long)(f / C), se, recipe);
-      }
-    }
-    cli_progress_update(&p, s + 1);
-  }
-  cli_progress_end(&p);
-  free(src);
-  free(dec);
-  lbs_gen_destroy(&g);
-  return e;
-}
-
 static int trace_check(int argc, char **argv) {
   static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, 'h'},
                                      {"no-source", no_argument, 0, 'n'}, {0, 0, 0, 0}};
@@ -597,12 +496,11 @@ static int trace_check(int argc, char **argv) {
   cli_progress_start(&p, "verifying", lbs_trace_steps(t));
   e = lbs_trace_verify(t, cli_progress_cb, &p);
   cli_progress_end(&p);
-  const char *recipe = lbs_trace_meta(t, "source");
-  double worst = NAN, worst_rel = NAN, worst_sum = NAN;
-  int sourced = 0;
-  if (!e && !nosrc && recipe && (!strncmp(recipe, "bump ", 5) || !strncmp(recipe, "hotspot ", 8) || !strncmp(recipe, "random ", 7))) {
-    e = check_source(t, recipe, &worst, &worst_rel, &worst_sum);
-    sourced = 1;
+  lbs_source_check sc = {0, NAN, NAN, NAN};
+  if (!e && !nosrc && lbs_trace_has_gen_source(t)) {
+    cli_progress_start(&p, "checking source", lbs_trace_steps(t));
+    e = lbs_trace_check_source(t, cli_progress_cb, &p, &sc);
+    cli_progress_end(&p);
   }
   int64_t S = lbs_trace_steps(t);
   int nm = lbs_trace_nmetrics(t);
@@ -617,18 +515,18 @@ static int trace_check(int argc, char **argv) {
   }
   if (json) {
     printf("{\"ok\":true,\"steps\":%lld,\"metrics\":%d,\"source_checked\":%s,\"max_abs_error\":",
-           (long long)S, nm, sourced ? "true" : "false");
-    cli_json_num(stdout, worst);
+           (long long)S, nm, sc.checked ? "true" : "false");
+    cli_json_num(stdout, sc.max_abs_error);
     printf(",\"max_rel_error\":");
-    cli_json_num(stdout, worst_rel);
+    cli_json_num(stdout, sc.max_rel_error);
     printf(",\"max_sum_error\":");
-    cli_json_num(stdout, worst_sum);
+    cli_json_num(stdout, sc.max_sum_error);
     printf("}\n");
   } else {
     printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
-    if (sourced)
-      printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", worst, worst_rel,
-             worst_sum);
+    if (sc.checked)
+      printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", sc.max_abs_error,
+             sc.max_rel_error, sc.max_sum_error);
     printf("\n");
   }
   return 0;

@@ -359,11 +359,53 @@ const char *lbs_gen_metric_unit(const lbs_gen *g, int m);
 void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, double *out);
 /* The application step number of sampled step s. */
 int64_t lbs_gen_app_step(const lbs_gen *g, int64_t step);
-/* Writes the generator's trace to a new file at path (LBS_IO if it exists), as 'lbsim trace
- * gen' does with its defaults: every metric at LBS_BOUND_DEFAULT with the default codec and
- * chunk, the structured mesh in the given order with 1024 bytes per element and 64 per edge,
- * and the recipe as its source. progress (may be NULL) is told each step. */
+/* Elements of the generator's mesh (nx x ny x nz). */
+int64_t lbs_gen_elements(const lbs_gen *g);
+
+/* How lbs_gen_write_trace lays a generated trace out. */
+#define LBS_GEN_MAX_METRICS 2
+typedef struct lbs_gen_write_opts {
+  lbs_order order;         /* element numbering of the structured mesh */
+  double elem_bytes;       /* migration bytes per element (default 1024) */
+  double edge_bytes;       /* halo bytes per edge (default 64) */
+  int64_t chunk_elems;     /* elements per chunk; 0: LBS_TRACE_DEFAULT_CHUNK */
+  const lbs_encoding *enc; /* codec and bound settings over LBS_BOUND_DEFAULT and the default
+                              codec; NULL: those defaults */
+} lbs_gen_write_opts;
+#define LBS_GEN_WRITE_OPTS_DEFAULT ((lbs_gen_write_opts){LBS_ORDER_NATURAL, 1024, 64, 0, NULL})
+/* The metric specs of g's trace under enc (NULL: the defaults): ms gets lbs_gen_nmetrics(g)
+ * entries, names and units borrowed from g. LBS_INVAL "metric 'M': why" for a codec and bound
+ * that do not go together, LBS_NOTFOUND for a setting that names no metric of g. The check
+ * lbs_gen_write_trace makes first; a caller with something to do between the check and the new
+ * file (replace an old one) calls it before. */
+lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc, lbs_metric_spec ms[LBS_GEN_MAX_METRICS]);
+/* Writes g's trace to a new file at path (LBS_IO if it exists): every step of every metric as
+ * lbs_gen_step gives it, the application's step numbers, the structured mesh in o's order with
+ * its bytes, the recipe as metadata `source` (so that lbs_trace_check_source can regenerate it).
+ * o NULL: LBS_GEN_WRITE_OPTS_DEFAULT. progress (may be NULL) is told each step; a non-zero return
+ * stops with LBS_INVAL, the complete steps kept. What `lbsim trace gen` writes. */
+lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path, lbs_progress_fn progress,
+                            void *arg);
+/* lbs_gen_write_trace of a new generator of p, with the defaults but for the order. */
 lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg);
+
+/* What lbs_trace_check_source measured. */
+typedef struct lbs_source_check {
+  int checked;          /* 1 when the trace's source is a generator recipe, and it was checked */
+  double max_abs_error; /* largest |stored - source| over every value (NaN when not checked) */
+  double max_rel_error; /* the same relative to its step's range, max - min of the source */
+  double max_sum_error; /* worst lossy chunk's |sum(stored) - sum(source)| / sum(|source|) */
+} lbs_source_check;
+/* 1 when the trace's metadata `source` is a recipe of lbs_gen (bump, hotspot, random): a trace
+ * lbs_trace_check_source can regenerate. N-body, Chaco, imported and profiled traces are not. */
+int lbs_trace_has_gen_source(const lbs_trace *t);
+/* Regenerates the trace's recorded source and checks every stored value against it: bit-exact
+ * for a lossless metric, within the metric's bound otherwise, and from schema 2 on every lossy
+ * chunk's sum within LBS_SUM_TOL of the source's. The first miss is LBS_CORRUPT naming the step,
+ * metric and element (or chunk); a recipe with another number of metrics than the trace is
+ * LBS_CORRUPT too. Without a generator source: LBS_OK and out->checked = 0, NaN errors. progress
+ * (may be NULL) is told each step. What `lbsim trace check` adds to lbs_trace_verify. */
+lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg, lbs_source_check *out);
 
 /* The seed-003 N-body workload (nbody.c): a Barnes-Hut integration of a Plummer sphere;
  * one element per leaf cell of the initial octree, a directed cell graph whose edge weights
