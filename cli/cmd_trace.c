@@ -644,16 +644,15 @@ static int trace_import(int argc, char **argv) {
   if (coords && !chaco) return cli_usage("trace import", "--coords goes with --chaco");
   if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
   if (check_output(out, eo.force)) return 1;
-  lbs_bound dflt = {LBS_BOUND_LOSSLESS, 0};
-  if (dir) lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-  lbs_codec dcodec = dflt.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : LBS_CODEC_DEFAULT;
   lbs_err e;
   if (dir) {
     /* one codec and bound for every metric: per-metric settings need the names first */
     if (lbs_encoding_per_metric(&eo.enc))
       return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
+    lbs_bound dflt;
+    lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
     lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, eo.chunk, eo.allow_nonfinite, 0};
-    if (enc_resolve(&eo, "*", dcodec, dflt, &io.codec, &io.bound)) return 2;
+    if (enc_resolve(&eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
     if (cli_replace_output(out, eo.force)) return 1;
     e = lbs_stepsdir_import(dir, out, &io);
     if (!e && io.nonfinite)
@@ -666,42 +665,18 @@ static int trace_import(int argc, char **argv) {
     lbs_chaco_notes notes;
     e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon, &notes);
     for (int i = 0; !e && i < notes.nwarn; i++) fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
-    lbs_trace_writer *w = NULL;
-    if (!e) {
-      int64_t n = lbs_mesh_elements(mesh);
-      lbs_metric_spec ms[16];
-      char names[16][16];
-      const char *np[16];
-      const double *cols[16];
-      double *v = malloc((size_t)(n * ncon) * sizeof *v);
-      int bad = 0;
-      for (int k = 0; k < ncon; k++) {
-        snprintf(names[k], sizeof names[k], ncon == 1 ? "weight" : "weight%d", k);
-        np[k] = names[k];
-        ms[k] = (lbs_metric_spec){names[k], "1", dcodec, dflt, {0, 0}};
-        bad = bad || enc_resolve(&eo, names[k], dcodec, dflt, &ms[k].codec, &ms[k].bound);
-        for (int64_t i = 0; v && i < n; i++) v[k * n + i] = vw[i * ncon + k];
-        cols[k] = v + k * n;
-      }
-      bad = bad || enc_check_names(&eo, np, ncon);
-      if (bad || cli_replace_output(out, eo.force)) { /* the old trace goes once the input is read */
-        free(v), free(vw);
-        lbs_mesh_destroy(&mesh);
-        return bad ? 2 : 1;
-      }
-      char src[4200];
-      snprintf(src, sizeof src, "chaco %s", chaco);
-      const char *meta[] = {"source", src};
-      lbs_trace_spec spec = {n, eo.chunk, ncon, ms, mesh, 1, meta};
-      if (!v) e = lbs_fail(LBS_NOMEM, "weights");
-      if (!e) e = lbs_trace_create(out, &spec, &w);
-      if (!e) e = lbs_trace_write_step(w, 0, cols);
-      if (!e) e = lbs_trace_writer_close(&w);
-      lbs_trace_writer_close(&w);
-      free(v);
+    int rc = 0;
+    if (!e && lbs_chaco_check_encoding(ncon, &eo.enc)) {
+      fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+      rc = 2;
+    } else if (!e && cli_replace_output(out, eo.force)) { /* the old trace goes once the input is read */
+      rc = 1;
+    } else if (!e) {
+      e = lbs_chaco_write_trace(chaco, mesh, vw, ncon, &eo.enc, eo.chunk, out);
     }
     free(vw);
     lbs_mesh_destroy(&mesh);
+    if (rc) return rc;
   }
   if (e) return cli_error("trace import", e);
   fprintf(stderr, "lbsim: wrote %s\n", out);

@@ -453,6 +453,26 @@ lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const
                         const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon,
                         lbs_chaco_notes *notes);
 
+/* A Chaco graph as a trace: one step whose metric `weight` (weight0, weight1, ... with ncon > 1;
+ * unit "1") holds the vertex weights, losslessly unless enc says otherwise. */
+#define LBS_CHACO_MAX_NCON 16
+/* The name of the metric of vertex weight k (of ncon) into buf (at least 16 bytes); returns buf. */
+char *lbs_chaco_metric_name(int ncon, int k, char *buf);
+/* Checks enc against the metrics of a graph with ncon vertex weights: LBS_INVAL "metric 'M':
+ * why" for a codec and bound that do not go together, LBS_NOTFOUND for a setting that names no
+ * metric. The check lbs_chaco_write_trace makes first; a caller with something to do between the
+ * check and the new file (replace an old one, once the input is read) calls it before. */
+lbs_err lbs_chaco_check_encoding(int ncon, const lbs_encoding *enc);
+/* Writes a graph that lbs_chaco_read gave (mesh, vwgt with ncon weights a vertex) as a new
+ * one-step trace at out_path (LBS_IO if it exists), application step 0, chunk_elems elements a
+ * chunk (0: the default), the metadata `source` = "chaco GRAPH_PATH". */
+lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const double *vwgt, int ncon,
+                              const lbs_encoding *enc, int64_t chunk_elems, const char *out_path);
+/* lbs_chaco_read, lbs_chaco_check_encoding and lbs_chaco_write_trace in one: what `lbsim trace
+ * import --chaco` does. notes (may be NULL) gets what the reader forgave. */
+lbs_err lbs_chaco_import(const char *graph_path, const char *coords_path, const lbs_encoding *enc,
+                         int64_t chunk_elems, const char *out_path, lbs_chaco_notes *notes);
+
 /* One-file-per-step directory (format in README.md): writes every step of t into dir. */
 lbs_err lbs_stepsdir_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);
 /* Imports a steps directory into a new trace at out_path; every metric gets codec and bound
