@@ -1,4 +1,4 @@
-/* lbs_core.h - error codes, error messages, checksums, varints and a deterministic RNG
+/* lbs_core.h - error codes, error messages, the log, checksums, varints and a deterministic RNG
  * shared by every lbsim library. */
 #ifndef LBS_CORE_H
 #define LBS_CORE_H
