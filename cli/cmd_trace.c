@@ -10,18 +10,10 @@
 
 /* ---------------------------------------------------------------- encoding options */
 
-/* --bound and --codec, for every metric or for one ("--bound time_ns=rel:0.01"). */
+/* --bound and --codec (lbs_encoding: for every metric or for one, "--bound time_ns=rel:0.01"),
+ * --chunk and --force. */
 typedef struct {
-  char metric[64];       /* "" for every metric */
-  int has_codec, has_bound;
-  lbs_codec codec;
-  lbs_bound bound;
-} enc_set;
-
-#define ENC_MAX_SETS 32
-typedef struct {
-  enc_set set[ENC_MAX_SETS]; /* in the order given; later ones win */
-  int nset;
+  lbs_encoding enc;
   int64_t chunk;
   int force;
   int allow_nonfinite;
@@ -43,38 +35,12 @@ enum { O_BOUND = 1000, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_ST
        O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED, O_BODIES, O_LEAF, O_THETA, O_DT,
        O_NOISE, O_NONFINITE, O_NOVALUES };
 
-/* One --bound or --codec argument into a set. */
+/* One --bound or --codec argument into the settings: 0, or 2 after a message naming the option. */
 static int enc_set_add(enc_opts *o, const char *opt, const char *arg) {
-  if (o->nset == ENC_MAX_SETS) {
-    fprintf(stderr, "lbsim: option %s: at most %d settings\n", opt, ENC_MAX_SETS);
-    return 2;
-  }
-  enc_set *s = &o->set[o->nset];
-  memset(s, 0, sizeof *s);
-  const char *eq = strchr(arg, '='), *val = arg;
-  if (eq) {
-    if ((size_t)(eq - arg) >= sizeof s->metric || eq == arg) {
-      fprintf(stderr, "lbsim: option %s: '%s': bad metric name\n", opt, arg);
-      return 2;
-    }
-    memcpy(s->metric, arg, (size_t)(eq - arg));
-    val = eq + 1;
-  }
-  if (!strcmp(opt, "--bound")) {
-    if (lbs_bound_parse(val, &s->bound)) {
-      fprintf(stderr, "lbsim: option --bound: %s\n", lbs_errmsg());
-      return 2;
-    }
-    s->has_bound = 1;
-  } else {
-    if (lbs_codec_from_name(val, &s->codec)) {
-      fprintf(stderr, "lbsim: option --codec: %s\n", lbs_errmsg());
-      return 2;
-    }
-    s->has_codec = 1;
-  }
-  o->nset++;
-  return 0;
+  lbs_err e = !strcmp(opt, "--bound") ? lbs_encoding_add_bound(&o->enc, arg) : lbs_encoding_add_codec(&o->enc, arg);
+  if (!e) return 0;
+  fprintf(stderr, "lbsim: option %s: %s\n", opt, lbs_errmsg());
+  return 2;
 }
 
 /* Handles the shared encoding options; returns 0 if c was not one, 1 if handled, 2 on error. */
@@ -88,47 +54,20 @@ static int enc_opt(int c, const char *arg, enc_opts *o) {
   return 0;
 }
 
-/* The codec and bound of metric `name`: the caller's defaults, then the settings for every
- * metric, then those for this one, each level as lbs_encoding_apply says (a level that sets
- * only the bound or only the codec decides its partner). Exit code 2 (message printed) on a
- * bad pair. */
+/* The codec and bound of metric `name` (lbs_encoding_resolve). Exit code 2 (message printed) on
+ * a bad pair. */
 static int enc_resolve(const enc_opts *o, const char *name, lbs_codec dcodec, lbs_bound dbound,
                        lbs_codec *codec, lbs_bound *bound) {
-  *codec = dcodec;
-  *bound = dbound;
-  for (int level = 0; level < 2; level++) {
-    lbs_codec c;
-    lbs_bound b;
-    int has_c = 0, has_b = 0;
-    for (int i = 0; i < o->nset; i++) {
-      const enc_set *s = &o->set[i];
-      if (level == 0 ? s->metric[0] != '\0' : strcmp(s->metric, name)) continue;
-      if (s->has_codec) c = s->codec, has_c = 1;
-      if (s->has_bound) b = s->bound, has_b = 1;
-    }
-    lbs_encoding_apply(codec, bound, has_c ? &c : NULL, has_b ? &b : NULL);
-  }
-  if (lbs_codec_check(*codec, *bound)) {
-    fprintf(stderr, "lbsim: metric '%s': %s\n", name, lbs_errmsg());
-    return 2;
-  }
-  return 0;
+  if (!lbs_encoding_resolve(&o->enc, name, dcodec, dbound, codec, bound)) return 0;
+  fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+  return 2;
 }
 
-/* Every per-metric setting must name a metric of the trace. */
+/* Every per-metric setting must name a metric of the trace: 0, or 2 after the message. */
 static int enc_check_names(const enc_opts *o, const char *const *names, int n) {
-  for (int i = 0; i < o->nset; i++) {
-    if (!o->set[i].metric[0]) continue;
-    int found = 0;
-    for (int m = 0; m < n; m++) found |= !strcmp(names[m], o->set[i].metric);
-    if (!found) {
-      fprintf(stderr, "lbsim: no metric '%s' (metrics:", o->set[i].metric);
-      for (int m = 0; m < n; m++) fprintf(stderr, " %s", names[m]);
-      fprintf(stderr, ")\n");
-      return 2;
-    }
-  }
-  return 0;
+  if (!lbs_encoding_check_names(&o->enc, names, n)) return 0;
+  fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+  return 2;
 }
 
 /* Checks the output file before the work (see cli_check_output). */
@@ -236,7 +175,7 @@ static int trace_gen(int argc, char **argv) {
   if (check_output(out, eo.force)) return 1;
   if (!strcmp(kind, "nbody")) {
     lbs_nbody_params np = {bodies, steps_given ? steps : 10, (uint64_t)seed, (int)leaf, theta, dt};
-    if (eo.nset || eo.chunk)
+    if (eo.enc.nset || eo.chunk)
       return cli_usage("trace gen", "the nbody workload is stored losslessly in its own chunks: no --bound, --codec or --chunk");
     if (cli_replace_output(out, eo.force)) return 1;
     cli_progress p;
@@ -249,67 +188,26 @@ static int trace_gen(int argc, char **argv) {
   }
   lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed, noise};
   lbs_gen *g = NULL;
-  lbs_mesh *mesh = NULL;
-  lbs_trace_writer *w = NULL;
-  double *vals = NULL;
   lbs_err e = lbs_gen_create(&gp, &g);
   if (e) return cli_error("trace gen", e);
-  int nm = lbs_gen_nmetrics(g), rc = 0;
-  lbs_metric_spec ms[2];
-  const char *names[2];
-  lbs_bound dflt;
-  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-  for (int m = 0; m < nm; m++) {
-    names[m] = lbs_gen_metric_name(g, m);
-    ms[m] = (lbs_metric_spec){names[m], lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
-    if (enc_resolve(&eo, names[m], LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound)) {
-      lbs_gen_destroy(&g);
-      return 2;
-    }
+  lbs_metric_spec ms[LBS_GEN_MAX_METRICS];
+  int rc = 0;
+  if (lbs_gen_metric_specs(g, &eo.enc, ms)) {
+    fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+    rc = 2;
+  } else if (cli_replace_output(out, eo.force)) {
+    rc = 1;
+  } else {
+    lbs_gen_write_opts wo = {order, eb, gb, eo.chunk, &eo.enc};
+    cli_progress p;
+    cli_progress_start(&p, "generating", steps);
+    e = lbs_gen_write_trace(g, &wo, out, cli_progress_cb, &p);
+    cli_progress_end(&p);
+    if (e) rc = cli_error(out, e);
+    else
+      fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", out, (long long)lbs_gen_elements(g),
+              (long long)steps, lbs_gen_recipe(g));
   }
-  if (enc_check_names(&eo, names, nm)) {
-    lbs_gen_destroy(&g);
-    return 2;
-  }
-  if (cli_replace_output(out, eo.force)) {
-    lbs_gen_destroy(&g);
-    return 1;
-  }
-  const char *meta[] = {"source", lbs_gen_recipe(g)};
-  if ((e = lbs_mesh_create_structured(nx, ny, nz, order, &mesh))) goto fail;
-  lbs_mesh_set_bytes(mesh, eb, gb);
-  int64_t E = lbs_mesh_elements(mesh);
-  lbs_trace_spec spec = {E, eo.chunk, nm, ms, mesh, 1, meta};
-  const int64_t *cell = lbs_mesh_cell_index(mesh);
-  vals = malloc((size_t)(E * nm) * sizeof *vals);
-  if (!vals || !cell) {
-    e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
-    goto fail;
-  }
-  if ((e = lbs_trace_create(out, &spec, &w))) goto fail;
-  cli_progress p;
-  cli_progress_start(&p, "generating", steps);
-  for (int64_t s = 0; s < steps && !e; s++) {
-    const double *cols[2];
-    for (int m = 0; m < nm; m++) {
-      lbs_gen_step(g, s, m, cell, vals + m * E);
-      cols[m] = vals + m * E;
-    }
-    e = lbs_trace_write_step(w, lbs_gen_app_step(g, s), cols);
-    cli_progress_update(&p, s + 1);
-  }
-  cli_progress_end(&p);
-  if (e) goto fail;
-  if ((e = lbs_trace_writer_close(&w))) goto fail;
-  fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", out, (long long)E,
-          (long long)steps, lbs_gen_recipe(g));
-  goto done;
-fail:
-  rc = cli_error(out, e);
-done:
-  lbs_trace_writer_close(&w);
-  free(vals);
-  lbs_mesh_destroy(&mesh);
   lbs_gen_destroy(&g);
   return rc;
 }
@@ -572,66 +470,6 @@ static int trace_info(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- check */
 
-/* Regenerates the recorded source and checks every decoded value against its bound and every
- * chunk's sum against the source's. worst_rel is relative to the step's range. */
-static lbs_err check_source(lbs_trace *t, const char *recipe, double *worst, double *worst_rel,
-                            double *worst_sum) {
-  lbs_gen *g;
-  lbs_err e = lbs_gen_from_recipe(recipe, &g);
-  if (e) return e;
-  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
-  lbs_mesh *mesh = lbs_trace_mesh(t);
-  const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
-  double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
-  *worst = *worst_rel = *worst_sum = 0;
-  int64_t C = lbs_trace_chunk_elems(t);
-  if (!src || !dec || !cell) e = lbs_fail(LBS_NOMEM, "source check");
-  if (!e && lbs_gen_nmetrics(g) != lbs_trace_nmetrics(t))
-    e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe, lbs_gen_nmetrics(g),
-                 lbs_trace_nmetrics(t));
-  cli_progress p;
-  cli_progress_start(&p, "checking source", S);
-  for (int64_t s = 0; s < S && !e; s++) {
-    for (int m = 0; m < lbs_trace_nmetrics(t) && !e; m++) {
-      lbs_metric_info mi;
-      lbs_trace_metric(t, m, &mi);
-      lbs_gen_step(g, s, m, cell, src);
-      if ((e = lbs_trace_read(t, s, m, 0, E, dec))) break;
-      double lo = INFINITY, hi = -INFINITY;
-      for (int64_t i = 0; i < E; i++) {
-        if (src[i] < lo) lo = src[i];
-        if (src[i] > hi) hi = src[i];
-      }
-      char b[LBS_BOUND_STRLEN];
-      for (int64_t i = 0; i < E; i++) {
-        double err = fabs(dec[i] - src[i]), tol = lbs_bound_tolerance(mi.bound, src[i], hi - lo);
-        if (err > *worst) *worst = err;
-        if (hi > lo && err / (hi - lo) > *worst_rel) *worst_rel = err / (hi - lo);
-        if (mi.bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0 : !(err <= tol)) {
-          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, outside the bound %s",
-                       (long long)s, mi.name, (long long)i, dec[i], src[i], lbs_bound_format(mi.bound, b));
-          break;
-        }
-      }
-      /* chunk sums: promised from schema 2 on, by the lossy codecs */
-      for (int64_t f = 0; f < E && !e && lbs_trace_schema_version(t) >= 2 && mi.bound.kind != LBS_BOUND_LOSSLESS; f += C) {
-        size_t n = (size_t)(E - f < C ? E - f : C);
-        double se = lbs_sum_error(src + f, dec + f, n);
-        if (se > *worst_sum) *worst_sum = se;
-        if (!(se <= LBS_SUM_TOL))
-          e = lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %.3g of its magnitude (source %s)",
-                       (long long)s, mi.name, (long long)(f / C), se, recipe);
-      }
-    }
-    cli_progress_update(&p, s + 1);
-  }
-  cli_progress_end(&p);
-  free(src);
-  free(dec);
-  lbs_gen_destroy(&g);
-  return e;
-}
-
 static int trace_check(int argc, char **argv) {
   static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, 'h'},
                                      {"no-source", no_argument, 0, 'n'}, {0, 0, 0, 0}};
@@ -658,12 +496,11 @@ static int trace_check(int argc, char **argv) {
   cli_progress_start(&p, "verifying", lbs_trace_steps(t));
   e = lbs_trace_verify(t, cli_progress_cb, &p);
   cli_progress_end(&p);
-  const char *recipe = lbs_trace_meta(t, "source");
-  double worst = NAN, worst_rel = NAN, worst_sum = NAN;
-  int sourced = 0;
-  if (!e && !nosrc && recipe && (!strncmp(recipe, "bump ", 5) || !strncmp(recipe, "hotspot ", 8) || !strncmp(recipe, "random ", 7))) {
-    e = check_source(t, recipe, &worst, &worst_rel, &worst_sum);
-    sourced = 1;
+  lbs_source_check sc = {0, NAN, NAN, NAN};
+  if (!e && !nosrc && lbs_trace_has_gen_source(t)) {
+    cli_progress_start(&p, "checking source", lbs_trace_steps(t));
+    e = lbs_trace_check_source(t, cli_progress_cb, &p, &sc);
+    cli_progress_end(&p);
   }
   int64_t S = lbs_trace_steps(t);
   int nm = lbs_trace_nmetrics(t);
@@ -678,18 +515,18 @@ static int trace_check(int argc, char **argv) {
   }
   if (json) {
     printf("{\"ok\":true,\"steps\":%lld,\"metrics\":%d,\"source_checked\":%s,\"max_abs_error\":",
-           (long long)S, nm, sourced ? "true" : "false");
-    cli_json_num(stdout, worst);
+           (long long)S, nm, sc.checked ? "true" : "false");
+    cli_json_num(stdout, sc.max_abs_error);
     printf(",\"max_rel_error\":");
-    cli_json_num(stdout, worst_rel);
+    cli_json_num(stdout, sc.max_rel_error);
     printf(",\"max_sum_error\":");
-    cli_json_num(stdout, worst_sum);
+    cli_json_num(stdout, sc.max_sum_error);
     printf("}\n");
   } else {
     printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
-    if (sourced)
-      printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", worst, worst_rel,
-             worst_sum);
+    if (sc.checked)
+      printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", sc.max_abs_error,
+             sc.max_rel_error, sc.max_sum_error);
     printf("\n");
   }
   return 0;
@@ -807,17 +644,15 @@ static int trace_import(int argc, char **argv) {
   if (coords && !chaco) return cli_usage("trace import", "--coords goes with --chaco");
   if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
   if (check_output(out, eo.force)) return 1;
-  lbs_bound dflt = {LBS_BOUND_LOSSLESS, 0};
-  if (dir) lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-  lbs_codec dcodec = dflt.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : LBS_CODEC_DEFAULT;
   lbs_err e;
   if (dir) {
     /* one codec and bound for every metric: per-metric settings need the names first */
-    for (int i = 0; i < eo.nset; i++)
-      if (eo.set[i].metric[0])
-        return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
+    if (lbs_encoding_per_metric(&eo.enc))
+      return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
+    lbs_bound dflt;
+    lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
     lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, eo.chunk, eo.allow_nonfinite, 0};
-    if (enc_resolve(&eo, "*", dcodec, dflt, &io.codec, &io.bound)) return 2;
+    if (enc_resolve(&eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
     if (cli_replace_output(out, eo.force)) return 1;
     e = lbs_stepsdir_import(dir, out, &io);
     if (!e && io.nonfinite)
@@ -830,42 +665,18 @@ static int trace_import(int argc, char **argv) {
     lbs_chaco_notes notes;
     e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon, &notes);
     for (int i = 0; !e && i < notes.nwarn; i++) fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
-    lbs_trace_writer *w = NULL;
-    if (!e) {
-      int64_t n = lbs_mesh_elements(mesh);
-      lbs_metric_spec ms[16];
-      char names[16][16];
-      const char *np[16];
-      const double *cols[16];
-      double *v = malloc((size_t)(n * ncon) * sizeof *v);
-      int bad = 0;
-      for (int k = 0; k < ncon; k++) {
-        snprintf(names[k], sizeof names[k], ncon == 1 ? "weight" : "weight%d", k);
-        np[k] = names[k];
-        ms[k] = (lbs_metric_spec){names[k], "1", dcodec, dflt, {0, 0}};
-        bad = bad || enc_resolve(&eo, names[k], dcodec, dflt, &ms[k].codec, &ms[k].bound);
-        for (int64_t i = 0; v && i < n; i++) v[k * n + i] = vw[i * ncon + k];
-        cols[k] = v + k * n;
-      }
-      bad = bad || enc_check_names(&eo, np, ncon);
-      if (bad || cli_replace_output(out, eo.force)) { /* the old trace goes once the input is read */
-        free(v), free(vw);
-        lbs_mesh_destroy(&mesh);
-        return bad ? 2 : 1;
-      }
-      char src[4200];
-      snprintf(src, sizeof src, "chaco %s", chaco);
-      const char *meta[] = {"source", src};
-      lbs_trace_spec spec = {n, eo.chunk, ncon, ms, mesh, 1, meta};
-      if (!v) e = lbs_fail(LBS_NOMEM, "weights");
-      if (!e) e = lbs_trace_create(out, &spec, &w);
-      if (!e) e = lbs_trace_write_step(w, 0, cols);
-      if (!e) e = lbs_trace_writer_close(&w);
-      lbs_trace_writer_close(&w);
-      free(v);
+    int rc = 0;
+    if (!e && lbs_chaco_check_encoding(ncon, &eo.enc)) {
+      fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+      rc = 2;
+    } else if (!e && cli_replace_output(out, eo.force)) { /* the old trace goes once the input is read */
+      rc = 1;
+    } else if (!e) {
+      e = lbs_chaco_write_trace(chaco, mesh, vw, ncon, &eo.enc, eo.chunk, out);
     }
     free(vw);
     lbs_mesh_destroy(&mesh);
+    if (rc) return rc;
   }
   if (e) return cli_error("trace import", e);
   fprintf(stderr, "lbsim: wrote %s\n", out);

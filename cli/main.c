@@ -72,7 +72,27 @@ static int run(int argc, char **argv) {
   return 2;
 }
 
+/* Where the libraries' lbs_log messages go: stderr, each line prefixed "lbsim: ", or
+ * "lbsim[rank N]: " in an MPI job of more than one rank (as its launcher says), at the level
+ * LBSIM_LOG names (default info: the notes lbsim always printed). 0, or 2 after a message for a
+ * bad LBSIM_LOG. */
+static lbs_log_stream log_sink = {NULL, ""};
+static int setup_log(void) {
+  int rank, size;
+  lbs_log_mpi_env(&rank, &size);
+  lbs_log_prefix(log_sink.prefix, sizeof log_sink.prefix, "lbsim", rank, size);
+  lbs_log_set_sink(lbs_log_stream_sink, &log_sink);
+  lbs_log_level level = LBS_LOG_INFO;
+  if (lbs_log_level_from_env("LBSIM_LOG", &level)) {
+    fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+    return 2;
+  }
+  lbs_log_set_level(level);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   cli_prov_capture(argc, argv);
+  if (setup_log()) return 2;
   return close_stdout(run(argc, argv));
 }

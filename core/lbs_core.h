@@ -1,9 +1,10 @@
-/* lbs_core.h - error codes, error messages, checksums, varints and a deterministic RNG
+/* lbs_core.h - error codes, error messages, the log, checksums, varints and a deterministic RNG
  * shared by every lbsim library. */
 #ifndef LBS_CORE_H
 #define LBS_CORE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* One list feeds the enum, the message table and the names. */
@@ -40,6 +41,55 @@ const char *lbs_errmsg(void);
 
 /* Clears the calling thread's last message. */
 void lbs_clear_error(void);
+
+/* ---------------------------------------------------------------- log (log.c)
+ *
+ * Library code says what a user should hear through lbs_log, never to stderr itself: the
+ * program decides where it goes (a sink) and how much (a level threshold). A message is one
+ * line, no newline, naming its component but not the program ("collect: node 2's agent went
+ * away", "lbsprof: warning: ..."); the program's sink adds its own prefix ("lbsim: ",
+ * "lbsim[rank 1]: "). Unless a program sets one, the sink writes the message as it is to
+ * stderr, and only errors and warnings pass. Safe from any thread: each message reaches the
+ * sink whole, one at a time. */
+typedef enum { LBS_LOG_ERROR = 0, LBS_LOG_WARN = 1, LBS_LOG_INFO = 2, LBS_LOG_DEBUG = 3 } lbs_log_level;
+#define LBS_LOG_DEFAULT_LEVEL LBS_LOG_WARN
+/* Gets every message at or above the threshold, formatted, as one line without a newline. It
+ * is called under the log's lock (lines never interleave; the sink needs no lock of its own) and
+ * must not call lbs_log: a message logged from inside a sink goes to stderr as it is. */
+typedef void (*lbs_log_sink)(void *arg, lbs_log_level level, const char *msg);
+/* Formats (printf) and hands the message to the sink when level passes the threshold. */
+void lbs_log(lbs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Installs fn with its arg (NULL: the default, lbs_log_stderr); arg must outlive its use. */
+void lbs_log_set_sink(lbs_log_sink fn, void *arg);
+/* Messages at `level` and more severe pass (LBS_LOG_DEBUG: all of them). */
+void lbs_log_set_level(lbs_log_level level);
+lbs_log_level lbs_log_get_level(void);
+/* 1 when a message at level would reach the sink: skip work done only for the message. */
+int lbs_log_enabled(lbs_log_level level);
+/* "error", "warn", "info", "debug". */
+const char *lbs_log_level_name(lbs_log_level level);
+/* Parses a level name (also "warning"); LBS_PARSE "'S' is not a log level (error, warn, info,
+ * debug)". */
+lbs_err lbs_log_level_parse(const char *s, lbs_log_level *out);
+/* The level the environment variable `var` names into *out (unchanged when var is unset or
+ * empty); LBS_PARSE "VAR: 'S' is not a log level (...)" for anything else. */
+lbs_err lbs_log_level_from_env(const char *var, lbs_log_level *out);
+/* The default sink: the message and a newline to stderr, in one write (arg unused). */
+void lbs_log_stderr(void *arg, lbs_log_level level, const char *msg);
+/* A sink writing prefix + message + newline to a stream in one write: arg is an lbs_log_stream. */
+typedef struct lbs_log_stream {
+  FILE *f;          /* NULL: stderr */
+  char prefix[64];  /* "lbsim: ", "lbsim[rank 3]: " */
+} lbs_log_stream;
+void lbs_log_stream_sink(void *arg, lbs_log_level level, const char *msg);
+/* The MPI rank and job size the launcher gave this process in its environment (Open MPI's
+ * OMPI_COMM_WORLD_RANK/_SIZE, else PMI_RANK/PMI_SIZE as MPICH and Slurm set them): 1 when it
+ * says so, 0 with rank 0 of size 1 when the process was not started by an MPI launcher. Known
+ * before MPI_Init, and from any thread. */
+int lbs_log_mpi_env(int *rank, int *size);
+/* A program's prefix for its messages: "NAME: " for one process, "NAME[rank R]: " in a job of
+ * more than one rank; into buf (n bytes), returns buf. */
+char *lbs_log_prefix(char *buf, size_t n, const char *name, int rank, int size);
 
 /* CRC-32 (IEEE, as zlib's crc32) of n bytes. */
 uint32_t lbs_crc32(const void *p, size_t n);

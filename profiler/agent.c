@@ -1,6 +1,7 @@
 /* agent.c - the node agent (the seed's LocalAgent): drains the local ranks' rings, compacts
  * each step of the node with the trace codec within half the error bound of the node's
- * range, and streams frames to the collector, reconnecting with bounded buffering. */
+ * range, and streams frames to the collector, reconnecting with bounded buffering. Messages go
+ * through lbs_log, without a prefix: lbsprof-agent's main adds "lbsprof-agent (node N): ". */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -45,12 +46,6 @@ typedef struct {
   lbs_codec_ctx *cc;
 } agent;
 
-static void say(const agent *a, const char *fmt, const char *detail) {
-  fprintf(stderr, "lbsprof-agent (node %d): ", a->node);
-  fprintf(stderr, fmt, detail);
-  fputc('\n', stderr);
-}
-
 static int enqueue(agent *a, lbs_buf *frame) {
   if (a->give_up) return lbs_buf_free(frame), 0;
   if (a->nq == a->cq) {
@@ -74,7 +69,7 @@ static void flush(agent *a) {
       close(a->fd);
       a->fd = -1;
       a->down_since = lbs__now_s();
-      say(a, "lost the collector (%s); retrying", lbs_errmsg());
+      lbs_log(LBS_LOG_WARN, "lost the collector (%s); retrying", lbs_errmsg());
       return;
     }
     a->qbytes -= f->len;
@@ -111,6 +106,7 @@ static void try_connect(agent *a) {
     if (!e) {
       a->fd = fd;
       a->last_sent = lbs__now_s();
+      lbs_log(LBS_LOG_DEBUG, "connected to the collector at %s", a->addr);
       return;
     }
     close(fd);
@@ -125,7 +121,7 @@ static void try_connect(agent *a) {
              lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);
   else
     return;
-  say(a, "%s; giving up: the steps from here on are not recorded", why);
+  lbs_log(LBS_LOG_WARN, "%s; giving up: the steps from here on are not recorded", why);
   a->give_up = 1;
   atomic_store(&a->shm->agent_state, AGENT_GONE); /* the ranks stop sampling */
   for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
@@ -252,7 +248,7 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   /* the segment comes as an inherited descriptor: its name is gone already */
   prof_shm *h = mmap(NULL, sizeof(prof_shm), PROT_READ, MAP_SHARED, fd, 0);
   if (h == MAP_FAILED) {
-    fprintf(stderr, "lbsprof-agent (node %d): cannot map the segment of %s: %s\n", node, label, strerror(errno));
+    lbs_log(LBS_LOG_ERROR, "cannot map the segment of %s: %s", label, strerror(errno));
     return 1;
   }
   size_t bytes = h->bytes;
@@ -260,7 +256,7 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   a->shm = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (a->shm == MAP_FAILED || a->shm->magic != LBSPROF_SHM_MAGIC || a->shm->version != LBSPROF_PROTO_VERSION) {
-    fprintf(stderr, "lbsprof-agent (node %d): %s is not an lbsprof segment of this version\n", node, label);
+    lbs_log(LBS_LOG_ERROR, "%s is not an lbsprof segment of this version", label);
     return 1;
   }
   atomic_store(&a->shm->agent_pid, (int32_t)getpid());
@@ -333,7 +329,7 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
         a->lost[r] = 1;
         char why[64];
         snprintf(why, sizeof why, "%d", r);
-        say(a, "local rank %s ended without finishing; its steps from here on are incomplete", why);
+        lbs_log(LBS_LOG_WARN, "local rank %s ended without finishing; its steps from here on are incomplete", why);
         complete_steps(a);
       }
     }

@@ -38,9 +38,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   unsetenv(LBSPROF_SECRET_ENV); /* nothing this process starts inherits it */
-  if (!strcmp(argv[1], "agent") && shm_fd >= 0 && coll && node >= 0)
+  /* what the agent and the collector log: their notes too (info), unless LBSPROF_LOG says
+   * otherwise (liblbsprof checked it); each line names who speaks */
+  lbs_log_level level = LBS_LOG_INFO;
+  lbs_log_level_from_env("LBSPROF_LOG", &level);
+  lbs_log_set_level(level);
+  static lbs_log_stream sink = {NULL, ""};
+  lbs_log_set_sink(lbs_log_stream_sink, &sink);
+  if (!strcmp(argv[1], "agent") && shm_fd >= 0 && coll && node >= 0) {
+    snprintf(sink.prefix, sizeof sink.prefix, "lbsprof-agent (node %d): ", node);
     return lbs__agent_main(shm_fd, label, node, coll, secret);
+  }
   if (!strcmp(argv[1], "collect") && fd >= 0 && out) {
+    snprintf(sink.prefix, sizeof sink.prefix, "lbsim: "); /* "lbsim: collect: ...", as in `lbsim collect` */
     int rc = lbs__collect_main(fd, addr, out, nodes, secret);
     /* the private directory rank 0 made for the socket, and the socket: ours, and only those */
     if (dir && !strncmp(addr, "unix:", 5)) {

@@ -1,7 +1,9 @@
 /* collector.c - the collector (the seed's GlobalAgent): receives the node agents' frames,
  * puts each step together from all nodes and writes the trace store, one transaction per
  * completed step. Steps that some node never completes (a lost rank or agent, a dropped
- * sample) are left out; everything complete before them is kept. */
+ * sample) are left out; everything complete before them is kept. Messages go through lbs_log
+ * as "collect: ...", the program adding "lbsim: " (`lbsim collect`, and lbsprof-agent for the
+ * collector liblbsprof starts). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -64,12 +66,6 @@ struct lbs_coll {
   uint64_t conn_cap, step_cap; /* bytes: one connection's buffer, one step being put together */
 };
 typedef struct lbs_coll coll;
-
-static void warn(const char *fmt, long long a, const char *b) {
-  fprintf(stderr, "lbsim collect: ");
-  fprintf(stderr, fmt, a, b);
-  fputc('\n', stderr);
-}
 
 static int setup_nodes(coll *c, int nodes) {
   c->nodes = nodes;
@@ -261,7 +257,7 @@ static void write_ready(coll *c) {
       for (int m = 0; m < c->M; m++) cols[m] = s->vals + (size_t)m * (size_t)c->E;
       lbs_err e = lbs_trace_write_step(c->w, s->app, cols);
       if (e) {
-        warn("cannot write step %lld: %s", (long long)s->app, lbs_errmsg());
+        lbs_log(LBS_LOG_ERROR, "collect: cannot write step %lld: %s", (long long)s->app, lbs_errmsg());
         c->failed = 1;
       } else {
         c->written++;
@@ -353,7 +349,7 @@ static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   c->mesh[node] = copy, c->gid[node] = l.gid, c->n[node] = l.count;
   if (++c->meshed == c->nodes) {
     if (create_trace(c)) {
-      fprintf(stderr, "lbsim collect: cannot create %s: %s\n", c->out, lbs_errmsg());
+      lbs_log(LBS_LOG_ERROR, "collect: cannot create %s: %s", c->out, lbs_errmsg());
       c->failed = 2;
     }
     write_ready(c);
@@ -461,6 +457,7 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
     }
   k->node = node, k->state = S_NODE;
   c->lost[node] = 0; /* back: its steps from here on count again */
+  lbs_log(LBS_LOG_DEBUG, "collect: node %d's agent (%s) joined", node, k->peer);
   return 0;
 }
 
@@ -509,7 +506,7 @@ static double env_num(const char *name, double dflt, double lo, double hi) {
   char *end;
   double x = v && *v ? strtod(v, &end) : dflt;
   if (v && *v && (*end || !(x >= lo && x <= hi))) {
-    fprintf(stderr, "lbsim collect: %s='%s' is not a number in [%g, %g]; using %g\n", name, v, lo, hi, dflt);
+    lbs_log(LBS_LOG_WARN, "collect: %s='%s' is not a number in [%g, %g]; using %g", name, v, lo, hi, dflt);
     x = dflt;
   }
   return x;
@@ -583,8 +580,8 @@ void lbs__coll_close(lbs_coll *c, int id, const char *why) {
   conn *k = &c->k[id];
   if (!k->live) return;
   int node = k->node, was_node = k->state == S_NODE;
-  if (why && was_node) fprintf(stderr, "lbsim collect: node %d's agent (%s): %s; dropping its connection\n", node, k->peer, why);
-  else if (why) fprintf(stderr, "lbsim collect: connection from %s: %s; dropped, nothing it sent was used\n", k->peer, why);
+  if (why && was_node) lbs_log(LBS_LOG_WARN, "collect: node %d's agent (%s): %s; dropping its connection", node, k->peer, why);
+  else if (why) lbs_log(LBS_LOG_WARN, "collect: connection from %s: %s; dropped, nothing it sent was used", k->peer, why);
   if (k->fd >= 0) close(k->fd);
   lbs_buf_free(&k->fr.in);
   k->live = 0;
@@ -594,7 +591,7 @@ void lbs__coll_close(lbs_coll *c, int id, const char *why) {
     for (int j = 0; j < c->nk; j++) again |= c->k[j].live && c->k[j].node == node;
     if (!again) {
       c->lost[node] = 1;
-      fprintf(stderr, "lbsim collect: node %d's agent went away before its end; later steps of the run are incomplete\n", node);
+      lbs_log(LBS_LOG_WARN, "collect: node %d's agent went away before its end; later steps of the run are incomplete", node);
       write_ready(c);
     }
   }
@@ -654,7 +651,7 @@ int lbs__coll_finish(lbs_coll *c) {
   int rc = 0;
   for (int j = 0; j < c->nk; j++) lbs__coll_close(c, j, c->k[j].state == S_NODE ? "the collector stops" : NULL);
   if (c->refused)
-    fprintf(stderr, "lbsim collect: %lld connection%s refused: wrong token\n", (long long)c->refused, c->refused == 1 ? "" : "s");
+    lbs_log(LBS_LOG_WARN, "collect: %lld connection%s refused: wrong token", (long long)c->refused, c->refused == 1 ? "" : "s");
   if (c->w) {
     write_ready(c);
     c->incomplete += c->ncs;
@@ -669,14 +666,14 @@ int lbs__coll_finish(lbs_coll *c) {
     for (int k = 0; k < c->nodes; k++) whole &= !c->lost[k];
     lbs_trace_writer_set_meta(c->w, "profiler.complete", whole ? "yes" : "no");
     if (lbs_trace_writer_close(&c->w)) {
-      fprintf(stderr, "lbsim collect: %s: %s\n", c->out, lbs_errmsg());
+      lbs_log(LBS_LOG_ERROR, "collect: %s: %s", c->out, lbs_errmsg());
       rc = 1;
     }
-    fprintf(stderr, "lbsim collect: wrote %s: %lld steps%s\n", c->out, (long long)c->written,
+    lbs_log(whole ? LBS_LOG_INFO : LBS_LOG_WARN, "collect: wrote %s: %lld steps%s", c->out, (long long)c->written,
             whole ? "" : " (the run did not end cleanly: see its profiler.* metadata)");
     if (!whole) rc = 1;
   } else {
-    fprintf(stderr, "lbsim collect: no trace written to %s: the agents never described the whole mesh\n", c->out);
+    lbs_log(LBS_LOG_ERROR, "collect: no trace written to %s: the agents never described the whole mesh", c->out);
     rc = 1;
   }
   if (c->failed) rc = 1;
@@ -731,7 +728,7 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
                       const uint8_t secret[LBSPROF_SECRET_BYTES]) {
   signal(SIGPIPE, SIG_IGN);
   coll *c = lbs__coll_create(out_path, nodes, secret);
-  if (!c) return fprintf(stderr, "lbsim collect: out of memory\n"), 1;
+  if (!c) return lbs_log(LBS_LOG_ERROR, "collect: out of memory"), 1;
   const char *idle_env = getenv("LBSPROF_COLLECT_IDLE_S");
   double idle_limit = idle_env ? atof(idle_env) : 120, idle_since = lbs__now_s();
   struct pollfd *pf = NULL;
@@ -754,7 +751,7 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
     double t = lbs__now_s();
     if (nodes_up) idle_since = t;
     if (!nodes_up && t - idle_since > idle_limit) {
-      fprintf(stderr, "lbsim collect: no agent for %.0f s at %s; giving up\n", idle_limit, addr);
+      lbs_log(LBS_LOG_ERROR, "collect: no agent for %.0f s at %s; giving up", idle_limit, addr);
       break;
     }
     for (int i = 1; r > 0 && i < np; i++) {
@@ -777,7 +774,7 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
         int uid_ok;
         describe_peer(fd, &uid_ok, peer, sizeof peer);
         if (!uid_ok) {
-          fprintf(stderr, "lbsim collect: connection from %s: another user, or one that cannot be told; dropped\n", peer);
+          lbs_log(LBS_LOG_WARN, "collect: connection from %s: another user, or one that cannot be told; dropped", peer);
           c->refused++;
           close(fd);
         } else {

@@ -168,6 +168,10 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   lbs_encoding_apply(&c, &b, has_ec ? &pc : NULL, has_eb ? &pb : NULL);
   if (lbs_codec_check(c, b)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   p->codec = c, p->bound = b;
+  /* what the profiler says on stderr (its agents and collector read the same variable) */
+  lbs_log_level level = lbs_log_get_level();
+  if (lbs_log_level_from_env("LBSPROF_LOG", &level)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
+  lbs_log_set_level(level);
   if ((v = getenv("LBSPROF_SAMPLE_EVERY")) && *v) {
     char *end;
     long k = strtol(v, &end, 10);
@@ -306,7 +310,7 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
         if (ok) PAPI_stop(p->papi_set, NULL), PAPI_cleanup_eventset(p->papi_set), PAPI_destroy_eventset(&p->papi_set);
         p->papi_n = 0;
         if (p->rank == 0)
-          fprintf(stderr, "lbsprof: warning: hardware counters are not available here (PAPI); the metrics%s%s are left out\n",
+          lbs_log(LBS_LOG_WARN, "lbsprof: warning: hardware counters are not available here (PAPI); the metrics%s%s are left out",
                   cyc ? " cycles" : "", ins ? " instructions" : "");
       }
     }
@@ -325,6 +329,12 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
     return e;
   }
   p->enabled = 1;
+  if (p->rank == 0 && lbs_log_enabled(LBS_LOG_DEBUG)) {
+    char b[LBS_BOUND_STRLEN];
+    lbs_log(LBS_LOG_DEBUG, "lbsprof: %d ranks on %d nodes, metrics %s, codec %s, bound %s, sample every %d, to %s", p->size,
+            p->nnodes, p->o.metrics, lbs_codec_name(p->codec), lbs_bound_format(p->bound, b), p->o.sample_every,
+            p->collector[0] ? p->collector : p->trace_path);
+  }
   *out = p;
   return 0;
 }
@@ -533,7 +543,7 @@ static int agent_alive(lbsprof *p) {
 
 static void stop_profiling(lbsprof *p, const char *why) {
   if (!p->warned)
-    fprintf(stderr, "lbsprof: warning: rank %d: %s; profiling stops here, the trace keeps the steps completed so far\n",
+    lbs_log(LBS_LOG_WARN, "lbsprof: warning: rank %d: %s; profiling stops here, the trace keeps the steps completed so far",
             p->rank, why);
   p->warned = 1;
   p->enabled = 0;
@@ -797,7 +807,7 @@ int lbsprof_finalize(lbsprof **pp) {
     if (p->enabled) put_record(p, REC_END, &end, sizeof end, NULL, 0, 0);
     else atomic_store(&p->shm->ring[p->lrank].done, 1); /* the agent need not wait for it */
     if (p->dropped)
-      fprintf(stderr, "lbsprof: rank %d dropped %lld sampled steps (ring full)\n", p->rank, (long long)p->dropped);
+      lbs_log(LBS_LOG_WARN, "lbsprof: rank %d dropped %lld sampled steps (ring full)", p->rank, (long long)p->dropped);
     if (p->lrank == 0) agent_alive(p); /* reaps an agent that died */
     if (p->lrank == 0 && p->agent_pid > 0) {
       int st;

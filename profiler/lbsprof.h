@@ -51,6 +51,8 @@
  *                                 host that the other nodes are reached from)
  *   LBSPROF_METRICS=time_ns,cycles   the built-in probes
  *   LBSPROF_ON_FULL=drop          wait (default) or drop a sample when the ring is full
+ *   LBSPROF_LOG=debug             what it says on stderr: error, warn (the library's default),
+ *                                 info (its agents' and collector's default) or debug
  * and, for the runtime: LBSPROF_AGENT (the agent program), LBSPROF_CLOCK=monotonic,
  * LBSPROF_RETRY_S and LBSPROF_BUFFER_MB (see README.md).
  *

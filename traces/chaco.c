@@ -398,3 +398,71 @@ lbs_err lbs_chaco_read(const char *graph_path, const char *coords_path, lbs_mesh
   free(c);
   return e;
 }
+
+/* ---------------------------------------------------------------- import as a trace */
+
+char *lbs_chaco_metric_name(int ncon, int k, char *buf) {
+  snprintf(buf, 16, ncon == 1 ? "weight" : "weight%d", k);
+  return buf;
+}
+
+/* The metric specs of a graph with ncon vertex weights under enc, names in names[k]. */
+static lbs_err chaco_specs(int ncon, const lbs_encoding *enc, lbs_metric_spec *ms, char (*names)[16]) {
+  if (ncon < 1 || ncon > LBS_CHACO_MAX_NCON)
+    return lbs_fail(LBS_INVAL, "%d vertex weights (1 to %d)", ncon, LBS_CHACO_MAX_NCON);
+  const lbs_bound dflt = {LBS_BOUND_LOSSLESS, 0};
+  const char *np[LBS_CHACO_MAX_NCON];
+  for (int k = 0; k < ncon; k++) {
+    np[k] = lbs_chaco_metric_name(ncon, k, names[k]);
+    ms[k] = (lbs_metric_spec){names[k], "1", LBS_CODEC_LOSSLESS, dflt, {0, 0}};
+    lbs_err e = lbs_encoding_resolve(enc, names[k], LBS_CODEC_LOSSLESS, dflt, &ms[k].codec, &ms[k].bound);
+    if (e) return e;
+  }
+  return lbs_encoding_check_names(enc, np, ncon);
+}
+
+lbs_err lbs_chaco_check_encoding(int ncon, const lbs_encoding *enc) {
+  lbs_metric_spec ms[LBS_CHACO_MAX_NCON];
+  char names[LBS_CHACO_MAX_NCON][16];
+  return chaco_specs(ncon, enc, ms, names);
+}
+
+lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const double *vwgt, int ncon,
+                              const lbs_encoding *enc, int64_t chunk_elems, const char *out_path) {
+  lbs_metric_spec ms[LBS_CHACO_MAX_NCON];
+  char names[LBS_CHACO_MAX_NCON][16];
+  lbs_err e = chaco_specs(ncon, enc, ms, names);
+  if (e) return e;
+  /* the weights a vertex, n x ncon, become one column a metric */
+  int64_t n = lbs_mesh_elements(mesh);
+  const double *cols[LBS_CHACO_MAX_NCON];
+  double *v = malloc((size_t)(n * ncon) * sizeof *v);
+  if (!v) return lbs_fail(LBS_NOMEM, "weights");
+  for (int k = 0; k < ncon; k++) {
+    for (int64_t i = 0; i < n; i++) v[k * n + i] = vwgt[i * ncon + k];
+    cols[k] = v + k * n;
+  }
+  char src[4200];
+  snprintf(src, sizeof src, "chaco %s", graph_path);
+  const char *meta[] = {"source", src};
+  lbs_trace_spec spec = {n, chunk_elems, ncon, ms, mesh, 1, meta};
+  lbs_trace_writer *w = NULL;
+  e = lbs_trace_create(out_path, &spec, &w);
+  if (!e) e = lbs_trace_write_step(w, 0, cols);
+  if (!e) e = lbs_trace_writer_close(&w);
+  lbs_trace_writer_close(&w);
+  free(v);
+  return e;
+}
+
+lbs_err lbs_chaco_import(const char *graph_path, const char *coords_path, const lbs_encoding *enc,
+                         int64_t chunk_elems, const char *out_path, lbs_chaco_notes *notes) {
+  lbs_mesh *mesh = NULL;
+  double *vw = NULL;
+  int ncon = 0;
+  lbs_err e = lbs_chaco_read(graph_path, coords_path, &mesh, &vw, &ncon, notes);
+  if (!e) e = lbs_chaco_write_trace(graph_path, mesh, vw, ncon, enc, chunk_elems, out_path);
+  free(vw);
+  lbs_mesh_destroy(&mesh);
+  return e;
+}

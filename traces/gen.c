@@ -223,44 +223,137 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
   free(draw), free(elem);
 }
 
-lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg) {
-  lbs_gen *g = NULL;
+int64_t lbs_gen_elements(const lbs_gen *g) { return g->nx * g->ny * g->nz; }
+
+lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc, lbs_metric_spec ms[LBS_GEN_MAX_METRICS]) {
+  int nm = lbs_gen_nmetrics(g);
+  const char *names[LBS_GEN_MAX_METRICS];
+  lbs_bound dflt;
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  if (nm > LBS_GEN_MAX_METRICS) return lbs_fail(LBS_INVAL, "generator with %d metrics", nm);
+  for (int m = 0; m < nm; m++) {
+    names[m] = lbs_gen_metric_name(g, m);
+    ms[m] = (lbs_metric_spec){names[m], lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
+    lbs_err e = lbs_encoding_resolve(enc, names[m], LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound);
+    if (e) return e;
+  }
+  return lbs_encoding_check_names(enc, names, nm);
+}
+
+lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path, lbs_progress_fn progress,
+                            void *arg) {
+  lbs_gen_write_opts dflt = LBS_GEN_WRITE_OPTS_DEFAULT;
+  if (!o) o = &dflt;
+  lbs_metric_spec ms[LBS_GEN_MAX_METRICS];
+  lbs_err e = lbs_gen_metric_specs(g, o->enc, ms);
+  if (e) return e;
+  int nm = lbs_gen_nmetrics(g);
   lbs_mesh *mesh = NULL;
   lbs_trace_writer *w = NULL;
   double *vals = NULL;
-  lbs_err e = lbs_gen_create(p, &g);
-  if (e) return e;
-  int nm = lbs_gen_nmetrics(g);
-  lbs_metric_spec ms[2];
-  lbs_bound dflt;
-  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-  for (int m = 0; m < nm && m < 2; m++)
-    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
   const char *meta[] = {"source", lbs_gen_recipe(g)};
-  if (nm > 2) e = lbs_fail(LBS_INVAL, "generator with %d metrics", nm);
-  if (!e) e = lbs_mesh_create_structured(p->nx, p->ny, p->nz, order, &mesh);
-  int64_t E = mesh ? lbs_mesh_elements(mesh) : 0;
-  const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
-  if (!e) {
-    lbs_mesh_set_bytes(mesh, 1024, 64);
-    vals = malloc((size_t)(E * nm) * sizeof *vals);
-    if (!vals || !cell) e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
-  }
-  lbs_trace_spec spec = {E, 0, nm, ms, mesh, 1, meta};
+  if ((e = lbs_mesh_create_structured(g->nx, g->ny, g->nz, o->order, &mesh))) return e;
+  lbs_mesh_set_bytes(mesh, o->elem_bytes, o->edge_bytes);
+  int64_t E = lbs_mesh_elements(mesh);
+  lbs_trace_spec spec = {E, o->chunk_elems, nm, ms, mesh, 1, meta};
+  const int64_t *cell = lbs_mesh_cell_index(mesh);
+  vals = malloc((size_t)(E * nm) * sizeof *vals);
+  if (!vals || !cell) e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
   if (!e) e = lbs_trace_create(path, &spec, &w);
-  for (int64_t s = 0; !e && s < p->steps; s++) {
-    const double *cols[2];
+  for (int64_t s = 0; !e && s < g->steps; s++) {
+    const double *cols[LBS_GEN_MAX_METRICS];
     for (int m = 0; m < nm; m++) {
       lbs_gen_step(g, s, m, cell, vals + m * E);
       cols[m] = vals + m * E;
     }
     e = lbs_trace_write_step(w, lbs_gen_app_step(g, s), cols);
-    if (!e && progress) progress(arg, s + 1, p->steps);
+    if (!e && progress && progress(arg, s + 1, g->steps)) e = lbs_fail(LBS_INVAL, "stopped");
   }
   if (!e) e = lbs_trace_writer_close(&w);
   lbs_trace_writer_close(&w);
   free(vals);
   lbs_mesh_destroy(&mesh);
+  return e;
+}
+
+lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg) {
+  lbs_gen *g = NULL;
+  lbs_err e = lbs_gen_create(p, &g);
+  if (e) return e;
+  lbs_gen_write_opts o = LBS_GEN_WRITE_OPTS_DEFAULT;
+  o.order = order;
+  e = lbs_gen_write_trace(g, &o, path, progress, arg);
+  lbs_gen_destroy(&g);
+  return e;
+}
+
+int lbs_trace_has_gen_source(const lbs_trace *t) {
+  const char *r = lbs_trace_meta(t, "source");
+  if (!r) return 0;
+  for (int i = 0; kind_names[i]; i++) {
+    size_t n = strlen(kind_names[i]);
+    if (!strncmp(r, kind_names[i], n) && r[n] == ' ') return 1;
+  }
+  return 0;
+}
+
+/* Checks one step of one metric, dec against src (E values each), and folds its errors into out. */
+static lbs_err check_values(const lbs_trace *t, int64_t s, const lbs_metric_info *mi, const char *recipe,
+                            const double *src, const double *dec, int64_t E, lbs_source_check *out) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (int64_t i = 0; i < E; i++) {
+    if (src[i] < lo) lo = src[i];
+    if (src[i] > hi) hi = src[i];
+  }
+  char b[LBS_BOUND_STRLEN];
+  for (int64_t i = 0; i < E; i++) {
+    double err = fabs(dec[i] - src[i]), tol = lbs_bound_tolerance(mi->bound, src[i], hi - lo);
+    if (err > out->max_abs_error) out->max_abs_error = err;
+    if (hi > lo && err / (hi - lo) > out->max_rel_error) out->max_rel_error = err / (hi - lo);
+    if (mi->bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0 : !(err <= tol))
+      return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, outside the bound %s",
+                      (long long)s, mi->name, (long long)i, dec[i], src[i], lbs_bound_format(mi->bound, b));
+  }
+  /* chunk sums: promised from schema 2 on, by the lossy codecs */
+  int64_t C = lbs_trace_chunk_elems(t);
+  for (int64_t f = 0; f < E && lbs_trace_schema_version(t) >= 2 && mi->bound.kind != LBS_BOUND_LOSSLESS; f += C) {
+    size_t n = (size_t)(E - f < C ? E - f : C);
+    double se = lbs_sum_error(src + f, dec + f, n);
+    if (se > out->max_sum_error) out->max_sum_error = se;
+    if (!(se <= LBS_SUM_TOL))
+      return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %.3g of its magnitude (source %s)",
+                      (long long)s, mi->name, (long long)(f / C), se, recipe);
+  }
+  return LBS_OK;
+}
+
+lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg, lbs_source_check *out) {
+  *out = (lbs_source_check){0, NAN, NAN, NAN};
+  if (!lbs_trace_has_gen_source(t)) return LBS_OK;
+  const char *recipe = lbs_trace_meta(t, "source");
+  lbs_gen *g;
+  lbs_err e = lbs_gen_from_recipe(recipe, &g);
+  if (e) return e;
+  *out = (lbs_source_check){1, 0, 0, 0};
+  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
+  lbs_mesh *mesh = lbs_trace_mesh(t);
+  const int64_t *cell = mesh ? lbs_mesh_cell_index(mesh) : NULL;
+  double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
+  if (!src || !dec || !cell) e = lbs_fail(LBS_NOMEM, "source check");
+  if (!e && lbs_gen_nmetrics(g) != lbs_trace_nmetrics(t))
+    e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe, lbs_gen_nmetrics(g),
+                 lbs_trace_nmetrics(t));
+  for (int64_t s = 0; s < S && !e; s++) {
+    for (int m = 0; m < lbs_trace_nmetrics(t) && !e; m++) {
+      lbs_metric_info mi;
+      lbs_trace_metric(t, m, &mi);
+      lbs_gen_step(g, s, m, cell, src);
+      if (!(e = lbs_trace_read(t, s, m, 0, E, dec))) e = check_values(t, s, &mi, recipe, src, dec, E, out);
+    }
+    if (!e && progress && progress(arg, s + 1, S)) e = lbs_fail(LBS_INVAL, "stopped");
+  }
+  free(src);
+  free(dec);
   lbs_gen_destroy(&g);
   return e;
 }

@@ -89,6 +89,38 @@ lbs_err lbs_codec_check(lbs_codec c, lbs_bound b);
  * checked with lbs_codec_check at the end, by the caller. */
 void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec, const lbs_bound *set_bound);
 
+/* Codec and bound settings over a trace's metrics, as a command line gives them ("--bound
+ * rel:0.01 --bound time_ns=abs:5 --codec weight=lossless"): each setting is for every metric or
+ * for one metric by name, and later settings win. Start from a zeroed lbs_encoding, add with
+ * lbs_encoding_add_bound/_codec, then resolve each metric (encoding.c). */
+#define LBS_ENCODING_MAX_SETS 32
+typedef struct lbs_encoding_set {
+  char metric[64]; /* "" for every metric */
+  int has_codec, has_bound;
+  lbs_codec codec;
+  lbs_bound bound;
+} lbs_encoding_set;
+typedef struct lbs_encoding {
+  lbs_encoding_set set[LBS_ENCODING_MAX_SETS]; /* in the order given */
+  int nset;
+} lbs_encoding;
+/* Adds "[METRIC=]BOUND" (lbs_bound_parse's spelling) or "[METRIC=]CODEC" (a codec name). On
+ * error enc is unchanged: LBS_RANGE "at most 32 settings", LBS_PARSE "'ARG': bad metric name"
+ * (an empty or a too long name), or the bound's or codec's own parse error. */
+lbs_err lbs_encoding_add_bound(lbs_encoding *enc, const char *arg);
+lbs_err lbs_encoding_add_codec(lbs_encoding *enc, const char *arg);
+/* 1 when a setting names a metric, 0 when all are for every metric (enc may be NULL). */
+int lbs_encoding_per_metric(const lbs_encoding *enc);
+/* The codec and bound of metric `name`: dcodec and dbound, then enc's settings for every metric,
+ * then those for `name`, each level through lbs_encoding_apply (a level that sets only one of the
+ * pair decides its partner). The pair is checked with lbs_codec_check: LBS_INVAL "metric 'NAME':
+ * why". enc NULL: the defaults alone. */
+lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_codec dcodec, lbs_bound dbound,
+                             lbs_codec *codec, lbs_bound *bound);
+/* Every per-metric setting of enc names one of names[0..n): else LBS_NOTFOUND "no metric 'X'
+ * (metrics: A B ...)". */
+lbs_err lbs_encoding_check_names(const lbs_encoding *enc, const char *const *names, int n);
+
 /* Appends the encoding of v[0..n) to out and says in *used which codec stored it. b is
  * LBS_BOUND_LOSSLESS, ABS or REL (a range bound is resolved to abs by the caller). The lossy
  * codecs keep every finite value within b, store non-finite values exactly, and keep the
@@ -346,11 +378,53 @@ const char *lbs_gen_metric_unit(const lbs_gen *g, int m);
 void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, double *out);
 /* The application step number of sampled step s. */
 int64_t lbs_gen_app_step(const lbs_gen *g, int64_t step);
-/* Writes the generator's trace to a new file at path (LBS_IO if it exists), as 'lbsim trace
- * gen' does with its defaults: every metric at LBS_BOUND_DEFAULT with the default codec and
- * chunk, the structured mesh in the given order with 1024 bytes per element and 64 per edge,
- * and the recipe as its source. progress (may be NULL) is told each step. */
+/* Elements of the generator's mesh (nx x ny x nz). */
+int64_t lbs_gen_elements(const lbs_gen *g);
+
+/* How lbs_gen_write_trace lays a generated trace out. */
+#define LBS_GEN_MAX_METRICS 2
+typedef struct lbs_gen_write_opts {
+  lbs_order order;         /* element numbering of the structured mesh */
+  double elem_bytes;       /* migration bytes per element (default 1024) */
+  double edge_bytes;       /* halo bytes per edge (default 64) */
+  int64_t chunk_elems;     /* elements per chunk; 0: LBS_TRACE_DEFAULT_CHUNK */
+  const lbs_encoding *enc; /* codec and bound settings over LBS_BOUND_DEFAULT and the default
+                              codec; NULL: those defaults */
+} lbs_gen_write_opts;
+#define LBS_GEN_WRITE_OPTS_DEFAULT ((lbs_gen_write_opts){LBS_ORDER_NATURAL, 1024, 64, 0, NULL})
+/* The metric specs of g's trace under enc (NULL: the defaults): ms gets lbs_gen_nmetrics(g)
+ * entries, names and units borrowed from g. LBS_INVAL "metric 'M': why" for a codec and bound
+ * that do not go together, LBS_NOTFOUND for a setting that names no metric of g. The check
+ * lbs_gen_write_trace makes first; a caller with something to do between the check and the new
+ * file (replace an old one) calls it before. */
+lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc, lbs_metric_spec ms[LBS_GEN_MAX_METRICS]);
+/* Writes g's trace to a new file at path (LBS_IO if it exists): every step of every metric as
+ * lbs_gen_step gives it, the application's step numbers, the structured mesh in o's order with
+ * its bytes, the recipe as metadata `source` (so that lbs_trace_check_source can regenerate it).
+ * o NULL: LBS_GEN_WRITE_OPTS_DEFAULT. progress (may be NULL) is told each step; a non-zero return
+ * stops with LBS_INVAL, the complete steps kept. What `lbsim trace gen` writes. */
+lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path, lbs_progress_fn progress,
+                            void *arg);
+/* lbs_gen_write_trace of a new generator of p, with the defaults but for the order. */
 lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg);
+
+/* What lbs_trace_check_source measured. */
+typedef struct lbs_source_check {
+  int checked;          /* 1 when the trace's source is a generator recipe, and it was checked */
+  double max_abs_error; /* largest |stored - source| over every value (NaN when not checked) */
+  double max_rel_error; /* the same relative to its step's range, max - min of the source */
+  double max_sum_error; /* worst lossy chunk's |sum(stored) - sum(source)| / sum(|source|) */
+} lbs_source_check;
+/* 1 when the trace's metadata `source` is a recipe of lbs_gen (bump, hotspot, random): a trace
+ * lbs_trace_check_source can regenerate. N-body, Chaco, imported and profiled traces are not. */
+int lbs_trace_has_gen_source(const lbs_trace *t);
+/* Regenerates the trace's recorded source and checks every stored value against it: bit-exact
+ * for a lossless metric, within the metric's bound otherwise, and from schema 2 on every lossy
+ * chunk's sum within LBS_SUM_TOL of the source's. The first miss is LBS_CORRUPT naming the step,
+ * metric and element (or chunk); a recipe with another number of metrics than the trace is
+ * LBS_CORRUPT too. Without a generator source: LBS_OK and out->checked = 0, NaN errors. progress
+ * (may be NULL) is told each step. What `lbsim trace check` adds to lbs_trace_verify. */
+lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg, lbs_source_check *out);
 
 /* The seed-003 N-body workload (nbody.c): a Barnes-Hut integration of a Plummer sphere;
  * one element per leaf cell of the initial octree, a directed cell graph whose edge weights
@@ -397,6 +471,26 @@ lbs_err lbs_chaco_read(const char *graph_path, const char *coords_path, lbs_mesh
 lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const char *cname,
                         const char *ctext, size_t clen, lbs_mesh **mesh, double **vwgt, int *ncon,
                         lbs_chaco_notes *notes);
+
+/* A Chaco graph as a trace: one step whose metric `weight` (weight0, weight1, ... with ncon > 1;
+ * unit "1") holds the vertex weights, losslessly unless enc says otherwise. */
+#define LBS_CHACO_MAX_NCON 16
+/* The name of the metric of vertex weight k (of ncon) into buf (at least 16 bytes); returns buf. */
+char *lbs_chaco_metric_name(int ncon, int k, char *buf);
+/* Checks enc against the metrics of a graph with ncon vertex weights: LBS_INVAL "metric 'M':
+ * why" for a codec and bound that do not go together, LBS_NOTFOUND for a setting that names no
+ * metric. The check lbs_chaco_write_trace makes first; a caller with something to do between the
+ * check and the new file (replace an old one, once the input is read) calls it before. */
+lbs_err lbs_chaco_check_encoding(int ncon, const lbs_encoding *enc);
+/* Writes a graph that lbs_chaco_read gave (mesh, vwgt with ncon weights a vertex) as a new
+ * one-step trace at out_path (LBS_IO if it exists), application step 0, chunk_elems elements a
+ * chunk (0: the default), the metadata `source` = "chaco GRAPH_PATH". */
+lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const double *vwgt, int ncon,
+                              const lbs_encoding *enc, int64_t chunk_elems, const char *out_path);
+/* lbs_chaco_read, lbs_chaco_check_encoding and lbs_chaco_write_trace in one: what `lbsim trace
+ * import --chaco` does. notes (may be NULL) gets what the reader forgave. */
+lbs_err lbs_chaco_import(const char *graph_path, const char *coords_path, const lbs_encoding *enc,
+                         int64_t chunk_elems, const char *out_path, lbs_chaco_notes *notes);
 
 /* One-file-per-step directory (format in README.md): writes every step of t into dir. */
 lbs_err lbs_stepsdir_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);

@@ -670,6 +670,9 @@ lbs_err lbs_trace_open(const char *path, lbs_trace **out) {
     lbs_trace_close(&t);
     return e;
   }
+  lbs_log(LBS_LOG_DEBUG, "trace: opened %s: %lld elements, %lld steps, %d metrics, schema %d", path,
+          (long long)lbs_trace_elements(t), (long long)lbs_trace_steps(t), lbs_trace_nmetrics(t),
+          lbs_trace_schema_version(t));
   *out = t;
   return LBS_OK;
 }

@@ -237,3 +237,62 @@ Test(collector, a_node_that_reconnects_takes_its_place_back) {
   lbs_buf_free(&fa), lbs_buf_free(&fb);
   remove(path);
 }
+
+/* What the collector says goes through lbs_log, as "collect: ..." lines with their levels: the
+ * program that runs it (lbsim collect, lbsprof-agent) decides the prefix and how much is shown. */
+#define HEARD_MAX 16
+typedef struct {
+  int n;
+  lbs_log_level level[HEARD_MAX];
+  char msg[HEARD_MAX][300];
+} heard;
+
+static void hear(void *arg, lbs_log_level level, const char *msg) {
+  heard *h = arg;
+  if (h->n == HEARD_MAX) return;
+  h->level[h->n] = level;
+  snprintf(h->msg[h->n++], sizeof h->msg[0], "%s", msg);
+}
+
+static int heard_at(const heard *h, lbs_log_level level, const char *text) {
+  for (int i = 0; i < h->n; i++)
+    if (h->level[i] == level && !strcmp(h->msg[i], text)) return 1;
+  return 0;
+}
+
+Test(collector, it_speaks_through_the_log) {
+  char path[64], wrote[256];
+  tmp_path(path, sizeof path);
+  heard h = {0};
+  lbs_log_set_sink(hear, &h);
+  lbs_log_set_level(LBS_LOG_DEBUG);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1), b = lbs__coll_open(c, -1, "b", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = run_meta();
+  lbs_buf fa = {0}, fb = {0};
+  frame(&fa, FR_HELLO, 0, &m, sizeof m), mesh(&fa, 0, 0);
+  frame(&fb, FR_HELLO, 1, &m, sizeof m), mesh(&fb, 1, 4);
+  cr_assert_eq(lbs__coll_input(c, a, fa.data, fa.len), 0);
+  cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 0);
+  cr_assert(heard_at(&h, LBS_LOG_DEBUG, "collect: node 1's agent (b) joined"));
+  lbs__coll_close(c, a, "the network went away");
+  cr_assert(heard_at(&h, LBS_LOG_WARN, "collect: node 0's agent (a): the network went away; dropping its connection"));
+  cr_assert(heard_at(&h, LBS_LOG_WARN,
+                     "collect: node 0's agent went away before its end; later steps of the run are incomplete"));
+  fb.len = 0;
+  for (int s = 0; s < 2; s++) step(&fb, cc, 1, s);
+  prof_end e = {0, 2, 0, 0};
+  frame(&fb, FR_END, 1, &e, sizeof e);
+  cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 1);
+  cr_assert_neq(lbs__coll_finish(c), 0, "node 0 never came back: the run is incomplete");
+  snprintf(wrote, sizeof wrote, "collect: wrote %s: 0 steps (the run did not end cleanly: see its profiler.* metadata)",
+           path);
+  cr_assert(heard_at(&h, LBS_LOG_WARN, wrote), "an incomplete run's summary is a warning");
+  for (int i = 0; i < h.n; i++) cr_assert(!strncmp(h.msg[i], "collect: ", 9), "no program prefix: %s", h.msg[i]);
+  lbs__coll_free(c);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&fa), lbs_buf_free(&fb);
+  remove(path);
+}

@@ -1,7 +1,10 @@
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lbs_traces.h"
+#include "testutil.h"
 
 static lbs_err parse(const char *g, const char *c, lbs_mesh **m, double **vw, int *ncon) {
   return lbs_chaco_parse("g.graph", g, strlen(g), "g.coords", c, c ? strlen(c) : 0, m, vw, ncon, NULL);
@@ -274,4 +277,144 @@ Test(chaco, zero_and_real_valued_weights) {
   lbs_mesh_destroy(&m);
   BAD("#\n2 1 10\n-0.5 2\n1 1\n", NULL, "g.graph:3: vertex 1: negative vertex weight");
   BAD("#\n2 1 1\n2 0.5\n1 0.25\n", NULL, "weights differ in the two directions");
+}
+
+/* ---------------------------------------------------------------- import as a trace */
+
+#define MESH(name) LBS_SOURCE_DIR "/tests/data/meshes/" name
+
+Test(chaco, metric_names) {
+  char b[16];
+  cr_assert_str_eq(lbs_chaco_metric_name(1, 0, b), "weight");
+  cr_assert_str_eq(lbs_chaco_metric_name(2, 1, b), "weight1");
+  cr_assert_str_eq(lbs_chaco_metric_name(16, 15, b), "weight15");
+}
+
+/* Zoltan's vwgt2 (two vertex weights a vertex): one step, a lossless metric per weight holding
+ * exactly what the reader read, the graph as read, the source recorded. */
+Test(chaco, import_of_a_real_graph_with_two_weights) {
+  char *dir = tu_tmpdir(), *path = tu_path(dir, "v.lbt");
+  lbs_chaco_notes nt;
+  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, NULL, 0, path, &nt), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(nt.nwarn, 0);
+  lbs_mesh *m;
+  double *vw;
+  int ncon;
+  cr_assert_eq(lbs_chaco_read(MESH("vwgt2.graph"), NULL, &m, &vw, &ncon, NULL), LBS_OK);
+  cr_assert_eq(ncon, 2);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_elements(t), 25);
+  cr_assert_eq(lbs_trace_steps(t), 1);
+  cr_assert_eq(lbs_trace_nmetrics(t), 2);
+  cr_assert_str_eq(lbs_trace_meta(t, "source"), "chaco " MESH("vwgt2.graph"));
+  int64_t app;
+  cr_assert_eq(lbs_trace_app_step(t, 0, &app), LBS_OK);
+  cr_assert_eq(app, 0);
+  int distinct = 0;
+  for (int k = 0; k < 2; k++) {
+    lbs_metric_info mi;
+    cr_assert_eq(lbs_trace_metric(t, k, &mi), LBS_OK);
+    cr_assert_str_eq(mi.name, k ? "weight1" : "weight0");
+    cr_assert_str_eq(mi.unit, "1");
+    cr_assert_eq(mi.bound.kind, LBS_BOUND_LOSSLESS);
+    double got[25];
+    cr_assert_eq(lbs_trace_read(t, 0, k, 0, 25, got), LBS_OK, "%s", lbs_errmsg());
+    for (int i = 0; i < 25; i++) {
+      cr_assert_eq(got[i], vw[i * 2 + k], "weight %d of vertex %d", k, i + 1);
+      distinct |= got[i] != vw[i * 2 + (1 - k)];
+    }
+  }
+  cr_assert(distinct, "the two weights differ somewhere, so a transposition would show");
+  const int64_t *x1, *a1, *x2, *a2;
+  const double *w1, *w2;
+  lbs_mesh_graph(m, &x1, &a1, &w1);
+  lbs_mesh_graph(lbs_trace_mesh(t), &x2, &a2, &w2);
+  cr_assert_eq(x2[25], x1[25]);
+  for (int64_t i = 0; i < x1[25]; i++) cr_assert_eq(a2[i], a1[i]);
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  free(vw);
+  lbs_mesh_destroy(&m);
+  free(path);
+  tu_rmrf(dir);
+}
+
+/* Zoltan's simple mesh with its coordinates, and the forgiving reader's notes on 7944. */
+Test(chaco, import_keeps_coordinates_and_reports_the_notes) {
+  char *dir = tu_tmpdir(), *p1 = tu_path(dir, "s.lbt"), *p2 = tu_path(dir, "7944.lbt");
+  lbs_chaco_notes nt;
+  cr_assert_eq(lbs_chaco_import(MESH("simple.graph"), MESH("simple.coords"), NULL, 0, p1, &nt), LBS_OK, "%s",
+               lbs_errmsg());
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(p1, &t), LBS_OK, "%s", lbs_errmsg());
+  const double *xyz;
+  int dim;
+  cr_assert_eq(lbs_mesh_coords(lbs_trace_mesh(t), &xyz, &dim), LBS_OK);
+  cr_assert(xyz != NULL);
+  cr_assert_eq(dim, 2);
+  lbs_metric_info mi;
+  cr_assert_eq(lbs_trace_metric(t, 0, &mi), LBS_OK);
+  cr_assert_str_eq(mi.name, "weight");
+  double w[25];
+  cr_assert_eq(lbs_trace_read(t, 0, 0, 0, 25, w), LBS_OK);
+  for (int i = 0; i < 25; i++) cr_assert_eq(w[i], 1.0, "no vertex weights: all 1");
+  lbs_trace_close(&t);
+  cr_assert_eq(lbs_chaco_import(MESH("7944.graph"), NULL, NULL, 0, p2, &nt), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(nt.m_both_directions);
+  cr_assert_eq(nt.nwarn, 1);
+  free(p1), free(p2);
+  tu_rmrf(dir);
+}
+
+/* Per-metric settings: a lossy bound on one weight, chunks of 7; the other stays exact. */
+Test(chaco, import_takes_codecs_bounds_and_chunks) {
+  char *dir = tu_tmpdir(), *path = tu_path(dir, "v.lbt");
+  lbs_encoding enc = {0};
+  cr_assert_eq(lbs_encoding_add_bound(&enc, "weight1=rel:0.1"), LBS_OK);
+  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, &enc, 7, path, NULL), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_chunk_elems(t), 7);
+  lbs_metric_info m0, m1;
+  cr_assert_eq(lbs_trace_metric(t, 0, &m0), LBS_OK);
+  cr_assert_eq(lbs_trace_metric(t, 1, &m1), LBS_OK);
+  cr_assert_eq(m0.bound.kind, LBS_BOUND_LOSSLESS);
+  cr_assert_eq(m0.codec, LBS_CODEC_LOSSLESS);
+  cr_assert_eq(m1.bound.kind, LBS_BOUND_REL);
+  cr_assert_eq(m1.bound.eps, 0.1);
+  cr_assert_eq(m1.codec, LBS_CODEC_DEFAULT, "a lossy bound over a lossless default brings the default codec");
+  lbs_trace_close(&t);
+  free(path);
+  tu_rmrf(dir);
+}
+
+Test(chaco, import_refuses_bad_settings_and_inputs_without_a_file) {
+  char *dir = tu_tmpdir(), *path = tu_path(dir, "x.lbt");
+  lbs_encoding enc = {0};
+  cr_assert_eq(lbs_encoding_add_bound(&enc, "weight=abs:1"), LBS_OK);
+  /* vwgt2's metrics are weight0 and weight1 */
+  cr_assert_eq(lbs_chaco_check_encoding(2, &enc), LBS_NOTFOUND);
+  cr_assert_str_eq(lbs_errmsg(), "no metric 'weight' (metrics: weight0 weight1)");
+  cr_assert_eq(lbs_chaco_check_encoding(1, &enc), LBS_OK);
+  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, &enc, 0, path, NULL), LBS_NOTFOUND);
+  cr_assert_neq(access(path, F_OK), 0, "a refused import left a file");
+  lbs_encoding bad = {0};
+  cr_assert_eq(lbs_encoding_add_codec(&bad, "quant"), LBS_OK);
+  cr_assert_eq(lbs_encoding_add_bound(&bad, "lossless"), LBS_OK);
+  cr_assert_eq(lbs_chaco_check_encoding(1, &bad), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "metric 'weight': "), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_chaco_check_encoding(0, NULL), LBS_INVAL);
+  cr_assert_eq(lbs_chaco_check_encoding(LBS_CHACO_MAX_NCON + 1, NULL), LBS_INVAL);
+  /* a malformed graph: the reader's message, no file */
+  char *g = tu_path(dir, "bad.graph");
+  tu_write(g, "3 2\n2\n1 x\n2\n");
+  cr_assert_eq(lbs_chaco_import(g, NULL, NULL, 0, path, NULL), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), "bad.graph:3: 'x' is not a number"), "%s", lbs_errmsg());
+  cr_assert_neq(access(path, F_OK), 0);
+  /* and never over an existing file */
+  tu_write(path, "not a trace");
+  cr_assert_eq(lbs_chaco_import(MESH("simple.graph"), NULL, NULL, 0, path, NULL), LBS_IO);
+  free(g), free(path);
+  tu_rmrf(dir);
 }
