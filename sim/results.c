@@ -285,8 +285,9 @@ static void row_written(rows_done *rd) {
 }
 
 /* One run and its series, inside the caller's transaction. */
-static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result *r, const lbs_study_info *si,
-                          const lbs_run_info *ri, int64_t *run_out, rows_done *rd) {
+/* The run's row in runs. */
+static lbs_err insert_run_row(sqlite3 *db, const char *path, const lbs_replay_result *r, const lbs_study_info *si,
+                              const lbs_run_info *ri, rows_done *rd) {
   sqlite3_stmt *st = NULL;
   lbs_err e = LBS_OK;
   char now[32];
@@ -342,7 +343,13 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
   }
   sqlite3_finalize(st);
   st = NULL;
-  int64_t run = sqlite3_last_insert_rowid(db);
+  return e;
+}
+
+/* Its steps: what each was charged. */
+static lbs_err insert_steps(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st = NULL;
+  lbs_err e = LBS_OK;
   /* what each step was charged: a repartition's partitioning and migration at its step, and
    * in bsp the rest of the step beyond the slowest compute: communication and the barrier */
   if (!e && sqlite3_prepare_v2(db, "INSERT INTO steps(run, step, app_step, time_ns, compute_ns, imbalance, loadimb,"
@@ -370,6 +377,13 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
   }
   sqlite3_finalize(st);
   st = NULL;
+  return e;
+}
+
+/* Its per-processor compute time at each step. */
+static lbs_err insert_procs(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st = NULL;
+  lbs_err e = LBS_OK;
   if (!e && sqlite3_prepare_v2(db, "INSERT INTO procs(run, step, proc, compute_ns) VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
   for (int64_t s = 0; !e && s < r->steps; s++)
     for (int p = 0; !e && p < r->procs; p++) {
@@ -383,6 +397,13 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
     }
   sqlite3_finalize(st);
   st = NULL;
+  return e;
+}
+
+/* Its repartitions. */
+static lbs_err insert_reparts(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st = NULL;
+  lbs_err e = LBS_OK;
   if (!e && sqlite3_prepare_v2(db, "INSERT INTO repartitions(run, step, partition_ns, migration_ns, moved_elements,"
                               " moved_bytes, wall_s) VALUES(?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
   for (int k = 0; !e && k < r->nrep; k++) {
@@ -399,6 +420,13 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
   }
   sqlite3_finalize(st);
   st = NULL;
+  return e;
+}
+
+/* The policy's recorded series. */
+static lbs_err insert_series(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st = NULL;
+  lbs_err e = LBS_OK;
   if (!e && r->nseries > 0 && sqlite3_prepare_v2(db, "INSERT INTO series(run, k, step, value) VALUES(?,?,?,?)", -1, &st, NULL))
     e = dberr(db, path);
   for (int k = 0; !e && k < r->nseries; k++) {
@@ -412,6 +440,13 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
   }
   sqlite3_finalize(st);
   st = NULL;
+  return e;
+}
+
+/* The assignments (save_assignment): the initial one at step first - 1, then after each repartition. */
+static lbs_err insert_assignment(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st = NULL;
+  lbs_err e = LBS_OK;
   if (r->assign) { /* step -1: the initial partition */
     if (!e && sqlite3_prepare_v2(db, "INSERT INTO assignment(run, step, element, part) VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
     for (int k = 0; !e && k <= r->nrep; k++)
@@ -426,6 +461,18 @@ static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result
       }
     sqlite3_finalize(st);
   }
+  return e;
+}
+
+static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result *r, const lbs_study_info *si,
+                          const lbs_run_info *ri, int64_t *run_out, rows_done *rd) {
+  lbs_err e = insert_run_row(db, path, r, si, ri, rd);
+  int64_t run = sqlite3_last_insert_rowid(db);
+  if (!e) e = insert_steps(db, path, r, run, rd);
+  if (!e) e = insert_procs(db, path, r, run, rd);
+  if (!e) e = insert_reparts(db, path, r, run, rd);
+  if (!e) e = insert_series(db, path, r, run, rd);
+  if (!e) e = insert_assignment(db, path, r, run, rd);
   if (!e && run_out) *run_out = run;
   return e;
 }
