@@ -100,7 +100,10 @@ typedef struct cli_overrides {
   char **v; /* "section.key=value", owned */
   int n, cap;
 } cli_overrides;
-/* Appends a copy of an assignment (-o's text as given): 0, or 1 after "lbsim: CMD: out of memory". */
+/* Checks the form of an override (SECTION.KEY=VALUE, '+' to add a named section) as
+ * lbs_config_override reads it: 0; 2 after a usage message for cmd; 1 out of memory. */
+int cli_override_check(const char *cmd, const char *assignment);
+/* Appends a copy of an assignment (-o's text as given) after cli_override_check: 0, 2 or 1. */
 int cli_override(cli_overrides *l, const char *cmd, const char *assignment);
 /* Applies the list to cfg in order (lbs_config_override's errors). */
 lbs_err cli_overrides_apply(const cli_overrides *l, lbs_config *cfg);

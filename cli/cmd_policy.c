@@ -298,6 +298,5 @@ int cmd_policy(int argc, char **argv) {
     optind = 1;
     return compare(argc - 1, argv + 1);
   }
-  fprintf(stderr, "lbsim: policy: unknown command '%s' (known: compare)\n", argv[1]);
-  return 2;
+  return cli_usage("policy", "unknown command '%s' (known: compare)", argv[1]);
 }

@@ -253,7 +253,7 @@ static int trace_gen(int argc, char **argv) {
   lbs_trace_writer *w = NULL;
   double *vals = NULL;
   lbs_err e = lbs_gen_create(&gp, &g);
-  if (e) return cli_error("trace gen", e);
+  if (e) return e == LBS_NOMEM ? cli_error("trace gen", e) : cli_usage("trace gen", "%s", lbs_errmsg()); /* the flags' */
   int nm = lbs_gen_nmetrics(g), rc = 0;
   lbs_metric_spec ms[2];
   const char *names[2];

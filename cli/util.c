@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "lbs_sim.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -399,7 +400,27 @@ int cli_outdir_commit(cli_outdir *d) {
 
 /* ---------------------------------------------------------------- shared replay options */
 
+int cli_override_check(const char *cmd, const char *assignment) {
+  /* the one parser of overrides, on an empty configuration; '+' lets it add any section, so that
+   * only the form can fail (a section's existence is the grid file's to say, later) */
+  while (isspace((unsigned char)*assignment)) assignment++;
+  lbs_config *c = NULL;
+  char *a = malloc(strlen(assignment) + 2);
+  lbs_err e = a ? lbs_config_create(&c) : LBS_NOMEM;
+  if (!e) {
+    sprintf(a, "%s%s", *assignment == '+' ? "" : "+", assignment);
+    e = lbs_config_override(c, a);
+  }
+  lbs_config_destroy(&c);
+  free(a);
+  if (e == LBS_NOMEM) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
+  if (e) return cli_usage(cmd, "override '%s' is not SECTION.KEY=VALUE", assignment);
+  return 0;
+}
+
 int cli_override(cli_overrides *l, const char *cmd, const char *assignment) {
+  int rc = cli_override_check(cmd, assignment);
+  if (rc) return rc;
   if (l->n == l->cap) {
     int cap = l->cap ? 2 * l->cap : 16;
     char **v = realloc(l->v, (size_t)cap * sizeof *v);
