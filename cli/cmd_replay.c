@@ -36,10 +36,10 @@ static void usage(void) {
          "  --json               one JSON object on stdout\n"
          "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set\n\n"
          "Each replay flag is the [sim] override it names: --policy X is -o sim.policy=X, --steps\n"
-         "A:B is -o sim.steps=A:B, --partition-metric M is -o sim.partition_metric=M, --part-fixed-us\n"
-         "is sim.partition_fixed_us. One precedence: the defaults, then the grid file's [sim], then\n"
-         "the command line's flags and -o overrides from left to right (the later wins). A bad flag\n"
-         "value is a usage error (exit 2); errors found later exit 1.\n",
+         "A:B is -o sim.steps=A:B, --part-fixed-us US is -o sim.partition_fixed_us=US (docs/config.md).\n"
+         "One precedence: the defaults, then the grid file's [sim], then the command line's flags\n"
+         "and -o overrides from left to right (the later wins). A bad flag value is a usage error\n"
+         "(exit 2); errors found later exit 1.\n",
          lbs_part_known(), lbs_policy_known());
 }
 

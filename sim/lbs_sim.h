@@ -150,7 +150,7 @@ typedef struct lbs_replay_result {
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
  * with the partitioner's own figures, the whole trace, no callbacks. */
 void lbs_replay_opts_default(lbs_replay_opts *o);
-/* The [sim] section of a run configuration: partitioner, policy, mode, metric, cost model. */
+/* The [sim] section of a run configuration: partitioner, policy, mode, metric, steps, cost model. */
 extern const lbs_section_spec lbs_sim_spec[];
 /* Fills o's fields from [sim] (checked against lbs_sim_spec); strings stay valid while cfg
  * lives. Fields not given keep their defaults. */
