@@ -91,9 +91,25 @@ int cli_outdir_commit(cli_outdir *d);
 /* Removes d->tmp and what was written in it (nothing when it was committed). */
 void cli_outdir_abort(cli_outdir *d);
 
-/* The replay options that replay and export simgrid share: the getopt_long entries to put in a
- * command's table (codes from CLI_RO_FIRST on), what the command line set, and the precedence
- * of the command line over the grid file's [sim] section. */
+/* One way to set options. Every replay flag is a config override: --policy X is -o sim.policy=X,
+ * --steps A:B is -o sim.steps=A:B, and so on, appended in command-line order to the one list -o
+ * (--set) fills. The precedence is one rule: the defaults, then the grid file's [sim], then the
+ * command line's flags and overrides from left to right (the later wins); lbs_replay_opts_from_config
+ * alone turns the result into options. */
+typedef struct cli_overrides {
+  char **v; /* "section.key=value", owned */
+  int n, cap;
+} cli_overrides;
+/* Checks the form of an override (SECTION.KEY=VALUE, '+' to add a named section) as
+ * lbs_config_override reads it: 0; 2 after a usage message for cmd; 1 out of memory. */
+int cli_override_check(const char *cmd, const char *assignment);
+/* Appends a copy of an assignment (-o's text as given) after cli_override_check: 0, 2 or 1. */
+int cli_override(cli_overrides *l, const char *cmd, const char *assignment);
+/* Applies the list to cfg in order (lbs_config_override's errors). */
+lbs_err cli_overrides_apply(const cli_overrides *l, lbs_config *cfg);
+void cli_overrides_free(cli_overrides *l);
+/* The replay flags (the getopt_long entries to put in a command's table, codes from CLI_RO_FIRST
+ * on), each the [sim] key it sets. */
 enum { CLI_RO_FIRST = 2000, CLI_RO_PART = CLI_RO_FIRST, CLI_RO_POLICY, CLI_RO_MODE, CLI_RO_METRIC, CLI_RO_PMETRIC,
        CLI_RO_COST, CLI_RO_SCALE, CLI_RO_FIXED, CLI_RO_PERELEM, CLI_RO_STEPS, CLI_RO_LAST = CLI_RO_STEPS };
 #define CLI_REPLAY_OPTIONS                                                                                      \
@@ -102,19 +118,10 @@ enum { CLI_RO_FIRST = 2000, CLI_RO_PART = CLI_RO_FIRST, CLI_RO_POLICY, CLI_RO_MO
       {"partition-metric", required_argument, 0, CLI_RO_PMETRIC}, {"cost", required_argument, 0, CLI_RO_COST}, \
       {"cost-scale", required_argument, 0, CLI_RO_SCALE}, {"part-fixed-us", required_argument, 0, CLI_RO_FIXED}, \
       {"part-per-elem-ns", required_argument, 0, CLI_RO_PERELEM}, {"steps", required_argument, 0, CLI_RO_STEPS}
-struct lbs_replay_opts;
-typedef struct cli_replay_flags {
-  const char *partitioner, *policy, *metric, *partition_metric;
-  int mode, cost;
-  double cost_scale, part_fixed_us, part_per_elem_ns;
-  int64_t first_step, nsteps;
-  unsigned set; /* bit (code - CLI_RO_FIRST) for each option given */
-} cli_replay_flags;
-/* Parses option code c (CLI_RO_*) with its argument: 0, or 2 after a usage message for cmd. */
-int cli_replay_flag(cli_replay_flags *f, const char *cmd, int c, const char *arg);
-/* Puts what the command line set over o (filled from [sim] first). */
-void cli_replay_apply(const cli_replay_flags *f, struct lbs_replay_opts *o);
-
+/* Replay flag c (CLI_RO_*) with its argument: the value checked as [sim] reads it
+ * (lbs_replay_opts_set), then "sim.KEY=VALUE" appended to l. 0; 2 after a usage message for cmd
+ * that names the flag ("lbsim: replay: --mode: 'x' must be bsp or des"); 1 out of memory. */
+int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg);
 /* Provenance (prov.c). main keeps the command line as given, before getopt permutes it. */
 void cli_prov_capture(int argc, char **argv);
 typedef struct cli_study {

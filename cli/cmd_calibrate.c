@@ -584,10 +584,7 @@ int cmd_calibrate(int argc, char **argv) {
     case O_INVOC:
       if (!strcmp(optarg, "usage")) o.varied = 0;
       else if (!strcmp(optarg, "varied")) o.varied = 1;
-      else {
-        fprintf(stderr, "lbsim: calibrate: --invocations: '%s' is neither usage nor varied\n", optarg);
-        rc = 2;
-      }
+      else rc = cli_usage("calibrate", "--invocations: '%s' is neither usage nor varied", optarg);
       break;
     case O_NODE: o.node = optarg; break;
     case O_WORK: o.works = optarg; break;

@@ -51,6 +51,10 @@ static void usage(void) {
          "  --steps A:B, --cost model|measured|zero, --cost-scale X, --part-fixed-us US,\n"
          "  --part-per-elem-ns NS, --partition-metric NAME\n"
          "  --set SECTION.KEY=VAL  override a grid key (replay's -o; here -o is the output)\n"
+         "                         Each replay flag is the [sim] override it names (--policy X\n"
+         "                         is --set sim.policy=X): the defaults, then the grid file's\n"
+         "                         [sim], then the flags and --set from left to right (the later\n"
+         "                         wins)\n"
          "  -o, --output DIR       the output directory: new, empty, or with -f one lbsim wrote\n"
          "  -f, --force            replace an earlier export in DIR\n"
          "  --envelope BYTES       subtracted from every message's size: SMPI adds a 16-byte MPI\n"
@@ -299,34 +303,35 @@ static int export_simgrid(int argc, char **argv) {
                                      {0, 0, 0, 0}};
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
-  cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
-  const char *grid_path = NULL, *out = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
-  int json = 0, nover = 0, force = 0, c;
+  cli_overrides over = {0}; /* --set and the replay flags, in command-line order */
+  const char *grid_path = NULL, *out = NULL;
+  int json = 0, force = 0, c, rc = 0;
   double envelope = 16;
   const char *cmd = "export simgrid";
-  while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
+  while (!rc && (c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
     if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
-      if (cli_replay_flag(&flag, cmd, c, optarg)) return free(over), 2;
+      rc = cli_replay_flag(&over, cmd, c, optarg);
       continue;
     }
     switch (c) {
     case O_GRID: grid_path = optarg; break;
-    case O_SET: over[nover++] = optarg; break;
+    case O_SET: rc = cli_override(&over, cmd, optarg); break;
     case 'o':
       if (strchr(optarg, '=') && !strchr(optarg, '/'))
-        return free(over), cli_usage(cmd, "-o names the output directory here; override grid keys with --set %s", optarg);
+        rc = cli_usage(cmd, "-o names the output directory here; override grid keys with --set %s", optarg);
       out = optarg;
       break;
     case 'f': force = 1; break;
     case O_JSON: json = 1; break;
-    case O_ENVELOPE: if (cli_parse_f64("--envelope", optarg, 0, 1e9, &envelope)) return free(over), 2; break;
-    case 'h': usage(); free(over); return 0;
-    default: free(over); return cli_usage(cmd, "bad option");
+    case O_ENVELOPE: rc = cli_parse_f64("--envelope", optarg, 0, 1e9, &envelope); break;
+    case 'h': usage(); cli_overrides_free(&over); return 0;
+    default: rc = cli_usage(cmd, "bad option");
     }
   }
-  if (optind != argc - 1) return free(over), cli_usage(cmd, "expected one trace file");
-  if (!grid_path) return free(over), cli_usage(cmd, "missing --grid FILE");
-  if (!out) return free(over), cli_usage(cmd, "missing -o DIR");
+  if (!rc && optind != argc - 1) rc = cli_usage(cmd, "expected one trace file");
+  else if (!rc && !grid_path) rc = cli_usage(cmd, "missing --grid FILE");
+  else if (!rc && !out) rc = cli_usage(cmd, "missing -o DIR");
+  if (rc) return cli_overrides_free(&over), rc;
   const char *trace_path = argv[optind];
   MPI_Init(NULL, NULL);
   int rank;
@@ -336,7 +341,7 @@ static int export_simgrid(int argc, char **argv) {
   int bad = rank == 0 && cli_outdir_check_kind(&od, out, force, CLI_DIR_SIMGRID);
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) {
-    free(over);
+    cli_overrides_free(&over);
     MPI_Finalize();
     return 1;
   }
@@ -347,10 +352,9 @@ static int export_simgrid(int argc, char **argv) {
   recorder rec = {rank == 0, 0, 0, envelope, 0, NULL, NULL, 0, 0};
   double *rate = NULL;
   lbs_err e = lbs_config_load(grid_path, &cfg);
-  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e) e = cli_overrides_apply(&over, cfg); /* --set and the flags, left to right */
   if (!e) e = lbs_grid_from_config(cfg, &g);
-  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] in the grid file or --set sim.KEY=V */
-  cli_replay_apply(&flag, &o);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim]: the grid file's, then the command line's */
   if (!e && (size_t)lbs_grid_procs(g) > 65536)
     e = lbs_fail(LBS_RANGE, "%s: %d processors: an export writes a route per pair of them, more than this command does",
                  grid_path, lbs_grid_procs(g));
@@ -381,7 +385,7 @@ static int export_simgrid(int argc, char **argv) {
     e = lbs_replay_record(t, g, &o, &hooks, MPI_COMM_WORLD, &res);
     cli_progress_end(&prog);
   }
-  int rc = 0;
+  rc = 0;
   if (e) {
     if (rank == 0) cli_error(cmd, e);
     rc = 1;
@@ -402,7 +406,7 @@ static int export_simgrid(int argc, char **argv) {
   lbs_trace_close(&t);
   lbs_grid_destroy(&g);
   lbs_config_destroy(&cfg);
-  free(over);
+  cli_overrides_free(&over);
   MPI_Finalize();
   return rc;
 }

@@ -54,6 +54,10 @@ static void usage(void) {
          "  --steps A:B (the replayed window), --cost model|measured|zero, --cost-scale X,\n"
          "  --part-fixed-us US, --part-per-elem-ns NS, --partition-metric NAME\n"
          "  --set SECTION.KEY=VAL  override a grid key (replay's -o; here -o is the output)\n"
+         "                         Each replay flag is the [sim] override it names (--policy X\n"
+         "                         is --set sim.policy=X): the defaults, then the grid file's\n"
+         "                         [sim], then the flags and --set from left to right (the later\n"
+         "                         wins)\n"
          "  -o, --output DIR       the output directory: new, empty, or with -f one lbsim wrote\n"
          "  -f, --force            replace an earlier export in DIR\n"
          "  --every K              export every K-th replayed step (0, K, 2K, ... of the window;\n"
@@ -278,38 +282,38 @@ int cmd_export_vtk(int argc, char **argv) {
                                      {0, 0, 0, 0}};
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
-  cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
-  const char *grid_path = NULL, *out = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
-  int nover = 0, force = 0, app_time = 0, c;
+  cli_overrides over = {0}; /* --set and the replay flags, in command-line order */
+  const char *grid_path = NULL, *out = NULL;
+  int force = 0, app_time = 0, c, rc = 0;
   int64_t every = 1;
-  if (!over) return fprintf(stderr, "lbsim: %s: out of memory\n", CMD), 1;
-  while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
+  while (!rc && (c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
     if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
-      if (cli_replay_flag(&flag, CMD, c, optarg)) return free(over), 2;
+      rc = cli_replay_flag(&over, CMD, c, optarg);
       continue;
     }
     switch (c) {
     case O_GRID: grid_path = optarg; break;
-    case O_SET: over[nover++] = optarg; break;
-    case O_EVERY: if (cli_parse_i64("--every", optarg, 1, INT64_MAX, &every)) return free(over), 2; break;
+    case O_SET: rc = cli_override(&over, CMD, optarg); break;
+    case O_EVERY: rc = cli_parse_i64("--every", optarg, 1, INT64_MAX, &every); break;
     case O_TIME:
       if (!strcmp(optarg, "sim")) app_time = 0;
       else if (!strcmp(optarg, "app")) app_time = 1;
-      else return free(over), cli_usage(CMD, "--time must be sim or app");
+      else rc = cli_usage(CMD, "--time must be sim or app");
       break;
     case 'o':
       if (strchr(optarg, '=') && !strchr(optarg, '/'))
-        return free(over), cli_usage(CMD, "-o names the output directory here; override grid keys with --set %s", optarg);
+        rc = cli_usage(CMD, "-o names the output directory here; override grid keys with --set %s", optarg);
       out = optarg;
       break;
     case 'f': force = 1; break;
-    case 'h': usage(); free(over); return 0;
-    default: free(over); return cli_usage(CMD, "bad option");
+    case 'h': usage(); cli_overrides_free(&over); return 0;
+    default: rc = cli_usage(CMD, "bad option");
     }
   }
-  if (optind != argc - 1) return free(over), cli_usage(CMD, "expected one trace file");
-  if (!grid_path) return free(over), cli_usage(CMD, "missing --grid FILE");
-  if (!out) return free(over), cli_usage(CMD, "missing -o DIR");
+  if (!rc && optind != argc - 1) rc = cli_usage(CMD, "expected one trace file");
+  else if (!rc && !grid_path) rc = cli_usage(CMD, "missing --grid FILE");
+  else if (!rc && !out) rc = cli_usage(CMD, "missing -o DIR");
+  if (rc) return cli_overrides_free(&over), rc;
   const char *trace_path = argv[optind];
   MPI_Init(NULL, NULL);
   int rank;
@@ -319,7 +323,7 @@ int cmd_export_vtk(int argc, char **argv) {
   int bad = rank == 0 && cli_outdir_check_as(&od, CMD, out, force, CLI_DIR_VTK);
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) {
-    free(over);
+    cli_overrides_free(&over);
     MPI_Finalize();
     return 1;
   }
@@ -329,10 +333,9 @@ int cmd_export_vtk(int argc, char **argv) {
   lbs_replay_result *res = NULL;
   geometry geo = {0};
   lbs_err e = lbs_config_load(grid_path, &cfg);
-  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e) e = cli_overrides_apply(&over, cfg); /* --set and the flags, left to right */
   if (!e) e = lbs_grid_from_config(cfg, &g);
-  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] in the grid file or --set sim.KEY=V */
-  cli_replay_apply(&flag, &o);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim]: the grid file's, then the command line's */
   o.save_assignment = 1;
   if (!e) e = lbs_trace_open(trace_path, &t);
   if (!e) e = geometry_of(t, trace_path, &geo); /* before the replay: a trace without places fails at once */
@@ -348,7 +351,7 @@ int cmd_export_vtk(int argc, char **argv) {
     e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &res);
     cli_progress_end(&prog);
   }
-  int rc = 0;
+  rc = 0;
   if (e) {
     if (rank == 0) cli_error(CMD, e);
     rc = 1;
@@ -369,7 +372,7 @@ int cmd_export_vtk(int argc, char **argv) {
   lbs_trace_close(&t);
   lbs_grid_destroy(&g);
   lbs_config_destroy(&cfg);
-  free(over);
+  cli_overrides_free(&over);
   MPI_Finalize();
   return rc;
 }

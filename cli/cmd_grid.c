@@ -32,7 +32,11 @@ static int grid_info(int argc, char **argv) {
   const char **over = calloc((size_t)argc, sizeof *over);
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (c == 'j') json = 1;
-    else if (c == 'o') over[nover++] = optarg;
+    else if (c == 'o') {
+      int rc = cli_override_check("grid info", optarg);
+      if (rc) return free(over), rc;
+      over[nover++] = optarg;
+    }
     else if (c == 'h') {
       printf("usage: lbsim grid info g.ini [-o section.key=value]... [--json]\n\n"
              "Loads and validates a grid file and lists its clusters, node types, processors\n"
@@ -159,6 +163,10 @@ static int grid_gen(int argc, char **argv) {
   if (out && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
   lbs_buf b = {0};
   lbs_err e = lbs_grid_family_ini(family, (int)P, (int)C, I, lat, bw, &b);
+  if (e && e != LBS_NOMEM) { /* the flags alone say what it makes: they are wrong */
+    lbs_buf_free(&b);
+    return cli_usage("grid gen", "%s", lbs_errmsg());
+  }
   lbs_config *cfg = NULL;
   lbs_grid *g = NULL;
   if (!e) e = lbs_config_parse_string("generated grid", (const char *)b.data, &cfg); /* it must load */
@@ -206,6 +214,5 @@ int cmd_grid(int argc, char **argv) {
     optind = 1;
     return cmd_grid_probe(argc - 1, argv + 1);
   }
-  fprintf(stderr, "lbsim: grid: unknown command '%s' (known: info, gen, probe)\n", argv[1]);
-  return 2;
+  return cli_usage("grid", "unknown command '%s' (known: info, gen, probe)", argv[1]);
 }

@@ -137,7 +137,10 @@ int cmd_partition(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "hfo:", lo, NULL)) != -1) {
     switch (c) {
     case O_GRID: grid_path = optarg; break;
-    case 'o': over[nover++] = optarg; break;
+    case 'o':
+      if ((c = cli_override_check("partition", optarg))) return free(over), c;
+      over[nover++] = optarg;
+      break;
     case O_PART: plist = optarg; break;
     case O_METRIC: metric = optarg; break;
     case O_STEP: if (cli_parse_i64("--step", optarg, 0, INT64_MAX, &step)) return free(over), 2; break;

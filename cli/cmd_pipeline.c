@@ -233,7 +233,10 @@ int cmd_pipeline(int argc, char **argv) {
     case O_MAPPINGS: list = optarg; break;
     case O_OUTPUT: out = optarg; break;
     case 'f': force = 1; break;
-    case 'o': over[nover++] = optarg; break;
+    case 'o':
+      if ((rc = cli_override_check("pipeline", optarg))) return free(over), rc;
+      over[nover++] = optarg;
+      break;
     case O_HELPCFG:
       printf("Pipeline files are INI: '[section]' lines, 'key = value' lines, ';' or '#' comments.\n\n");
       lbs_config_help(stdout, lbs_pipeline_spec());

@@ -19,13 +19,19 @@ static void usage(void) {
          "options:\n"
          "  --policies LIST      comma-separated: %s\n"
          "  --partitioner NAME   default zoltan:rcb; --mode bsp|des; --metric NAME; --steps A:B;\n"
-         "  --cost model|zero    as in 'lbsim replay'; -o SECTION.KEY=VALUE overrides the grid file\n"
+         "  --partition-metric NAME; --part-fixed-us US; --part-per-elem-ns NS: as in 'lbsim replay'\n"
+         "  --cost model|zero    partitioning time; not measured, which is not reproducible (a\n"
+         "                       measured from the grid file or -o is taken as model)\n"
+         "  -o SECTION.KEY=VAL   override a grid key, e.g. -o sim.mode=des\n"
          "  --csv DIR            DIR/summary.csv, DIR/imbalance.csv (imbalance per step per policy,\n"
          "                       Figure 10 of seed 002), DIR/series_<policy>.csv (adaptive's interval\n"
          "                       at each probe, Figure 9); written fresh and renamed into place\n"
          "  -f, --force          replace DIR when it holds an earlier output of lbsim\n"
          "  --results FILE       append every run to an SQLite results store\n"
-         "  --json               one JSON object on stdout\n",
+         "  --json               one JSON object on stdout\n\n"
+         "Each replay flag is the [sim] override it names (--mode des is -o sim.mode=des): the\n"
+         "defaults, then the grid file's [sim], then the command line's flags and -o overrides\n"
+         "from left to right (the later wins). [sim] policy is not read: --policies names them.\n",
          lbs_policy_known());
 }
 
@@ -93,62 +99,53 @@ static int write_csvs(const char *dir, lbs_replay_result **r, int n, int iopt) {
   return 0;
 }
 
-enum { O_GRID = 1000, O_PART, O_POLICIES, O_MODE, O_METRIC, O_COST, O_RESULTS, O_JSON, O_CSV, O_STEPS };
+enum { O_GRID = 1000, O_POLICIES, O_RESULTS, O_JSON, O_CSV };
 
 static int compare(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
-                                     {"partitioner", required_argument, 0, O_PART},
+                                     {"partitioner", required_argument, 0, CLI_RO_PART},
                                      {"policies", required_argument, 0, O_POLICIES},
-                                     {"mode", required_argument, 0, O_MODE},
-                                     {"metric", required_argument, 0, O_METRIC},
-                                     {"cost", required_argument, 0, O_COST},
+                                     {"mode", required_argument, 0, CLI_RO_MODE},
+                                     {"metric", required_argument, 0, CLI_RO_METRIC},
+                                     {"partition-metric", required_argument, 0, CLI_RO_PMETRIC},
+                                     {"cost", required_argument, 0, CLI_RO_COST},
+                                     {"part-fixed-us", required_argument, 0, CLI_RO_FIXED},
+                                     {"part-per-elem-ns", required_argument, 0, CLI_RO_PERELEM},
+                                     {"steps", required_argument, 0, CLI_RO_STEPS},
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"json", no_argument, 0, O_JSON},
                                      {"csv", required_argument, 0, O_CSV},
-                                     {"steps", required_argument, 0, O_STEPS},
                                      {"force", no_argument, 0, 'f'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  const char *grid_path = NULL, *policies = NULL, *results = NULL, *csv = NULL, *part = NULL, *metric = NULL;
-  const char **over = calloc((size_t)argc + 1, sizeof *over);
-  int json = 0, nover = 0, c, mode = -1, cost = -1, force = 0;
-  long long first = 0, nsteps = 0;
-  while ((c = getopt_long(argc, argv, "fho:", lo, NULL)) != -1) {
+  const char *grid_path = NULL, *policies = NULL, *results = NULL, *csv = NULL;
+  cli_overrides over = {0}; /* -o and the replay flags, in command-line order */
+  int json = 0, c, force = 0, rc = 0;
+  while (!rc && (c = getopt_long(argc, argv, "fho:", lo, NULL)) != -1) {
+    if (c == CLI_RO_COST && !strcmp(optarg, "measured")) {
+      rc = cli_usage("policy compare", "--cost: 'measured' is not reproducible: model or zero");
+      continue;
+    }
+    if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
+      rc = cli_replay_flag(&over, "policy compare", c, optarg);
+      continue;
+    }
     switch (c) {
     case 'f': force = 1; break;
     case O_GRID: grid_path = optarg; break;
-    case 'o': over[nover++] = optarg; break;
-    case O_PART: part = optarg; break;
+    case 'o': rc = cli_override(&over, "policy compare", optarg); break;
     case O_POLICIES: policies = optarg; break;
-    case O_METRIC: metric = optarg; break;
     case O_RESULTS: results = optarg; break;
     case O_CSV: csv = optarg; break;
     case O_JSON: json = 1; break;
-    case O_MODE:
-      if (!strcmp(optarg, "bsp") || !strcmp(optarg, "des")) mode = !strcmp(optarg, "des");
-      else return free(over), cli_usage("policy compare", "--mode must be bsp or des");
-      break;
-    case O_COST:
-      if (!strcmp(optarg, "model")) cost = LBS_COST_MODEL;
-      else if (!strcmp(optarg, "zero")) cost = LBS_COST_ZERO;
-      else return free(over), cli_usage("policy compare", "--cost must be model or zero (measured is not reproducible)");
-      break;
-    case O_STEPS: {
-      long long a, b;
-      char tail;
-      if (sscanf(optarg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
-        return free(over), cli_usage("policy compare", "--steps wants A:B with 0 <= A < B");
-      first = a;
-      nsteps = b - a;
-      break;
-    }
-    case 'h': usage(); free(over); return 0;
-    default: free(over); return cli_usage("policy compare", "bad option");
+    case 'h': usage(); cli_overrides_free(&over); return 0;
+    default: rc = cli_usage("policy compare", "bad option");
     }
   }
-  if (optind != argc - 1) return free(over), cli_usage("policy compare", "expected one trace file");
-  if (!grid_path) return free(over), cli_usage("policy compare", "missing --grid FILE");
-  if (!policies || !*policies) return free(over), cli_usage("policy compare", "missing --policies A,B,...");
+  if (!rc && optind != argc - 1) rc = cli_usage("policy compare", "expected one trace file");
+  else if (!rc && !grid_path) rc = cli_usage("policy compare", "missing --grid FILE");
+  else if (!rc && (!policies || !*policies)) rc = cli_usage("policy compare", "missing --policies A,B,...");
+  if (rc) return cli_overrides_free(&over), rc;
   char *list = strdup(policies), *names[64];
   int n = 0;
   for (char *tok = strtok(list, ","); tok && n < 64; tok = strtok(NULL, ",")) names[n++] = tok;
@@ -164,7 +161,7 @@ static int compare(int argc, char **argv) {
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) {
     free(list);
-    free(over);
+    cli_overrides_free(&over);
     MPI_Finalize();
     return 1;
   }
@@ -175,17 +172,11 @@ static int compare(int argc, char **argv) {
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
   lbs_err e = lbs_config_load(grid_path, &cfg);
-  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e) e = cli_overrides_apply(&over, cfg); /* -o and the flags, left to right */
   if (!e) e = lbs_grid_from_config(cfg, &g);
-  if (!e) e = lbs_replay_opts_from_config(cfg, &o);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim]: the grid file's, then the command line's */
   if (!e) e = lbs_trace_open(trace_path, &t);
-  if (!e && o.cost == LBS_COST_MEASURED && cost < 0) o.cost = LBS_COST_MODEL;
-  if (part) o.partitioner = part;
-  if (metric) o.metric = metric;
-  if (mode >= 0) o.mode = mode ? LBS_MODE_DES : LBS_MODE_BSP;
-  if (cost >= 0) o.cost = cost;
-  o.first_step = first;
-  o.nsteps = nsteps;
+  if (!e && o.cost == LBS_COST_MEASURED) o.cost = LBS_COST_MODEL; /* a file's measured: the runs must compare */
   o.cfg = cfg;
   int iopt = -1;
   for (int k = 0; !e && k < n; k++) {
@@ -211,7 +202,7 @@ static int compare(int argc, char **argv) {
     cli_progress_end(&search);
     cli_progress_end(&prog);
   }
-  int rc = 0, csv_bad = 0;
+  int csv_bad = 0;
   lbs_err re = LBS_OK; /* a results-store error (a full disk) is reported after the summary */
   char rmsg[1024] = "";
   if (!e && rank == 0) {
@@ -221,7 +212,7 @@ static int compare(int argc, char **argv) {
       lbs_run_info info[64];
       cli_progress wp;
       cli_study_init(&st, "policy compare", NULL);
-      cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, o.cost);
+      cli_runinfo_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, o.cost);
       cli_progress_start(&wp, "results store", 2);
       st.info.progress = cli_progress_cb;
       st.info.progress_arg = &wp;
@@ -291,7 +282,7 @@ static int compare(int argc, char **argv) {
   lbs_grid_destroy(&g);
   lbs_config_destroy(&cfg);
   free(list);
-  free(over);
+  cli_overrides_free(&over);
   MPI_Finalize();
   return rc;
 }
@@ -307,6 +298,5 @@ int cmd_policy(int argc, char **argv) {
     optind = 1;
     return compare(argc - 1, argv + 1);
   }
-  fprintf(stderr, "lbsim: policy: unknown command '%s' (known: compare)\n", argv[1]);
-  return 2;
+  return cli_usage("policy", "unknown command '%s' (known: compare)", argv[1]);
 }

@@ -16,6 +16,7 @@ static void usage(void) {
          "migration), repartitions, imbalance and moved elements. Same answer on any number\n"
          "of MPI ranks; each rank decodes only its share of the elements.\n\noptions:\n"
          "  --grid FILE          the grid (INI; 'lbsim grid --help-config'); may hold [zoltan]\n"
+         "                       and [sim] (the replay's settings: --help-config)\n"
          "  -o SECTION.KEY=VAL   override a grid key, e.g. -o zoltan.IMBALANCE_TOL=1.05\n"
          "  --partitioner NAME   %s (default zoltan:rcb)\n"
          "  --policy NAME        %s (default none)\n"
@@ -27,12 +28,18 @@ static void usage(void) {
          "  --cost model|measured|zero\n"
          "                       partitioning time: a deterministic model (default), the\n"
          "                       measured wall time x --cost-scale (not reproducible), or zero\n"
-         "  --part-fixed-us US, --part-per-elem-ns NS   the model's constants\n"
+         "  --cost-scale X       measured: simulated time = wall time x X (default 1)\n"
+         "  --part-fixed-us US, --part-per-elem-ns NS   the model's constants (-1: the\n"
+         "                       partitioner's own, the default)\n"
          "  --results FILE       append the run to an SQLite results store\n"
          "  --save-assignment    with --results: the assignment after every repartition\n"
          "  --json               one JSON object on stdout\n"
-         "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set;\n"
-         "                       options given here take precedence\n",
+         "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set\n\n"
+         "Each replay flag is the [sim] override it names: --policy X is -o sim.policy=X, --steps\n"
+         "A:B is -o sim.steps=A:B, --part-fixed-us US is -o sim.partition_fixed_us=US (docs/config.md).\n"
+         "One precedence: the defaults, then the grid file's [sim], then the command line's flags\n"
+         "and -o overrides from left to right (the later wins). A bad flag value is a usage error\n"
+         "(exit 2); errors found later exit 1.\n",
          lbs_part_known(), lbs_policy_known());
 }
 
@@ -50,28 +57,29 @@ int cmd_replay(int argc, char **argv) {
                                      {0, 0, 0, 0}};
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
-  cli_replay_flags flag = {0}; /* what the command line set; the rest comes from [sim] */
-  const char *grid_path = NULL, *results = NULL, **over = calloc((size_t)argc + 1, sizeof *over);
-  int json = 0, nover = 0, c;
-  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  cli_overrides over = {0}; /* -o and the replay flags, in command-line order */
+  const char *grid_path = NULL, *results = NULL;
+  int json = 0, c, rc = 0;
+  while (!rc && (c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
-      if (cli_replay_flag(&flag, "replay", c, optarg)) return free(over), 2;
+      rc = cli_replay_flag(&over, "replay", c, optarg);
       continue;
     }
     switch (c) {
     case O_GRID: grid_path = optarg; break;
-    case 'o': over[nover++] = optarg; break;
+    case 'o': rc = cli_override(&over, "replay", optarg); break;
     case O_RESULTS: results = optarg; break;
     case O_SAVE: o.save_assignment = 1; break;
     case O_JSON: json = 1; break;
-    case 'h': usage(); free(over); return 0;
-    case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); free(over); return 0;
-    default: free(over); return cli_usage("replay", "bad option");
+    case 'h': usage(); cli_overrides_free(&over); return 0;
+    case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); cli_overrides_free(&over); return 0;
+    default: rc = cli_usage("replay", "bad option");
     }
   }
-  if (optind != argc - 1) return free(over), cli_usage("replay", "expected one trace file");
-  if (!grid_path) return free(over), cli_usage("replay", "missing --grid FILE");
-  if (o.save_assignment && !results) return free(over), cli_usage("replay", "--save-assignment goes with --results");
+  if (!rc && optind != argc - 1) rc = cli_usage("replay", "expected one trace file");
+  else if (!rc && !grid_path) rc = cli_usage("replay", "missing --grid FILE");
+  else if (!rc && o.save_assignment && !results) rc = cli_usage("replay", "--save-assignment goes with --results");
+  if (rc) return cli_overrides_free(&over), rc;
   const char *trace_path = argv[optind];
   MPI_Init(NULL, NULL);
   int rank;
@@ -81,7 +89,7 @@ int cmd_replay(int argc, char **argv) {
   int bad = rank == 0 && results && cli_check_output(results, CLI_OUT_APPEND);
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) {
-    free(over);
+    cli_overrides_free(&over);
     MPI_Finalize();
     return 1;
   }
@@ -93,10 +101,9 @@ int cmd_replay(int argc, char **argv) {
   lbs_replay_result *r = NULL;
   /* every rank loads the same inputs; failures are the same everywhere */
   lbs_err e = lbs_config_load(grid_path, &cfg);
-  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
+  if (!e) e = cli_overrides_apply(&over, cfg); /* -o and the flags, left to right */
   if (!e) e = lbs_grid_from_config(cfg, &g);
-  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] in the grid file or -o sim.KEY=V */
-  cli_replay_apply(&flag, &o);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim]: the grid file's, then the command line's */
   const char *what = "replay";
   if (!e && (e = lbs_trace_open(trace_path, &t))) what = "replay";
   if (!e) {
@@ -123,7 +130,7 @@ int cmd_replay(int argc, char **argv) {
     cli_runinfo ri;
     cli_progress wp;
     cli_study_init(&st, "replay", NULL);
-    cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, o.cost);
+    cli_runinfo_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, o.cost);
     cli_progress_start(&wp, "results store", 2);
     st.info.progress = cli_progress_cb;
     st.info.progress_arg = &wp;
@@ -134,7 +141,6 @@ int cmd_replay(int argc, char **argv) {
   t_saved = MPI_Wtime() - t_saved;
   char rmsg[1024] = "";
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
-  int rc = 0;
   if (e) {
     if (rank == 0) cli_error(what, e);
     rc = 1;
@@ -175,7 +181,7 @@ int cmd_replay(int argc, char **argv) {
   lbs_trace_close(&t);
   lbs_grid_destroy(&g);
   lbs_config_destroy(&cfg);
-  free(over);
+  cli_overrides_free(&over);
   MPI_Finalize();
   return rc;
 }

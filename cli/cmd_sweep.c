@@ -45,7 +45,8 @@ static void usage(void) {
          "                                       files, or gen:FAMILY:P:C:I as 'lbsim grid gen'\n"
          "  partitioners = zoltan:rcb, metis     (default zoltan:rcb)\n"
          "  policies = none, fixed:10            (default none)\n"
-         "  steps = 0:50                         the trace steps replayed (default: all)\n"
+         "  steps = 0:50                         the trace steps replayed (default: [sim] steps,\n"
+         "                                       else all)\n"
          "  [overrides]                          'lbsim replay -o' keys: one value is a setting,\n"
          "  sim.cost = model                     several (comma-separated) are an axis\n"
          "  cluster main.bandwidth_gbps = 1, 10, 100\n\n"
@@ -67,7 +68,7 @@ static const lbs_opt study_opts[] = {
     {"grids", LBS_OPT_STRING, NULL, 0, -1, "grid files or gen:FAMILY:P:C:I specs, comma-separated"},
     {"partitioners", LBS_OPT_STRING, "zoltan:rcb", 0, -1, "partitioners, comma-separated"},
     {"policies", LBS_OPT_STRING, "none", 0, -1, "policies, comma-separated"},
-    {"steps", LBS_OPT_STRING, "", 0, -1, "A:B: replay trace steps A..B-1 (default: all)"},
+    {"steps", LBS_OPT_STRING, "", 0, -1, "A:B: replay trace steps A..B-1 (default: [sim] steps, else all)"},
     {"seeds", LBS_OPT_STRING, "", 0, -1, "seeds of the generated traces (gen:...), comma-separated: one more axis"},
     {NULL, 0, NULL, 0, 0, NULL}};
 static const lbs_section_spec study_spec[] = {
@@ -216,12 +217,12 @@ static lbs_err study_load(const char *file, study *s) {
                    r == -2 ? "more than 64 values" : "no values: the product is empty");
   }
   if (!e) e = lbs_config_string(cfg, study_spec, "study", "", "steps", &steps);
-  if (!e && *steps) {
-    long long a = 0, b = 0;
-    char tail;
-    if (sscanf(steps, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
-      e = lbs_fail(LBS_PARSE, "%s: steps: '%s': expected A:B with 0 <= A < B", lbs_config_where(cfg, "study", "", "steps"), steps);
-    s->first = a, s->nsteps = b - a;
+  if (!e) { /* parsed as [sim] steps is */
+    lbs_replay_opts w;
+    lbs_replay_opts_default(&w);
+    if ((e = lbs_replay_opts_set(&w, "steps", steps)))
+      e = lbs_fail(e, "%s: steps = %s", lbs_config_where(cfg, "study", "", "steps"), lbs_errmsg());
+    s->first = w.first_step, s->nsteps = w.nsteps;
   }
   const char *key, *val;
   for (int i = 0; !e && lbs_config_entry(cfg, "overrides", "", i, &key, &val); i++) {
@@ -479,8 +480,7 @@ static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, con
   if (!e) {
     o.partitioner = s->ax[2].v[i4[2]];
     o.policy = s->ax[3].v[i4[3]];
-    o.first_step = s->first;
-    o.nsteps = s->nsteps;
+    if (s->nsteps) o.first_step = s->first, o.nsteps = s->nsteps; /* else [sim] steps, the grid's or an override's */
     o.cfg = cfg;
     if (rank == 0 && fm->bar->on) o.progress = farm_progress, o.progress_arg = fm;
     e = lbs_replay(traces[i4[0]], g, &o, MPI_COMM_SELF, &r);

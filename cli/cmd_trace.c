@@ -189,7 +189,7 @@ static int trace_gen(int argc, char **argv) {
   lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed, noise};
   lbs_gen *g = NULL;
   lbs_err e = lbs_gen_create(&gp, &g);
-  if (e) return cli_error("trace gen", e);
+  if (e) return e == LBS_NOMEM ? cli_error("trace gen", e) : cli_usage("trace gen", "%s", lbs_errmsg()); /* the flags' */
   lbs_metric_spec ms[LBS_GEN_MAX_METRICS];
   int rc = 0;
   if (lbs_gen_metric_specs(g, &eo.enc, ms)) {

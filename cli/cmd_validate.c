@@ -70,9 +70,11 @@ static void usage(void) {
          "  --mpiexec CMD        the launcher, split at blanks (default $LBSIM_MPIEXEC, else\n"
          "                       'mpiexec', with --allow-run-as-root when run as root)\n"
          "  --timeout S          seconds one real run may take (default 600)\n"
-         "  --partitioner NAME   the replay's (default: app.partitioner, else zoltan:rcb)\n"
+         "  --partitioner NAME   the replay's (default: the grid's [sim], else the trace's\n"
+         "                       app.partitioner, else zoltan:rcb)\n"
          "  --mode bsp|des       the replay's mode (default: the grid's [sim], else bsp)\n"
-         "  -o SECTION.KEY=VAL   override a grid key\n"
+         "  -o SECTION.KEY=VAL   override a grid key; --partitioner X is -o sim.partitioner=X,\n"
+         "                       --mode M is -o sim.mode=M, and the later on the line wins\n"
          "  --results FILE       append the replays and the measurements to a results store\n"
          "  --json               one JSON object on stdout\n\n"
          "example:\n"
@@ -184,43 +186,43 @@ static void log_tail(const char *log, char *out, size_t len) {
 }
 
 int cmd_validate(int argc, char **argv) {
-  enum { O_GRID = 256, O_POL, O_RUNS, O_APP, O_RANKS, O_MPIEXEC, O_TIMEOUT, O_PART, O_MODE, O_RESULTS, O_JSON };
+  enum { O_GRID = 256, O_POL, O_RUNS, O_APP, O_RANKS, O_MPIEXEC, O_TIMEOUT, O_RESULTS, O_JSON };
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},       {"policies", required_argument, 0, O_POL},
                                      {"runs", required_argument, 0, O_RUNS},       {"app", required_argument, 0, O_APP},
                                      {"ranks", required_argument, 0, O_RANKS},     {"mpiexec", required_argument, 0, O_MPIEXEC},
-                                     {"timeout", required_argument, 0, O_TIMEOUT}, {"partitioner", required_argument, 0, O_PART},
-                                     {"mode", required_argument, 0, O_MODE},       {"results", required_argument, 0, O_RESULTS},
+                                     {"timeout", required_argument, 0, O_TIMEOUT}, {"partitioner", required_argument, 0, CLI_RO_PART},
+                                     {"mode", required_argument, 0, CLI_RO_MODE},   {"results", required_argument, 0, O_RESULTS},
                                      {"json", no_argument, 0, O_JSON},             {"set", required_argument, 0, 'o'},
                                      {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
   const char *grid_path = NULL, *policies = "none,fixed:20,adaptive:0.15:5:20,optimal", *app_path = NULL,
-             *launcher = getenv("LBSIM_MPIEXEC"), *partitioner = NULL, *mode = NULL, *results = NULL;
+             *launcher = getenv("LBSIM_MPIEXEC"), *results = NULL;
   int64_t runs = 3, ranks = 0;
   double timeout = 600;
-  int json = 0, c, nover = 0;
-  const char **over = calloc((size_t)argc + 1, sizeof *over);
-  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  int json = 0, c, bad = 0;
+  cli_overrides over = {0}; /* -o, --partitioner and --mode, in command-line order */
+  while (!bad && (c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     switch (c) {
     case O_GRID: grid_path = optarg; break;
     case O_POL: policies = optarg; break;
-    case O_RUNS: if (cli_parse_i64("--runs", optarg, 1, MAXRUNS, &runs)) return free(over), 2; break;
+    case O_RUNS: bad = cli_parse_i64("--runs", optarg, 1, MAXRUNS, &runs); break;
     case O_APP: app_path = optarg; break;
-    case O_RANKS: if (cli_parse_i64("--ranks", optarg, 1, 1 << 20, &ranks)) return free(over), 2; break;
+    case O_RANKS: bad = cli_parse_i64("--ranks", optarg, 1, 1 << 20, &ranks); break;
     case O_MPIEXEC: launcher = optarg; break;
-    case O_TIMEOUT: if (cli_parse_f64("--timeout", optarg, 1, 1e6, &timeout)) return free(over), 2; break;
-    case O_PART: partitioner = optarg; break;
-    case O_MODE: mode = optarg; break;
+    case O_TIMEOUT: bad = cli_parse_f64("--timeout", optarg, 1, 1e6, &timeout); break;
+    case CLI_RO_PART:
+    case CLI_RO_MODE: bad = cli_replay_flag(&over, "validate", c, optarg); break;
     case O_RESULTS: results = optarg; break;
     case O_JSON: json = 1; break;
-    case 'o': over[nover++] = optarg; break;
-    case 'h': usage(); free(over); return 0;
-    default: free(over); return cli_usage("validate", "bad option");
+    case 'o': bad = cli_override(&over, "validate", optarg); break;
+    case 'h': usage(); cli_overrides_free(&over); return 0;
+    default: bad = cli_usage("validate", "bad option");
     }
   }
-  if (optind != argc - 1) return free(over), cli_usage("validate", "expected one trace file");
-  if (!grid_path) return free(over), cli_usage("validate", "missing --grid FILE (e.g. from 'lbsim grid probe')");
-  if (mode && strcmp(mode, "bsp") && strcmp(mode, "des")) return free(over), cli_usage("validate", "--mode must be bsp or des");
+  if (!bad && optind != argc - 1) bad = cli_usage("validate", "expected one trace file");
+  else if (!bad && !grid_path) bad = cli_usage("validate", "missing --grid FILE (e.g. from 'lbsim grid probe')");
+  if (bad) return cli_overrides_free(&over), bad;
   if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_RANK") || getenv("PMIX_RANK")) {
-    free(over);
+    cli_overrides_free(&over);
     fprintf(stderr, "lbsim: validate: run it without mpiexec: it starts the app under mpiexec itself\n");
     return 1;
   }
@@ -228,12 +230,12 @@ int cmd_validate(int argc, char **argv) {
   int np = split_policies(policies, pl, MAXPOL);
   if (np < 1 || np > MAXPOL) {
     for (int k = 0; k < np && k < MAXPOL; k++) free(pl[k]);
-    free(over);
+    cli_overrides_free(&over);
     return cli_usage("validate", "--policies: 1 to %d policies", MAXPOL);
   }
   if (results && cli_check_output(results, CLI_OUT_APPEND)) {
     for (int k = 0; k < np; k++) free(pl[k]);
-    free(over);
+    cli_overrides_free(&over);
     return 1;
   }
   const char *trace_path = argv[optind];
@@ -309,11 +311,26 @@ int cmd_validate(int argc, char **argv) {
     cli_error("validate", e);
     goto done;
   }
-  for (int i = 0; i < nover && !e; i++) e = lbs_config_override(cfg, over[i]);
+  /* what the app ran with (the trace's app.partitioner, app.partition_metric) where the grid
+   * file's [sim] says nothing; then the command line's flags and -o, left to right */
+  static const char *const meta_key[2][2] = {{"app.partitioner", "partitioner"}, {"app.partition_metric", "partition_metric"}};
+  for (int k = 0; k < 2 && !e; k++) {
+    const char *v = lbs_trace_meta(t, meta_key[k][0]);
+    if (!v || lbs_config_has(cfg, "sim", "", meta_key[k][1])) continue;
+    char *a = malloc(strlen(v) + 32);
+    if (!a) {
+      e = lbs_fail(LBS_NOMEM, "validate");
+      break;
+    }
+    sprintf(a, "sim.%s=%s", meta_key[k][1], v);
+    e = lbs_config_override(cfg, a);
+    free(a);
+  }
+  if (!e) e = cli_overrides_apply(&over, cfg);
   lbs_replay_opts o;
-  memset(&o, 0, sizeof o);
+  lbs_replay_opts_default(&o);
   if (!e) e = lbs_grid_from_config(cfg, &g);
-  if (!e) e = lbs_replay_opts_from_config(cfg, &o);
+  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim] as the app, the grid file and the command line say */
   if (e) {
     cli_error("validate", e);
     goto done;
@@ -324,10 +341,6 @@ int cmd_validate(int argc, char **argv) {
             lbs_grid_procs(g), R, R);
     goto done;
   }
-  const char *mpart = lbs_trace_meta(t, "app.partitioner"), *mweight = lbs_trace_meta(t, "app.partition_metric");
-  if (!o.partition_metric && mweight) o.partition_metric = mweight; /* what the app gives its partitioner */
-  o.partitioner = partitioner ? partitioner : mpart ? mpart : "zoltan:rcb";
-  if (mode) o.mode = !strcmp(mode, "des") ? LBS_MODE_DES : LBS_MODE_BSP;
   o.cfg = cfg;
   /* 3. the predictions */
   for (int k = 0; k < np; k++) {
@@ -462,7 +475,7 @@ done_runs:
     cli_study st; /* one study: the replays of every schedule and their real runs */
     cli_runinfo ri;
     cli_study_init(&st, "validate", NULL);
-    cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, (int)o.cost);
+    cli_runinfo_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, (int)o.cost);
     for (int k = 0; k < np && !re; k++) {
       int64_t run_id = 0;
       re = lbs_results_save_study(results, &st.info, &P[k].r, &ri.info, 1, &run_id);
@@ -549,7 +562,7 @@ done:
   lbs_config_destroy(&cfg);
   for (size_t i = 0; i < nenv; i++) free(env0[i]);
   free(env0);
-  free(over);
+  cli_overrides_free(&over);
   MPI_Finalize();
   return rc;
 }

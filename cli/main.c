@@ -38,7 +38,8 @@ static void usage(FILE *f) {
           "simulated grid to evaluate load-balancing policies and partitioners.\n\ncommands:\n");
   for (int i = 0; commands[i].name; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
   fprintf(f, "\n'lbsim <command> --help' describes a command. Errors: 'lbsim: what: why', exit 1;\n"
-             "usage errors exit 2.\n");
+             "usage errors (an unknown command or option, a missing or extra argument, a bad\n"
+             "option value) exit 2.\n");
 }
 
 /* Flushes and closes standard output after the command: a write error there (a full disk,

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "lbs_sim.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -399,51 +400,68 @@ int cli_outdir_commit(cli_outdir *d) {
 
 /* ---------------------------------------------------------------- shared replay options */
 
-int cli_replay_flag(cli_replay_flags *f, const char *cmd, int c, const char *arg) {
-  switch (c) {
-  case CLI_RO_PART: f->partitioner = arg; break;
-  case CLI_RO_POLICY: f->policy = arg; break;
-  case CLI_RO_METRIC: f->metric = arg; break;
-  case CLI_RO_PMETRIC: f->partition_metric = arg; break;
-  case CLI_RO_MODE:
-    if (!strcmp(arg, "bsp")) f->mode = LBS_MODE_BSP;
-    else if (!strcmp(arg, "des")) f->mode = LBS_MODE_DES;
-    else return cli_usage(cmd, "--mode must be bsp or des");
-    break;
-  case CLI_RO_COST:
-    if (!strcmp(arg, "model")) f->cost = LBS_COST_MODEL;
-    else if (!strcmp(arg, "measured")) f->cost = LBS_COST_MEASURED;
-    else if (!strcmp(arg, "zero")) f->cost = LBS_COST_ZERO;
-    else return cli_usage(cmd, "--cost must be model, measured or zero");
-    break;
-  case CLI_RO_SCALE: if (cli_parse_f64("--cost-scale", arg, 0, 1e12, &f->cost_scale)) return 2; break;
-  case CLI_RO_FIXED: if (cli_parse_f64("--part-fixed-us", arg, 0, 1e15, &f->part_fixed_us)) return 2; break;
-  case CLI_RO_PERELEM: if (cli_parse_f64("--part-per-elem-ns", arg, 0, 1e15, &f->part_per_elem_ns)) return 2; break;
-  case CLI_RO_STEPS: {
-    long long a, b;
-    char tail;
-    if (sscanf(arg, "%lld:%lld%c", &a, &b, &tail) != 2 || a < 0 || b <= a)
-      return cli_usage(cmd, "--steps wants A:B with 0 <= A < B");
-    f->first_step = a, f->nsteps = b - a;
-    break;
+int cli_override_check(const char *cmd, const char *assignment) {
+  /* the one parser of overrides, on an empty configuration; '+' lets it add any section, so that
+   * only the form can fail (a section's existence is the grid file's to say, later) */
+  while (isspace((unsigned char)*assignment)) assignment++;
+  lbs_config *c = NULL;
+  char *a = malloc(strlen(assignment) + 2);
+  lbs_err e = a ? lbs_config_create(&c) : LBS_NOMEM;
+  if (!e) {
+    sprintf(a, "%s%s", *assignment == '+' ? "" : "+", assignment);
+    e = lbs_config_override(c, a);
   }
-  default: return cli_usage(cmd, "bad option");
-  }
-  f->set |= 1u << (c - CLI_RO_FIRST);
+  lbs_config_destroy(&c);
+  free(a);
+  if (e == LBS_NOMEM) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
+  if (e) return cli_usage(cmd, "override '%s' is not SECTION.KEY=VALUE", assignment);
   return 0;
 }
 
-void cli_replay_apply(const cli_replay_flags *f, lbs_replay_opts *o) {
-#define SET(code) (f->set & (1u << ((code) - CLI_RO_FIRST)))
-  if (SET(CLI_RO_PART)) o->partitioner = f->partitioner;
-  if (SET(CLI_RO_POLICY)) o->policy = f->policy;
-  if (SET(CLI_RO_METRIC)) o->metric = f->metric;
-  if (SET(CLI_RO_PMETRIC)) o->partition_metric = f->partition_metric;
-  if (SET(CLI_RO_MODE)) o->mode = (lbs_sim_mode)f->mode;
-  if (SET(CLI_RO_COST)) o->cost = (lbs_cost_kind)f->cost;
-  if (SET(CLI_RO_SCALE)) o->cost_scale = f->cost_scale;
-  if (SET(CLI_RO_FIXED)) o->part_fixed_us = f->part_fixed_us;
-  if (SET(CLI_RO_PERELEM)) o->part_per_elem_ns = f->part_per_elem_ns;
-  if (SET(CLI_RO_STEPS)) o->first_step = f->first_step, o->nsteps = f->nsteps;
-#undef SET
+int cli_override(cli_overrides *l, const char *cmd, const char *assignment) {
+  int rc = cli_override_check(cmd, assignment);
+  if (rc) return rc;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char **v = realloc(l->v, (size_t)cap * sizeof *v);
+    if (!v) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
+    l->v = v, l->cap = cap;
+  }
+  if (!(l->v[l->n] = strdup(assignment))) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
+  l->n++;
+  return 0;
+}
+
+lbs_err cli_overrides_apply(const cli_overrides *l, lbs_config *cfg) {
+  lbs_err e = LBS_OK;
+  for (int i = 0; !e && i < l->n; i++) e = lbs_config_override(cfg, l->v[i]);
+  return e;
+}
+
+void cli_overrides_free(cli_overrides *l) {
+  for (int i = 0; i < l->n; i++) free(l->v[i]);
+  free(l->v);
+  *l = (cli_overrides){0};
+}
+
+int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg) {
+  static const char *const flag[] = {"--partitioner", "--policy",        "--mode",          "--metric",
+                                     "--partition-metric", "--cost",     "--cost-scale",    "--part-fixed-us",
+                                     "--part-per-elem-ns", "--steps"};
+  static const char *const key[] = {"partitioner", "policy", "mode", "metric", "partition_metric", "cost",
+                                    "cost_scale", "partition_fixed_us", "partition_per_elem_ns", "steps"};
+  _Static_assert(sizeof flag / sizeof *flag == CLI_RO_LAST - CLI_RO_FIRST + 1, "a flag per code");
+  _Static_assert(sizeof key / sizeof *key == CLI_RO_LAST - CLI_RO_FIRST + 1, "a key per code");
+  if (c < CLI_RO_FIRST || c > CLI_RO_LAST) return cli_usage(cmd, "bad option");
+  int k = c - CLI_RO_FIRST;
+  lbs_replay_opts scratch; /* the value parsed where [sim]'s are, so that a bad one names the flag */
+  lbs_replay_opts_default(&scratch);
+  lbs_err e = lbs_replay_opts_set(&scratch, key[k], arg);
+  if (e) return cli_usage(cmd, "%s: %s", flag[k], lbs_errmsg());
+  char *a = malloc(strlen(key[k]) + strlen(arg) + 6);
+  if (!a) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
+  sprintf(a, "sim.%s=%s", key[k], arg);
+  int rc = cli_override(l, cmd, a);
+  free(a);
+  return rc;
 }

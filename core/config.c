@@ -340,6 +340,26 @@ static const char *type_name(lbs_opt_type t) {
   return n[t];
 }
 
+/* A value against its key's type and range: LBS_PARSE or LBS_RANGE with why alone ("'x' is not a
+ * number", "0 is outside [1, 10]"), for the caller to say where; *num its number (a flag: 0 or 1). */
+static lbs_err check_value(const lbs_opt *o, const char *v, double *num) {
+  int flag = 0;
+  *num = 0;
+  if (parse_value(o->type, v, num, &flag))
+    return lbs_fail(LBS_PARSE, "'%s' is not %s %s", v, o->type == LBS_OPT_INT ? "an" : "a", type_name(o->type));
+  if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max && (*num < o->min || *num > o->max))
+    return lbs_fail(LBS_RANGE, "%s is outside [%g, %g]", v, o->min, o->max);
+  if (o->type == LBS_OPT_BOOL) *num = flag;
+  return LBS_OK;
+}
+
+lbs_err lbs_config_value(const lbs_section_spec *specs, const char *kind, const char *key, const char *value, double *num) {
+  const lbs_section_spec *sp = find_spec(specs, kind);
+  const lbs_opt *o = sp ? find_opt(sp, key) : NULL;
+  if (!o) return lbs_fail(LBS_INVAL, "no key '%s' declared for [%s]", key, kind);
+  return check_value(o, value, num);
+}
+
 static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int only) {
   for (int s = 0; s < c->nsec; s++) {
     const section *sec = &c->secs[s];
@@ -388,14 +408,9 @@ static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int onl
       return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (see --help-config)", where_line(c, en->line), en->key,
                       sec->kind);
     }
-    double num = 0;
-    int flag;
-    if (parse_value(o->type, en->value, &num, &flag))
-      return lbs_fail(LBS_PARSE, "%s: %s = '%s' is not %s %s", where_line(c, en->line), en->key, en->value,
-                      o->type == LBS_OPT_INT ? "an" : "a", type_name(o->type));
-    if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max && (num < o->min || num > o->max))
-      return lbs_fail(LBS_RANGE, "%s: %s = %s is outside [%g, %g]", where_line(c, en->line), en->key, en->value,
-                      o->min, o->max);
+    double num;
+    lbs_err e = check_value(o, en->value, &num);
+    if (e) return lbs_fail(e, "%s: %s = %s", where_line(c, en->line), en->key, lbs_errmsg());
   }
   for (const lbs_section_spec *sp = specs; sp->kind; sp++)
     if (sp->required && lbs_config_count(c, sp->kind) == 0)

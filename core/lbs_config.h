@@ -54,6 +54,12 @@ lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs);
  * module that reads its own sections of a shared file). */
 lbs_err lbs_config_check_only(const lbs_config *c, const lbs_section_spec *specs);
 
+/* Checks one value as lbs_config_check checks key of section kind (its type and range), for a
+ * value that comes from elsewhere (a command-line flag): LBS_PARSE or LBS_RANGE with why alone
+ * ("'x' is not a number", "0 is outside [1, 10]"), for the caller to say where; LBS_INVAL for a
+ * key specs lacks. *num gets its number (a flag 0 or 1; text 0). */
+lbs_err lbs_config_value(const lbs_section_spec *specs, const char *kind, const char *key, const char *value, double *num);
+
 /* Sections of a kind, in file order: count, and the name of the i-th ("" for unnamed). */
 int lbs_config_count(const lbs_config *c, const char *kind);
 const char *lbs_config_name(const lbs_config *c, const char *kind, int i);

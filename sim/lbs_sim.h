@@ -150,11 +150,16 @@ typedef struct lbs_replay_result {
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
  * with the partitioner's own figures, the whole trace, no callbacks. */
 void lbs_replay_opts_default(lbs_replay_opts *o);
-/* The [sim] section of a run configuration: partitioner, policy, mode, metric, cost model. */
+/* The [sim] section of a run configuration: partitioner, policy, mode, metric, steps, cost model. */
 extern const lbs_section_spec lbs_sim_spec[];
 /* Fills o's fields from [sim] (checked against lbs_sim_spec); strings stay valid while cfg
  * lives. Fields not given keep their defaults. */
 lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o);
+/* Sets the field of o that [sim] key sets, from its text as lbs_replay_opts_from_config reads it
+ * (it reads every key through this; strings are borrowed): LBS_PARSE or LBS_RANGE with why alone
+ * ("'x' must be bsp or des"), for the caller to say where (a file's line, a command-line flag);
+ * LBS_INVAL for a key [sim] lacks. */
+lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *value);
 
 /* Replays trace t on grid g: collective over comm (every rank gets the same result).
  * Errors are agreed: every rank returns the same code, rank 0 the message. */

@@ -1,4 +1,6 @@
 /* options.c - the replay's options: their defaults and the [sim] section of a run configuration. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbs_sim.h"
@@ -48,45 +50,74 @@ static const lbs_opt sim_opts[] = {
     {"distributed_min_elements", LBS_OPT_INT, "1000000", 1, 1e15, "auto: the trace size from which it partitions in place"},
     {"memory_limit_gb", LBS_OPT_DOUBLE, "0", 0, 1e9,
      "memory a node may use, GB, checked before the work (0: the node's available memory)"},
+    {"steps", LBS_OPT_STRING, "", 1, 0, "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 const lbs_section_spec lbs_sim_spec[] = {{"sim", 0, 0, sim_opts, "replay settings"}, {NULL, 0, 0, NULL, NULL}};
 
-lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
-  lbs_err e = lbs_config_check_only(cfg, lbs_sim_spec);
-  const char *mode, *cost, *metric, *approach, *pmetric, *pmode;
-  long long dmin;
-  if (e || (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partitioner", &o->partitioner)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "policy", &o->policy)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "mode", &mode)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "metric", &metric)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partition_metric", &pmetric)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "cost", &cost)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "approach", &approach)) ||
-      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "cost_scale", &o->cost_scale)) ||
-      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_fixed_us", &o->part_fixed_us)) ||
-      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "partition_per_elem_ns", &o->part_per_elem_ns)) ||
-      (e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", "partition_mode", &pmode)) ||
-      (e = lbs_config_int(cfg, lbs_sim_spec, "sim", "", "distributed_min_elements", &dmin)) ||
-      (e = lbs_config_double(cfg, lbs_sim_spec, "sim", "", "memory_limit_gb", &o->memory_limit_gb)))
-    return e;
-  o->distributed_min_elements = (int64_t)dmin;
-  if (lbs_partition_mode_parse(pmode, &o->partition_mode))
-    return lbs_fail(LBS_PARSE, "%s: partition_mode = '%s' must be auto, rank0 or distributed",
-                    lbs_config_where(cfg, "sim", "", "partition_mode"), pmode);
-  o->metric = *metric ? metric : NULL;
-  o->partition_metric = *pmetric ? pmetric : NULL;
-  if (!strcmp(mode, "bsp")) o->mode = LBS_MODE_BSP;
-  else if (!strcmp(mode, "des")) o->mode = LBS_MODE_DES;
-  else return lbs_fail(LBS_PARSE, "%s: mode = '%s' must be bsp or des", lbs_config_where(cfg, "sim", "", "mode"), mode);
-  if (!strcmp(cost, "model")) o->cost = LBS_COST_MODEL;
-  else if (!strcmp(cost, "measured")) o->cost = LBS_COST_MEASURED;
-  else if (!strcmp(cost, "zero")) o->cost = LBS_COST_ZERO;
-  else return lbs_fail(LBS_PARSE, "%s: cost = '%s' must be model, measured or zero", lbs_config_where(cfg, "sim", "", "cost"), cost);
-  if (!strcmp(approach, "partition")) o->approach = 0;
-  else if (!strcmp(approach, "repartition")) o->approach = 1;
-  else return lbs_fail(LBS_PARSE, "%s: approach = '%s' must be partition or repartition",
-                       lbs_config_where(cfg, "sim", "", "approach"), approach);
+/* "A:B" with 0 <= A < B: steps A..B-1. */
+static int steps_parse(const char *s, int64_t *first, int64_t *n) {
+  char *end;
+  errno = 0;
+  long long a = strtoll(s, &end, 10);
+  if (end == s || *end != ':' || errno) return -1;
+  const char *t = end + 1;
+  long long b = strtoll(t, &end, 10);
+  if (end == t || *end || errno || a < 0 || b <= a) return -1;
+  *first = a, *n = b - a;
+  return 0;
+}
+
+/* The index of s among names, or -1. */
+static int one_of(const char *s, const char *const *names, int n) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(s, names[i])) return i;
+  return -1;
+}
+
+lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) {
+  static const char *const modes[] = {"bsp", "des"}, *const costs[] = {"model", "measured", "zero"},
+                           *const approaches[] = {"partition", "repartition"};
+  double num;
+  lbs_err e = lbs_config_value(lbs_sim_spec, "sim", key, v, &num); /* its type and range */
+  int k;
+  if (e) return e;
+  if (!strcmp(key, "partitioner")) o->partitioner = v;
+  else if (!strcmp(key, "policy")) o->policy = v;
+  else if (!strcmp(key, "metric")) o->metric = *v ? v : NULL;
+  else if (!strcmp(key, "partition_metric")) o->partition_metric = *v ? v : NULL;
+  else if (!strcmp(key, "mode")) {
+    if ((k = one_of(v, modes, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be bsp or des", v);
+    o->mode = k ? LBS_MODE_DES : LBS_MODE_BSP;
+  } else if (!strcmp(key, "cost")) {
+    if ((k = one_of(v, costs, 3)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be model, measured or zero", v);
+    o->cost = k == 0 ? LBS_COST_MODEL : k == 1 ? LBS_COST_MEASURED : LBS_COST_ZERO;
+  } else if (!strcmp(key, "approach")) {
+    if ((k = one_of(v, approaches, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be partition or repartition", v);
+    o->approach = k;
+  } else if (!strcmp(key, "partition_mode")) {
+    if (lbs_partition_mode_parse(v, &o->partition_mode))
+      return lbs_fail(LBS_PARSE, "'%s' must be auto, rank0 or distributed", v);
+  } else if (!strcmp(key, "steps")) {
+    int64_t first = 0, n = 0;
+    if (*v && steps_parse(v, &first, &n)) return lbs_fail(LBS_PARSE, "'%s' must be A:B with 0 <= A < B", v);
+    o->first_step = first, o->nsteps = n;
+  } else if (!strcmp(key, "cost_scale")) o->cost_scale = num;
+  else if (!strcmp(key, "partition_fixed_us")) o->part_fixed_us = num;
+  else if (!strcmp(key, "partition_per_elem_ns")) o->part_per_elem_ns = num;
+  else if (!strcmp(key, "distributed_min_elements")) o->distributed_min_elements = (int64_t)num;
+  else if (!strcmp(key, "memory_limit_gb")) o->memory_limit_gb = num;
+  else return lbs_fail(LBS_INVAL, "[sim] %s: declared but not read", key); /* a key added to the table alone */
   return LBS_OK;
 }
 
+lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
+  lbs_err e = lbs_config_check_only(cfg, lbs_sim_spec);
+  for (const lbs_opt *k = sim_opts; !e && k->key; k++) {
+    const char *v;
+    if ((e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", k->key, &v))) break;
+    if ((e = lbs_replay_opts_set(o, k->key, v)))
+      e = lbs_fail(e, "%s: %s = %s", lbs_config_where(cfg, "sim", "", k->key), k->key, lbs_errmsg());
+  }
+  return e;
+}

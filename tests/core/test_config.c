@@ -165,3 +165,21 @@ Test(config, dump_resolved_adds_the_defaults) {
   lbs_config_destroy(&back);
   lbs_config_destroy(&c);
 }
+
+/* One value from elsewhere (a command-line flag) is checked as a file's would be, the why alone:
+ * the caller says where. */
+Test(config, a_value_checked_alone) {
+  double v = -1;
+  cr_assert_eq(lbs_config_value(specs, "alpha", "count", "7", &v), LBS_OK);
+  cr_assert_float_eq(v, 7, 0);
+  cr_assert_eq(lbs_config_value(specs, "alpha", "flag", "yes", &v), LBS_OK);
+  cr_assert_float_eq(v, 1, 0);
+  cr_assert_eq(lbs_config_value(specs, "alpha", "label", "anything", &v), LBS_OK);
+  cr_assert_eq(lbs_config_value(specs, "alpha", "count", "2.5", &v), LBS_PARSE);
+  cr_assert_str_eq(lbs_errmsg(), "'2.5' is not an integer");
+  cr_assert_eq(lbs_config_value(specs, "alpha", "ratio", "1.5", &v), LBS_RANGE);
+  cr_assert_str_eq(lbs_errmsg(), "1.5 is outside [0, 1]");
+  cr_assert_eq(lbs_config_value(specs, "beta", "weight", "-3", &v), LBS_OK, "no range: any number");
+  cr_assert_eq(lbs_config_value(specs, "alpha", "nokey", "1", &v), LBS_INVAL);
+  cr_assert_eq(lbs_config_value(specs, "gamma", "count", "1", &v), LBS_INVAL);
+}

@@ -63,6 +63,10 @@ has "$T/out" "3 .vti files of 192 elements (steps 2..10, thinned)" "thinned summ
   bad "--steps 2:11 --every 3: steps 2, 5, 8: $(ls "$T/w")"
 readback "vti thinned" "$T/w" "$T/b.lbt" weight 3 app --policy fixed:3 --metric weight --partition-metric weight \
   --steps 2:11 --mode des
+# each replay flag is the --set sim.KEY=VALUE it names: the same files
+expect 0 "export vti by --set" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --set sim.policy=fixed:3 --set sim.metric=weight \
+  --set sim.partition_metric=weight --set sim.steps=2:11 --every 3 --time app --set sim.mode=des -o "$T/w3"
+diff -r "$T/w" "$T/w3" >/dev/null && ok || bad "--set and the flags differ: $(diff -r "$T/w" "$T/w3" | head -3)"
 
 # the same files on 2 ranks, and again on 1 (-f replaces lbsim's export)
 expect 0 "export on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --policy fixed:4 -o "$T/v2"
@@ -94,6 +98,8 @@ expect 2 "-o KEY=VAL" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" -o sim.mo
 has "$T/err" "override grid keys with --set sim.mode=des" "hint for replay's -o"
 expect 2 "--every 0" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --every 0 -o "$T/x"
 has "$T/err" "--every" "names --every"
+expect 2 "bad --steps" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --steps 9:2 -o "$T/x"
+has "$T/err" "lbsim: export vtk: --steps: '9:2' must be A:B" "--steps named"
 expect 2 "--time bad" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --time wall -o "$T/x"
 has "$T/err" "lbsim: export vtk: --time must be sim or app" "--time"
 expect 1 "unknown trace" -- "$LBSIM" export vtk "$T/nope.lbt" --grid "$GRID" -o "$T/x"

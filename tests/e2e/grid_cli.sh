@@ -52,7 +52,7 @@ expect 1 "zero bandwidth" -- "$LBSIM" grid info "$T/zero.ini"
 has "$T/err" "$T/zero.ini:3: bandwidth_gbps = 0 is outside" "zero bandwidth message"
 expect 1 "missing file" -- "$LBSIM" grid info "$T/nope.ini"
 has "$T/err" "cannot open" "missing file message"
-expect 1 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o nodes=3
+expect 2 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o nodes=3
 has "$T/err" "SECTION.KEY=VALUE" "override message"
 
 # speed_model = roofline: a described node (a CPU and a GPU) beside linear cores
@@ -94,9 +94,9 @@ has "$T/err" "give roofline_flops_per_work or roofline_bytes_per_work > 0" "inte
 expect 0 "grid gen" -- "$LBSIM" grid gen --family UP --procs 16 --clusters 4 --slowdown 10 -o "$T/up.ini"
 expect 0 "generated grid loads" -- "$LBSIM" grid info "$T/up.ini" --json
 has "$T/out" '"procs":16' "generated processors"
-expect 1 "grid gen uneven" -- "$LBSIM" grid gen --family DN --procs 10 --clusters 4 --slowdown 10
+expect 2 "grid gen uneven" -- "$LBSIM" grid gen --family DN --procs 10 --clusters 4 --slowdown 10
 has "$T/err" "10 processors do not divide into 4 equal clusters" "uneven message"
-expect 1 "grid gen family" -- "$LBSIM" grid gen --family XY --procs 8 --clusters 4
+expect 2 "grid gen family" -- "$LBSIM" grid gen --family XY --procs 8 --clusters 4
 has "$T/err" "known: HO, UP, DN" "family list"
 
 finish

@@ -64,5 +64,22 @@ expect 1 "window too short" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --
 has "$T/err" "outside the trace's 80 steps" "window message"
 expect 2 "no policies" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G"
 has "$T/err" "missing --policies" "usage message"
+expect 2 "bad --mode" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --mode fast
+has "$T/err" "lbsim: policy compare: --mode: 'fast' must be bsp or des" "--mode named"
+expect 2 "--cost measured" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --cost measured
+has "$T/err" "lbsim: policy compare: --cost: 'measured' is not reproducible" "--cost measured refused"
+expect 2 "bad --steps" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --steps 10
+has "$T/err" "lbsim: policy compare: --steps: '10' must be A:B" "--steps named"
+
+# the flags are [sim] overrides: -o sim.steps is --steps, the later of the two wins, and a flag is
+# stored as the override it is
+expect 0 "-o sim.steps" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none,fixed:10 -o sim.steps=10:30 --json
+python3 -c 'import json, sys; assert all(p["steps"] == 20 and p["first_step"] == 10 for p in json.load(open(sys.argv[1]))["policies"])' \
+  "$T/out" && ok || bad "-o sim.steps window: $(head -c 300 "$T/out")"
+expect 0 "the later wins" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --steps 0:40 -o sim.steps=10:30 \
+  --mode des --results "$T/r.db"
+[ "$(sqlite3 "$T/r.db" "SELECT steps || ' ' || mode FROM runs")" = "20 des" ] && ok || bad "steps, mode: $(sqlite3 "$T/r.db" "SELECT steps, mode FROM runs")"
+[ "$(sqlite3 "$T/r.db" "SELECT overrides FROM runs")" = "$(printf 'sim.steps=0:40\nsim.steps=10:30\nsim.mode=des')" ] && ok ||
+  bad "overrides in command-line order: $(sqlite3 "$T/r.db" "SELECT overrides FROM runs")"
 
 finish

@@ -62,6 +62,33 @@ has "$T/out" '"partition_time_s":0.001000000' "[sim] cost model: one call of 100
 expect 0 "flag over [sim]" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none -o sim.mode=des --json
 has "$T/out" '"policy":"none"' "flag wins"
 has "$T/out" '"mode":"des"' "-o sim.mode"
+# one precedence: the defaults, the file's [sim], then the flags and -o from left to right
+expect 0 "-o after the flag wins" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none -o sim.policy=fixed:25 --json
+has "$T/out" '"policy":"fixed:25"' "the later -o wins over the flag"
+expect 0 "the flag after -o wins" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.policy=fixed:25 --policy fixed:40 --json
+has "$T/out" '"policy":"fixed:40"' "the later flag wins over -o"
+expect 0 "--steps is sim.steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:10 -o sim.steps=25:50 --json
+has "$T/out" '"steps":25,"first_step":25' "-o sim.steps window"
+has "$T/out" '"repartition_steps":[35,45]' "-o sim.steps: the same as --steps"
+printf '[cluster A]\nnodes = 4\n[sim]\nsteps = 10:20\n' >"$T/steps.ini"
+expect 0 "[sim] steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/steps.ini" --json
+has "$T/out" '"steps":10,"first_step":10' "[sim] steps from the file"
+expect 0 "--steps over [sim] steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/steps.ini" --steps 0:5 --json
+has "$T/out" '"steps":5,"first_step":0' "the flag over the file"
+printf '[cluster A]\nnodes = 4\n[sim]\nsteps = 20:10\n' >"$T/badsteps.ini"
+expect 1 "bad [sim] steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/badsteps.ini"
+has "$T/err" "badsteps.ini:4: steps = '20:10' must be A:B with 0 <= A < B" "[sim] steps named by file:line"
+# a bad flag value is a usage error that names the flag, parsed where [sim]'s values are
+expect 2 "bad --mode" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --mode fast
+has "$T/err" "lbsim: replay: --mode: 'fast' must be bsp or des" "--mode named"
+expect 2 "bad --steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --steps 5:3
+has "$T/err" "lbsim: replay: --steps: '5:3' must be A:B with 0 <= A < B" "--steps named"
+expect 2 "bad --cost" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --cost free
+has "$T/err" "lbsim: replay: --cost: 'free' must be model, measured or zero" "--cost named"
+expect 2 "bad --cost-scale" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --cost-scale -2
+has "$T/err" "lbsim: replay: --cost-scale: -2 is outside [0, 1e+12]" "--cost-scale named"
+expect 2 "bad --part-fixed-us" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --part-fixed-us lots
+has "$T/err" "lbsim: replay: --part-fixed-us: 'lots' is not a number" "--part-fixed-us named"
 expect 1 "bad [sim] key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.polcy=none
 has "$T/err" "unknown key 'polcy' in [sim] (did you mean 'policy'?)" "sim key typo"
 expect 1 "bad [sim] mode" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.mode=fast

@@ -139,7 +139,12 @@ expect 0 "replay --results" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/h16.ini" --
 expect 0 "partition --results" -- "$LBSIM" partition "$T/b.lbt" --grid "$T/h16.ini" --partitioner minex,metis --results "$T/p.db"
 th=$(sha256sum "$T/b.lbt" | cut -d' ' -f1)
 gh=$(sha256sum "$T/h16.ini" | cut -d' ' -f1)
-[ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM runs WHERE trace_hash = '$th' AND grid_hash = '$gh' AND overrides = 'grid.barrier_us=3' AND cost = 'model' AND config LIKE '%barrier_us = 3%'")" = 1 ] && ok || bad "replay provenance"
+[ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM runs WHERE trace_hash = '$th' AND grid_hash = '$gh' AND cost = 'model' AND config LIKE '%barrier_us = 3%'")" = 1 ] && ok || bad "replay provenance"
+# a flag is the override it is, in command-line order, in the overrides and the resolved configuration
+[ "$(sqlite3 "$T/p.db" "SELECT overrides FROM runs")" = "$(printf 'sim.policy=fixed:7\ngrid.barrier_us=3')" ] && ok ||
+  bad "the flag among the overrides: $(sqlite3 "$T/p.db" "SELECT overrides FROM runs")"
+sqlite3 "$T/p.db" "SELECT config FROM runs" | sed -n '/^\[sim\]/,/^$/p' | grep -qx 'policy = fixed:7' && ok ||
+  bad "the flag in the resolved [sim]: $(sqlite3 "$T/p.db" "SELECT config FROM runs")"
 [ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM studies s JOIN runs r ON r.study = s.id WHERE s.kind = 'replay' AND s.command LIKE '%replay%--policy fixed:7%'")" = 1 ] && ok || bad "replay study row"
 [ "$(sqlite3 "$T/p.db" "SELECT count(*) FROM partitions WHERE trace_hash = '$th' AND partitioner IN ('minex', 'metis') AND maxqwgt_s > 0")" = 2 ] && ok || bad "partition rows"
 [ "$(sqlite3 "$T/p.db" "SELECT sum(s.comm_ns) = (SELECT round(comm_time_s * 1e9) FROM runs) FROM steps s")" = 1 ] && ok || bad "per-step comm adds up to the run's"
@@ -160,6 +165,7 @@ bad_study "unknown policy" 's/^policies = .*/policies = none, sometimes/' "bad.i
 bad_study "empty axis" 's/^policies = .*/policies = ,/' "bad.ini:6: policies: no values: the product is empty"
 bad_study "unknown key" 's/^policies = /policy = /' "bad.ini:6"
 bad_study "steps past the trace" 's/^policies = .*/&\nsteps = 0:99/' "steps: 0:99 is past the end of trace 'b.lbt' (40 steps)"
+bad_study "steps not A:B" 's/^policies = .*/&\nsteps = 9:3/' "bad.ini:7: steps = '9:3' must be A:B with 0 <= A < B"
 bad_study "a name for no path" 's/^name = .*/name = q,x/' "bad.ini:2: name: 'q,x': 1 to 40 letters"
 bad_study "a name too long" 's/^name = .*/name = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/' "bad.ini:2: name:"
 # more override keys than a study may have (each a setting): refused, not a crash
@@ -180,6 +186,16 @@ rows = list(csv.reader(open(sys.argv[1])))
 assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
 assert {r[rows[0].index("grid.name")] for r in rows[1:]} == {'a"b', 'c'}, rows[1]
 PY
+# [sim] steps from the study's overrides (an axis here); the study's own steps, when given, win
+sed -e 's/^policies = .*/policies = none/; s/^partitioners = .*/partitioners = zoltan:rcb/; s/^grids = .*/grids = h16.ini/' \
+  -e 's/^grid.barrier_us = .*/sim.steps = 0:10, 5:25/' "$T/s.ini" >"$T/w.ini"
+expect 0 "[sim] steps as an override" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w.db" --csv "$T/w.csv"
+[ "$(sqlite3 "$T/w.db" "SELECT group_concat(steps) FROM (SELECT steps FROM runs ORDER BY task)")" = "10,20" ] && ok ||
+  bad "sim.steps override: $(sqlite3 "$T/w.db" "SELECT task, steps FROM runs")"
+sed -i 's/^policies = .*/&\nsteps = 2:7/' "$T/w.ini"
+expect 0 "the study's steps over [sim]'s" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w2.db" --csv "$T/w2.csv"
+[ "$(sqlite3 "$T/w2.db" "SELECT group_concat(steps) FROM (SELECT steps FROM runs ORDER BY task)")" = "5,5" ] && ok ||
+  bad "study steps: $(sqlite3 "$T/w2.db" "SELECT task, steps FROM runs")"
 expect 1 "the CSV over the store" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T/q.db" -f
 has "$T/err" "would replace the results store" "CSV over the store refused"
 sqlite3 "$T/q.db" "SELECT count(*) FROM runs" >/dev/null && ok || bad "the store survived"

@@ -85,4 +85,26 @@ has "$T/err" "not the schedule [10,20]" "schedule mismatch named"
 expect 1 "under mpiexec" -- "${MPI[@]}" -n 1 "${V[@]}"
 has "$T/err" "run it without mpiexec" "refused under mpiexec"
 expect 2 "no grid" -- "$LBSIM" validate "$T/p.lbt"
+expect 2 "bad --mode" -- "${V[@]}" --mode fast
+has "$T/err" "lbsim: validate: --mode: 'fast' must be bsp or des" "--mode named"
+# --partitioner and --mode are the [sim] overrides they name, stored as such, the later winning
+expect 0 "flags as overrides" -- "${V[@]}" --policies none --runs 1 -o sim.mode=bsp --partitioner zoltan:hsfc --mode des \
+  --results "$T/f.db"
+[ "$(sqlite3 "$T/f.db" "SELECT partitioner || ' ' || mode FROM runs")" = "zoltan:hsfc des" ] && ok ||
+  bad "partitioner, mode: $(sqlite3 "$T/f.db" "SELECT partitioner, mode FROM runs")"
+[ "$(sqlite3 "$T/f.db" "SELECT overrides FROM runs")" = "$(printf 'sim.mode=bsp\nsim.partitioner=zoltan:hsfc\nsim.mode=des')" ] && ok ||
+  bad "validate's overrides: $(sqlite3 "$T/f.db" "SELECT overrides FROM runs")"
+# the partitioner the app ran with (app.partitioner), under the grid file's [sim], under the flag
+cp "$T/p.lbt" "$T/pm.lbt"
+sqlite3 "$T/pm.lbt" "DELETE FROM meta WHERE key = 'app.partitioner'; INSERT INTO meta (key, value) VALUES ('app.partitioner', 'zoltan:rib')"
+{ cat "$T/grid2.ini"; printf '[sim]\npartitioner = zoltan:hsfc\n'; } >"$T/gsim.ini"
+vpart() { # GRID [FLAGS...]: the partitioner the replay ran
+  local g=$1; shift
+  rm -f "$T/m.db"
+  "$LBSIM" validate "$T/pm.lbt" --grid "$g" --app "$T/bin/prof_app" --mpiexec "mpiexec --allow-run-as-root --oversubscribe" \
+    --policies none --runs 1 --results "$T/m.db" "$@" >/dev/null 2>"$T/err" && sqlite3 "$T/m.db" "SELECT partitioner FROM runs"
+}
+[ "$(vpart "$T/grid2.ini")" = zoltan:rib ] && ok || bad "app.partitioner by default: $(cat "$T/err")"
+[ "$(vpart "$T/gsim.ini")" = zoltan:hsfc ] && ok || bad "the grid's [sim] over app.partitioner: $(cat "$T/err")"
+[ "$(vpart "$T/gsim.ini" --partitioner zoltan:rcb)" = zoltan:rcb ] && ok || bad "the flag over [sim]: $(cat "$T/err")"
 finish
