@@ -110,6 +110,13 @@ void cli_json_num(FILE *f, double v) {
   else fputs("null", f);
 }
 
+int cli_json_print(const char *what, json_t *v, size_t flags, int precision) {
+  int bad = lbs_json_write(stdout, v, flags, precision) && !ferror(stdout);
+  json_decref(v);
+  if (bad) fprintf(stderr, "lbsim: %s: JSON output: out of memory\n", what);
+  return bad;
+}
+
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out) {
   char *end;
   errno = 0;

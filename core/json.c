@@ -11,14 +11,18 @@
 static size_t utf8_seq(const unsigned char *p, size_t n) {
   unsigned c = p[0];
   if (c < 0x80) return 1;
-  size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
   if (!len || len > n) return 0;
   uint32_t cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
   for (size_t i = 1; i < len; i++) {
     if ((p[i] & 0xc0) != 0x80) return 0;
     cp = (cp << 6) | (p[i] & 0x3f);
   }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
     return 0;
   return len;
 }
@@ -62,20 +66,25 @@ json_t *lbs_json_str(const char *s) {
 
 json_t *lbs_json_str_or_null(const char *s) { return s ? lbs_json_str(s) : json_null(); }
 
-json_t *lbs_json_real(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+json_t *lbs_json_real(double v) {
+  if (!isfinite(v)) return json_null();
+  if (v == floor(v) && fabs(v) < 1e15)
+    return json_integer((json_int_t)v); /* as %g prints it: 3, not 3.0 */
+  return json_real(v);
+}
 
 json_t *lbs_json_fixed(double v, int decimals) {
   if (!isfinite(v)) return json_null();
   char b[400]; /* %.9f of 1e308: 309 digits and the decimals */
   snprintf(b, sizeof b, "%.*f", decimals, v);
-  return json_real(strtod(b, NULL));
+  return lbs_json_real(strtod(b, NULL));
 }
 
 json_t *lbs_json_sig(double v, int digits) {
   if (!isfinite(v)) return json_null();
   char b[64];
   snprintf(b, sizeof b, "%.*g", digits, v);
-  return json_real(strtod(b, NULL));
+  return lbs_json_real(strtod(b, NULL));
 }
 
 json_t *lbs_json_int(int64_t v) { return json_integer((json_int_t)v); }

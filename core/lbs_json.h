@@ -8,13 +8,15 @@
  * output is always valid JSON in UTF-8; control characters, quotes and backslashes are
  * jansson's escapes (\n, \t, \u001F, \", \\).
  *
- * Numbers: jansson prints every real of a document with one precision (%.<n>g, then ".0" added
- * to an integral value, and the exponent without '+' and leading zeros: 1e-7, 2e20). Two are
- * used: LBS_JSON_EXACT (17 significant digits: the value reads back as the same double) and
- * LBS_JSON_SHORT (15), for documents whose values are rounded first with lbs_json_fixed or
- * lbs_json_sig to what the document has always shown (%.9f seconds, %.6g measurements), which
- * then print as those decimals (12.345678901, not 12.345678901000001). NaN and infinities,
- * which JSON lacks, are null. Keys keep the order they were set in. */
+ * Numbers: a whole number below 1e15 is written as an integer (3, as printf's %g wrote it, not
+ * jansson's 3.0); jansson prints every other real of a document with one precision (%.<n>g,
+ * the exponent without '+' and leading zeros: 2.5e-7, 2e20). Two precisions are used:
+ * LBS_JSON_EXACT (17 significant digits: the value reads back as the same double, 1e-5 as
+ * 1.0000000000000001e-5) and LBS_JSON_SHORT (15), for documents whose values are rounded first
+ * with lbs_json_fixed or lbs_json_sig to what the document has always shown (%.9f seconds,
+ * %.6g measurements), which then print as those decimals (12.345678901, not
+ * 12.345678901000001). NaN and infinities, which JSON lacks, are null. Keys keep the order
+ * they were set in. */
 #ifndef LBS_JSON_H
 #define LBS_JSON_H
 
@@ -37,7 +39,7 @@ char *lbs_json_utf8(const char *s, size_t n, size_t *len);
 json_t *lbs_json_str(const char *s);
 /* The same, NULL as null. */
 json_t *lbs_json_str_or_null(const char *s);
-/* A real; null when not finite. */
+/* A number: an integer when v is whole and below 1e15, else a real; null when not finite. */
 json_t *lbs_json_real(double v);
 /* v as printf's %.<decimals>f shows it (the double nearest that decimal); null when not finite. */
 json_t *lbs_json_fixed(double v, int decimals);
