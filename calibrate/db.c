@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lbs_calib.h"
+#include "lbs_json.h"
 #include "lbs_plan.h"
 
 #ifndef LBSIM_VERSION
@@ -788,45 +789,10 @@ lbs_err lbs_calib_get(lbs_calib_db *db, const char *impl, const char *device, lb
   return e;
 }
 
-/* ================================================================ JSON export */
-
-/* A JSON string: escapes, control characters as \u00XX, a byte that is not part of valid
- * UTF-8 as U+FFFD (so the output is always valid JSON in UTF-8). */
-static void json_str(FILE *f, const char *s) {
-  const unsigned char *p = (const unsigned char *)(s ? s : "");
-  fputc('"', f);
-  while (*p) {
-    unsigned c = *p;
-    if (c < 0x80) {
-      if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-      else if (c == '\n') fputs("\\n", f);
-      else if (c == '\r') fputs("\\r", f);
-      else if (c == '\t') fputs("\\t", f);
-      else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
-      else fputc((int)c, f);
-      p++;
-      continue;
-    }
-    int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    uint32_t cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-    int ok = len > 0;
-    for (int i = 1; ok && i < len; i++) {
-      if ((p[i] & 0xc0) != 0x80) ok = 0;
-      else cp = (cp << 6) | (p[i] & 0x3f);
-    }
-    if (ok && ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-               (cp >= 0xd800 && cp <= 0xdfff)))
-      ok = 0;
-    if (ok) {
-      fwrite(p, 1, (size_t)len, f);
-      p += len;
-    } else {
-      fputs("\\ufffd", f);
-      p++;
-    }
-  }
-  fputc('"', f);
-}
+/* ================================================================ JSON export
+ * Through jansson (core/lbs_json.h): text as valid UTF-8 (a bad byte as U+FFFD), every number
+ * with 17 significant digits so that it reads back as the same double, NaN and infinities as
+ * null, on one line with a blank after ',' and ':'. */
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as v (1e-06, not 9.9999999999999995e-07). */
 static void put_num(FILE *f, double v) {
@@ -838,166 +804,108 @@ static void put_num(FILE *f, double v) {
   fputs(b, f);
 }
 
-/* A JSON number; NaN and infinities (which JSON has not) as null. */
-static void json_num(FILE *f, double v) {
-  if (isfinite(v)) put_num(f, v);
-  else fputs("null", f);
+/* Columns holding JSON text (runs.machine, ipgs.params) go into the export as the values they
+ * hold when they are valid JSON, else as strings; NULL as null. */
+static json_t *json_raw(const char *s) {
+  if (!s) return json_null();
+  json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
+  return v ? v : lbs_json_str(s);
 }
 
-/* ---------------------------------------------------------------- a JSON syntax check
- * Columns holding JSON text (runs.machine, ipgs.params) go into the export as they are when
- * they are valid JSON, else as strings. */
-
-static const char *jv_value(const char *p, int depth);
-
-static const char *jv_ws(const char *p) {
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-  return p;
-}
-
-static const char *jv_string(const char *p) {
-  if (*p++ != '"') return NULL;
-  for (;;) {
-    unsigned char c = (unsigned char)*p++;
-    if (c == '"') return p;
-    if (c < 0x20) return NULL; /* the end of the text too */
-    if (c == '\\') {
-      c = (unsigned char)*p++;
-      if (c == 'u') {
-        for (int i = 0; i < 4; i++, p++)
-          if (!*p || !strchr("0123456789abcdefABCDEF", *p)) return NULL;
-      } else if (!c || !strchr("\"\\/bfnrt", c)) {
-        return NULL;
-      }
-    }
+/* [[w, t], ...], or [[w, t, p], ...] with p. */
+static json_t *json_pairs(int n, const double *w, const double *t, const double *p) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++) {
+    json_t *x =
+        p ? json_pack("[o,o,o]", lbs_json_real(w[i]), lbs_json_real(t[i]), lbs_json_real(p[i]))
+          : json_pack("[o,o]", lbs_json_real(w[i]), lbs_json_real(t[i]));
+    if (json_array_append_new(a, x)) json_decref(a), a = NULL;
   }
+  return a;
 }
 
-static const char *jv_number(const char *p) {
-  if (*p == '-') p++;
-  if (*p == '0') p++;
-  else if (*p >= '1' && *p <= '9')
-    while (*p >= '0' && *p <= '9') p++;
-  else return NULL;
-  if (*p == '.') {
-    if (!(*++p >= '0' && *p <= '9')) return NULL;
-    while (*p >= '0' && *p <= '9') p++;
+static json_t *json_samples(int n, const lbs_sample *s, const double *p) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++) {
+    json_t *x =
+        p ? json_pack("[o,o,o]", lbs_json_real(s[i].w), lbs_json_real(s[i].t), lbs_json_real(p[i]))
+          : json_pack("[o,o]", lbs_json_real(s[i].w), lbs_json_real(s[i].t));
+    if (json_array_append_new(a, x)) json_decref(a), a = NULL;
   }
-  if (*p == 'e' || *p == 'E') {
-    p++;
-    if (*p == '+' || *p == '-') p++;
-    if (!(*p >= '0' && *p <= '9')) return NULL;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  return p;
+  return a;
 }
 
-static const char *jv_value(const char *p, int depth) {
-  if (depth > 64) return NULL;
-  p = jv_ws(p);
-  if (*p == '{' || *p == '[') {
-    char close = *p == '{' ? '}' : ']';
-    int obj = *p == '{';
-    p = jv_ws(p + 1);
-    if (*p == close) return p + 1;
-    for (;;) {
-      if (obj) {
-        if (!(p = jv_string(jv_ws(p)))) return NULL;
-        p = jv_ws(p);
-        if (*p++ != ':') return NULL;
-      }
-      if (!(p = jv_value(p, depth + 1))) return NULL;
-      p = jv_ws(p);
-      if (*p == close) return p + 1;
-      if (*p++ != ',') return NULL;
-    }
-  }
-  if (*p == '"') return jv_string(p);
-  if (!strncmp(p, "true", 4)) return p + 4;
-  if (!strncmp(p, "false", 5)) return p + 5;
-  if (!strncmp(p, "null", 4)) return p + 4;
-  return jv_number(p);
-}
-
-static int json_valid(const char *s) {
-  const char *end = s ? jv_value(s, 0) : NULL;
-  return end && !*jv_ws(end);
-}
-
-/* JSON text as itself when valid, else as a string; NULL as null. */
-static void json_raw(FILE *f, const char *s) {
-  if (!s) fputs("null", f);
-  else if (json_valid(s)) fputs(jv_ws(s), f); /* trailing blanks are harmless */
-  else json_str(f, s);
-}
-
-static void json_pairs(FILE *f, int n, const double *w, const double *t, const double *p) {
-  fputc('[', f);
-  for (int i = 0; i < n; i++) {
-    fputs(i ? ", [" : "[", f);
-    json_num(f, w[i]);
-    fputs(", ", f);
-    json_num(f, t[i]);
-    if (p) {
-      fputs(", ", f);
-      json_num(f, p[i]);
-    }
-    fputc(']', f);
-  }
-  fputc(']', f);
-}
-
-static void json_samples(FILE *f, int n, const lbs_sample *s, const double *p) {
-  fputc('[', f);
-  for (int i = 0; i < n; i++) {
-    fputs(i ? ", [" : "[", f);
-    json_num(f, s[i].w);
-    fputs(", ", f);
-    json_num(f, s[i].t);
-    if (p) {
-      fputs(", ", f);
-      json_num(f, p[i]);
-    }
-    fputc(']', f);
-  }
-  fputc(']', f);
-}
-
-static lbs_err json_meta_runs(lbs_calib_db *c, FILE *f) {
+/* The meta table and the runs into doc. LBS_NOMEM leaves no message (the caller's). */
+static lbs_err json_meta_runs(lbs_calib_db *c, json_t *doc) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(c->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL)) return cerr(c, "meta");
-  fputs("  \"meta\": {", f);
-  int k = 0, rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    fputs(k++ ? ", " : "", f);
-    json_str(f, (const char *)sqlite3_column_text(st, 0));
-    fputs(": ", f);
-    json_str(f, (const char *)sqlite3_column_text(st, 1));
+  json_t *meta = json_object(), *runs = json_array();
+  int rc = SQLITE_DONE;
+  int bad =
+      lbs_json_set(doc, "meta", json_incref(meta)) || lbs_json_set(doc, "runs", json_incref(runs));
+  while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *k = (const char *)sqlite3_column_text(st, 0);
+    bad = lbs_json_set(meta, k ? k : "", lbs_json_str((const char *)sqlite3_column_text(st, 1)));
   }
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return cerr(c, "meta");
-  fputs("},\n  \"runs\": [", f);
-  if (sqlite3_prepare_v2(c->db, "SELECT id, started, command, machine FROM runs ORDER BY id", -1, &st, NULL))
-    return cerr(c, "runs");
-  k = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    fprintf(f, "%s\n    {\"id\": %lld, \"started\": ", k++ ? "," : "", (long long)sqlite3_column_int64(st, 0));
-    json_str(f, (const char *)sqlite3_column_text(st, 1));
-    fputs(", \"command\": ", f);
-    json_str(f, (const char *)sqlite3_column_text(st, 2));
-    fputs(", \"machine\": ", f);
-    json_raw(f, (const char *)sqlite3_column_text(st, 3));
-    fputc('}', f);
+  lbs_err e = bad ? LBS_NOMEM : rc != SQLITE_DONE ? cerr(c, "meta") : LBS_OK;
+  if (!e && sqlite3_prepare_v2(c->db, "SELECT id, started, command, machine FROM runs ORDER BY id",
+                               -1, &st, NULL))
+    e = cerr(c, "runs");
+  if (!e) {
+    while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW)
+      bad = json_array_append_new(
+          runs, json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+                          "started", lbs_json_str((const char *)sqlite3_column_text(st, 1)),
+                          "command", lbs_json_str((const char *)sqlite3_column_text(st, 2)),
+                          "machine", json_raw((const char *)sqlite3_column_text(st, 3))));
+    sqlite3_finalize(st);
+    e = bad ? LBS_NOMEM : rc != SQLITE_DONE ? cerr(c, "runs") : LBS_OK;
   }
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return cerr(c, "runs");
-  fputs(k ? "\n  ],\n" : "],\n", f);
-  return LBS_OK;
+  json_decref(meta), json_decref(runs);
+  return e;
 }
 
 static lbs_err read_plans(lbs_calib_db *c, lbs_plan **plans, int *n);
 static void free_plans(lbs_plan *plans, int n);
-static void json_plans(FILE *f, const lbs_plan *plans, int n);
+static json_t *json_plans(const lbs_plan *plans, int n);
+
+static json_t *json_ipg(const lbs_ipg_rec *g) {
+  json_t *o = json_object();
+  int bad = lbs_json_set(o, "id", lbs_json_int(g->id)) ||
+            lbs_json_set(o, "run_id", g->run_id > 0 ? lbs_json_int(g->run_id) : json_null()) ||
+            lbs_json_set(o, "impl", lbs_json_str(g->impl)) ||
+            lbs_json_set(o, "kernel", lbs_json_str(g->kernel)) ||
+            lbs_json_set(o, "device", lbs_json_str(g->device)) ||
+            lbs_json_set(o, "metric", lbs_json_str(g->metric)) ||
+            lbs_json_set(o, "lo", lbs_json_real(g->lo)) ||
+            lbs_json_set(o, "hi", lbs_json_real(g->hi)) ||
+            lbs_json_set(o, "status", lbs_json_str(g->status)) ||
+            lbs_json_set(o, "message", lbs_json_str(g->message)) ||
+            lbs_json_set(o, "created", lbs_json_str(g->created)) ||
+            lbs_json_set(o, "seconds", lbs_json_real(g->seconds)) ||
+            lbs_json_set(o, "params", json_raw(g->params)) ||
+            lbs_json_set(o, "points", json_pairs(g->ipg.n, g->ipg.w, g->ipg.t, NULL)) ||
+            lbs_json_set(o, "samples", json_samples(g->nsamples, g->samples, NULL));
+  if (bad) json_decref(o), o = NULL;
+  return o;
+}
+
+static json_t *json_verify(const lbs_verify *x) {
+  json_t *o = json_object();
+  int bad = lbs_json_set(o, "id", lbs_json_int(x->id)) ||
+            lbs_json_set(o, "ipg_id", lbs_json_int(x->ipg_id)) ||
+            lbs_json_set(o, "created", lbs_json_str(x->created)) ||
+            lbs_json_set(o, "n", lbs_json_int(x->n)) ||
+            lbs_json_set(o, "floor_s", lbs_json_real(x->floor_s)) ||
+            lbs_json_set(o, "mean_err", lbs_json_real(x->mean_err)) ||
+            lbs_json_set(o, "rms_err", lbs_json_real(x->rms_err)) ||
+            lbs_json_set(o, "max_err", lbs_json_real(x->max_err)) ||
+            lbs_json_set(o, "mean_err_floor", lbs_json_real(x->mean_err_floor)) ||
+            lbs_json_set(o, "points", json_samples(x->n, x->points, x->pred));
+  if (bad) json_decref(o), o = NULL;
+  return o;
+}
 
 lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
   lbs_ipg_rec *r = NULL;
@@ -1007,70 +915,21 @@ lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
   lbs_err e = lbs_calib_list(db, &r, &n);
   if (!e) e = lbs_calib_list_verifies(db, 0, &v, &nv);
   if (!e) e = read_plans(db, &plans, &np);
+  json_t *doc = e ? NULL : json_object(), *ipgs = json_array(), *vers = json_array();
+  if (!e) e = doc ? json_meta_runs(db, doc) : LBS_NOMEM;
   if (!e) {
-    fputs("{\n", f);
-    e = json_meta_runs(db, f);
+    int bad = lbs_json_set(doc, "ipgs", json_incref(ipgs)) ||
+              lbs_json_set(doc, "verifies", json_incref(vers)) ||
+              lbs_json_set(doc, "plans", json_plans(plans, np));
+    for (int i = 0; !bad && i < n; i++) bad = json_array_append_new(ipgs, json_ipg(&r[i]));
+    for (int i = 0; !bad && i < nv; i++) bad = json_array_append_new(vers, json_verify(&v[i]));
+    if (bad) e = LBS_NOMEM;
   }
-  if (!e) {
-    fputs("  \"ipgs\": [", f);
-    for (int i = 0; i < n; i++) {
-      const lbs_ipg_rec *g = &r[i];
-      fprintf(f, "%s\n    {\"id\": %lld, \"run_id\": ", i ? "," : "", (long long)g->id);
-      if (g->run_id > 0) fprintf(f, "%lld", (long long)g->run_id);
-      else fputs("null", f);
-      fputs(", \"impl\": ", f);
-      json_str(f, g->impl);
-      fputs(", \"kernel\": ", f);
-      json_str(f, g->kernel);
-      fputs(", \"device\": ", f);
-      json_str(f, g->device);
-      fputs(", \"metric\": ", f);
-      json_str(f, g->metric);
-      fputs(", \"lo\": ", f);
-      json_num(f, g->lo);
-      fputs(", \"hi\": ", f);
-      json_num(f, g->hi);
-      fputs(", \"status\": ", f);
-      json_str(f, g->status);
-      fputs(", \"message\": ", f);
-      json_str(f, g->message);
-      fputs(", \"created\": ", f);
-      json_str(f, g->created);
-      fputs(", \"seconds\": ", f);
-      json_num(f, g->seconds);
-      fputs(",\n     \"params\": ", f);
-      json_raw(f, g->params);
-      fputs(",\n     \"points\": ", f);
-      json_pairs(f, g->ipg.n, g->ipg.w, g->ipg.t, NULL);
-      fputs(",\n     \"samples\": ", f);
-      json_samples(f, g->nsamples, g->samples, NULL);
-      fputc('}', f);
-    }
-    fputs(n ? "\n  ],\n  \"verifies\": [" : "],\n  \"verifies\": [", f);
-    for (int i = 0; i < nv; i++) {
-      const lbs_verify *x = &v[i];
-      fprintf(f, "%s\n    {\"id\": %lld, \"ipg_id\": %lld, \"created\": ", i ? "," : "", (long long)x->id,
-              (long long)x->ipg_id);
-      json_str(f, x->created);
-      fprintf(f, ", \"n\": %d, \"floor_s\": ", x->n);
-      json_num(f, x->floor_s);
-      fputs(", \"mean_err\": ", f);
-      json_num(f, x->mean_err);
-      fputs(", \"rms_err\": ", f);
-      json_num(f, x->rms_err);
-      fputs(", \"max_err\": ", f);
-      json_num(f, x->max_err);
-      fputs(", \"mean_err_floor\": ", f);
-      json_num(f, x->mean_err_floor);
-      fputs(",\n     \"points\": ", f);
-      json_samples(f, x->n, x->points, x->pred);
-      fputc('}', f);
-    }
-    fputs(nv ? "\n  ],\n  \"plans\": [" : "],\n  \"plans\": [", f);
-    json_plans(f, plans, np);
-    fputs(np ? "\n  ]\n}\n" : "]\n}\n", f);
-    if (fflush(f) || ferror(f)) e = lbs_fail(LBS_IO, "%s: JSON export: write failed: %s", db->path, strerror(errno));
-  }
+  if (e == LBS_NOMEM) e = lbs_fail(LBS_NOMEM, "%s: JSON export: out of memory", db->path);
+  if (!e && (lbs_json_write(f, doc, LBS_JSON_SPACED, LBS_JSON_EXACT) || fflush(f) || ferror(f)))
+    e = ferror(f) ? lbs_fail(LBS_IO, "%s: JSON export: write failed: %s", db->path, strerror(errno))
+                  : lbs_fail(LBS_NOMEM, "%s: JSON export: out of memory", db->path);
+  json_decref(doc), json_decref(ipgs), json_decref(vers);
   for (int i = 0; i < n; i++) lbs_ipg_rec_free(&r[i]);
   free(r);
   for (int i = 0; i < nv; i++) lbs_verify_free(&v[i]);
@@ -1265,72 +1124,59 @@ static void piece_source(const lbs_plan *p, int is_fpg, int src, char *buf, size
   else snprintf(buf, n, "%s template on %s", p->tmpl, lbs_plan_ws_name(p, LBS_PLAN_TMPL_WS(src), ws, sizeof ws));
 }
 
-static void json_plans(FILE *f, const lbs_plan *plans, int n) {
-  for (int i = 0; i < n; i++) {
-    const lbs_plan *p = &plans[i];
-    fprintf(f, "%s\n    {\"id\": %lld, \"kernel\": ", i ? "," : "", (long long)p->id);
-    json_str(f, p->kernel);
-    fputs(", \"created\": ", f);
-    json_str(f, p->created);
-    fprintf(f, ", \"threads\": %d, \"devices\": [", p->threads);
-    for (int d = 0; d < p->ndev; d++) {
-      if (d) fputs(", ", f);
-      json_str(f, p->devices[d]);
-    }
-    fputs("], \"hi\": ", f);
-    json_num(f, p->hi);
-    fputs(", \"template\": ", f);
-    json_str(f, p->tmpl);
-    fputs(", \"template_s\": ", f);
-    json_num(f, p->ovh_s);
-    fputs(", \"template_per_work_s\": ", f);
-    json_num(f, p->ovh_per_work_s);
-    fputs(", \"planning_s\": ", f);
-    json_num(f, p->plan_s);
-    fputs(",\n     \"impls\": [", f);
-    for (int k = 0; k < p->nimpl; k++) {
-      fprintf(f, "%s{\"impl\": ", k ? ", " : "");
-      json_str(f, p->impl[k].impl);
-      fputs(", \"device\": ", f);
-      json_str(f, p->impl[k].device);
-      fprintf(f, ", \"threads\": %d, \"devmask\": %u, \"ipg_id\": %lld}", p->impl[k].threads, p->impl[k].devmask,
-              (long long)p->impl[k].ipg_id);
-    }
-    fputs("],\n     \"working_sets\": [", f);
-    for (int ws = 0; ws < p->nws; ws++) {
-      char name[128], src[512];
-      fprintf(f, "%s\n      {\"ws\": %d, \"name\": ", ws ? "," : "", ws);
-      json_str(f, lbs_plan_ws_name(p, ws, name, sizeof name));
-      for (int g = 0; g < 2; g++) {
-        const lbs_graph *gr = g ? &p->pg[ws] : &p->fpg[ws];
-        fprintf(f, ", \"%s\": [", g ? "pg" : "fpg");
-        for (int k = 0; k < gr->n; k++) {
-          const lbs_piece *q = &gr->p[k];
-          fputs(k ? ", [" : "[", f);
-          json_num(f, q->x0);
-          fputs(", ", f);
-          json_num(f, q->x1);
-          fputs(", ", f);
-          json_num(f, q->t0);
-          fputs(", ", f);
-          json_num(f, q->t1);
-          if (g) {
-            fputs(", ", f);
-            json_num(f, q->a0);
-            fputs(", ", f);
-            json_num(f, q->a1);
-          }
-          fputs(", ", f);
-          piece_source(p, !g, q->src, src, sizeof src);
-          json_str(f, src);
-          fputc(']', f);
-        }
-        fputc(']', f);
+static json_t *json_plan(const lbs_plan *p) {
+  json_t *o = json_object(), *devs = json_array(), *impls = json_array(), *wss = json_array();
+  int bad = lbs_json_set(o, "id", lbs_json_int(p->id)) ||
+            lbs_json_set(o, "kernel", lbs_json_str(p->kernel)) ||
+            lbs_json_set(o, "created", lbs_json_str(p->created)) ||
+            lbs_json_set(o, "threads", lbs_json_int(p->threads)) ||
+            lbs_json_set(o, "devices", json_incref(devs)) ||
+            lbs_json_set(o, "hi", lbs_json_real(p->hi)) ||
+            lbs_json_set(o, "template", lbs_json_str(p->tmpl)) ||
+            lbs_json_set(o, "template_s", lbs_json_real(p->ovh_s)) ||
+            lbs_json_set(o, "template_per_work_s", lbs_json_real(p->ovh_per_work_s)) ||
+            lbs_json_set(o, "planning_s", lbs_json_real(p->plan_s)) ||
+            lbs_json_set(o, "impls", json_incref(impls)) ||
+            lbs_json_set(o, "working_sets", json_incref(wss));
+  for (int d = 0; !bad && d < p->ndev; d++)
+    bad = json_array_append_new(devs, lbs_json_str(p->devices[d]));
+  for (int k = 0; !bad && k < p->nimpl; k++)
+    bad = json_array_append_new(
+        impls, json_pack("{s:o,s:o,s:i,s:I,s:I}", "impl", lbs_json_str(p->impl[k].impl), "device",
+                         lbs_json_str(p->impl[k].device), "threads", p->impl[k].threads, "devmask",
+                         (json_int_t)p->impl[k].devmask, "ipg_id", (json_int_t)p->impl[k].ipg_id));
+  for (int ws = 0; !bad && ws < p->nws; ws++) {
+    char name[128], src[512];
+    json_t *w = json_object();
+    bad = json_array_append_new(wss, w) || lbs_json_set(w, "ws", lbs_json_int(ws)) ||
+          lbs_json_set(w, "name", lbs_json_str(lbs_plan_ws_name(p, ws, name, sizeof name)));
+    for (int g = 0; !bad && g < 2; g++) {
+      const lbs_graph *gr = g ? &p->pg[ws] : &p->fpg[ws];
+      json_t *pieces = json_array();
+      bad = lbs_json_set(w, g ? "pg" : "fpg", json_incref(pieces));
+      for (int k = 0; !bad && k < gr->n; k++) {
+        const lbs_piece *q = &gr->p[k];
+        json_t *x = json_pack("[o,o,o,o]", lbs_json_real(q->x0), lbs_json_real(q->x1),
+                              lbs_json_real(q->t0), lbs_json_real(q->t1));
+        piece_source(p, !g, q->src, src, sizeof src);
+        bad = json_array_append_new(pieces, x) ||
+              (g && (json_array_append_new(x, lbs_json_real(q->a0)) ||
+                     json_array_append_new(x, lbs_json_real(q->a1)))) ||
+              json_array_append_new(x, lbs_json_str(src));
       }
-      fputc('}', f);
+      json_decref(pieces);
     }
-    fputs("]}", f);
   }
+  json_decref(devs), json_decref(impls), json_decref(wss);
+  if (bad) json_decref(o), o = NULL;
+  return o;
+}
+
+static json_t *json_plans(const lbs_plan *plans, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    if (json_array_append_new(a, json_plan(&plans[i]))) json_decref(a), a = NULL;
+  return a;
 }
 
 static void write_plan_pieces(FILE *f, const csv_data *d) {

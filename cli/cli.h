@@ -7,6 +7,7 @@
 
 #include "lbs_config.h"
 #include "lbs_core.h"
+#include "lbs_json.h"
 #include "lbs_sim.h"
 
 /* Prints "lbsim: <what>: <why>" to stderr, why from lbs_errmsg() or lbs_strerror(e);
@@ -29,12 +30,12 @@ void cli_progress_update(cli_progress *p, int64_t done);
 void cli_progress_end(cli_progress *p);
 int cli_progress_cb(void *arg, int64_t done, int64_t total); /* for lbs_progress_fn */
 
-/* JSON string literal with escapes. */
-void cli_json_str(FILE *f, const char *s);
 /* A CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line break. */
 void cli_csv_field(FILE *f, const char *s);
-/* JSON number, or null when not finite. */
-void cli_json_num(FILE *f, double v);
+/* v (its reference taken; NULL when building it ran out of memory) as one line on stdout
+ * (lbs_json_write): 0, or 1 with 'lbsim: what: JSON output: out of memory' printed. A write
+ * error is left to main(), which checks standard output when it closes it. */
+int cli_json_print(const char *what, json_t *v, size_t flags, int precision);
 
 /* Strict number parsing for options; print a usage error naming the option on failure. */
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out);

@@ -98,8 +98,9 @@ typedef struct {
 
 /* ---------------------------------------------------------------- machine and progress */
 
-static void machine_json(char *buf, size_t n) {
-  char host[256] = "?", model[256] = "?", line[512];
+/* This machine as JSON text (runs.machine); NULL when out of memory. */
+static char *machine_json(void) {
+  char host[256] = "?", model[256] = "?", line[512], os[256];
   gethostname(host, sizeof host - 1);
   FILE *f = fopen("/proc/cpuinfo", "r");
   while (f && fgets(line, sizeof line, f))
@@ -111,12 +112,13 @@ static void machine_json(char *buf, size_t n) {
   if (f) fclose(f);
   struct utsname u;
   if (uname(&u)) memset(&u, 0, sizeof u);
-  for (char *c = model; *c; c++)
-    if (*c == '"' || *c == '\\') *c = ' ';
-  for (char *c = host; *c; c++)
-    if (*c == '"' || *c == '\\') *c = ' ';
-  snprintf(buf, n, "{\"host\": \"%s\", \"cpu\": \"%s\", \"cpus\": %ld, \"os\": \"%s %s %s\", \"lbsim\": \"%s\"}", host,
-           model, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, u.machine, LBSIM_VERSION);
+  snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+  json_t *o = json_pack("{s:o,s:o,s:I,s:o,s:s}", "host", lbs_json_str(host), "cpu",
+                        lbs_json_str(model), "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+                        "os", lbs_json_str(os), "lbsim", LBSIM_VERSION);
+  char *txt = lbs_json_dumps(o, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  json_decref(o);
+  return txt;
 }
 
 typedef struct {
@@ -137,15 +139,22 @@ static void on_progress(void *arg, double frontier, int n) {
   cli_progress_update(&p->bar, (int64_t)(1000 * log(f / lo) / log(p->hi / lo > 1 ? p->hi / lo : 2)));
 }
 
-static void params_json(const lbs_ia_opts *o, char *buf, size_t n) {
-#define B(x) (x).pct, (x).min_s, (x).max_s
-  snprintf(buf, n,
-           "{\"accuracy\": [%g, %g, %g], \"window\": %d, \"sets\": [%g, %g, %g], \"mets\": [%g, %g, %g], "
-           "\"ci\": [%g, %g, %g], \"confidence\": %g, \"max_point_samples\": %d, \"set\": [%g, %g, %g], "
-           "\"max_samples\": %d}",
-           B(o->accuracy), o->window, B(o->sets), B(o->mets), B(o->ci), o->confidence, o->max_point_samples, B(o->set),
-           o->max_samples);
-#undef B
+/* A bound's percent, floor and ceiling as %g shows them. */
+static json_t *bound_json(lbs_ia_bound b) {
+  return json_pack("[o,o,o]", lbs_json_sig(b.pct, 6), lbs_json_sig(b.min_s, 6),
+                   lbs_json_sig(b.max_s, 6));
+}
+
+/* The heuristic's parameters as JSON text (ipgs.params); NULL when out of memory. */
+static char *params_json(const lbs_ia_opts *o) {
+  json_t *j = json_pack("{s:o,s:i,s:o,s:o,s:o,s:o,s:i,s:o,s:i}", "accuracy",
+                        bound_json(o->accuracy), "window", o->window, "sets", bound_json(o->sets),
+                        "mets", bound_json(o->mets), "ci", bound_json(o->ci), "confidence",
+                        lbs_json_sig(o->confidence, 6), "max_point_samples", o->max_point_samples,
+                        "set", bound_json(o->set), "max_samples", o->max_samples);
+  char *txt = lbs_json_dumps(j, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  json_decref(j);
+  return txt;
 }
 
 /* ---------------------------------------------------------------- run */
@@ -205,16 +214,16 @@ static int do_run(const opts *o, const char *command) {
   lbs_calib_db *db = NULL;
   lbs_err e = lbs_calib_open(o->db, 1, &db);
   if (e) return cli_error(o->db, e);
-  char machine[1024], params[1024];
-  machine_json(machine, sizeof machine);
+  char *machine = machine_json();
   int64_t run_id = 0;
-  if ((e = lbs_calib_begin_run(db, command, machine, &run_id))) {
+  e = lbs_calib_begin_run(db, command, machine, &run_id);
+  free(machine);
+  if (e) {
     lbs_calib_close(&db);
     return cli_error(o->db, e);
   }
   int failed = 0, complete = 0;
-  if (o->json) printf("{\"database\": ");
-  if (o->json) cli_json_str(stdout, o->db), printf(", \"run\": %lld, \"ipgs\": [", (long long)run_id);
+  json_t *ipgs = o->json ? json_array() : NULL; /* --json: one line at the end */
   for (int k = 0; k < n; k++) {
     const lbs_adapter *a = lbs_adapter_find(impls[k]->kernel);
     char name[96];
@@ -227,6 +236,7 @@ static int do_run(const opts *o, const char *command) {
     job.device = o->device;
     job.lo = a->lo, job.hi = a->hi;
     if (o->range && parse_range(o->range, &job.lo, &job.hi)) {
+      json_decref(ipgs);
       lbs_calib_close(&db);
       return cli_usage("calibrate", "--range %s: expected LO:HI with 0 <= LO <= HI", o->range);
     }
@@ -244,6 +254,7 @@ static int do_run(const opts *o, const char *command) {
     e = lbs_calib_job_run(&job, &out);
     cli_progress_end(&pc.bar);
     if (e) {
+      json_decref(ipgs);
       lbs_calib_close(&db);
       return cli_error(name, e);
     }
@@ -257,14 +268,16 @@ static int do_run(const opts *o, const char *command) {
     snprintf(r.message, sizeof r.message, "%.300s%s%.200s", out.message, out.message[0] && out.note[0] ? "; " : "", out.note);
     r.lo = job.lo, r.hi = job.hi;
     r.seconds = out.seconds;
-    params_json(&job.opts, params, sizeof params);
+    char *params = params_json(&job.opts);
     r.params = params;
     r.ipg = out.ipg;
     r.samples = out.samples;
     r.nsamples = out.nsamples;
     e = lbs_calib_put_ipg(db, &r);
     r.params = NULL;
+    free(params);
     if (e) {
+      json_decref(ipgs);
       lbs_calib_job_out_free(&out);
       lbs_calib_close(&db);
       return cli_error(o->db, e);
@@ -272,14 +285,11 @@ static int do_run(const opts *o, const char *command) {
     if (out.complete) complete++;
     else failed++;
     if (o->json) {
-      printf("%s{\"id\": %lld, \"impl\": ", k ? ", " : "", (long long)r.id);
-      cli_json_str(stdout, name);
-      printf(", \"device\": ");
-      cli_json_str(stdout, r.device);
-      printf(", \"status\": \"%s\", \"samples\": %d, \"points\": %d, \"seconds\": %.3f, \"message\": ", r.status,
-             out.nsamples, out.ipg.n, out.seconds);
-      cli_json_str(stdout, r.message);
-      printf("}");
+      json_array_append_new(
+          ipgs, json_pack("{s:I,s:o,s:o,s:s,s:i,s:i,s:o,s:o}", "id", (json_int_t)r.id, "impl",
+                          lbs_json_str(name), "device", lbs_json_str(r.device), "status", r.status,
+                          "samples", out.nsamples, "points", out.ipg.n, "seconds",
+                          lbs_json_fixed(out.seconds, 3), "message", lbs_json_str(r.message)));
     } else {
       printf("%-18s %-9s %4d samples %3d points %7.1f s  %s\n", name, r.status, out.nsamples, out.ipg.n, out.seconds,
              r.device);
@@ -289,9 +299,15 @@ static int do_run(const opts *o, const char *command) {
     else if (out.note[0]) fprintf(stderr, "lbsim: warning: %s: %s\n", name, out.note);
     lbs_calib_job_out_free(&out);
   }
-  if (o->json) printf("], \"complete\": %d, \"failed\": %d}\n", complete, failed);
   lbs_calib_close(&db);
-  return failed ? 1 : 0;
+  int rc = failed ? 1 : 0;
+  if (o->json && cli_json_print("calibrate run",
+                                json_pack("{s:o,s:I,s:o,s:i,s:i}", "database", lbs_json_str(o->db),
+                                          "run", (json_int_t)run_id, "ipgs", ipgs, "complete",
+                                          complete, "failed", failed),
+                                LBS_JSON_SPACED, LBS_JSON_SHORT))
+    rc = 1;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- verify */
@@ -311,8 +327,8 @@ static int do_verify(const opts *o) {
     lbs_calib_close(&db);
     return cli_error(o->db, e);
   }
-  if (o->json) printf("{\"database\": "), cli_json_str(stdout, o->db), printf(", \"verifications\": [");
-  else
+  json_t *vers = o->json ? json_array() : NULL; /* --json: one line at the end */
+  if (!o->json)
     printf("%s invocations\n%-18s %5s %9s %9s %9s %10s  %s\n", o->varied ? "varied" : "usage", "implementation", "n",
            "mean err", "rms err", "max err", "mean(floor)", "device");
   for (int k = 0; k < n; k++) {
@@ -360,8 +376,10 @@ static int do_verify(const opts *o) {
     double floor_s = o->floor_s;
     if (!(floor_s >= 0)) {
       floor_s = 0;
-      const char *p = r->params ? strstr(r->params, "\"accuracy\": [") : NULL;
-      if (p) sscanf(p + 13, "%*g, %lg", &floor_s);
+      json_t *params = r->params ? json_loads(r->params, 0, NULL) : NULL, *min_s;
+      min_s = json_array_get(json_object_get(params, "accuracy"), 1);
+      if (json_is_number(min_s)) floor_s = json_number_value(min_s);
+      json_decref(params);
     }
     lbs_verify v = {0};
     v.n = out.nsamples;
@@ -388,16 +406,16 @@ static int do_verify(const opts *o) {
     double med = v.n ? errs[v.n / 2] : 0;
     free(errs);
     e = lbs_calib_put_verify(db, r->id, &v);
-    if (o->json) {
-      printf("%s{\"ipg\": %lld, \"impl\": ", done ? ", " : "", (long long)r->id);
-      cli_json_str(stdout, r->impl);
-      printf(", \"device\": ");
-      cli_json_str(stdout, r->device);
-      printf(", \"invocations\": \"%s\"", o->varied ? "varied" : "usage");
-      printf(", \"n\": %d, \"floor_s\": %g, \"mean_err\": %.6f, \"rms_err\": %.6f, \"max_err\": %.6f, \"median_err\": %.6f, "
-             "\"mean_err_floor\": %.6f}",
-             v.n, floor_s, v.mean_err, v.rms_err, v.max_err, med, v.mean_err_floor);
-    } else
+    if (o->json)
+      json_array_append_new(
+          vers, json_pack("{s:I,s:o,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "ipg", (json_int_t)r->id,
+                          "impl", lbs_json_str(r->impl), "device", lbs_json_str(r->device),
+                          "invocations", o->varied ? "varied" : "usage", "n", v.n, "floor_s",
+                          lbs_json_sig(floor_s, 6), "mean_err", lbs_json_fixed(v.mean_err, 6),
+                          "rms_err", lbs_json_fixed(v.rms_err, 6), "max_err",
+                          lbs_json_fixed(v.max_err, 6), "median_err", lbs_json_fixed(med, 6),
+                          "mean_err_floor", lbs_json_fixed(v.mean_err_floor, 6)));
+    else
       printf("%-18s %5d %8.2f%% %8.2f%% %8.1f%% %9.2f%%  %s\n", r->impl, v.n, 100 * v.mean_err, 100 * v.rms_err,
              100 * v.max_err, 100 * v.mean_err_floor, r->device);
     done++;
@@ -405,11 +423,18 @@ static int do_verify(const opts *o) {
     lbs_calib_job_out_free(&out);
     if (e) break;
   }
-  if (o->json && !e) printf("]}\n");
+  int jbad = 0;
+  if (o->json && !e)
+    jbad = cli_json_print(
+        "calibrate verify",
+        json_pack("{s:o,s:o}", "database", lbs_json_str(o->db), "verifications", json_incref(vers)),
+        LBS_JSON_SPACED, LBS_JSON_SHORT);
+  json_decref(vers);
   for (int k = 0; k < n; k++) lbs_ipg_rec_free(&recs[k]);
   free(recs);
   lbs_calib_close(&db);
   if (e) return cli_error(o->db, e);
+  if (jbad) return 1;
   if (!done && !bad) {
     fprintf(stderr, "lbsim: %s: no complete IPG%s%s to verify\n", o->db, o->only ? " of " : "", o->only ? o->only : "");
     return 1;
@@ -462,16 +487,17 @@ static int do_import(const opts *o, const char *csv, const char *command) {
   }
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
-  char machine[1024], params[256];
-  snprintf(machine, sizeof machine, "{\"imported\": ");
-  size_t len = strlen(machine);
-  snprintf(machine + len, sizeof machine - len, "\"%.900s\"}", csv);
-  for (char *c = machine + len + 1; *c && c[1]; c++)
-    if (*c == '"' || *c == '\\') *c = '_';
+  json_t *mj = json_pack("{s:o}", "imported", lbs_json_str(csv)),
+         *ipgs = o->json ? json_array() : NULL;
+  char *machine = lbs_json_dumps(mj, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  json_decref(mj);
   if (!(e = lbs_calib_open(o->db, 1, &db))) e = lbs_calib_begin_run(db, command, machine, &run_id);
+  free(machine);
   int bad = 0;
   lbs_ia_bound acc = {o->accuracy, o->min_abs, o->max_abs};
-  snprintf(params, sizeof params, "{\"accuracy\": [%g, %g, %g], \"imported\": true}", acc.pct, acc.min_s, acc.max_s);
+  json_t *pj = json_pack("{s:o,s:b}", "accuracy", bound_json(acc), "imported", 1);
+  char *params = lbs_json_dumps(pj, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  json_decref(pj);
   for (int k = 0; !e && k < ng; k++) {
     lbs_ipg_rec r = {0};
     r.run_id = run_id;
@@ -492,14 +518,20 @@ static int do_import(const opts *o, const char *csv, const char *command) {
     r.nsamples = g[k].n;
     e = lbs_calib_put_ipg(db, &r);
     if (o->json)
-      printf("%s{\"impl\": \"%s\", \"device\": \"%s\", \"status\": \"%s\", \"samples\": %d, \"points\": %d}",
-             k ? ", " : "{\"ipgs\": [", r.impl, r.device, r.status, r.nsamples, r.ipg.n);
+      json_array_append_new(ipgs, json_pack("{s:o,s:o,s:s,s:i,s:i}", "impl", lbs_json_str(r.impl),
+                                            "device", lbs_json_str(r.device), "status", r.status,
+                                            "samples", r.nsamples, "points", r.ipg.n));
     else
       printf("%-18s %-9s %4d samples %3d points  %s\n", r.impl, r.status, r.nsamples, r.ipg.n, r.device);
     if (ge) fprintf(stderr, "lbsim: %s: %s (%s): %s\n", csv, r.impl, r.device, r.message), bad++;
     lbs_ipg_free(&r.ipg);
   }
-  if (o->json && !e) printf("%s]}\n", ng ? "" : "{\"ipgs\": [");
+  if (o->json && !e &&
+      cli_json_print("calibrate import", json_pack("{s:O}", "ipgs", ipgs), LBS_JSON_SPACED,
+                     LBS_JSON_SHORT))
+    bad++;
+  json_decref(ipgs);
+  free(params);
   lbs_import_groups_free(g, ng);
   lbs_calib_close(&db);
   if (e) return cli_error(o->db, e);
@@ -507,25 +539,24 @@ static int do_import(const opts *o, const char *csv, const char *command) {
 }
 
 static int do_list(const opts *o) {
-  if (o->json) printf("{\"kernels\": [");
+  json_t *ks = o->json ? json_array() : NULL;
   for (int i = 0; lbs_adapter_at(i); i++) {
     const lbs_adapter *a = lbs_adapter_at(i);
     char names[512] = "";
     for (int k = 0; lbs_impl_at(k); k++)
       if (!strcmp(lbs_impl_at(k)->kernel, a->kernel))
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", lbs_impl_at(k)->target);
-    if (o->json) {
-      printf("%s{\"kernel\": ", i ? ", " : "");
-      cli_json_str(stdout, a->kernel);
-      printf(", \"metric\": ");
-      cli_json_str(stdout, a->metric);
-      printf(", \"range\": [%.17g, %.17g], \"targets\": ", a->lo, a->hi);
-      cli_json_str(stdout, names);
-      printf("}");
-    } else
+    if (o->json)
+      json_array_append_new(ks, json_pack("{s:o,s:o,s:[o,o],s:o}", "kernel",
+                                          lbs_json_str(a->kernel), "metric",
+                                          lbs_json_str(a->metric), "range", lbs_json_real(a->lo),
+                                          lbs_json_real(a->hi), "targets", lbs_json_str(names)));
+    else
       printf("%-8s %-30s range %g:%g  targets: %s\n         %s\n", a->kernel, a->metric, a->lo, a->hi, names, a->help);
   }
-  if (o->json) printf("]}\n");
+  if (o->json)
+    return cli_json_print("calibrate list", json_pack("{s:o}", "kernels", ks), LBS_JSON_SPACED,
+                          LBS_JSON_EXACT);
   return 0;
 }
 

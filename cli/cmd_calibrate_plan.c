@@ -67,31 +67,26 @@ int cli_calibrate_plan(const cli_plan_opts *o, const char *command) {
               "the plan's threads, which RACECAR assumes it does not (seed 004, 5.3.5); its splits with threads will "
               "run slower than planned (--node opencl=0 leaves it out)\n",
               d, p.devices[d]);
+  rc = 0;
   if (o->json) {
-    printf("{\"plan\": %lld, \"kernel\": ", (long long)p.id);
-    cli_json_str(stdout, p.kernel);
-    printf(", \"threads\": %d, \"devices\": [", p.threads);
-    for (int d = 0; d < p.ndev; d++) {
-      if (d) printf(", ");
-      cli_json_str(stdout, p.devices[d]);
-    }
-    printf("], \"hi\": ");
-    cli_json_num(stdout, p.hi);
-    printf(", \"template\": ");
-    cli_json_str(stdout, p.tmpl);
-    printf(", \"template_s\": ");
-    cli_json_num(stdout, p.ovh_s);
-    printf(", \"template_per_work_s\": ");
-    cli_json_num(stdout, p.ovh_per_work_s);
-    printf(", \"planning_s\": ");
-    cli_json_num(stdout, p.plan_s);
-    printf(", \"working_sets\": %d, \"splits\": %d}\n", p.nws, p.nsplit);
+    json_t *devs = json_array();
+    for (int d = 0; d < p.ndev; d++) json_array_append_new(devs, lbs_json_str(p.devices[d]));
+    rc = cli_json_print(
+        "calibrate plan",
+        json_pack("{s:I,s:o,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:i}", "plan", (json_int_t)p.id,
+                  "kernel", lbs_json_str(p.kernel), "threads", p.threads, "devices", devs, "hi",
+                  lbs_json_real(p.hi), "template", lbs_json_str(p.tmpl), "template_s",
+                  lbs_json_real(p.ovh_s), "template_per_work_s", lbs_json_real(p.ovh_per_work_s),
+                  "planning_s", lbs_json_real(p.plan_s), "working_sets", p.nws, "splits", p.nsplit),
+        LBS_JSON_SPACED, LBS_JSON_EXACT);
   } else {
     printf("plan %lld of %s written to %s\n\n", (long long)p.id, p.kernel, o->db);
     lbs_plan_print(&p, stdout);
   }
   lbs_plan_free(&p);
-  return fflush(stdout) || ferror(stdout) ? cli_error("stdout", lbs_fail(LBS_IO, "write error")) : 0;
+  if (!rc && (fflush(stdout) || ferror(stdout)))
+    rc = cli_error("stdout", lbs_fail(LBS_IO, "write error"));
+  return rc;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -164,10 +159,9 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
   int nw = rc ? 0 : works_of(o->works, a, p.hi, w, 64);
   if (nw < 0) rc = -nw;
   int full = rc ? 0 : lbs_plan_ws(&p, p.threads, (1u << p.ndev) - 1);
+  json_t *runs = o->json ? json_array() : NULL; /* --json: one line at the end */
   if (!rc) {
-    if (o->json) printf("{\"plan\": %lld, \"kernel\": \"%s\", \"threads\": %d, \"devices\": %d, \"repeat\": %d, \"runs\": [",
-                        (long long)p.id, p.kernel, p.threads, p.ndev, o->repeat);
-    else
+    if (!o->json)
       printf("plan %lld of %s on %d threads and %d device%s, median of %d runs each\n%12s %11s %11s %7s  %-16s %11s %7s  %11s %7s %7s  %s\n",
              (long long)p.id, p.kernel, p.threads, p.ndev, p.ndev == 1 ? "" : "s", o->repeat, "work", "predicted",
              "measured", "error", "best single", "its time", "speedup", "one thread", "speedup", "IPG err", "calls");
@@ -204,21 +198,30 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
      * off today (the machine's drift), next to the plan's error */
     double pred1 = lbs_plan_time(&p, lbs_plan_ws(&p, 1, 0), w[k]), err1 = (pred1 - one) / one * 100;
     if (o->json)
-      printf("%s{\"work\": %.17g, \"predicted_s\": %.9g, \"measured_s\": %.9g, \"error_pct\": %.4g, \"best_single\": \"%s\", "
-             "\"best_single_s\": %.9g, \"speedup\": %.4g, \"one_thread_s\": %.9g, \"speedup_one_thread\": %.4g, "
-             "\"one_thread_predicted_s\": %.9g, \"one_thread_error_pct\": %.4g, \"calls\": ",
-             k ? ", " : "", w[k], pred, tp.median_s, err, best_i >= 0 ? p.impl[best_i].impl : "", best,
-             best / tp.median_s, one, one / tp.median_s, pred1, isfinite(err1) ? err1 : 0);
-    if (o->json) {
-      cli_json_str(stdout, calls);
-      printf("}");
-    } else
+      json_array_append_new(
+          runs,
+          json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "work",
+                    lbs_json_real(w[k]), "predicted_s", lbs_json_sig(pred, 9), "measured_s",
+                    lbs_json_sig(tp.median_s, 9), "error_pct", lbs_json_sig(err, 4), "best_single",
+                    lbs_json_str(best_i >= 0 ? p.impl[best_i].impl : ""), "best_single_s",
+                    lbs_json_sig(best, 9), "speedup", lbs_json_sig(best / tp.median_s, 4),
+                    "one_thread_s", lbs_json_sig(one, 9), "speedup_one_thread",
+                    lbs_json_sig(one / tp.median_s, 4), "one_thread_predicted_s",
+                    lbs_json_sig(pred1, 9), "one_thread_error_pct",
+                    lbs_json_sig(isfinite(err1) ? err1 : 0, 4), "calls", lbs_json_str(calls)));
+    else
       printf("%12.6g %11.4g %11.4g %6.1f%%  %-16s %11.4g %6.2fx  %11.4g %6.2fx %6.1f%%  %s\n", w[k], pred, tp.median_s,
              err, best_i >= 0 ? p.impl[best_i].impl : "-", best, best / tp.median_s, one, one / tp.median_s, err1,
              calls);
     fflush(stdout);
   }
-  if (!rc && o->json) printf("]}\n");
+  if (!rc && o->json)
+    rc = cli_json_print("calibrate run-plan",
+                        json_pack("{s:I,s:o,s:i,s:i,s:i,s:O}", "plan", (json_int_t)p.id, "kernel",
+                                  lbs_json_str(p.kernel), "threads", p.threads, "devices", p.ndev,
+                                  "repeat", o->repeat, "runs", runs),
+                        LBS_JSON_SPACED, LBS_JSON_SHORT);
+  json_decref(runs);
   lbs_plan_free(&p);
   if (!rc && (fflush(stdout) || ferror(stdout))) rc = cli_error("stdout", lbs_fail(LBS_IO, "write error"));
   return rc;

@@ -276,10 +276,16 @@ static int write_all(const char *dir, const lbs_grid *g, const lbs_replay_result
       fprintf(stderr, "lbsim: export simgrid: out of memory\n");
       bad = 1;
     } else {
-      lbs_replay_json(f, res);
-      fclose(f);
-      lbs_buf j = {(uint8_t *)text, len, len};
-      bad = write_buf(dir, "lbsim.json", &j);
+      json_t *o = lbs_replay_json(res);
+      int jbad = lbs_json_write(f, o, LBS_JSON_COMPACT, LBS_JSON_SHORT);
+      json_decref(o);
+      if (fclose(f) || jbad) {
+        fprintf(stderr, "lbsim: export simgrid: lbsim.json: out of memory\n");
+        bad = 1;
+      } else {
+        lbs_buf j = {(uint8_t *)text, len, len};
+        bad = write_buf(dir, "lbsim.json", &j);
+      }
       free(text);
     }
   }
@@ -392,7 +398,8 @@ static int export_simgrid(int argc, char **argv) {
   } else if (rank == 0) {
     rc = cli_outdir_begin(&od) || write_all(od.tmp, g, res, &rec, trace_path, grid_path) || cli_outdir_commit(&od);
     cli_outdir_abort(&od);
-    if (!rc && json) lbs_replay_json(stdout, res);
+    if (!rc && json)
+      rc = cli_json_print(cmd, lbs_replay_json(res), LBS_JSON_COMPACT, LBS_JSON_SHORT);
     else if (!rc)
       printf("export        %s: %d processors, %lld steps, %lld messages; lbsim: %.9f s (%s); replay: %s/run.sh\n",
              od.dir, res->procs, (long long)res->steps, (long long)rec.messages, 1e-9 * (double)res->total_ns,

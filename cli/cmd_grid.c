@@ -25,6 +25,62 @@ static const char *avail_text(const lbs_grid *g, const lbs_avail *a, char *buf, 
   return buf;
 }
 
+/* grid info --json; NULL when out of memory. */
+static json_t *grid_json(const lbs_grid *g) {
+  int C = lbs_grid_nclusters(g);
+  json_t *o = json_object(), *cl = json_array(), *links = json_array();
+  int bad = lbs_json_set(o, "name", lbs_json_str(lbs_grid_name(g))) ||
+            lbs_json_set(o, "procs", lbs_json_int(lbs_grid_procs(g))) ||
+            lbs_json_set(o, "sharing",
+                         json_string(lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair" : "fifo")) ||
+            lbs_json_set(o, "barrier_ns", lbs_json_int(lbs_grid_barrier_ns(g))) ||
+            lbs_json_set(o, "clusters", json_incref(cl)) ||
+            lbs_json_set(o, "links", json_incref(links));
+  for (int k = 0; !bad && k < C; k++) {
+    int p0 = lbs_grid_cluster_first(g, k);
+    lbs_link l = lbs_grid_link(g, k, k);
+    json_t *c = json_object();
+    bad = json_array_append_new(cl, c) ||
+          lbs_json_set(c, "name", lbs_json_str(lbs_grid_cluster_name(g, k))) ||
+          lbs_json_set(c, "first_proc", lbs_json_int(p0)) ||
+          lbs_json_set(c, "procs", lbs_json_int(lbs_grid_cluster_procs(g, k))) ||
+          lbs_json_set(c, "nodetype", lbs_json_str(lbs_grid_proc_nodetype(g, p0))) ||
+          lbs_json_set(c, "speed", lbs_json_real(lbs_grid_rate(g, p0))) ||
+          lbs_json_set(c, "latency_ns", lbs_json_int(l.lat_ns)) ||
+          lbs_json_set(c, "bandwidth_gbps", lbs_json_real(l.bw_gbps)) ||
+          lbs_json_set(c, "shared", json_boolean(l.shared)) ||
+          lbs_json_set(c, "nic_gbps", lbs_json_real(lbs_grid_nic_gbps(g, p0)));
+  }
+  for (int a = 0; a < C; a++)
+    for (int b = a + 1; !bad && b < C; b++) {
+      lbs_link l = lbs_grid_link(g, a, b);
+      json_t *k = json_object();
+      bad = json_array_append_new(links, k) ||
+            lbs_json_set(k, "a", lbs_json_str(lbs_grid_cluster_name(g, a))) ||
+            lbs_json_set(k, "b", lbs_json_str(lbs_grid_cluster_name(g, b))) ||
+            lbs_json_set(k, "latency_ns", lbs_json_int(l.lat_ns)) ||
+            lbs_json_set(k, "bandwidth_gbps", lbs_json_real(l.bw_gbps)) ||
+            lbs_json_set(k, "shared", json_boolean(l.shared));
+    }
+  if (!bad && lbs_grid_avail_count(g) > 0) { /* only with profiles: other grids print as before */
+    json_t *av = json_array();
+    bad = lbs_json_set(o, "availability", json_incref(av));
+    for (int i = 0; !bad && i < lbs_grid_avail_count(g); i++) {
+      char what[512];
+      json_t *a = json_object();
+      bad = json_array_append_new(av, a) ||
+            lbs_json_set(a, "name", lbs_json_str(lbs_grid_avail(g, i)->name)) ||
+            lbs_json_set(a, "change",
+                         lbs_json_str(avail_text(g, lbs_grid_avail(g, i), what, sizeof what)));
+    }
+    json_decref(av);
+  }
+  json_decref(cl);
+  json_decref(links);
+  if (bad) json_decref(o), o = NULL;
+  return o;
+}
+
 static int grid_info(int argc, char **argv) {
   static const struct option lo[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
                                      {"set", required_argument, 0, 'o'}, {0, 0, 0, 0}};
@@ -58,42 +114,9 @@ static int grid_info(int argc, char **argv) {
   free(over);
   if (e) return cli_error("grid info", e);
   int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
+  int rc = 0;
   if (json) {
-    printf("{\"name\":");
-    cli_json_str(stdout, lbs_grid_name(g));
-    printf(",\"procs\":%d,\"sharing\":\"%s\",\"barrier_ns\":%lld,\"clusters\":[", P,
-           lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair" : "fifo", (long long)lbs_grid_barrier_ns(g));
-    for (int k = 0; k < C; k++) {
-      int p0 = lbs_grid_cluster_first(g, k);
-      lbs_link l = lbs_grid_link(g, k, k);
-      printf("%s{\"name\":", k ? "," : "");
-      cli_json_str(stdout, lbs_grid_cluster_name(g, k));
-      printf(",\"first_proc\":%d,\"procs\":%d,\"nodetype\":", p0, lbs_grid_cluster_procs(g, k));
-      cli_json_str(stdout, lbs_grid_proc_nodetype(g, p0));
-      printf(",\"speed\":%.17g,\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s,\"nic_gbps\":%.17g}",
-             lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps, l.shared ? "true" : "false", lbs_grid_nic_gbps(g, p0));
-    }
-    printf("],\"links\":[");
-    for (int a = 0, n = 0; a < C; a++)
-      for (int b = a + 1; b < C; b++) {
-        lbs_link l = lbs_grid_link(g, a, b);
-        printf("%s{\"a\":", n++ ? "," : "");
-        cli_json_str(stdout, lbs_grid_cluster_name(g, a));
-        printf(",\"b\":");
-        cli_json_str(stdout, lbs_grid_cluster_name(g, b));
-        printf(",\"latency_ns\":%lld,\"bandwidth_gbps\":%.17g,\"shared\":%s}", (long long)l.lat_ns, l.bw_gbps,
-               l.shared ? "true" : "false");
-      }
-    printf("]");
-    for (int i = 0; i < lbs_grid_avail_count(g); i++) { /* only with profiles: other grids print as before */
-      char what[512];
-      printf("%s{\"name\":", i ? "," : ",\"availability\":[");
-      cli_json_str(stdout, lbs_grid_avail(g, i)->name);
-      printf(",\"change\":");
-      cli_json_str(stdout, avail_text(g, lbs_grid_avail(g, i), what, sizeof what));
-      printf("}%s", i == lbs_grid_avail_count(g) - 1 ? "]" : "");
-    }
-    printf("}\n");
+    rc = cli_json_print("grid info", grid_json(g), LBS_JSON_COMPACT, LBS_JSON_EXACT);
   } else {
     printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
     printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
@@ -123,7 +146,7 @@ static int grid_info(int argc, char **argv) {
     }
   }
   lbs_grid_destroy(&g);
-  return 0;
+  return rc;
 }
 
 static int grid_gen(int argc, char **argv) {

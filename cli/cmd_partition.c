@@ -121,6 +121,37 @@ static int write_parts(const char *path, const int *part, int64_t E) {
   return bad;
 }
 
+/* --json: an object per partitioner, an array of them when several; NULL when out of memory. */
+static json_t *partition_json(const row *rows, int np, int gm, int64_t step, int64_t E, int P,
+                              int clusters) {
+  json_t *all = np > 1 ? json_array() : NULL;
+  for (int k = 0; k < np; k++) {
+    const lbs_minex_eval *v = &rows[k].ev;
+    json_t *o = json_object();
+    int bad =
+        lbs_json_set(o, "partitioner", lbs_json_str(rows[k].name)) ||
+        lbs_json_set(o, "graph", json_string(gm ? "Gm" : "G")) ||
+        lbs_json_set(o, "step", lbs_json_int(step)) ||
+        lbs_json_set(o, "elements", lbs_json_int(E)) || lbs_json_set(o, "procs", lbs_json_int(P)) ||
+        lbs_json_set(o, "clusters", lbs_json_int(clusters)) ||
+        lbs_json_set(o, "runtime_s", lbs_json_real(v->maxqwgt * 1e-9)) ||
+        lbs_json_set(o, "loadimb", lbs_json_real(v->loadimb)) ||
+        lbs_json_set(o, "work_imbalance", lbs_json_real(rows[k].work_imb)) ||
+        lbs_json_set(o, "tolerance", rows[k].tol > 0 ? lbs_json_real(rows[k].tol) : json_null()) ||
+        lbs_json_set(o, "wsysll_s", lbs_json_real(v->wsysll * 1e-9)) ||
+        lbs_json_set(o, "work_s", lbs_json_real(v->wgt * 1e-9)) ||
+        lbs_json_set(o, "comm_s", lbs_json_real(v->comm * 1e-9)) ||
+        lbs_json_set(o, "remap_s", lbs_json_real(v->remap * 1e-9)) ||
+        lbs_json_set(o, "edge_cut", lbs_json_real(v->edge_cut)) ||
+        lbs_json_set(o, "moved_elements", lbs_json_int(v->moved)) ||
+        lbs_json_set(o, "partition_wall_s", lbs_json_real(rows[k].wall_s));
+    if (bad) json_decref(o), o = NULL;
+    if (np == 1) return o;
+    if (json_array_append_new(all, o)) return json_decref(all), NULL;
+  }
+  return all;
+}
+
 int cmd_partition(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},   {"partitioner", required_argument, 0, O_PART},
                                      {"step", required_argument, 0, O_STEP},   {"metric", required_argument, 0, O_METRIC},
@@ -313,36 +344,9 @@ int cmd_partition(int argc, char **argv) {
     if (rank == 0 && what) cli_error(what, e); /* what NULL: said already */
     rc = 1;
   } else if (rank == 0 && json) {
-    if (np > 1) printf("[");
-    for (int k = 0; k < np; k++) {
-      const lbs_minex_eval *v = &rows[k].ev;
-      printf("%s{\"partitioner\":", k ? "," : "");
-      cli_json_str(stdout, rows[k].name);
-      printf(",\"graph\":\"%s\",\"step\":%lld,\"elements\":%lld,\"procs\":%d,\"clusters\":%d,\"runtime_s\":", gm ? "Gm" : "G",
-             (long long)step, (long long)E, P, lbs_grid_nclusters(g));
-      cli_json_num(stdout, v->maxqwgt * 1e-9);
-      printf(",\"loadimb\":");
-      cli_json_num(stdout, v->loadimb);
-      printf(",\"work_imbalance\":");
-      cli_json_num(stdout, rows[k].work_imb);
-      printf(",\"tolerance\":");
-      if (rows[k].tol > 0) cli_json_num(stdout, rows[k].tol);
-      else printf("null");
-      printf(",\"wsysll_s\":");
-      cli_json_num(stdout, v->wsysll * 1e-9);
-      printf(",\"work_s\":");
-      cli_json_num(stdout, v->wgt * 1e-9);
-      printf(",\"comm_s\":");
-      cli_json_num(stdout, v->comm * 1e-9);
-      printf(",\"remap_s\":");
-      cli_json_num(stdout, v->remap * 1e-9);
-      printf(",\"edge_cut\":");
-      cli_json_num(stdout, v->edge_cut);
-      printf(",\"moved_elements\":%lld,\"partition_wall_s\":", (long long)v->moved);
-      cli_json_num(stdout, rows[k].wall_s);
-      printf("}");
-    }
-    printf(np > 1 ? "]\n" : "\n");
+    rc =
+        cli_json_print("partition", partition_json(rows, np, gm, step, E, P, lbs_grid_nclusters(g)),
+                       LBS_JSON_COMPACT, LBS_JSON_EXACT);
   } else if (rank == 0) {
     printf("partition  %s step %lld on %s: %lld elements, %d processors in %d clusters, graph %s, from %s\n\n",
            trace_path, (long long)step, grid_path, (long long)E, P, lbs_grid_nclusters(g), gm ? "Gm" : "G",

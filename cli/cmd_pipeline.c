@@ -83,85 +83,80 @@ static void write_human(FILE *f, const lbs_pipeline *p, const int *sel, int nsel
   }
 }
 
-static void write_json(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) {
+/* --json to f: 0, or -1 when out of memory or f failed (ferror(f) tells which). */
+static int write_json(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) {
   double N = (double)lbs_pipeline_jobs(p);
-  fprintf(f, "{\"name\":");
-  cli_json_str(f, lbs_pipeline_name(p));
-  fprintf(f, ",\"jobs\":%lld,\"think_s\":", lbs_pipeline_jobs(p));
-  cli_json_num(f, lbs_pipeline_think_s(p));
-  fprintf(f, ",\"blocks\":[");
-  for (int b = 0; b < lbs_pipeline_nblocks(p); b++) {
-    fprintf(f, "%s{\"name\":", b ? "," : "");
-    cli_json_str(f, lbs_pipeline_block_name(p, b));
-    fprintf(f, ",\"demand_s\":");
-    cli_json_num(f, lbs_pipeline_block_demand_s(p, b));
-    fprintf(f, "}");
+  json_t *o = json_object(), *blocks = json_array(), *procs = json_array(), *bufs = json_array(),
+         *maps = json_array();
+  int bad = lbs_json_set(o, "name", lbs_json_str(lbs_pipeline_name(p))) ||
+            lbs_json_set(o, "jobs", lbs_json_int(lbs_pipeline_jobs(p))) ||
+            lbs_json_set(o, "think_s", lbs_json_real(lbs_pipeline_think_s(p))) ||
+            lbs_json_set(o, "blocks", json_incref(blocks)) ||
+            lbs_json_set(o, "processors", json_incref(procs)) ||
+            lbs_json_set(o, "buffers", json_incref(bufs)) ||
+            lbs_json_set(o, "mappings", json_incref(maps));
+  for (int b = 0; !bad && b < lbs_pipeline_nblocks(p); b++) {
+    json_t *x = json_object();
+    bad = json_array_append_new(blocks, x) ||
+          lbs_json_set(x, "name", lbs_json_str(lbs_pipeline_block_name(p, b))) ||
+          lbs_json_set(x, "demand_s", lbs_json_real(lbs_pipeline_block_demand_s(p, b)));
   }
-  fprintf(f, "],\"processors\":[");
-  for (int k = 0; k < lbs_pipeline_nprocs(p); k++) {
-    fprintf(f, "%s{\"name\":", k ? "," : "");
-    cli_json_str(f, lbs_pipeline_proc_name(p, k));
-    fprintf(f, ",\"speed\":");
-    cli_json_num(f, lbs_pipeline_proc_speed(p, k));
-    fprintf(f, "}");
+  for (int k = 0; !bad && k < lbs_pipeline_nprocs(p); k++) {
+    json_t *x = json_object();
+    bad = json_array_append_new(procs, x) ||
+          lbs_json_set(x, "name", lbs_json_str(lbs_pipeline_proc_name(p, k))) ||
+          lbs_json_set(x, "speed", lbs_json_real(lbs_pipeline_proc_speed(p, k)));
   }
-  fprintf(f, "],\"buffers\":[");
-  for (int i = 0; i < lbs_pipeline_nbuffers(p); i++) {
+  for (int i = 0; !bad && i < lbs_pipeline_nbuffers(p); i++) {
     int a, b;
     long long cap;
     lbs_pipeline_buffer(p, i, &a, &b, &cap);
-    fprintf(f, "%s{\"from\":", i ? "," : "");
-    cli_json_str(f, lbs_pipeline_block_name(p, a));
-    fprintf(f, ",\"to\":");
-    cli_json_str(f, lbs_pipeline_block_name(p, b));
-    fprintf(f, ",\"capacity\":%lld}", cap);
+    json_t *x = json_object();
+    bad = json_array_append_new(bufs, x) ||
+          lbs_json_set(x, "from", lbs_json_str(lbs_pipeline_block_name(p, a))) ||
+          lbs_json_set(x, "to", lbs_json_str(lbs_pipeline_block_name(p, b))) ||
+          lbs_json_set(x, "capacity", lbs_json_int(cap));
   }
-  fprintf(f, "],\"mappings\":[");
-  for (int j = 0; j < nsel; j++) {
+  for (int j = 0; !bad && j < nsel; j++) {
     int m = sel[j], n;
     const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
     const lbs_pipeline_copy *c = lbs_pipeline_mapping_copies(p, m, &n);
-    fprintf(f, "%s{\"name\":", j ? "," : "");
-    cli_json_str(f, lbs_pipeline_mapping_name(p, m));
-    fprintf(f, ",\"bottleneck\":");
-    cli_json_str(f, lbs_pipeline_proc_name(p, L->bottleneck));
-    fprintf(f, ",\"dmax_s\":");
-    cli_json_num(f, L->dmax_s);
-    fprintf(f, ",\"total_demand_s\":");
-    cli_json_num(f, L->total_s);
-    fprintf(f, ",\"throughput_jobs_per_s\":");
-    cli_json_num(f, L->throughput);
-    fprintf(f, ",\"response_s\":");
-    cli_json_num(f, L->response_s);
-    fprintf(f, ",\"balanced_jobs_per_s\":");
-    cli_json_num(f, L->balanced);
-    fprintf(f, ",\"processors\":[");
-    for (int k = 0, first = 1; k < lbs_pipeline_nprocs(p); k++) {
+    json_t *x = json_object(), *used = json_array();
+    bad = json_array_append_new(maps, x) ||
+          lbs_json_set(x, "name", lbs_json_str(lbs_pipeline_mapping_name(p, m))) ||
+          lbs_json_set(x, "bottleneck", lbs_json_str(lbs_pipeline_proc_name(p, L->bottleneck))) ||
+          lbs_json_set(x, "dmax_s", lbs_json_real(L->dmax_s)) ||
+          lbs_json_set(x, "total_demand_s", lbs_json_real(L->total_s)) ||
+          lbs_json_set(x, "throughput_jobs_per_s", lbs_json_real(L->throughput)) ||
+          lbs_json_set(x, "response_s", lbs_json_real(L->response_s)) ||
+          lbs_json_set(x, "balanced_jobs_per_s", lbs_json_real(L->balanced)) ||
+          lbs_json_set(x, "processors", json_incref(used));
+    for (int k = 0; !bad && k < lbs_pipeline_nprocs(p); k++) {
       if (!L->used[k]) continue;
-      fprintf(f, "%s{\"name\":", first ? "" : ",");
-      first = 0;
-      cli_json_str(f, lbs_pipeline_proc_name(p, k));
-      fprintf(f, ",\"demand_s\":");
-      cli_json_num(f, L->demand_s[k]);
-      fprintf(f, ",\"utilization\":");
-      cli_json_num(f, L->util[k]);
-      fprintf(f, ",\"busy_s\":");
-      cli_json_num(f, N * L->demand_s[k]);
-      fprintf(f, ",\"bottleneck\":%s,\"copies\":[", k == L->bottleneck ? "true" : "false");
-      for (int i = 0, fc = 1; i < n; i++) {
+      json_t *u = json_object(), *copies = json_array();
+      bad = json_array_append_new(used, u) ||
+            lbs_json_set(u, "name", lbs_json_str(lbs_pipeline_proc_name(p, k))) ||
+            lbs_json_set(u, "demand_s", lbs_json_real(L->demand_s[k])) ||
+            lbs_json_set(u, "utilization", lbs_json_real(L->util[k])) ||
+            lbs_json_set(u, "busy_s", lbs_json_real(N * L->demand_s[k])) ||
+            lbs_json_set(u, "bottleneck", json_boolean(k == L->bottleneck)) ||
+            lbs_json_set(u, "copies", json_incref(copies));
+      for (int i = 0; !bad && i < n; i++) {
         if (c[i].proc != k) continue;
-        fprintf(f, "%s{\"block\":", fc ? "" : ",");
-        fc = 0;
-        cli_json_str(f, lbs_pipeline_block_name(p, c[i].block));
-        fprintf(f, ",\"share\":");
-        cli_json_num(f, c[i].share);
-        fprintf(f, "}");
+        json_t *y = json_object();
+        bad = json_array_append_new(copies, y) ||
+              lbs_json_set(y, "block", lbs_json_str(lbs_pipeline_block_name(p, c[i].block))) ||
+              lbs_json_set(y, "share", lbs_json_real(c[i].share));
       }
-      fprintf(f, "]}");
+      json_decref(copies);
     }
-    fprintf(f, "]}");
+    json_decref(used);
   }
-  fprintf(f, "]}\n");
+  json_decref(blocks), json_decref(procs), json_decref(bufs), json_decref(maps);
+  if (bad) json_decref(o), o = NULL;
+  int rc = lbs_json_write(f, o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  json_decref(o);
+  return rc;
 }
 
 static void write_csv(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) {
@@ -264,20 +259,25 @@ int cmd_pipeline(int argc, char **argv) {
   size_t len = 0;
   FILE *f = nsel < 0 ? NULL : out ? open_memstream(&buf, &len) : stdout;
   if (nsel >= 0 && !f) fprintf(stderr, "lbsim: pipeline: out of memory\n");
+  int jbad = 0;
   if (f) {
-    if (json) write_json(f, p, sel, nsel);
+    if (json)
+      jbad = write_json(f, p, sel, nsel);
     else if (csv) write_csv(f, p, sel, nsel);
     else write_human(f, p, sel, nsel);
   }
   if (!f) rc = 1;
   else if (out) { /* stdout's write errors are reported by main() */
-    int bad = fclose(f) != 0;
+    int bad = fclose(f) != 0 || jbad;
     if (bad) {
       fprintf(stderr, "lbsim: pipeline: out of memory\n");
       rc = 1;
     } else
       rc = cli_replace_output(out, force) || cli_write_file(out, buf, len);
     free(buf);
+  } else if (jbad && !ferror(stdout)) {
+    fprintf(stderr, "lbsim: pipeline: out of memory\n");
+    rc = 1;
   }
   free(sel);
   lbs_pipeline_destroy(&p);

@@ -101,6 +101,28 @@ static int write_csvs(const char *dir, lbs_replay_result **r, int n, int iopt) {
 
 enum { O_GRID = 1000, O_POLICIES, O_RESULTS, O_JSON, O_CSV };
 
+/* --json: the compare, then each policy with replay --json's fields and its gap to optimal
+ * (null without optimal among the policies); NULL when out of memory. */
+static json_t *compare_json(const char *trace, const char *grid, const lbs_replay_opts *o,
+                            lbs_replay_result **r, int n, int iopt) {
+  double opt = iopt >= 0 ? (double)r[iopt]->total_ns : NAN;
+  json_t *doc = json_object(), *pols = json_array();
+  int bad = lbs_json_set(doc, "trace", lbs_json_str(trace)) ||
+            lbs_json_set(doc, "grid", lbs_json_str(grid)) ||
+            lbs_json_set(doc, "partitioner", lbs_json_str(o->partitioner)) ||
+            lbs_json_set(doc, "mode", json_string(o->mode == LBS_MODE_BSP ? "bsp" : "des")) ||
+            lbs_json_set(doc, "policies", json_incref(pols));
+  for (int k = 0; !bad && k < n; k++) {
+    json_t *p = json_object();
+    bad = json_array_append_new(pols, p) || lbs_replay_json_fields(p, r[k]) ||
+          lbs_json_set(p, "gap_to_optimal",
+                       lbs_json_real(iopt >= 0 ? ((double)r[k]->total_ns - opt) / opt : NAN));
+  }
+  json_decref(pols);
+  if (bad) json_decref(doc), doc = NULL;
+  return doc;
+}
+
 static int compare(int argc, char **argv) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
                                      {"partitioner", required_argument, 0, CLI_RO_PART},
@@ -238,23 +260,11 @@ static int compare(int argc, char **argv) {
     rc = 1;
   } else if (rank == 0) {
     double opt = iopt >= 0 ? (double)res[iopt]->total_ns : NAN;
+    int json_bad = 0;
     if (json) {
-      printf("{\"trace\":");
-      cli_json_str(stdout, trace_path);
-      printf(",\"grid\":");
-      cli_json_str(stdout, grid_path);
-      printf(",\"partitioner\":");
-      cli_json_str(stdout, o.partitioner);
-      printf(",\"mode\":\"%s\",\"policies\":[", o.mode == LBS_MODE_BSP ? "bsp" : "des");
-      for (int k = 0; k < n; k++) { /* replay --json's fields, and the gap */
-        lbs_replay_result *r = res[k];
-        printf("%s{", k ? "," : "");
-        lbs_replay_json_fields(stdout, r);
-        printf(",\"gap_to_optimal\":");
-        cli_json_num(stdout, iopt >= 0 ? ((double)r->total_ns - opt) / opt : NAN);
-        printf("}");
-      }
-      printf("]}\n");
+      json_bad =
+          cli_json_print("policy compare", compare_json(trace_path, grid_path, &o, res, n, iopt),
+                         LBS_JSON_COMPACT, LBS_JSON_SHORT);
     } else {
       printf("%s on %s (%d processors, %s), %s\n", trace_path, grid_path, lbs_grid_procs(g),
              o.mode == LBS_MODE_BSP ? "bsp" : "des", o.partitioner);
@@ -275,7 +285,7 @@ static int compare(int argc, char **argv) {
       fflush(stdout);
       fprintf(stderr, "lbsim: results store: %s\n", *rmsg ? rmsg : lbs_strerror(re));
     }
-    rc = re || csv_bad;
+    rc = re || csv_bad || json_bad;
   }
   for (int k = 0; k < n; k++) lbs_replay_result_free(&res[k]);
   lbs_trace_close(&t);

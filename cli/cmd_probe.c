@@ -116,6 +116,25 @@ static const char *usage_text =
     "  mpiexec -n 2 lbsim grid probe -o machine.ini\n"
     "  lbsim replay run.lbt --grid machine.ini --policy fixed:20\n";
 
+/* --json: [[x, y], ...], x a whole number, y to 6 digits; NULL when out of memory. */
+static json_t *samples_json(const double *x, const double *y, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    if (json_array_append_new(a,
+                              json_pack("[I,o]", (json_int_t)llround(x[i]), lbs_json_sig(y[i], 6))))
+      json_decref(a), a = NULL;
+  return a;
+}
+
+/* --json: a ping-pong's fit and its samples, null when not measured. */
+static json_t *link_json(const pingpong *pp) {
+  if (!pp->measured) return json_null();
+  return json_pack("{s:o,s:o,s:o,s:o}", "latency_us", lbs_json_sig(pp->latency_us, 6),
+                   "bandwidth_gbps", lbs_json_sig(pp->bandwidth_gbps, 6), "fit_rms",
+                   lbs_json_sig(pp->fit_rms, 4), "sizes",
+                   samples_json(pp->size, pp->oneway_us, NSIZES));
+}
+
 int cmd_grid_probe(int argc, char **argv) {
   enum { O_PART = 256, O_QUICK, O_JSON };
   static const struct option lo[] = {{"force", no_argument, 0, 'f'},         {"json", no_argument, 0, O_JSON},
@@ -327,31 +346,26 @@ int cmd_grid_probe(int argc, char **argv) {
     else rc = cli_replace_output(out, force) || cli_write_file(out, b.data, b.len);
     lbs_buf_free(&b);
     if (!rc && json) {
-      printf("{\"host\":");
-      cli_json_str(stdout, host);
-      printf(",\"ranks\":%d,\"nodes\":%d", size, nodes);
-      pingpong *pl[2] = {&intra, &inter};
-      const char *nm[2] = {"intra_node", "inter_node"};
-      for (int k = 0; k < 2; k++) {
-        printf(",\"%s\":", nm[k]);
-        if (!pl[k]->measured) {
-          printf("null");
-          continue;
-        }
-        printf("{\"latency_us\":%.6g,\"bandwidth_gbps\":%.6g,\"fit_rms\":%.4g,\"sizes\":[", pl[k]->latency_us,
-               pl[k]->bandwidth_gbps, pl[k]->fit_rms);
-        for (int i = 0; i < NSIZES; i++) printf("%s[%.0f,%.6g]", i ? "," : "", pl[k]->size[i], pl[k]->oneway_us[i]);
-        printf("]}");
-      }
-      printf(",\"barrier_us\":%.6g,\"partition\":{\"partitioner\":", barrier_us);
-      cli_json_str(stdout, pname);
-      printf(",\"fixed_us\":%.6g,\"per_elem_ns\":%.6g,\"fit_rms\":%.4g,\"samples\":[", pfix, pslope * 1e3, prms);
-      for (int k = 0; k < 4; k++) printf("%s[%.0f,%.6g]", k ? "," : "", pe[k], pt[k]);
-      printf("]},\"migration\":{\"fixed_us\":%.6g,\"bandwidth_gbps\":%.6g,\"samples\":[", mfix, mig_gbps);
-      for (int k = 0; k < 3; k++) printf("%s[%.0f,%.6g]", k ? "," : "", mig_bytes[k], mt[k]);
-      printf("]},\"output\":");
-      cli_json_str(stdout, out);
-      printf("}\n");
+      json_t *o = json_object();
+      int bad =
+          lbs_json_set(o, "host", lbs_json_str(host)) ||
+          lbs_json_set(o, "ranks", lbs_json_int(size)) ||
+          lbs_json_set(o, "nodes", lbs_json_int(nodes)) ||
+          lbs_json_set(o, "intra_node", link_json(&intra)) ||
+          lbs_json_set(o, "inter_node", link_json(&inter)) ||
+          lbs_json_set(o, "barrier_us", lbs_json_sig(barrier_us, 6)) ||
+          lbs_json_set(o, "partition",
+                       json_pack("{s:o,s:o,s:o,s:o,s:o}", "partitioner", lbs_json_str(pname),
+                                 "fixed_us", lbs_json_sig(pfix, 6), "per_elem_ns",
+                                 lbs_json_sig(pslope * 1e3, 6), "fit_rms", lbs_json_sig(prms, 4),
+                                 "samples", samples_json(pe, pt, 4))) ||
+          lbs_json_set(o, "migration",
+                       json_pack("{s:o,s:o,s:o}", "fixed_us", lbs_json_sig(mfix, 6),
+                                 "bandwidth_gbps", lbs_json_sig(mig_gbps, 6), "samples",
+                                 samples_json(mig_bytes, mt, 3))) ||
+          lbs_json_set(o, "output", lbs_json_str(out));
+      if (bad) json_decref(o), o = NULL;
+      rc = cli_json_print("grid probe", o, LBS_JSON_COMPACT, LBS_JSON_SHORT);
     } else if (!rc) {
       printf("probed %d ranks on %d node%s (%s)\n", size, nodes, nodes > 1 ? "s" : "", host);
       if (intra.measured)

@@ -145,7 +145,7 @@ int cmd_replay(int argc, char **argv) {
     if (rank == 0) cli_error(what, e);
     rc = 1;
   } else if (rank == 0 && json) {
-    lbs_replay_json(stdout, r);
+    rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT, LBS_JSON_SHORT);
   } else if (rank == 0) {
     printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", trace_path, grid_path, r->procs,
            r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy, r->metric);

@@ -74,45 +74,58 @@ static sqlite3_stmt *select_all(sqlite3 *db, int t, const char *study) {
   return q;
 }
 
-
-static void put_value(FILE *f, sqlite3_stmt *q, int c, int json) {
+static void put_value(FILE *f, sqlite3_stmt *q, int c) {
   switch (sqlite3_column_type(q, c)) {
-  case SQLITE_NULL: fputs(json ? "null" : "", f); break;
+  case SQLITE_NULL: break;
   case SQLITE_INTEGER: fprintf(f, "%lld", (long long)sqlite3_column_int64(q, c)); break;
-  case SQLITE_FLOAT:
-    if (json) cli_json_num(f, sqlite3_column_double(q, c));
-    else fprintf(f, "%.17g", sqlite3_column_double(q, c));
-    break;
+  case SQLITE_FLOAT: fprintf(f, "%.17g", sqlite3_column_double(q, c)); break;
   default: {
     const char *s = (const char *)sqlite3_column_text(q, c);
-    if (json) cli_json_str(f, s);
-    else cli_csv_field(f, s ? s : "");
+    cli_csv_field(f, s ? s : "");
   }
   }
 }
 
-/* Writes the rows of q to f as CSV (header first) or as a JSON array of objects. */
-static int dump(FILE *f, sqlite3_stmt *q, int json) {
-  int nc = sqlite3_column_count(q), rc, n = 0;
-  if (!json)
-    for (int c = 0; c < nc; c++) fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(q, c));
-  fputs(json ? "[" : "\n", f);
+/* Writes the rows of q to f as CSV, header first. */
+static int dump(FILE *f, sqlite3_stmt *q) {
+  int nc = sqlite3_column_count(q), rc;
+  for (int c = 0; c < nc; c++) fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(q, c));
+  fputc('\n', f);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (json) fputs(n ? ",{" : "{", f);
     for (int c = 0; c < nc; c++) {
-      if (json) {
-        fputs(c ? "," : "", f);
-        cli_json_str(f, sqlite3_column_name(q, c));
-        fputc(':', f);
-      } else if (c)
-        fputc(',', f);
-      put_value(f, q, c, json);
+      if (c) fputc(',', f);
+      put_value(f, q, c);
     }
-    fputs(json ? "}" : "\n", f);
-    n++;
+    fputc('\n', f);
   }
-  if (json) fputc(']', f);
   return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Column c of a row as JSON: NULL as null, numbers as numbers, text as a string. */
+static json_t *json_value(sqlite3_stmt *q, int c) {
+  switch (sqlite3_column_type(q, c)) {
+  case SQLITE_NULL: return json_null();
+  case SQLITE_INTEGER: return lbs_json_int(sqlite3_column_int64(q, c));
+  case SQLITE_FLOAT: return lbs_json_real(sqlite3_column_double(q, c));
+  default: return lbs_json_str((const char *)sqlite3_column_text(q, c));
+  }
+}
+
+/* The rows of q as a JSON array of objects into *out: 0, -1 on a database error (*out NULL),
+ * -2 when out of memory. */
+static int rows_json(sqlite3_stmt *q, json_t **out) {
+  int nc = sqlite3_column_count(q), rc, bad = 0;
+  json_t *rows = json_array();
+  while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    json_t *row = json_object();
+    bad = json_array_append_new(rows, row);
+    for (int c = 0; !bad && c < nc; c++)
+      bad = lbs_json_set(row, sqlite3_column_name(q, c), json_value(q, c));
+  }
+  if (!bad && rc == SQLITE_DONE) return *out = rows, 0;
+  json_decref(rows);
+  *out = NULL;
+  return bad ? -2 : -1;
 }
 
 static int write_csvs(sqlite3 *db, const char *dir, const char *study, const char *path) {
@@ -127,7 +140,7 @@ static int write_csvs(sqlite3 *db, const char *dir, const char *study, const cha
       sqlite3_finalize(q);
       return 1;
     }
-    int bad = dump(f, q, 0);
+    int bad = dump(f, q);
     if (bad) fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
     sqlite3_finalize(q);
     errno = 0;
@@ -249,21 +262,26 @@ int cmd_results(int argc, char **argv) {
     cli_outdir_abort(&od);
     if (!rc) printf("%s: tables in %s/\n", path, od.dir);
   } else if (json) {
-    printf("{\"path\":");
-    cli_json_str(stdout, path);
-    printf(",\"schema\":%d", version);
+    json_t *o = json_object();
+    int bad = lbs_json_set(o, "path", lbs_json_str(path)) ||
+              lbs_json_set(o, "schema", lbs_json_int(version));
     static const int parts[] = {0, 1, 7}; /* studies, runs, partitions */
-    for (int i = 0; i < 3 && !rc; i++) {
-      printf(",\"%s\":", TABLES[parts[i]].name);
+    for (int i = 0; i < 3 && !bad && !rc; i++) {
       sqlite3_stmt *q = select_all(db, parts[i], study);
-      if (!q) printf("[]");
-      else if (dump(stdout, q, 1)) {
+      json_t *rows = NULL;
+      int qe = q ? rows_json(q, &rows) : (rows = json_array(), 0);
+      if (qe == -1) {
         fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
         rc = 1;
       }
       sqlite3_finalize(q);
+      bad = !rc && lbs_json_set(o, TABLES[parts[i]].name, rows);
     }
-    printf("}\n");
+    if (bad) json_decref(o), o = NULL;
+    if (rc)
+      json_decref(o);
+    else
+      rc = cli_json_print("results", o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
   } else
     rc = list(db, path, version, study);
   sqlite3_close(db);

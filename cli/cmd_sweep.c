@@ -395,45 +395,34 @@ static lbs_err study_id(study *s, char *file_hash) {
   return e;
 }
 
-/* The axes as a JSON object (studies.axes) and a task's values (runs.labels). */
-static void json_axes(const study *s, lbs_buf *b) {
-  char *txt = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&txt, &len);
-  if (!f) return;
-  fputc('{', f);
-  for (int k = 0; k < 4 + s->nov; k++) {
+/* The axes as a JSON object (studies.axes) and a task's values (runs.labels), as text; NULL
+ * when out of memory. */
+static char *json_axes(const study *s) {
+  json_t *o = json_object();
+  int bad = !o;
+  for (int k = 0; !bad && k < 4 + s->nov; k++) {
     const axis *a = k < 4 ? &s->ax[k] : &s->ov[k - 4];
-    fputs(k ? "," : "", f);
-    cli_json_str(f, k < 4 ? LABEL[k] : a->name);
-    fputs(":[", f);
-    for (int i = 0; i < a->n; i++) {
-      fputs(i ? "," : "", f);
-      cli_json_str(f, a->v[i]);
-    }
-    fputc(']', f);
+    json_t *v = json_array();
+    bad = lbs_json_set(o, k < 4 ? LABEL[k] : a->name, json_incref(v));
+    for (int i = 0; !bad && i < a->n; i++) bad = json_array_append_new(v, lbs_json_str(a->v[i]));
+    json_decref(v);
   }
-  fputc('}', f);
-  fclose(f);
-  lbs_buf_append(b, txt, len + 1);
-  free(txt);
+  char *txt = bad ? NULL : lbs_json_dumps(o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  json_decref(o);
+  return txt;
 }
 
 static char *json_labels(const study *s, const int *i4, const int *iov) {
-  char *txt = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&txt, &len);
-  if (!f) return NULL;
-  fputc('{', f);
-  for (int k = 0; k < 4 + s->nov; k++) {
-    fputs(k ? "," : "", f);
-    cli_json_str(f, k < 4 ? LABEL[k] : s->ov[k - 4].name);
-    fputc(':', f);
-    cli_json_str(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
-    if (k == 0 && s->has_seeds) fprintf(f, ",\"seed\":%llu", (unsigned long long)s->gen[i4[0]].seed);
+  json_t *o = json_object();
+  int bad = !o;
+  for (int k = 0; !bad && k < 4 + s->nov; k++) {
+    bad = lbs_json_set(o, k < 4 ? LABEL[k] : s->ov[k - 4].name,
+                       lbs_json_str(k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]));
+    if (!bad && k == 0 && s->has_seeds)
+      bad = lbs_json_set(o, "seed", json_integer((json_int_t)s->gen[i4[0]].seed));
   }
-  fputc('}', f);
-  fclose(f);
+  char *txt = bad ? NULL : lbs_json_dumps(o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  json_decref(o);
   return txt;
 }
 
@@ -726,11 +715,10 @@ int cmd_sweep(int argc, char **argv) {
   }
   cli_study cs;
   cli_study_init(&cs, "sweep", s.id);
-  lbs_buf axes = {0};
-  json_axes(&s, &axes);
+  char *axes = json_axes(&s);
   cs.info.file = file;
   cs.info.file_hash = file_hash;
-  cs.info.axes = axes.data ? (const char *)axes.data : NULL;
+  cs.info.axes = axes;
   cs.info.tasks = s.ntasks;
   cs.info.checked = 1;
   if (rank == 0) {
@@ -793,7 +781,7 @@ int cmd_sweep(int argc, char **argv) {
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   for (int i = 0; traces && i < s.ax[0].n; i++) lbs_trace_close(&traces[i]);
   free(traces);
-  lbs_buf_free(&axes);
+  free(axes);
   free(done);
   study_free(&s);
   free(s.name);

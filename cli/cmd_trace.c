@@ -230,9 +230,16 @@ static void range_warning(const lbs_metric_info *mi, const lbs_value_stats *vs, 
            LBS_BOUND_DEFAULT);
 }
 
-static void json_num_or_null(int known, double v) {
-  if (known) cli_json_num(stdout, v);
-  else printf("null");
+/* A measured error: null when not known. */
+static json_t *json_known(int known, double v) { return known ? lbs_json_real(v) : json_null(); }
+
+/* The four errors the writer measured. 0, or -1 when out of memory. */
+static int json_errors(json_t *o, const lbs_trace_stats *st) {
+  return lbs_json_set(o, "max_abs_error", json_known(st->has_error, st->max_abs_error)) ||
+         lbs_json_set(o, "rms_error", json_known(st->has_error, st->rms_error)) ||
+         lbs_json_set(o, "max_rel_error",
+                      json_known(st->has_error && !isnan(st->max_rel_error), st->max_rel_error)) ||
+         lbs_json_set(o, "max_sum_error", json_known(st->has_sum_error, st->max_sum_error));
 }
 
 static int trace_info(int argc, char **argv) {
@@ -310,98 +317,78 @@ static int trace_info(int argc, char **argv) {
   const char *src = lbs_trace_meta(t, "source");
   double ratio = file > 0 ? (double)all.raw_bytes / (double)file : NAN;
   static const char *const cname[4] = {"", "lossless", "polyline", "quant"};
+  int rc = 0;
   if (json) {
-    printf("{\"path\":");
-    cli_json_str(stdout, path);
-    printf(",\"elements\":%lld,\"steps\":%lld,\"chunk_elems\":%lld,\"schema_version\":%d,\"mesh\":",
-           (long long)E, (long long)S, (long long)lbs_trace_chunk_elems(t), lbs_trace_schema_version(t));
-    cli_json_str(stdout, meshdesc);
-    printf(",\"source\":");
-    if (src) cli_json_str(stdout, src);
-    else printf("null");
+    json_t *o = json_object(), *metrics = json_array(), *warnings = json_array();
+    int bad = lbs_json_set(o, "path", lbs_json_str(path)) ||
+              lbs_json_set(o, "elements", lbs_json_int(E)) ||
+              lbs_json_set(o, "steps", lbs_json_int(S)) ||
+              lbs_json_set(o, "chunk_elems", lbs_json_int(lbs_trace_chunk_elems(t))) ||
+              lbs_json_set(o, "schema_version", lbs_json_int(lbs_trace_schema_version(t))) ||
+              lbs_json_set(o, "mesh", lbs_json_str(meshdesc)) ||
+              lbs_json_set(o, "source", lbs_json_str_or_null(src));
     /* a profiled run: how it ended (profiler.* keys, see profiler/collector.c) */
     static const char *const pk[] = {"ranks", "nodes", "sample_every", "on_full", "bound", "complete",
                                      "dropped_steps", "incomplete_steps", "lost_ranks"};
-    if (lbs_trace_meta(t, "profiler.ranks")) {
-      printf(",\"profiler\":{");
-      for (size_t k = 0; k < sizeof pk / sizeof *pk; k++) {
+    if (!bad && lbs_trace_meta(t, "profiler.ranks")) {
+      json_t *prof = json_object();
+      bad = lbs_json_set(o, "profiler", json_incref(prof));
+      for (size_t k = 0; !bad && k < sizeof pk / sizeof *pk; k++) {
         char key[64];
         snprintf(key, sizeof key, "profiler.%s", pk[k]);
-        const char *v = lbs_trace_meta(t, key);
-        printf("%s\"%s\":", k ? "," : "", pk[k]);
-        if (v) cli_json_str(stdout, v);
-        else printf("null");
+        bad = lbs_json_set(prof, pk[k], lbs_json_str_or_null(lbs_trace_meta(t, key)));
       }
-      printf("}");
+      json_decref(prof);
     }
     /* the application's own keys (lbsprof_meta: app.*) */
-    for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
+    json_t *app = NULL;
+    for (int k = 0; !bad && k < lbs_trace_meta_count(t); k++) {
       const char *key = lbs_trace_meta_key(t, k);
       if (strncmp(key, "app.", 4)) continue;
-      printf("%s", n++ ? "," : ",\"app\":{");
-      cli_json_str(stdout, key + 4);
-      printf(":");
-      cli_json_str(stdout, lbs_trace_meta(t, key));
-      if (k + 1 == lbs_trace_meta_count(t) || strncmp(lbs_trace_meta_key(t, k + 1), "app.", 4)) printf("}");
+      if (!app) bad = lbs_json_set(o, "app", json_incref(app = json_object()));
+      if (!bad) bad = lbs_json_set(app, key + 4, lbs_json_str(lbs_trace_meta(t, key)));
     }
-    printf(",\"metrics\":[");
-    for (int m = 0; m < nm; m++) {
+    json_decref(app);
+    if (!bad) bad = lbs_json_set(o, "metrics", json_incref(metrics));
+    for (int m = 0; !bad && m < nm; m++) {
       lbs_metric_info mi;
       char b[LBS_BOUND_STRLEN];
       lbs_trace_metric(t, m, &mi);
-      printf("%s{\"name\":", m ? "," : "");
-      cli_json_str(stdout, mi.name);
-      printf(",\"unit\":");
-      cli_json_str(stdout, mi.unit);
-      printf(",\"codec\":\"%s\",\"bound\":\"%s\",\"error_bound\":", lbs_codec_name(mi.codec),
-             lbs_bound_format(mi.bound, b));
-      cli_json_num(stdout, mi.bound.eps);
-      printf(",\"chunks\":{");
-      for (int k = 1; k <= 3; k++) printf("%s\"%s\":%lld", k > 1 ? "," : "", cname[k], (long long)ms[m].codec_chunks[k]);
-      printf("},\"chunk_bytes\":%lld,\"max_abs_error\":", (long long)ms[m].stored_bytes);
-      json_num_or_null(ms[m].has_error, ms[m].max_abs_error);
-      printf(",\"rms_error\":");
-      json_num_or_null(ms[m].has_error, ms[m].rms_error);
-      printf(",\"max_rel_error\":");
-      json_num_or_null(ms[m].has_error && !isnan(ms[m].max_rel_error), ms[m].max_rel_error);
-      printf(",\"max_sum_error\":");
-      json_num_or_null(ms[m].has_sum_error, ms[m].max_sum_error);
-      printf(",\"values\":");
-      if (novalues) {
-        printf("null");
-      } else {
-        printf("{\"count\":%lld,\"finite\":%lld,\"negative\":%lld,\"zero\":%lld,\"nonfinite\":%lld,\"min\":",
-               (long long)vs[m].values, (long long)vs[m].finite, (long long)vs[m].negative, (long long)vs[m].zero,
-               (long long)vs[m].nonfinite);
-        cli_json_num(stdout, vs[m].min);
-        printf(",\"median\":");
-        cli_json_num(stdout, vs[m].median);
-        printf(",\"p99\":");
-        cli_json_num(stdout, vs[m].p99);
-        printf(",\"max\":");
-        cli_json_num(stdout, vs[m].max);
-        printf("}");
-      }
-      printf("}");
+      json_t *x = json_object(), *chunks = json_object();
+      bad = json_array_append_new(metrics, x) || lbs_json_set(x, "name", lbs_json_str(mi.name)) ||
+            lbs_json_set(x, "unit", lbs_json_str(mi.unit)) ||
+            lbs_json_set(x, "codec", json_string(lbs_codec_name(mi.codec))) ||
+            lbs_json_set(x, "bound", lbs_json_str(lbs_bound_format(mi.bound, b))) ||
+            lbs_json_set(x, "error_bound", lbs_json_real(mi.bound.eps)) ||
+            lbs_json_set(x, "chunks", json_incref(chunks));
+      for (int k = 1; !bad && k <= 3; k++)
+        bad = lbs_json_set(chunks, cname[k], lbs_json_int(ms[m].codec_chunks[k]));
+      json_decref(chunks);
+      if (!bad)
+        bad = lbs_json_set(x, "chunk_bytes", lbs_json_int(ms[m].stored_bytes)) ||
+              json_errors(x, &ms[m]);
+      if (!bad && novalues)
+        bad = lbs_json_set(x, "values", json_null());
+      else if (!bad)
+        bad = lbs_json_set(
+            x, "values",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "count", (json_int_t)vs[m].values,
+                      "finite", (json_int_t)vs[m].finite, "negative", (json_int_t)vs[m].negative,
+                      "zero", (json_int_t)vs[m].zero, "nonfinite", (json_int_t)vs[m].nonfinite,
+                      "min", lbs_json_real(vs[m].min), "median", lbs_json_real(vs[m].median), "p99",
+                      lbs_json_real(vs[m].p99), "max", lbs_json_real(vs[m].max)));
     }
-    printf("],\"raw_bytes\":%lld,\"stored_bytes\":%lld,\"chunk_bytes\":%lld,\"ratio\":",
-           (long long)all.raw_bytes, (long long)file, (long long)all.stored_bytes);
-    cli_json_num(stdout, ratio);
-    printf(",\"max_abs_error\":");
-    json_num_or_null(all.has_error, all.max_abs_error);
-    printf(",\"rms_error\":");
-    json_num_or_null(all.has_error, all.rms_error);
-    printf(",\"max_rel_error\":");
-    json_num_or_null(all.has_error && !isnan(all.max_rel_error), all.max_rel_error);
-    printf(",\"max_sum_error\":");
-    json_num_or_null(all.has_sum_error, all.max_sum_error);
-    printf(",\"warnings\":[");
-    for (int m = 0, k = 0; m < nm; m++)
-      if (warn[m][0]) {
-        printf("%s", k++ ? "," : "");
-        cli_json_str(stdout, warn[m]);
-      }
-    printf("]}\n");
+    if (!bad)
+      bad = lbs_json_set(o, "raw_bytes", lbs_json_int(all.raw_bytes)) ||
+            lbs_json_set(o, "stored_bytes", lbs_json_int(file)) ||
+            lbs_json_set(o, "chunk_bytes", lbs_json_int(all.stored_bytes)) ||
+            lbs_json_set(o, "ratio", lbs_json_real(ratio)) || json_errors(o, &all) ||
+            lbs_json_set(o, "warnings", json_incref(warnings));
+    for (int m = 0; !bad && m < nm; m++)
+      if (warn[m][0]) bad = json_array_append_new(warnings, lbs_json_str(warn[m]));
+    json_decref(metrics), json_decref(warnings);
+    if (bad) json_decref(o), o = NULL;
+    rc = cli_json_print("trace info", o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
   } else {
     printf("trace     %s\nelements  %lld\nsteps     %lld", path, (long long)E, (long long)S);
     if (S > 0) {
@@ -465,7 +452,7 @@ static int trace_info(int argc, char **argv) {
             values_error);
     return 1;
   }
-  return 0;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- check */
@@ -506,29 +493,24 @@ static int trace_check(int argc, char **argv) {
   int nm = lbs_trace_nmetrics(t);
   lbs_trace_close(&t);
   if (e) {
-    if (json) {
-      printf("{\"ok\":false,\"error\":");
-      cli_json_str(stdout, lbs_errmsg());
-      printf("}\n");
-    }
+    if (json)
+      cli_json_print("trace check",
+                     json_pack("{s:b,s:o}", "ok", 0, "error", lbs_json_str(lbs_errmsg())),
+                     LBS_JSON_COMPACT, LBS_JSON_EXACT);
     return cli_error("trace check", e);
   }
-  if (json) {
-    printf("{\"ok\":true,\"steps\":%lld,\"metrics\":%d,\"source_checked\":%s,\"max_abs_error\":",
-           (long long)S, nm, sc.checked ? "true" : "false");
-    cli_json_num(stdout, sc.max_abs_error);
-    printf(",\"max_rel_error\":");
-    cli_json_num(stdout, sc.max_rel_error);
-    printf(",\"max_sum_error\":");
-    cli_json_num(stdout, sc.max_sum_error);
-    printf("}\n");
-  } else {
-    printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
-    if (sc.checked)
-      printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", sc.max_abs_error,
-             sc.max_rel_error, sc.max_sum_error);
-    printf("\n");
-  }
+  if (json)
+    return cli_json_print(
+        "trace check",
+        json_pack("{s:b,s:I,s:i,s:b,s:o,s:o,s:o}", "ok", 1, "steps", (json_int_t)S, "metrics", nm,
+                  "source_checked", sc.checked, "max_abs_error", lbs_json_real(sc.max_abs_error), "max_rel_error",
+                  lbs_json_real(sc.max_rel_error), "max_sum_error", lbs_json_real(sc.max_sum_error)),
+        LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
+  if (sc.checked)
+    printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", sc.max_abs_error,
+           sc.max_rel_error, sc.max_sum_error);
+  printf("\n");
   return 0;
 }
 

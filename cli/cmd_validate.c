@@ -112,7 +112,7 @@ static int cmp_d(const void *a, const void *b) {
 
 /* The value of "key": in a one-line JSON object (the apps' summary): a number, or the text of
  * an array without its brackets into arr. 0 when absent. */
-static int json_number(const char *text, const char *key, double *v) {
+static int summary_number(const char *text, const char *key, double *v) {
   char pat[64];
   snprintf(pat, sizeof pat, "\"%s\":", key);
   const char *at = strstr(text, pat);
@@ -121,7 +121,7 @@ static int json_number(const char *text, const char *key, double *v) {
   *v = strtod(at + strlen(pat), &end);
   return end != at + strlen(pat);
 }
-static int json_array(const char *text, const char *key, char *arr, size_t len) {
+static int summary_array(const char *text, const char *key, char *arr, size_t len) {
   char pat[64];
   snprintf(pat, sizeof pat, "\"%s\":[", key);
   const char *at = strstr(text, pat);
@@ -404,8 +404,9 @@ int cmd_validate(int argc, char **argv) {
         fprintf(stderr, "lbsim: validate: cannot start '%s': %s\n", cmd[0], strerror(errno));
         goto done_runs;
       }
-      if (got == -2 || !WIFEXITED(status) || WEXITSTATUS(status) || lbs_read_file(jpath, &text, &tl) ||
-          !json_number(text, "total_s", &total) || !(total > 0)) {
+      if (got == -2 || !WIFEXITED(status) || WEXITSTATUS(status) ||
+          lbs_read_file(jpath, &text, &tl) || !summary_number(text, "total_s", &total) ||
+          !(total > 0)) {
         cli_progress_end(&prog);
         log_tail(lpath, tail, sizeof tail);
         fprintf(stderr, "lbsim: validate: the real run of %s with %s (run %lld) %s; its output ends:\n%s\n", name,
@@ -416,7 +417,8 @@ int cmd_validate(int argc, char **argv) {
         free(text);
         goto done_runs;
       }
-      if (!json_array(text, "repartitions", P[k].app_reps, sizeof P[k].app_reps)) P[k].app_reps[0] = '\0';
+      if (!summary_array(text, "repartitions", P[k].app_reps, sizeof P[k].app_reps))
+        P[k].app_reps[0] = '\0';
       free(text);
       if (strcmp(P[k].app_reps, P[k].schedule)) {
         cli_progress_end(&prog);
@@ -488,32 +490,45 @@ done_runs:
     if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   }
   if (json) {
-    printf("{\"trace\":");
-    cli_json_str(stdout, trace_path);
-    printf(",\"app\":");
-    cli_json_str(stdout, name);
-    printf(",\"args\":");
-    cli_json_str(stdout, app_args);
-    printf(",\"ranks\":%d,\"grid\":", R);
-    cli_json_str(stdout, grid_path);
-    printf(",\"partitioner\":");
-    cli_json_str(stdout, o.partitioner);
-    printf(",\"runs\":%lld,\"policies\":[", (long long)runs);
-    for (int k = 0; k < np; k++) {
-      printf("%s{\"policy\":", k ? "," : "");
-      cli_json_str(stdout, P[k].policy);
-      printf(",\"repartitions\":%d,\"schedule\":[%s],\"predicted_s\":%.9g,\"measured_median_s\":%.9g,"
-             "\"measured_min_s\":%.9g,\"measured_max_s\":%.9g,\"error\":%.6g,\"measured_s\":[",
-             P[k].nrep, P[k].schedule, P[k].predicted_s, P[k].median_s, P[k].min_s, P[k].max_s, P[k].error);
-      for (int i = 0; i < P[k].nmeasured; i++) printf("%s%.9g", i ? "," : "", P[k].measured[i]);
-      printf("]}");
+    json_t *doc = json_object(), *pols = json_array(), *os = json_array(), *om = json_array();
+    int bad = lbs_json_set(doc, "trace", lbs_json_str(trace_path)) ||
+              lbs_json_set(doc, "app", lbs_json_str(name)) ||
+              lbs_json_set(doc, "args", lbs_json_str(app_args)) ||
+              lbs_json_set(doc, "ranks", lbs_json_int(R)) ||
+              lbs_json_set(doc, "grid", lbs_json_str(grid_path)) ||
+              lbs_json_set(doc, "partitioner", lbs_json_str(o.partitioner)) ||
+              lbs_json_set(doc, "runs", lbs_json_int(runs)) ||
+              lbs_json_set(doc, "policies", json_incref(pols));
+    for (int k = 0; !bad && k < np; k++) {
+      json_t *x = json_object(), *sched = json_array(), *meas = json_array();
+      bad = json_array_append_new(pols, x);
+      for (const char *c = P[k].schedule; !bad && *c; c += strcspn(c, ","), c += *c == ',')
+        bad = json_array_append_new(sched, lbs_json_int(strtoll(c, NULL, 10)));
+      for (int i = 0; !bad && i < P[k].nmeasured; i++)
+        bad = json_array_append_new(meas, lbs_json_sig(P[k].measured[i], 9));
+      bad = bad || lbs_json_set(x, "policy", lbs_json_str(P[k].policy)) ||
+            lbs_json_set(x, "repartitions", lbs_json_int(P[k].nrep)) ||
+            lbs_json_set(x, "schedule", json_incref(sched)) ||
+            lbs_json_set(x, "predicted_s", lbs_json_sig(P[k].predicted_s, 9)) ||
+            lbs_json_set(x, "measured_median_s", lbs_json_sig(P[k].median_s, 9)) ||
+            lbs_json_set(x, "measured_min_s", lbs_json_sig(P[k].min_s, 9)) ||
+            lbs_json_set(x, "measured_max_s", lbs_json_sig(P[k].max_s, 9)) ||
+            lbs_json_set(x, "error", lbs_json_sig(P[k].error, 6)) ||
+            lbs_json_set(x, "measured_s", json_incref(meas));
+      json_decref(sched), json_decref(meas);
     }
-    printf("],\"order_simulated\":[");
-    for (int k = 0; k < np; k++) printf("%s", k ? "," : ""), cli_json_str(stdout, P[order_sim[k]].policy);
-    printf("],\"order_measured\":[");
-    for (int k = 0; k < np; k++) printf("%s", k ? "," : ""), cli_json_str(stdout, P[order_real[k]].policy);
-    printf("],\"same_ranking\":%s,\"discordant_pairs\":%d,\"tied_pairs\":%d,\"max_abs_error\":%.6g}\n",
-           same ? "true" : "false", discordant, ties, worst);
+    for (int k = 0; !bad && k < np; k++)
+      bad = json_array_append_new(os, lbs_json_str(P[order_sim[k]].policy)) ||
+            json_array_append_new(om, lbs_json_str(P[order_real[k]].policy));
+    bad = bad || lbs_json_set(doc, "order_simulated", json_incref(os)) ||
+          lbs_json_set(doc, "order_measured", json_incref(om)) ||
+          lbs_json_set(doc, "same_ranking", json_boolean(same)) ||
+          lbs_json_set(doc, "discordant_pairs", lbs_json_int(discordant)) ||
+          lbs_json_set(doc, "tied_pairs", lbs_json_int(ties)) ||
+          lbs_json_set(doc, "max_abs_error", lbs_json_sig(worst, 6));
+    json_decref(pols), json_decref(os), json_decref(om);
+    if (bad) json_decref(doc), doc = NULL;
+    if (cli_json_print("validate", doc, LBS_JSON_COMPACT, LBS_JSON_SHORT)) rc = 1;
   } else {
     printf("validate      %s: %s %s on %d ranks, %lld real runs per policy; predicted on %s with %s\n", trace_path, name,
            app_args, R, (long long)runs, grid_path, o.partitioner);

@@ -83,16 +83,6 @@ int cli_progress_cb(void *arg, int64_t done, int64_t total) {
   return 0;
 }
 
-void cli_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 void cli_csv_field(FILE *f, const char *s) {
   if (!strpbrk(s, ",\"\r\n")) {
     fputs(s, f);
@@ -106,9 +96,11 @@ void cli_csv_field(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-void cli_json_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.17g", v);
-  else fputs("null", f);
+int cli_json_print(const char *what, json_t *v, size_t flags, int precision) {
+  int bad = lbs_json_write(stdout, v, flags, precision) && !ferror(stdout);
+  json_decref(v);
+  if (bad) fprintf(stderr, "lbsim: %s: JSON output: out of memory\n", what);
+  return bad;
 }
 
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out) {

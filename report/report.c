@@ -6,11 +6,11 @@
  * without its data says so in the page. */
 #include <math.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_json.h"
 #include "lbs_report.h"
 #include "lbs_sim.h"
 
@@ -29,56 +29,42 @@ static void put(writer *w, const char *s, size_t n) {
 
 static void puts_(writer *w, const char *s) { put(w, s, strlen(s)); }
 
-static void __attribute__((format(printf, 2, 3))) out(writer *w, const char *fmt, ...) {
-  char small[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof small) return put(w, small, (size_t)n);
-  char *big = malloc((size_t)n + 1);
-  if (!big) return (void)(w->e = w->e ? w->e : lbs_fail(LBS_NOMEM, "report: out of memory"));
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  put(w, big, (size_t)n);
-  free(big);
-}
+/* ---------------------------------------------------------------- the data as JSON
+ * Built as jansson objects (core/lbs_json.h) and written with every real to 6 significant digits
+ * (a whole number as an integer); text is valid UTF-8 (a bad byte as U+FFFD). */
 
-/* A JSON string. '<', '>' and '&' are escaped too, so no text from the store can end the
- * <script> element that holds the data ("</script>") or open a comment in it. */
-static void jstr(writer *w, const char *s) {
-  if (!s) return puts_(w, "null");
-  put(w, "\"", 1);
-  const unsigned char *p = (const unsigned char *)s;
-  for (; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      char esc[2] = {'\\', (char)*p};
-      put(w, esc, 2);
-    } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) {
-      out(w, "\\u%04x", *p);
-    } else {
-      put(w, (const char *)p, 1);
-    }
-  }
-  put(w, "\"", 1);
-}
+#define DATA_PRECISION 6
 
-/* A JSON number (6 significant digits), null when not finite. */
-static void jnum(writer *w, double v) {
-  if (!isfinite(v)) return puts_(w, "null");
-  out(w, "%.6g", v);
-}
+static lbs_err nomem(void) { return lbs_fail(LBS_NOMEM, "report: out of memory"); }
 
 /* Column k of a row as JSON: NULL as null, numbers as numbers, text as a string. */
-static void jcol(writer *w, sqlite3_stmt *q, int k) {
+static json_t *jcol(sqlite3_stmt *q, int k) {
   switch (sqlite3_column_type(q, k)) {
-  case SQLITE_NULL: puts_(w, "null"); break;
-  case SQLITE_INTEGER: out(w, "%lld", (long long)sqlite3_column_int64(q, k)); break;
-  case SQLITE_FLOAT: jnum(w, sqlite3_column_double(q, k)); break;
-  default: jstr(w, (const char *)sqlite3_column_text(q, k)); break;
+  case SQLITE_NULL: return json_null();
+  case SQLITE_INTEGER: return lbs_json_int(sqlite3_column_int64(q, k));
+  case SQLITE_FLOAT: return lbs_json_real(sqlite3_column_double(q, k));
+  default: return lbs_json_str((const char *)sqlite3_column_text(q, k));
   }
+}
+
+/* jansson's text into the page, '<', '>' and '&' as \u003c, \u003e, \u0026, so no text from
+ * the store can end the <script> element that holds the data ("</script>") or open a comment
+ * in it. Outside strings JSON has none of the three, so each one met is inside a string. */
+static int put_data(const char *text, size_t n, void *arg) {
+  writer *w = arg;
+  size_t from = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *esc = text[i] == '<'   ? "\\u003c"
+                      : text[i] == '>' ? "\\u003e"
+                      : text[i] == '&' ? "\\u0026"
+                                       : NULL;
+    if (!esc) continue;
+    put(w, text + from, i - from);
+    puts_(w, esc);
+    from = i + 1;
+  }
+  put(w, text + from, n - from);
+  return w->e ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- the store */
@@ -153,14 +139,16 @@ static char *select_list(const store *s, const char *t, const char *const *cols)
   return sql;
 }
 
-/* Rows of a query as a JSON array of objects named by cols. */
-static lbs_err rows_json(writer *w, const store *s, const char *table, const char *const *cols, const char *tail) {
-  if (!has_table(s, table)) return puts_(w, "null"), LBS_OK;
+/* Rows of a query as a JSON array of objects named by cols into *out; null without the table. */
+static lbs_err rows_json(const store *s, const char *table, const char *const *cols,
+                         const char *tail, json_t **out) {
+  *out = NULL;
+  if (!has_table(s, table)) return (*out = json_null()) ? LBS_OK : nomem();
   char *list = select_list(s, table, cols);
-  if (!list) return lbs_fail(LBS_NOMEM, "report: out of memory");
+  if (!list) return nomem();
   size_t len = strlen(list) + strlen(table) + strlen(tail) + 32;
   char *sql = malloc(len);
-  if (!sql) return free(list), lbs_fail(LBS_NOMEM, "report: out of memory");
+  if (!sql) return free(list), nomem();
   snprintf(sql, len, "SELECT %s FROM %s %s", list, table, tail);
   free(list);
   sqlite3_stmt *q;
@@ -168,22 +156,19 @@ static lbs_err rows_json(writer *w, const store *s, const char *table, const cha
   if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) e = dberr(s);
   free(sql);
   if (e) return e;
-  puts_(w, "[");
-  int rc, first = 1;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    puts_(w, first ? "\n{" : ",\n{");
-    first = 0;
-    for (int k = 0; cols[k]; k++) {
-      if (k) puts_(w, ",");
-      jstr(w, cols[k]);
-      puts_(w, ":");
-      jcol(w, q, k);
-    }
-    puts_(w, "}");
+  json_t *rows = json_array();
+  int rc = SQLITE_DONE, bad = !rows;
+  while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    json_t *row = json_object();
+    bad = json_array_append_new(rows, row);
+    for (int k = 0; !bad && cols[k]; k++) bad = lbs_json_set(row, cols[k], jcol(q, k));
   }
-  if (rc != SQLITE_DONE) e = dberr(s);
+  e = bad ? nomem() : rc != SQLITE_DONE ? dberr(s) : LBS_OK;
   sqlite3_finalize(q);
-  puts_(w, "]");
+  if (e)
+    json_decref(rows);
+  else
+    *out = rows;
   return e;
 }
 
@@ -201,28 +186,27 @@ static const char *const PARTITION_COLS[] = {
     "created", "overrides", "grid_hash", NULL};
 
 /* The resolved grid configurations (schema 2), each once: [[grid, config], ...]. */
-static lbs_err configs_json(writer *w, const store *s) {
+static lbs_err configs_json(const store *s, json_t **out) {
   int runs = has_column(s, "runs", "config"), parts = has_table(s, "partitions") && has_column(s, "partitions", "config");
-  if (!runs && !parts) return puts_(w, "[]"), LBS_OK;
+  json_t *a = json_array();
+  *out = NULL;
+  if (!a) return nomem();
+  if (!runs && !parts) return *out = a, LBS_OK;
   char sql[400];
   snprintf(sql, sizeof sql, "SELECT grid, config FROM (%s%s%s) WHERE config IS NOT NULL GROUP BY config ORDER BY grid, config",
            runs ? "SELECT grid, config FROM runs" : "", runs && parts ? " UNION " : "",
            parts ? "SELECT grid, config FROM partitions" : "");
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) return dberr(s);
-  puts_(w, "[");
-  int rc, first = 1;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    puts_(w, first ? "\n[" : ",\n[");
-    first = 0;
-    jcol(w, q, 0);
-    puts_(w, ",");
-    jcol(w, q, 1);
-    puts_(w, "]");
-  }
-  lbs_err e = rc == SQLITE_DONE ? LBS_OK : dberr(s);
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) return json_decref(a), dberr(s);
+  int rc = SQLITE_DONE, bad = 0;
+  while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW)
+    bad = json_array_append_new(a, json_pack("[o,o]", jcol(q, 0), jcol(q, 1)));
+  lbs_err e = bad ? nomem() : rc != SQLITE_DONE ? dberr(s) : LBS_OK;
   sqlite3_finalize(q);
-  puts_(w, "]");
+  if (e)
+    json_decref(a);
+  else
+    *out = a;
   return e;
 }
 
@@ -270,12 +254,14 @@ typedef struct bucket {
  * chosen so that the largest has at most 6 digits:
  *   "RUN": {"imb": [[s, i, l, r], ...], "k": steps per bucket, "unit": ns, "b": [[first, last,
  *           time, slowest, partition, migration], ...], "p": [[c_0 .. c_P-1] per bucket]} */
-static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64_t nruns, const lbs_report_opts *o) {
+static lbs_err steps_json(const store *s, const run_info *runs, int64_t nruns,
+                          const lbs_report_opts *o, json_t **out) {
   int64_t max_cells = o && o->max_cells > 0 ? o->max_cells : 2000000, max_points = o && o->max_points > 0 ? o->max_points : 2000;
   int64_t per_run = nruns ? max_cells / nruns : max_cells;
   if (per_run < 1) per_run = 1;
   sqlite3_stmt *qs = NULL, *qp = NULL, *qr = NULL;
   lbs_err e = LBS_OK;
+  *out = NULL;
   if (sqlite3_prepare_v2(s->db, "SELECT step, imbalance, loadimb, repartitioned, time_ns, compute_ns FROM steps"
                                 " WHERE run = ? ORDER BY step", -1, &qs, NULL) ||
       sqlite3_prepare_v2(s->db, "SELECT step, proc, compute_ns FROM procs WHERE run = ? ORDER BY step, proc", -1, &qp,
@@ -283,7 +269,8 @@ static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64
       sqlite3_prepare_v2(s->db, "SELECT step, partition_ns, migration_ns FROM repartitions WHERE run = ? ORDER BY step",
                          -1, &qr, NULL))
     e = dberr(s);
-  puts_(w, "{");
+  json_t *all = json_object();
+  if (!e && !all) e = nomem();
   bucket *bk = NULL;
   double *cells = NULL;
   for (int64_t i = 0; !e && i < nruns; i++) {
@@ -301,22 +288,24 @@ static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64
       e = lbs_fail(LBS_NOMEM, "report: out of memory");
       break;
     }
-    out(w, "%s\n\"%lld\":{\"imb\":[", i ? "," : "", (long long)r->id);
+    char key[24];
+    snprintf(key, sizeof key, "%lld", (long long)r->id);
+    json_t *run = json_object(), *imb = json_array(), *ba = json_array(), *pa = json_array();
+    int bad =
+        lbs_json_set(all, key, json_incref(run)) || lbs_json_set(run, "imb", json_incref(imb));
     /* the steps: the thinned imbalance series, and each bucket's sums */
     sqlite3_reset(qs);
     sqlite3_bind_int64(qs, 1, r->id);
-    int rc;
-    int64_t pos = 0, npts = 0;
-    while ((rc = sqlite3_step(qs)) == SQLITE_ROW && pos < S) {
+    int rc = SQLITE_DONE;
+    int64_t pos = 0;
+    while (!bad && (rc = sqlite3_step(qs)) == SQLITE_ROW && pos < S) {
       int64_t step = sqlite3_column_int64(qs, 0);
       int rep = sqlite3_column_int(qs, 3);
-      if (pos % kp == 0 || rep || pos == S - 1) {
-        out(w, "%s[%lld,", npts++ ? "," : "", (long long)step);
-        jnum(w, sqlite3_column_double(qs, 1));
-        puts_(w, ",");
-        jnum(w, sqlite3_column_double(qs, 2));
-        out(w, ",%d]", rep ? 1 : 0);
-      }
+      if (pos % kp == 0 || rep || pos == S - 1)
+        bad = json_array_append_new(imb, json_pack("[I,o,o,i]", (json_int_t)step,
+                                                   lbs_json_real(sqlite3_column_double(qs, 1)),
+                                                   lbs_json_real(sqlite3_column_double(qs, 2)),
+                                                   rep ? 1 : 0));
       bucket *b = &bk[pos / k];
       if (pos % k == 0) b->first = step;
       b->last = step;
@@ -324,7 +313,7 @@ static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64
       b->compute_ns += sqlite3_column_double(qs, 5);
       pos++;
     }
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) e = dberr(s);
+    if (!bad && rc != SQLITE_ROW && rc != SQLITE_DONE) e = dberr(s);
     /* partitioning and migration, charged at the step of each repartition */
     sqlite3_reset(qr);
     sqlite3_bind_int64(qr, 1, r->id);
@@ -356,54 +345,67 @@ static lbs_err steps_json(writer *w, const store *s, const run_info *runs, int64
     }
     double unit = 1;
     while (mx / unit >= 1e6) unit *= 10;
-    out(w, "],\"k\":%lld,\"unit\":%.0f,\"procs\":%lld,\"b\":[", (long long)k, unit, (long long)P);
-    for (int64_t j = 0; j < nb; j++)
-      out(w, "%s[%lld,%lld,%.0f,%.0f,%.0f,%.0f]", j ? "," : "", (long long)bk[j].first, (long long)bk[j].last,
-          round(bk[j].time_ns / unit), round(bk[j].compute_ns / unit), round(bk[j].partition_ns / unit),
-          round(bk[j].migration_ns / unit));
-    puts_(w, "],\"p\":[");
-    for (int64_t j = 0; j < nb && P > 0; j++) {
-      puts_(w, j ? ",\n[" : "\n[");
-      for (int64_t p = 0; p < P; p++) out(w, "%s%.0f", p ? "," : "", round(cells[j * P + p] / unit));
-      puts_(w, "]");
+    bad = bad || lbs_json_set(run, "k", lbs_json_int(k)) ||
+          lbs_json_set(run, "unit", lbs_json_real(unit)) ||
+          lbs_json_set(run, "procs", lbs_json_int(P)) || lbs_json_set(run, "b", json_incref(ba)) ||
+          lbs_json_set(run, "p", json_incref(pa));
+    for (int64_t j = 0; !bad && j < nb; j++)
+      bad = json_array_append_new(ba, json_pack("[I,I,o,o,o,o]", (json_int_t)bk[j].first,
+                                                (json_int_t)bk[j].last,
+                                                lbs_json_real(round(bk[j].time_ns / unit)),
+                                                lbs_json_real(round(bk[j].compute_ns / unit)),
+                                                lbs_json_real(round(bk[j].partition_ns / unit)),
+                                                lbs_json_real(round(bk[j].migration_ns / unit))));
+    for (int64_t j = 0; !bad && j < nb && P > 0; j++) {
+      json_t *row = json_array();
+      bad = json_array_append_new(pa, row);
+      for (int64_t p = 0; !bad && p < P; p++)
+        bad = json_array_append_new(row, lbs_json_real(round(cells[j * P + p] / unit)));
     }
-    puts_(w, "]}");
+    json_decref(run), json_decref(imb), json_decref(ba), json_decref(pa);
+    if (bad && !e) e = nomem();
   }
-  puts_(w, "}");
   free(bk);
   free(cells);
   sqlite3_finalize(qs);
   sqlite3_finalize(qp);
   sqlite3_finalize(qr);
+  if (e)
+    json_decref(all);
+  else
+    *out = all;
   return e;
 }
 
 /* The policies' recorded series (schema 2; adaptive: the interval at each probe, Figure 9):
- * {"RUN": [[k, step, value], ...]}. */
-static lbs_err series_json(writer *w, const store *s) {
-  if (!has_table(s, "series")) return puts_(w, "null"), LBS_OK;
+ * {"RUN": [[k, step, value], ...]}; null without the table. */
+static lbs_err series_json(const store *s, json_t **out) {
+  *out = NULL;
+  if (!has_table(s, "series")) return (*out = json_null()) ? LBS_OK : nomem();
   sqlite3_stmt *q;
   if (sqlite3_prepare_v2(s->db, "SELECT run, k, step, value FROM series ORDER BY run, k", -1, &q, NULL)) return dberr(s);
-  puts_(w, "{");
-  int rc;
-  int64_t cur = 0;
-  int any = 0;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+  json_t *all = json_object(), *cur = NULL;
+  int rc = SQLITE_DONE, bad = !all;
+  int64_t run_cur = 0;
+  while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
     int64_t run = sqlite3_column_int64(q, 0);
-    if (!any || run != cur) {
-      out(w, "%s\n\"%lld\":[", any ? "]," : "", (long long)run);
-      cur = run;
-    } else {
-      puts_(w, ",");
+    if (!cur || run != run_cur) {
+      char key[24];
+      snprintf(key, sizeof key, "%lld", (long long)run);
+      bad = lbs_json_set(all, key, cur = json_array());
+      run_cur = run;
     }
-    any = 1;
-    out(w, "[%lld,%lld,", (long long)sqlite3_column_int64(q, 1), (long long)sqlite3_column_int64(q, 2));
-    jnum(w, sqlite3_column_double(q, 3));
-    puts_(w, "]");
+    if (!bad)
+      bad = json_array_append_new(cur, json_pack("[I,I,o]", (json_int_t)sqlite3_column_int64(q, 1),
+                                                 (json_int_t)sqlite3_column_int64(q, 2),
+                                                 lbs_json_real(sqlite3_column_double(q, 3))));
   }
-  lbs_err e = rc == SQLITE_DONE ? LBS_OK : dberr(s);
+  lbs_err e = bad ? nomem() : rc != SQLITE_DONE ? dberr(s) : LBS_OK;
   sqlite3_finalize(q);
-  puts_(w, any ? "]}" : "}");
+  if (e)
+    json_decref(all);
+  else
+    *out = all;
   return e;
 }
 
@@ -508,22 +510,36 @@ lbs_err lbs_report_html(const char *path, const lbs_report_opts *o, lbs_buf *htm
             "<span></span><ul></ul></div>\n<main id=\"lbsim-report\"><noscript>This report draws its charts with "
             "JavaScript.</noscript></main>\n<script type=\"application/json\" id=\"lbsim-data\">\n");
   /* the data */
-  puts_(&w, "{\"store\":");
-  jstr(&w, base);
-  out(&w, ",\"schema\":%d,\"nruns\":%lld,\"npartitions\":%lld,\n\"studies\":", s.version, (long long)nruns,
-      (long long)nparts);
-  if (!e) e = rows_json(&w, &s, "studies", STUDY_COLS, "ORDER BY started, id");
-  puts_(&w, ",\n\"runs\":");
-  if (!e) e = rows_json(&w, &s, "runs", RUN_COLS, "ORDER BY id");
-  puts_(&w, ",\n\"configs\":");
-  if (!e) e = configs_json(&w, &s);
-  puts_(&w, ",\n\"steps\":");
-  if (!e) e = steps_json(&w, &s, runs, nruns, o);
-  puts_(&w, ",\n\"series\":");
-  if (!e) e = series_json(&w, &s);
-  puts_(&w, ",\n\"partitions\":");
-  if (!e) e = rows_json(&w, &s, "partitions", PARTITION_COLS, "ORDER BY trace, grid, step, partitioner, id");
-  puts_(&w, "}\n</script>\n<script>\n");
+  json_t *data = json_object(), *studies = NULL, *runs_j = NULL, *configs = NULL, *steps = NULL,
+         *series = NULL, *parts = NULL;
+  if (!data) e = nomem();
+  if (!e) e = rows_json(&s, "studies", STUDY_COLS, "ORDER BY started, id", &studies);
+  if (!e) e = rows_json(&s, "runs", RUN_COLS, "ORDER BY id", &runs_j);
+  if (!e) e = configs_json(&s, &configs);
+  if (!e) e = steps_json(&s, runs, nruns, o, &steps);
+  if (!e) e = series_json(&s, &series);
+  if (!e)
+    e = rows_json(&s, "partitions", PARTITION_COLS, "ORDER BY trace, grid, step, partitioner, id",
+                  &parts);
+  if (!e && (lbs_json_set(data, "store", lbs_json_str(base)) ||
+             lbs_json_set(data, "schema", lbs_json_int(s.version)) ||
+             lbs_json_set(data, "nruns", lbs_json_int(nruns)) ||
+             lbs_json_set(data, "npartitions", lbs_json_int(nparts)) ||
+             lbs_json_set(data, "studies", json_incref(studies)) ||
+             lbs_json_set(data, "runs", json_incref(runs_j)) ||
+             lbs_json_set(data, "configs", json_incref(configs)) ||
+             lbs_json_set(data, "steps", json_incref(steps)) ||
+             lbs_json_set(data, "series", json_incref(series)) ||
+             lbs_json_set(data, "partitions", json_incref(parts))))
+    e = nomem();
+  json_decref(studies), json_decref(runs_j), json_decref(configs), json_decref(steps),
+      json_decref(series);
+  json_decref(parts);
+  if (!e && json_dump_callback(data, put_data, &w,
+                               LBS_JSON_COMPACT | JSON_REAL_PRECISION(DATA_PRECISION)))
+    e = w.e ? w.e : nomem();
+  json_decref(data);
+  puts_(&w, "\n</script>\n<script>\n");
   put(&w, lbs__report_js, lbs__report_js_len);
   puts_(&w, "</script>\n</body>\n</html>\n");
   if (!e) e = w.e;

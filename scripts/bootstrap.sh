@@ -7,6 +7,8 @@ PKGS=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libssl-dev
   libcriterion-dev libinih-dev libgsl-dev metis
+  # every JSON lbsim writes (core/lbs_json.h)
+  libjansson-dev
   libopenmpi-dev openmpi-bin
   libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev
   libpapi-dev ocl-icd-opencl-dev pocl-opencl-icd opencl-headers

@@ -32,6 +32,7 @@ size_t lbs_queue_size(const lbs_queue *q);
 #include <stdio.h>
 
 #include "lbs_grid.h"
+#include "lbs_json.h"
 #include "lbs_traces.h"
 
 /* ================================================================ network */
@@ -184,10 +185,13 @@ typedef struct lbs_replay_recorder {
 /* lbs_replay, telling rec (may be NULL) what happens. */
 lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, const lbs_replay_recorder *rec,
                           MPI_Comm comm, lbs_replay_result **out);
-/* One JSON object (DESIGN.md's fields) on one line. */
-void lbs_replay_json(FILE *f, const lbs_replay_result *r);
-/* The same fields without the braces and the line end (policy compare adds its own). */
-void lbs_replay_json_fields(FILE *f, const lbs_replay_result *r);
+/* The run as one JSON object (DESIGN.md's fields; NULL when out of memory), to be written at
+ * LBS_JSON_SHORT (lbs_json_write): its values are what it has always shown, seconds to the
+ * nanosecond, imbalances to 9 decimals, wall_s to the millisecond. */
+json_t *lbs_replay_json(const lbs_replay_result *r);
+/* The same fields, in the same order, set in the object o (policy compare adds its own after
+ * them): 0, or -1 when out of memory. */
+int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r);
 /* ---------------------------------------------------------------- results store (schema 2)
  * One SQLite file: runs (a row per replay, with its provenance), steps, procs, repartitions,
  * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim

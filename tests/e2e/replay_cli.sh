@@ -58,7 +58,7 @@ has "$T/err" "steps [50, 70) are outside the trace's 60 steps" "window message"
 printf '[cluster A]\nnodes = 4\n[sim]\npolicy = fixed:30\npartition_fixed_us = 1000\npartition_per_elem_ns = 0\n' >"$T/sim.ini"
 expect 0 "[sim] from the file" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --json
 has "$T/out" '"policy":"fixed:30"' "[sim] policy"
-has "$T/out" '"partition_time_s":0.001000000' "[sim] cost model: one call of 1000 us"
+has "$T/out" '"partition_time_s":0.001,' "[sim] cost model: one call of 1000 us"
 expect 0 "flag over [sim]" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none -o sim.mode=des --json
 has "$T/out" '"policy":"none"' "flag wins"
 has "$T/out" '"mode":"des"' "-o sim.mode"
@@ -135,7 +135,7 @@ has "$T/err" "zoltan:graph needs the mesh graph, and this trace has none" "graph
 expect 1 "geometric method without coordinates" -- "$LBSIM" replay "$T/nomesh.lbt" --grid "$G" --partitioner zoltan:rcb
 has "$T/err" "needs element coordinates" "coords message"
 expect 0 "block needs neither" -- "$LBSIM" replay "$T/nomesh.lbt" --grid "$G" --partitioner zoltan:block --json
-has "$T/out" '"comm_time_s":0.000000000' "no graph, no halo"
+has "$T/out" '"comm_time_s":0,' "no graph, no halo"
 expect 1 "missing trace" -- "$LBSIM" replay "$T/none.lbt" --grid "$G"
 has "$T/err" "cannot open" "missing trace message"
 expect 2 "missing grid option" -- "$LBSIM" replay "$T/b.lbt"

@@ -22,6 +22,18 @@ has "$T/out" '"elements":1280' "info elements"
 has "$T/out" '"steps":12' "info steps"
 has "$T/out" '"name":"time_ns"' "info metrics"
 for f in raw_bytes stored_bytes ratio max_abs_error rms_error codec error_bound; do has "$T/out" "\"$f\":" "info field $f"; done
+# text JSON must escape or repair (jansson writes it): a path with a quote, a backslash, a
+# control character and bytes that are not UTF-8; python3's json reads it back, each bad byte
+# as U+FFFD
+Q="$T/q\"b\\c$(printf '\001')d$(printf '\377')e$(printf '\303')(.lbt"
+cp "$T/b.lbt" "$Q"
+expect 0 "info --json of an odd path" -- "$LBSIM" trace info "$Q" --json --no-values
+python3 - "$T/out" "$Q" <<'PY' && ok || bad "an odd path through JSON: $(head -c 300 "$T/out")"
+import json, os, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+want = os.fsencode(sys.argv[2]).decode("utf-8", "replace")
+assert d["path"] == want and want.count("\ufffd") == 2 and '"b\\c\x01d' in want, (d["path"], want)
+PY
 expect 0 "check" -- "$LBSIM" trace check "$T/b.lbt"
 has "$T/out" "against the source" "check measures against the generator"
 
