@@ -90,7 +90,7 @@ typedef struct lbs_replay_opts {
   const lbs_config *cfg;     /* [zoltan] pass-through; may be NULL */
   int save_assignment;       /* keep the assignment after every repartition */
   int approach;              /* repartitions: 0 partition from scratch (default), 1 Zoltan REPARTITION */
-  lbs_progress_fn progress;  /* called on rank 0 after each step; may be NULL */
+  lbs_progress_fn progress;  /* called on rank 0 after each step (may be NULL); non-zero stops the replay, an error on every rank */
   void *progress_arg;
   /* the weights the partitioner gets: a metric of the trace (e.g. the application's own
    * "weight", what it gives its partitioner), while the replayed metric stays the work; NULL:

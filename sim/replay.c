@@ -272,7 +272,12 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
   for (int64_t s = 0; s < x.S && !e; s++) {
     if ((e = one_step(&x, s, busy))) break;
     compute_bsp += x.r->step_compute_ns[s];
-    if (x.rank == 0 && o->progress && o->progress(o->progress_arg, s + 1, x.S)) break;
+    int stop = x.rank == 0 && o->progress && o->progress(o->progress_arg, s + 1, x.S); /* rank 0's: every rank stops */
+    MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
+    if (stop) {
+      e = lbs_fail(LBS_INVAL, "the replay was stopped after step %lld of %lld", (long long)(s + 1), (long long)x.S);
+      break;
+    }
   }
   if (!e) {
     finish(&x, compute_bsp, busy, t_start);

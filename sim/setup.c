@@ -69,11 +69,8 @@ static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
   return LBS_OK;
 }
 
-/* Local: the partitioner and policy, what they need of the mesh, and the partitioning mode. */
+/* Local: what the partitioner (created) needs of the mesh, and the partitioning mode. */
 static lbs_err setup_partitioner(lbs__engine *x) {
-  lbs_err e;
-  if ((e = lbs_policy_create(x->o->policy, &x->policy))) return e;
-  if ((e = lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part))) return e;
   x->mesh = lbs_trace_mesh(x->t);
   if (lbs_part_needs_graph(x->part) && !x->mesh)
     return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none", x->o->partitioner);
@@ -92,9 +89,17 @@ static lbs_err setup_partitioner(lbs__engine *x) {
     return lbs_fail(LBS_INVAL, "partition_mode = distributed: %s has no distributed path (it partitions on one rank: "
                     "use partition_mode = rank0, or a zoltan:* method, PT-Scotch through zoltan:graph)",
                     x->o->partitioner);
+  int64_t dmin = x->o->distributed_min_elements > 0 ? x->o->distributed_min_elements : 1000000; /* 0: unset */
   if (x->pmode == LBS_PARTMODE_AUTO)
-    x->pmode = x->size > 1 && dist && x->E >= x->o->distributed_min_elements ? LBS_PARTMODE_DISTRIBUTED
-                                                                              : LBS_PARTMODE_RANK0;
+    x->pmode = x->size > 1 && dist && x->E >= dmin ? LBS_PARTMODE_DISTRIBUTED : LBS_PARTMODE_RANK0;
+  /* rank0 gathers every coordinate and arc on rank 0, and MPI counts are ints */
+  double deg = x->mesh ? lbs_mesh_avg_degree(x->mesh) : 0, arcs = (double)x->E * deg;
+  if (x->pmode == LBS_PARTMODE_RANK0 && x->size > 1 &&
+      ((lbs_part_needs_graph(x->part) && arcs >= 2147483647.0) ||
+       (lbs_part_needs_coords(x->part) && 3.0 * (double)x->E >= 2147483647.0)))
+    return lbs_fail(LBS_RANGE, "partition_mode = rank0 gathers the whole mesh on rank 0, and this trace's %.0f "
+                    "graph arcs or %lld elements' coordinates are more than one MPI message holds (2^31 - 1); "
+                    "use partition_mode = distributed", arcs, (long long)x->E);
   return LBS_OK;
 }
 
@@ -134,21 +139,30 @@ static lbs_err check_memory(lbs__engine *x) {
                  (gpart && !weighted ? 8 * deg : 0);
   double obj = BYTES_PART_OBJ + (gpart ? BYTES_PART_ARC * deg : 0);
   double mine = BYTES_PROCESS + MEMORY_MARGIN * (double)x->n * (local + (x->pmode == LBS_PARTMODE_DISTRIBUTED ? obj : 0));
+  if (x->mesh && lbs_mesh_get_kind(x->mesh) == LBS_MESH_STRUCTURED && lbs_mesh_order(x->mesh) == LBS_ORDER_HILBERT &&
+      graph)
+    mine += 8.0 * (double)x->E; /* a Hilbert box's rows need its inverse cell index while they are built */
   if (x->pmode == LBS_PARTMODE_RANK0 && x->rank == 0)
     mine += MEMORY_MARGIN * (double)x->E * (obj + BYTES_GATHER_OBJ + (cpart ? 8 * dim : 0) + (gpart ? 16 * deg : 0));
   MPI_Comm node;
   MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, x->rank, MPI_INFO_NULL, &node);
   double need = 0, avail = x->o->memory_limit_gb > 0 ? x->o->memory_limit_gb * 1e9 : mem_available();
   MPI_Allreduce(&mine, &need, 1, MPI_DOUBLE, MPI_SUM, node);
+  int on_node;
+  MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
   lbs_err e = LBS_OK;
   if (avail > 0 && need > avail)
-    e = lbs_fail(LBS_NOMEM, "partition_mode = %s needs about %.1f GB on this node for %lld elements on %d rank%s%s, "
-                 "and the node has %.1f GB (%s); %s", lbs_partition_mode_name(x->pmode), need / 1e9, (long long)x->E,
-                 x->size, x->size > 1 ? "s" : "", x->pmode == LBS_PARTMODE_RANK0 ? " (rank 0 gathers every element)" : "",
-                 avail / 1e9, x->o->memory_limit_gb > 0 ? "[sim] memory_limit_gb" : "available memory",
-                 x->pmode == LBS_PARTMODE_RANK0 ? "use partition_mode = distributed on more ranks"
-                                                : "run it on more nodes");
+    e = lbs_fail(LBS_NOMEM, "partition_mode = %s needs about %.1f GB on this node for %lld elements (%d of %d "
+                 "rank%s here%s), and the node has %.1f GB (%s); %s", lbs_partition_mode_name(x->pmode), need / 1e9,
+                 (long long)x->E, on_node, x->size, x->size > 1 ? "s" : "",
+                 x->pmode == LBS_PARTMODE_RANK0 ? "; rank 0 gathers every element" : "", avail / 1e9,
+                 x->o->memory_limit_gb > 0 ? "[sim] memory_limit_gb" : "available memory",
+                 x->pmode == LBS_PARTMODE_RANK0
+                     ? (lbs_part_has_distributed(x->part) ? "use partition_mode = distributed on more ranks"
+                                                          : "this partitioner runs on one rank: use a zoltan:* method "
+                                                            "with partition_mode = distributed, or a larger node")
+                     : "run it on more nodes");
   return lbs__agree(x, e);
 }
 
@@ -204,6 +218,8 @@ static lbs_err alloc_state(lbs__engine *x) {
 lbs_err lbs__engine_setup(lbs__engine *x) {
   int64_t total_steps = 0;
   lbs_err e = lbs__agree(x, check_trace(x, &total_steps));
+  if (!e) e = lbs__agree(x, lbs_policy_create(x->o->policy, &x->policy));
+  if (!e) e = lbs__agree(x, lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part)); /* collective */
   if (!e) e = lbs__agree(x, setup_partitioner(x));
   if (!e) e = lbs__agree(x, place_elements(x));
   if (e) return e;

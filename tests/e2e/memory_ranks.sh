@@ -37,7 +37,7 @@ expect 1 "distributed METIS" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --gr
 has "$T/err" "metis has no distributed path" "METIS says it has no distributed path"
 expect 1 "too little memory" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" -o sim.memory_limit_gb=0.2
 has "$T/err" "partition_mode = distributed needs about" "the memory check names the mode"
-has "$T/err" "GB on this node for 1572864 elements on 2 ranks" "the memory check gives the figure"
+has "$T/err" "GB on this node for 1572864 elements (2 of 2 ranks here)" "the memory check gives the figure"
 "$LBSIM" replay "$T/m.lbt" --grid "$G" -o sim.partition_mode=everywhere >"$T/out" 2>"$T/err" && bad "an unknown mode must fail" || ok
 has "$T/err" "partition_mode = 'everywhere' must be auto, rank0 or distributed" "an unknown mode is named"
 finish
