@@ -20,8 +20,10 @@
 /* Schema 2 (PRAGMA user_version): provenance on every run (study, labels, command, version,
  * host, time, cost model, overrides, resolved configuration, content hashes), the studies
  * that group runs, per-step communication, partitioning and migration, the policies' series,
- * and lbsim partition's rows. A schema-1 store (user_version 0) is upgraded when written. */
-#define RESULTS_SCHEMA 2
+ * and lbsim partition's rows. Schema 3: where the partitioner ran and on how many ranks (a
+ * distributed run is reproducible at its number of ranks). An older store (schema 1 has
+ * user_version 0) is upgraded when written. */
+#define RESULTS_SCHEMA 3
 
 static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, trace TEXT, grid TEXT, metric TEXT,"
@@ -52,7 +54,7 @@ static const char *SCHEMA =
     " edge_cut REAL, moved INTEGER, wall_s REAL, created TEXT, command TEXT, version TEXT, host TEXT,"
     " overrides TEXT, config TEXT, trace_hash TEXT, grid_hash TEXT);";
 
-/* The columns schema 2 adds to schema 1's tables (a new store gets them the same way). */
+/* The columns schemas 2 and 3 add to schema 1's tables (a new store gets them the same way). */
 static const char *const ADDED[][3] = {
     {"runs", "study", "TEXT"},       {"runs", "task", "INTEGER"},      {"runs", "labels", "TEXT"},
     {"runs", "created", "TEXT"},     {"runs", "command", "TEXT"},      {"runs", "version", "TEXT"},
@@ -60,6 +62,7 @@ static const char *const ADDED[][3] = {
     {"runs", "config", "TEXT"},      {"runs", "trace_hash", "TEXT"},   {"runs", "grid_hash", "TEXT"},
     {"runs", "optimum_s", "REAL"},   {"runs", "gap_to_optimal", "REAL"}, {"steps", "comm_ns", "INTEGER"},
     {"steps", "partition_ns", "INTEGER"}, {"steps", "migration_ns", "INTEGER"},
+    {"runs", "partition_mode", "TEXT"},   {"runs", "ranks", "INTEGER"}, /* schema 3 */
 };
 
 static lbs_err dberr(sqlite3 *db, const char *path) {
@@ -298,8 +301,8 @@ static lbs_err insert_run_row(sqlite3 *db, const char *path, const lbs_replay_re
       "INSERT INTO runs(trace, grid, metric, partitioner, policy, mode, elements, steps, procs, total_time_s,"
       " compute_time_s, comm_time_s, partition_time_s, migration_time_s, repartitions, mean_imbalance,"
       " max_imbalance, mean_loadimb, moved_elements, wall_s, study, task, labels, created, command, version,"
-      " host, cost, overrides, config, trace_hash, grid_hash, optimum_s, gap_to_optimal)"
-      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+      " host, cost, overrides, config, trace_hash, grid_hash, optimum_s, gap_to_optimal, partition_mode, ranks)"
+      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   if (sqlite3_prepare_v2(db, INSERT_RUN, -1, &st, NULL)) e = dberr(db, path);
   if (!e) {
     int k = 1;
@@ -338,6 +341,8 @@ static lbs_err insert_run_row(sqlite3 *db, const char *path, const lbs_replay_re
     bind_text(st, k++, ri ? ri->grid_hash : NULL);
     bind_real(st, k++, ri ? ri->optimum_s : NAN);
     bind_real(st, k++, ri ? ri->gap_to_optimal : NAN);
+    sqlite3_bind_text(st, k++, lbs_partition_mode_name(r->partition_mode), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, k++, r->ranks);
     if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
     else row_written(rd);
   }

@@ -18,8 +18,10 @@ expect 0 "1 rank" -- "${MPI[@]}" -n 1 "$LBSIM" replay "$T/m.lbt" --grid "$G"
 has "$T/out" "ranks         1, partitioning rank0" "1 rank partitions on rank 0"
 m1=$(peak)
 sim1=$(grep '^simulated' "$T/out")
-expect 0 "2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G"
+expect 0 "2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" --results "$T/r.db"
 has "$T/out" "ranks         2, partitioning distributed" "auto picks distributed on 2 ranks from 1M elements"
+[ "$(sqlite3 "$T/r.db" "SELECT partition_mode || ' ' || ranks FROM runs")" = "distributed 2" ] && ok ||
+  bad "the results store records the mode and the ranks: $(sqlite3 "$T/r.db" "SELECT partition_mode, ranks FROM runs")"
 m2=$(peak)
 echo "peak memory of the largest rank: 1 rank $m1 MB, 2 ranks $m2 MB"
 if awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a > 100 && b > 0 && b <= 0.75 * a) }'; then ok; else

@@ -153,7 +153,7 @@ Test(results, provenance_and_per_step_costs_are_kept) {
   cr_assert_eq(lbs_results_save_study(db, &si, rs, ris, 2, ids), LBS_OK, "%s", lbs_errmsg());
   cr_assert(ids[0] > 0 && ids[1] == ids[0] + 1);
   cr_assert_eq(lbs_results_save_study(db, &si, rs, ris, 1, NULL), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(query(db, "PRAGMA user_version"), 2);
+  cr_assert_eq(query(db, "PRAGMA user_version"), 3);
   cr_assert_eq(query(db, "SELECT count(*) FROM studies WHERE id = 's1' AND kind = 'policy compare' AND version = '9.9'"), 1);
   cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE study = 's1' AND task = 7 AND cost = 'model' AND trace_hash = 'ab'"
                          " AND overrides = 'grid.x=1' || char(10) || 'grid.y=2' AND config LIKE '[grid]%'"
@@ -197,17 +197,17 @@ Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
   cr_assert_not(lbs_results_has_column(rd, "runs", "study"));
   sqlite3_close(rd);
   cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(query(db, "PRAGMA user_version"), 2);
+  cr_assert_eq(query(db, "PRAGMA user_version"), 3);
   cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE trace = 'old.lbt' AND study IS NULL"), 1);
   cr_assert_eq(query(db, "SELECT count(*) FROM steps WHERE comm_ns = 200"), 3);
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(sqlite3_open(newer, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "PRAGMA user_version=3", NULL, NULL, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "PRAGMA user_version=4", NULL, NULL, NULL), SQLITE_OK);
   sqlite3_close(s);
   long n0, n1;
   char *before = slurp(newer, &n0);
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_VERSION);
-  cr_assert(strstr(lbs_errmsg(), "results schema version 3, this lbsim reads versions 1 to 2"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "results schema version 4, this lbsim reads versions 1 to 3"), "%s", lbs_errmsg());
   cr_assert_eq(lbs_results_open_read(newer, &rd, &version), LBS_VERSION);
   char *after = slurp(newer, &n1);
   cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused save changed the file");
