@@ -39,7 +39,12 @@ static void usage(void) {
          "A:B is -o sim.steps=A:B, --part-fixed-us US is -o sim.partition_fixed_us=US (docs/config.md).\n"
          "One precedence: the defaults, then the grid file's [sim], then the command line's flags\n"
          "and -o overrides from left to right (the later wins). A bad flag value is a usage error\n"
-         "(exit 2); errors found later exit 1.\n",
+         "(exit 2); errors found later exit 1.\n\n"
+         "Under MPI each rank holds its share of the elements; -o sim.partition_mode=rank0 (the same\n"
+         "answer on any number of ranks), distributed (the partitioner runs where the elements are:\n"
+         "memory per rank shrinks with ranks, answers reproducible at a fixed number of ranks) or\n"
+         "auto (the default: distributed from 1,000,000 elements on 2 or more ranks). Example:\n"
+         "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini -o sim.partition_mode=distributed\n",
          lbs_part_known(), lbs_policy_known());
 }
 
