@@ -78,8 +78,43 @@ has "$T/err" "T must be an imbalance between 0 and 1 (got '2')" "the plug-in's o
 # the same file twice (the environment and the option) is loaded once
 expect 0 "the same plug-in twice" -- env LBSIM_PLUGIN_PATH="$PL/libahead.so" "$P/bin/lbsim" --plugin "$PL/libahead.so" \
   replay --help
-# what it refuses: each 'lbsim: plugin PATH: why', exit 1
+# a partitioner plug-in: stripes puts element e on processor e mod P
+cat >"$PL/stripes.c" <<'C'
+#include <lbsim_plugin.h>
+static lbs_err create(void **s, const char *a, const lbs_config *c, MPI_Comm comm) {
+  (void)c, (void)comm;
+  *s = NULL;
+  return *a ? lbs_fail(LBS_INVAL, "stripes takes no method (got '%s')", a) : LBS_OK;
+}
+static int no(const void *s) { (void)s; return 0; }
+static lbs_err partition(void *s, const lbs_part_input *in, int *newpart) {
+  (void)s;
+  for (int64_t i = 0; i < in->nlocal; i++) newpart[i] = (int)(in->gid[i] % in->nparts);
+  return LBS_OK;
+}
+static const lbs_partitioner_ops stripes = {.abi = LBS_PART_ABI, .name = "stripes", .create = create,
+                                            .needs_graph = no, .needs_coords = no, .partition = partition};
+static const lbs_partitioner_ops *const parts[] = {&stripes, NULL};
+static const lbsim_plugin p = {LBSIM_PLUGIN_ABI, "stripes", NULL, parts};
+const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
+C
 CF=$(env PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags lbsim-plugin)
+expect 0 "build stripes.so" -- mpicc -Wall -Wextra -Werror -shared -fPIC -o "$PL/stripes.so" "$PL/stripes.c" $CF
+expect 0 "partition with a plug-in's partitioner" -- "$P/bin/lbsim" --plugin "$PL/stripes.so" partition "$T/bump.lbt" \
+  --grid "$G" --partitioner stripes --json
+# from equal blocks of 250 ids on 16 processors, element e stays only where e mod 16 = e / 250
+python3 - "$T/out" <<'PY' && ok || bad "stripes' partition: $(head -c 300 "$T/out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = sum(1 for e in range(4000) if e % 16 != e // 250)
+assert r["partitioner"] == "stripes" and r["moved_elements"] == want, (r["moved_elements"], want)
+PY
+expect 1 "a partitioner plug-in's own message" -- "$P/bin/lbsim" --plugin "$PL/stripes.so" partition "$T/bump.lbt" \
+  --grid "$G" --partitioner stripes:x
+has "$T/err" "stripes takes no method (got 'x')" "stripes' message"
+expect 0 "partition --help lists it" -- "$P/bin/lbsim" --plugin "$PL/stripes.so" partition --help
+has "$T/out" ", stripes (default" "stripes in partition --help"
+# what it refuses: each 'lbsim: plugin PATH: why', exit 1
 cat >"$PL/old.c" <<'C'
 #include <lbsim_plugin.h>
 static const lbsim_plugin p = {999, "old", NULL, NULL};
