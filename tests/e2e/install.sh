@@ -129,8 +129,15 @@ static const lbs_policy_ops *const pol[] = {&threshold, NULL};
 static const lbsim_plugin p = {LBSIM_PLUGIN_ABI, "clash", pol, NULL};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
 C
+cat >"$PL/oldpolicy.c" <<'C'
+#include <lbsim_plugin.h>
+static const lbs_policy_ops old = {999, "old", "old", NULL, NULL, NULL, NULL};
+static const lbs_policy_ops *const pol[] = {&old, NULL};
+static const lbsim_plugin p = {LBSIM_PLUGIN_ABI, "oldpolicy", pol, NULL};
+const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
+C
 echo 'int not_a_plugin;' >"$PL/noentry.c"
-for c in old clash noentry; do
+for c in old oldpolicy clash noentry; do
   expect 0 "build $c.so" -- mpicc -Wall -Wextra -Werror -shared -fPIC -o "$PL/$c.so" "$PL/$c.c" $CF
 done
 head -c 4096 /dev/zero | tr '\0' x >"$PL/text.so"
@@ -142,6 +149,7 @@ refused "$PL/missing.so" "No such file or directory"
 refused "$PL/text.so" "invalid ELF header"
 refused "$PL/noentry.so" "no function lbsim_plugin_entry: not an lbsim plug-in"
 refused "$PL/old.so" "built against plug-in ABI 999, this lbsim has 1: rebuild it"
+refused "$PL/oldpolicy.so" "policy 'old' built against policy ABI 999, this lbsim has 1: rebuild it"
 refused "$PL/clash.so" "policy 'threshold' is a built-in's name: rename it"
 expect 1 "two plug-ins with one name" -- "$P/bin/lbsim" --plugin "$PL/libahead.so" --plugin "$PL/b/libahead.so" trace --help
 has "$T/err" "lbsim: plugin $PL/b/libahead.so: policy 'ahead' is plug-in $PL/libahead.so's too: rename one" "clash message"
