@@ -143,6 +143,12 @@ void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, cons
                       int nover, int cost);
 void cli_runinfo_free(cli_runinfo *ri);
 
+/* Loads the plug-ins LBSIM_PLUGIN_PATH names (colon-separated .so files), then those of the
+ * global options --plugin PATH.so (repeatable) before the command, and registers their
+ * policies and partitioners (include/lbsim_plugin.h); the options are taken out of argv
+ * (argv[0] stays). 0; 1 after "lbsim: plugin PATH: why"; 2 after a usage error. */
+int cli_plugins_load(int *argc, char ***argv);
+
 int cmd_trace(int argc, char **argv);
 int cmd_grid(int argc, char **argv);
 int cmd_grid_probe(int argc, char **argv);

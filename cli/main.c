@@ -33,10 +33,12 @@ static const struct {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: lbsim <command> [options]\n\n"
+          "usage: lbsim [--plugin PATH.so]... <command> [options]\n\n"
           "lbsim replays per-element traces of mesh-based parallel applications on a\n"
           "simulated grid to evaluate load-balancing policies and partitioners.\n\ncommands:\n");
   for (int i = 0; commands[i].name; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+  fprintf(f, "\n--plugin PATH.so (repeatable; also LBSIM_PLUGIN_PATH, colon-separated) loads a\n"
+             "plug-in's policies and partitioners (see include/lbsim_plugin.h).\n");
   fprintf(f, "\n'lbsim <command> --help' describes a command. Errors: 'lbsim: what: why', exit 1;\n"
              "usage errors (an unknown command or option, a missing or extra argument, a bad\n"
              "option value) exit 2.\n");
@@ -95,5 +97,7 @@ static int setup_log(void) {
 int main(int argc, char **argv) {
   cli_prov_capture(argc, argv);
   if (setup_log()) return 2;
+  int rc = cli_plugins_load(&argc, &argv);
+  if (rc) return rc;
   return close_stdout(run(argc, argv));
 }

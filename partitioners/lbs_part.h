@@ -43,8 +43,9 @@ typedef struct lbs_partitioner lbs_partitioner;
 typedef struct lbs_partitioner_ops {
   int abi;          /* LBS_PART_ABI */
   const char *name; /* prefix before ':' in the user's name, e.g. "zoltan" */
-  const char *methods; /* accepted arguments after ':' for messages, e.g. "rcb, rib, ..." */
-  /* Parses args (after ':'), reads its config section; state owned by the partitioner. */
+  const char *methods; /* accepted arguments after ':' for messages, e.g. "rcb,rib,..."; NULL or "": none */
+  /* Parses args (after ':'; "" when the name has none), reads its config section; state owned
+   * by the partitioner. */
   lbs_err (*create)(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm);
   int (*needs_graph)(const void *state);
   int (*needs_coords)(const void *state);

@@ -1,0 +1,45 @@
+/* lbsim_plugin.h - lbsim's plug-in interface (installed in PREFIX/include/lbsim/ with the
+ * headers it includes). A plug-in is a shared object that lbsim loads at start-up, with
+ * `lbsim --plugin PATH.so <command> ...` or from LBSIM_PLUGIN_PATH (colon-separated .so
+ * files). It exports one function, lbsim_plugin_entry, that returns its description: the
+ * repartitioning policies (lbs_policy_ops, lbs_policy.h) and partitioners
+ * (lbs_partitioner_ops, lbs_part.h) it adds. Their names then work wherever a built-in's does
+ * (--policy, --policies, --partitioner, sweep files), after "name:" the arguments the ops'
+ * init or create parse. A name may not be a built-in's or an earlier plug-in's.
+ *
+ *   #include <lbsim_plugin.h>
+ *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free,
+ * NULL}; static const lbs_policy_ops *const policies[] = {&mine, NULL}; static const lbsim_plugin
+ * plugin = {LBSIM_PLUGIN_ABI, "mine", policies, NULL}; const lbsim_plugin *lbsim_plugin_entry(void)
+ * { return &plugin; }
+ *
+ * Build it with `$(pkg-config --cflags lbsim-plugin)` (mpicc: lbs_part.h includes mpi.h) or
+ * CMake's `find_package(lbsim)` and `target_link_libraries(p PRIVATE lbsim::plugin)`, as a
+ * shared library (examples/plugins/). The plug-in may call the functions these headers
+ * declare (lbs_fail, lbs_log, ...): the lbsim executable exports them.
+ *
+ * Versions: LBSIM_PLUGIN_ABI is this struct's, and each ops table carries its own
+ * (LBS_POLICY_ABI, LBS_PART_ABI); lbsim refuses a plug-in built against other numbers. Not
+ * offered (yet): speed models and MinEX latency functions. */
+#ifndef LBSIM_PLUGIN_H
+#define LBSIM_PLUGIN_H
+
+#include "lbs_core.h"
+#include "lbs_part.h"
+#include "lbs_policy.h"
+
+#define LBSIM_PLUGIN_ABI 1
+
+typedef struct lbsim_plugin {
+  int abi;                                        /* LBSIM_PLUGIN_ABI */
+  const char *name;                               /* its name (LBSIM_LOG=debug shows it loaded) */
+  const lbs_policy_ops *const *policies;          /* NULL-terminated; NULL: none */
+  const lbs_partitioner_ops *const *partitioners; /* NULL-terminated; NULL: none */
+} lbsim_plugin;
+
+/* The symbol lbsim looks up (with dlsym) in a plug-in. The tables it returns are static:
+ * lbsim keeps the plug-in loaded until it exits. */
+#define LBSIM_PLUGIN_ENTRY "lbsim_plugin_entry"
+const lbsim_plugin *lbsim_plugin_entry(void);
+
+#endif
