@@ -8,10 +8,10 @@
  * init or create parse. A name may not be a built-in's or an earlier plug-in's.
  *
  *   #include <lbsim_plugin.h>
- *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free,
- * NULL}; static const lbs_policy_ops *const policies[] = {&mine, NULL}; static const lbsim_plugin
- * plugin = {LBSIM_PLUGIN_ABI, "mine", policies, NULL}; const lbsim_plugin *lbsim_plugin_entry(void)
- * { return &plugin; }
+ *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free, NULL};
+ *   static const lbs_policy_ops *const policies[] = {&mine, NULL};
+ *   static const lbsim_plugin plugin = {LBSIM_PLUGIN_ABI, "mine", policies, NULL};
+ *   const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }
  *
  * Build it with `$(pkg-config --cflags lbsim-plugin)` (mpicc: lbs_part.h includes mpi.h) or
  * CMake's `find_package(lbsim)` and `target_link_libraries(p PRIVATE lbsim::plugin)`, as a
