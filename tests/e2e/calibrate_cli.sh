@@ -34,7 +34,8 @@ has "$T/out" "dot.cpu" "table names the implementation"
 expect 0 "show csv" -- "$LBSIM" calibrate show "$T/c.db" --csv "$T/csv"
 for f in ipgs points samples verifies; do [ -s "$T/csv/$f.csv" ] && ok || bad "csv: $f.csv missing"; done
 expect 0 "verify" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 40 --json
-json "$T/out" "v=d['verifications'][0]; assert v['n']==40 and 0<=v['mean_err']<5, v" "verify reports errors"
+# the median, not the mean: on a loaded machine a preempted invocation can take 100x its time
+json "$T/out" "v=d['verifications'][0]; assert v['n']==40 and v['mean_err']>=0 and 0<=v['median_err']<5, v" "verify reports errors"
 json "$T/out" "assert d['verifications'][0]['invocations']=='usage'" "usage invocations by default"
 expect 0 "verify varied" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 20 --invocations varied --json
 json "$T/out" "v=d['verifications'][0]; assert v['n']==20 and v['invocations']=='varied', v" "varied invocations"
