@@ -13,7 +13,8 @@
  * Sandbox: only the base (without dofile, loadfile and load), string, table and math
  * libraries, unless LBSIM_LUA_UNSAFE=1 (every standard library). Each call (the chunk,
  * init, each decide) may run LBSIM_LUA_BUDGET virtual-machine instructions (10 million by
- * default). A syntax error, a runtime error, a stack overflow, the budget and a non-boolean
+ * default), and the script's state may hold LBSIM_LUA_MEMORY MiB (256 by default). A syntax
+ * error, a runtime error, a stack overflow, the budget, the memory limit and a non-boolean
  * return are LBS_INVAL "policy lua:FILE:LINE: message", the same on every rank. */
 #include <errno.h>
 #include <lauxlib.h>
@@ -27,12 +28,15 @@
 
 #define HOOK_EVERY 1000 /* instructions between two budget checks */
 #define DEFAULT_BUDGET 10000000LL
+#define DEFAULT_MEMORY_MIB 256
 
 typedef struct {
   lua_State *L;
   char *path;
   long long budget, left; /* instructions per call, and left in this one */
   int every;              /* instructions between two hook calls */
+  long long memory, used; /* bytes the state may hold, and holds (about: a few KB before the cap is set) */
+  int refused;            /* the allocator refused memory during this call */
   const lbs_loadview *v;  /* the view of the decide under way, NULL between calls */
   lbs_err nav_err;        /* eval_step's own failure (not the script's) */
   int64_t *load;          /* P scratch for eval_step */
@@ -55,12 +59,35 @@ static const char *full_path_msg(const luapol *s, const char *msg, char *buf, si
 static lbs_err script_fail(luapol *s, const char *msg, int64_t step) {
   char buf[1024], at[64] = "";
   if (!msg) msg = "(error object is not a string)";
+  char mem[128];
+  if (s->refused && !strcmp(msg, "not enough memory")) {
+    snprintf(mem, sizeof mem, "ran past its memory limit of %lld MiB (LBSIM_LUA_MEMORY)", s->memory >> 20);
+    msg = mem;
+  }
   msg = full_path_msg(s, msg, buf, sizeof buf);
   if (step >= 0) snprintf(at, sizeof at, " (deciding step %lld)", (long long)step);
   size_t plen = strlen(s->path);
   if (strncmp(msg, s->path, plen) || msg[plen] != ':')
     return lbs_fail(LBS_INVAL, "policy lua:%s: %s%s", s->path, msg, at);
   return lbs_fail(LBS_INVAL, "policy lua:%s%s", msg, at);
+}
+
+/* realloc, refusing to hold more than s->memory bytes (Lua then raises "not enough memory") */
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  luapol *s = ud;
+  if (!ptr) osize = 0; /* osize is then the object's type */
+  if (nsize == 0) {
+    free(ptr);
+    s->used -= (long long)osize;
+    return NULL;
+  }
+  if (nsize > osize && s->used + (long long)(nsize - osize) > s->memory) {
+    s->refused = 1;
+    return NULL;
+  }
+  void *p = realloc(ptr, nsize);
+  if (p) s->used += (long long)nsize - (long long)osize;
+  return p;
 }
 
 static void hook(lua_State *L, lua_Debug *ar) {
@@ -80,6 +107,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
 /* Calls the function under nargs arguments with the budget; leaves nres results or the error. */
 static int budgeted_call(luapol *s, int nargs, int nres) {
   s->left = s->budget;
+  s->refused = 0;
   lua_sethook(s->L, hook, LUA_MASKCOUNT, s->every);
   int rc = lua_pcall(s->L, nargs, nres, 0);
   lua_sethook(s->L, NULL, 0, 0);
@@ -215,18 +243,28 @@ static lbs_err init(void **state, const char *args) {
     budget = strtoll(b, &end, 10);
     if (*end || budget < 1) return lbs_fail(LBS_INVAL, "LBSIM_LUA_BUDGET: '%s' must be a whole number >= 1", b);
   }
+  long long mib = DEFAULT_MEMORY_MIB;
+  const char *m = getenv("LBSIM_LUA_MEMORY");
+  if (m && *m) {
+    char *end;
+    mib = strtoll(m, &end, 10);
+    if (*end || mib < 1 || mib > (1LL << 30))
+      return lbs_fail(LBS_INVAL, "LBSIM_LUA_MEMORY: '%s' must be a whole number of MiB >= 1", m);
+  }
   luapol *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "policy lua");
   const char *colon = strchr(args, ':');
   size_t plen = colon ? (size_t)(colon - args) : strlen(args);
   s->budget = budget;
   s->every = budget < HOOK_EVERY ? (int)budget : HOOK_EVERY;
+  s->memory = mib << 20;
   s->hist = LUA_NOREF;
   if (!(s->path = strndup(args, plen)) || !(s->L = luaL_newstate())) {
     fini(s);
     return lbs_fail(LBS_NOMEM, "policy lua");
   }
   lua_State *L = s->L;
+  lua_setallocf(L, limited_alloc, s); /* luaL_newstate's allocator is realloc/free too */
   *(luapol **)lua_getextraspace(L) = s;
   open_libs(L, env_flag("LBSIM_LUA_UNSAFE"));
   s->hist = make_history(L);

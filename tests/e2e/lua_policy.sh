@@ -2,7 +2,7 @@
 # End-to-end checks of Lua policies (--policy lua:FILE.lua[:ARGS], policies/lua.c): the same
 # answers on 1 and 2 ranks, examples/policies/adaptive.lua deciding exactly as the built-in
 # adaptive on seed 002's case, and every bad script refused as "policy lua:FILE:LINE: ..." on
-# every rank, the sandbox and the instruction budget included.
+# every rank, the sandbox, the instruction budget and the memory limit included.
 set -u
 LBSIM=${1:?usage: lua_policy.sh lbsim source-dir}
 SRC=${2:?}
@@ -74,6 +74,7 @@ printf 'function decide(view)\n  return 1\nend\n' >number.lua
 printf 'function decide(view)\n  os.execute("touch escaped")\n  return false\nend\n' >os.lua
 printf 'function decide(view)\n  return load("return true")()\nend\n' >load.lua
 printf 'local function f(n) return f(n + 1) + 1 end\nfunction decide(view)\n  return f(1) > 0\nend\n' >deep.lua
+printf 'local t = {}\nfunction decide(view)\n  t[#t + 1] = string.rep("x", 4 << 20) .. view.step\n  return false\nend\n' >memory.lua
 printf 'function decid(view)\n  return false\nend\n' >nodecide.lua
 check() { # script expected-message
   for n in 1 2; do
@@ -88,6 +89,7 @@ check number.lua ":1: decide must return a boolean, not a number (deciding step 
 check os.lua ":2: attempt to index a nil value (global 'os') (deciding step 0)"
 check load.lua ":2: attempt to call a nil value (global 'load') (deciding step 0)"
 check deep.lua ":1: stack overflow"
+check memory.lua ": ran past its memory limit of 256 MiB (LBSIM_LUA_MEMORY) (deciding step 54)"
 check nodecide.lua ": defines no function decide(view)"
 check missing.lua ": cannot open it: No such file or directory"
 [ ! -e escaped ] && ok || bad "os.execute ran in the sandbox"
@@ -97,6 +99,9 @@ expect 1 "a smaller budget" -- env LBSIM_LUA_BUDGET=20 "$LBSIM" replay b.lbt --g
 has err "ran past its budget of 20 instructions per call" "LBSIM_LUA_BUDGET's message"
 expect 1 "a bad budget" -- env LBSIM_LUA_BUDGET=x "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
 has err "LBSIM_LUA_BUDGET: 'x' must be a whole number >= 1" "LBSIM_LUA_BUDGET checked"
+expect 0 "a larger memory limit" -- env LBSIM_LUA_MEMORY=1024 "$LBSIM" replay b.lbt --grid "$G" --policy lua:memory.lua
+expect 1 "a bad memory limit" -- env LBSIM_LUA_MEMORY=0 "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
+has err "LBSIM_LUA_MEMORY: '0' must be a whole number of MiB >= 1" "LBSIM_LUA_MEMORY checked"
 expect 1 "no script" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua
 has err "needs a script: lua:FILE.lua[:ARGS]" "lua without a script"
 finish
