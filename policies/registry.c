@@ -52,8 +52,10 @@ lbs_err lbs_policy_create(const char *name, lbs_policy **out) {
   }
   p->ops = ops;
   lbs_err e = ops->init(&p->state, colon ? colon + 1 : NULL);
-  /* a message starting "policy " names the policy itself (lua's "policy lua:f.lua:3: ...") */
-  if (e && strncmp(lbs_errmsg(), "policy ", 7)) {
+  /* a message starting "policy NAME:" places itself (lua's "policy lua:f.lua:3: ...") */
+  size_t nlen = strlen(ops->name);
+  const char *m = lbs_errmsg();
+  if (e && (strncmp(m, "policy ", 7) || strncmp(m + 7, ops->name, nlen) || m[7 + nlen] != ':')) {
     e = lbs_fail(e, "policy '%s': %s (expected %s)", name, lbs_errmsg(), ops->usage);
     /* (lbs_fail copes with its own message as an argument) */
   }
