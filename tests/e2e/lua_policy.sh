@@ -66,7 +66,9 @@ PY
 expect 1 "adaptive.lua's arguments checked" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:$A:0.15:20:5
 has err "policy lua:$A:17: needs 0 < T < 1 and whole steps 1 <= MIN <= MAX (got '0.15:20:5')" "adaptive.lua's message"
 
-# bad scripts: each refused with its file and line, on 1 and on 2 ranks alike
+# bad scripts: each refused with its file and line; a syntax error and the failures in decide
+# (error, budget, memory) on 1 and on 2 ranks alike (each mpiexec costs about a second and a
+# half, so not every one)
 printf 'function decide(view)\n  return view.imbalance > 0.3 and\nend\n' >syntax.lua
 printf 'function decide(view)\n  if view.step == 7 then\n    error("boom")\n  end\n  return false\nend\n' >runtime.lua
 printf 'function decide(view)\n  while true do end\nend\n' >loop.lua
@@ -76,20 +78,24 @@ printf 'function decide(view)\n  return load("return true")()\nend\n' >load.lua
 printf 'local function f(n) return f(n + 1) + 1 end\nfunction decide(view)\n  return f(1) > 0\nend\n' >deep.lua
 printf 'local t = {}\nfunction decide(view)\n  t[#t + 1] = string.rep("x", 4 << 20) .. view.step\n  return false\nend\n' >memory.lua
 printf 'function decid(view)\n  return false\nend\n' >nodecide.lua
-check() { # script expected-message
-  for n in 1 2; do
-    expect 1 "$1 on $n rank(s)" -- "${MPI[@]}" -n $n "$LBSIM" replay b.lbt --grid "$G" --policy "lua:$1"
-    has err "lbsim: replay: policy lua:$1$2" "$1's message on $n rank(s)"
+check() { # script expected-message [ranks...]
+  local f=$1 m=$2
+  shift 2
+  for n in "${@:-1}"; do
+    local run=("$LBSIM")
+    [ "$n" = 1 ] || run=("${MPI[@]}" -n "$n" "$LBSIM")
+    expect 1 "$f on $n rank(s)" -- "${run[@]}" replay b.lbt --grid "$G" --policy "lua:$f"
+    has err "lbsim: replay: policy lua:$f$m" "$f's message on $n rank(s)"
   done
 }
-check syntax.lua ":3: unexpected symbol near 'end'"
-check runtime.lua ":3: boom (deciding step 7)"
-check loop.lua ":2: ran past its budget of 10000000 instructions per call (LBSIM_LUA_BUDGET) (deciding step 0)"
+check syntax.lua ":3: unexpected symbol near 'end'" 1 2
+check runtime.lua ":3: boom (deciding step 7)" 1 2
+check loop.lua ":2: ran past its budget of 10000000 instructions per call (LBSIM_LUA_BUDGET) (deciding step 0)" 1 2
 check number.lua ":1: decide must return a boolean, not a number (deciding step 0)"
 check os.lua ":2: attempt to index a nil value (global 'os') (deciding step 0)"
 check load.lua ":2: attempt to call a nil value (global 'load') (deciding step 0)"
 check deep.lua ":1: stack overflow"
-check memory.lua ": ran past its memory limit of 256 MiB (LBSIM_LUA_MEMORY) (deciding step 54)"
+check memory.lua ": ran past its memory limit of 256 MiB (LBSIM_LUA_MEMORY) (deciding step 54)" 1 2
 check nodecide.lua ": defines no function decide(view)"
 check missing.lua ": cannot open it: No such file or directory"
 [ ! -e escaped ] && ok || bad "os.execute ran in the sandbox"
