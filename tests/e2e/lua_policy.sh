@@ -98,6 +98,11 @@ check deep.lua ":1: stack overflow"
 check memory.lua ": ran past its memory limit of 256 MiB (LBSIM_LUA_MEMORY) (deciding step 54)" 1 2
 check nodecide.lua ": defines no function decide(view)"
 check missing.lua ": cannot open it: No such file or directory"
+# Lua shortens a long path to "...tail" in its messages: lbsim names it whole
+D=$T/a_directory_name_long_enough/that_lua_shortens_the_chunk_name
+mkdir -p "$D" && cp runtime.lua "$D/"
+expect 1 "a long path" -- "$LBSIM" replay b.lbt --grid "$G" --policy "lua:$D/runtime.lua"
+has err "lbsim: replay: policy lua:$D/runtime.lua:3: boom (deciding step 7)" "the long path named whole"
 [ ! -e escaped ] && ok || bad "os.execute ran in the sandbox"
 expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
 [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=1 did not open os"
