@@ -7,12 +7,12 @@
 
 extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold, lbs__policy_adaptive,
     lbs__policy_stop_at_rise, lbs__policy_metabalancer, lbs__policy_cost_benefit, lbs__policy_optimal,
-    lbs__policy_steps;
+    lbs__policy_steps, lbs__policy_lua;
 
 static const void *const builtin[] = {
     &lbs__policy_none,         &lbs__policy_fixed,        &lbs__policy_threshold,    &lbs__policy_adaptive,
     &lbs__policy_stop_at_rise, &lbs__policy_metabalancer, &lbs__policy_cost_benefit, &lbs__policy_optimal,
-    &lbs__policy_steps,        NULL};
+    &lbs__policy_steps,        &lbs__policy_lua,          NULL};
 
 /* Lists show a policy with its arguments ("fixed:K"). */
 static const char *usage(const void *ops, char *buf, size_t size) {
@@ -52,9 +52,14 @@ lbs_err lbs_policy_create(const char *name, lbs_policy **out) {
   }
   p->ops = ops;
   lbs_err e = ops->init(&p->state, colon ? colon + 1 : NULL);
-  if (e) {
+  /* a message starting "policy NAME:" places itself (lua's "policy lua:f.lua:3: ...") */
+  size_t nlen = strlen(ops->name);
+  const char *m = lbs_errmsg();
+  if (e && (strncmp(m, "policy ", 7) || strncmp(m + 7, ops->name, nlen) || m[7 + nlen] != ':')) {
     e = lbs_fail(e, "policy '%s': %s (expected %s)", name, lbs_errmsg(), ops->usage);
     /* (lbs_fail copes with its own message as an argument) */
+  }
+  if (e) {
     free(p->name);
     free(p);
     return e;

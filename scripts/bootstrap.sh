@@ -9,6 +9,8 @@ PKGS=(
   libcriterion-dev libinih-dev libgsl-dev metis
   # every JSON lbsim writes (core/lbs_json.h)
   libjansson-dev
+  # policies written in Lua (policies/lua.c)
+  liblua5.4-dev
   libopenmpi-dev openmpi-bin
   libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev
   libpapi-dev ocl-icd-opencl-dev pocl-opencl-icd opencl-headers

@@ -203,3 +203,86 @@ Test(policies, steps_out_of_range_or_malformed) {
   cr_assert(strstr(lbs_errmsg(), "step 300 is out of range: the replay has 300 steps"), "%s", lbs_errmsg());
   lbs_policy_destroy(&p);
 }
+
+/* ---------------------------------------------------------------- lua:FILE.lua[:ARGS] */
+
+/* Writes text to DIR/name in a fresh directory; returns the path (valid until unscript). */
+static char dir[64], paths[8][128];
+static int npaths;
+static const char *script(const char *name, const char *text) {
+  if (!*dir) {
+    strcpy(dir, "/tmp/lbs_lua_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+  }
+  cr_assert_lt(npaths, 8);
+  char *path = paths[npaths++];
+  snprintf(path, sizeof paths[0], "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void unscript(void) {
+  while (npaths) unlink(paths[--npaths]);
+  if (*dir) rmdir(dir);
+  *dir = 0;
+}
+
+Test(policies, lua_adaptive_decides_as_adaptive) {
+  series sr = {.steps = 60, .cost = 500};
+  int64_t c[64], l[64];
+  const char *args[] = {"0.15:5:20", "0.5:5:20", "0.3:2:7"};
+  for (int i = 0; i < 3; i++) {
+    char cname[64], lname[256];
+    snprintf(cname, sizeof cname, "adaptive:%s", args[i]);
+    snprintf(lname, sizeof lname, "lua:%s/examples/policies/adaptive.lua:%s", LBS_SOURCE_DIR, args[i]);
+    int nc = run_series(cname, &sr, c), nl = run_series(lname, &sr, l);
+    cr_assert(nc > 2 && nl == nc, "%s: %d vs %d repartitions", args[i], nc, nl);
+    for (int k = 0; k < nc; k++) cr_assert_eq(c[k], l[k], "%s: repartition %d at %lld vs %lld", args[i], k,
+                                              (long long)c[k], (long long)l[k]);
+  }
+}
+
+Test(policies, lua_sees_the_view) {
+  series sr = {.steps = 30, .cost = 500};
+  int64_t reps[64];
+  /* threshold:0.32 in Lua, reading the history through the view's proxies */
+  const char *p = script("past.lua", "local T\n"
+                                     "function init(a) T = tonumber(a) end\n"
+                                     "function decide(v)\n"
+                                     "  assert(#v.step_ns == v.step and v.step_ns[v.step + 1] == nil)\n"
+                                     "  assert(v.steps == 30 and v.procs == 2 and v.load_ns[2] == 1 and v.est_repart_ns == 500)\n"
+                                     "  return v.step > 0 and v.since > 0 and v.past_imbalance[v.step] > T\n"
+                                     "end\n");
+  char name[256];
+  snprintf(name, sizeof name, "lua:%s:0.32", p);
+  int n = run_series(name, &sr, reps);
+  cr_assert(n == 3 && reps[0] == 8 && reps[1] == 16 && reps[2] == 24, "%d: %lld", n, (long long)reps[0]);
+  unscript();
+}
+
+Test(policies, lua_errors_name_file_and_line) {
+  lbs_policy *pol;
+  char name[256], want[256];
+  const char *p = script("syntax.lua", "function decide(v)\n  return v.imbalance >\nend\n");
+  snprintf(name, sizeof name, "lua:%s", p);
+  cr_assert_eq(lbs_policy_create(name, &pol), LBS_INVAL);
+  snprintf(want, sizeof want, "policy lua:%s:3: unexpected symbol near 'end'", p);
+  cr_assert_str_eq(lbs_errmsg(), want); /* not wrapped by the registry */
+  p = script("late.lua", "function decide(v)\n  if v.step == 4 then return nil end\n  return false\nend\n");
+  snprintf(name, sizeof name, "lua:%s", p);
+  cr_assert_eq(lbs_policy_create(name, &pol), LBS_OK, "%s", lbs_errmsg());
+  for (int64_t s = 0; s < 4; s++) cr_assert(!decide_at(pol, s));
+  int64_t load[2] = {1, 1};
+  lbs_loadview v = {4, 300, 0, 2, load, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+  int r;
+  cr_assert_eq(lbs_policy_decide(pol, &v, &r), LBS_INVAL);
+  snprintf(want, sizeof want, "policy lua:%s:1: decide must return a boolean, not a nil (deciding step 4)", p);
+  cr_assert_str_eq(lbs_errmsg(), want);
+  lbs_policy_destroy(&pol);
+  cr_assert_eq(lbs_policy_create("lua:/nonexistent/x.lua:1", &pol), LBS_INVAL);
+  cr_assert_str_eq(lbs_errmsg(), "policy lua:/nonexistent/x.lua: cannot open it: No such file or directory");
+  unscript();
+}

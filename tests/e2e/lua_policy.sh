@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# End-to-end checks of Lua policies (--policy lua:FILE.lua[:ARGS], policies/lua.c): the same
+# answers on 1 and 2 ranks, examples/policies/adaptive.lua deciding exactly as the built-in
+# adaptive on seed 002's case, and every bad script refused as "policy lua:FILE:LINE: ..." on
+# every rank, the sandbox, the instruction budget and the memory limit included.
+set -u
+LBSIM=${1:?usage: lua_policy.sh lbsim source-dir}
+SRC=${2:?}
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+G=$SRC/examples/grids/homogeneous16.ini
+A=$SRC/examples/policies/adaptive.lua
+cd "$T" || exit 1
+
+expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 20x12x10 --steps 80 -o b.lbt
+# a policy reading every field of the view
+cat >view.lua <<'LUA'
+local K
+function init(args) K = tonumber(args) or error("needs K") end
+function decide(view)
+  assert(view.steps == 80 and view.procs == 16 and #view.load_ns == view.procs, "sizes")
+  assert(#view.step_ns == view.step and #view.past_imbalance == view.step and #view.past_excess_ns == view.step, "history")
+  if view.step > 0 then
+    assert(view.step_ns[view.step] > 0 and view.past_imbalance[1] >= 0 and view.past_excess_ns[1] >= 0, "past")
+    assert(view.step_ns[view.step + 1] == nil, "no future")
+    assert(not pcall(function() view.step_ns[1] = 0 end), "history is read-only")
+  end
+  assert(view.est_repart_ns > 0 and view.last_repart_ns >= 0, "costs")
+  local l, imb = view.eval_step(view.step)
+  assert(#l == view.procs and math.abs(imb - view.imbalance) < 1e-12, "eval_step of this step is the view")
+  for i = 1, view.procs do assert(l[i] == view.load_ns[i], "eval_step's loads") end
+  return view.since >= K and view.imbalance > 0.2
+end
+LUA
+P=lua:view.lua:10,lua:$A:0.15:5:20,adaptive:0.15:5:20
+expect 0 "compare on 1 rank" -- "$LBSIM" policy compare b.lbt --grid "$G" --policies "$P" --json
+sed 's/"wall_s":[0-9.]*//g' out >np1
+has out '"policy":"lua:view.lua:10",' "the Lua policy listed by its spec"
+python3 - out <<'PY' && ok || bad "lua:view.lua:10 repartitioned: $(head -c 300 out)"
+import json, sys
+p = json.load(open(sys.argv[1]))["policies"][0]
+assert p["repartitions"] > 0 and all(b - a >= 10 for a, b in zip(p["repartition_steps"], p["repartition_steps"][1:])), p
+PY
+expect 0 "compare on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" policy compare b.lbt --grid "$G" --policies "$P" --json
+sed 's/"wall_s":[0-9.]*//g' out >np2
+cmp -s np1 np2 && ok || bad "Lua policies answer differently on 1 and 2 ranks"
+expect 0 "replay on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10 --json
+sed 's/"wall_s":[0-9.]*//g' out >r2
+"$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10 --json 2>/dev/null | sed 's/"wall_s":[0-9.]*//g' >r1
+cmp -s r1 r2 && ok || bad "replay with a Lua policy differs between 1 and 2 ranks"
+
+# adaptive.lua makes exactly the built-in adaptive's decisions on seed 002's case (and its variants)
+expect 0 "seed 002 trace" -- "$LBSIM" trace gen --kind bump --mesh 30x20x20 --steps 300 -o bump.lbt
+expect 0 "seed 002 compare" -- "$LBSIM" policy compare bump.lbt --grid "$SRC/examples/seed002/grid.ini" \
+  --policies adaptive:0.15:5:20,lua:$A:0.15:5:20,adaptive:0.3:2:40,lua:$A:0.3:2:40 --json
+python3 - out <<'PY' && ok || bad "adaptive.lua decides differently from adaptive: $(head -c 600 out)"
+import json, sys
+p = json.load(open(sys.argv[1]))["policies"]
+for c, l in ((p[0], p[1]), (p[2], p[3])):
+    assert c["repartitions"] > 2, c
+    for k in ("repartition_steps", "total_time_s", "moved_elements", "mean_imbalance"):
+        assert c[k] == l[k], (k, c[k], l[k])
+PY
+expect 1 "adaptive.lua's arguments checked" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:$A:0.15:20:5
+has err "policy lua:$A:17: needs 0 < T < 1 and whole steps 1 <= MIN <= MAX (got '0.15:20:5')" "adaptive.lua's message"
+
+# bad scripts: each refused with its file and line; a syntax error and the failures in decide
+# (error, budget, memory) on 1 and on 2 ranks alike (each mpiexec costs about a second and a
+# half, so not every one)
+printf 'function decide(view)\n  return view.imbalance > 0.3 and\nend\n' >syntax.lua
+printf 'function decide(view)\n  if view.step == 7 then\n    error("boom")\n  end\n  return false\nend\n' >runtime.lua
+printf 'function decide(view)\n  while true do end\nend\n' >loop.lua
+printf 'function decide(view)\n  return 1\nend\n' >number.lua
+printf 'function decide(view)\n  os.execute("touch escaped")\n  return false\nend\n' >os.lua
+printf 'function decide(view)\n  return load("return true")()\nend\n' >load.lua
+printf 'local function f(n) return f(n + 1) + 1 end\nfunction decide(view)\n  return f(1) > 0\nend\n' >deep.lua
+printf 'local t = {}\nfunction decide(view)\n  t[#t + 1] = string.rep("x", 4 << 20) .. view.step\n  return false\nend\n' >memory.lua
+printf 'function decid(view)\n  return false\nend\n' >nodecide.lua
+check() { # script expected-message [ranks...]
+  local f=$1 m=$2
+  shift 2
+  for n in "${@:-1}"; do
+    local run=("$LBSIM")
+    [ "$n" = 1 ] || run=("${MPI[@]}" -n "$n" "$LBSIM")
+    expect 1 "$f on $n rank(s)" -- "${run[@]}" replay b.lbt --grid "$G" --policy "lua:$f"
+    has err "lbsim: replay: policy lua:$f$m" "$f's message on $n rank(s)"
+  done
+}
+check syntax.lua ":3: unexpected symbol near 'end'" 1 2
+check runtime.lua ":3: boom (deciding step 7)" 1 2
+check loop.lua ":2: ran past its budget of 10000000 instructions per call (LBSIM_LUA_BUDGET) (deciding step 0)" 1 2
+check number.lua ":1: decide must return a boolean, not a number (deciding step 0)"
+check os.lua ":2: attempt to index a nil value (global 'os') (deciding step 0)"
+check load.lua ":2: attempt to call a nil value (global 'load') (deciding step 0)"
+check deep.lua ":1: stack overflow"
+check memory.lua ": ran past its memory limit of 256 MiB (LBSIM_LUA_MEMORY) (deciding step 54)" 1 2
+check nodecide.lua ": defines no function decide(view)"
+check missing.lua ": cannot open it: No such file or directory"
+# Lua shortens a long path to "...tail" in its messages: lbsim names it whole
+D=$T/a_directory_name_long_enough/that_lua_shortens_the_chunk_name
+mkdir -p "$D" && cp runtime.lua "$D/"
+expect 1 "a long path" -- "$LBSIM" replay b.lbt --grid "$G" --policy "lua:$D/runtime.lua"
+has err "lbsim: replay: policy lua:$D/runtime.lua:3: boom (deciding step 7)" "the long path named whole"
+[ ! -e escaped ] && ok || bad "os.execute ran in the sandbox"
+expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+[ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=1 did not open os"
+expect 1 "a smaller budget" -- env LBSIM_LUA_BUDGET=20 "$LBSIM" replay b.lbt --grid "$G" --policy lua:$A:0.15:5:20
+has err "ran past its budget of 20 instructions per call" "LBSIM_LUA_BUDGET's message"
+expect 1 "a bad budget" -- env LBSIM_LUA_BUDGET=x "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
+has err "LBSIM_LUA_BUDGET: 'x' must be a whole number >= 1" "LBSIM_LUA_BUDGET checked"
+expect 0 "a larger memory limit" -- env LBSIM_LUA_MEMORY=1024 "$LBSIM" replay b.lbt --grid "$G" --policy lua:memory.lua
+expect 1 "a bad memory limit" -- env LBSIM_LUA_MEMORY=0 "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
+has err "LBSIM_LUA_MEMORY: '0' must be a whole number of MiB >= 1" "LBSIM_LUA_MEMORY checked"
+expect 1 "no script" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua
+has err "needs a script: lua:FILE.lua[:ARGS]" "lua without a script"
+finish
