@@ -56,6 +56,7 @@ bench: build
 	@bash bench/calibrate.sh
 	@bash bench/sweep.sh
 	@bash bench/report.sh
+	@bash bench/lua_policy.sh
 
 fuzz: bootstrap
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
