@@ -23,9 +23,13 @@ json "$T/out" "k=[x['kernel'] for x in d['kernels']]; assert k==['sort','dot','c
 rc=$?
 [ "$rc" -le 1 ] && ok || bad "run dot cpu,threads: exit $rc; stderr: $(head -c 400 "$T/err")"
 cp "$T/out" "$T/run.json"
-json "$T/run.json" "i=d['ipgs']; assert i[0]['status']=='complete' and i[0]['samples']>=5, i[0]; \
-assert i[1]['status']=='complete' or (i[1]['status']=='partial' and ('time limit' in i[1]['message'] or 'varies by' in i[1]['message'])), i[1]" \
-  "dot.cpu complete, dot.threads complete or partial with the reason"
+# make check runs the sanitizer suite beside this one: one thread then also waits for time
+# slices, and a check run saw dot.cpu stop at the 4,000-sample limit. Either outcome must say so.
+json "$T/run.json" "i=d['ipgs']; why=lambda x: any(w in x['message'] for w in ('time limit', 'varies by', 'the limit')); \
+assert (i[0]['status']=='complete' and i[0]['samples']>=5) or (i[0]['status']=='partial' and why(i[0])), i[0]; \
+assert i[1]['status']=='complete' or (i[1]['status']=='partial' and why(i[1])), i[1]" \
+  "dot.cpu and dot.threads complete, or partial with the reason"
+cpu_done=$(python3 -c "import json; print(json.load(open('$T/run.json'))['ipgs'][0]['status'])")
 has "$T/run.json" '"device": "threads:2: ' "threads device named"
 expect 0 "show json" -- "$LBSIM" calibrate show "$T/c.db" --json
 json "$T/out" "i=d['ipgs']; assert len(i)==2 and all(len(x['points'])>=2 for x in i), i" "show --json has the points"
@@ -33,12 +37,18 @@ expect 0 "show table" -- "$LBSIM" calibrate show "$T/c.db"
 has "$T/out" "dot.cpu" "table names the implementation"
 expect 0 "show csv" -- "$LBSIM" calibrate show "$T/c.db" --csv "$T/csv"
 for f in ipgs points samples verifies; do [ -s "$T/csv/$f.csv" ] && ok || bad "csv: $f.csv missing"; done
-expect 0 "verify" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 40 --json
-# the median, not the mean: on a loaded machine a preempted invocation can take 100x its time
-json "$T/out" "v=d['verifications'][0]; assert v['n']==40 and v['mean_err']>=0 and 0<=v['median_err']<5, v" "verify reports errors"
-json "$T/out" "assert d['verifications'][0]['invocations']=='usage'" "usage invocations by default"
-expect 0 "verify varied" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 20 --invocations varied --json
-json "$T/out" "v=d['verifications'][0]; assert v['n']==20 and v['invocations']=='varied', v" "varied invocations"
+if [ "$cpu_done" = complete ]; then
+  expect 0 "verify" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 40 --json
+  # the median, not the mean: on a loaded machine a preempted invocation can take 100x its time
+  json "$T/out" "v=d['verifications'][0]; assert v['n']==40 and v['mean_err']>=0 and 0<=v['median_err']<5, v" "verify reports errors"
+  json "$T/out" "assert d['verifications'][0]['invocations']=='usage'" "usage invocations by default"
+  expect 0 "verify varied" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 20 --invocations varied --json
+  json "$T/out" "v=d['verifications'][0]; assert v['n']==20 and v['invocations']=='varied', v" "varied invocations"
+else
+  echo "note: dot.cpu ended partial on this loaded machine: verify must refuse it"
+  expect 1 "verify a partial IPG" -- "$LBSIM" calibrate verify "$T/c.db" --impl dot.cpu -n 40 --json
+  has "$T/err" "no complete IPG of dot.cpu to verify" "verify says why"
+fi
 expect 2 "verify bad invocations" -- "$LBSIM" calibrate verify "$T/c.db" --invocations shapes
 has "$T/err" "'shapes' is neither usage nor varied" "invocations message"
 # OpenCL through PoCL, for real: its calls jitter by 20% here, so a loose accuracy and a
@@ -53,14 +63,14 @@ if "$LBSIM" calibrate list | grep -q "cuda"; then
   expect 1 "cuda without a GPU" -- "$LBSIM" calibrate run --kernel dot --impl cuda,cpu --range 1000:100000 -o "$T/g.db"
   has "$T/err" "dot.cuda" "the failure is named"
   expect 0 "the cpu IPG was kept" -- "$LBSIM" calibrate show "$T/g.db" --json
-  json "$T/out" "s={x['impl']:x['status'] for x in d['ipgs']}; assert s=={'dot.cuda':'failed','dot.cpu':'complete'}, s" \
+  json "$T/out" "s={x['impl']:x['status'] for x in d['ipgs']}; assert s['dot.cuda']=='failed' and s['dot.cpu'] in ('complete','partial') and len(s)==2, s" \
     "failed and complete side by side"
 fi
 # A time limit stops an implementation; what completed before stays.
 expect 1 "timeout" -- "$LBSIM" calibrate run --kernel sort --impl cpu --range 1:100000000 --timeout 0.5 -o "$T/c.db"
 has "$T/err" "of the time limit" "timeout message"
 expect 0 "after the timeout" -- "$LBSIM" calibrate show "$T/c.db" --json
-json "$T/out" "s=[x['status'] for x in d['ipgs']]; assert s[0]=='complete' and s[1] in ('complete','partial') and s[2] in ('failed','partial'), s" "earlier IPGs kept"
+json "$T/out" "s=[x['status'] for x in d['ipgs']]; assert s[0]=='$cpu_done' and s[1] in ('complete','partial') and s[2] in ('failed','partial'), s" "earlier IPGs kept"
 
 # Bad input.
 expect 2 "unknown kernel" -- "$LBSIM" calibrate run --kernel fft -o "$T/x.db"
