@@ -226,16 +226,16 @@ int cmd_partition(int argc, char **argv) {
   problem pb = {0};
   lbs_minex_ipg ipg = {0};
   int64_t *rf = calloc((size_t)size + 1, sizeof *rf), *gid = NULL, *lx = NULL, *gx = NULL, *ga = NULL;
-  double *sizes = NULL, *gw = NULL, tol = 0;
+  double *sizes = NULL, *gw = NULL;
+  lbs_minex_latency *lat = NULL; /* MinEX's model, as [minex] gives it */
   int *newp = NULL, *all = NULL, *counts = NULL, *displs = NULL;
   const char *what = trace_path;
   lbs_err e = lbs_config_load(grid_path, &cfg);
   if (e) what = grid_path;
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e && (e = lbs_grid_from_config(cfg, &g))) what = grid_path;
-  if (!e && ((e = lbs_config_check_only(cfg, lbs_minex_spec)) ||
-             (e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "latency_tolerance", &tol))))
-    what = grid_path;
+  if (!e && (e = lbs_config_check_only(cfg, lbs_minex_spec))) what = grid_path;
+  if (!e && (e = lbs_minex_latency_from_config(cfg, &lat))) what = "partition"; /* it says where */
   int P = g ? lbs_grid_procs(g) : 0;
   if (!e && procs && procs != P)
     e = lbs_fail(LBS_INVAL, "%s has %d processors in %d clusters, --procs asks for %lld", grid_path, P,
@@ -304,7 +304,10 @@ int cmd_partition(int argc, char **argv) {
     }
     rows[k].wall_s = best;
     MPI_Allgatherv(newp, (int)n, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
-    e = lbs_minex_evaluate(&mg, &ipg, tol > 0 ? lbs_minex_latency_overlap : NULL, &tol, all, NULL, &rows[k].ev);
+    lbs_minex_opts mo = lbs_minex_defaults();
+    lbs_minex_latency_apply(lat, &mo);
+    if (!(e = lbs_minex_latency_begin(lat, &ipg)))
+      e = lbs_minex_latency_why(lat, lbs_minex_evaluate(&mg, &ipg, mo.latency, mo.user, all, NULL, &rows[k].ev));
     if (e) what = rows[k].name;
     rows[k].work_imb = lbs_part_work_imbalance(all, pb.pw, E, sizes, P);
     /* the promise is against the shares the partitioner aimed at: the grid's, or equal ones */
@@ -366,6 +369,7 @@ int cmd_partition(int argc, char **argv) {
     rc = 1;
   }
   lbs_minex_ipg_free(&ipg);
+  lbs_minex_latency_destroy(&lat);
   problem_free(&pb);
   free(rf), free(gid), free(lx), free(gx), free(ga), free(gw), free(sizes), free(newp), free(all), free(counts), free(displs);
   free(names), free(over);

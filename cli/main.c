@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lbs_lua.h"
 
 #ifndef LBSIM_VERSION
 #define LBSIM_VERSION "0.1.0"
@@ -33,12 +34,15 @@ static const struct {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: lbsim [--plugin PATH.so]... <command> [options]\n\n"
+          "usage: lbsim [--plugin PATH.so]... [--lua-unsafe] <command> [options]\n\n"
           "lbsim replays per-element traces of mesh-based parallel applications on a\n"
           "simulated grid to evaluate load-balancing policies and partitioners.\n\ncommands:\n");
   for (int i = 0; commands[i].name; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
   fprintf(f, "\n--plugin PATH.so (repeatable; also LBSIM_PLUGIN_PATH, colon-separated) loads a\n"
-             "plug-in's policies and partitioners (see include/lbsim_plugin.h).\n");
+             "plug-in's policies, partitioners, speed models and MinEX latency functions\n"
+             "(see include/lbsim_plugin.h). --lua-unsafe opens every Lua library (os, io,\n"
+             "require, ...) to Lua scripts (lua:FILE.lua policies and MinEX latencies), which\n"
+             "otherwise see only base, string, table and math (also LBSIM_LUA_UNSAFE=1).\n");
   fprintf(f, "\n'lbsim <command> --help' describes a command. Errors: 'lbsim: what: why', exit 1;\n"
              "usage errors (an unknown command or option, a missing or extra argument, a bad\n"
              "option value) exit 2.\n");
@@ -94,9 +98,30 @@ static int setup_log(void) {
   return 0;
 }
 
+/* Takes --lua-unsafe out of the global options before the command (among --plugin ones). */
+static void lua_unsafe_option(int *argc, char **argv) {
+  int j = 1;
+  for (int i = 1; i < *argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--lua-unsafe")) {
+      lbs_lua_set_unsafe(1);
+      continue;
+    }
+    argv[j++] = argv[i];
+    if (!strcmp(a, "--plugin") && i + 1 < *argc) {
+      argv[j++] = argv[++i];
+    } else if (strncmp(a, "--plugin=", 9)) { /* the command: the rest is its own */
+      while (++i < *argc) argv[j++] = argv[i];
+    }
+  }
+  argv[j] = NULL;
+  *argc = j;
+}
+
 int main(int argc, char **argv) {
   cli_prov_capture(argc, argv);
   if (setup_log()) return 2;
+  lua_unsafe_option(&argc, argv);
   int rc = cli_plugins_load(&argc, &argv);
   if (rc) return rc;
   return close_stdout(run(argc, argv));

@@ -35,6 +35,8 @@
 #include "lbs_core.h"
 
 struct lbs_grid;
+struct lbs_config;
+struct lbs_minex_opts;
 
 /* The partitioning graph: directed CSR (edge v->w carries CWgt(v,w); w->v may be absent or
  * carry another weight). Borrowed. */
@@ -77,6 +79,51 @@ double lbs_minex_latency_none(void *user, const lbs_minex_ipg *ipg, const lbs_mi
 /* Overlap: a fraction f (user points at a double in [0, 1]) of the processing time hides
  * communication: QWgt = pproc + max(0, comm + remap - f x pproc). */
 double lbs_minex_latency_overlap(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *tot);
+
+/* A latency-tolerance function by name, for `[minex] latency = NAME[:ARGS]`: the built-in
+ * none, overlap:F and lua:FILE.lua[:ARGS] (partitioners/latency.c), and those plug-ins add
+ * (lbsim_plugin.h). Called on rank 0 only (MinEX is serial). */
+typedef struct lbs_minex_latency_ops {
+  int abi;             /* LBS_MINEX_LATENCY_ABI */
+  const char *name;    /* "overlap" */
+  const char *usage;   /* "overlap:F (0 <= F <= 1)" */
+  const char *example; /* a spec the contract tests run ("overlap:0.5"; NULL: none) */
+  /* Parses the arguments after "name:" (NULL when none) into the user state latency gets. */
+  lbs_err (*create)(void **user, const char *args);
+  lbs_minex_latency_fn latency; /* QWgt: finite */
+  /* Optional: called with the configuration graph before each partitioning. */
+  lbs_err (*begin)(void *user, const lbs_minex_ipg *ipg);
+  /* Optional: why latency failed since begin (it then returned NaN), or NULL. */
+  const char *(*failed)(void *user);
+  void (*destroy)(void *user); /* NULL-safe */
+} lbs_minex_latency_ops;
+#define LBS_MINEX_LATENCY_ABI 1
+
+/* Registers a latency function after the built-in ones (ops is borrowed, static). LBS_INVAL when
+ * its ABI is not LBS_MINEX_LATENCY_ABI, it lacks create or latency, its name is taken, or the
+ * registry is full. */
+lbs_err lbs_minex_latency_register(const lbs_minex_latency_ops *ops);
+/* The registered functions in registration order (built-in ones first); NULL out of range. */
+int lbs_minex_latency_count(void);
+const lbs_minex_latency_ops *lbs_minex_latency_at(int i);
+/* The names with their arguments, for messages ("none, overlap:F, ..."). */
+const char *lbs_minex_latency_known(void);
+
+/* An instance: a spec's function with its user state. */
+typedef struct lbs_minex_latency lbs_minex_latency;
+/* From a spec "NAME[:ARGS]". A lua: script's relative path is taken from where's directory
+ * when where is a "FILE:LINE" (a key in a file), else from the working directory. */
+lbs_err lbs_minex_latency_create(const char *spec, const char *where, lbs_minex_latency **out);
+/* The one [minex] names: `latency`, or `latency_tolerance = f` as overlap:f (giving both is an
+ * error); *out NULL for the default (none). */
+lbs_err lbs_minex_latency_from_config(const struct lbs_config *cfg, lbs_minex_latency **out);
+/* Sets opts' latency and user to it (NULL: leaves them). */
+void lbs_minex_latency_apply(lbs_minex_latency *l, struct lbs_minex_opts *opts);
+lbs_err lbs_minex_latency_begin(lbs_minex_latency *l, const lbs_minex_ipg *ipg); /* NULL: OK */
+/* After MinEX failed: the function's own failure (LBS_INVAL with its message), else e. */
+lbs_err lbs_minex_latency_why(lbs_minex_latency *l, lbs_err e);
+const char *lbs_minex_latency_spec(const lbs_minex_latency *l);
+void lbs_minex_latency_destroy(lbs_minex_latency **l); /* NULL-safe */
 
 typedef struct lbs_minex_opts {
   int diffusive;                /* 1: start from graph->current; 0: from scratch */

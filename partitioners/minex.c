@@ -27,9 +27,17 @@ typedef struct {
   int64_t *map;          /* vertex of the next coarser level */
 } level;
 
+/* The latency function's first QWgt that was not a finite number. */
+typedef struct {
+  int seen;
+  double q;
+  lbs_minex_tot t;
+} badq;
+
 typedef struct {
   const lbs_minex_ipg *ipg;
   lbs_minex_opts o;
+  badq *bad;
   int P, C;
   const int *cl;
   const double *conn, *reloc;
@@ -97,7 +105,23 @@ static double remap_of(const ctx *x, const level *L, int64_t v, int p) {
   return r >= 0 && r != p ? L->rw[v] * x->reloc[x->cl[p] * x->C + x->cl[r]] : 0;
 }
 
-static double qwgt(const ctx *x, const lbs_minex_tot *t) { return x->o.latency(x->o.user, x->ipg, t); }
+static double qwgt(const ctx *x, const lbs_minex_tot *t) {
+  double q = x->o.latency(x->o.user, x->ipg, t);
+  if (!isfinite(q) && !x->bad->seen) x->bad->seen = 1, x->bad->q = q, x->bad->t = *t;
+  return q;
+}
+
+/* LBS_INVAL when the latency function gave a QWgt that is not a finite number. (A slightly
+ * negative one is fine: the totals are updated incrementally, and an empty processor's may
+ * come out at -1e-12.) */
+static lbs_err check_qwgt(const ctx *x) {
+  const badq *b = x->bad;
+  if (!b->seen) return LBS_OK;
+  return lbs_fail(LBS_INVAL,
+                  "the latency function gave QWgt %g for processor %d (Wgt %g, Comm %g, Remap %g, QLen %lld); "
+                  "it must be a finite number",
+                  b->q, b->t.p, b->t.pproc, b->t.comm, b->t.remap, (long long)b->t.qlen);
+}
 
 /* Totals, QWgt, QWgtToT and the sorted processor list from scratch. */
 static void totals(ctx *x, const level *L, const int *part) {
@@ -712,8 +736,10 @@ static lbs_err check(const lbs_minex_graph *g, const lbs_minex_ipg *ipg) {
   return LBS_OK;
 }
 
-static lbs_err ctx_init(ctx *x, const lbs_minex_ipg *ipg, const lbs_minex_opts *o, lbs_minex_stats *st) {
+static lbs_err ctx_init(ctx *x, const lbs_minex_ipg *ipg, const lbs_minex_opts *o, lbs_minex_stats *st, badq *bad) {
   memset(x, 0, sizeof *x);
+  memset(bad, 0, sizeof *bad);
+  x->bad = bad;
   x->ipg = ipg, x->P = ipg->P, x->C = ipg->C, x->cl = ipg->cluster, x->conn = ipg->connect;
   x->reloc = ipg->relocate ? ipg->relocate : ipg->connect;
   x->o = o ? *o : lbs_minex_defaults();
@@ -767,7 +793,8 @@ lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, 
   memset(L, 0, sizeof L);
   int *parts[MAX_LEVELS] = {0};
   int nl = 1;
-  if ((e = ctx_init(&x, ipg, opts, stats)) || (e = level0(g, &L[0]))) goto done;
+  badq bad;
+  if ((e = ctx_init(&x, ipg, opts, stats, &bad)) || (e = level0(g, &L[0]))) goto done;
   double total = 0;
   for (int64_t v = 0; v < g->n; v++) total += g->pwgt[v];
   double cap = total / ((double)x.o.coarse_per_proc * x.P) * 2;
@@ -782,16 +809,17 @@ lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, 
       e = lbs_fail(LBS_NOMEM, "minex");
       goto done;
     }
-  if ((e = initial(&x, &L[nl - 1], parts[nl - 1]))) goto done;
+  if ((e = initial(&x, &L[nl - 1], parts[nl - 1])) || (e = check_qwgt(&x))) goto done;
   for (int l = nl - 1; l >= 0; l--) {
     if (l < nl - 1)
       for (int64_t v = 0; v < L[l].n; v++) parts[l][v] = parts[l + 1][L[l].map[v]];
     totals(&x, &L[l], parts[l]);
     sort_procs(&x);
     stats->level_before[nl - 1 - l] = max_q(&x);
-    if ((e = refine(&x, &L[l], parts[l]))) goto done;
+    if ((e = refine(&x, &L[l], parts[l])) || (e = check_qwgt(&x))) goto done;
     totals(&x, &L[l], parts[l]);
     sort_procs(&x);
+    if ((e = check_qwgt(&x))) goto done;
     stats->level_after[nl - 1 - l] = max_q(&x);
   }
   memcpy(part, parts[0], (size_t)g->n * sizeof *part);
@@ -819,8 +847,10 @@ lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, l
   level L;
   memset(&L, 0, sizeof L);
   lbs_minex_stats st;
-  if (!(e = ctx_init(&x, ipg, &o, &st)) && !(e = level0(g, &L))) {
+  badq bad;
+  if (!(e = ctx_init(&x, ipg, &o, &st, &bad)) && !(e = level0(g, &L))) {
     totals(&x, &L, part);
+    e = check_qwgt(&x);
     for (int p = 0; p < x.P; p++) {
       if (qwgt) qwgt[p] = x.q[p];
       if (x.q[p] > out->maxqwgt) out->maxqwgt = x.q[p];

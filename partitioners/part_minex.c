@@ -4,7 +4,8 @@
  * processing weight, the mesh edges' weights the communication weights, and the grid the
  * configuration graph (lbs_minex_ipg_from_grid). The current parts give the relocation costs
  * (whether Zoltan-style PARTITION or REPARTITION was asked for: MinEX always accounts for
- * redistribution); `diffusive` also starts from them. Settings come from [minex]. */
+ * redistribution); `diffusive` also starts from them. Settings come from [minex], the
+ * latency-tolerance function too (`latency`, latency.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@ static const lbs_opt minex_opts[] = {
     {"throttle", LBS_OPT_DOUBLE, "1", 0, 1e300, "ThroTTle: a move that adds load needs Gain^2/-DVar <= this"},
     {"latency_tolerance", LBS_OPT_DOUBLE, "0", 0, 1,
      "fraction of processing time that hides communication (0: none, QWgt = Wgt + Comm + Remap)"},
+    {"latency", LBS_OPT_STRING, "", 1, 0,
+     "the latency-tolerance function: none, overlap:F, lua:FILE.lua[:ARGS] (relative to this file) or a plug-in's"},
     {"passes", LBS_OPT_INT, "16", 1, 1000, "refinement passes per level at most"},
     {"coarse_per_proc", LBS_OPT_INT, "8", 1, 1000000, "stop contracting at this many vertices per processor"},
     {NULL, 0, NULL, 0, 0, NULL}};
@@ -24,7 +27,7 @@ const lbs_section_spec lbs_minex_spec[] = {{"minex", 0, 0, minex_opts, "MinEX se
 
 typedef struct {
   lbs_minex_opts o;
-  double tolerance;
+  lbs_minex_latency *latency; /* NULL: none */
   long long passes, coarse;
   MPI_Comm comm;
 } xstate;
@@ -41,18 +44,24 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   if (!e && cfg) {
     if (!(e = lbs_config_check_only(cfg, lbs_minex_spec)) &&
         !(e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "throttle", &s->o.throttle)) &&
-        !(e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "latency_tolerance", &s->tolerance)) &&
-        !(e = lbs_config_int(cfg, lbs_minex_spec, "minex", "", "passes", &s->passes)))
-      e = lbs_config_int(cfg, lbs_minex_spec, "minex", "", "coarse_per_proc", &s->coarse);
+        !(e = lbs_config_int(cfg, lbs_minex_spec, "minex", "", "passes", &s->passes)) &&
+        !(e = lbs_config_int(cfg, lbs_minex_spec, "minex", "", "coarse_per_proc", &s->coarse)))
+      e = lbs_minex_latency_from_config(cfg, &s->latency);
     s->o.max_passes = (int)s->passes, s->o.coarse_per_proc = (int)s->coarse;
   }
   if (e) {
     free(s);
     return e;
   }
-  if (s->tolerance > 0) s->o.latency = lbs_minex_latency_overlap, s->o.user = &s->tolerance;
+  lbs_minex_latency_apply(s->latency, &s->o);
   *state = s;
   return LBS_OK;
+}
+
+static void destroy(void *state) {
+  xstate *s = state;
+  if (s) lbs_minex_latency_destroy(&s->latency);
+  free(s);
 }
 
 static int needs_graph(const void *s) { return (void)s, 1; }
@@ -78,7 +87,8 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   for (int64_t i = 0; cur && i < in->nlocal; i++)
     if (cur[i] < 0) cur = NULL;
   lbs_minex_graph g = {in->nlocal, in->xadj, in->adj, in->adjw, in->weight, in->rwgt, cur};
-  if (!e) e = lbs_minex_partition(&g, &ipg, &s->o, newpart, NULL);
+  if (!e) e = lbs_minex_latency_begin(s->latency, &ipg);
+  if (!e) e = lbs_minex_latency_why(s->latency, lbs_minex_partition(&g, &ipg, &s->o, newpart, NULL));
   lbs_minex_ipg_free(&ipg);
   return e;
 }
@@ -99,5 +109,5 @@ static int uses_current(const void *state) {
 
 const lbs_partitioner_ops lbs__part_minex = {.abi = LBS_PART_ABI, .name = "minex", .methods = "scratch,diffusive",
                                              .create = create, .needs_graph = needs_graph,
-                                             .needs_coords = needs_coords, .partition = partition, .destroy = free,
+                                             .needs_coords = needs_coords, .partition = partition, .destroy = destroy,
                                              .uses_current = uses_current, .cost_model = cost_model};

@@ -1,7 +1,9 @@
 /* lua.c - lua:FILE.lua[:ARGS], a policy written in Lua 5.4.
  *
  * The script defines decide(view), returning a boolean (true: repartition before view.step),
- * and optionally init(args) (args: the text after "FILE.lua:", or nil), called once. `view`
+ * and optionally init(args) (args: the text after "FILE.lua:", or nil), called once, and
+ * series(), called after the run, returning two tables of equal length (steps and values: a
+ * series the results store keeps, as adaptive's interval per probe). `view`
  * carries lbs_loadview's fields under their C names: step, steps, since, procs, imbalance,
  * last_repart_ns, est_repart_ns (numbers; ns are integers), load_ns (a 1-based table of P
  * integers), step_ns, past_imbalance and past_excess_ns (read-only 1-based tables of the
@@ -10,111 +12,39 @@
  * rank's script must make the same calls, which a deterministic script does (math.random is
  * seeded with 0 on every rank; pairs() order over string keys is not guaranteed to match).
  *
- * Sandbox: only the base (without dofile, loadfile and load), string, table and math
- * libraries, unless LBSIM_LUA_UNSAFE=1 (every standard library). Each call (the chunk,
- * init, each decide) may run LBSIM_LUA_BUDGET virtual-machine instructions (10 million by
- * default), and the script's state may hold LBSIM_LUA_MEMORY MiB (256 by default). A syntax
+ * The sandbox and the limits are lbs_lua.h's (--lua-unsafe, LBSIM_LUA_BUDGET, LBSIM_LUA_MEMORY). A syntax
  * error, a runtime error, a stack overflow, the budget, the memory limit and a non-boolean
  * return are LBS_INVAL "policy lua:FILE:LINE: message", the same on every rank. */
-#include <errno.h>
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_lua.h"
 #include "lbs_policy.h"
 
-#define HOOK_EVERY 1000 /* instructions between two budget checks */
-#define DEFAULT_BUDGET 10000000LL
-#define DEFAULT_MEMORY_MIB 256
-
 typedef struct {
+  lbs_lua *box;
   lua_State *L;
-  char *path;
-  long long budget, left; /* instructions per call, and left in this one */
-  int every;              /* instructions between two hook calls */
-  long long memory, used; /* bytes the state may hold, and holds (about: a few KB before the cap is set) */
-  int refused;            /* the allocator refused memory during this call */
+  const char *path;       /* the box's */
   const lbs_loadview *v;  /* the view of the decide under way, NULL between calls */
   lbs_err nav_err;        /* eval_step's own failure (not the script's) */
   int64_t *load;          /* P scratch for eval_step */
   int P;
   int hist;               /* registry reference: the table of the three history proxies */
+  int64_t *ss;            /* series(): its steps and values, kept for the caller */
+  double *sv;
 } luapol;
 
-/* Lua shortens long chunk names to "...tail"; messages name the whole path again. */
-static const char *full_path_msg(const luapol *s, const char *msg, char *buf, size_t size) {
-  const char *colon = strchr(msg, ':');
-  size_t plen = strlen(s->path);
-  if (strncmp(msg, "...", 3) || !colon) return msg;
-  size_t tail = (size_t)(colon - msg) - 3;
-  if (tail > plen || strncmp(s->path + plen - tail, msg + 3, tail)) return msg;
-  snprintf(buf, size, "%s%s", s->path, colon);
-  return buf;
-}
-
-/* The failure "policy lua:MSG" (MSG starts with the path, adding it when Lua did not). */
 static lbs_err script_fail(luapol *s, const char *msg, int64_t step) {
-  char buf[1024], at[64] = "";
-  if (!msg) msg = "(error object is not a string)";
-  char mem[128];
-  if (s->refused && !strcmp(msg, "not enough memory")) {
-    snprintf(mem, sizeof mem, "ran past its memory limit of %lld MiB (LBSIM_LUA_MEMORY)", s->memory >> 20);
-    msg = mem;
-  }
-  msg = full_path_msg(s, msg, buf, sizeof buf);
+  char at[64] = "";
   if (step >= 0) snprintf(at, sizeof at, " (deciding step %lld)", (long long)step);
-  size_t plen = strlen(s->path);
-  if (strncmp(msg, s->path, plen) || msg[plen] != ':')
-    return lbs_fail(LBS_INVAL, "policy lua:%s: %s%s", s->path, msg, at);
-  return lbs_fail(LBS_INVAL, "policy lua:%s%s", msg, at);
+  return lbs_lua_fail(s->box, msg, at);
 }
 
-/* realloc, refusing to hold more than s->memory bytes (Lua then raises "not enough memory") */
-static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  luapol *s = ud;
-  if (!ptr) osize = 0; /* osize is then the object's type */
-  if (nsize == 0) {
-    free(ptr);
-    s->used -= (long long)osize;
-    return NULL;
-  }
-  if (nsize > osize && s->used + (long long)(nsize - osize) > s->memory) {
-    s->refused = 1;
-    return NULL;
-  }
-  void *p = realloc(ptr, nsize);
-  if (p) s->used += (long long)nsize - (long long)osize;
-  return p;
-}
-
-static void hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  luapol *s = *(luapol **)lua_getextraspace(L);
-  if ((s->left -= s->every) > 0) return;
-  lua_Debug here;
-  if (lua_getstack(L, 0, &here) && lua_getinfo(L, "Sl", &here) && here.currentline > 0)
-    lua_pushfstring(L, "%s:%d: ", here.short_src, here.currentline);
-  else
-    lua_pushliteral(L, "");
-  lua_pushfstring(L, "ran past its budget of %I instructions per call (LBSIM_LUA_BUDGET)", (lua_Integer)s->budget);
-  lua_concat(L, 2);
-  lua_error(L);
-}
-
-/* Calls the function under nargs arguments with the budget; leaves nres results or the error. */
-static int budgeted_call(luapol *s, int nargs, int nres) {
-  s->left = s->budget;
-  s->refused = 0;
-  lua_sethook(s->L, hook, LUA_MASKCOUNT, s->every);
-  int rc = lua_pcall(s->L, nargs, nres, 0);
-  lua_sethook(s->L, NULL, 0, 0);
-  return rc;
-}
-
-static luapol *self(lua_State *L) { return *(luapol **)lua_getextraspace(L); }
+static luapol *self(lua_State *L) { return lbs_lua_user(L); }
 
 static void push_loads(lua_State *L, const int64_t *load, int P) {
   lua_createtable(L, P, 0);
@@ -195,103 +125,48 @@ static int make_history(lua_State *L) {
   return luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
-static void open_libs(lua_State *L, int unsafe) {
-  if (unsafe) {
-    luaL_openlibs(L);
-  } else {
-    static const luaL_Reg libs[] = {
-        {LUA_GNAME, luaopen_base}, {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
-        {LUA_MATHLIBNAME, luaopen_math}, {NULL, NULL}};
-    for (const luaL_Reg *l = libs; l->name; l++) {
-      luaL_requiref(L, l->name, l->func, 1);
-      lua_pop(L, 1);
-    }
-    static const char *const off[] = {"dofile", "loadfile", "load", NULL};
-    for (int i = 0; off[i]; i++) {
-      lua_pushnil(L);
-      lua_setglobal(L, off[i]);
-    }
-  }
-  /* the same draws on every rank */
-  lua_getglobal(L, "math");
-  lua_getfield(L, -1, "randomseed");
-  lua_pushinteger(L, 0);
-  lua_call(L, 1, 0);
-  lua_pop(L, 1);
-}
-
-static int env_flag(const char *name) {
-  const char *e = getenv(name);
-  return e && *e && strcmp(e, "0");
-}
-
 static void fini(void *state) {
   luapol *s = state;
   if (!s) return;
-  if (s->L) lua_close(s->L);
-  free(s->path);
+  lbs_lua_close(s->box);
   free(s->load);
+  free(s->ss);
+  free(s->sv);
   free(s);
 }
 
 static lbs_err init(void **state, const char *args) {
   if (!args || !*args || *args == ':') return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
-  long long budget = DEFAULT_BUDGET;
-  const char *b = getenv("LBSIM_LUA_BUDGET");
-  if (b && *b) {
-    char *end;
-    budget = strtoll(b, &end, 10);
-    if (*end || budget < 1) return lbs_fail(LBS_INVAL, "LBSIM_LUA_BUDGET: '%s' must be a whole number >= 1", b);
-  }
-  long long mib = DEFAULT_MEMORY_MIB;
-  const char *m = getenv("LBSIM_LUA_MEMORY");
-  if (m && *m) {
-    char *end;
-    mib = strtoll(m, &end, 10);
-    if (*end || mib < 1 || mib > (1LL << 30))
-      return lbs_fail(LBS_INVAL, "LBSIM_LUA_MEMORY: '%s' must be a whole number of MiB >= 1", m);
-  }
   luapol *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "policy lua");
-  const char *colon = strchr(args, ':');
-  size_t plen = colon ? (size_t)(colon - args) : strlen(args);
-  s->budget = budget;
-  s->every = budget < HOOK_EVERY ? (int)budget : HOOK_EVERY;
-  s->memory = mib << 20;
   s->hist = LUA_NOREF;
-  if (!(s->path = strndup(args, plen)) || !(s->L = luaL_newstate())) {
+  const char *colon = strchr(args, ':');
+  char *path = strndup(args, colon ? (size_t)(colon - args) : strlen(args));
+  lbs_err e = path ? lbs_lua_open("policy", path, s, &s->box) : lbs_fail(LBS_NOMEM, "policy lua");
+  free(path);
+  if (e) {
     fini(s);
-    return lbs_fail(LBS_NOMEM, "policy lua");
+    return e;
   }
-  lua_State *L = s->L;
-  lua_setallocf(L, limited_alloc, s); /* luaL_newstate's allocator is realloc/free too */
-  *(luapol **)lua_getextraspace(L) = s;
-  open_libs(L, env_flag("LBSIM_LUA_UNSAFE"));
+  lua_State *L = s->L = lbs_lua_state(s->box);
+  s->path = lbs_lua_path(s->box);
   s->hist = make_history(L);
-  lbs_err e = LBS_OK;
-  FILE *f = fopen(s->path, "r");
-  if (!f) {
-    e = lbs_fail(LBS_INVAL, "policy lua:%s: cannot open it: %s", s->path, strerror(errno));
+  if (lua_getglobal(L, "decide") != LUA_TFUNCTION) {
+    e = lbs_fail(LBS_INVAL, "policy lua:%s: defines no function decide(view)", s->path);
   } else {
-    fclose(f);
-    /* text only: a precompiled chunk could break the sandbox */
-    if (luaL_loadfilex(L, s->path, "t") != LUA_OK || budgeted_call(s, 0, 0) != LUA_OK) {
-      e = script_fail(s, lua_tostring(L, -1), -1);
-    } else if (lua_getglobal(L, "decide") != LUA_TFUNCTION) {
-      e = lbs_fail(LBS_INVAL, "policy lua:%s: defines no function decide(view)", s->path);
-    } else {
-      lua_pop(L, 1);
-      if (lua_getglobal(L, "init") == LUA_TFUNCTION) {
-        if (colon)
-          lua_pushstring(L, colon + 1);
-        else
-          lua_pushnil(L);
-        if (budgeted_call(s, 1, 0) != LUA_OK) e = script_fail(s, lua_tostring(L, -1), -1);
-      } else if (!lua_isnil(L, -1)) {
-        e = lbs_fail(LBS_INVAL, "policy lua:%s: init is a %s, not a function", s->path, luaL_typename(L, -1));
-      }
+    lua_pop(L, 1);
+    if (lua_getglobal(L, "init") == LUA_TFUNCTION) {
+      if (colon)
+        lua_pushstring(L, colon + 1);
+      else
+        lua_pushnil(L);
+      if (lbs_lua_call(s->box, 1, 0) != LUA_OK) e = script_fail(s, lua_tostring(L, -1), -1);
+    } else if (!lua_isnil(L, -1)) {
+      e = lbs_fail(LBS_INVAL, "policy lua:%s: init is a %s, not a function", s->path, luaL_typename(L, -1));
     }
   }
+  if (!e && lua_getglobal(L, "series") != LUA_TFUNCTION && !lua_isnil(L, -1))
+    e = lbs_fail(LBS_INVAL, "policy lua:%s: series is a %s, not a function", s->path, luaL_typename(L, -1));
   if (e) {
     fini(s);
     return e;
@@ -313,10 +188,7 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   lua_settop(L, 0);
   lua_getglobal(L, "decide");
   if (!lua_isfunction(L, -1)) return lbs_fail(LBS_INVAL, "policy lua:%s: decide is no longer a function", s->path);
-  lua_Debug ar;
-  lua_pushvalue(L, -1);
-  lua_getinfo(L, ">S", &ar);
-  int defined = ar.linedefined;
+  int defined = lbs_lua_defined_at(L);
   lua_createtable(L, 0, 14);
   set_int(L, "step", v->step);
   set_int(L, "steps", v->steps);
@@ -340,7 +212,7 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   }
   s->v = v;
   s->nav_err = LBS_OK;
-  int rc = budgeted_call(s, 1, 1);
+  int rc = lbs_lua_call(s->box, 1, 1);
   s->v = NULL;
   if (s->nav_err) return lbs_fail(s->nav_err, "policy lua:%s: %s", s->path, rc == LUA_OK ? "eval_step failed" : lua_tostring(L, -1));
   if (rc != LUA_OK) return script_fail(s, lua_tostring(L, -1), v->step);
@@ -354,4 +226,54 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_lua = {LBS_POLICY_ABI, "lua", "lua:FILE.lua[:ARGS]", init, decide, fini, NULL};
+/* Checks series()'s two results (at stack 1 and 2) into s->ss, s->sv: n, or -1 with why. */
+static int take_series(luapol *s, const char **why) {
+  lua_State *L = s->L;
+  if (!lua_istable(L, 1) || !lua_istable(L, 2)) return *why = "must return two tables, steps and values", -1;
+  lua_Unsigned n = lua_rawlen(L, 1);
+  if (lua_rawlen(L, 2) != n) return *why = "returned steps and values of different lengths", -1;
+  if (n > (1u << 30)) return *why = "returned more than 2^30 points", -1;
+  free(s->ss), free(s->sv);
+  s->ss = malloc((n + 1) * sizeof *s->ss), s->sv = malloc((n + 1) * sizeof *s->sv);
+  if (!s->ss || !s->sv) return *why = "out of memory", -1;
+  for (lua_Unsigned i = 0; i < n; i++) {
+    int isint, isnum;
+    lua_rawgeti(L, 1, (lua_Integer)i + 1);
+    lua_rawgeti(L, 2, (lua_Integer)i + 1);
+    lua_Integer st = lua_tointegerx(L, -2, &isint);
+    double v = lua_tonumberx(L, -1, &isnum);
+    lua_pop(L, 2);
+    if (!isint || st < 0) return *why = "returned a step that is not a whole number >= 0", -1;
+    if (!isnum || !isfinite(v)) return *why = "returned a value that is not a finite number", -1;
+    s->ss[i] = (int64_t)st, s->sv[i] = v;
+  }
+  return (int)n;
+}
+
+/* series(): the script's recorded series, two tables of equal length (steps, whole numbers >= 0,
+ * as the view's step, and values). A failing series() is a warning: the run's results stand. */
+static int series(const void *state, const int64_t **steps, const double **values) {
+  luapol *s = (luapol *)state; /* the script runs, and its arrays are kept here */
+  lua_State *L = s->L;
+  *steps = NULL, *values = NULL;
+  lua_settop(L, 0);
+  if (lua_getglobal(L, "series") != LUA_TFUNCTION) return lua_settop(L, 0), 0;
+  int defined = lbs_lua_defined_at(L), n = -1;
+  const char *why = NULL;
+  if (lbs_lua_call(s->box, 0, 2) != LUA_OK) {
+    lbs_lua_fail(s->box, lua_tostring(L, -1), " (its series is left out)");
+  } else if ((n = take_series(s, &why)) < 0) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s:%d: series %s", s->path, defined, why);
+    lbs_lua_fail(s->box, msg, " (its series is left out)");
+  }
+  lua_settop(L, 0);
+  if (n < 0) {
+    lbs_log(LBS_LOG_WARN, "%s", lbs_errmsg());
+    return 0;
+  }
+  *steps = s->ss, *values = s->sv;
+  return n;
+}
+
+const lbs_policy_ops lbs__policy_lua = {LBS_POLICY_ABI, "lua", "lua:FILE.lua[:ARGS]", init, decide, fini, series};

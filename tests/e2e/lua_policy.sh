@@ -106,6 +106,15 @@ has err "lbsim: replay: policy lua:$D/runtime.lua:3: boom (deciding step 7)" "th
 [ ! -e escaped ] && ok || bad "os.execute ran in the sandbox"
 expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
 [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=1 did not open os"
+rm -f escaped
+expect 0 "--lua-unsafe opens os" -- "$LBSIM" --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
+[ -e escaped ] && ok || bad "--lua-unsafe did not open os"
+rm -f escaped
+expect 0 "--lua-unsafe after --plugin-less options, on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe replay b.lbt \
+  --grid "$G" --policy lua:os.lua
+[ -e escaped ] && ok || bad "--lua-unsafe did not open os on 2 ranks"
+expect 2 "--lua-unsafe is a global option only" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua --lua-unsafe
+expect 2 "--lua-unsafe without a command" -- "$LBSIM" --lua-unsafe
 expect 1 "a smaller budget" -- env LBSIM_LUA_BUDGET=20 "$LBSIM" replay b.lbt --grid "$G" --policy lua:$A:0.15:5:20
 has err "ran past its budget of 20 instructions per call" "LBSIM_LUA_BUDGET's message"
 expect 1 "a bad budget" -- env LBSIM_LUA_BUDGET=x "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
@@ -115,4 +124,53 @@ expect 1 "a bad memory limit" -- env LBSIM_LUA_MEMORY=0 "$LBSIM" replay b.lbt --
 has err "LBSIM_LUA_MEMORY: '0' must be a whole number of MiB >= 1" "LBSIM_LUA_MEMORY checked"
 expect 1 "no script" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua
 has err "needs a script: lua:FILE.lua[:ARGS]" "lua without a script"
+
+# a policy's series(): what it returns is the run's series, as adaptive's interval per probe
+cat >series.lua <<'LUA'
+local seen = {}
+function decide(view) seen[#seen + 1] = view.step; return view.step % 20 == 10 end
+function series()
+  local s, v = {}, {}
+  for i = 1, #seen, 10 do s[#s + 1] = seen[i]; v[#v + 1] = i / 2 end
+  return s, v
+end
+LUA
+printf 'function decide(view) return false end\nfunction series() return {1, 2}, {3} end\n' >badseries.lua
+expect 0 "series()" -- "$LBSIM" policy compare b.lbt --grid "$G" --policies lua:series.lua --csv sdir
+python3 - sdir/series_lua_series.lua.csv <<'PY' && ok || bad "series.lua's series: $(head -5 sdir/*series*)"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+assert [(int(r[1]), float(r[2])) for r in rows] == [(s, (s + 1) / 2) for s in range(0, 80, 10)], rows
+PY
+expect 0 "a bad series() is a warning" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:badseries.lua
+has err "policy lua:badseries.lua:2: series returned steps and values of different lengths (its series is left out)" \
+  "badseries.lua's warning"
+
+# MinEX's latency-tolerance function in Lua ([minex] latency = lua:FILE.lua[:ARGS]): the same
+# partitions as the built-in overlap:F, the script found beside the grid file that names it, the
+# same on 1 and 2 ranks, and a failing script named on every rank
+mkdir -p grids
+cp "$SRC/examples/grids/two_sites.ini" grids/g.ini
+cp "$SRC/examples/minex/overlap.lua" grids/
+printf '\n[minex]\nlatency = lua:overlap.lua:0.5\n' >>grids/g.ini
+expect 0 "gen small" -- "$LBSIM" trace gen --kind bump --mesh 12x10x8 --steps 12 -o s.lbt
+M=(replay s.lbt --partitioner minex --policy fixed:4 --json)
+expect 0 "minex with overlap:0.5" -- "$LBSIM" "${M[@]}" --grid "$SRC/examples/grids/two_sites.ini" -o minex.latency=overlap:0.5
+sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >builtin
+expect 0 "minex with lua:overlap.lua:0.5 beside the grid" -- "$LBSIM" "${M[@]}" --grid grids/g.ini
+sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >lua1
+cmp -s builtin lua1 && ok || bad "the Lua overlap replays differently from overlap:0.5: $(diff builtin lua1 | head -5)"
+expect 0 "minex with the Lua latency on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" "${M[@]}" --grid grids/g.ini
+sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >lua2
+cmp -s lua1 lua2 && ok || bad "the Lua latency replays differently on 1 and 2 ranks"
+printf 'function latency(ipg, tot)\n  if tot.p == 5 then error("boom") end\n  return tot.pproc\nend\n' >boom.lua
+expect 1 "a failing latency script on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" "${M[@]}" --grid "$SRC/examples/grids/two_sites.ini" \
+  -o minex.latency=lua:boom.lua
+has err "lbsim: replay: minex latency lua:boom.lua:2: boom (processor 5)" "the latency script's message"
+expect 1 "both latency and latency_tolerance" -- "$LBSIM" "${M[@]}" --grid grids/g.ini -o minex.latency_tolerance=0.2
+has err "[minex] gives both latency and latency_tolerance; give one" "latency and latency_tolerance refused together"
+expect 1 "an unknown latency function" -- "$LBSIM" partition s.lbt --grid "$SRC/examples/grids/two_sites.ini" \
+  --partitioner minex -o minex.latency=overlp:0.5
+has err "unknown latency function 'overlp:0.5' (known: none, overlap:F, lua:FILE.lua[:ARGS]); did you mean 'overlap'?" \
+  "the unknown latency's message"
 finish

@@ -297,3 +297,190 @@ Test(bad_input, clear_errors) {
   bad.cluster = badcl;
   expect_inval(&g, &bad, "processor 1 is in cluster 3 of 2");
 }
+
+/* ---------------------------------------------------------------- latency functions by name */
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "lbs_config.h"
+
+/* A script written to a temporary file; the path is static storage. */
+static const char *script(const char *text) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/lbs_test_latency_XXXXXX.lua");
+  int fd = mkstemps(path, 4);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* Partitions a random graph under the latency function spec: its parts and MaxQWgt. */
+static lbs_err partition_with(const char *spec, int **parts, double *maxq) {
+  rng = 88172645463325252ull;
+  rgraph rg = random_graph(600, 8);
+  rgrid r = make_grid(8, 2, 30, 0);
+  lbs_minex_graph g = {rg.n, rg.xadj, rg.adj, rg.cw, rg.pw, rg.rw, rg.cur};
+  lbs_minex_ipg ipg = {r.P, r.C, r.cl, r.proc, r.conn, r.reloc};
+  lbs_minex_latency *l = NULL;
+  lbs_err e = lbs_minex_latency_create(spec, NULL, &l);
+  cr_assert_eq(e, LBS_OK, "%s: %s", spec, lbs_errmsg());
+  lbs_minex_opts o = lbs_minex_defaults();
+  lbs_minex_latency_apply(l, &o);
+  lbs_minex_stats st;
+  *parts = malloc((size_t)rg.n * sizeof **parts);
+  if (!(e = lbs_minex_latency_begin(l, &ipg))) e = lbs_minex_latency_why(l, lbs_minex_partition(&g, &ipg, &o, *parts, &st));
+  *maxq = st.maxqwgt;
+  lbs_minex_latency_destroy(&l);
+  cr_assert_null(l);
+  free_graph(&rg), free_grid(&r);
+  return e;
+}
+
+static const char overlap_lua[] =
+    "local F\n"
+    "function init(args) F = tonumber(args) end\n"
+    "function latency(ipg, tot)\n"
+    "  assert(ipg.P == 8 and ipg.C == 2 and #ipg.proc == 8 and ipg.cluster[8] == 2)\n"
+    "  assert(ipg.connect[1][2] == 15 and ipg.relocate[2][1] == 60 and tot.p >= 1 and tot.p <= 8)\n"
+    "  local hidden = tot.comm + tot.remap - F * tot.pproc\n"
+    "  return tot.pproc + (hidden > 0 and hidden or 0)\n"
+    "end\n";
+
+Test(latency, lua_overlap_partitions_as_the_builtin_overlap) {
+  char spec[128], path[64];
+  snprintf(path, sizeof path, "%s", script(overlap_lua));
+  snprintf(spec, sizeof spec, "lua:%s:0.25", path);
+  int *a, *b, *c;
+  double qa, qb, qc;
+  cr_assert_eq(partition_with("overlap:0.25", &a, &qa), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(partition_with(spec, &b, &qb), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(partition_with("none", &c, &qc), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(memcmp(a, b, 600 * sizeof *a), 0, "the Lua overlap decides as the built-in");
+  cr_assert_eq(qa, qb);
+  cr_assert_neq(memcmp(a, c, 600 * sizeof *a), 0, "overlap changes the partition (else the test shows nothing)");
+  cr_assert_lt(qa, qc, "hiding communication lowers the projected time");
+  free(a), free(b), free(c);
+  unlink(path);
+}
+
+/* The script's failure, kept, stops MinEX with the script's own message. */
+static void expect_script_failure(const char *text, const char *want) {
+  char spec[128];
+  snprintf(spec, sizeof spec, "lua:%s", script(text));
+  int *p;
+  double q;
+  cr_assert_eq(partition_with(spec, &p, &q), LBS_INVAL, "%s", text);
+  cr_assert(strstr(lbs_errmsg(), "minex latency lua:/tmp/lbs_test_latency_") && strstr(lbs_errmsg(), want), "%s",
+            lbs_errmsg());
+  free(p);
+  unlink(spec + 4);
+}
+
+Test(latency, a_failing_script_stops_minex_with_its_message) {
+  expect_script_failure("function latency(ipg, tot)\n  if tot.p == 3 then error('boom') end\n  return tot.pproc\nend\n",
+                        ".lua:2: boom (processor 3)");
+  expect_script_failure("function latency(ipg, tot)\n  return 'x'\nend\n",
+                        ".lua:1: latency must return a finite number, not string (processor 1)");
+  expect_script_failure("function latency(ipg, tot)\n  return 0/0\nend\n", "latency must return a finite number, not");
+  expect_script_failure("function latency(ipg, tot)\n  while true do end\nend\n",
+                        ".lua:2: ran past its budget of 10000000 instructions per call");
+  expect_script_failure("function latency(ipg, tot)\n  return os.time()\nend\n", "global 'os'");
+}
+
+Test(latency, bad_specs_are_refused_with_their_usage) {
+  lbs_minex_latency *l = NULL;
+  cr_assert_eq(lbs_minex_latency_create("overlp:0.5", "g.ini:3", &l), LBS_NOTFOUND);
+  cr_assert(strstr(lbs_errmsg(), "g.ini:3: unknown latency function 'overlp:0.5'") &&
+                strstr(lbs_errmsg(), "did you mean 'overlap'?"),
+            "%s", lbs_errmsg());
+  cr_assert_eq(lbs_minex_latency_create("overlap:1.5", NULL, &l), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "needs 0 <= F <= 1 (expected overlap:F (0 <= F <= 1))"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_minex_latency_create("none:1", NULL, &l), LBS_INVAL);
+  cr_assert_eq(lbs_minex_latency_create("lua", NULL, &l), LBS_INVAL);
+  cr_assert_eq(lbs_minex_latency_create("lua:/nonexistent/x.lua", NULL, &l), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "minex latency lua:/nonexistent/x.lua: cannot open it"), "%s", lbs_errmsg());
+  const char *p = script("function lat(ipg, tot) return 1 end\n");
+  char spec[128];
+  snprintf(spec, sizeof spec, "lua:%s", p);
+  cr_assert_eq(lbs_minex_latency_create(spec, NULL, &l), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "defines no function latency(ipg, tot)"), "%s", lbs_errmsg());
+  unlink(p);
+  cr_assert_null(l);
+}
+
+Test(latency, a_relative_script_is_found_beside_the_file_that_names_it) {
+  char dir[] = "/tmp/lbs_test_latdir_XXXXXX", path[128], ini[160];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/o.lua", dir);
+  FILE *f = fopen(path, "w");
+  fputs(overlap_lua, f);
+  fclose(f);
+  snprintf(ini, sizeof ini, "%s/g.ini:7", dir);
+  lbs_minex_latency *l = NULL;
+  cr_assert_eq(lbs_minex_latency_create("lua:o.lua:0.5", ini, &l), LBS_OK, "%s", lbs_errmsg());
+  char want[200];
+  snprintf(want, sizeof want, "lua:%s:0.5", path);
+  cr_assert_str_eq(lbs_minex_latency_spec(l), want);
+  lbs_minex_latency_destroy(&l);
+  /* a command-line override ("g.ini (command line)") is relative to the working directory */
+  cr_assert_eq(lbs_minex_latency_create("lua:o.lua:0.5", "g.ini (command line)", &l), LBS_INVAL);
+  unlink(path), rmdir(dir);
+}
+
+Test(latency, config_takes_latency_or_latency_tolerance_not_both) {
+  lbs_config *c;
+  lbs_minex_latency *l = (lbs_minex_latency *)1;
+  cr_assert_eq(lbs_config_parse_string("g.ini", "[minex]\nlatency_tolerance = 0.3\n", &c), LBS_OK);
+  cr_assert_eq(lbs_minex_latency_from_config(c, &l), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_str_eq(lbs_minex_latency_spec(l), "overlap:0.29999999999999999");
+  lbs_minex_latency_destroy(&l);
+  lbs_config_destroy(&c);
+  cr_assert_eq(lbs_config_parse_string("g.ini", "[minex]\nlatency = none\n", &c), LBS_OK);
+  cr_assert_eq(lbs_minex_latency_from_config(c, &l), LBS_OK);
+  cr_assert_null(l, "none is the default: no function");
+  lbs_config_destroy(&c);
+  cr_assert_eq(lbs_config_parse_string("g.ini", "[minex]\nlatency = overlap:0.5\nlatency_tolerance = 0.3\n", &c), LBS_OK);
+  cr_assert_eq(lbs_minex_latency_from_config(c, &l), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "g.ini:2: [minex] gives both latency and latency_tolerance; give one"), "%s",
+            lbs_errmsg());
+  lbs_config_destroy(&c);
+}
+
+static double twice(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *t) {
+  (void)user, (void)ipg;
+  return 2 * (t->pproc + t->comm + t->remap);
+}
+static lbs_err twice_create(void **user, const char *args) {
+  (void)args;
+  *user = NULL;
+  return LBS_OK;
+}
+
+Test(latency, the_registry_takes_a_new_function_and_refuses_clashes) {
+  static const lbs_minex_latency_ops mine = {LBS_MINEX_LATENCY_ABI, "twice", "twice", "twice", twice_create, twice,
+                                             NULL, NULL, NULL};
+  static const lbs_minex_latency_ops clash = {LBS_MINEX_LATENCY_ABI, "overlap", "overlap", NULL, twice_create, twice,
+                                              NULL, NULL, NULL};
+  static const lbs_minex_latency_ops old = {LBS_MINEX_LATENCY_ABI + 1, "old", "old", NULL, twice_create, twice,
+                                            NULL, NULL, NULL};
+  int n = lbs_minex_latency_count();
+  cr_assert_eq(n, 3, "none, overlap, lua");
+  cr_assert_eq(lbs_minex_latency_register(&mine), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_minex_latency_register(&clash), LBS_INVAL);
+  cr_assert_eq(lbs_minex_latency_register(&old), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "ABI"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_minex_latency_count(), n + 1);
+  cr_assert_eq(lbs_minex_latency_at(n), &mine);
+  cr_assert(strstr(lbs_minex_latency_known(), "twice"), "%s", lbs_minex_latency_known());
+  int *a;
+  double q2, q1;
+  int *b;
+  cr_assert_eq(partition_with("twice", &a, &q2), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(partition_with("none", &b, &q1), LBS_OK);
+  cr_assert_float_eq(q2, 2 * q1, 1e-9 * q1, "the registered function sets QWgt");
+  free(a), free(b);
+}
