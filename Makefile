@@ -57,6 +57,7 @@ bench: build
 	@bash bench/sweep.sh
 	@bash bench/report.sh
 	@bash bench/lua_policy.sh
+	@bash bench/lua_latency.sh
 
 fuzz: bootstrap
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
