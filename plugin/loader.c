@@ -32,7 +32,8 @@ static lbs_err plugin_fail(lbs_err code, const char *path, const char *fmt, ...)
 typedef struct kind {
   const char *kind, *plural; /* "policy", "policies": for messages */
   int abi;                   /* the ABI this lbsim has (LBS_POLICY_ABI) */
-  const void *(*at)(const lbsim_plugin *p, int i); /* i-th entry of the plug-in's list, NULL at its end */
+  const void *(*at)(const lbsim_plugin *p,
+                    int i); /* i-th entry of the plug-in's list, NULL at its end */
   int (*abi_of)(const void *ops);
   const char *(*name_of)(const void *ops);
   /* NULL when it has what the registry needs, else the complaint ("has no init or no decide");
@@ -41,7 +42,9 @@ typedef struct kind {
   lbs_err (*reg)(const void *ops);
 } kind;
 
-static const void *policy_at(const lbsim_plugin *p, int i) { return p->policies ? p->policies[i] : NULL; }
+static const void *policy_at(const lbsim_plugin *p, int i) {
+  return p->policies ? p->policies[i] : NULL;
+}
 static int policy_abi(const void *o) { return ((const lbs_policy_ops *)o)->abi; }
 static const char *policy_name(const void *o) { return ((const lbs_policy_ops *)o)->name; }
 static const char *policy_lacks(const void *o) {
@@ -50,7 +53,9 @@ static const char *policy_lacks(const void *o) {
 }
 static lbs_err policy_reg(const void *o) { return lbs_policy_register(o); }
 
-static const void *part_at(const lbsim_plugin *p, int i) { return p->partitioners ? p->partitioners[i] : NULL; }
+static const void *part_at(const lbsim_plugin *p, int i) {
+  return p->partitioners ? p->partitioners[i] : NULL;
+}
 static int part_abi(const void *o) { return ((const lbs_partitioner_ops *)o)->abi; }
 static const char *part_name(const void *o) { return ((const lbs_partitioner_ops *)o)->name; }
 static const char *part_lacks(const void *o) {
@@ -62,8 +67,10 @@ static const char *part_lacks(const void *o) {
 static lbs_err part_reg(const void *o) { return lbs_part_register(o); }
 
 static const kind kinds[] = {
-    {"policy", "policies", LBS_POLICY_ABI, policy_at, policy_abi, policy_name, policy_lacks, policy_reg},
-    {"partitioner", "partitioners", LBS_PART_ABI, part_at, part_abi, part_name, part_lacks, part_reg},
+    {"policy", "policies", LBS_POLICY_ABI, policy_at, policy_abi, policy_name, policy_lacks,
+     policy_reg},
+    {"partitioner", "partitioners", LBS_PART_ABI, part_at, part_abi, part_name, part_lacks,
+     part_reg},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof *kinds))
 
@@ -87,15 +94,18 @@ static lbs_err add(const char *path, int k, const void *ops) {
   const kind *K = &kinds[k];
   const char *name = K->name_of(ops);
   if (!name || !*name) return plugin_fail(LBS_INVAL, path, "a %s without a name", K->kind);
-  if (strchr(name, ':')) return plugin_fail(LBS_INVAL, path, "%s '%s': a name holds no ':'", K->kind, name);
+  if (strchr(name, ':'))
+    return plugin_fail(LBS_INVAL, path, "%s '%s': a name holds no ':'", K->kind, name);
   for (int i = 0; i < nadded; i++)
     if (added[i].k == k && !strcmp(added[i].name, name))
-      return plugin_fail(LBS_INVAL, path, "%s '%s' is plug-in %s's too: rename one", K->kind, name, added[i].path);
+      return plugin_fail(LBS_INVAL, path, "%s '%s' is plug-in %s's too: rename one", K->kind, name,
+                         added[i].path);
   if (nadded_kind[k] == LBS_REGISTRY_MAX)
-    return plugin_fail(LBS_INVAL, path, "%s '%s': plug-ins add at most %d %s", K->kind, name, LBS_REGISTRY_MAX,
-                       K->plural);
+    return plugin_fail(LBS_INVAL, path, "%s '%s': plug-ins add at most %d %s", K->kind, name,
+                       LBS_REGISTRY_MAX, K->plural);
   /* a valid name, not a plug-in's, with room left: it is a built-in's */
-  if (K->reg(ops)) return plugin_fail(LBS_INVAL, path, "%s '%s' is a built-in's name: rename it", K->kind, name);
+  if (K->reg(ops))
+    return plugin_fail(LBS_INVAL, path, "%s '%s' is a built-in's name: rename it", K->kind, name);
   added[nadded].k = k;
   added[nadded].name = name;
   added[nadded++].path = path;
@@ -110,7 +120,8 @@ static lbs_err add_kind(const char *path, const lbsim_plugin *p, int k, int *n) 
   for (int i = 0; (ops = K->at(p, i)); i++, (*n)++) {
     const char *name = K->name_of(ops) ? K->name_of(ops) : "?";
     if (K->abi_of(ops) != K->abi)
-      return plugin_fail(LBS_INVAL, path, "%s '%s' built against %s ABI %d, this lbsim has %d: rebuild it", K->kind,
+      return plugin_fail(LBS_INVAL, path,
+                         "%s '%s' built against %s ABI %d, this lbsim has %d: rebuild it", K->kind,
                          name, K->kind, K->abi_of(ops), K->abi);
     const char *lacks = K->lacks(ops);
     if (lacks) return plugin_fail(LBS_INVAL, path, "%s '%s' %s", K->kind, name, lacks);
@@ -158,13 +169,15 @@ static lbs_err open_file(const char *path, void **h) {
 static lbs_err describe(const char *path, void *h, const lbsim_plugin **out) {
   dlerror();
   void *sym = dlsym(h, LBSIM_PLUGIN_ENTRY);
-  if (!sym) return plugin_fail(LBS_INVAL, path, "no function %s: not an lbsim plug-in", LBSIM_PLUGIN_ENTRY);
+  if (!sym)
+    return plugin_fail(LBS_INVAL, path, "no function %s: not an lbsim plug-in", LBSIM_PLUGIN_ENTRY);
   const lbsim_plugin *(*entry)(void);
   memcpy(&entry, &sym, sizeof entry); /* ISO C has no object-to-function pointer cast */
   const lbsim_plugin *p = entry();
   if (!p) return plugin_fail(LBS_INVAL, path, "%s returned NULL", LBSIM_PLUGIN_ENTRY);
   if (p->abi != LBSIM_PLUGIN_ABI)
-    return plugin_fail(LBS_INVAL, path, "built against plug-in ABI %d, this lbsim has %d: rebuild it", p->abi,
+    return plugin_fail(LBS_INVAL, path,
+                       "built against plug-in ABI %d, this lbsim has %d: rebuild it", p->abi,
                        LBSIM_PLUGIN_ABI);
   *out = p;
   return LBS_OK;
@@ -179,7 +192,8 @@ lbs_err lbs_plugin_load(const char *path) {
       dlclose(h);
       return LBS_OK;
     }
-  if (nloaded == MAX_PLUGINS) return plugin_fail(LBS_INVAL, path, "more than %d plug-ins", MAX_PLUGINS);
+  if (nloaded == MAX_PLUGINS)
+    return plugin_fail(LBS_INVAL, path, "more than %d plug-ins", MAX_PLUGINS);
   char *copy = strdup(path);
   if (!copy) return plugin_fail(LBS_NOMEM, path, "out of memory");
   /* never dlclosed: the registries keep pointers into it until the process exits */

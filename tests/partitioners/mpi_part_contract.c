@@ -57,8 +57,8 @@ static void contract(const char *spec, const lbs_part_input *in, const gather *g
     uint64_t h = assignment(g, np, &ok);
     CHECK(ok, "%s: run %d: every element in a part in [0, %d)", spec, run + 1, P);
     if (!run) first = h;
-    CHECK(h == first, "%s: run %d gives hash %016llx, the first %016llx", spec, run + 1, (unsigned long long)h,
-          (unsigned long long)first);
+    CHECK(h == first, "%s: run %d gives hash %016llx, the first %016llx", spec, run + 1,
+          (unsigned long long)h, (unsigned long long)first);
   }
   if (check_rank == 0) printf("%-20s assignment hash %016llx\n", spec, (unsigned long long)first);
   lbs_part_destroy(&pt);
@@ -118,7 +118,8 @@ int main(int argc, char **argv) {
   int64_t first = rf[check_rank], n = rf[check_rank + 1] - first;
   int64_t *gid = malloc((size_t)n * sizeof *gid), *lx = malloc((size_t)(n + 1) * sizeof *lx);
   double *w = malloc((size_t)(n ? n : 1) * sizeof *w), sizes[P];
-  int *cur = malloc((size_t)(n ? n : 1) * sizeof *cur), *np = malloc((size_t)(n ? n : 1) * sizeof *np);
+  int *cur = malloc((size_t)(n ? n : 1) * sizeof *cur),
+      *np = malloc((size_t)(n ? n : 1) * sizeof *np);
   for (int64_t i = 0; i < n; i++) {
     gid[i] = first + i;
     w[i] = 1 + (double)((first + i) % 5); /* uneven work, so balancing has something to do */
@@ -126,16 +127,34 @@ int main(int argc, char **argv) {
   }
   for (int64_t i = 0; i <= n; i++) lx[i] = xadj[first + i] - xadj[first];
   for (int p = 0; p < P; p++) sizes[p] = 1.0 / P;
-  lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = n, .gid = gid, .weight = w, .dim = dim,
-                       .coords = coords + first * dim, .xadj = lx, .adj = adj + xadj[first],
-                       .adjw = adjw + xadj[first], .rank_first = rf, .current = cur, .nparts = P,
-                       .part_sizes = sizes, .grid = grid, .bytes_per_edge = 64, .bytes_per_rwgt = 1024};
-  gather g = {MPI_COMM_WORLD, E, n, malloc((size_t)size * sizeof(int)), malloc((size_t)size * sizeof(int)),
+  lbs_part_input in = {.comm = MPI_COMM_WORLD,
+                       .nlocal = n,
+                       .gid = gid,
+                       .weight = w,
+                       .dim = dim,
+                       .coords = coords + first * dim,
+                       .xadj = lx,
+                       .adj = adj + xadj[first],
+                       .adjw = adjw + xadj[first],
+                       .rank_first = rf,
+                       .current = cur,
+                       .nparts = P,
+                       .part_sizes = sizes,
+                       .grid = grid,
+                       .bytes_per_edge = 64,
+                       .bytes_per_rwgt = 1024};
+  gather g = {MPI_COMM_WORLD,
+              E,
+              n,
+              malloc((size_t)size * sizeof(int)),
+              malloc((size_t)size * sizeof(int)),
               malloc((size_t)E * sizeof(int))};
   for (int r = 0; r < size; r++) g.counts[r] = (int)(rf[r + 1] - rf[r]), g.displs[r] = (int)rf[r];
-  CHECK(every_partitioner(&in, &g, np) == 1, "the plug-in's partitioner 'stripes' is registered once");
+  CHECK(every_partitioner(&in, &g, np) == 1,
+        "the plug-in's partitioner 'stripes' is registered once");
   int status = check_finish();
-  free(rf), free(gid), free(lx), free(w), free(cur), free(np), free(g.counts), free(g.displs), free(g.all), free(vw);
+  free(rf), free(gid), free(lx), free(w), free(cur), free(np), free(g.counts), free(g.displs),
+      free(g.all), free(vw);
   lbs_grid_destroy(&grid);
   lbs_mesh_destroy(&mesh);
   MPI_Finalize();

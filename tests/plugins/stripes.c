@@ -17,8 +17,12 @@ static lbs_err partition(void *s, const lbs_part_input *in, int *newpart) {
   return LBS_OK;
 }
 
-static const lbs_partitioner_ops stripes = {.abi = LBS_PART_ABI, .name = "stripes", .create = create,
-                                            .needs_graph = no, .needs_coords = no, .partition = partition};
+static const lbs_partitioner_ops stripes = {.abi = LBS_PART_ABI,
+                                            .name = "stripes",
+                                            .create = create,
+                                            .needs_graph = no,
+                                            .needs_coords = no,
+                                            .partition = partition};
 static const lbs_partitioner_ops *const parts[] = {&stripes, NULL};
 static const lbsim_plugin plugin = {LBSIM_PLUGIN_ABI, "stripes", NULL, parts};
 

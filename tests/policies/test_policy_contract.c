@@ -49,9 +49,11 @@ typedef struct {
 /* Every registered policy, the plug-in's included, as Criterion's parameters. */
 static struct criterion_test_params every_policy(void) {
   static policy pols[MAX_POLICIES];
-  if (load_plugin()) fprintf(stderr, "test_policy_contract: %s\n", lbs_errmsg()); /* includes_the_plugin fails */
+  if (load_plugin())
+    fprintf(stderr, "test_policy_contract: %s\n", lbs_errmsg()); /* includes_the_plugin fails */
   int n = lbs_policy_count() < MAX_POLICIES ? lbs_policy_count() : MAX_POLICIES;
-  for (int i = 0; i < n; i++) snprintf(pols[i].name, sizeof pols[i].name, "%s", lbs_policy_at(i)->name);
+  for (int i = 0; i < n; i++)
+    snprintf(pols[i].name, sizeof pols[i].name, "%s", lbs_policy_at(i)->name);
   return cr_make_param_array(policy, pols, (size_t)n);
 }
 
@@ -153,8 +155,9 @@ static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imbalan
 static lbs_err optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps) {
   static const int64_t plan[] = {12, 30, 47};
   (void)nav;
-  if (STEPS - 1 > maxcand) return lbs_fail(LBS_RANGE, "optimal: %d candidate steps exceed %lld", STEPS - 1,
-                                           (long long)maxcand);
+  if (STEPS - 1 > maxcand)
+    return lbs_fail(LBS_RANGE, "optimal: %d candidate steps exceed %lld", STEPS - 1,
+                    (long long)maxcand);
   *steps = plan;
   *nsteps = 3;
   return LBS_OK;
@@ -165,19 +168,27 @@ static int play_step(lbs_policy *pol, world *w, int64_t s) {
   int64_t load[P], excess;
   double imb = loads(w, s, load, NULL);
   guarded gl, gs, gi, ge;
-  lbs_loadview v = {.step = s, .steps = STEPS, .since = s - w->r, .procs = P,
-                    .load_ns = guard_alloc(&gl, P, sizeof *load, load), .imbalance = imb,
-                    .step_ns = guard_alloc(&gs, (size_t)s, sizeof *w->step_ns, w->step_ns),
-                    .past_imbalance = guard_alloc(&gi, (size_t)s, sizeof *w->imbalance, w->imbalance),
-                    .past_excess_ns = guard_alloc(&ge, (size_t)s, sizeof *w->excess_ns, w->excess_ns),
-                    .last_repart_ns = w->last_repart_ns,
-                    .est_repart_ns = w->last_repart_ns ? w->last_repart_ns : REPART_NS,
-                    .eval_step = eval_step, .optimize = optimize, .nav = w};
+  lbs_loadview v = {
+      .step = s,
+      .steps = STEPS,
+      .since = s - w->r,
+      .procs = P,
+      .load_ns = guard_alloc(&gl, P, sizeof *load, load),
+      .imbalance = imb,
+      .step_ns = guard_alloc(&gs, (size_t)s, sizeof *w->step_ns, w->step_ns),
+      .past_imbalance = guard_alloc(&gi, (size_t)s, sizeof *w->imbalance, w->imbalance),
+      .past_excess_ns = guard_alloc(&ge, (size_t)s, sizeof *w->excess_ns, w->excess_ns),
+      .last_repart_ns = w->last_repart_ns,
+      .est_repart_ns = w->last_repart_ns ? w->last_repart_ns : REPART_NS,
+      .eval_step = eval_step,
+      .optimize = optimize,
+      .nav = w};
   int rep = -1;
   lbs_err e = lbs_policy_decide(pol, &v, &rep);
   guard_free(&gl), guard_free(&gs), guard_free(&gi), guard_free(&ge);
   cr_assert_eq(e, LBS_OK, "%s at step %lld: %s", lbs_policy_name(pol), (long long)s, lbs_errmsg());
-  cr_assert(rep == 0 || rep == 1, "%s at step %lld: repartition %d", lbs_policy_name(pol), (long long)s, rep);
+  cr_assert(rep == 0 || rep == 1, "%s at step %lld: repartition %d", lbs_policy_name(pol),
+            (long long)s, rep);
   cr_assert_eq(w->bad_steps, 0, "%s looked at a step outside the run", lbs_policy_name(pol));
   if (rep) {
     w->r = s;
@@ -213,8 +224,8 @@ Test(policy_contract, includes_the_plugin) {
   const policy *pols = params.params;
   int found = 0;
   for (size_t i = 0; i < params.length; i++) found += !strcmp(pols[i].name, "ahead");
-  cr_assert_eq(found, 1, "the plug-in's policy 'ahead' among the parameters (%s): %s", LBS_TEST_PLUGIN_AHEAD,
-               lbs_errmsg());
+  cr_assert_eq(found, 1, "the plug-in's policy 'ahead' among the parameters (%s): %s",
+               LBS_TEST_PLUGIN_AHEAD, lbs_errmsg());
 }
 
 ParameterizedTestParameters(policy_contract, example_creates_it) { return every_policy(); }
@@ -222,11 +233,12 @@ ParameterizedTest(policy *param, policy_contract, example_creates_it) {
   const lbs_policy_ops *ops = ops_of(param);
   cr_assert_eq(ops->abi, LBS_POLICY_ABI, "%s", ops->name);
   cr_assert(ops->init && ops->decide, "%s", ops->name);
-  cr_assert(ops->usage && !strncmp(ops->usage, ops->name, strlen(ops->name)), "%s: usage '%s'", ops->name,
-            ops->usage ? ops->usage : "(null)");
+  cr_assert(ops->usage && !strncmp(ops->usage, ops->name, strlen(ops->name)), "%s: usage '%s'",
+            ops->name, ops->usage ? ops->usage : "(null)");
   const char *spec = spec_of(ops);
   size_t n = strlen(ops->name);
-  cr_assert(!strncmp(spec, ops->name, n) && (!spec[n] || spec[n] == ':'), "%s: example '%s'", ops->name, spec);
+  cr_assert(!strncmp(spec, ops->name, n) && (!spec[n] || spec[n] == ':'), "%s: example '%s'",
+            ops->name, spec);
   lbs_policy *pol = create(spec);
   cr_assert_str_eq(lbs_policy_name(pol), spec);
   lbs_policy_destroy(&pol); /* fini right after init */
@@ -237,7 +249,9 @@ ParameterizedTest(policy *param, policy_contract, example_creates_it) {
   lbs_policy_destroy(&pol);
 }
 
-ParameterizedTestParameters(policy_contract, decides_zero_or_one_within_its_view) { return every_policy(); }
+ParameterizedTestParameters(policy_contract, decides_zero_or_one_within_its_view) {
+  return every_policy();
+}
 ParameterizedTest(policy *param, policy_contract, decides_zero_or_one_within_its_view) {
   int rep[STEPS];
   /* play_step checks each decision, and the guarded history catches a read past the step */
@@ -250,15 +264,19 @@ ParameterizedTest(policy *param, policy_contract, deterministic) {
   const char *spec = spec_of(ops_of(param));
   int a[STEPS], b[STEPS];
   lbs_policy *pa = run(spec, a), *pb = run(spec, b);
-  for (int s = 0; s < STEPS; s++) cr_assert_eq(b[s], a[s], "%s: a second instance differs at step %d", spec, s);
+  for (int s = 0; s < STEPS; s++)
+    cr_assert_eq(b[s], a[s], "%s: a second instance differs at step %d", spec, s);
   /* two instances deciding turn about: no state shared between them */
   lbs_policy *pc = create(spec), *pd = create(spec);
   world wc = {0}, wd = {0};
   for (int64_t s = 0; s < STEPS; s++) {
-    cr_assert_eq(play_step(pc, &wc, s), a[s], "%s: interleaved instance differs at step %lld", spec, (long long)s);
-    cr_assert_eq(play_step(pd, &wd, s), a[s], "%s: interleaved instance differs at step %lld", spec, (long long)s);
+    cr_assert_eq(play_step(pc, &wc, s), a[s], "%s: interleaved instance differs at step %lld", spec,
+                 (long long)s);
+    cr_assert_eq(play_step(pd, &wd, s), a[s], "%s: interleaved instance differs at step %lld", spec,
+                 (long long)s);
   }
-  lbs_policy_destroy(&pa), lbs_policy_destroy(&pb), lbs_policy_destroy(&pc), lbs_policy_destroy(&pd);
+  lbs_policy_destroy(&pa), lbs_policy_destroy(&pb), lbs_policy_destroy(&pc),
+      lbs_policy_destroy(&pd);
 }
 
 /* Series points are (step, value) of steps the run had; adaptive's probes step back and forth
@@ -273,8 +291,8 @@ ParameterizedTest(policy *param, policy_contract, series_is_well_formed) {
   cr_assert_geq(n, 0, "%s", lbs_policy_name(pol));
   if (n) cr_assert(steps && values, "%s: %d points without arrays", lbs_policy_name(pol), n);
   for (int i = 0; i < n; i++) {
-    cr_assert(steps[i] >= 0 && steps[i] < STEPS, "%s: point %d at step %lld", lbs_policy_name(pol), i,
-              (long long)steps[i]);
+    cr_assert(steps[i] >= 0 && steps[i] < STEPS, "%s: point %d at step %lld", lbs_policy_name(pol),
+              i, (long long)steps[i]);
     cr_assert(isfinite(values[i]), "%s: point %d is %g", lbs_policy_name(pol), i, values[i]);
   }
   lbs_policy_destroy(&pol);
@@ -291,11 +309,22 @@ ParameterizedTest(policy *param, policy_contract, fini_is_null_safe) {
 
 /* Nonsense after the name: refused with a message that places itself ("policy 'NAME...': "
  * or "policy NAME:..."), or taken (a policy may ignore arguments); never a crash. */
-ParameterizedTestParameters(policy_contract, nonsense_arguments_are_refused_or_taken) { return every_policy(); }
+ParameterizedTestParameters(policy_contract, nonsense_arguments_are_refused_or_taken) {
+  return every_policy();
+}
 ParameterizedTest(policy *param, policy_contract, nonsense_arguments_are_refused_or_taken) {
   const lbs_policy_ops *ops = ops_of(param);
-  static const char *const nonsense[] = {"", ":", "x", "-1", "1e999", "nan", "0.5:0.5:0.5:0.5:0.5", "@/nonexistent",
-                                         "\x01\x7f", ":::", "99999999999999999999"};
+  static const char *const nonsense[] = {"",
+                                         ":",
+                                         "x",
+                                         "-1",
+                                         "1e999",
+                                         "nan",
+                                         "0.5:0.5:0.5:0.5:0.5",
+                                         "@/nonexistent",
+                                         "\x01\x7f",
+                                         ":::",
+                                         "99999999999999999999"};
   char spec[256], prefix[128], placed[128];
   snprintf(prefix, sizeof prefix, "policy '%s", ops->name);
   snprintf(placed, sizeof placed, "policy %s:", ops->name);
