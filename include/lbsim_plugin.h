@@ -8,7 +8,8 @@
  * init or create parse. A name may not be a built-in's or an earlier plug-in's.
  *
  *   #include <lbsim_plugin.h>
- *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free, NULL};
+ *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free, NULL,
+ *                                       "mine:0.2"};   (the last: an example spec, or NULL)
  *   static const lbs_policy_ops *const policies[] = {&mine, NULL};
  *   static const lbsim_plugin plugin = {LBSIM_PLUGIN_ABI, "mine", policies, NULL};
  *   const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }
@@ -19,7 +20,8 @@
  * declare (lbs_fail, lbs_log, ...): the lbsim executable exports them.
  *
  * Versions: LBSIM_PLUGIN_ABI is this struct's, and each ops table carries its own
- * (LBS_POLICY_ABI, LBS_PART_ABI); lbsim refuses a plug-in built against other numbers. Not
+ * (LBS_POLICY_ABI, 2 since lbs_policy_ops.example, LBS_PART_ABI); lbsim refuses a plug-in
+ * built against other numbers. Not
  * offered (yet): speed models and MinEX latency functions. */
 #ifndef LBSIM_PLUGIN_H
 #define LBSIM_PLUGIN_H

@@ -73,6 +73,9 @@ typedef struct lbs_partitioner_ops {
 /* Registers a partitioner after the built-in ones (tests add mocks; ops is borrowed, static);
  * LBS_INVAL when its name is taken, its ABI is not LBS_PART_ABI or the registry is full. */
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops);
+/* The registered partitioners, built-in ones first: how many, and the i-th (NULL out of range). */
+int lbs_part_count(void);
+const lbs_partitioner_ops *lbs_part_at(int i);
 /* Known names for messages, e.g. "zoltan:{rcb,rib,...}". Static storage. */
 const char *lbs_part_known(void);
 

@@ -34,6 +34,9 @@ lbs_err lbs_part_register(const lbs_partitioner_ops *ops) {
   return lbs_registry_add(&registry, ops);
 }
 
+int lbs_part_count(void) { return lbs_registry_count(&registry); }
+const lbs_partitioner_ops *lbs_part_at(int i) { return lbs_registry_at(&registry, i); }
+
 const char *lbs_part_known(void) {
   static char buf[1024];
   return lbs_registry_list(&registry, buf, sizeof buf);

@@ -124,4 +124,4 @@ static int series(const void *state, const int64_t **steps, const double **value
 }
 
 const lbs_policy_ops lbs__policy_adaptive = {LBS_POLICY_ABI, "adaptive", "adaptive:T:MIN:MAX", init, decide, fini,
-                                             series};
+                                             series, "adaptive:0.15:5:20"};

@@ -30,4 +30,4 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
 }
 
 const lbs_policy_ops lbs__policy_cost_benefit = {LBS_POLICY_ABI, "cost-benefit", "cost-benefit[:H]", init, decide, free,
-                                                 NULL};
+                                                 NULL, "cost-benefit:20"};

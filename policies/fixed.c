@@ -24,4 +24,5 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_fixed = {LBS_POLICY_ABI, "fixed", "fixed:K", init, decide, free, NULL};
+const lbs_policy_ops lbs__policy_fixed = {
+    LBS_POLICY_ABI, "fixed", "fixed:K", init, decide, free, NULL, "fixed:10"};

@@ -46,13 +46,20 @@ typedef struct lbs_policy_ops {
   /* Optional: a series the policy recorded (e.g. adaptive's interval per probe): n points
    * (step, value). NULL when the policy keeps none. */
   int (*series)(const void *state, const int64_t **steps, const double **values);
+  /* A spec that runs on any view ("fixed:10", "adaptive:0.15:5:20"): the contract test
+   * (tests/policies/test_policy_contract.c) creates the policy from it. NULL: none can be
+   * written down (its argument names a file), and the test skips it. */
+  const char *example;
 } lbs_policy_ops;
-#define LBS_POLICY_ABI 1
+#define LBS_POLICY_ABI 2
 
 typedef struct lbs_policy lbs_policy;
 /* Registers a policy after the built-in ones (tests add mocks; ops is borrowed, static);
  * LBS_INVAL when its name is taken, its ABI is not LBS_POLICY_ABI or the registry is full. */
 lbs_err lbs_policy_register(const lbs_policy_ops *ops);
+/* The registered policies, built-in ones first: how many, and the i-th (NULL out of range). */
+int lbs_policy_count(void);
+const lbs_policy_ops *lbs_policy_at(int i);
 const char *lbs_policy_known(void); /* "none, fixed:K, ..." (static storage) */
 /* Creates a policy from its name; LBS_NOTFOUND naming the known ones (and the closest name),
  * LBS_INVAL for bad arguments with the expected form. */

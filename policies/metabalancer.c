@@ -32,4 +32,5 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_metabalancer = {LBS_POLICY_ABI, "metabalancer", "metabalancer", init, decide, NULL, NULL};
+const lbs_policy_ops lbs__policy_metabalancer = {
+    LBS_POLICY_ABI, "metabalancer", "metabalancer", init, decide, NULL, NULL, "metabalancer"};

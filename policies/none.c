@@ -12,4 +12,5 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_none = {LBS_POLICY_ABI, "none", "none", init, decide, NULL, NULL};
+const lbs_policy_ops lbs__policy_none = {
+    LBS_POLICY_ABI, "none", "none", init, decide, NULL, NULL, "none"};

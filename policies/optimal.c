@@ -42,4 +42,5 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_optimal = {LBS_POLICY_ABI, "optimal", "optimal[:MAXCAND]", init, decide, free, NULL};
+const lbs_policy_ops lbs__policy_optimal = {
+    LBS_POLICY_ABI, "optimal", "optimal[:MAXCAND]", init, decide, free, NULL, "optimal:100"};

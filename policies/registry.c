@@ -35,6 +35,9 @@ lbs_err lbs_policy_register(const lbs_policy_ops *ops) {
   return lbs_registry_add(&registry, ops);
 }
 
+int lbs_policy_count(void) { return lbs_registry_count(&registry); }
+const lbs_policy_ops *lbs_policy_at(int i) { return lbs_registry_at(&registry, i); }
+
 const char *lbs_policy_known(void) {
   static char buf[1024];
   return lbs_registry_list(&registry, buf, sizeof buf);

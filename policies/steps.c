@@ -112,4 +112,4 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
 }
 
 const lbs_policy_ops lbs__policy_steps = {LBS_POLICY_ABI, "steps", "steps:LIST (e.g. steps:20,65 or steps:@file)",
-                                          init, decide, fini, NULL};
+                                          init, decide, fini, NULL, "steps:20,45"};

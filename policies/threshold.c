@@ -21,4 +21,5 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_threshold = {LBS_POLICY_ABI, "threshold", "threshold:T", init, decide, free, NULL};
+const lbs_policy_ops lbs__policy_threshold = {
+    LBS_POLICY_ABI, "threshold", "threshold:T", init, decide, free, NULL, "threshold:0.2"};

@@ -27,7 +27,8 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
   return LBS_OK;
 }
 
-static const lbs_policy_ops ahead = {LBS_POLICY_ABI, "ahead", "ahead:T", init, decide, free, NULL};
+static const lbs_policy_ops ahead = {LBS_POLICY_ABI, "ahead", "ahead:T", init, decide, free, NULL,
+                                     "ahead:0.2"};
 static const lbs_policy_ops *const policies[] = {&ahead, NULL};
 static const lbsim_plugin plugin = {LBSIM_PLUGIN_ABI, "ahead", policies, NULL};
 

@@ -1,0 +1,217 @@
+/* loader.c - lbs_plugin_load: dlopen a plug-in, check its ABIs and register each ops table it
+ * lists. What differs between the kinds of ops (policies, partitioners) is in one table,
+ * kinds[] below: a new kind is one more row and its accessors. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lbs_part.h"
+#include "lbs_plugin_load.h"
+#include "lbs_policy.h"
+#include "lbs_registry.h"
+#include "lbsim_plugin.h"
+
+/* Records "plugin PATH: why" (lbsim prints it after "lbsim: "). */
+static lbs_err plugin_fail(lbs_err code, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static lbs_err plugin_fail(lbs_err code, const char *path, const char *fmt, ...) {
+  char why[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return lbs_fail(code, "plugin %s: %s", path, why);
+}
+
+/* One kind of ops table a plug-in may list: how to reach its list, read a table's ABI and
+ * name, check its required functions and register it. */
+typedef struct kind {
+  const char *kind, *plural; /* "policy", "policies": for messages */
+  int abi;                   /* the ABI this lbsim has (LBS_POLICY_ABI) */
+  const void *(*at)(const lbsim_plugin *p,
+                    int i); /* i-th entry of the plug-in's list, NULL at its end */
+  int (*abi_of)(const void *ops);
+  const char *(*name_of)(const void *ops);
+  /* NULL when it has what the registry needs, else the complaint ("has no init or no decide");
+   * called only once its ABI matched */
+  const char *(*lacks)(const void *ops);
+  lbs_err (*reg)(const void *ops);
+} kind;
+
+static const void *policy_at(const lbsim_plugin *p, int i) {
+  return p->policies ? p->policies[i] : NULL;
+}
+static int policy_abi(const void *o) { return ((const lbs_policy_ops *)o)->abi; }
+static const char *policy_name(const void *o) { return ((const lbs_policy_ops *)o)->name; }
+static const char *policy_lacks(const void *o) {
+  const lbs_policy_ops *ops = o;
+  return ops->init && ops->decide ? NULL : "has no init or no decide";
+}
+static lbs_err policy_reg(const void *o) { return lbs_policy_register(o); }
+
+static const void *part_at(const lbsim_plugin *p, int i) {
+  return p->partitioners ? p->partitioners[i] : NULL;
+}
+static int part_abi(const void *o) { return ((const lbs_partitioner_ops *)o)->abi; }
+static const char *part_name(const void *o) { return ((const lbs_partitioner_ops *)o)->name; }
+static const char *part_lacks(const void *o) {
+  const lbs_partitioner_ops *ops = o;
+  return ops->create && ops->needs_graph && ops->needs_coords && ops->partition
+             ? NULL
+             : "lacks create, needs_graph, needs_coords or partition";
+}
+static lbs_err part_reg(const void *o) { return lbs_part_register(o); }
+
+static const kind kinds[] = {
+    {"policy", "policies", LBS_POLICY_ABI, policy_at, policy_abi, policy_name, policy_lacks,
+     policy_reg},
+    {"partitioner", "partitioners", LBS_PART_ABI, part_at, part_abi, part_name, part_lacks,
+     part_reg},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof *kinds))
+
+/* The plug-ins loaded (a file named twice, or by two paths, is loaded once), with their paths
+ * (copies: messages name them later), and the names they registered, for messages: a clash
+ * with another plug-in names it. */
+#define MAX_PLUGINS 64
+static struct {
+  void *handle;
+  char *path;
+} loaded[MAX_PLUGINS];
+static int nloaded;
+static struct {
+  int k; /* index in kinds[] */
+  const char *name, *path;
+} added[NKINDS * LBS_REGISTRY_MAX];
+static int nadded, nadded_kind[NKINDS];
+
+/* Registers one ops table of kind k after the checks on its name. */
+static lbs_err add(const char *path, int k, const void *ops) {
+  const kind *K = &kinds[k];
+  const char *name = K->name_of(ops);
+  if (!name || !*name) return plugin_fail(LBS_INVAL, path, "a %s without a name", K->kind);
+  if (strchr(name, ':'))
+    return plugin_fail(LBS_INVAL, path, "%s '%s': a name holds no ':'", K->kind, name);
+  for (int i = 0; i < nadded; i++)
+    if (added[i].k == k && !strcmp(added[i].name, name))
+      return plugin_fail(LBS_INVAL, path, "%s '%s' is plug-in %s's too: rename one", K->kind, name,
+                         added[i].path);
+  if (nadded_kind[k] == LBS_REGISTRY_MAX)
+    return plugin_fail(LBS_INVAL, path, "%s '%s': plug-ins add at most %d %s", K->kind, name,
+                       LBS_REGISTRY_MAX, K->plural);
+  /* a valid name, not a plug-in's, with room left: it is a built-in's */
+  if (K->reg(ops))
+    return plugin_fail(LBS_INVAL, path, "%s '%s' is a built-in's name: rename it", K->kind, name);
+  added[nadded].k = k;
+  added[nadded].name = name;
+  added[nadded++].path = path;
+  nadded_kind[k]++;
+  return LBS_OK;
+}
+
+/* Checks and registers every table of kind k the plug-in lists; *n counts them. */
+static lbs_err add_kind(const char *path, const lbsim_plugin *p, int k, int *n) {
+  const kind *K = &kinds[k];
+  const void *ops;
+  for (int i = 0; (ops = K->at(p, i)); i++, (*n)++) {
+    const char *name = K->name_of(ops) ? K->name_of(ops) : "?";
+    if (K->abi_of(ops) != K->abi)
+      return plugin_fail(LBS_INVAL, path,
+                         "%s '%s' built against %s ABI %d, this lbsim has %d: rebuild it", K->kind,
+                         name, K->kind, K->abi_of(ops), K->abi);
+    const char *lacks = K->lacks(ops);
+    if (lacks) return plugin_fail(LBS_INVAL, path, "%s '%s' %s", K->kind, name, lacks);
+    lbs_err e = add(path, k, ops);
+    if (e) return e;
+  }
+  return LBS_OK;
+}
+
+/* "no policy and no partitioner", "3 policies, 0 partitioners": the kinds joined for messages. */
+static void join_kinds(char *buf, size_t size, const int *counts) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < NKINDS && at < size; k++) {
+    const char *sep = !k ? "" : counts ? ", " : k == NKINDS - 1 ? " and " : ", ";
+    int w = counts ? snprintf(buf + at, size - at, "%s%d %s", sep, counts[k], kinds[k].plural)
+                   : snprintf(buf + at, size - at, "%sno %s", sep, kinds[k].kind);
+    at += w > 0 ? (size_t)w : 0;
+  }
+}
+
+/* dlopen's handle of path (a name without '/' opened as ./name: a plug-in is a file). */
+static lbs_err open_file(const char *path, void **h) {
+  struct stat st;
+  if (stat(path, &st)) return plugin_fail(LBS_IO, path, "%s", strerror(errno));
+  if (!S_ISREG(st.st_mode)) return plugin_fail(LBS_IO, path, "not a regular file");
+  char buf[4096];
+  const char *open_as = path;
+  if (!strchr(path, '/')) {
+    if (snprintf(buf, sizeof buf, "./%s", path) >= (int)sizeof buf)
+      return plugin_fail(LBS_INVAL, path, "path too long");
+    open_as = buf;
+  }
+  *h = dlopen(open_as, RTLD_NOW | RTLD_LOCAL);
+  if (!*h) {
+    const char *why = dlerror();
+    size_t n = strlen(open_as); /* dlerror names the file first: say it once */
+    if (why && !strncmp(why, open_as, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
+    return plugin_fail(LBS_IO, path, "%s", why ? why : "cannot load");
+  }
+  return LBS_OK;
+}
+
+/* The plug-in's description, through its entry point. */
+static lbs_err describe(const char *path, void *h, const lbsim_plugin **out) {
+  dlerror();
+  void *sym = dlsym(h, LBSIM_PLUGIN_ENTRY);
+  if (!sym)
+    return plugin_fail(LBS_INVAL, path, "no function %s: not an lbsim plug-in", LBSIM_PLUGIN_ENTRY);
+  const lbsim_plugin *(*entry)(void);
+  memcpy(&entry, &sym, sizeof entry); /* ISO C has no object-to-function pointer cast */
+  const lbsim_plugin *p = entry();
+  if (!p) return plugin_fail(LBS_INVAL, path, "%s returned NULL", LBSIM_PLUGIN_ENTRY);
+  if (p->abi != LBSIM_PLUGIN_ABI)
+    return plugin_fail(LBS_INVAL, path,
+                       "built against plug-in ABI %d, this lbsim has %d: rebuild it", p->abi,
+                       LBSIM_PLUGIN_ABI);
+  *out = p;
+  return LBS_OK;
+}
+
+lbs_err lbs_plugin_load(const char *path) {
+  void *h = NULL;
+  lbs_err e = open_file(path, &h);
+  if (e) return e;
+  for (int i = 0; i < nloaded; i++)
+    if (loaded[i].handle == h) { /* the same file again: its ops are there */
+      dlclose(h);
+      return LBS_OK;
+    }
+  if (nloaded == MAX_PLUGINS)
+    return plugin_fail(LBS_INVAL, path, "more than %d plug-ins", MAX_PLUGINS);
+  char *copy = strdup(path);
+  if (!copy) return plugin_fail(LBS_NOMEM, path, "out of memory");
+  /* never dlclosed: the registries keep pointers into it until the process exits */
+  loaded[nloaded].handle = h;
+  loaded[nloaded++].path = copy;
+  const lbsim_plugin *p = NULL;
+  if ((e = describe(copy, h, &p))) return e;
+  int n[NKINDS] = {0}, total = 0;
+  for (int k = 0; k < NKINDS; k++) {
+    if ((e = add_kind(copy, p, k, &n[k]))) return e;
+    total += n[k];
+  }
+  char what[256];
+  if (!total) {
+    join_kinds(what, sizeof what, NULL);
+    return plugin_fail(LBS_INVAL, copy, "it adds %s", what);
+  }
+  join_kinds(what, sizeof what, n);
+  lbs_log(LBS_LOG_DEBUG, "plugin %s: '%s': %s", copy, p->name ? p->name : "?", what);
+  return LBS_OK;
+}
