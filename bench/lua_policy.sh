@@ -38,9 +38,10 @@ awk -v n="$n" -v c="$c" -v l="$l" 'BEGIN {
 
 # Instruction counts (callgrind): the same three replays, one each, under
 # `valgrind --tool=callgrind`: the whole run's Ir (the out file's totals: line), repeatable to
-# about 0.01% (MPI's start-up varies by some 10^4 Ir), where the wall times above vary up to 30%
+# about 0.03% (MPI's start-up varies by some 10^5 Ir), where the wall times above vary up to 30%
 # on this VM. Beside the issue's two figures, from `callgrind_annotate`: the Ir of the 300
-# decide() calls (lbs_policy_decide, inclusive: with the look-ahead they ask of the engine),
+# decide() calls (lbs_policy_decide, inclusive: with the look-ahead they ask of the engine), the
+# repartitions (repart_at, inclusive),
 # the policy's own Ir (that minus the engine's eval_step), and the Ir spent in liblua5.4
 # itself (its functions' self cost, the whole run: the script's load and init too). Single
 # process, no mpiexec; a run takes 5 to 15 s. CALLGRIND=0 skips this part.
