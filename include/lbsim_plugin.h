@@ -11,7 +11,7 @@
  *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free, NULL,
  *                                       "mine:0.2"};   (the last: an example spec, or NULL)
  *   static const lbs_policy_ops *const policies[] = {&mine, NULL};
- *   static const lbsim_plugin plugin = {LBSIM_PLUGIN_ABI, "mine", policies, NULL};
+ *   static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "mine", .policies = policies};
  *   const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }
  *
  * Build it with `$(pkg-config --cflags lbsim-plugin)` (mpicc: lbs_part.h includes mpi.h) or
@@ -19,24 +19,32 @@
  * shared library (examples/plugins/). The plug-in may call the functions these headers
  * declare (lbs_fail, lbs_log, ...): the lbsim executable exports them.
  *
- * Versions: LBSIM_PLUGIN_ABI is this struct's, and each ops table carries its own
- * (LBS_POLICY_ABI, 2 since lbs_policy_ops.example, LBS_PART_ABI); lbsim refuses a plug-in
- * built against other numbers. Not
- * offered (yet): speed models and MinEX latency functions. */
+ * It may also add speed models (lbs_speed_ops, lbs_grid.h: a [nodetype] speed_model with its
+ * own keys) and MinEX latency-tolerance functions (lbs_minex_latency_ops, lbs_minex.h: for
+ * `[minex] latency = NAME[:ARGS]`).
+ *
+ * Versions: LBSIM_PLUGIN_ABI is this struct's (2 since speed_models and latencies), and each
+ * ops table carries its own (LBS_POLICY_ABI, 2 since lbs_policy_ops.example; LBS_PART_ABI;
+ * LBS_SPEED_ABI; LBS_MINEX_LATENCY_ABI); lbsim refuses a plug-in built against other
+ * numbers. */
 #ifndef LBSIM_PLUGIN_H
 #define LBSIM_PLUGIN_H
 
 #include "lbs_core.h"
+#include "lbs_grid.h"
+#include "lbs_minex.h"
 #include "lbs_part.h"
 #include "lbs_policy.h"
 
-#define LBSIM_PLUGIN_ABI 1
+#define LBSIM_PLUGIN_ABI 2
 
 typedef struct lbsim_plugin {
   int abi;                                        /* LBSIM_PLUGIN_ABI */
   const char *name;                               /* its name (LBSIM_LOG=debug shows it loaded) */
   const lbs_policy_ops *const *policies;          /* NULL-terminated; NULL: none */
   const lbs_partitioner_ops *const *partitioners; /* NULL-terminated; NULL: none */
+  const lbs_speed_ops *const *speed_models;       /* NULL-terminated; NULL: none */
+  const lbs_minex_latency_ops *const *latencies;  /* NULL-terminated; NULL: none */
 } lbsim_plugin;
 
 /* The symbol lbsim looks up (with dlsym) in a plug-in. The tables it returns are static:

@@ -1,5 +1,6 @@
 /* loader.c - lbs_plugin_load: dlopen a plug-in, check its ABIs and register each ops table it
- * lists. What differs between the kinds of ops (policies, partitioners) is in one table,
+ * lists. What differs between the kinds of ops (policies, partitioners, speed models, MinEX
+ * latency functions) is in one table,
  * kinds[] below: a new kind is one more row and its accessors. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lbs_grid.h"
+#include "lbs_minex.h"
 #include "lbs_part.h"
 #include "lbs_plugin_load.h"
 #include "lbs_policy.h"
@@ -40,6 +43,9 @@ typedef struct kind {
    * called only once its ABI matched */
   const char *(*lacks)(const void *ops);
   lbs_err (*reg)(const void *ops);
+  /* 1: reg's message says why it refused (a speed model's keys may clash too); 0: a refusal
+   * of a valid name is a clash with a built-in */
+  int reg_says_why;
 } kind;
 
 static const void *policy_at(const lbsim_plugin *p, int i) {
@@ -66,11 +72,37 @@ static const char *part_lacks(const void *o) {
 }
 static lbs_err part_reg(const void *o) { return lbs_part_register(o); }
 
+static const void *speed_at(const lbsim_plugin *p, int i) {
+  return p->speed_models ? p->speed_models[i] : NULL;
+}
+static int speed_abi(const void *o) { return ((const lbs_speed_ops *)o)->abi; }
+static const char *speed_name(const void *o) { return ((const lbs_speed_ops *)o)->name; }
+static const char *speed_lacks(const void *o) {
+  const lbs_speed_ops *ops = o;
+  return ops->init && ops->time_ns && ops->rate ? NULL : "lacks init, time_ns or rate";
+}
+static lbs_err speed_reg(const void *o) { return lbs_speed_register(o); }
+
+static const void *latency_at(const lbsim_plugin *p, int i) {
+  return p->latencies ? p->latencies[i] : NULL;
+}
+static int latency_abi(const void *o) { return ((const lbs_minex_latency_ops *)o)->abi; }
+static const char *latency_name(const void *o) { return ((const lbs_minex_latency_ops *)o)->name; }
+static const char *latency_lacks(const void *o) {
+  const lbs_minex_latency_ops *ops = o;
+  return ops->create && ops->latency ? NULL : "lacks create or latency";
+}
+static lbs_err latency_reg(const void *o) { return lbs_minex_latency_register(o); }
+
 static const kind kinds[] = {
     {"policy", "policies", LBS_POLICY_ABI, policy_at, policy_abi, policy_name, policy_lacks,
-     policy_reg},
+     policy_reg, 0},
     {"partitioner", "partitioners", LBS_PART_ABI, part_at, part_abi, part_name, part_lacks,
-     part_reg},
+     part_reg, 0},
+    {"speed model", "speed models", LBS_SPEED_ABI, speed_at, speed_abi, speed_name, speed_lacks,
+     speed_reg, 1},
+    {"latency function", "latency functions", LBS_MINEX_LATENCY_ABI, latency_at, latency_abi,
+     latency_name, latency_lacks, latency_reg, 0},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof *kinds))
 
@@ -105,7 +137,10 @@ static lbs_err add(const char *path, int k, const void *ops) {
                        LBS_REGISTRY_MAX, K->plural);
   /* a valid name, not a plug-in's, with room left: it is a built-in's */
   if (K->reg(ops))
-    return plugin_fail(LBS_INVAL, path, "%s '%s' is a built-in's name: rename it", K->kind, name);
+    return K->reg_says_why
+               ? plugin_fail(LBS_INVAL, path, "%s '%s': %s", K->kind, name, lbs_errmsg())
+               : plugin_fail(LBS_INVAL, path, "%s '%s' is a built-in's name: rename it", K->kind,
+                             name);
   added[nadded].k = k;
   added[nadded].name = name;
   added[nadded++].path = path;

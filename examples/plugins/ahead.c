@@ -30,6 +30,6 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
 static const lbs_policy_ops ahead = {LBS_POLICY_ABI, "ahead", "ahead:T", init, decide, free, NULL,
                                      "ahead:0.2"};
 static const lbs_policy_ops *const policies[] = {&ahead, NULL};
-static const lbsim_plugin plugin = {LBSIM_PLUGIN_ABI, "ahead", policies, NULL};
+static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "ahead", .policies = policies};
 
 const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }

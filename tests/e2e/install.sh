@@ -95,7 +95,7 @@ static lbs_err partition(void *s, const lbs_part_input *in, int *newpart) {
 static const lbs_partitioner_ops stripes = {.abi = LBS_PART_ABI, .name = "stripes", .create = create,
                                             .needs_graph = no, .needs_coords = no, .partition = partition};
 static const lbs_partitioner_ops *const parts[] = {&stripes, NULL};
-static const lbsim_plugin p = {LBSIM_PLUGIN_ABI, "stripes", NULL, parts};
+static const lbsim_plugin p = {.abi = LBSIM_PLUGIN_ABI, .name = "stripes", .partitioners = parts};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
 C
 CF=$(env PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags lbsim-plugin)
@@ -117,7 +117,7 @@ has "$T/out" ", stripes (default" "stripes in partition --help"
 # what it refuses: each 'lbsim: plugin PATH: why', exit 1
 cat >"$PL/old.c" <<'C'
 #include <lbsim_plugin.h>
-static const lbsim_plugin p = {999, "old", NULL, NULL};
+static const lbsim_plugin p = {.abi = 999, .name = "old"};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
 C
 cat >"$PL/clash.c" <<'C'
@@ -126,14 +126,14 @@ static lbs_err init(void **s, const char *a) { (void)a; *s = NULL; return LBS_OK
 static lbs_err decide(void *s, const lbs_loadview *v, int *r) { (void)s; (void)v; *r = 0; return LBS_OK; }
 static const lbs_policy_ops threshold = {LBS_POLICY_ABI, "threshold", "threshold", init, decide, NULL, NULL, NULL};
 static const lbs_policy_ops *const pol[] = {&threshold, NULL};
-static const lbsim_plugin p = {LBSIM_PLUGIN_ABI, "clash", pol, NULL};
+static const lbsim_plugin p = {.abi = LBSIM_PLUGIN_ABI, .name = "clash", .policies = pol};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
 C
 cat >"$PL/oldpolicy.c" <<'C'
 #include <lbsim_plugin.h>
 static const lbs_policy_ops old = {999, "old", "old", NULL, NULL, NULL, NULL, NULL};
 static const lbs_policy_ops *const pol[] = {&old, NULL};
-static const lbsim_plugin p = {LBSIM_PLUGIN_ABI, "oldpolicy", pol, NULL};
+static const lbsim_plugin p = {.abi = LBSIM_PLUGIN_ABI, .name = "oldpolicy", .policies = pol};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
 C
 echo 'int not_a_plugin;' >"$PL/noentry.c"
@@ -148,7 +148,7 @@ refused() { # SO WHY: lbsim --plugin SO exits 1 with 'lbsim: plugin SO: WHY'
 refused "$PL/missing.so" "No such file or directory"
 refused "$PL/text.so" "invalid ELF header"
 refused "$PL/noentry.so" "no function lbsim_plugin_entry: not an lbsim plug-in"
-refused "$PL/old.so" "built against plug-in ABI 999, this lbsim has 1: rebuild it"
+refused "$PL/old.so" "built against plug-in ABI 999, this lbsim has 2: rebuild it"
 refused "$PL/oldpolicy.so" "policy 'old' built against policy ABI 999, this lbsim has 2: rebuild it"
 refused "$PL/clash.so" "policy 'threshold' is a built-in's name: rename it"
 expect 1 "two plug-ins with one name" -- "$P/bin/lbsim" --plugin "$PL/libahead.so" --plugin "$PL/b/libahead.so" trace --help

@@ -173,4 +173,24 @@ expect 1 "an unknown latency function" -- "$LBSIM" partition s.lbt --grid "$SRC/
   --partitioner minex -o minex.latency=overlp:0.5
 has err "unknown latency function 'overlp:0.5' (known: none, overlap:F, lua:FILE.lua[:ARGS]); did you mean 'overlap'?" \
   "the unknown latency's message"
+
+# a plug-in's speed model and latency function through the CLI (tests/plugins/extras.c): a node
+# type of speed_model stepped, [minex] latency = hidden:2, the same on 1 and 2 ranks; without the
+# plug-in both names are unknown
+X=${LBS_TEST_PLUGIN_EXTRAS:-}
+if [ -n "$X" ]; then
+  sed 's/^speed = 2$/speed_model = stepped\nstepped_speed = 2\nstepped_chunk = 3/' "$SRC/examples/grids/two_sites.ini" >stepped.ini
+  printf '\n[minex]\nlatency = hidden:2\n' >>stepped.ini
+  grep -q stepped_chunk stepped.ini && ok || bad "stepped.ini was not made"
+  expect 0 "a plug-in's speed model and latency function" -- "$LBSIM" --plugin "$X" "${M[@]}" --grid stepped.ini
+  sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >x1
+  cmp -s x1 lua1 && bad "stepped and hidden:2 changed nothing" || ok
+  expect 0 "the same on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" --plugin "$X" "${M[@]}" --grid stepped.ini
+  sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >x2
+  cmp -s x1 x2 && ok || bad "the plug-in's models replay differently on 1 and 2 ranks"
+  expect 1 "without the plug-in" -- "$LBSIM" "${M[@]}" --grid stepped.ini
+  has err "stepped" "the unknown speed model named"
+else
+  bad "LBS_TEST_PLUGIN_EXTRAS is not set (tests/CMakeLists.txt sets it)"
+fi
 finish

@@ -1,7 +1,8 @@
 /* test_speed_models.c - the contract every registered speed model keeps, run over the registry:
  * a node type built from the model's own example loads; times are >= 0, monotone in work where
  * the model says so, and deterministic; the rate is > 0 and finite; fini is NULL-safe; its
- * keys are its own and documented. */
+ * keys are its own and documented. The registry holds a plug-in's model too (tests/plugins/extras.c,
+ * `stepped`), loaded as lbsim --plugin loads it. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <float.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "lbs_grid.h"
+#include "lbs_plugin_load.h"
 
 #define MAX_MODELS 64
 
@@ -20,15 +22,27 @@ typedef struct {
   char name[64];
 } model;
 
-/* Every registered speed model, as Criterion's parameters. */
+/* The plug-in's registration lives in the process that loaded it: the runner builds the
+ * parameters, and each test runs in a process of its own, so both load it (once each). */
+static lbs_err load_plugin(void) {
+  static int loaded;
+  if (loaded) return LBS_OK;
+  lbs_err e = lbs_plugin_load(LBS_TEST_PLUGIN_EXTRAS);
+  loaded = !e;
+  return e;
+}
+
+/* Every registered speed model, the plug-in's included, as Criterion's parameters. */
 static struct criterion_test_params every_model(void) {
   static model models[MAX_MODELS];
+  if (load_plugin()) fprintf(stderr, "test_speed_models: %s\n", lbs_errmsg()); /* includes_the_plugin fails */
   int n = lbs_speed_count() < MAX_MODELS ? lbs_speed_count() : MAX_MODELS;
   for (int i = 0; i < n; i++) snprintf(models[i].name, sizeof models[i].name, "%s", lbs_speed_at(i)->name);
   return cr_make_param_array(model, models, (size_t)n);
 }
 
 static const lbs_speed_ops *ops_of(const model *m) {
+  cr_assert_eq(load_plugin(), LBS_OK, "%s", lbs_errmsg());
   const lbs_speed_ops *ops = lbs_speed_find(m->name);
   cr_assert_not_null(ops, "speed model '%s'", m->name);
   return ops;
@@ -192,4 +206,24 @@ ParameterizedTest(model *param, speed_model, keys_are_its_own_and_documented) {
       }
     cr_assert_eq(found, 1, "%s: key '%s' is in [nodetype] %d times", ops->name, k->key, found);
   }
+}
+
+Test(speed_model, includes_the_plugin) {
+  cr_assert_eq(load_plugin(), LBS_OK, "%s", lbs_errmsg());
+  const lbs_speed_ops *ops = lbs_speed_find("stepped");
+  cr_assert_not_null(ops, "the plug-in's speed model is registered");
+  cr_assert_eq(lbs_speed_at(lbs_speed_count() - 1), ops, "after the built-in ones");
+  /* and a grid uses it, with its own keys */
+  lbs_config *c;
+  cr_assert_eq(lbs_config_parse_string("g.ini",
+                                       "[grid]\nns_per_work = 1\n[nodetype t]\nspeed_model = stepped\nstepped_chunk = 50\n"
+                                       "[cluster A]\nnodes = 1\nnodetype = t\n",
+                                       &c),
+               LBS_OK);
+  lbs_grid *g;
+  cr_assert_eq(lbs_grid_from_config(c, &g), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_grid_compute_ns(g, 0, 1), 50, "one unit runs as a block of 50");
+  cr_assert_eq(lbs_grid_compute_ns(g, 0, 51), 100);
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&c);
 }
