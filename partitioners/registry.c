@@ -6,14 +6,15 @@
 #include "lbs_part.h"
 #include "lbs_registry.h"
 
-extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex;
+extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua;
 
-static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex, NULL};
+static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex, &lbs__part_lua, NULL};
 
 /* Lists show a partitioner with its methods ("zoltan:{rcb,rib,...}"), or its name alone when it
  * has none (a plug-in's). */
 static const char *with_methods(const void *ops, char *buf, size_t size) {
   const lbs_partitioner_ops *o = ops;
+  if (!strcmp(o->name, "lua")) return "lua:FILE.lua[:ARGS]"; /* its argument is a script */
   if (!o->methods || !*o->methods) return o->name;
   snprintf(buf, size, "%s:{%s}", o->name, o->methods ? o->methods : "");
   return buf;

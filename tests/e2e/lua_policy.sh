@@ -174,6 +174,60 @@ expect 1 "an unknown latency function" -- "$LBSIM" partition s.lbt --grid "$SRC/
 has err "unknown latency function 'overlp:0.5' (known: none, overlap:F, lua:FILE.lua[:ARGS]); did you mean 'overlap'?" \
   "the unknown latency's message"
 
+# a partitioner in Lua (--partitioner lua:FILE.lua[:ARGS]): examples/partitioners/greedy.lua
+# balances work, a script reading the graph and coordinates sees them whole, the same on 1 and 2
+# ranks, and bad scripts refused on every rank
+H=$SRC/examples/grids/homogeneous16.ini
+cat >slabs.lua <<'LUA'
+local axis
+function init(args) axis = tonumber(args) or 1 end
+function partition(g)
+  assert(g.n == 960 and g.nparts == 16 and g.dim == 3 and #g.coords == g.n and #g.weight == g.n, "sizes")
+  local arcs = 0
+  for v = 1, g.n do
+    assert(#g.adj[v] == #g.adjw[v] and #g.adj[v] >= 3 and #g.adj[v] <= 6, "degree")
+    for j, w in ipairs(g.adj[v]) do assert(w ~= v and w >= 1 and w <= g.n and g.adjw[v][j] > 0, "edge") end
+    arcs = arcs + #g.adj[v]
+    assert(g.current[v] >= 0 and g.current[v] <= g.nparts, "current")
+  end
+  assert(arcs == 2 * (11 * 10 * 8 + 12 * 9 * 8 + 12 * 10 * 7), "every edge both ways: " .. arcs)
+  local lo, hi = math.huge, -math.huge
+  for v = 1, g.n do lo = math.min(lo, g.coords[v][axis]); hi = math.max(hi, g.coords[v][axis]) end
+  local part = {}
+  for v = 1, g.n do part[v] = math.min(g.nparts, 1 + math.floor((g.coords[v][axis] - lo) / (hi - lo + 1e-9) * g.nparts)) end
+  return part
+end
+LUA
+GR=$SRC/examples/partitioners/greedy.lua
+expect 0 "lua partitioners in partition" -- "$LBSIM" partition s.lbt --grid "$H" --partitioner "lua:$GR,lua:slabs.lua:1" --json
+python3 - out <<'PY' && ok || bad "greedy.lua and slabs.lua: $(head -c 600 out)"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+greedy, slabs = rows[0], rows[1]
+assert greedy["work_imbalance"] < 1.02 and slabs["work_imbalance"] > 1.02, rows
+assert slabs["edge_cut"] < greedy["edge_cut"], rows
+PY
+R=(replay s.lbt --grid "$H" --policy fixed:3 --json)
+expect 0 "a Lua partitioner in replay" -- "$LBSIM" "${R[@]}" --partitioner "lua:$GR"
+sed 's/"wall_s":[0-9.]*//g' out >p1
+expect 0 "a Lua partitioner on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" "${R[@]}" --partitioner "lua:$GR"
+sed 's/"wall_s":[0-9.]*//g' out >p2
+cmp -s p1 p2 && ok || bad "a Lua partitioner replays differently on 1 and 2 ranks"
+printf 'function partition(g)\n  local p = {}\n  for v = 1, g.n do p[v] = 1 end\n  p[7] = g.nparts + 1\n  return p\nend\n' >range.lua
+printf 'function partition(g)\n  error("no")\nend\n' >perr.lua
+printf 'function partition(g)\n  return 3\nend\n' >pnum.lua
+printf 'function partitio(g)\n  return {}\nend\n' >pnone.lua
+expect 1 "a part out of range, on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" "${R[@]}" --partitioner lua:range.lua
+has err "partitioner lua:range.lua:1: partition's entry 7 must be a part in 1..16" "range.lua's message"
+expect 1 "an error in partition" -- "$LBSIM" "${R[@]}" --partitioner lua:perr.lua
+has err "partitioner lua:perr.lua:2: no" "perr.lua's message"
+expect 1 "partition returns a number" -- "$LBSIM" "${R[@]}" --partitioner lua:pnum.lua
+has err "partitioner lua:pnum.lua:1: partition must return a table of parts, not a number" "pnum.lua's message"
+expect 1 "no partition function" -- "$LBSIM" "${R[@]}" --partitioner lua:pnone.lua
+has err "partitioner lua:pnone.lua: defines no function partition(g)" "pnone.lua's message"
+expect 1 "a Lua partitioner's budget" -- env LBSIM_LUA_BUDGET=1000 "$LBSIM" "${R[@]}" --partitioner "lua:$GR"
+has err "ran past its budget of 1000 instructions per call" "the partitioner's budget"
+
 # a plug-in's speed model and latency function through the CLI (tests/plugins/extras.c): a node
 # type of speed_model stepped, [minex] latency = hidden:2, the same on 1 and 2 ranks; without the
 # plug-in both names are unknown

@@ -73,7 +73,10 @@ static int every_partitioner(const lbs_part_input *in, const gather *g, int *np)
     stripes += !strcmp(ops->name, "stripes");
     char spec[128];
     const char *m = ops->methods && *ops->methods ? ops->methods : NULL;
-    if (!m) contract(ops->name, in, g, np);
+    if (!strcmp(ops->name, "lua")) /* its argument is a script: the repository's example */
+      contract("lua:" LBS_SOURCE_DIR "/examples/partitioners/greedy.lua", in, g, np);
+    else if (!m)
+      contract(ops->name, in, g, np);
     while (m && *m) { /* methods are comma-separated; one may hold ':' ("kway:speed") */
       size_t len = strcspn(m, ",");
       snprintf(spec, sizeof spec, "%s:%.*s", ops->name, (int)len, m);
