@@ -130,30 +130,37 @@ static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed, int ch
   }
   sqlite3_busy_timeout(db, 120000); /* a sweep's ranks take turns: wait for the other's write */
   lbs_err e = LBS_OK;
+  /* The write lock first: what follows reads the store as one transaction, so another rank's
+   * commit (a sweep's ranks share the store) cannot land between reading the application id and
+   * reading the tables. */
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
+    e = sqlite3_errcode(db) == SQLITE_NOTADB ? lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path)
+                                             : dberr(db, path);
   int64_t app = -1;
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+  if (!e && sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
     app = sqlite3_column_int64(q, 0);
-  sqlite3_finalize(q);
+  if (!e) sqlite3_finalize(q);
   int empty = 1;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) == SQLITE_OK &&
-      sqlite3_step(q) == SQLITE_ROW)
-    empty = sqlite3_column_int(q, 0) == 0;
-  else
-    e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
-  sqlite3_finalize(q);
+  if (!e) {
+    int ok = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) == SQLITE_OK &&
+             sqlite3_step(q) == SQLITE_ROW;
+    if (ok) empty = sqlite3_column_int(q, 0) == 0;
+    sqlite3_finalize(q);
+    if (!ok) e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
+  }
   if (!e && !empty && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim results store", path);
   /* A file cut short inside a page: a rolled-back write would restore whole pages and so grow
-   * it, changing a file the failed save must leave as it was. */
+   * it, changing a file the failed save must leave as it was. (Its size now, under the lock.) */
   int64_t page = 0;
   if (!e && *existed && sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, NULL) == SQLITE_OK &&
       sqlite3_step(q) == SQLITE_ROW)
     page = sqlite3_column_int64(q, 0);
   if (!e && *existed) sqlite3_finalize(q);
+  if (!e && *existed && stat(path, &sb)) e = lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
   if (!e && *existed && page > 0 && sb.st_size % page)
     e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%lld bytes: not a whole number of %lld-byte pages)", path,
                  (long long)sb.st_size, (long long)page);
-  if (!e && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) e = dberr(db, path);
   if (!e && check) e = check_intact(db, path);
   int version = 0;
   if (!e && !empty) e = results_version(db, path, &version);
