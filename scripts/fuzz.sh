@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (address + undefined sanitizers) and fuzzes each.
 #
-#   scripts/fuzz.sh [SECONDS]         the short pass (make fuzz, make check): each target for
+#   scripts/fuzz.sh [SECONDS]         the short pass (make fuzz, make check; a target per core at a time): each target for
 #                                     SECONDS (default 15) from a fresh seed corpus of real
 #                                     chunks, traces, graphs, grids, steps directories and
 #                                     results stores, plus the corpus kept in the tree (read only)
@@ -209,13 +209,26 @@ fuzz() {
 
 T=tests/fuzz/corpus
 if [ $LONG = 0 ]; then
+  # as many targets at a time as there are cores (each still runs SECS seconds on a core of its
+  # own), their reports in TARGETS order; a failure is reported after its round
+  ncpu=$(nproc 2>/dev/null || echo 2)
+  rc=0 i=0 pids=()
   for t in $TARGETS; do
-    tree=()
-    [ -d "$T/$t" ] && tree=("../$T/$t") # read only here: new inputs go to the seed directory
-    fuzz "$t" "$SECS" "corpus/$t" "${tree[@]}"
-    echo "fuzz_$t: ${SECS}s, $EXECS inputs, no failure"
+    (
+      tree=()
+      [ -d "$T/$t" ] && tree=("../$T/$t") # read only here: new inputs go to the seed directory
+      fuzz "$t" "$SECS" "corpus/$t" "${tree[@]}"
+      echo "fuzz_$t: ${SECS}s, $EXECS inputs, no failure"
+    ) >"$B/fuzz_$t.out" 2>&1 &
+    pids+=($!)
+    i=$((i + 1))
+    if [ $((i % ncpu)) -eq 0 ] || [ "$i" -eq "$(echo $TARGETS | wc -w)" ]; then
+      for p in "${pids[@]}"; do wait "$p" || rc=1; done
+      pids=()
+    fi
   done
-  exit 0
+  for t in $TARGETS; do cat "$B/fuzz_$t.out"; done
+  exit "$rc"
 fi
 
 total=0
