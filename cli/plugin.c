@@ -1,5 +1,6 @@
-/* plugin.c - lbsim --plugin PATH.so and LBSIM_PLUGIN_PATH: shared objects that add policies
- * and partitioners (include/lbsim_plugin.h), loaded before the command runs. */
+/* plugin.c - lbsim --plugin PATH.so and LBSIM_PLUGIN_PATH: shared objects that add policies,
+ * partitioners, speed models and MinEX latency functions (include/lbsim_plugin.h), loaded
+ * before the command runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
