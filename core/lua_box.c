@@ -195,3 +195,35 @@ lbs_err lbs_lua_open(const char *kind, const char *path, void *user, lbs_lua **o
   *out = b;
   return LBS_OK;
 }
+
+lbs_err lbs_lua_open_script(const char *kind, const char *spec, const char *fn, const char *signature, void *user,
+                            lbs_lua **out) {
+  *out = NULL;
+  if (!spec || !*spec || *spec == ':') return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
+  const char *colon = strchr(spec, ':');
+  char *path = strndup(spec, colon ? (size_t)(colon - spec) : strlen(spec));
+  if (!path) return lbs_fail(LBS_NOMEM, "%s lua", kind);
+  lbs_lua *b;
+  lbs_err e = lbs_lua_open(kind, path, user, &b);
+  free(path);
+  if (e) return e;
+  lua_State *L = b->L;
+  if (lua_getglobal(L, fn) != LUA_TFUNCTION) {
+    e = lbs_fail(LBS_INVAL, "%s lua:%s: defines no function %s", kind, b->path, signature);
+  } else if (lua_getglobal(L, "init") == LUA_TFUNCTION) {
+    if (colon)
+      lua_pushstring(L, colon + 1);
+    else
+      lua_pushnil(L);
+    if (lbs_lua_call(b, 1, 0) != LUA_OK) e = lbs_lua_fail(b, lua_tostring(L, -1), NULL);
+  } else if (!lua_isnil(L, -1)) {
+    e = lbs_fail(LBS_INVAL, "%s lua:%s: init is a %s, not a function", kind, b->path, luaL_typename(L, -1));
+  }
+  lua_settop(L, 0);
+  if (e) {
+    lbs_lua_close(b);
+    return e;
+  }
+  *out = b;
+  return LBS_OK;
+}

@@ -170,38 +170,20 @@ static double lua_latency(void *user, const lbs_minex_ipg *ipg, const lbs_minex_
 static const char *lua_failed(void *user) { return ((lualat *)user)->failed; }
 
 static lbs_err lua_create(void **user, const char *args) {
-  if (!args || !*args || *args == ':') return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
   lualat *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "minex latency lua");
-  const char *colon = strchr(args, ':');
-  char *path = strndup(args, colon ? (size_t)(colon - args) : strlen(args));
-  lbs_err e = path ? lbs_lua_open("minex latency", path, s, &s->box) : lbs_fail(LBS_NOMEM, "minex latency lua");
-  free(path);
-  lua_State *L = s->box ? (s->L = lbs_lua_state(s->box)) : NULL;
-  const char *p = s->box ? lbs_lua_path(s->box) : "";
-  if (!e && lua_getglobal(L, "latency") != LUA_TFUNCTION) {
-    e = lbs_fail(LBS_INVAL, "minex latency lua:%s: defines no function latency(ipg, tot)", p);
-  } else if (!e) {
-    s->fn = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pushboolean(L, 0); /* the ipg table's place until begin */
-    s->ipg_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_createtable(L, 0, 5);
-    s->tot_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    if (lua_getglobal(L, "init") == LUA_TFUNCTION) {
-      if (colon)
-        lua_pushstring(L, colon + 1);
-      else
-        lua_pushnil(L);
-      if (lbs_lua_call(s->box, 1, 0) != LUA_OK) e = lbs_lua_fail(s->box, lua_tostring(L, -1), NULL);
-    } else if (!lua_isnil(L, -1)) {
-      e = lbs_fail(LBS_INVAL, "minex latency lua:%s: init is a %s, not a function", p, luaL_typename(L, -1));
-    }
-    lua_settop(L, 0);
-  }
+  lbs_err e = lbs_lua_open_script("minex latency", args, "latency", "latency(ipg, tot)", s, &s->box);
   if (e) {
     lua_destroy(s);
     return e;
   }
+  lua_State *L = s->L = lbs_lua_state(s->box);
+  lua_getglobal(L, "latency");
+  s->fn = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushboolean(L, 0); /* the ipg table's place until begin */
+  s->ipg_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_createtable(L, 0, 5);
+  s->tot_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   *user = s;
   return LBS_OK;
 }

@@ -44,36 +44,16 @@ static int wants(lua_State *L, const char *name) {
 
 static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm) {
   (void)cfg;
-  if (!*args || *args == ':') return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
   luapart *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "partitioner lua");
   s->comm = comm;
-  const char *colon = strchr(args, ':');
-  char *path = strndup(args, colon ? (size_t)(colon - args) : strlen(args));
-  lbs_err e = path ? lbs_lua_open("partitioner", path, s, &s->box) : lbs_fail(LBS_NOMEM, "partitioner lua");
-  free(path);
-  lua_State *L = s->box ? (s->L = lbs_lua_state(s->box)) : NULL;
-  const char *p = s->box ? lbs_lua_path(s->box) : "";
-  if (!e && lua_getglobal(L, "partition") != LUA_TFUNCTION) {
-    e = lbs_fail(LBS_INVAL, "partitioner lua:%s: defines no function partition(g)", p);
-  } else if (!e) {
-    lua_pop(L, 1);
-    if (lua_getglobal(L, "init") == LUA_TFUNCTION) {
-      if (colon)
-        lua_pushstring(L, colon + 1);
-      else
-        lua_pushnil(L);
-      if (lbs_lua_call(s->box, 1, 0) != LUA_OK) e = lbs_lua_fail(s->box, lua_tostring(L, -1), NULL);
-    } else if (!lua_isnil(L, -1)) {
-      e = lbs_fail(LBS_INVAL, "partitioner lua:%s: init is a %s, not a function", p, luaL_typename(L, -1));
-    }
-    lua_settop(L, 0);
-    s->graph = wants(L, "needs_graph"), s->coords = wants(L, "needs_coords");
-  }
+  lbs_err e = lbs_lua_open_script("partitioner", args, "partition", "partition(g)", s, &s->box);
   if (e) {
     destroy(s);
     return e;
   }
+  lua_State *L = s->L = lbs_lua_state(s->box);
+  s->graph = wants(L, "needs_graph"), s->coords = wants(L, "needs_coords");
   *state = s;
   return LBS_OK;
 }

@@ -136,14 +136,10 @@ static void fini(void *state) {
 }
 
 static lbs_err init(void **state, const char *args) {
-  if (!args || !*args || *args == ':') return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
   luapol *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "policy lua");
   s->hist = LUA_NOREF;
-  const char *colon = strchr(args, ':');
-  char *path = strndup(args, colon ? (size_t)(colon - args) : strlen(args));
-  lbs_err e = path ? lbs_lua_open("policy", path, s, &s->box) : lbs_fail(LBS_NOMEM, "policy lua");
-  free(path);
+  lbs_err e = lbs_lua_open_script("policy", args, "decide", "decide(view)", s, &s->box);
   if (e) {
     fini(s);
     return e;
@@ -151,21 +147,7 @@ static lbs_err init(void **state, const char *args) {
   lua_State *L = s->L = lbs_lua_state(s->box);
   s->path = lbs_lua_path(s->box);
   s->hist = make_history(L);
-  if (lua_getglobal(L, "decide") != LUA_TFUNCTION) {
-    e = lbs_fail(LBS_INVAL, "policy lua:%s: defines no function decide(view)", s->path);
-  } else {
-    lua_pop(L, 1);
-    if (lua_getglobal(L, "init") == LUA_TFUNCTION) {
-      if (colon)
-        lua_pushstring(L, colon + 1);
-      else
-        lua_pushnil(L);
-      if (lbs_lua_call(s->box, 1, 0) != LUA_OK) e = script_fail(s, lua_tostring(L, -1), -1);
-    } else if (!lua_isnil(L, -1)) {
-      e = lbs_fail(LBS_INVAL, "policy lua:%s: init is a %s, not a function", s->path, luaL_typename(L, -1));
-    }
-  }
-  if (!e && lua_getglobal(L, "series") != LUA_TFUNCTION && !lua_isnil(L, -1))
+  if (lua_getglobal(L, "series") != LUA_TFUNCTION && !lua_isnil(L, -1))
     e = lbs_fail(LBS_INVAL, "policy lua:%s: series is a %s, not a function", s->path, luaL_typename(L, -1));
   if (e) {
     fini(s);
