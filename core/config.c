@@ -582,3 +582,12 @@ lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *co
 }
 
 lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out) { return lbs_config_dump_resolved(c, NULL, 0, out); }
+
+void lbs_config_relpath(const char *where, const char *path, char *out, size_t n) {
+  const char *colon = where ? strrchr(where, ':') : NULL, *slash = NULL;
+  if (path[0] != '/' && colon)
+    for (const char *c = where; c < colon; c++)
+      if (*c == '/') slash = c;
+  if (path[0] == '/' || !slash) snprintf(out, n, "%s", path);
+  else snprintf(out, n, "%.*s/%s", (int)(slash - where), where, path);
+}

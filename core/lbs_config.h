@@ -65,6 +65,10 @@ int lbs_config_count(const lbs_config *c, const char *kind);
 const char *lbs_config_name(const lbs_config *c, const char *kind, int i);
 /* Where a section or key was given, for messages: "file:line" (static thread-local). */
 const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name, const char *key);
+/* A path a key gives, taken from the directory of the file it was given in: where is that
+ * key's lbs_config_where ("dir/grid.ini:12"); an absolute path, or a key given on the command
+ * line ("... (command line)"), stays as it is (the working directory). Into out (n bytes). */
+void lbs_config_relpath(const char *where, const char *path, char *out, size_t n);
 
 /* Typed values of kind/name/key, or the spec's default when the key is absent (name ""
  * for unnamed sections). Values were checked by lbs_config_check, so these only fail for

@@ -20,10 +20,8 @@ const char *lbs__speed_known(char *buf, size_t size);
 /* Records "WHERE: unknown speed_model 'name' (known: ...)" and returns LBS_NOTFOUND. */
 lbs_err lbs__speed_unknown(const char *where, const char *name);
 
-/* Speed models that read a measured curve (speed_curve.c):
- * path relative to the directory of the grid file named in where ("file:line"), into out; */
-void lbs__grid_relpath(const char *where, const char *path, char *out, size_t n);
-/* the throughput over the upper half [hi/2, hi] of a curve (seconds at work metric x),
+/* Speed models that read a measured curve (speed_curve.c; their files' paths through
+ * lbs_config_relpath): the throughput over the upper half [hi/2, hi] of a curve (seconds at work metric x),
  * relative to a processor of speed 1 (ns_per_work ns per unit; mpw metric units per unit of
  * work), 1 when the curve gives none; */
 double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi, double mpw,

@@ -8,15 +8,6 @@
 
 #include "grid_int.h"
 
-void lbs__grid_relpath(const char *where, const char *path, char *out, size_t n) {
-  const char *colon = where ? strrchr(where, ':') : NULL, *slash = NULL;
-  if (path[0] != '/' && colon)
-    for (const char *c = where; c < colon; c++)
-      if (*c == '/') slash = c;
-  if (path[0] == '/' || !slash) snprintf(out, n, "%s", path);
-  else snprintf(out, n, "%.*s/%s", (int)(slash - where), where, path);
-}
-
 double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi, double mpw,
                        double ns_per_work) {
   double lo = hi / 2, dt = eval(curve, hi) - eval(curve, lo);

@@ -132,7 +132,7 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   } else if (!e) {
     char path[4096], dbwhere[512];
     snprintf(dbwhere, sizeof dbwhere, "%s", lbs_config_where(cfg, "nodetype", nt, "plan_db"));
-    lbs__grid_relpath(dbwhere, db, path, sizeof path);
+    lbs_config_relpath(dbwhere, db, path, sizeof path);
     lbs_calib_db *cdb = NULL;
     e = lbs_calib_open(path, 0, &cdb);
     if (!e) e = lbs_calib_get_plan(cdb, kernel, id, &p);

@@ -232,14 +232,12 @@ struct lbs_minex_latency {
 
 /* lua:REL... with REL taken from where's directory ("dir/grid.ini:12"), into a new spec */
 static char *resolve(const char *spec, const char *where) {
-  const char *colon = where ? strrchr(where, ':') : NULL, *slash = NULL, *path = spec + 4;
-  if (strncmp(spec, "lua:", 4) || *path == '/' || !colon) return strdup(spec);
-  for (const char *c = where; c < colon; c++)
-    if (*c == '/') slash = c;
-  if (!slash) return strdup(spec);
-  size_t n = strlen(spec) + (size_t)(slash - where) + 2;
+  if (strncmp(spec, "lua:", 4) || !where) return strdup(spec);
+  size_t n = strlen(spec) + strlen(where) + 8;
   char *out = malloc(n);
-  if (out) snprintf(out, n, "lua:%.*s/%s", (int)(slash - where), where, path);
+  if (!out) return NULL;
+  memcpy(out, "lua:", 4);
+  lbs_config_relpath(where, spec + 4, out + 4, n - 4);
   return out;
 }
 
