@@ -132,6 +132,16 @@ static void set_num(lua_State *L, const char *k, double v) {
   lua_setfield(L, -2, k);
 }
 
+/* The failure msg of processor p's call, kept; NaN. */
+static double latency_failed(lualat *s, const char *msg, int p) {
+  char at[64];
+  snprintf(at, sizeof at, " (processor %d)", p + 1);
+  lbs_lua_fail(s->box, msg, at);
+  keep_failure(s);
+  return NAN;
+}
+
+/* Called for every processor a potential reassignment changes: nothing here but the call. */
 static double lua_latency(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *t) {
   lualat *s = user;
   lua_State *L = s->L;
@@ -148,21 +158,15 @@ static double lua_latency(void *user, const lbs_minex_ipg *ipg, const lbs_minex_
   set_num(L, "remap", t->remap);
   lua_pushinteger(L, (lua_Integer)t->qlen);
   lua_setfield(L, -2, "qlen");
-  char at[64];
-  snprintf(at, sizeof at, " (processor %d)", t->p + 1);
-  if (lbs_lua_call(s->box, 2, 1) != LUA_OK) {
-    lbs_lua_fail(s->box, lua_tostring(L, -1), at);
-    return keep_failure(s), NAN;
-  }
+  if (lbs_lua_call(s->box, 2, 1) != LUA_OK) return latency_failed(s, lua_tostring(L, -1), t->p);
   int isnum;
   double q = lua_tonumberx(L, -1, &isnum);
   if (!isnum || !isfinite(q)) {
     char msg[256];
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->fn);
-    snprintf(msg, sizeof msg, "%s:%d: latency must return a finite number, not %s",
-             lbs_lua_path(s->box), lbs_lua_defined_at(L), isnum ? lua_tostring(L, -2) : luaL_typename(L, -2));
-    lbs_lua_fail(s->box, msg, at);
-    return keep_failure(s), NAN;
+    snprintf(msg, sizeof msg, "%s:%d: latency must return a finite number, not %s", lbs_lua_path(s->box),
+             lbs_lua_defined_at(L), isnum ? lua_tostring(L, -2) : luaL_typename(L, -2));
+    return latency_failed(s, msg, t->p);
   }
   return q;
 }
