@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lbs_lua.h"
 
@@ -179,14 +180,13 @@ lbs_err lbs_lua_open(const char *kind, const char *path, void *user, lbs_lua **o
   lua_setallocf(L, limited_alloc, b); /* luaL_newstate's allocator is realloc/free too */
   *(lbs_lua **)lua_getextraspace(L) = b;
   open_libs(L);
-  FILE *f = fopen(path, "r");
-  if (!f) {
+  struct stat st; /* a FIFO would block the read, a directory reads as nothing */
+  if (stat(path, &st))
     e = lbs_fail(LBS_INVAL, "%s lua:%s: cannot open it: %s", kind, path, strerror(errno));
-  } else {
-    fclose(f);
-    if (luaL_loadfilex(L, path, "t") != LUA_OK || lbs_lua_call(b, 0, 0) != LUA_OK)
-      e = lbs_lua_fail(b, lua_tostring(L, -1), NULL);
-  }
+  else if (!S_ISREG(st.st_mode))
+    e = lbs_fail(LBS_INVAL, "%s lua:%s: not a regular file", kind, path);
+  else if (luaL_loadfilex(L, path, "t") != LUA_OK || lbs_lua_call(b, 0, 0) != LUA_OK)
+    e = lbs_lua_fail(b, lua_tostring(L, -1), NULL);
   if (e) {
     lbs_lua_close(b);
     return e;

@@ -98,6 +98,9 @@ check deep.lua ":1: stack overflow"
 check memory.lua ": ran past its memory limit of 256 MiB (LBSIM_LUA_MEMORY) (deciding step 54)" 1 2
 check nodecide.lua ": defines no function decide(view)"
 check missing.lua ": cannot open it: No such file or directory"
+mkfifo fifo.lua && mkdir dir.lua
+check fifo.lua ": not a regular file"
+check dir.lua ": not a regular file"
 # Lua shortens a long path to "...tail" in its messages: lbsim names it whole
 D=$T/a_directory_name_long_enough/that_lua_shortens_the_chunk_name
 mkdir -p "$D" && cp runtime.lua "$D/"
