@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 PREFIX ?= /usr/local
 
-.PHONY: all build bootstrap check test demo calibrate-demo bench fuzz fuzz-long asan install clean seed002 seed003 \
+.PHONY: all build bootstrap check test demo calibrate-demo gpu-check bench fuzz fuzz-long asan install clean seed002 seed003 \
         format format-check
 
 all: build
@@ -43,6 +43,11 @@ seed002: bootstrap build
 # Seed 003's MinEX vs METIS study (examples/seed003/run.sh; QUICK=1 for a short one).
 seed003: bootstrap build
 	@bash examples/seed003/run.sh
+
+# calibrate's cuda target on this machine's NVIDIA GPU (scripts/gpu_check.sh; says so and exits 0
+# where there is none).
+gpu-check: bootstrap
+	@bash scripts/gpu_check.sh
 
 bench: build
 	@$(BUILD)/bin/bench_trace_codec

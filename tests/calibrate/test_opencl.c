@@ -1,7 +1,9 @@
-/* test_opencl.c - the opencl implementations run for real (PoCL on the CPU here): every kernel's
- * outputs against a plain host reference at several sizes (1, odd, not powers of two, past a
- * work-group), walk bit for bit; a device that is not there fails with a message. And the cuda
- * implementations, when built, open or say why not, without crashing. */
+/* test_opencl.c - the device implementations run for real: every kernel's outputs against a plain
+ * host reference at several sizes (1, odd, not powers of two, past a work-group), walk bit for
+ * bit, on OpenCL (PoCL on the CPU here) and on CUDA (suite cuda: skipped where the build has no
+ * CUDA or the machine no GPU; scripts/gpu_check.sh runs it where there is one); a device that is
+ * not there fails with a message. And the cuda implementations, when built, open or say why not,
+ * without crashing. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,15 +15,22 @@
 extern const lbs_impl_ops *const lbs__impls_cuda[];
 extern const int lbs__cuda_built;
 
-/* Opens kernel.opencl on device 0; fails the test with the message when it cannot. */
-static const lbs_impl_ops *open_impl(const char *kernel, void **ctx) {
-  char name[64], device[160] = "";
-  snprintf(name, sizeof name, "%s.opencl", kernel);
+/* Opens kernel.target on device 0; fails the test with the message when it cannot, except that a
+ * cuda implementation skips the test where the build has no CUDA or the machine no CUDA device. */
+static const lbs_impl_ops *open_impl(const char *target, const char *kernel, void **ctx) {
+  char name[64], device[160] = "", prefix[16];
+  int cuda = !strcmp(target, "cuda");
+  if (cuda && !lbs__cuda_built) cr_skip_test("built without CUDA");
+  snprintf(name, sizeof name, "%s.%s", kernel, target);
+  snprintf(prefix, sizeof prefix, "%s: ", target);
   const lbs_impl_ops *ops;
   cr_assert_eq(lbs_impl_find(name, &ops), LBS_OK, "%s", lbs_errmsg());
   lbs_impl_args args = {0, 0};
-  cr_assert_eq(ops->open(ctx, &args, device, sizeof device), LBS_OK, "%s: %s", name, lbs_errmsg());
-  cr_assert(!strncmp(device, "opencl: ", 8) && strstr(device, " / "), "device '%s'", device);
+  lbs_err e = ops->open(ctx, &args, device, sizeof device);
+  if (cuda && e == LBS_NOTFOUND) cr_skip_test("%s: %s", name, lbs_errmsg());
+  cr_assert_eq(e, LBS_OK, "%s: %s", name, lbs_errmsg());
+  cr_assert(!strncmp(device, prefix, strlen(prefix)), "device '%s'", device);
+  if (!cuda) cr_assert(strstr(device, " / "), "device '%s'", device);
   return ops;
 }
 
@@ -38,9 +47,9 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-Test(opencl, sort) {
+static void check_sort(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("sort", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "sort", &ctx);
   const int64_t sizes[] = {1, 2, 3, 7, 255, 512, 513, 1000, 4097, 70001};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t n = sizes[s];
@@ -55,9 +64,9 @@ Test(opencl, sort) {
   ops->close(ctx);
 }
 
-Test(opencl, dot) {
+static void check_dot(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("dot", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "dot", &ctx);
   const int64_t sizes[] = {1, 2, 5, 255, 257, 1001, 262145, 300007};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t n = sizes[s];
@@ -77,9 +86,9 @@ Test(opencl, dot) {
   ops->close(ctx);
 }
 
-Test(opencl, conv1d) {
+static void check_conv1d(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("conv1d", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "conv1d", &ctx);
   const int64_t sizes[][2] = {{1, 1}, {1, 5}, {7, 1}, {3, 4}, {100, 17}, {257, 300}, {1000, 999}};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t na = sizes[s][0], nb = sizes[s][1], no = na + nb - 1;
@@ -100,9 +109,9 @@ Test(opencl, conv1d) {
   ops->close(ctx);
 }
 
-Test(opencl, matmul) {
+static void check_matmul(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("matmul", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "matmul", &ctx);
   const int sizes[][3] = {{1, 1, 1}, {1, 7, 1}, {3, 1, 5}, {16, 16, 16}, {17, 33, 15}, {64, 5, 70}, {100, 129, 31}};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int m = sizes[s][0], n = sizes[s][1], q = sizes[s][2];
@@ -163,9 +172,9 @@ static double ref_update_E(int b, double *F, double S) {
   return m;
 }
 
-Test(opencl, wave) {
+static void check_wave(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("wave", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "wave", &ctx);
   const int64_t cells[] = {1, 3, 100};
   const int blocks[] = {LBS_K_WAVE_B, 3};
   for (size_t bi = 0; bi < 2; bi++)
@@ -208,9 +217,9 @@ static int64_t ref_walk(uint64_t seed, int64_t N, int64_t g, uint64_t k, int *ho
   return steps;
 }
 
-Test(opencl, walk) {
+static void check_walk(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("walk", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "walk", &ctx);
   const int64_t walks[] = {1, 3, 257, 5000};
   const int64_t grids[] = {1, 5, 64};
   for (size_t gi = 0; gi < 3; gi++)
@@ -234,9 +243,9 @@ Test(opencl, walk) {
   ops->close(ctx);
 }
 
-Test(opencl, bhforce) {
+static void check_bhforce(const char *target) {
   void *ctx;
-  const lbs_impl_ops *ops = open_impl("bhforce", &ctx);
+  const lbs_impl_ops *ops = open_impl(target, "bhforce", &ctx);
   const int64_t bodies[] = {1, 9, 3001};
   for (size_t bi = 0; bi < 3; bi++) {
     int64_t n = bodies[bi];
@@ -268,6 +277,18 @@ Test(opencl, bhforce) {
   }
   ops->close(ctx);
 }
+
+/* Each kernel on each device target. */
+#define ON_DEVICES(kernel)                                                                                            \
+  Test(opencl, kernel) { check_##kernel("opencl"); }                                                                 \
+  Test(cuda, kernel) { check_##kernel("cuda"); }
+ON_DEVICES(sort)
+ON_DEVICES(dot)
+ON_DEVICES(conv1d)
+ON_DEVICES(matmul)
+ON_DEVICES(wave)
+ON_DEVICES(walk)
+ON_DEVICES(bhforce)
 
 /* Every opencl implementation: a device index past the last fails cleanly, with a message. */
 Test(opencl, device_out_of_range) {
