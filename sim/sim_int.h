@@ -86,7 +86,8 @@ typedef struct lbs__engine {
 
 /* ---------------------------------------------------------------- engine.c */
 
-/* Collective: every rank returns the first failing rank's code and message. */
+/* Collective: every rank returns the first failing rank's code and message (lbs_mpi_agree over
+ * x->comm). */
 lbs_err lbs__agree(lbs__engine *x, lbs_err e);
 /* Collective: checks the options against the trace and grid, places the elements, reads this
  * rank's mesh rows, sets up the ghosts, the partitioner (and its mode), the policy and the
