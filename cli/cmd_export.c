@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "lbs_mpi.h"
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
@@ -345,8 +346,7 @@ static int export_simgrid(int argc, char **argv) {
   /* the output before the work (rank 0 writes it; every rank learns the answer) */
   cli_outdir od = {0};
   int bad = rank == 0 && cli_outdir_check_kind(&od, out, force, CLI_DIR_SIMGRID);
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad) {
+  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
     cli_overrides_free(&over);
     MPI_Finalize();
     return 1;
@@ -405,7 +405,7 @@ static int export_simgrid(int argc, char **argv) {
              od.dir, res->procs, (long long)res->steps, (long long)rec.messages, 1e-9 * (double)res->total_ns,
              res->mode == LBS_MODE_BSP ? "bsp" : "des", od.dir);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  rc = lbs_mpi_agree(MPI_COMM_WORLD, rc ? LBS_IO : LBS_OK) ? 1 : 0; /* rank 0's outputs */
   for (int p = 0; rec.out && p < rec.P; p++) lbs_buf_free(&rec.out[p]);
   free(rec.out);
   free(rate);

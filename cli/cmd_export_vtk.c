@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lbs_mpi.h"
 #include "lbs_sim.h"
 
 static const char *const CMD = "export vtk";
@@ -321,8 +322,7 @@ int cmd_export_vtk(int argc, char **argv) {
   /* the output before the work (rank 0 writes it; every rank learns the answer) */
   cli_outdir od = {0};
   int bad = rank == 0 && cli_outdir_check_as(&od, CMD, out, force, CLI_DIR_VTK);
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad) {
+  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
     cli_overrides_free(&over);
     MPI_Finalize();
     return 1;
@@ -366,7 +366,7 @@ int cmd_export_vtk(int argc, char **argv) {
              (long long)(res->first_step + res->steps - 1), every > 1 ? ", thinned" : "", res->procs, res->nrep,
              (long long)res->moved, od.dir);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  rc = lbs_mpi_agree(MPI_COMM_WORLD, rc ? LBS_IO : LBS_OK) ? 1 : 0; /* rank 0's outputs */
   free(geo.elem_of_cell);
   lbs_replay_result_free(&res);
   lbs_trace_close(&t);

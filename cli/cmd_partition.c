@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "lbs_grid.h"
 #include "lbs_minex.h"
+#include "lbs_mpi.h"
 #include "lbs_part.h"
 #include "lbs_traces.h"
 
@@ -290,9 +291,7 @@ int cmd_partition(int argc, char **argv) {
       e = lbs_part_run(part, &in, newp);
       double dt = MPI_Wtime() - t0;
       MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      int bad = e != LBS_OK;
-      MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      if (bad && !e) e = lbs_fail(LBS_INVAL, "%s failed on another rank", rows[k].name);
+      e = lbs_mpi_agree(MPI_COMM_WORLD, e); /* the first failing rank's code and message */
       if (dt < best) best = dt;
     }
     rows[k].tol = lbs_part_tolerance(part);
@@ -317,8 +316,7 @@ int cmd_partition(int argc, char **argv) {
               rows[k].name, own, own_sizes ? "" : " against equal parts", rows[k].tol);
     int wbad = 0;
     if (!e && rank == 0 && rows[k].out[0]) wbad = cli_replace_output(rows[k].out, force) || write_parts(rows[k].out, all, E);
-    MPI_Bcast(&wbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (wbad) {
+    if (lbs_mpi_agree(MPI_COMM_WORLD, wbad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
       e = LBS_IO, what = NULL;
       break;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lbs_mpi.h"
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
@@ -180,8 +181,7 @@ static int compare(int argc, char **argv) {
   cli_outdir od = {0};
   int bad = rank == 0 && ((results && cli_check_output(results, CLI_OUT_APPEND)) ||
                           (csv && cli_outdir_check(&od, csv, force)));
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad) {
+  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
     free(list);
     cli_overrides_free(&over);
     MPI_Finalize();

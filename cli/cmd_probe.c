@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "lbs_config.h"
 #include "lbs_grid.h"
+#include "lbs_mpi.h"
 #include "lbs_part.h"
 
 static int cmp_d(const void *a, const void *b) {
@@ -166,8 +167,7 @@ int cmd_grid_probe(int argc, char **argv) {
     return 1;
   }
   int bad = rank == 0 && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW);
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad) {
+  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
     MPI_Finalize();
     return 1;
   }
@@ -376,7 +376,7 @@ int cmd_grid_probe(int argc, char **argv) {
       printf("  migration       %.1f us + %.2f Gbit/s (MPI_Alltoallv with packing)\nwrote %s\n", mfix, mig_gbps, out);
     }
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  rc = lbs_mpi_agree(MPI_COMM_WORLD, rc ? LBS_IO : LBS_OK) ? 1 : 0; /* rank 0's outputs */
   free(leaders), free(first), free(count);
   MPI_Finalize();
   return rc;

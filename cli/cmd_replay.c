@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lbs_mpi.h"
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
@@ -92,8 +93,7 @@ int cmd_replay(int argc, char **argv) {
   double t_cmd = MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
   /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
   int bad = rank == 0 && results && cli_check_output(results, CLI_OUT_APPEND);
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad) {
+  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
     cli_overrides_free(&over);
     MPI_Finalize();
     return 1;

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "lbs_grid.h"
+#include "lbs_mpi.h"
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
@@ -704,7 +705,7 @@ int cmd_sweep(int argc, char **argv) {
       bad = 1;
     }
   }
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* rank 0's checks, any rank's memory */
+  bad = lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK) != LBS_OK; /* rank 0's checks, any rank's memory */
   if (!bad) MPI_Bcast(done, (int)s.ntasks, MPI_UINT8_T, 0, MPI_COMM_WORLD);
   if (bad) {
     free(done);
@@ -778,7 +779,7 @@ int cmd_sweep(int argc, char **argv) {
     if (failed) fprintf(stderr, "lbsim: sweep: %d task%s failed; run the sweep again to retry them\n", failed, failed > 1 ? "s" : "");
     rc = rc || csv_bad;
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  rc = lbs_mpi_agree(MPI_COMM_WORLD, rc ? LBS_IO : LBS_OK) ? 1 : 0; /* rank 0's tidy CSV too */
   for (int i = 0; traces && i < s.ax[0].n; i++) lbs_trace_close(&traces[i]);
   free(traces);
   free(axes);

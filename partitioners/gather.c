@@ -6,6 +6,7 @@
  * does not depend on the number of ranks. Only the arrays the method reads travel. */
 #include <stdlib.h>
 
+#include "lbs_mpi.h"
 #include "part_int.h"
 
 lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, int coords, lbs__part_fn fn,
@@ -68,9 +69,7 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
                           .bytes_per_rwgt = in->bytes_per_rwgt};
     e = fn(state, &all, np);
   }
-  int code = e;
-  MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-  if (code && !e) e = lbs_fail((lbs_err)code, "partitioning failed on rank 0");
+  e = lbs_mpi_agree(comm, e); /* rank 0's failure, and its message, on every rank */
   MPI_Scatterv(np, on, od, MPI_INT, newpart, (int)in->nlocal, MPI_INT, 0, comm);
   free(cnt), free(on), free(od), free(en), free(ed), free(cn), free(cd), free(gid), free(deg), free(adj);
   free(xadj), free(ldeg), free(w), free(rw), free(co), free(aw), free(cur), free(np);

@@ -26,6 +26,7 @@
 #include <zoltan.h>
 #include <scotch/scotch.h>
 
+#include "lbs_mpi.h"
 #include "part_int.h"
 
 /* fixed_us, per_elem_ns: the cost model's defaults, fitted to the real calls' wall time on the
@@ -119,9 +120,7 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   if (!e && z->zz) e = configure(z->zz, m, cfg, &tol);
   if (!e && z->zzp) e = configure(z->zzp, m, cfg, &tol);
   z->tol = !strcmp(args, "block") || !strcmp(args, "random") ? 0 : tol;
-  int bad = e != LBS_OK, anybad; /* a parameter rejected on rank 0 fails everywhere */
-  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
-  if (anybad && !e) e = lbs_fail(LBS_INVAL, "zoltan: a parameter was rejected on another rank");
+  e = lbs_mpi_agree(comm, e); /* a parameter rejected on rank 0 fails everywhere, with its message */
   if (e) {
     destroy(z);
     return e;

@@ -26,6 +26,7 @@
 #define HAVE_TSC 1
 #endif
 
+#include "lbs_mpi.h"
 #include "lbs_traces.h"
 #include "prof_int.h"
 
@@ -85,13 +86,8 @@ void lbsprof_opts_default(lbsprof_opts *o) {
   o->ring_bytes = 8u << 20;
 }
 
-/* Every rank agrees on failure: the code of the first failing rank (0 if none). */
-static int agree(lbsprof *p, int e) {
-  int all = e;
-  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MAX, p->comm);
-  if (all && !e) lbs_fail((lbs_err)all, "lbsprof: failed on another rank");
-  return all;
-}
+/* Every rank agrees on failure: the code and message of the first failing rank (0 if none). */
+static lbs_err agree(lbsprof *p, lbs_err e) { return lbs_mpi_agree(p->comm, e); }
 
 static int add_metric(lbsprof *p, const char *name, const char *unit, int kind) {
   if (p->described) return -lbs_fail(LBS_INVAL, "lbsprof: metric '%s' comes after the mesh was described", name);
@@ -256,9 +252,7 @@ static lbs_err open_segment(lbsprof *p) {
     }
     if (!e && p->shm_fd < 0) e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
   }
-  int bad = e != LBS_OK;
-  MPI_Bcast(&bad, 1, MPI_INT, 0, p->node);
-  if (bad) return e ? e : lbs_fail(LBS_IO, "lbsprof: the node's shared memory could not be made");
+  if ((e = lbs_mpi_agree(p->node, e))) return e; /* the node's first rank's failure, on the node */
   MPI_Bcast(p->shm_name, sizeof p->shm_name, MPI_CHAR, 0, p->node);
   if (p->lrank != 0 && (p->shm_fd = shm_open(p->shm_name, O_RDWR | O_CLOEXEC, 0)) < 0)
     e = lbs_fail(LBS_IO, "lbsprof: open %s: %s", p->shm_name, strerror(errno));
@@ -287,8 +281,7 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   p->nodeid = idx - 1; /* leaders numbered in rank order; others take their leader's */
   MPI_Bcast(&p->nodeid, 1, MPI_INT, 0, p->node);
   /* every rank agrees before the probes' collective set-up (rank 0 alone checks the path) */
-  lbs_err e = settle_options(p, &d);
-  if (agree(p, e)) e = e ? e : LBS_INVAL;
+  lbs_err e = agree(p, settle_options(p, &d));
   if (!e) {
     /* built-in probes */
     char list[256];
@@ -316,12 +309,11 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
     }
   }
   p->shm_fd = -1;
-  if (!agree(p, e)) {
+  if (!(e = agree(p, e))) {
     MPI_Bcast(p->secret, sizeof p->secret, MPI_BYTE, 0, p->comm);
     e = open_segment(p);
   }
-  if (agree(p, e)) {
-    e = e ? e : LBS_INVAL;
+  if ((e = agree(p, e))) {
     if (p->shm_fd >= 0) close(p->shm_fd);
     OPENSSL_cleanse(p->secret, sizeof p->secret);
     MPI_Comm_free(&p->node), MPI_Comm_free(&p->comm);
@@ -514,9 +506,7 @@ static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
       else atomic_store(&s->agent_pid, (int32_t)p->agent_pid);
     }
   }
-  int bad = e;
-  MPI_Bcast(&bad, 1, MPI_INT, 0, p->node);
-  if (bad) return e ? e : lbs_fail(LBS_IO, "lbsprof: the node's shared memory could not be set up");
+  if ((e = lbs_mpi_agree(p->node, e))) return e; /* the node's first rank's failure, on the node */
   if (p->lrank != 0) {
     void *m = mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->shm_fd, 0);
     if (m == MAP_FAILED) return lbs_fail(LBS_IO, "lbsprof: attach %s: %s", p->shm_name, strerror(errno));
@@ -816,15 +806,18 @@ int lbsprof_finalize(lbsprof **pp) {
       p->agent_status = st;
     }
     /* an agent that gave up, lost a rank or died did not deliver every step */
-    int agent_bad = p->lrank == 0 && !(WIFEXITED(p->agent_status) && WEXITSTATUS(p->agent_status) == 0), any_bad;
-    MPI_Allreduce(&agent_bad, &any_bad, 1, MPI_INT, MPI_MAX, p->comm);
+    int agent_bad = p->lrank == 0 && !(WIFEXITED(p->agent_status) && WEXITSTATUS(p->agent_status) == 0);
+    lbs_err agent_e = agree(p, agent_bad ? lbs_fail(LBS_IO, "lbsprof: a node agent did not deliver every step (see "
+                                                            "its messages above)")
+                                         : LBS_OK);
     MPI_Barrier(p->comm);
+    lbs_err coll_e = LBS_OK; /* rank 0's: the collector's outcome, whose message comes first */
     if (p->rank == 0 && p->collector_pid > 0) {
       int st = 0;
       while (waitpid(p->collector_pid, &st, 0) < 0 && errno == EINTR) {
       }
-      rc = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-      if (rc) lbs_fail(LBS_IO, "lbsprof: the collector did not complete the trace %s (status %d)", p->trace_path, st);
+      if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        coll_e = lbs_fail(LBS_IO, "lbsprof: the collector did not complete the trace %s (status %d)", p->trace_path, st);
     }
     if (p->sock_dir[0]) { /* the collector removes them; this is in case it could not */
       char sock[4200];
@@ -833,11 +826,7 @@ int lbsprof_finalize(lbsprof **pp) {
       if (lstat(sock, &sb) == 0 && S_ISSOCK(sb.st_mode)) unlink(sock);
       rmdir(p->sock_dir);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, p->comm);
-    if (any_bad && !rc) {
-      rc = 1;
-      lbs_fail(LBS_IO, "lbsprof: a node agent did not deliver every step (see its messages above)");
-    }
+    rc = agree(p, coll_e) || agent_e; /* without the collector's failure, the agents' message stands */
     munmap(p->shm, p->shm_bytes);
   }
   if (p->papi_n) {
