@@ -10,7 +10,11 @@
  * from_step until before until_step, or fail for good at from_step; a link's bandwidth and
  * latency are multiplied by factors over the same steps. The grid checks what it can know:
  * targets, factors, conflicting keys, that some processor is left; the replay checks the steps
- * against the trace (sim/avail.c). How the grid follows them: lbs_grid_live_step (grid.c). */
+ * against the trace (sim/avail.c). How the grid follows them: lbs_grid_live_step (grid.c).
+ *
+ * This file knows no grid: grid.c, which owns the profiles, passes the processors and clusters
+ * they may target (lbs__avail_targets, grid_int.h) and calls lbs__avail_parse and
+ * lbs__avail_free; nothing here calls grid.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,47 +45,48 @@ void lbs__avail_free(lbs_avail *a, int n) {
   free(a);
 }
 
-static int cluster_of(const lbs_grid *g, const char *name) {
-  for (int c = 0; c < lbs_grid_nclusters(g); c++)
-    if (!strcmp(lbs_grid_cluster_name(g, c), name)) return c;
+static int cluster_of(const lbs__avail_targets *tg, const char *name) {
+  for (int c = 0; c < tg->C; c++)
+    if (!strcmp(tg->cname[c], name)) return c;
   return -1;
 }
 
 /* "known: A, B, C" into buf */
-static const char *known_clusters(const lbs_grid *g, char *buf, size_t size) {
+static const char *known_clusters(const lbs__avail_targets *tg, char *buf, size_t size) {
   size_t k = (size_t)snprintf(buf, size, "known:");
-  for (int c = 0; c < lbs_grid_nclusters(g) && k < size; c++)
-    k += (size_t)snprintf(buf + k, size - k, "%s %s", c ? "," : "", lbs_grid_cluster_name(g, c));
+  for (int c = 0; c < tg->C && k < size; c++)
+    k += (size_t)snprintf(buf + k, size - k, "%s %s", c ? "," : "", tg->cname[c]);
   return buf;
 }
 
 /* The target of section `name` into a. */
-static lbs_err parse_target(const lbs_config *cfg, const char *name, const char *text, const lbs_grid *g, lbs_avail *a) {
+static lbs_err parse_target(const lbs_config *cfg, const char *name, const char *text, const lbs__avail_targets *tg,
+                            lbs_avail *a) {
   const char *where = lbs_config_where(cfg, "availability", name, "target");
   char w[3][256], extra[2], known[512];
   int n = sscanf(text, "%255s %255s %255s %1s", w[0], w[1], w[2], extra);
   if (n == 2 && !strcmp(w[0], "proc")) {
     char *end;
     long p = strtol(w[1], &end, 10);
-    if (*end || p < 0 || p >= lbs_grid_procs(g))
+    if (*end || p < 0 || p >= tg->P)
       return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no processor %s (the grid has 0..%d)", where, name,
-                      text, w[1], lbs_grid_procs(g) - 1);
+                      text, w[1], tg->P - 1);
     a->kind = LBS_AVAIL_PROCS, a->first = (int)p, a->count = 1;
     return LBS_OK;
   }
   if (n == 2 && !strcmp(w[0], "cluster")) {
-    int c = cluster_of(g, w[1]);
+    int c = cluster_of(tg, w[1]);
     if (c < 0)
       return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no cluster '%s' (%s)", where, name, text, w[1],
-                      known_clusters(g, known, sizeof known));
-    a->kind = LBS_AVAIL_PROCS, a->first = lbs_grid_cluster_first(g, c), a->count = lbs_grid_cluster_procs(g, c);
+                      known_clusters(tg, known, sizeof known));
+    a->kind = LBS_AVAIL_PROCS, a->first = tg->cfirst[c], a->count = tg->cfirst[c + 1] - tg->cfirst[c];
     return LBS_OK;
   }
   if (n == 3 && !strcmp(w[0], "link")) {
-    int ca = cluster_of(g, w[1]), cb = cluster_of(g, w[2]);
+    int ca = cluster_of(tg, w[1]), cb = cluster_of(tg, w[2]);
     if (ca < 0 || cb < 0)
       return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no cluster '%s' to link (%s)", where, name, text,
-                      ca < 0 ? w[1] : w[2], known_clusters(g, known, sizeof known));
+                      ca < 0 ? w[1] : w[2], known_clusters(tg, known, sizeof known));
     a->kind = LBS_AVAIL_LINK, a->a = ca, a->b = cb;
     return LBS_OK;
   }
@@ -90,8 +95,8 @@ static lbs_err parse_target(const lbs_config *cfg, const char *name, const char 
 }
 
 /* One section into a (its strings owned by a). */
-static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, const char *name, const lbs_grid *g,
-                         lbs_avail *a) {
+static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, const char *name,
+                         const lbs__avail_targets *tg, lbs_avail *a) {
   const char *target;
   long long from, until;
   lbs_err e;
@@ -102,7 +107,7 @@ static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, co
       (e = lbs_config_bool(cfg, spec, "availability", name, "fail", &a->fail)) ||
       (e = lbs_config_double(cfg, spec, "availability", name, "bandwidth_factor", &a->bandwidth_factor)) ||
       (e = lbs_config_double(cfg, spec, "availability", name, "latency_factor", &a->latency_factor)) ||
-      (e = parse_target(cfg, name, target, g, a)))
+      (e = parse_target(cfg, name, target, tg, a)))
     return e;
   a->from_step = from, a->until_step = until;
 #define HAS(key) lbs_config_has(cfg, "availability", name, key)
@@ -151,11 +156,11 @@ static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, co
   return LBS_OK;
 }
 
-lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec, const lbs_grid *g, lbs_avail **out,
-                         int *n) {
+lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec, const lbs__avail_targets *tg,
+                         lbs_avail **out, int *n) {
   *out = NULL;
   *n = 0;
-  int na = lbs_config_count(cfg, "availability"), P = lbs_grid_procs(g);
+  int na = lbs_config_count(cfg, "availability"), P = tg->P;
   if (na == 0) return LBS_OK;
   lbs_avail *a = calloc((size_t)na, sizeof *a);
   char *dead = calloc((size_t)P + 1, 1);
@@ -163,7 +168,7 @@ lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec, co
   int ndead = 0;
   for (int i = 0; !e && i < na; i++) {
     const char *name = lbs_config_name(cfg, "availability", i);
-    if ((e = parse_one(cfg, spec, name, g, &a[i]))) break;
+    if ((e = parse_one(cfg, spec, name, tg, &a[i]))) break;
     for (int p = a[i].first; a[i].kind == LBS_AVAIL_PROCS && a[i].fail && p < a[i].first + a[i].count; p++)
       ndead += !dead[p], dead[p] = 1;
     if (ndead == P) /* failures are for good: at the last one's step no processor would be left */

@@ -199,6 +199,12 @@ static lbs_link make_link(double lat_us, double bw, int shared) {
   return (lbs_link){llround(lat_us * 1000.0), bw, shared};
 }
 
+/* g's availability profiles, read by avail.c against g's processors and clusters (set). */
+static lbs_err read_profiles(lbs_grid *g, const lbs_config *cfg, const lbs_section_spec *spec) {
+  lbs__avail_targets tg = {g->P, g->C, (const char *const *)g->cname, g->cfirst};
+  return lbs__avail_parse(cfg, spec, &tg, &g->avail, &g->navail);
+}
+
 lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
   *out = NULL;
   const lbs_section_spec *spec = lbs_grid_spec();
@@ -309,7 +315,7 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
   }
   for (int c = 0; c < g->C; c++)
     for (int p = g->cfirst[c]; p < g->cfirst[c + 1]; p++) g->pcluster[p] = c;
-  if ((e = lbs__avail_parse(cfg, spec, g, &g->avail, &g->navail))) goto fail;
+  if ((e = read_profiles(g, cfg, spec))) goto fail;
   *out = g;
   return LBS_OK;
 fail:

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grid_int.h" /* lbs__avail_parse, for the test of avail.c alone */
 #include "lbs_grid.h"
 
 /* Two clusters of two processors: A = 0, 1 and B = 2, 3, joined by a link. */
@@ -142,4 +143,41 @@ Test(avail, bad_profiles_are_named) {
     cr_assert_null(g);
     cr_assert(strstr(lbs_errmsg(), bad[i].want), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(), bad[i].want);
   }
+}
+
+/* avail.c reads profiles against the processors and clusters it is given, with no grid at all:
+ * grid.c calls it, never the other way round (grid_int.h). */
+Test(avail, profiles_parse_against_targets_alone) {
+  static const lbs_section_spec spec[] = {{"availability", 1, 0, lbs__avail_opts, "profiles"},
+                                          {NULL, 0, 0, NULL, NULL}};
+  const char *names[] = {"east", "west"};
+  const int cfirst[] = {0, 3, 5};
+  const lbs__avail_targets tg = {5, 2, names, cfirst};
+  lbs_config *c;
+  cr_assert_eq(lbs_config_parse_string("t.ini",
+                                       "[availability a]\ntarget = cluster west\nfrom_step = 2\nfail = true\n"
+                                       "[availability b]\ntarget = link east west\nfrom_step = 1\nlatency_factor = 2\n",
+                                       &c),
+               LBS_OK, "%s", lbs_errmsg());
+  lbs_avail *a;
+  int n;
+  cr_assert_eq(lbs__avail_parse(c, spec, &tg, &a, &n), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(n, 2);
+  cr_assert(a[0].kind == LBS_AVAIL_PROCS && a[0].first == 3 && a[0].count == 2 && a[0].fail);
+  cr_assert(a[1].kind == LBS_AVAIL_LINK && a[1].a == 0 && a[1].b == 1 && a[1].latency_factor == 2);
+  lbs__avail_free(a, n);
+  lbs_config_destroy(&c);
+  /* the known clusters and processors in messages are the targets' */
+  cr_assert_eq(lbs_config_parse_string("t.ini", "[availability x]\ntarget = cluster north\nfrom_step = 1\nfail = true\n",
+                                       &c),
+               LBS_OK);
+  cr_assert_neq(lbs__avail_parse(c, spec, &tg, &a, &n), LBS_OK);
+  cr_assert(strstr(lbs_errmsg(), "no cluster 'north' (known: east, west)"), "%s", lbs_errmsg());
+  cr_assert_null(a);
+  lbs_config_destroy(&c);
+  cr_assert_eq(lbs_config_parse_string("t.ini", "[availability x]\ntarget = proc 5\nfrom_step = 1\nfail = true\n", &c),
+               LBS_OK);
+  cr_assert_neq(lbs__avail_parse(c, spec, &tg, &a, &n), LBS_OK);
+  cr_assert(strstr(lbs_errmsg(), "no processor 5 (the grid has 0..4)"), "%s", lbs_errmsg());
+  lbs_config_destroy(&c);
 }
