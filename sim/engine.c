@@ -270,20 +270,28 @@ int64_t lbs__model_partition_ns(const lbs__engine *x) {
   return llround(fixed_us * 1e3 + per_ns * (double)x->E);
 }
 
-/* The N-body rule: the weight of arc u -> v is its flag (the mesh's weight) x rwgt[v] at the step. */
+/* The trace's edge rule (traces/edges.c) on this rank's rows, fed its rows' values read here and
+ * its ghosts' exchanged over the ranks. */
 lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed) {
   *changed = 0;
   if (!x->adjw_step || x->edge_step == s) return LBS_OK;
-  int r = lbs_trace_metric_find(x->t, "rwgt");
-  int64_t ne = x->rows.xadj[x->n];
+  int r;
+  lbs_err e = lbs_trace_edge_rule_check(x->t, &r); /* checked at setup: the rule metric's index */
   double *rw = malloc((size_t)(x->n + 1) * sizeof *rw), *grw = malloc((size_t)(x->gh.ng + 1) * sizeof *grw);
-  lbs_err e = rw && grw ? LBS_OK : lbs_fail(LBS_NOMEM, "rwgt of %lld elements", (long long)x->n);
+  if (!e && !(rw && grw)) e = lbs_fail(LBS_NOMEM, "rwgt of %lld elements", (long long)x->n);
   if (!e && x->n) e = lbs_trace_read(x->t, s, r, x->first, x->n, rw);
   if (!(e = lbs__agree(x, e))) e = lbs__ghost_exchange(x, rw, grw, MPI_DOUBLE, sizeof *rw);
-  for (int64_t k = 0; !e && k < ne; k++) {
-    int64_t u = x->rows.adj[k];
-    double v = u >= x->first && u < x->first + x->n ? rw[u - x->first] : grw[ghost_index(&x->gh, u)];
-    x->adjw_step[k] = (x->rows.adjw ? x->rows.adjw[k] : 1.0) * v;
+  if (!e) {
+    const lbs_edge_rows rows = {.first = x->first,
+                                .n = x->n,
+                                .xadj = x->rows.xadj,
+                                .adj = x->rows.adj,
+                                .flag = x->rows.adjw,
+                                .val = rw,
+                                .ng = x->gh.ng,
+                                .gid = x->gh.id,
+                                .gval = grw};
+    lbs_trace_edge_weights_rows(&rows, x->adjw_step);
   }
   free(rw), free(grw);
   if (!e) x->edge_step = s, *changed = 1;

@@ -181,11 +181,7 @@ static lbs_err read_rows(lbs__engine *x) {
     for (int64_t k = 0; k < ne; k++) x->ones[k] = 1;
   }
   if (x->rows.xadj && lbs_trace_edge_weights_vary(x->t)) { /* N-body: read through the trace's rule */
-    const char *ew = lbs_trace_meta(x->t, "edge_weight");
-    if (strcmp(ew, "flag*rwgt[target]"))
-      return lbs_fail(LBS_FORMAT, "meta edge_weight = '%s': the only rule lbsim knows is flag*rwgt[target]", ew);
-    if (lbs_trace_metric_find(x->t, "rwgt") < 0)
-      return lbs_fail(LBS_FORMAT, "meta edge_weight = %s, but the trace has no rwgt metric", ew);
+    if ((e = lbs_trace_edge_rule_check(x->t, NULL))) return e;
     if (!(x->adjw_step = malloc((size_t)(ne + 1) * sizeof *x->adjw_step))) return lbs_fail(LBS_NOMEM, "edge weights");
   }
   return LBS_OK;

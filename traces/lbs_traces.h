@@ -275,14 +275,6 @@ int lbs_trace_metric_find(const lbs_trace *t, const char *name); /* index, or -1
 lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
 /* A metadata value (valid while open), or NULL. */
 const char *lbs_trace_meta(const lbs_trace *t, const char *key);
-/* The communication weight (CWgt) of every arc of the mesh graph at step s, in the graph's arc
- * order: the stored edge weight, or under the meta key edge_weight = flag*rwgt[target] (N-body
- * traces) flag x rwgt of the arc's target at the step. The one place the rule is applied:
- * partition, replay and optimal read edge weights through it. LBS_FORMAT when the rule names a
- * metric the trace lacks, or a key lbsim does not know. lbs_trace_edge_weights_vary: 1 when
- * the weights change from step to step (the rule applies), 0 when they are the stored ones. */
-lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw);
-int lbs_trace_edge_weights_vary(const lbs_trace *t);
 /* The metadata keys, in key order: lbs_trace_meta_key(t, i) for i < lbs_trace_meta_count(t)
  * (NULL outside; valid while open). */
 int lbs_trace_meta_count(const lbs_trace *t);
@@ -295,6 +287,44 @@ lbs_mesh *lbs_trace_mesh(lbs_trace *t);
  * bad step, metric or range; LBS_CORRUPT naming step, metric and chunk on damage. */
 lbs_err lbs_trace_read(lbs_trace *t, int64_t step, int metric, int64_t first, int64_t count,
                        double *out);
+
+/* Communication weights (CWgt) and the edge rule (edges.c, the one place it is checked and
+ * applied). A trace's arcs weigh what the mesh stores, unless its meta key edge_weight names a
+ * rule: the only one is LBS_EDGE_RULE (N-body traces), under which arc u -> v weighs its stored
+ * weight (a close flag) x the metric LBS_EDGE_RULE_METRIC of its target v at the step. */
+#define LBS_EDGE_RULE "flag*rwgt[target]"
+#define LBS_EDGE_RULE_METRIC "rwgt"
+
+/* 1 when the weights change from step to step (the meta names a rule), 0 when they are the
+ * stored ones. */
+int lbs_trace_edge_weights_vary(const lbs_trace *t);
+/* Checks the trace's rule: LBS_OK when there is none (*metric = -1) or it is LBS_EDGE_RULE and
+ * the trace has its metric (*metric = its index). LBS_FORMAT "meta edge_weight = 'R': the only
+ * rule lbsim knows is flag*rwgt[target]" for another rule, "meta edge_weight = R, but the trace
+ * has no rwgt metric" without the metric. metric may be NULL. */
+lbs_err lbs_trace_edge_rule_check(const lbs_trace *t, int *metric);
+
+/* Rows [first, first + n) of a graph and the rule metric's values at one step: the rows' own
+ * elements' and those of the other targets their arcs reach (a rank's ghosts). Borrowed. */
+typedef struct lbs_edge_rows {
+  int64_t first, n;    /* the rows: elements [first, first + n) */
+  const int64_t *xadj; /* n + 1 offsets into adj and flag (xadj[0] need not be 0) */
+  const int64_t *adj;  /* each arc's target, a global element id */
+  const double *flag;  /* each arc's stored weight; NULL: 1 each */
+  const double *val;   /* n values: the rule metric of elements first .. first + n - 1 */
+  int64_t ng;          /* targets outside the rows: every one an arc reaches */
+  const int64_t *gid;  /* ng global ids, sorted ascending */
+  const double *gval;  /* ng values, in gid's order */
+} lbs_edge_rows;
+/* The rule on rows r: cw[k - xadj[0]] = flag[k] x the value of adj[k], for every arc k of the
+ * rows (xadj[0] <= k < xadj[n]). Local; cannot fail. The values come from the caller: the
+ * replay reads its rows' and exchanges its ghosts' over MPI (sim/engine.c). */
+void lbs_trace_edge_weights_rows(const lbs_edge_rows *r, double *cw);
+/* The communication weight of every arc of the mesh graph at step s, in the graph's arc order:
+ * the stored weights, or the rule over the whole graph (lbs_trace_edge_rule_check, then
+ * lbs_trace_edge_weights_rows on the step's values). LBS_INVAL without a mesh graph, the
+ * check's LBS_FORMAT, the read's errors. */
+lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw);
 
 typedef struct lbs_trace_stats {
   int64_t raw_bytes;       /* elements * steps * 8 (per metric, or all metrics) */

@@ -377,7 +377,7 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
   const lbs_metric_spec ms[] = {{"pwgt", "interactions", LBS_CODEC_LOSSLESS, exact, exact},
                                 {"rwgt", "bodies", LBS_CODEC_LOSSLESS, exact, exact},
                                 {"interactions", "interactions", LBS_CODEC_LOSSLESS, exact, exact}};
-  const char *meta[] = {"source", recipe, "edge_weight", "flag*rwgt[target]", "workload", "nbody"};
+  const char *meta[] = {"source", recipe, "edge_weight", LBS_EDGE_RULE, "workload", "nbody"};
   lbs_trace_spec spec = {L, 0, 3, ms, mesh, 3, meta};
   if ((e = lbs_trace_create(path, &spec, &w))) goto done;
   /* leapfrog: the recorded step s is the state after s steps (s = 0: the initial bodies) */

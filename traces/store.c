@@ -736,34 +736,6 @@ static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t 
   return LBS_OK;
 }
 
-int lbs_trace_edge_weights_vary(const lbs_trace *t) {
-  const char *ew = lbs_trace_meta(t, "edge_weight");
-  return ew && *ew;
-}
-
-lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw) {
-  lbs_mesh *mesh = lbs_trace_mesh(t);
-  const int64_t *xadj, *adj;
-  const double *adjw;
-  if (!mesh || lbs_mesh_graph(mesh, &xadj, &adj, &adjw)) return lbs_fail(LBS_INVAL, "the trace has no mesh graph");
-  int64_t E = lbs_trace_elements(t), ne = xadj[E];
-  const char *ew = lbs_trace_meta(t, "edge_weight");
-  if (!ew || !*ew) {
-    if (ne) memcpy(cw, adjw, (size_t)ne * sizeof *cw);
-    return LBS_OK;
-  }
-  if (strcmp(ew, "flag*rwgt[target]"))
-    return lbs_fail(LBS_FORMAT, "meta edge_weight = '%s': the only rule lbsim knows is flag*rwgt[target]", ew);
-  int r = lbs_trace_metric_find(t, "rwgt");
-  if (r < 0) return lbs_fail(LBS_FORMAT, "meta edge_weight = %s, but the trace has no rwgt metric", ew);
-  double *rw = malloc((size_t)(E ? E : 1) * sizeof *rw);
-  if (!rw) return lbs_fail(LBS_NOMEM, "rwgt of %lld elements", (long long)E);
-  lbs_err e = lbs_trace_read(t, s, r, 0, E, rw);
-  for (int64_t j = 0; !e && j < ne; j++) cw[j] = adjw[j] * rw[adj[j]];
-  free(rw);
-  return e;
-}
-
 lbs_err lbs_trace_read(lbs_trace *t, int64_t step, int metric, int64_t first, int64_t count,
                        double *out) {
   if (step < 0 || step >= t->S)
