@@ -26,14 +26,16 @@ static void agree_case(MPI_Comm comm, unsigned failing, const char *name) {
   lbs_err got = lbs_mpi_agree(comm, mine);
   if (first < 0) {
     CHECK(got == LBS_OK, "%s: rank %d got %d, none failed", name, rank, (int)got);
-    CHECK(!strcmp(lbs_errmsg(), before), "%s: rank %d's message changed to '%s'", name, rank, lbs_errmsg());
+    CHECK(!strcmp(lbs_errmsg(), before), "%s: rank %d's message changed to '%s'", name, rank,
+          lbs_errmsg());
     return;
   }
   char want[64];
   snprintf(want, sizeof want, "rank %d: its own failure", first);
-  CHECK(got == (first % 2 ? LBS_PARSE : LBS_IO), "%s: rank %d got code %d, rank %d's expected", name, rank, (int)got,
-        first);
-  CHECK(!strcmp(lbs_errmsg(), want), "%s: rank %d says '%s', not '%s'", name, rank, lbs_errmsg(), want);
+  CHECK(got == (first % 2 ? LBS_PARSE : LBS_IO), "%s: rank %d got code %d, rank %d's expected",
+        name, rank, (int)got, first);
+  CHECK(!strcmp(lbs_errmsg(), want), "%s: rank %d says '%s', not '%s'", name, rank, lbs_errmsg(),
+        want);
 }
 
 /* A message of 1023 characters (lbs_errmsg()'s room) arrives whole. */
@@ -43,8 +45,8 @@ static void long_message(int rank) {
   text[sizeof text - 1] = '\0';
   lbs_err got = lbs_mpi_agree(MPI_COMM_WORLD, rank == 0 ? lbs_fail(LBS_NOMEM, "%s", text) : LBS_OK);
   memset(text, 'a', sizeof text - 1);
-  CHECK(got == LBS_NOMEM && !strcmp(lbs_errmsg(), text), "long message: rank %d got %d, %zu characters", rank,
-        (int)got, strlen(lbs_errmsg()));
+  CHECK(got == LBS_NOMEM && !strcmp(lbs_errmsg(), text),
+        "long message: rank %d got %d, %zu characters", rank, (int)got, strlen(lbs_errmsg()));
 }
 
 int main(int argc, char **argv) {
