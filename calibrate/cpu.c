@@ -172,7 +172,7 @@ void lbs__matmul_rows(const lbs_k_matmul *p, int r0, int r1) {
 
 /* ---------------------------------------------------------------- wave: apps/wave's update */
 
-/* traces/lbs_wave.h: the update apps/wave runs (the source term dropped: src is NULL). */
+/* workloads/lbs_wave.h: the update apps/wave runs (the source term dropped: src is NULL). */
 void lbs__wave_cells(const lbs_k_wave *p, int64_t c0, int64_t c1, double *energy, double *emax) {
   lbs_wave_geom g = lbs_wave_geom_of(p->b);
   double w = 0, m = 0;

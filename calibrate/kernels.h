@@ -73,7 +73,7 @@ typedef struct {
   int64_t nbody;     /* bodies in the tree (usage assumption: fixed, 16384) */
   double *x;         /* 3 * nbody positions */
   double theta;
-  void *tree;        /* lbs_nb_tree * (traces/lbs_nbody.h) */
+  void *tree;        /* lbs_nb_tree * (workloads/lbs_nbody.h) */
   /* x and tree are built once per process and shared by every invocation (the same pointers
    * each time, never freed): read-only for implementations, which may cache them on a device. */
   int64_t ntarget;

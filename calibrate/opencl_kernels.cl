@@ -202,7 +202,7 @@ __kernel void walk(long N, long nwalks, __global const long *start, ulong seed, 
 
 /* ---------------------------------------------------------------- bhforce
  *
- * traces/nbody.c's lbs_nb_accel on a flattened tree: the nodes in the preorder of its stack walk
+ * workloads/nbody.c's lbs_nb_accel on a flattened tree: the nodes in the preorder of its stack walk
  * (children 0 to 7), so that the walk needs no stack: a node used whole or a leaf goes on to
  * skip (the node after its subtree), an opened node to the next one (its first child). The
  * order of the interactions, and so of the sums, is the CPU's. Per node: nd = com x y z, h, m;

@@ -129,7 +129,7 @@ if [ -n "$PREBUILT" ]; then
     echo "== the CUDA kernels built here: $("$NVCC" --version | tail -1), sm_$ARCH"
     mkdir -p "$BUILD"
     t=$(date +%s.%N)
-    "$NVCC" -arch="sm_$ARCH" -O3 -c calibrate/cuda.cu -o "$BUILD/cuda_check.o" -Icalibrate -Icore -Iinclude -Itraces \
+    "$NVCC" -arch="sm_$ARCH" -O3 -c calibrate/cuda.cu -o "$BUILD/cuda_check.o" -Icalibrate -Icore -Iinclude -Iworkloads \
       -Xcompiler=-Wall,-Wextra 2>&1 || die "nvcc could not build calibrate/cuda.cu for sm_$ARCH"
     echo "   calibrate/cuda.cu: $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s," \
       "$("${NVCC%/nvcc}/cuobjdump" --list-elf "$BUILD/cuda_check.o" 2>/dev/null | wc -l) ELF image(s)"

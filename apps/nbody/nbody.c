@@ -2,7 +2,8 @@
  * leaf cells are distributed over the ranks by any lbsim partitioner, instrumented with
  * liblbsprof (apps/README.md is the contract it keeps).
  *
- * Physics: that of `lbsim trace gen --kind nbody` (traces/nbody.c, through traces/lbs_nbody.h):
+ * Physics: that of `lbsim trace gen --kind nbody` (workloads/nbody.c through lbs_nbody.h, the
+ * leapfrog of traces/gen_nbody.c):
  * N bodies of mass 1/N from a Plummer model (G = M = 1), softened gravity (eps = 0.01), forces by
  * Barnes-Hut with opening angle theta on an octree of at most 8 bodies a leaf rebuilt every
  * step, kick-drift-kick leapfrog with step dt. The kicks and drifts are the generator's

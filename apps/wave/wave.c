@@ -220,7 +220,7 @@ static int parse_args(int argc, char **argv, options *o) {
 
 /* ---------------------------------------------------------------- cells and fields */
 
-/* A cell's fields and their update: traces/lbs_wave.h (shared with the calibration kernel). */
+/* A cell's fields and their update: workloads/lbs_wave.h (shared with the calibration kernel). */
 typedef lbs_wave_geom geom;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* lbs_nbody.h - the pieces of the seed-003 N-body workload (nbody.c), shared by the trace
- * generator (`lbsim trace gen --kind nbody`) and the real MPI code apps/nbody, so that a
- * profiled run and a generated trace have the same bodies, cells, graph and weights.
+ * generator (`lbsim trace gen --kind nbody`, traces/gen_nbody.c), the real MPI code apps/nbody
+ * and the calibration kernel nbody (calibrate/), so that a profiled run, a generated trace and
+ * an IPG have the same bodies, cells, graph and weights.
  *
  * Physics: N bodies of mass 1/N from a Plummer model in standard N-body units (G = M = 1),
  * gravity softened by LBS_NB_SOFT, Barnes-Hut on an octree (a node is used whole when its

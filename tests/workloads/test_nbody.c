@@ -1,11 +1,14 @@
-/* test_nbody.c - the N-body workload: the graph and weights follow slides 11-12, the model
- * weight tracks the work the Barnes-Hut integration really did, and runs repeat exactly. */
+/* test_nbody.c - the N-body workload (workloads/nbody.c): its pieces on their own (the octree,
+ * forces against a direct sum, the fixed cells and their graph), and through the trace generator:
+ * the graph and weights follow slides 11-12, the model weight tracks the work the Barnes-Hut
+ * integration really did, and runs repeat exactly. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lbs_nbody.h"
 #include "lbs_traces.h"
 
 static char path[64], path2[64];
@@ -114,4 +117,100 @@ Test(nbody, bad_parameters, .init = setup, .fini = teardown) {
   p = small, p.steps = 0;
   cr_assert_eq(lbs_nbody_trace(&p, path, NULL, NULL), LBS_INVAL);
   cr_assert_eq(access(path, F_OK), -1, "no file left behind");
+}
+
+/* The octree holds every body once, in leaves of at most `leaf` bodies, with node masses that
+ * are body counts; lbs_nb_locate finds each body's leaf. */
+Test(nbody_pieces, the_octree_holds_every_body_once) {
+  enum { N = 2000, LEAF = 8 };
+  double *x = malloc(3 * N * sizeof *x), *v = malloc(3 * N * sizeof *v);
+  lbs_nb_plummer(N, 5, x, v);
+  lbs_nb_tree t = {0};
+  cr_assert_eq(lbs_nb_build(&t, x, N, LEAF), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(t.nd[0].m, N, "the root weighs every body");
+  int *seen = calloc(N, sizeof *seen);
+  int64_t inleaves = 0;
+  for (int64_t k = 0; k < t.nn; k++) {
+    const lbs_nb_node *nd = &t.nd[k];
+    if (nd->leaf < 0) continue;
+    cr_assert_leq(nd->cnt, LEAF);
+    cr_assert_eq(nd->m, (double)nd->cnt);
+    for (int64_t i = nd->first; i < nd->first + nd->cnt; i++) {
+      int64_t b = t.idx[i];
+      seen[b]++, inleaves++;
+      cr_assert_eq(lbs_nb_locate(&t, x + 3 * b), nd->leaf, "body %lld", (long long)b);
+    }
+  }
+  cr_assert_eq(inleaves, N);
+  for (int b = 0; b < N; b++) cr_assert_eq(seen[b], 1, "body %d in %d leaves", b, seen[b]);
+  free(seen), free(x), free(v);
+  lbs_nb_tree_free(&t);
+  cr_assert_null(t.nd);
+}
+
+/* theta = 0 opens every node: Barnes-Hut is then the direct sum over the other bodies. */
+Test(nbody_pieces, forces_at_theta_zero_are_the_direct_sum) {
+  enum { N = 300 };
+  double *x = malloc(3 * N * sizeof *x), *v = malloc(3 * N * sizeof *v);
+  lbs_nb_plummer(N, 11, x, v);
+  lbs_nb_tree t = {0};
+  cr_assert_eq(lbs_nb_build(&t, x, N, 4), LBS_OK);
+  int32_t *stack = malloc((size_t)(t.nn + 1) * sizeof *stack);
+  for (int64_t i = 0; i < N; i++) {
+    double a[3], d[3] = {0, 0, 0};
+    cr_assert_eq(lbs_nb_accel(&t, x, N, 0, i, a, stack), N - 1, "body %lld meets every other",
+                 (long long)i);
+    for (int64_t j = 0; j < N; j++) {
+      if (j == i) continue;
+      double e[3] = {x[3 * j] - x[3 * i], x[3 * j + 1] - x[3 * i + 1], x[3 * j + 2] - x[3 * i + 2]};
+      double s2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + LBS_NB_SOFT * LBS_NB_SOFT;
+      for (int k = 0; k < 3; k++) d[k] += e[k] / (N * s2 * sqrt(s2));
+    }
+    for (int k = 0; k < 3; k++)
+      cr_assert(fabs(a[k] - d[k]) <= 1e-9 * (fabs(d[k]) + 1e-6), "body %lld, axis %d: %g vs %g",
+                (long long)i, k, a[k], d[k]);
+  }
+  /* an opening angle cuts the interactions */
+  double a[3];
+  cr_assert_lt(lbs_nb_accel(&t, x, N, 0.7, 0, a, stack), N - 1);
+  free(stack), free(x), free(v);
+  lbs_nb_tree_free(&t);
+}
+
+/* The cell graph: an arc v -> w with flag 1 for each w close to v, its reverse always there. */
+Test(nbody_pieces, the_cell_graph_has_every_close_pair) {
+  enum { N = 1500 };
+  double *x = malloc(3 * N * sizeof *x), *v = malloc(3 * N * sizeof *v);
+  lbs_nb_plummer(N, 3, x, v);
+  lbs_nb_tree t = {0};
+  lbs_nb_cells g = {0};
+  cr_assert_eq(lbs_nb_build(&t, x, N, 8), LBS_OK);
+  cr_assert_eq(lbs_nb_cell_walk(&t, 0.7, &g), LBS_OK);
+  int32_t L = t.nleaf;
+  int64_t *xadj, *adj;
+  double *flag;
+  cr_assert_eq(lbs_nb_cell_graph(&g, L, &xadj, &adj, &flag), LBS_OK);
+  for (int32_t a = 0; a < L; a++)
+    for (int64_t j = g.cx[a]; j < g.cx[a + 1]; j++) {
+      int64_t b = g.close[j], ab = -1, ba = -1;
+      for (int64_t k = xadj[a]; k < xadj[a + 1]; k++)
+        if (adj[k] == b) ab = k;
+      for (int64_t k = xadj[b]; k < xadj[b + 1]; k++)
+        if (adj[k] == a) ba = k;
+      cr_assert(ab >= 0 && flag[ab] == 1, "%d -> %lld: close, so an arc of flag 1", a,
+                (long long)b);
+      cr_assert(ba >= 0, "%lld -> %d: the reverse arc", (long long)b, a);
+    }
+  /* PWgt from the bodies' cells: an empty cell weighs 0, the others at least |Cv| (|Cv| - 1) */
+  double *rw = calloc((size_t)L, sizeof *rw), *pw = malloc((size_t)L * sizeof *pw);
+  double *cnt = malloc((size_t)t.nn * sizeof *cnt);
+  for (int64_t i = 0; i < N; i++) rw[lbs_nb_locate(&t, x + 3 * i)] += 1;
+  lbs_nb_pwgt(&t, &g, rw, cnt, pw);
+  cr_assert_eq(cnt[0], N, "the root counts every body");
+  for (int32_t a = 0; a < L; a++)
+    cr_assert(rw[a] == 0 ? pw[a] == 0 : pw[a] >= rw[a] * (rw[a] - 1), "cell %d: %g bodies, PWgt %g",
+              a, rw[a], pw[a]);
+  free(rw), free(pw), free(cnt), free(xadj), free(adj), free(flag), free(x), free(v);
+  lbs_nb_cells_free(&g);
+  lbs_nb_tree_free(&t);
 }
