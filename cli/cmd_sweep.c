@@ -705,7 +705,8 @@ int cmd_sweep(int argc, char **argv) {
       bad = 1;
     }
   }
-  bad = lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK) != LBS_OK; /* rank 0's checks, any rank's memory */
+  /* rank 0's checks, any rank's memory */
+  bad = lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK) != LBS_OK;
   if (!bad) MPI_Bcast(done, (int)s.ntasks, MPI_UINT8_T, 0, MPI_COMM_WORLD);
   if (bad) {
     free(done);

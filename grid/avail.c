@@ -60,8 +60,8 @@ static const char *known_clusters(const lbs__avail_targets *tg, char *buf, size_
 }
 
 /* The target of section `name` into a. */
-static lbs_err parse_target(const lbs_config *cfg, const char *name, const char *text, const lbs__avail_targets *tg,
-                            lbs_avail *a) {
+static lbs_err parse_target(const lbs_config *cfg, const char *name, const char *text,
+                            const lbs__avail_targets *tg, lbs_avail *a) {
   const char *where = lbs_config_where(cfg, "availability", name, "target");
   char w[3][256], extra[2], known[512];
   int n = sscanf(text, "%255s %255s %255s %1s", w[0], w[1], w[2], extra);
@@ -69,24 +69,27 @@ static lbs_err parse_target(const lbs_config *cfg, const char *name, const char 
     char *end;
     long p = strtol(w[1], &end, 10);
     if (*end || p < 0 || p >= tg->P)
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no processor %s (the grid has 0..%d)", where, name,
-                      text, w[1], tg->P - 1);
+      return lbs_fail(LBS_PARSE,
+                      "%s: [availability %s] target = '%s': no processor %s (the grid has 0..%d)",
+                      where, name, text, w[1], tg->P - 1);
     a->kind = LBS_AVAIL_PROCS, a->first = (int)p, a->count = 1;
     return LBS_OK;
   }
   if (n == 2 && !strcmp(w[0], "cluster")) {
     int c = cluster_of(tg, w[1]);
     if (c < 0)
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no cluster '%s' (%s)", where, name, text, w[1],
-                      known_clusters(tg, known, sizeof known));
-    a->kind = LBS_AVAIL_PROCS, a->first = tg->cfirst[c], a->count = tg->cfirst[c + 1] - tg->cfirst[c];
+      return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no cluster '%s' (%s)", where,
+                      name, text, w[1], known_clusters(tg, known, sizeof known));
+    a->kind = LBS_AVAIL_PROCS, a->first = tg->cfirst[c];
+    a->count = tg->cfirst[c + 1] - a->first;
     return LBS_OK;
   }
   if (n == 3 && !strcmp(w[0], "link")) {
     int ca = cluster_of(tg, w[1]), cb = cluster_of(tg, w[2]);
     if (ca < 0 || cb < 0)
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s': no cluster '%s' to link (%s)", where, name, text,
-                      ca < 0 ? w[1] : w[2], known_clusters(tg, known, sizeof known));
+      return lbs_fail(LBS_PARSE,
+                      "%s: [availability %s] target = '%s': no cluster '%s' to link (%s)", where,
+                      name, text, ca < 0 ? w[1] : w[2], known_clusters(tg, known, sizeof known));
     a->kind = LBS_AVAIL_LINK, a->a = ca, a->b = cb;
     return LBS_OK;
   }
@@ -105,8 +108,10 @@ static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, co
       (e = lbs_config_int(cfg, spec, "availability", name, "until_step", &until)) ||
       (e = lbs_config_double(cfg, spec, "availability", name, "speed_factor", &a->speed_factor)) ||
       (e = lbs_config_bool(cfg, spec, "availability", name, "fail", &a->fail)) ||
-      (e = lbs_config_double(cfg, spec, "availability", name, "bandwidth_factor", &a->bandwidth_factor)) ||
-      (e = lbs_config_double(cfg, spec, "availability", name, "latency_factor", &a->latency_factor)) ||
+      (e = lbs_config_double(cfg, spec, "availability", name, "bandwidth_factor",
+                             &a->bandwidth_factor)) ||
+      (e = lbs_config_double(cfg, spec, "availability", name, "latency_factor",
+                             &a->latency_factor)) ||
       (e = parse_target(cfg, name, target, tg, a)))
     return e;
   a->from_step = from, a->until_step = until;
@@ -156,8 +161,8 @@ static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, co
   return LBS_OK;
 }
 
-lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec, const lbs__avail_targets *tg,
-                         lbs_avail **out, int *n) {
+lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec,
+                         const lbs__avail_targets *tg, lbs_avail **out, int *n) {
   *out = NULL;
   *n = 0;
   int na = lbs_config_count(cfg, "availability"), P = tg->P;

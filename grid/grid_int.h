@@ -37,16 +37,16 @@ int64_t lbs__seconds_ns(double s);
 extern const lbs_opt lbs__avail_opts[];
 /* What profiles may target: the grid's processors and clusters, borrowed for the call. */
 typedef struct lbs__avail_targets {
-  int P;                     /* processors, numbered 0..P-1 */
-  int C;                     /* clusters */
-  const char *const *cname;  /* C cluster names */
-  const int *cfirst;         /* C+1 offsets: cluster c holds processors cfirst[c]..cfirst[c+1]-1 */
+  int P;                    /* processors, numbered 0..P-1 */
+  int C;                    /* clusters */
+  const char *const *cname; /* C cluster names */
+  const int *cfirst;        /* C+1 offsets: cluster c holds processors cfirst[c]..cfirst[c+1]-1 */
 } lbs__avail_targets;
 /* Reads every [availability] section of cfg (checked against spec) for the processors and
  * clusters tg describes: *out gets *n profiles (NULL, 0 when none), owned by the caller
  * (lbs__avail_free). Errors name the file, line and key. */
-lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec, const lbs__avail_targets *tg,
-                         lbs_avail **out, int *n);
+lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec,
+                         const lbs__avail_targets *tg, lbs_avail **out, int *n);
 void lbs__avail_free(lbs_avail *a, int n); /* NULL-safe */
 
 #endif

@@ -120,7 +120,8 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   if (!e && z->zz) e = configure(z->zz, m, cfg, &tol);
   if (!e && z->zzp) e = configure(z->zzp, m, cfg, &tol);
   z->tol = !strcmp(args, "block") || !strcmp(args, "random") ? 0 : tol;
-  e = lbs_mpi_agree(comm, e); /* a parameter rejected on rank 0 fails everywhere, with its message */
+  /* a parameter rejected on rank 0 fails everywhere, with its message */
+  e = lbs_mpi_agree(comm, e);
   if (e) {
     destroy(z);
     return e;

@@ -806,10 +806,11 @@ int lbsprof_finalize(lbsprof **pp) {
       p->agent_status = st;
     }
     /* an agent that gave up, lost a rank or died did not deliver every step */
-    int agent_bad = p->lrank == 0 && !(WIFEXITED(p->agent_status) && WEXITSTATUS(p->agent_status) == 0);
-    lbs_err agent_e = agree(p, agent_bad ? lbs_fail(LBS_IO, "lbsprof: a node agent did not deliver every step (see "
-                                                            "its messages above)")
-                                         : LBS_OK);
+    lbs_err agent_e = LBS_OK;
+    if (p->lrank == 0 && !(WIFEXITED(p->agent_status) && WEXITSTATUS(p->agent_status) == 0))
+      agent_e = lbs_fail(
+          LBS_IO, "lbsprof: a node agent did not deliver every step (see its messages above)");
+    agent_e = agree(p, agent_e);
     MPI_Barrier(p->comm);
     lbs_err coll_e = LBS_OK; /* rank 0's: the collector's outcome, whose message comes first */
     if (p->rank == 0 && p->collector_pid > 0) {
@@ -817,7 +818,9 @@ int lbsprof_finalize(lbsprof **pp) {
       while (waitpid(p->collector_pid, &st, 0) < 0 && errno == EINTR) {
       }
       if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-        coll_e = lbs_fail(LBS_IO, "lbsprof: the collector did not complete the trace %s (status %d)", p->trace_path, st);
+        coll_e =
+            lbs_fail(LBS_IO, "lbsprof: the collector did not complete the trace %s (status %d)",
+                     p->trace_path, st);
     }
     if (p->sock_dir[0]) { /* the collector removes them; this is in case it could not */
       char sock[4200];
@@ -826,7 +829,8 @@ int lbsprof_finalize(lbsprof **pp) {
       if (lstat(sock, &sb) == 0 && S_ISSOCK(sb.st_mode)) unlink(sock);
       rmdir(p->sock_dir);
     }
-    rc = agree(p, coll_e) || agent_e; /* without the collector's failure, the agents' message stands */
+    /* without the collector's failure, the agents' message stands */
+    rc = agree(p, coll_e) || agent_e;
     munmap(p->shm, p->shm_bytes);
   }
   if (p->papi_n) {

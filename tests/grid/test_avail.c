@@ -154,10 +154,11 @@ Test(avail, profiles_parse_against_targets_alone) {
   const int cfirst[] = {0, 3, 5};
   const lbs__avail_targets tg = {5, 2, names, cfirst};
   lbs_config *c;
-  cr_assert_eq(lbs_config_parse_string("t.ini",
-                                       "[availability a]\ntarget = cluster west\nfrom_step = 2\nfail = true\n"
-                                       "[availability b]\ntarget = link east west\nfrom_step = 1\nlatency_factor = 2\n",
-                                       &c),
+  cr_assert_eq(lbs_config_parse_string(
+                   "t.ini",
+                   "[availability a]\ntarget = cluster west\nfrom_step = 2\nfail = true\n"
+                   "[availability b]\ntarget = link east west\nfrom_step = 1\nlatency_factor = 2\n",
+                   &c),
                LBS_OK, "%s", lbs_errmsg());
   lbs_avail *a;
   int n;
@@ -168,14 +169,16 @@ Test(avail, profiles_parse_against_targets_alone) {
   lbs__avail_free(a, n);
   lbs_config_destroy(&c);
   /* the known clusters and processors in messages are the targets' */
-  cr_assert_eq(lbs_config_parse_string("t.ini", "[availability x]\ntarget = cluster north\nfrom_step = 1\nfail = true\n",
-                                       &c),
-               LBS_OK);
+  cr_assert_eq(
+      lbs_config_parse_string(
+          "t.ini", "[availability x]\ntarget = cluster north\nfrom_step = 1\nfail = true\n", &c),
+      LBS_OK);
   cr_assert_neq(lbs__avail_parse(c, spec, &tg, &a, &n), LBS_OK);
   cr_assert(strstr(lbs_errmsg(), "no cluster 'north' (known: east, west)"), "%s", lbs_errmsg());
   cr_assert_null(a);
   lbs_config_destroy(&c);
-  cr_assert_eq(lbs_config_parse_string("t.ini", "[availability x]\ntarget = proc 5\nfrom_step = 1\nfail = true\n", &c),
+  cr_assert_eq(lbs_config_parse_string(
+                   "t.ini", "[availability x]\ntarget = proc 5\nfrom_step = 1\nfail = true\n", &c),
                LBS_OK);
   cr_assert_neq(lbs__avail_parse(c, spec, &tg, &a, &n), LBS_OK);
   cr_assert(strstr(lbs_errmsg(), "no processor 5 (the grid has 0..4)"), "%s", lbs_errmsg());
