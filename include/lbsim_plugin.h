@@ -8,8 +8,9 @@
  * init or create parse. A name may not be a built-in's or an earlier plug-in's.
  *
  *   #include <lbsim_plugin.h>
- *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free, NULL,
- *                                       "mine:0.2"};   (the last: an example spec, or NULL)
+ *   static const lbs_policy_ops mine = {.abi = LBS_POLICY_ABI, .name = "mine", .usage = "mine:T",
+ *                                       .init = init, .decide = decide, .fini = free,
+ *                                       .example = "mine:0.2"};   (a spec the contract test runs)
  *   static const lbs_policy_ops *const policies[] = {&mine, NULL};
  *   static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "mine", .policies = policies};
  *   const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }

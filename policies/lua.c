@@ -260,5 +260,10 @@ static int series(const void *state, const int64_t **steps, const double **value
 
 /* no example: its argument is a script's path, which depends on where lbsim runs (the contract
  * test runs examples/policies/adaptive.lua by its full path) */
-const lbs_policy_ops lbs__policy_lua = {
-    LBS_POLICY_ABI, "lua", "lua:FILE.lua[:ARGS]", init, decide, fini, series, NULL};
+const lbs_policy_ops lbs__policy_lua = {.abi = LBS_POLICY_ABI,
+                                        .name = "lua",
+                                        .usage = "lua:FILE.lua[:ARGS]",
+                                        .init = init,
+                                        .decide = decide,
+                                        .fini = fini,
+                                        .series = series};
