@@ -48,4 +48,5 @@ const lbs_policy_ops lbs__policy_optimal = {.abi = LBS_POLICY_ABI,
                                             .init = init,
                                             .decide = decide,
                                             .fini = free,
-                                            .example = "optimal:100"};
+                                            .example = "optimal:100",
+                                            .flags = LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM};

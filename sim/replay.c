@@ -166,7 +166,7 @@ static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
                     .last_repart_ns = last,
                     .est_repart_ns = est,
                     .eval_step = eval_step,
-                    .optimize = optimize_hook,
+                    .optimize = lbs__plans_ahead(x) ? optimize_hook : NULL,
                     .nav = x};
   return lbs__agree(x, lbs_policy_decide(x->policy, &v, rep));
 }
