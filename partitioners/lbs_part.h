@@ -40,6 +40,15 @@ typedef struct lbs_part_input {
 
 typedef struct lbs_partitioner lbs_partitioner;
 
+/* What a partitioner is, beyond its functions (lbs_partitioner_ops.flags): lbsim asks these,
+ * never a partitioner's name. Whether its answer depends on where the elements are now is its
+ * uses_current op (it may depend on the method). */
+enum {
+  /* Its argument starts with a script's path ("lua:FILE.lua[:ARGS]"). Its example's path is
+   * relative to lbsim's source tree, where the contract test finds it. */
+  LBS_PART_SCRIPT = 1u << 0,
+};
+
 typedef struct lbs_partitioner_ops {
   int abi;          /* LBS_PART_ABI */
   const char *name; /* prefix before ':' in the user's name, e.g. "zoltan" */
@@ -67,8 +76,17 @@ typedef struct lbs_partitioner_ops {
   /* The modelled partitioning time (lbs_replay's cost model): fixed us per call plus ns per
    * element, fitted to its real calls; NULL: 500 us + 1000 ns per element. */
   void (*cost_model)(const void *state, double *fixed_us, double *per_elem_ns);
+  /* The fields below since ABI 4. */
+  /* How lists show it ("lua:FILE.lua[:ARGS]"); NULL: "NAME:{METHODS}", or NAME without methods. */
+  const char *usage;
+  /* A spec the contract test (mpi.part_contract) runs, besides NAME:METHOD for each of its
+   * methods; NULL: NAME alone when it has no methods. */
+  const char *example;
+  unsigned flags; /* LBS_PART_* above; 0: none */
 } lbs_partitioner_ops;
-#define LBS_PART_ABI 3
+/* 4 since usage, example and flags. lbs_plugin_load takes a plug-in's table built against 3 (the
+ * same layout up to cost_model) as a 4 with those fields zero. */
+#define LBS_PART_ABI 4
 
 /* Registers a partitioner after the built-in ones (tests add mocks; ops is borrowed, static);
  * LBS_INVAL when its name is taken, its ABI is not LBS_PART_ABI or the registry is full. */

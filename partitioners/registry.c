@@ -10,11 +10,11 @@ extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_mi
 
 static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex, &lbs__part_lua, NULL};
 
-/* Lists show a partitioner with its methods ("zoltan:{rcb,rib,...}"), or its name alone when it
- * has none (a plug-in's). */
+/* Lists show a partitioner by its usage ("lua:FILE.lua[:ARGS]"), else with its methods
+ * ("zoltan:{rcb,rib,...}"), or by its name alone when it has none (a plug-in's). */
 static const char *with_methods(const void *ops, char *buf, size_t size) {
   const lbs_partitioner_ops *o = ops;
-  if (!strcmp(o->name, "lua")) return "lua:FILE.lua[:ARGS]"; /* its argument is a script */
+  if (o->usage) return o->usage;
   if (!o->methods || !*o->methods) return o->name;
   snprintf(buf, size, "%s:{%s}", o->name, o->methods ? o->methods : "");
   return buf;
