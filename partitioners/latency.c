@@ -19,6 +19,7 @@
 #include "lbs_lua.h"
 #include "lbs_minex.h"
 #include "lbs_registry.h"
+#include "part_int.h"
 
 /* ---------------------------------------------------------------- none and overlap */
 
@@ -270,14 +271,12 @@ lbs_err lbs_minex_latency_create(const char *spec, const char *where, lbs_minex_
   return LBS_OK;
 }
 
-extern const lbs_section_spec lbs_minex_spec[];
-
 lbs_err lbs_minex_latency_from_config(const lbs_config *cfg, lbs_minex_latency **out) {
   *out = NULL;
   const char *spec = "";
   double f = 0;
-  lbs_err e = lbs_config_string(cfg, lbs_minex_spec, "minex", "", "latency", &spec);
-  if (!e) e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "latency_tolerance", &f);
+  lbs_err e = lbs_config_string(cfg, lbs__minex_spec, "minex", "", "latency", &spec);
+  if (!e) e = lbs_config_double(cfg, lbs__minex_spec, "minex", "", "latency_tolerance", &f);
   if (e) return e;
   const char *where = lbs_config_where(cfg, "minex", "", "latency");
   char w[512];
