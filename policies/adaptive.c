@@ -130,4 +130,5 @@ const lbs_policy_ops lbs__policy_adaptive = {.abi = LBS_POLICY_ABI,
                                              .decide = decide,
                                              .fini = fini,
                                              .series = series,
-                                             .example = "adaptive:0.15:5:20"};
+                                             .example = "adaptive:0.15:5:20",
+                                             .flags = LBS_POLICY_NAVIGATES};

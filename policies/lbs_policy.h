@@ -50,6 +50,9 @@ enum {
   /* Its argument starts with a script's path ("lua:FILE.lua[:ARGS]"). Its example's path is
    * relative to lbsim's source tree, where the contract test finds it. */
   LBS_POLICY_SCRIPT = 1u << 2,
+  /* It needs view->eval_step, the loads of steps to come (adaptive): only a replay, which knows
+   * every step's work, offers it; an application deciding as it runs (apps/) refuses it. */
+  LBS_POLICY_NAVIGATES = 1u << 3,
 };
 
 typedef struct lbs_policy_ops {

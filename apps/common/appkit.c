@@ -129,8 +129,8 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
   const char *opt = a->schedule ? "--schedule" : "--policy";
   const char *val = a->schedule ? a->schedule : a->policy;
   if (!spec || !strcmp(spec, "none")) return free(owned), 0;
-  size_t nl = strcspn(spec, ":");
-  if ((nl == 8 && !strncmp(spec, "adaptive", 8)) || (nl == 7 && !strncmp(spec, "optimal", 7))) {
+  const lbs_policy_ops *ops = lbs_policy_find(spec); /* what it needs of a run, by its flags */
+  if (ops && (ops->flags & (LBS_POLICY_PLANS_AHEAD | LBS_POLICY_NAVIGATES))) {
     app_error(a,
               "--policy %s: needs to look ahead over the whole run, which only the simulator can; choose the "
               "schedule with `lbsim replay TRACE --policy %s` and run it here with --schedule",

@@ -310,7 +310,8 @@ ParameterizedTest(policy *param, policy_contract, series_is_well_formed) {
 ParameterizedTestParameters(policy_contract, flags_hold_together) { return every_policy(); }
 ParameterizedTest(policy *param, policy_contract, flags_hold_together) {
   const lbs_policy_ops *ops = ops_of(param);
-  unsigned known = LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT;
+  unsigned known =
+      LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT | LBS_POLICY_NAVIGATES;
   cr_assert_eq(ops->flags & ~known, 0, "%s: unknown flags %#x", ops->name, ops->flags);
   if (ops->flags & LBS_POLICY_OPTIMUM)
     cr_assert(ops->flags & LBS_POLICY_PLANS_AHEAD, "%s: the optimum without planning ahead", ops->name);
