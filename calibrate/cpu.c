@@ -294,7 +294,9 @@ static lbs_err bhforce_exec(void *ctx, void *params) {
   return LBS_OK;
 }
 
-#define CPU_IMPL(k) static const lbs_impl_ops k##_cpu = {#k, "cpu", cpu_open, k##_exec, cpu_close};
+#define CPU_IMPL(k)                                                                           \
+  static const lbs_impl_ops k##_cpu = {                                                       \
+      .kernel = #k, .target = "cpu", .open = cpu_open, .execute = k##_exec, .close = cpu_close};
 CPU_IMPL(sort)
 CPU_IMPL(dot)
 CPU_IMPL(conv1d)

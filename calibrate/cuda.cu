@@ -556,7 +556,11 @@ done:
     static const kernel_fns k = {#name, {__VA_ARGS__}};                                                   \
     return cu_open(&k, ctx, args, device, n);                                                             \
   }                                                                                                       \
-  static const lbs_impl_ops name##_ops = {#name, "cuda", name##_open, name##_execute, cu_close};
+  static const lbs_impl_ops name##_ops = {.kernel = #name,                                                \
+                                          .target = "cuda",                                               \
+                                          .open = name##_open,                                            \
+                                          .execute = name##_execute,                                      \
+                                          .close = cu_close};
 OPEN(sort, (const void *)bsort_local_init, (const void *)bsort_local_merge, (const void *)bsort_global)
 OPEN(dot, (const void *)dot_part)
 OPEN(conv1d, (const void *)conv1d)

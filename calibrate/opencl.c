@@ -517,7 +517,11 @@ done:
     static const char *const k[] = {__VA_ARGS__};                                                        \
     return ocl_open(#name, k, (int)(sizeof k / sizeof *k), ctx, args, device, n);                         \
   }                                                                                                       \
-  static const lbs_impl_ops name##_ops = {#name, "opencl", name##_open, name##_execute, ocl_close};
+  static const lbs_impl_ops name##_ops = {.kernel = #name,                                                \
+                                          .target = "opencl",                                             \
+                                          .open = name##_open,                                            \
+                                          .execute = name##_execute,                                      \
+                                          .close = ocl_close};
 OPEN(sort, "bsort_local_init", "bsort_local_merge", "bsort_global")
 OPEN(dot, "dot_part")
 OPEN(conv1d, "conv1d")

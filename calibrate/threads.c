@@ -335,7 +335,12 @@ static lbs_err bhforce_exec(void *ctx, void *params) {
   return e;
 }
 
-#define THREADS_IMPL(k) static const lbs_impl_ops k##_threads = {#k, "threads", threads_open, k##_exec, threads_close};
+#define THREADS_IMPL(k)                                                                       \
+  static const lbs_impl_ops k##_threads = {.kernel = #k,                                      \
+                                           .target = "threads",                               \
+                                           .open = threads_open,                              \
+                                           .execute = k##_exec,                               \
+                                           .close = threads_close};
 THREADS_IMPL(sort)
 THREADS_IMPL(dot)
 THREADS_IMPL(conv1d)

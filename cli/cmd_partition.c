@@ -15,7 +15,34 @@
 #include "lbs_part.h"
 #include "lbs_traces.h"
 
+/* The partitioners' sections as "[zoltan] and [minex]" into buf (n bytes); keyed: only those that
+ * declare keys. */
+static const char *section_list(char *buf, size_t n, int keyed) {
+  const lbs_section_spec *s = lbs_part_sections();
+  int total = 0, k = 0;
+  for (int i = 0; s[i].kind; i++) total += !keyed || s[i].opts;
+  buf[0] = '\0';
+  for (int i = 0; s[i].kind; i++) {
+    if (keyed && !s[i].opts) continue;
+    size_t at = strlen(buf);
+    snprintf(buf + at, n - at, "%s[%s]", !k ? "" : k + 1 == total ? " and " : ", ", s[i].kind);
+    k++;
+  }
+  return buf;
+}
+
+/* --help-config: the keys of every partitioner's section that declares them (those that pass
+ * any key through, as [zoltan], are in 'lbsim grid --help-config'). */
+static void help_config(void) {
+  for (const lbs_section_spec *s = lbs_part_sections(); s->kind; s++)
+    if (s->opts) {
+      const lbs_section_spec one[] = {*s, {NULL, 0, 0, NULL, NULL}};
+      lbs_config_help(stdout, one);
+    }
+}
+
 static void usage(void) {
+  char all[256], keyed[256];
   printf("usage: [mpirun -n R] lbsim partition t.lbt --grid g.ini [options]\n\n"
          "Partitions one step of the trace onto the grid's processors and reports, for each\n"
          "partitioner, the projected run time of that step (MaxQWgt of MinEX's model: work x\n"
@@ -24,7 +51,7 @@ static void usage(void) {
          "beside the partitioner's own tolerance: a warning names a partitioner that misses it),\n"
          "the edge cut (cut CWgt, each undirected edge once), the moved elements and the\n"
          "partitioner's wall time.\n\noptions:\n"
-         "  --grid FILE          the grid (INI); may hold [minex] and [zoltan]\n"
+         "  --grid FILE          the grid (INI); may hold %s\n"
          "  -o SECTION.KEY=VAL   override a grid key, e.g. -o minex.throttle=4\n"
          "  --partitioner LIST   comma-separated, from %s (default minex)\n"
          "  --step S             the trace step (default 0)\n"
@@ -43,13 +70,13 @@ static void usage(void) {
          "  --results FILE       append a row per partitioner to an SQLite results store (table\n"
          "                       partitions, with the run's provenance; 'lbsim results' lists it)\n"
          "  --json               JSON on stdout (an array when several partitioners)\n"
-         "  --help-config        the [minex] keys\n\n"
+         "  --help-config        the %s keys\n\n"
          "The trace's rwgt metric, when present, gives relocation weights, and its meta key\n"
          "edge_weight=flag*rwgt[target] (N-body traces) the communication weights at the step.\n"
          "Bytes per unit of edge and relocation weight: the grid's bytes_per_edge and\n"
          "bytes_per_elem, else the trace's.\n\nexample:\n"
          "  lbsim partition mesh.lbt --grid g.ini --partitioner metis,zoltan:phg,minex --out-parts p\n",
-         lbs_part_known());
+         section_list(all, sizeof all, 0), lbs_part_known(), section_list(keyed, sizeof keyed, 1));
 }
 
 enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG, O_OUTPARTS, O_RESULTS };
@@ -193,7 +220,7 @@ int cmd_partition(int argc, char **argv) {
     case O_RESULTS: results = optarg; break;
     case 'f': force = 1; break;
     case 'h': usage(); free(over); return 0;
-    case O_HELPCFG: lbs_config_help(stdout, lbs_minex_spec); free(over); return 0;
+    case O_HELPCFG: help_config(); free(over); return 0;
     default: free(over); return cli_usage("partition", "bad option");
     }
   }
@@ -235,7 +262,7 @@ int cmd_partition(int argc, char **argv) {
   if (e) what = grid_path;
   for (int i = 0; !e && i < nover; i++) e = lbs_config_override(cfg, over[i]);
   if (!e && (e = lbs_grid_from_config(cfg, &g))) what = grid_path;
-  if (!e && (e = lbs_config_check_only(cfg, lbs_minex_spec))) what = grid_path;
+  if (!e && (e = lbs_config_check_only(cfg, lbs_part_sections()))) what = grid_path;
   if (!e && (e = lbs_minex_latency_from_config(cfg, &lat))) what = "partition"; /* it says where */
   int P = g ? lbs_grid_procs(g) : 0;
   if (!e && procs && procs != P)

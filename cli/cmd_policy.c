@@ -203,14 +203,16 @@ static int compare(int argc, char **argv) {
   int iopt = -1;
   for (int k = 0; !e && k < n; k++) {
     o.policy = names[k];
-    if (!strncmp(names[k], "optimal", 7)) iopt = k;
+    const lbs_policy_ops *po = lbs_policy_find(names[k]);
+    if (po && (po->flags & LBS_POLICY_OPTIMUM)) iopt = k; /* the others' gaps are to it */
     cli_progress prog;
     char label[128];
     snprintf(label, sizeof label, "%-20s", names[k]);
     cli_progress_start(&prog, label, 0);
     cli_progress search;
-    char slabel[160];
-    snprintf(slabel, sizeof slabel, "%-20s", "  optimal's search");
+    char slabel[160], search_of[128]; /* a policy that plans ahead searches first */
+    snprintf(search_of, sizeof search_of, "  %.*s's search", (int)strcspn(names[k], ":"), names[k]);
+    snprintf(slabel, sizeof slabel, "%-20s", search_of);
     cli_progress_start(&search, slabel, 0);
     if (rank == 0 && t) {
       cli_progress_start(&prog, label, lbs_trace_steps(t));

@@ -114,12 +114,14 @@ int cmd_replay(int argc, char **argv) {
   if (!e) {
     o.cfg = cfg;
     cli_progress search;
-    cli_progress_start(&search, "optimal's search", 0);
+    char slabel[128]; /* a policy that plans ahead searches before the first step */
+    snprintf(slabel, sizeof slabel, "%.*s's search", (int)strcspn(o.policy, ":"), o.policy);
+    cli_progress_start(&search, slabel, 0);
     if (rank == 0) {
       cli_progress_start(&prog, "replaying", lbs_trace_steps(t));
       o.progress = cli_progress_cb;
       o.progress_arg = &prog;
-      cli_progress_start(&search, "optimal's search", 3 * lbs_trace_steps(t));
+      cli_progress_start(&search, slabel, 3 * lbs_trace_steps(t));
       o.search_progress = cli_progress_cb;
       o.search_progress_arg = &search;
     }

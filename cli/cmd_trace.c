@@ -233,6 +233,28 @@ static void range_warning(const lbs_metric_info *mi, const lbs_value_stats *vs, 
 /* A measured error: null when not known. */
 static json_t *json_known(int known, double v) { return known ? lbs_json_real(v) : json_null(); }
 
+/* Every stored codec in id order (lbs_codec_at), joined by '/': its initial when counts is NULL
+ * (the text's "l/p/q" header), else its count of chunks ("12/0/3", a metric's cell). */
+static const char *codec_column(char *buf, size_t n, const int64_t *counts) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < lbs_codec_count() && at < n; k++) {
+    const char *sep = k ? "/" : "";
+    int w = counts ? snprintf(buf + at, n - at, "%s%lld", sep, (long long)counts[k])
+                   : snprintf(buf + at, n - at, "%s%c", sep, lbs_codec_name(lbs_codec_at(k))[0]);
+    at += w > 0 ? (size_t)w : 0;
+  }
+  return buf;
+}
+
+/* --json's chunks of one metric: each stored codec's name and its chunks, in id order. 0, or -1
+ * when out of memory. */
+static int json_codec_chunks(json_t *chunks, const int64_t *counts) {
+  for (int k = 0; k < lbs_codec_count(); k++)
+    if (lbs_json_set(chunks, lbs_codec_name(lbs_codec_at(k)), lbs_json_int(counts[k]))) return -1;
+  return 0;
+}
+
 /* The four errors the writer measured. 0, or -1 when out of memory. */
 static int json_errors(json_t *o, const lbs_trace_stats *st) {
   return lbs_json_set(o, "max_abs_error", json_known(st->has_error, st->max_abs_error)) ||
@@ -268,13 +290,15 @@ static int trace_info(int argc, char **argv) {
   lbs_trace *t;
   lbs_err e = lbs_trace_open(path, &t);
   if (e) return cli_error("trace info", e);
-  int nm = lbs_trace_nmetrics(t);
+  int nm = lbs_trace_nmetrics(t), nc = lbs_codec_count();
   lbs_trace_stats all, *ms = calloc((size_t)nm, sizeof *ms);
   lbs_value_stats *vs = calloc((size_t)nm, sizeof *vs);
   char (*warn)[600] = calloc((size_t)nm, sizeof *warn);
-  if (!ms || !vs || !warn) e = lbs_fail(LBS_NOMEM, "statistics");
+  int64_t *cc = calloc((size_t)nm * (size_t)nc + 1, sizeof *cc); /* chunks per metric and codec */
+  if (!ms || !vs || !warn || !cc) e = lbs_fail(LBS_NOMEM, "statistics");
   if (!e) e = lbs_trace_get_stats(t, -1, &all);
   for (int m = 0; m < nm && !e; m++) e = lbs_trace_get_stats(t, m, &ms[m]);
+  for (int m = 0; m < nm && !e; m++) e = lbs_trace_codec_chunks(t, m, cc + (size_t)m * nc, nc);
   /* the values: a damaged chunk ends the scan, not the report (the error comes last) */
   char values_error[1024] = "";
   for (int m = 0; m < nm && !e && !novalues; m++) {
@@ -294,7 +318,7 @@ static int trace_info(int argc, char **argv) {
     }
   }
   if (e) {
-    free(ms), free(vs), free(warn);
+    free(ms), free(vs), free(warn), free(cc);
     lbs_trace_close(&t);
     return cli_error("trace info", e);
   }
@@ -316,7 +340,6 @@ static int trace_info(int argc, char **argv) {
   }
   const char *src = lbs_trace_meta(t, "source");
   double ratio = file > 0 ? (double)all.raw_bytes / (double)file : NAN;
-  static const char *const cname[4] = {"", "lossless", "polyline", "quant"};
   int rc = 0;
   if (json) {
     json_t *o = json_object(), *metrics = json_array(), *warnings = json_array();
@@ -361,8 +384,7 @@ static int trace_info(int argc, char **argv) {
             lbs_json_set(x, "bound", lbs_json_str(lbs_bound_format(mi.bound, b))) ||
             lbs_json_set(x, "error_bound", lbs_json_real(mi.bound.eps)) ||
             lbs_json_set(x, "chunks", json_incref(chunks));
-      for (int k = 1; !bad && k <= 3; k++)
-        bad = lbs_json_set(chunks, cname[k], lbs_json_int(ms[m].codec_chunks[k]));
+      if (!bad) bad = json_codec_chunks(chunks, cc + (size_t)m * nc);
       json_decref(chunks);
       if (!bad)
         bad = lbs_json_set(x, "chunk_bytes", lbs_json_int(ms[m].stored_bytes)) ||
@@ -418,19 +440,22 @@ static int trace_info(int argc, char **argv) {
     }
     printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
            (long long)all.raw_bytes, (long long)file, ratio, (long long)all.stored_bytes);
-    printf("metrics\n  %-12s %-6s %-14s %-9s %-16s %11s %10s %9s %9s\n", "name", "unit", "bound", "codec",
-           "chunks l/p/q", "chunk bytes", "max error", "max rel", "sum err");
+    char head[128], col[96];
+    /* "chunks l/p/q": each codec's initial, in id order */
+    snprintf(head, sizeof head, "chunks %s", codec_column(col, sizeof col, NULL));
+    printf("metrics\n  %-12s %-6s %-14s %-9s %-16s %11s %10s %9s %9s\n", "name", "unit", "bound",
+           "codec", head, "chunk bytes", "max error", "max rel", "sum err");
     for (int m = 0; m < nm; m++) {
       lbs_metric_info mi;
-      char b[LBS_BOUND_STRLEN], cc[48], e1[16] = "unknown", e2[16] = "unknown", e3[16] = "unknown";
+      char b[LBS_BOUND_STRLEN], e1[16] = "unknown", e2[16] = "unknown", e3[16] = "unknown";
       lbs_trace_metric(t, m, &mi);
-      snprintf(cc, sizeof cc, "%lld/%lld/%lld", (long long)ms[m].codec_chunks[1], (long long)ms[m].codec_chunks[2],
-               (long long)ms[m].codec_chunks[3]);
+      codec_column(col, sizeof col, cc + (size_t)m * nc);
       if (ms[m].has_error) snprintf(e1, sizeof e1, "%.4g", ms[m].max_abs_error);
       if (ms[m].has_error && !isnan(ms[m].max_rel_error)) snprintf(e2, sizeof e2, "%.3g", ms[m].max_rel_error);
       if (ms[m].has_sum_error) snprintf(e3, sizeof e3, "%.2g", ms[m].max_sum_error);
-      printf("  %-12s %-6s %-14s %-9s %-16s %11lld %10s %9s %9s\n", mi.name, mi.unit, lbs_bound_format(mi.bound, b),
-             lbs_codec_name(mi.codec), cc, (long long)ms[m].stored_bytes, e1, e2, e3);
+      printf("  %-12s %-6s %-14s %-9s %-16s %11lld %10s %9s %9s\n", mi.name, mi.unit,
+             lbs_bound_format(mi.bound, b), lbs_codec_name(mi.codec), col,
+             (long long)ms[m].stored_bytes, e1, e2, e3);
     }
     if (!novalues) {
       printf("values    stored, over all steps\n  %-12s %12s %12s %12s %12s %9s %9s\n", "name", "min", "median",
@@ -445,7 +470,7 @@ static int trace_info(int argc, char **argv) {
   }
   for (int m = 0; m < nm; m++)
     if (warn[m][0]) fprintf(stderr, "lbsim: warning: %s\n", warn[m]);
-  free(ms), free(vs), free(warn);
+  free(ms), free(vs), free(warn), free(cc);
   lbs_trace_close(&t);
   if (values_error[0]) {
     fprintf(stderr, "lbsim: trace info: the values could not be read: %s ('lbsim trace check' lists the damage)\n",

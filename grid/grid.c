@@ -51,17 +51,31 @@ static const lbs_opt link_opts[] = {
     {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-static const lbs_section_spec grid_spec[] = {
+/* The grid's own sections. */
+static const lbs_section_spec grid_own[] = {
     {"grid", 0, 0, grid_opts, "platform-wide defaults"},
     {"nodetype", 1, 0, nodetype_opts, "a kind of node: its speed model and cores"},
     {"cluster", 1, 1, cluster_opts, "nodes of one type and their network; at least one"},
     {"link", 2, 0, link_opts, "the network between clusters A and B"},
     {"availability", 1, 0, lbs__avail_opts,
      "from a trace step on, processors slow down or fail, or a link changes (replays follow it)"},
-    {"zoltan", 0, 0, NULL, "parameters passed to Zoltan as they are (IMBALANCE_TOL = 1.05, ...)"},
-    {"minex", 0, 0, NULL, "MinEX settings (see 'lbsim partition --help-config')"},
-    {"sim", 0, 0, NULL, "replay settings (see 'lbsim replay --help-config')"},
     {NULL, 0, 0, NULL, NULL}};
+#define NOWN (sizeof grid_own / sizeof *grid_own - 1)
+static const lbs_section_spec sim_section = {"sim", 0, 0, NULL,
+                                             "replay settings (see 'lbsim replay --help-config')"};
+
+/* The sections the partitioners read from a grid file ([zoltan], [minex], a plug-in's), as the
+ * partitioner registry lists them (partitioners/registry.c). That library sits above this one,
+ * hence a weak reference: NULL in a program without partitioners, whose grid files may then
+ * hold none of their sections. */
+extern const lbs_section_spec *lbs_part_sections(void) __attribute__((weak));
+#define PART_SECTIONS_MAX 64 /* at least LBS_PART_MAX_SECTIONS (lbs_part.h) */
+
+/* lbs_grid_spec(): grid_own, then each partitioner's section passed through (its keys are its
+ * partitioner's to check), then [sim]'s; built by spec_build. */
+static lbs_section_spec grid_spec[NOWN + PART_SECTIONS_MAX + 2];
+static char part_help[PART_SECTIONS_MAX][256];
+static int part_sections = -1; /* partitioners' sections grid_spec holds; -1: not built */
 
 /* Fills nodetype_opts from lbs__nodetype_common and the registered speed models' keys
  * (lbs_speed_register keeps them unique and within LBS__SPEED_MAX_KEYS). */
@@ -86,8 +100,31 @@ static void nodetype_build(void) {
   nodetype_models = nmodels;
 }
 
+/* Fills grid_spec with the n sections parts lists, each passing any key through: their keys are
+ * their partitioners' to check when they read them. One that has keys sends the reader to
+ * 'lbsim partition --help-config', which lists them. */
+static void spec_build(const lbs_section_spec *parts, int n) {
+  size_t k = 0;
+  for (; k < NOWN; k++) grid_spec[k] = grid_own[k];
+  for (int i = 0; i < n && i < PART_SECTIONS_MAX; i++, k++) {
+    const char *help = parts[i].help ? parts[i].help : "";
+    if (parts[i].opts)
+      snprintf(part_help[i], sizeof part_help[i], "%s (see 'lbsim partition --help-config')", help);
+    else
+      snprintf(part_help[i], sizeof part_help[i], "%s", help);
+    grid_spec[k] = (lbs_section_spec){parts[i].kind, parts[i].named, 0, NULL, part_help[i]};
+  }
+  grid_spec[k++] = sim_section;
+  grid_spec[k] = (lbs_section_spec){NULL, 0, 0, NULL, NULL};
+  part_sections = n;
+}
+
 const lbs_section_spec *lbs_grid_spec(void) {
-  if (nodetype_models != lbs_speed_count()) nodetype_build(); /* the registry only grows */
+  if (nodetype_models != lbs_speed_count()) nodetype_build(); /* the registries only grow */
+  const lbs_section_spec *parts = lbs_part_sections ? lbs_part_sections() : NULL;
+  int n = 0;
+  while (parts && parts[n].kind) n++;
+  if (n != part_sections) spec_build(parts, n);
   return grid_spec;
 }
 

@@ -8,8 +8,9 @@
  * init or create parse. A name may not be a built-in's or an earlier plug-in's.
  *
  *   #include <lbsim_plugin.h>
- *   static const lbs_policy_ops mine = {LBS_POLICY_ABI, "mine", "mine:T", init, decide, free, NULL,
- *                                       "mine:0.2"};   (the last: an example spec, or NULL)
+ *   static const lbs_policy_ops mine = {.abi = LBS_POLICY_ABI, .name = "mine", .usage = "mine:T",
+ *                                       .init = init, .decide = decide, .fini = free,
+ *                                       .example = "mine:0.2"};   (a spec the contract test runs)
  *   static const lbs_policy_ops *const policies[] = {&mine, NULL};
  *   static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "mine", .policies = policies};
  *   const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }
@@ -24,9 +25,12 @@
  * `[minex] latency = NAME[:ARGS]`).
  *
  * Versions: LBSIM_PLUGIN_ABI is this struct's (2 since speed_models and latencies), and each
- * ops table carries its own (LBS_POLICY_ABI, 2 since lbs_policy_ops.example; LBS_PART_ABI;
- * LBS_SPEED_ABI; LBS_MINEX_LATENCY_ABI); lbsim refuses a plug-in built against other
- * numbers. */
+ * ops table carries its own (LBS_POLICY_ABI, 3 since lbs_policy_ops.flags; LBS_PART_ABI, 4
+ * since usage, example, flags and sections; LBS_SPEED_ABI; LBS_MINEX_LATENCY_ABI, 2 since
+ * flags). An ops ABI grows by fields at the end of its table: lbsim takes a table built against
+ * the number before (policy 2, partitioner 3, latency function 1) as today's with the new
+ * fields 0, and refuses any other number ("rebuild it"), as it refuses another
+ * LBSIM_PLUGIN_ABI. Designated initializers keep a plug-in's source compiling across them. */
 #ifndef LBSIM_PLUGIN_H
 #define LBSIM_PLUGIN_H
 

@@ -19,6 +19,7 @@
 #include "lbs_lua.h"
 #include "lbs_minex.h"
 #include "lbs_registry.h"
+#include "part_int.h"
 
 /* ---------------------------------------------------------------- none and overlap */
 
@@ -192,10 +193,17 @@ static lbs_err lua_create(void **user, const char *args) {
   return LBS_OK;
 }
 
-static const lbs_minex_latency_ops lua_ops = {
-    .abi = LBS_MINEX_LATENCY_ABI, .name = "lua", .usage = "lua:FILE.lua[:ARGS]", .example = NULL,
-    .create = lua_create, .latency = lua_latency, .begin = lua_begin, .failed = lua_failed,
-    .destroy = lua_destroy};
+/* its argument is a script's path: the example's is relative to the source tree */
+static const lbs_minex_latency_ops lua_ops = {.abi = LBS_MINEX_LATENCY_ABI,
+                                              .name = "lua",
+                                              .usage = "lua:FILE.lua[:ARGS]",
+                                              .example = "lua:examples/minex/overlap.lua:0.5",
+                                              .create = lua_create,
+                                              .latency = lua_latency,
+                                              .begin = lua_begin,
+                                              .failed = lua_failed,
+                                              .destroy = lua_destroy,
+                                              .flags = LBS_MINEX_LATENCY_SCRIPT};
 
 /* ---------------------------------------------------------------- registry */
 
@@ -234,14 +242,16 @@ struct lbs_minex_latency {
   char *spec;
 };
 
-/* lua:REL... with REL taken from where's directory ("dir/grid.ini:12"), into a new spec */
-static char *resolve(const char *spec, const char *where) {
-  if (strncmp(spec, "lua:", 4) || !where) return strdup(spec);
-  size_t n = strlen(spec) + strlen(where) + 8;
+/* A script's NAME:REL[:ARGS] with REL taken from where's directory ("dir/grid.ini:12"), into a new
+ * spec; any other spec as it is. */
+static char *resolve(const lbs_minex_latency_ops *ops, const char *spec, const char *where) {
+  const char *colon = strchr(spec, ':');
+  if (!(ops->flags & LBS_MINEX_LATENCY_SCRIPT) || !where || !colon) return strdup(spec);
+  size_t pre = (size_t)(colon + 1 - spec), n = strlen(spec) + strlen(where) + 8;
   char *out = malloc(n);
   if (!out) return NULL;
-  memcpy(out, "lua:", 4);
-  lbs_config_relpath(where, spec + 4, out + 4, n - 4);
+  memcpy(out, spec, pre);
+  lbs_config_relpath(where, colon + 1, out + pre, n - pre);
   return out;
 }
 
@@ -250,7 +260,7 @@ lbs_err lbs_minex_latency_create(const char *spec, const char *where, lbs_minex_
   const lbs_minex_latency_ops *ops = lbs_registry_find_spec(&registry, spec);
   if (!ops) return lbs_registry_unknown(&registry, where, spec);
   lbs_minex_latency *l = calloc(1, sizeof *l);
-  if (!l || !(l->spec = resolve(spec, where))) {
+  if (!l || !(l->spec = resolve(ops, spec, where))) {
     free(l);
     return lbs_fail(LBS_NOMEM, "latency function");
   }
@@ -270,14 +280,12 @@ lbs_err lbs_minex_latency_create(const char *spec, const char *where, lbs_minex_
   return LBS_OK;
 }
 
-extern const lbs_section_spec lbs_minex_spec[];
-
 lbs_err lbs_minex_latency_from_config(const lbs_config *cfg, lbs_minex_latency **out) {
   *out = NULL;
   const char *spec = "";
   double f = 0;
-  lbs_err e = lbs_config_string(cfg, lbs_minex_spec, "minex", "", "latency", &spec);
-  if (!e) e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "latency_tolerance", &f);
+  lbs_err e = lbs_config_string(cfg, lbs__minex_spec, "minex", "", "latency", &spec);
+  if (!e) e = lbs_config_double(cfg, lbs__minex_spec, "minex", "", "latency_tolerance", &f);
   if (e) return e;
   const char *where = lbs_config_where(cfg, "minex", "", "latency");
   char w[512];

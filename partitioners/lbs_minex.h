@@ -80,6 +80,14 @@ double lbs_minex_latency_none(void *user, const lbs_minex_ipg *ipg, const lbs_mi
  * communication: QWgt = pproc + max(0, comm + remap - f x pproc). */
 double lbs_minex_latency_overlap(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *tot);
 
+/* What a latency function is (lbs_minex_latency_ops.flags), asked instead of its name. */
+enum {
+  /* Its argument starts with a script's path ("lua:FILE.lua[:ARGS]"): a relative path in a grid
+   * file is taken from that file's directory (lbs_minex_latency_create), and its example's from
+   * lbsim's source tree, where the contract test finds it. */
+  LBS_MINEX_LATENCY_SCRIPT = 1u << 0,
+};
+
 /* A latency-tolerance function by name, for `[minex] latency = NAME[:ARGS]`: the built-in
  * none, overlap:F and lua:FILE.lua[:ARGS] (partitioners/latency.c), and those plug-ins add
  * (lbsim_plugin.h). Called on rank 0 only (MinEX is serial). */
@@ -96,8 +104,11 @@ typedef struct lbs_minex_latency_ops {
   /* Optional: why latency failed since begin (it then returned NaN), or NULL. */
   const char *(*failed)(void *user);
   void (*destroy)(void *user); /* NULL-safe */
+  unsigned flags;              /* LBS_MINEX_LATENCY_* above; 0: none (ABI 2) */
 } lbs_minex_latency_ops;
-#define LBS_MINEX_LATENCY_ABI 1
+/* 2 since flags. lbs_plugin_load takes a plug-in's table built against 1 (the same layout up to
+ * destroy) as a 2 with no flags. */
+#define LBS_MINEX_LATENCY_ABI 2
 
 /* Registers a latency function after the built-in ones (ops is borrowed, static). LBS_INVAL when
  * its ABI is not LBS_MINEX_LATENCY_ABI, it lacks create or latency, its name is taken, or the
@@ -111,8 +122,9 @@ const char *lbs_minex_latency_known(void);
 
 /* An instance: a spec's function with its user state. */
 typedef struct lbs_minex_latency lbs_minex_latency;
-/* From a spec "NAME[:ARGS]". A lua: script's relative path is taken from where's directory
- * when where is a "FILE:LINE" (a key in a file), else from the working directory. */
+/* From a spec "NAME[:ARGS]". A script's relative path (LBS_MINEX_LATENCY_SCRIPT) is taken from
+ * where's directory when where is a "FILE:LINE" (a key in a file), else from the working
+ * directory. */
 lbs_err lbs_minex_latency_create(const char *spec, const char *where, lbs_minex_latency **out);
 /* The one [minex] names: `latency`, or `latency_tolerance = f` as overlap:f (giving both is an
  * error); *out NULL for the default (none). */

@@ -40,6 +40,15 @@ typedef struct lbs_part_input {
 
 typedef struct lbs_partitioner lbs_partitioner;
 
+/* What a partitioner is, beyond its functions (lbs_partitioner_ops.flags): lbsim asks these,
+ * never a partitioner's name. Whether its answer depends on where the elements are now is its
+ * uses_current op (it may depend on the method). */
+enum {
+  /* Its argument starts with a script's path ("lua:FILE.lua[:ARGS]"). Its example's path is
+   * relative to lbsim's source tree, where the contract test finds it. */
+  LBS_PART_SCRIPT = 1u << 0,
+};
+
 typedef struct lbs_partitioner_ops {
   int abi;          /* LBS_PART_ABI */
   const char *name; /* prefix before ':' in the user's name, e.g. "zoltan" */
@@ -67,21 +76,45 @@ typedef struct lbs_partitioner_ops {
   /* The modelled partitioning time (lbs_replay's cost model): fixed us per call plus ns per
    * element, fitted to its real calls; NULL: 500 us + 1000 ns per element. */
   void (*cost_model)(const void *state, double *fixed_us, double *per_elem_ns);
+  /* The fields below since ABI 4. */
+  /* How lists show it ("lua:FILE.lua[:ARGS]"); NULL: "NAME:{METHODS}", or NAME without methods. */
+  const char *usage;
+  /* A spec the contract test (mpi.part_contract) runs, besides NAME:METHOD for each of its
+   * methods; NULL: NAME alone when it has no methods. */
+  const char *example;
+  unsigned flags; /* LBS_PART_* above; 0: none */
+  /* The configuration sections it reads from a grid file, an array ending with kind NULL that
+   * lbs_config_* take as it is ([minex] with its keys; [zoltan] with opts NULL: any key passes
+   * through); NULL: none. create reads them from cfg, checking its keys
+   * (lbs_config_check_only); lbs_part_sections lists every partitioner's for the grid's check
+   * and the --help-config listings. */
+  const lbs_section_spec *sections;
 } lbs_partitioner_ops;
-#define LBS_PART_ABI 3
+/* 4 since usage, example, flags and sections. lbs_plugin_load takes a plug-in's table built
+ * against 3 (the same layout up to cost_model) as a 4 with those fields zero. */
+#define LBS_PART_ABI 4
 
 /* Registers a partitioner after the built-in ones (tests add mocks; ops is borrowed, static);
- * LBS_INVAL when its name is taken, its ABI is not LBS_PART_ABI or the registry is full. */
+ * LBS_INVAL when its name is taken, its ABI is not LBS_PART_ABI, the registry is full, or one of
+ * its sections is a kind a grid file has already (the grid's own, [sim], another partitioner's)
+ * or would make more than LBS_PART_MAX_SECTIONS. */
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops);
 /* The registered partitioners, built-in ones first: how many, and the i-th (NULL out of range). */
 int lbs_part_count(void);
 const lbs_partitioner_ops *lbs_part_at(int i);
+/* The registered partitioner a spec names ("zoltan:rcb" -> zoltan's ops); NULL when none is. */
+const lbs_partitioner_ops *lbs_part_find(const char *spec);
+/* Every registered partitioner's sections (lbs_partitioner_ops.sections), in registry order,
+ * ending with kind NULL: what a grid file may hold for them. Static storage, valid until the
+ * next lbs_part_register. */
+const lbs_section_spec *lbs_part_sections(void);
+#define LBS_PART_MAX_SECTIONS 32 /* sections of all partitioners together */
 /* Known names for messages, e.g. "zoltan:{rcb,rib,...}". Static storage. */
 const char *lbs_part_known(void);
 
 /* Creates a partitioner from its full name ("zoltan:rcb"); LBS_NOTFOUND naming the known
- * ones (and the closest name). cfg may be NULL; its section [zoltan] passes parameters
- * through to Zoltan. */
+ * ones (and the closest name). cfg may be NULL; the partitioner reads its sections from it
+ * (Zoltan's [zoltan] passes parameters through to Zoltan). */
 lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm, lbs_partitioner **out);
 void lbs_part_destroy(lbs_partitioner **p); /* NULL-safe, clears *p */
 const char *lbs_part_name(const lbs_partitioner *p);
@@ -106,10 +139,5 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
  * symmetric input comes out as it went in. Allocates *oxadj (n+1), *oadj, *ow. */
 lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w, double min_w,
                             int64_t **oxadj, int64_t **oadj, double **ow);
-
-/* Config sections partitioners read ([zoltan] takes any Zoltan parameter by name; [minex]
- * is checked against lbs_minex_spec). */
-extern const lbs_section_spec lbs_minex_spec[];
-int lbs_part_is_passthrough_section(const char *kind);
 
 #endif

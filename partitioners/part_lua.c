@@ -189,4 +189,7 @@ const lbs_partitioner_ops lbs__part_lua = {.abi = LBS_PART_ABI,
                                            .partition = partition,
                                            .destroy = destroy,
                                            .uses_current = uses_current,
-                                           .takes_sizes = takes_sizes};
+                                           .takes_sizes = takes_sizes,
+                                           .usage = "lua:FILE.lua[:ARGS]",
+                                           .example = "lua:examples/partitioners/greedy.lua",
+                                           .flags = LBS_PART_SCRIPT};

@@ -23,7 +23,8 @@ static const lbs_opt minex_opts[] = {
     {"coarse_per_proc", LBS_OPT_INT, "8", 1, 1000000, "stop contracting at this many vertices per processor"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-const lbs_section_spec lbs_minex_spec[] = {{"minex", 0, 0, minex_opts, "MinEX settings"}, {NULL, 0, 0, NULL, NULL}};
+const lbs_section_spec lbs__minex_spec[] = {{"minex", 0, 0, minex_opts, "MinEX settings"},
+                                            {NULL, 0, 0, NULL, NULL}};
 
 typedef struct {
   lbs_minex_opts o;
@@ -42,10 +43,10 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   else if (*args && strcmp(args, "scratch"))
     e = lbs_fail(LBS_NOTFOUND, "unknown MinEX option '%s' (known: minex, minex:scratch, minex:diffusive)", args);
   if (!e && cfg) {
-    if (!(e = lbs_config_check_only(cfg, lbs_minex_spec)) &&
-        !(e = lbs_config_double(cfg, lbs_minex_spec, "minex", "", "throttle", &s->o.throttle)) &&
-        !(e = lbs_config_int(cfg, lbs_minex_spec, "minex", "", "passes", &s->passes)) &&
-        !(e = lbs_config_int(cfg, lbs_minex_spec, "minex", "", "coarse_per_proc", &s->coarse)))
+    if (!(e = lbs_config_check_only(cfg, lbs__minex_spec)) &&
+        !(e = lbs_config_double(cfg, lbs__minex_spec, "minex", "", "throttle", &s->o.throttle)) &&
+        !(e = lbs_config_int(cfg, lbs__minex_spec, "minex", "", "passes", &s->passes)) &&
+        !(e = lbs_config_int(cfg, lbs__minex_spec, "minex", "", "coarse_per_proc", &s->coarse)))
       e = lbs_minex_latency_from_config(cfg, &s->latency);
     s->o.max_passes = (int)s->passes, s->o.coarse_per_proc = (int)s->coarse;
   }
@@ -107,7 +108,14 @@ static int uses_current(const void *state) {
   return 1;
 }
 
-const lbs_partitioner_ops lbs__part_minex = {.abi = LBS_PART_ABI, .name = "minex", .methods = "scratch,diffusive",
-                                             .create = create, .needs_graph = needs_graph,
-                                             .needs_coords = needs_coords, .partition = partition, .destroy = destroy,
-                                             .uses_current = uses_current, .cost_model = cost_model};
+const lbs_partitioner_ops lbs__part_minex = {.abi = LBS_PART_ABI,
+                                             .name = "minex",
+                                             .methods = "scratch,diffusive",
+                                             .create = create,
+                                             .needs_graph = needs_graph,
+                                             .needs_coords = needs_coords,
+                                             .partition = partition,
+                                             .destroy = destroy,
+                                             .uses_current = uses_current,
+                                             .cost_model = cost_model,
+                                             .sections = lbs__minex_spec};

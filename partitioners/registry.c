@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_grid.h"
 #include "lbs_part.h"
 #include "lbs_registry.h"
 
@@ -10,11 +11,11 @@ extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_mi
 
 static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex, &lbs__part_lua, NULL};
 
-/* Lists show a partitioner with its methods ("zoltan:{rcb,rib,...}"), or its name alone when it
- * has none (a plug-in's). */
+/* Lists show a partitioner by its usage ("lua:FILE.lua[:ARGS]"), else with its methods
+ * ("zoltan:{rcb,rib,...}"), or by its name alone when it has none (a plug-in's). */
 static const char *with_methods(const void *ops, char *buf, size_t size) {
   const lbs_partitioner_ops *o = ops;
-  if (!strcmp(o->name, "lua")) return "lua:FILE.lua[:ARGS]"; /* its argument is a script */
+  if (o->usage) return o->usage;
   if (!o->methods || !*o->methods) return o->name;
   snprintf(buf, size, "%s:{%s}", o->name, o->methods ? o->methods : "");
   return buf;
@@ -28,15 +29,53 @@ struct lbs_partitioner {
   char *name;
 };
 
+/* The registered partitioners' sections (lbs_part_sections), rebuilt when the registry grows. */
+static lbs_section_spec sections[LBS_PART_MAX_SECTIONS + 1];
+static int sections_of = -1; /* partitioners sections[] holds; -1: not built */
+
+const lbs_section_spec *lbs_part_sections(void) {
+  int n = lbs_part_count(), k = 0;
+  if (sections_of == n) return sections;
+  for (int i = 0; i < n; i++) /* lbs_part_register keeps them within LBS_PART_MAX_SECTIONS */
+    for (const lbs_section_spec *s = lbs_part_at(i)->sections; s && s->kind; s++)
+      sections[k++] = *s;
+  sections[k] = (lbs_section_spec){NULL, 0, 0, NULL, NULL};
+  sections_of = n;
+  return sections;
+}
+
+/* LBS_OK when a new partitioner's sections are kinds no grid file has yet (lbs_grid_spec: the
+ * grid's own, [sim] and the partitioners' so far) and leave the total within bounds. */
+static lbs_err check_sections(const lbs_partitioner_ops *ops) {
+  int n = 0;
+  for (const lbs_section_spec *s = lbs_part_sections(); s->kind; s++) n++;
+  for (const lbs_section_spec *s = ops->sections; s && s->kind; s++) {
+    if (++n > LBS_PART_MAX_SECTIONS)
+      return lbs_fail(
+          LBS_INVAL,
+          "cannot register partitioner '%s': the partitioners would have %d sections (at most %d)",
+          ops->name, n, LBS_PART_MAX_SECTIONS);
+    for (const lbs_section_spec *g = lbs_grid_spec(); g->kind; g++)
+      if (!strcmp(g->kind, s->kind))
+        return lbs_fail(LBS_INVAL, "cannot register partitioner '%s': a grid file's [%s] is taken",
+                        ops->name, s->kind);
+  }
+  return LBS_OK;
+}
+
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops) {
   if (ops->abi != LBS_PART_ABI)
     return lbs_fail(LBS_INVAL, "cannot register partitioner '%s': ABI %d, not %d", ops->name ? ops->name : "?",
                     ops->abi, LBS_PART_ABI);
-  return lbs_registry_add(&registry, ops);
+  lbs_err e = ops->name && !lbs_registry_find(&registry, ops->name) ? check_sections(ops) : LBS_OK;
+  return e ? e : lbs_registry_add(&registry, ops);
 }
 
 int lbs_part_count(void) { return lbs_registry_count(&registry); }
 const lbs_partitioner_ops *lbs_part_at(int i) { return lbs_registry_at(&registry, i); }
+const lbs_partitioner_ops *lbs_part_find(const char *spec) {
+  return lbs_registry_find_spec(&registry, spec);
+}
 
 const char *lbs_part_known(void) {
   static char buf[1024];
@@ -102,5 +141,3 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
                    in->nparts);
   return e;
 }
-
-int lbs_part_is_passthrough_section(const char *kind) { return !strcmp(kind, "zoltan"); }

@@ -51,6 +51,11 @@ typedef struct {
 
 static int initialized;
 
+/* [zoltan]: Zoltan's parameters by name, passed through as they are (Zoltan refuses a bad one). */
+static const lbs_section_spec sections[] = {
+    {"zoltan", 0, 0, NULL, "parameters passed to Zoltan as they are (IMBALANCE_TOL = 1.05, ...)"},
+    {NULL, 0, 0, NULL, NULL}};
+
 /* Zoltan's own random generator (zz_rand.h, not installed): PHG's coarsening and RANDOM draw
  * from one process-wide state, so without a reset a partition depends on what ran before it. */
 void Zoltan_Srand(unsigned int seed, unsigned int *state);
@@ -84,7 +89,7 @@ static lbs_err configure(struct Zoltan_Struct *zz, int m, const lbs_config *cfg,
   if (!e && !strcmp(methods[m].arg, "graph")) e = set(zz, "GRAPH_PACKAGE", "SCOTCH");
   const char *k, *v;
   *tol = 1.1;
-  for (int i = 0; !e && cfg && lbs_config_entry(cfg, "zoltan", "", i, &k, &v); i++) {
+  for (int i = 0; !e && cfg && lbs_config_entry(cfg, sections[0].kind, "", i, &k, &v); i++) {
     e = set(zz, k, v);
     if (!strcasecmp(k, "IMBALANCE_TOL")) *tol = atof(v);
   }
@@ -287,9 +292,16 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   return lbs__part_on_rank0(z->comm, in, methods[z->m].graph, methods[z->m].coords, run_solo, z, newpart);
 }
 
-const lbs_partitioner_ops lbs__part_zoltan = {.abi = LBS_PART_ABI, .name = "zoltan",
-                                              .methods = "rcb,rib,hsfc,block,random,phg,graph", .create = create,
-                                              .needs_graph = needs_graph, .needs_coords = needs_coords,
-                                              .partition = partition, .destroy = destroy, .tolerance = tolerance,
-                                              .takes_sizes = takes_sizes, .distributed = distributed,
-                                              .cost_model = cost_model};
+const lbs_partitioner_ops lbs__part_zoltan = {.abi = LBS_PART_ABI,
+                                              .name = "zoltan",
+                                              .methods = "rcb,rib,hsfc,block,random,phg,graph",
+                                              .create = create,
+                                              .needs_graph = needs_graph,
+                                              .needs_coords = needs_coords,
+                                              .partition = partition,
+                                              .destroy = destroy,
+                                              .tolerance = tolerance,
+                                              .takes_sizes = takes_sizes,
+                                              .distributed = distributed,
+                                              .cost_model = cost_model,
+                                              .sections = sections};

@@ -1,10 +1,16 @@
 /* loader.c - lbs_plugin_load: dlopen a plug-in, check its ABIs and register each ops table it
  * lists. What differs between the kinds of ops (policies, partitioners, speed models, MinEX
- * latency functions) is in one table,
- * kinds[] below: a new kind is one more row and its accessors. */
+ * latency functions) is in one table, kinds[] below: a new kind is one more row and its
+ * accessors.
+ *
+ * An ops ABI changes when fields are added at the end of its table. A table built against the
+ * ABI before is then taken as it is laid out: its bytes copied into a zeroed table of today's
+ * layout, so that the fields it cannot know read 0, which every such field documents as "none"
+ * (its flags, usage, example, sections). Any other ABI is refused: "rebuild it". */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +41,9 @@ static lbs_err plugin_fail(lbs_err code, const char *path, const char *fmt, ...)
 typedef struct kind {
   const char *kind, *plural; /* "policy", "policies": for messages */
   int abi;                   /* the ABI this lbsim has (LBS_POLICY_ABI) */
+  int old_abi;               /* the one before, taken by upgrade() (0: none is) */
+  size_t old_size;           /* its tables' bytes: today's up to the first field added since */
+  size_t size;               /* today's table's bytes */
   const void *(*at)(const lbsim_plugin *p,
                     int i); /* i-th entry of the plug-in's list, NULL at its end */
   int (*abi_of)(const void *ops);
@@ -44,8 +53,9 @@ typedef struct kind {
   const char *(*lacks)(const void *ops);
   lbs_err (*reg)(const void *ops);
   /* 1: reg's message says why it refused (a speed model's keys may clash too); 0: a refusal
-   * of a valid name is a clash with a built-in */
+   * of a valid name is a clash with a built-in, unless find (when given) does not know it */
   int reg_says_why;
+  const void *(*find)(const char *name); /* the registered entry called name, or NULL */
 } kind;
 
 static const void *policy_at(const lbsim_plugin *p, int i) {
@@ -58,6 +68,7 @@ static const char *policy_lacks(const void *o) {
   return ops->init && ops->decide ? NULL : "has no init or no decide";
 }
 static lbs_err policy_reg(const void *o) { return lbs_policy_register(o); }
+static const void *policy_find(const char *name) { return lbs_policy_find(name); }
 
 static const void *part_at(const lbsim_plugin *p, int i) {
   return p->partitioners ? p->partitioners[i] : NULL;
@@ -71,6 +82,7 @@ static const char *part_lacks(const void *o) {
              : "lacks create, needs_graph, needs_coords or partition";
 }
 static lbs_err part_reg(const void *o) { return lbs_part_register(o); }
+static const void *part_find(const char *name) { return lbs_part_find(name); }
 
 static const void *speed_at(const lbsim_plugin *p, int i) {
   return p->speed_models ? p->speed_models[i] : NULL;
@@ -94,15 +106,38 @@ static const char *latency_lacks(const void *o) {
 }
 static lbs_err latency_reg(const void *o) { return lbs_minex_latency_register(o); }
 
+/* The tables of the ABIs before: today's without the fields added since. */
+#define POLICY_ABI2_SIZE offsetof(lbs_policy_ops, flags)         /* up to example */
+#define PART_ABI3_SIZE offsetof(lbs_partitioner_ops, usage)      /* up to cost_model */
+#define LATENCY_ABI1_SIZE offsetof(lbs_minex_latency_ops, flags) /* up to destroy */
+_Static_assert(LBS_POLICY_ABI == 3 &&
+                   POLICY_ABI2_SIZE == offsetof(lbs_policy_ops, example) + sizeof(char *),
+               "policy ABI 2 ended with example: update old_abi and its size with LBS_POLICY_ABI");
+_Static_assert(
+    LBS_PART_ABI == 4 &&
+        PART_ABI3_SIZE == offsetof(lbs_partitioner_ops, cost_model) + sizeof(void (*)(void)),
+    "partitioner ABI 3 ended with cost_model: update old_abi and its size with LBS_PART_ABI");
+_Static_assert(
+    LBS_MINEX_LATENCY_ABI == 2 &&
+        LATENCY_ABI1_SIZE == offsetof(lbs_minex_latency_ops, destroy) + sizeof(void (*)(void)),
+    "latency ABI 1 ended with destroy: update old_abi and its size with LBS_MINEX_LATENCY_ABI");
+
 static const kind kinds[] = {
-    {"policy", "policies", LBS_POLICY_ABI, policy_at, policy_abi, policy_name, policy_lacks,
-     policy_reg, 0},
-    {"partitioner", "partitioners", LBS_PART_ABI, part_at, part_abi, part_name, part_lacks,
-     part_reg, 0},
-    {"speed model", "speed models", LBS_SPEED_ABI, speed_at, speed_abi, speed_name, speed_lacks,
-     speed_reg, 1},
-    {"latency function", "latency functions", LBS_MINEX_LATENCY_ABI, latency_at, latency_abi,
-     latency_name, latency_lacks, latency_reg, 0},
+    {.kind = "policy", .plural = "policies", .abi = LBS_POLICY_ABI, .old_abi = 2,
+     .old_size = POLICY_ABI2_SIZE, .size = sizeof(lbs_policy_ops), .at = policy_at,
+     .abi_of = policy_abi, .name_of = policy_name, .lacks = policy_lacks, .reg = policy_reg,
+     .find = policy_find},
+    {.kind = "partitioner", .plural = "partitioners", .abi = LBS_PART_ABI, .old_abi = 3,
+     .old_size = PART_ABI3_SIZE, .size = sizeof(lbs_partitioner_ops), .at = part_at,
+     .abi_of = part_abi, .name_of = part_name, .lacks = part_lacks, .reg = part_reg,
+     .find = part_find},
+    {.kind = "speed model", .plural = "speed models", .abi = LBS_SPEED_ABI,
+     .size = sizeof(lbs_speed_ops), .at = speed_at, .abi_of = speed_abi, .name_of = speed_name,
+     .lacks = speed_lacks, .reg = speed_reg, .reg_says_why = 1},
+    {.kind = "latency function", .plural = "latency functions", .abi = LBS_MINEX_LATENCY_ABI,
+     .old_abi = 1, .old_size = LATENCY_ABI1_SIZE, .size = sizeof(lbs_minex_latency_ops),
+     .at = latency_at, .abi_of = latency_abi, .name_of = latency_name, .lacks = latency_lacks,
+     .reg = latency_reg},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof *kinds))
 
@@ -135,9 +170,10 @@ static lbs_err add(const char *path, int k, const void *ops) {
   if (nadded_kind[k] == LBS_REGISTRY_MAX)
     return plugin_fail(LBS_INVAL, path, "%s '%s': plug-ins add at most %d %s", K->kind, name,
                        LBS_REGISTRY_MAX, K->plural);
-  /* a valid name, not a plug-in's, with room left: it is a built-in's */
+  /* a valid name, not a plug-in's, with room left: it is a built-in's, unless the registry says
+   * why else it refused (a partitioner's section that a grid file has already) */
   if (K->reg(ops))
-    return K->reg_says_why
+    return K->reg_says_why || (K->find && !K->find(name))
                ? plugin_fail(LBS_INVAL, path, "%s '%s': %s", K->kind, name, lbs_errmsg())
                : plugin_fail(LBS_INVAL, path, "%s '%s' is a built-in's name: rename it", K->kind,
                              name);
@@ -148,20 +184,43 @@ static lbs_err add(const char *path, int k, const void *ops) {
   return LBS_OK;
 }
 
+/* A table of kind K built against K->old_abi as one of today's: its old_size bytes copied into
+ * a zeroed table (the fields added since read 0, "none"), its abi today's. Allocated and never
+ * freed once registered: the registry keeps it as long as the plug-in stays, for good. NULL when
+ * out of memory. */
+static void *upgrade(const kind *K, const void *ops) {
+  unsigned char *copy = calloc(1, K->size);
+  if (!copy) return NULL;
+  memcpy(copy, ops, K->old_size);
+  memcpy(copy, &K->abi, sizeof K->abi); /* every ops table starts with its int abi */
+  return copy;
+}
+
 /* Checks and registers every table of kind k the plug-in lists; *n counts them. */
 static lbs_err add_kind(const char *path, const lbsim_plugin *p, int k, int *n) {
   const kind *K = &kinds[k];
   const void *ops;
   for (int i = 0; (ops = K->at(p, i)); i++, (*n)++) {
     const char *name = K->name_of(ops) ? K->name_of(ops) : "?";
-    if (K->abi_of(ops) != K->abi)
+    int abi = K->abi_of(ops);
+    if (abi != K->abi && (!K->old_abi || abi != K->old_abi))
       return plugin_fail(LBS_INVAL, path,
                          "%s '%s' built against %s ABI %d, this lbsim has %d: rebuild it", K->kind,
-                         name, K->kind, K->abi_of(ops), K->abi);
+                         name, K->kind, abi, K->abi);
+    void *copy = abi == K->abi ? NULL : upgrade(K, ops);
+    if (abi != K->abi && !copy) return plugin_fail(LBS_NOMEM, path, "out of memory");
+    if (copy) {
+      ops = copy;
+      lbs_log(LBS_LOG_DEBUG, "plugin %s: %s '%s' built against %s ABI %d: taken as %d", path,
+              K->kind, name, K->kind, abi, K->abi);
+    }
     const char *lacks = K->lacks(ops);
-    if (lacks) return plugin_fail(LBS_INVAL, path, "%s '%s' %s", K->kind, name, lacks);
-    lbs_err e = add(path, k, ops);
-    if (e) return e;
+    lbs_err e = lacks ? plugin_fail(LBS_INVAL, path, "%s '%s' %s", K->kind, name, lacks)
+                      : add(path, k, ops);
+    if (e) {
+      free(copy);
+      return e;
+    }
   }
   return LBS_OK;
 }

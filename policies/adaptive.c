@@ -123,5 +123,12 @@ static int series(const void *state, const int64_t **steps, const double **value
   return a->np;
 }
 
-const lbs_policy_ops lbs__policy_adaptive = {LBS_POLICY_ABI, "adaptive", "adaptive:T:MIN:MAX", init, decide, fini,
-                                             series, "adaptive:0.15:5:20"};
+const lbs_policy_ops lbs__policy_adaptive = {.abi = LBS_POLICY_ABI,
+                                             .name = "adaptive",
+                                             .usage = "adaptive:T:MIN:MAX",
+                                             .init = init,
+                                             .decide = decide,
+                                             .fini = fini,
+                                             .series = series,
+                                             .example = "adaptive:0.15:5:20",
+                                             .flags = LBS_POLICY_NAVIGATES};

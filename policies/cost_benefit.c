@@ -29,5 +29,10 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_cost_benefit = {LBS_POLICY_ABI, "cost-benefit", "cost-benefit[:H]", init, decide, free,
-                                                 NULL, "cost-benefit:20"};
+const lbs_policy_ops lbs__policy_cost_benefit = {.abi = LBS_POLICY_ABI,
+                                                 .name = "cost-benefit",
+                                                 .usage = "cost-benefit[:H]",
+                                                 .init = init,
+                                                 .decide = decide,
+                                                 .fini = free,
+                                                 .example = "cost-benefit:20"};

@@ -24,5 +24,10 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_fixed = {
-    LBS_POLICY_ABI, "fixed", "fixed:K", init, decide, free, NULL, "fixed:10"};
+const lbs_policy_ops lbs__policy_fixed = {.abi = LBS_POLICY_ABI,
+                                          .name = "fixed",
+                                          .usage = "fixed:K",
+                                          .init = init,
+                                          .decide = decide,
+                                          .fini = free,
+                                          .example = "fixed:10"};

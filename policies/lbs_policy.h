@@ -27,12 +27,33 @@ typedef struct lbs_loadview {
    * time. Collective under MPI: every rank's policy must make the same calls (policies are
    * deterministic, so they do). NULL when the caller offers no navigation. */
   lbs_err (*eval_step)(void *nav, int64_t step, int64_t *load_ns, double *imbalance);
-  /* The offline optimum (used by `optimal`): the repartition steps that minimise the total
-   * simulated time, considering at most maxcand candidate steps. Owned by the caller's
-   * engine, valid for the run. NULL when not offered. */
+  /* The offline optimum: the repartition steps that minimise the total simulated time,
+   * considering at most maxcand candidate steps. Owned by the caller's engine, valid for the
+   * run. Offered only to a policy whose ops say LBS_POLICY_PLANS_AHEAD (the replay holds what
+   * the optimum assumes for those alone); NULL otherwise. */
   lbs_err (*optimize)(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
   void *nav;
 } lbs_loadview;
+
+/* What a policy needs of the engine and what it offers its callers (lbs_policy_ops.flags). The
+ * engine and the CLI ask these, never a policy's name. */
+enum {
+  /* It plans the whole run before its first step through view->optimize (the offline optimum),
+   * which the replay offers to such a policy alone. The plan holds only on a grid that does not
+   * change and with a partitioner whose answer depends on the step alone: the replay refuses
+   * [availability] profiles and a partitioner that uses the current assignment
+   * (lbs_part_uses_current) under it. */
+  LBS_POLICY_PLANS_AHEAD = 1u << 0,
+  /* What it plans is the optimum (with LBS_POLICY_PLANS_AHEAD): `lbsim policy compare` measures
+   * every policy's gap to it (gap_to_optimal). */
+  LBS_POLICY_OPTIMUM = 1u << 1,
+  /* Its argument starts with a script's path ("lua:FILE.lua[:ARGS]"). Its example's path is
+   * relative to lbsim's source tree, where the contract test finds it. */
+  LBS_POLICY_SCRIPT = 1u << 2,
+  /* It needs view->eval_step, the loads of steps to come (adaptive): only a replay, which knows
+   * every step's work, offers it; an application deciding as it runs (apps/) refuses it. */
+  LBS_POLICY_NAVIGATES = 1u << 3,
+};
 
 typedef struct lbs_policy_ops {
   int abi;          /* LBS_POLICY_ABI */
@@ -48,10 +69,13 @@ typedef struct lbs_policy_ops {
   int (*series)(const void *state, const int64_t **steps, const double **values);
   /* A spec that runs on any view ("fixed:10", "adaptive:0.15:5:20"): the contract test
    * (tests/policies/test_policy_contract.c) creates the policy from it. NULL: none can be
-   * written down (its argument names a file), and the test skips it. */
+   * written down, and the test skips it. */
   const char *example;
+  unsigned flags; /* LBS_POLICY_* above; 0: none (ABI 3) */
 } lbs_policy_ops;
-#define LBS_POLICY_ABI 2
+/* 3 since flags. lbs_plugin_load takes a plug-in's table built against 2 (the same layout up to
+ * example) as a 3 with no flags. */
+#define LBS_POLICY_ABI 3
 
 typedef struct lbs_policy lbs_policy;
 /* Registers a policy after the built-in ones (tests add mocks; ops is borrowed, static);
@@ -60,12 +84,17 @@ lbs_err lbs_policy_register(const lbs_policy_ops *ops);
 /* The registered policies, built-in ones first: how many, and the i-th (NULL out of range). */
 int lbs_policy_count(void);
 const lbs_policy_ops *lbs_policy_at(int i);
+/* The registered policy a spec names ("optimal:100" -> optimal's ops), for asking its flags
+ * before creating it; NULL when none is registered under that name. */
+const lbs_policy_ops *lbs_policy_find(const char *spec);
 const char *lbs_policy_known(void); /* "none, fixed:K, ..." (static storage) */
 /* Creates a policy from its name; LBS_NOTFOUND naming the known ones (and the closest name),
  * LBS_INVAL for bad arguments with the expected form. */
 lbs_err lbs_policy_create(const char *name, lbs_policy **out);
 void lbs_policy_destroy(lbs_policy **p);
 const char *lbs_policy_name(const lbs_policy *p);
+/* The ops p was created from (static: valid while the registry holds them, i.e. for good). */
+const lbs_policy_ops *lbs_policy_ops_of(const lbs_policy *p);
 lbs_err lbs_policy_decide(lbs_policy *p, const lbs_loadview *view, int *repartition);
 /* The policy's recorded series (see lbs_policy_ops.series); 0 points when none. */
 int lbs_policy_series(const lbs_policy *p, const int64_t **steps, const double **values);

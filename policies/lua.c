@@ -258,7 +258,13 @@ static int series(const void *state, const int64_t **steps, const double **value
   return n;
 }
 
-/* no example: its argument is a script's path, which depends on where lbsim runs (the contract
- * test runs examples/policies/adaptive.lua by its full path) */
-const lbs_policy_ops lbs__policy_lua = {
-    LBS_POLICY_ABI, "lua", "lua:FILE.lua[:ARGS]", init, decide, fini, series, NULL};
+/* its argument is a script's path: the example's is relative to the source tree */
+const lbs_policy_ops lbs__policy_lua = {.abi = LBS_POLICY_ABI,
+                                        .name = "lua",
+                                        .usage = "lua:FILE.lua[:ARGS]",
+                                        .init = init,
+                                        .decide = decide,
+                                        .fini = fini,
+                                        .series = series,
+                                        .example = "lua:examples/policies/adaptive.lua:0.15:5:20",
+                                        .flags = LBS_POLICY_SCRIPT};

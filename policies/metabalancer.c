@@ -32,5 +32,9 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_metabalancer = {
-    LBS_POLICY_ABI, "metabalancer", "metabalancer", init, decide, NULL, NULL, "metabalancer"};
+const lbs_policy_ops lbs__policy_metabalancer = {.abi = LBS_POLICY_ABI,
+                                                 .name = "metabalancer",
+                                                 .usage = "metabalancer",
+                                                 .init = init,
+                                                 .decide = decide,
+                                                 .example = "metabalancer"};

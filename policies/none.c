@@ -12,5 +12,9 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_none = {
-    LBS_POLICY_ABI, "none", "none", init, decide, NULL, NULL, "none"};
+const lbs_policy_ops lbs__policy_none = {.abi = LBS_POLICY_ABI,
+                                         .name = "none",
+                                         .usage = "none",
+                                         .init = init,
+                                         .decide = decide,
+                                         .example = "none"};

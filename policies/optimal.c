@@ -42,5 +42,11 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_optimal = {
-    LBS_POLICY_ABI, "optimal", "optimal[:MAXCAND]", init, decide, free, NULL, "optimal:100"};
+const lbs_policy_ops lbs__policy_optimal = {.abi = LBS_POLICY_ABI,
+                                            .name = "optimal",
+                                            .usage = "optimal[:MAXCAND]",
+                                            .init = init,
+                                            .decide = decide,
+                                            .fini = free,
+                                            .example = "optimal:100",
+                                            .flags = LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM};

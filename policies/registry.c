@@ -37,6 +37,9 @@ lbs_err lbs_policy_register(const lbs_policy_ops *ops) {
 
 int lbs_policy_count(void) { return lbs_registry_count(&registry); }
 const lbs_policy_ops *lbs_policy_at(int i) { return lbs_registry_at(&registry, i); }
+const lbs_policy_ops *lbs_policy_find(const char *spec) {
+  return lbs_registry_find_spec(&registry, spec);
+}
 
 const char *lbs_policy_known(void) {
   static char buf[1024];
@@ -80,6 +83,7 @@ void lbs_policy_destroy(lbs_policy **pp) {
 }
 
 const char *lbs_policy_name(const lbs_policy *p) { return p->name; }
+const lbs_policy_ops *lbs_policy_ops_of(const lbs_policy *p) { return p->ops; }
 
 int lbs_policy_series(const lbs_policy *p, const int64_t **steps, const double **values) {
   *steps = NULL;

@@ -111,5 +111,10 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_steps = {LBS_POLICY_ABI, "steps", "steps:LIST (e.g. steps:20,65 or steps:@file)",
-                                          init, decide, fini, NULL, "steps:20,45"};
+const lbs_policy_ops lbs__policy_steps = {.abi = LBS_POLICY_ABI,
+                                          .name = "steps",
+                                          .usage = "steps:LIST (e.g. steps:20,65 or steps:@file)",
+                                          .init = init,
+                                          .decide = decide,
+                                          .fini = fini,
+                                          .example = "steps:20,45"};

@@ -24,5 +24,9 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_stop_at_rise = {
-    LBS_POLICY_ABI, "stop-at-rise", "stop-at-rise", init, decide, NULL, NULL, "stop-at-rise"};
+const lbs_policy_ops lbs__policy_stop_at_rise = {.abi = LBS_POLICY_ABI,
+                                                 .name = "stop-at-rise",
+                                                 .usage = "stop-at-rise",
+                                                 .init = init,
+                                                 .decide = decide,
+                                                 .example = "stop-at-rise"};

@@ -21,5 +21,10 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   return LBS_OK;
 }
 
-const lbs_policy_ops lbs__policy_threshold = {
-    LBS_POLICY_ABI, "threshold", "threshold:T", init, decide, free, NULL, "threshold:0.2"};
+const lbs_policy_ops lbs__policy_threshold = {.abi = LBS_POLICY_ABI,
+                                              .name = "threshold",
+                                              .usage = "threshold:T",
+                                              .init = init,
+                                              .decide = decide,
+                                              .fini = free,
+                                              .example = "threshold:0.2"};

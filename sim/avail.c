@@ -38,9 +38,11 @@ lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps) {
   if (x->rec)
     return lbs_fail(LBS_INVAL, "%s: [availability %s]: a recorded replay (export simgrid) cannot follow availability "
                     "profiles (the exported platform is fixed); remove them", a0->where, a0->name);
-  if (!strncmp(x->o->policy, "optimal", 7))
-    return lbs_fail(LBS_INVAL, "%s: [availability %s]: the optimal policy plans on a grid that does not change; "
-                    "remove the availability profiles or choose another policy", a0->where, a0->name);
+  if (lbs__plans_ahead(x))
+    return lbs_fail(LBS_INVAL,
+                    "%s: [availability %s]: the %s policy plans on a grid that does not change; "
+                    "remove the availability profiles or choose another policy",
+                    a0->where, a0->name, lbs_policy_ops_of(x->policy)->name);
   int changed;
   lbs_err e = lbs_grid_live_create(x->g, &x->live);
   if (!e) e = lbs_grid_live_create(x->g, &x->live_nav);

@@ -1,4 +1,5 @@
-/* optimal.c - the offline optimal repartitioning schedule (policy `optimal`).
+/* optimal.c - the offline optimal repartitioning schedule, offered to a policy that plans ahead
+ * (LBS_POLICY_PLANS_AHEAD: `optimal`).
  *
  * With partitions computed from scratch (approach = partition), the assignment after a
  * repartition before step r depends only on r: A_r = partition(work of step r-1), and A_0 is
@@ -162,6 +163,10 @@ static lbs_err opt_plan(lbs__engine *x, const opt_tables *o) {
   }
   free(best), free(from);
   return e;
+}
+
+int lbs__plans_ahead(const lbs__engine *x) {
+  return x->policy && (lbs_policy_ops_of(x->policy)->flags & LBS_POLICY_PLANS_AHEAD);
 }
 
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps) {

@@ -153,9 +153,21 @@ static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
       break;
     }
   int64_t last = r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0;
-  lbs_loadview v = {s, x->S, since, x->P, x->load, imb, r->step_ns, r->imbalance, r->excess_ns, last,
-                    r->nrep ? last : (x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x)),
-                    eval_step, optimize_hook, x};
+  int64_t est = r->nrep ? last : (x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x));
+  lbs_loadview v = {.step = s,
+                    .steps = x->S,
+                    .since = since,
+                    .procs = x->P,
+                    .load_ns = x->load,
+                    .imbalance = imb,
+                    .step_ns = r->step_ns,
+                    .past_imbalance = r->imbalance,
+                    .past_excess_ns = r->excess_ns,
+                    .last_repart_ns = last,
+                    .est_repart_ns = est,
+                    .eval_step = eval_step,
+                    .optimize = lbs__plans_ahead(x) ? optimize_hook : NULL,
+                    .nav = x};
   return lbs__agree(x, lbs_policy_decide(x->policy, &v, rep));
 }
 

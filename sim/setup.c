@@ -77,9 +77,11 @@ static lbs_err setup_partitioner(lbs__engine *x) {
   if (lbs_part_needs_coords(x->part) && !(x->mesh && lbs_mesh_dim(x->mesh) > 0))
     return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none", x->o->partitioner);
   /* the optimum caches one partition per step: it holds only when a partition depends on the step alone */
-  if (!strncmp(x->o->policy, "optimal", 7) && lbs_part_uses_current(x->part))
-    return lbs_fail(LBS_INVAL, "the optimal policy needs a partitioner whose answer depends only on the step; %s "
-                    "starts from where the elements are (use zoltan:* or metis)", x->o->partitioner);
+  if (lbs__plans_ahead(x) && lbs_part_uses_current(x->part))
+    return lbs_fail(LBS_INVAL,
+                    "the %s policy needs a partitioner whose answer depends only on the step; %s "
+                    "starts from where the elements are (use zoltan:* or metis)",
+                    lbs_policy_ops_of(x->policy)->name, x->o->partitioner);
   int dist = lbs_part_has_distributed(x->part);
   x->pmode = x->o->partition_mode;
   if (x->pmode == LBS_PARTMODE_DISTRIBUTED && x->size < 2)

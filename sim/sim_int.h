@@ -140,10 +140,14 @@ lbs_err lbs__gather_assignment(lbs__engine *x, int *out);
 
 /* Collective: the offline optimal plan (computed once, then cached in x). */
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
+/* Local: 1 when the run's policy plans the whole run ahead (LBS_POLICY_PLANS_AHEAD): it alone is
+ * offered the optimum, and the grid must not change nor the partitioner use the current
+ * assignment. 0 before the policy is created. */
+int lbs__plans_ahead(const lbs__engine *x);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's
- * total_steps, refuses what cannot follow them (a recorder, the optimal policy), and makes
+ * total_steps, refuses what cannot follow them (a recorder, a policy that plans ahead), and makes
  * x->g a live grid at the window's first step; nothing without profiles. */
 lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps);
 /* Local: before window step s, applies the profiles due (speeds, links, part sizes); *forced is

@@ -20,6 +20,31 @@ const lbs_codec_ops *lbs__codec_get(lbs_codec id) {
   return NULL;
 }
 
+lbs_err lbs__codec_register(const lbs_codec_ops *ops) {
+  const char *name = ops->name ? ops->name : "?";
+  if (ops->abi != LBS_CODEC_ABI)
+    return lbs_fail(LBS_INVAL, "cannot register codec '%s': ABI %d, not %d", name, ops->abi,
+                    LBS_CODEC_ABI);
+  if (!ops->encode || !ops->decode)
+    return lbs_fail(LBS_INVAL, "cannot register codec '%s': encode and decode are required", name);
+  if ((int)ops->id <= 0 || lbs__codec_get(ops->id))
+    return lbs_fail(LBS_INVAL, "cannot register codec '%s': id %d is %s", name, (int)ops->id,
+                    (int)ops->id <= 0 ? "not a stored codec's" : "taken");
+  return lbs_registry_add(&registry, ops);
+}
+
+int lbs_codec_count(void) { return lbs_registry_count(&registry); }
+
+lbs_codec lbs_codec_at(int i) {
+  const lbs_codec_ops *o, *p;
+  for (int k = 0; (o = lbs_registry_at(&registry, k)); k++) { /* the one with i smaller ids */
+    int below = 0;
+    for (int j = 0; (p = lbs_registry_at(&registry, j)); j++) below += p->id < o->id;
+    if (below == i) return o->id;
+  }
+  return LBS_CODEC_AUTO;
+}
+
 const char *lbs_codec_name(lbs_codec c) {
   if (c == LBS_CODEC_AUTO) return "auto";
   const lbs_codec_ops *o = lbs__codec_get(c);

@@ -56,7 +56,14 @@ typedef struct lbs_codec_ops {
 extern const lbs_codec_ops lbs__codec_polyline;
 extern const lbs_codec_ops lbs__codec_lossless;
 extern const lbs_codec_ops lbs__codec_quant;
+/* The codec whose id is id (a stored codec, not auto); NULL when none is registered. */
 const lbs_codec_ops *lbs__codec_get(lbs_codec id);
+/* For tests: registers a codec after the built-in ones (ops borrowed: static), so that its chunks
+ * count wherever the codecs are listed (lbs_codec_count, lbs_trace_codec_chunks, `trace info`).
+ * LBS_INVAL when its ABI is not LBS_CODEC_ABI, it lacks encode or decode, its id is auto's (0),
+ * negative or taken, or its name is taken. A codec of the tree is a line in codec.c's builtin[]
+ * instead: an id, once a trace stores it, is forever. */
+lbs_err lbs__codec_register(const lbs_codec_ops *ops);
 
 /* Grows the encoder's per-element work arrays (y, exact, k) to n elements. */
 lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n);

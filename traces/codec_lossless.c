@@ -53,8 +53,11 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
   return LBS_OK;
 }
 
-const lbs_codec_ops lbs__codec_lossless = {LBS_CODEC_ABI, LBS_CODEC_LOSSLESS, "lossless", encode,
-                                          decode};
+const lbs_codec_ops lbs__codec_lossless = {.abi = LBS_CODEC_ABI,
+                                           .id = LBS_CODEC_LOSSLESS,
+                                           .name = "lossless",
+                                           .encode = encode,
+                                           .decode = decode};
 
 lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n) {
   const uint8_t *p = blob + 1, *end = blob + len;

@@ -399,8 +399,11 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
   return LBS_OK;
 }
 
-const lbs_codec_ops lbs__codec_polyline = {LBS_CODEC_ABI, LBS_CODEC_POLYLINE, "polyline", encode,
-                                          decode};
+const lbs_codec_ops lbs__codec_polyline = {.abi = LBS_CODEC_ABI,
+                                           .id = LBS_CODEC_POLYLINE,
+                                           .name = "polyline",
+                                           .encode = encode,
+                                           .decode = decode};
 
 size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, size_t *ends) {
   if (ctx->work_n < n || !ctx->work) { /* not NULL even for n = 0: lh + n below */

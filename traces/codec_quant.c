@@ -422,4 +422,8 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
   return e;
 }
 
-const lbs_codec_ops lbs__codec_quant = {LBS_CODEC_ABI, LBS_CODEC_QUANT, "quant", encode, decode};
+const lbs_codec_ops lbs__codec_quant = {.abi = LBS_CODEC_ABI,
+                                        .id = LBS_CODEC_QUANT,
+                                        .name = "quant",
+                                        .encode = encode,
+                                        .decode = decode};

@@ -76,6 +76,11 @@ void lbs_codec_ctx_destroy(lbs_codec_ctx **ctx); /* NULL-safe, clears *ctx */
 
 /* Name of a codec ("auto", "polyline", "quant", "lossless"), NULL when unknown. */
 const char *lbs_codec_name(lbs_codec c);
+/* The codecs a chunk may be stored with (auto is a setting, not one of them), in the order of
+ * their ids, as the codec registry has them (traces/codec.c, tests' mocks included): how many,
+ * and the i-th's id (LBS_CODEC_AUTO when i is out of range). */
+int lbs_codec_count(void);
+lbs_codec lbs_codec_at(int i);
 /* Codec by name; LBS_NOTFOUND (message lists the known ones) when unknown. */
 lbs_err lbs_codec_from_name(const char *name, lbs_codec *out);
 /* LBS_INVAL (message says why) when bound b cannot go with codec c: lossless takes only the
@@ -329,8 +334,7 @@ lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw);
 typedef struct lbs_trace_stats {
   int64_t raw_bytes;       /* elements * steps * 8 (per metric, or all metrics) */
   int64_t stored_bytes;    /* bytes of the compressed chunks */
-  int64_t chunks;          /* chunk rows */
-  int64_t codec_chunks[4]; /* chunks stored with each codec (index lbs_codec; 0 unused) */
+  int64_t chunks;          /* chunk rows (per codec: lbs_trace_codec_chunks) */
   int has_error;           /* 1 when the writer measured the errors against its input */
   double max_abs_error;    /* largest |decoded - original| */
   double rms_error;        /* root mean square of decoded - original */
@@ -340,6 +344,10 @@ typedef struct lbs_trace_stats {
 } lbs_trace_stats;
 /* Statistics of one metric, or of all of them with metric = -1. */
 lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out);
+/* The chunks of one metric (or of all with metric = -1) stored with each codec: counts[i] for
+ * codec lbs_codec_at(i), i < n (the caller's array: lbs_codec_count() entries for every codec).
+ * A chunk of a codec this lbsim does not know counts in none. LBS_RANGE for a bad metric. */
+lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n);
 /* Statistics of the stored values of one metric over every step (what a replay reads). */
 typedef struct lbs_value_stats {
   int64_t values;    /* all values (elements x steps) */

@@ -768,11 +768,10 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
   sqlite3_stmt *st;
   const char *sql = t->version == 1
                         ? "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
-                          " count(err_max), total(codec = 1), total(codec = 2), total(codec = 3), NULL, NULL, 0"
-                          " FROM chunks WHERE ?1 < 0 OR metric = ?1"
+                          " count(err_max), NULL, NULL, 0 FROM chunks WHERE ?1 < 0 OR metric = ?1"
                         : "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
-                          " count(err_max), total(codec = 1), total(codec = 2), total(codec = 3),"
-                          " max(err_rel), max(sum_err), count(sum_err) FROM chunks WHERE ?1 < 0 OR metric = ?1";
+                          " count(err_max), max(err_rel), max(sum_err), count(sum_err)"
+                          " FROM chunks WHERE ?1 < 0 OR metric = ?1";
   if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return dberr(t->db, t->path, "stats");
   sqlite3_bind_int(st, 1, metric);
   int rc = sqlite3_step(st);
@@ -785,13 +784,30 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
     out->max_abs_error = sqlite3_column_double(st, 2);
     double n = (double)t->E * (double)t->S * nm;
     out->rms_error = n > 0 ? sqrt(sqlite3_column_double(st, 3) / n) : 0;
-    for (int c = 1; c <= 3; c++) out->codec_chunks[c] = (int64_t)sqlite3_column_double(st, 4 + c);
-    out->max_rel_error = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 8);
-    out->max_sum_error = sqlite3_column_double(st, 9);
-    out->has_sum_error = out->chunks > 0 && sqlite3_column_int64(st, 10) == out->chunks;
+    out->max_rel_error =
+        sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
+    out->max_sum_error = sqlite3_column_double(st, 6);
+    out->has_sum_error = out->chunks > 0 && sqlite3_column_int64(st, 7) == out->chunks;
   }
   sqlite3_finalize(st);
   return rc == SQLITE_ROW ? LBS_OK : dberr(t->db, t->path, "stats");
+}
+
+lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n) {
+  for (int i = 0; i < n; i++) counts[i] = 0;
+  if (metric < -1 || metric >= t->nm) return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
+  sqlite3_stmt *st;
+  const char *sql = "SELECT codec, count(*) FROM chunks WHERE ?1 < 0 OR metric = ?1 GROUP BY codec";
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return dberr(t->db, t->path, "codec counts");
+  sqlite3_bind_int(st, 1, metric);
+  int rc;
+  /* each codec id the chunks hold, matched to the registry's */
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    for (int i = 0; i < n; i++)
+      if ((int)lbs_codec_at(i) == sqlite3_column_int(st, 0))
+        counts[i] = sqlite3_column_int64(st, 1);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? LBS_OK : dberr(t->db, t->path, "codec counts");
 }
 
 lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {

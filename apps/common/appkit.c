@@ -129,8 +129,8 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
   const char *opt = a->schedule ? "--schedule" : "--policy";
   const char *val = a->schedule ? a->schedule : a->policy;
   if (!spec || !strcmp(spec, "none")) return free(owned), 0;
-  size_t nl = strcspn(spec, ":");
-  if ((nl == 8 && !strncmp(spec, "adaptive", 8)) || (nl == 7 && !strncmp(spec, "optimal", 7))) {
+  const lbs_policy_ops *ops = lbs_policy_find(spec); /* what it needs of a run, by its flags */
+  if (ops && (ops->flags & (LBS_POLICY_PLANS_AHEAD | LBS_POLICY_NAVIGATES))) {
     app_error(a,
               "--policy %s: needs to look ahead over the whole run, which only the simulator can; choose the "
               "schedule with `lbsim replay TRACE --policy %s` and run it here with --schedule",
@@ -143,7 +143,7 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
     lbs_err e = lbs_policy_create(spec, &s->pol);
     if (!e) { /* the window is known now: steps:LIST checks its steps against it */
       int64_t zero = 0, *load = calloc((size_t)a->size, sizeof *load);
-      lbs_loadview v = {0, steps, 0, a->size, load ? load : &zero, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+      lbs_loadview v = {.steps = steps, .procs = a->size, .load_ns = load ? load : &zero};
       int rep;
       if (!load && a->size > 1)
         e = lbs_fail(LBS_NOMEM, "loads");
@@ -214,20 +214,17 @@ int app_sched_decide(const app *a, app_sched *s, int64_t step) {
   if (!s->active || step < 1) return 0;
   int out[2] = {0, 0};
   if (a->rank == 0) {
-    lbs_loadview v = {step,
-                      s->steps,
-                      step - s->last_step,
-                      s->P,
-                      s->load_ns,
-                      s->imb[step - 1],
-                      s->step_ns,
-                      s->imb,
-                      s->excess_ns,
-                      s->last_repart_ns,
-                      s->est_repart_ns,
-                      NULL,
-                      NULL,
-                      NULL};
+    lbs_loadview v = {.step = step,
+                      .steps = s->steps,
+                      .since = step - s->last_step,
+                      .procs = s->P,
+                      .load_ns = s->load_ns,
+                      .imbalance = s->imb[step - 1],
+                      .step_ns = s->step_ns,
+                      .past_imbalance = s->imb,
+                      .past_excess_ns = s->excess_ns,
+                      .last_repart_ns = s->last_repart_ns,
+                      .est_repart_ns = s->est_repart_ns};
     lbs_err e = lbs_policy_decide(s->pol, &v, &out[0]);
     if (e) {
       app_error(a, "%s %s: before step %lld: %s", a->schedule ? "--schedule" : "--policy",

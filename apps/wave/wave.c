@@ -804,7 +804,12 @@ int main(int argc, char **argv) {
     if (!e) {
       int64_t zero[1] = {0}, *loads = calloc((size_t)P, sizeof *loads);
       double zerod[1] = {0};
-      lbs_loadview v = {0, o->steps, 0, P, loads, 0, zero, zerod, zero, 0, 0, NULL, NULL, NULL};
+      lbs_loadview v = {.steps = o->steps,
+                        .procs = P,
+                        .load_ns = loads,
+                        .step_ns = zero,
+                        .past_imbalance = zerod,
+                        .past_excess_ns = zero};
       int r;
       e = loads ? lbs_policy_decide(probe, &v, &r) : LBS_NOMEM;
       free(loads);
@@ -968,8 +973,17 @@ int main(int argc, char **argv) {
     int repart = 0;
     {
       int64_t since = last_rep_step < 0 ? s : s - last_rep_step;
-      lbs_loadview v = {s,       S,      since,  P, load, s ? imb[s - 1] : 0, step_ns, imb, excess, (int64_t)last_rep_ns,
-                        (int64_t)(last_rep_ns > 0 ? last_rep_ns : est_rep_ns), NULL,   NULL, NULL};
+      lbs_loadview v = {.step = s,
+                        .steps = S,
+                        .since = since,
+                        .procs = P,
+                        .load_ns = load,
+                        .imbalance = s ? imb[s - 1] : 0,
+                        .step_ns = step_ns,
+                        .past_imbalance = imb,
+                        .past_excess_ns = excess,
+                        .last_repart_ns = (int64_t)last_rep_ns,
+                        .est_repart_ns = (int64_t)(last_rep_ns > 0 ? last_rep_ns : est_rep_ns)};
       perr = lbs_policy_decide(pol, &v, &repart);
       int any = perr != LBS_OK;
       MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

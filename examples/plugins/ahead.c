@@ -27,8 +27,13 @@ static lbs_err decide(void *state, const lbs_loadview *view, int *repartition) {
   return LBS_OK;
 }
 
-static const lbs_policy_ops ahead = {LBS_POLICY_ABI, "ahead", "ahead:T", init, decide, free, NULL,
-                                     "ahead:0.2"};
+static const lbs_policy_ops ahead = {.abi = LBS_POLICY_ABI,
+                                     .name = "ahead",
+                                     .usage = "ahead:T",
+                                     .init = init,
+                                     .decide = decide,
+                                     .fini = free,
+                                     .example = "ahead:0.2"};
 static const lbs_policy_ops *const policies[] = {&ahead, NULL};
 static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "ahead", .policies = policies};
 

@@ -124,14 +124,15 @@ cat >"$PL/clash.c" <<'C'
 #include <lbsim_plugin.h>
 static lbs_err init(void **s, const char *a) { (void)a; *s = NULL; return LBS_OK; }
 static lbs_err decide(void *s, const lbs_loadview *v, int *r) { (void)s; (void)v; *r = 0; return LBS_OK; }
-static const lbs_policy_ops threshold = {LBS_POLICY_ABI, "threshold", "threshold", init, decide, NULL, NULL, NULL};
+static const lbs_policy_ops threshold = {.abi = LBS_POLICY_ABI, .name = "threshold", .usage = "threshold",
+                                         .init = init, .decide = decide};
 static const lbs_policy_ops *const pol[] = {&threshold, NULL};
 static const lbsim_plugin p = {.abi = LBSIM_PLUGIN_ABI, .name = "clash", .policies = pol};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
 C
 cat >"$PL/oldpolicy.c" <<'C'
 #include <lbsim_plugin.h>
-static const lbs_policy_ops old = {999, "old", "old", NULL, NULL, NULL, NULL, NULL};
+static const lbs_policy_ops old = {.abi = 999, .name = "old", .usage = "old"};
 static const lbs_policy_ops *const pol[] = {&old, NULL};
 static const lbsim_plugin p = {.abi = LBSIM_PLUGIN_ABI, .name = "oldpolicy", .policies = pol};
 const lbsim_plugin *lbsim_plugin_entry(void) { return &p; }
@@ -149,7 +150,7 @@ refused "$PL/missing.so" "No such file or directory"
 refused "$PL/text.so" "invalid ELF header"
 refused "$PL/noentry.so" "no function lbsim_plugin_entry: not an lbsim plug-in"
 refused "$PL/old.so" "built against plug-in ABI 999, this lbsim has 2: rebuild it"
-refused "$PL/oldpolicy.so" "policy 'old' built against policy ABI 999, this lbsim has 2: rebuild it"
+refused "$PL/oldpolicy.so" "policy 'old' built against policy ABI 999, this lbsim has 3: rebuild it"
 refused "$PL/clash.so" "policy 'threshold' is a built-in's name: rename it"
 expect 1 "two plug-ins with one name" -- "$P/bin/lbsim" --plugin "$PL/libahead.so" --plugin "$PL/b/libahead.so" trace --help
 has "$T/err" "lbsim: plugin $PL/b/libahead.so: policy 'ahead' is plug-in $PL/libahead.so's too: rename one" "clash message"

@@ -3,7 +3,7 @@
  * parsed (a NUL in it is refused, as lbs_config_load refuses a binary file), the overrides
  * applied in order (the first bad one stops, as in the CLI), and the result checked against
  * every section table there is: the grid's (which passes [zoltan], [minex] and [sim] through),
- * then [sim] and [minex] on their own, as the replay and MinEX read them. Wherever a check
+ * then [sim] and the partitioners' sections on their own, as the replay and they read them. Wherever a check
  * passes, every declared key of every such section must read back through its typed getter
  * (lbs_config.h promises it); a grid that builds is queried as the replay queries it. The same
  * text is read as a pipeline file (lbsim pipeline), whose laws must hold where it builds. */
@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
     if (lbs_config_check(c, lbs_grid_spec()) == LBS_OK) read_back(c, lbs_grid_spec());
     if (lbs_config_check_only(c, lbs_sim_spec) == LBS_OK) read_back(c, lbs_sim_spec);
-    if (lbs_config_check_only(c, lbs_minex_spec) == LBS_OK) read_back(c, lbs_minex_spec);
+    if (lbs_config_check_only(c, lbs_part_sections()) == LBS_OK) read_back(c, lbs_part_sections());
     (void)lbs_config_check(c, lbs_sim_spec);
     lbs_replay_opts ro;
     lbs_replay_opts_default(&ro);

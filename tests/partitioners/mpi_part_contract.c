@@ -64,17 +64,31 @@ static void contract(const char *spec, const lbs_part_input *in, const gather *g
   lbs_part_destroy(&pt);
 }
 
-/* Every method of every registered partitioner (its name alone when it lists none). */
+/* A partitioner's example, a script's path in it taken from the source tree (LBS_PART_SCRIPT:
+ * "lua:examples/x.lua" -> "lua:SRC/examples/x.lua"), into spec (n bytes). */
+static const char *example_of(const lbs_partitioner_ops *ops, char *spec, size_t n) {
+  size_t len = strlen(ops->name);
+  if (!(ops->flags & LBS_PART_SCRIPT)) return ops->example;
+  CHECK(!strncmp(ops->example, ops->name, len) && ops->example[len] == ':' && ops->example[len + 1] != '/',
+        "%s: a script's example is NAME:PATH[:ARGS], the path relative ('%s')", ops->name, ops->example);
+  snprintf(spec, n, "%.*s:%s/%s", (int)len, ops->example, LBS_SOURCE_DIR, ops->example + len + 1);
+  return spec;
+}
+
+/* Every method of every registered partitioner, and its example (its name alone when it has
+ * neither methods nor an example). */
 static int every_partitioner(const lbs_part_input *in, const gather *g, int *np) {
   int stripes = 0;
   for (int i = 0; i < lbs_part_count(); i++) {
     const lbs_partitioner_ops *ops = lbs_part_at(i);
     CHECK(ops->abi == LBS_PART_ABI && lbs_part_at(i) == ops, "%s: ABI %d", ops->name, ops->abi);
     stripes += !strcmp(ops->name, "stripes");
-    char spec[128];
+    char spec[128], example[4096];
     const char *m = ops->methods && *ops->methods ? ops->methods : NULL;
-    if (!strcmp(ops->name, "lua")) /* its argument is a script: the repository's example */
-      contract("lua:" LBS_SOURCE_DIR "/examples/partitioners/greedy.lua", in, g, np);
+    CHECK(!(ops->flags & ~(unsigned)LBS_PART_SCRIPT), "%s: unknown flags %#x", ops->name, ops->flags);
+    CHECK(ops->example || !(ops->flags & LBS_PART_SCRIPT), "%s: a script's partitioner without an example", ops->name);
+    if (ops->example)
+      contract(example_of(ops, example, sizeof example), in, g, np);
     else if (!m)
       contract(ops->name, in, g, np);
     while (m && *m) { /* methods are comma-separated; one may hold ':' ("kway:speed") */

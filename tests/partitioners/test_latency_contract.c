@@ -1,6 +1,7 @@
 /* test_latency_contract.c - the contract every registered MinEX latency-tolerance function
  * keeps, run over the registry with a plug-in's (tests/plugins/extras.c, `hidden`) loaded as
- * lbsim --plugin loads it, and lua on examples/minex/overlap.lua: created from its example;
+ * lbsim --plugin loads it, lua's example on examples/minex/overlap.lua (LBS_MINEX_LATENCY_SCRIPT:
+ * its path from the source tree): created from its example;
  * QWgt finite, never decreasing as a total grows, the same for the same
  * totals; MinEX partitions with it into valid parts, the same twice; destroy NULL-safe. */
 #include <criterion/criterion.h>
@@ -37,7 +38,8 @@ static struct criterion_test_params every_function(void) {
   return cr_make_param_array(func, fs, (size_t)n);
 }
 
-/* The instance the contract runs: its example, lua's with the repository's script. */
+/* The instance the contract runs: its example (a script's taken from the source tree), or its
+ * name when it has none. */
 static lbs_minex_latency *instance(const func *f) {
   cr_assert_eq(load_plugin(), LBS_OK, "%s", lbs_errmsg());
   const lbs_minex_latency_ops *ops = NULL;
@@ -46,10 +48,16 @@ static lbs_minex_latency *instance(const func *f) {
   cr_assert_not_null(ops, "latency function '%s' is registered in the test's process", f->name);
   cr_assert_eq(ops->abi, LBS_MINEX_LATENCY_ABI);
   char spec[4096];
-  if (!strcmp(ops->name, "lua"))
-    snprintf(spec, sizeof spec, "lua:%s:0.5", LBS_TEST_LUA_LATENCY);
-  else
+  size_t n = strlen(ops->name);
+  if (ops->flags & LBS_MINEX_LATENCY_SCRIPT) { /* NAME:PATH[:ARGS], PATH in the source tree */
+    cr_assert(ops->example && !strncmp(ops->example, ops->name, n) && ops->example[n] == ':' &&
+                  ops->example[n + 1] != '/',
+              "%s: a script's example is NAME:PATH[:ARGS], the path relative", ops->name);
+    snprintf(spec, sizeof spec, "%.*s:%s/%s", (int)n, ops->example, LBS_SOURCE_DIR,
+             ops->example + n + 1);
+  } else {
     snprintf(spec, sizeof spec, "%s", ops->example ? ops->example : ops->name);
+  }
   lbs_minex_latency *l = NULL;
   cr_assert_eq(lbs_minex_latency_create(spec, NULL, &l), LBS_OK, "%s: %s", spec, lbs_errmsg());
   cr_assert_not_null(l);

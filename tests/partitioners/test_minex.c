@@ -461,12 +461,22 @@ static lbs_err twice_create(void **user, const char *args) {
 }
 
 Test(latency, the_registry_takes_a_new_function_and_refuses_clashes) {
-  static const lbs_minex_latency_ops mine = {LBS_MINEX_LATENCY_ABI, "twice", "twice", "twice", twice_create, twice,
-                                             NULL, NULL, NULL};
-  static const lbs_minex_latency_ops clash = {LBS_MINEX_LATENCY_ABI, "overlap", "overlap", NULL, twice_create, twice,
-                                              NULL, NULL, NULL};
-  static const lbs_minex_latency_ops old = {LBS_MINEX_LATENCY_ABI + 1, "old", "old", NULL, twice_create, twice,
-                                            NULL, NULL, NULL};
+  static const lbs_minex_latency_ops mine = {.abi = LBS_MINEX_LATENCY_ABI,
+                                             .name = "twice",
+                                             .usage = "twice",
+                                             .example = "twice",
+                                             .create = twice_create,
+                                             .latency = twice};
+  static const lbs_minex_latency_ops clash = {.abi = LBS_MINEX_LATENCY_ABI,
+                                              .name = "overlap",
+                                              .usage = "overlap",
+                                              .create = twice_create,
+                                              .latency = twice};
+  static const lbs_minex_latency_ops old = {.abi = LBS_MINEX_LATENCY_ABI + 1,
+                                            .name = "old",
+                                            .usage = "old",
+                                            .create = twice_create,
+                                            .latency = twice};
   int n = lbs_minex_latency_count();
   cr_assert_eq(n, 3, "none, overlap, lua");
   cr_assert_eq(lbs_minex_latency_register(&mine), LBS_OK, "%s", lbs_errmsg());

@@ -8,7 +8,7 @@
 
 static int decide_at(lbs_policy *p, int64_t step) {
   int64_t load[2] = {1, 1};
-  lbs_loadview v = {step, 300, 0, 2, load, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+  lbs_loadview v = {.step = step, .steps = 300, .procs = 2, .load_ns = load};
   int r;
   cr_assert_eq(lbs_policy_decide(p, &v, &r), LBS_OK);
   return r;
@@ -70,8 +70,19 @@ static int run_series(const char *name, series *sr, int64_t *reps) {
   int64_t load[2] = {1, 1};
   sr->last_rep = 0;
   for (int64_t s = 0; s < sr->steps; s++) {
-    lbs_loadview v = {s,          sr->steps, s - sr->last_rep, 2,    load, nav_eval(sr, s, load, &sr->imb[s]) ? 0 : sr->imb[s],
-                      sr->step_ns, sr->imb, sr->excess, n ? sr->cost : 0, sr->cost, nav_eval, NULL, sr};
+    lbs_loadview v = {.step = s,
+                      .steps = sr->steps,
+                      .since = s - sr->last_rep,
+                      .procs = 2,
+                      .load_ns = load,
+                      .imbalance = nav_eval(sr, s, load, &sr->imb[s]) ? 0 : sr->imb[s],
+                      .step_ns = sr->step_ns,
+                      .past_imbalance = sr->imb,
+                      .past_excess_ns = sr->excess,
+                      .last_repart_ns = n ? sr->cost : 0,
+                      .est_repart_ns = sr->cost,
+                      .eval_step = nav_eval,
+                      .nav = sr};
     int rep;
     cr_assert_eq(lbs_policy_decide(p, &v, &rep), LBS_OK, "%s at %lld: %s", name, (long long)s, lbs_errmsg());
     if (rep) {
@@ -113,7 +124,15 @@ Test(policies, adaptive_finds_the_first_unbalanced_step_and_records_its_probes) 
   lbs_policy_create("adaptive:0.5:5:20", &p);
   int64_t load[2];
   sr.last_rep = 0;
-  lbs_loadview v = {0, 60, 0, 2, load, 0, sr.step_ns, sr.imb, sr.excess, 0, 500, nav_eval, NULL, &sr};
+  lbs_loadview v = {.steps = 60,
+                    .procs = 2,
+                    .load_ns = load,
+                    .step_ns = sr.step_ns,
+                    .past_imbalance = sr.imb,
+                    .past_excess_ns = sr.excess,
+                    .est_repart_ns = 500,
+                    .eval_step = nav_eval,
+                    .nav = &sr};
   int rep;
   lbs_policy_decide(p, &v, &rep);
   const int64_t *ps;
@@ -197,7 +216,7 @@ Test(policies, steps_out_of_range_or_malformed) {
   for (int i = 0; i < 7; i++) cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
   cr_assert_eq(lbs_policy_create("steps:20,300", &p), LBS_OK);
   int64_t load[2] = {1, 1};
-  lbs_loadview v = {0, 300, 0, 2, load, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+  lbs_loadview v = {.steps = 300, .procs = 2, .load_ns = load};
   int r;
   cr_assert_eq(lbs_policy_decide(p, &v, &r), LBS_RANGE);
   cr_assert(strstr(lbs_errmsg(), "step 300 is out of range: the replay has 300 steps"), "%s", lbs_errmsg());
@@ -276,7 +295,7 @@ Test(policies, lua_errors_name_file_and_line) {
   cr_assert_eq(lbs_policy_create(name, &pol), LBS_OK, "%s", lbs_errmsg());
   for (int64_t s = 0; s < 4; s++) cr_assert(!decide_at(pol, s));
   int64_t load[2] = {1, 1};
-  lbs_loadview v = {4, 300, 0, 2, load, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+  lbs_loadview v = {.step = 4, .steps = 300, .procs = 2, .load_ns = load};
   int r;
   cr_assert_eq(lbs_policy_decide(pol, &v, &r), LBS_INVAL);
   snprintf(want, sizeof want, "policy lua:%s:1: decide must return a boolean, not a nil (deciding step 4)", p);

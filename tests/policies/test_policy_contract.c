@@ -4,8 +4,10 @@
  * are 0 or 1, deterministic (two fresh instances, one after the other and interleaved, decide
  * alike); it reads no history past the step it decides (the arrays end where an over-read
  * faults); its series is well formed; fini is NULL-safe; a nonsense argument is refused with
- * a message that names the policy, or accepted, never a crash. lua has no example (its
- * argument is a script's path): it runs examples/policies/adaptive.lua, LBS_TEST_LUA_SCRIPT. */
+ * a message that names the policy, or accepted, never a crash. A policy whose argument is a
+ * script (LBS_POLICY_SCRIPT: lua) runs its example's script from the source tree. Its flags
+ * hold together, and the view offers optimize to a policy that plans ahead alone, as the
+ * replay does. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -65,16 +67,20 @@ static const lbs_policy_ops *ops_of(const policy *p) {
   return NULL;
 }
 
-/* The spec the contract runs: the policy's example, lua's with the repository's script. */
+/* The spec the contract runs: the policy's example, a script's path in it taken from the source
+ * tree ("lua:examples/x.lua:1" -> "lua:SRC/examples/x.lua:1"). */
 static const char *spec_of(const lbs_policy_ops *ops) {
-  static char lua[4096];
-  if (ops->example) return ops->example;
-  if (!strcmp(ops->name, "lua")) {
-    snprintf(lua, sizeof lua, "lua:%s:0.15:5:20", LBS_TEST_LUA_SCRIPT);
-    return lua;
+  static char spec[4096];
+  if (!ops->example) {
+    cr_skip_test("%s has no example", ops->name);
+    return NULL;
   }
-  cr_skip_test("%s has no example", ops->name);
-  return NULL;
+  if (!(ops->flags & LBS_POLICY_SCRIPT)) return ops->example;
+  size_t n = strlen(ops->name);
+  cr_assert(!strncmp(ops->example, ops->name, n) && ops->example[n] == ':' && ops->example[n + 1] != '/',
+            "%s: a script's example is NAME:PATH[:ARGS], the path relative ('%s')", ops->name, ops->example);
+  snprintf(spec, sizeof spec, "%.*s:%s/%s", (int)n, ops->example, LBS_SOURCE_DIR, ops->example + n + 1);
+  return spec;
 }
 
 /* ------------------------------------------------------------ the synthetic replay */
@@ -181,7 +187,7 @@ static int play_step(lbs_policy *pol, world *w, int64_t s) {
       .last_repart_ns = w->last_repart_ns,
       .est_repart_ns = w->last_repart_ns ? w->last_repart_ns : REPART_NS,
       .eval_step = eval_step,
-      .optimize = optimize,
+      .optimize = lbs_policy_ops_of(pol)->flags & LBS_POLICY_PLANS_AHEAD ? optimize : NULL,
       .nav = w};
   int rep = -1;
   lbs_err e = lbs_policy_decide(pol, &v, &rep);
@@ -296,6 +302,27 @@ ParameterizedTest(policy *param, policy_contract, series_is_well_formed) {
     cr_assert(isfinite(values[i]), "%s: point %d is %g", lbs_policy_name(pol), i, values[i]);
   }
   lbs_policy_destroy(&pol);
+}
+
+/* What the engine and the CLI ask instead of a name: known bits only; the optimum plans ahead
+ * (policy compare's gap is to a plan over the whole run); a script's example names a script
+ * that is there. */
+ParameterizedTestParameters(policy_contract, flags_hold_together) { return every_policy(); }
+ParameterizedTest(policy *param, policy_contract, flags_hold_together) {
+  const lbs_policy_ops *ops = ops_of(param);
+  unsigned known =
+      LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT | LBS_POLICY_NAVIGATES;
+  cr_assert_eq(ops->flags & ~known, 0, "%s: unknown flags %#x", ops->name, ops->flags);
+  if (ops->flags & LBS_POLICY_OPTIMUM)
+    cr_assert(ops->flags & LBS_POLICY_PLANS_AHEAD, "%s: the optimum without planning ahead", ops->name);
+  if (ops->flags & LBS_POLICY_SCRIPT) {
+    cr_assert_not_null(ops->example, "%s: a script policy without an example script", ops->name);
+    char path[4096];
+    const char *spec = spec_of(ops), *start = spec + strlen(ops->name) + 1, *end = strchr(start, ':');
+    snprintf(path, sizeof path, "%.*s", end ? (int)(end - start) : (int)strlen(start), start);
+    cr_assert_eq(access(path, R_OK), 0, "%s: its example's script %s", ops->name, path);
+  }
+  cr_assert_eq(lbs_policy_find(ops->name), ops, "%s: found by its name", ops->name);
 }
 
 ParameterizedTestParameters(policy_contract, fini_is_null_safe) { return every_policy(); }

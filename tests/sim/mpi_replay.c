@@ -58,7 +58,8 @@ static lbs_err probe_decide(void *s, const lbs_loadview *v, int *rep) {
   probed = !e;
   return e;
 }
-static const lbs_policy_ops probe = {LBS_POLICY_ABI, "probe", "probe", probe_init, probe_decide, NULL, NULL, NULL};
+static const lbs_policy_ops probe = {
+    .abi = LBS_POLICY_ABI, .name = "probe", .usage = "probe", .init = probe_init, .decide = probe_decide};
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"

@@ -2,7 +2,9 @@
  * shows in the slowed processor's compute from its step on; a failure forces a repartition at
  * exactly its step that moves every element of the failed processor, which never gets work
  * again, whether the partitioner honours its zero share (zoltan:rcb) or not (a mock that cuts
- * equal blocks); steps past the trace are named. */
+ * equal blocks); steps past the trace are named; a policy that plans ahead is known by its flag
+ * (LBS_POLICY_PLANS_AHEAD), not its name: it alone is offered the optimum, and it is refused a
+ * changing grid and a partitioner that starts from the current assignment. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <mpi.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "lbs_part.h"
+#include "lbs_policy.h"
 #include "lbs_sim.h"
 #include "lbs_traces.h"
 #include "testutil.h"
@@ -33,10 +36,41 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
 static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI, .name = "blocks", .methods = "", .create = mock_create,
                                          .needs_graph = mock_no, .needs_coords = mock_no, .partition = mock_partition};
 
+/* Two policies that never repartition and note whether their view offered the optimum: planner
+ * says it plans ahead, glancer does not. */
+static int offered[2];
+static lbs_err note_init(void **s, const char *a) {
+  (void)a;
+  *s = NULL;
+  return LBS_OK;
+}
+static lbs_err planner_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  offered[0] |= v->optimize != NULL;
+  *rep = 0;
+  return LBS_OK;
+}
+static lbs_err glancer_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  offered[1] |= v->optimize != NULL;
+  *rep = 0;
+  return LBS_OK;
+}
+static const lbs_policy_ops planner = {.abi = LBS_POLICY_ABI,
+                                       .name = "planner",
+                                       .usage = "planner",
+                                       .init = note_init,
+                                       .decide = planner_decide,
+                                       .flags = LBS_POLICY_PLANS_AHEAD};
+static const lbs_policy_ops glancer = {
+    .abi = LBS_POLICY_ABI, .name = "glancer", .usage = "glancer", .init = note_init, .decide = glancer_decide};
+
 static char *dir, *line;
 static void up(void) {
   MPI_Init(NULL, NULL);
   lbs_part_register(&mock);
+  lbs_policy_register(&planner);
+  lbs_policy_register(&glancer);
   dir = tu_tmpdir();
   line = tu_path(dir, "line.lbt");
   int64_t xadj[E + 1], adj[2 * E];
@@ -180,4 +214,23 @@ Test(avail_replay, steps_past_the_trace_are_named) {
   cr_assert_eq(replay("[availability x]\ntarget = proc 1\nfrom_step = 2\nspeed_factor = 2\n", "zoltan:rcb", "optimal", &r),
                LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "the optimal policy"), "%s", lbs_errmsg());
+}
+
+Test(avail_replay, a_policy_that_plans_ahead_is_known_by_its_flag) {
+  lbs_replay_result *r;
+  cr_assert_eq(replay("", "blocks", "planner", &r), LBS_OK, "%s", lbs_errmsg());
+  lbs_replay_result_free(&r);
+  cr_assert_eq(replay("", "blocks", "glancer", &r), LBS_OK, "%s", lbs_errmsg());
+  lbs_replay_result_free(&r);
+  cr_assert(offered[0], "the policy that plans ahead is offered the optimum");
+  cr_assert(!offered[1], "a policy that does not say so is not");
+  cr_assert_eq(replay("[availability x]\ntarget = proc 1\nfrom_step = 2\nspeed_factor = 2\n", "blocks", "planner", &r),
+               LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "[availability x]: the planner policy plans on a grid that does not change"),
+            "%s", lbs_errmsg());
+  cr_assert_eq(replay("", "minex", "planner", &r), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "the planner policy needs a partitioner whose answer depends only on the step; minex "),
+            "%s", lbs_errmsg());
+  cr_assert_eq(replay("", "minex", "glancer", &r), LBS_OK, "%s", lbs_errmsg());
+  lbs_replay_result_free(&r);
 }
