@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "lbs_calib.h"
+#include "lbs_db.h"
 #include "lbs_json.h"
 #include "lbs_plan.h"
 
@@ -29,7 +29,7 @@
 #define CALIB_FORMAT "lbsim-calibration"
 #define BUSY_MS 10000 /* another process writing: wait this long for it */
 
-static const char *SCHEMA =
+static const char SCHEMA[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, command TEXT NOT NULL, machine TEXT);"
     "CREATE TABLE ipgs(id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id), impl TEXT NOT NULL,"
@@ -43,8 +43,9 @@ static const char *SCHEMA =
     " created TEXT NOT NULL, n INTEGER NOT NULL, floor_s REAL, mean_err REAL, rms_err REAL, max_err REAL,"
     " mean_err_floor REAL, points BLOB NOT NULL, points_crc INTEGER NOT NULL);";
 
-/* Schema 2 added RACECAR plans; a version 1 file opened for writing gets these tables. */
-static const char *PLAN_SCHEMA =
+/* Schema 2 added RACECAR plans (STEPS below): a new database is made as version 1, then gets
+ * these tables as a version 1 file opened for writing does. */
+static const char PLAN_SCHEMA[] =
     "CREATE TABLE plans(id INTEGER PRIMARY KEY, created TEXT NOT NULL, command TEXT NOT NULL, kernel TEXT NOT NULL,"
     " threads INTEGER NOT NULL, devices TEXT NOT NULL, hi REAL NOT NULL, template TEXT NOT NULL, ovh_s REAL NOT NULL,"
     " ovh_per_work_s REAL NOT NULL, plan_s REAL, nsplit INTEGER NOT NULL, splits BLOB NOT NULL,"
@@ -61,29 +62,13 @@ static const char *IPG_COLS =
     " npoints, points, points_crc, nsamples, samples, samples_crc FROM ipgs";
 
 struct lbs_calib_db {
-  sqlite3 *db;
-  char *path; /* owned, for messages */
-  int schema; /* the file's schema version (1: no plans) */
+  lbs_db *d;
+  sqlite3 *db;      /* lbs_db_sqlite(d) */
+  const char *path; /* lbs_db_path(d), for messages */
+  int schema;       /* the file's schema version (1: no plans) */
 };
 
 /* ================================================================ helpers */
-
-static lbs_err dberr(sqlite3 *db, const char *path, const char *what) {
-  int rc = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
-  const char *msg = db ? sqlite3_errmsg(db) : "cannot allocate";
-  if (rc == SQLITE_NOMEM) return lbs_fail(LBS_NOMEM, "%s: %s: %s", path, what, msg);
-  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
-    return lbs_fail(LBS_CORRUPT, "%s: %s: file is damaged (%s)", path, what, msg);
-  if (rc == SQLITE_IOERR || rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_FULL)
-    return lbs_fail(LBS_IO, "%s: %s: %s", path, what, msg);
-  return lbs_fail(LBS_DB, "%s: %s: %s", path, what, msg);
-}
-
-static lbs_err cerr(lbs_calib_db *c, const char *what) { return dberr(c->db, c->path, what); }
-
-static lbs_err exec(lbs_calib_db *c, const char *sql, const char *what) {
-  return sqlite3_exec(c->db, sql, NULL, NULL, NULL) == SQLITE_OK ? LBS_OK : cerr(c, what);
-}
 
 /* ISO 8601 UTC, second resolution. */
 static void iso_now(char *buf, size_t n) {
@@ -186,210 +171,111 @@ static void msg_add(msgbuf *m, const char *fmt, ...) {
 
 /* ================================================================ open and close */
 
-/* Looks at an existing path before SQLite does: a regular file (a FIFO or device is never
- * opened for reading: O_NONBLOCK and the fstat keep a FIFO made after the stat from waiting),
- * and either empty or an SQLite file. *empty: it has no bytes. */
-static lbs_err sniff(const char *path, int *empty) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat sb;
-  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-    close(fd);
-    return lbs_fail(LBS_IO, "%s: not a regular file", path);
-  }
-  char magic[16];
-  ssize_t got = read(fd, magic, sizeof magic);
-  int err = errno;
-  close(fd);
-  if (got < 0) return lbs_fail(LBS_IO, "%s: cannot read: %s", path, strerror(err));
-  *empty = got == 0;
-  if (got > 0 && (got < 16 || memcmp(magic, "SQLite format 3", 16)))
-    return lbs_fail(LBS_FORMAT, "%s: not a calibration database (not an SQLite file)", path);
-  return LBS_OK;
-}
-
-static lbs_err count_tables(lbs_calib_db *c, int64_t *ntables, int *has_meta) {
+/* A calibration database is known by meta('format') (its application_id is set, but files
+ * were always told by their format): one without a meta table, or of another format, is not
+ * one. A meta table without key and value columns is not ours either. */
+static lbs_err identify(lbs_db *d) {
+  sqlite3 *db = lbs_db_sqlite(d);
+  const char *path = lbs_db_path(d);
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master", -1, &st, NULL))
-    return cerr(c, "open");
-  lbs_err e = LBS_OK;
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    *ntables = sqlite3_column_int64(st, 0);
-    *has_meta = sqlite3_column_int(st, 1) > 0;
-  } else {
-    e = cerr(c, "open");
-  }
-  sqlite3_finalize(st);
-  return e;
-}
-
-static lbs_err put_meta(lbs_calib_db *c, const char *key, const char *value) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1, &st, NULL))
-    return cerr(c, "meta");
-  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-  int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? LBS_OK : cerr(c, "meta");
-}
-
-/* A new database: the tables and meta, in one transaction (re-checked inside it, in case
- * another process made them first). */
-static lbs_err init_schema(lbs_calib_db *c) {
-  lbs_err e = exec(c, "BEGIN IMMEDIATE", "create");
+  lbs_err e =
+      lbs_db_prepare(d, "SELECT count(*) FROM sqlite_master WHERE name = 'meta'", "open", &st);
   if (e) return e;
-  int64_t ntables = 0;
-  int has_meta = 0;
-  e = count_tables(c, &ntables, &has_meta);
-  if (!e && ntables == 0) {
-    char created[32], appid[64], schema[16];
-    iso_now(created, sizeof created);
-    snprintf(appid, sizeof appid, "PRAGMA application_id=%d", CALIB_APP_ID);
-    snprintf(schema, sizeof schema, "%d", LBS_CALIB_SCHEMA);
-    if (!(e = exec(c, SCHEMA, "create")) && !(e = exec(c, PLAN_SCHEMA, "create")) && !(e = exec(c, appid, "create")) && !(e = put_meta(c, "format", CALIB_FORMAT)) &&
-        !(e = put_meta(c, "schema", schema)) && !(e = put_meta(c, "created", created)))
-      e = put_meta(c, "lbsim", LBSIM_VERSION);
-  }
-  if (!e) e = exec(c, "COMMIT", "create");
-  if (e) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
-  return e;
-}
-
-/* meta('key') into buf; *found 0 when absent. A meta table without key and value columns is
- * not ours: LBS_FORMAT. */
-static lbs_err get_meta(lbs_calib_db *c, const char *key, char *buf, size_t n, int *found) {
-  sqlite3_stmt *st;
-  *found = 0;
-  buf[0] = '\0';
-  if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL))
-    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database (%s)", c->path,
-                    sqlite3_errmsg(c->db));
-  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+  int has_meta = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+  sqlite3_finalize(st);
+  if (!has_meta)
+    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database", path);
+  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'format'", -1, &st, NULL))
+    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database (%s)",
+                    path, sqlite3_errmsg(db));
+  char v[128] = "";
   int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW)
+    col_copy(st, 0, v, sizeof v);
+  else if (rc != SQLITE_DONE)
+    e = lbs_db_fail(d, "meta");
+  sqlite3_finalize(st);
+  if (!e && (rc != SQLITE_ROW || strcmp(v, CALIB_FORMAT)))
+    e = lbs_fail(LBS_FORMAT,
+                 "%s: an SQLite file but not an lbsim calibration database (format '%s')", path,
+                 rc == SQLITE_ROW ? v : "(none)");
+  return e;
+}
+
+/* A new database's meta rows beside its version: format, when it was made, by which lbsim. */
+static lbs_err on_create(lbs_db *d) {
+  char created[32];
+  iso_now(created, sizeof created);
+  const char *const meta[][2] = {
+      {"format", CALIB_FORMAT}, {"created", created}, {"lbsim", LBSIM_VERSION}};
   lbs_err e = LBS_OK;
-  if (rc == SQLITE_ROW) {
-    col_copy(st, 0, buf, n);
-    *found = 1;
-  } else if (rc != SQLITE_DONE) {
-    e = cerr(c, "meta");
+  for (size_t i = 0; !e && i < sizeof meta / sizeof *meta; i++) {
+    lbs_db_val row[] = {LBS_DB_TEXT(meta[i][0]), LBS_DB_TEXT(meta[i][1])};
+    e = lbs_db_insert(d, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", "meta", row,
+                      LBS_DB_COUNT(row));
   }
-  sqlite3_finalize(st);
   return e;
 }
 
-/* Makes the schema of a new (empty) file when create, then checks what the file holds. */
-static lbs_err load(lbs_calib_db *c, int create) {
-  int64_t ntables = 0;
-  int has_meta = 0;
-  lbs_err e = count_tables(c, &ntables, &has_meta);
-  if (e) return e;
-  if (ntables == 0) {
-    if (!create) return lbs_fail(LBS_FORMAT, "%s: an empty SQLite file, not a calibration database", c->path);
-    if ((e = init_schema(c)) || (e = count_tables(c, &ntables, &has_meta))) return e;
-  }
-  if (!has_meta) return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database", c->path);
-  char v[128];
-  int found;
-  if ((e = get_meta(c, "format", v, sizeof v, &found))) return e;
-  if (!found || strcmp(v, CALIB_FORMAT))
-    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim calibration database (format '%s')", c->path,
-                    found ? v : "(none)");
-  if ((e = get_meta(c, "schema", v, sizeof v, &found))) return e;
-  if (!found) return lbs_fail(LBS_CORRUPT, "%s: calibration database without meta 'schema'", c->path);
-  char *end;
-  errno = 0;
-  long ver = strtol(v, &end, 10);
-  if (errno || end == v || *end || ver < 1 || ver > LBS_CALIB_SCHEMA)
-    return lbs_fail(LBS_VERSION, "%s: calibration schema version '%s', this lbsim reads versions 1 to %d", c->path, v,
-                    LBS_CALIB_SCHEMA);
-  c->schema = (int)ver;
-  /* a damaged b-tree can take inserts without complaint and lose what was there: refuse it */
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, "PRAGMA quick_check(1)", -1, &st, NULL)) return cerr(c, "integrity check");
-  const char *r = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-  if (!r || strcmp(r, "ok")) e = lbs_fail(LBS_CORRUPT, "%s: a damaged calibration database (%s)", c->path, r ? r : sqlite3_errmsg(c->db));
-  sqlite3_finalize(st);
-  return e;
-}
+/* Schema 2 added RACECAR plans: a version 1 file opened for writing gets their tables. */
+static const lbs_db_step STEPS[] = {{2, PLAN_SCHEMA, NULL}};
 
-/* A version 1 file opened for writing: the plan tables, then schema 2 (one transaction). */
-static lbs_err migrate(lbs_calib_db *c) {
-  char v[16];
-  snprintf(v, sizeof v, "%d", LBS_CALIB_SCHEMA);
-  lbs_err e = exec(c, "BEGIN IMMEDIATE", "upgrade");
-  if (!e) e = exec(c, PLAN_SCHEMA, "upgrade");
-  if (!e) e = put_meta(c, "schema", v);
-  if (!e) e = exec(c, "COMMIT", "upgrade");
-  if (e) sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
-  else c->schema = LBS_CALIB_SCHEMA;
-  return e;
-}
+/* A calibration database: the version in meta('schema'). */
+static const lbs_db_kind CALIB = {
+    .what = "calibration database",
+    .a_what = "a calibration database",
+    .schema_name = "calibration",
+    .app_id = CALIB_APP_ID,
+    .identify = identify,
+    .version = LBS_CALIB_SCHEMA,
+    .oldest = 1,
+    .meta_key = "schema",
+    .schema = SCHEMA,
+    .schema_version = 1,
+    .on_create = on_create,
+    .steps = STEPS,
+    .nsteps = sizeof STEPS / sizeof *STEPS,
+    .rw_reader = 1, /* read-only only where it cannot be written */
+};
 
 lbs_err lbs_calib_open(const char *path, int create, lbs_calib_db **out) {
   *out = NULL;
-  if (!path || !*path) /* SQLite would open a temporary database */
-    return lbs_fail(LBS_INVAL, "calibration database: empty path");
-  struct stat sb; /* a FIFO, directory or device is refused before SQLite sees it */
-  int existed = stat(path, &sb) == 0, err = errno, empty = 0;
-  lbs_err e;
-  if (existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
-  if (!existed) {
-    if (err != ENOENT || !create) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(err));
-    if ((e = lbs_parent_writable(path))) return e;
-  } else if ((e = sniff(path, &empty))) {
-    return e;
-  }
   lbs_calib_db *c = calloc(1, sizeof *c);
-  if (!c || !(c->path = strdup(path))) {
-    free(c);
-    return lbs_fail(LBS_NOMEM, "%s: calibration database", path);
-  }
-  int rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), NULL);
-  if (rc != SQLITE_OK && !create) { /* reading a database one may not write */
-    sqlite3_close(c->db);
-    c->db = NULL;
-    rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READONLY, NULL);
-  }
-  if (rc != SQLITE_OK) {
-    e = dberr(c->db, path, "open");
-  } else {
-    sqlite3_busy_timeout(c->db, BUSY_MS);
-    e = load(c, create);
-    if (!e && create && c->schema == 1) e = migrate(c);
-  }
+  if (!c) return lbs_fail(LBS_NOMEM, "%s: calibration database", path ? path : "");
+  /* a damaged b-tree can take inserts without complaint and lose what was there: the quick
+   * check refuses it */
+  lbs_db_opts o = {
+      .mode = create ? LBS_DB_WRITE : LBS_DB_READ, .busy_ms = BUSY_MS, .quick_check = 1};
+  lbs_err e = lbs_db_open(&CALIB, path, &o, &c->d);
   if (e) {
-    lbs_calib_close(&c);
-    /* a file this call made and left empty is not left behind */
-    if (!existed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) unlink(path);
+    free(c);
     return e;
   }
+  c->db = lbs_db_sqlite(c->d);
+  c->path = lbs_db_path(c->d);
+  c->schema = lbs_db_version(c->d);
   *out = c;
   return LBS_OK;
 }
 
 void lbs_calib_close(lbs_calib_db **db) {
   if (!db || !*db) return;
-  sqlite3_close((*db)->db);
-  free((*db)->path);
+  lbs_db_close(&(*db)->d);
   free(*db);
   *db = NULL;
 }
 
 /* ================================================================ writing */
 
-lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *machine_json, int64_t *run_id) {
+lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *machine_json,
+                            int64_t *run_id) {
   char started[32];
   iso_now(started, sizeof started);
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, "INSERT INTO runs(started, command, machine) VALUES(?1, ?2, ?3)", -1, &st, NULL))
-    return cerr(db, "runs");
-  sqlite3_bind_text(st, 1, started, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, command ? command : "", -1, SQLITE_STATIC);
-  if (machine_json) sqlite3_bind_text(st, 3, machine_json, -1, SQLITE_STATIC);
-  int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return cerr(db, "runs");
+  lbs_db_val row[] = {LBS_DB_TEXT(started), LBS_DB_TEXT(command ? command : ""),
+                      LBS_DB_TEXT(machine_json)};
+  lbs_err e = lbs_db_insert(db->d, "INSERT INTO runs(started, command, machine) VALUES(?1, ?2, ?3)",
+                            "runs", row, LBS_DB_COUNT(row));
+  if (e) return e;
   if (run_id) *run_id = sqlite3_last_insert_rowid(db->db);
   return LBS_OK;
 }
@@ -397,11 +283,12 @@ lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *m
 /* 1 when a row of table has this id. */
 static lbs_err row_exists(lbs_calib_db *c, const char *sql, int64_t id, int *yes) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL)) return cerr(c, "lookup");
+  *yes = 0;
+  if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL)) return lbs_db_fail(c->d, "lookup");
   sqlite3_bind_int64(st, 1, id);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return cerr(c, "lookup");
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return lbs_db_fail(c->d, "lookup");
   *yes = rc == SQLITE_ROW;
   return LBS_OK;
 }
@@ -461,41 +348,40 @@ lbs_err lbs_calib_put_ipg(lbs_calib_db *db, lbs_ipg_rec *r) {
   if (!e) e = encode(r->nsamples, 2, scols, &smp, &nsmp_b);
   free(sw);
   free(stt);
-  sqlite3_stmt *st = NULL;
-  if (!e) e = exec(db, "BEGIN IMMEDIATE", "ipgs");
   if (!e) {
-    if (sqlite3_prepare_v2(db->db,
-                           "INSERT INTO ipgs(run_id, impl, kernel, device, metric, lo, hi, status, message, created,"
-                           " seconds, params, npoints, points, points_crc, nsamples, samples, samples_crc)"
-                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-                           -1, &st, NULL)) {
-      e = cerr(db, "ipgs");
-    } else {
-      if (r->run_id > 0) sqlite3_bind_int64(st, 1, r->run_id);
-      sqlite3_bind_text(st, 2, r->impl, -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 3, r->kernel, -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 4, r->device, -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 5, r->metric, -1, SQLITE_STATIC);
-      sqlite3_bind_double(st, 6, r->lo);
-      sqlite3_bind_double(st, 7, r->hi);
-      sqlite3_bind_text(st, 8, r->status, -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 9, r->message, -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 10, r->created, -1, SQLITE_STATIC);
-      sqlite3_bind_double(st, 11, r->seconds);
-      if (r->params) sqlite3_bind_text(st, 12, r->params, -1, SQLITE_STATIC);
-      sqlite3_bind_int(st, 13, r->ipg.n);
-      sqlite3_bind_blob64(st, 14, pts, npts_b, SQLITE_STATIC);
-      sqlite3_bind_int64(st, 15, lbs_crc32(pts, npts_b));
-      sqlite3_bind_int(st, 16, r->nsamples);
-      sqlite3_bind_blob64(st, 17, smp, nsmp_b, SQLITE_STATIC);
-      sqlite3_bind_int64(st, 18, lbs_crc32(smp, nsmp_b));
-      if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "ipgs");
-      sqlite3_finalize(st);
-    }
+    lbs_db_val row[] = {r->run_id > 0 ? LBS_DB_INT(r->run_id) : LBS_DB_NULL,
+                        LBS_DB_TEXT(r->impl),
+                        LBS_DB_TEXT(r->kernel),
+                        LBS_DB_TEXT(r->device),
+                        LBS_DB_TEXT(r->metric),
+                        LBS_DB_REAL(r->lo),
+                        LBS_DB_REAL(r->hi),
+                        LBS_DB_TEXT(r->status),
+                        LBS_DB_TEXT(r->message),
+                        LBS_DB_TEXT(r->created),
+                        LBS_DB_REAL(r->seconds),
+                        LBS_DB_TEXT(r->params),
+                        LBS_DB_INT(r->ipg.n),
+                        LBS_DB_BLOB(pts, npts_b),
+                        LBS_DB_INT(lbs_crc32(pts, npts_b)),
+                        LBS_DB_INT(r->nsamples),
+                        LBS_DB_BLOB(smp, nsmp_b),
+                        LBS_DB_INT(lbs_crc32(smp, nsmp_b))};
+    /* a transaction of its own: the IPG and its id, or nothing */
+    if (!(e = lbs_db_begin(db->d, "ipgs")))
+      e = lbs_db_insert(
+          db->d,
+          "INSERT INTO ipgs(run_id, impl, kernel, device, metric, lo, hi, status, message, created,"
+          " seconds, params, npoints, points, points_crc, nsamples, samples, samples_crc)"
+          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+          " ?18)",
+          "ipgs", row, LBS_DB_COUNT(row));
     int64_t id = sqlite3_last_insert_rowid(db->db);
-    if (!e) e = exec(db, "COMMIT", "ipgs");
-    if (e) sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-    else r->id = id;
+    if (!e) e = lbs_db_commit(db->d, "ipgs");
+    if (e)
+      lbs_db_rollback(db->d);
+    else
+      r->id = id;
   }
   free(pts);
   free(smp);
@@ -521,28 +407,20 @@ lbs_err lbs_calib_put_verify(lbs_calib_db *db, int64_t ipg_id, const lbs_verify 
   if (!e) e = encode(v->n, 3, cols, &blob, &bytes);
   free(w);
   free(t);
-  sqlite3_stmt *st = NULL;
-  if (!e && sqlite3_prepare_v2(db->db,
-                               "INSERT INTO verifies(ipg_id, created, n, floor_s, mean_err, rms_err, max_err,"
-                               " mean_err_floor, points, points_crc) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                               -1, &st, NULL))
-    e = cerr(db, "verifies");
   if (!e) {
     char created[32];
     iso_now(created, sizeof created);
-    sqlite3_bind_int64(st, 1, ipg_id);
-    sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, v->n);
-    sqlite3_bind_double(st, 4, v->floor_s);
-    sqlite3_bind_double(st, 5, v->mean_err);
-    sqlite3_bind_double(st, 6, v->rms_err);
-    sqlite3_bind_double(st, 7, v->max_err);
-    sqlite3_bind_double(st, 8, v->mean_err_floor);
-    sqlite3_bind_blob64(st, 9, blob, bytes, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 10, lbs_crc32(blob, bytes));
-    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "verifies");
+    lbs_db_val row[] = {LBS_DB_INT(ipg_id),       LBS_DB_TEXT(created),
+                        LBS_DB_INT(v->n),         LBS_DB_REAL(v->floor_s),
+                        LBS_DB_REAL(v->mean_err), LBS_DB_REAL(v->rms_err),
+                        LBS_DB_REAL(v->max_err),  LBS_DB_REAL(v->mean_err_floor),
+                        LBS_DB_BLOB(blob, bytes), LBS_DB_INT(lbs_crc32(blob, bytes))};
+    e = lbs_db_insert(
+        db->d,
+        "INSERT INTO verifies(ipg_id, created, n, floor_s, mean_err, rms_err, max_err,"
+        " mean_err_floor, points, points_crc) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "verifies", row, LBS_DB_COUNT(row));
   }
-  sqlite3_finalize(st);
   free(blob);
   return e;
 }
@@ -625,7 +503,7 @@ static lbs_err read_all(lbs_calib_db *c, sqlite3_stmt *st, size_t size, read_row
     }
     if (!(e = fn(c, st, arr + (size_t)cnt * size))) cnt++;
   }
-  if (!e && rc != SQLITE_DONE) e = cerr(c, what);
+  if (!e && rc != SQLITE_DONE) e = lbs_db_fail(c->d, what);
   if (e) {
     for (int i = 0; i < cnt; i++) fr(arr + (size_t)i * size);
     free(arr);
@@ -645,7 +523,7 @@ lbs_err lbs_calib_list(lbs_calib_db *db, lbs_ipg_rec **recs, int *n) {
   char sql[512];
   snprintf(sql, sizeof sql, "%s ORDER BY id", IPG_COLS);
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return cerr(db, "ipgs");
+  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return lbs_db_fail(db->d, "ipgs");
   void *arr = NULL;
   lbs_err e = read_all(db, st, sizeof(lbs_ipg_rec), read_ipg_row, free_ipg_rec, "ipgs", &arr, n);
   sqlite3_finalize(st);
@@ -691,7 +569,7 @@ lbs_err lbs_calib_list_verifies(lbs_calib_db *db, int64_t ipg_id, lbs_verify **v
                          "SELECT id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points,"
                          " points_crc FROM verifies WHERE ?1 = 0 OR ipg_id = ?1 ORDER BY id",
                          -1, &st, NULL))
-    return cerr(db, "verifies");
+    return lbs_db_fail(db->d, "verifies");
   sqlite3_bind_int64(st, 1, ipg_id);
   void *arr = NULL;
   lbs_err e = read_all(db, st, sizeof(lbs_verify), read_verify_row, free_verify_rec, "verifies", &arr, n);
@@ -708,7 +586,7 @@ static lbs_err devices_of(lbs_calib_db *c, const char *impl, msgbuf *m, int *cou
                          "SELECT device FROM ipgs WHERE impl = ?1 AND status = 'complete' GROUP BY device"
                          " ORDER BY min(id)",
                          -1, &st, NULL))
-    return cerr(c, "ipgs");
+    return lbs_db_fail(c->d, "ipgs");
   sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
   int rc;
   *count = 0;
@@ -718,7 +596,7 @@ static lbs_err devices_of(lbs_calib_db *c, const char *impl, msgbuf *m, int *cou
     if (*count == 1) col_copy(st, 0, only, n);
   }
   sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? LBS_OK : cerr(c, "ipgs");
+  return rc == SQLITE_DONE ? LBS_OK : lbs_db_fail(c->d, "ipgs");
 }
 
 /* LBS_NOTFOUND for impl (on device, when not NULL): what the database holds, complete, and the
@@ -733,7 +611,7 @@ static lbs_err not_found(lbs_calib_db *c, const char *impl, const char *device) 
                          "SELECT impl, device, count(*) FROM ipgs WHERE status = 'complete' GROUP BY impl, device"
                          " ORDER BY min(id)",
                          -1, &st, NULL))
-    return cerr(c, "ipgs");
+    return lbs_db_fail(c->d, "ipgs");
   int k = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char *i = (const char *)sqlite3_column_text(st, 0), *d = (const char *)sqlite3_column_text(st, 1);
@@ -745,7 +623,7 @@ static lbs_err not_found(lbs_calib_db *c, const char *impl, const char *device) 
                          "SELECT id, device, status, message FROM ipgs WHERE impl = ?1 AND status <> 'complete'"
                          " AND (?2 IS NULL OR device = ?2) ORDER BY id DESC",
                          -1, &st, NULL))
-    return cerr(c, "ipgs");
+    return lbs_db_fail(c->d, "ipgs");
   sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
   if (device) sqlite3_bind_text(st, 2, device, -1, SQLITE_STATIC);
   k = 0;
@@ -778,13 +656,13 @@ lbs_err lbs_calib_get(lbs_calib_db *db, const char *impl, const char *device, lb
   snprintf(sql, sizeof sql, "%s WHERE impl = ?1 AND device = ?2 AND status = 'complete' ORDER BY id DESC LIMIT 1",
            IPG_COLS);
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return cerr(db, "ipgs");
+  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return lbs_db_fail(db->d, "ipgs");
   sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, device, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) e = read_ipg(db, st, out);
   else if (rc == SQLITE_DONE) e = not_found(db, impl, device);
-  else e = cerr(db, "ipgs");
+  else e = lbs_db_fail(db->d, "ipgs");
   sqlite3_finalize(st);
   return e;
 }
@@ -838,7 +716,7 @@ static json_t *json_samples(int n, const lbs_sample *s, const double *p) {
 /* The meta table and the runs into doc. LBS_NOMEM leaves no message (the caller's). */
 static lbs_err json_meta_runs(lbs_calib_db *c, json_t *doc) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL)) return cerr(c, "meta");
+  if (sqlite3_prepare_v2(c->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL)) return lbs_db_fail(c->d, "meta");
   json_t *meta = json_object(), *runs = json_array();
   int rc = SQLITE_DONE;
   int bad =
@@ -848,10 +726,10 @@ static lbs_err json_meta_runs(lbs_calib_db *c, json_t *doc) {
     bad = lbs_json_set(meta, k ? k : "", lbs_json_str((const char *)sqlite3_column_text(st, 1)));
   }
   sqlite3_finalize(st);
-  lbs_err e = bad ? LBS_NOMEM : rc != SQLITE_DONE ? cerr(c, "meta") : LBS_OK;
+  lbs_err e = bad ? LBS_NOMEM : rc != SQLITE_DONE ? lbs_db_fail(c->d, "meta") : LBS_OK;
   if (!e && sqlite3_prepare_v2(c->db, "SELECT id, started, command, machine FROM runs ORDER BY id",
                                -1, &st, NULL))
-    e = cerr(c, "runs");
+    e = lbs_db_fail(c->d, "runs");
   if (!e) {
     while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW)
       bad = json_array_append_new(
@@ -860,7 +738,7 @@ static lbs_err json_meta_runs(lbs_calib_db *c, json_t *doc) {
                           "command", lbs_json_str((const char *)sqlite3_column_text(st, 2)),
                           "machine", json_raw((const char *)sqlite3_column_text(st, 3))));
     sqlite3_finalize(st);
-    e = bad ? LBS_NOMEM : rc != SQLITE_DONE ? cerr(c, "runs") : LBS_OK;
+    e = bad ? LBS_NOMEM : rc != SQLITE_DONE ? lbs_db_fail(c->d, "runs") : LBS_OK;
   }
   json_decref(meta), json_decref(runs);
   return e;
@@ -1233,11 +1111,13 @@ static lbs_err no_plans(lbs_calib_db *c) {
                   c->path, c->schema);
 }
 
-static lbs_err put_graph(lbs_calib_db *c, int64_t id, int ws, const char *kind, const lbs_graph *g) {
+static lbs_err put_graph(lbs_calib_db *c, int64_t id, int ws, const char *kind,
+                         const lbs_graph *g) {
   double *cols[7] = {NULL};
   lbs_err e = LBS_OK;
   for (int j = 0; j < 7 && !e; j++)
-    if (!(cols[j] = malloc((size_t)(g->n ? g->n : 1) * sizeof *cols[j]))) e = lbs_fail(LBS_NOMEM, "plan graph");
+    if (!(cols[j] = malloc((size_t)(g->n ? g->n : 1) * sizeof *cols[j])))
+      e = lbs_fail(LBS_NOMEM, "plan graph");
   for (int i = 0; i < g->n && !e; i++) {
     const lbs_piece *q = &g->p[i];
     cols[0][i] = q->x0, cols[1][i] = q->x1, cols[2][i] = q->t0, cols[3][i] = q->t1;
@@ -1247,23 +1127,39 @@ static lbs_err put_graph(lbs_calib_db *c, int64_t id, int ws, const char *kind, 
   size_t bytes = 0;
   if (!e) e = encode(g->n, 7, (const double *const *)cols, &blob, &bytes);
   for (int j = 0; j < 7; j++) free(cols[j]);
-  sqlite3_stmt *st = NULL;
-  if (!e && sqlite3_prepare_v2(c->db,
-                               "INSERT INTO plan_graphs(plan_id, ws, kind, npieces, pieces, pieces_crc)"
-                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                               -1, &st, NULL))
-    e = cerr(c, "plan_graphs");
   if (!e) {
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, ws);
-    sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, g->n);
-    sqlite3_bind_blob64(st, 5, blob, bytes, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, lbs_crc32(blob, bytes));
-    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(c, "plan_graphs");
+    lbs_db_val row[] = {LBS_DB_INT(id),           LBS_DB_INT(ws),
+                        LBS_DB_TEXT(kind),        LBS_DB_INT(g->n),
+                        LBS_DB_BLOB(blob, bytes), LBS_DB_INT(lbs_crc32(blob, bytes))};
+    e = lbs_db_insert(c->d,
+                      "INSERT INTO plan_graphs(plan_id, ws, kind, npieces, pieces, pieces_crc)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                      "plan_graphs", row, LBS_DB_COUNT(row));
+  }
+  free(blob);
+  return e;
+}
+
+/* The plan's implementations, in its transaction. */
+static lbs_err put_impls(lbs_calib_db *c, int64_t id, const lbs_plan *p) {
+  sqlite3_stmt *st;
+  lbs_err e =
+      lbs_db_prepare(c->d,
+                     "INSERT INTO plan_impls(plan_id, idx, impl, device, threads, devmask, ipg_id)"
+                     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                     "plan_impls", &st);
+  for (int i = 0; i < p->nimpl && !e; i++) {
+    const lbs_plan_impl *q = &p->impl[i];
+    lbs_db_val row[] = {LBS_DB_INT(id),
+                        LBS_DB_INT(i),
+                        LBS_DB_TEXT(q->impl),
+                        LBS_DB_TEXT(q->device),
+                        LBS_DB_INT(q->threads),
+                        LBS_DB_INT(q->devmask),
+                        q->ipg_id > 0 ? LBS_DB_INT(q->ipg_id) : LBS_DB_NULL};
+    e = lbs_db_row(c->d, st, "plan_impls", row, LBS_DB_COUNT(row));
   }
   sqlite3_finalize(st);
-  free(blob);
   return e;
 }
 
@@ -1272,7 +1168,8 @@ lbs_err lbs_calib_put_plan(lbs_calib_db *db, lbs_plan *p, const char *command) {
   if (!p->created[0]) iso_now(p->created, sizeof p->created);
   char devices[LBS_PLAN_MAX_DEV * 161 + 1] = "";
   for (int d = 0; d < p->ndev; d++) {
-    if (strchr(p->devices[d], '\n')) return lbs_fail(LBS_INVAL, "%s: plan: a device name with a newline", db->path);
+    if (strchr(p->devices[d], '\n'))
+      return lbs_fail(LBS_INVAL, "%s: plan: a device name with a newline", db->path);
     strcat(devices, p->devices[d]);
     strcat(devices, "\n");
   }
@@ -1286,63 +1183,40 @@ lbs_err lbs_calib_put_plan(lbs_calib_db *db, lbs_plan *p, const char *command) {
   if (!e) e = encode(p->nsplit, 2, cols, &blob, &bytes);
   free(sa);
   free(sb);
-  if (!e) e = exec(db, "BEGIN IMMEDIATE", "plans");
-  if (e) {
-    free(blob);
-    return e;
+  if (!e) e = lbs_db_begin(db->d, "plans");
+  if (!e) {
+    lbs_db_val row[] = {LBS_DB_TEXT(p->created),
+                        LBS_DB_TEXT(command ? command : ""),
+                        LBS_DB_TEXT(p->kernel),
+                        LBS_DB_INT(p->threads),
+                        LBS_DB_TEXT(devices),
+                        LBS_DB_REAL(p->hi),
+                        LBS_DB_TEXT(p->tmpl),
+                        LBS_DB_REAL(p->ovh_s),
+                        LBS_DB_REAL(p->ovh_per_work_s),
+                        LBS_DB_REAL(p->plan_s),
+                        LBS_DB_INT(p->nsplit),
+                        LBS_DB_BLOB(blob, bytes),
+                        LBS_DB_INT(lbs_crc32(blob, bytes))};
+    e = lbs_db_insert(
+        db->d,
+        "INSERT INTO plans(created, command, kernel, threads, devices, hi, template, ovh_s,"
+        " ovh_per_work_s, plan_s, nsplit, splits, splits_crc)"
+        " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        "plans", row, LBS_DB_COUNT(row));
   }
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db->db,
-                         "INSERT INTO plans(created, command, kernel, threads, devices, hi, template, ovh_s,"
-                         " ovh_per_work_s, plan_s, nsplit, splits, splits_crc)"
-                         " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                         -1, &st, NULL))
-    e = cerr(db, "plans");
-  else {
-    sqlite3_bind_text(st, 1, p->created, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, command ? command : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, p->kernel, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, p->threads);
-    sqlite3_bind_text(st, 5, devices, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 6, p->hi);
-    sqlite3_bind_text(st, 7, p->tmpl, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 8, p->ovh_s);
-    sqlite3_bind_double(st, 9, p->ovh_per_work_s);
-    sqlite3_bind_double(st, 10, p->plan_s);
-    sqlite3_bind_int(st, 11, p->nsplit);
-    sqlite3_bind_blob64(st, 12, blob, bytes, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 13, lbs_crc32(blob, bytes));
-    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "plans");
-  }
-  sqlite3_finalize(st);
   free(blob);
   int64_t id = sqlite3_last_insert_rowid(db->db);
-  st = NULL;
-  if (!e && sqlite3_prepare_v2(db->db,
-                               "INSERT INTO plan_impls(plan_id, idx, impl, device, threads, devmask, ipg_id)"
-                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                               -1, &st, NULL))
-    e = cerr(db, "plan_impls");
-  for (int i = 0; i < p->nimpl && !e; i++) {
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, i);
-    sqlite3_bind_text(st, 3, p->impl[i].impl, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, p->impl[i].device, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 5, p->impl[i].threads);
-    sqlite3_bind_int64(st, 6, p->impl[i].devmask);
-    if (p->impl[i].ipg_id > 0) sqlite3_bind_int64(st, 7, p->impl[i].ipg_id);
-    else sqlite3_bind_null(st, 7);
-    if (sqlite3_step(st) != SQLITE_DONE) e = cerr(db, "plan_impls");
-  }
-  sqlite3_finalize(st);
+  if (!e) e = put_impls(db, id, p);
   for (int ws = 0; ws < p->nws && !e; ws++) {
     e = put_graph(db, id, ws, "fpg", &p->fpg[ws]);
     if (!e) e = put_graph(db, id, ws, "pg", &p->pg[ws]);
   }
-  if (!e) e = exec(db, "COMMIT", "plans");
-  if (e) sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-  else p->id = id;
+  if (!e) e = lbs_db_commit(db->d, "plans");
+  if (e)
+    lbs_db_rollback(db->d);
+  else
+    p->id = id;
   return e;
 }
 
@@ -1350,7 +1224,7 @@ lbs_err lbs_calib_plan_ids(lbs_calib_db *db, int64_t **ids, int *n) {
   *ids = NULL, *n = 0;
   if (db->schema < 2) return LBS_OK;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, "SELECT id FROM plans ORDER BY id", -1, &st, NULL)) return cerr(db, "plans");
+  if (sqlite3_prepare_v2(db->db, "SELECT id FROM plans ORDER BY id", -1, &st, NULL)) return lbs_db_fail(db->d, "plans");
   lbs_err e = LBS_OK;
   int cap = 0, rc;
   while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1365,7 +1239,7 @@ lbs_err lbs_calib_plan_ids(lbs_calib_db *db, int64_t **ids, int *n) {
     }
     (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
   }
-  if (!e && rc != SQLITE_DONE) e = cerr(db, "plans");
+  if (!e && rc != SQLITE_DONE) e = lbs_db_fail(db->d, "plans");
   sqlite3_finalize(st);
   if (e) {
     free(*ids);
@@ -1379,7 +1253,7 @@ static lbs_err read_graphs(lbs_calib_db *c, lbs_plan *p) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(c->db, "SELECT ws, kind, npieces, pieces, pieces_crc FROM plan_graphs WHERE plan_id = ?1",
                          -1, &st, NULL))
-    return cerr(c, "plan_graphs");
+    return lbs_db_fail(c->d, "plan_graphs");
   sqlite3_bind_int64(st, 1, p->id);
   lbs_err e = LBS_OK;
   int rc;
@@ -1415,7 +1289,7 @@ static lbs_err read_graphs(lbs_calib_db *c, lbs_plan *p) {
     }
     for (int j = 0; j < 7; j++) free(cols[j]);
   }
-  if (!e && rc != SQLITE_DONE) e = cerr(c, "plan_graphs");
+  if (!e && rc != SQLITE_DONE) e = lbs_db_fail(c->d, "plan_graphs");
   sqlite3_finalize(st);
   return e;
 }
@@ -1428,7 +1302,7 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
                              " nsplit, splits, splits_crc FROM plans WHERE id = ?1"
                            : "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
                              " nsplit, splits, splits_crc FROM plans WHERE ?2 = '' OR kernel = ?2 ORDER BY id DESC LIMIT 1";
-  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return cerr(db, "plans");
+  if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return lbs_db_fail(db->d, "plans");
   if (id > 0) sqlite3_bind_int64(st, 1, id);
   else sqlite3_bind_text(st, 2, kernel ? kernel : "", -1, SQLITE_STATIC);
   int rc = sqlite3_step(st);
@@ -1440,7 +1314,7 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
                    kernel);
     else e = lbs_fail(LBS_NOTFOUND, "%s: no plans ('lbsim calibrate plan' makes one)", db->path);
   } else if (rc != SQLITE_ROW) {
-    e = cerr(db, "plans");
+    e = lbs_db_fail(db->d, "plans");
   } else {
     out->id = sqlite3_column_int64(st, 0);
     col_copy(st, 1, out->created, sizeof out->created);
@@ -1482,7 +1356,7 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
                            "SELECT idx, impl, device, threads, devmask, ipg_id FROM plan_impls WHERE plan_id = ?1"
                            " ORDER BY idx",
                            -1, &st, NULL))
-      e = cerr(db, "plan_impls");
+      e = lbs_db_fail(db->d, "plan_impls");
     else {
       sqlite3_bind_int64(st, 1, out->id);
       while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1505,7 +1379,7 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
                        out->nimpl);
         out->nimpl++;
       }
-      if (!e && rc != SQLITE_DONE) e = cerr(db, "plan_impls");
+      if (!e && rc != SQLITE_DONE) e = lbs_db_fail(db->d, "plan_impls");
       sqlite3_finalize(st);
     }
   }
@@ -1523,7 +1397,7 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
 lbs_err lbs_calib_run_cpus(lbs_calib_db *db, int64_t run_id, int *cpus) {
   *cpus = 0;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, "SELECT machine FROM runs WHERE id = ?1", -1, &st, NULL)) return cerr(db, "runs");
+  if (sqlite3_prepare_v2(db->db, "SELECT machine FROM runs WHERE id = ?1", -1, &st, NULL)) return lbs_db_fail(db->d, "runs");
   sqlite3_bind_int64(st, 1, run_id);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
@@ -1532,5 +1406,5 @@ lbs_err lbs_calib_run_cpus(lbs_calib_db *db, int64_t run_id, int *cpus) {
     *cpus = v > 0 && v < 1 << 20 ? (int)v : 0;
   }
   sqlite3_finalize(st);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? LBS_OK : cerr(db, "runs");
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? LBS_OK : lbs_db_fail(db->d, "runs");
 }

@@ -22,8 +22,8 @@ typedef struct lbs_report_opts {
  * appends the report page to *html (the caller's buffer, freed with lbs_buf_free, also on
  * failure). The same store gives byte-identical pages. Errors: LBS_IO (missing, not a regular
  * file), LBS_FORMAT (not SQLite, not a results store), LBS_VERSION (a newer schema),
- * LBS_NOTFOUND (no runs and no partition rows: nothing to report), LBS_DB, LBS_NOMEM; the
- * message names the file. */
+ * LBS_NOTFOUND (no runs and no partition rows: nothing to report), LBS_CORRUPT (SQLite finds
+ * it damaged), LBS_DB, LBS_NOMEM; the message names the file. */
 lbs_err lbs_report_html(const char *path, const lbs_report_opts *o, lbs_buf *html);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_db.h"
 #include "lbs_json.h"
 #include "lbs_report.h"
 #include "lbs_sim.h"
@@ -75,7 +76,8 @@ typedef struct store {
   int version; /* 1 or 2 */
 } store;
 
-static lbs_err dberr(const store *s) { return lbs_fail(LBS_DB, "%s: %s", s->path, sqlite3_errmsg(s->db)); }
+/* The store's last SQLite error, mapped once for every store (lbs_db_err): "PATH: message". */
+static lbs_err store_err(const store *s) { return lbs_db_err(s->db, s->path, NULL); }
 
 static int has_table(const store *s, const char *name) {
   sqlite3_stmt *q;
@@ -153,7 +155,7 @@ static lbs_err rows_json(const store *s, const char *table, const char *const *c
   free(list);
   sqlite3_stmt *q;
   lbs_err e = LBS_OK;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) e = dberr(s);
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) e = store_err(s);
   free(sql);
   if (e) return e;
   json_t *rows = json_array();
@@ -163,7 +165,7 @@ static lbs_err rows_json(const store *s, const char *table, const char *const *c
     bad = json_array_append_new(rows, row);
     for (int k = 0; !bad && cols[k]; k++) bad = lbs_json_set(row, cols[k], jcol(q, k));
   }
-  e = bad ? nomem() : rc != SQLITE_DONE ? dberr(s) : LBS_OK;
+  e = bad ? nomem() : rc != SQLITE_DONE ? store_err(s) : LBS_OK;
   sqlite3_finalize(q);
   if (e)
     json_decref(rows);
@@ -197,11 +199,11 @@ static lbs_err configs_json(const store *s, json_t **out) {
            runs ? "SELECT grid, config FROM runs" : "", runs && parts ? " UNION " : "",
            parts ? "SELECT grid, config FROM partitions" : "");
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) return json_decref(a), dberr(s);
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL)) return json_decref(a), store_err(s);
   int rc = SQLITE_DONE, bad = 0;
   while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW)
     bad = json_array_append_new(a, json_pack("[o,o]", jcol(q, 0), jcol(q, 1)));
-  lbs_err e = bad ? nomem() : rc != SQLITE_DONE ? dberr(s) : LBS_OK;
+  lbs_err e = bad ? nomem() : rc != SQLITE_DONE ? store_err(s) : LBS_OK;
   sqlite3_finalize(q);
   if (e)
     json_decref(a);
@@ -217,7 +219,7 @@ static lbs_err load_runs(const store *s, run_info **runs, int64_t *n) {
   *n = 0;
   if (sqlite3_prepare_v2(s->db, "SELECT r.id, coalesce(r.procs, 0), (SELECT count(*) FROM steps WHERE run = r.id)"
                                 " FROM runs r ORDER BY r.id", -1, &q, NULL))
-    return dberr(s);
+    return store_err(s);
   int64_t cap = 0;
   lbs_err e = LBS_OK;
   int rc;
@@ -237,7 +239,7 @@ static lbs_err load_runs(const store *s, run_info **runs, int64_t *n) {
     r->procs = p > 0 && p < 1 << 24 ? (int)p : 0;
     r->nsteps = sqlite3_column_int64(q, 2);
   }
-  if (!e && rc != SQLITE_DONE) e = dberr(s);
+  if (!e && rc != SQLITE_DONE) e = store_err(s);
   sqlite3_finalize(q);
   return e;
 }
@@ -268,7 +270,7 @@ static lbs_err steps_json(const store *s, const run_info *runs, int64_t nruns,
                          NULL) ||
       sqlite3_prepare_v2(s->db, "SELECT step, partition_ns, migration_ns FROM repartitions WHERE run = ? ORDER BY step",
                          -1, &qr, NULL))
-    e = dberr(s);
+    e = store_err(s);
   json_t *all = json_object();
   if (!e && !all) e = nomem();
   bucket *bk = NULL;
@@ -313,7 +315,7 @@ static lbs_err steps_json(const store *s, const run_info *runs, int64_t nruns,
       b->compute_ns += sqlite3_column_double(qs, 5);
       pos++;
     }
-    if (!bad && rc != SQLITE_ROW && rc != SQLITE_DONE) e = dberr(s);
+    if (!bad && rc != SQLITE_ROW && rc != SQLITE_DONE) e = store_err(s);
     /* partitioning and migration, charged at the step of each repartition */
     sqlite3_reset(qr);
     sqlite3_bind_int64(qr, 1, r->id);
@@ -326,7 +328,7 @@ static lbs_err steps_json(const store *s, const run_info *runs, int64_t nruns,
         bk[b].migration_ns += sqlite3_column_double(qr, 2);
       }
     }
-    if (!e && rc != SQLITE_DONE) e = dberr(s);
+    if (!e && rc != SQLITE_DONE) e = store_err(s);
     /* every processor's compute */
     sqlite3_reset(qp);
     sqlite3_bind_int64(qp, 1, r->id);
@@ -336,7 +338,7 @@ static lbs_err steps_json(const store *s, const run_info *runs, int64_t nruns,
       while (b < nb && bk[b].last < step) b++;
       if (b < nb && bk[b].first <= step && p >= 0 && p < P) cells[b * P + p] += sqlite3_column_double(qp, 2);
     }
-    if (!e && P > 0 && rc != SQLITE_DONE) e = dberr(s);
+    if (!e && P > 0 && rc != SQLITE_DONE) e = store_err(s);
     /* the unit: the largest value (a bucket's time or partitioning) within 6 digits */
     double mx = 0;
     for (int64_t j = 0; j < nb; j++) {
@@ -383,7 +385,7 @@ static lbs_err series_json(const store *s, json_t **out) {
   *out = NULL;
   if (!has_table(s, "series")) return (*out = json_null()) ? LBS_OK : nomem();
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, "SELECT run, k, step, value FROM series ORDER BY run, k", -1, &q, NULL)) return dberr(s);
+  if (sqlite3_prepare_v2(s->db, "SELECT run, k, step, value FROM series ORDER BY run, k", -1, &q, NULL)) return store_err(s);
   json_t *all = json_object(), *cur = NULL;
   int rc = SQLITE_DONE, bad = !all;
   int64_t run_cur = 0;
@@ -400,7 +402,7 @@ static lbs_err series_json(const store *s, json_t **out) {
                                                  (json_int_t)sqlite3_column_int64(q, 2),
                                                  lbs_json_real(sqlite3_column_double(q, 3))));
   }
-  lbs_err e = bad ? nomem() : rc != SQLITE_DONE ? dberr(s) : LBS_OK;
+  lbs_err e = bad ? nomem() : rc != SQLITE_DONE ? store_err(s) : LBS_OK;
   sqlite3_finalize(q);
   if (e)
     json_decref(all);
@@ -452,7 +454,7 @@ static lbs_err only_study(store *s, const char *study) {
     return lbs_fail(LBS_NOTFOUND, "%s: no study '%s' (a schema-%d store has none)", s->path, study, s->version);
   sqlite3_stmt *q;
   int found = 0;
-  if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM main.studies WHERE id = ?", -1, &q, NULL)) return dberr(s);
+  if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM main.studies WHERE id = ?", -1, &q, NULL)) return store_err(s);
   sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
   found = sqlite3_step(q) == SQLITE_ROW;
   sqlite3_finalize(q);
@@ -464,7 +466,7 @@ static lbs_err only_study(store *s, const char *study) {
     int rc = sql ? sqlite3_exec(s->db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
     sqlite3_free(sql);
     sqlite3_free(filter);
-    if (rc) return dberr(s);
+    if (rc) return store_err(s);
   }
   return LBS_OK;
 }

@@ -192,7 +192,7 @@ json_t *lbs_replay_json(const lbs_replay_result *r);
 /* The same fields, in the same order, set in the object o (policy compare adds its own after
  * them): 0, or -1 when out of memory. */
 int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r);
-/* ---------------------------------------------------------------- results store (schema 2)
+/* ---------------------------------------------------------------- results store (schema 3)
  * One SQLite file: runs (a row per replay, with its provenance), steps, procs, repartitions,
  * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim
  * partition's rows), validations and measurements. docs/results.md lists every column. */
@@ -238,8 +238,9 @@ typedef struct lbs_partition_row {
 } lbs_partition_row;
 lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, const lbs_partition_row *rows, int n);
 
-/* Opens a results store read-only: LBS_IO when it cannot be read, LBS_FORMAT when it is not
- * one, LBS_VERSION when a newer lbsim wrote it; *version is its schema (1 or 2). */
+/* Opens a results store read-only (core's lbs_db_open; the caller closes *db with sqlite3_close):
+ * LBS_IO when it cannot be read, LBS_FORMAT when it is not one, LBS_VERSION when a newer lbsim
+ * wrote it; *version is its schema (1 to 3), the store is not upgraded. */
 lbs_err lbs_results_open_read(const char *path, sqlite3 **db, int *version);
 /* Reads the whole store and checks it (SQLite's quick check): LBS_CORRUPT when damaged. */
 lbs_err lbs_results_check(const char *path);

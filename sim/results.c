@@ -1,21 +1,18 @@
 /* results.c - the results store: one SQLite file, one row in runs per replay, series in
  * steps and procs, repartitions, and (with --save-assignment) the assignment after every
- * repartition. A run is written in one transaction, so a failure leaves nothing half-way. */
+ * repartition. A run is written in one transaction, so a failure leaves nothing half-way.
+ * The file is opened through core's lbs_db (RESULTS below). */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <openssl/evp.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "lbs_db.h"
 #include "lbs_sim.h"
-
-#define RESULTS_APP_ID 0x4C425352 /* 'LBSR' */
 
 /* Schema 2 (PRAGMA user_version): provenance on every run (study, labels, command, version,
  * host, time, cost model, overrides, resolved configuration, content hashes), the studies
@@ -25,7 +22,10 @@
  * user_version 0) is upgraded when written. */
 #define RESULTS_SCHEMA 3
 
-static const char *SCHEMA =
+/* Schema 1's tables and the tables added since (a new store is made as schema 1, then
+ * upgraded as an old one is: its columns come in the same order). */
+
+static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, trace TEXT, grid TEXT, metric TEXT,"
     " partitioner TEXT, policy TEXT, mode TEXT, elements INTEGER, steps INTEGER, procs INTEGER,"
     " total_time_s REAL, compute_time_s REAL, comm_time_s REAL, partition_time_s REAL,"
@@ -54,33 +54,65 @@ static const char *SCHEMA =
     " edge_cut REAL, moved INTEGER, wall_s REAL, created TEXT, command TEXT, version TEXT, host TEXT,"
     " overrides TEXT, config TEXT, trace_hash TEXT, grid_hash TEXT);";
 
-/* The columns schemas 2 and 3 add to schema 1's tables (a new store gets them the same way). */
-static const char *const ADDED[][3] = {
-    {"runs", "study", "TEXT"},       {"runs", "task", "INTEGER"},      {"runs", "labels", "TEXT"},
-    {"runs", "created", "TEXT"},     {"runs", "command", "TEXT"},      {"runs", "version", "TEXT"},
-    {"runs", "host", "TEXT"},        {"runs", "cost", "TEXT"},         {"runs", "overrides", "TEXT"},
-    {"runs", "config", "TEXT"},      {"runs", "trace_hash", "TEXT"},   {"runs", "grid_hash", "TEXT"},
-    {"runs", "optimum_s", "REAL"},   {"runs", "gap_to_optimal", "REAL"}, {"steps", "comm_ns", "INTEGER"},
-    {"steps", "partition_ns", "INTEGER"}, {"steps", "migration_ns", "INTEGER"},
-    {"runs", "partition_mode", "TEXT"},   {"runs", "ranks", "INTEGER"}, /* schema 3 */
+/* The columns schemas 2 and 3 add to schema 1's tables, each at its version. */
+static const struct {
+  const char *table, *column, *type;
+  int version;
+} ADDED[] = {
+    {"runs", "study", "TEXT", 2},
+    {"runs", "task", "INTEGER", 2},
+    {"runs", "labels", "TEXT", 2},
+    {"runs", "created", "TEXT", 2},
+    {"runs", "command", "TEXT", 2},
+    {"runs", "version", "TEXT", 2},
+    {"runs", "host", "TEXT", 2},
+    {"runs", "cost", "TEXT", 2},
+    {"runs", "overrides", "TEXT", 2},
+    {"runs", "config", "TEXT", 2},
+    {"runs", "trace_hash", "TEXT", 2},
+    {"runs", "grid_hash", "TEXT", 2},
+    {"runs", "optimum_s", "REAL", 2},
+    {"runs", "gap_to_optimal", "REAL", 2},
+    {"steps", "comm_ns", "INTEGER", 2},
+    {"steps", "partition_ns", "INTEGER", 2},
+    {"steps", "migration_ns", "INTEGER", 2},
+    {"runs", "partition_mode", "TEXT", 3},
+    {"runs", "ranks", "INTEGER", 3},
 };
 
-static lbs_err dberr(sqlite3 *db, const char *path) {
-  return lbs_fail(LBS_DB, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
-}
-
-/* SQLite may insert into a damaged b-tree without noticing, leaving the new run, and the old
- * ones, unreadable: a store that fails its quick check is refused before anything is written. */
-static lbs_err check_intact(sqlite3 *db, const char *path) {
-  sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) != SQLITE_OK) return dberr(db, path);
-  const char *r = sqlite3_step(q) == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
-  lbs_err e = LBS_OK;
-  if (!r || strcmp(r, "ok")) e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%s)", path, r ? r : sqlite3_errmsg(db));
-  sqlite3_finalize(q);
+/* The step to schema `to` (2 or 3): the tables the store lacks (a store of schema 1 may have
+ * only some of them), then the columns of that version it lacks. */
+static lbs_err upgrade(lbs_db *d, int to) {
+  lbs_err e = lbs_db_exec(d, SCHEMA, NULL);
+  for (size_t i = 0; !e && i < sizeof ADDED / sizeof *ADDED; i++) {
+    if (ADDED[i].version != to ||
+        lbs_results_has_column(lbs_db_sqlite(d), ADDED[i].table, ADDED[i].column))
+      continue;
+    char sql[160];
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", ADDED[i].table, ADDED[i].column,
+             ADDED[i].type);
+    e = lbs_db_exec(d, sql, NULL);
+  }
   return e;
 }
 
+static const lbs_db_step STEPS[] = {{2, NULL, upgrade}, {3, NULL, upgrade}};
+
+/* A results store: PRAGMA application_id 'LBSR', the schema in user_version (0 in schema 1). */
+static const lbs_db_kind RESULTS = {
+    .what = "results store",
+    .a_what = "a results store",
+    .schema_name = "results",
+    .terse = 1, /* "PATH: SQLite's message", "PATH: strerror" */
+    .app_id = 0x4C425352, /* 'LBSR' */
+    .version = RESULTS_SCHEMA,
+    .oldest = 1,
+    .zero_is = 1, /* schema 1 did not set user_version */
+    .schema = SCHEMA,
+    .schema_version = 1,
+    .steps = STEPS,
+    .nsteps = sizeof STEPS / sizeof *STEPS,
+};
 
 int lbs_results_has_column(sqlite3 *db, const char *table, const char *column) {
   char sql[96];
@@ -93,96 +125,17 @@ int lbs_results_has_column(sqlite3 *db, const char *table, const char *column) {
   return has;
 }
 
-static lbs_err results_version(sqlite3 *db, const char *path, int *version) {
-  sqlite3_stmt *q;
-  *version = -1;
-  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-    *version = sqlite3_column_int(q, 0);
-  sqlite3_finalize(q);
-  if (*version < 0) return dberr(db, path);
-  if (*version == 0) *version = 1; /* schema 1 did not set it */
-  if (*version > RESULTS_SCHEMA)
-    return lbs_fail(LBS_VERSION, "%s: results schema version %d, this lbsim reads versions 1 to %d (a newer lbsim wrote it)",
-                    path, *version, RESULTS_SCHEMA);
-  return LBS_OK;
-}
-
-/* Opens (creating) a results store and begins a write transaction on it: its schema is there
- * and, with check, it is intact (a quick check reads the whole store). *existed: the file was
- * there before. */
-static lbs_err store_begin(const char *path, sqlite3 **dbp, int *existed, int check) {
-  sqlite3 *db = NULL;
-  struct stat sb; /* a FIFO or device is never opened: SQLite would wait on it or write into it */
-  *dbp = NULL;
-  *existed = stat(path, &sb) == 0;
-  if (!*existed) { /* made here, exclusively: only the call that made it may remove it (a sweep's
-                      ranks may both find it missing) */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) close(fd);
-    else if (errno == EEXIST) *existed = stat(path, &sb) == 0;
-    else return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
-  }
-  if (*existed && !S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-    lbs_err e = dberr(db, path);
-    sqlite3_close(db);
-    return e;
-  }
-  sqlite3_busy_timeout(db, 120000); /* a sweep's ranks take turns: wait for the other's write */
-  lbs_err e = LBS_OK;
-  /* The write lock first: what follows reads the store as one transaction, so another rank's
-   * commit (a sweep's ranks share the store) cannot land between reading the application id and
-   * reading the tables. */
-  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
-    e = sqlite3_errcode(db) == SQLITE_NOTADB ? lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path)
-                                             : dberr(db, path);
-  int64_t app = -1;
-  sqlite3_stmt *q;
-  if (!e && sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-    app = sqlite3_column_int64(q, 0);
-  if (!e) sqlite3_finalize(q);
-  int empty = 1;
-  if (!e) {
-    int ok = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) == SQLITE_OK &&
-             sqlite3_step(q) == SQLITE_ROW;
-    if (ok) empty = sqlite3_column_int(q, 0) == 0;
-    sqlite3_finalize(q);
-    if (!ok) e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
-  }
-  if (!e && !empty && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim results store", path);
-  /* A file cut short inside a page: a rolled-back write would restore whole pages and so grow
-   * it, changing a file the failed save must leave as it was. (Its size now, under the lock.) */
-  int64_t page = 0;
-  if (!e && *existed && sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, NULL) == SQLITE_OK &&
-      sqlite3_step(q) == SQLITE_ROW)
-    page = sqlite3_column_int64(q, 0);
-  if (!e && *existed) sqlite3_finalize(q);
-  if (!e && *existed && stat(path, &sb)) e = lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
-  if (!e && *existed && page > 0 && sb.st_size % page)
-    e = lbs_fail(LBS_CORRUPT, "%s: a damaged results store (%lld bytes: not a whole number of %lld-byte pages)", path,
-                 (long long)sb.st_size, (long long)page);
-  if (!e && check) e = check_intact(db, path);
-  int version = 0;
-  if (!e && !empty) e = results_version(db, path, &version);
-  char pragma[64];
-  snprintf(pragma, sizeof pragma, "PRAGMA application_id=%d", RESULTS_APP_ID);
-  if (!e && (sqlite3_exec(db, pragma, NULL, NULL, NULL) || sqlite3_exec(db, SCHEMA, NULL, NULL, NULL))) e = dberr(db, path);
-  for (size_t i = 0; !e && version < RESULTS_SCHEMA && i < sizeof ADDED / sizeof *ADDED; i++) {
-    char sql[160];
-    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", ADDED[i][0], ADDED[i][1], ADDED[i][2]);
-    if (!lbs_results_has_column(db, ADDED[i][0], ADDED[i][1]) && sqlite3_exec(db, sql, NULL, NULL, NULL)) e = dberr(db, path);
-  }
-  snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", RESULTS_SCHEMA);
-  if (!e && version < RESULTS_SCHEMA && sqlite3_exec(db, pragma, NULL, NULL, NULL)) e = dberr(db, path);
-  if (e) {
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_close(db);
-    /* a store this call created and left empty is not left behind */
-    if (!*existed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) unlink(path);
-    return e;
-  }
-  *dbp = db;
-  return LBS_OK;
+/* Opens (making) the results store at path for writing and returns inside its write
+ * transaction (lbs_db_finish ends it): its schema is there, upgraded, and with check it is
+ * intact (SQLite may insert into a damaged b-tree without noticing, leaving the new run, and the
+ * old ones, unreadable; a quick check reads the whole store). Messages without a `what`: "PATH:
+ * SQLite's message", as the store always said. */
+static lbs_err store_begin(const char *path, lbs_db **d, int check) {
+  lbs_db_opts o = {.mode = LBS_DB_WRITE,
+                   .busy_ms = 120000, /* a sweep's ranks take turns: wait for the other's write */
+                   .quick_check = check,
+                   .keep_tx = 1};
+  return lbs_db_open(&RESULTS, path, &o, d);
 }
 
 static int cmp_dbl(const void *a, const void *b) {
@@ -199,56 +152,36 @@ lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v) {
   int n = v->nmeasured;
   double med = n % 2 ? m[n / 2] : 0.5 * (m[n / 2 - 1] + m[n / 2]), lo = m[0], hi = m[n - 1];
   free(m);
-  sqlite3 *db;
-  int existed;
-  lbs_err e = store_begin(path, &db, &existed, 1);
+  lbs_db *d;
+  lbs_err e = store_begin(path, &d, 1);
   if (e) return e;
+  lbs_db_val row[] = {LBS_DB_INT(v->run),
+                      LBS_DB_TEXT(v->app),
+                      LBS_DB_TEXT(v->args),
+                      LBS_DB_INT(v->ranks),
+                      LBS_DB_TEXT(v->schedule),
+                      LBS_DB_REAL(v->predicted_s),
+                      LBS_DB_REAL(med),
+                      LBS_DB_REAL(lo),
+                      LBS_DB_REAL(hi),
+                      LBS_DB_REAL((v->predicted_s - med) / med),
+                      LBS_DB_INT(n)};
+  e = lbs_db_insert(
+      d,
+      "INSERT INTO validations(run, app, args, ranks, schedule, predicted_s, measured_median_s,"
+      " measured_min_s, measured_max_s, error, real_runs) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+      NULL, row, LBS_DB_COUNT(row));
+  int64_t id = sqlite3_last_insert_rowid(lbs_db_sqlite(d));
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, "INSERT INTO validations(run, app, args, ranks, schedule, predicted_s, measured_median_s,"
-                         " measured_min_s, measured_max_s, error, real_runs) VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
-    e = dberr(db, path);
-  if (!e) {
-    sqlite3_bind_int64(st, 1, v->run);
-    sqlite3_bind_text(st, 2, v->app, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, v->args, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, v->ranks);
-    sqlite3_bind_text(st, 5, v->schedule, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 6, v->predicted_s);
-    sqlite3_bind_double(st, 7, med);
-    sqlite3_bind_double(st, 8, lo);
-    sqlite3_bind_double(st, 9, hi);
-    sqlite3_bind_double(st, 10, (v->predicted_s - med) / med);
-    sqlite3_bind_int(st, 11, n);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  int64_t id = sqlite3_last_insert_rowid(db);
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO measurements(validation, k, total_s) VALUES(?,?,?)", -1, &st, NULL))
-    e = dberr(db, path);
+  if (!e)
+    e = lbs_db_prepare(d, "INSERT INTO measurements(validation, k, total_s) VALUES(?,?,?)", NULL,
+                       &st);
   for (int k = 0; !e && k < n; k++) {
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, k);
-    sqlite3_bind_double(st, 3, v->measured_s[k]);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
+    lbs_db_val one[] = {LBS_DB_INT(id), LBS_DB_INT(k), LBS_DB_REAL(v->measured_s[k])};
+    e = lbs_db_row(d, st, NULL, one, LBS_DB_COUNT(one));
   }
   sqlite3_finalize(st);
-  if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) e = dberr(db, path);
-  if (e) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-  sqlite3_close(db);
-  return e;
-}
-
-/* Binds text, or NULL for a NULL pointer. */
-static void bind_text(sqlite3_stmt *st, int k, const char *v) {
-  if (v) sqlite3_bind_text(st, k, v, -1, SQLITE_TRANSIENT);
-  else sqlite3_bind_null(st, k);
-}
-
-static void bind_real(sqlite3_stmt *st, int k, double v) {
-  if (isfinite(v)) sqlite3_bind_double(st, k, v);
-  else sqlite3_bind_null(st, k);
+  return lbs_db_finish(&d, e);
 }
 
 void lbs_results_now(char iso[32]) {
@@ -259,24 +192,17 @@ void lbs_results_now(char iso[32]) {
 }
 
 /* The study's row, once: a resumed sweep finds it there. */
-static lbs_err insert_study(sqlite3 *db, const char *path, const lbs_study_info *si) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO studies(id, kind, command, version, started, host, file, file_hash,"
-                         " axes, tasks) VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
-    return dberr(db, path);
-  bind_text(st, 1, si->id);
-  bind_text(st, 2, si->kind);
-  bind_text(st, 3, si->command);
-  bind_text(st, 4, si->version);
-  bind_text(st, 5, si->started);
-  bind_text(st, 6, si->host);
-  bind_text(st, 7, si->file);
-  bind_text(st, 8, si->file_hash);
-  bind_text(st, 9, si->axes);
-  sqlite3_bind_int64(st, 10, si->tasks);
-  lbs_err e = sqlite3_step(st) == SQLITE_DONE ? LBS_OK : dberr(db, path);
-  sqlite3_finalize(st);
-  return e;
+static lbs_err insert_study(lbs_db *d, const lbs_study_info *si) {
+  lbs_db_val row[] = {LBS_DB_TEXT(si->id),      LBS_DB_TEXT(si->kind),
+                      LBS_DB_TEXT(si->command), LBS_DB_TEXT(si->version),
+                      LBS_DB_TEXT(si->started), LBS_DB_TEXT(si->host),
+                      LBS_DB_TEXT(si->file),    LBS_DB_TEXT(si->file_hash),
+                      LBS_DB_TEXT(si->axes),    LBS_DB_INT(si->tasks)};
+  return lbs_db_insert(
+      d,
+      "INSERT OR IGNORE INTO studies(id, kind, command, version, started, host, file,"
+      " file_hash, axes, tasks) VALUES(?,?,?,?,?,?,?,?,?,?)",
+      NULL, row, LBS_DB_COUNT(row));
 }
 
 /* Rows written so far, for the study's progress callback. */
@@ -296,221 +222,192 @@ static void row_written(rows_done *rd) {
 
 /* One run and its series, inside the caller's transaction. */
 /* The run's row in runs. */
-static lbs_err insert_run_row(sqlite3 *db, const char *path, const lbs_replay_result *r, const lbs_study_info *si,
+static lbs_err insert_run_row(lbs_db *d, const lbs_replay_result *r, const lbs_study_info *si,
                               const lbs_run_info *ri, rows_done *rd) {
-  sqlite3_stmt *st = NULL;
-  lbs_err e = LBS_OK;
   char now[32];
   lbs_results_now(now);
   /* the columns by name: a store whose tables have other columns, or in another order, gets
    * nothing in the wrong place (an unknown column is an error) */
   static const char *INSERT_RUN =
-      "INSERT INTO runs(trace, grid, metric, partitioner, policy, mode, elements, steps, procs, total_time_s,"
-      " compute_time_s, comm_time_s, partition_time_s, migration_time_s, repartitions, mean_imbalance,"
-      " max_imbalance, mean_loadimb, moved_elements, wall_s, study, task, labels, created, command, version,"
-      " host, cost, overrides, config, trace_hash, grid_hash, optimum_s, gap_to_optimal, partition_mode, ranks)"
+      "INSERT INTO runs(trace, grid, metric, partitioner, policy, mode, elements, steps, procs,"
+      " total_time_s, compute_time_s, comm_time_s, partition_time_s, migration_time_s,"
+      " repartitions, mean_imbalance, max_imbalance, mean_loadimb, moved_elements, wall_s, study,"
+      " task, labels, created, command, version, host, cost, overrides, config, trace_hash,"
+      " grid_hash, optimum_s, gap_to_optimal, partition_mode, ranks)"
       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  if (sqlite3_prepare_v2(db, INSERT_RUN, -1, &st, NULL)) e = dberr(db, path);
-  if (!e) {
-    int k = 1;
-    sqlite3_bind_text(st, k++, ri && ri->trace ? ri->trace : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, k++, ri && ri->grid ? ri->grid : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, k++, r->metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, k++, r->partitioner, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, k++, r->policy, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, k++, r->mode == LBS_MODE_BSP ? "bsp" : "des", -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, k++, r->elements);
-    sqlite3_bind_int64(st, k++, r->steps);
-    sqlite3_bind_int(st, k++, r->procs);
-    sqlite3_bind_double(st, k++, 1e-9 * (double)r->total_ns);
-    sqlite3_bind_double(st, k++, 1e-9 * (double)r->compute_ns);
-    sqlite3_bind_double(st, k++, 1e-9 * (double)r->comm_ns);
-    sqlite3_bind_double(st, k++, 1e-9 * (double)r->partition_ns);
-    sqlite3_bind_double(st, k++, 1e-9 * (double)r->migration_ns);
-    sqlite3_bind_int(st, k++, r->nrep);
-    sqlite3_bind_double(st, k++, r->mean_imbalance);
-    sqlite3_bind_double(st, k++, r->max_imbalance);
-    sqlite3_bind_double(st, k++, r->mean_loadimb);
-    sqlite3_bind_int64(st, k++, r->moved);
-    sqlite3_bind_double(st, k++, r->wall_s);
-    bind_text(st, k++, si ? si->id : NULL);
-    if (ri && ri->task >= 0) sqlite3_bind_int64(st, k++, ri->task);
-    else sqlite3_bind_null(st, k++);
-    bind_text(st, k++, ri ? ri->labels : NULL);
-    bind_text(st, k++, now);
-    bind_text(st, k++, si ? si->command : NULL);
-    bind_text(st, k++, si ? si->version : NULL);
-    bind_text(st, k++, si ? si->host : NULL);
-    bind_text(st, k++, ri ? ri->cost : NULL);
-    bind_text(st, k++, ri ? ri->overrides : NULL);
-    bind_text(st, k++, ri ? ri->config : NULL);
-    bind_text(st, k++, ri ? ri->trace_hash : NULL);
-    bind_text(st, k++, ri ? ri->grid_hash : NULL);
-    bind_real(st, k++, ri ? ri->optimum_s : NAN);
-    bind_real(st, k++, ri ? ri->gap_to_optimal : NAN);
-    sqlite3_bind_text(st, k++, lbs_partition_mode_name(r->partition_mode), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, k++, r->ranks);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-    else row_written(rd);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
+  lbs_db_val row[] = {
+      LBS_DB_TEXT(ri && ri->trace ? ri->trace : ""),
+      LBS_DB_TEXT(ri && ri->grid ? ri->grid : ""),
+      LBS_DB_TEXT(r->metric),
+      LBS_DB_TEXT(r->partitioner),
+      LBS_DB_TEXT(r->policy),
+      LBS_DB_TEXT(r->mode == LBS_MODE_BSP ? "bsp" : "des"),
+      LBS_DB_INT(r->elements),
+      LBS_DB_INT(r->steps),
+      LBS_DB_INT(r->procs),
+      LBS_DB_REAL(1e-9 * (double)r->total_ns),
+      LBS_DB_REAL(1e-9 * (double)r->compute_ns),
+      LBS_DB_REAL(1e-9 * (double)r->comm_ns),
+      LBS_DB_REAL(1e-9 * (double)r->partition_ns),
+      LBS_DB_REAL(1e-9 * (double)r->migration_ns),
+      LBS_DB_INT(r->nrep),
+      LBS_DB_REAL(r->mean_imbalance),
+      LBS_DB_REAL(r->max_imbalance),
+      LBS_DB_REAL(r->mean_loadimb),
+      LBS_DB_INT(r->moved),
+      LBS_DB_REAL(r->wall_s),
+      LBS_DB_TEXT(si ? si->id : NULL),
+      ri && ri->task >= 0 ? LBS_DB_INT(ri->task) : LBS_DB_NULL,
+      LBS_DB_TEXT(ri ? ri->labels : NULL),
+      LBS_DB_TEXT(now),
+      LBS_DB_TEXT(si ? si->command : NULL),
+      LBS_DB_TEXT(si ? si->version : NULL),
+      LBS_DB_TEXT(si ? si->host : NULL),
+      LBS_DB_TEXT(ri ? ri->cost : NULL),
+      LBS_DB_TEXT(ri ? ri->overrides : NULL),
+      LBS_DB_TEXT(ri ? ri->config : NULL),
+      LBS_DB_TEXT(ri ? ri->trace_hash : NULL),
+      LBS_DB_TEXT(ri ? ri->grid_hash : NULL),
+      LBS_DB_FINITE(ri ? ri->optimum_s : NAN),
+      LBS_DB_FINITE(ri ? ri->gap_to_optimal : NAN),
+      LBS_DB_TEXT(lbs_partition_mode_name(r->partition_mode)),
+      LBS_DB_INT(r->ranks),
+  };
+  lbs_err e = lbs_db_insert(d, INSERT_RUN, NULL, row, LBS_DB_COUNT(row));
+  if (!e) row_written(rd);
   return e;
 }
 
 /* Its steps: what each was charged. */
-static lbs_err insert_steps(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
-  sqlite3_stmt *st = NULL;
-  lbs_err e = LBS_OK;
+static lbs_err insert_steps(lbs_db *d, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st;
   /* what each step was charged: a repartition's partitioning and migration at its step, and
    * in bsp the rest of the step beyond the slowest compute: communication and the barrier */
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO steps(run, step, app_step, time_ns, compute_ns, imbalance, loadimb,"
-                              " repartitioned, comm_ns, partition_ns, migration_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
-    e = dberr(db, path);
+  lbs_err e = lbs_db_prepare(
+      d,
+      "INSERT INTO steps(run, step, app_step, time_ns, compute_ns, imbalance, loadimb,"
+      " repartitioned, comm_ns, partition_ns, migration_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+      NULL, &st);
   for (int64_t s = 0, k = 0; !e && s < r->steps; s++) {
     int64_t part = 0, mig = 0;
     while (k < r->nrep && r->reparts[k].step < s) k++;
-    if (k < r->nrep && r->reparts[k].step == s) part = r->reparts[k].partition_ns, mig = r->reparts[k].migration_ns;
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int64(st, 2, r->first_step + s);
-    sqlite3_bind_int64(st, 3, r->app_step[s]);
-    sqlite3_bind_int64(st, 4, r->step_ns[s]);
-    sqlite3_bind_int64(st, 5, r->step_compute_ns[s]);
-    sqlite3_bind_double(st, 6, r->imbalance[s]);
-    sqlite3_bind_double(st, 7, r->loadimb[s]);
-    sqlite3_bind_int(st, 8, r->repartitioned[s]);
-    if (r->mode == LBS_MODE_BSP) sqlite3_bind_int64(st, 9, r->step_ns[s] - r->step_compute_ns[s]);
-    else sqlite3_bind_null(st, 9); /* des has no step-wide communication phase */
-    sqlite3_bind_int64(st, 10, part);
-    sqlite3_bind_int64(st, 11, mig);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-    else row_written(rd);
+    if (k < r->nrep && r->reparts[k].step == s)
+      part = r->reparts[k].partition_ns, mig = r->reparts[k].migration_ns;
+    lbs_db_val row[] = {
+        LBS_DB_INT(run), LBS_DB_INT(r->first_step + s), LBS_DB_INT(r->app_step[s]),
+        LBS_DB_INT(r->step_ns[s]), LBS_DB_INT(r->step_compute_ns[s]), LBS_DB_REAL(r->imbalance[s]),
+        LBS_DB_REAL(r->loadimb[s]), LBS_DB_INT(r->repartitioned[s]),
+        /* des has no step-wide communication phase */
+        r->mode == LBS_MODE_BSP ? LBS_DB_INT(r->step_ns[s] - r->step_compute_ns[s]) : LBS_DB_NULL,
+        LBS_DB_INT(part), LBS_DB_INT(mig)};
+    if (!(e = lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row)))) row_written(rd);
   }
   sqlite3_finalize(st);
-  st = NULL;
   return e;
 }
 
 /* Its per-processor compute time at each step. */
-static lbs_err insert_procs(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
-  sqlite3_stmt *st = NULL;
-  lbs_err e = LBS_OK;
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO procs(run, step, proc, compute_ns) VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+static lbs_err insert_procs(lbs_db *d, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st;
+  lbs_err e = lbs_db_prepare(d, "INSERT INTO procs(run, step, proc, compute_ns) VALUES(?,?,?,?)",
+                             NULL, &st);
   for (int64_t s = 0; !e && s < r->steps; s++)
     for (int p = 0; !e && p < r->procs; p++) {
-      sqlite3_reset(st);
-      sqlite3_bind_int64(st, 1, run);
-      sqlite3_bind_int64(st, 2, r->first_step + s);
-      sqlite3_bind_int(st, 3, p);
-      sqlite3_bind_int64(st, 4, r->proc_ns[s * r->procs + p]);
-      if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-    else row_written(rd);
+      lbs_db_val row[] = {LBS_DB_INT(run), LBS_DB_INT(r->first_step + s), LBS_DB_INT(p),
+                          LBS_DB_INT(r->proc_ns[s * r->procs + p])};
+      if (!(e = lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row)))) row_written(rd);
     }
   sqlite3_finalize(st);
-  st = NULL;
   return e;
 }
 
 /* Its repartitions. */
-static lbs_err insert_reparts(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
-  sqlite3_stmt *st = NULL;
-  lbs_err e = LBS_OK;
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO repartitions(run, step, partition_ns, migration_ns, moved_elements,"
-                              " moved_bytes, wall_s) VALUES(?,?,?,?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
+static lbs_err insert_reparts(lbs_db *d, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  sqlite3_stmt *st;
+  lbs_err e = lbs_db_prepare(
+      d,
+      "INSERT INTO repartitions(run, step, partition_ns, migration_ns, moved_elements,"
+      " moved_bytes, wall_s) VALUES(?,?,?,?,?,?,?)",
+      NULL, &st);
   for (int k = 0; !e && k < r->nrep; k++) {
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int64(st, 2, r->first_step + r->reparts[k].step);
-    sqlite3_bind_int64(st, 3, r->reparts[k].partition_ns);
-    sqlite3_bind_int64(st, 4, r->reparts[k].migration_ns);
-    sqlite3_bind_int64(st, 5, r->reparts[k].moved);
-    sqlite3_bind_double(st, 6, r->reparts[k].moved_bytes);
-    sqlite3_bind_double(st, 7, r->reparts[k].wall_s);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-    else row_written(rd);
+    const lbs_repart_rec *p = &r->reparts[k];
+    lbs_db_val row[] = {LBS_DB_INT(run),
+                        LBS_DB_INT(r->first_step + p->step),
+                        LBS_DB_INT(p->partition_ns),
+                        LBS_DB_INT(p->migration_ns),
+                        LBS_DB_INT(p->moved),
+                        LBS_DB_REAL(p->moved_bytes),
+                        LBS_DB_REAL(p->wall_s)};
+    if (!(e = lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row)))) row_written(rd);
   }
   sqlite3_finalize(st);
-  st = NULL;
   return e;
 }
 
 /* The policy's recorded series. */
-static lbs_err insert_series(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
-  sqlite3_stmt *st = NULL;
-  lbs_err e = LBS_OK;
-  if (!e && r->nseries > 0 && sqlite3_prepare_v2(db, "INSERT INTO series(run, k, step, value) VALUES(?,?,?,?)", -1, &st, NULL))
-    e = dberr(db, path);
+static lbs_err insert_series(lbs_db *d, const lbs_replay_result *r, int64_t run, rows_done *rd) {
+  if (r->nseries <= 0) return LBS_OK;
+  sqlite3_stmt *st;
+  lbs_err e =
+      lbs_db_prepare(d, "INSERT INTO series(run, k, step, value) VALUES(?,?,?,?)", NULL, &st);
   for (int k = 0; !e && k < r->nseries; k++) {
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int(st, 2, k);
-    sqlite3_bind_int64(st, 3, r->first_step + r->series_step[k]);
-    sqlite3_bind_double(st, 4, r->series_value[k]);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-    else row_written(rd);
+    lbs_db_val row[] = {LBS_DB_INT(run), LBS_DB_INT(k),
+                        LBS_DB_INT(r->first_step + r->series_step[k]),
+                        LBS_DB_REAL(r->series_value[k])};
+    if (!(e = lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row)))) row_written(rd);
   }
   sqlite3_finalize(st);
-  st = NULL;
   return e;
 }
 
-/* The assignments (save_assignment): the initial one at step first - 1, then after each repartition. */
-static lbs_err insert_assignment(sqlite3 *db, const char *path, const lbs_replay_result *r, int64_t run, rows_done *rd) {
-  sqlite3_stmt *st = NULL;
-  lbs_err e = LBS_OK;
-  if (r->assign) { /* step -1: the initial partition */
-    if (!e && sqlite3_prepare_v2(db, "INSERT INTO assignment(run, step, element, part) VALUES(?,?,?,?)", -1, &st, NULL)) e = dberr(db, path);
-    for (int k = 0; !e && k <= r->nrep; k++)
-      for (int64_t el = 0; !e && el < r->elements; el++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, run);
-        sqlite3_bind_int64(st, 2, k ? r->first_step + r->reparts[k - 1].step : r->first_step - 1);
-        sqlite3_bind_int64(st, 3, el);
-        sqlite3_bind_int(st, 4, r->assign[(size_t)k * (size_t)r->elements + (size_t)el]);
-        if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-    else row_written(rd);
-      }
-    sqlite3_finalize(st);
+/* The assignments (save_assignment): the initial one at step first - 1, then after each
+ * repartition. */
+static lbs_err insert_assignment(lbs_db *d, const lbs_replay_result *r, int64_t run,
+                                 rows_done *rd) {
+  if (!r->assign) return LBS_OK;
+  sqlite3_stmt *st;
+  lbs_err e = lbs_db_prepare(d, "INSERT INTO assignment(run, step, element, part) VALUES(?,?,?,?)",
+                             NULL, &st);
+  for (int k = 0; !e && k <= r->nrep; k++) {
+    /* step -1: the initial partition */
+    int64_t step = k ? r->first_step + r->reparts[k - 1].step : r->first_step - 1;
+    for (int64_t el = 0; !e && el < r->elements; el++) {
+      lbs_db_val row[] = {LBS_DB_INT(run), LBS_DB_INT(step), LBS_DB_INT(el),
+                          LBS_DB_INT(r->assign[(size_t)k * (size_t)r->elements + (size_t)el])};
+      if (!(e = lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row)))) row_written(rd);
+    }
   }
+  sqlite3_finalize(st);
   return e;
 }
 
-static lbs_err insert_run(sqlite3 *db, const char *path, const lbs_replay_result *r, const lbs_study_info *si,
+static lbs_err insert_run(lbs_db *d, const lbs_replay_result *r, const lbs_study_info *si,
                           const lbs_run_info *ri, int64_t *run_out, rows_done *rd) {
-  lbs_err e = insert_run_row(db, path, r, si, ri, rd);
-  int64_t run = sqlite3_last_insert_rowid(db);
-  if (!e) e = insert_steps(db, path, r, run, rd);
-  if (!e) e = insert_procs(db, path, r, run, rd);
-  if (!e) e = insert_reparts(db, path, r, run, rd);
-  if (!e) e = insert_series(db, path, r, run, rd);
-  if (!e) e = insert_assignment(db, path, r, run, rd);
+  lbs_err e = insert_run_row(d, r, si, ri, rd);
+  int64_t run = sqlite3_last_insert_rowid(lbs_db_sqlite(d));
+  if (!e) e = insert_steps(d, r, run, rd);
+  if (!e) e = insert_procs(d, r, run, rd);
+  if (!e) e = insert_reparts(d, r, run, rd);
+  if (!e) e = insert_series(d, r, run, rd);
+  if (!e) e = insert_assignment(d, r, run, rd);
   if (!e && run_out) *run_out = run;
   return e;
 }
 
-/* Commits (or rolls back on e) and closes; a store this call created and left empty (a full
- * disk) is not left behind; one that another process has written to meanwhile is not empty. */
-static lbs_err store_end(sqlite3 *db, const char *path, int existed, lbs_err e) {
-  struct stat sb;
-  if (!e && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) e = dberr(db, path);
-  if (e) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-  sqlite3_close(db);
-  if (e && !existed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) unlink(path);
-  return e;
-}
-
-lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si, lbs_replay_result *const *r,
-                               const lbs_run_info *ri, int n, int64_t *ids) {
-  sqlite3 *db = NULL;
-  int existed;
-  lbs_err e = store_begin(path, &db, &existed, !(si && si->checked));
+lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si,
+                               lbs_replay_result *const *r, const lbs_run_info *ri, int n,
+                               int64_t *ids) {
+  lbs_db *d;
+  lbs_err e = store_begin(path, &d, !(si && si->checked));
   if (e) return e;
-  if (si && si->id) e = insert_study(db, path, si);
+  if (si && si->id) e = insert_study(d, si);
   rows_done rd = {si, 0, 0};
   for (int k = 0; k < n; k++) rd.total += run_rows(r[k]);
-  for (int k = 0; !e && k < n; k++) e = insert_run(db, path, r[k], si, ri ? &ri[k] : NULL, ids ? &ids[k] : NULL, &rd);
-  return store_end(db, path, existed, e);
+  for (int k = 0; !e && k < n; k++)
+    e = insert_run(d, r[k], si, ri ? &ri[k] : NULL, ids ? &ids[k] : NULL, &rd);
+  /* commits (or rolls back on e); a store this call made and left empty (a full disk) is not
+   * left behind; one that another process has written to meanwhile is not empty */
+  return lbs_db_finish(&d, e);
 }
 
 lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
@@ -524,112 +421,96 @@ lbs_err lbs_results_save_run(const char *path, const lbs_replay_result *r, const
   return lbs_results_save_study(path, NULL, &rr, &ri, 1, run_out);
 }
 
-lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, const lbs_partition_row *rows, int n) {
-  sqlite3 *db = NULL;
+/* One partition row, bound to the INSERT of lbs_results_save_partitions. */
+static lbs_err insert_partition(lbs_db *d, sqlite3_stmt *st, const lbs_study_info *si,
+                                const lbs_partition_row *w, const char *now) {
+  lbs_db_val row[] = {
+      LBS_DB_TEXT(si ? si->id : NULL),
+      LBS_DB_TEXT(w->run.trace),
+      LBS_DB_TEXT(w->run.grid),
+      LBS_DB_INT(w->step),
+      LBS_DB_TEXT(w->partitioner),
+      LBS_DB_INT(w->procs),
+      LBS_DB_INT(w->elements),
+      LBS_DB_FINITE(w->maxqwgt_s),
+      LBS_DB_FINITE(w->loadimb),
+      LBS_DB_FINITE(w->work_imbalance),
+      LBS_DB_FINITE(w->tolerance),
+      LBS_DB_FINITE(w->wsysll_s),
+      LBS_DB_FINITE(w->wgt_s),
+      LBS_DB_FINITE(w->comm_s),
+      LBS_DB_FINITE(w->remap_s),
+      LBS_DB_FINITE(w->edge_cut),
+      LBS_DB_INT(w->moved),
+      LBS_DB_FINITE(w->wall_s),
+      LBS_DB_TEXT(now),
+      LBS_DB_TEXT(si ? si->command : NULL),
+      LBS_DB_TEXT(si ? si->version : NULL),
+      LBS_DB_TEXT(si ? si->host : NULL),
+      LBS_DB_TEXT(w->run.overrides),
+      LBS_DB_TEXT(w->run.config),
+      LBS_DB_TEXT(w->run.trace_hash),
+      LBS_DB_TEXT(w->run.grid_hash),
+  };
+  return lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row));
+}
+
+lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si,
+                                    const lbs_partition_row *rows, int n) {
+  lbs_db *d;
   sqlite3_stmt *st = NULL;
-  int existed;
   char now[32];
   lbs_results_now(now);
-  lbs_err e = store_begin(path, &db, &existed, 1);
+  lbs_err e = store_begin(path, &d, 1);
   if (e) return e;
-  if (si && si->id) e = insert_study(db, path, si);
-  if (!e && sqlite3_prepare_v2(db, "INSERT INTO partitions(study, trace, grid, step, partitioner, procs, elements,"
-                              " maxqwgt_s, loadimb, work_imbalance, tolerance, wsysll_s, wgt_s, comm_s, remap_s, edge_cut,"
-                              " moved, wall_s, created, command, version, host, overrides, config, trace_hash, grid_hash)"
-                              " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
-    e = dberr(db, path);
-  for (int i = 0; !e && i < n; i++) {
-    const lbs_partition_row *w = &rows[i];
-    int k = 1;
-    sqlite3_reset(st);
-    bind_text(st, k++, si ? si->id : NULL);
-    bind_text(st, k++, w->run.trace);
-    bind_text(st, k++, w->run.grid);
-    sqlite3_bind_int64(st, k++, w->step);
-    bind_text(st, k++, w->partitioner);
-    sqlite3_bind_int(st, k++, w->procs);
-    sqlite3_bind_int64(st, k++, w->elements);
-    bind_real(st, k++, w->maxqwgt_s);
-    bind_real(st, k++, w->loadimb);
-    bind_real(st, k++, w->work_imbalance);
-    bind_real(st, k++, w->tolerance);
-    bind_real(st, k++, w->wsysll_s);
-    bind_real(st, k++, w->wgt_s);
-    bind_real(st, k++, w->comm_s);
-    bind_real(st, k++, w->remap_s);
-    bind_real(st, k++, w->edge_cut);
-    sqlite3_bind_int64(st, k++, w->moved);
-    bind_real(st, k++, w->wall_s);
-    bind_text(st, k++, now);
-    bind_text(st, k++, si ? si->command : NULL);
-    bind_text(st, k++, si ? si->version : NULL);
-    bind_text(st, k++, si ? si->host : NULL);
-    bind_text(st, k++, w->run.overrides);
-    bind_text(st, k++, w->run.config);
-    bind_text(st, k++, w->run.trace_hash);
-    bind_text(st, k++, w->run.grid_hash);
-    if (sqlite3_step(st) != SQLITE_DONE) e = dberr(db, path);
-  }
+  if (si && si->id) e = insert_study(d, si);
+  if (!e)
+    e = lbs_db_prepare(
+        d,
+        "INSERT INTO partitions(study, trace, grid, step, partitioner, procs, elements,"
+        " maxqwgt_s, loadimb, work_imbalance, tolerance, wsysll_s, wgt_s, comm_s, remap_s,"
+        " edge_cut, moved, wall_s, created, command, version, host, overrides, config,"
+        " trace_hash, grid_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        NULL, &st);
+  for (int i = 0; !e && i < n; i++) e = insert_partition(d, st, si, &rows[i], now);
   sqlite3_finalize(st);
-  return store_end(db, path, existed, e);
+  return lbs_db_finish(&d, e);
 }
 
 lbs_err lbs_results_open_read(const char *path, sqlite3 **out, int *version) {
-  struct stat sb;
+  lbs_db *d;
   *out = NULL;
-  if (stat(path, &sb)) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
-  if (!S_ISREG(sb.st_mode)) return lbs_fail(LBS_IO, "%s: not a regular file", path);
-  sqlite3 *db = NULL;
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    lbs_err e = dberr(db, path);
-    sqlite3_close(db);
-    return e;
-  }
-  sqlite3_busy_timeout(db, 10000);
-  sqlite3_stmt *q;
-  int64_t app = -1;
-  lbs_err e = LBS_OK;
-  if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-    app = sqlite3_column_int64(q, 0);
-  else
-    e = lbs_fail(LBS_FORMAT, "%s: not a results store (not an SQLite file)", path);
-  sqlite3_finalize(q);
-  if (!e && app != RESULTS_APP_ID) e = lbs_fail(LBS_FORMAT, "%s: not an lbsim results store", path);
-  if (!e) e = results_version(db, path, version);
-  if (e) {
-    sqlite3_close(db);
-    return e;
-  }
-  *out = db;
+  lbs_err e =
+      lbs_db_open(&RESULTS, path, &(lbs_db_opts){.mode = LBS_DB_READ, .busy_ms = 10000}, &d);
+  if (e) return e;
+  *version = lbs_db_version(d);
+  *out = lbs_db_detach(&d);
   return LBS_OK;
 }
 
-lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done, int64_t ntasks) {
+lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done,
+                                int64_t ntasks) {
   struct stat sb;
-  if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0) return LBS_OK; /* a new store, empty */
-  sqlite3 *db;
-  int version;
-  lbs_err e = lbs_results_open_read(path, &db, &version);
-  if (e) return e;
-  sqlite3_stmt *q;
-  if (version < 2) { /* a schema-1 store holds no sweep */
-    sqlite3_close(db);
-    return LBS_OK;
-  }
-  if (sqlite3_prepare_v2(db, "SELECT task FROM runs WHERE study = ? AND task IS NOT NULL", -1, &q, NULL)) {
-    e = dberr(db, path);
-    sqlite3_close(db);
+  if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+    return LBS_OK; /* a new store, empty */
+  lbs_db *d;
+  lbs_err e =
+      lbs_db_open(&RESULTS, path, &(lbs_db_opts){.mode = LBS_DB_READ, .busy_ms = 10000}, &d);
+  if (e || lbs_db_version(d) < 2) { /* a schema-1 store holds no sweep */
+    lbs_db_close(&d);
     return e;
   }
-  sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
-  int rc;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+  sqlite3_stmt *q;
+  e = lbs_db_prepare(d, "SELECT task FROM runs WHERE study = ? AND task IS NOT NULL", NULL, &q);
+  int rc = SQLITE_DONE;
+  if (!e) sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
+  while (!e && (rc = sqlite3_step(q)) == SQLITE_ROW) {
     int64_t t = sqlite3_column_int64(q, 0);
     if (t >= 0 && t < ntasks) done[t] = 1;
   }
-  if (rc != SQLITE_DONE) e = dberr(db, path);
+  if (!e && rc != SQLITE_DONE) e = lbs_db_fail(d, NULL);
   sqlite3_finalize(q);
-  sqlite3_close(db);
+  lbs_db_close(&d);
   return e;
 }
 
@@ -664,12 +545,10 @@ lbs_err lbs_sha256_hex(const void *data, size_t len, char hex[65]) {
 }
 
 lbs_err lbs_results_check(const char *path) {
-  sqlite3 *db;
-  int version;
-  lbs_err e = lbs_results_open_read(path, &db, &version);
-  if (e) return e;
-  e = check_intact(db, path);
-  sqlite3_close(db);
+  lbs_db *d;
+  lbs_db_opts o = {.mode = LBS_DB_READ, .busy_ms = 10000, .quick_check = 1};
+  lbs_err e = lbs_db_open(&RESULTS, path, &o, &d);
+  lbs_db_close(&d);
   return e;
 }
 

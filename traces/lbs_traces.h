@@ -264,8 +264,10 @@ typedef struct lbs_metric_info {
   lbs_bound bound;  /* as given to the writer */
 } lbs_metric_info;
 
-/* Opens a trace read-only. LBS_FORMAT for a file that is not an lbsim trace, LBS_VERSION
- * for another schema version, LBS_CORRUPT for a damaged file, LBS_IO when missing. */
+/* Opens a trace for reading (it is never written; SQLite may roll back what a killed writer
+ * left). LBS_FORMAT for a file that is not an lbsim trace, LBS_VERSION for another schema
+ * version, LBS_CORRUPT for a damaged file, LBS_IO when missing or not a regular file (a FIFO or
+ * device is never opened). */
 lbs_err lbs_trace_open(const char *path, lbs_trace **out);
 void lbs_trace_close(lbs_trace **t); /* NULL-safe, clears *t */
 

@@ -12,21 +12,20 @@
  *   arrays(name, type, count, codec, crc32, data)   mesh arrays (coords, CSR, cell order)
  * Each step is written in one transaction: a writer killed at any moment leaves every
  * complete step readable and no partial one. Schema 1 (metrics with error_bound and a
- * relative flag, chunks without err_rel and sum_err) is still read. */
+ * relative flag, chunks without err_rel and sum_err) is still read, never upgraded in place
+ * (trace recode writes it anew). Files are opened through core's lbs_db (TRACE below). */
 #include "codec_int.h"
 #include "traces_int.h"
 
-#include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#define APPLICATION_ID 0x4C425354 /* 'LBST' */
+#include "lbs_db.h"
 
-static const char *SCHEMA =
+static const char SCHEMA[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE metrics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,"
     " codec TEXT NOT NULL, bound TEXT NOT NULL);"
@@ -38,15 +37,19 @@ static const char *SCHEMA =
     "CREATE TABLE arrays(name TEXT PRIMARY KEY, type TEXT NOT NULL, count INTEGER NOT NULL,"
     " codec INTEGER NOT NULL, crc32 INTEGER NOT NULL, data BLOB NOT NULL);";
 
-static lbs_err dberr(sqlite3 *db, const char *path, const char *what) {
-  int rc = sqlite3_extended_errcode(db) & 0xff;
-  const char *msg = db ? sqlite3_errmsg(db) : "cannot allocate";
-  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
-    return lbs_fail(LBS_CORRUPT, "%s: %s: file is damaged (%s)", path, what, msg);
-  if (rc == SQLITE_IOERR || rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_FULL)
-    return lbs_fail(LBS_IO, "%s: %s: %s", path, what, msg);
-  return lbs_fail(LBS_DB, "%s: %s: %s", path, what, msg);
-}
+/* A trace file: written once, new (LBS_DB_CREATE), in WAL mode while it is written; read from
+ * schema 1 on. */
+static const lbs_db_kind TRACE = {
+    .what = "trace",
+    .a_what = "an lbsim trace",
+    .schema_name = "trace",
+    .app_id = 0x4C425354, /* 'LBST' */
+    .version = LBS_TRACE_SCHEMA_VERSION,
+    .oldest = 1,
+    .new_pragmas = "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    .schema = SCHEMA,
+    .rw_reader = 1, /* so that SQLite can roll back what a killed writer left */
+};
 
 static double now_s(void) {
   struct timespec ts;
@@ -57,8 +60,7 @@ static double now_s(void) {
 /* ================================================================ writer */
 
 struct lbs_trace_writer {
-  sqlite3 *db;
-  char *path;
+  lbs_db *d;
   int64_t E, C, nchunks, next_step;
   int nm;
   lbs_metric_spec *metrics; /* names and units owned */
@@ -69,19 +71,10 @@ struct lbs_trace_writer {
   double enc_s;
 };
 
-static lbs_err exec(sqlite3 *db, const char *path, const char *sql) {
-  return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? LBS_OK : dberr(db, path, sql);
-}
-
 static lbs_err put_meta(lbs_trace_writer *w, const char *key, const char *val) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO meta VALUES(?1,?2)", -1, &st, NULL))
-    return dberr(w->db, w->path, "meta");
-  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, val, -1, SQLITE_STATIC);
-  int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "meta");
+  lbs_db_val row[] = {LBS_DB_TEXT(key), LBS_DB_TEXT(val)};
+  return lbs_db_insert(w->d, "INSERT OR REPLACE INTO meta VALUES(?1,?2)", "meta", row,
+                       LBS_DB_COUNT(row));
 }
 
 lbs_err lbs_trace_writer_set_meta(lbs_trace_writer *w, const char *key, const char *value) {
@@ -108,18 +101,14 @@ static lbs_err put_array(lbs_trace_writer *w, const char *name, const char *type
   lbs_err e = lbs_codec_encode(w->ctx, LBS_CODEC_LOSSLESS, data, (size_t)n,
                                (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &w->blob, &used);
   if (e) return e;
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(w->db, "INSERT INTO arrays VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL))
-    return dberr(w->db, w->path, "arrays");
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 3, n);
-  sqlite3_bind_int(st, 4, LBS_CODEC_LOSSLESS);
-  sqlite3_bind_int64(st, 5, lbs_crc32(w->blob.data, w->blob.len));
-  sqlite3_bind_blob(st, 6, w->blob.data, (int)w->blob.len, SQLITE_STATIC);
-  int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "arrays");
+  lbs_db_val row[] = {LBS_DB_TEXT(name),
+                      LBS_DB_TEXT(type),
+                      LBS_DB_INT(n),
+                      LBS_DB_INT(LBS_CODEC_LOSSLESS),
+                      LBS_DB_INT(lbs_crc32(w->blob.data, w->blob.len)),
+                      LBS_DB_BLOB(w->blob.data, w->blob.len)};
+  return lbs_db_insert(w->d, "INSERT INTO arrays VALUES(?1,?2,?3,?4,?5,?6)", "arrays", row,
+                       LBS_DB_COUNT(row));
 }
 
 static lbs_err put_mesh(lbs_trace_writer *w, lbs_mesh *m) {
@@ -153,7 +142,7 @@ static lbs_err put_mesh(lbs_trace_writer *w, lbs_mesh *m) {
 static void writer_free(lbs_trace_writer *w) {
   sqlite3_finalize(w->ins_step);
   sqlite3_finalize(w->ins_chunk);
-  sqlite3_close(w->db);
+  lbs_db_close(&w->d);
   for (int i = 0; w->metrics && i < w->nm; i++) {
     free((char *)w->metrics[i].name);
     free((char *)w->metrics[i].unit);
@@ -162,17 +151,11 @@ static void writer_free(lbs_trace_writer *w) {
   lbs_codec_ctx_destroy(&w->ctx);
   lbs_buf_free(&w->blob);
   free(w->check);
-  free(w->path);
   free(w);
 }
 
-lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace_writer **out) {
-  *out = NULL;
-  struct stat sb;
-  if (lstat(path, &sb) == 0) /* anything there, a link too: never written through */
-    return lbs_fail(LBS_IO, "%s: %s", path,
-                    S_ISREG(sb.st_mode) ? "file exists (remove it first)" : "not a regular file");
-  int64_t C = spec->chunk_elems ? spec->chunk_elems : LBS_TRACE_DEFAULT_CHUNK;
+/* What lbs_trace_create refuses before anything is made; C is the chunk size. */
+static lbs_err check_spec(const lbs_trace_spec *spec, int64_t C) {
   if (spec->elements < 1) return lbs_fail(LBS_INVAL, "a trace needs at least one element");
   if (C < 1 || C > LBS_TRACE_MAX_CHUNK)
     return lbs_fail(LBS_INVAL, "chunk size %lld outside 1..%d", (long long)C, LBS_TRACE_MAX_CHUNK);
@@ -191,19 +174,23 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
       if (!strcmp(spec->metrics[j].name, m->name))
         return lbs_fail(LBS_INVAL, "metric '%s' given twice", m->name);
   }
+  return LBS_OK;
+}
+
+/* A writer with its own copies of the spec's metrics and its buffers, not yet connected; NULL
+ * when out of memory. */
+static lbs_trace_writer *writer_new(const lbs_trace_spec *spec, int64_t C) {
   lbs_trace_writer *w = calloc(1, sizeof *w);
-  if (!w) return lbs_fail(LBS_NOMEM, "writer");
-  lbs_err e = LBS_OK;
+  if (!w) return NULL;
   w->E = spec->elements;
   w->C = C;
   w->nchunks = (w->E + C - 1) / C;
   w->nm = spec->nmetrics;
-  w->path = strdup(path);
   w->metrics = calloc((size_t)w->nm, sizeof *w->metrics);
   w->check = malloc((size_t)C * sizeof *w->check);
-  if (!w->path || !w->metrics || !w->check || lbs_codec_ctx_create(&w->ctx)) {
+  if (!w->metrics || !w->check || lbs_codec_ctx_create(&w->ctx)) {
     writer_free(w);
-    return lbs_fail(LBS_NOMEM, "writer");
+    return NULL;
   }
   for (int i = 0; i < w->nm; i++) {
     w->metrics[i] = spec->metrics[i];
@@ -212,62 +199,64 @@ lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace
     if (w->metrics[i].bound.kind == LBS_BOUND_LOSSLESS) w->metrics[i].codec = LBS_CODEC_LOSSLESS;
     if (!w->metrics[i].name || !w->metrics[i].unit) {
       writer_free(w);
-      return lbs_fail(LBS_NOMEM, "writer");
+      return NULL;
     }
   }
-  if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-    e = dberr(w->db, path, "create");
+  return w;
+}
+
+/* The trace's meta, mesh and metric rows, in the transaction that made the file. */
+static lbs_err put_header(lbs_trace_writer *w, const lbs_trace_spec *spec) {
+  lbs_err e;
+  if ((e = put_meta(w, "format", "lbsim-trace"))) return e;
+  if ((e = put_meta_i(w, "schema_version", LBS_TRACE_SCHEMA_VERSION))) return e;
+  if ((e = put_meta_i(w, "elements", w->E))) return e;
+  if ((e = put_meta_i(w, "chunk_elems", w->C))) return e;
+  for (int i = 0; i < spec->nmeta; i++)
+    if ((e = put_meta(w, spec->meta[2 * i], spec->meta[2 * i + 1]))) return e;
+  if (spec->mesh && (e = put_mesh(w, spec->mesh))) return e;
+  sqlite3_stmt *st;
+  if ((e = lbs_db_prepare(w->d, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5)", "metrics", &st)))
+    return e;
+  for (int i = 0; i < w->nm && !e; i++) {
+    char bound[LBS_BOUND_STRLEN];
+    lbs_db_val row[] = {LBS_DB_INT(i), LBS_DB_TEXT(w->metrics[i].name),
+                        LBS_DB_TEXT(w->metrics[i].unit),
+                        LBS_DB_TEXT(lbs_codec_name(w->metrics[i].codec)),
+                        LBS_DB_TEXT(lbs_bound_format(w->metrics[i].bound, bound))};
+    e = lbs_db_row(w->d, st, "metrics", row, LBS_DB_COUNT(row));
+  }
+  sqlite3_finalize(st);
+  return e;
+}
+
+lbs_err lbs_trace_create(const char *path, const lbs_trace_spec *spec, lbs_trace_writer **out) {
+  *out = NULL;
+  int64_t C = spec->chunk_elems ? spec->chunk_elems : LBS_TRACE_DEFAULT_CHUNK;
+  lbs_err e = check_spec(spec, C);
+  if (e) return e;
+  lbs_trace_writer *w = writer_new(spec, C);
+  if (!w) return lbs_fail(LBS_NOMEM, "writer");
+  /* a new file only (anything there, a link too, is never written through), made with its
+   * schema in a transaction that the header rows join */
+  e = lbs_db_open(&TRACE, path, &(lbs_db_opts){.mode = LBS_DB_CREATE, .keep_tx = 1}, &w->d);
+  if (e) {
     writer_free(w);
     return e;
   }
-  char pragmas[200];
-  snprintf(pragmas, sizeof pragmas,
-           "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-           "PRAGMA application_id=%d; PRAGMA user_version=%d;",
-           APPLICATION_ID, LBS_TRACE_SCHEMA_VERSION);
-  if ((e = exec(w->db, path, pragmas))) goto fail;
-  if ((e = exec(w->db, path, "BEGIN"))) goto fail;
-  if ((e = exec(w->db, path, SCHEMA))) goto fail;
-  if ((e = put_meta(w, "format", "lbsim-trace"))) goto fail;
-  if ((e = put_meta_i(w, "schema_version", LBS_TRACE_SCHEMA_VERSION))) goto fail;
-  if ((e = put_meta_i(w, "elements", w->E))) goto fail;
-  if ((e = put_meta_i(w, "chunk_elems", w->C))) goto fail;
-  for (int i = 0; i < spec->nmeta; i++)
-    if ((e = put_meta(w, spec->meta[2 * i], spec->meta[2 * i + 1]))) goto fail;
-  if (spec->mesh && (e = put_mesh(w, spec->mesh))) goto fail;
-  for (int i = 0; i < w->nm; i++) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(w->db, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5)", -1, &st, NULL)) {
-      e = dberr(w->db, path, "metrics");
-      goto fail;
-    }
-    sqlite3_bind_int(st, 1, i);
-    sqlite3_bind_text(st, 2, w->metrics[i].name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, w->metrics[i].unit, -1, SQLITE_STATIC);
-    char bound[LBS_BOUND_STRLEN];
-    sqlite3_bind_text(st, 4, lbs_codec_name(w->metrics[i].codec), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, lbs_bound_format(w->metrics[i].bound, bound), -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-      e = dberr(w->db, path, "metrics");
-      goto fail;
-    }
-  }
-  if ((e = exec(w->db, path, "COMMIT"))) goto fail;
-  if (sqlite3_prepare_v2(w->db, "INSERT INTO steps VALUES(?1,?2)", -1, &w->ins_step, NULL) ||
-      sqlite3_prepare_v2(w->db,
-                         "INSERT INTO chunks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
-                         -1, &w->ins_chunk, NULL)) {
-    e = dberr(w->db, path, "prepare");
-    goto fail;
+  if (!(e = put_header(w, spec))) e = lbs_db_commit(w->d, "create");
+  if (!e) e = lbs_db_prepare(w->d, "INSERT INTO steps VALUES(?1,?2)", "prepare", &w->ins_step);
+  if (!e)
+    e = lbs_db_prepare(
+        w->d, "INSERT INTO chunks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+        "prepare", &w->ins_chunk);
+  if (e) {
+    writer_free(w);
+    remove(path); /* made by this call */
+    return e;
   }
   *out = w;
   return LBS_OK;
-fail:
-  writer_free(w);
-  remove(path);
-  return e;
 }
 
 double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w) { return w->enc_s; }
@@ -309,29 +298,23 @@ static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, 
   if (!(serr <= LBS_SUM_TOL))
     return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %g of its magnitude",
                     (long long)step, w->metrics[m].name, (long long)c, serr);
-  sqlite3_stmt *st = w->ins_chunk;
-  sqlite3_reset(st);
-  sqlite3_bind_int64(st, 1, (step * w->nm + m) * w->nchunks + c);
-  sqlite3_bind_int64(st, 2, step);
-  sqlite3_bind_int(st, 3, m);
-  sqlite3_bind_int64(st, 4, c);
-  sqlite3_bind_int64(st, 5, first);
-  sqlite3_bind_int64(st, 6, n);
-  sqlite3_bind_int(st, 7, codec);
-  sqlite3_bind_int64(st, 8, lbs_crc32(w->blob.data, w->blob.len));
-  if (vmin <= vmax) {
-    sqlite3_bind_double(st, 9, vmin);
-    sqlite3_bind_double(st, 10, vmax);
-  } else {
-    sqlite3_bind_null(st, 9);
-    sqlite3_bind_null(st, 10);
-  }
-  sqlite3_bind_double(st, 11, emax);
-  sqlite3_bind_double(st, 12, esq);
-  sqlite3_bind_double(st, 13, erel);
-  sqlite3_bind_double(st, 14, serr);
-  sqlite3_bind_blob(st, 15, w->blob.data, (int)w->blob.len, SQLITE_STATIC);
-  return sqlite3_step(st) == SQLITE_DONE ? LBS_OK : dberr(w->db, w->path, "chunk");
+  int some = vmin <= vmax; /* a finite value: vmin and vmax are NULL without one */
+  lbs_db_val row[] = {LBS_DB_INT((step * w->nm + m) * w->nchunks + c),
+                      LBS_DB_INT(step),
+                      LBS_DB_INT(m),
+                      LBS_DB_INT(c),
+                      LBS_DB_INT(first),
+                      LBS_DB_INT(n),
+                      LBS_DB_INT(codec),
+                      LBS_DB_INT(lbs_crc32(w->blob.data, w->blob.len)),
+                      some ? LBS_DB_REAL(vmin) : LBS_DB_NULL,
+                      some ? LBS_DB_REAL(vmax) : LBS_DB_NULL,
+                      LBS_DB_REAL(emax),
+                      LBS_DB_REAL(esq),
+                      LBS_DB_REAL(erel),
+                      LBS_DB_REAL(serr),
+                      LBS_DB_BLOB(w->blob.data, w->blob.len)};
+  return lbs_db_row(w->d, w->ins_chunk, "chunk", row, LBS_DB_COUNT(row));
 }
 
 lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values) {
@@ -339,12 +322,10 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
   for (int m = 0; m < w->nm; m++)
     if (!values[m]) return lbs_fail(LBS_INVAL, "step %lld: no values for metric '%s'", (long long)s,
                                     w->metrics[m].name);
-  lbs_err e = exec(w->db, w->path, "BEGIN");
+  lbs_err e = lbs_db_begin(w->d, "step");
   if (e) return e;
-  sqlite3_reset(w->ins_step);
-  sqlite3_bind_int64(w->ins_step, 1, s);
-  sqlite3_bind_int64(w->ins_step, 2, app_step);
-  if (sqlite3_step(w->ins_step) != SQLITE_DONE) e = dberr(w->db, w->path, "step");
+  lbs_db_val row[] = {LBS_DB_INT(s), LBS_DB_INT(app_step)};
+  e = lbs_db_row(w->d, w->ins_step, "step", row, LBS_DB_COUNT(row));
   for (int m = 0; m < w->nm && !e; m++) {
     const double *v = values[m];
     /* a range bound is a fraction of the step's range: absolute for this step */
@@ -352,9 +333,9 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
                                     v, (size_t)w->E);
     for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, b);
   }
-  if (!e) e = exec(w->db, w->path, "COMMIT");
+  if (!e) e = lbs_db_commit(w->d, "step");
   if (e) {
-    sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+    lbs_db_rollback(w->d);
     return e;
   }
   w->next_step++;
@@ -368,7 +349,7 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
   sqlite3_finalize(w->ins_step);
   sqlite3_finalize(w->ins_chunk);
   w->ins_step = w->ins_chunk = NULL;
-  lbs_err e = exec(w->db, w->path, "PRAGMA journal_mode=DELETE");
+  lbs_err e = lbs_db_exec(w->d, "PRAGMA journal_mode=DELETE", "close");
   writer_free(w);
   return e;
 }
@@ -376,8 +357,9 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
 /* ================================================================ reader */
 
 struct lbs_trace {
-  sqlite3 *db;
-  char *path;
+  lbs_db *d;
+  sqlite3 *db;              /* lbs_db_sqlite(d) */
+  const char *path;         /* lbs_db_path(d) */
   int version;              /* schema version of the file */
   int64_t E, S, C, nchunks;
   int nm;
@@ -394,7 +376,7 @@ void lbs_trace_close(lbs_trace **tp) {
   if (!tp || !*tp) return;
   lbs_trace *t = *tp;
   sqlite3_finalize(t->get_chunk);
-  sqlite3_close(t->db);
+  lbs_db_close(&t->d);
   for (int i = 0; t->metrics && i < t->nm; i++) {
     free((char *)t->metrics[i].name);
     free((char *)t->metrics[i].unit);
@@ -405,7 +387,6 @@ void lbs_trace_close(lbs_trace **tp) {
   free(t->meta);
   lbs_mesh_destroy(&t->mesh);
   lbs_codec_ctx_destroy(&t->ctx);
-  free(t->path);
   free(t);
   *tp = NULL;
 }
@@ -434,11 +415,12 @@ static lbs_err meta_int(lbs_trace *t, const char *key, int64_t lo, int64_t hi, i
 
 static lbs_err pragma_int(lbs_trace *t, const char *sql, int64_t *out) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) return dberr(t->db, t->path, sql);
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
+    return lbs_db_err(t->db, t->path, sql);
   int rc = sqlite3_step(st);
   *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_finalize(st);
-  return rc == SQLITE_ROW ? LBS_OK : dberr(t->db, t->path, sql);
+  return rc == SQLITE_ROW ? LBS_OK : lbs_db_err(t->db, t->path, sql);
 }
 
 /* Loads a stored array of n 8-byte items into a new buffer after checking its CRC. */
@@ -447,13 +429,13 @@ static lbs_err get_array(lbs_trace *t, const char *name, int64_t n, void **out) 
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(t->db, "SELECT count, codec, crc32, data FROM arrays WHERE name=?1", -1, &st,
                          NULL))
-    return dberr(t->db, t->path, "arrays");
+    return lbs_db_err(t->db, t->path, "arrays");
   sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
   lbs_err e = LBS_OK;
   int rc = sqlite3_step(st);
   if (rc != SQLITE_ROW) {
     e = rc == SQLITE_DONE ? lbs_fail(LBS_CORRUPT, "%s: mesh array '%s' is missing", t->path, name)
-                          : dberr(t->db, t->path, "arrays");
+                          : lbs_db_err(t->db, t->path, "arrays");
   } else {
     const uint8_t *b = sqlite3_column_blob(st, 3);
     size_t len = (size_t)sqlite3_column_bytes(st, 3);
@@ -545,21 +527,13 @@ static lbs_err load_mesh(lbs_trace *t) {
   return LBS_OK;
 }
 
-static lbs_err load(lbs_trace *t) {
+/* The meta table, and from it the format, elements and chunk size. */
+static lbs_err load_meta(lbs_trace *t) {
   lbs_err e;
-  int64_t appid, version;
-  if ((e = pragma_int(t, "PRAGMA application_id", &appid))) return e;
-  if (appid != APPLICATION_ID)
-    return lbs_fail(LBS_FORMAT, "%s: an SQLite file but not an lbsim trace", t->path);
-  if ((e = pragma_int(t, "PRAGMA user_version", &version))) return e;
-  if (version < 1 || version > LBS_TRACE_SCHEMA_VERSION)
-    return lbs_fail(LBS_VERSION, "%s: trace schema version %lld, this lbsim reads versions 1 to %d",
-                    t->path, (long long)version, LBS_TRACE_SCHEMA_VERSION);
-  t->version = (int)version;
   sqlite3_stmt *st;
   int rc;
   if (sqlite3_prepare_v2(t->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL))
-    return dberr(t->db, t->path, "meta");
+    return lbs_db_err(t->db, t->path, "meta");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     char **m = realloc(t->meta, (size_t)(t->nmeta + 1) * 2 * sizeof *m);
     if (!m) {
@@ -573,17 +547,23 @@ static lbs_err load(lbs_trace *t) {
     t->nmeta++;
   }
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return dberr(t->db, t->path, "meta");
+  if (rc != SQLITE_DONE) return lbs_db_err(t->db, t->path, "meta");
   const char *fmt = lbs_trace_meta(t, "format");
   if (!fmt || strcmp(fmt, "lbsim-trace")) return lbs_fail(LBS_FORMAT, "%s: not an lbsim trace", t->path);
   if ((e = meta_int(t, "elements", 1, INT64_C(1) << 40, &t->E))) return e;
   if ((e = meta_int(t, "chunk_elems", 1, LBS_TRACE_MAX_CHUNK, &t->C))) return e;
   t->nchunks = (t->E + t->C - 1) / t->C;
+  return LBS_OK;
+}
 
+/* The metrics in id order, each with its codec and bound. */
+static lbs_err load_metrics(lbs_trace *t) {
+  sqlite3_stmt *st;
+  int rc;
   /* schema 1 kept the bound as (error_bound, relative): relative meant the step's range */
   const char *msql = t->version == 1 ? "SELECT id, name, unit, codec, error_bound, relative FROM metrics ORDER BY id"
                                      : "SELECT id, name, unit, codec, bound, 0 FROM metrics ORDER BY id";
-  if (sqlite3_prepare_v2(t->db, msql, -1, &st, NULL)) return dberr(t->db, t->path, "metrics");
+  if (sqlite3_prepare_v2(t->db, msql, -1, &st, NULL)) return lbs_db_err(t->db, t->path, "metrics");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     lbs_metric_info *m = realloc(t->metrics, (size_t)(t->nm + 1) * sizeof *m);
     if (!m) {
@@ -612,15 +592,22 @@ static lbs_err load(lbs_trace *t) {
     }
   }
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return dberr(t->db, t->path, "metrics");
+  if (rc != SQLITE_DONE) return lbs_db_err(t->db, t->path, "metrics");
   if (t->nm < 1) return lbs_fail(LBS_CORRUPT, "%s: trace has no metrics", t->path);
+  return LBS_OK;
+}
 
+/* The steps' application step numbers, every index 0..S-1 present. */
+static lbs_err load_steps(lbs_trace *t) {
+  sqlite3_stmt *st;
+  int rc;
   int64_t nsteps;
+  lbs_err e;
   if ((e = pragma_int(t, "SELECT count(*) FROM steps", &nsteps))) return e;
   t->app = malloc((size_t)(nsteps ? nsteps : 1) * sizeof *t->app);
   if (!t->app) return lbs_fail(LBS_NOMEM, "step table");
   if (sqlite3_prepare_v2(t->db, "SELECT idx, app_step FROM steps ORDER BY idx", -1, &st, NULL))
-    return dberr(t->db, t->path, "steps");
+    return lbs_db_err(t->db, t->path, "steps");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->S < nsteps) {
     if (sqlite3_column_int64(st, 0) != t->S) {
       sqlite3_finalize(st);
@@ -630,42 +617,38 @@ static lbs_err load(lbs_trace *t) {
     t->app[t->S++] = sqlite3_column_int64(st, 1);
   }
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE || t->S != nsteps) return dberr(t->db, t->path, "steps");
+  if (rc != SQLITE_DONE || t->S != nsteps) return lbs_db_err(t->db, t->path, "steps");
+  return LBS_OK;
+}
 
+/* Reads what a trace holds beyond its chunks (lbs_db_open checked that it is one, and its
+ * version). */
+static lbs_err load(lbs_trace *t) {
+  lbs_err e;
+  if ((e = load_meta(t)) || (e = load_metrics(t)) || (e = load_steps(t))) return e;
   if (sqlite3_prepare_v2(t->db,
                          "SELECT step, metric, chunk, first_elem, count, codec, crc32, data"
                          " FROM chunks WHERE id=?1",
                          -1, &t->get_chunk, NULL))
-    return dberr(t->db, t->path, "chunks");
+    return lbs_db_err(t->db, t->path, "chunks");
   return load_mesh(t);
 }
 
 lbs_err lbs_trace_open(const char *path, lbs_trace **out) {
   *out = NULL;
-  struct stat sb; /* a FIFO or device is refused, never opened (fopen would wait on a FIFO) */
-  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-    return lbs_fail(LBS_IO, "%s: not a regular file", path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
-  char magic[16] = {0};
-  size_t got = fread(magic, 1, 16, f);
-  fclose(f);
-  if (got < 16 || memcmp(magic, "SQLite format 3", 16))
-    return lbs_fail(LBS_FORMAT, "%s: not an lbsim trace (not an SQLite file)", path);
   lbs_trace *t = calloc(1, sizeof *t);
-  if (!t || !(t->path = strdup(path)) || lbs_codec_ctx_create(&t->ctx)) {
-    if (t) free(t->path);
+  if (!t || lbs_codec_ctx_create(&t->ctx)) {
     free(t);
     return lbs_fail(LBS_NOMEM, "trace");
   }
-  /* Read-write when allowed, so that SQLite can roll back what a killed writer left. */
-  int rc = sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READWRITE, NULL);
-  if (rc != SQLITE_OK) {
-    sqlite3_close(t->db);
-    t->db = NULL;
-    rc = sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY, NULL);
+  /* a FIFO or device is refused, never opened; a killed writer's transaction is rolled back */
+  lbs_err e = lbs_db_open(&TRACE, path, &(lbs_db_opts){.mode = LBS_DB_READ}, &t->d);
+  if (!e) {
+    t->db = lbs_db_sqlite(t->d);
+    t->path = lbs_db_path(t->d);
+    t->version = lbs_db_version(t->d);
+    e = load(t);
   }
-  lbs_err e = rc == SQLITE_OK ? load(t) : dberr(t->db, path, "open");
   if (e) {
     lbs_trace_close(&t);
     return e;
@@ -716,7 +699,7 @@ static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t 
   if (rc == SQLITE_DONE)
     return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld is missing", t->path,
                     (long long)step, mn, (long long)c);
-  if (rc != SQLITE_ROW) return dberr(t->db, t->path, "reading a chunk");
+  if (rc != SQLITE_ROW) return lbs_db_err(t->db, t->path, "reading a chunk");
   int64_t cfirst = c * t->C, cn = t->E - cfirst < t->C ? t->E - cfirst : t->C;
   if (sqlite3_column_int64(st, 0) != step || sqlite3_column_int(st, 1) != m ||
       sqlite3_column_int64(st, 2) != c || sqlite3_column_int64(st, 3) != cfirst ||
@@ -772,7 +755,7 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
                         : "SELECT count(*), total(length(data)), max(err_max), total(err_sq),"
                           " count(err_max), max(err_rel), max(sum_err), count(sum_err)"
                           " FROM chunks WHERE ?1 < 0 OR metric = ?1";
-  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return dberr(t->db, t->path, "stats");
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return lbs_db_err(t->db, t->path, "stats");
   sqlite3_bind_int(st, 1, metric);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
@@ -790,7 +773,7 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out) {
     out->has_sum_error = out->chunks > 0 && sqlite3_column_int64(st, 7) == out->chunks;
   }
   sqlite3_finalize(st);
-  return rc == SQLITE_ROW ? LBS_OK : dberr(t->db, t->path, "stats");
+  return rc == SQLITE_ROW ? LBS_OK : lbs_db_err(t->db, t->path, "stats");
 }
 
 lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n) {
@@ -798,7 +781,7 @@ lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n)
   if (metric < -1 || metric >= t->nm) return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
   sqlite3_stmt *st;
   const char *sql = "SELECT codec, count(*) FROM chunks WHERE ?1 < 0 OR metric = ?1 GROUP BY codec";
-  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return dberr(t->db, t->path, "codec counts");
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return lbs_db_err(t->db, t->path, "codec counts");
   sqlite3_bind_int(st, 1, metric);
   int rc;
   /* each codec id the chunks hold, matched to the registry's */
@@ -807,18 +790,18 @@ lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n)
       if ((int)lbs_codec_at(i) == sqlite3_column_int(st, 0))
         counts[i] = sqlite3_column_int64(st, 1);
   sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? LBS_OK : dberr(t->db, t->path, "codec counts");
+  return rc == SQLITE_DONE ? LBS_OK : lbs_db_err(t->db, t->path, "codec counts");
 }
 
 lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(t->db, "PRAGMA integrity_check(1)", -1, &st, NULL))
-    return dberr(t->db, t->path, "integrity check");
+    return lbs_db_err(t->db, t->path, "integrity check");
   int rc = sqlite3_step(st);
   const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
   lbs_err e = LBS_OK;
   if (rc != SQLITE_ROW)
-    e = dberr(t->db, t->path, "integrity check");
+    e = lbs_db_err(t->db, t->path, "integrity check");
   else if (!r || strcmp(r, "ok"))
     e = lbs_fail(LBS_CORRUPT, "%s: SQLite integrity check failed: %s", t->path, r ? r : "?");
   sqlite3_finalize(st);

@@ -214,3 +214,35 @@ Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
   free(before), free(after), free(db), free(newer);
   tu_rmrf(dir);
 }
+
+/* A schema-2 store (no partition_mode, no ranks) is read as it is and upgraded by the next
+ * save, its runs kept with the new columns NULL. */
+Test(results, schema_2_is_upgraded) {
+  char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db");
+  lbs_replay_result r = run();
+  r.ranks = 2;
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "ALTER TABLE runs DROP COLUMN partition_mode; ALTER TABLE runs DROP COLUMN ranks;"
+                               "PRAGMA user_version=2",
+                            NULL, NULL, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(s));
+  sqlite3_close(s);
+  sqlite3 *rd;
+  int version = 0;
+  cr_assert_eq(lbs_results_open_read(db, &rd, &version), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(version, 2);
+  cr_assert(lbs_results_has_column(rd, "runs", "study") && !lbs_results_has_column(rd, "runs", "ranks"));
+  sqlite3_close(rd);
+  cr_assert_eq(query(db, "PRAGMA user_version"), 2, "reading does not upgrade");
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "PRAGMA user_version"), 3);
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE ranks IS NULL AND partition_mode IS NULL AND id = 1"), 1);
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE ranks = 2 AND partition_mode IS NOT NULL AND id = 2"), 1);
+  cr_assert_eq(lbs_results_open_read(db, &rd, &version), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(version, 3);
+  sqlite3_close(rd);
+  free(db);
+  tu_rmrf(dir);
+}
