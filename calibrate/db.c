@@ -820,21 +820,6 @@ lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
 
 /* An RFC 4180 field: quoted (quotes doubled) when it holds a comma, quote, line break, or
  * starts or ends with a blank. */
-static void csv_str(FILE *f, const char *s) {
-  s = s ? s : "";
-  size_t n = strlen(s);
-  if (!strpbrk(s, ",\"\r\n") && !(n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t'))) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 /* A number; non-finite ones as an empty field. */
 static void csv_num(FILE *f, double v) {
   if (isfinite(v)) put_num(f, v);
@@ -858,22 +843,22 @@ static void write_ipgs(FILE *f, const csv_data *d) {
     const char *text[] = {g->impl, g->kernel, g->device, g->metric};
     for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
       fputc(',', f);
-      csv_str(f, text[k]);
+      lbs_csv_field(f, text[k]);
     }
     fputc(',', f);
     csv_num(f, g->lo);
     fputc(',', f);
     csv_num(f, g->hi);
     fputc(',', f);
-    csv_str(f, g->status);
+    lbs_csv_field(f, g->status);
     fputc(',', f);
-    csv_str(f, g->message);
+    lbs_csv_field(f, g->message);
     fputc(',', f);
-    csv_str(f, g->created);
+    lbs_csv_field(f, g->created);
     fputc(',', f);
     csv_num(f, g->seconds);
     fprintf(f, ",%d,%d,", g->ipg.n, g->nsamples);
-    csv_str(f, g->params);
+    lbs_csv_field(f, g->params);
     fputc('\n', f);
   }
 }
@@ -907,7 +892,7 @@ static void write_verifies(FILE *f, const csv_data *d) {
   for (int i = 0; i < d->nv; i++) {
     const lbs_verify *v = &d->v[i];
     fprintf(f, "%lld,%lld,", (long long)v->id, (long long)v->ipg_id);
-    csv_str(f, v->created);
+    lbs_csv_field(f, v->created);
     fprintf(f, ",%d,", v->n);
     const double x[] = {v->floor_s, v->mean_err, v->rms_err, v->max_err, v->mean_err_floor};
     for (size_t k = 0; k < sizeof x / sizeof *x; k++) {
@@ -1068,9 +1053,9 @@ static void write_plan_pieces(FILE *f, const csv_data *d) {
           const lbs_piece *q = &gr->p[k];
           char name[128], src[512];
           fprintf(f, "%lld,", (long long)p->id);
-          csv_str(f, p->kernel);
+          lbs_csv_field(f, p->kernel);
           fprintf(f, ",%d,", ws);
-          csv_str(f, lbs_plan_ws_name(p, ws, name, sizeof name));
+          lbs_csv_field(f, lbs_plan_ws_name(p, ws, name, sizeof name));
           fputs(g ? ",pg," : ",fpg,", f);
           const double v[6] = {q->x0, q->x1, q->t0, q->t1, q->a0, q->a1};
           for (int j = 0; j < 6; j++) {
@@ -1078,7 +1063,7 @@ static void write_plan_pieces(FILE *f, const csv_data *d) {
             fputc(',', f);
           }
           piece_source(p, !g, q->src, src, sizeof src);
-          csv_str(f, src);
+          lbs_csv_field(f, src);
           fputc('\n', f);
         }
       }

@@ -9,6 +9,7 @@
 #include "lbs_core.h"
 #include "lbs_json.h"
 #include "lbs_sim.h"
+#include "lbs_study.h"
 
 /* Prints "lbsim: <what>: <why>" to stderr, why from lbs_errmsg() or lbs_strerror(e);
  * returns 1. */
@@ -30,8 +31,6 @@ void cli_progress_update(cli_progress *p, int64_t done);
 void cli_progress_end(cli_progress *p);
 int cli_progress_cb(void *arg, int64_t done, int64_t total); /* for lbs_progress_fn */
 
-/* A CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line break. */
-void cli_csv_field(FILE *f, const char *s);
 /* v (its reference taken; NULL when building it ran out of memory) as one line on stdout
  * (lbs_json_write): 0, or 1 with 'lbsim: what: JSON output: out of memory' printed. A write
  * error is left to main(), which checks standard output when it closes it. */
@@ -123,25 +122,10 @@ enum { CLI_RO_FIRST = 2000, CLI_RO_PART = CLI_RO_FIRST, CLI_RO_POLICY, CLI_RO_MO
  * (lbs_replay_opts_set), then "sim.KEY=VALUE" appended to l. 0; 2 after a usage message for cmd
  * that names the flag ("lbsim: replay: --mode: 'x' must be bsp or des"); 1 out of memory. */
 int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg);
-/* Provenance (prov.c). main keeps the command line as given, before getopt permutes it. */
-void cli_prov_capture(int argc, char **argv);
-typedef struct cli_study {
-  char id[128], command[8192], host[512], started[32];
-  lbs_study_info info; /* points into the fields above */
-} cli_study;
-/* A study of this kind ("replay", "policy compare", ...): id, or a new one when NULL. */
-void cli_study_init(cli_study *s, const char *kind, const char *id);
-typedef struct cli_runinfo {
-  char trace_hash[65], grid_hash[65];
-  lbs_buf config;
-  char *overrides;
-  lbs_run_info info; /* points into the fields above; task -1, no optimum */
-} cli_runinfo;
-/* What a run is made of: the files' hashes (none for what is not a regular file), the resolved
- * configuration, the overrides and the cost model (lbs_cost_kind; -1: none). */
-void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, const lbs_config *cfg, const char *const *over,
-                      int nover, int cost);
-void cli_runinfo_free(cli_runinfo *ri);
+
+/* lbs_replay of the session over MPI_COMM_WORLD (collective), with progress bars on rank 0: the
+ * replay's steps under label, and the optimal policy's search, when it runs, under search_label. */
+lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label, lbs_replay_result **out);
 
 /* Loads the plug-ins LBSIM_PLUGIN_PATH names (colon-separated .so files), then those of the
  * global options --plugin PATH.so (repeatable) before the command, and registers their

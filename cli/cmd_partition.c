@@ -352,11 +352,11 @@ int cmd_partition(int argc, char **argv) {
   lbs_err re = LBS_OK; /* a results-store error (a full disk) is reported after the table */
   char rmsg[1024] = "";
   if (!e && rank == 0 && results) {
-    cli_study st;
-    cli_runinfo ri;
+    lbs_prov_study st;
+    lbs_prov_run ri;
     lbs_partition_row pr[32];
-    cli_study_init(&st, "partition", NULL);
-    cli_runinfo_init(&ri, trace_path, grid_path, cfg, over, nover, -1);
+    lbs_prov_study_init(&st, "partition", NULL);
+    lbs_prov_run_init(&ri, trace_path, grid_path, cfg, over, nover, -1);
     for (int k = 0; k < np; k++) {
       const lbs_minex_eval *v = &rows[k].ev;
       pr[k] = (lbs_partition_row){.run = ri.info, .step = step, .elements = E, .moved = v->moved, .partitioner = rows[k].name,
@@ -366,7 +366,7 @@ int cmd_partition(int argc, char **argv) {
                                   .remap_s = v->remap * 1e-9, .edge_cut = v->edge_cut, .wall_s = rows[k].wall_s};
     }
     if ((re = lbs_results_save_partitions(results, &st.info, pr, np))) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
-    cli_runinfo_free(&ri);
+    lbs_prov_run_free(&ri);
   }
   if (e) {
     if (rank == 0 && what) cli_error(what, e); /* what NULL: said already */

@@ -168,9 +168,9 @@ static void write_csv(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) 
     const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
     for (int k = 0; k < lbs_pipeline_nprocs(p); k++) {
       if (!L->used[k]) continue;
-      cli_csv_field(f, lbs_pipeline_mapping_name(p, m));
+      lbs_csv_field(f, lbs_pipeline_mapping_name(p, m));
       fputc(',', f);
-      cli_csv_field(f, lbs_pipeline_proc_name(p, k));
+      lbs_csv_field(f, lbs_pipeline_proc_name(p, k));
       fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%d,", lbs_pipeline_proc_speed(p, k), L->demand_s[k], L->util[k],
               N * L->demand_s[k], k == L->bottleneck);
       copies_text(f, p, m, k); /* block names and numbers: no comma */

@@ -231,12 +231,12 @@ static int compare(int argc, char **argv) {
   char rmsg[1024] = "";
   if (!e && rank == 0) {
     if (results) { /* the runs of this compare are one study, in one transaction */
-      cli_study st;
-      cli_runinfo ri;
+      lbs_prov_study st;
+      lbs_prov_run ri;
       lbs_run_info info[64];
       cli_progress wp;
-      cli_study_init(&st, "policy compare", NULL);
-      cli_runinfo_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, o.cost);
+      lbs_prov_study_init(&st, "policy compare", NULL);
+      lbs_prov_run_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, o.cost);
       cli_progress_start(&wp, "results store", 2);
       st.info.progress = cli_progress_cb;
       st.info.progress_arg = &wp;
@@ -249,7 +249,7 @@ static int compare(int argc, char **argv) {
       }
       re = lbs_results_save_study(results, &st.info, res, info, n, NULL);
       cli_progress_end(&wp);
-      cli_runinfo_free(&ri);
+      lbs_prov_run_free(&ri);
     }
     if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
     if (csv) {

@@ -9,6 +9,7 @@
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
+#include "lbs_study.h"
 
 static void usage(void) {
   printf("usage: [mpirun -n R] lbsim replay t.lbt --grid g.ini [options]\n\n"
@@ -51,7 +52,14 @@ static void usage(void) {
 
 enum { O_GRID = 1000, O_RESULTS, O_SAVE, O_JSON, O_HELPCFG };
 
-int cmd_replay(int argc, char **argv) {
+typedef struct args {
+  const char *trace, *grid, *results;
+  int json, save_assignment;
+  cli_overrides over; /* -o and the replay flags, in command-line order */
+} args;
+
+/* The command line into a: 0, 2 after a usage error, or -1 after --help or --help-config. */
+static int parse(int argc, char **argv, args *a) {
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
                                      CLI_REPLAY_OPTIONS,
                                      {"results", required_argument, 0, O_RESULTS},
@@ -61,121 +69,73 @@ int cmd_replay(int argc, char **argv) {
                                      {"set", required_argument, 0, 'o'},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
-  lbs_replay_opts o;
-  lbs_replay_opts_default(&o);
-  cli_overrides over = {0}; /* -o and the replay flags, in command-line order */
-  const char *grid_path = NULL, *results = NULL;
-  int json = 0, c, rc = 0;
+  int c, rc = 0;
   while (!rc && (c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
-      rc = cli_replay_flag(&over, "replay", c, optarg);
+      rc = cli_replay_flag(&a->over, "replay", c, optarg);
       continue;
     }
     switch (c) {
-    case O_GRID: grid_path = optarg; break;
-    case 'o': rc = cli_override(&over, "replay", optarg); break;
-    case O_RESULTS: results = optarg; break;
-    case O_SAVE: o.save_assignment = 1; break;
-    case O_JSON: json = 1; break;
-    case 'h': usage(); cli_overrides_free(&over); return 0;
-    case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); cli_overrides_free(&over); return 0;
+    case O_GRID: a->grid = optarg; break;
+    case 'o': rc = cli_override(&a->over, "replay", optarg); break;
+    case O_RESULTS: a->results = optarg; break;
+    case O_SAVE: a->save_assignment = 1; break;
+    case O_JSON: a->json = 1; break;
+    case 'h': usage(); return -1;
+    case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); return -1;
     default: rc = cli_usage("replay", "bad option");
     }
   }
   if (!rc && optind != argc - 1) rc = cli_usage("replay", "expected one trace file");
-  else if (!rc && !grid_path) rc = cli_usage("replay", "missing --grid FILE");
-  else if (!rc && o.save_assignment && !results) rc = cli_usage("replay", "--save-assignment goes with --results");
-  if (rc) return cli_overrides_free(&over), rc;
-  const char *trace_path = argv[optind];
-  MPI_Init(NULL, NULL);
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  double t_cmd = MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
-  /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
-  int bad = rank == 0 && results && cli_check_output(results, CLI_OUT_APPEND);
-  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
-    cli_overrides_free(&over);
-    MPI_Finalize();
-    return 1;
-  }
-  cli_progress prog;
-  cli_progress_start(&prog, "replaying", 0);
-  lbs_config *cfg = NULL;
-  lbs_grid *g = NULL;
-  lbs_trace *t = NULL;
-  lbs_replay_result *r = NULL;
-  /* every rank loads the same inputs; failures are the same everywhere */
-  lbs_err e = lbs_config_load(grid_path, &cfg);
-  if (!e) e = cli_overrides_apply(&over, cfg); /* -o and the flags, left to right */
-  if (!e) e = lbs_grid_from_config(cfg, &g);
-  if (!e) e = lbs_replay_opts_from_config(cfg, &o); /* [sim]: the grid file's, then the command line's */
-  const char *what = "replay";
-  if (!e && (e = lbs_trace_open(trace_path, &t))) what = "replay";
-  if (!e) {
-    o.cfg = cfg;
-    cli_progress search;
-    char slabel[128]; /* a policy that plans ahead searches before the first step */
-    snprintf(slabel, sizeof slabel, "%.*s's search", (int)strcspn(o.policy, ":"), o.policy);
-    cli_progress_start(&search, slabel, 0);
-    if (rank == 0) {
-      cli_progress_start(&prog, "replaying", lbs_trace_steps(t));
-      o.progress = cli_progress_cb;
-      o.progress_arg = &prog;
-      cli_progress_start(&search, slabel, 3 * lbs_trace_steps(t));
-      o.search_progress = cli_progress_cb;
-      o.search_progress_arg = &search;
-    }
-    e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
-    cli_progress_end(&search);
-    cli_progress_end(&prog);
-  }
-  /* a results-store error (a full disk) is reported after the summary, which is printed anyway */
-  lbs_err re = LBS_OK;
-  double t_saved = MPI_Wtime();
-  if (!e && rank == 0 && results) {
-    cli_study st;
-    cli_runinfo ri;
-    cli_progress wp;
-    cli_study_init(&st, "replay", NULL);
-    cli_runinfo_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, o.cost);
-    cli_progress_start(&wp, "results store", 2);
-    st.info.progress = cli_progress_cb;
-    st.info.progress_arg = &wp;
-    re = lbs_results_save_study(results, &st.info, &r, &ri.info, 1, NULL);
-    cli_progress_end(&wp);
-    cli_runinfo_free(&ri);
-  }
-  t_saved = MPI_Wtime() - t_saved;
+  else if (!rc && !a->grid) rc = cli_usage("replay", "missing --grid FILE");
+  else if (!rc && a->save_assignment && !a->results) rc = cli_usage("replay", "--save-assignment goes with --results");
+  if (!rc) a->trace = argv[optind];
+  return rc;
+}
+
+/* The run as text on stdout; wall_s the command's wall time, saved_s the store's (< 0: not saved). */
+static void print_run(const args *a, const lbs_replay_result *r, double wall_s, double saved_s) {
+  printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", a->trace, a->grid, r->procs,
+         r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy, r->metric);
+  printf("simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
+         1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
+         1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  printf("repartitions  %d", r->nrep);
+  for (int k = 0; k < r->nrep && k < 20; k++)
+    printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));
+  printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
+         r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
+  printf("balance       work imbalance %.4f initially, %.4f at worst (max work / target share)",
+         r->initial_work_imbalance, r->max_work_imbalance);
+  if (r->tolerance > 0) printf("; %s promises %.4g", r->partitioner, r->tolerance);
+  printf("\nmoved         %lld elements\nwall          %.3f s (replay %.3f s", (long long)r->moved, wall_s, r->wall_s);
+  if (saved_s >= 0) printf(", results store %.3f s, in %s", saved_s, a->results);
+  printf(")\nranks         %d, partitioning %s, peak memory %.1f MB (the largest rank's resident set)\n", r->ranks,
+         lbs_partition_mode_name(r->partition_mode), r->peak_rss_mb);
+}
+
+/* Rank 0: the run to the results store, its progress on a bar; the error, if any, for later. */
+static lbs_err save(const lbs_session *s, const args *a, lbs_replay_result *r, double *saved_s) {
+  cli_progress wp;
+  double t0 = MPI_Wtime();
+  cli_progress_start(&wp, "results store", 2);
+  lbs_err e = lbs_session_save(s, a->results, "replay", &r, 1, -1, cli_progress_cb, &wp);
+  cli_progress_end(&wp);
+  *saved_s = MPI_Wtime() - t0;
+  return e;
+}
+
+/* Rank 0 reports: the run (JSON or text), a missed tolerance, a store that failed. Exit code. */
+static int report(const args *a, const lbs_replay_result *r, double t_cmd, double saved_s, lbs_err re) {
   char rmsg[1024] = "";
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
-  if (e) {
-    if (rank == 0) cli_error(what, e);
-    rc = 1;
-  } else if (rank == 0 && json) {
-    rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT, LBS_JSON_SHORT);
-  } else if (rank == 0) {
-    printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", trace_path, grid_path, r->procs,
-           r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy, r->metric);
-    printf("simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
-           1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
-           1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
-    printf("repartitions  %d", r->nrep);
-    for (int k = 0; k < r->nrep && k < 20; k++)
-      printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));
-    printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
-           r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
-    printf("balance       work imbalance %.4f initially, %.4f at worst (max work / target share)", r->initial_work_imbalance,
-           r->max_work_imbalance);
-    if (r->tolerance > 0) printf("; %s promises %.4g", r->partitioner, r->tolerance);
-    printf("\nmoved         %lld elements\nwall          %.3f s (replay %.3f s", (long long)r->moved, MPI_Wtime() - t_cmd,
-           r->wall_s);
-    if (results && !re) printf(", results store %.3f s, in %s", t_saved, results);
-    printf(")\nranks         %d, partitioning %s, peak memory %.1f MB (the largest rank's resident set)\n", r->ranks,
-           lbs_partition_mode_name(r->partition_mode), r->peak_rss_mb);
-  }
-  if (!e && rank == 0 && r->tolerance_missed) {
+  int rc = 0;
+  if (a->json) rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT, LBS_JSON_SHORT);
+  else print_run(a, r, MPI_Wtime() - t_cmd, a->results && !re ? saved_s : -1);
+  if (r->tolerance_missed) {
     fflush(stdout);
-    fprintf(stderr, "lbsim replay: warning: %s missed its tolerance %.4g in %d of %d partitions (against the shares it "
+    fprintf(stderr,
+            "lbsim replay: warning: %s missed its tolerance %.4g in %d of %d partitions (against the shares it "
             "aims at; against the grid's, the worst work imbalance is %.4f)\n",
             r->partitioner, r->tolerance, r->tolerance_missed, r->nrep + 1, r->max_work_imbalance);
   }
@@ -184,11 +144,43 @@ int cmd_replay(int argc, char **argv) {
     fprintf(stderr, "lbsim: results store: %s\n", *rmsg ? rmsg : lbs_strerror(re));
     rc = 1;
   }
+  return rc;
+}
+
+int cmd_replay(int argc, char **argv) {
+  args a = {0};
+  int rc = parse(argc, argv, &a);
+  if (rc) return cli_overrides_free(&a.over), rc < 0 ? 0 : rc;
+  MPI_Init(NULL, NULL);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double t_cmd = MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
+  /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
+  int bad = rank == 0 && a.results && cli_check_output(a.results, CLI_OUT_APPEND);
+  if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
+    cli_overrides_free(&a.over);
+    MPI_Finalize();
+    return 1;
+  }
+  lbs_session s;
+  lbs_replay_result *r = NULL;
+  /* every rank loads the same inputs; failures are the same everywhere */
+  lbs_err e = lbs_session_open(&s, a.trace, a.grid, (const char *const *)a.over.v, a.over.n);
+  s.opts.save_assignment = a.save_assignment;
+  if (!e) e = cli_session_replay(&s, "replaying", "optimal's search", &r);
+  /* a results-store error (a full disk) is reported after the summary, which is printed anyway */
+  lbs_err re = LBS_OK;
+  double saved_s = 0;
+  if (!e && rank == 0 && a.results) re = save(&s, &a, r, &saved_s);
+  if (e) {
+    if (rank == 0) cli_error("replay", e);
+    rc = 1;
+  } else if (rank == 0) {
+    rc = report(&a, r, t_cmd, saved_s, re);
+  }
   lbs_replay_result_free(&r);
-  lbs_trace_close(&t);
-  lbs_grid_destroy(&g);
-  lbs_config_destroy(&cfg);
-  cli_overrides_free(&over);
+  lbs_session_close(&s);
+  cli_overrides_free(&a.over);
   MPI_Finalize();
   return rc;
 }

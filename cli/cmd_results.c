@@ -81,7 +81,7 @@ static void put_value(FILE *f, sqlite3_stmt *q, int c) {
   case SQLITE_FLOAT: fprintf(f, "%.17g", sqlite3_column_double(q, c)); break;
   default: {
     const char *s = (const char *)sqlite3_column_text(q, c);
-    cli_csv_field(f, s ? s : "");
+    lbs_csv_field(f, s ? s : "");
   }
   }
 }

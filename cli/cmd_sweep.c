@@ -451,7 +451,7 @@ static int farm_progress(void *arg, int64_t done, int64_t total) {
 }
 
 /* Runs task t on this rank alone and appends it to the store. */
-static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, const char *results, const cli_study *cs,
+static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, const char *results, const lbs_prov_study *cs,
                         farm *fm, int rank) {
   int i4[4], iov[MAXOV];
   task_axes(s, t, i4, iov);
@@ -476,19 +476,19 @@ static lbs_err run_task(const study *s, int64_t t, lbs_trace *const *traces, con
     e = lbs_replay(traces[i4[0]], g, &o, MPI_COMM_SELF, &r);
   }
   if (!e) {
-    cli_runinfo ri;
+    lbs_prov_run ri;
     char gpath[8192];
     const char *gv = s->ax[1].v[i4[1]];
     if (!strncmp(gv, "gen:", 4) || gv[0] == '/') snprintf(gpath, sizeof gpath, "%s", gv);
     else snprintf(gpath, sizeof gpath, "%s/%s", s->dir, gv);
-    cli_runinfo_init(&ri, s->trace_path[i4[0]], strncmp(gv, "gen:", 4) ? gpath : NULL, cfg, ov, s->nov, o.cost);
+    lbs_prov_run_init(&ri, s->trace_path[i4[0]], strncmp(gv, "gen:", 4) ? gpath : NULL, cfg, ov, s->nov, o.cost);
     if (!strncmp(gv, "gen:", 4)) ri.info.grid = gv;
     char *labels = json_labels(s, i4, iov);
     ri.info.labels = labels;
     ri.info.task = t;
     e = lbs_results_save_study(results, &cs->info, &r, &ri.info, 1, NULL);
     free(labels);
-    cli_runinfo_free(&ri);
+    lbs_prov_run_free(&ri);
   }
   lbs_replay_result_free(&r);
   lbs_grid_destroy(&g);
@@ -538,7 +538,7 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
   for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", LABEL[k], k == 0 && s->has_seeds ? ",seed" : "");
   for (int k = 0; k < s->nov; k++) {
     fputc(',', f);
-    cli_csv_field(f, s->ov[k].name);
+    lbs_csv_field(f, s->ov[k].name);
   }
   fprintf(f, ",measure,value\n");
   int rc;
@@ -550,11 +550,11 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
     int i4[4], iov[MAXOV];
     task_axes(s, t, i4, iov);
     for (size_t m = 0; m < NMEASURES; m++) {
-      cli_csv_field(f, s->id);
+      lbs_csv_field(f, s->id);
       fprintf(f, ",%lld", (long long)t);
       for (int k = 0; k < 4 + s->nov; k++) {
         fputc(',', f);
-        cli_csv_field(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
+        lbs_csv_field(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
         if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
       }
       fprintf(f, ",%s,%.9g\n", MEASURES[m], sqlite3_column_double(q, (int)m + 1));
@@ -715,8 +715,8 @@ int cmd_sweep(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
-  cli_study cs;
-  cli_study_init(&cs, "sweep", s.id);
+  lbs_prov_study cs;
+  lbs_prov_study_init(&cs, "sweep", s.id);
   char *axes = json_axes(&s);
   cs.info.file = file;
   cs.info.file_hash = file_hash;

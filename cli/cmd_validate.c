@@ -474,10 +474,10 @@ done_runs:
   lbs_err re = LBS_OK;
   char rmsg[1024] = "";
   if (results) {
-    cli_study st; /* one study: the replays of every schedule and their real runs */
-    cli_runinfo ri;
-    cli_study_init(&st, "validate", NULL);
-    cli_runinfo_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, (int)o.cost);
+    lbs_prov_study st; /* one study: the replays of every schedule and their real runs */
+    lbs_prov_run ri;
+    lbs_prov_study_init(&st, "validate", NULL);
+    lbs_prov_run_init(&ri, trace_path, grid_path, cfg, (const char *const *)over.v, over.n, (int)o.cost);
     for (int k = 0; k < np && !re; k++) {
       int64_t run_id = 0;
       re = lbs_results_save_study(results, &st.info, &P[k].r, &ri.info, 1, &run_id);
@@ -486,7 +486,7 @@ done_runs:
         re = lbs_results_save_validation(results, &v);
       }
     }
-    cli_runinfo_free(&ri);
+    lbs_prov_run_free(&ri);
     if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   }
   if (json) {

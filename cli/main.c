@@ -119,7 +119,7 @@ static void lua_unsafe_option(int *argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  cli_prov_capture(argc, argv);
+  lbs_prov_capture(argc, argv);
   if (setup_log()) return 2;
   lua_unsafe_option(&argc, argv);
   int rc = cli_plugins_load(&argc, &argv);

@@ -83,19 +83,6 @@ int cli_progress_cb(void *arg, int64_t done, int64_t total) {
   return 0;
 }
 
-void cli_csv_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 int cli_json_print(const char *what, json_t *v, size_t flags, int precision) {
   int bad = lbs_json_write(stdout, v, flags, precision) && !ferror(stdout);
   json_decref(v);
@@ -456,4 +443,26 @@ int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg) {
   int rc = cli_override(l, cmd, a);
   free(a);
   return rc;
+}
+
+lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label, lbs_replay_result **out) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  cli_progress prog, search;
+  cli_progress_start(&prog, label, 0);
+  cli_progress_start(&search, search_label, 0);
+  if (rank == 0) {
+    cli_progress_start(&prog, label, lbs_trace_steps(s->trace));
+    s->opts.progress = cli_progress_cb;
+    s->opts.progress_arg = &prog;
+    cli_progress_start(&search, search_label, 3 * lbs_trace_steps(s->trace));
+    s->opts.search_progress = cli_progress_cb;
+    s->opts.search_progress_arg = &search;
+  }
+  lbs_err e = lbs_replay(s->trace, s->grid, &s->opts, MPI_COMM_WORLD, out);
+  cli_progress_end(&search);
+  cli_progress_end(&prog);
+  s->opts.progress = s->opts.search_progress = NULL; /* the bars are gone */
+  s->opts.progress_arg = s->opts.search_progress_arg = NULL;
+  return e;
 }

@@ -186,3 +186,19 @@ lbs_err lbs_parent_writable(const char *path) {
   unlink(probe);
   return LBS_OK;
 }
+
+void lbs_csv_field(FILE *f, const char *s) {
+  s = s ? s : "";
+  size_t n = strlen(s);
+  int edge = n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t');
+  if (!strpbrk(s, ",\"\r\n") && !edge) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}

@@ -122,6 +122,11 @@ lbs_err lbs_read_file(const char *path, char **text, size_t *len);
  * and a read-only mount does). LBS_IO naming path, the directory and why. */
 lbs_err lbs_parent_writable(const char *path);
 
+/* Writes s (NULL: empty) as one CSV field (RFC 4180): as it is, or in double quotes with its
+ * quotes doubled when it holds a comma, a quote or a line break, or starts or ends with a space
+ * or a tab (which readers trim when unquoted). Every CSV lbsim writes quotes this way. */
+void lbs_csv_field(FILE *f, const char *s);
+
 /* Deterministic counter-based random numbers (splitmix64): the same (seed, stream,
  * index) always gives the same value, so any element of any step can be regenerated. */
 uint64_t lbs_rng_u64(uint64_t seed, uint64_t stream, uint64_t index);

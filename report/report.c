@@ -13,7 +13,7 @@
 #include "lbs_db.h"
 #include "lbs_json.h"
 #include "lbs_report.h"
-#include "lbs_sim.h"
+#include "lbs_study.h"
 
 extern const char lbs__vega_js[], lbs__report_js[], lbs__report_css[];
 extern const size_t lbs__vega_js_len, lbs__report_js_len, lbs__report_css_len;
@@ -105,7 +105,7 @@ static int64_t count(const store *s, const char *table) {
   return n;
 }
 
-/* Opens the store read-only after checking what it is (sim/results.c: a regular file, an
+/* Opens the store read-only after checking what it is (study/results.c: a regular file, an
  * SQLite file, lbsim's results store, a schema this lbsim reads). */
 static lbs_err store_open(store *s, const char *path) {
   memset(s, 0, sizeof *s);

@@ -1,4 +1,5 @@
-/* lbs_sim.h - the simulator kernel: event queue, network, replay engine, results store. */
+/* lbs_sim.h - the simulator kernel: event queue, network, replay engine. (The results store a
+ * replay is saved in is the study layer's: study/lbs_study.h.) */
 #ifndef LBS_SIM_H
 #define LBS_SIM_H
 
@@ -192,89 +193,5 @@ json_t *lbs_replay_json(const lbs_replay_result *r);
 /* The same fields, in the same order, set in the object o (policy compare adds its own after
  * them): 0, or -1 when out of memory. */
 int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r);
-/* ---------------------------------------------------------------- results store (schema 3)
- * One SQLite file: runs (a row per replay, with its provenance), steps, procs, repartitions,
- * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim
- * partition's rows), validations and measurements. docs/results.md lists every column. */
-typedef struct sqlite3 sqlite3;
-
-/* Who made a group of runs, and how. id is required; the rest may be NULL. */
-typedef struct lbs_study_info {
-  const char *id;                     /* unique; a sweep's is a hash of its study */
-  const char *kind;                   /* "replay", "policy compare", "partition", "sweep", "validate" */
-  const char *command, *version, *host, *started; /* started: ISO 8601 UTC */
-  const char *file, *file_hash, *axes; /* a sweep: its study file, SHA-256, axes (a JSON object) */
-  int64_t tasks;                      /* a sweep's task count, else 0 */
-  lbs_progress_fn progress;           /* rows written of all to write (may be NULL) */
-  void *progress_arg;
-  int checked;                        /* the caller checked the store (lbs_results_check) and
-                                         each write need not read it whole again (a sweep) */
-} lbs_study_info;
-
-/* What one run was made of. Any pointer may be NULL. */
-typedef struct lbs_run_info {
-  const char *trace, *grid;           /* as given */
-  const char *trace_hash, *grid_hash; /* hex SHA-256 of the files (lbs_file_sha256) */
-  const char *cost;                   /* "model", "measured", "zero" */
-  const char *overrides;              /* the -o assignments, one per line */
-  const char *config;                 /* the resolved configuration (lbs_config_dump) */
-  const char *labels;                 /* a JSON object: the sweep axes' values of this run */
-  int64_t task;                       /* the sweep's task number, -1 for none */
-  double optimum_s, gap_to_optimal;   /* NAN: none */
-} lbs_run_info;
-
-/* Appends n runs (with their study's row, once, when si is given) in one transaction; the
- * new ids in ids (may be NULL). Nothing is written on failure. */
-lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si, lbs_replay_result *const *r,
-                               const lbs_run_info *ri, int n, int64_t *ids);
-
-/* A partitioner measured on one step (lbsim partition): MinEX's model metrics (seed 003). */
-typedef struct lbs_partition_row {
-  lbs_run_info run; /* trace, grid, hashes, overrides, config */
-  int64_t step, elements, moved;
-  const char *partitioner;
-  int procs;
-  double maxqwgt_s, loadimb, work_imbalance, tolerance, wsysll_s, wgt_s, comm_s, remap_s, edge_cut, wall_s;
-} lbs_partition_row;
-lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, const lbs_partition_row *rows, int n);
-
-/* Opens a results store read-only (core's lbs_db_open; the caller closes *db with sqlite3_close):
- * LBS_IO when it cannot be read, LBS_FORMAT when it is not one, LBS_VERSION when a newer lbsim
- * wrote it; *version is its schema (1 to 3), the store is not upgraded. */
-lbs_err lbs_results_open_read(const char *path, sqlite3 **db, int *version);
-/* Reads the whole store and checks it (SQLite's quick check): LBS_CORRUPT when damaged. */
-lbs_err lbs_results_check(const char *path);
-/* 1 when the table has the column (a schema-1 store lacks schema 2's). */
-int lbs_results_has_column(sqlite3 *db, const char *table, const char *column);
-/* Marks done[t] = 1 for every task t < ntasks of the study that the store holds a run of. */
-lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done, int64_t ntasks);
-/* The time now as ISO 8601 UTC. */
-void lbs_results_now(char iso[32]);
-/* The SHA-256 of a file's bytes, as 64 hex digits and a NUL. */
-lbs_err lbs_file_sha256(const char *path, char hex[65]);
-/* The SHA-256 of len bytes, likewise. */
-lbs_err lbs_sha256_hex(const void *data, size_t len, char hex[65]);
-
-/* Appends the run to an SQLite results store in one transaction (nothing on failure). */
-lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path,
-                         const char *grid_path);
-/* lbs_results_save, giving the new run's id in *run (may be NULL). */
-lbs_err lbs_results_save_run(const char *path, const lbs_replay_result *r, const char *trace_path,
-                             const char *grid_path, int64_t *run);
-/* A prediction checked against real runs (lbsim validate): the replay's run id, the app, its
- * arguments and rank count, the schedule it ran (application steps, comma-separated), the
- * predicted total and the measured totals (seconds). */
-typedef struct lbs_validation {
-  int64_t run;
-  const char *app, *args;
-  int ranks;
-  const char *schedule;
-  double predicted_s;
-  int nmeasured;
-  const double *measured_s;
-} lbs_validation;
-/* Appends one row to the table validations and one per real run to measurements, in one
- * transaction. */
-lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lbs_sim.h"
+#include "lbs_study.h"
 
 static char path[64];
 static const char *const sfx[] = {"-wal", "-shm", "-journal"};

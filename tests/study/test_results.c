@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbs_sim.h"
+#include "lbs_study.h"
 #include "testutil.h"
 
 /* A run of 3 steps on 2 processors with one repartition, as lbs_replay fills it. */

@@ -9,8 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "lbs_grid.h"
+#include "lbs_study.h"
 
 #ifndef LBSIM_VERSION
 #define LBSIM_VERSION "0.1.0"
@@ -30,7 +30,7 @@ static size_t put_word(char *buf, size_t n, size_t len, const char *s) {
   return len + (size_t)snprintf(buf + len, len < n ? n - len : 0, "'");
 }
 
-void cli_prov_capture(int argc, char **argv) {
+void lbs_prov_capture(int argc, char **argv) {
   size_t len = 0;
   for (int i = 0; i < argc; i++) {
     if (i) len += (size_t)snprintf(command + len, len < sizeof command ? sizeof command - len : 0, " ");
@@ -39,7 +39,7 @@ void cli_prov_capture(int argc, char **argv) {
   if (len >= sizeof command) strcpy(command + sizeof command - 5, " ...");
 }
 
-void cli_study_init(cli_study *s, const char *kind, const char *id) {
+void lbs_prov_study_init(lbs_prov_study *s, const char *kind, const char *id) {
   memset(s, 0, sizeof *s);
   snprintf(s->command, sizeof s->command, "%s", command);
   struct utsname u;
@@ -95,7 +95,7 @@ static int hash_file(const char *path, char hex[65]) {
   return 1;
 }
 
-void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, const lbs_config *cfg, const char *const *over,
+void lbs_prov_run_init(lbs_prov_run *ri, const char *trace, const char *grid, const lbs_config *cfg, const char *const *over,
                       int nover, int cost) {
   memset(ri, 0, sizeof *ri);
   /* a trace given as a directory, or a grid that is not a file, has no content hash */
@@ -130,7 +130,7 @@ void cli_runinfo_init(cli_runinfo *ri, const char *trace, const char *grid, cons
                             .gap_to_optimal = NAN};
 }
 
-void cli_runinfo_free(cli_runinfo *ri) {
+void lbs_prov_run_free(lbs_prov_run *ri) {
   lbs_buf_free(&ri->config);
   free(ri->overrides);
   ri->overrides = NULL;
