@@ -14,7 +14,8 @@
 /* ---------------------------------------------------------------- results store (schema 3)
  * One SQLite file: runs (a row per replay, with its provenance), steps, procs, repartitions,
  * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim
- * partition's rows), validations and measurements. docs/results.md lists every column. */
+ * partition's rows), validations and measurements. docs/results.md lists every column. The
+ * writers below append to it; the readers further down (lbs_results) read it. */
 typedef struct sqlite3 sqlite3;
 
 /* Who made a group of runs, and how. id is required; the rest may be NULL. */
@@ -96,6 +97,215 @@ typedef struct lbs_validation {
  * transaction. */
 lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v);
 
+/* ---------------------------------------------------------------- reading a store (results_read.c)
+ * An open store and typed readers of what it holds, for lbsim results, lbsim report and a sweep's
+ * tidy CSV. Everything here is local (no MPI) and reads without writing: a store is never
+ * upgraded by reading it.
+ *
+ * NULL: a column that a store of an older schema lacks reads as NULL (schema 1 has no provenance,
+ * schema 2 no partition_mode and ranks), and NULL reads as NULL for text, NaN for a real (the
+ * writers store a NaN as NULL) and LBS_RESULTS_NONE for an integer.
+ *
+ * Memory: the arrays a reader returns (studies, runs, partitions, validations, configurations),
+ * and the text in them, belong to the handle and stay valid until lbs_results_close. A row handed
+ * to a callback (steps, procs, repartitions, series, any table's rows) is valid during that call
+ * only. A callback returns LBS_OK to go on; any other code stops the reading and is returned.
+ *
+ * Errors: LBS_NOMEM, or SQLite's error as core's lbs_db_err gives it: LBS_CORRUPT "PATH: file is
+ * damaged (SQLite's message)" where a store is damaged, LBS_IO or LBS_DB "PATH: SQLite's
+ * message". */
+typedef struct lbs_results lbs_results;
+
+/* An integer column's NULL. */
+#define LBS_RESULTS_NONE INT64_MIN
+
+/* Opens the results store at path read-only (core's lbs_db_open; a FIFO or device is refused
+ * unopened) into *out, an owned handle (lbs_results_close), NULL on failure: LBS_IO when it
+ * cannot be read (missing, not a regular file), LBS_FORMAT when it is not a results store (not
+ * SQLite, another kind of SQLite file, no runs table), LBS_VERSION when a newer lbsim wrote it;
+ * the message names the path ("PATH: No such file or directory"). The whole store is not read
+ * (lbs_results_check does): a damaged part is met by the reader that reads it. */
+lbs_err lbs_results_open(const char *path, lbs_results **out);
+/* Closes the store and frees what its readers returned. NULL-safe; clears *h. */
+void lbs_results_close(lbs_results **h);
+/* The store's schema version, 1 to 3 (as it is: reading does not upgrade). */
+int lbs_results_version(const lbs_results *h);
+/* 1 when the store has the table (older schemas lack some). */
+int lbs_results_has_table(const lbs_results *h, const char *table);
+/* *found = 1 when the store has a study of this id (0 in a store without studies). */
+lbs_err lbs_results_has_study(lbs_results *h, const char *id, int *found);
+/* The rows of one of the tables lbs_results_tables lists into *n: 0 without the table; with a
+ * study (NULL: all), that study's rows only (those of its runs, for steps, procs, ...). */
+lbs_err lbs_results_count(lbs_results *h, const char *table, const char *study, int64_t *n);
+
+/* A study (table studies). */
+typedef struct lbs_results_study {
+  const char *id, *kind;                /* kind: "replay", "policy compare", "sweep", ... */
+  const char *command, *version, *host; /* who ran it, with which lbsim, where */
+  const char *started;                  /* ISO 8601 UTC */
+  const char *file, *file_hash, *axes;  /* a sweep's study file, its SHA-256, its axes (JSON) */
+  int64_t tasks;                        /* a sweep's task count, 0 for the others */
+  int64_t nruns, npartitions;           /* its rows in runs and in partitions */
+} lbs_results_study;
+/* The studies (or only the study of that id when study is not NULL) by start time, then id, into
+ * *out (the handle's) and *n; none in a store without studies (schema 1). */
+lbs_err lbs_results_studies(lbs_results *h, const char *study, const lbs_results_study **out,
+                            int64_t *n);
+
+/* The orders of lbs_results_runs. */
+typedef enum lbs_results_order {
+  LBS_RESULTS_BY_ID,    /* by id: as they were saved */
+  LBS_RESULTS_BY_STUDY, /* each study's runs together (the studies in the order of their first
+                           run, a run without a study alone), then by task and id: a sweep's runs
+                           in task order; by id in a store without studies */
+} lbs_results_order;
+
+/* A run (table runs): what was replayed, its measures and its provenance. */
+typedef struct lbs_results_run {
+  int64_t id;
+  const char *study;                         /* the study it belongs to, NULL: none */
+  int64_t task;                              /* a sweep's task number */
+  const char *labels;                        /* a sweep's axis values (a JSON object) */
+  const char *trace, *grid;                  /* as given */
+  const char *metric, *partitioner, *policy; /* what the replay used */
+  const char *mode;                          /* "bsp", "des" */
+  int64_t elements, steps, procs;            /* the trace's elements, steps replayed, processors */
+  double total_time_s, compute_time_s, comm_time_s; /* simulated time, and its parts */
+  double partition_time_s, migration_time_s;
+  int64_t repartitions;
+  double mean_imbalance, max_imbalance, mean_loadimb; /* over the steps */
+  int64_t moved_elements;                             /* by all repartitions */
+  double wall_s;                                      /* the replay's own time */
+  const char *created, *command, *version, *host; /* when, by what command line, lbsim, machine */
+  const char *cost, *overrides, *config;          /* cost model, -o assignments, resolved INI */
+  const char *trace_hash, *grid_hash;             /* SHA-256 of the files */
+  double optimum_s, gap_to_optimal;               /* against optimal in the same compare */
+  const char *partition_mode;                     /* "rank0", "distributed" (schema 3) */
+  int64_t ranks;                                  /* the replay's MPI ranks (schema 3) */
+  int64_t nsteps;                                 /* its rows in steps */
+} lbs_results_run;
+/* The runs (only those of study when it is not NULL; none when the store cannot tell, having no
+ * studies) in that order into *out (the handle's) and *n. */
+lbs_err lbs_results_runs(lbs_results *h, const char *study, lbs_results_order order,
+                         const lbs_results_run **out, int64_t *n);
+
+/* One step of a run (table steps); comm_ns, partition_ns, migration_ns came with schema 2. */
+typedef struct lbs_results_step {
+  int64_t run, step, app_step; /* step: the trace step */
+  int64_t time_ns, compute_ns; /* how far the clock moved, the slowest processor's compute */
+  double imbalance, loadimb;
+  int64_t repartitioned;                       /* 1 when a repartition preceded the step */
+  int64_t comm_ns, partition_ns, migration_ns; /* what the step was charged (comm_ns: bsp only) */
+} lbs_results_step;
+typedef lbs_err (*lbs_results_step_fn)(void *arg, const lbs_results_step *s);
+/* Hands the run's steps to fn in step order. */
+lbs_err lbs_results_steps(lbs_results *h, int64_t run, lbs_results_step_fn fn, void *arg);
+
+/* One processor's compute at one step of a run (table procs). */
+typedef struct lbs_results_proc {
+  int64_t run, step, proc, compute_ns;
+} lbs_results_proc;
+typedef lbs_err (*lbs_results_proc_fn)(void *arg, const lbs_results_proc *p);
+/* Hands the run's rows to fn by step, then processor. */
+lbs_err lbs_results_procs(lbs_results *h, int64_t run, lbs_results_proc_fn fn, void *arg);
+
+/* One repartition of a run (table repartitions), charged at its step. */
+typedef struct lbs_results_repart {
+  int64_t run, step, partition_ns, migration_ns, moved_elements;
+  double moved_bytes, wall_s; /* wall_s: the partitioner's own time */
+} lbs_results_repart;
+typedef lbs_err (*lbs_results_repart_fn)(void *arg, const lbs_results_repart *r);
+/* Hands the run's repartitions to fn in step order. */
+lbs_err lbs_results_reparts(lbs_results *h, int64_t run, lbs_results_repart_fn fn, void *arg);
+
+/* One point of a policy's recorded series (table series, schema 2): the k-th of its run. */
+typedef struct lbs_results_point {
+  int64_t run, k, step;
+  double value; /* adaptive: the interval chosen at the probe */
+} lbs_results_point;
+typedef lbs_err (*lbs_results_point_fn)(void *arg, const lbs_results_point *p);
+/* Hands every run's series (only the runs of study when it is not NULL) to fn by run, then k;
+ * nothing without the table. */
+lbs_err lbs_results_series(lbs_results *h, const char *study, lbs_results_point_fn fn, void *arg);
+
+/* A partitioner measured on one step (table partitions, lbsim partition; schema 2). */
+typedef struct lbs_results_partition {
+  int64_t id;
+  const char *study, *trace, *grid;
+  int64_t step;
+  const char *partitioner;
+  int64_t procs, elements;
+  double maxqwgt_s, loadimb, work_imbalance, tolerance; /* MinEX's model (seed 003) */
+  double wsysll_s, wgt_s, comm_s, remap_s, edge_cut;
+  int64_t moved;
+  double wall_s;                                  /* the partitioner's own time */
+  const char *created, *command, *version, *host; /* provenance, as in runs */
+  const char *overrides, *config, *trace_hash, *grid_hash;
+} lbs_results_partition;
+/* The partition rows (only study's when it is not NULL) by trace, grid, step, partitioner and
+ * id into *out (the handle's) and *n; none without the table. */
+lbs_err lbs_results_partitions(lbs_results *h, const char *study, const lbs_results_partition **out,
+                               int64_t *n);
+
+/* A prediction checked against real runs (tables validations and measurements, lbsim
+ * validate). */
+typedef struct lbs_results_validation {
+  int64_t id, run; /* run: the replay that predicted */
+  const char *app, *args;
+  int64_t ranks;
+  const char *schedule; /* the application steps it ran, comma-separated */
+  double predicted_s, measured_median_s, measured_min_s, measured_max_s;
+  double error; /* (predicted - median) / median */
+  int64_t real_runs;
+  int64_t nmeasured;        /* its rows in measurements */
+  const double *measured_s; /* each real run's total, by k (the handle's) */
+} lbs_results_validation;
+/* The validations (only those of study's runs when it is not NULL) by id, each with its
+ * measurements, into *out (the handle's) and *n; none without the tables. */
+lbs_err lbs_results_validations(lbs_results *h, const char *study,
+                                const lbs_results_validation **out, int64_t *n);
+
+/* A resolved grid configuration (the config column of runs and partitions, schema 2). */
+typedef struct lbs_results_config {
+  const char *grid;   /* the grid file as given with it */
+  const char *config; /* INI text */
+} lbs_results_config;
+/* The distinct configurations of the runs and partition rows (only study's when it is not
+ * NULL), each once, by grid and text, into *out (the handle's) and *n. */
+lbs_err lbs_results_configs(lbs_results *h, const char *study, const lbs_results_config **out,
+                            int64_t *n);
+
+/* ---- any table, column by column (lbsim results --json, --csv) */
+
+/* What a value is. */
+typedef enum lbs_results_vtype {
+  LBS_RV_NULL,
+  LBS_RV_INT,
+  LBS_RV_REAL,
+  LBS_RV_TEXT, /* a blob too, as its bytes */
+} lbs_results_vtype;
+/* One value of a row. */
+typedef struct lbs_results_val {
+  lbs_results_vtype type;
+  union {
+    int64_t i;     /* LBS_RV_INT */
+    double d;      /* LBS_RV_REAL */
+    const char *s; /* LBS_RV_TEXT, NUL-terminated */
+  };
+} lbs_results_val;
+/* Called once with row NULL (the column names: a header), then once per row with its ncols
+ * values in the order of names. */
+typedef lbs_err (*lbs_results_row_fn)(void *arg, int ncols, const char *const *names,
+                                      const lbs_results_val *row);
+/* The tables of a results store, in the order lbsim results writes them (static storage,
+ * NULL-terminated): studies, runs, steps, procs, repartitions, series, assignment, partitions,
+ * validations, measurements. */
+const char *const *lbs_results_tables(void);
+/* Hands every column of every row of the table (one of lbs_results_tables; LBS_INVAL for another
+ * name) to fn in the order the rows were written; with a study (NULL: all), only that study's
+ * rows. Calls nothing when the store lacks the table, or has no studies to narrow it with. */
+lbs_err lbs_results_table(lbs_results *h, const char *table, const char *study,
+                          lbs_results_row_fn fn, void *arg);
 
 /* ---------------------------------------------------------------- provenance (prov.c)
  * Who ran what (command line, version, machine, time), the study that groups runs, and what each

@@ -1,7 +1,7 @@
 /* results.c - the results store: one SQLite file, one row in runs per replay, series in
  * steps and procs, repartitions, and (with --save-assignment) the assignment after every
  * repartition. A run is written in one transaction, so a failure leaves nothing half-way.
- * The file is opened through core's lbs_db (RESULTS below). */
+ * The file is opened through core's lbs_db (lbs__results_kind below); results_read.c reads it. */
 #include <errno.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "lbs_db.h"
 #include "lbs_study.h"
+#include "results_int.h"
 
 /* Schema 2 (PRAGMA user_version): provenance on every run (study, labels, command, version,
  * host, time, cost model, overrides, resolved configuration, content hashes), the studies
@@ -86,7 +86,7 @@ static lbs_err upgrade(lbs_db *d, int to) {
   lbs_err e = lbs_db_exec(d, SCHEMA, NULL);
   for (size_t i = 0; !e && i < sizeof ADDED / sizeof *ADDED; i++) {
     if (ADDED[i].version != to ||
-        lbs_results_has_column(lbs_db_sqlite(d), ADDED[i].table, ADDED[i].column))
+        lbs__results_has_column(lbs_db_sqlite(d), ADDED[i].table, ADDED[i].column))
       continue;
     char sql[160];
     snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", ADDED[i].table, ADDED[i].column,
@@ -99,7 +99,7 @@ static lbs_err upgrade(lbs_db *d, int to) {
 static const lbs_db_step STEPS[] = {{2, NULL, upgrade}, {3, NULL, upgrade}};
 
 /* A results store: PRAGMA application_id 'LBSR', the schema in user_version (0 in schema 1). */
-static const lbs_db_kind RESULTS = {
+const lbs_db_kind lbs__results_kind = {
     .what = "results store",
     .a_what = "a results store",
     .schema_name = "results",
@@ -114,13 +114,28 @@ static const lbs_db_kind RESULTS = {
     .nsteps = sizeof STEPS / sizeof *STEPS,
 };
 
-int lbs_results_has_column(sqlite3 *db, const char *table, const char *column) {
+int lbs__results_has_table(sqlite3 *db, const char *table) {
+  sqlite3_stmt *q;
+  int has = 0;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1,
+                         &q, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+  has = sqlite3_step(q) == SQLITE_ROW;
+  sqlite3_finalize(q);
+  return has;
+}
+
+int lbs__results_has_column(sqlite3 *db, const char *table, const char *column) {
   char sql[96];
   snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
   sqlite3_stmt *q;
   int has = 0;
   if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) return 0;
-  while (!has && sqlite3_step(q) == SQLITE_ROW) has = !strcmp((const char *)sqlite3_column_text(q, 1), column);
+  while (!has && sqlite3_step(q) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(q, 1);
+    has = name && !strcmp(name, column);
+  }
   sqlite3_finalize(q);
   return has;
 }
@@ -135,7 +150,7 @@ static lbs_err store_begin(const char *path, lbs_db **d, int check) {
                    .busy_ms = 120000, /* a sweep's ranks take turns: wait for the other's write */
                    .quick_check = check,
                    .keep_tx = 1};
-  return lbs_db_open(&RESULTS, path, &o, d);
+  return lbs_db_open(&lbs__results_kind, path, &o, d);
 }
 
 static int cmp_dbl(const void *a, const void *b) {
@@ -480,12 +495,16 @@ lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si,
 lbs_err lbs_results_open_read(const char *path, sqlite3 **out, int *version) {
   lbs_db *d;
   *out = NULL;
-  lbs_err e =
-      lbs_db_open(&RESULTS, path, &(lbs_db_opts){.mode = LBS_DB_READ, .busy_ms = 10000}, &d);
+  lbs_db_opts o = {.mode = LBS_DB_READ, .busy_ms = 10000};
+  lbs_err e = lbs_db_open(&lbs__results_kind, path, &o, &d);
   if (e) return e;
   *version = lbs_db_version(d);
   *out = lbs_db_detach(&d);
   return LBS_OK;
+}
+
+int lbs_results_has_column(sqlite3 *db, const char *table, const char *column) {
+  return lbs__results_has_column(db, table, column);
 }
 
 lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done,
@@ -494,8 +513,8 @@ lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *do
   if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
     return LBS_OK; /* a new store, empty */
   lbs_db *d;
-  lbs_err e =
-      lbs_db_open(&RESULTS, path, &(lbs_db_opts){.mode = LBS_DB_READ, .busy_ms = 10000}, &d);
+  lbs_db_opts o = {.mode = LBS_DB_READ, .busy_ms = 10000};
+  lbs_err e = lbs_db_open(&lbs__results_kind, path, &o, &d);
   if (e || lbs_db_version(d) < 2) { /* a schema-1 store holds no sweep */
     lbs_db_close(&d);
     return e;
@@ -547,7 +566,7 @@ lbs_err lbs_sha256_hex(const void *data, size_t len, char hex[65]) {
 lbs_err lbs_results_check(const char *path) {
   lbs_db *d;
   lbs_db_opts o = {.mode = LBS_DB_READ, .busy_ms = 10000, .quick_check = 1};
-  lbs_err e = lbs_db_open(&RESULTS, path, &o, &d);
+  lbs_err e = lbs_db_open(&lbs__results_kind, path, &o, &d);
   lbs_db_close(&d);
   return e;
 }
