@@ -2,7 +2,7 @@
  * listed, as JSON, or every table as CSV. */
 #include <errno.h>
 #include <getopt.h>
-#include <sqlite3.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,260 +30,231 @@ static void usage(void) {
          "  lbsim results r.db --csv out/\n");
 }
 
-/* The tables and, for --study, how a row belongs to a study. */
-static const struct {
-  const char *name, *study_filter;
-} TABLES[] = {
-    {"studies", "id = ?1"},
-    {"runs", "study = ?1"},
-    {"steps", "run IN (SELECT id FROM runs WHERE study = ?1)"},
-    {"procs", "run IN (SELECT id FROM runs WHERE study = ?1)"},
-    {"repartitions", "run IN (SELECT id FROM runs WHERE study = ?1)"},
-    {"series", "run IN (SELECT id FROM runs WHERE study = ?1)"},
-    {"assignment", "run IN (SELECT id FROM runs WHERE study = ?1)"},
-    {"partitions", "study = ?1"},
-    {"validations", "run IN (SELECT id FROM runs WHERE study = ?1)"},
-    {"measurements", "validation IN (SELECT id FROM validations WHERE run IN (SELECT id FROM runs WHERE study = ?1))"},
-};
-#define NTABLES (sizeof TABLES / sizeof *TABLES)
+/* ---------------------------------------------------------------- --csv DIR */
 
-static int has_table(sqlite3 *db, const char *name) {
-  sqlite3_stmt *q;
-  int has = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &q, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-    has = sqlite3_step(q) == SQLITE_ROW;
-  }
-  sqlite3_finalize(q);
-  return has;
-}
+/* A table being written as DIR/<table>.csv: opened at its header. */
+typedef struct csv_out {
+  char path[4300];
+  FILE *f;
+} csv_out;
 
-/* SELECT * FROM table [WHERE the study's] ORDER BY its key, prepared; NULL when the table
- * is absent (a schema-1 store) or, with a study, cannot be filtered there. */
-static sqlite3_stmt *select_all(sqlite3 *db, int t, const char *study) {
-  if (!has_table(db, TABLES[t].name)) return NULL;
-  if (study && !strcmp(TABLES[t].study_filter, "study = ?1") && !lbs_results_has_column(db, TABLES[t].name, "study"))
-    return NULL;
-  if (study && !strcmp(TABLES[t].name, "studies") && !has_table(db, "studies")) return NULL;
-  char sql[512];
-  snprintf(sql, sizeof sql, "SELECT * FROM %s%s%s ORDER BY rowid", TABLES[t].name, study ? " WHERE " : "",
-           study ? TABLES[t].study_filter : "");
-  sqlite3_stmt *q = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) return NULL;
-  if (study) sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
-  return q;
-}
-
-static void put_value(FILE *f, sqlite3_stmt *q, int c) {
-  switch (sqlite3_column_type(q, c)) {
-  case SQLITE_NULL: break;
-  case SQLITE_INTEGER: fprintf(f, "%lld", (long long)sqlite3_column_int64(q, c)); break;
-  case SQLITE_FLOAT: fprintf(f, "%.17g", sqlite3_column_double(q, c)); break;
-  default: {
-    const char *s = (const char *)sqlite3_column_text(q, c);
-    lbs_csv_field(f, s ? s : "");
-  }
+static void csv_value(FILE *f, const lbs_results_val *v) {
+  switch (v->type) {
+  case LBS_RV_NULL: break;
+  case LBS_RV_INT: fprintf(f, "%lld", (long long)v->i); break;
+  case LBS_RV_REAL: fprintf(f, "%.17g", v->d); break;
+  case LBS_RV_TEXT: lbs_csv_field(f, v->s); break;
   }
 }
 
-/* Writes the rows of q to f as CSV, header first. */
-static int dump(FILE *f, sqlite3_stmt *q) {
-  int nc = sqlite3_column_count(q), rc;
-  for (int c = 0; c < nc; c++) fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(q, c));
-  fputc('\n', f);
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    for (int c = 0; c < nc; c++) {
-      if (c) fputc(',', f);
-      put_value(f, q, c);
+/* The header (row NULL: the file is made) or one row. */
+static lbs_err csv_row(void *arg, int n, const char *const *names, const lbs_results_val *row) {
+  csv_out *c = arg;
+  if (!row && !(c->f = fopen(c->path, "w")))
+    return lbs_fail(LBS_IO, "%s: cannot write: %s", c->path, strerror(errno));
+  for (int k = 0; k < n; k++) {
+    if (k) fputc(',', c->f);
+    if (row)
+      csv_value(c->f, &row[k]);
+    else
+      fputs(names[k], c->f);
+  }
+  fputc('\n', c->f);
+  return LBS_OK;
+}
+
+/* Every table the store has (with a study, that study's rows) as dir/<table>.csv. */
+static int write_csvs(lbs_results *h, const char *dir, const char *study) {
+  for (const char *const *t = lbs_results_tables(); *t; t++) {
+    csv_out c = {.f = NULL};
+    snprintf(c.path, sizeof c.path, "%s/%s.csv", dir, *t);
+    lbs_err e = lbs_results_table(h, *t, study, csv_row, &c);
+    if (e) cli_error("results", e);
+    if (!c.f) {
+      if (e) return 1;
+      continue; /* the store has no such table */
     }
-    fputc('\n', f);
-  }
-  return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* Column c of a row as JSON: NULL as null, numbers as numbers, text as a string. */
-static json_t *json_value(sqlite3_stmt *q, int c) {
-  switch (sqlite3_column_type(q, c)) {
-  case SQLITE_NULL: return json_null();
-  case SQLITE_INTEGER: return lbs_json_int(sqlite3_column_int64(q, c));
-  case SQLITE_FLOAT: return lbs_json_real(sqlite3_column_double(q, c));
-  default: return lbs_json_str((const char *)sqlite3_column_text(q, c));
-  }
-}
-
-/* The rows of q as a JSON array of objects into *out: 0, -1 on a database error (*out NULL),
- * -2 when out of memory. */
-static int rows_json(sqlite3_stmt *q, json_t **out) {
-  int nc = sqlite3_column_count(q), rc, bad = 0;
-  json_t *rows = json_array();
-  while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-    json_t *row = json_object();
-    bad = json_array_append_new(rows, row);
-    for (int c = 0; !bad && c < nc; c++)
-      bad = lbs_json_set(row, sqlite3_column_name(q, c), json_value(q, c));
-  }
-  if (!bad && rc == SQLITE_DONE) return *out = rows, 0;
-  json_decref(rows);
-  *out = NULL;
-  return bad ? -2 : -1;
-}
-
-static int write_csvs(sqlite3 *db, const char *dir, const char *study, const char *path) {
-  for (size_t t = 0; t < NTABLES; t++) {
-    sqlite3_stmt *q = select_all(db, (int)t, study);
-    if (!q) continue;
-    char out[4300];
-    snprintf(out, sizeof out, "%s/%s.csv", dir, TABLES[t].name);
-    FILE *f = fopen(out, "w");
-    if (!f) {
-      fprintf(stderr, "lbsim: results: %s: cannot write: %s\n", out, strerror(errno));
-      sqlite3_finalize(q);
-      return 1;
-    }
-    int bad = dump(f, q);
-    if (bad) fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
-    sqlite3_finalize(q);
     errno = 0;
-    int werr = ferror(f) || fflush(f);
-    if (fclose(f)) werr = 1;
-    if (werr) fprintf(stderr, "lbsim: results: %s: write failed: %s\n", out, errno ? strerror(errno) : "I/O error");
-    if (bad || werr) return 1;
+    int werr = ferror(c.f) || fflush(c.f);
+    if (fclose(c.f)) werr = 1;
+    if (werr)
+      fprintf(stderr, "lbsim: results: %s: write failed: %s\n", c.path,
+              errno ? strerror(errno) : "I/O error");
+    if (e || werr) return 1;
   }
   return 0;
 }
 
-/* A text column, "" for NULL. */
-static const char *txt(sqlite3_stmt *q, int c) {
-  const char *s = (const char *)sqlite3_column_text(q, c);
-  return s ? s : "";
+/* ---------------------------------------------------------------- --json */
+
+/* One row as a JSON object into the array arg: NULL as null, numbers as numbers, text as a
+ * string. */
+static lbs_err json_row(void *arg, int n, const char *const *names, const lbs_results_val *row) {
+  if (!row) return LBS_OK;
+  json_t *o = json_object();
+  int bad = json_array_append_new(arg, o);
+  for (int k = 0; !bad && k < n; k++) {
+    const lbs_results_val *v = &row[k];
+    bad = lbs_json_set(o, names[k],
+                       v->type == LBS_RV_INT    ? lbs_json_int(v->i)
+                       : v->type == LBS_RV_REAL ? lbs_json_real(v->d)
+                       : v->type == LBS_RV_TEXT ? lbs_json_str(v->s)
+                                                : json_null());
+  }
+  return bad ? lbs_fail(LBS_NOMEM, "out of memory") : LBS_OK;
 }
 
-static long long count(sqlite3 *db, const char *sql, const char *study) {
-  sqlite3_stmt *q;
-  long long n = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
-  if (study) sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
-  if (sqlite3_step(q) == SQLITE_ROW) n = sqlite3_column_int64(q, 0);
-  sqlite3_finalize(q);
-  return n;
+/* The studies, runs and partition rows with every column, as one JSON object on stdout. */
+static int print_json(lbs_results *h, const char *path, const char *study) {
+  static const char *const parts[] = {"studies", "runs", "partitions"};
+  json_t *o = json_object();
+  lbs_err e = lbs_json_set(o, "path", lbs_json_str(path)) ||
+                      lbs_json_set(o, "schema", lbs_json_int(lbs_results_version(h)))
+                  ? LBS_NOMEM
+                  : LBS_OK;
+  for (int i = 0; i < 3 && !e; i++) {
+    json_t *rows = json_array();
+    if (lbs_json_set(o, parts[i], rows))
+      e = LBS_NOMEM;
+    else
+      e = lbs_results_table(h, parts[i], study, json_row, rows);
+  }
+  if (e && e != LBS_NOMEM) {
+    json_decref(o);
+    return cli_error("results", e);
+  }
+  if (e) json_decref(o), o = NULL;
+  return cli_json_print("results", o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
 }
 
-/* The human-readable listing. */
-static int list(sqlite3 *db, const char *path, int version, const char *study) {
-  int v2 = version >= 2;
-  long long nruns = count(db, study ? "SELECT count(*) FROM runs WHERE study = ?1" : "SELECT count(*) FROM runs", study);
-  long long nparts = v2 ? count(db, study ? "SELECT count(*) FROM partitions WHERE study = ?1" : "SELECT count(*) FROM partitions", study) : 0;
-  printf("%s: results schema %d, %lld runs, %lld partition rows%s%s\n", path, version, nruns < 0 ? 0 : nruns,
-         nparts < 0 ? 0 : nparts, study ? ", study " : "", study ? study : "");
-  if (v2) {
-    sqlite3_stmt *q;
-    const char *sql = "SELECT s.id, s.kind, s.started, s.version, s.host, (SELECT count(*) FROM runs r WHERE r.study = s.id),"
-                      " (SELECT count(*) FROM partitions p WHERE p.study = s.id), s.tasks, s.command FROM studies s"
-                      " WHERE ?1 IS NULL OR s.id = ?1 ORDER BY s.started, s.id";
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
-      if (study) sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
-      printf("\nstudies\n  %-44s %-15s %-20s %6s %6s  %s\n", "id", "kind", "started", "runs", "parts", "command");
-      while (sqlite3_step(q) == SQLITE_ROW) {
-        char runs[32];
-        long long tasks = sqlite3_column_int64(q, 7);
-        if (tasks > 0) snprintf(runs, sizeof runs, "%lld/%lld", (long long)sqlite3_column_int64(q, 5), tasks);
-        else snprintf(runs, sizeof runs, "%lld", (long long)sqlite3_column_int64(q, 5));
-        printf("  %-44s %-15s %-20s %6s %6lld  %s\n", txt(q, 0), txt(q, 1), txt(q, 2), runs,
-               (long long)sqlite3_column_int64(q, 6), txt(q, 8));
-      }
-    }
-    sqlite3_finalize(q);
-  }
-  sqlite3_stmt *q;
-  char sql[512];
-  snprintf(sql, sizeof sql,
-           "SELECT id, %s, trace, grid, partitioner, policy, total_time_s, repartitions, mean_imbalance, %s FROM runs%s"
-           " ORDER BY %s",
-           v2 ? "coalesce(task, '-')" : "'-'", v2 ? "coalesce(replace(overrides, char(10), ' '), '')" : "''",
-           study ? " WHERE study = ?1" : "", v2 ? "coalesce((SELECT min(r2.id) FROM runs r2 WHERE r2.study = runs.study), id), task, id" : "id");
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-    fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
-    return 1;
-  }
-  if (study) sqlite3_bind_text(q, 1, study, -1, SQLITE_STATIC);
-  printf("\nruns\n  %5s %5s %-16s %-24s %-14s %-20s %12s %5s %9s  %s\n", "id", "task", "trace", "grid", "partitioner",
-         "policy", "total s", "reps", "mean imb", "overrides");
-  int rc;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    const char *tr = txt(q, 2), *gr = txt(q, 3);
-    const char *tb = strrchr(tr, '/') ? strrchr(tr, '/') + 1 : tr, *gb = strrchr(gr, '/') ? strrchr(gr, '/') + 1 : gr;
-    printf("  %5lld %5s %-16s %-24s %-14s %-20s %12.6f %5d %9.4f  %s\n", (long long)sqlite3_column_int64(q, 0), txt(q, 1),
-           tb, gb, txt(q, 4), txt(q, 5), sqlite3_column_double(q, 6), sqlite3_column_int(q, 7), sqlite3_column_double(q, 8),
-           txt(q, 9));
-  }
-  sqlite3_finalize(q);
-  if (rc != SQLITE_DONE) {
-    fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
-    return 1;
+/* ---------------------------------------------------------------- the listing */
+
+static const char *txt(const char *s) { return s ? s : ""; }
+
+/* The file name of a path. */
+static const char *base(const char *path) {
+  const char *s = strrchr(txt(path), '/');
+  return s ? s + 1 : txt(path);
+}
+
+/* The studies: kind, start, runs (of the tasks, for a sweep), partition rows, command line. */
+static int list_studies(lbs_results *h, const char *study) {
+  const lbs_results_study *st;
+  int64_t n;
+  lbs_err e = lbs_results_studies(h, study, &st, &n);
+  if (e) return cli_error("results", e);
+  printf("\nstudies\n  %-44s %-15s %-20s %6s %6s  %s\n", "id", "kind", "started", "runs", "parts",
+         "command");
+  for (int64_t i = 0; i < n; i++) {
+    char runs[48];
+    if (st[i].tasks > 0)
+      snprintf(runs, sizeof runs, "%lld/%lld", (long long)st[i].nruns, (long long)st[i].tasks);
+    else
+      snprintf(runs, sizeof runs, "%lld", (long long)st[i].nruns);
+    printf("  %-44s %-15s %-20s %6s %6lld  %s\n", txt(st[i].id), txt(st[i].kind),
+           txt(st[i].started), runs, (long long)st[i].npartitions, txt(st[i].command));
   }
   return 0;
 }
 
-int cmd_results(int argc, char **argv) {
+/* The runs, each study's together (by id in a schema-1 store): what ran and how long it took
+ * (a NULL as 0), with its task and overrides on one line. */
+static int list_runs(lbs_results *h, const char *study, int v2) {
+  const lbs_results_run *r;
+  int64_t n;
+  lbs_err e = lbs_results_runs(h, study, v2 ? LBS_RESULTS_BY_STUDY : LBS_RESULTS_BY_ID, &r, &n);
+  if (e) return cli_error("results", e);
+  printf("\nruns\n  %5s %5s %-16s %-24s %-14s %-20s %12s %5s %9s  %s\n", "id", "task", "trace",
+         "grid", "partitioner", "policy", "total s", "reps", "mean imb", "overrides");
+  for (int64_t i = 0; i < n; i++) {
+    char task[24] = "-";
+    if (v2 && r[i].task != LBS_RESULTS_NONE)
+      snprintf(task, sizeof task, "%lld", (long long)r[i].task);
+    printf("  %5lld %5s %-16s %-24s %-14s %-20s %12.6f %5d %9.4f  ", (long long)r[i].id, task,
+           base(r[i].trace), base(r[i].grid), txt(r[i].partitioner), txt(r[i].policy),
+           isnan(r[i].total_time_s) ? 0 : r[i].total_time_s,
+           r[i].repartitions == LBS_RESULTS_NONE ? 0 : (int)r[i].repartitions,
+           isnan(r[i].mean_imbalance) ? 0 : r[i].mean_imbalance);
+    for (const char *o = v2 ? txt(r[i].overrides) : ""; *o; o++) putchar(*o == '\n' ? ' ' : *o);
+    putchar('\n');
+  }
+  return 0;
+}
+
+/* The human-readable listing: what the store holds, its studies (schema 2), its runs. */
+static int list(lbs_results *h, const char *path, const char *study) {
+  int version = lbs_results_version(h), v2 = version >= 2;
+  int64_t nruns = 0, nparts = 0;
+  if (lbs_results_count(h, "runs", study, &nruns)) nruns = 0;
+  if (v2 && lbs_results_count(h, "partitions", study, &nparts)) nparts = 0;
+  printf("%s: results schema %d, %lld runs, %lld partition rows%s%s\n", path, version,
+         (long long)nruns, (long long)nparts, study ? ", study " : "", study ? study : "");
+  if (v2 && lbs_results_has_table(h, "studies") && list_studies(h, study)) return 1;
+  return list_runs(h, study, v2);
+}
+
+/* ---------------------------------------------------------------- the command */
+
+typedef struct opts {
+  const char *path, *csv, *study;
+  int json, force;
+} opts;
+
+/* The command line into o: 0, -1 after --help, or cli_usage's 2. */
+static int parse(int argc, char **argv, opts *o) {
   enum { O_JSON = 1000, O_CSV, O_STUDY };
-  static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"csv", required_argument, 0, O_CSV},
-                                     {"study", required_argument, 0, O_STUDY}, {"force", no_argument, 0, 'f'},
-                                     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  const char *csv = NULL, *study = NULL;
-  int json = 0, force = 0, c;
+  static const struct option lo[] = {{"json", no_argument, 0, O_JSON},
+                                     {"csv", required_argument, 0, O_CSV},
+                                     {"study", required_argument, 0, O_STUDY},
+                                     {"force", no_argument, 0, 'f'},
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  int c;
+  *o = (opts){0};
   optind = 1;
   while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
     switch (c) {
-    case O_JSON: json = 1; break;
-    case O_CSV: csv = optarg; break;
-    case O_STUDY: study = optarg; break;
-    case 'f': force = 1; break;
-    case 'h': usage(); return 0;
+    case O_JSON: o->json = 1; break;
+    case O_CSV: o->csv = optarg; break;
+    case O_STUDY: o->study = optarg; break;
+    case 'f': o->force = 1; break;
+    case 'h': usage(); return -1;
     default: return cli_usage("results", "bad option");
     }
   }
   if (optind != argc - 1) return cli_usage("results", "expected one results store (r.db)");
-  if (json && csv) return cli_usage("results", "--json and --csv go separately");
-  const char *path = argv[optind];
-  cli_outdir od = {0};
-  if (csv && cli_outdir_check_kind(&od, csv, force, CLI_DIR_RESULTS)) return 1;
-  sqlite3 *db;
-  int version;
-  lbs_err e = lbs_results_open_read(path, &db, &version);
-  if (e) return cli_error("results", e);
-  if (study && (version < 2 || count(db, "SELECT count(*) FROM studies WHERE id = ?1", study) < 1)) {
-    fprintf(stderr, "lbsim: results: %s: no study '%s' (lbsim results %s lists them)\n", path, study, path);
-    sqlite3_close(db);
+  if (o->json && o->csv) return cli_usage("results", "--json and --csv go separately");
+  o->path = argv[optind];
+  return 0;
+}
+
+/* What the store holds, in the form asked for. */
+static int show(lbs_results *h, const opts *o, cli_outdir *od) {
+  int found = 0;
+  if (o->study &&
+      (lbs_results_version(h) < 2 || lbs_results_has_study(h, o->study, &found) || !found)) {
+    fprintf(stderr, "lbsim: results: %s: no study '%s' (lbsim results %s lists them)\n", o->path,
+            o->study, o->path);
     return 1;
   }
-  int rc = 0;
-  if (csv) {
-    rc = cli_outdir_begin(&od) || write_csvs(db, od.tmp, study, path) || cli_outdir_commit(&od);
-    cli_outdir_abort(&od);
-    if (!rc) printf("%s: tables in %s/\n", path, od.dir);
-  } else if (json) {
-    json_t *o = json_object();
-    int bad = lbs_json_set(o, "path", lbs_json_str(path)) ||
-              lbs_json_set(o, "schema", lbs_json_int(version));
-    static const int parts[] = {0, 1, 7}; /* studies, runs, partitions */
-    for (int i = 0; i < 3 && !bad && !rc; i++) {
-      sqlite3_stmt *q = select_all(db, parts[i], study);
-      json_t *rows = NULL;
-      int qe = q ? rows_json(q, &rows) : (rows = json_array(), 0);
-      if (qe == -1) {
-        fprintf(stderr, "lbsim: results: %s: %s\n", path, sqlite3_errmsg(db));
-        rc = 1;
-      }
-      sqlite3_finalize(q);
-      bad = !rc && lbs_json_set(o, TABLES[parts[i]].name, rows);
-    }
-    if (bad) json_decref(o), o = NULL;
-    if (rc)
-      json_decref(o);
-    else
-      rc = cli_json_print("results", o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
-  } else
-    rc = list(db, path, version, study);
-  sqlite3_close(db);
+  if (o->json) return print_json(h, o->path, o->study);
+  if (!o->csv) return list(h, o->path, o->study);
+  int rc = cli_outdir_begin(od) || write_csvs(h, od->tmp, o->study) || cli_outdir_commit(od);
+  cli_outdir_abort(od);
+  if (!rc) printf("%s: tables in %s/\n", o->path, od->dir);
+  return rc;
+}
+
+int cmd_results(int argc, char **argv) {
+  opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  cli_outdir od = {0};
+  if (o.csv && cli_outdir_check_kind(&od, o.csv, o.force, CLI_DIR_RESULTS)) return 1;
+  lbs_results *h;
+  lbs_err e = lbs_results_open(o.path, &h);
+  if (e) return cli_error("results", e);
+  rc = show(h, &o, &od);
+  lbs_results_close(&h);
   return rc;
 }
