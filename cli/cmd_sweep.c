@@ -22,7 +22,6 @@
 #include "lbs_part.h"
 #include "lbs_policy.h"
 #include "lbs_sim.h"
-#include <sqlite3.h>
 
 #ifndef LBSIM_VERSION
 #define LBSIM_VERSION "0.1.0"
@@ -503,35 +502,25 @@ static const char *MEASURES[] = {"total_time_s", "compute_time_s", "comm_time_s"
 
 /* The tidy CSV from the store: the study's runs in task order, a row per measure. */
 static int write_tidy(const study *s, const char *results, const char *csv) {
-  sqlite3 *db;
-  int version;
-  lbs_err e = lbs_results_open_read(results, &db, &version);
-  if (e) return cli_error("sweep", e);
-  char sql[1024];
-  int n = snprintf(sql, sizeof sql, "SELECT task");
-  for (size_t m = 0; m < NMEASURES; m++) n += snprintf(sql + n, sizeof sql - (size_t)n, ", %s", MEASURES[m]);
-  /* a schema-1 store whose every task failed was never upgraded: it holds none of the study */
-  snprintf(sql + n, sizeof sql - (size_t)n, lbs_results_has_column(db, "runs", "task") ?
-           " FROM runs WHERE study = ?1 ORDER BY task, id" : " FROM runs WHERE 0 AND ?1 IS NULL");
-  sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-    fprintf(stderr, "lbsim: sweep: %s: %s\n", results, sqlite3_errmsg(db));
-    sqlite3_close(db);
-    return 1;
+  lbs_results *h;
+  const lbs_results_run *runs = NULL;
+  int64_t nruns = 0;
+  /* the study's runs in task order (none in a schema-1 store whose every task failed: never
+     upgraded, it holds none of the study) */
+  lbs_err e = lbs_results_open(results, &h);
+  if (!e) e = lbs_results_runs(h, s->id, LBS_RESULTS_BY_STUDY, &runs, &nruns);
+  if (e) {
+    lbs_results_close(&h);
+    return cli_error("sweep", e);
   }
-  sqlite3_bind_text(q, 1, s->id, -1, SQLITE_STATIC);
   char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", csv, (long)getpid()) >= (int)sizeof tmp) {
+  FILE *f = NULL;
+  if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", csv, (long)getpid()) >= (int)sizeof tmp)
     fprintf(stderr, "lbsim: sweep: %s: path too long\n", csv);
-    sqlite3_finalize(q);
-    sqlite3_close(db);
-    return 1;
-  }
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
+  else if (!(f = fopen(tmp, "w")))
     fprintf(stderr, "lbsim: sweep: %s: cannot write: %s\n", tmp, strerror(errno));
-    sqlite3_finalize(q);
-    sqlite3_close(db);
+  if (!f) {
+    lbs_results_close(&h);
     return 1;
   }
   fprintf(f, "study,task");
@@ -541,14 +530,20 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
     lbs_csv_field(f, s->ov[k].name);
   }
   fprintf(f, ",measure,value\n");
-  int rc;
-  int64_t last = -1;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    int64_t t = sqlite3_column_int64(q, 0);
+  for (int64_t i = 0, last = -1; i < nruns; i++) {
+    const lbs_results_run *r = &runs[i];
+    int64_t t = r->task == LBS_RESULTS_NONE ? 0 : r->task; /* a NULL reads as 0, as it did */
     if (t == last) continue; /* one run per task (two ranks never run the same task) */
     last = t;
     int i4[4], iov[MAXOV];
     task_axes(s, t, i4, iov);
+    /* MEASURES' values in its order, a NULL as 0 */
+    int64_t reps = r->repartitions, moved = r->moved_elements;
+    double v[NMEASURES] = {r->total_time_s,      r->compute_time_s,
+                           r->comm_time_s,       r->partition_time_s,
+                           r->migration_time_s,  reps == LBS_RESULTS_NONE ? 0 : (double)reps,
+                           r->mean_imbalance,    r->max_imbalance,
+                           r->mean_loadimb,      moved == LBS_RESULTS_NONE ? 0 : (double)moved};
     for (size_t m = 0; m < NMEASURES; m++) {
       lbs_csv_field(f, s->id);
       fprintf(f, ",%lld", (long long)t);
@@ -557,16 +552,16 @@ static int write_tidy(const study *s, const char *results, const char *csv) {
         lbs_csv_field(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
         if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
       }
-      fprintf(f, ",%s,%.9g\n", MEASURES[m], sqlite3_column_double(q, (int)m + 1));
+      fprintf(f, ",%s,%.9g\n", MEASURES[m], isnan(v[m]) ? 0 : v[m]);
     }
   }
-  sqlite3_finalize(q);
-  sqlite3_close(db);
+  lbs_results_close(&h);
   errno = 0;
-  int bad = rc != SQLITE_DONE || ferror(f) || fflush(f);
+  int bad = ferror(f) || fflush(f);
   if (fclose(f)) bad = 1;
   if (bad || cli_replace_output(csv, 1) || rename(tmp, csv)) {
-    fprintf(stderr, "lbsim: sweep: %s: write failed: %s\n", csv, errno ? strerror(errno) : "I/O error");
+    fprintf(stderr, "lbsim: sweep: %s: write failed: %s\n", csv,
+            errno ? strerror(errno) : "I/O error");
     unlink(tmp);
     return 1;
   }
