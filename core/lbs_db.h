@@ -94,7 +94,7 @@ void lbs_db_close(lbs_db **d);
 lbs_err lbs_db_finish(lbs_db **d, lbs_err e);
 
 /* The connection, owned by the caller from now on (sqlite3_close); the handle is freed and *d
- * cleared. For readers that run their own SQL on a store (lbs_results_open_read). */
+ * cleared. For readers that run their own SQL on a store. */
 sqlite3 *lbs_db_detach(lbs_db **d);
 
 /* The handle's connection, path (as given to lbs_db_open) and the file's schema version (after

@@ -16,7 +16,6 @@
  * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim
  * partition's rows), validations and measurements. docs/results.md lists every column. The
  * writers below append to it; the readers further down (lbs_results) read it. */
-typedef struct sqlite3 sqlite3;
 
 /* Who made a group of runs, and how. id is required; the rest may be NULL. */
 typedef struct lbs_study_info {
@@ -58,14 +57,8 @@ typedef struct lbs_partition_row {
 } lbs_partition_row;
 lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, const lbs_partition_row *rows, int n);
 
-/* Opens a results store read-only (core's lbs_db_open; the caller closes *db with sqlite3_close):
- * LBS_IO when it cannot be read, LBS_FORMAT when it is not one, LBS_VERSION when a newer lbsim
- * wrote it; *version is its schema (1 to 3), the store is not upgraded. */
-lbs_err lbs_results_open_read(const char *path, sqlite3 **db, int *version);
 /* Reads the whole store and checks it (SQLite's quick check): LBS_CORRUPT when damaged. */
 lbs_err lbs_results_check(const char *path);
-/* 1 when the table has the column (a schema-1 store lacks schema 2's). */
-int lbs_results_has_column(sqlite3 *db, const char *table, const char *column);
 /* Marks done[t] = 1 for every task t < ntasks of the study that the store holds a run of. */
 lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done, int64_t ntasks);
 /* The time now as ISO 8601 UTC. */
@@ -130,8 +123,9 @@ lbs_err lbs_results_open(const char *path, lbs_results **out);
 void lbs_results_close(lbs_results **h);
 /* The store's schema version, 1 to 3 (as it is: reading does not upgrade). */
 int lbs_results_version(const lbs_results *h);
-/* 1 when the store has the table (older schemas lack some). */
+/* 1 when the store has the table, or the table has the column (older schemas lack some). */
 int lbs_results_has_table(const lbs_results *h, const char *table);
+int lbs_results_has_column(const lbs_results *h, const char *table, const char *column);
 /* *found = 1 when the store has a study of this id (0 in a store without studies). */
 lbs_err lbs_results_has_study(lbs_results *h, const char *id, int *found);
 /* The rows of one of the tables lbs_results_tables lists into *n: 0 without the table; with a

@@ -492,21 +492,6 @@ lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si,
   return lbs_db_finish(&d, e);
 }
 
-lbs_err lbs_results_open_read(const char *path, sqlite3 **out, int *version) {
-  lbs_db *d;
-  *out = NULL;
-  lbs_db_opts o = {.mode = LBS_DB_READ, .busy_ms = 10000};
-  lbs_err e = lbs_db_open(&lbs__results_kind, path, &o, &d);
-  if (e) return e;
-  *version = lbs_db_version(d);
-  *out = lbs_db_detach(&d);
-  return LBS_OK;
-}
-
-int lbs_results_has_column(sqlite3 *db, const char *table, const char *column) {
-  return lbs__results_has_column(db, table, column);
-}
-
 lbs_err lbs_results_study_tasks(const char *path, const char *study, uint8_t *done,
                                 int64_t ntasks) {
   struct stat sb;

@@ -156,6 +156,12 @@ int lbs_results_has_table(const lbs_results *h, const char *table) {
   return has_table((lbs_results *)h, t); /* the cache only */
 }
 
+int lbs_results_has_column(const lbs_results *h, const char *table, const char *column) {
+  int t = table_index(table);
+  if (t < 0) return lbs__results_has_column(lbs_db_sqlite(h->d), table, column);
+  return has_column((lbs_results *)h, t, column);
+}
+
 /* With a study, whether table t's rows can be told by study: the column its filter reads. */
 static int narrowable(lbs_results *h, int t) {
   return FILTERS[t].needs < 0 || has_column(h, FILTERS[t].needs, "study");

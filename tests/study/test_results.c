@@ -6,44 +6,8 @@
 #include <string.h>
 
 #include "lbs_study.h"
+#include "results_fixtures.h"
 #include "testutil.h"
-
-/* A run of 3 steps on 2 processors with one repartition, as lbs_replay fills it. */
-static lbs_replay_result run(void) {
-  static int64_t app[3] = {0, 10, 20}, step_ns[3] = {1000, 900, 950}, comp[3] = {800, 700, 750},
-                 excess[3] = {100, 50, 60}, proc_ns[6] = {800, 600, 700, 700, 750, 740};
-  static double imb[3] = {0.25, 0.0, 0.01}, limb[3] = {1.33, 1.0, 1.01};
-  static int rep[3] = {0, 1, 0};
-  static lbs_repart_rec rr[1] = {{1, 50, 40, 2, 2048, 1e-4, 1.02}};
-  return (lbs_replay_result){.metric = "time_ns", .partitioner = "zoltan:rcb", .policy = "fixed:1",
-                             .mode = LBS_MODE_BSP, .elements = 4, .steps = 3, .procs = 2, .total_ns = 2850,
-                             .app_step = app, .step_ns = step_ns, .step_compute_ns = comp, .imbalance = imb,
-                             .loadimb = limb, .excess_ns = excess, .repartitioned = rep, .proc_ns = proc_ns,
-                             .reparts = rr, .nrep = 1, .optimum_ns = -1};
-}
-
-static long long query(const char *path, const char *sql) {
-  sqlite3 *db;
-  sqlite3_stmt *q;
-  long long v = -1;
-  cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) v = sqlite3_column_int64(q, 0);
-  sqlite3_finalize(q);
-  sqlite3_close(db);
-  return v;
-}
-
-static char *slurp(const char *path, long *len) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f);
-  fseek(f, 0, SEEK_END);
-  *len = ftell(f);
-  rewind(f);
-  char *b = malloc((size_t)*len);
-  cr_assert_eq(fread(b, 1, (size_t)*len, f), (size_t)*len);
-  fclose(f);
-  return b;
-}
 
 /* A store whose runs page says its cells start further up than they do (as in the damaged
  * file fuzz_results found): SQLite wrote the next row over an earlier one and reported success,
@@ -176,26 +140,12 @@ Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
   char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db"), *newer = tu_path(dir, "n.db");
   lbs_replay_result r = run();
   sqlite3 *s;
-  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "PRAGMA application_id=1279415122;"
-                               "CREATE TABLE runs(id INTEGER PRIMARY KEY, trace TEXT, grid TEXT, metric TEXT,"
-                               " partitioner TEXT, policy TEXT, mode TEXT, elements INTEGER, steps INTEGER, procs INTEGER,"
-                               " total_time_s REAL, compute_time_s REAL, comm_time_s REAL, partition_time_s REAL,"
-                               " migration_time_s REAL, repartitions INTEGER, mean_imbalance REAL, max_imbalance REAL,"
-                               " mean_loadimb REAL, moved_elements INTEGER, wall_s REAL);"
-                               "CREATE TABLE steps(run INTEGER, step INTEGER, app_step INTEGER, time_ns INTEGER,"
-                               " compute_ns INTEGER, imbalance REAL, loadimb REAL, repartitioned INTEGER,"
-                               " PRIMARY KEY(run, step));"
-                               "INSERT INTO runs(trace, policy) VALUES('old.lbt', 'none');",
-                            NULL, NULL, NULL),
-               SQLITE_OK, "%s", sqlite3_errmsg(s));
-  sqlite3_close(s);
-  sqlite3 *rd;
-  int version = 0;
-  cr_assert_eq(lbs_results_open_read(db, &rd, &version), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(version, 1);
+  make_schema1(db);
+  lbs_results *rd;
+  cr_assert_eq(lbs_results_open(db, &rd), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_version(rd), 1);
   cr_assert_not(lbs_results_has_column(rd, "runs", "study"));
-  sqlite3_close(rd);
+  lbs_results_close(&rd);
   cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(query(db, "PRAGMA user_version"), 3);
   cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE trace = 'old.lbt' AND study IS NULL"), 1);
@@ -208,7 +158,7 @@ Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
   char *before = slurp(newer, &n0);
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_VERSION);
   cr_assert(strstr(lbs_errmsg(), "results schema version 4, this lbsim reads versions 1 to 3"), "%s", lbs_errmsg());
-  cr_assert_eq(lbs_results_open_read(newer, &rd, &version), LBS_VERSION);
+  cr_assert_eq(lbs_results_open(newer, &rd), LBS_VERSION);
   char *after = slurp(newer, &n1);
   cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused save changed the file");
   free(before), free(after), free(db), free(newer);
@@ -221,28 +171,20 @@ Test(results, schema_2_is_upgraded) {
   char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db");
   lbs_replay_result r = run();
   r.ranks = 2;
-  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "ALTER TABLE runs DROP COLUMN partition_mode; ALTER TABLE runs DROP COLUMN ranks;"
-                               "PRAGMA user_version=2",
-                            NULL, NULL, NULL),
-               SQLITE_OK, "%s", sqlite3_errmsg(s));
-  sqlite3_close(s);
-  sqlite3 *rd;
-  int version = 0;
-  cr_assert_eq(lbs_results_open_read(db, &rd, &version), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(version, 2);
+  make_schema2(db, &r);
+  lbs_results *rd;
+  cr_assert_eq(lbs_results_open(db, &rd), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_version(rd), 2);
   cr_assert(lbs_results_has_column(rd, "runs", "study") && !lbs_results_has_column(rd, "runs", "ranks"));
-  sqlite3_close(rd);
+  lbs_results_close(&rd);
   cr_assert_eq(query(db, "PRAGMA user_version"), 2, "reading does not upgrade");
   cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(query(db, "PRAGMA user_version"), 3);
   cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE ranks IS NULL AND partition_mode IS NULL AND id = 1"), 1);
   cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE ranks = 2 AND partition_mode IS NOT NULL AND id = 2"), 1);
-  cr_assert_eq(lbs_results_open_read(db, &rd, &version), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(version, 3);
-  sqlite3_close(rd);
+  cr_assert_eq(lbs_results_open(db, &rd), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_version(rd), 3);
+  lbs_results_close(&rd);
   free(db);
   tu_rmrf(dir);
 }
