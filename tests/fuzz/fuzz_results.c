@@ -1,9 +1,13 @@
-/* libFuzzer: `lbsim replay --results FILE` appending to whatever FILE holds.
+/* libFuzzer: `lbsim replay --results FILE` appending to whatever FILE holds, then `lbsim results`
+ * and `lbsim report` reading it.
  * Input: the file's bytes (none: no file, the store is created), optionally followed by
  * "@@LBS-SIDE" and 'w' or 'j' and the bytes of a -wal or -journal file left beside it (a stale
  * -shm is always removed, as the reader fuzzer does). lbs_results_save appends a small real
- * run. When it succeeds the file must be a results store holding that run; when it fails on a
- * file with no side file, the file must be as it was (one transaction: nothing on failure). */
+ * run, then every reader of lbs_results reads the file, whole and narrowed to a study. When the
+ * save succeeds the file must be a results store holding that run, which the runs reader finds;
+ * when it fails on a file with no side file, the file must be as it was after the save and the
+ * readers (one transaction: nothing on failure; reading never writes). A reader may refuse what
+ * it reads, never crash, leak or hang. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +95,87 @@ static void check_store(void) {
   if (app != 0x4C425352 || runs < 1) abort();
 }
 
+/* Counts what a callback reader hands over. */
+static lbs_err count_step(void *arg, const lbs_results_step *s) {
+  (void)s;
+  ++*(int64_t *)arg;
+  return LBS_OK;
+}
+
+static lbs_err count_proc(void *arg, const lbs_results_proc *p) {
+  (void)p;
+  ++*(int64_t *)arg;
+  return LBS_OK;
+}
+
+static lbs_err count_repart(void *arg, const lbs_results_repart *r) {
+  (void)r;
+  ++*(int64_t *)arg;
+  return LBS_OK;
+}
+
+static lbs_err count_point(void *arg, const lbs_results_point *p) {
+  (void)p;
+  ++*(int64_t *)arg;
+  return LBS_OK;
+}
+
+static lbs_err count_row(void *arg, int n, const char *const *names, const lbs_results_val *row) {
+  for (int k = 0; row && k < n; k++)
+    if (!names[k] || (row[k].type == LBS_RV_TEXT && !row[k].s)) abort();
+  ++*(int64_t *)arg;
+  return LBS_OK;
+}
+
+/* Every reader over the store, narrowed to study when it is not NULL. */
+static void read_study(lbs_results *h, const char *study) {
+  const lbs_results_study *st;
+  const lbs_results_partition *p;
+  const lbs_results_validation *v;
+  const lbs_results_config *c;
+  int64_t n, rows = 0;
+  lbs_results_studies(h, study, &st, &n);
+  lbs_results_partitions(h, study, &p, &n);
+  lbs_results_validations(h, study, &v, &n);
+  for (int64_t i = 0; i < n; i++) /* every measurement read: the sanitizer sees a bad pointer */
+    for (int64_t k = 0; k < v[i].nmeasured; k++) rows += v[i].measured_s[k] == v[i].measured_s[k];
+  lbs_results_configs(h, study, &c, &n);
+  lbs_results_series(h, study, count_point, &rows);
+  for (const char *const *t = lbs_results_tables(); *t; t++) {
+    lbs_results_count(h, *t, study, &n);
+    lbs_results_table(h, *t, study, count_row, &rows);
+  }
+}
+
+/* The readers over whatever the file holds: 1 when the runs reader finds the run saved, 0 when
+ * it reads the runs without it, -1 when the file or its runs are refused. */
+static int read_all(void) {
+  lbs_results *h;
+  if (lbs_results_open(path, &h)) return -1;
+  const lbs_results_run *r;
+  int64_t n, rows = 0;
+  int found = -1, stop = 0;
+  if (!lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &r, &n))
+    for (int64_t i = found = 0; i < n; i++)
+      found |= r[i].partitioner && !strcmp(r[i].partitioner, "zoltan:rcb") && r[i].steps == 3;
+  /* each run's rows, until a reader refuses what it meets (a store that passed the save's quick
+     check may still hold a page these reads find damaged) */
+  for (int64_t i = 0; found >= 0 && i < n && !stop; i++)
+    stop = lbs_results_steps(h, r[i].id, count_step, &rows) ||
+           lbs_results_procs(h, r[i].id, count_proc, &rows) ||
+           lbs_results_reparts(h, r[i].id, count_repart, &rows);
+  read_study(h, NULL);
+  const lbs_results_study *st;
+  if (!lbs_results_studies(h, NULL, &st, &n) && n > 0 && st[0].id) {
+    int has = 0;
+    lbs_results_has_study(h, st[0].id, &has);
+    read_study(h, st[0].id);
+    lbs_results_runs(h, st[0].id, LBS_RESULTS_BY_ID, &r, &n);
+  }
+  lbs_results_close(&h);
+  return found;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   remove_all();
   const uint8_t *side = memmem(data, size, "@@LBS-SIDE", 10);
@@ -104,8 +189,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lbs_replay_result r;
   make_run(&r);
   lbs_err e = lbs_results_save(path, &r, "fuzz.lbt", "fuzz.ini");
+  int found = read_all();
   if (e == LBS_OK) {
     check_store();
+    if (found == 0) abort(); /* the runs reader lost the run SQLite finds */
   } else if (!side) {
     size_t len;
     uint8_t *now = slurp(path, &len);
