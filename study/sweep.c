@@ -635,7 +635,7 @@ static int farm_loop(farm *fm, const uint8_t *done, lbs_trace *const *traces, co
     int i4[4], iov[LBS_SWEEP_MAXOV];
     lbs_sweep_task_axes(s, t, i4, iov);
     lbs_err e = lbs_sweep_task(s, t, traces[i4[0]], results, si, watch ? farm_progress : NULL, fm);
-    if (e) { /* said now; the others go on, and a restart retries this one */
+    if (e) { /* told now; the others go on, and a restart retries this one */
       if (!failures++)
         *first = e, snprintf(fm->first_msg, sizeof fm->first_msg, "%s", lbs_errmsg());
       if (fm->f->failed) fm->f->failed(fm->f->failed_arg, s, t, e);
