@@ -34,7 +34,7 @@ typedef struct lbs_sweep_axis {
 /* A study file, loaded and checked (lbs_sweep_load). Read-only after loading, but for
  * trace_path, which lbs_sweep_inputs completes. */
 typedef struct lbs_sweep {
-  const char *file;      /* the study file (borrowed) */
+  const char *file;      /* the study file (borrowed: it outlives the study) */
   char dir[4096];        /* its directory: relative trace and grid paths start there */
   char *name;            /* [study] name: the default outputs NAME.db, NAME.csv (owned) */
   lbs_sweep_axis ax[4];  /* traces, grids, partitioners, policies (LBS_SWEEP_TRACES, ...) */
@@ -57,7 +57,7 @@ typedef struct lbs_sweep {
  * an error names the file and line. Then the study's id: a SHA-256 over the study file, this
  * lbsim's version, every trace file's bytes (a generated trace's spec) and every grid as it
  * resolves (and a grid file's bytes), so that a changed input is another study. s is owned by
- * the caller, freed with lbs_sweep_free, also after a failure. */
+ * the caller, freed with lbs_sweep_free, also after a failure; file is borrowed while s lives. */
 lbs_err lbs_sweep_load(lbs_sweep *s, const char *file);
 /* Frees what s holds and zeroes it (a zeroed study is fine). */
 void lbs_sweep_free(lbs_sweep *s);

@@ -94,10 +94,9 @@ static lbs_err farm(const lbs_sweep *s, lbs_sweep_farm *f) {
   return e;
 }
 
-/* Loads a study on every rank, agreed. */
-static void load(lbs_sweep *s, const char *name) {
-  char p[256];
-  snprintf(p, sizeof p, "%s/%s", dir, name);
+/* Loads a study on every rank, agreed; p (256 bytes) holds its path while s lives. */
+static void load(lbs_sweep *s, const char *name, char *p) {
+  snprintf(p, 256, "%s/%s", dir, name);
   int tell;
   lbs_err e = lbs_sweep_load(s, p);
   CHECK(lbs_sweep_agree(s, e, MPI_COMM_WORLD, &tell) == LBS_OK && !tell, "load: %s", lbs_errmsg());
@@ -106,7 +105,8 @@ static void load(lbs_sweep *s, const char *name) {
 
 static void resume(void) {
   lbs_sweep s;
-  load(&s, "s.ini");
+  char path[256];
+  load(&s, "s.ini", path);
   CHECK(s.ntasks == 8, "8 tasks, not %lld", (long long)s.ntasks);
   lbs_sweep_farm f;
   CHECK(farm(&s, &f) == LBS_OK, "first farm: %s", lbs_errmsg());
@@ -155,7 +155,8 @@ static void resume(void) {
 
 static void failure(void) {
   lbs_sweep s;
-  load(&s, "bad.ini");
+  char path[256];
+  load(&s, "bad.ini", path);
   lbs_sweep_farm f;
   told = 0;
   lbs_err e = farm(&s, &f);
