@@ -1,0 +1,527 @@
+/* validate.c - predictions checked against real runs (lbsim validate, lbs_validate.h): the
+ * profile and the app it came from, the plan (a replay and a schedule per policy), the real
+ * runs as child processes under mpiexec, their statistics and the ranking comparison, and the
+ * validation saved to a results store. Reports through the caller's lbs_progress_fn; never
+ * prints. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lbs_grid.h"
+#include "lbs_validate.h"
+
+extern char **environ;
+
+/* ---------------------------------------------------------------- the profile and its app */
+
+int lbs_validate_policies(const char *list, char **out, int max) {
+  int n = 0;
+  char *copy = strdup(list), *save = NULL;
+  if (!copy) return -1;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (n && (tok[0] >= '0' && tok[0] <= '9')) {
+      size_t l = strlen(out[n - 1]) + strlen(tok) + 2;
+      char *j = malloc(l);
+      if (!j) goto nomem;
+      snprintf(j, l, "%s,%s", out[n - 1], tok);
+      free(out[n - 1]);
+      out[n - 1] = j;
+    } else if (n < max) {
+      if (!(out[n++] = strdup(tok))) goto nomem;
+    } else {
+      n = max + 1;
+      break;
+    }
+  }
+  free(copy);
+  return n;
+nomem:
+  for (int k = 0; k < n; k++) free(out[k]);
+  free(copy);
+  return -1;
+}
+
+lbs_err lbs_validate_init(lbs_validate *v) {
+  memset(v, 0, sizeof *v);
+  size_t n = 0;
+  while (environ[n]) n++;
+  if (!(v->env = calloc(n + 1, sizeof *v->env)))
+    return lbs_fail(LBS_NOMEM, "validate: environment");
+  for (size_t i = 0; i < n; i++)
+    if (!(v->env[i] = strdup(environ[i]))) return lbs_fail(LBS_NOMEM, "validate: environment");
+  return LBS_OK;
+}
+
+/* The trace is a whole profile of one of lbsim's apps, every step profiled, on the ranks asked. */
+static lbs_err check_profile(lbs_validate *v, const lbs_validate_opts *o) {
+  const char *path = v->trace_path, *pranks = lbs_trace_meta(v->trace, "profiler.ranks"),
+             *every = lbs_trace_meta(v->trace, "profiler.sample_every"),
+             *complete = lbs_trace_meta(v->trace, "profiler.complete");
+  v->app = lbs_trace_meta(v->trace, "app.name");
+  if (!v->app || !pranks)
+    return lbs_fail(LBS_FORMAT,
+                    "%s: not a profile of one of lbsim's apps (no %s key); profile one, e.g. "
+                    "'mpiexec -n 2 build/bin/wave --trace wave.lbt'",
+                    path, !pranks ? "profiler.ranks" : "app.name");
+  if (every && strcmp(every, "1"))
+    return lbs_fail(LBS_INVAL,
+                    "%s: sampled every %s steps; validation needs every step profiled (the "
+                    "replay's total covers "
+                    "the sampled steps only)",
+                    path, every);
+  if (!complete || strcmp(complete, "yes"))
+    return lbs_fail(LBS_INVAL, "%s: the profiled run did not end cleanly (profiler.complete = %s)",
+                    path, complete ? complete : "missing");
+  v->ranks = atoi(pranks);
+  if (o->ranks && o->ranks != v->ranks)
+    return lbs_fail(LBS_INVAL,
+                    "%s was profiled on %d ranks, --ranks says %lld: the real runs must use the "
+                    "profiled rank count",
+                    path, v->ranks, (long long)o->ranks);
+  return LBS_OK;
+}
+
+/* The app: o->app, which must be named as the profiled one, or app.name beside this program. */
+static lbs_err find_app(lbs_validate *v, const lbs_validate_opts *o) {
+  if (o->app) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", o->app);
+    if (strcmp(basename(tmp), v->app))
+      return lbs_fail(LBS_INVAL, "%s is a profile of '%s', --app runs '%s'", v->trace_path, v->app,
+                      basename(tmp));
+    snprintf(v->app_bin, sizeof v->app_bin, "%s", o->app);
+  } else {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return lbs_fail(LBS_NOTFOUND, "cannot find lbsim's own directory; give --app PATH");
+    self[n] = '\0';
+    snprintf(v->app_bin, sizeof v->app_bin, "%s/%s", dirname(self), v->app);
+  }
+  if (access(v->app_bin, X_OK))
+    return lbs_fail(LBS_NOTFOUND,
+                    "%s: the app '%s' is not there or not executable (%s); give --app PATH",
+                    v->app_bin, v->app, strerror(errno));
+  const char *args = lbs_trace_meta(v->trace, "app.args");
+  if (!(v->args = strdup(args ? args : ""))) return lbs_fail(LBS_NOMEM, "validate");
+  return LBS_OK;
+}
+
+/* The session: what the app ran with (the trace's app.partitioner, app.partition_metric) where
+ * the grid file's [sim] says nothing, then the caller's overrides, left to right. */
+static lbs_err load_grid(lbs_validate *v, const char *grid, const char *const *over, int nover) {
+  static const char *const meta_key[2][2] = {{"app.partitioner", "partitioner"},
+                                             {"app.partition_metric", "partition_metric"}};
+  lbs_config *cfg = NULL;
+  lbs_err e = lbs_config_load(grid, &cfg); /* what its [sim] names */
+  int napp = 0;
+  for (int k = 0; !e && k < 2; k++) {
+    const char *val = lbs_trace_meta(v->trace, meta_key[k][0]);
+    if (!val || lbs_config_has(cfg, "sim", "", meta_key[k][1])) continue;
+    if (!(v->app_over[napp] = malloc(strlen(val) + 32)))
+      e = lbs_fail(LBS_NOMEM, "validate");
+    else
+      sprintf(v->app_over[napp++], "sim.%s=%s", meta_key[k][1], val);
+  }
+  lbs_config_destroy(&cfg);
+  if (!e && !(v->all_over = malloc((size_t)(napp + nover + 1) * sizeof *v->all_over)))
+    e = lbs_fail(LBS_NOMEM, "validate");
+  if (e) return e;
+  for (int k = 0; k < napp; k++) v->all_over[k] = v->app_over[k];
+  for (int i = 0; i < nover; i++) v->all_over[napp + i] = over[i];
+  return lbs_session_open(&v->session, NULL, grid, v->all_over, napp + nover);
+}
+
+lbs_err lbs_validate_open(lbs_validate *v, const char *trace, const char *grid,
+                          const char *const *over, int nover, const lbs_validate_opts *o) {
+  v->trace_path = trace;
+  v->over = over, v->nover = nover;
+  lbs_err e = lbs_trace_open(trace, &v->trace);
+  if (!e) e = check_profile(v, o);
+  if (!e) e = find_app(v, o);
+  if (!e) e = load_grid(v, grid, over, nover);
+  int procs = e ? 0 : lbs_grid_procs(v->session.grid);
+  if (!e && procs != v->ranks)
+    e = lbs_fail(LBS_INVAL,
+                 "%s has %d processors, the app ran on %d ranks: use a grid of this machine with "
+                 "one processor per "
+                 "rank ('mpiexec -n %d lbsim grid probe -o machine.ini')",
+                 grid, procs, v->ranks, v->ranks);
+  return e;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+/* Policy p's replay: its predicted total, and its schedule as application steps. */
+static lbs_err plan_one(lbs_validate *v, lbs_validate_policy *p, MPI_Comm comm) {
+  lbs_replay_opts o = v->session.opts;
+  o.policy = p->policy;
+  lbs_err e = lbs_replay(v->trace, v->session.grid, &o, comm, &p->r);
+  if (e) {
+    const char *why = lbs_errmsg();
+    return lbs_fail(e, "replay with %s: %s", p->policy, *why ? why : lbs_strerror(e));
+  }
+  const lbs_replay_result *r = p->r;
+  p->predicted_s = 1e-9 * (double)r->total_ns;
+  p->nrep = r->nrep;
+  size_t used = 0;
+  for (int i = 0; i < r->nrep; i++) {
+    int64_t s = r->reparts[i].step, app_step = s < r->steps ? r->app_step[s] : s;
+    used += (size_t)snprintf(p->schedule + used, sizeof p->schedule - used, "%s%lld", i ? "," : "",
+                             (long long)app_step);
+    if (used >= sizeof p->schedule)
+      return lbs_fail(LBS_RANGE, "%s: a schedule of %d repartitions is too long to pass", p->policy,
+                      r->nrep);
+  }
+  return LBS_OK;
+}
+
+lbs_err lbs_validate_plan(lbs_validate *v, const char *const *policies, int n, MPI_Comm comm) {
+  if (!(v->pol = calloc((size_t)n, sizeof *v->pol))) return lbs_fail(LBS_NOMEM, "validate");
+  v->npol = n;
+  lbs_err e = LBS_OK;
+  for (int k = 0; !e && k < n; k++) {
+    if (!(v->pol[k].policy = strdup(policies[k])))
+      e = lbs_fail(LBS_NOMEM, "validate");
+    else
+      e = plan_one(v, &v->pol[k], comm);
+  }
+  return e;
+}
+
+/* ---------------------------------------------------------------- the real runs */
+
+/* Runs argv with env, output into log, within timeout_s; 0 with the exit status in *status,
+ * -1 when it could not start (errno), -2 on timeout (the process group killed). */
+static int run_child(char **argv, char **env, const char *log, double timeout_s, int *status) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rc) {
+    errno = rc;
+    return -1;
+  }
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    pid_t w = waitpid(pid, status, WNOHANG);
+    if (w == pid) return 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout_s) {
+      kill(-pid, SIGTERM);
+      usleep(500000);
+      kill(-pid, SIGKILL);
+      waitpid(pid, status, 0);
+      return -2;
+    }
+    usleep(20000);
+  }
+}
+
+/* The last 1199 bytes of a log, for messages ("" when there are none; NULL out of memory). */
+static char *log_tail(const char *log) {
+  enum { LEN = 1200 };
+  char *text = NULL, *out = malloc(LEN);
+  size_t n = 0;
+  if (!out) return NULL;
+  out[0] = '\0';
+  if (!lbs_read_file(log, &text, &n) && n)
+    snprintf(out, LEN, "%s", text + (n > LEN - 1 ? n - (LEN - 1) : 0));
+  free(text);
+  return out;
+}
+
+/* The value of "key": in a one-line JSON object (the apps' summary): a number, or the text of
+ * an array without its brackets into arr. 0 when absent. */
+static int summary_number(const char *text, const char *key, double *v) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *at = strstr(text, pat);
+  if (!at) return 0;
+  char *end;
+  *v = strtod(at + strlen(pat), &end);
+  return end != at + strlen(pat);
+}
+static int summary_array(const char *text, const char *key, char *arr, size_t len) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\":[", key);
+  const char *at = strstr(text, pat);
+  if (!at) return 0;
+  at += strlen(pat);
+  const char *end = strchr(at, ']');
+  if (!end || (size_t)(end - at) >= len) return 0;
+  memcpy(arr, at, (size_t)(end - at));
+  arr[end - at] = '\0';
+  return 1;
+}
+
+/* What every real run shares: the launcher and the app's arguments split at blanks, the rank
+ * count, the directory of the runs' summaries and logs. */
+typedef struct runner {
+  char *lcopy, *lv[64]; /* the launcher */
+  int nl;
+  char *acopy, *av[256]; /* the app's arguments */
+  int na;
+  char nbuf[16];   /* the rank count */
+  char tmpdir[32]; /* the runs' JSON and logs */
+} runner;
+
+static lbs_err runner_init(runner *rn, const lbs_validate *v, const lbs_validate_opts *o) {
+  const char *launcher = o->launcher;
+  *rn = (runner){.tmpdir = "/tmp/lbsim-validate-XXXXXX"};
+  if (!mkdtemp(rn->tmpdir)) {
+    lbs_err e = lbs_fail(LBS_IO, "%s: %s", rn->tmpdir, strerror(errno));
+    rn->tmpdir[0] = '\0'; /* nothing to remove */
+    return e;
+  }
+  rn->lcopy = strdup(launcher && *launcher ? launcher
+                     : geteuid() == 0      ? "mpiexec --allow-run-as-root"
+                                           : "mpiexec");
+  rn->acopy = strdup(v->args);
+  if (!rn->lcopy || !rn->acopy) return lbs_fail(LBS_NOMEM, "validate");
+  char *s2 = NULL;
+  for (char *tok = strtok_r(rn->lcopy, " \t", &s2); tok && rn->nl < 40;
+       tok = strtok_r(NULL, " \t", &s2))
+    rn->lv[rn->nl++] = tok;
+  for (char *tok = strtok_r(rn->acopy, " \t", &s2); tok && rn->na < 200;
+       tok = strtok_r(NULL, " \t", &s2))
+    rn->av[rn->na++] = tok;
+  snprintf(rn->nbuf, sizeof rn->nbuf, "%d", v->ranks);
+  return LBS_OK;
+}
+
+/* The runs' files and directory removed, the copies freed. */
+static void runner_free(runner *rn, int runs, int npol) {
+  for (int run = 0; rn->tmpdir[0] && run < runs; run++)
+    for (int k = 0; k < npol; k++) {
+      char p[4200];
+      snprintf(p, sizeof p, "%s/run%d_%d.json", rn->tmpdir, run, k);
+      unlink(p);
+      snprintf(p, sizeof p, "%s/run%d_%d.log", rn->tmpdir, run, k);
+      unlink(p);
+    }
+  if (rn->tmpdir[0]) rmdir(rn->tmpdir);
+  free(rn->lcopy), free(rn->acopy);
+}
+
+/* A real run that failed, its output's end into v->tail. */
+static lbs_err run_failed(lbs_validate *v, const lbs_validate_policy *p, int run, int got,
+                          int status, const char *log) {
+  free(v->tail);
+  v->tail = log_tail(log);
+  return lbs_fail(LBS_IO, "the real run of %s with %s (run %lld) %s; its output ends:", v->app,
+                  p->policy, (long long)run + 1,
+                  got == -2                                   ? "took longer than --timeout"
+                  : !WIFEXITED(status) || WEXITSTATUS(status) ? "failed"
+                                                              : "wrote no total_s");
+}
+
+/* Real run `run` of policy k: launcher -n R app ARGS --schedule LIST --json FILE. */
+static lbs_err one_run(lbs_validate *v, const runner *rn, double timeout_s, int run, int k) {
+  lbs_validate_policy *p = &v->pol[k];
+  char jpath[4200], lpath[4200], *cmd[320];
+  snprintf(jpath, sizeof jpath, "%s/run%d_%d.json", rn->tmpdir, run, k);
+  snprintf(lpath, sizeof lpath, "%s/run%d_%d.log", rn->tmpdir, run, k);
+  int m = 0;
+  for (int i = 0; i < rn->nl; i++) cmd[m++] = rn->lv[i];
+  cmd[m++] = "-n", cmd[m++] = (char *)rn->nbuf, cmd[m++] = v->app_bin;
+  for (int i = 0; i < rn->na; i++) cmd[m++] = rn->av[i];
+  if (p->nrep)
+    cmd[m++] = "--schedule", cmd[m++] = p->schedule;
+  else
+    cmd[m++] = "--policy", cmd[m++] = "none";
+  cmd[m++] = "--json", cmd[m++] = jpath, cmd[m] = NULL;
+  int status = 0, got = run_child(cmd, v->env, lpath, timeout_s, &status);
+  if (got == -1) return lbs_fail(LBS_IO, "cannot start '%s': %s", cmd[0], strerror(errno));
+  char *text = NULL, reps[8192];
+  size_t tl;
+  double total;
+  if (got == -2 || !WIFEXITED(status) || WEXITSTATUS(status) || lbs_read_file(jpath, &text, &tl) ||
+      !summary_number(text, "total_s", &total) || !(total > 0)) {
+    free(text);
+    return run_failed(v, p, run, got, status, lpath);
+  }
+  if (!summary_array(text, "repartitions", reps, sizeof reps)) reps[0] = '\0';
+  free(text);
+  if (strcmp(reps, p->schedule))
+    return lbs_fail(LBS_INVAL,
+                    "%s repartitioned before steps [%s], not the schedule [%s] it was given",
+                    v->app, reps, p->schedule);
+  p->measured_s[p->nmeasured++] = total;
+  return LBS_OK;
+}
+
+lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progress_fn progress,
+                         void *progress_arg) {
+  runner rn;
+  lbs_err e = runner_init(&rn, v, o);
+  for (int run = 0; !e && run < o->runs; run++)
+    for (int k = 0; !e && k < v->npol; k++) {
+      e = one_run(v, &rn, o->timeout_s, run, k);
+      if (!e && progress)
+        progress(progress_arg, (int64_t)run * v->npol + k + 1, (int64_t)o->runs * v->npol);
+    }
+  runner_free(&rn, o->runs, v->npol);
+  return e;
+}
+
+/* ---------------------------------------------------------------- statistics */
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* One policy's median, minimum, maximum and error. */
+static void policy_stats(lbs_validate_policy *p) {
+  double v[LBS_VALIDATE_MAXRUNS];
+  int n = p->nmeasured;
+  memcpy(v, p->measured_s, (size_t)n * sizeof *v);
+  qsort(v, (size_t)n, sizeof *v, cmp_d);
+  p->median_s = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  p->min_s = v[0], p->max_s = v[n - 1];
+  p->error = (p->predicted_s - p->median_s) / p->median_s;
+}
+
+void lbs_validate_stats(lbs_validate_policy *p, int n, lbs_validate_ranking *out) {
+  memset(out, 0, sizeof *out);
+  for (int k = 0; k < n; k++) {
+    policy_stats(&p[k]);
+    out->order_sim[k] = out->order_real[k] = k;
+  }
+  int *os = out->order_sim, *om = out->order_real;
+  for (int i = 0; i < n; i++) /* insertion sorts: small lists, stable */
+    for (int j = i; j > 0; j--) {
+      if (p[os[j]].predicted_s < p[os[j - 1]].predicted_s) {
+        int x = os[j];
+        os[j] = os[j - 1], os[j - 1] = x;
+      }
+      if (p[om[j]].median_s < p[om[j - 1]].median_s) {
+        int x = om[j];
+        om[j] = om[j - 1], om[j - 1] = x;
+      }
+    }
+  /* pairs ranked the other way round; a pair whose measured spreads overlap is a tie in reality */
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++) {
+      double ds = p[a].predicted_s - p[b].predicted_s, dr = p[a].median_s - p[b].median_s;
+      int overlap = p[a].min_s <= p[b].max_s && p[b].min_s <= p[a].max_s;
+      if (ds * dr < 0) {
+        if (overlap)
+          out->ties++;
+        else
+          out->discordant++;
+      }
+    }
+  out->same = out->discordant == 0;
+  for (int k = 0; k < n; k++)
+    out->worst = fabs(p[k].error) > out->worst ? fabs(p[k].error) : out->worst;
+}
+
+/* ---------------------------------------------------------------- the store and JSON */
+
+lbs_err lbs_validate_save(const lbs_validate *v, const char *results) {
+  lbs_prov_study st; /* one study: the replays of every schedule and their real runs */
+  lbs_prov_run ri;
+  lbs_prov_study_init(&st, "validate", NULL);
+  lbs_prov_run_init(&ri, v->trace_path, v->session.grid_path, v->session.cfg, v->over, v->nover,
+                    (int)v->session.opts.cost);
+  lbs_err e = LBS_OK;
+  for (int k = 0; k < v->npol && !e; k++) {
+    const lbs_validate_policy *p = &v->pol[k];
+    int64_t run_id = 0;
+    e = lbs_results_save_study(results, &st.info, &p->r, &ri.info, 1, &run_id);
+    if (!e) {
+      lbs_validation row = {run_id,      v->app,         v->args,      v->ranks,
+                            p->schedule, p->predicted_s, p->nmeasured, p->measured_s};
+      e = lbs_results_save_validation(results, &row);
+    }
+  }
+  lbs_prov_run_free(&ri);
+  return e;
+}
+
+/* One policy's object: its schedule, prediction, measurements and error. */
+static json_t *policy_json(const lbs_validate_policy *p) {
+  json_t *x = json_object(), *sched = json_array(), *meas = json_array();
+  int bad = !x || !sched || !meas;
+  for (const char *c = p->schedule; !bad && *c; c += strcspn(c, ","), c += *c == ',')
+    bad = json_array_append_new(sched, lbs_json_int(strtoll(c, NULL, 10)));
+  for (int i = 0; !bad && i < p->nmeasured; i++)
+    bad = json_array_append_new(meas, lbs_json_sig(p->measured_s[i], 9));
+  bad = bad || lbs_json_set(x, "policy", lbs_json_str(p->policy)) ||
+        lbs_json_set(x, "repartitions", lbs_json_int(p->nrep)) ||
+        lbs_json_set(x, "schedule", json_incref(sched)) ||
+        lbs_json_set(x, "predicted_s", lbs_json_sig(p->predicted_s, 9)) ||
+        lbs_json_set(x, "measured_median_s", lbs_json_sig(p->median_s, 9)) ||
+        lbs_json_set(x, "measured_min_s", lbs_json_sig(p->min_s, 9)) ||
+        lbs_json_set(x, "measured_max_s", lbs_json_sig(p->max_s, 9)) ||
+        lbs_json_set(x, "error", lbs_json_sig(p->error, 6)) ||
+        lbs_json_set(x, "measured_s", json_incref(meas));
+  json_decref(sched), json_decref(meas);
+  if (bad) json_decref(x), x = NULL;
+  return x;
+}
+
+json_t *lbs_validate_json(const lbs_validate *v, int runs) {
+  const lbs_validate_ranking *rk = &v->rank;
+  json_t *doc = json_object(), *pols = json_array(), *os = json_array(), *om = json_array();
+  int bad = lbs_json_set(doc, "trace", lbs_json_str(v->trace_path)) ||
+            lbs_json_set(doc, "app", lbs_json_str(v->app)) ||
+            lbs_json_set(doc, "args", lbs_json_str(v->args)) ||
+            lbs_json_set(doc, "ranks", lbs_json_int(v->ranks)) ||
+            lbs_json_set(doc, "grid", lbs_json_str(v->session.grid_path)) ||
+            lbs_json_set(doc, "partitioner", lbs_json_str(v->session.opts.partitioner)) ||
+            lbs_json_set(doc, "runs", lbs_json_int(runs)) ||
+            lbs_json_set(doc, "policies", json_incref(pols));
+  for (int k = 0; !bad && k < v->npol; k++) {
+    json_t *x = policy_json(&v->pol[k]);
+    bad = !x || json_array_append_new(pols, x);
+  }
+  for (int k = 0; !bad && k < v->npol; k++)
+    bad = json_array_append_new(os, lbs_json_str(v->pol[rk->order_sim[k]].policy)) ||
+          json_array_append_new(om, lbs_json_str(v->pol[rk->order_real[k]].policy));
+  bad = bad || lbs_json_set(doc, "order_simulated", json_incref(os)) ||
+        lbs_json_set(doc, "order_measured", json_incref(om)) ||
+        lbs_json_set(doc, "same_ranking", json_boolean(rk->same)) ||
+        lbs_json_set(doc, "discordant_pairs", lbs_json_int(rk->discordant)) ||
+        lbs_json_set(doc, "tied_pairs", lbs_json_int(rk->ties)) ||
+        lbs_json_set(doc, "max_abs_error", lbs_json_sig(rk->worst, 6));
+  json_decref(pols), json_decref(os), json_decref(om);
+  if (bad) json_decref(doc), doc = NULL;
+  return doc;
+}
+
+void lbs_validate_close(lbs_validate *v) {
+  for (char **e = v->env; e && *e; e++) free(*e);
+  free(v->env);
+  for (int k = 0; v->pol && k < v->npol; k++) {
+    lbs_replay_result_free(&v->pol[k].r);
+    free(v->pol[k].policy);
+  }
+  free(v->pol);
+  lbs_session_close(&v->session);
+  lbs_trace_close(&v->trace);
+  free(v->app_over[0]), free(v->app_over[1]);
+  free(v->all_over);
+  free(v->args);
+  free(v->tail);
+  memset(v, 0, sizeof *v);
+}
