@@ -6,7 +6,6 @@
  * and writes the tidy CSV. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,86 +51,6 @@ static void usage(void) {
          "  lbsim results whatif.db; lbsim report whatif.db -o whatif.html\n");
 }
 
-/* The study as write_tidy reads it. */
-typedef lbs_sweep study;
-#define MAXOV LBS_SWEEP_MAXOV
-#define LABEL lbs_sweep_axis_label
-static inline void task_axes(const study *s, int64_t t, int *i4, int *iov) {
-  lbs_sweep_task_axes(s, t, i4, iov);
-}
-
-static const char *MEASURES[] = {"total_time_s", "compute_time_s", "comm_time_s", "partition_time_s", "migration_time_s",
-                                 "repartitions", "mean_imbalance", "max_imbalance", "mean_loadimb", "moved_elements"};
-#define NMEASURES (sizeof MEASURES / sizeof *MEASURES)
-
-/* The tidy CSV from the store: the study's runs in task order, a row per measure. */
-static int write_tidy(const study *s, const char *results, const char *csv) {
-  lbs_results *h;
-  const lbs_results_run *runs = NULL;
-  int64_t nruns = 0;
-  /* the study's runs in task order (none in a schema-1 store whose every task failed: never
-     upgraded, it holds none of the study) */
-  lbs_err e = lbs_results_open(results, &h);
-  if (!e) e = lbs_results_runs(h, s->id, LBS_RESULTS_BY_STUDY, &runs, &nruns);
-  if (e) {
-    lbs_results_close(&h);
-    return cli_error("sweep", e);
-  }
-  char tmp[4200];
-  FILE *f = NULL;
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", csv, (long)getpid()) >= (int)sizeof tmp)
-    fprintf(stderr, "lbsim: sweep: %s: path too long\n", csv);
-  else if (!(f = fopen(tmp, "w")))
-    fprintf(stderr, "lbsim: sweep: %s: cannot write: %s\n", tmp, strerror(errno));
-  if (!f) {
-    lbs_results_close(&h);
-    return 1;
-  }
-  fprintf(f, "study,task");
-  for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", LABEL[k], k == 0 && s->has_seeds ? ",seed" : "");
-  for (int k = 0; k < s->nov; k++) {
-    fputc(',', f);
-    lbs_csv_field(f, s->ov[k].name);
-  }
-  fprintf(f, ",measure,value\n");
-  for (int64_t i = 0, last = -1; i < nruns; i++) {
-    const lbs_results_run *r = &runs[i];
-    int64_t t = r->task == LBS_RESULTS_NONE ? 0 : r->task; /* a NULL reads as 0, as it did */
-    if (t == last) continue; /* one run per task (two ranks never run the same task) */
-    last = t;
-    int i4[4], iov[MAXOV];
-    task_axes(s, t, i4, iov);
-    /* MEASURES' values in its order, a NULL as 0 */
-    int64_t reps = r->repartitions, moved = r->moved_elements;
-    double v[NMEASURES] = {r->total_time_s,      r->compute_time_s,
-                           r->comm_time_s,       r->partition_time_s,
-                           r->migration_time_s,  reps == LBS_RESULTS_NONE ? 0 : (double)reps,
-                           r->mean_imbalance,    r->max_imbalance,
-                           r->mean_loadimb,      moved == LBS_RESULTS_NONE ? 0 : (double)moved};
-    for (size_t m = 0; m < NMEASURES; m++) {
-      lbs_csv_field(f, s->id);
-      fprintf(f, ",%lld", (long long)t);
-      for (int k = 0; k < 4 + s->nov; k++) {
-        fputc(',', f);
-        lbs_csv_field(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
-        if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
-      }
-      fprintf(f, ",%s,%.9g\n", MEASURES[m], isnan(v[m]) ? 0 : v[m]);
-    }
-  }
-  lbs_results_close(&h);
-  errno = 0;
-  int bad = ferror(f) || fflush(f);
-  if (fclose(f)) bad = 1;
-  if (bad || cli_replace_output(csv, 1) || rename(tmp, csv)) {
-    fprintf(stderr, "lbsim: sweep: %s: write failed: %s\n", csv,
-            errno ? strerror(errno) : "I/O error");
-    unlink(tmp);
-    return 1;
-  }
-  return 0;
-}
-
 typedef struct args {
   const char *file, *results, *csv; /* the study file, the store, the tidy CSV */
   int force, dry;
@@ -166,7 +85,7 @@ static int parse(int argc, char **argv, args *a) {
 
 /* Every rank reads the same study (the same tasks, the same errors) and the ranks agree on it:
  * rank 0 says why not, another rank only what rank 0 could not know. 0, or 1 after saying it. */
-static int load(study *s, const char *file, int rank) {
+static int load(lbs_sweep *s, const char *file, int rank) {
   lbs_err e = lbs_sweep_load(s, file);
   int tell;
   lbs_err agreed = lbs_sweep_agree(s, e, MPI_COMM_WORLD, &tell);
@@ -179,11 +98,11 @@ static int load(study *s, const char *file, int rank) {
 }
 
 /* --dry-run: the tasks, on rank 0. */
-static void dry_run(const study *s) {
+static void dry_run(const lbs_sweep *s) {
   printf("study %s: %lld tasks\n", s->id, (long long)s->ntasks);
   for (int64_t t = 0; t < s->ntasks; t++) {
-    int i4[4], iov[MAXOV];
-    task_axes(s, t, i4, iov);
+    int i4[4], iov[LBS_SWEEP_MAXOV];
+    lbs_sweep_task_axes(s, t, i4, iov);
     printf("  %4lld  %s  %s  %s  %s", (long long)t, s->ax[0].v[i4[0]], s->ax[1].v[i4[1]],
            s->ax[2].v[i4[2]], s->ax[3].v[i4[3]]);
     for (int k = 0; k < s->nov; k++) printf("  %s=%s", s->ov[k].name, s->ov[k].v[iov[k]]);
@@ -192,7 +111,7 @@ static void dry_run(const study *s) {
 }
 
 /* The CSV is ours to rewrite only when it is this study's tidy CSV (or with --force). */
-static int csv_is_ours(const study *s, const char *csv) {
+static int csv_is_ours(const lbs_sweep *s, const char *csv) {
   FILE *f = fopen(csv, "r");
   char head[512] = "", line[512] = "";
   int ours = f && fgets(head, sizeof head, f) && !strncmp(head, "study,task,", 11) &&
@@ -203,7 +122,7 @@ static int csv_is_ours(const study *s, const char *csv) {
 
 /* Rank 0, before the work: the outputs, and what the store holds of this study already. 0, or
  * 1 after saying why not. */
-static int prepare(const study *s, const args *a, uint8_t *done, int64_t *ndone) {
+static int prepare(const lbs_sweep *s, const args *a, uint8_t *done, int64_t *ndone) {
   if (cli_check_output(a->results, CLI_OUT_APPEND) ||
       cli_check_output(a->csv, a->force ? CLI_OUT_FORCE : CLI_OUT_APPEND))
     return 1;
@@ -229,25 +148,25 @@ static int prepare(const study *s, const args *a, uint8_t *done, int64_t *ndone)
 /* lbs_sweep_inputs' note: a generated trace is being made. */
 static int note_generating(void *arg, int64_t i, int64_t n) {
   (void)n;
-  fprintf(stderr, "lbsim: sweep: generating %s\n", ((const study *)arg)->trace_path[i]);
+  fprintf(stderr, "lbsim: sweep: generating %s\n", ((const lbs_sweep *)arg)->trace_path[i]);
   return 0;
 }
 
 /* lbs_sweep_run's: a task failed (said now; the others go on, and a restart retries it). */
-static void task_failed(void *arg, const study *s, int64_t t, lbs_err e) {
+static void task_failed(void *arg, const lbs_sweep *s, int64_t t, lbs_err e) {
   (void)arg;
   if (t < 0) {
     cli_error("sweep", e);
     return;
   }
-  int i4[4], iov[MAXOV];
-  task_axes(s, t, i4, iov);
+  int i4[4], iov[LBS_SWEEP_MAXOV];
+  lbs_sweep_task_axes(s, t, i4, iov);
   fprintf(stderr, "lbsim: sweep: task %lld (%s, %s, %s, %s): %s\n", (long long)t, s->ax[0].v[i4[0]],
           s->ax[1].v[i4[1]], s->ax[2].v[i4[2]], s->ax[3].v[i4[3]], lbs_errmsg());
 }
 
 /* The farm, with rank 0's progress bar, then rank 0's tidy CSV and summary. The exit code. */
-static int farm(const study *s, const args *a, uint8_t *done, int64_t ndone, int rank, int size) {
+static int farm(const lbs_sweep *s, const args *a, uint8_t *done, int64_t ndone, int rank, int size) {
   if (rank == 0) {
     fprintf(stderr, "lbsim: sweep: study %s: %lld tasks", s->id, (long long)s->ntasks);
     if (ndone) fprintf(stderr, ", %lld done already (resuming)", (long long)ndone);
@@ -262,7 +181,8 @@ static int farm(const study *s, const args *a, uint8_t *done, int64_t ndone, int
   cli_progress_end(&bar);
   int rc = f.failures ? 1 : 0;
   if (rank == 0) {
-    int csv_bad = write_tidy(s, a->results, a->csv);
+    lbs_err te = lbs_sweep_write_tidy(s, a->results, a->csv);
+    int csv_bad = te ? cli_error("sweep", te) : 0;
     printf("sweep %s: %lld tasks (%lld resumed) in %.3f s on %d rank%s: results in %s, tidy CSV in "
            "%s\n",
            s->id, (long long)s->ntasks, (long long)f.resumed, f.wall_s, size, size > 1 ? "s" : "",
@@ -276,7 +196,7 @@ static int farm(const study *s, const args *a, uint8_t *done, int64_t ndone, int
 }
 
 /* The outputs checked and the generated traces made (rank 0), agreed, then the farm. */
-static int sweep(study *s, const args *a, int rank, int size) {
+static int sweep(lbs_sweep *s, const args *a, int rank, int size) {
   uint8_t *done = calloc((size_t)s->ntasks, 1);
   int64_t ndone = 0;
   int bad = !done || (rank == 0 && prepare(s, a, done, &ndone));
@@ -300,7 +220,7 @@ int cmd_sweep(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  study s;
+  lbs_sweep s;
   rc = load(&s, a.file, rank);
   if (!rc) {
     snprintf(a.dbname, sizeof a.dbname, "%s.db", s.name);

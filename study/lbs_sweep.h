@@ -130,4 +130,11 @@ typedef struct lbs_sweep_farm {
 lbs_err lbs_sweep_run(const lbs_sweep *s, const char *results, uint8_t *done, MPI_Comm comm,
                       lbs_sweep_farm *f);
 
+/* The tidy CSV (rank 0, after the farm): the study's runs in the store, in task order, a row per
+ * run and measure (total_time_s ... moved_elements): study, task, the axes' values (a seed after
+ * the trace when seeds are an axis), measure, value. Written whole under a temporary name beside
+ * csv, then renamed onto it (a regular file or a link there is replaced, nothing else); nothing is
+ * left half-written. LBS_IO with the path when it cannot be written; the store's errors. */
+lbs_err lbs_sweep_write_tidy(const lbs_sweep *s, const char *results, const char *csv);
+
 #endif

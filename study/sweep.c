@@ -8,6 +8,8 @@
  * ranks). A second counter tells rank 0's progress how many tasks are done. Resumable: the
  * study's id is a hash of what it is made of, and the tasks the store holds are skipped. */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -702,4 +704,93 @@ lbs_err lbs_sweep_run(const lbs_sweep *s, const char *results, uint8_t *done, MP
   free(axes);
   if (first) lbs_fail(first, "%s", fm.first_msg);
   return lbs_mpi_agree(comm, first);
+}
+
+/* ---------------------------------------------------------------- the tidy CSV */
+
+static const char *MEASURES[] = {"total_time_s",   "compute_time_s", "comm_time_s",   "partition_time_s",
+                                 "migration_time_s", "repartitions",  "mean_imbalance", "max_imbalance",
+                                 "mean_loadimb",   "moved_elements"};
+#define NMEASURES (sizeof MEASURES / sizeof *MEASURES)
+
+/* The header: study, task, the axes (a seed after the trace when seeds are an axis), measure, value. */
+static void tidy_header(FILE *f, const lbs_sweep *s) {
+  fprintf(f, "study,task");
+  for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", lbs_sweep_axis_label[k], k == 0 && s->has_seeds ? ",seed" : "");
+  for (int k = 0; k < s->nov; k++) {
+    fputc(',', f);
+    lbs_csv_field(f, s->ov[k].name);
+  }
+  fprintf(f, ",measure,value\n");
+}
+
+/* The rows of run r (task t), a row per measure; a NULL value reads as 0, as it always did. */
+static void tidy_rows(FILE *f, const lbs_sweep *s, int64_t t, const lbs_results_run *r) {
+  int i4[4], iov[LBS_SWEEP_MAXOV];
+  lbs_sweep_task_axes(s, t, i4, iov);
+  int64_t reps = r->repartitions, moved = r->moved_elements;
+  double v[NMEASURES] = {r->total_time_s,    r->compute_time_s,
+                         r->comm_time_s,     r->partition_time_s,
+                         r->migration_time_s, reps == LBS_RESULTS_NONE ? 0 : (double)reps,
+                         r->mean_imbalance,  r->max_imbalance,
+                         r->mean_loadimb,    moved == LBS_RESULTS_NONE ? 0 : (double)moved};
+  for (size_t m = 0; m < NMEASURES; m++) {
+    lbs_csv_field(f, s->id);
+    fprintf(f, ",%lld", (long long)t);
+    for (int k = 0; k < 4 + s->nov; k++) {
+      fputc(',', f);
+      lbs_csv_field(f, k < 4 ? s->ax[k].v[i4[k]] : s->ov[k - 4].v[iov[k - 4]]);
+      if (k == 0 && s->has_seeds) fprintf(f, ",%llu", (unsigned long long)s->gen[i4[0]].seed);
+    }
+    fprintf(f, ",%s,%.9g\n", MEASURES[m], isnan(v[m]) ? 0 : v[m]);
+  }
+}
+
+/* The study's runs in task order, one per task, into f. */
+static void tidy_write(FILE *f, const lbs_sweep *s, const lbs_results_run *runs, int64_t nruns) {
+  tidy_header(f, s);
+  for (int64_t i = 0, last = -1; i < nruns; i++) {
+    int64_t t = runs[i].task == LBS_RESULTS_NONE ? 0 : runs[i].task; /* a NULL reads as 0, as it did */
+    if (t == last) continue; /* one run per task (two ranks never run the same task) */
+    last = t;
+    tidy_rows(f, s, t, &runs[i]);
+  }
+}
+
+/* Renames tmp onto csv, which may be a regular file or a link (the link is replaced, not what it
+ * points to), never anything else. */
+static int tidy_replace(const char *tmp, const char *csv) {
+  struct stat sb;
+  if (lstat(csv, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+    errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+    return -1;
+  }
+  return rename(tmp, csv);
+}
+
+lbs_err lbs_sweep_write_tidy(const lbs_sweep *s, const char *results, const char *csv) {
+  lbs_results *h = NULL;
+  const lbs_results_run *runs = NULL;
+  int64_t nruns = 0;
+  /* the study's runs in task order (none in a schema-1 store whose every task failed: never
+     upgraded, it holds none of the study) */
+  lbs_err e = lbs_results_open(results, &h);
+  if (!e) e = lbs_results_runs(h, s->id, LBS_RESULTS_BY_STUDY, &runs, &nruns);
+  char tmp[4200];
+  FILE *f = NULL;
+  if (!e && snprintf(tmp, sizeof tmp, "%s.tmp-%ld", csv, (long)getpid()) >= (int)sizeof tmp)
+    e = lbs_fail(LBS_IO, "%s: path too long", csv);
+  else if (!e && !(f = fopen(tmp, "w")))
+    e = lbs_fail(LBS_IO, "%s: cannot write: %s", tmp, strerror(errno));
+  if (e) return lbs_results_close(&h), e;
+  tidy_write(f, s, runs, nruns);
+  lbs_results_close(&h);
+  errno = 0;
+  int bad = ferror(f) || fflush(f);
+  if (fclose(f)) bad = 1;
+  if (bad || tidy_replace(tmp, csv)) {
+    e = lbs_fail(LBS_IO, "%s: write failed: %s", csv, errno ? strerror(errno) : "I/O error");
+    unlink(tmp);
+  }
+  return e;
 }
