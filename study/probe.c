@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "lbs_config.h"
 #include "lbs_grid.h"
 #include "lbs_mpi.h"
 #include "lbs_part.h"
@@ -328,13 +327,7 @@ lbs_err lbs_probe_grid(const lbs_probe *p, lbs_buf *ini) {
   if (!e) e = lbs_buf_reserve(ini, 1); /* NUL-terminated for the parser, not counted */
   if (e) return e;
   ini->data[ini->len] = '\0';
-  lbs_config *cfg = NULL;
-  lbs_grid *g = NULL;
-  e = lbs_config_parse_string("probed grid", (const char *)ini->data, &cfg); /* it must load */
-  if (!e) e = lbs_grid_from_config(cfg, &g);
-  lbs_grid_destroy(&g);
-  lbs_config_destroy(&cfg);
-  return e;
+  return lbs_grid_check_text("probed grid", (const char *)ini->data); /* it must load */
 }
 
 /* [[x, y], ...], x a whole number, y to 6 digits; NULL when out of memory. */
