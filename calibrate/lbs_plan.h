@@ -221,16 +221,17 @@ int lbs_plan_works(const lbs_plan *p, const lbs_adapter *a, double *w);
 typedef struct lbs_plan_run {
   double work;
   double predicted_s, measured_s; /* the plan's estimate, its run's median (whole node) */
-  int best;                       /* the fastest implementation alone (p->impl index), -1: none ran */
-  double best_s;                  /* its median (infinity when none) */
-  double one_s;                   /* the fastest one-thread CPU implementation's (infinity: none) */
-  double one_predicted_s;         /* the one-thread FPG's estimate */
-  char calls[512];                /* what the plan runs (lbs_exec_describe) */
+  int best;               /* the fastest implementation alone (p->impl index), -1: none ran */
+  double best_s;          /* its median (infinity when none) */
+  double one_s;           /* the fastest one-thread CPU implementation's (infinity: none) */
+  double one_predicted_s; /* the one-thread FPG's estimate */
+  char calls[512];        /* what the plan runs (lbs_exec_describe) */
 } lbs_plan_run;
 /* Runs plan p (on the whole node: every thread and device) for real at work w, repeat times (1..16,
  * the median kept, the first run's output checked), then each implementation alone the same way
  * (one that cannot open here is left out). The adapter's, the executor's and a wrong output's
  * errors ("wrong output at work W: why"). */
-lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat, lbs_plan_run *out);
+lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat,
+                         lbs_plan_run *out);
 
 #endif

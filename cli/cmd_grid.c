@@ -1,5 +1,5 @@
-/* cmd_grid.c - lbsim grid info: load, validate and describe a grid file (grid/describe.c); grid gen:
- * write a grid of the seed's families (grid/family.c). */
+/* cmd_grid.c - lbsim grid info: load, validate and describe a grid file (grid/describe.c); grid
+ * gen: write a grid of the seed's families (grid/family.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>

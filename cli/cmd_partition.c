@@ -75,8 +75,8 @@ static void usage(void) {
          section_list(all, sizeof all, 0), lbs_part_known(), section_list(keyed, sizeof keyed, 1));
 }
 
-enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT, O_JSON, O_HELPCFG, O_OUTPARTS,
-       O_RESULTS };
+enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT };
+enum { O_JSON = O_REPEAT + 1, O_HELPCFG, O_OUTPARTS, O_RESULTS };
 enum { MAXP = 32 }; /* partitioners in one run */
 
 typedef struct {

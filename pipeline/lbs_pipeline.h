@@ -105,10 +105,12 @@ lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const 
  * "--mappings: no mapping 'X' (known: A B)", "--mappings: too many, at 'X' (...)" or
  * "--mappings: no mapping named"; LBS_NOMEM. */
 lbs_err lbs_pipeline_select(const lbs_pipeline *p, const char *list, int *sel, int *nsel);
-/* Mapping m's copies on processor k in words to f: "RNG*0.5 Walk*0.5 AVG" (a share of 1 unwritten). */
+/* Mapping m's copies on processor k in words to f: "RNG*0.5 Walk*0.5 AVG" (a share of 1 unwritten).
+ */
 void lbs_pipeline_copies_text(FILE *f, const lbs_pipeline *p, int m, int k);
 /* One CSV row (lbs_csv_field's quoting) per selected mapping and processor it uses, after a header
- * line, to f: the processor's speed, demand, utilisation, busy time and copies, the mapping's laws. */
+ * line, to f: the processor's speed, demand, utilisation, busy time and copies, the mapping's laws.
+ */
 void lbs_pipeline_write_csv(FILE *f, const lbs_pipeline *p, const int *sel, int nsel);
 /* The pipeline (blocks, processors, buffers) and the selected mappings' laws as one JSON object;
  * NULL when out of memory. */

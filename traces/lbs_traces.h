@@ -383,25 +383,28 @@ lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg);
  * trace each), with a warning where a range-relative bound meets outlier-dominated ranges. */
 typedef struct lbs_trace_info {
   int nmetrics, ncodecs;
-  lbs_trace_stats all;       /* every metric together */
-  lbs_trace_stats *metric;   /* nmetrics */
-  int64_t *codec_chunks;     /* nmetrics x ncodecs: metric m's chunks of codec lbs_codec_at(k) */
-  char mesh[128];            /* "structured 30x20x20 (natural order)", "unstructured, N [directed ]edges",
-                                "none" */
-  lbs_value_stats *values;   /* nmetrics: those lbs_trace_info_values read */
-  int values_read;           /* metrics whose values were read */
-  char (*warning)[600];      /* nmetrics: a range-bound warning, or "" */
-  char values_error[1024];   /* why the values could not be read (a damaged chunk), or "" */
+  lbs_trace_stats all;     /* every metric together */
+  lbs_trace_stats *metric; /* nmetrics */
+  int64_t *codec_chunks;   /* nmetrics x ncodecs: metric m's chunks of codec lbs_codec_at(k) */
+  /* the mesh in words: "structured 30x20x20 (natural order)", "unstructured, N [directed ]edges"
+   * or "none" */
+  char mesh[128];
+  lbs_value_stats *values; /* nmetrics: those lbs_trace_info_values read */
+  int values_read;         /* metrics whose values were read */
+  char (*warning)[600];    /* nmetrics: a range-bound warning, or "" */
+  char values_error[1024]; /* why the values could not be read (a damaged chunk), or "" */
 } lbs_trace_info;
 /* Everything but the values (one query each, no decoding). Free with lbs_trace_info_free, also
  * after a failure. */
 lbs_err lbs_trace_info_get(lbs_trace *t, lbs_trace_info *out);
 /* The stored values of metric m (lbs_trace_value_stats, progress told each step of each pass) and
  * its warning. A failure (a damaged chunk) is kept in info->values_error as well as returned. */
-lbs_err lbs_trace_info_values(lbs_trace *t, int m, lbs_progress_fn progress, void *arg, lbs_trace_info *info);
+lbs_err lbs_trace_info_values(lbs_trace *t, int m, lbs_progress_fn progress, void *arg,
+                              lbs_trace_info *info);
 /* The description as `trace info --json` prints it (path as given); each metric's values null
  * unless values is set (then every metric's must have been read). NULL when out of memory. */
-struct json_t *lbs_trace_info_json(lbs_trace *t, const char *path, const lbs_trace_info *info, int values);
+struct json_t *lbs_trace_info_json(lbs_trace *t, const char *path, const lbs_trace_info *info,
+                                   int values);
 void lbs_trace_info_free(lbs_trace_info *info); /* frees the arrays; leaves the rest */
 
 /* ---------------------------------------------------------------- recoding (recode.c)
@@ -419,8 +422,9 @@ lbs_err lbs_trace_recode_check(lbs_trace *t, const lbs_encoding *enc);
  * recoded_source, so that a check does not count t's errors too). progress (may be NULL) is told
  * each step. A damaged input stops at the bad chunk, named: *kept (may be NULL) is then the
  * number of steps the new file keeps before it, else -1. */
-lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *enc, int64_t chunk_elems,
-                         const char *out_path, lbs_progress_fn progress, void *arg, int64_t *kept);
+lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *enc,
+                         int64_t chunk_elems, const char *out_path, lbs_progress_fn progress,
+                         void *arg, int64_t *kept);
 
 /* ---------------------------------------------------------------- generators */
 
