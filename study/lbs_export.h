@@ -32,8 +32,9 @@ const lbs_replay_recorder *lbs_simgrid_recorder(lbs_simgrid *x);
 int64_t lbs_simgrid_messages(const lbs_simgrid *x);
 /* Writes the export of the replay r into dir, an existing directory (files new there): rank_N.txt
  * per processor, replay.txt, hostfile, platform.xml, README, run.sh (executable) and lbsim.json
- * (r as lbs_replay_json). Local, on the rank that kept the actions. LBS_IO "PATH: cannot create:
- * why" or "PATH: write failed: why" (what was written stays for the caller to remove), LBS_NOMEM.
+ * (r as lbs_replay_json), once. Local, on the rank that kept the actions. LBS_IO "PATH: cannot
+ * create: why" or "PATH: write failed: why" (what was written stays for the caller to remove),
+ * LBS_NOMEM.
  */
 lbs_err lbs_simgrid_write(lbs_simgrid *x, const char *dir, const lbs_replay_result *r);
 void lbs_simgrid_destroy(lbs_simgrid **x); /* NULL-safe, clears *x */
