@@ -209,4 +209,29 @@ lbs_err lbs_exec_run(lbs_exec *e, void *params);
 void lbs_exec_describe(const lbs_exec *e, char *buf, size_t n);
 void lbs_exec_destroy(lbs_exec **e); /* NULL-safe */
 
+/* ---------------------------------------------------------------- runs for real (plan_run.c) */
+
+/* The plan runs here: its kernel's adapter in *a; LBS_NOTFOUND "plan N: no kernel 'K' in this
+ * lbsim", LBS_RANGE when the plan wants more threads than this machine's online CPUs. */
+lbs_err lbs_plan_runnable(const lbs_plan *p, const lbs_adapter **a);
+/* The works a run-plan runs by default: six from hi/1000 to hi, log spaced, rounded to valid
+ * metrics of a; into w (6 entries), returns 6. */
+int lbs_plan_works(const lbs_plan *p, const lbs_adapter *a, double *w);
+/* One work, measured. */
+typedef struct lbs_plan_run {
+  double work;
+  double predicted_s, measured_s; /* the plan's estimate, its run's median (whole node) */
+  int best;               /* the fastest implementation alone (p->impl index), -1: none ran */
+  double best_s;          /* its median (infinity when none) */
+  double one_s;           /* the fastest one-thread CPU implementation's (infinity: none) */
+  double one_predicted_s; /* the one-thread FPG's estimate */
+  char calls[512];        /* what the plan runs (lbs_exec_describe) */
+} lbs_plan_run;
+/* Runs plan p (on the whole node: every thread and device) for real at work w, repeat times (1..16,
+ * the median kept, the first run's output checked), then each implementation alone the same way
+ * (one that cannot open here is left out). The adapter's, the executor's and a wrong output's
+ * errors ("wrong output at work W: why"). */
+lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat,
+                         lbs_plan_run *out);
+
 #endif

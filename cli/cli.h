@@ -126,6 +126,9 @@ int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg);
 /* lbs_replay of the session over MPI_COMM_WORLD (collective), with progress bars on rank 0: the
  * replay's steps under label, and the optimal policy's search, when it runs, under search_label. */
 lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label, lbs_replay_result **out);
+/* cli_session_replay telling rec (may be NULL) what happens (lbs_replay_record). */
+lbs_err cli_session_record(lbs_session *s, const char *label, const char *search_label,
+                           const lbs_replay_recorder *rec, lbs_replay_result **out);
 
 /* Loads the plug-ins LBSIM_PLUGIN_PATH names (colon-separated .so files), then those of the
  * global options --plugin PATH.so (repeatable) before the command, and registers their

@@ -9,18 +9,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cmd_calibrate_plan.h"
 #include "lbs_calib.h"
 #include "lbs_calib_run.h"
-
-#ifndef LBSIM_VERSION
-#define LBSIM_VERSION "0.1.0"
-#endif
 
 static const char usage_text[] =
     "usage: lbsim calibrate run --kernel K [--impl LIST] -o calib.db [options]\n"
@@ -98,29 +92,6 @@ typedef struct {
 
 /* ---------------------------------------------------------------- machine and progress */
 
-/* This machine as JSON text (runs.machine); NULL when out of memory. */
-static char *machine_json(void) {
-  char host[256] = "?", model[256] = "?", line[512], os[256];
-  gethostname(host, sizeof host - 1);
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-      snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-      model[strcspn(model, "\n")] = 0;
-      break;
-    }
-  if (f) fclose(f);
-  struct utsname u;
-  if (uname(&u)) memset(&u, 0, sizeof u);
-  snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
-  json_t *o = json_pack("{s:o,s:o,s:I,s:o,s:s}", "host", lbs_json_str(host), "cpu",
-                        lbs_json_str(model), "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
-                        "os", lbs_json_str(os), "lbsim", LBSIM_VERSION);
-  char *txt = lbs_json_dumps(o, LBS_JSON_SPACED, LBS_JSON_SHORT);
-  json_decref(o);
-  return txt;
-}
-
 typedef struct {
   cli_progress bar;
   double lo, hi;
@@ -137,24 +108,6 @@ static void on_progress(void *arg, double frontier, int n) {
   }
   double lo = p->lo > 1 ? p->lo : 1, f = frontier > lo ? frontier : lo;
   cli_progress_update(&p->bar, (int64_t)(1000 * log(f / lo) / log(p->hi / lo > 1 ? p->hi / lo : 2)));
-}
-
-/* A bound's percent, floor and ceiling as %g shows them. */
-static json_t *bound_json(lbs_ia_bound b) {
-  return json_pack("[o,o,o]", lbs_json_sig(b.pct, 6), lbs_json_sig(b.min_s, 6),
-                   lbs_json_sig(b.max_s, 6));
-}
-
-/* The heuristic's parameters as JSON text (ipgs.params); NULL when out of memory. */
-static char *params_json(const lbs_ia_opts *o) {
-  json_t *j = json_pack("{s:o,s:i,s:o,s:o,s:o,s:o,s:i,s:o,s:i}", "accuracy",
-                        bound_json(o->accuracy), "window", o->window, "sets", bound_json(o->sets),
-                        "mets", bound_json(o->mets), "ci", bound_json(o->ci), "confidence",
-                        lbs_json_sig(o->confidence, 6), "max_point_samples", o->max_point_samples,
-                        "set", bound_json(o->set), "max_samples", o->max_samples);
-  char *txt = lbs_json_dumps(j, LBS_JSON_SPACED, LBS_JSON_SHORT);
-  json_decref(j);
-  return txt;
 }
 
 /* ---------------------------------------------------------------- run */
@@ -201,227 +154,175 @@ static void opts_ia(const opts *o, lbs_ia_opts *ia) {
   if (o->set > 0) ia->set.pct = o->set;
 }
 
+/* One implementation's IPG: measured in a child process, stored, said (JSON into ipgs). 0; 1 with
+ * *e set when it could not run or be stored (the caller says why: *bad names who). */
+static int run_one(const opts *o, lbs_calib_db *db, int64_t run_id, const lbs_impl_ops *impl,
+                   json_t *ipgs, int *complete, lbs_err *e, const char **bad) {
+  lbs_calib_job job = {.kind = LBS_JOB_IA,
+                       .adapter = lbs_adapter_find(impl->kernel),
+                       .impl = impl,
+                       .threads = o->threads,
+                       .device = o->device,
+                       .seed = (uint64_t)o->seed,
+                       .repeat = o->repeat,
+                       .timeout_s = o->timeout};
+  job.lo = job.adapter->lo, job.hi = job.adapter->hi;
+  if (o->range) parse_range(o->range, &job.lo, &job.hi); /* checked before */
+  opts_ia(o, &job.opts);
+  char name[96], label[128];
+  lbs_impl_name(impl, name, sizeof name);
+  progress_ctx pc = {{0}, job.lo, job.hi, 0};
+  snprintf(label, sizeof label, "calibrate %s", name);
+  cli_progress_start(&pc.bar, label, 1000);
+  job.progress = on_progress, job.pctx = &pc;
+  lbs_calib_job_out out;
+  *e = lbs_calib_job_run(&job, &out);
+  cli_progress_end(&pc.bar);
+  if (*e) return *bad = impl->kernel, 1; /* reported with the name by the caller */
+  lbs_ipg_rec r;
+  if ((*e = lbs_calib_store_ia(db, run_id, &job, &out, &r)))
+    return lbs_calib_job_out_free(&out), *bad = o->db, 1;
+  *complete += out.complete;
+  if (o->json)
+    json_array_append_new(
+        ipgs, json_pack("{s:I,s:o,s:o,s:s,s:i,s:i,s:o,s:o}", "id", (json_int_t)r.id, "impl",
+                        lbs_json_str(name), "device", lbs_json_str(r.device), "status", r.status,
+                        "samples", out.nsamples, "points", out.ipg.n, "seconds",
+                        lbs_json_fixed(out.seconds, 3), "message", lbs_json_str(r.message)));
+  else {
+    printf("%-18s %-9s %4d samples %3d points %7.1f s  %s\n", name, r.status, out.nsamples,
+           out.ipg.n, out.seconds, r.device);
+    if (r.message[0]) printf("  %s\n", r.message);
+  }
+  if (!out.complete)
+    fprintf(stderr, "lbsim: %s: %s\n", name, out.message[0] ? out.message : "incomplete IPG");
+  else if (out.note[0])
+    fprintf(stderr, "lbsim: warning: %s: %s\n", name, out.note);
+  lbs_calib_job_out_free(&out);
+  return 0;
+}
+
 static int do_run(const opts *o, const char *command) {
   if (!o->db) return cli_usage("calibrate", "run needs -o calib.db");
-  if (!o->kernel && !o->impls) return cli_usage("calibrate", "run needs --kernel K or --impl kernel.target,...");
+  if (!o->kernel && !o->impls)
+    return cli_usage("calibrate", "run needs --kernel K or --impl kernel.target,...");
   if (o->kernel && !lbs_adapter_find(o->kernel))
-    return cli_usage("calibrate", "unknown kernel '%s' ('lbsim calibrate list' shows them)", o->kernel);
+    return cli_usage("calibrate", "unknown kernel '%s' ('lbsim calibrate list' shows them)",
+                     o->kernel);
   const lbs_impl_ops *impls[64];
   int n = pick_impls(o, impls, 64);
   if (n < 0) return -n;
   if (!n) return cli_usage("calibrate", "no implementation of kernel '%s' was built", o->kernel);
   if (cli_check_output(o->db, CLI_OUT_APPEND)) return 1;
   lbs_calib_db *db = NULL;
-  lbs_err e = lbs_calib_open(o->db, 1, &db);
-  if (e) return cli_error(o->db, e);
-  char *machine = machine_json();
   int64_t run_id = 0;
-  e = lbs_calib_begin_run(db, command, machine, &run_id);
+  lbs_err e = lbs_calib_open(o->db, 1, &db);
+  char *machine = e ? NULL : lbs_calib_machine_json();
+  if (!e) e = lbs_calib_begin_run(db, command, machine, &run_id);
   free(machine);
-  if (e) {
-    lbs_calib_close(&db);
-    return cli_error(o->db, e);
-  }
-  int failed = 0, complete = 0;
+  if (e) return lbs_calib_close(&db), cli_error(o->db, e);
+  double lo, hi;
+  if (o->range && parse_range(o->range, &lo, &hi))
+    return lbs_calib_close(&db),
+           cli_usage("calibrate", "--range %s: expected LO:HI with 0 <= LO <= HI", o->range);
+  int complete = 0, rc = 0;
   json_t *ipgs = o->json ? json_array() : NULL; /* --json: one line at the end */
-  for (int k = 0; k < n; k++) {
-    const lbs_adapter *a = lbs_adapter_find(impls[k]->kernel);
-    char name[96];
-    lbs_impl_name(impls[k], name, sizeof name);
-    lbs_calib_job job = {0};
-    job.kind = LBS_JOB_IA;
-    job.adapter = a;
-    job.impl = impls[k];
-    job.threads = o->threads;
-    job.device = o->device;
-    job.lo = a->lo, job.hi = a->hi;
-    if (o->range && parse_range(o->range, &job.lo, &job.hi)) {
-      json_decref(ipgs);
-      lbs_calib_close(&db);
-      return cli_usage("calibrate", "--range %s: expected LO:HI with 0 <= LO <= HI", o->range);
+  const char *bad = NULL;
+  for (int k = 0; k < n && !rc; k++)
+    if (run_one(o, db, run_id, impls[k], ipgs, &complete, &e, &bad)) {
+      char name[96];
+      rc = cli_error(bad == o->db ? o->db : lbs_impl_name(impls[k], name, sizeof name), e);
     }
-    opts_ia(o, &job.opts);
-    job.seed = (uint64_t)o->seed;
-    job.repeat = o->repeat;
-    job.timeout_s = o->timeout;
-    progress_ctx pc = {{0}, job.lo, job.hi, 0};
-    char label[128];
-    snprintf(label, sizeof label, "calibrate %s", name);
-    cli_progress_start(&pc.bar, label, 1000);
-    job.progress = on_progress;
-    job.pctx = &pc;
-    lbs_calib_job_out out;
-    e = lbs_calib_job_run(&job, &out);
-    cli_progress_end(&pc.bar);
-    if (e) {
-      json_decref(ipgs);
-      lbs_calib_close(&db);
-      return cli_error(name, e);
-    }
-    lbs_ipg_rec r = {0};
-    r.run_id = run_id;
-    snprintf(r.impl, sizeof r.impl, "%.63s", name);
-    snprintf(r.kernel, sizeof r.kernel, "%s", a->kernel);
-    snprintf(r.device, sizeof r.device, "%s", out.device[0] ? out.device : impls[k]->target);
-    snprintf(r.metric, sizeof r.metric, "%s", a->metric);
-    snprintf(r.status, sizeof r.status, "%s", out.complete ? "complete" : out.ipg.n ? "partial" : "failed");
-    snprintf(r.message, sizeof r.message, "%.300s%s%.200s", out.message, out.message[0] && out.note[0] ? "; " : "", out.note);
-    r.lo = job.lo, r.hi = job.hi;
-    r.seconds = out.seconds;
-    char *params = params_json(&job.opts);
-    r.params = params;
-    r.ipg = out.ipg;
-    r.samples = out.samples;
-    r.nsamples = out.nsamples;
-    e = lbs_calib_put_ipg(db, &r);
-    r.params = NULL;
-    free(params);
-    if (e) {
-      json_decref(ipgs);
-      lbs_calib_job_out_free(&out);
-      lbs_calib_close(&db);
-      return cli_error(o->db, e);
-    }
-    if (out.complete) complete++;
-    else failed++;
-    if (o->json) {
-      json_array_append_new(
-          ipgs, json_pack("{s:I,s:o,s:o,s:s,s:i,s:i,s:o,s:o}", "id", (json_int_t)r.id, "impl",
-                          lbs_json_str(name), "device", lbs_json_str(r.device), "status", r.status,
-                          "samples", out.nsamples, "points", out.ipg.n, "seconds",
-                          lbs_json_fixed(out.seconds, 3), "message", lbs_json_str(r.message)));
-    } else {
-      printf("%-18s %-9s %4d samples %3d points %7.1f s  %s\n", name, r.status, out.nsamples, out.ipg.n, out.seconds,
-             r.device);
-      if (r.message[0]) printf("  %s\n", r.message);
-    }
-    if (!out.complete) fprintf(stderr, "lbsim: %s: %s\n", name, out.message[0] ? out.message : "incomplete IPG");
-    else if (out.note[0]) fprintf(stderr, "lbsim: warning: %s: %s\n", name, out.note);
-    lbs_calib_job_out_free(&out);
-  }
   lbs_calib_close(&db);
-  int rc = failed ? 1 : 0;
+  if (rc) return json_decref(ipgs), rc;
   if (o->json && cli_json_print("calibrate run",
                                 json_pack("{s:o,s:I,s:o,s:i,s:i}", "database", lbs_json_str(o->db),
                                           "run", (json_int_t)run_id, "ipgs", ipgs, "complete",
-                                          complete, "failed", failed),
+                                          complete, "failed", n - complete),
                                 LBS_JSON_SPACED, LBS_JSON_SHORT))
-    rc = 1;
-  return rc;
+    return 1;
+  return n - complete ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- verify */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Verifies IPG r: its implementation's invocations in a child process, the errors stored and
+ * said (JSON into vers). 0; 1 when it could not be verified (said: counted as bad); -1 with *e
+ * set when the job could not run or the store failed. */
+static int verify_one(const opts *o, lbs_calib_db *db, const lbs_ipg_rec *r,
+                      const lbs_impl_ops *impl, json_t *vers, lbs_err *e) {
+  lbs_calib_job job = {.kind = LBS_JOB_VERIFY,
+                       .adapter = lbs_adapter_find(impl->kernel),
+                       .impl = impl,
+                       .threads = o->threads,
+                       .device = o->device,
+                       .lo = r->lo,
+                       .hi = r->hi,
+                       .nverify = o->nverify,
+                       .varied = o->varied,
+                       .repeat = o->repeat,
+                       .seed = (uint64_t)o->seed + 1000003,
+                       .timeout_s = o->timeout};
+  progress_ctx pc = {{0}, 0, 0, 1};
+  char label[128];
+  snprintf(label, sizeof label, "verify %s", r->impl);
+  cli_progress_start(&pc.bar, label, o->nverify);
+  job.progress = on_progress, job.pctx = &pc;
+  lbs_calib_job_out out;
+  *e = lbs_calib_job_run(&job, &out);
+  cli_progress_end(&pc.bar);
+  if (*e) return -1;
+  if (!out.complete || out.err) {
+    fprintf(stderr, "lbsim: %s: verification failed: %s\n", r->impl, out.message);
+    lbs_calib_job_out_free(&out);
+    return 1;
+  }
+  /* the floor: --floor, else the accuracy's absolute floor the IPG was built with */
+  double floor_s = o->floor_s >= 0 ? o->floor_s : lbs_calib_floor(r), med = 0;
+  lbs_verify v;
+  if (!(*e = lbs_calib_verify_errors(r, &out, floor_s, &v, &med)))
+    *e = lbs_calib_put_verify(db, r->id, &v);
+  if (o->json && v.pred)
+    json_array_append_new(
+        vers, json_pack("{s:I,s:o,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "ipg", (json_int_t)r->id,
+                        "impl", lbs_json_str(r->impl), "device", lbs_json_str(r->device),
+                        "invocations", o->varied ? "varied" : "usage", "n", v.n, "floor_s",
+                        lbs_json_sig(floor_s, 6), "mean_err", lbs_json_fixed(v.mean_err, 6),
+                        "rms_err", lbs_json_fixed(v.rms_err, 6), "max_err",
+                        lbs_json_fixed(v.max_err, 6), "median_err", lbs_json_fixed(med, 6),
+                        "mean_err_floor", lbs_json_fixed(v.mean_err_floor, 6)));
+  else if (v.pred)
+    printf("%-18s %5d %8.2f%% %8.2f%% %8.1f%% %9.2f%%  %s\n", r->impl, v.n, 100 * v.mean_err,
+           100 * v.rms_err, 100 * v.max_err, 100 * v.mean_err_floor, r->device);
+  free(v.pred);
+  lbs_calib_job_out_free(&out);
+  return *e ? -1 : 0;
 }
 
 static int do_verify(const opts *o) {
   lbs_calib_db *db = NULL;
-  lbs_err e = lbs_calib_open(o->db, 0, &db);
-  if (e) return cli_error(o->db, e);
   lbs_ipg_rec *recs = NULL;
   int n = 0, bad = 0, done = 0;
-  if ((e = lbs_calib_list(db, &recs, &n))) {
-    lbs_calib_close(&db);
-    return cli_error(o->db, e);
-  }
+  lbs_err e = lbs_calib_open(o->db, 0, &db);
+  if (!e) e = lbs_calib_list(db, &recs, &n);
+  if (e) return lbs_calib_close(&db), cli_error(o->db, e);
   json_t *vers = o->json ? json_array() : NULL; /* --json: one line at the end */
   if (!o->json)
-    printf("%s invocations\n%-18s %5s %9s %9s %9s %10s  %s\n", o->varied ? "varied" : "usage", "implementation", "n",
-           "mean err", "rms err", "max err", "mean(floor)", "device");
-  for (int k = 0; k < n; k++) {
+    printf("%s invocations\n%-18s %5s %9s %9s %9s %10s  %s\n", o->varied ? "varied" : "usage",
+           "implementation", "n", "mean err", "rms err", "max err", "mean(floor)", "device");
+  for (int k = 0; k < n && !e; k++) {
     lbs_ipg_rec *r = &recs[k];
-    if (strcmp(r->status, "complete") || (o->only && strcmp(o->only, r->impl))) continue;
-    /* Only the newest complete IPG of each implementation and device. */
-    int newer = 0;
-    for (int j = k + 1; j < n; j++)
-      newer |= !strcmp(recs[j].status, "complete") && !strcmp(recs[j].impl, r->impl) && !strcmp(recs[j].device, r->device);
-    if (newer) continue;
+    if (strcmp(r->status, "complete") || (o->only && strcmp(o->only, r->impl)) ||
+        !lbs_calib_newest(recs, n, k))
+      continue; /* only the newest complete IPG of each implementation and device */
     const lbs_impl_ops *impl;
     if (lbs_impl_find(r->impl, &impl)) {
-      fprintf(stderr, "lbsim: %s (%s): not verified: lbsim cannot run it here (imported)\n", r->impl, r->device);
+      fprintf(stderr, "lbsim: %s (%s): not verified: lbsim cannot run it here (imported)\n",
+              r->impl, r->device);
       continue;
     }
-    lbs_calib_job job = {0};
-    job.kind = LBS_JOB_VERIFY;
-    job.adapter = lbs_adapter_find(impl->kernel);
-    job.impl = impl;
-    job.threads = o->threads;
-    job.device = o->device;
-    job.lo = r->lo, job.hi = r->hi;
-    job.nverify = o->nverify;
-    job.varied = o->varied;
-    job.repeat = o->repeat;
-    job.seed = (uint64_t)o->seed + 1000003;
-    job.timeout_s = o->timeout;
-    progress_ctx pc = {{0}, 0, 0, 1};
-    char label[128];
-    snprintf(label, sizeof label, "verify %s", r->impl);
-    cli_progress_start(&pc.bar, label, o->nverify);
-    job.progress = on_progress;
-    job.pctx = &pc;
-    lbs_calib_job_out out;
-    e = lbs_calib_job_run(&job, &out);
-    cli_progress_end(&pc.bar);
-    if (e) break;
-    if (!out.complete || out.err) {
-      fprintf(stderr, "lbsim: %s: verification failed: %s\n", r->impl, out.message);
-      bad++;
-      lbs_calib_job_out_free(&out);
-      continue;
-    }
-    /* The floor: --floor, else the accuracy's absolute floor the IPG was built with. */
-    double floor_s = o->floor_s;
-    if (!(floor_s >= 0)) {
-      floor_s = 0;
-      json_t *params = r->params ? json_loads(r->params, 0, NULL) : NULL, *min_s;
-      min_s = json_array_get(json_object_get(params, "accuracy"), 1);
-      if (json_is_number(min_s)) floor_s = json_number_value(min_s);
-      json_decref(params);
-    }
-    lbs_verify v = {0};
-    v.n = out.nsamples;
-    v.floor_s = floor_s;
-    v.points = out.samples;
-    v.pred = malloc((size_t)(v.n ? v.n : 1) * sizeof *v.pred);
-    double *errs = malloc((size_t)(v.n ? v.n : 1) * sizeof *errs);
-    if (!v.pred || !errs) {
-      free(v.pred), free(errs);
-      e = LBS_NOMEM;
-      break;
-    }
-    for (int i = 0; i < v.n; i++) {
-      double m = v.points[i].t, p = lbs_ipg_eval(&r->ipg, v.points[i].w), d = fabs(m - p);
-      v.pred[i] = p;
-      errs[i] = m > 0 ? d / m : 0;
-      v.mean_err += errs[i];
-      v.rms_err += errs[i] * errs[i];
-      v.max_err = errs[i] > v.max_err ? errs[i] : v.max_err;
-      v.mean_err_floor += d / (m > floor_s ? m : floor_s > 0 ? floor_s : 1);
-    }
-    if (v.n) v.mean_err /= v.n, v.rms_err = sqrt(v.rms_err / v.n), v.mean_err_floor /= v.n;
-    qsort(errs, (size_t)v.n, sizeof *errs, cmp_double);
-    double med = v.n ? errs[v.n / 2] : 0;
-    free(errs);
-    e = lbs_calib_put_verify(db, r->id, &v);
-    if (o->json)
-      json_array_append_new(
-          vers, json_pack("{s:I,s:o,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "ipg", (json_int_t)r->id,
-                          "impl", lbs_json_str(r->impl), "device", lbs_json_str(r->device),
-                          "invocations", o->varied ? "varied" : "usage", "n", v.n, "floor_s",
-                          lbs_json_sig(floor_s, 6), "mean_err", lbs_json_fixed(v.mean_err, 6),
-                          "rms_err", lbs_json_fixed(v.rms_err, 6), "max_err",
-                          lbs_json_fixed(v.max_err, 6), "median_err", lbs_json_fixed(med, 6),
-                          "mean_err_floor", lbs_json_fixed(v.mean_err_floor, 6)));
-    else
-      printf("%-18s %5d %8.2f%% %8.2f%% %8.1f%% %9.2f%%  %s\n", r->impl, v.n, 100 * v.mean_err, 100 * v.rms_err,
-             100 * v.max_err, 100 * v.mean_err_floor, r->device);
-    done++;
-    free(v.pred);
-    lbs_calib_job_out_free(&out);
-    if (e) break;
+    int v = verify_one(o, db, r, impl, vers, &e);
+    bad += v > 0, done += v <= 0;
   }
   int jbad = 0;
   if (o->json && !e)
@@ -436,7 +337,8 @@ static int do_verify(const opts *o) {
   if (e) return cli_error(o->db, e);
   if (jbad) return 1;
   if (!done && !bad) {
-    fprintf(stderr, "lbsim: %s: no complete IPG%s%s to verify\n", o->db, o->only ? " of " : "", o->only ? o->only : "");
+    fprintf(stderr, "lbsim: %s: no complete IPG%s%s to verify\n", o->db, o->only ? " of " : "",
+            o->only ? o->only : "");
     return 1;
   }
   return bad ? 1 : 0;
@@ -478,13 +380,10 @@ static int do_show(const opts *o) {
 static int do_import(const opts *o, const char *csv, const char *command) {
   if (!o->db) return cli_usage("calibrate", "import needs -o calib.db");
   lbs_import_group *g = NULL;
-  int ng = 0;
+  int ng = 0, bad = 0;
   lbs_err e = lbs_calib_read_csv(csv, &g, &ng);
   if (e) return cli_error(csv, e);
-  if (cli_check_output(o->db, CLI_OUT_APPEND)) {
-    lbs_import_groups_free(g, ng);
-    return 1;
-  }
+  if (cli_check_output(o->db, CLI_OUT_APPEND)) return lbs_import_groups_free(g, ng), 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
   json_t *mj = json_pack("{s:o}", "imported", lbs_json_str(csv)),
@@ -493,37 +392,20 @@ static int do_import(const opts *o, const char *csv, const char *command) {
   json_decref(mj);
   if (!(e = lbs_calib_open(o->db, 1, &db))) e = lbs_calib_begin_run(db, command, machine, &run_id);
   free(machine);
-  int bad = 0;
   lbs_ia_bound acc = {o->accuracy, o->min_abs, o->max_abs};
-  json_t *pj = json_pack("{s:o,s:b}", "accuracy", bound_json(acc), "imported", 1);
-  char *params = lbs_json_dumps(pj, LBS_JSON_SPACED, LBS_JSON_SHORT);
-  json_decref(pj);
+  char *params = lbs_calib_import_params_json(&acc);
   for (int k = 0; !e && k < ng; k++) {
-    lbs_ipg_rec r = {0};
-    r.run_id = run_id;
-    snprintf(r.impl, sizeof r.impl, "%s", g[k].impl);
-    snprintf(r.kernel, sizeof r.kernel, "%.*s", (int)strcspn(g[k].impl, "."), g[k].impl);
-    snprintf(r.device, sizeof r.device, "%s", g[k].device);
-    snprintf(r.metric, sizeof r.metric, "imported");
-    r.lo = INFINITY, r.hi = -INFINITY;
-    for (int i = 0; i < g[k].n; i++) {
-      r.lo = g[k].samples[i].w < r.lo ? g[k].samples[i].w : r.lo;
-      r.hi = g[k].samples[i].w > r.hi ? g[k].samples[i].w : r.hi;
-    }
-    lbs_err ge = lbs_ipg_from_samples(g[k].samples, g[k].n, &acc, &r.ipg);
-    snprintf(r.status, sizeof r.status, "%s", ge ? "failed" : "complete");
-    if (ge) snprintf(r.message, sizeof r.message, "%s", lbs_errmsg());
-    r.params = params;
-    r.samples = g[k].samples;
-    r.nsamples = g[k].n;
-    e = lbs_calib_put_ipg(db, &r);
+    lbs_ipg_rec r;
+    e = lbs_calib_store_import(db, run_id, &g[k], &acc, params, &r);
     if (o->json)
       json_array_append_new(ipgs, json_pack("{s:o,s:o,s:s,s:i,s:i}", "impl", lbs_json_str(r.impl),
                                             "device", lbs_json_str(r.device), "status", r.status,
                                             "samples", r.nsamples, "points", r.ipg.n));
     else
-      printf("%-18s %-9s %4d samples %3d points  %s\n", r.impl, r.status, r.nsamples, r.ipg.n, r.device);
-    if (ge) fprintf(stderr, "lbsim: %s: %s (%s): %s\n", csv, r.impl, r.device, r.message), bad++;
+      printf("%-18s %-9s %4d samples %3d points  %s\n", r.impl, r.status, r.nsamples, r.ipg.n,
+             r.device);
+    if (!strcmp(r.status, "failed"))
+      fprintf(stderr, "lbsim: %s: %s (%s): %s\n", csv, r.impl, r.device, r.message), bad++;
     lbs_ipg_free(&r.ipg);
   }
   if (o->json && !e &&
@@ -560,6 +442,133 @@ static int do_list(const opts *o) {
   return 0;
 }
 
+enum {
+  O_KERNEL = 256,
+  O_IMPL,
+  O_ACC,
+  O_MINABS,
+  O_MAXABS,
+  O_RANGE,
+  O_THREADS,
+  O_DEVICE,
+  O_TIMEOUT,
+  O_MAXS,
+  O_WINDOW,
+  O_MAXPT,
+  O_CONF,
+  O_SETS,
+  O_METS,
+  O_CI,
+  O_SET,
+  O_SEED,
+  O_JSON,
+  O_CSV,
+  O_FLOOR,
+  O_REPEAT,
+  O_INVOC,
+  O_NODE,
+  O_WORK,
+  O_NOTCOST,
+  O_PARTIAL
+};
+
+/* An option taking a number: 0, or 2 after a usage error naming it. */
+static int number_opt(int c, const char *arg, opts *o) {
+  int64_t v;
+  int rc;
+  switch (c) {
+  case O_ACC: return cli_parse_f64("--accuracy", arg, 0.01, 1000, &o->accuracy);
+  case O_MINABS: return cli_parse_f64("--min-abs", arg, 0, 1e6, &o->min_abs);
+  case O_MAXABS: return cli_parse_f64("--max-abs", arg, 0, 1e6, &o->max_abs);
+  case O_THREADS: rc = cli_parse_i64("--threads", arg, 0, 4096, &v), o->threads = (int)v; return rc;
+  case O_DEVICE: rc = cli_parse_i64("--device", arg, 0, 1024, &v), o->device = (int)v; return rc;
+  case O_TIMEOUT: return cli_parse_f64("--timeout", arg, 0, 1e7, &o->timeout);
+  case O_MAXS:
+    rc = cli_parse_i64("--max-samples", arg, 3, 10000000, &v), o->max_samples = (int)v;
+    return rc;
+  case O_WINDOW: rc = cli_parse_i64("--window", arg, 1, 1000, &v), o->window = (int)v; return rc;
+  case O_MAXPT:
+    rc = cli_parse_i64("--max-point-samples", arg, 3, 100000, &v), o->max_point = (int)v;
+    return rc;
+  case O_CONF: return cli_parse_f64("--confidence", arg, 0.5, 0.9999, &o->confidence);
+  case O_SETS: return cli_parse_f64("--sets", arg, 0.01, 1000, &o->sets);
+  case O_METS: return cli_parse_f64("--mets", arg, 0.01, 1000, &o->mets);
+  case O_CI: return cli_parse_f64("--ci", arg, 0.01, 1000, &o->ci);
+  case O_SET: return cli_parse_f64("--set", arg, 0.01, 1000, &o->set);
+  case O_SEED: return cli_parse_i64("--seed", arg, 0, INT64_MAX, &o->seed);
+  case O_FLOOR: return cli_parse_f64("--floor", arg, 0, 1e6, &o->floor_s);
+  case O_REPEAT:
+    rc = cli_parse_i64("--repeat", arg, 1, LBS_CALIB_MAX_REPEAT, &v), o->repeat = (int)v;
+    return rc;
+  case 'n': rc = cli_parse_i64("-n", arg, 1, 1000000, &v), o->nverify = (int)v; return rc;
+  }
+  return -1;
+}
+
+/* The options after the sub-command into o: 0, 2 after a usage error, or -1 after --help. */
+static int parse(int argc, char **argv, opts *o) {
+  static const struct option lo[] = {{"kernel", 1, 0, O_KERNEL},
+                                     {"impl", 1, 0, O_IMPL},
+                                     {"output", 1, 0, 'o'},
+                                     {"accuracy", 1, 0, O_ACC},
+                                     {"min-abs", 1, 0, O_MINABS},
+                                     {"max-abs", 1, 0, O_MAXABS},
+                                     {"range", 1, 0, O_RANGE},
+                                     {"threads", 1, 0, O_THREADS},
+                                     {"device", 1, 0, O_DEVICE},
+                                     {"timeout", 1, 0, O_TIMEOUT},
+                                     {"max-samples", 1, 0, O_MAXS},
+                                     {"window", 1, 0, O_WINDOW},
+                                     {"max-point-samples", 1, 0, O_MAXPT},
+                                     {"confidence", 1, 0, O_CONF},
+                                     {"sets", 1, 0, O_SETS},
+                                     {"mets", 1, 0, O_METS},
+                                     {"ci", 1, 0, O_CI},
+                                     {"set", 1, 0, O_SET},
+                                     {"seed", 1, 0, O_SEED},
+                                     {"json", 0, 0, O_JSON},
+                                     {"csv", 1, 0, O_CSV},
+                                     {"floor", 1, 0, O_FLOOR},
+                                     {"repeat", 1, 0, O_REPEAT},
+                                     {"invocations", 1, 0, O_INVOC},
+                                     {"node", 1, 0, O_NODE},
+                                     {"work", 1, 0, O_WORK},
+                                     {"no-template-cost", 0, 0, O_NOTCOST},
+                                     {"allow-partial", 0, 0, O_PARTIAL},
+                                     {"help", 0, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  int c, rc = 0;
+  optind = 2;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, "o:n:h", lo, NULL)) != -1) {
+    if ((rc = number_opt(c, optarg, o)) >= 0) continue;
+    rc = 0;
+    switch (c) {
+    case 'o': o->db = optarg; break;
+    case O_KERNEL: o->kernel = optarg; break;
+    case O_IMPL: o->impls = o->only = optarg; break;
+    case O_RANGE: o->range = optarg; break;
+    case O_JSON: o->json = 1; break;
+    case O_CSV: o->csv_dir = optarg; break;
+    case O_INVOC:
+      if (!strcmp(optarg, "usage"))
+        o->varied = 0;
+      else if (!strcmp(optarg, "varied"))
+        o->varied = 1;
+      else
+        rc = cli_usage("calibrate", "--invocations: '%s' is neither usage nor varied", optarg);
+      break;
+    case O_NODE: o->node = optarg; break;
+    case O_WORK: o->works = optarg; break;
+    case O_NOTCOST: o->no_tcost = 1; break;
+    case O_PARTIAL: o->allow_partial = 1; break;
+    case 'h': fputs(usage_text, stdout); return -1;
+    default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  return rc;
+}
+
 int cmd_calibrate(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage_text, argc < 2 ? stderr : stdout);
@@ -569,75 +578,29 @@ int cmd_calibrate(int argc, char **argv) {
   char command[2048] = "lbsim calibrate";
   for (int i = 1; i < argc; i++)
     snprintf(command + strlen(command), sizeof command - strlen(command), " %s", argv[i]);
-  opts o = {0};
-  o.accuracy = 5, o.min_abs = 5e-5, o.timeout = 300, o.repeat = 3, o.nverify = 250, o.seed = 1, o.floor_s = -1;
-  enum { O_KERNEL = 256, O_IMPL, O_ACC, O_MINABS, O_MAXABS, O_RANGE, O_THREADS, O_DEVICE, O_TIMEOUT, O_MAXS, O_WINDOW,
-         O_MAXPT, O_CONF, O_SETS, O_METS, O_CI, O_SET, O_SEED, O_JSON, O_CSV, O_FLOOR, O_REPEAT, O_INVOC,
-         O_NODE, O_WORK, O_NOTCOST, O_PARTIAL };
-  static const struct option lo[] = {
-      {"kernel", 1, 0, O_KERNEL}, {"impl", 1, 0, O_IMPL}, {"output", 1, 0, 'o'}, {"accuracy", 1, 0, O_ACC},
-      {"min-abs", 1, 0, O_MINABS}, {"max-abs", 1, 0, O_MAXABS}, {"range", 1, 0, O_RANGE}, {"threads", 1, 0, O_THREADS},
-      {"device", 1, 0, O_DEVICE}, {"timeout", 1, 0, O_TIMEOUT}, {"max-samples", 1, 0, O_MAXS}, {"window", 1, 0, O_WINDOW},
-      {"max-point-samples", 1, 0, O_MAXPT}, {"confidence", 1, 0, O_CONF}, {"sets", 1, 0, O_SETS}, {"mets", 1, 0, O_METS},
-      {"ci", 1, 0, O_CI}, {"set", 1, 0, O_SET}, {"seed", 1, 0, O_SEED}, {"json", 0, 0, O_JSON}, {"csv", 1, 0, O_CSV},
-      {"floor", 1, 0, O_FLOOR}, {"repeat", 1, 0, O_REPEAT}, {"invocations", 1, 0, O_INVOC},
-      {"node", 1, 0, O_NODE}, {"work", 1, 0, O_WORK}, {"no-template-cost", 0, 0, O_NOTCOST},
-      {"allow-partial", 0, 0, O_PARTIAL}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-  int c, rc = 0;
-  int64_t v;
-  optind = 2;
-  opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, "o:n:h", lo, NULL)) != -1) {
-    switch (c) {
-    case 'o': o.db = optarg; break;
-    case O_KERNEL: o.kernel = optarg; break;
-    case O_IMPL: o.impls = o.only = optarg; break;
-    case O_ACC: rc = cli_parse_f64("--accuracy", optarg, 0.01, 1000, &o.accuracy); break;
-    case O_MINABS: rc = cli_parse_f64("--min-abs", optarg, 0, 1e6, &o.min_abs); break;
-    case O_MAXABS: rc = cli_parse_f64("--max-abs", optarg, 0, 1e6, &o.max_abs); break;
-    case O_RANGE: o.range = optarg; break;
-    case O_THREADS: rc = cli_parse_i64("--threads", optarg, 0, 4096, &v), o.threads = (int)v; break;
-    case O_DEVICE: rc = cli_parse_i64("--device", optarg, 0, 1024, &v), o.device = (int)v; break;
-    case O_TIMEOUT: rc = cli_parse_f64("--timeout", optarg, 0, 1e7, &o.timeout); break;
-    case O_MAXS: rc = cli_parse_i64("--max-samples", optarg, 3, 10000000, &v), o.max_samples = (int)v; break;
-    case O_WINDOW: rc = cli_parse_i64("--window", optarg, 1, 1000, &v), o.window = (int)v; break;
-    case O_MAXPT: rc = cli_parse_i64("--max-point-samples", optarg, 3, 100000, &v), o.max_point = (int)v; break;
-    case O_CONF: rc = cli_parse_f64("--confidence", optarg, 0.5, 0.9999, &o.confidence); break;
-    case O_SETS: rc = cli_parse_f64("--sets", optarg, 0.01, 1000, &o.sets); break;
-    case O_METS: rc = cli_parse_f64("--mets", optarg, 0.01, 1000, &o.mets); break;
-    case O_CI: rc = cli_parse_f64("--ci", optarg, 0.01, 1000, &o.ci); break;
-    case O_SET: rc = cli_parse_f64("--set", optarg, 0.01, 1000, &o.set); break;
-    case O_SEED: rc = cli_parse_i64("--seed", optarg, 0, INT64_MAX, &o.seed); break;
-    case O_JSON: o.json = 1; break;
-    case O_CSV: o.csv_dir = optarg; break;
-    case O_FLOOR: rc = cli_parse_f64("--floor", optarg, 0, 1e6, &o.floor_s); break;
-    case O_REPEAT: rc = cli_parse_i64("--repeat", optarg, 1, LBS_CALIB_MAX_REPEAT, &v), o.repeat = (int)v; break;
-    case O_INVOC:
-      if (!strcmp(optarg, "usage")) o.varied = 0;
-      else if (!strcmp(optarg, "varied")) o.varied = 1;
-      else rc = cli_usage("calibrate", "--invocations: '%s' is neither usage nor varied", optarg);
-      break;
-    case O_NODE: o.node = optarg; break;
-    case O_WORK: o.works = optarg; break;
-    case O_NOTCOST: o.no_tcost = 1; break;
-    case O_PARTIAL: o.allow_partial = 1; break;
-    case 'n': rc = cli_parse_i64("-n", optarg, 1, 1000000, &v), o.nverify = (int)v; break;
-    case 'h': fputs(usage_text, stdout); return 0;
-    default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (rc) return rc;
+  opts o = {.accuracy = 5,
+            .min_abs = 5e-5,
+            .timeout = 300,
+            .repeat = 3,
+            .nverify = 250,
+            .seed = 1,
+            .floor_s = -1};
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : rc;
   const char *arg = optind < argc ? argv[optind] : NULL;
-  if (optind + 1 < argc) return cli_usage("calibrate", "unexpected argument '%s'", argv[optind + 1]);
+  if (optind + 1 < argc)
+    return cli_usage("calibrate", "unexpected argument '%s'", argv[optind + 1]);
   if (!strcmp(sub, "run")) {
     if (arg) return cli_usage("calibrate", "unexpected argument '%s'", arg);
     o.only = NULL;
     return do_run(&o, command);
   }
   if (!strcmp(sub, "list")) return do_list(&o);
-  cli_plan_opts po = {o.db, o.kernel, o.node, o.range, o.works, o.repeat, o.json, !o.no_tcost, o.allow_partial};
+  cli_plan_opts po = {o.db,     o.kernel, o.node,      o.range,        o.works,
+                      o.repeat, o.json,   !o.no_tcost, o.allow_partial};
   if (!strcmp(sub, "plan")) {
-    if (arg) return cli_usage("calibrate", "unexpected argument '%s' (the database is -o calib.db)", arg);
+    if (arg)
+      return cli_usage("calibrate", "unexpected argument '%s' (the database is -o calib.db)", arg);
     return cli_calibrate_plan(&po, command);
   }
   if (!strcmp(sub, "run-plan")) {
@@ -654,5 +617,7 @@ int cmd_calibrate(int argc, char **argv) {
     if (!arg) return cli_usage("calibrate", "import needs a CSV file of samples");
     return do_import(&o, arg, command);
   }
-  return cli_usage("calibrate", "unknown sub-command '%s' (run, verify, show, import, list, plan, run-plan)", sub);
+  return cli_usage("calibrate",
+                   "unknown sub-command '%s' (run, verify, show, import, list, plan, run-plan)",
+                   sub);
 }

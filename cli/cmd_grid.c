@@ -1,4 +1,5 @@
-/* cmd_grid.c - lbsim grid info: load, validate and describe a grid file. */
+/* cmd_grid.c - lbsim grid info: load, validate and describe a grid file (grid/describe.c); grid
+ * gen: write a grid of the seed's families (grid/family.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -7,79 +8,6 @@
 
 #include "cli.h"
 #include "lbs_grid.h"
-
-/* An availability profile in words: "proc 3 x0.5 speed from step 20 until before 40". */
-static const char *avail_text(const lbs_grid *g, const lbs_avail *a, char *buf, size_t n) {
-  size_t k;
-  if (a->kind == LBS_AVAIL_LINK)
-    k = (size_t)snprintf(buf, n, "link %s - %s: bandwidth x%g, latency x%g", lbs_grid_cluster_name(g, a->a),
-                         lbs_grid_cluster_name(g, a->b), a->bandwidth_factor, a->latency_factor);
-  else if (a->count == 1)
-    k = (size_t)snprintf(buf, n, "proc %d", a->first);
-  else
-    k = (size_t)snprintf(buf, n, "procs %d..%d", a->first, a->first + a->count - 1);
-  if (a->kind == LBS_AVAIL_PROCS && k < n)
-    k += (size_t)snprintf(buf + k, n - k, a->fail ? ": fails" : ": speed x%g", a->speed_factor);
-  if (k < n) k += (size_t)snprintf(buf + k, n - k, " %s step %lld", a->fail ? "at" : "from", (long long)a->from_step);
-  if (k < n && a->until_step >= 0) snprintf(buf + k, n - k, " until before step %lld", (long long)a->until_step);
-  return buf;
-}
-
-/* grid info --json; NULL when out of memory. */
-static json_t *grid_json(const lbs_grid *g) {
-  int C = lbs_grid_nclusters(g);
-  json_t *o = json_object(), *cl = json_array(), *links = json_array();
-  int bad = lbs_json_set(o, "name", lbs_json_str(lbs_grid_name(g))) ||
-            lbs_json_set(o, "procs", lbs_json_int(lbs_grid_procs(g))) ||
-            lbs_json_set(o, "sharing",
-                         json_string(lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair" : "fifo")) ||
-            lbs_json_set(o, "barrier_ns", lbs_json_int(lbs_grid_barrier_ns(g))) ||
-            lbs_json_set(o, "clusters", json_incref(cl)) ||
-            lbs_json_set(o, "links", json_incref(links));
-  for (int k = 0; !bad && k < C; k++) {
-    int p0 = lbs_grid_cluster_first(g, k);
-    lbs_link l = lbs_grid_link(g, k, k);
-    json_t *c = json_object();
-    bad = json_array_append_new(cl, c) ||
-          lbs_json_set(c, "name", lbs_json_str(lbs_grid_cluster_name(g, k))) ||
-          lbs_json_set(c, "first_proc", lbs_json_int(p0)) ||
-          lbs_json_set(c, "procs", lbs_json_int(lbs_grid_cluster_procs(g, k))) ||
-          lbs_json_set(c, "nodetype", lbs_json_str(lbs_grid_proc_nodetype(g, p0))) ||
-          lbs_json_set(c, "speed", lbs_json_real(lbs_grid_rate(g, p0))) ||
-          lbs_json_set(c, "latency_ns", lbs_json_int(l.lat_ns)) ||
-          lbs_json_set(c, "bandwidth_gbps", lbs_json_real(l.bw_gbps)) ||
-          lbs_json_set(c, "shared", json_boolean(l.shared)) ||
-          lbs_json_set(c, "nic_gbps", lbs_json_real(lbs_grid_nic_gbps(g, p0)));
-  }
-  for (int a = 0; a < C; a++)
-    for (int b = a + 1; !bad && b < C; b++) {
-      lbs_link l = lbs_grid_link(g, a, b);
-      json_t *k = json_object();
-      bad = json_array_append_new(links, k) ||
-            lbs_json_set(k, "a", lbs_json_str(lbs_grid_cluster_name(g, a))) ||
-            lbs_json_set(k, "b", lbs_json_str(lbs_grid_cluster_name(g, b))) ||
-            lbs_json_set(k, "latency_ns", lbs_json_int(l.lat_ns)) ||
-            lbs_json_set(k, "bandwidth_gbps", lbs_json_real(l.bw_gbps)) ||
-            lbs_json_set(k, "shared", json_boolean(l.shared));
-    }
-  if (!bad && lbs_grid_avail_count(g) > 0) { /* only with profiles: other grids print as before */
-    json_t *av = json_array();
-    bad = lbs_json_set(o, "availability", json_incref(av));
-    for (int i = 0; !bad && i < lbs_grid_avail_count(g); i++) {
-      char what[512];
-      json_t *a = json_object();
-      bad = json_array_append_new(av, a) ||
-            lbs_json_set(a, "name", lbs_json_str(lbs_grid_avail(g, i)->name)) ||
-            lbs_json_set(a, "change",
-                         lbs_json_str(avail_text(g, lbs_grid_avail(g, i), what, sizeof what)));
-    }
-    json_decref(av);
-  }
-  json_decref(cl);
-  json_decref(links);
-  if (bad) json_decref(o), o = NULL;
-  return o;
-}
 
 static int grid_info(int argc, char **argv) {
   static const struct option lo[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
@@ -116,7 +44,7 @@ static int grid_info(int argc, char **argv) {
   int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
   int rc = 0;
   if (json) {
-    rc = cli_json_print("grid info", grid_json(g), LBS_JSON_COMPACT, LBS_JSON_EXACT);
+    rc = cli_json_print("grid info", lbs_grid_json(g), LBS_JSON_COMPACT, LBS_JSON_EXACT);
   } else {
     printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
     printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
@@ -142,7 +70,8 @@ static int grid_info(int argc, char **argv) {
       }
     for (int i = 0; i < lbs_grid_avail_count(g); i++) {
       char what[512];
-      printf("  availability %s: %s\n", lbs_grid_avail(g, i)->name, avail_text(g, lbs_grid_avail(g, i), what, sizeof what));
+      printf("  availability %s: %s\n", lbs_grid_avail(g, i)->name,
+             lbs_avail_describe(g, lbs_grid_avail(g, i), what, sizeof what));
     }
   }
   lbs_grid_destroy(&g);
@@ -190,12 +119,7 @@ static int grid_gen(int argc, char **argv) {
     lbs_buf_free(&b);
     return cli_usage("grid gen", "%s", lbs_errmsg());
   }
-  lbs_config *cfg = NULL;
-  lbs_grid *g = NULL;
-  if (!e) e = lbs_config_parse_string("generated grid", (const char *)b.data, &cfg); /* it must load */
-  if (!e) e = lbs_grid_from_config(cfg, &g);
-  lbs_grid_destroy(&g);
-  lbs_config_destroy(&cfg);
+  if (!e) e = lbs_grid_check_text("generated grid", (const char *)b.data); /* it must load */
   if (e) {
     lbs_buf_free(&b);
     return cli_error("grid gen", e);

@@ -63,13 +63,6 @@ static int enc_resolve(const enc_opts *o, const char *name, lbs_codec dcodec, lb
   return 2;
 }
 
-/* Every per-metric setting must name a metric of the trace: 0, or 2 after the message. */
-static int enc_check_names(const enc_opts *o, const char *const *names, int n) {
-  if (!lbs_encoding_check_names(&o->enc, names, n)) return 0;
-  fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
-  return 2;
-}
-
 /* Checks the output file before the work (see cli_check_output). */
 static int check_output(const char *out, int force) {
   return cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW);
@@ -82,7 +75,87 @@ static int check_output(const char *out, int force) {
 
 /* ---------------------------------------------------------------- gen */
 
-static int trace_gen(int argc, char **argv) {
+static void gen_usage(void) {
+  printf("usage: lbsim trace gen [--kind bump|hotspot|random] [--mesh 30x20x20] [--steps 300]\n"
+         "                       [--seed 1] [--order natural|hilbert] [--noise SPEC] -o t.lbt\n"
+         "       lbsim trace gen --kind nbody [--bodies 16384] [--steps 10] [--seed 1]\n"
+         "                       [--leaf 8] [--theta 0.7] [--dt 0.0078125] -o t.lbt\n\n"
+         "Generates a synthetic trace on a structured mesh and records its recipe, so that\n"
+         "'trace check' can measure the stored values against the source.\n"
+         "  nbody    seed 003's N-body case: a Barnes-Hut integration of a Plummer sphere;\n"
+         "           one element per leaf cell (at most --leaf bodies) of the initial octree,\n"
+         "           a directed cell graph (CWgt = |Cw| when Cw is close to Cv, else 0),\n"
+         "           metrics pwgt, rwgt and interactions, lossless\n"
+         "  bump     the seed's MRTD case: a Gaussian pulse crosses the box along x; cells\n"
+         "           above wavelet thresholds cost more (metrics time_ns, weight)\n"
+         "  hotspot  four moving hot spots with 2%% noise (metric time_ns)\n"
+         "  random   independent uniform costs (metric time_ns)\n\noptions:\n"
+         "  --noise SPEC     time_ns as a profiler measures it: 'default' (jitter=%g,tick=%g,\n"
+         "                   spikes=%d) or any of jitter=J,tick=T,spikes=N (the others none):\n"
+         "                   a log-normal factor of sigma J per element, a timer of T ns, N\n"
+         "                   elements per step slowed 1000-10000x (preempted); 'none' (the\n"
+         "                   default)\n"
+         "  --elem-bytes B   migration bytes per element (default 1024)\n"
+         "  --edge-bytes B   halo bytes per edge (default 64)\n" ENC_HELP "\nexamples:\n"
+         "  lbsim trace gen --kind bump --mesh 30x20x20 --steps 300 -o bump.lbt\n"
+         "  lbsim trace gen --kind hotspot --noise default --bound rel:0.01 -o noisy.lbt\n"
+         "  lbsim trace gen --kind bump --bound time_ns=range:1e-3 --codec polyline -o b.lbt\n",
+         LBS_GEN_NOISE_JITTER, LBS_GEN_NOISE_TICK, LBS_GEN_NOISE_SPIKES, LBS_BOUND_DEFAULT);
+}
+
+typedef struct {
+  enc_opts eo;
+  lbs_gen_params gp;   /* kind, mesh, steps, seed, noise */
+  lbs_nbody_params np; /* the nbody kind's */
+  int steps_given;
+  int64_t seed, leaf;
+  lbs_order order;
+  double eb, gb; /* migration bytes per element, halo bytes per edge */
+  const char *out;
+} gen_args;
+
+/* One of trace gen's own options: 0, or 2 after a usage error. */
+static int gen_opt(int c, const char *arg, gen_args *a) {
+  long long nx, ny, nz = 1;
+  char tail;
+  int n;
+  switch (c) {
+  case 'o': a->out = arg; return 0;
+  case O_KIND: a->gp.kind = arg; return 0;
+  case O_MESH:
+    n = sscanf(arg, "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail);
+    if ((n != 2 && n != 3) || nx < 1 || ny < 1 || (n == 3 && nz < 1))
+      return cli_usage("trace gen", "--mesh '%s' is not NXxNY or NXxNYxNZ", arg);
+    a->gp.nx = nx, a->gp.ny = ny, a->gp.nz = n == 2 ? 1 : nz;
+    return 0;
+  case O_STEPS:
+    a->steps_given = 1;
+    return cli_parse_i64("--steps", arg, 1, 100000000, &a->gp.steps);
+  case O_BODIES: return cli_parse_i64("--bodies", arg, 2, INT64_C(1) << 31, &a->np.bodies);
+  case O_LEAF: return cli_parse_i64("--leaf", arg, 1, 1024, &a->leaf);
+  case O_THETA: return cli_parse_f64("--theta", arg, 0.01, 1.99, &a->np.theta);
+  case O_DT: return cli_parse_f64("--dt", arg, 1e-9, 0.99, &a->np.dt);
+  case O_SEED: return cli_parse_i64("--seed", arg, 0, INT64_MAX, &a->seed);
+  case O_NOISE:
+    if (!lbs_gen_noise_parse(arg, &a->gp.noise)) return 0;
+    fprintf(stderr, "lbsim: option --noise: %s\n", lbs_errmsg());
+    return 2;
+  case O_ELEMB: return cli_parse_f64("--elem-bytes", arg, 0, 1e15, &a->eb);
+  case O_EDGEB: return cli_parse_f64("--edge-bytes", arg, 0, 1e15, &a->gb);
+  case O_ORDER:
+    if (!strcmp(arg, "hilbert"))
+      a->order = LBS_ORDER_HILBERT;
+    else if (!strcmp(arg, "natural"))
+      a->order = LBS_ORDER_NATURAL;
+    else
+      return cli_usage("trace gen", "--order must be natural or hilbert");
+    return 0;
+  }
+  return cli_usage("trace gen", "bad option");
+}
+
+/* The command line into a: 0, 2 after a usage error, or -1 after --help. */
+static int gen_parse(int argc, char **argv, gen_args *a) {
   static const struct option lo[] = {ENC_LONGOPTS,
                                      {"kind", required_argument, 0, O_KIND},
                                      {"mesh", required_argument, 0, O_MESH},
@@ -97,141 +170,81 @@ static int trace_gen(int argc, char **argv) {
                                      {"dt", required_argument, 0, O_DT},
                                      {"noise", required_argument, 0, O_NOISE},
                                      {0, 0, 0, 0}};
-  enc_opts eo = {0};
-  lbs_gen_noise noise = {0, 0, 0};
-  const char *kind = "bump", *out = NULL;
-  long long nx = 30, ny = 20, nz = 20;
-  int64_t steps = 300, seed = 1, bodies = 16384, leaf = 8;
-  int steps_given = 0;
-  double eb = 1024, gb = 64, theta = 0.7, dt = 1.0 / 128;
-  lbs_order order = LBS_ORDER_NATURAL;
   int c, r;
   while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
-    if ((r = enc_opt(c, optarg, &eo)) == 2) return 2;
+    if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
-    switch (c) {
-    case 'o': out = optarg; break;
-    case O_KIND: kind = optarg; break;
-    case O_MESH: {
-      char tail;
-      int n = sscanf(optarg, "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail);
-      if (n == 2) nz = 1;
-      if ((n != 2 && n != 3) || nx < 1 || ny < 1 || nz < 1)
-        return cli_usage("trace gen", "--mesh '%s' is not NXxNY or NXxNYxNZ", optarg);
-      break;
-    }
-    case O_STEPS: if (cli_parse_i64("--steps", optarg, 1, 100000000, &steps)) return 2; steps_given = 1; break;
-    case O_BODIES: if (cli_parse_i64("--bodies", optarg, 2, INT64_C(1) << 31, &bodies)) return 2; break;
-    case O_LEAF: if (cli_parse_i64("--leaf", optarg, 1, 1024, &leaf)) return 2; break;
-    case O_THETA: if (cli_parse_f64("--theta", optarg, 0.01, 1.99, &theta)) return 2; break;
-    case O_DT: if (cli_parse_f64("--dt", optarg, 1e-9, 0.99, &dt)) return 2; break;
-    case O_SEED: if (cli_parse_i64("--seed", optarg, 0, INT64_MAX, &seed)) return 2; break;
-    case O_NOISE:
-      if (lbs_gen_noise_parse(optarg, &noise)) {
-        fprintf(stderr, "lbsim: option --noise: %s\n", lbs_errmsg());
-        return 2;
-      }
-      break;
-    case O_ELEMB: if (cli_parse_f64("--elem-bytes", optarg, 0, 1e15, &eb)) return 2; break;
-    case O_EDGEB: if (cli_parse_f64("--edge-bytes", optarg, 0, 1e15, &gb)) return 2; break;
-    case O_ORDER:
-      if (!strcmp(optarg, "hilbert")) order = LBS_ORDER_HILBERT;
-      else if (!strcmp(optarg, "natural")) order = LBS_ORDER_NATURAL;
-      else return cli_usage("trace gen", "--order must be natural or hilbert");
-      break;
-    case 'h':
-      printf("usage: lbsim trace gen [--kind bump|hotspot|random] [--mesh 30x20x20] [--steps 300]\n"
-             "                       [--seed 1] [--order natural|hilbert] [--noise SPEC] -o t.lbt\n"
-             "       lbsim trace gen --kind nbody [--bodies 16384] [--steps 10] [--seed 1]\n"
-             "                       [--leaf 8] [--theta 0.7] [--dt 0.0078125] -o t.lbt\n\n"
-             "Generates a synthetic trace on a structured mesh and records its recipe, so that\n"
-             "'trace check' can measure the stored values against the source.\n"
-             "  nbody    seed 003's N-body case: a Barnes-Hut integration of a Plummer sphere;\n"
-             "           one element per leaf cell (at most --leaf bodies) of the initial octree,\n"
-             "           a directed cell graph (CWgt = |Cw| when Cw is close to Cv, else 0),\n"
-             "           metrics pwgt, rwgt and interactions, lossless\n"
-             "  bump     the seed's MRTD case: a Gaussian pulse crosses the box along x; cells\n"
-             "           above wavelet thresholds cost more (metrics time_ns, weight)\n"
-             "  hotspot  four moving hot spots with 2%% noise (metric time_ns)\n"
-             "  random   independent uniform costs (metric time_ns)\n\noptions:\n"
-             "  --noise SPEC     time_ns as a profiler measures it: 'default' (jitter=%g,tick=%g,\n"
-             "                   spikes=%d) or any of jitter=J,tick=T,spikes=N (the others none):\n"
-             "                   a log-normal factor of sigma J per element, a timer of T ns, N\n"
-             "                   elements per step slowed 1000-10000x (preempted); 'none' (the\n"
-             "                   default)\n"
-             "  --elem-bytes B   migration bytes per element (default 1024)\n"
-             "  --edge-bytes B   halo bytes per edge (default 64)\n" ENC_HELP
-             "\nexamples:\n"
-             "  lbsim trace gen --kind bump --mesh 30x20x20 --steps 300 -o bump.lbt\n"
-             "  lbsim trace gen --kind hotspot --noise default --bound rel:0.01 -o noisy.lbt\n"
-             "  lbsim trace gen --kind bump --bound time_ns=range:1e-3 --codec polyline -o b.lbt\n",
-             LBS_GEN_NOISE_JITTER, LBS_GEN_NOISE_TICK, LBS_GEN_NOISE_SPIKES, LBS_BOUND_DEFAULT);
-      return 0;
-    default: return cli_usage("trace gen", "bad option");
-    }
+    if (c == 'h') return gen_usage(), -1;
+    if ((r = gen_opt(c, optarg, a))) return r;
   }
-  if (!out) return cli_usage("trace gen", "missing -o FILE");
+  if (!a->out) return cli_usage("trace gen", "missing -o FILE");
   if (optind < argc) return cli_usage("trace gen", "unexpected argument '%s'", argv[optind]);
-  if (check_output(out, eo.force)) return 1;
-  if (!strcmp(kind, "nbody")) {
-    lbs_nbody_params np = {bodies, steps_given ? steps : 10, (uint64_t)seed, (int)leaf, theta, dt};
-    if (eo.enc.nset || eo.chunk)
-      return cli_usage("trace gen", "the nbody workload is stored losslessly in its own chunks: no --bound, --codec or --chunk");
-    if (cli_replace_output(out, eo.force)) return 1;
-    cli_progress p;
-    cli_progress_start(&p, "integrating", np.steps);
-    lbs_err e = lbs_nbody_trace(&np, out, cli_progress_cb, &p);
-    cli_progress_end(&p);
-    if (e) return cli_error(out, e);
-    fprintf(stderr, "lbsim: wrote %s: %lld bodies, %lld steps\n", out, (long long)bodies, (long long)np.steps);
-    return 0;
-  }
-  lbs_gen_params gp = {kind, nx, ny, nz, steps, (uint64_t)seed, noise};
+  a->gp.seed = (uint64_t)a->seed, a->np.seed = (uint64_t)a->seed, a->np.leaf = (int)a->leaf;
+  a->np.steps = a->steps_given ? a->gp.steps : 10;
+  return 0;
+}
+
+/* The nbody workload: integrated and written. */
+static int gen_nbody(const gen_args *a) {
+  if (a->eo.enc.nset || a->eo.chunk)
+    return cli_usage("trace gen", "the nbody workload is stored losslessly in its own chunks: no "
+                                  "--bound, --codec or --chunk");
+  if (cli_replace_output(a->out, a->eo.force)) return 1;
+  cli_progress p;
+  cli_progress_start(&p, "integrating", a->np.steps);
+  lbs_err e = lbs_nbody_trace(&a->np, a->out, cli_progress_cb, &p);
+  cli_progress_end(&p);
+  if (e) return cli_error(a->out, e);
+  fprintf(stderr, "lbsim: wrote %s: %lld bodies, %lld steps\n", a->out, (long long)a->np.bodies,
+          (long long)a->np.steps);
+  return 0;
+}
+
+/* A synthetic workload on a structured mesh: its metrics checked, then written. */
+static int gen_mesh(gen_args *a) {
   lbs_gen *g = NULL;
-  lbs_err e = lbs_gen_create(&gp, &g);
-  if (e) return e == LBS_NOMEM ? cli_error("trace gen", e) : cli_usage("trace gen", "%s", lbs_errmsg()); /* the flags' */
+  lbs_err e = lbs_gen_create(&a->gp, &g);
+  if (e)
+    return e == LBS_NOMEM ? cli_error("trace gen", e)
+                          : cli_usage("trace gen", "%s", lbs_errmsg()); /* the flags' */
   lbs_metric_spec ms[LBS_GEN_MAX_METRICS];
   int rc = 0;
-  if (lbs_gen_metric_specs(g, &eo.enc, ms)) {
+  if (lbs_gen_metric_specs(g, &a->eo.enc, ms)) {
     fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
     rc = 2;
-  } else if (cli_replace_output(out, eo.force)) {
+  } else if (cli_replace_output(a->out, a->eo.force)) {
     rc = 1;
   } else {
-    lbs_gen_write_opts wo = {order, eb, gb, eo.chunk, &eo.enc};
+    lbs_gen_write_opts wo = {a->order, a->eb, a->gb, a->eo.chunk, &a->eo.enc};
     cli_progress p;
-    cli_progress_start(&p, "generating", steps);
-    e = lbs_gen_write_trace(g, &wo, out, cli_progress_cb, &p);
+    cli_progress_start(&p, "generating", a->gp.steps);
+    e = lbs_gen_write_trace(g, &wo, a->out, cli_progress_cb, &p);
     cli_progress_end(&p);
-    if (e) rc = cli_error(out, e);
+    if (e)
+      rc = cli_error(a->out, e);
     else
-      fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", out, (long long)lbs_gen_elements(g),
-              (long long)steps, lbs_gen_recipe(g));
+      fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", a->out,
+              (long long)lbs_gen_elements(g), (long long)a->gp.steps, lbs_gen_recipe(g));
   }
   lbs_gen_destroy(&g);
   return rc;
 }
 
-/* ---------------------------------------------------------------- info */
-
-/* The warning for a range-relative bound whose range outliers set: the bound then lets every
- * value move by more than a typical value's share. Empty when there is nothing to say. */
-static void range_warning(const lbs_metric_info *mi, const lbs_value_stats *vs, char *buf, size_t len) {
-  buf[0] = '\0';
-  if (mi->bound.kind != LBS_BOUND_RANGE || !(vs->median > 0)) return;
-  double tol = mi->bound.eps * vs->max_step_range;
-  if (!(tol > 0.05 * vs->median)) return;
-  char b[LBS_BOUND_STRLEN];
-  snprintf(buf, len,
-           "metric '%s': the bound %s lets a value move by up to %.4g, %.3gx the median value %.4g, "
-           "because outliers set each step's range (max %.4g, p99 %.4g); the replay sums these "
-           "errors over every part: use a pointwise bound such as %s",
-           mi->name, lbs_bound_format(mi->bound, b), tol, tol / vs->median, vs->median, vs->max, vs->p99,
-           LBS_BOUND_DEFAULT);
+static int trace_gen(int argc, char **argv) {
+  gen_args a = {.gp = {"bump", 30, 20, 20, 300, 1, {0, 0, 0}},
+                .np = {16384, 10, 1, 8, 0.7, 1.0 / 128},
+                .order = LBS_ORDER_NATURAL,
+                .eb = 1024,
+                .gb = 64,
+                .seed = 1,
+                .leaf = 8};
+  int rc = gen_parse(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (check_output(a.out, a.eo.force)) return 1;
+  return !strcmp(a.gp.kind, "nbody") ? gen_nbody(&a) : gen_mesh(&a);
 }
 
-/* A measured error: null when not known. */
-static json_t *json_known(int known, double v) { return known ? lbs_json_real(v) : json_null(); }
+/* ---------------------------------------------------------------- info */
 
 /* Every stored codec in id order (lbs_codec_at), joined by '/': its initial when counts is NULL
  * (the text's "l/p/q" header), else its count of chunks ("12/0/3", a metric's cell). */
@@ -247,21 +260,101 @@ static const char *codec_column(char *buf, size_t n, const int64_t *counts) {
   return buf;
 }
 
-/* --json's chunks of one metric: each stored codec's name and its chunks, in id order. 0, or -1
- * when out of memory. */
-static int json_codec_chunks(json_t *chunks, const int64_t *counts) {
-  for (int k = 0; k < lbs_codec_count(); k++)
-    if (lbs_json_set(chunks, lbs_codec_name(lbs_codec_at(k)), lbs_json_int(counts[k]))) return -1;
-  return 0;
+/* The text's head: sizes, mesh, source, how a profiled run ended, the application's keys. */
+static void info_head(lbs_trace *t, const char *path, const lbs_trace_info *in) {
+  int64_t file = lbs_trace_file_bytes(t), S = lbs_trace_steps(t);
+  const char *src = lbs_trace_meta(t, "source");
+  printf("trace     %s\nelements  %lld\nsteps     %lld", path, (long long)lbs_trace_elements(t),
+         (long long)S);
+  if (S > 0) {
+    int64_t a0, a1;
+    lbs_trace_app_step(t, 0, &a0);
+    lbs_trace_app_step(t, S - 1, &a1);
+    printf(" (application steps %lld..%lld)", (long long)a0, (long long)a1);
+  }
+  printf("\nmesh      %s\nchunks    %lld elements each, %lld stored\nsource    %s\n", in->mesh,
+         (long long)lbs_trace_chunk_elems(t), (long long)in->all.chunks, src ? src : "unknown");
+  if (lbs_trace_meta(t, "profiler.ranks")) {
+    const char *c = lbs_trace_meta(t, "profiler.complete"),
+               *d = lbs_trace_meta(t, "profiler.dropped_steps");
+    const char *i = lbs_trace_meta(t, "profiler.incomplete_steps"),
+               *l = lbs_trace_meta(t, "profiler.lost_ranks");
+    printf("profiler  ranks %s, nodes %s, sample_every %s: %s; steps dropped %s, incomplete %s; "
+           "ranks lost %s\n",
+           lbs_trace_meta(t, "profiler.ranks"),
+           lbs_trace_meta(t, "profiler.nodes") ? lbs_trace_meta(t, "profiler.nodes") : "?",
+           lbs_trace_meta(t, "profiler.sample_every") ? lbs_trace_meta(t, "profiler.sample_every")
+                                                      : "?",
+           c && !strcmp(c, "yes") ? "complete"
+           : c                    ? "did not end cleanly"
+                                  : "still being written",
+           d ? d : "?", i ? i : "?", l ? l : "?");
+  }
+  for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
+    const char *key = lbs_trace_meta_key(t, k);
+    if (!strncmp(key, "app.", 4))
+      printf("%s%s=%s", n++ ? ", " : "app       ", key + 4, lbs_trace_meta(t, key));
+    if (n &&
+        (k + 1 == lbs_trace_meta_count(t) || strncmp(lbs_trace_meta_key(t, k + 1), "app.", 4))) {
+      printf("\n");
+      break;
+    }
+  }
+  printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
+         (long long)in->all.raw_bytes, (long long)file,
+         file > 0 ? (double)in->all.raw_bytes / (double)file : NAN,
+         (long long)in->all.stored_bytes);
 }
 
-/* The four errors the writer measured. 0, or -1 when out of memory. */
-static int json_errors(json_t *o, const lbs_trace_stats *st) {
-  return lbs_json_set(o, "max_abs_error", json_known(st->has_error, st->max_abs_error)) ||
-         lbs_json_set(o, "rms_error", json_known(st->has_error, st->rms_error)) ||
-         lbs_json_set(o, "max_rel_error",
-                      json_known(st->has_error && !isnan(st->max_rel_error), st->max_rel_error)) ||
-         lbs_json_set(o, "max_sum_error", json_known(st->has_sum_error, st->max_sum_error));
+/* The text: the head, a line per metric, the values table. */
+static void info_text(lbs_trace *t, const char *path, const lbs_trace_info *in, int values) {
+  info_head(t, path, in);
+  char head[128], col[96];
+  /* "chunks l/p/q": each codec's initial, in id order */
+  snprintf(head, sizeof head, "chunks %s", codec_column(col, sizeof col, NULL));
+  printf("metrics\n  %-12s %-6s %-14s %-9s %-16s %11s %10s %9s %9s\n", "name", "unit", "bound",
+         "codec", head, "chunk bytes", "max error", "max rel", "sum err");
+  for (int m = 0; m < in->nmetrics; m++) {
+    const lbs_trace_stats *ms = &in->metric[m];
+    lbs_metric_info mi;
+    char b[LBS_BOUND_STRLEN], e1[16] = "unknown", e2[16] = "unknown", e3[16] = "unknown";
+    lbs_trace_metric(t, m, &mi);
+    codec_column(col, sizeof col, in->codec_chunks + (size_t)m * in->ncodecs);
+    if (ms->has_error) snprintf(e1, sizeof e1, "%.4g", ms->max_abs_error);
+    if (ms->has_error && !isnan(ms->max_rel_error))
+      snprintf(e2, sizeof e2, "%.3g", ms->max_rel_error);
+    if (ms->has_sum_error) snprintf(e3, sizeof e3, "%.2g", ms->max_sum_error);
+    printf("  %-12s %-6s %-14s %-9s %-16s %11lld %10s %9s %9s\n", mi.name, mi.unit,
+           lbs_bound_format(mi.bound, b), lbs_codec_name(mi.codec), col,
+           (long long)ms->stored_bytes, e1, e2, e3);
+  }
+  if (!values) return;
+  printf("values    stored, over all steps\n  %-12s %12s %12s %12s %12s %9s %9s\n", "name", "min",
+         "median", "p99", "max", "negative", "nonfinite");
+  for (int m = 0; m < in->nmetrics; m++) {
+    const lbs_value_stats *vs = &in->values[m];
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    printf("  %-12s %12.5g %12.5g %12.5g %12.5g %9lld %9lld\n", mi.name, vs->min, vs->median,
+           vs->p99, vs->max, (long long)vs->negative, (long long)vs->nonfinite);
+  }
+}
+
+/* The stored values of every metric, a progress bar each; a damaged chunk ends the scan, not
+ * the report (its error comes last). 1 when every metric's values were read. */
+static int info_values(lbs_trace *t, lbs_trace_info *in) {
+  for (int m = 0; m < in->nmetrics; m++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    cli_progress p;
+    char label[80];
+    snprintf(label, sizeof label, "values of %s", mi.name);
+    cli_progress_start(&p, label, lbs_trace_steps(t));
+    lbs_err e = lbs_trace_info_values(t, m, cli_progress_cb, &p, in);
+    cli_progress_end(&p);
+    if (e) return 0;
+  }
+  return 1;
 }
 
 static int trace_info(int argc, char **argv) {
@@ -271,8 +364,10 @@ static int trace_info(int argc, char **argv) {
                                      {0, 0, 0, 0}};
   int json = 0, novalues = 0, c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-    if (c == O_JSON) json = 1;
-    else if (c == O_NOVALUES) novalues = 1;
+    if (c == O_JSON)
+      json = 1;
+    else if (c == O_NOVALUES)
+      novalues = 1;
     else if (c == 'h') {
       printf("usage: lbsim trace info t.lbt [--json] [--no-values]\n\n"
              "Elements, steps, mesh, metrics with their error bound and codecs, sizes and the\n"
@@ -281,202 +376,39 @@ static int trace_info(int argc, char **argv) {
              "metric over all steps: min, median, p99, max, negative and non-finite counts\n"
              "(one pass over the trace, two or more for the exact quantiles; --no-values skips\n"
              "it). Warns when a range-relative bound meets outlier-dominated ranges.\n\n"
-             "examples:\n  lbsim trace info run.lbt\n  lbsim trace info run.lbt --json | jq .metrics\n");
+             "examples:\n  lbsim trace info run.lbt\n  lbsim trace info run.lbt --json | jq "
+             ".metrics\n");
       return 0;
-    } else return cli_usage("trace info", "bad option");
+    } else
+      return cli_usage("trace info", "bad option");
   }
   if (optind != argc - 1) return cli_usage("trace info", "expected one trace file");
   const char *path = argv[optind];
   lbs_trace *t;
+  lbs_trace_info in;
   lbs_err e = lbs_trace_open(path, &t);
   if (e) return cli_error("trace info", e);
-  int nm = lbs_trace_nmetrics(t), nc = lbs_codec_count();
-  lbs_trace_stats all, *ms = calloc((size_t)nm, sizeof *ms);
-  lbs_value_stats *vs = calloc((size_t)nm, sizeof *vs);
-  char (*warn)[600] = calloc((size_t)nm, sizeof *warn);
-  int64_t *cc = calloc((size_t)nm * (size_t)nc + 1, sizeof *cc); /* chunks per metric and codec */
-  if (!ms || !vs || !warn || !cc) e = lbs_fail(LBS_NOMEM, "statistics");
-  if (!e) e = lbs_trace_get_stats(t, -1, &all);
-  for (int m = 0; m < nm && !e; m++) e = lbs_trace_get_stats(t, m, &ms[m]);
-  for (int m = 0; m < nm && !e; m++) e = lbs_trace_codec_chunks(t, m, cc + (size_t)m * nc, nc);
-  /* the values: a damaged chunk ends the scan, not the report (the error comes last) */
-  char values_error[1024] = "";
-  for (int m = 0; m < nm && !e && !novalues; m++) {
-    lbs_metric_info mi;
-    lbs_trace_metric(t, m, &mi);
-    cli_progress p;
-    char label[80];
-    snprintf(label, sizeof label, "values of %s", mi.name);
-    cli_progress_start(&p, label, lbs_trace_steps(t));
-    lbs_err ev = lbs_trace_value_stats(t, m, cli_progress_cb, &p, &vs[m]);
-    cli_progress_end(&p);
-    if (ev) {
-      snprintf(values_error, sizeof values_error, "%s", lbs_errmsg());
-      novalues = 1;
-    } else {
-      range_warning(&mi, &vs[m], warn[m], sizeof warn[m]);
-    }
-  }
-  if (e) {
-    free(ms), free(vs), free(warn), free(cc);
+  if ((e = lbs_trace_info_get(t, &in))) {
+    lbs_trace_info_free(&in);
     lbs_trace_close(&t);
     return cli_error("trace info", e);
   }
-  int64_t file = lbs_trace_file_bytes(t), E = lbs_trace_elements(t), S = lbs_trace_steps(t);
-  lbs_mesh *mesh = lbs_trace_mesh(t);
-  char meshdesc[128] = "none";
-  if (mesh && lbs_mesh_get_kind(mesh) == LBS_MESH_STRUCTURED) {
-    int64_t d[3];
-    lbs_mesh_dims(mesh, d);
-    snprintf(meshdesc, sizeof meshdesc, "structured %lldx%lldx%lld (%s order)", (long long)d[0],
-             (long long)d[1], (long long)d[2],
-             lbs_mesh_order(mesh) == LBS_ORDER_HILBERT ? "hilbert" : "natural");
-  } else if (mesh) {
-    const int64_t *xadj, *adj;
-    const double *w;
-    lbs_mesh_graph(mesh, &xadj, &adj, &w);
-    snprintf(meshdesc, sizeof meshdesc, "unstructured, %lld %sedges", (long long)xadj[E],
-             lbs_mesh_directed(mesh) ? "directed " : "");
-  }
-  const char *src = lbs_trace_meta(t, "source");
-  double ratio = file > 0 ? (double)all.raw_bytes / (double)file : NAN;
-  int rc = 0;
-  if (json) {
-    json_t *o = json_object(), *metrics = json_array(), *warnings = json_array();
-    int bad = lbs_json_set(o, "path", lbs_json_str(path)) ||
-              lbs_json_set(o, "elements", lbs_json_int(E)) ||
-              lbs_json_set(o, "steps", lbs_json_int(S)) ||
-              lbs_json_set(o, "chunk_elems", lbs_json_int(lbs_trace_chunk_elems(t))) ||
-              lbs_json_set(o, "schema_version", lbs_json_int(lbs_trace_schema_version(t))) ||
-              lbs_json_set(o, "mesh", lbs_json_str(meshdesc)) ||
-              lbs_json_set(o, "source", lbs_json_str_or_null(src));
-    /* a profiled run: how it ended (profiler.* keys, see profiler/collector.c) */
-    static const char *const pk[] = {"ranks", "nodes", "sample_every", "on_full", "bound", "complete",
-                                     "dropped_steps", "incomplete_steps", "lost_ranks"};
-    if (!bad && lbs_trace_meta(t, "profiler.ranks")) {
-      json_t *prof = json_object();
-      bad = lbs_json_set(o, "profiler", json_incref(prof));
-      for (size_t k = 0; !bad && k < sizeof pk / sizeof *pk; k++) {
-        char key[64];
-        snprintf(key, sizeof key, "profiler.%s", pk[k]);
-        bad = lbs_json_set(prof, pk[k], lbs_json_str_or_null(lbs_trace_meta(t, key)));
-      }
-      json_decref(prof);
-    }
-    /* the application's own keys (lbsprof_meta: app.*) */
-    json_t *app = NULL;
-    for (int k = 0; !bad && k < lbs_trace_meta_count(t); k++) {
-      const char *key = lbs_trace_meta_key(t, k);
-      if (strncmp(key, "app.", 4)) continue;
-      if (!app) bad = lbs_json_set(o, "app", json_incref(app = json_object()));
-      if (!bad) bad = lbs_json_set(app, key + 4, lbs_json_str(lbs_trace_meta(t, key)));
-    }
-    json_decref(app);
-    if (!bad) bad = lbs_json_set(o, "metrics", json_incref(metrics));
-    for (int m = 0; !bad && m < nm; m++) {
-      lbs_metric_info mi;
-      char b[LBS_BOUND_STRLEN];
-      lbs_trace_metric(t, m, &mi);
-      json_t *x = json_object(), *chunks = json_object();
-      bad = json_array_append_new(metrics, x) || lbs_json_set(x, "name", lbs_json_str(mi.name)) ||
-            lbs_json_set(x, "unit", lbs_json_str(mi.unit)) ||
-            lbs_json_set(x, "codec", json_string(lbs_codec_name(mi.codec))) ||
-            lbs_json_set(x, "bound", lbs_json_str(lbs_bound_format(mi.bound, b))) ||
-            lbs_json_set(x, "error_bound", lbs_json_real(mi.bound.eps)) ||
-            lbs_json_set(x, "chunks", json_incref(chunks));
-      if (!bad) bad = json_codec_chunks(chunks, cc + (size_t)m * nc);
-      json_decref(chunks);
-      if (!bad)
-        bad = lbs_json_set(x, "chunk_bytes", lbs_json_int(ms[m].stored_bytes)) ||
-              json_errors(x, &ms[m]);
-      if (!bad && novalues)
-        bad = lbs_json_set(x, "values", json_null());
-      else if (!bad)
-        bad = lbs_json_set(
-            x, "values",
-            json_pack("{s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "count", (json_int_t)vs[m].values,
-                      "finite", (json_int_t)vs[m].finite, "negative", (json_int_t)vs[m].negative,
-                      "zero", (json_int_t)vs[m].zero, "nonfinite", (json_int_t)vs[m].nonfinite,
-                      "min", lbs_json_real(vs[m].min), "median", lbs_json_real(vs[m].median), "p99",
-                      lbs_json_real(vs[m].p99), "max", lbs_json_real(vs[m].max)));
-    }
-    if (!bad)
-      bad = lbs_json_set(o, "raw_bytes", lbs_json_int(all.raw_bytes)) ||
-            lbs_json_set(o, "stored_bytes", lbs_json_int(file)) ||
-            lbs_json_set(o, "chunk_bytes", lbs_json_int(all.stored_bytes)) ||
-            lbs_json_set(o, "ratio", lbs_json_real(ratio)) || json_errors(o, &all) ||
-            lbs_json_set(o, "warnings", json_incref(warnings));
-    for (int m = 0; !bad && m < nm; m++)
-      if (warn[m][0]) bad = json_array_append_new(warnings, lbs_json_str(warn[m]));
-    json_decref(metrics), json_decref(warnings);
-    if (bad) json_decref(o), o = NULL;
-    rc = cli_json_print("trace info", o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
-  } else {
-    printf("trace     %s\nelements  %lld\nsteps     %lld", path, (long long)E, (long long)S);
-    if (S > 0) {
-      int64_t a0, a1;
-      lbs_trace_app_step(t, 0, &a0);
-      lbs_trace_app_step(t, S - 1, &a1);
-      printf(" (application steps %lld..%lld)", (long long)a0, (long long)a1);
-    }
-    printf("\nmesh      %s\nchunks    %lld elements each, %lld stored\nsource    %s\n", meshdesc,
-           (long long)lbs_trace_chunk_elems(t), (long long)all.chunks, src ? src : "unknown");
-    if (lbs_trace_meta(t, "profiler.ranks")) {
-      const char *c = lbs_trace_meta(t, "profiler.complete"), *d = lbs_trace_meta(t, "profiler.dropped_steps");
-      const char *i = lbs_trace_meta(t, "profiler.incomplete_steps"), *l = lbs_trace_meta(t, "profiler.lost_ranks");
-      printf("profiler  ranks %s, nodes %s, sample_every %s: %s; steps dropped %s, incomplete %s; ranks lost %s\n",
-             lbs_trace_meta(t, "profiler.ranks"), lbs_trace_meta(t, "profiler.nodes") ? lbs_trace_meta(t, "profiler.nodes") : "?",
-             lbs_trace_meta(t, "profiler.sample_every") ? lbs_trace_meta(t, "profiler.sample_every") : "?",
-             c && !strcmp(c, "yes") ? "complete" : c ? "did not end cleanly" : "still being written",
-             d ? d : "?", i ? i : "?", l ? l : "?");
-    }
-    for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
-      const char *key = lbs_trace_meta_key(t, k);
-      if (!strncmp(key, "app.", 4)) printf("%s%s=%s", n++ ? ", " : "app       ", key + 4, lbs_trace_meta(t, key));
-      if (n && (k + 1 == lbs_trace_meta_count(t) || strncmp(lbs_trace_meta_key(t, k + 1), "app.", 4))) {
-        printf("\n");
-        break;
-      }
-    }
-    printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
-           (long long)all.raw_bytes, (long long)file, ratio, (long long)all.stored_bytes);
-    char head[128], col[96];
-    /* "chunks l/p/q": each codec's initial, in id order */
-    snprintf(head, sizeof head, "chunks %s", codec_column(col, sizeof col, NULL));
-    printf("metrics\n  %-12s %-6s %-14s %-9s %-16s %11s %10s %9s %9s\n", "name", "unit", "bound",
-           "codec", head, "chunk bytes", "max error", "max rel", "sum err");
-    for (int m = 0; m < nm; m++) {
-      lbs_metric_info mi;
-      char b[LBS_BOUND_STRLEN], e1[16] = "unknown", e2[16] = "unknown", e3[16] = "unknown";
-      lbs_trace_metric(t, m, &mi);
-      codec_column(col, sizeof col, cc + (size_t)m * nc);
-      if (ms[m].has_error) snprintf(e1, sizeof e1, "%.4g", ms[m].max_abs_error);
-      if (ms[m].has_error && !isnan(ms[m].max_rel_error)) snprintf(e2, sizeof e2, "%.3g", ms[m].max_rel_error);
-      if (ms[m].has_sum_error) snprintf(e3, sizeof e3, "%.2g", ms[m].max_sum_error);
-      printf("  %-12s %-6s %-14s %-9s %-16s %11lld %10s %9s %9s\n", mi.name, mi.unit,
-             lbs_bound_format(mi.bound, b), lbs_codec_name(mi.codec), col,
-             (long long)ms[m].stored_bytes, e1, e2, e3);
-    }
-    if (!novalues) {
-      printf("values    stored, over all steps\n  %-12s %12s %12s %12s %12s %9s %9s\n", "name", "min", "median",
-             "p99", "max", "negative", "nonfinite");
-      for (int m = 0; m < nm; m++) {
-        lbs_metric_info mi;
-        lbs_trace_metric(t, m, &mi);
-        printf("  %-12s %12.5g %12.5g %12.5g %12.5g %9lld %9lld\n", mi.name, vs[m].min, vs[m].median, vs[m].p99,
-               vs[m].max, (long long)vs[m].negative, (long long)vs[m].nonfinite);
-      }
-    }
-  }
-  for (int m = 0; m < nm; m++)
-    if (warn[m][0]) fprintf(stderr, "lbsim: warning: %s\n", warn[m]);
-  free(ms), free(vs), free(warn), free(cc);
+  int values = !novalues && info_values(t, &in), rc = 0;
+  if (json)
+    rc = cli_json_print("trace info", lbs_trace_info_json(t, path, &in, values), LBS_JSON_COMPACT,
+                        LBS_JSON_EXACT);
+  else
+    info_text(t, path, &in, values);
+  for (int m = 0; m < in.nmetrics; m++)
+    if (in.warning[m][0]) fprintf(stderr, "lbsim: warning: %s\n", in.warning[m]);
+  if (in.values_error[0])
+    rc = (fprintf(stderr,
+                  "lbsim: trace info: the values could not be read: %s ('lbsim trace check' lists "
+                  "the damage)\n",
+                  in.values_error),
+          1);
+  lbs_trace_info_free(&in);
   lbs_trace_close(&t);
-  if (values_error[0]) {
-    fprintf(stderr, "lbsim: trace info: the values could not be read: %s ('lbsim trace check' lists the damage)\n",
-            values_error);
-    return 1;
-  }
   return rc;
 }
 
@@ -607,27 +539,32 @@ static int trace_export(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- import */
 
-static int trace_import(int argc, char **argv) {
+typedef struct {
+  enc_opts eo;
+  const char *dir, *chaco, *coords, *out;
+} import_args;
+
+/* The command line into a: 0, 2 after a usage error, or -1 after --help. */
+static int import_parse(int argc, char **argv, import_args *a) {
   static const struct option lo[] = {ENC_LONGOPTS,
                                      {"steps-dir", required_argument, 0, O_STEPSDIR},
                                      {"chaco", required_argument, 0, O_CHACO},
                                      {"coords", required_argument, 0, O_COORDS},
                                      {"allow-nonfinite", no_argument, 0, O_NONFINITE},
                                      {0, 0, 0, 0}};
-  enc_opts eo = {0};
-  const char *dir = NULL, *chaco = NULL, *coords = NULL, *out = NULL;
   int c, r;
   while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
-    if ((r = enc_opt(c, optarg, &eo)) == 2) return 2;
+    if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
-    case 'o': out = optarg; break;
-    case O_STEPSDIR: dir = optarg; break;
-    case O_CHACO: chaco = optarg; break;
-    case O_COORDS: coords = optarg; break;
-    case O_NONFINITE: eo.allow_nonfinite = 1; break;
+    case 'o': a->out = optarg; break;
+    case O_STEPSDIR: a->dir = optarg; break;
+    case O_CHACO: a->chaco = optarg; break;
+    case O_COORDS: a->coords = optarg; break;
+    case O_NONFINITE: a->eo.allow_nonfinite = 1; break;
     case 'h':
-      printf("usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o t.lbt\n\n"
+      printf("usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o "
+             "t.lbt\n\n"
              "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
              "                   README.md), stored within the default bound %s\n"
              "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
@@ -637,101 +574,112 @@ static int trace_import(int argc, char **argv) {
              "                   with a warning\n"
              "  --coords C       vertex coordinates for the graph, one line per vertex\n"
              "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
-             "                   error naming the file, line and metric)\n" ENC_HELP
-             "\nexamples:\n"
+             "                   error naming the file, line and metric)\n" ENC_HELP "\nexamples:\n"
              "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
              "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n",
              LBS_BOUND_DEFAULT, "rel:0.005 for a steps directory, lossless for a Chaco graph");
-      return 0;
+      return -1;
     default: return cli_usage("trace import", "bad option");
     }
   }
-  if (!out) return cli_usage("trace import", "missing -o FILE");
-  if (!dir == !chaco) return cli_usage("trace import", "give exactly one of --steps-dir and --chaco");
-  if (coords && !chaco) return cli_usage("trace import", "--coords goes with --chaco");
+  if (!a->out) return cli_usage("trace import", "missing -o FILE");
+  if (!a->dir == !a->chaco)
+    return cli_usage("trace import", "give exactly one of --steps-dir and --chaco");
+  if (a->coords && !a->chaco) return cli_usage("trace import", "--coords goes with --chaco");
   if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
-  if (check_output(out, eo.force)) return 1;
-  lbs_err e;
-  if (dir) {
-    /* one codec and bound for every metric: per-metric settings need the names first */
-    if (lbs_encoding_per_metric(&eo.enc))
-      return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
-    lbs_bound dflt;
-    lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-    lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, eo.chunk, eo.allow_nonfinite, 0};
-    if (enc_resolve(&eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
-    if (cli_replace_output(out, eo.force)) return 1;
-    e = lbs_stepsdir_import(dir, out, &io);
-    if (!e && io.nonfinite)
-      fprintf(stderr, "lbsim: warning: %s: %lld NaN or infinite values imported as they are\n", dir,
-              (long long)io.nonfinite);
-  } else {
-    lbs_mesh *mesh = NULL;
-    double *vw = NULL;
-    int ncon = 0;
-    lbs_chaco_notes notes;
-    e = lbs_chaco_read(chaco, coords, &mesh, &vw, &ncon, &notes);
-    for (int i = 0; !e && i < notes.nwarn; i++) fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
-    int rc = 0;
-    if (!e && lbs_chaco_check_encoding(ncon, &eo.enc)) {
-      fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
-      rc = 2;
-    } else if (!e && cli_replace_output(out, eo.force)) { /* the old trace goes once the input is read */
-      rc = 1;
-    } else if (!e) {
-      e = lbs_chaco_write_trace(chaco, mesh, vw, ncon, &eo.enc, eo.chunk, out);
-    }
-    free(vw);
-    lbs_mesh_destroy(&mesh);
-    if (rc) return rc;
-  }
-  if (e) return cli_error("trace import", e);
-  fprintf(stderr, "lbsim: wrote %s\n", out);
   return 0;
+}
+
+/* --steps-dir: one codec and bound for every metric (per-metric settings need the names first). */
+static int import_stepsdir(const import_args *a) {
+  if (lbs_encoding_per_metric(&a->eo.enc))
+    return cli_usage("trace import", "--steps-dir takes one --bound and --codec for every metric");
+  lbs_bound dflt;
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, a->eo.chunk, a->eo.allow_nonfinite, 0};
+  if (enc_resolve(&a->eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
+  if (cli_replace_output(a->out, a->eo.force)) return 1;
+  lbs_err e = lbs_stepsdir_import(a->dir, a->out, &io);
+  if (!e && io.nonfinite)
+    fprintf(stderr, "lbsim: warning: %s: %lld NaN or infinite values imported as they are\n",
+            a->dir, (long long)io.nonfinite);
+  if (e) return cli_error("trace import", e);
+  return 0;
+}
+
+/* --chaco: the graph read (what it forgave said), the settings checked, the old trace replaced
+ * once the input is read, the trace written. */
+static int import_chaco(const import_args *a) {
+  lbs_mesh *mesh = NULL;
+  double *vw = NULL;
+  int ncon = 0, rc = 0;
+  lbs_chaco_notes notes;
+  lbs_err e = lbs_chaco_read(a->chaco, a->coords, &mesh, &vw, &ncon, &notes);
+  for (int i = 0; !e && i < notes.nwarn; i++)
+    fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
+  if (!e && lbs_chaco_check_encoding(ncon, &a->eo.enc))
+    rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
+  else if (!e && cli_replace_output(a->out, a->eo.force))
+    rc = 1;
+  else if (!e)
+    e = lbs_chaco_write_trace(a->chaco, mesh, vw, ncon, &a->eo.enc, a->eo.chunk, a->out);
+  free(vw);
+  lbs_mesh_destroy(&mesh);
+  if (!rc && e) rc = cli_error("trace import", e);
+  return rc;
+}
+
+static int trace_import(int argc, char **argv) {
+  import_args a = {0};
+  int rc = import_parse(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (check_output(a.out, a.eo.force)) return 1;
+  rc = a.dir ? import_stepsdir(&a) : import_chaco(&a);
+  if (!rc) fprintf(stderr, "lbsim: wrote %s\n", a.out);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- recode */
 
-/* Metadata the writer sets itself, or that describes the stored chunks: not copied. */
-static int own_meta(const char *key) {
-  static const char *const own[] = {"format", "schema_version", "elements", "chunk_elems", NULL};
-  for (int i = 0; own[i]; i++)
-    if (!strcmp(key, own[i])) return 1;
-  return !strncmp(key, "mesh.", 5);
-}
-
-static int trace_recode(int argc, char **argv) {
+/* The command line into eo, *out and *in: 0, 2 after a usage error, or -1 after --help. */
+static int recode_parse(int argc, char **argv, enc_opts *eo, const char **out, const char **in) {
   static const struct option lo[] = {ENC_LONGOPTS, {0, 0, 0, 0}};
-  enc_opts eo = {0};
-  const char *out = NULL;
   int c, r;
   while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
-    if ((r = enc_opt(c, optarg, &eo)) == 2) return 2;
+    if ((r = enc_opt(c, optarg, eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
-    case 'o': out = optarg; break;
+    case 'o': *out = optarg; break;
     case 'h':
-      printf("usage: lbsim trace recode in.lbt -o out.lbt [--bound [M=]B] [--codec [M=]C] [--chunk N]\n\n"
+      printf("usage: lbsim trace recode in.lbt -o out.lbt [--bound [M=]B] [--codec [M=]C] [--chunk "
+             "N]\n\n"
              "Writes the trace again with other error bounds, codecs or chunk size: profile\n"
              "losslessly, decide the compaction later. The metadata, the mesh and the steps are\n"
              "kept. The bound applies to the values read (a lossy input's errors add up). A\n"
              "damaged input stops at the bad chunk, named, and the output keeps the steps\n"
-             "before it.\n\noptions:\n"
-             ENC_HELP
-             "\nexamples:\n"
+             "before it.\n\noptions:\n" ENC_HELP "\nexamples:\n"
              "  lbsim trace recode run.lbt -o small.lbt                      # default bound\n"
              "  lbsim trace recode run.lbt -o small.lbt --bound time_ns=rel:0.01\n"
              "  lbsim trace recode old.lbt -o new.lbt --bound lossless       # schema upgrade\n",
              LBS_BOUND_DEFAULT " for every metric");
-      return 0;
+      return -1;
     default: return cli_usage("trace recode", "bad option");
     }
   }
-  if (!out) return cli_usage("trace recode", "missing -o FILE");
+  if (!*out) return cli_usage("trace recode", "missing -o FILE");
   if (optind != argc - 1) return cli_usage("trace recode", "expected one input trace");
-  const char *in = argv[optind];
+  *in = argv[optind];
+  return 0;
+}
+
+static int trace_recode(int argc, char **argv) {
+  enc_opts eo = {0};
+  const char *out = NULL, *in = NULL;
+  int rc = recode_parse(argc, argv, &eo, &out, &in);
+  if (rc) return rc < 0 ? 0 : rc;
   struct stat si, so;
-  if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+  if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+      si.st_ino == so.st_ino) {
     fprintf(stderr, "lbsim: trace recode: %s is the input trace; write to another file\n", out);
     return 1;
   }
@@ -739,85 +687,28 @@ static int trace_recode(int argc, char **argv) {
   lbs_trace *t;
   lbs_err e = lbs_trace_open(in, &t);
   if (e) return cli_error("trace recode", e);
-  int nm = lbs_trace_nmetrics(t), rc = 0;
-  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
-  lbs_metric_spec *ms = calloc((size_t)nm, sizeof *ms);
-  const char **names = calloc((size_t)nm, sizeof *names), **meta = NULL;
-  double *vals = malloc((size_t)(E * nm) * sizeof *vals);
-  const double **cols = calloc((size_t)nm, sizeof *cols);
-  lbs_trace_writer *w = NULL;
-  lbs_bound dflt;
-  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
-  if (!ms || !names || !vals || !cols) {
-    e = lbs_fail(LBS_NOMEM, "%lld elements", (long long)E);
-    goto fail;
-  }
-  for (int m = 0; m < nm && !rc; m++) {
-    lbs_metric_info mi;
-    lbs_trace_metric(t, m, &mi);
-    names[m] = mi.name;
-    ms[m] = (lbs_metric_spec){mi.name, mi.unit, LBS_CODEC_DEFAULT, dflt, {0, 0}};
-    rc = enc_resolve(&eo, mi.name, LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound);
-    cols[m] = vals + (int64_t)m * E;
-  }
-  if (rc || (rc = enc_check_names(&eo, names, nm))) goto done;
-  /* the input's metadata, less what the writer sets itself; where it came from */
-  int nmeta = lbs_trace_meta_count(t);
-  meta = calloc((size_t)(2 * nmeta + 2), sizeof *meta);
-  if (!meta) {
-    e = lbs_fail(LBS_NOMEM, "metadata");
-    goto fail;
-  }
-  /* `source` lets trace check regenerate the values: it stays only when the input held them
-   * exactly (else the check would count the input's errors too); kept as recoded_source */
-  int k = 0, exact = 1;
-  for (int m = 0; m < nm; m++) {
-    lbs_metric_info mi;
-    lbs_trace_metric(t, m, &mi);
-    exact &= mi.bound.kind == LBS_BOUND_LOSSLESS;
-  }
-  for (int i = 0; i < nmeta; i++) {
-    const char *key = lbs_trace_meta_key(t, i);
-    if (own_meta(key) || !strcmp(key, "recoded_from") || (!exact && !strcmp(key, "recoded_source"))) continue;
-    meta[2 * k] = !exact && !strcmp(key, "source") ? "recoded_source" : key, meta[2 * k + 1] = lbs_trace_meta(t, key), k++;
-  }
-  meta[2 * k] = "recoded_from", meta[2 * k + 1] = in, k++;
-  if (cli_replace_output(out, eo.force)) {
+  if ((e = lbs_trace_recode_check(t, &eo.enc))) /* the settings against the trace's metrics */
+    rc = e == LBS_NOMEM ? cli_error("trace recode", e)
+                        : (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
+  else if (cli_replace_output(out, eo.force))
     rc = 1;
-    goto done;
-  }
-  lbs_trace_spec spec = {E, eo.chunk ? eo.chunk : lbs_trace_chunk_elems(t), nm, ms, lbs_trace_mesh(t), k, meta};
-  if ((e = lbs_trace_create(out, &spec, &w))) goto fail;
+  if (rc) return lbs_trace_close(&t), rc;
   cli_progress p;
-  cli_progress_start(&p, "recoding", S);
-  int64_t s;
-  for (s = 0; s < S && !e; s++) {
-    int64_t app;
-    lbs_trace_app_step(t, s, &app);
-    for (int m = 0; m < nm && !e; m++) e = lbs_trace_read(t, s, m, 0, E, vals + (int64_t)m * E);
-    if (e) {
-      char why[1024];
-      snprintf(why, sizeof why, "%s", lbs_errmsg());
-      lbs_trace_writer_close(&w);
-      cli_progress_end(&p);
-      fprintf(stderr, "lbsim: trace recode: %s; %s keeps the %lld steps before it\n", why, out, (long long)s);
-      rc = 1;
-      goto done;
-    }
-    e = lbs_trace_write_step(w, app, cols);
-    cli_progress_update(&p, s + 1);
-  }
+  int64_t kept;
+  cli_progress_start(&p, "recoding", lbs_trace_steps(t));
+  e = lbs_trace_recode(t, in, &eo.enc, eo.chunk, out, cli_progress_cb, &p, &kept);
   cli_progress_end(&p);
-  if (e || (e = lbs_trace_writer_close(&w))) goto fail;
   struct stat sb;
-  fprintf(stderr, "lbsim: wrote %s: %lld steps, %lld bytes (from %lld)\n", out, (long long)S,
-          stat(out, &sb) ? -1LL : (long long)sb.st_size, (long long)lbs_trace_file_bytes(t));
-  goto done;
-fail:
-  rc = cli_error("trace recode", e);
-done:
-  lbs_trace_writer_close(&w);
-  free(ms), free(names), free(vals), free(cols), free(meta);
+  if (e && kept >= 0)
+    rc = (fprintf(stderr, "lbsim: trace recode: %s; %s keeps the %lld steps before it\n",
+                  lbs_errmsg(), out, (long long)kept),
+          1);
+  else if (e)
+    rc = cli_error("trace recode", e);
+  else
+    fprintf(stderr, "lbsim: wrote %s: %lld steps, %lld bytes (from %lld)\n", out,
+            (long long)lbs_trace_steps(t), stat(out, &sb) ? -1LL : (long long)sb.st_size,
+            (long long)lbs_trace_file_bytes(t));
   lbs_trace_close(&t);
   return rc;
 }

@@ -446,6 +446,11 @@ int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg) {
 }
 
 lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label, lbs_replay_result **out) {
+  return cli_session_record(s, label, search_label, NULL, out);
+}
+
+lbs_err cli_session_record(lbs_session *s, const char *label, const char *search_label,
+                           const lbs_replay_recorder *rec, lbs_replay_result **out) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   cli_progress prog, search;
@@ -459,7 +464,7 @@ lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search
     s->opts.search_progress = cli_progress_cb;
     s->opts.search_progress_arg = &search;
   }
-  lbs_err e = lbs_replay(s->trace, s->grid, &s->opts, MPI_COMM_WORLD, out);
+  lbs_err e = lbs_replay_record(s->trace, s->grid, &s->opts, rec, MPI_COMM_WORLD, out);
   cli_progress_end(&search);
   cli_progress_end(&prog);
   s->opts.progress = s->opts.search_progress = NULL; /* the bars are gone */

@@ -19,6 +19,8 @@
 
 #include "lbs_config.h"
 
+struct json_t; /* jansson's (lbs_json.h) */
+
 typedef struct lbs_grid lbs_grid;
 
 /* The declarative table of every section and key a grid file may hold. [nodetype] takes the
@@ -154,5 +156,19 @@ int lbs_grid_proc_failed(const lbs_grid *g, int p); /* 1: p has failed (never ge
  * in C equal clusters, links between clusters I times slower than the base link (lat_us,
  * bw_gbps). Appends to out (NUL-terminated); LBS_INVAL when P does not divide into C. */
 lbs_err lbs_grid_family_ini(const char *family, int P, int C, double I, double lat_us, double bw_gbps, lbs_buf *out);
+
+/* ---------------------------------------------------------------- a grid described (describe.c) */
+
+/* INI text that must load as a grid (a generated or probed grid file, checked before it is
+ * written): LBS_OK, or the parser's or the grid's error, name in its messages. */
+lbs_err lbs_grid_check_text(const char *name, const char *text);
+/* An availability profile in words into buf (n bytes), returned: "proc 3: speed x0.5 from step 20
+ * until before step 40", "procs 0..3: fails at step 5", "link A - B: bandwidth x0.5, latency x2
+ * from step 10". */
+const char *lbs_avail_describe(const lbs_grid *g, const lbs_avail *a, char *buf, size_t n);
+/* The grid as `grid info --json` prints it: name, processors, sharing, barrier, each cluster
+ * (its first processor's node type, speed and NIC, its network) and each link between clusters,
+ * and the availability profiles in words when there are any. NULL when out of memory. */
+struct json_t *lbs_grid_json(const lbs_grid *g);
 
 #endif

@@ -20,8 +20,12 @@
 #ifndef LBS_PIPELINE_H
 #define LBS_PIPELINE_H
 
+#include <stdio.h>
+
 #include "lbs_config.h"
 #include "lbs_core.h"
+
+struct json_t; /* jansson's (lbs_json.h) */
 
 typedef struct lbs_pipeline lbs_pipeline;
 
@@ -93,5 +97,23 @@ const lbs_pipeline_law *lbs_pipeline_mapping_law(const lbs_pipeline *p, int m);
  * here). LBS_INVAL naming what breaks those rules. */
 lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const double *speed, long long jobs,
                           double think_s, double *util, lbs_pipeline_law *out);
+
+/* ---------------------------------------------------------------- reports (report.c) */
+
+/* The mappings to report: all in file order (list NULL), or those list names (comma-separated)
+ * in its order. sel gets lbs_pipeline_nmappings(p) entries at most, *nsel how many. LBS_NOTFOUND
+ * "--mappings: no mapping 'X' (known: A B)", "--mappings: too many, at 'X' (...)" or
+ * "--mappings: no mapping named"; LBS_NOMEM. */
+lbs_err lbs_pipeline_select(const lbs_pipeline *p, const char *list, int *sel, int *nsel);
+/* Mapping m's copies on processor k in words to f: "RNG*0.5 Walk*0.5 AVG" (a share of 1 unwritten).
+ */
+void lbs_pipeline_copies_text(FILE *f, const lbs_pipeline *p, int m, int k);
+/* One CSV row (lbs_csv_field's quoting) per selected mapping and processor it uses, after a header
+ * line, to f: the processor's speed, demand, utilisation, busy time and copies, the mapping's laws.
+ */
+void lbs_pipeline_write_csv(FILE *f, const lbs_pipeline *p, const int *sel, int nsel);
+/* The pipeline (blocks, processors, buffers) and the selected mappings' laws as one JSON object;
+ * NULL when out of memory. */
+struct json_t *lbs_pipeline_json(const lbs_pipeline *p, const int *sel, int nsel);
 
 #endif

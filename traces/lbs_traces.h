@@ -13,6 +13,8 @@
 
 #include "lbs_core.h"
 
+struct json_t; /* jansson's (lbs_json.h) */
+
 #define LBS_TRACE_SCHEMA_VERSION 2
 #define LBS_TRACE_DEFAULT_CHUNK 8192
 #define LBS_TRACE_MAX_CHUNK (1 << 20)
@@ -374,6 +376,55 @@ int64_t lbs_trace_file_bytes(const lbs_trace *t);
  * metric with the right element range, every CRC-32, every chunk decodes, the mesh
  * arrays' CRCs. Returns the first problem, naming step, metric and chunk. */
 lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg);
+
+/* ---------------------------------------------------------------- a trace described (info.c)
+ * What `lbsim trace info` shows: the sizes, the errors the writer measured, the chunks of each
+ * metric per codec, the mesh, and the stored values of each metric (one or more passes over the
+ * trace each), with a warning where a range-relative bound meets outlier-dominated ranges. */
+typedef struct lbs_trace_info {
+  int nmetrics, ncodecs;
+  lbs_trace_stats all;     /* every metric together */
+  lbs_trace_stats *metric; /* nmetrics */
+  int64_t *codec_chunks;   /* nmetrics x ncodecs: metric m's chunks of codec lbs_codec_at(k) */
+  /* the mesh in words: "structured 30x20x20 (natural order)", "unstructured, N [directed ]edges"
+   * or "none" */
+  char mesh[128];
+  lbs_value_stats *values; /* nmetrics: those lbs_trace_info_values read */
+  int values_read;         /* metrics whose values were read */
+  char (*warning)[600];    /* nmetrics: a range-bound warning, or "" */
+  char values_error[1024]; /* why the values could not be read (a damaged chunk), or "" */
+} lbs_trace_info;
+/* Everything but the values (one query each, no decoding). Free with lbs_trace_info_free, also
+ * after a failure. */
+lbs_err lbs_trace_info_get(lbs_trace *t, lbs_trace_info *out);
+/* The stored values of metric m (lbs_trace_value_stats, progress told each step of each pass) and
+ * its warning. A failure (a damaged chunk) is kept in info->values_error as well as returned. */
+lbs_err lbs_trace_info_values(lbs_trace *t, int m, lbs_progress_fn progress, void *arg,
+                              lbs_trace_info *info);
+/* The description as `trace info --json` prints it (path as given); each metric's values null
+ * unless values is set (then every metric's must have been read). NULL when out of memory. */
+struct json_t *lbs_trace_info_json(lbs_trace *t, const char *path, const lbs_trace_info *info,
+                                   int values);
+void lbs_trace_info_free(lbs_trace_info *info); /* frees the arrays; leaves the rest */
+
+/* ---------------------------------------------------------------- recoding (recode.c)
+ * A trace written again with other error bounds, codecs or chunk size: the metadata, the mesh
+ * and the steps kept. The bound applies to the values read (a lossy input's errors add up). */
+/* The codec and bound of every metric of t under enc, over LBS_BOUND_DEFAULT and the default
+ * codec: LBS_INVAL "metric 'M': why" for a pair that does not go together, LBS_NOTFOUND for a
+ * setting naming no metric of t. The check lbs_trace_recode makes first; a caller with something
+ * to do between the check and the new file (replace an old one) calls it before. */
+lbs_err lbs_trace_recode_check(lbs_trace *t, const lbs_encoding *enc);
+/* Writes t (opened from in_path) again as a new trace at out_path (LBS_IO if it exists) under enc,
+ * chunk_elems elements a chunk (0: t's). The metadata is t's less what the writer sets itself
+ * (format, schema, sizes, the mesh's), plus recoded_from = in_path; `source`, which lets trace
+ * check regenerate the values, stays only when every metric of t is lossless (else it becomes
+ * recoded_source, so that a check does not count t's errors too). progress (may be NULL) is told
+ * each step. A damaged input stops at the bad chunk, named: *kept (may be NULL) is then the
+ * number of steps the new file keeps before it, else -1. */
+lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *enc,
+                         int64_t chunk_elems, const char *out_path, lbs_progress_fn progress,
+                         void *arg, int64_t *kept);
 
 /* ---------------------------------------------------------------- generators */
 

@@ -1,9 +1,11 @@
-/* test_pipeline.c - seed 000's figures from Table 3.1's timings, and the operational laws. */
+/* test_pipeline.c - seed 000's figures from Table 3.1's timings, the operational laws, and their
+ * reports. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lbs_json.h"
 #include "lbs_pipeline.h"
 
 static lbs_err pipeline_from(const char *text, lbs_pipeline **p) {
@@ -220,4 +222,93 @@ Test(pipeline, bad_input) {
     cr_assert_null(p, "case %zu", i);
     cr_assert(strstr(lbs_errmsg(), cases[i].msg), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(), cases[i].msg);
   }
+}
+
+/* ---------------------------------------------------------------- reports (pipeline/report.c)
+ * The mappings asked for and what an unknown one says, copies in words, a CSV row per mapping and
+ * processor used, the JSON document. */
+static const char *report_text = "[pipeline]\nname = two\njobs = 100\n"
+                          "[block A]\nseconds = 1\n[block B]\nseconds = 2\n"
+                          "[processor p1]\n[processor p2]\nspeed = 2\n[processor p3]\n"
+                          "[buffer A B]\ncapacity = 4\n"
+                          "[mapping one]\nA = p1\nB = p1\n"
+                          "[mapping split]\nA = p1\nB = p2 p3\n";
+
+static lbs_pipeline *report_pipeline(void) {
+  lbs_config *c;
+  lbs_pipeline *p;
+  cr_assert_eq(lbs_config_parse_string("p.ini", report_text, &c), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_pipeline_from_config(c, &p), LBS_OK, "%s", lbs_errmsg());
+  lbs_config_destroy(&c);
+  return p;
+}
+
+/* What fn writes to a memory stream, NUL-terminated (the caller frees it). */
+#define CAPTURE(out, call)                                                                         \
+  do {                                                                                             \
+    size_t len_;                                                                                   \
+    FILE *f = open_memstream(&(out), &len_);                                                       \
+    call;                                                                                          \
+    fclose(f);                                                                                     \
+  } while (0)
+
+Test(report, mappings_in_the_order_asked_or_refused_by_name) {
+  lbs_pipeline *p = report_pipeline();
+  int sel[2], n;
+  cr_assert_eq(lbs_pipeline_select(p, NULL, sel, &n), LBS_OK);
+  cr_assert(n == 2 && sel[0] == 0 && sel[1] == 1);
+  cr_assert_eq(lbs_pipeline_select(p, "split,one", sel, &n), LBS_OK);
+  cr_assert(n == 2 && sel[0] == 1 && sel[1] == 0);
+  cr_assert_eq(lbs_pipeline_select(p, "one,three", sel, &n), LBS_NOTFOUND);
+  cr_assert_str_eq(lbs_errmsg(), "--mappings: no mapping 'three' (known: one split)");
+  cr_assert_eq(lbs_pipeline_select(p, "one,one,one", sel, &n), LBS_NOTFOUND);
+  cr_assert_str_eq(lbs_errmsg(), "--mappings: too many, at 'one' (known: one split)");
+  cr_assert_eq(lbs_pipeline_select(p, ",", sel, &n), LBS_NOTFOUND);
+  cr_assert_str_eq(lbs_errmsg(), "--mappings: no mapping named");
+  lbs_pipeline_destroy(&p);
+}
+
+Test(report, copies_and_csv_rows) {
+  lbs_pipeline *p = report_pipeline();
+  char *words = NULL, *csv = NULL;
+  CAPTURE(words, lbs_pipeline_copies_text(f, p, 1, 1));
+  cr_assert_str_eq(words, "B*0.5", "one of two replicas");
+  free(words);
+  CAPTURE(words, lbs_pipeline_copies_text(f, p, 0, 0));
+  cr_assert_str_eq(words, "A B");
+  free(words);
+  int sel[2] = {0, 1};
+  CAPTURE(csv, lbs_pipeline_write_csv(f, p, sel, 2));
+  int rows = 0;
+  for (char *q = csv; (q = strchr(q, '\n')); q++) rows++;
+  cr_assert_eq(rows, 1 + 1 + 3, "a header, one's p1, split's p1 p2 p3: %s", csv);
+  cr_assert(strstr(csv, "\nsplit,p2,2,"), "%s", csv);
+  free(csv);
+  lbs_pipeline_destroy(&p);
+}
+
+Test(report, json_has_the_pipeline_and_each_mapping) {
+  lbs_pipeline *p = report_pipeline();
+  int sel[1] = {1};
+  json_t *j = lbs_pipeline_json(p, sel, 1);
+  cr_assert_str_eq(json_string_value(json_object_get(j, "name")), "two");
+  cr_assert_eq(json_array_size(json_object_get(j, "blocks")), 2);
+  cr_assert_eq(json_array_size(json_object_get(j, "processors")), 3);
+  cr_assert_eq(json_integer_value(
+                   json_object_get(json_array_get(json_object_get(j, "buffers"), 0), "capacity")),
+               4);
+  json_t *maps = json_object_get(j, "mappings"), *m = json_array_get(maps, 0);
+  cr_assert_eq(json_array_size(maps), 1);
+  cr_assert_str_eq(json_string_value(json_object_get(m, "name")), "split");
+  const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, 1);
+  cr_assert_eq(json_number_value(json_object_get(m, "throughput_jobs_per_s")), L->throughput);
+  json_t *used = json_object_get(m, "processors");
+  cr_assert_eq(json_array_size(used), 3);
+  json_t *p2 = json_array_get(used, 1);
+  cr_assert_eq(json_number_value(json_object_get(p2, "busy_s")), 100 * L->demand_s[1]);
+  cr_assert_eq(
+      json_number_value(json_object_get(json_array_get(json_object_get(p2, "copies"), 0), "share")),
+      0.5);
+  json_decref(j);
+  lbs_pipeline_destroy(&p);
 }

@@ -1,0 +1,186 @@
+/* info.c - a trace described: sizes, the writer's errors, chunks per codec, the mesh, the stored
+ * values of each metric with a warning where a range bound meets outliers, and all of it as one
+ * JSON document (what `lbsim trace info` shows). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_json.h"
+#include "lbs_traces.h"
+
+/* The mesh in words: "structured 30x20x20 (natural order)", "unstructured, N edges", "none". */
+static void mesh_words(lbs_trace *t, char *buf, size_t n) {
+  lbs_mesh *mesh = lbs_trace_mesh(t);
+  snprintf(buf, n, "none");
+  if (mesh && lbs_mesh_get_kind(mesh) == LBS_MESH_STRUCTURED) {
+    int64_t d[3];
+    lbs_mesh_dims(mesh, d);
+    snprintf(buf, n, "structured %lldx%lldx%lld (%s order)", (long long)d[0], (long long)d[1],
+             (long long)d[2], lbs_mesh_order(mesh) == LBS_ORDER_HILBERT ? "hilbert" : "natural");
+  } else if (mesh) {
+    const int64_t *xadj, *adj;
+    const double *w;
+    lbs_mesh_graph(mesh, &xadj, &adj, &w);
+    snprintf(buf, n, "unstructured, %lld %sedges", (long long)xadj[lbs_trace_elements(t)],
+             lbs_mesh_directed(mesh) ? "directed " : "");
+  }
+}
+
+lbs_err lbs_trace_info_get(lbs_trace *t, lbs_trace_info *out) {
+  int nm = lbs_trace_nmetrics(t), nc = lbs_codec_count();
+  *out = (lbs_trace_info){.nmetrics = nm, .ncodecs = nc};
+  out->metric = calloc((size_t)nm, sizeof *out->metric);
+  out->values = calloc((size_t)nm, sizeof *out->values);
+  out->warning = calloc((size_t)nm, sizeof *out->warning);
+  out->codec_chunks = calloc((size_t)nm * (size_t)nc + 1, sizeof *out->codec_chunks);
+  lbs_err e = LBS_OK;
+  if (!out->metric || !out->values || !out->warning || !out->codec_chunks)
+    e = lbs_fail(LBS_NOMEM, "statistics");
+  if (!e) e = lbs_trace_get_stats(t, -1, &out->all);
+  for (int m = 0; m < nm && !e; m++) e = lbs_trace_get_stats(t, m, &out->metric[m]);
+  for (int m = 0; m < nm && !e; m++)
+    e = lbs_trace_codec_chunks(t, m, out->codec_chunks + (size_t)m * nc, nc);
+  mesh_words(t, out->mesh, sizeof out->mesh);
+  return e;
+}
+
+/* The warning for a range-relative bound whose range outliers set: the bound then lets every
+ * value move by more than a typical value's share. Empty when there is nothing to say. */
+static void range_warning(const lbs_metric_info *mi, const lbs_value_stats *vs, char *buf,
+                          size_t len) {
+  buf[0] = '\0';
+  if (mi->bound.kind != LBS_BOUND_RANGE || !(vs->median > 0)) return;
+  double tol = mi->bound.eps * vs->max_step_range;
+  if (!(tol > 0.05 * vs->median)) return;
+  char b[LBS_BOUND_STRLEN];
+  snprintf(
+      buf, len,
+      "metric '%s': the bound %s lets a value move by up to %.4g, %.3gx the median value %.4g, "
+      "because outliers set each step's range (max %.4g, p99 %.4g); the replay sums these "
+      "errors over every part: use a pointwise bound such as %s",
+      mi->name, lbs_bound_format(mi->bound, b), tol, tol / vs->median, vs->median, vs->max, vs->p99,
+      LBS_BOUND_DEFAULT);
+}
+
+lbs_err lbs_trace_info_values(lbs_trace *t, int m, lbs_progress_fn progress, void *arg,
+                              lbs_trace_info *info) {
+  lbs_metric_info mi;
+  lbs_trace_metric(t, m, &mi);
+  lbs_err e = lbs_trace_value_stats(t, m, progress, arg, &info->values[m]);
+  if (e)
+    snprintf(info->values_error, sizeof info->values_error, "%s", lbs_errmsg());
+  else
+    range_warning(&mi, &info->values[m], info->warning[m], sizeof info->warning[m]);
+  info->values_read += !e;
+  return e;
+}
+
+void lbs_trace_info_free(lbs_trace_info *info) {
+  free(info->metric), free(info->values), free(info->warning), free(info->codec_chunks);
+  info->metric = NULL, info->values = NULL, info->warning = NULL, info->codec_chunks = NULL;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+/* A measured error: null when not known. */
+static json_t *json_known(int known, double v) { return known ? lbs_json_real(v) : json_null(); }
+
+/* The four errors the writer measured. 0, or -1 when out of memory. */
+static int json_errors(json_t *o, const lbs_trace_stats *st) {
+  return lbs_json_set(o, "max_abs_error", json_known(st->has_error, st->max_abs_error)) ||
+         lbs_json_set(o, "rms_error", json_known(st->has_error, st->rms_error)) ||
+         lbs_json_set(o, "max_rel_error",
+                      json_known(st->has_error && !isnan(st->max_rel_error), st->max_rel_error)) ||
+         lbs_json_set(o, "max_sum_error", json_known(st->has_sum_error, st->max_sum_error));
+}
+
+/* A profiled run's profiler.* keys (profiler/collector.c) and the application's own (app.*), when
+ * the trace has them. 0, or -1 when out of memory. */
+static int json_meta(json_t *o, const lbs_trace *t) {
+  static const char *const pk[] = {"ranks",     "nodes",    "sample_every",  "on_full",
+                                   "bound",     "complete", "dropped_steps", "incomplete_steps",
+                                   "lost_ranks"};
+  int bad = 0;
+  if (lbs_trace_meta(t, "profiler.ranks")) {
+    json_t *prof = json_object();
+    bad = lbs_json_set(o, "profiler", json_incref(prof));
+    for (size_t k = 0; !bad && k < sizeof pk / sizeof *pk; k++) {
+      char key[64];
+      snprintf(key, sizeof key, "profiler.%s", pk[k]);
+      bad = lbs_json_set(prof, pk[k], lbs_json_str_or_null(lbs_trace_meta(t, key)));
+    }
+    json_decref(prof);
+  }
+  json_t *app = NULL;
+  for (int k = 0; !bad && k < lbs_trace_meta_count(t); k++) {
+    const char *key = lbs_trace_meta_key(t, k);
+    if (strncmp(key, "app.", 4)) continue;
+    if (!app) bad = lbs_json_set(o, "app", json_incref(app = json_object()));
+    if (!bad) bad = lbs_json_set(app, key + 4, lbs_json_str(lbs_trace_meta(t, key)));
+  }
+  json_decref(app);
+  return bad ? -1 : 0;
+}
+
+/* Metric m: its name, unit, codec, bound, chunks per codec, sizes, errors and values. */
+static json_t *json_metric(const lbs_trace *t, const lbs_trace_info *info, int m, int values) {
+  lbs_metric_info mi;
+  char b[LBS_BOUND_STRLEN];
+  lbs_trace_metric(t, m, &mi);
+  const lbs_value_stats *vs = &info->values[m];
+  json_t *x = json_object(), *chunks = json_object();
+  int bad = lbs_json_set(x, "name", lbs_json_str(mi.name)) ||
+            lbs_json_set(x, "unit", lbs_json_str(mi.unit)) ||
+            lbs_json_set(x, "codec", json_string(lbs_codec_name(mi.codec))) ||
+            lbs_json_set(x, "bound", lbs_json_str(lbs_bound_format(mi.bound, b))) ||
+            lbs_json_set(x, "error_bound", lbs_json_real(mi.bound.eps)) ||
+            lbs_json_set(x, "chunks", json_incref(chunks));
+  for (int k = 0; !bad && k < info->ncodecs; k++) /* each stored codec's chunks, in id order */
+    bad = lbs_json_set(chunks, lbs_codec_name(lbs_codec_at(k)),
+                       lbs_json_int(info->codec_chunks[(size_t)m * info->ncodecs + k]));
+  json_decref(chunks);
+  if (!bad)
+    bad = lbs_json_set(x, "chunk_bytes", lbs_json_int(info->metric[m].stored_bytes)) ||
+          json_errors(x, &info->metric[m]);
+  if (!bad && !values)
+    bad = lbs_json_set(x, "values", json_null());
+  else if (!bad)
+    bad = lbs_json_set(x, "values",
+                       json_pack("{s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "count",
+                                 (json_int_t)vs->values, "finite", (json_int_t)vs->finite,
+                                 "negative", (json_int_t)vs->negative, "zero", (json_int_t)vs->zero,
+                                 "nonfinite", (json_int_t)vs->nonfinite, "min",
+                                 lbs_json_real(vs->min), "median", lbs_json_real(vs->median), "p99",
+                                 lbs_json_real(vs->p99), "max", lbs_json_real(vs->max)));
+  if (bad) json_decref(x), x = NULL;
+  return x;
+}
+
+json_t *lbs_trace_info_json(lbs_trace *t, const char *path, const lbs_trace_info *info,
+                            int values) {
+  int64_t file = lbs_trace_file_bytes(t);
+  double ratio = file > 0 ? (double)info->all.raw_bytes / (double)file : NAN;
+  json_t *o = json_object(), *metrics = json_array(), *warnings = json_array();
+  int bad = lbs_json_set(o, "path", lbs_json_str(path)) ||
+            lbs_json_set(o, "elements", lbs_json_int(lbs_trace_elements(t))) ||
+            lbs_json_set(o, "steps", lbs_json_int(lbs_trace_steps(t))) ||
+            lbs_json_set(o, "chunk_elems", lbs_json_int(lbs_trace_chunk_elems(t))) ||
+            lbs_json_set(o, "schema_version", lbs_json_int(lbs_trace_schema_version(t))) ||
+            lbs_json_set(o, "mesh", lbs_json_str(info->mesh)) ||
+            lbs_json_set(o, "source", lbs_json_str_or_null(lbs_trace_meta(t, "source"))) ||
+            json_meta(o, t) || lbs_json_set(o, "metrics", json_incref(metrics));
+  for (int m = 0; !bad && m < info->nmetrics; m++)
+    bad = json_array_append_new(metrics, json_metric(t, info, m, values));
+  if (!bad)
+    bad = lbs_json_set(o, "raw_bytes", lbs_json_int(info->all.raw_bytes)) ||
+          lbs_json_set(o, "stored_bytes", lbs_json_int(file)) ||
+          lbs_json_set(o, "chunk_bytes", lbs_json_int(info->all.stored_bytes)) ||
+          lbs_json_set(o, "ratio", lbs_json_real(ratio)) || json_errors(o, &info->all) ||
+          lbs_json_set(o, "warnings", json_incref(warnings));
+  for (int m = 0; !bad && m < info->nmetrics; m++)
+    if (info->warning[m][0]) bad = json_array_append_new(warnings, lbs_json_str(info->warning[m]));
+  json_decref(metrics), json_decref(warnings);
+  if (bad) json_decref(o), o = NULL;
+  return o;
+}

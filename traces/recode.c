@@ -1,0 +1,120 @@
+/* recode.c - a trace written again with other error bounds, codecs or chunk size (lbs_traces.h):
+ * what `lbsim trace recode` does. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbs_traces.h"
+
+/* Every metric's spec under enc (names and units borrowed from t); names gets the names. */
+static lbs_err specs(lbs_trace *t, const lbs_encoding *enc, lbs_metric_spec *ms,
+                     const char **names) {
+  int nm = lbs_trace_nmetrics(t);
+  lbs_bound dflt;
+  lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
+  lbs_err e = LBS_OK;
+  for (int m = 0; m < nm && !e; m++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    names[m] = mi.name;
+    ms[m] = (lbs_metric_spec){mi.name, mi.unit, LBS_CODEC_DEFAULT, dflt, {0, 0}};
+    e = lbs_encoding_resolve(enc, mi.name, LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound);
+  }
+  if (!e) e = lbs_encoding_check_names(enc, names, nm);
+  return e;
+}
+
+lbs_err lbs_trace_recode_check(lbs_trace *t, const lbs_encoding *enc) {
+  int nm = lbs_trace_nmetrics(t);
+  lbs_metric_spec *ms = calloc((size_t)nm, sizeof *ms);
+  const char **names = calloc((size_t)nm, sizeof *names);
+  lbs_err e = !ms || !names ? lbs_fail(LBS_NOMEM, "%d metrics", nm) : specs(t, enc, ms, names);
+  free(ms), free(names);
+  return e;
+}
+
+/* Metadata the writer sets itself, or that describes the stored chunks: not copied. */
+static int own_meta(const char *key) {
+  static const char *const own[] = {"format", "schema_version", "elements", "chunk_elems", NULL};
+  for (int i = 0; own[i]; i++)
+    if (!strcmp(key, own[i])) return 1;
+  return !strncmp(key, "mesh.", 5);
+}
+
+/* The input's metadata, less what the writer sets itself; where it came from. `source` lets
+ * trace check regenerate the values: it stays only when the input held them exactly (else the
+ * check would count the input's errors too); kept as recoded_source. meta gets 2 x its count. */
+static int meta_of(lbs_trace *t, const char *in_path, const char **meta) {
+  int k = 0, exact = 1, nm = lbs_trace_nmetrics(t);
+  for (int m = 0; m < nm; m++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(t, m, &mi);
+    exact &= mi.bound.kind == LBS_BOUND_LOSSLESS;
+  }
+  for (int i = 0; i < lbs_trace_meta_count(t); i++) {
+    const char *key = lbs_trace_meta_key(t, i);
+    if (own_meta(key) || !strcmp(key, "recoded_from") || (!exact && !strcmp(key, "recoded_source")))
+      continue;
+    meta[2 * k] = !exact && !strcmp(key, "source") ? "recoded_source" : key,
+             meta[2 * k + 1] = lbs_trace_meta(t, key);
+    k++;
+  }
+  meta[2 * k] = "recoded_from", meta[2 * k + 1] = in_path;
+  return k + 1;
+}
+
+/* Every step of t read and written to w; a read error closes w (the steps before it kept). */
+static lbs_err copy_steps(lbs_trace *t, lbs_trace_writer **w, double *vals, const double **cols,
+                          lbs_progress_fn progress, void *arg, int64_t *kept) {
+  int nm = lbs_trace_nmetrics(t);
+  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
+  lbs_err e = LBS_OK;
+  for (int64_t s = 0; s < S && !e; s++) {
+    int64_t app;
+    lbs_trace_app_step(t, s, &app);
+    for (int m = 0; m < nm && !e; m++) e = lbs_trace_read(t, s, m, 0, E, vals + (int64_t)m * E);
+    if (e) {
+      char why[1024];
+      snprintf(why, sizeof why, "%s", lbs_errmsg());
+      lbs_trace_writer_close(w);
+      if (kept) *kept = s;
+      return lbs_fail(e, "%s", why);
+    }
+    e = lbs_trace_write_step(*w, app, cols);
+    if (progress) progress(arg, s + 1, S);
+  }
+  return e;
+}
+
+lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *enc,
+                         int64_t chunk_elems, const char *out_path, lbs_progress_fn progress,
+                         void *arg, int64_t *kept) {
+  int nm = lbs_trace_nmetrics(t), nmeta = lbs_trace_meta_count(t);
+  int64_t E = lbs_trace_elements(t);
+  if (kept) *kept = -1;
+  lbs_metric_spec *ms = calloc((size_t)nm, sizeof *ms);
+  const char **names = calloc((size_t)nm, sizeof *names),
+             **meta = calloc((size_t)(2 * nmeta + 2), sizeof *meta);
+  double *vals = malloc((size_t)(E * nm) * sizeof *vals);
+  const double **cols = calloc((size_t)nm, sizeof *cols);
+  lbs_trace_writer *w = NULL;
+  lbs_err e = !ms || !names || !meta || !vals || !cols
+                  ? lbs_fail(LBS_NOMEM, "%lld elements", (long long)E)
+                  : LBS_OK;
+  if (!e) e = specs(t, enc, ms, names);
+  for (int m = 0; m < nm && !e; m++) cols[m] = vals + (int64_t)m * E;
+  if (!e) {
+    lbs_trace_spec spec = {E,
+                           chunk_elems ? chunk_elems : lbs_trace_chunk_elems(t),
+                           nm,
+                           ms,
+                           lbs_trace_mesh(t),
+                           meta_of(t, in_path, meta),
+                           meta};
+    e = lbs_trace_create(out_path, &spec, &w);
+  }
+  if (!e) e = copy_steps(t, &w, vals, cols, progress, arg, kept);
+  if (!e) e = lbs_trace_writer_close(&w);
+  lbs_trace_writer_close(&w);
+  free(ms), free(names), free(vals), free(cols), free(meta);
+  return e;
+}
