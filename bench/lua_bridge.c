@@ -70,14 +70,11 @@ typedef struct {
   double *ns; /* REPS medians' samples */
 } pol;
 
-int main(int argc, char **argv) {
-  long N = argc > 1 ? strtol(argv[1], NULL, 10) : 50000;
-  int reps = argc > 2 ? atoi(argv[2]) : 7;
-  if (N < 10 || reps < 1) {
-    fprintf(stderr, "usage: bench_lua_bridge [N >= 10 [REPS >= 1]]\n");
-    return 2;
-  }
-  char tmp[] = "/tmp/lbs_lua_bridge_XXXXXX.lua";
+#define NP 3 /* policies compared */
+
+/* Writes the trivial Lua policy to a new file named after the template tmp (its X's
+ * replaced). 1 when it cannot (said on stderr). */
+static int write_trivial(char *tmp) {
   int fd = mkstemps(tmp, 4);
   if (fd < 0) {
     perror("mkstemps");
@@ -89,28 +86,114 @@ int main(int argc, char **argv) {
     return 1;
   }
   close(fd);
-  char trivial_spec[sizeof tmp + 8];
-  snprintf(trivial_spec, sizeof trivial_spec, "lua:%s", tmp);
+  return 0;
+}
 
-  int64_t load[P], step_ns[HIST], excess[HIST];
-  double past_imb[HIST];
+/* The fixed view (see the head of this file) over the caller's arrays, navigated by nv. */
+static lbs_loadview make_view(nav *nv, int64_t *load, int64_t *step_ns, double *past_imb,
+                              int64_t *excess) {
   double imb;
-  nav nv = {STEP, 0};
-  eval_step(&nv, STEP, load, &imb);
+  eval_step(nv, STEP, load, &imb);
   for (int i = 0; i < HIST; i++) {
     step_ns[i] = 1100000 + 100 * i;
     past_imb[i] = 0.05 + 0.001 * i;
     excess[i] = 50000 + 500 * i;
   }
-  lbs_loadview v = {.step = STEP, .steps = STEPS, .since = 10, .procs = P, .load_ns = load, .imbalance = imb,
-                    .step_ns = step_ns, .past_imbalance = past_imb, .past_excess_ns = excess,
-                    .last_repart_ns = 2000000, .est_repart_ns = 2000000, .eval_step = eval_step, .optimize = NULL,
-                    .nav = &nv};
+  return (lbs_loadview){.step = STEP,
+                        .steps = STEPS,
+                        .since = 10,
+                        .procs = P,
+                        .load_ns = load,
+                        .imbalance = imb,
+                        .step_ns = step_ns,
+                        .past_imbalance = past_imb,
+                        .past_excess_ns = excess,
+                        .last_repart_ns = 2000000,
+                        .est_repart_ns = 2000000,
+                        .eval_step = eval_step,
+                        .optimize = NULL,
+                        .nav = nv};
+}
 
-  pol pols[] = {{"built-in adaptive:0.15:5:20", "adaptive:0.15:5:20", NULL, NULL},
-                {"adaptive.lua:0.15:5:20", "lua:examples/policies/adaptive.lua:0.15:5:20", NULL, NULL},
-                {"trivial Lua (return false)", trivial_spec, NULL, NULL}};
-  enum { NP = sizeof pols / sizeof pols[0] };
+/* One run of policy k: a fresh policy and its first call, untimed (the built-in records every
+ * probe, which would otherwise pile up over the runs), then n timed calls: ns per call into
+ * k->ns[r] (r < 0: the warm-up, not kept), probes per call into *probes, the decision into
+ * *rep. 1 when the policy fails (said on stderr). */
+static int run_policy(pol *k, const lbs_loadview *v, nav *nv, long n, int r, int *rep,
+                      double *probes) {
+  lbs_policy_destroy(&k->p);
+  if (lbs_policy_create(k->spec, &k->p) || lbs_policy_decide(k->p, v, rep)) {
+    fprintf(stderr, "bench_lua_bridge: %s: %s\n", k->spec, lbs_errmsg());
+    return 1;
+  }
+  nv->probes = 0;
+  double t0 = now();
+  for (long i = 0; i < n; i++) {
+    if (lbs_policy_decide(k->p, v, rep)) {
+      fprintf(stderr, "bench_lua_bridge: %s: %s\n", k->spec, lbs_errmsg());
+      return 1;
+    }
+  }
+  double t = now() - t0;
+  if (r >= 0) k->ns[r] = 1e9 * t / (double)n;
+  *probes = (double)nv->probes / (double)n;
+  return 0;
+}
+
+/* One scenario (name, since): a warm-up of N/10 calls, then reps runs of N calls, alternating
+ * the policies; prints their medians, the ratios to the built-in's and the probes per call.
+ * -1 when a policy failed, 1 when the built-in and adaptive.lua decided differently (both said
+ * on stderr), else 0. */
+static int run_scenario(pol *pols, lbs_loadview *v, nav *nv, long N, int reps, const char *name,
+                        int64_t since) {
+  v->since = since;
+  double probes[NP] = {0};
+  int rep_out[NP];
+  for (int r = -1; r < reps; r++) /* r = -1: warm-up */
+    for (int k = 0; k < NP; k++)
+      if (run_policy(&pols[k], v, nv, r < 0 ? N / 10 : N, r, &rep_out[k], &probes[k])) return -1;
+  double med[NP];
+  for (int k = 0; k < NP; k++) {
+    qsort(pols[k].ns, (size_t)reps, sizeof(double), cmp_double);
+    med[k] = pols[k].ns[reps / 2];
+  }
+  for (int k = 0; k < NP; k++)
+    printf("  %-8s %-30s %12.1f %14.1f %14.2f\n", name, pols[k].label, med[k], med[k] / med[0],
+           probes[k]);
+  printf("  %-8s %-30s %12.1f   (adaptive.lua minus trivial Lua: the script's own work)\n", name,
+         "adaptive.lua - trivial", med[1] - med[2]);
+  if (rep_out[0] != rep_out[1]) {
+    fprintf(stderr,
+            "bench_lua_bridge: the built-in and adaptive.lua decided differently (%d, %d)\n",
+            rep_out[0], rep_out[1]);
+    return 1;
+  }
+  return 0;
+}
+
+/* Runs both scenarios over the three policies and prints the table (see the head of this file).
+ * Exit status 1 when something failed, 2 for a usage error. */
+int main(int argc, char **argv) {
+  long N = argc > 1 ? strtol(argv[1], NULL, 10) : 50000;
+  int reps = argc > 2 ? atoi(argv[2]) : 7;
+  if (N < 10 || reps < 1) {
+    fprintf(stderr, "usage: bench_lua_bridge [N >= 10 [REPS >= 1]]\n");
+    return 2;
+  }
+  char tmp[] = "/tmp/lbs_lua_bridge_XXXXXX.lua";
+  if (write_trivial(tmp)) return 1;
+  char trivial_spec[sizeof tmp + 8];
+  snprintf(trivial_spec, sizeof trivial_spec, "lua:%s", tmp);
+
+  int64_t load[P], step_ns[HIST], excess[HIST];
+  double past_imb[HIST];
+  nav nv = {STEP, 0};
+  lbs_loadview v = make_view(&nv, load, step_ns, past_imb, excess);
+
+  pol pols[NP] = {
+      {"built-in adaptive:0.15:5:20", "adaptive:0.15:5:20", NULL, NULL},
+      {"adaptive.lua:0.15:5:20", "lua:examples/policies/adaptive.lua:0.15:5:20", NULL, NULL},
+      {"trivial Lua (return false)", trivial_spec, NULL, NULL}};
   int rc = 0;
   for (int k = 0; k < NP; k++) {
     if (!(pols[k].ns = calloc((size_t)reps, sizeof(double)))) {
@@ -128,48 +211,9 @@ int main(int argc, char **argv) {
          STEPS, reps, N);
   printf("  %-8s %-30s %12s %14s %14s\n", "scenario", "policy", "ns/call", "x built-in", "probes/call");
   for (size_t sc = 0; sc < sizeof scen / sizeof scen[0]; sc++) {
-    v.since = scen[sc].since;
-    double probes[NP] = {0};
-    int rep_out[NP];
-    for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
-      for (int k = 0; k < NP; k++) {
-        long n = r < 0 ? N / 10 : N;
-        /* a fresh policy per run (untimed), and its first call (which plans) untimed: the
-         * built-in records every probe, which would otherwise pile up over the runs */
-        lbs_policy_destroy(&pols[k].p);
-        if (lbs_policy_create(pols[k].spec, &pols[k].p) || lbs_policy_decide(pols[k].p, &v, &rep_out[k])) {
-          fprintf(stderr, "bench_lua_bridge: %s: %s\n", pols[k].spec, lbs_errmsg());
-          rc = 1;
-          goto out;
-        }
-        nv.probes = 0;
-        double t0 = now();
-        for (long i = 0; i < n; i++) {
-          if (lbs_policy_decide(pols[k].p, &v, &rep_out[k])) {
-            fprintf(stderr, "bench_lua_bridge: %s: %s\n", pols[k].spec, lbs_errmsg());
-            rc = 1;
-            goto out;
-          }
-        }
-        double t = now() - t0;
-        if (r >= 0) pols[k].ns[r] = 1e9 * t / (double)n;
-        probes[k] = (double)nv.probes / (double)n;
-      }
-    }
-    double med[NP];
-    for (int k = 0; k < NP; k++) {
-      qsort(pols[k].ns, (size_t)reps, sizeof(double), cmp_double);
-      med[k] = pols[k].ns[reps / 2];
-    }
-    for (int k = 0; k < NP; k++)
-      printf("  %-8s %-30s %12.1f %14.1f %14.2f\n", scen[sc].name, pols[k].label, med[k], med[k] / med[0], probes[k]);
-    printf("  %-8s %-30s %12.1f   (adaptive.lua minus trivial Lua: the script's own work)\n", scen[sc].name,
-           "adaptive.lua - trivial", med[1] - med[2]);
-    if (rep_out[0] != rep_out[1]) {
-      fprintf(stderr, "bench_lua_bridge: the built-in and adaptive.lua decided differently (%d, %d)\n", rep_out[0],
-              rep_out[1]);
-      rc = 1;
-    }
+    int src = run_scenario(pols, &v, &nv, N, reps, scen[sc].name, scen[sc].since);
+    if (src) rc = 1;
+    if (src < 0) goto out;
   }
 out:
   for (int k = 0; k < NP; k++) {

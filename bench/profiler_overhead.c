@@ -29,10 +29,8 @@ __attribute__((noinline)) static void work(long iters) {
   sink += s;
 }
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int64_t E = argc > 1 ? atol(argv[1]) : 20000, S = argc > 2 ? atol(argv[2]) : 20, R = argc > 3 ? atol(argv[3]) : 5;
-  /* calibrate ~1 us of work */
+/* Sets iters_per_us: work() iterations that take ~1 us here. */
+static void calibrate_work(void) {
   long it = 1000;
   for (;;) {
     double t0 = now();
@@ -44,20 +42,13 @@ int main(int argc, char **argv) {
     }
     it *= 2;
   }
-  char path[128];
-  snprintf(path, sizeof path, "/tmp/lbs_bench_prof_%d.lbt", (int)getpid());
-  lbsprof_opts o;
-  lbsprof_opts_default(&o);
-  o.trace_path = path;
-  lbsprof *p;
-  int64_t g[3] = {E, 1, 1}, lo[3] = {0, 0, 0};
-  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) || lbsprof_mesh_box(p, g, lo, g)) {
-    fprintf(stderr, "bench: %s\n", lbsprof_errmsg());
-    return 1;
-  }
-  /* 1. the pair */
+}
+
+/* 1. the pair: the best of 3 runs of N elem_begin/elem_end pairs over E elements, and of N
+ * pairs of clock reads, in ns per pair. */
+static void time_pair(lbsprof *p, int64_t E, double *best_pair, double *best_clock) {
   const long N = 2000000;
-  double best_pair = 1e9, best_clock = 1e9;
+  *best_pair = 1e9, *best_clock = 1e9;
   for (int r = 0; r < 3; r++) {
     struct timespec a, b;
     double t0 = now();
@@ -71,14 +62,18 @@ int main(int argc, char **argv) {
       lbsprof_elem_end(p, k % E);
     }
     double t2 = now();
-    best_clock = (t1 - t0) / N * 1e9 < best_clock ? (t1 - t0) / N * 1e9 : best_clock;
-    best_pair = (t2 - t1) / N * 1e9 < best_pair ? (t2 - t1) / N * 1e9 : best_pair;
+    *best_clock = (t1 - t0) / N * 1e9 < *best_clock ? (t1 - t0) / N * 1e9 : *best_clock;
+    *best_pair = (t2 - t1) / N * 1e9 < *best_pair ? (t2 - t1) / N * 1e9 : *best_pair;
   }
-  lbsprof_step_end(p); /* sends the pair loop's step */
-  /* 2. the loop, off and on, interleaved */
+}
+
+/* 2. the loop, off and on, interleaved: rounds rounds of a step of E elements without the
+ * profiler and one with it; their totals in *off and *on (s). Returns the median of the
+ * rounds' ratios. */
+static double time_steps(lbsprof *p, int64_t E, int64_t rounds, double *off, double *on) {
   long w = iters_per_us;
-  int64_t rounds = R * S;
-  double off = 0, on = 0, *ratio = malloc((size_t)rounds * sizeof *ratio);
+  double *ratio = malloc((size_t)rounds * sizeof *ratio);
+  *off = 0, *on = 0;
   for (int64_t r = 0; r < rounds; r++) {
     double t_off = 0, t_on = 0;
     for (int k = 0; k < 2; k++) { /* odd rounds run the profiled step first: no position bias */
@@ -96,7 +91,7 @@ int main(int argc, char **argv) {
         t_on = now() - t0;
       }
     }
-    off += t_off, on += t_on;
+    *off += t_off, *on += t_on;
     ratio[r] = t_on / t_off;
   }
   for (int64_t a = 1; a < rounds; a++) /* insertion sort for the median */
@@ -106,6 +101,32 @@ int main(int argc, char **argv) {
     }
   double med = ratio[rounds / 2];
   free(ratio);
+  return med;
+}
+
+/* Measures both (see the head of this file) on a box of E elements profiled into a temporary
+ * trace, removed after, and prints them. */
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int64_t E = argc > 1 ? atol(argv[1]) : 20000, S = argc > 2 ? atol(argv[2]) : 20, R = argc > 3 ? atol(argv[3]) : 5;
+  calibrate_work(); /* ~1 us of work */
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/lbs_bench_prof_%d.lbt", (int)getpid());
+  lbsprof_opts o;
+  lbsprof_opts_default(&o);
+  o.trace_path = path;
+  lbsprof *p;
+  int64_t g[3] = {E, 1, 1}, lo[3] = {0, 0, 0};
+  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) || lbsprof_mesh_box(p, g, lo, g)) {
+    fprintf(stderr, "bench: %s\n", lbsprof_errmsg());
+    return 1;
+  }
+  double best_pair, best_clock;
+  time_pair(p, E, &best_pair, &best_clock);
+  lbsprof_step_end(p); /* sends the pair loop's step */
+  int64_t rounds = R * S;
+  double off, on;
+  double med = time_steps(p, E, rounds, &off, &on);
   int rc = lbsprof_finalize(&p);
   unlink(path);
   printf("bench/profiler_overhead: %lld elements x ~1 us of work (%.3f us measured), %lld rounds of a step off and a step on\n",

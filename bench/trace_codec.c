@@ -111,79 +111,77 @@ typedef struct {
   int64_t reads;
 } figures;
 
-static void run(const char *kind, const char *noise, figures *f) {
-  lbs_gen_params gp = {kind, NX, NX, NX, 300, 1, {0, 0, 0}};
-  if (noise && lbs_gen_noise_parse(noise, &gp.noise)) die("noise");
-  lbs_gen *g;
-  if (lbs_gen_create(&gp, &g)) die("generator");
+/* What run() works with: the steps generated, the codec's context, the buffers, and the next
+ * output slot (the slots rotate, so that what is written there does not stay in cache). */
+typedef struct {
   lbs_codec_ctx *ctx;
-  lbs_codec_ctx_create(&ctx);
-  double *steps = malloc((size_t)NSTEPS * E * sizeof(double));
-  double *slots = malloc((size_t)SLOTS * E * sizeof(double));
-  encoded *enc = calloc(1, sizeof *enc);
-  size_t zcap = ZSTD_compressBound(E * 8);
-  uint8_t *zbuf = malloc(zcap);
-  memset(f, 0, sizeof *f);
-  f->set[0] = (setting){.label = "auto " LBS_BOUND_DEFAULT " (default)", .codec = LBS_CODEC_AUTO, .bound = LBS_BOUND_DEFAULT};
-  f->set[1] = (setting){.label = "auto rel:0.01", .codec = LBS_CODEC_AUTO, .bound = "rel:0.01"};
-  f->set[2] = (setting){.label = "polyline range:1e-3 (before)", .codec = LBS_CODEC_POLYLINE, .bound = "range:1e-3"};
-  memset(slots, 0, (size_t)SLOTS * E * sizeof(double)); /* fault the pages in once */
-  int slot = 0;
-  for (int k = 0; k < NSTEPS; k++) {
-    double *v = steps + (size_t)k * E;
-    lbs_gen_step(g, step_ids[k], 0, NULL, v);
-    double rng = range_of(v);
-    for (int si = 0; si < NSET; si++) {
-      setting *st = &f->set[si];
-      lbs_bound b;
-      if (lbs_bound_parse(st->bound, &b)) die("bound");
-      double best = INFINITY, bestfill = INFINITY, bestdec = INFINITY;
-      for (int r = 0; r < REPS; r++) best = fmin(best, encode_step(ctx, st->codec, b, v, enc));
-      st->enc_s += best;
-      st->bytes += (double)enc->bytes;
-      for (int c = 0; c < NCH; c++) st->chunks[enc->codec[c]]++;
-      for (int r = 0; r < REPS; r++) {
-        bestdec = fmin(bestdec, decode_step(ctx, enc, slots + (size_t)(slot++ % SLOTS) * E));
-        bestfill = fmin(bestfill, fill_step(slots + (size_t)(slot++ % SLOTS) * E, v[0], 1e-9));
-      }
-      st->dec_s += bestdec;
-      st->fill_s += bestfill;
-      double *d = slots + (size_t)((slot - 2) % SLOTS) * E;
-      decode_step(ctx, enc, d);
-      for (int64_t i = 0; i < E; i++) {
-        double tol = lbs_bound_tolerance(b, v[i], rng);
-        if (tol > 0) st->max_err = fmax(st->max_err, fabs(d[i] - v[i]) / tol);
-      }
-      for (int64_t c = 0; c < E; c += CHUNK)
-        st->max_sum_err = fmax(st->max_sum_err, lbs_sum_error(v + c, d + c, (size_t)(E - c < CHUNK ? E - c : CHUNK)));
-    }
-    /* zstd -1 and zlib -6 on the raw doubles */
-    double tc = INFINITY, td = INFINITY;
-    size_t zn = 0;
-    for (int r = 0; r < REPS; r++) {
-      double t0 = now();
-      zn = ZSTD_compress(zbuf, zcap, v, E * 8, 1);
-      tc = fmin(tc, now() - t0);
-      t0 = now();
-      ZSTD_decompress(slots + (size_t)(slot++ % SLOTS) * E, E * 8, zbuf, zn);
-      td = fmin(td, now() - t0);
-    }
-    f->zstd += (double)zn;
-    f->zstd_c_s += tc;
-    f->zstd_d_s += td;
-    uLongf zl = (uLongf)zcap;
-    double t0 = now();
-    compress2(zbuf, &zl, (const Bytef *)v, E * 8, 6);
-    f->zlib_c_s += now() - t0;
-    f->zlib += (double)zl;
-    uLongf dl = E * 8;
-    t0 = now();
-    uncompress((Bytef *)(slots + (size_t)(slot++ % SLOTS) * E), &dl, zbuf, zl);
-    f->zlib_d_s += now() - t0;
-    f->raw += E * 8.0;
+  double *steps; /* NSTEPS x E values */
+  double *slots; /* SLOTS x E outputs */
+  encoded *enc;  /* a step encoded */
+  uint8_t *zbuf; /* zcap bytes: zstd's and zlib's output */
+  size_t zcap;
+  int slot; /* the next output slot, modulo SLOTS */
+} scratch;
+
+/* One codec setting on step v (of range rng): the best of REPS encodes and decodes, and fills
+ * of the same buffer, the bytes and the chunks of each codec, the largest error against the
+ * bound and the worst chunk sum; added to st. */
+static void measure_setting(scratch *s, setting *st, const double *v, double rng) {
+  lbs_bound b;
+  if (lbs_bound_parse(st->bound, &b)) die("bound");
+  double best = INFINITY, bestfill = INFINITY, bestdec = INFINITY;
+  for (int r = 0; r < REPS; r++) best = fmin(best, encode_step(s->ctx, st->codec, b, v, s->enc));
+  st->enc_s += best;
+  st->bytes += (double)s->enc->bytes;
+  for (int c = 0; c < NCH; c++) st->chunks[s->enc->codec[c]]++;
+  for (int r = 0; r < REPS; r++) {
+    bestdec =
+        fmin(bestdec, decode_step(s->ctx, s->enc, s->slots + (size_t)(s->slot++ % SLOTS) * E));
+    bestfill = fmin(bestfill, fill_step(s->slots + (size_t)(s->slot++ % SLOTS) * E, v[0], 1e-9));
   }
-  /* a real trace file with these steps at the default settings: file bytes and partial
-   * against full reads */
+  st->dec_s += bestdec;
+  st->fill_s += bestfill;
+  double *d = s->slots + (size_t)((s->slot - 2) % SLOTS) * E;
+  decode_step(s->ctx, s->enc, d);
+  for (int64_t i = 0; i < E; i++) {
+    double tol = lbs_bound_tolerance(b, v[i], rng);
+    if (tol > 0) st->max_err = fmax(st->max_err, fabs(d[i] - v[i]) / tol);
+  }
+  for (int64_t c = 0; c < E; c += CHUNK)
+    st->max_sum_err =
+        fmax(st->max_sum_err, lbs_sum_error(v + c, d + c, (size_t)(E - c < CHUNK ? E - c : CHUNK)));
+}
+
+/* zstd -1 (best of REPS) and zlib -6 on step v's raw doubles: bytes and times added to f. */
+static void measure_raw(scratch *s, const double *v, figures *f) {
+  double tc = INFINITY, td = INFINITY;
+  size_t zn = 0;
+  for (int r = 0; r < REPS; r++) {
+    double t0 = now();
+    zn = ZSTD_compress(s->zbuf, s->zcap, v, E * 8, 1);
+    tc = fmin(tc, now() - t0);
+    t0 = now();
+    ZSTD_decompress(s->slots + (size_t)(s->slot++ % SLOTS) * E, E * 8, s->zbuf, zn);
+    td = fmin(td, now() - t0);
+  }
+  f->zstd += (double)zn;
+  f->zstd_c_s += tc;
+  f->zstd_d_s += td;
+  uLongf zl = (uLongf)s->zcap;
+  double t0 = now();
+  compress2(s->zbuf, &zl, (const Bytef *)v, E * 8, 6);
+  f->zlib_c_s += now() - t0;
+  f->zlib += (double)zl;
+  uLongf dl = E * 8;
+  t0 = now();
+  uncompress((Bytef *)(s->slots + (size_t)(s->slot++ % SLOTS) * E), &dl, s->zbuf, zl);
+  f->zlib_d_s += now() - t0;
+  f->raw += E * 8.0;
+}
+
+/* A real trace file with the steps at the default settings (a temporary file, removed after):
+ * its bytes, and reading 1% of a step against reading all of it, into f. */
+static void measure_file(scratch *s, figures *f) {
   char path[] = "/tmp/lbs_bench_XXXXXX";
   int fd = mkstemp(path);
   close(fd);
@@ -196,7 +194,7 @@ static void run(const char *kind, const char *noise, figures *f) {
   lbs_trace_writer *w;
   if (lbs_trace_create(path, &spec, &w)) die("create");
   for (int k = 0; k < NSTEPS; k++) {
-    const double *cols[1] = {steps + (size_t)k * E};
+    const double *cols[1] = {s->steps + (size_t)k * E};
     if (lbs_trace_write_step(w, step_ids[k], cols)) die("write");
   }
   if (lbs_trace_writer_close(&w)) die("close");
@@ -207,10 +205,12 @@ static void run(const char *kind, const char *noise, figures *f) {
   for (int r = 0; r < 5; r++)
     for (int k = 0; k < NSTEPS; k++) {
       double t1 = now();
-      if (lbs_trace_read(t, k, 0, 0, E, slots + (size_t)(slot++ % SLOTS) * E)) die("read");
+      if (lbs_trace_read(t, k, 0, 0, E, s->slots + (size_t)(s->slot++ % SLOTS) * E)) die("read");
       double t2 = now();
       for (int q = 0; q < 10; q++)
-        if (lbs_trace_read(t, k, 0, first + q * 977, part, slots + (size_t)(slot % SLOTS) * E)) die("read");
+        if (lbs_trace_read(t, k, 0, first + q * 977, part,
+                           s->slots + (size_t)(s->slot % SLOTS) * E))
+          die("read");
       double t3 = now();
       f->full_read_s += t2 - t1;
       f->part_read_s += (t3 - t2) / 10;
@@ -219,12 +219,41 @@ static void run(const char *kind, const char *noise, figures *f) {
   lbs_trace_close(&t);
   remove(path);
   lbs_mesh_destroy(&mesh);
-  for (int c = 0; c < NCH; c++) lbs_buf_free(&enc->blob[c]);
-  free(enc);
-  free(zbuf);
-  free(slots);
-  free(steps);
-  lbs_codec_ctx_destroy(&ctx);
+}
+
+/* Measures the trace of kind (with noise, a --noise spec, or NULL) into f: each setting and the
+ * raw baselines on every step, then the trace file. */
+static void run(const char *kind, const char *noise, figures *f) {
+  lbs_gen_params gp = {kind, NX, NX, NX, 300, 1, {0, 0, 0}};
+  if (noise && lbs_gen_noise_parse(noise, &gp.noise)) die("noise");
+  lbs_gen *g;
+  if (lbs_gen_create(&gp, &g)) die("generator");
+  scratch s = {0};
+  lbs_codec_ctx_create(&s.ctx);
+  s.steps = malloc((size_t)NSTEPS * E * sizeof(double));
+  s.slots = malloc((size_t)SLOTS * E * sizeof(double));
+  s.enc = calloc(1, sizeof *s.enc);
+  s.zcap = ZSTD_compressBound(E * 8);
+  s.zbuf = malloc(s.zcap);
+  memset(f, 0, sizeof *f);
+  f->set[0] = (setting){.label = "auto " LBS_BOUND_DEFAULT " (default)", .codec = LBS_CODEC_AUTO, .bound = LBS_BOUND_DEFAULT};
+  f->set[1] = (setting){.label = "auto rel:0.01", .codec = LBS_CODEC_AUTO, .bound = "rel:0.01"};
+  f->set[2] = (setting){.label = "polyline range:1e-3 (before)", .codec = LBS_CODEC_POLYLINE, .bound = "range:1e-3"};
+  memset(s.slots, 0, (size_t)SLOTS * E * sizeof(double)); /* fault the pages in once */
+  for (int k = 0; k < NSTEPS; k++) {
+    double *v = s.steps + (size_t)k * E;
+    lbs_gen_step(g, step_ids[k], 0, NULL, v);
+    double rng = range_of(v);
+    for (int si = 0; si < NSET; si++) measure_setting(&s, &f->set[si], v, rng);
+    measure_raw(&s, v, f);
+  }
+  measure_file(&s, f);
+  for (int c = 0; c < NCH; c++) lbs_buf_free(&s.enc->blob[c]);
+  free(s.enc);
+  free(s.zbuf);
+  free(s.slots);
+  free(s.steps);
+  lbs_codec_ctx_destroy(&s.ctx);
   lbs_gen_destroy(&g);
 }
 

@@ -166,18 +166,113 @@ static double fill(double *out, int64_t n, double a) {
   return now() - t0;
 }
 
+/* measure's buffers: the codec's context, a step's chunks and the codec of each, the step
+ * decoded, and a buffer the memory fill writes. */
+typedef struct {
+  lbs_codec_ctx *ctx;
+  int64_t nch;     /* chunks of a step */
+  lbs_buf *blob;   /* nch */
+  lbs_codec *used; /* nch */
+  double *d;       /* E: the step decoded */
+  double *scratch; /* E: the fill's */
+} coded;
+
+/* Bound b on step v (E values) as the store resolves it: a range bound is an absolute bound of
+ * the step's range, lossless for a constant step. */
+static lbs_bound step_bound(lbs_bound b, const double *v, int64_t E) {
+  lbs_bound cb = b;
+  if (b.kind == LBS_BOUND_RANGE) { /* as the store resolves it */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < E; i++) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+    cb = lo < hi ? (lbs_bound){LBS_BOUND_ABS, b.eps * (hi - lo)}
+                 : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+  }
+  return cb;
+}
+
+/* Encodes step v (E values) in chunks with codec within cb (lossless when cb is) and decodes it
+ * into c->d, the best of REPS each, and fills c->scratch as often; the times and the bytes are
+ * added to r. */
+static void time_step(coded *c, lbs_codec codec, lbs_bound cb, const double *v, int64_t E,
+                      result *r) {
+  lbs_codec cc = cb.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : codec;
+  double best_e = INFINITY, best_d = INFINITY, best_f = INFINITY;
+  for (int rep = 0; rep < REPS; rep++) {
+    double t0 = now();
+    for (int64_t k = 0; k < c->nch; k++) {
+      int64_t f = k * CHUNK, n = E - f < CHUNK ? E - f : CHUNK;
+      c->blob[k].len = 0;
+      if (lbs_codec_encode(c->ctx, cc, v + f, (size_t)n, cb, &c->blob[k], &c->used[k]))
+        die("encode");
+    }
+    best_e = fmin(best_e, now() - t0);
+    t0 = now();
+    for (int64_t k = 0; k < c->nch; k++) {
+      int64_t f = k * CHUNK, n = E - f < CHUNK ? E - f : CHUNK;
+      if (lbs_codec_decode(c->ctx, c->used[k], c->blob[k].data, c->blob[k].len, (size_t)n, 0,
+                           (size_t)n, c->d + f))
+        die("decode");
+    }
+    best_d = fmin(best_d, now() - t0);
+    best_f = fmin(best_f, fill(c->scratch, E, v[0]));
+  }
+  r->enc_s += best_e, r->dec_s += best_d, r->fill_s += best_f;
+  for (int64_t k = 0; k < c->nch; k++) r->bytes += (double)c->blob[k].len;
+}
+
+/* The fidelity of step s decoded (d) to the lossless one (v) into r: its total, its negative
+ * values, the largest pointwise error, each partition's part sums (psum0 and psum1: 256
+ * doubles each, scratch). */
+static void compare_step(const source *src, int64_t s, const double *v, const double *d,
+                         double *psum0, double *psum1, result *r) {
+  int64_t E = src->E;
+  double t0 = 0, t1 = 0;
+  for (int64_t i = 0; i < E; i++) {
+    t0 += v[i], t1 += d[i];
+    r->negative += d[i] < 0;
+    if (v[i] != 0) r->max_rel = fmax(r->max_rel, fabs(d[i] - v[i]) / fabs(v[i]));
+  }
+  r->step_err = fmax(r->step_err, fabs(t1 - t0) / t0);
+  for (int k = 0; k < NP; k++) {
+    const int *pt = src->part[k] + s * E;
+    memset(psum0, 0, 256 * sizeof *psum0), memset(psum1, 0, 256 * sizeof *psum1);
+    for (int64_t i = 0; i < E; i++) psum0[pt[i]] += v[i], psum1[pt[i]] += d[i];
+    for (int p = 0; p < parts_of[k]; p++)
+      if (psum0[p] > 0) r->part_err[k] = fmax(r->part_err[k], fabs(psum1[p] - psum0[p]) / psum0[p]);
+  }
+}
+
+/* The policy ranking on the compacted trace at path against the lossless trace's totals
+ * (ref_total): whether no pair of policies swaps order, the largest change of a total. */
+static void rank_policies(const char *path, const lbs_grid *grid, const double *ref_total,
+                          result *r) {
+  double tot[NPOL];
+  r->have_rank = 1, r->same_rank = 1;
+  if ((r->replay_failed = compare_policies(path, grid, tot))) r->same_rank = 0;
+  for (int a = 0; a < NPOL && !r->replay_failed; a++) {
+    r->total_change = fmax(r->total_change, fabs(tot[a] - ref_total[a]) / ref_total[a]);
+    for (int c = 0; c < NPOL; c++)
+      if ((ref_total[a] < ref_total[c] && tot[a] > tot[c]) ||
+          (ref_total[a] > ref_total[c] && tot[a] < tot[c]))
+        r->same_rank = 0;
+  }
+}
+
+/* One setting on src into r: every step timed and compared, and written as the store writes
+ * it to a temporary trace (removed after) that the policies replay on grid, when there is
+ * one. */
 static void measure(const source *src, const setting *st, const lbs_grid *grid, const double *ref_total,
                     result *r) {
   memset(r, 0, sizeof *r);
   lbs_codec codec;
   lbs_bound b;
   if (lbs_codec_from_name(st->codec, &codec) || lbs_bound_parse(st->bound, &b)) die("setting");
-  int64_t E = src->E, S = src->S, nch = (E + CHUNK - 1) / CHUNK;
-  lbs_codec_ctx *ctx;
-  lbs_codec_ctx_create(&ctx);
-  lbs_buf *blob = calloc((size_t)nch, sizeof *blob);
-  lbs_codec *used = calloc((size_t)nch, sizeof *used);
-  double *d = malloc((size_t)E * sizeof *d), *scratch = malloc((size_t)E * sizeof *scratch);
+  int64_t E = src->E, S = src->S;
+  coded c = {.nch = (E + CHUNK - 1) / CHUNK};
+  lbs_codec_ctx_create(&c.ctx);
+  c.blob = calloc((size_t)c.nch, sizeof *c.blob);
+  c.used = calloc((size_t)c.nch, sizeof *c.used);
+  c.d = malloc((size_t)E * sizeof *c.d), c.scratch = malloc((size_t)E * sizeof *c.scratch);
   /* the compacted trace, written as the store writes it, for the policy replays */
   char path[64];
   snprintf(path, sizeof path, "/tmp/lbs_fidelity_%d.lbt", (int)getpid());
@@ -191,47 +286,8 @@ static void measure(const source *src, const setting *st, const lbs_grid *grid, 
   double *psum0 = malloc(256 * sizeof *psum0), *psum1 = malloc(256 * sizeof *psum1);
   for (int64_t s = 0; s < S; s++) {
     const double *v = src->v + s * E;
-    lbs_bound cb = b;
-    if (b.kind == LBS_BOUND_RANGE) { /* as the store resolves it */
-      double lo = INFINITY, hi = -INFINITY;
-      for (int64_t i = 0; i < E; i++) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
-      cb = lo < hi ? (lbs_bound){LBS_BOUND_ABS, b.eps * (hi - lo)} : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
-    }
-    lbs_codec cc = cb.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : codec;
-    double best_e = INFINITY, best_d = INFINITY, best_f = INFINITY;
-    for (int rep = 0; rep < REPS; rep++) {
-      double t0 = now();
-      for (int64_t c = 0; c < nch; c++) {
-        int64_t f = c * CHUNK, n = E - f < CHUNK ? E - f : CHUNK;
-        blob[c].len = 0;
-        if (lbs_codec_encode(ctx, cc, v + f, (size_t)n, cb, &blob[c], &used[c])) die("encode");
-      }
-      best_e = fmin(best_e, now() - t0);
-      t0 = now();
-      for (int64_t c = 0; c < nch; c++) {
-        int64_t f = c * CHUNK, n = E - f < CHUNK ? E - f : CHUNK;
-        if (lbs_codec_decode(ctx, used[c], blob[c].data, blob[c].len, (size_t)n, 0, (size_t)n, d + f)) die("decode");
-      }
-      best_d = fmin(best_d, now() - t0);
-      best_f = fmin(best_f, fill(scratch, E, v[0]));
-    }
-    r->enc_s += best_e, r->dec_s += best_d, r->fill_s += best_f;
-    for (int64_t c = 0; c < nch; c++) r->bytes += (double)blob[c].len;
-    /* fidelity */
-    double t0 = 0, t1 = 0;
-    for (int64_t i = 0; i < E; i++) {
-      t0 += v[i], t1 += d[i];
-      r->negative += d[i] < 0;
-      if (v[i] != 0) r->max_rel = fmax(r->max_rel, fabs(d[i] - v[i]) / fabs(v[i]));
-    }
-    r->step_err = fmax(r->step_err, fabs(t1 - t0) / t0);
-    for (int k = 0; k < NP; k++) {
-      const int *pt = src->part[k] + s * E;
-      memset(psum0, 0, 256 * sizeof *psum0), memset(psum1, 0, 256 * sizeof *psum1);
-      for (int64_t i = 0; i < E; i++) psum0[pt[i]] += v[i], psum1[pt[i]] += d[i];
-      for (int p = 0; p < parts_of[k]; p++)
-        if (psum0[p] > 0) r->part_err[k] = fmax(r->part_err[k], fabs(psum1[p] - psum0[p]) / psum0[p]);
-    }
+    time_step(&c, codec, step_bound(b, v, E), v, E, r);
+    compare_step(src, s, v, c.d, psum0, psum1, r); /* fidelity */
     const double *cols[1] = {v};
     int64_t app;
     lbs_trace_app_step(in, s, &app);
@@ -239,21 +295,11 @@ static void measure(const source *src, const setting *st, const lbs_grid *grid, 
   }
   if (lbs_trace_writer_close(&w)) die("close");
   lbs_trace_close(&in);
-  if (grid) {
-    double tot[NPOL];
-    r->have_rank = 1, r->same_rank = 1;
-    if ((r->replay_failed = compare_policies(path, grid, tot))) r->same_rank = 0;
-    for (int a = 0; a < NPOL && !r->replay_failed; a++) {
-      r->total_change = fmax(r->total_change, fabs(tot[a] - ref_total[a]) / ref_total[a]);
-      for (int c = 0; c < NPOL; c++)
-        if ((ref_total[a] < ref_total[c] && tot[a] > tot[c]) || (ref_total[a] > ref_total[c] && tot[a] < tot[c]))
-          r->same_rank = 0;
-    }
-  }
+  if (grid) rank_policies(path, grid, ref_total, r);
   remove(path);
-  for (int64_t c = 0; c < nch; c++) lbs_buf_free(&blob[c]);
-  free(blob), free(used), free(d), free(scratch), free(psum0), free(psum1);
-  lbs_codec_ctx_destroy(&ctx);
+  for (int64_t k = 0; k < c.nch; k++) lbs_buf_free(&c.blob[k]);
+  free(c.blob), free(c.used), free(c.d), free(c.scratch), free(psum0), free(psum1);
+  lbs_codec_ctx_destroy(&c.ctx);
 }
 
 static int meets(const result *r) {

@@ -1279,6 +1279,89 @@ static lbs_err read_graphs(lbs_calib_db *c, lbs_plan *p) {
   return e;
 }
 
+/* Reads the plan in row st into out: its columns (threads, devices and work range checked),
+ * then its splits, decoded and checked against the working sets. out->nws is set whatever
+ * happens, for lbs_plan_free. */
+static lbs_err read_plan_row(lbs_calib_db *db, sqlite3_stmt *st, lbs_plan *out) {
+  lbs_err e = LBS_OK;
+  out->id = sqlite3_column_int64(st, 0);
+  col_copy(st, 1, out->created, sizeof out->created);
+  col_copy(st, 2, out->kernel, sizeof out->kernel);
+  out->threads = sqlite3_column_int(st, 3);
+  const char *dv = (const char *)sqlite3_column_text(st, 4);
+  for (; dv && *dv && out->ndev < LBS_PLAN_MAX_DEV; out->ndev++) {
+    size_t k = strcspn(dv, "\n");
+    snprintf(out->devices[out->ndev], sizeof out->devices[0], "%.*s", (int)k, dv);
+    dv += k + (dv[k] == '\n');
+  }
+  out->hi = sqlite3_column_double(st, 5);
+  col_copy(st, 6, out->tmpl, sizeof out->tmpl);
+  out->ovh_s = sqlite3_column_double(st, 7);
+  out->ovh_per_work_s = sqlite3_column_double(st, 8);
+  out->plan_s = sqlite3_column_double(st, 9);
+  char where[64];
+  snprintf(where, sizeof where, "plan %lld", (long long)out->id);
+  if (out->threads < 1 || out->threads > LBS_PLAN_MAX_THREADS || (dv && *dv) || !(out->hi > 0))
+    e = lbs_fail(LBS_CORRUPT, "%s: %s: %d threads, work up to %g", db->path, where, out->threads,
+                 out->hi);
+  double *sa = NULL, *sb = NULL, **pc[2] = {&sa, &sb};
+  int64_t ns = sqlite3_column_int64(st, 10);
+  if (!e) e = decode(db, st, 11, ns, 2, where, "splits", pc);
+  out->nws = out->threads << out->ndev;
+  if (!e && ns > 0 && !(out->split = malloc((size_t)ns * sizeof *out->split)))
+    e = lbs_fail(LBS_NOMEM, "plan");
+  for (int64_t i = 0; i < ns && !e; i++) {
+    out->split[i] = (lbs_plan_split){(int)sa[i], (int)sb[i]};
+    if (sa[i] != out->split[i].ws_a || sb[i] != out->split[i].ws_b || out->split[i].ws_a < 0 ||
+        out->split[i].ws_b < 0 || out->split[i].ws_a >= out->nws || out->split[i].ws_b >= out->nws)
+      e = lbs_fail(LBS_CORRUPT, "%s: %s: split %lld is not valid", db->path, where, (long long)i);
+  }
+  if (!e) out->nsplit = (int)ns;
+  free(sa);
+  free(sb);
+  return e;
+}
+
+/* Reads the implementations of plan out->id, in order, each checked against the plan's
+ * threads and devices. */
+static lbs_err read_plan_impls(lbs_calib_db *db, lbs_plan *out) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->db,
+                         "SELECT idx, impl, device, threads, devmask, ipg_id FROM plan_impls"
+                         " WHERE plan_id = ?1 ORDER BY idx",
+                         -1, &st, NULL))
+    return lbs_db_fail(db->d, "plan_impls");
+  sqlite3_bind_int64(st, 1, out->id);
+  lbs_err e = LBS_OK;
+  int rc;
+  while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    lbs_plan_impl *ni = realloc(out->impl, (size_t)(out->nimpl + 1) * sizeof *ni);
+    if (!ni) {
+      e = lbs_fail(LBS_NOMEM, "plan");
+      break;
+    }
+    out->impl = ni;
+    lbs_plan_impl *m = &out->impl[out->nimpl];
+    memset(m, 0, sizeof *m);
+    col_copy(st, 1, m->impl, sizeof m->impl);
+    col_copy(st, 2, m->device, sizeof m->device);
+    m->threads = sqlite3_column_int(st, 3);
+    m->devmask = (unsigned)sqlite3_column_int64(st, 4);
+    m->ipg_id = sqlite3_column_int64(st, 5);
+    if (sqlite3_column_int(st, 0) != out->nimpl || m->threads < 1 || m->threads > out->threads ||
+        (m->devmask >> out->ndev))
+      e = lbs_fail(LBS_CORRUPT, "%s: plan %lld: implementation %d is not valid", db->path,
+                   (long long)out->id, out->nimpl);
+    out->nimpl++;
+  }
+  if (!e && rc != SQLITE_DONE) e = lbs_db_fail(db->d, "plan_impls");
+  sqlite3_finalize(st);
+  return e;
+}
+
+/* Reads plan id (id <= 0: the newest, of kernel when it is not NULL or empty) into out: its
+ * row with its splits, its implementations, its graphs, a graph for every working set. out is
+ * the caller's (lbs_plan_free); emptied on an error. */
 lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs_plan *out) {
   memset(out, 0, sizeof *out);
   if (db->schema < 2) return no_plans(db);
@@ -1301,73 +1384,10 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
   } else if (rc != SQLITE_ROW) {
     e = lbs_db_fail(db->d, "plans");
   } else {
-    out->id = sqlite3_column_int64(st, 0);
-    col_copy(st, 1, out->created, sizeof out->created);
-    col_copy(st, 2, out->kernel, sizeof out->kernel);
-    out->threads = sqlite3_column_int(st, 3);
-    const char *dv = (const char *)sqlite3_column_text(st, 4);
-    for (; dv && *dv && out->ndev < LBS_PLAN_MAX_DEV; out->ndev++) {
-      size_t k = strcspn(dv, "\n");
-      snprintf(out->devices[out->ndev], sizeof out->devices[0], "%.*s", (int)k, dv);
-      dv += k + (dv[k] == '\n');
-    }
-    out->hi = sqlite3_column_double(st, 5);
-    col_copy(st, 6, out->tmpl, sizeof out->tmpl);
-    out->ovh_s = sqlite3_column_double(st, 7);
-    out->ovh_per_work_s = sqlite3_column_double(st, 8);
-    out->plan_s = sqlite3_column_double(st, 9);
-    char where[64];
-    snprintf(where, sizeof where, "plan %lld", (long long)out->id);
-    if (out->threads < 1 || out->threads > LBS_PLAN_MAX_THREADS || (dv && *dv) || !(out->hi > 0))
-      e = lbs_fail(LBS_CORRUPT, "%s: %s: %d threads, work up to %g", db->path, where, out->threads, out->hi);
-    double *sa = NULL, *sb = NULL, **pc[2] = {&sa, &sb};
-    int64_t ns = sqlite3_column_int64(st, 10);
-    if (!e) e = decode(db, st, 11, ns, 2, where, "splits", pc);
-    out->nws = out->threads << out->ndev;
-    if (!e && ns > 0 && !(out->split = malloc((size_t)ns * sizeof *out->split))) e = lbs_fail(LBS_NOMEM, "plan");
-    for (int64_t i = 0; i < ns && !e; i++) {
-      out->split[i] = (lbs_plan_split){(int)sa[i], (int)sb[i]};
-      if (sa[i] != out->split[i].ws_a || sb[i] != out->split[i].ws_b || out->split[i].ws_a < 0 ||
-          out->split[i].ws_b < 0 || out->split[i].ws_a >= out->nws || out->split[i].ws_b >= out->nws)
-        e = lbs_fail(LBS_CORRUPT, "%s: %s: split %lld is not valid", db->path, where, (long long)i);
-    }
-    if (!e) out->nsplit = (int)ns;
-    free(sa);
-    free(sb);
+    e = read_plan_row(db, st, out);
   }
   sqlite3_finalize(st);
-  if (!e) { /* its implementations */
-    if (sqlite3_prepare_v2(db->db,
-                           "SELECT idx, impl, device, threads, devmask, ipg_id FROM plan_impls WHERE plan_id = ?1"
-                           " ORDER BY idx",
-                           -1, &st, NULL))
-      e = lbs_db_fail(db->d, "plan_impls");
-    else {
-      sqlite3_bind_int64(st, 1, out->id);
-      while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        lbs_plan_impl *ni = realloc(out->impl, (size_t)(out->nimpl + 1) * sizeof *ni);
-        if (!ni) {
-          e = lbs_fail(LBS_NOMEM, "plan");
-          break;
-        }
-        out->impl = ni;
-        lbs_plan_impl *m = &out->impl[out->nimpl];
-        memset(m, 0, sizeof *m);
-        col_copy(st, 1, m->impl, sizeof m->impl);
-        col_copy(st, 2, m->device, sizeof m->device);
-        m->threads = sqlite3_column_int(st, 3);
-        m->devmask = (unsigned)sqlite3_column_int64(st, 4);
-        m->ipg_id = sqlite3_column_int64(st, 5);
-        if (sqlite3_column_int(st, 0) != out->nimpl || m->threads < 1 || m->threads > out->threads ||
-            (m->devmask >> out->ndev))
-          e = lbs_fail(LBS_CORRUPT, "%s: plan %lld: implementation %d is not valid", db->path, (long long)out->id,
-                       out->nimpl);
-        out->nimpl++;
-      }
-      if (!e && rc != SQLITE_DONE) e = lbs_db_fail(db->d, "plan_impls");
-      sqlite3_finalize(st);
-    }
-  }
+  if (!e) e = read_plan_impls(db, out);
   if (!e) {
     out->fpg = calloc((size_t)out->nws, sizeof *out->fpg);
     out->pg = calloc((size_t)out->nws, sizeof *out->pg);

@@ -242,18 +242,16 @@ static lbs_err read_profiles(lbs_grid *g, const lbs_config *cfg, const lbs_secti
   return lbs__avail_parse(cfg, spec, &tg, &g->avail, &g->navail);
 }
 
-lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
-  *out = NULL;
-  const lbs_section_spec *spec = lbs_grid_spec();
-  lbs_err e = lbs_config_check(cfg, spec);
-  if (e) return e;
-  lbs_grid *g = calloc(1, sizeof *g);
-  if (!g) return lbs_fail(LBS_NOMEM, "grid");
+/* Reads [grid]: the grid's name, the network between clusters that have no [link] (*inter),
+ * how transfers share, the barrier; *npw is ns_per_work, which the speed models take. */
+static lbs_err read_grid_keys(lbs_grid *g, const lbs_config *cfg, const lbs_section_spec *spec,
+                              double *npw, lbs_link *inter) {
   const char *name, *sharing;
-  double npw, lat, bw, barrier_us;
+  double lat, bw, barrier_us;
   int shared;
+  lbs_err e;
   if ((e = lbs_config_string(cfg, spec, "grid", "", "name", &name)) ||
-      (e = lbs_config_double(cfg, spec, "grid", "", "ns_per_work", &npw)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "ns_per_work", npw)) ||
       (e = lbs_config_double(cfg, spec, "grid", "", "bytes_per_elem", &g->bytes_elem)) ||
       (e = lbs_config_double(cfg, spec, "grid", "", "bytes_per_edge", &g->bytes_edge)) ||
       (e = lbs_config_double(cfg, spec, "grid", "", "inter_latency_us", &lat)) ||
@@ -261,98 +259,146 @@ lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
       (e = lbs_config_bool(cfg, spec, "grid", "", "inter_shared", &shared)) ||
       (e = lbs_config_string(cfg, spec, "grid", "", "sharing", &sharing)) ||
       (e = lbs_config_double(cfg, spec, "grid", "", "barrier_us", &barrier_us)))
-    goto fail;
-  if (!strcmp(sharing, "fair")) g->sharing = LBS_SHARING_FAIR;
-  else if (!strcmp(sharing, "fifo")) g->sharing = LBS_SHARING_FIFO;
-  else {
-    e = lbs_fail(LBS_PARSE, "%s: sharing = '%s' must be fair or fifo", lbs_config_where(cfg, "grid", "", "sharing"), sharing);
-    goto fail;
-  }
+    return e;
+  if (!strcmp(sharing, "fair"))
+    g->sharing = LBS_SHARING_FAIR;
+  else if (!strcmp(sharing, "fifo"))
+    g->sharing = LBS_SHARING_FIFO;
+  else
+    return lbs_fail(LBS_PARSE, "%s: sharing = '%s' must be fair or fifo",
+                    lbs_config_where(cfg, "grid", "", "sharing"), sharing);
   g->barrier_ns = llround(barrier_us * 1000.0);
-  g->name = strdup(name);
+  *inter = make_link(lat, bw, shared);
+  if (!(g->name = strdup(name))) return lbs_fail(LBS_NOMEM, "grid");
+  return LBS_OK;
+}
+
+/* Allocates g's arrays a cluster, one a [cluster] section, and its C x C links. */
+static lbs_err alloc_clusters(lbs_grid *g, const lbs_config *cfg) {
   g->C = lbs_config_count(cfg, "cluster");
   g->cname = calloc((size_t)g->C, sizeof *g->cname);
   g->cfirst = calloc((size_t)g->C + 1, sizeof *g->cfirst);
   g->cnt = calloc((size_t)g->C, sizeof *g->cnt);
   g->ccores = calloc((size_t)g->C, sizeof *g->ccores);
   g->links = calloc((size_t)g->C * (size_t)g->C, sizeof *g->links);
-  if (!g->name || !g->cname || !g->cfirst || !g->cnt || !g->ccores || !g->links) {
-    e = lbs_fail(LBS_NOMEM, "grid");
-    goto fail;
-  }
-  long long total = 0;
-  for (int c = 0; c < g->C; c++) {
-    const char *cn = lbs_config_name(cfg, "cluster", c), *ntn;
-    long long nodes, cores;
-    double clat, cbw;
-    int csh;
-    if (!(g->cname[c] = strdup(cn))) {
-      e = lbs_fail(LBS_NOMEM, "grid");
-      goto fail;
+  if (!g->cname || !g->cfirst || !g->cnt || !g->ccores || !g->links)
+    return lbs_fail(LBS_NOMEM, "grid");
+  return LBS_OK;
+}
+
+/* Reads [cluster] c: its name, node type (created on first use), cores and processors (*total
+ * so far, at most 2^24), its own network and, by default, inter to every other cluster. */
+static lbs_err read_cluster(lbs_grid *g, const lbs_config *cfg, const lbs_section_spec *spec, int c,
+                            double npw, lbs_link inter, long long *total) {
+  const char *cn = lbs_config_name(cfg, "cluster", c), *ntn;
+  long long nodes, cores;
+  double clat, cbw;
+  int csh;
+  lbs_err e;
+  if (!(g->cname[c] = strdup(cn))) return lbs_fail(LBS_NOMEM, "grid");
+  if ((e = lbs_config_int(cfg, spec, "cluster", cn, "nodes", &nodes)) ||
+      (e = lbs_config_string(cfg, spec, "cluster", cn, "nodetype", &ntn)) ||
+      (e = lbs_config_double(cfg, spec, "cluster", cn, "latency_us", &clat)) ||
+      (e = lbs_config_double(cfg, spec, "cluster", cn, "bandwidth_gbps", &cbw)) ||
+      (e = lbs_config_bool(cfg, spec, "cluster", cn, "shared", &csh)) ||
+      (e = nodetype_get(g, cfg, ntn, npw, lbs_config_where(cfg, "cluster", cn, "nodetype"),
+                        &g->cnt[c])))
+    return e;
+  if ((e = lbs_config_int(cfg, spec, "nodetype", g->nt[g->cnt[c]].name, "cores", &cores))) return e;
+  g->ccores[c] = (int)cores;
+  *total += nodes * cores;
+  if (*total > (1 << 24))
+    return lbs_fail(LBS_RANGE, "%s: the grid has more than %d processors",
+                    lbs_config_where(cfg, "cluster", cn, "nodes"), 1 << 24);
+  g->cfirst[c + 1] = (int)*total;
+  for (int d = 0; d < g->C; d++) g->links[c * g->C + d] = inter;
+  g->links[c * g->C + c] = make_link(clat, cbw, csh);
+  return LBS_OK;
+}
+
+/* Refuses [link] i when an earlier [link] joins the same two clusters the other way round. */
+static lbs_err link_reversed(const lbs_config *cfg, int i) {
+  const char *ln = lbs_config_name(cfg, "link", i);
+  for (int j = 0; j < i; j++) { /* [link a b] and [link b a]: which one holds? neither */
+    const char *lj = lbs_config_name(cfg, "link", j);
+    char a0[256], b0[256], a1[256], b1[256];
+    if (sscanf(ln, "%255s %255s", a0, b0) == 2 && sscanf(lj, "%255s %255s", a1, b1) == 2 &&
+        !strcmp(a0, b1) && !strcmp(b0, a1)) {
+      char first[512];
+      snprintf(first, sizeof first, "%s", lbs_config_where(cfg, "link", lj, NULL));
+      return lbs_fail(LBS_PARSE,
+                      "%s: [link %s] is [link %s] (%s) again, the other way round; give one",
+                      lbs_config_where(cfg, "link", ln, NULL), ln, lj, first);
     }
-    if ((e = lbs_config_int(cfg, spec, "cluster", cn, "nodes", &nodes)) ||
-        (e = lbs_config_string(cfg, spec, "cluster", cn, "nodetype", &ntn)) ||
-        (e = lbs_config_double(cfg, spec, "cluster", cn, "latency_us", &clat)) ||
-        (e = lbs_config_double(cfg, spec, "cluster", cn, "bandwidth_gbps", &cbw)) ||
-        (e = lbs_config_bool(cfg, spec, "cluster", cn, "shared", &csh)) ||
-        (e = nodetype_get(g, cfg, ntn, npw, lbs_config_where(cfg, "cluster", cn, "nodetype"), &g->cnt[c])))
-      goto fail;
-    if ((e = lbs_config_int(cfg, spec, "nodetype", g->nt[g->cnt[c]].name, "cores", &cores))) goto fail;
-    g->ccores[c] = (int)cores;
-    total += nodes * cores;
-    if (total > (1 << 24)) {
-      e = lbs_fail(LBS_RANGE, "%s: the grid has more than %d processors", lbs_config_where(cfg, "cluster", cn, "nodes"),
-                   1 << 24);
-      goto fail;
-    }
-    g->cfirst[c + 1] = (int)total;
-    for (int d = 0; d < g->C; d++) g->links[c * g->C + d] = make_link(lat, bw, shared);
-    g->links[c * g->C + c] = make_link(clat, cbw, csh);
   }
-  g->P = (int)total;
+  return LBS_OK;
+}
+
+/* Reads the [link A B] sections: each joins two different clusters, both ways. */
+static lbs_err read_links(lbs_grid *g, const lbs_config *cfg, const lbs_section_spec *spec) {
+  lbs_err e;
   for (int i = 0; i < lbs_config_count(cfg, "link"); i++) {
     const char *ln = lbs_config_name(cfg, "link", i);
-    for (int j = 0; j < i; j++) { /* [link a b] and [link b a]: which one holds? neither */
-      const char *lj = lbs_config_name(cfg, "link", j);
-      char a0[256], b0[256], a1[256], b1[256];
-      if (sscanf(ln, "%255s %255s", a0, b0) == 2 && sscanf(lj, "%255s %255s", a1, b1) == 2 && !strcmp(a0, b1) &&
-          !strcmp(b0, a1)) {
-        char first[512];
-        snprintf(first, sizeof first, "%s", lbs_config_where(cfg, "link", lj, NULL));
-        e = lbs_fail(LBS_PARSE, "%s: [link %s] is [link %s] (%s) again, the other way round; give one",
-                     lbs_config_where(cfg, "link", ln, NULL), ln, lj, first);
-        goto fail;
-      }
-    }
+    if ((e = link_reversed(cfg, i))) return e;
     char a[256], b[256];
     if (sscanf(ln, "%255s %255s", a, b) != 2) continue; /* arity checked above */
     int ca = cluster_index(g, a), cb = cluster_index(g, b);
-    if (ca < 0 || cb < 0 || ca == cb) {
-      e = lbs_fail(LBS_PARSE, "%s: [link %s] must join two different clusters (known: see [cluster] sections)",
-                   lbs_config_where(cfg, "link", ln, NULL), ln);
-      goto fail;
-    }
+    if (ca < 0 || cb < 0 || ca == cb)
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: [link %s] must join two different clusters (known: see [cluster] sections)",
+          lbs_config_where(cfg, "link", ln, NULL), ln);
     double llat, lbw;
     int lsh;
     if ((e = lbs_config_double(cfg, spec, "link", ln, "latency_us", &llat)) ||
         (e = lbs_config_double(cfg, spec, "link", ln, "bandwidth_gbps", &lbw)) ||
         (e = lbs_config_bool(cfg, spec, "link", ln, "shared", &lsh)))
-      goto fail;
+      return e;
     g->links[ca * g->C + cb] = g->links[cb * g->C + ca] = make_link(llat, lbw, lsh);
   }
-  for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++) { /* an unused type must still be valid */
+  return LBS_OK;
+}
+
+/* Creates the node types no cluster uses: an unused type must still be valid. */
+static lbs_err read_unused_nodetypes(lbs_grid *g, const lbs_config *cfg, double npw) {
+  for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++) {
+    const char *ntn = lbs_config_name(cfg, "nodetype", i);
     int idx;
-    if ((e = nodetype_get(g, cfg, lbs_config_name(cfg, "nodetype", i), npw,
-                          lbs_config_where(cfg, "nodetype", lbs_config_name(cfg, "nodetype", i), NULL), &idx)))
-      goto fail;
+    lbs_err e = nodetype_get(g, cfg, ntn, npw, lbs_config_where(cfg, "nodetype", ntn, NULL), &idx);
+    if (e) return e;
   }
-  if (!(g->pcluster = malloc((size_t)(g->P ? g->P : 1) * sizeof *g->pcluster))) {
-    e = lbs_fail(LBS_NOMEM, "grid");
-    goto fail;
-  }
+  return LBS_OK;
+}
+
+/* Fills pcluster, the cluster of each of g's P processors. */
+static lbs_err map_processors(lbs_grid *g) {
+  if (!(g->pcluster = malloc((size_t)(g->P ? g->P : 1) * sizeof *g->pcluster)))
+    return lbs_fail(LBS_NOMEM, "grid");
   for (int c = 0; c < g->C; c++)
     for (int p = g->cfirst[c]; p < g->cfirst[c + 1]; p++) g->pcluster[p] = c;
-  if ((e = read_profiles(g, cfg, spec))) goto fail;
+  return LBS_OK;
+}
+
+/* Builds a grid from cfg (see lbs_grid.h): [grid], the clusters with their node types, the links,
+ * the node types no cluster uses, each processor's cluster, the availability profiles. *out is
+ * the caller's; on an error it stays NULL and nothing is kept. */
+lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out) {
+  *out = NULL;
+  const lbs_section_spec *spec = lbs_grid_spec();
+  lbs_err e = lbs_config_check(cfg, spec);
+  if (e) return e;
+  lbs_grid *g = calloc(1, sizeof *g);
+  if (!g) return lbs_fail(LBS_NOMEM, "grid");
+  double npw = 0;
+  lbs_link inter = {0}; /* both set by read_grid_keys */
+  if ((e = read_grid_keys(g, cfg, spec, &npw, &inter)) || (e = alloc_clusters(g, cfg))) goto fail;
+  long long total = 0;
+  for (int c = 0; c < g->C; c++)
+    if ((e = read_cluster(g, cfg, spec, c, npw, inter, &total))) goto fail;
+  g->P = (int)total;
+  if ((e = read_links(g, cfg, spec)) || (e = read_unused_nodetypes(g, cfg, npw)) ||
+      (e = map_processors(g)) || (e = read_profiles(g, cfg, spec)))
+    goto fail;
   *out = g;
   return LBS_OK;
 fail:

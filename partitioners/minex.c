@@ -561,16 +561,20 @@ static void sift_up(hedge *h, int64_t i) {
   }
 }
 
-/* Splits verts[0..nv) onto processors [p0, p1): graph growing from a pseudo-peripheral
- * vertex until the left side holds its share of PWgt (proportional to speed), clusters kept
- * together, then the same on each side. tag/queue are n-sized scratch. */
-static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, int p1, int *part, int64_t *tag,
-                   int64_t *queue, int64_t *token) {
-  if (nv == 0) return;
-  if (p1 - p0 == 1) {
-    for (int64_t i = 0; i < nv; i++) part[verts[i]] = p0;
-    return;
-  }
+/* One bisection of verts[0..nv): the tags that mark its vertices (in_set) and its left side
+ * (left) in tag, the bounds on the left side's vertex count, and its weight against the target. */
+typedef struct {
+  const level *L;
+  int64_t *verts, nv; /* the vertices to split */
+  int64_t *tag;       /* n-sized: in_set or left for the vertices of verts */
+  int64_t in_set, left;
+  int64_t minl, maxl, nl; /* bounds on the left side's vertex count; its count */
+  double total, target;   /* PWgt of verts; the left side's share of it */
+  double wl;              /* PWgt on the left side */
+} cut;
+
+/* Where [p0, p1) splits: its middle, or the cluster boundary nearest the middle. */
+static int split_proc(const ctx *x, int p0, int p1) {
   int pm = p0 + (p1 - p0) / 2;
   if (x->cl[p0] != x->cl[p1 - 1]) { /* cut at the cluster boundary nearest the middle */
     int best = -1;
@@ -578,15 +582,14 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
       if (x->cl[p] != x->cl[p - 1] && (best < 0 || abs(p - pm) < abs(best - pm))) best = p;
     pm = best;
   }
-  double sl = 0, s = 0, total = 0;
-  for (int p = p0; p < p1; p++) s += 1 / x->ipg->proc[p], sl += p < pm ? 1 / x->ipg->proc[p] : 0;
-  for (int64_t i = 0; i < nv; i++) total += L->pw[verts[i]];
-  double target = total * sl / s;
-  int64_t minl = nv >= p1 - p0 ? pm - p0 : 0, maxl = nv >= p1 - p0 ? nv - (p1 - pm) : nv;
-  int64_t in_set = ++*token;
-  for (int64_t i = 0; i < nv; i++) tag[verts[i]] = in_set;
-  /* a pseudo-peripheral start: the last vertex a BFS from verts[0] reaches */
-  int64_t seen = ++*token, qh = 0, qt = 0, start = verts[0];
+  return pm;
+}
+
+/* A pseudo-peripheral start: the last vertex a BFS from verts[0] reaches, through the set's
+ * vertices (tagged seen while it runs, in_set again after). queue is n-sized scratch. */
+static int64_t peripheral(const cut *c, int64_t *queue, int64_t seen) {
+  const level *L = c->L;
+  int64_t *tag = c->tag, qh = 0, qt = 0, start = c->verts[0];
   queue[qt++] = start, tag[start] = seen;
   while (qh < qt) {
     int64_t v = queue[qh++];
@@ -594,24 +597,37 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
     for (int dir = 0; dir < 2; dir++) {
       const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
       for (int64_t j = xa[v]; j < xa[v + 1]; j++)
-        if (tag[ad[j]] == in_set) tag[ad[j]] = seen, queue[qt++] = ad[j];
+        if (tag[ad[j]] == c->in_set) tag[ad[j]] = seen, queue[qt++] = ad[j];
     }
   }
-  for (int64_t i = 0; i < nv; i++) tag[verts[i]] = in_set;
-  /* grow the left side, greedily (GGGP): always the frontier vertex whose edges gain most */
-  int64_t left = ++*token, nl = 0, next = 0, nh = 0;
-  double wl = 0, *gain = x->gain;
-  hedge *heap = x->heap;
-  for (int64_t i = 0; i < nv; i++) {
-    int64_t v = verts[i];
+  for (int64_t i = 0; i < c->nv; i++) tag[c->verts[i]] = c->in_set;
+  return start;
+}
+
+/* gain[v] for each vertex of the set: minus the weight of its edges inside the set. */
+static void set_gains(const cut *c, double *gain) {
+  const level *L = c->L;
+  for (int64_t i = 0; i < c->nv; i++) {
+    int64_t v = c->verts[i];
     gain[v] = 0;
     for (int dir = 0; dir < 2; dir++) {
       const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
       const double *cw = dir ? L->icw : L->cw;
       for (int64_t j = xa[v]; j < xa[v + 1]; j++)
-        if (tag[ad[j]] == in_set) gain[v] -= cw[j];
+        if (c->tag[ad[j]] == c->in_set) gain[v] -= cw[j];
     }
   }
+}
+
+/* Grows the left side from start, greedily (GGGP): always the frontier vertex whose edges gain
+ * most (from x's gain and heap scratch), another component's first vertex when the frontier is
+ * empty, until the left side holds its share of PWgt within its bounds. */
+static void grow_left(ctx *x, cut *c, int64_t start) {
+  const level *L = c->L;
+  int64_t *tag = c->tag, in_set = c->in_set, next = 0, nh = 0;
+  double *gain = x->gain;
+  hedge *heap = x->heap;
+  set_gains(c, gain);
   heap[nh++] = (hedge){-gain[start], start, 0};
   for (;;) {
     int64_t v = -1;
@@ -622,12 +638,13 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
       if (tag[h.u] == in_set && -h.key == gain[h.u]) v = h.u;
     }
     if (v < 0) { /* another component */
-      while (next < nv && tag[verts[next]] != in_set) next++;
-      if (next == nv) break;
-      v = verts[next];
+      while (next < c->nv && tag[c->verts[next]] != in_set) next++;
+      if (next == c->nv) break;
+      v = c->verts[next];
     }
-    if (nl >= minl && (nl >= maxl || wl + L->pw[v] / 2 > target)) break; /* v stays right */
-    tag[v] = left, nl++, wl += L->pw[v];
+    if (c->nl >= c->minl && (c->nl >= c->maxl || c->wl + L->pw[v] / 2 > c->target))
+      break; /* v stays right */
+    tag[v] = c->left, c->nl++, c->wl += L->pw[v];
     for (int dir = 0; dir < 2; dir++) {
       const int64_t *xa = dir ? L->ixadj : L->xadj, *ad = dir ? L->iadj : L->adj;
       const double *cw = dir ? L->icw : L->cw;
@@ -640,15 +657,20 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
       }
     }
   }
-  /* then greedy boundary passes: move a vertex to the other side when that cuts less edge
-   * weight and keeps the weights within tolerance of the target */
+}
+
+/* Greedy boundary passes, 4 at most: moves a vertex to the other side when that cuts less edge
+ * weight and keeps the weights within tolerance of the target (or brings them nearer it). */
+static void refine_cut(cut *c) {
+  const level *L = c->L;
+  int64_t *tag = c->tag, in_set = c->in_set, left = c->left;
   double wmax = 0;
-  for (int64_t i = 0; i < nv; i++) wmax = fmax(wmax, L->pw[verts[i]]);
-  double tol = fmax(0.01 * total, wmax);
+  for (int64_t i = 0; i < c->nv; i++) wmax = fmax(wmax, L->pw[c->verts[i]]);
+  double tol = fmax(0.01 * c->total, wmax);
   for (int pass = 0; pass < 4; pass++) {
     int moved = 0;
-    for (int64_t i = 0; i < nv; i++) {
-      int64_t v = verts[i];
+    for (int64_t i = 0; i < c->nv; i++) {
+      int64_t v = c->verts[i];
       int isl = tag[v] == left;
       double ext = 0, in = 0;
       for (int dir = 0; dir < 2; dir++) {
@@ -662,21 +684,52 @@ static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, i
         }
       }
       if (!(ext > in)) continue;
-      double nw = isl ? wl - L->pw[v] : wl + L->pw[v];
-      int64_t nn = isl ? nl - 1 : nl + 1;
-      if (nn < minl || nn > maxl || (fabs(nw - target) > tol && fabs(nw - target) >= fabs(wl - target))) continue;
-      tag[v] = isl ? in_set : left, wl = nw, nl = nn, moved++;
+      double nw = isl ? c->wl - L->pw[v] : c->wl + L->pw[v];
+      int64_t nn = isl ? c->nl - 1 : c->nl + 1;
+      if (nn < c->minl || nn > c->maxl ||
+          (fabs(nw - c->target) > tol && fabs(nw - c->target) >= fabs(c->wl - c->target)))
+        continue;
+      tag[v] = isl ? in_set : left, c->wl = nw, c->nl = nn, moved++;
     }
     if (!moved) break;
   }
-  /* stable split of verts: left first */
+}
+
+/* Reorders verts stably, the left side first (through queue); returns the left side's count. */
+static int64_t split_verts(cut *c, int64_t *queue) {
   int64_t a = 0;
-  for (int64_t i = 0; i < nv; i++)
-    if (tag[verts[i]] == left) queue[a++] = verts[i];
+  for (int64_t i = 0; i < c->nv; i++)
+    if (c->tag[c->verts[i]] == c->left) queue[a++] = c->verts[i];
   int64_t b = a;
-  for (int64_t i = 0; i < nv; i++)
-    if (tag[verts[i]] != left) queue[b++] = verts[i];
-  memcpy(verts, queue, (size_t)nv * sizeof *verts);
+  for (int64_t i = 0; i < c->nv; i++)
+    if (c->tag[c->verts[i]] != c->left) queue[b++] = c->verts[i];
+  memcpy(c->verts, queue, (size_t)c->nv * sizeof *c->verts);
+  return a;
+}
+
+/* Splits verts[0..nv) onto processors [p0, p1): graph growing from a pseudo-peripheral
+ * vertex until the left side holds its share of PWgt (proportional to speed), clusters kept
+ * together, then the same on each side. tag/queue are n-sized scratch. */
+static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, int p1, int *part, int64_t *tag,
+                   int64_t *queue, int64_t *token) {
+  if (nv == 0) return;
+  if (p1 - p0 == 1) {
+    for (int64_t i = 0; i < nv; i++) part[verts[i]] = p0;
+    return;
+  }
+  int pm = split_proc(x, p0, p1);
+  double sl = 0, s = 0, total = 0;
+  for (int p = p0; p < p1; p++) s += 1 / x->ipg->proc[p], sl += p < pm ? 1 / x->ipg->proc[p] : 0;
+  for (int64_t i = 0; i < nv; i++) total += L->pw[verts[i]];
+  cut c = {.L = L, .verts = verts, .nv = nv, .tag = tag, .total = total, .target = total * sl / s};
+  c.minl = nv >= p1 - p0 ? pm - p0 : 0, c.maxl = nv >= p1 - p0 ? nv - (p1 - pm) : nv;
+  c.in_set = ++*token;
+  for (int64_t i = 0; i < nv; i++) tag[verts[i]] = c.in_set;
+  int64_t start = peripheral(&c, queue, ++*token);
+  c.left = ++*token;
+  grow_left(x, &c, start);
+  refine_cut(&c);
+  int64_t a = split_verts(&c, queue);
   bisect(x, L, verts, a, p0, pm, part, tag, queue, token);
   bisect(x, L, verts + a, nv - a, pm, p1, part, tag, queue, token);
 }

@@ -129,97 +129,119 @@ static int parse_share(const char *s, double *out) {
   return isfinite(*out) && *out > 0 ? 0 : -1;
 }
 
-/* Reads [mapping name]'s copies into m; owns nothing new on failure beyond m's arrays (freed
- * with the pipeline). */
-static lbs_err read_mapping(lbs_pipeline *p, const lbs_config *cfg, const char *name, mapping *m) {
+/* Reads the words of 'omit = BLOCK ...' in [mapping name] (split in place): each names a block
+ * neither mapped nor omitted yet, which becomes omitted (state 2). *nwords counts them. */
+static lbs_err read_omit(const lbs_pipeline *p, const char *where, const char *name, char *words,
+                         int *state, int *nwords) {
   char known[512];
+  for (char *save = NULL, *w = strtok_r(words, " \t,", &save); w;
+       w = strtok_r(NULL, " \t,", &save)) {
+    (*nwords)++;
+    int ob = find_name(p->bname, p->nb, w);
+    if (ob < 0)
+      return lbs_fail(LBS_PARSE, "%s: [mapping %s] omit = %s: no [block %s] section (%s)", where,
+                      name, w, w, known_list(known, sizeof known, p->bname, p->nb, w));
+    if (state[ob])
+      return lbs_fail(LBS_PARSE, "%s: [mapping %s] omits block '%s' %s", where, name, w,
+                      state[ob] == 2 ? "twice" : "and maps it too");
+    state[ob] = 2;
+  }
+  return LBS_OK;
+}
+
+/* Appends to m the copies of block b that 'key = PROC[*SHARE] ...' lists (words, split in
+ * place), shares 0 where none is given. *nwords counts the copies, *nshared those with shares. */
+static lbs_err read_copies(const lbs_pipeline *p, const char *where, const char *name,
+                           const char *key, int b, char *words, mapping *m, int *nwords,
+                           int *nshared) {
+  char known[512];
+  for (char *save = NULL, *w = strtok_r(words, " \t,", &save); w;
+       w = strtok_r(NULL, " \t,", &save)) {
+    (*nwords)++;
+    char *star = strchr(w, '*');
+    double share = 0;
+    if (star) {
+      *star = '\0';
+      if (parse_share(star + 1, &share))
+        return lbs_fail(
+            LBS_PARSE,
+            "%s: [mapping %s] %s = %s*%s: the share must be a number or a fraction A/B, > 0", where,
+            name, key, w, star + 1);
+      (*nshared)++;
+    }
+    int k = find_name(p->pname, p->np, w);
+    if (k < 0)
+      return lbs_fail(LBS_PARSE,
+                      "%s: [mapping %s] puts block %s on processor '%s', which has no "
+                      "[processor %s] section (%s)",
+                      where, name, key, w, w, known_list(known, sizeof known, p->pname, p->np, w));
+    lbs_pipeline_copy *c = realloc(m->copies, (size_t)(m->ncopies + 1) * sizeof *c);
+    if (!c) return lbs_fail(LBS_NOMEM, "pipeline");
+    m->copies = c;
+    c[m->ncopies++] = (lbs_pipeline_copy){b, k, share};
+  }
+  return LBS_OK;
+}
+
+/* Reads one entry of [mapping name]: 'omit = BLOCK ...', or 'BLOCK = PROC[*SHARE] ...' whose
+ * copies all have shares or none (then k copies take 1/k each). state says which blocks are
+ * mapped (1) or omitted (2) so far. */
+static lbs_err read_entry(const lbs_pipeline *p, const lbs_config *cfg, const char *name,
+                          const char *key, const char *value, mapping *m, int *state) {
+  char known[512];
+  const char *where = lbs_config_where(cfg, "mapping", name, key);
+  char wherebuf[512];
+  snprintf(wherebuf, sizeof wherebuf, "%s", where); /* where is overwritten by the next call */
+  int omit = !strcmp(key, "omit"), b = omit ? -1 : find_name(p->bname, p->nb, key);
+  if (!omit && b < 0)
+    return lbs_fail(
+        LBS_PARSE, "%s: [mapping %s] maps block '%s', which has no [block %s] section (%s)",
+        wherebuf, name, key, key, known_list(known, sizeof known, p->bname, p->nb, key));
+  char *words = strdup(value);
+  if (!words) return lbs_fail(LBS_NOMEM, "pipeline");
+  int first = m->ncopies, nshared = 0, nwords = 0;
+  lbs_err e = omit ? read_omit(p, wherebuf, name, words, state, &nwords)
+                   : read_copies(p, wherebuf, name, key, b, words, m, &nwords, &nshared);
+  free(words);
+  if (e) return e;
+  if (!nwords)
+    return lbs_fail(LBS_PARSE, "%s: [mapping %s] %s = (nothing): name %s", wherebuf, name, key,
+                    omit ? "the blocks this topology does not have"
+                         : "one processor or more, as PROC or PROC*SHARE");
+  if (omit) return LBS_OK;
+  int ncp = m->ncopies - first;
+  if (nshared && nshared != ncp)
+    return lbs_fail(LBS_PARSE,
+                    "%s: [mapping %s] %s: give every copy a share (PROC*SHARE) "
+                    "or none (k copies take 1/k each)",
+                    wherebuf, name, key);
+  if (state[b] == 2)
+    return lbs_fail(LBS_PARSE, "%s: [mapping %s] maps block '%s' and omits it too", wherebuf, name,
+                    key);
+  if (!nshared)
+    for (int j = first; j < m->ncopies; j++) m->copies[j].share = 1.0 / ncp;
+  state[b] = 1;
+  return LBS_OK;
+}
+
+/* Reads [mapping name]'s copies into m: its entries, then every block mapped or omitted and
+ * one copy at least; owns nothing new on failure beyond m's arrays (freed with the pipeline). */
+static lbs_err read_mapping(lbs_pipeline *p, const lbs_config *cfg, const char *name, mapping *m) {
   const char *key, *value;
   int *state = calloc((size_t)p->nb, sizeof *state); /* 0 unmapped, 1 mapped, 2 omitted */
   if (!state) return lbs_fail(LBS_NOMEM, "pipeline");
   lbs_err e = LBS_OK;
-  for (int i = 0; !e && lbs_config_entry(cfg, "mapping", name, i, &key, &value); i++) {
-    const char *where = lbs_config_where(cfg, "mapping", name, key);
-    char wherebuf[512];
-    snprintf(wherebuf, sizeof wherebuf, "%s", where); /* where is overwritten by the next call */
-    int omit = !strcmp(key, "omit"), b = omit ? -1 : find_name(p->bname, p->nb, key);
-    if (!omit && b < 0) {
-      e = lbs_fail(LBS_PARSE, "%s: [mapping %s] maps block '%s', which has no [block %s] section (%s)", wherebuf,
-                   name, key, key, known_list(known, sizeof known, p->bname, p->nb, key));
-      break;
-    }
-    char *words = strdup(value);
-    if (!words) {
-      e = lbs_fail(LBS_NOMEM, "pipeline");
-      break;
-    }
-    int first = m->ncopies, nshared = 0, nwords = 0;
-    for (char *save = NULL, *w = strtok_r(words, " \t,", &save); w && !e; w = strtok_r(NULL, " \t,", &save)) {
-      nwords++;
-      if (omit) {
-        int ob = find_name(p->bname, p->nb, w);
-        if (ob < 0)
-          e = lbs_fail(LBS_PARSE, "%s: [mapping %s] omit = %s: no [block %s] section (%s)", wherebuf, name, w, w,
-                       known_list(known, sizeof known, p->bname, p->nb, w));
-        else if (state[ob])
-          e = lbs_fail(LBS_PARSE, "%s: [mapping %s] omits block '%s' %s", wherebuf, name, w,
-                       state[ob] == 2 ? "twice" : "and maps it too");
-        else state[ob] = 2;
-        continue;
-      }
-      char *star = strchr(w, '*');
-      double share = 0;
-      if (star) {
-        *star = '\0';
-        if (parse_share(star + 1, &share)) {
-          e = lbs_fail(LBS_PARSE, "%s: [mapping %s] %s = %s*%s: the share must be a number or a fraction A/B, > 0",
-                       wherebuf, name, key, w, star + 1);
-          break;
-        }
-        nshared++;
-      }
-      int k = find_name(p->pname, p->np, w);
-      if (k < 0) {
-        e = lbs_fail(LBS_PARSE, "%s: [mapping %s] puts block %s on processor '%s', which has no [processor %s] section (%s)",
-                     wherebuf, name, key, w, w, known_list(known, sizeof known, p->pname, p->np, w));
-        break;
-      }
-      lbs_pipeline_copy *c = realloc(m->copies, (size_t)(m->ncopies + 1) * sizeof *c);
-      if (!c) {
-        e = lbs_fail(LBS_NOMEM, "pipeline");
-        break;
-      }
-      m->copies = c;
-      c[m->ncopies++] = (lbs_pipeline_copy){b, k, share};
-    }
-    free(words);
-    if (e) break;
-    if (!nwords) {
-      e = lbs_fail(LBS_PARSE, "%s: [mapping %s] %s = (nothing): name %s", wherebuf, name, key,
-                   omit ? "the blocks this topology does not have" : "one processor or more, as PROC or PROC*SHARE");
-      break;
-    }
-    if (omit) continue;
-    int ncp = m->ncopies - first;
-    if (nshared && nshared != ncp) {
-      e = lbs_fail(LBS_PARSE, "%s: [mapping %s] %s: give every copy a share (PROC*SHARE) or none (k copies take 1/k each)",
-                   wherebuf, name, key);
-      break;
-    }
-    if (state[b] == 2) {
-      e = lbs_fail(LBS_PARSE, "%s: [mapping %s] maps block '%s' and omits it too", wherebuf, name, key);
-      break;
-    }
-    if (!nshared)
-      for (int j = first; j < m->ncopies; j++) m->copies[j].share = 1.0 / ncp;
-    state[b] = 1;
-  }
+  for (int i = 0; !e && lbs_config_entry(cfg, "mapping", name, i, &key, &value); i++)
+    e = read_entry(p, cfg, name, key, value, m, state);
   for (int b = 0; !e && b < p->nb; b++)
     if (!state[b])
-      e = lbs_fail(LBS_PARSE, "%s: [mapping %s] leaves block '%s' unmapped (map it, or list it in 'omit = ' "
-                   "when this topology has no such block)", lbs_config_where(cfg, "mapping", name, NULL), name,
-                   p->bname[b]);
+      e = lbs_fail(LBS_PARSE,
+                   "%s: [mapping %s] leaves block '%s' unmapped (map it, or list it in 'omit = ' "
+                   "when this topology has no such block)",
+                   lbs_config_where(cfg, "mapping", name, NULL), name, p->bname[b]);
   if (!e && !m->ncopies)
-    e = lbs_fail(LBS_PARSE, "%s: [mapping %s] maps no block", lbs_config_where(cfg, "mapping", name, NULL), name);
+    e = lbs_fail(LBS_PARSE, "%s: [mapping %s] maps no block",
+                 lbs_config_where(cfg, "mapping", name, NULL), name);
   free(state);
   return e;
 }
@@ -257,64 +279,65 @@ static lbs_err push_name(char ***names, int *n, const char *name) {
   return LBS_OK;
 }
 
-lbs_err lbs_pipeline_from_config(const lbs_config *cfg, lbs_pipeline **out) {
-  *out = NULL;
+/* Reads [pipeline]: the name, the jobs N and the think time Z. */
+static lbs_err read_pipeline_keys(lbs_pipeline *p, const lbs_config *cfg) {
   const lbs_section_spec *spec = pipeline_spec;
-  lbs_err e = lbs_config_check(cfg, spec);
-  if (e) return e;
-  lbs_pipeline *p = calloc(1, sizeof *p);
-  if (!p) return lbs_fail(LBS_NOMEM, "pipeline");
   const char *name;
+  lbs_err e;
   if ((e = lbs_config_string(cfg, spec, "pipeline", "", "name", &name)) ||
       (e = lbs_config_int(cfg, spec, "pipeline", "", "jobs", &p->jobs)) ||
       (e = lbs_config_double(cfg, spec, "pipeline", "", "think_s", &p->think_s)))
-    goto done;
-  if (!(p->name = strdup(name))) {
-    e = lbs_fail(LBS_NOMEM, "pipeline");
-    goto done;
-  }
+    return e;
+  if (!(p->name = strdup(name))) return lbs_fail(LBS_NOMEM, "pipeline");
+  return LBS_OK;
+}
 
-  int nb = lbs_config_count(cfg, "block"), np = lbs_config_count(cfg, "processor");
-  p->bdemand = calloc((size_t)nb, sizeof *p->bdemand);
-  p->pspeed = calloc((size_t)np, sizeof *p->pspeed);
-  if (!p->bdemand || !p->pspeed) {
-    e = lbs_fail(LBS_NOMEM, "pipeline");
-    goto done;
-  }
+/* Reads the nb [block] sections: names and demands per job (seconds / jobs, or demand_s). */
+static lbs_err read_blocks(lbs_pipeline *p, const lbs_config *cfg, int nb) {
+  const lbs_section_spec *spec = pipeline_spec;
+  lbs_err e;
   for (int b = 0; b < nb; b++) {
     const char *bn = lbs_config_name(cfg, "block", b);
-    int has_s = lbs_config_has(cfg, "block", bn, "seconds"), has_d = lbs_config_has(cfg, "block", bn, "demand_s");
-    if (!strcmp(bn, "omit")) {
-      e = lbs_fail(LBS_PARSE, "%s: a block cannot be called 'omit' (a [mapping] key)",
-                   lbs_config_where(cfg, "block", bn, NULL));
-      goto done;
-    }
-    if (has_s == has_d) {
-      e = lbs_fail(LBS_PARSE, "%s: [block %s] %s", lbs_config_where(cfg, "block", bn, has_s ? "demand_s" : NULL), bn,
-                   has_s ? "gives both seconds and demand_s: give one"
-                         : "needs 'seconds' (total over the [pipeline] jobs) or 'demand_s' (per job)");
-      goto done;
-    }
+    int has_s = lbs_config_has(cfg, "block", bn, "seconds"),
+        has_d = lbs_config_has(cfg, "block", bn, "demand_s");
+    if (!strcmp(bn, "omit"))
+      return lbs_fail(LBS_PARSE, "%s: a block cannot be called 'omit' (a [mapping] key)",
+                      lbs_config_where(cfg, "block", bn, NULL));
+    if (has_s == has_d)
+      return lbs_fail(
+          LBS_PARSE, "%s: [block %s] %s",
+          lbs_config_where(cfg, "block", bn, has_s ? "demand_s" : NULL), bn,
+          has_s ? "gives both seconds and demand_s: give one"
+                : "needs 'seconds' (total over the [pipeline] jobs) or 'demand_s' (per job)");
     double v;
-    if ((e = lbs_config_double(cfg, spec, "block", bn, has_s ? "seconds" : "demand_s", &v))) goto done;
+    if ((e = lbs_config_double(cfg, spec, "block", bn, has_s ? "seconds" : "demand_s", &v)))
+      return e;
     p->bdemand[b] = has_s ? v / (double)p->jobs : v;
-    if ((e = push_name(&p->bname, &p->nb, bn))) goto done;
+    if ((e = push_name(&p->bname, &p->nb, bn))) return e;
   }
+  return LBS_OK;
+}
+
+/* Reads the np [processor] sections: names and relative speeds. */
+static lbs_err read_processors(lbs_pipeline *p, const lbs_config *cfg, int np) {
+  lbs_err e;
   for (int k = 0; k < np; k++) {
     const char *pn = lbs_config_name(cfg, "processor", k);
-    if ((e = lbs_config_double(cfg, spec, "processor", pn, "speed", &p->pspeed[k])) ||
+    if ((e = lbs_config_double(cfg, pipeline_spec, "processor", pn, "speed", &p->pspeed[k])) ||
         (e = push_name(&p->pname, &p->np, pn)))
-      goto done;
+      return e;
   }
+  return LBS_OK;
+}
 
+/* Reads the [buffer A B] sections: two different blocks and a capacity. */
+static lbs_err read_buffers(lbs_pipeline *p, const lbs_config *cfg) {
+  lbs_err e;
   int nbuf = lbs_config_count(cfg, "buffer");
   p->buf_from = calloc((size_t)nbuf + 1, sizeof *p->buf_from);
   p->buf_to = calloc((size_t)nbuf + 1, sizeof *p->buf_to);
   p->buf_cap = calloc((size_t)nbuf + 1, sizeof *p->buf_cap);
-  if (!p->buf_from || !p->buf_to || !p->buf_cap) {
-    e = lbs_fail(LBS_NOMEM, "pipeline");
-    goto done;
-  }
+  if (!p->buf_from || !p->buf_to || !p->buf_cap) return lbs_fail(LBS_NOMEM, "pipeline");
   for (int i = 0; i < nbuf; i++, p->nbuf++) {
     const char *bn = lbs_config_name(cfg, "buffer", i), *sp = strchr(bn, ' ');
     char from[256], to[256], known[512];
@@ -323,36 +346,60 @@ lbs_err lbs_pipeline_from_config(const lbs_config *cfg, lbs_pipeline **out) {
     const char *bad = (p->buf_from[i] = find_name(p->bname, p->nb, from)) < 0 ? from
                       : (p->buf_to[i] = find_name(p->bname, p->nb, to)) < 0   ? to
                                                                               : NULL;
-    if (bad) {
-      e = lbs_fail(LBS_PARSE, "%s: [buffer %s]: no [block %s] section (%s)", lbs_config_where(cfg, "buffer", bn, NULL),
-                   bn, bad, known_list(known, sizeof known, p->bname, p->nb, bad));
-      goto done;
-    }
-    if (p->buf_from[i] == p->buf_to[i]) {
-      e = lbs_fail(LBS_PARSE, "%s: [buffer %s] joins a block to itself", lbs_config_where(cfg, "buffer", bn, NULL), bn);
-      goto done;
-    }
-    if ((e = lbs_config_int(cfg, spec, "buffer", bn, "capacity", &p->buf_cap[i]))) goto done;
+    if (bad)
+      return lbs_fail(LBS_PARSE, "%s: [buffer %s]: no [block %s] section (%s)",
+                      lbs_config_where(cfg, "buffer", bn, NULL), bn, bad,
+                      known_list(known, sizeof known, p->bname, p->nb, bad));
+    if (p->buf_from[i] == p->buf_to[i])
+      return lbs_fail(LBS_PARSE, "%s: [buffer %s] joins a block to itself",
+                      lbs_config_where(cfg, "buffer", bn, NULL), bn);
+    if ((e = lbs_config_int(cfg, pipeline_spec, "buffer", bn, "capacity", &p->buf_cap[i])))
+      return e;
   }
+  return LBS_OK;
+}
 
+/* Reads the [mapping] sections and applies the laws to each. p->nm counts a mapping that
+ * failed too, so that its arrays are freed with p. */
+static lbs_err read_mappings(lbs_pipeline *p, const lbs_config *cfg) {
+  lbs_err e;
   int nm = lbs_config_count(cfg, "mapping");
-  if (!(p->maps = calloc((size_t)nm, sizeof *p->maps))) {
-    e = lbs_fail(LBS_NOMEM, "pipeline");
-    goto done;
-  }
+  if (!(p->maps = calloc((size_t)nm, sizeof *p->maps))) return lbs_fail(LBS_NOMEM, "pipeline");
   for (int i = 0; i < nm; i++, p->nm++) {
     mapping *m = &p->maps[i];
     const char *mn = lbs_config_name(cfg, "mapping", i);
     if (!(m->name = strdup(mn))) {
-      e = lbs_fail(LBS_NOMEM, "pipeline");
       p->nm++;
-      goto done;
+      return lbs_fail(LBS_NOMEM, "pipeline");
     }
     if ((e = read_mapping(p, cfg, mn, m)) || (e = apply_laws(p, cfg, m))) {
       p->nm++; /* m's arrays are freed with p */
-      goto done;
+      return e;
     }
   }
+  return LBS_OK;
+}
+
+/* Builds a pipeline from cfg (see lbs_pipeline.h): [pipeline], the blocks, the processors, the
+ * buffers, then each mapping with its laws. *out is the caller's; NULL on an error. */
+lbs_err lbs_pipeline_from_config(const lbs_config *cfg, lbs_pipeline **out) {
+  *out = NULL;
+  lbs_err e = lbs_config_check(cfg, pipeline_spec);
+  if (e) return e;
+  lbs_pipeline *p = calloc(1, sizeof *p);
+  if (!p) return lbs_fail(LBS_NOMEM, "pipeline");
+  if ((e = read_pipeline_keys(p, cfg))) goto done;
+  int nb = lbs_config_count(cfg, "block"), np = lbs_config_count(cfg, "processor");
+  p->bdemand = calloc((size_t)nb, sizeof *p->bdemand);
+  p->pspeed = calloc((size_t)np, sizeof *p->pspeed);
+  if (!p->bdemand || !p->pspeed) {
+    e = lbs_fail(LBS_NOMEM, "pipeline");
+    goto done;
+  }
+  e = read_blocks(p, cfg, nb);
+  if (!e) e = read_processors(p, cfg, np);
+  if (!e) e = read_buffers(p, cfg);
+  if (!e) e = read_mappings(p, cfg);
 done:
   if (e) lbs_pipeline_destroy(&p);
   *out = p;

@@ -236,108 +236,93 @@ static void build_hello(agent *a) {
   lbs_buf_free(&pay);
 }
 
-int lbs__agent_main(int fd, const char *label, int node, const char *collector,
-                    const uint8_t secret[LBSPROF_SECRET_BYTES]) {
-  signal(SIGPIPE, SIG_IGN);
-  agent A, *a = &A;
-  memset(a, 0, sizeof A);
-  a->node = node, a->addr = collector, a->fd = -1;
-  memcpy(a->secret, secret, sizeof a->secret);
-  const char *pe = getenv("LBSPROF_PING_S");
-  double ping_every = pe && atof(pe) > 0 ? atof(pe) : 5;
-  /* the segment comes as an inherited descriptor: its name is gone already */
+/* Maps the segment of the inherited descriptor fd (closed here once mapped; its name is gone
+ * already) into a->shm, *bytes long, and tells the ranks this agent runs. 1 (said through
+ * lbs_log) when it is not an lbsprof segment of this version. */
+static int map_segment(agent *a, int fd, const char *label, size_t *bytes) {
   prof_shm *h = mmap(NULL, sizeof(prof_shm), PROT_READ, MAP_SHARED, fd, 0);
   if (h == MAP_FAILED) {
     lbs_log(LBS_LOG_ERROR, "cannot map the segment of %s: %s", label, strerror(errno));
     return 1;
   }
-  size_t bytes = h->bytes;
+  *bytes = h->bytes;
   munmap(h, sizeof(prof_shm));
-  a->shm = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  a->shm = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
-  if (a->shm == MAP_FAILED || a->shm->magic != LBSPROF_SHM_MAGIC || a->shm->version != LBSPROF_PROTO_VERSION) {
+  if (a->shm == MAP_FAILED || a->shm->magic != LBSPROF_SHM_MAGIC ||
+      a->shm->version != LBSPROF_PROTO_VERSION) {
     lbs_log(LBS_LOG_ERROR, "%s is not an lbsprof segment of this version", label);
     return 1;
   }
   atomic_store(&a->shm->agent_pid, (int32_t)getpid());
   atomic_store(&a->shm->agent_state, AGENT_RUNNING);
+  return 0;
+}
+
+/* The state of each local rank (no mesh, no step yet) and the codec's context; the collector
+ * counts as down from now. 1 when out of memory. */
+static int start_ranks(agent *a) {
   a->nl = a->shm->nlocal;
   a->mesh = calloc((size_t)a->nl, sizeof *a->mesh), a->n = calloc((size_t)a->nl, sizeof *a->n);
-  a->done = calloc((size_t)a->nl, sizeof *a->done), a->lost = calloc((size_t)a->nl, sizeof *a->lost);
+  a->done = calloc((size_t)a->nl, sizeof *a->done);
+  a->lost = calloc((size_t)a->nl, sizeof *a->lost);
   a->last = malloc((size_t)a->nl * sizeof *a->last);
-  if (!a->mesh || !a->n || !a->done || !a->lost || !a->last || lbs_codec_ctx_create(&a->cc)) return 1;
+  if (!a->mesh || !a->n || !a->done || !a->lost || !a->last || lbs_codec_ctx_create(&a->cc))
+    return 1;
   for (int r = 0; r < a->nl; r++) a->last[r] = -1;
   a->down_since = lbs__now_s();
-  lbs_buf rec = {0};
-  int meshed = 0, hello_built = 0;
-  double idle_since = lbs__now_s();
-  /* idle naps grow from 100 us to 2 ms while nothing comes, and start over when something
-   * does: an agent waking 5000 times a second cost the ranks that share its cores 5-8% of
-   * their time (apps/wave, bench/RESULTS.md), and a ring holds at least two steps */
-  long nap_ns = 100000;
-  for (;;) {
-    int progress = 0;
-    for (int r = 0; r < a->nl; r++) {
-      uint32_t type;
-      while (!a->lost[r] && lbs__ring_read(a->shm, r, &type, &rec) == 1) {
-        progress = 1;
-        if (type == REC_META && !a->have_meta && rec.len == sizeof(prof_meta)) {
-          memcpy(&a->meta, rec.data, sizeof a->meta);
-          a->M = a->meta.nmetrics, a->have_meta = 1;
-        } else if (type == REC_MESH && !a->mesh[r].len) {
-          lbs_buf_append(&a->mesh[r], rec.data, rec.len);
-          memcpy(&a->n[r], rec.data, sizeof a->n[r]);
-          meshed++;
-        } else if (type == REC_STEP && rec.len >= sizeof(prof_step_hdr)) {
-          prof_step_hdr sh;
-          memcpy(&sh, rec.data, sizeof sh);
-          pstep *p = find_step(a, sh.step, sh.app_step);
-          size_t nb = (size_t)(sh.n * sh.nmetrics) * sizeof(double);
-          if (p && sh.n == a->n[r] && sh.nmetrics == a->M && rec.len == sizeof sh + nb && (p->vals[r] = malloc(nb ? nb : 1)))
-            memcpy(p->vals[r], rec.data + sizeof sh, nb);
-          a->last[r] = sh.step;
-          complete_steps(a);
-        } else if (type == REC_END && rec.len == sizeof(prof_end)) {
-          prof_end pe;
-          memcpy(&pe, rec.data, sizeof pe);
-          a->dropped += pe.dropped;
-          a->done[r] = 1;
-        }
-      }
-    }
-    if (!hello_built && a->have_meta && meshed == a->nl) {
-      build_hello(a);
-      hello_built = 1;
-    }
-    if (hello_built) {
-      try_connect(a);
-      flush(a);
-      ping(a, ping_every);
-    }
-    int finished = 1;
-    for (int r = 0; r < a->nl; r++) finished &= a->done[r] || a->lost[r] || atomic_load(&a->shm->ring[r].done);
-    if (finished && (a->nq == 0 || a->give_up)) break;
-    if (progress) {
-      idle_since = lbs__now_s();
-      nap_ns = 100000;
-      continue;
-    }
-    /* idle: look for ranks that died */
-    for (int r = 0; r < a->nl; r++) {
-      int32_t pid = atomic_load(&a->shm->ring[r].pid);
-      if (!a->done[r] && !a->lost[r] && ((pid > 0 && kill(pid, 0) && errno == ESRCH) || (pid == 0 && lbs__now_s() - idle_since > 60))) {
-        a->lost[r] = 1;
-        char why[64];
-        snprintf(why, sizeof why, "%d", r);
-        lbs_log(LBS_LOG_WARN, "local rank %s ended without finishing; its steps from here on are incomplete", why);
-        complete_steps(a);
-      }
-    }
-    if (finished && !hello_built) break; /* never got going */
-    struct timespec nap = {0, nap_ns};
-    nanosleep(&nap, NULL);
-    if (nap_ns < 2000000) nap_ns *= 2;
+  return 0;
+}
+
+/* Takes record rec of type from local rank r: the run's metadata (the first), the rank's mesh
+ * (*meshed counts them), a step's values (then the steps complete so far go), its end. */
+static void take_record(agent *a, int r, uint32_t type, const lbs_buf *rec, int *meshed) {
+  if (type == REC_META && !a->have_meta && rec->len == sizeof(prof_meta)) {
+    memcpy(&a->meta, rec->data, sizeof a->meta);
+    a->M = a->meta.nmetrics, a->have_meta = 1;
+  } else if (type == REC_MESH && !a->mesh[r].len) {
+    lbs_buf_append(&a->mesh[r], rec->data, rec->len);
+    memcpy(&a->n[r], rec->data, sizeof a->n[r]);
+    (*meshed)++;
+  } else if (type == REC_STEP && rec->len >= sizeof(prof_step_hdr)) {
+    prof_step_hdr sh;
+    memcpy(&sh, rec->data, sizeof sh);
+    pstep *p = find_step(a, sh.step, sh.app_step);
+    size_t nb = (size_t)(sh.n * sh.nmetrics) * sizeof(double);
+    if (p && sh.n == a->n[r] && sh.nmetrics == a->M && rec->len == sizeof sh + nb &&
+        (p->vals[r] = malloc(nb ? nb : 1)))
+      memcpy(p->vals[r], rec->data + sizeof sh, nb);
+    a->last[r] = sh.step;
+    complete_steps(a);
+  } else if (type == REC_END && rec->len == sizeof(prof_end)) {
+    prof_end pe;
+    memcpy(&pe, rec->data, sizeof pe);
+    a->dropped += pe.dropped;
+    a->done[r] = 1;
   }
+}
+
+/* Marks lost the local ranks that ended without finishing (their process is gone, or never
+ * started after 60 s idle since idle_since); their pending steps are settled. */
+static void find_lost_ranks(agent *a, double idle_since) {
+  for (int r = 0; r < a->nl; r++) {
+    int32_t pid = atomic_load(&a->shm->ring[r].pid);
+    if (!a->done[r] && !a->lost[r] &&
+        ((pid > 0 && kill(pid, 0) && errno == ESRCH) ||
+         (pid == 0 && lbs__now_s() - idle_since > 60))) {
+      a->lost[r] = 1;
+      char why[64];
+      snprintf(why, sizeof why, "%d", r);
+      lbs_log(LBS_LOG_WARN,
+              "local rank %s ended without finishing; its steps from here on are incomplete", why);
+      complete_steps(a);
+    }
+  }
+}
+
+/* Ends the agent's run: the END frame with its counts when the collector is still there, the
+ * segment marked and unmapped. The exit status: 0, 2 gave up on the collector, 3 lost ranks. */
+static int finish(agent *a, size_t bytes) {
   int lost = 0;
   for (int r = 0; r < a->nl; r++) lost += a->lost[r];
   if (a->fd >= 0 && !a->give_up) {
@@ -351,4 +336,62 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   atomic_store(&a->shm->agent_state, AGENT_GONE);
   munmap(a->shm, bytes);
   return a->give_up ? 2 : lost ? 3 : 0;
+}
+
+/* The agent's life (see prof_int.h): maps the segment, then drains the ranks' rings, sends the
+ * HELLO and MESH frames once every rank's mesh is in, streams the steps, watches for ranks that
+ * die, napping while idle, until every rank is done and the queue is empty (or given up). */
+int lbs__agent_main(int fd, const char *label, int node, const char *collector,
+                    const uint8_t secret[LBSPROF_SECRET_BYTES]) {
+  signal(SIGPIPE, SIG_IGN);
+  agent A, *a = &A;
+  memset(a, 0, sizeof A);
+  a->node = node, a->addr = collector, a->fd = -1;
+  memcpy(a->secret, secret, sizeof a->secret);
+  const char *pe = getenv("LBSPROF_PING_S");
+  double ping_every = pe && atof(pe) > 0 ? atof(pe) : 5;
+  size_t bytes = 0;
+  if (map_segment(a, fd, label, &bytes) || start_ranks(a)) return 1;
+  lbs_buf rec = {0};
+  int meshed = 0, hello_built = 0;
+  double idle_since = lbs__now_s();
+  /* idle naps grow from 100 us to 2 ms while nothing comes, and start over when something
+   * does: an agent waking 5000 times a second cost the ranks that share its cores 5-8% of
+   * their time (apps/wave, bench/RESULTS.md), and a ring holds at least two steps */
+  long nap_ns = 100000;
+  for (;;) {
+    int progress = 0;
+    for (int r = 0; r < a->nl; r++) {
+      uint32_t type;
+      while (!a->lost[r] && lbs__ring_read(a->shm, r, &type, &rec) == 1) {
+        progress = 1;
+        take_record(a, r, type, &rec, &meshed);
+      }
+    }
+    if (!hello_built && a->have_meta && meshed == a->nl) {
+      build_hello(a);
+      hello_built = 1;
+    }
+    if (hello_built) {
+      try_connect(a);
+      flush(a);
+      ping(a, ping_every);
+    }
+    int finished = 1;
+    for (int r = 0; r < a->nl; r++)
+      finished &= a->done[r] || a->lost[r] || atomic_load(&a->shm->ring[r].done);
+    if (finished && (a->nq == 0 || a->give_up)) break;
+    if (progress) {
+      idle_since = lbs__now_s();
+      nap_ns = 100000;
+      continue;
+    }
+    /* idle: look for ranks that died */
+    find_lost_ranks(a, idle_since);
+    if (finished && !hello_built) break; /* never got going */
+    struct timespec nap = {0, nap_ns};
+    nanosleep(&nap, NULL);
+    if (nap_ns < 2000000) nap_ns *= 2;
+  }
+  return finish(a, bytes);
 }

@@ -142,13 +142,11 @@ static const char *find_agent(const lbsprof_opts *o) {
   return NULL;
 }
 
-/* The LBSPROF_* variables over the program's options, then the checks; the strings end up in p.
- * A bad variable is an error naming it. */
-static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
+/* The codec and bound into p: the defaults d, then what the program set (what differs from the
+ * defaults), then LBSPROF_CODEC and LBSPROF_BOUND; a level that sets one of the pair decides the
+ * other. */
+static lbs_err settle_encoding(lbsprof *p, const lbsprof_opts *d) {
   lbsprof_opts *o = &p->o;
-  const char *v;
-  /* codec and bound: the defaults, then what the program set (what differs from the
-   * defaults), then the environment; a level that sets one of the pair decides the other */
   lbs_codec c, pc;
   lbs_bound b, pb;
   lbs_codec_from_name(d->codec, &c);
@@ -164,7 +162,15 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   lbs_encoding_apply(&c, &b, has_ec ? &pc : NULL, has_eb ? &pb : NULL);
   if (lbs_codec_check(c, b)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   p->codec = c, p->bound = b;
-  /* what the profiler says on stderr (its agents and collector read the same variable) */
+  return LBS_OK;
+}
+
+/* The other LBSPROF_* variables over the program's options: the log level (the profiler's
+ * agents and collector read the same variable), sampling, collector, token file, bind address,
+ * metrics, what a full ring does. The strings stay the environment's. */
+static lbs_err read_environment(lbsprof *p) {
+  lbsprof_opts *o = &p->o;
+  const char *v;
   lbs_log_level level = lbs_log_get_level();
   if (lbs_log_level_from_env("LBSPROF_LOG", &level)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   lbs_log_set_level(level);
@@ -191,6 +197,13 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
     else if (!strcmp(v, "drop")) o->on_full = LBSPROF_DROP;
     else return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_ON_FULL='%s' is not wait or drop", v);
   }
+  return LBS_OK;
+}
+
+/* The defaults d for what is still unset, then the checks every rank makes: sampling, on_full,
+ * somewhere to send the steps, a new trace in a writable folder (rank 0), the agent program. */
+static lbs_err check_options(lbsprof *p, const lbsprof_opts *d) {
+  lbsprof_opts *o = &p->o;
   if (!o->metrics) o->metrics = d->metrics;
   if (!o->ring_bytes) o->ring_bytes = d->ring_bytes;
   if (o->sample_every < 1) return lbs_fail(LBS_INVAL, "lbsprof: sample_every must be at least 1 (got %d)", o->sample_every);
@@ -202,8 +215,13 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   if (!o->collector && p->rank == 0 && lbs_parent_writable(o->trace_path))
     return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg()); /* now, not when the run ends */
   if (!find_agent(o)) return lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
-  /* rank 0 checks what it can now, before the application computes: the collector's token and
-   * address, or the address to bind */
+  return LBS_OK;
+}
+
+/* Rank 0 checks what it can now, before the application computes: the collector's token and
+ * address, or the address to bind, and draws the run's secret when it runs the collector. */
+static lbs_err check_rank0(lbsprof *p) {
+  lbsprof_opts *o = &p->o;
   if (p->rank == 0 && o->collector) {
     if (!o->token_file || !*o->token_file)
       return lbs_fail(LBS_INVAL, "lbsprof: a collector (%s) needs its token file: set LBSPROF_TOKEN_FILE (or "
@@ -219,7 +237,13 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   }
   if (p->rank == 0 && !o->collector && lbs__random(p->secret, sizeof p->secret))
     return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
-  /* the strings may be the environment's or the caller's: keep copies */
+  return LBS_OK;
+}
+
+/* The strings of p->o may be the environment's or the caller's: p keeps copies and p->o points
+ * at them; the codec and bound are p's from here on. */
+static void keep_strings(lbsprof *p) {
+  lbsprof_opts *o = &p->o;
   snprintf(p->trace_path, sizeof p->trace_path, "%s", o->trace_path ? o->trace_path : "");
   snprintf(p->agent_path, sizeof p->agent_path, "%s", find_agent(o));
   snprintf(p->collector, sizeof p->collector, "%s", o->collector ? o->collector : "");
@@ -229,6 +253,16 @@ static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
   snprintf(p->token_file, sizeof p->token_file, "%s", o->token_file ? o->token_file : "");
   o->token_file = p->token_file;
   o->bound = NULL, o->codec = NULL; /* p->bound and p->codec from here on */
+}
+
+/* The LBSPROF_* variables over the program's options, then the checks; the strings end up in p.
+ * A bad variable is an error naming it. */
+static lbs_err settle_options(lbsprof *p, const lbsprof_opts *d) {
+  lbs_err e;
+  if ((e = settle_encoding(p, d)) || (e = read_environment(p)) || (e = check_options(p, d)) ||
+      (e = check_rank0(p)))
+    return e;
+  keep_strings(p);
   return LBS_OK;
 }
 
@@ -554,81 +588,158 @@ static int put_record(lbsprof *p, uint32_t type, const void *a, size_t alen, con
 
 static void clock_setup(lbsprof *p);
 
-static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, const int64_t *gid, int dim,
-                    const double *coords, const int64_t *xadj, const int64_t *adj) {
-  if (p->described) return lbs_fail(LBS_INVAL, "lbsprof: the mesh is described already");
+/* Collective: counts the elements of every rank into *E and checks the mesh (a box's cells, ids
+ * 0..E-1, some metric), then makes this rank's values. The error is this rank's, not agreed. */
+static lbs_err check_elements(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
+                              const int64_t *gid, int64_t *E) {
   lbs_err e = LBS_OK;
-  int64_t E = 0, maxid = -1, mine = n;
-  MPI_Allreduce(&mine, &E, 1, MPI_INT64_T, MPI_SUM, p->comm);
+  int64_t maxid = -1, mine = n;
+  MPI_Allreduce(&mine, E, 1, MPI_INT64_T, MPI_SUM, p->comm);
   for (int64_t i = 0; i < n; i++) maxid = gid[i] > maxid ? gid[i] : maxid;
   MPI_Allreduce(MPI_IN_PLACE, &maxid, 1, MPI_INT64_T, MPI_MAX, p->comm);
-  if (kind == 1 && E != dims[0] * dims[1] * dims[2])
-    e = lbs_fail(LBS_INVAL, "lbsprof: the ranks' boxes hold %lld cells, the mesh %lld x %lld x %lld", (long long)E,
-                 (long long)dims[0], (long long)dims[1], (long long)dims[2]);
-  else if (E < 1) e = lbs_fail(LBS_INVAL, "lbsprof: no elements on any rank");
-  else if (maxid != E - 1)
-    e = lbs_fail(LBS_INVAL, "lbsprof: element ids must be 0..%lld over all ranks (largest given: %lld)", (long long)E - 1,
-                 (long long)maxid);
+  if (kind == 1 && *E != dims[0] * dims[1] * dims[2])
+    e = lbs_fail(LBS_INVAL,
+                 "lbsprof: the ranks' boxes hold %lld cells, the mesh %lld x %lld x %lld",
+                 (long long)*E, (long long)dims[0], (long long)dims[1], (long long)dims[2]);
+  else if (*E < 1)
+    e = lbs_fail(LBS_INVAL, "lbsprof: no elements on any rank");
+  else if (maxid != *E - 1)
+    e = lbs_fail(LBS_INVAL,
+                 "lbsprof: element ids must be 0..%lld over all ranks (largest given: %lld)",
+                 (long long)*E - 1, (long long)maxid);
   p->n = n;
   p->val = calloc((size_t)(n ? n : 1) * (size_t)(p->M ? p->M : 1), sizeof *p->val);
   if (!e && !p->val) e = lbs_fail(LBS_NOMEM, "lbsprof: %lld elements", (long long)n);
   if (!e && p->M == 0) e = lbs_fail(LBS_INVAL, "lbsprof: no metrics to record");
-  if ((e = agree(p, e))) return e;
-  /* records: META, then MESH {n, dim, has_adj, gid[n], coords[n*dim], deg[n], adj[]} */
-  prof_meta meta;
-  memset(&meta, 0, sizeof meta);
-  meta.elements = E, meta.nmetrics = p->M, meta.codec = (int32_t)p->codec;
-  meta.eps = p->bound.eps, meta.bound_kind = (int32_t)p->bound.kind;
+  return e;
+}
+
+/* Collective: the run's META record for a mesh of E elements: the encoding, the coordinates'
+ * dimension (every rank that has elements gives them, or none does), whether every rank gives
+ * its adjacency (*has_adj), the sampling, the metrics. The same error on every rank. */
+static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n, int dim,
+                         const double *coords, const int64_t *xadj, int64_t E, prof_meta *meta,
+                         int *has_adj) {
+  memset(meta, 0, sizeof *meta);
+  meta->elements = E, meta->nmetrics = p->M, meta->codec = (int32_t)p->codec;
+  meta->eps = p->bound.eps, meta->bound_kind = (int32_t)p->bound.kind;
   /* coordinates from every rank that has elements, or from none */
-  int cd[2] = {n > 0 ? (kind == 2 && coords ? dim : 0) : -1, n > 0 ? -(kind == 2 && coords ? dim : 0) : -4};
+  int cd[2] = {n > 0 ? (kind == 2 && coords ? dim : 0) : -1,
+               n > 0 ? -(kind == 2 && coords ? dim : 0) : -4};
   MPI_Allreduce(MPI_IN_PLACE, cd, 2, MPI_INT, MPI_MAX, p->comm);
   if (cd[0] != -cd[1] && cd[0] >= 0)
-    return lbs_fail(LBS_INVAL, "lbsprof: the ranks disagree on coordinates (dimensions %d and %d); give them on every "
-                    "rank or on none", -cd[1], cd[0]);
-  meta.mesh_kind = kind, meta.dim = cd[0] > 0 ? cd[0] : 0;
-  int has_adj = kind == 2 && xadj != NULL;
-  MPI_Allreduce(MPI_IN_PLACE, &has_adj, 1, MPI_INT, MPI_MIN, p->comm);
-  meta.has_adj = has_adj, meta.sample_every = p->o.sample_every, meta.on_full = p->o.on_full;
-  meta.nodes = p->nnodes, meta.ranks = p->size;
-  for (int k = 0; k < 3; k++) meta.dims[k] = kind == 1 ? dims[k] : 0;
-  for (int i = 0; i < p->M; i++) memcpy(meta.name[i], p->m[i].name, 32), memcpy(meta.unit[i], p->m[i].unit, 16);
-  memcpy(meta.app, p->app, sizeof meta.app); /* rank 0's; the collector checks every node gives the same */
-  lbs_buf mesh = {0};
-  int64_t hdr[3] = {n, meta.dim, has_adj}, ne = has_adj ? xadj[n] - xadj[0] : 0;
-  MPI_Allreduce(&ne, &meta.adj_entries, 1, MPI_INT64_T, MPI_SUM, p->comm); /* the collector's bound on a mesh */
-  e = lbs_buf_append(&mesh, hdr, sizeof hdr);
-  if (!e && n) e = lbs_buf_append(&mesh, gid, (size_t)n * sizeof *gid);
-  if (!e && meta.dim) e = lbs_buf_append(&mesh, coords, (size_t)(n * meta.dim) * sizeof *coords);
+    return lbs_fail(
+        LBS_INVAL,
+        "lbsprof: the ranks disagree on coordinates (dimensions %d and %d); give them on every "
+        "rank or on none",
+        -cd[1], cd[0]);
+  meta->mesh_kind = kind, meta->dim = cd[0] > 0 ? cd[0] : 0;
+  *has_adj = kind == 2 && xadj != NULL;
+  MPI_Allreduce(MPI_IN_PLACE, has_adj, 1, MPI_INT, MPI_MIN, p->comm);
+  meta->has_adj = *has_adj, meta->sample_every = p->o.sample_every, meta->on_full = p->o.on_full;
+  meta->nodes = p->nnodes, meta->ranks = p->size;
+  for (int k = 0; k < 3; k++) meta->dims[k] = kind == 1 ? dims[k] : 0;
+  for (int i = 0; i < p->M; i++)
+    memcpy(meta->name[i], p->m[i].name, 32), memcpy(meta->unit[i], p->m[i].unit, 16);
+  /* rank 0's; the collector checks every node gives the same */
+  memcpy(meta->app, p->app, sizeof meta->app);
+  return LBS_OK;
+}
+
+/* Collective: this rank's MESH record into mesh, {n, dim, has_adj, gid[n], coords[n*dim],
+ * deg[n], adj[]}, and into meta the adjacency entries of all ranks (the collector's bound on a
+ * mesh). The error is this rank's. */
+static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double *coords,
+                         const int64_t *xadj, const int64_t *adj, int has_adj, prof_meta *meta,
+                         lbs_buf *mesh) {
+  int64_t hdr[3] = {n, meta->dim, has_adj}, ne = has_adj ? xadj[n] - xadj[0] : 0;
+  MPI_Allreduce(&ne, &meta->adj_entries, 1, MPI_INT64_T, MPI_SUM, p->comm);
+  lbs_err e = lbs_buf_append(mesh, hdr, sizeof hdr);
+  if (!e && n) e = lbs_buf_append(mesh, gid, (size_t)n * sizeof *gid);
+  if (!e && meta->dim) e = lbs_buf_append(mesh, coords, (size_t)(n * meta->dim) * sizeof *coords);
   for (int64_t i = 0; !e && has_adj && i < n; i++) {
     int64_t deg = xadj[i + 1] - xadj[i];
-    e = lbs_buf_append(&mesh, &deg, sizeof deg);
+    e = lbs_buf_append(mesh, &deg, sizeof deg);
   }
-  if (!e && ne) e = lbs_buf_append(&mesh, adj + xadj[0], (size_t)ne * sizeof *adj);
-  /* ring capacity: two steps of the largest rank, and the mesh record */
-  uint64_t need = 2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(n * p->M) * sizeof(double));
-  uint64_t mrec = lbs__ring_record_bytes(mesh.len) + lbs__ring_record_bytes(sizeof meta) + 64;
+  if (!e && ne) e = lbs_buf_append(mesh, adj + xadj[0], (size_t)ne * sizeof *adj);
+  return e;
+}
+
+/* Collective: the rings' capacity, the same on every rank: two steps of the largest rank, and
+ * the mesh record (mesh_bytes) with the META one, at least ring_bytes, in whole pages. */
+static uint64_t ring_capacity(lbsprof *p, int64_t n, size_t mesh_bytes) {
+  uint64_t need =
+      2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(n * p->M) * sizeof(double));
+  uint64_t mrec =
+      lbs__ring_record_bytes(mesh_bytes) + lbs__ring_record_bytes(sizeof(prof_meta)) + 64;
   uint64_t cap = p->o.ring_bytes > need ? p->o.ring_bytes : need;
   if (mrec > cap) cap = mrec;
   cap = (cap + 4095) & ~(uint64_t)4095;
   MPI_Allreduce(MPI_IN_PLACE, &cap, 1, MPI_UINT64_T, MPI_MAX, p->comm);
-  /* the collector (rank 0), then one agent per node; rank 0 learns the nodes' names */
-  char addr[512] = {0}, me[MPI_MAX_PROCESSOR_NAME] = {0}, *names = NULL;
+  return cap;
+}
+
+/* Collective: the nodes' leaders send rank 0 their names, and rank 0 puts the collector's
+ * address in addr (addr_len bytes): the one given, or that of the collector it starts. e is
+ * the error so far: the names still travel, the collector is not started. Returns this rank's
+ * error, not agreed. */
+static lbs_err reach_collector(lbsprof *p, lbs_err e, char *addr, size_t addr_len) {
+  char me[MPI_MAX_PROCESSOR_NAME] = {0}, *names = NULL;
   int len, leader = p->lrank == 0;
   MPI_Get_processor_name(me, &len);
   MPI_Comm lead;
   MPI_Comm_split(p->comm, leader ? 0 : MPI_UNDEFINED, p->rank, &lead);
   if (leader) { /* rank 0 leads node 0, the leaders are numbered in rank order */
-    int have = p->rank == 0 ? (names = calloc((size_t)p->nnodes, MPI_MAX_PROCESSOR_NAME)) != NULL : 1;
+    int have =
+        p->rank == 0 ? (names = calloc((size_t)p->nnodes, MPI_MAX_PROCESSOR_NAME)) != NULL : 1;
     MPI_Bcast(&have, 1, MPI_INT, 0, lead); /* every leader gathers, or none does */
-    if (have) MPI_Gather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, lead);
-    else if (p->rank == 0) e = lbs_fail(LBS_NOMEM, "lbsprof: the nodes' names");
+    if (have)
+      MPI_Gather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+                 lead);
+    else if (p->rank == 0)
+      e = lbs_fail(LBS_NOMEM, "lbsprof: the nodes' names");
     MPI_Comm_free(&lead);
   }
   if (!e && p->rank == 0) {
-    if (p->o.collector) snprintf(addr, sizeof addr, "%s", p->o.collector);
-    else e = start_collector(p, names, addr, sizeof addr);
+    if (p->o.collector)
+      snprintf(addr, addr_len, "%s", p->o.collector);
+    else
+      e = start_collector(p, names, addr, addr_len);
   }
   free(names);
+  return e;
+}
+
+/* Sampling starts once the mesh is described: which metric is the step's time, whether any
+ * metric is slow to read, the clock. */
+static void start_sampling(lbsprof *p) {
+  p->described = 1;
+  p->sampled = p->enabled;
+  p->time_m = lbsprof_metric_id(p, "time_ns");
+  if (p->time_m >= 0 && p->m[p->time_m].kind != K_TIME) p->time_m = -1;
+  for (int k = 0; k < p->M; k++)
+    p->slow |= p->m[k].kind == K_PROBE || p->m[k].kind == K_CYCLES || p->m[k].kind == K_INSTR;
+  clock_setup(p);
+}
+
+/* Collective: describes the mesh (kind 1: a box of dims, 2: elements with ids, coordinates and
+ * adjacency): checks it, makes the META and MESH records, sizes the rings, starts the collector
+ * (rank 0) and an agent per node, sends them the records, and starts sampling. */
+static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, const int64_t *gid,
+                    int dim, const double *coords, const int64_t *xadj, const int64_t *adj) {
+  if (p->described) return lbs_fail(LBS_INVAL, "lbsprof: the mesh is described already");
+  int64_t E = 0;
+  lbs_err e = check_elements(p, kind, dims, n, gid, &E);
+  if ((e = agree(p, e))) return e;
+  prof_meta meta;
+  int has_adj;
+  if ((e = make_meta(p, kind, dims, n, dim, coords, xadj, E, &meta, &has_adj))) return e;
+  lbs_buf mesh = {0};
+  e = pack_mesh(p, n, gid, coords, xadj, adj, has_adj, &meta, &mesh);
+  uint64_t cap = ring_capacity(p, n, mesh.len);
+  /* the collector (rank 0), then one agent per node; rank 0 learns the nodes' names */
+  char addr[512] = {0};
+  e = reach_collector(p, e, addr, sizeof addr);
   if ((e = agree(p, e))) return lbs_buf_free(&mesh), e;
   MPI_Bcast(addr, sizeof addr, MPI_CHAR, 0, p->comm);
   e = start_node(p, addr, cap);
@@ -636,12 +747,7 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   put_record(p, REC_META, &meta, sizeof meta, NULL, 0, 0);
   put_record(p, REC_MESH, mesh.data, mesh.len, NULL, 0, 0);
   lbs_buf_free(&mesh);
-  p->described = 1;
-  p->sampled = p->enabled;
-  p->time_m = lbsprof_metric_id(p, "time_ns");
-  if (p->time_m >= 0 && p->m[p->time_m].kind != K_TIME) p->time_m = -1;
-  for (int k = 0; k < p->M; k++) p->slow |= p->m[k].kind == K_PROBE || p->m[k].kind == K_CYCLES || p->m[k].kind == K_INSTR;
-  clock_setup(p);
+  start_sampling(p);
   return 0;
 }
 

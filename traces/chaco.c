@@ -155,23 +155,37 @@ static lbs_err parse_coords(const char *name, const char *text, size_t len, int6
   return LBS_OK;
 }
 
-lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
-                         lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
-                         const char *ctext, size_t clen, lbs_chaco_notes *notes) {
-  *mesh = NULL;
-  *vwgt_out = NULL;
-  int lenient = notes && !directed;
-  if (notes) memset(notes, 0, sizeof *notes);
-  reader r = {gname, gtext, gtext + glen, 0};
-  const char *a, *b;
+/* A graph file as it is read: the header's numbers, then the arrays the vertex lines fill (owned
+ * here until lbs__mesh_adopt takes xadj, adj and w, and the caller vwgt), and the counts the
+ * lenient reader's checks and notes need. */
+typedef struct {
+  const char *name;               /* the graph file, in messages */
+  int directed, lenient;          /* lenient: the public reader's rules (notes, undirected) */
+  lbs_chaco_notes *notes;         /* NULL for the strict reader */
+  int64_t hline;                  /* the header's line */
+  int64_t n, m, most;             /* the header's n and m; neighbour entries m allows */
+  int ncon, ew, vw, vs;           /* weights a vertex; edge, vertex weights and sizes on */
+  int64_t *xadj, *adj;            /* adjacency as read, vertices numbered from 0 */
+  double *w, *vwgt;               /* edge weights (one an entry), vertex weights (n x ncon) */
+  int64_t xcap, vcap, acap, wcap; /* capacities of xadj, vwgt, adj and w */
+  int64_t k, v;                   /* neighbour entries and vertex lines read so far */
+  int64_t loops, missing;         /* self loops dropped; vertices without a line */
+  int64_t last_line;              /* the line the vertex lines ended on */
+} graph;
+
+/* Reads the header "n m [fmt [ncon]]" into g and checks its values: n at least 1, fmt one of
+ * the eight formats, ncon given only with vertex weights. */
+static lbs_err read_header(reader *r, graph *g) {
+  const char *gname = g->name, *a, *b;
   char bad[64];
-  if (!next_line(&r, &a, &b, 1)) return lbs_fail(LBS_PARSE, "%s: empty graph file", gname);
-  int64_t hline = r.line;
+  if (!next_line(r, &a, &b, 1)) return lbs_fail(LBS_PARSE, "%s: empty graph file", gname);
+  int64_t hline = g->hline = r->line;
   double h[4];
   int nh = 0, rc = 0;
   while (nh < 4 && (rc = next_num(&a, b, &h[nh], bad, sizeof bad)) == 0) nh++;
   if ((nh < 4 && rc < 0) || nh < 2 || next_num(&a, b, &h[3], bad, sizeof bad) != 1)
-    return lbs_fail(LBS_PARSE, "%s:%lld: header must be 'n m [fmt [ncon]]'", gname, (long long)hline);
+    return lbs_fail(LBS_PARSE, "%s:%lld: header must be 'n m [fmt [ncon]]'", gname,
+                    (long long)hline);
   for (int i = 0; i < nh; i++)
     if (h[i] < 0 || h[i] != floor(h[i]) || h[i] > 1e12)
       return lbs_fail(LBS_PARSE, "%s:%lld: header values must be non-negative integers", gname,
@@ -182,200 +196,266 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
   int64_t n = (int64_t)h[0], m = (int64_t)h[1];
   int fmt = nh > 2 ? (int)h[2] : 0, ncon = nh > 3 ? (int)h[3] : 1;
   int ew = fmt % 10, vw = fmt / 10 % 10, vs = fmt / 100 % 10;
-  if (n < 1) return lbs_fail(LBS_PARSE, "%s:%lld: the graph has no vertices", gname, (long long)hline);
+  if (n < 1)
+    return lbs_fail(LBS_PARSE, "%s:%lld: the graph has no vertices", gname, (long long)hline);
   if (ew > 1 || vw > 1 || vs > 1 || fmt > 111)
     return lbs_fail(LBS_PARSE, "%s:%lld: fmt %d is not one of 0, 1, 10, 11, 100, 101, 110, 111",
                     gname, (long long)hline, fmt);
   if (ncon < 1 || ncon > 16 || (nh > 3 && !vw))
     return lbs_fail(LBS_PARSE, "%s:%lld: bad ncon %d", gname, (long long)hline, ncon);
   if (!vw) ncon = 1;
+  g->n = n;
+  g->m = m;
+  g->ncon = ncon;
+  g->ew = ew;
+  g->vw = vw;
+  g->vs = vs;
   /* the most neighbour entries the header allows: 2m (m) when m counts each edge once (each
    * listed entry); arrays grow with what the lines hold, never with what the header says */
-  int64_t most = directed ? m : 2 * m;
-  int64_t *xadj = NULL, *adj = NULL;
-  double *w = NULL, *vwgt = NULL, *coords = NULL;
-  int64_t xcap = 0, vcap = 0, acap = 0, wcap = 0;
-  int64_t k = 0, v = 0, loops = 0, missing = 0, last_line = 0;
-  lbs_err e = LBS_OK;
-  for (; v < n && !e; v++) {
-    if (!next_line(&r, &a, &b, 0)) break;
-    if (reserve((void **)&xadj, &xcap, v + 2, sizeof *xadj) ||
-        reserve((void **)&vwgt, &vcap, (v + 1) * ncon, sizeof *vwgt)) {
-      e = lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)n);
-      break;
+  g->most = g->directed ? m : 2 * m;
+  return LBS_OK;
+}
+
+/* Reads the neighbours of vertex g->v from the rest of its line [a, b), each followed by its
+ * weight when edge weights are on, into adj and w. The lenient reader drops a self loop and
+ * keeps where it met the first. */
+static lbs_err read_neighbours(const reader *r, graph *g, const char *a, const char *b) {
+  const char *gname = g->name;
+  int64_t v = g->v, n = g->n;
+  char bad[64];
+  double x;
+  int rc;
+  while ((rc = next_num(&a, b, &x, bad, sizeof bad)) == 0) {
+    if (x != floor(x) || x < 1 || x > (double)n)
+      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g outside 1..%lld", gname,
+                      (long long)r->line, (long long)(v + 1), x, (long long)n);
+    int self = (int64_t)x - 1 == v;
+    if (self && !g->lenient)
+      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: self loop", gname, (long long)r->line,
+                      (long long)(v + 1));
+    double wt = 1.0;
+    if (g->ew && (rc = next_num(&a, b, &wt, bad, sizeof bad)) != 0)
+      return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname,
+                               (long long)r->line, bad)
+                    : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g has no edge weight",
+                               gname, (long long)r->line, (long long)(v + 1), x);
+    if (wt < 0)
+      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative edge weight %g", gname,
+                      (long long)r->line, (long long)(v + 1), wt);
+    if (self) { /* dropped, as Zoltan drops it; reported once with the count */
+      if (!g->loops++) {
+        g->notes->self_loop_line = r->line;
+        g->notes->self_loop_vertex = v + 1;
+      }
+      continue;
     }
-    xadj[v] = k;
-    double x;
-    if (vs && (rc = next_num(&a, b, &x, bad, sizeof bad)) != 0) {
-      e = rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad)
-                 : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex size", gname,
-                            (long long)r.line, (long long)(v + 1));
-      break;
-    }
-    for (int c = 0; c < ncon && !e; c++) {
-      if (!vw) {
-        vwgt[v * ncon + c] = 1.0;
-      } else if ((rc = next_num(&a, b, &vwgt[v * ncon + c], bad, sizeof bad)) != 0) {
-        e = rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad)
-                   : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex weight", gname,
-                              (long long)r.line, (long long)(v + 1));
-      } else if (vwgt[v * ncon + c] < 0) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative vertex weight", gname,
-                     (long long)r.line, (long long)(v + 1));
-      }
-    }
-    while (!e && (rc = next_num(&a, b, &x, bad, sizeof bad)) == 0) {
-      if (x != floor(x) || x < 1 || x > (double)n) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g outside 1..%lld", gname,
-                     (long long)r.line, (long long)(v + 1), x, (long long)n);
-        break;
-      }
-      int self = (int64_t)x - 1 == v;
-      if (self && !lenient) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: self loop", gname, (long long)r.line,
-                     (long long)(v + 1));
-        break;
-      }
-      double wt = 1.0;
-      if (ew && (rc = next_num(&a, b, &wt, bad, sizeof bad)) != 0) {
-        e = rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad)
-                   : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g has no edge weight",
-                              gname, (long long)r.line, (long long)(v + 1), x);
-        break;
-      }
-      if (wt < 0) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative edge weight %g", gname,
-                     (long long)r.line, (long long)(v + 1), wt);
-        break;
-      }
-      if (self) { /* dropped, as Zoltan drops it; reported once with the count */
-        if (!loops++) {
-          notes->self_loop_line = r.line;
-          notes->self_loop_vertex = v + 1;
-        }
-        continue;
-      }
-      if (k >= most) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: more edges than the header's m = %lld%s", gname,
-                     (long long)r.line, (long long)m,
-                     directed ? "" : " (each listed in both of its vertices' lines)");
-        break;
-      }
-      if (reserve((void **)&adj, &acap, k + 1, sizeof *adj) ||
-          reserve((void **)&w, &wcap, k + 1, sizeof *w)) {
-        e = lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)k);
-        break;
-      }
-      adj[k] = (int64_t)x - 1;
-      w[k++] = wt;
-    }
-    if (!e && rc < 0) e = lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r.line, bad);
+    if (g->k >= g->most)
+      return lbs_fail(LBS_PARSE, "%s:%lld: more edges than the header's m = %lld%s", gname,
+                      (long long)r->line, (long long)g->m,
+                      g->directed ? "" : " (each listed in both of its vertices' lines)");
+    if (reserve((void **)&g->adj, &g->acap, g->k + 1, sizeof *g->adj) ||
+        reserve((void **)&g->w, &g->wcap, g->k + 1, sizeof *g->w))
+      return lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)g->k);
+    g->adj[g->k] = (int64_t)x - 1;
+    g->w[g->k++] = wt;
   }
-  if (e) goto done;
-  last_line = r.line;
-  if (v < n) { /* the file ends early: isolated vertices (Zoltan's nograph), or truncated */
-    missing = n - v;
-    if (!lenient || vw || vs) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of %lld vertex lines%s", gname,
-                   (long long)r.line, (long long)v, (long long)n,
-                   lenient ? " (the format's vertex weights or sizes need a line per vertex)" : "");
-      goto done;
-    }
-    if (missing > MAX_IMPLIED_VERTICES) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of the header's %lld vertex lines: "
-                   "more than %lld vertices without a line are not read as isolated ones",
-                   gname, (long long)r.line, (long long)v, (long long)n,
-                   (long long)MAX_IMPLIED_VERTICES);
-      goto done;
-    }
-    if (reserve((void **)&xadj, &xcap, n + 1, sizeof *xadj) ||
-        reserve((void **)&vwgt, &vcap, n * ncon, sizeof *vwgt)) {
-      e = lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)n);
-      goto done;
-    }
-    for (; v < n; v++) {
-      xadj[v] = k;
-      vwgt[v] = 1.0; /* ncon is 1: no vertex weights */
+  if (rc < 0)
+    return lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r->line, bad);
+  return LBS_OK;
+}
+
+/* Reads vertex g->v's line [a, b): its size and its ncon weights when the format has them
+ * (weights 1 when it has none), then its neighbours. */
+static lbs_err read_vertex(const reader *r, graph *g, const char *a, const char *b) {
+  const char *gname = g->name;
+  int64_t v = g->v;
+  int ncon = g->ncon, rc;
+  char bad[64];
+  if (reserve((void **)&g->xadj, &g->xcap, v + 2, sizeof *g->xadj) ||
+      reserve((void **)&g->vwgt, &g->vcap, (v + 1) * ncon, sizeof *g->vwgt))
+    return lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)g->n);
+  g->xadj[v] = g->k;
+  double x;
+  if (g->vs && (rc = next_num(&a, b, &x, bad, sizeof bad)) != 0)
+    return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r->line,
+                             bad)
+                  : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex size", gname,
+                             (long long)r->line, (long long)(v + 1));
+  for (int c = 0; c < ncon; c++) {
+    double *wt = &g->vwgt[v * ncon + c];
+    if (!g->vw) {
+      *wt = 1.0;
+    } else if ((rc = next_num(&a, b, wt, bad, sizeof bad)) != 0) {
+      return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname,
+                               (long long)r->line, bad)
+                    : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex weight", gname,
+                               (long long)r->line, (long long)(v + 1));
+    } else if (*wt < 0) {
+      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative vertex weight", gname,
+                      (long long)r->line, (long long)(v + 1));
     }
   }
-  xadj[n] = k;
-  if (!adj && (reserve((void **)&adj, &acap, 1, sizeof *adj) || reserve((void **)&w, &wcap, 1, sizeof *w))) {
-    e = lbs_fail(LBS_NOMEM, "graph");
-    goto done;
+  return read_neighbours(r, g, a, b);
+}
+
+/* Reads the vertex lines, at most n; g->v counts them (fewer when the file ends early). */
+static lbs_err read_vertices(reader *r, graph *g) {
+  const char *a, *b;
+  for (; g->v < g->n; g->v++) {
+    if (!next_line(r, &a, &b, 0)) break;
+    lbs_err e = read_vertex(r, g, a, b);
+    if (e) return e;
   }
-  if (next_line(&r, &a, &b, 1)) {
-    e = lbs_fail(LBS_PARSE, "%s:%lld: more vertex lines than the header's n = %lld", gname,
-                 (long long)r.line, (long long)n);
-    goto done;
+  g->last_line = r->line;
+  return LBS_OK;
+}
+
+/* The file ended after g->v < n vertex lines: the lenient reader takes the vertices without a
+ * line as isolated ones (Zoltan's nograph) when the format has no vertex weights or sizes they
+ * would lack and they are not too many; otherwise the file is truncated. */
+static lbs_err imply_missing(const reader *r, graph *g) {
+  const char *gname = g->name;
+  int64_t v = g->v, n = g->n;
+  g->missing = n - v;
+  if (!g->lenient || g->vw || g->vs)
+    return lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of %lld vertex lines%s", gname,
+                    (long long)r->line, (long long)v, (long long)n,
+                    g->lenient ? " (the format's vertex weights or sizes need a line per vertex)"
+                               : "");
+  if (g->missing > MAX_IMPLIED_VERTICES)
+    return lbs_fail(LBS_PARSE,
+                    "%s:%lld: file ends after %lld of the header's %lld vertex lines: "
+                    "more than %lld vertices without a line are not read as isolated ones",
+                    gname, (long long)r->line, (long long)v, (long long)n,
+                    (long long)MAX_IMPLIED_VERTICES);
+  if (reserve((void **)&g->xadj, &g->xcap, n + 1, sizeof *g->xadj) ||
+      reserve((void **)&g->vwgt, &g->vcap, n * g->ncon, sizeof *g->vwgt))
+    return lbs_fail(LBS_NOMEM, "graph of %lld vertices", (long long)n);
+  for (; v < n; v++) {
+    g->xadj[v] = g->k;
+    g->vwgt[v] = 1.0; /* ncon is 1: no vertex weights */
   }
-  if (!lenient && k != most) {
-    e = lbs_fail(LBS_PARSE, "%s:%lld: the header says m = %lld edges but the lines list %lld entries (expected %lld)",
-                 gname, (long long)hline, (long long)m, (long long)k, (long long)most);
-    goto done;
-  }
+  return LBS_OK;
+}
+
+/* Closes the adjacency (xadj[n], adj and w never NULL) and checks what follows it: no more
+ * vertex lines, and for the strict reader exactly the entries the header's m gives. */
+static lbs_err close_adjacency(reader *r, graph *g) {
+  const char *a, *b;
+  g->xadj[g->n] = g->k;
+  if (!g->adj && (reserve((void **)&g->adj, &g->acap, 1, sizeof *g->adj) ||
+                  reserve((void **)&g->w, &g->wcap, 1, sizeof *g->w)))
+    return lbs_fail(LBS_NOMEM, "graph");
+  if (next_line(r, &a, &b, 1))
+    return lbs_fail(LBS_PARSE, "%s:%lld: more vertex lines than the header's n = %lld", g->name,
+                    (long long)r->line, (long long)g->n);
+  if (!g->lenient && g->k != g->most)
+    return lbs_fail(LBS_PARSE,
+                    "%s:%lld: the header says m = %lld edges but the lines list %lld entries "
+                    "(expected %lld)",
+                    g->name, (long long)g->hline, (long long)g->m, (long long)g->k,
+                    (long long)g->most);
+  return LBS_OK;
+}
+
+/* Reads the coordinates when there are some and hands them, xadj, adj and w to a new mesh,
+ * which validates range, duplicates and (undirected) that every edge is listed both ways. Its
+ * message is prefixed with the graph file, and a file that ended early is named first. */
+static lbs_err make_mesh(graph *g, const char *cname, const char *ctext, size_t clen,
+                         lbs_mesh **mesh) {
+  double *coords = NULL; /* parse_coords frees its own on failure */
   int dim = 0;
-  if (ctext && (e = parse_coords(cname, ctext, clen, n, &coords, &dim))) goto done;
-  /* validates range, duplicates and (undirected) that every edge is listed both ways */
-  e = lbs__mesh_adopt(n, dim, coords, xadj, adj, w, directed, mesh);
-  xadj = adj = NULL;
-  w = coords = NULL;
-  if (e && missing) { /* most likely a truncated file: say so first */
-    e = lbs_fail(e, "%s:%lld: file ends after %lld of %lld vertex lines, and the vertices without"
-                 " a line cannot be isolated ones: %s (vertices numbered from 0)", gname,
-                 (long long)last_line, (long long)(n - missing), (long long)n, lbs_errmsg());
+  lbs_err e;
+  if (ctext && (e = parse_coords(cname, ctext, clen, g->n, &coords, &dim))) return e;
+  e = lbs__mesh_adopt(g->n, dim, coords, g->xadj, g->adj, g->w, g->directed, mesh);
+  g->xadj = g->adj = NULL;
+  g->w = NULL;
+  if (e && g->missing) /* most likely a truncated file: say so first */
+    return lbs_fail(e,
+                    "%s:%lld: file ends after %lld of %lld vertex lines, and the vertices without"
+                    " a line cannot be isolated ones: %s (vertices numbered from 0)",
+                    g->name, (long long)g->last_line, (long long)(g->n - g->missing),
+                    (long long)g->n, lbs_errmsg());
+  if (e) return lbs_fail(e, "%s: %s (vertices numbered from 0)", g->name, lbs_errmsg());
+  return LBS_OK;
+}
+
+/* The lenient reader's count of edges, on the symmetric adjacency: the header's m must count
+ * each edge once, or every entry once (noted); then the notes of the self loops dropped and of
+ * the vertices read as isolated ones. Fills g->notes. */
+static lbs_err check_edges(graph *g) {
+  const char *gname = g->name;
+  lbs_chaco_notes *notes = g->notes;
+  int64_t n = g->n, m = g->m, k = g->k, missing = g->missing;
+  /* k entries of a symmetric adjacency: k/2 edges. Zoltan takes m as 2m = k, k + s or k + 2s
+   * (s self loops counted once or twice) and, with a warning, any m up to k/2; we take the
+   * m that count each edge once or every entry once. */
+  int64_t edges = k / 2, s = g->loops;
+  notes->edges = edges;
+  notes->self_loops = s;
+  notes->missing_lines = missing;
+  if (2 * m == k || 2 * m == k + s || 2 * m == k + 2 * s) {
+    /* m counts each edge once */
+  } else if (m == k || m == k + s) {
+    notes->m_both_directions = 1;
+    note(notes,
+         "%s:%lld: the header says m = %lld, but the lines hold %lld edges: m counts every"
+         " edge in both directions%s (Zoltan takes it; gpmetis refuses it)",
+         gname, (long long)g->hline, (long long)m, (long long)edges,
+         m == k + s && s ? " and the self loops" : "");
+  } else if (missing) {
+    return lbs_fail(LBS_PARSE,
+                    "%s:%lld: file ends after %lld of %lld vertex lines, and the ones"
+                    " there hold %lld edges where the header says m = %lld",
+                    gname, (long long)g->last_line, (long long)(n - missing), (long long)n,
+                    (long long)edges, (long long)m);
+  } else {
+    return lbs_fail(LBS_PARSE,
+                    "%s:%lld: the header says m = %lld edges, but the vertex lines hold "
+                    "%lld (%lld neighbour entries, each edge listed in both of its vertices' "
+                    "lines%s)",
+                    gname, (long long)g->hline, (long long)m, (long long)edges, (long long)k,
+                    s ? ", self loops left out" : "");
+  }
+  if (s)
+    note(notes, "%s:%lld: vertex %lld: self loop dropped, as Zoltan drops them (%lld in all)",
+         gname, (long long)notes->self_loop_line, (long long)notes->self_loop_vertex, (long long)s);
+  if (missing)
+    note(notes,
+         "%s:%lld: file ends after %lld of %lld vertex lines: the last %lld vertices read"
+         " as isolated ones, as Zoltan reads them",
+         gname, (long long)g->last_line, (long long)(n - missing), (long long)n,
+         (long long)missing);
+  return LBS_OK;
+}
+
+/* Parses a graph file and its coordinates (see traces_int.h): the header, the vertex lines, the
+ * vertices a short file implies, the checks of what follows and of m, the mesh. The mesh and the
+ * vertex weights are the caller's; nothing is left allocated on an error. */
+lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
+                         lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
+                         const char *ctext, size_t clen, lbs_chaco_notes *notes) {
+  *mesh = NULL;
+  *vwgt_out = NULL;
+  if (notes) memset(notes, 0, sizeof *notes);
+  reader r = {gname, gtext, gtext + glen, 0};
+  graph g = {.name = gname, .directed = directed, .lenient = notes && !directed, .notes = notes};
+  lbs_err e;
+  if ((e = read_header(&r, &g)) || (e = read_vertices(&r, &g))) goto done;
+  if (g.v < g.n && (e = imply_missing(&r, &g))) goto done;
+  if ((e = close_adjacency(&r, &g)) || (e = make_mesh(&g, cname, ctext, clen, mesh))) goto done;
+  if (g.lenient && (e = check_edges(&g))) {
+    lbs_mesh_destroy(mesh);
     goto done;
   }
-  if (e) {
-    e = lbs_fail(e, "%s: %s (vertices numbered from 0)", gname, lbs_errmsg());
-    goto done;
-  }
-  if (lenient) {
-    /* k entries of a symmetric adjacency: k/2 edges. Zoltan takes m as 2m = k, k + s or k + 2s
-     * (s self loops counted once or twice) and, with a warning, any m up to k/2; we take the
-     * m that count each edge once or every entry once. */
-    int64_t edges = k / 2, s = loops;
-    notes->edges = edges;
-    notes->self_loops = s;
-    notes->missing_lines = missing;
-    if (2 * m == k || 2 * m == k + s || 2 * m == k + 2 * s) {
-      /* m counts each edge once */
-    } else if (m == k || m == k + s) {
-      notes->m_both_directions = 1;
-      note(notes, "%s:%lld: the header says m = %lld, but the lines hold %lld edges: m counts every"
-           " edge in both directions%s (Zoltan takes it; gpmetis refuses it)", gname,
-           (long long)hline, (long long)m, (long long)edges, m == k + s && s ? " and the self loops" : "");
-    } else if (missing) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: file ends after %lld of %lld vertex lines, and the ones"
-                   " there hold %lld edges where the header says m = %lld", gname,
-                   (long long)last_line, (long long)(n - missing), (long long)n, (long long)edges,
-                   (long long)m);
-      lbs_mesh_destroy(mesh);
-      goto done;
-    } else {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: the header says m = %lld edges, but the vertex lines hold "
-                   "%lld (%lld neighbour entries, each edge listed in both of its vertices' lines%s)",
-                   gname, (long long)hline, (long long)m, (long long)edges, (long long)k,
-                   s ? ", self loops left out" : "");
-      lbs_mesh_destroy(mesh);
-      goto done;
-    }
-    if (s)
-      note(notes, "%s:%lld: vertex %lld: self loop dropped, as Zoltan drops them (%lld in all)",
-           gname, (long long)notes->self_loop_line, (long long)notes->self_loop_vertex, (long long)s);
-    if (missing)
-      note(notes, "%s:%lld: file ends after %lld of %lld vertex lines: the last %lld vertices read"
-           " as isolated ones, as Zoltan reads them", gname, (long long)last_line,
-           (long long)(n - missing), (long long)n, (long long)missing);
-  }
-  *vwgt_out = vwgt;
-  *ncon_out = ncon;
-  vwgt = NULL;
+  *vwgt_out = g.vwgt;
+  *ncon_out = g.ncon;
+  g.vwgt = NULL;
 done:
-  free(xadj);
-  free(adj);
-  free(w);
-  free(vwgt);
-  free(coords);
+  free(g.xadj);
+  free(g.adj);
+  free(g.w);
+  free(g.vwgt);
   return e;
 }
 
