@@ -203,6 +203,81 @@ static lbs_err add_sample(lbs_sample **s, int *n, int *cap, double w, double t) 
   return LBS_OK;
 }
 
+/* The child's result record into out: its error, completeness, messages and IPG points. */
+static void take_result(const char *buf, size_t len, lbs_calib_job_out *out) {
+  result_msg rm;
+  memcpy(&rm, buf, sizeof rm);
+  if (len == sizeof rm + 16 * (size_t)rm.npoints && rm.npoints > 0) {
+    out->ipg.w = malloc((size_t)rm.npoints * sizeof(double));
+    out->ipg.t = malloc((size_t)rm.npoints * sizeof(double));
+    if (out->ipg.w && out->ipg.t) {
+      for (int k = 0; k < rm.npoints; k++) {
+        memcpy(&out->ipg.w[k], buf + sizeof rm + 16 * (size_t)k, 8);
+        memcpy(&out->ipg.t[k], buf + sizeof rm + 16 * (size_t)k + 8, 8);
+      }
+      out->ipg.n = rm.npoints;
+    }
+  }
+  out->err = (lbs_err)rm.err;
+  out->complete = rm.complete;
+  snprintf(out->message, sizeof out->message, "%s", rm.message);
+  snprintf(out->note, sizeof out->note, "%s", rm.note);
+}
+
+/* What the parent reads from the child's pipe. */
+typedef struct reading {
+  int cap;        /* of out->samples */
+  int got_result; /* the result record came */
+  int timed_out;  /* the deadline passed first */
+} reading;
+
+/* Reads the child's records until its pipe closes or the deadline passes: device, samples,
+ * progress (told to job->progress), the result. An error only when the parent runs out of memory. */
+static lbs_err read_records(const lbs_calib_job *job, int fd, double deadline, reading *rd, lbs_calib_job_out *out) {
+  lbs_err e = LBS_OK;
+  while (!e) {
+    rec_hdr h;
+    int r = read_all(fd, &h, sizeof h, deadline);
+    if (r) {
+      rd->timed_out = r == -2;
+      break;
+    }
+    char *buf = malloc(h.len ? h.len : 1);
+    if (!buf) return lbs_fail(LBS_NOMEM, "calibration record");
+    if ((r = read_all(fd, buf, h.len, deadline))) {
+      free(buf);
+      rd->timed_out = r == -2;
+      break;
+    }
+    double d[2] = {0, 0};
+    if (h.len == sizeof d) memcpy(d, buf, sizeof d);
+    if (h.type == REC_DEVICE) snprintf(out->device, sizeof out->device, "%.*s", (int)h.len, buf);
+    else if (h.type == REC_SAMPLE || h.type == REC_VERIFY)
+      e = add_sample(&out->samples, &out->nsamples, &rd->cap, d[0], d[1]);
+    else if (h.type == REC_PROGRESS && job->progress) job->progress(job->pctx, d[0], (int)d[1]);
+    else if (h.type == REC_RESULT && h.len >= sizeof(result_msg)) take_result(buf, h.len, out), rd->got_result = 1;
+    free(buf);
+  }
+  return e;
+}
+
+/* Why the job has no result when the child gave none: it timed out, crashed or ended early. */
+static void no_result(const lbs_calib_job *job, const reading *rd, int status, lbs_calib_job_out *out) {
+  if (rd->timed_out) {
+    out->err = LBS_RANGE;
+    snprintf(out->message, sizeof out->message, "timed out after %.0f s (--timeout) with %d samples", job->timeout_s,
+             out->nsamples);
+  } else if (!rd->got_result) {
+    out->err = LBS_IO;
+    if (WIFSIGNALED(status))
+      snprintf(out->message, sizeof out->message, "the implementation crashed (signal %d: %s) after %d samples",
+               WTERMSIG(status), strsignal(WTERMSIG(status)), out->nsamples);
+    else
+      snprintf(out->message, sizeof out->message, "the implementation's process ended (status %d) after %d samples",
+               WEXITSTATUS(status), out->nsamples);
+  }
+}
+
 lbs_err lbs_calib_job_run(const lbs_calib_job *job, lbs_calib_job_out *out) {
   memset(out, 0, sizeof *out);
   int p[2];
@@ -222,76 +297,16 @@ lbs_err lbs_calib_job_run(const lbs_calib_job *job, lbs_calib_job_out *out) {
     _exit(0);
   }
   close(p[1]);
-  int cap = 0, got_result = 0, timed_out = 0;
-  lbs_err e = LBS_OK;
-  for (;;) {
-    rec_hdr h;
-    int r = read_all(p[0], &h, sizeof h, deadline);
-    if (r == -2) {
-      timed_out = 1;
-      break;
-    }
-    if (r) break;
-    char *buf = malloc(h.len ? h.len : 1);
-    if (!buf) {
-      e = lbs_fail(LBS_NOMEM, "calibration record");
-      break;
-    }
-    r = read_all(p[0], buf, h.len, deadline);
-    if (r) {
-      free(buf);
-      timed_out = r == -2;
-      break;
-    }
-    double d[2] = {0, 0};
-    if (h.len == sizeof d) memcpy(d, buf, sizeof d);
-    if (h.type == REC_DEVICE) snprintf(out->device, sizeof out->device, "%.*s", (int)h.len, buf);
-    else if (h.type == REC_SAMPLE) e = add_sample(&out->samples, &out->nsamples, &cap, d[0], d[1]);
-    else if (h.type == REC_VERIFY) e = add_sample(&out->samples, &out->nsamples, &cap, d[0], d[1]);
-    else if (h.type == REC_PROGRESS && job->progress) job->progress(job->pctx, d[0], (int)d[1]);
-    else if (h.type == REC_RESULT && h.len >= sizeof(result_msg)) {
-      result_msg rm;
-      memcpy(&rm, buf, sizeof rm);
-      if (h.len == sizeof rm + 16 * (size_t)rm.npoints && rm.npoints > 0) {
-        out->ipg.w = malloc((size_t)rm.npoints * sizeof(double));
-        out->ipg.t = malloc((size_t)rm.npoints * sizeof(double));
-        if (out->ipg.w && out->ipg.t) {
-          for (int k = 0; k < rm.npoints; k++) {
-            memcpy(&out->ipg.w[k], buf + sizeof rm + 16 * (size_t)k, 8);
-            memcpy(&out->ipg.t[k], buf + sizeof rm + 16 * (size_t)k + 8, 8);
-          }
-          out->ipg.n = rm.npoints;
-        }
-      }
-      out->err = (lbs_err)rm.err;
-      out->complete = rm.complete;
-      snprintf(out->message, sizeof out->message, "%s", rm.message);
-      snprintf(out->note, sizeof out->note, "%s", rm.note);
-      got_result = 1;
-    }
-    free(buf);
-    if (e) break;
-  }
-  if (timed_out || e) kill(pid, SIGKILL);
+  reading rd = {0};
+  lbs_err e = read_records(job, p[0], deadline, &rd, out);
+  if (rd.timed_out || e) kill(pid, SIGKILL);
   close(p[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   out->seconds = now_s() - t0;
   if (e) return e;
-  if (timed_out) {
-    out->err = LBS_RANGE;
-    snprintf(out->message, sizeof out->message, "timed out after %.0f s (--timeout) with %d samples", job->timeout_s,
-             out->nsamples);
-  } else if (!got_result) {
-    out->err = LBS_IO;
-    if (WIFSIGNALED(status))
-      snprintf(out->message, sizeof out->message, "the implementation crashed (signal %d: %s) after %d samples",
-               WTERMSIG(status), strsignal(WTERMSIG(status)), out->nsamples);
-    else
-      snprintf(out->message, sizeof out->message, "the implementation's process ended (status %d) after %d samples",
-               WEXITSTATUS(status), out->nsamples);
-  }
+  no_result(job, &rd, status, out);
   return LBS_OK;
 }
 
