@@ -1,6 +1,7 @@
-/* cmd_export.c - lbsim export simgrid: a replay written as SimGrid SMPI time-independent traces
- * with the platform, so that SMPI can replay what lbsim simulated (study/export_simgrid.c); and
- * the options and checks both formats share (cmd_export.h; export vtk: cmd_export_vtk.c). */
+/* cmd_export.c - lbsim export: the formats' dispatch, and export simgrid: a replay written as
+ * SimGrid SMPI time-independent traces with the platform, so that SMPI can replay what lbsim
+ * simulated (study/export_simgrid.c). export vtk is cmd_export_vtk.c; the options and checks both
+ * formats share are export_args.c (cmd_export.h). */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -46,61 +47,6 @@ static void usage(void) {
          "  lbsim export simgrid bump.lbt --grid examples/grids/two_sites.ini --mode des \\\n"
          "      --policy fixed:10 -o smpi\n"
          "  smpi/run.sh            # SMPI prints 'Simulation time T'; lbsim's: smpi/lbsim.json\n");
-}
-
-/* ---------------------------------------------------------------- shared by the formats */
-
-enum { O_GRID = 1000, O_SET };
-
-int cli_export_parse(int argc, char **argv, const struct option *own, cli_export_opt opt, void *arg,
-                     void (*usage)(void), cli_export_args *a) {
-  static const struct option common[] = {
-      {"grid", required_argument, 0, O_GRID}, CLI_REPLAY_OPTIONS,
-      {"set", required_argument, 0, O_SET},   {"output", required_argument, 0, 'o'},
-      {"force", no_argument, 0, 'f'},         {"help", no_argument, 0, 'h'}};
-  enum { NC = sizeof common / sizeof *common };
-  struct option lo[NC + 9] = {{0}};
-  memcpy(lo, common, sizeof common);
-  for (int i = 0; own[i].name && i < 8; i++) lo[NC + i] = own[i];
-  int c, rc = 0;
-  while (!rc && (c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
-    if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST)
-      rc = cli_replay_flag(&a->over, a->cmd, c, optarg);
-    else if (c == O_GRID)
-      a->grid = optarg;
-    else if (c == O_SET)
-      rc = cli_override(&a->over, a->cmd, optarg);
-    else if (c == 'f')
-      a->force = 1;
-    else if (c == 'h')
-      return usage(), -1;
-    else if (c == 'o' && strchr(optarg, '=') && !strchr(optarg, '/'))
-      rc = cli_usage(a->cmd, "-o names the output directory here; override grid keys with --set %s",
-                     optarg);
-    else if (c == 'o')
-      a->out = optarg;
-    else if (!(rc = opt(arg, c, optarg)))
-      rc = cli_usage(a->cmd, "bad option");
-    else if (rc == 1)
-      rc = 0;
-  }
-  if (!rc && optind != argc - 1)
-    rc = cli_usage(a->cmd, "expected one trace file");
-  else if (!rc && !a->grid)
-    rc = cli_usage(a->cmd, "missing --grid FILE");
-  else if (!rc && !a->out)
-    rc = cli_usage(a->cmd, "missing -o DIR");
-  if (!rc) a->trace = argv[optind];
-  return rc;
-}
-
-int cli_export_check(const cli_export_args *a, cli_dir_kind kind, const char *msgcmd,
-                     cli_outdir *od) {
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  *od = (cli_outdir){0};
-  int bad = rank == 0 && cli_outdir_check_as(od, msgcmd, a->out, a->force, kind);
-  return lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK) ? 1 : 0; /* said on rank 0 */
 }
 
 /* ---------------------------------------------------------------- export simgrid */

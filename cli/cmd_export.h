@@ -1,4 +1,4 @@
-/* cmd_export.h - what lbsim export simgrid and export vtk share (cmd_export.c). */
+/* cmd_export.h - what lbsim export simgrid and export vtk share (export_args.c). */
 #ifndef LBS_CMD_EXPORT_H
 #define LBS_CMD_EXPORT_H
 

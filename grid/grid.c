@@ -64,11 +64,13 @@ static const lbs_section_spec grid_own[] = {
 static const lbs_section_spec sim_section = {"sim", 0, 0, NULL,
                                              "replay settings (see 'lbsim replay --help-config')"};
 
-/* The sections the partitioners read from a grid file ([zoltan], [minex], a plug-in's), as the
- * partitioner registry lists them (partitioners/registry.c). That library sits above this one,
- * hence a weak reference: NULL in a program without partitioners, whose grid files may then
- * hold none of their sections. */
-extern const lbs_section_spec *lbs_part_sections(void) __attribute__((weak));
+/* The sections other libraries read from a grid file ([zoltan], [minex], a plug-in's: the
+ * partitioners', which sit above this library), asked for through the function they give
+ * (lbs_grid_set_extra_sections); none until one is given. */
+static const lbs_section_spec *(*extra_sections)(void);
+
+void lbs_grid_set_extra_sections(const lbs_section_spec *(*fn)(void)) { extra_sections = fn; }
+
 #define PART_SECTIONS_MAX 64 /* at least LBS_PART_MAX_SECTIONS (lbs_part.h) */
 
 /* lbs_grid_spec(): grid_own, then each partitioner's section passed through (its keys are its
@@ -121,7 +123,7 @@ static void spec_build(const lbs_section_spec *parts, int n) {
 
 const lbs_section_spec *lbs_grid_spec(void) {
   if (nodetype_models != lbs_speed_count()) nodetype_build(); /* the registries only grow */
-  const lbs_section_spec *parts = lbs_part_sections ? lbs_part_sections() : NULL;
+  const lbs_section_spec *parts = extra_sections ? extra_sections() : NULL;
   int n = 0;
   while (parts && parts[n].kind) n++;
   if (n != part_sections) spec_build(parts, n);

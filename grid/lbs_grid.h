@@ -29,6 +29,11 @@ typedef struct lbs_grid lbs_grid;
  * (the pointer stays the same, the contents follow the registry). Not thread-safe while
  * models are registered. */
 const lbs_section_spec *lbs_grid_spec(void);
+/* The sections that libraries above this one read from a grid file (the partitioners' [zoltan],
+ * [minex], ...: each passed through, its keys its reader's to check): fn lists them, NULL-kind
+ * terminated, whenever lbs_grid_spec is built; the partitioner registry gives its own when it is
+ * linked into a program (partitioners/registry.c). NULL: none. */
+void lbs_grid_set_extra_sections(const lbs_section_spec *(*fn)(void));
 
 /* Speed models turn work into time on one processor: linear, and non-linear curves
  * (roofline, calibrated IPGs). A model is one file and one line in grid/registry.c. It owns

@@ -44,6 +44,10 @@ const lbs_section_spec *lbs_part_sections(void) {
   return sections;
 }
 
+/* A grid file holds the partitioners' sections: the grid library, below this one, asks for them
+ * through lbs_part_sections from the moment a program that links this registry starts. */
+__attribute__((constructor)) static void give_grid_sections(void) { lbs_grid_set_extra_sections(lbs_part_sections); }
+
 /* LBS_OK when a new partitioner's sections are kinds no grid file has yet (lbs_grid_spec: the
  * grid's own, [sim] and the partitioners' so far) and leave the total within bounds. */
 static lbs_err check_sections(const lbs_partitioner_ops *ops) {

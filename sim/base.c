@@ -1,5 +1,6 @@
 /* base.c - the engine's leaves, which every other part of it uses and which use none of
- * them: errors agreed over the ranks (core's lbs_mpi_agree), and a step's imbalance. */
+ * them: errors agreed over the ranks (core's lbs_mpi_agree), a step's imbalance, and whether the
+ * policy plans ahead (its flags). */
 #include <math.h>
 
 #include "lbs_mpi.h"
@@ -16,4 +17,8 @@ void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb) {
   double avg = sum / P;
   *imb = mx > 0 ? (mx - avg) / mx : 0;
   *limb = avg > 0 ? mx / avg : 1;
+}
+
+int lbs__plans_ahead(const lbs__engine *x) {
+  return x->policy && (lbs_policy_ops_of(x->policy)->flags & LBS_POLICY_PLANS_AHEAD);
 }

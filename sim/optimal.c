@@ -165,10 +165,6 @@ static lbs_err opt_plan(lbs__engine *x, const opt_tables *o) {
   return e;
 }
 
-int lbs__plans_ahead(const lbs__engine *x) {
-  return x->policy && (lbs_policy_ops_of(x->policy)->flags & LBS_POLICY_PLANS_AHEAD);
-}
-
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps) {
   lbs__engine *x = nav;
   if (x->opt_done) {

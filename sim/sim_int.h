@@ -84,11 +84,20 @@ typedef struct lbs__engine {
   lbs_grid *live_nav;    /* the grid as it is at a step the policy navigates to, or NULL */
 } lbs__engine;
 
-/* ---------------------------------------------------------------- engine.c */
+/* ---------------------------------------------------------------- base.c (the leaves) */
 
 /* Collective: every rank returns the first failing rank's code and message (lbs_mpi_agree over
  * x->comm). */
 lbs_err lbs__agree(lbs__engine *x, lbs_err e);
+/* Local: 1 when the run's policy plans the whole run ahead (LBS_POLICY_PLANS_AHEAD): it alone is
+ * offered the optimum, and the grid must not change nor the partitioner use the current
+ * assignment. 0 before the policy is created. */
+int lbs__plans_ahead(const lbs__engine *x);
+/* Local: (Lmax - Lavg) / Lmax and Lmax / Lavg. */
+void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
+
+/* ---------------------------------------------------------------- engine.c */
+
 /* Collective: checks the options against the trace and grid, places the elements, reads this
  * rank's mesh rows, sets up the ghosts, the partitioner (and its mode), the policy and the
  * state arrays; refuses, before any work, a run its mode's memory cannot hold. */
@@ -103,8 +112,6 @@ lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const d
 void lbs__compute_loads(lbs__engine *x);
 /* Collective: the same for work w into load (fixed-point scratch fix, P), on grid g. */
 void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *fix, int64_t *load);
-/* Local: (Lmax - Lavg) / Lmax and Lmax / Lavg. */
-void lbs__imbalance(const int64_t *load, int P, double *imb, double *limb);
 /* Collective: (p*P + q, fixed-point amount) pairs of every rank summed into sorted transfers
  * of unit_bytes per unit; *out allocated. kv is scratch. */
 lbs_err lbs__merge_pairs(lbs__engine *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
@@ -140,10 +147,6 @@ lbs_err lbs__gather_assignment(lbs__engine *x, int *out);
 
 /* Collective: the offline optimal plan (computed once, then cached in x). */
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
-/* Local: 1 when the run's policy plans the whole run ahead (LBS_POLICY_PLANS_AHEAD): it alone is
- * offered the optimum, and the grid must not change nor the partitioner use the current
- * assignment. 0 before the policy is created. */
-int lbs__plans_ahead(const lbs__engine *x);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's
