@@ -352,74 +352,79 @@ static void fill(lbs_net *n, int na, int64_t now, int *ntouched) {
   *ntouched = nt;
 }
 
-static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
-  lbs_err e = grow(n, nx);
-  if (e) return e;
-  int nf = 0;
-  int64_t t0 = NO_TIME;
+/* The batch's flows in n->f (the first *nf), those that share nothing given their arrival at
+ * once; *t0 the earliest ready time of the rest. */
+static void start_flows(lbs_net *n, lbs_transfer *xs, int nx, int *nf, int64_t *t0) {
+  *nf = 0;
+  *t0 = NO_TIME;
   for (int i = 0; i < nx; i++) {
-    flow *f = &n->f[nf];
+    flow *f = &n->f[*nf];
     make_flow(n, &xs[i], i, f);
     if (f->nres == 0) { /* nothing shared: its own bandwidth */
       xs[i].arrival = add_ns(f->act, f->rem > 0 ? ns_for(f->rem, f->bound) : 0);
       continue;
     }
-    if (xs[i].ready < t0) t0 = xs[i].ready;
-    n->order[nf] = nf;
-    nf++;
+    if (xs[i].ready < *t0) *t0 = xs[i].ready;
+    n->order[*nf] = *nf;
+    (*nf)++;
   }
-  if (!nf) return LBS_OK;
-  /* what ended before this batch can start is forgotten */
-  for (int k = 0; k < nf; k++)
-    for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
-  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
-  int next = 0, na = 0, nprev = 0, nt = 0;
-  int64_t now = n->f[n->order[0]].act;
-  while (next < nf || na > 0) {
-    while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
-    fill(n, na, now, &nt);
-    /* the next event: a flow starts or ends, or an earlier batch's usage changes */
-    int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
-    for (int k = 0; k < na; k++) {
-      flow *f = &n->f[n->active[k]];
-      f->cand = f->rem <= 0 ? now : f->rate > 0 ? add_ns(now, ns_for(f->rem, f->rate)) : NO_TIME;
-      if (f->cand < at) at = f->cand;
-    }
-    for (int i = 0; i < nt; i++) {
-      const profile *p = &n->prof[n->touched[i]];
-      int s = prof_seg(p, now);
-      if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
-    }
-    if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
-    /* this batch's usage from now on, for later batches */
-    for (int i = 0; i < nprev; i++) n->used[n->prev[i]] = 0;
-    for (int i = 0; i < nt; i++) n->used[n->touched[i]] = 0;
-    for (int k = 0; k < na; k++) {
-      const flow *f = &n->f[n->active[k]];
-      for (int j = 0; j < f->nres; j++) n->used[f->res[j]] += f->rate;
-    }
-    for (int i = 0; !e && i < nprev; i++) e = prof_push(&n->rec[n->prev[i]], now, n->used[n->prev[i]]);
-    for (int i = 0; !e && i < nt; i++) e = prof_push(&n->rec[n->touched[i]], now, n->used[n->touched[i]]);
-    if (e) break;
-    memcpy(n->prev, n->touched, (size_t)nt * sizeof *n->prev); /* a resource left idle gets its 0 next time */
-    nprev = nt;
-    /* advance to it; the flows due end there */
-    double dt = (double)(at - now);
-    int keep = 0;
-    for (int k = 0; k < na; k++) {
-      flow *f = &n->f[n->active[k]];
-      if (f->cand <= at) {
-        xs[f->idx].arrival = at;
-        continue;
-      }
-      f->rem -= f->rate * dt;
-      if (f->rem < 0) f->rem = 0;
-      n->active[keep++] = n->active[k];
-    }
-    na = keep;
-    now = at;
+}
+
+/* The next event after now: a flow starts (the next in order, at) or ends (each active flow's
+ * cand, set here), or an earlier batch's usage of a touched resource changes. */
+static int64_t next_event(lbs_net *n, int na, int nt, int64_t now, int64_t at) {
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    f->cand = f->rem <= 0 ? now : f->rate > 0 ? add_ns(now, ns_for(f->rem, f->rate)) : NO_TIME;
+    if (f->cand < at) at = f->cand;
   }
-  /* the batch ends: its usage joins the earlier batches' */
+  for (int i = 0; i < nt; i++) {
+    const profile *p = &n->prof[n->touched[i]];
+    int s = prof_seg(p, now);
+    if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
+  }
+  return at;
+}
+
+/* This batch's usage of its resources from now on, recorded for later batches (a resource used
+ * before and idle now records 0); the touched resources become the previous ones. */
+static lbs_err record_usage(lbs_net *n, int na, int nt, int *nprev, int64_t now) {
+  for (int i = 0; i < *nprev; i++) n->used[n->prev[i]] = 0;
+  for (int i = 0; i < nt; i++) n->used[n->touched[i]] = 0;
+  for (int k = 0; k < na; k++) {
+    const flow *f = &n->f[n->active[k]];
+    for (int j = 0; j < f->nres; j++) n->used[f->res[j]] += f->rate;
+  }
+  lbs_err e = LBS_OK;
+  for (int i = 0; !e && i < *nprev; i++) e = prof_push(&n->rec[n->prev[i]], now, n->used[n->prev[i]]);
+  for (int i = 0; !e && i < nt; i++) e = prof_push(&n->rec[n->touched[i]], now, n->used[n->touched[i]]);
+  if (e) return e;
+  memcpy(n->prev, n->touched, (size_t)nt * sizeof *n->prev); /* a resource left idle gets its 0 next time */
+  *nprev = nt;
+  return LBS_OK;
+}
+
+/* Advances the active flows from now to at: those due end there (their arrival), the others
+ * carry their remaining bytes on. The number still active. */
+static int advance(lbs_net *n, lbs_transfer *xs, int na, int64_t now, int64_t at) {
+  double dt = (double)(at - now);
+  int keep = 0;
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    if (f->cand <= at) {
+      xs[f->idx].arrival = at;
+      continue;
+    }
+    f->rem -= f->rate * dt;
+    if (f->rem < 0) f->rem = 0;
+    n->active[keep++] = n->active[k];
+  }
+  return keep;
+}
+
+/* The batch ends at now (e: how it went): its usage joins the earlier batches' and the records
+ * are cleared, also after an error. */
+static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) {
   for (int i = 0; !e && i < nprev; i++) e = prof_push(&n->rec[n->prev[i]], now, 0);
   for (int k = 0; !e && k < nf; k++)
     for (int j = 0; !e && j < n->f[k].nres; j++) {
@@ -430,6 +435,31 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   for (int k = 0; k < nf; k++) /* after an error */
     for (int j = 0; j < n->f[k].nres; j++) n->rec[n->f[k].res[j]].n = 0;
   return e;
+}
+
+static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
+  lbs_err e = grow(n, nx);
+  if (e) return e;
+  int nf;
+  int64_t t0;
+  start_flows(n, xs, nx, &nf, &t0);
+  if (!nf) return LBS_OK;
+  /* what ended before this batch can start is forgotten */
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
+  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
+  int next = 0, na = 0, nprev = 0, nt = 0;
+  int64_t now = n->f[n->order[0]].act;
+  while (next < nf || na > 0) {
+    while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
+    fill(n, na, now, &nt);
+    int64_t at = next_event(n, na, nt, now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+    if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
+    if ((e = record_usage(n, na, nt, &nprev, now))) break;
+    na = advance(n, xs, na, now, at);
+    now = at;
+  }
+  return end_batch(n, nf, nprev, now, e);
 }
 
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx) {

@@ -23,6 +23,37 @@ static lbs_err forces(const lbs_nb_tree *t, const double *x, int64_t n, double t
   return LBS_OK;
 }
 
+/* The trace of L cells on mesh: pwgt, rwgt and interactions, exact, with the recipe as source. */
+static lbs_err open_trace(const lbs_nbody_params *p, const char *path, int32_t L, lbs_mesh *mesh,
+                          lbs_trace_writer **w) {
+  char recipe[200];
+  snprintf(recipe, sizeof recipe, "nbody bodies=%lld steps=%lld seed=%llu leaf=%d theta=%g dt=%g",
+           (long long)p->bodies, (long long)p->steps, (unsigned long long)p->seed, p->leaf, p->theta, p->dt);
+  const lbs_bound exact = {LBS_BOUND_LOSSLESS, 0};
+  const lbs_metric_spec ms[] = {{"pwgt", "interactions", LBS_CODEC_LOSSLESS, exact, exact},
+                                {"rwgt", "bodies", LBS_CODEC_LOSSLESS, exact, exact},
+                                {"interactions", "interactions", LBS_CODEC_LOSSLESS, exact, exact}};
+  const char *meta[] = {"source", recipe, "edge_weight", LBS_EDGE_RULE, "workload", "nbody"};
+  lbs_trace_spec spec = {L, 0, 3, ms, mesh, 3, meta};
+  return lbs_trace_create(path, &spec, w);
+}
+
+/* Step s of the trace: per cell, its bodies (rwgt), their interactions and its PWgt, from the
+ * bodies' positions x and interactions (val: 3 L values, cnt: a value per tree node, scratch). */
+static lbs_err write_cells(lbs_trace_writer *w, int64_t s, const lbs_nb_tree *cells, const lbs_nb_cells *cg,
+                           const double *x, const int64_t *inter, int64_t n, double *val, double *cnt) {
+  int32_t L = cells->nleaf;
+  double *pw = val, *rw = val + L, *it = val + 2 * L;
+  memset(val, 0, (size_t)L * 3 * sizeof *val);
+  for (int64_t i = 0; i < n; i++) {
+    int32_t a = lbs_nb_locate(cells, x + 3 * i);
+    rw[a] += 1, it[a] += (double)inter[i];
+  }
+  lbs_nb_pwgt(cells, cg, rw, cnt, pw);
+  const double *vals[] = {pw, rw, it};
+  return lbs_trace_write_step(w, s, vals);
+}
+
 lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress, void *arg) {
   if (p->bodies < 2 || p->bodies > (INT64_C(1) << 31)) return lbs_fail(LBS_INVAL, "--bodies must be in [2, 2^31]");
   if (p->steps < 1) return lbs_fail(LBS_INVAL, "--steps must be at least 1");
@@ -56,16 +87,7 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
   for (int32_t a = 0; a < L; a++) memcpy(co + 3 * a, cells.nd[cg.leaf_node[a]].c, 3 * sizeof *co);
   if ((e = lbs_mesh_create_unstructured(L, 3, co, xadj, adj, flag, 1, &mesh))) goto done;
   lbs_mesh_set_bytes(mesh, 64, 32); /* per body: moved with position, velocity, mass; sent as position, mass */
-  char recipe[200];
-  snprintf(recipe, sizeof recipe, "nbody bodies=%lld steps=%lld seed=%llu leaf=%d theta=%g dt=%g", (long long)n,
-           (long long)p->steps, (unsigned long long)p->seed, p->leaf, p->theta, p->dt);
-  const lbs_bound exact = {LBS_BOUND_LOSSLESS, 0};
-  const lbs_metric_spec ms[] = {{"pwgt", "interactions", LBS_CODEC_LOSSLESS, exact, exact},
-                                {"rwgt", "bodies", LBS_CODEC_LOSSLESS, exact, exact},
-                                {"interactions", "interactions", LBS_CODEC_LOSSLESS, exact, exact}};
-  const char *meta[] = {"source", recipe, "edge_weight", LBS_EDGE_RULE, "workload", "nbody"};
-  lbs_trace_spec spec = {L, 0, 3, ms, mesh, 3, meta};
-  if ((e = lbs_trace_create(path, &spec, &w))) goto done;
+  if ((e = open_trace(p, path, L, mesh, &w))) goto done;
   /* leapfrog: the recorded step s is the state after s steps (s = 0: the initial bodies) */
   if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
   for (int64_t s = 0; s < p->steps; s++) {
@@ -74,15 +96,7 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
       if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
       for (int64_t i = 0; i < 3 * n; i++) v[i] += 0.5 * p->dt * acc[i];
     }
-    double *pw = val, *rw = val + L, *it = val + 2 * L;
-    memset(val, 0, (size_t)L * 3 * sizeof *val);
-    for (int64_t i = 0; i < n; i++) {
-      int32_t a = lbs_nb_locate(&cells, x + 3 * i);
-      rw[a] += 1, it[a] += (double)inter[i];
-    }
-    lbs_nb_pwgt(&cells, &cg, rw, cnt, pw);
-    const double *vals[] = {pw, rw, it};
-    if ((e = lbs_trace_write_step(w, s, vals))) goto done;
+    if ((e = write_cells(w, s, &cells, &cg, x, inter, n, val, cnt))) goto done;
     if (progress && progress(arg, s + 1, p->steps)) {
       e = lbs_fail(LBS_INVAL, "interrupted");
       goto done;

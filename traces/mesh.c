@@ -173,19 +173,9 @@ static int cmp_nbr(const void *a, const void *b) {
   return (x->v > y->v) - (x->v < y->v);
 }
 
-/* Checks the CSR arrays (ranges, self loops, duplicates, an undirected graph's reverse edges and
- * their weights), leaving every row in the order it came: METIS's answer depends on it. */
-static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj, int64_t *adjncy,
-                        double *adjwgt, int directed) {
-  if (n < 1) return lbs_fail(LBS_INVAL, "a mesh needs at least one element");
-  if (dim < 0 || dim > 3) return lbs_fail(LBS_INVAL, "coordinates need 1 to 3 dimensions");
-  for (int64_t i = 0; coords && i < n * dim; i++)
-    if (!isfinite(coords[i]))
-      return lbs_fail(LBS_INVAL, "vertex %lld: coordinate is not finite", (long long)(i / dim));
-  if (xadj[0] != 0) return lbs_fail(LBS_INVAL, "CSR offsets must start at 0");
-  for (int64_t v = 0; v < n; v++)
-    if (xadj[v + 1] < xadj[v])
-      return lbs_fail(LBS_INVAL, "vertex %lld: CSR offsets decrease", (long long)v);
+/* Checks the rows one by one: neighbours in range, no self loop, weights finite and not
+ * negative, no duplicate (found in a sorted copy of each row: the rows keep their order). */
+static lbs_err check_rows(int64_t n, const int64_t *xadj, const int64_t *adjncy, const double *adjwgt) {
   nbr *row = NULL;
   size_t cap = 0;
   lbs_err e = LBS_OK;
@@ -223,14 +213,19 @@ static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj,
       }
   }
   free(row);
-  if (e || directed) return e;
-  /* reverse edges: looked up in a sorted copy of the rows (the rows themselves keep their order) */
+  return e;
+}
+
+/* An undirected graph: every edge has its reverse, with the same weight. The reverse edges are
+ * looked up in a sorted copy of the rows (the rows themselves keep their order). */
+static lbs_err check_reverse(int64_t n, const int64_t *xadj, const int64_t *adjncy, const double *adjwgt) {
   int64_t ne = xadj[n];
   nbr *sorted = malloc((size_t)(ne ? ne : 1) * sizeof *sorted);
   if (!sorted) return lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)ne);
   for (int64_t k = 0; k < ne; k++) sorted[k].v = adjncy[k], sorted[k].w = adjwgt[k];
   for (int64_t v = 0; v < n; v++)
     if (xadj[v + 1] - xadj[v] > 1) qsort(sorted + xadj[v], (size_t)(xadj[v + 1] - xadj[v]), sizeof *sorted, cmp_nbr);
+  lbs_err e = LBS_OK;
   for (int64_t v = 0; v < n && !e; v++)
     for (int64_t k = xadj[v]; k < xadj[v + 1]; k++) {
       int64_t u = adjncy[k], lo = xadj[u], hi = xadj[u + 1];
@@ -251,6 +246,24 @@ static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj,
     }
   free(sorted);
   return e;
+}
+
+/* Checks the CSR arrays (ranges, self loops, duplicates, an undirected graph's reverse edges and
+ * their weights), leaving every row in the order it came: METIS's answer depends on it. */
+static lbs_err validate(int64_t n, int dim, const double *coords, int64_t *xadj, int64_t *adjncy,
+                        double *adjwgt, int directed) {
+  if (n < 1) return lbs_fail(LBS_INVAL, "a mesh needs at least one element");
+  if (dim < 0 || dim > 3) return lbs_fail(LBS_INVAL, "coordinates need 1 to 3 dimensions");
+  for (int64_t i = 0; coords && i < n * dim; i++)
+    if (!isfinite(coords[i]))
+      return lbs_fail(LBS_INVAL, "vertex %lld: coordinate is not finite", (long long)(i / dim));
+  if (xadj[0] != 0) return lbs_fail(LBS_INVAL, "CSR offsets must start at 0");
+  for (int64_t v = 0; v < n; v++)
+    if (xadj[v + 1] < xadj[v])
+      return lbs_fail(LBS_INVAL, "vertex %lld: CSR offsets decrease", (long long)v);
+  lbs_err e = check_rows(n, xadj, adjncy, adjwgt);
+  if (e || directed) return e;
+  return check_reverse(n, xadj, adjncy, adjwgt);
 }
 
 lbs_err lbs__mesh_adopt(int64_t n, int dim, double *coords, int64_t *xadj, int64_t *adjncy,
