@@ -1,5 +1,6 @@
-/* mpi_check.h - checks for the MPI test programs: failures print on rank 0, the tally is
- * agreed across ranks and printed as the closing "N passed, N failed" line CI reads. */
+/* mpi_check.h - checks for the MPI test programs: a failure prints on the rank that met it (a rank
+ * other than 0 names itself), the tally is agreed across ranks and printed as the closing
+ * "N passed, N failed" line CI reads. */
 #ifndef LBS_MPI_CHECK_H
 #define LBS_MPI_CHECK_H
 
@@ -13,7 +14,9 @@ static int check_fails, check_passes, check_rank;
     if (cond) check_passes++;                                                             \
     else {                                                                                \
       check_fails++;                                                                      \
-      if (check_rank == 0) printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n"); \
+      if (check_rank) printf("rank %d: ", check_rank);                                   \
+      printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n");             \
+      fflush(stdout);                                                                     \
     }                                                                                     \
   } while (0)
 

@@ -53,12 +53,14 @@ static void inputs(void) {
   snprintf(results, sizeof results, "%s/r.db", dir);
 }
 
-/* One number from the store, read on every rank. */
+/* One number from the store, read on every rank (waiting, as the store's readers do, while the
+ * other rank writes). */
 static long long query(const char *sql) {
   sqlite3 *db;
   sqlite3_stmt *q;
   long long v = -1;
   if (sqlite3_open_v2(results, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_busy_timeout(db, 30000) == SQLITE_OK &&
       sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
     if (sqlite3_step(q) == SQLITE_ROW) v = sqlite3_column_int64(q, 0);
     sqlite3_finalize(q);
@@ -125,6 +127,7 @@ static void resume(void) {
         (long long)f.resumed);
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(query("SELECT count(*) FROM runs") == 8, "nothing ran again");
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank has read before rank 0 writes */
   int ok = 1;
   if (check_rank == 0) {
     sqlite3 *db;
@@ -151,6 +154,7 @@ static void resume(void) {
     printf("resumed: %lld runs of %lld tasks\n", query("SELECT count(*) FROM runs"),
            (long long)s.ntasks);
   lbs_sweep_free(&s);
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank has read before the next study writes */
 }
 
 static void failure(void) {
