@@ -326,79 +326,107 @@ static lbs_err add_split(lbs_plan *p, int *cap, int wa, int wb) {
   return LBS_OK;
 }
 
-lbs_err lbs_plan_build(lbs_plan *p) {
-  double t_start = now_s();
-  if (p->threads < 1 || p->threads > LBS_PLAN_MAX_THREADS || p->ndev < 0 || p->ndev > LBS_PLAN_MAX_DEV)
-    return lbs_fail(LBS_RANGE, "plan: %d threads and %d devices (1..%d threads, 0..%d devices)", p->threads, p->ndev,
-                    LBS_PLAN_MAX_THREADS, LBS_PLAN_MAX_DEV);
-  if (!(p->hi > 0) || !isfinite(p->hi)) return lbs_fail(LBS_RANGE, "plan: the work range [0, %g] is empty", p->hi);
+/* The plan's node and kernel fit the limits: 1..LBS_PLAN_MAX_THREADS threads, at most
+ * LBS_PLAN_MAX_DEV devices, a work range, and every implementation runs on the node. */
+static lbs_err check_plan(const lbs_plan *p) {
+  if (p->threads < 1 || p->threads > LBS_PLAN_MAX_THREADS || p->ndev < 0 ||
+      p->ndev > LBS_PLAN_MAX_DEV)
+    return lbs_fail(LBS_RANGE, "plan: %d threads and %d devices (1..%d threads, 0..%d devices)",
+                    p->threads, p->ndev, LBS_PLAN_MAX_THREADS, LBS_PLAN_MAX_DEV);
+  if (!(p->hi > 0) || !isfinite(p->hi))
+    return lbs_fail(LBS_RANGE, "plan: the work range [0, %g] is empty", p->hi);
   for (int i = 0; i < p->nimpl; i++) {
     const lbs_plan_impl *m = &p->impl[i];
     if (m->threads > p->threads || (m->devmask >> p->ndev))
-      return lbs_fail(LBS_RANGE, "plan: %s (%s) needs %d threads%s; the node has %d threads and %d devices", m->impl,
-                      m->device, m->threads, m->devmask ? " and a device" : "", p->threads, p->ndev);
+      return lbs_fail(
+          LBS_RANGE, "plan: %s (%s) needs %d threads%s; the node has %d threads and %d devices",
+          m->impl, m->device, m->threads, m->devmask ? " and a device" : "", p->threads, p->ndev);
   }
+  return LBS_OK;
+}
+
+/* Recursive Add, Compare for working set ws of t threads and devices mask: adds its splits to
+ * p->split (*cap its capacity), makes the RPG of each from the FPGs of its sides, and their
+ * envelope p->pg[ws]; then the template's graph tmpl (the PG plus the template's own time),
+ * owned by the caller. */
+static lbs_err build_pg(lbs_plan *p, int ws, int t, unsigned mask, int *cap, lbs_graph *tmpl) {
+  lbs_err e = LBS_OK;
+  int first = p->nsplit;
+  for (int ta = 1; ta <= t / 2 && !e; ta++)
+    for (unsigned ma = 0; ma <= mask && !e; ma++) {
+      if ((ma & mask) != ma) continue;
+      unsigned mb = mask & ~ma;
+      if (ta == t - ta && ma > mb) continue; /* the same split, sides swapped */
+      e = add_split(p, cap, lbs_plan_ws(p, ta, ma), lbs_plan_ws(p, t - ta, mb));
+    }
+  int nr = p->nsplit - first;
+  lbs_graph *rpgs = e ? NULL : calloc((size_t)nr, sizeof *rpgs);
+  if (!e && !rpgs) e = lbs_fail(LBS_NOMEM, "plan: restricted parallelization graphs");
+  for (int s = 0; s < nr && !e; s++)
+    e = lbs_graph_rpg(&p->fpg[p->split[first + s].ws_a], &p->fpg[p->split[first + s].ws_b], p->hi,
+                      first + s, &rpgs[s]);
+  if (!e) e = lbs_graph_envelope(rpgs, nr, &p->pg[ws]);
+  for (int s = 0; rpgs && s < nr; s++) lbs_graph_free(&rpgs[s]);
+  free(rpgs);
+  /* the template's graph: the PG plus its own time */
+  for (int i = 0; i < p->pg[ws].n && !e; i++) {
+    lbs_piece c = p->pg[ws].p[i];
+    c.t0 += p->ovh_s + p->ovh_per_work_s * c.x0, c.t1 += p->ovh_s + p->ovh_per_work_s * c.x1;
+    c.src = LBS_PLAN_TMPL(ws);
+    e = push(tmpl, c);
+  }
+  return e;
+}
+
+/* Execute, Compare for working set ws of t threads and devices mask: p->fpg[ws], the envelope
+ * of every implementation and every smaller set's template graph (tmpl[0..ws]) that fits it.
+ * cand is the caller's scratch of nimpl + nws graphs, left empty. */
+static lbs_err build_fpg(lbs_plan *p, int ws, int t, unsigned mask, const lbs_graph *tmpl,
+                         lbs_graph *cand) {
+  lbs_err e = LBS_OK;
+  int nc = 0;
+  for (int i = 0; i < p->nimpl && !e; i++) {
+    const lbs_plan_impl *m = &p->impl[i];
+    if (m->threads > t || (m->devmask & ~mask)) continue;
+    e = lbs_graph_from_ipg(&m->ipg, p->hi, i, &cand[nc]);
+    if (!e) nc++;
+  }
+  for (int w = 0; w <= ws && !e; w++) {
+    if (!tmpl[w].n || lbs_plan_ws_threads(p, w) > t || (lbs_plan_ws_devices(p, w) & ~mask))
+      continue;
+    lbs_graph_free(&cand[nc]);
+    for (int i = 0; i < tmpl[w].n && !e; i++) e = push(&cand[nc], tmpl[w].p[i]);
+    nc++;
+  }
+  if (!e && nc == 0) {
+    char name[256];
+    e = lbs_fail(LBS_NOTFOUND, "plan: no implementation of %s runs on %s", p->kernel,
+                 lbs_plan_ws_name(p, ws, name, sizeof name));
+  }
+  if (!e) e = lbs_graph_envelope(cand, nc, &p->fpg[ws]);
+  for (int i = 0; i < nc; i++) lbs_graph_free(&cand[i]);
+  return e;
+}
+
+lbs_err lbs_plan_build(lbs_plan *p) {
+  double t_start = now_s();
+  lbs_err e = check_plan(p);
+  if (e) return e;
   p->nws = p->threads << p->ndev;
   p->fpg = calloc((size_t)p->nws, sizeof *p->fpg);
   p->pg = calloc((size_t)p->nws, sizeof *p->pg);
-  lbs_graph *cand = calloc((size_t)(p->nimpl + p->nws), sizeof *cand), *tmpl = calloc((size_t)p->nws, sizeof *tmpl);
-  lbs_graph *rpgs = NULL;
+  lbs_graph *cand = calloc((size_t)(p->nimpl + p->nws), sizeof *cand),
+            *tmpl = calloc((size_t)p->nws, sizeof *tmpl);
   int cap = 0;
-  lbs_err e = p->fpg && p->pg && cand && tmpl ? LBS_OK : lbs_fail(LBS_NOMEM, "plan");
+  e = p->fpg && p->pg && cand && tmpl ? LBS_OK : lbs_fail(LBS_NOMEM, "plan");
   p->nsplit = 0;
   /* Working sets smallest first: a proper subset has fewer threads, or the same threads and
    * a numerically smaller device mask, so its FPG is built before it is needed. */
   for (int ws = 0; ws < p->nws && !e; ws++) {
     int t = lbs_plan_ws_threads(p, ws);
     unsigned mask = lbs_plan_ws_devices(p, ws);
-    if (t >= 2 && p->tmpl[0]) { /* Recursive Add, Compare: the RPGs of every split, the PG */
-      int first = p->nsplit;
-      for (int ta = 1; ta <= t / 2 && !e; ta++)
-        for (unsigned ma = 0; ma <= mask && !e; ma++) {
-          if ((ma & mask) != ma) continue;
-          unsigned mb = mask & ~ma;
-          if (ta == t - ta && ma > mb) continue; /* the same split, sides swapped */
-          e = add_split(p, &cap, lbs_plan_ws(p, ta, ma), lbs_plan_ws(p, t - ta, mb));
-        }
-      int nr = p->nsplit - first;
-      rpgs = e ? NULL : calloc((size_t)nr, sizeof *rpgs);
-      if (!e && !rpgs) e = lbs_fail(LBS_NOMEM, "plan: restricted parallelization graphs");
-      for (int s = 0; s < nr && !e; s++)
-        e = lbs_graph_rpg(&p->fpg[p->split[first + s].ws_a], &p->fpg[p->split[first + s].ws_b], p->hi, first + s,
-                          &rpgs[s]);
-      if (!e) e = lbs_graph_envelope(rpgs, nr, &p->pg[ws]);
-      for (int s = 0; rpgs && s < nr; s++) lbs_graph_free(&rpgs[s]);
-      free(rpgs);
-      rpgs = NULL;
-      /* the template's graph: the PG plus its own time */
-      for (int i = 0; i < p->pg[ws].n && !e; i++) {
-        lbs_piece c = p->pg[ws].p[i];
-        c.t0 += p->ovh_s + p->ovh_per_work_s * c.x0, c.t1 += p->ovh_s + p->ovh_per_work_s * c.x1;
-        c.src = LBS_PLAN_TMPL(ws);
-        e = push(&tmpl[ws], c);
-      }
-    }
-    /* Execute, Compare: the FPG over every implementation and template that fits */
-    int nc = 0;
-    for (int i = 0; i < p->nimpl && !e; i++) {
-      const lbs_plan_impl *m = &p->impl[i];
-      if (m->threads > t || (m->devmask & ~mask)) continue;
-      e = lbs_graph_from_ipg(&m->ipg, p->hi, i, &cand[nc]);
-      if (!e) nc++;
-    }
-    for (int w = 0; w <= ws && !e; w++) {
-      if (!tmpl[w].n || lbs_plan_ws_threads(p, w) > t || (lbs_plan_ws_devices(p, w) & ~mask)) continue;
-      lbs_graph_free(&cand[nc]);
-      for (int i = 0; i < tmpl[w].n && !e; i++) e = push(&cand[nc], tmpl[w].p[i]);
-      nc++;
-    }
-    if (!e && nc == 0) {
-      char name[256];
-      e = lbs_fail(LBS_NOTFOUND, "plan: no implementation of %s runs on %s", p->kernel,
-                   lbs_plan_ws_name(p, ws, name, sizeof name));
-    }
-    if (!e) e = lbs_graph_envelope(cand, nc, &p->fpg[ws]);
-    for (int i = 0; i < nc; i++) lbs_graph_free(&cand[i]);
+    if (t >= 2 && p->tmpl[0]) e = build_pg(p, ws, t, mask, &cap, &tmpl[ws]);
+    if (!e) e = build_fpg(p, ws, t, mask, tmpl, cand);
   }
   for (int w = 0; tmpl && w < p->nws; w++) lbs_graph_free(&tmpl[w]);
   free(tmpl);

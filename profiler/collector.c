@@ -168,67 +168,130 @@ static lbs_err gather_part(coll *c, const mesh_part *m, void *arg) {
   return LBS_OK;
 }
 
-/* All meshes in: build the trace's mesh and create the writer. */
-static lbs_err create_trace(coll *c) {
+/* The nodes' parts of the mesh put together into a: its arrays are allocated here and freed by
+ * free_mesh_all, on failure too. Every element must be on one node. */
+static lbs_err gather_mesh(coll *c, mesh_all *a) {
   int64_t E = c->E;
   int dim = c->meta.dim, adj = c->meta.has_adj;
-  mesh_all a = {calloc((size_t)E, 1), dim ? calloc((size_t)(E * dim), sizeof *a.co) : NULL,
-                adj ? calloc((size_t)E + 1, sizeof *a.deg) : NULL, adj ? calloc((size_t)E, sizeof *a.nb) : NULL};
-  lbs_err e = !a.seen || (dim && !a.co) || (adj && (!a.deg || !a.nb)) ? lbs_fail(LBS_NOMEM, "%lld elements", (long long)E) : LBS_OK;
-  for (int k = 0; k < c->nodes && !e; k++) e = mesh_walk(c, c->mesh[k].data, c->mesh[k].len, gather_part, &a);
+  a->seen = calloc((size_t)E, 1);
+  a->co = dim ? calloc((size_t)(E * dim), sizeof *a->co) : NULL;
+  a->deg = adj ? calloc((size_t)E + 1, sizeof *a->deg) : NULL;
+  a->nb = adj ? calloc((size_t)E, sizeof *a->nb) : NULL;
+  lbs_err e = !a->seen || (dim && !a->co) || (adj && (!a->deg || !a->nb))
+                  ? lbs_fail(LBS_NOMEM, "%lld elements", (long long)E)
+                  : LBS_OK;
+  for (int k = 0; k < c->nodes && !e; k++)
+    e = mesh_walk(c, c->mesh[k].data, c->mesh[k].len, gather_part, a);
   for (int64_t i = 0; !e && i < E; i++)
-    if (!a.seen[i]) e = lbs_fail(LBS_INVAL, "element %lld is on no node", (long long)i);
+    if (!a->seen[i]) e = lbs_fail(LBS_INVAL, "element %lld is on no node", (long long)i);
+  return e;
+}
+
+/* Frees what gather_mesh allocated in a (E elements). */
+static void free_mesh_all(mesh_all *a, int64_t E) {
+  for (int64_t i = 0; a->nb && i < E; i++) free(a->nb[i]);
+  free(a->seen), free(a->co), free(a->deg), free(a->nb);
+}
+
+/* The trace's mesh into *mesh (the caller's): the run's box, or the elements with a's
+ * coordinates and adjacency (which the mesh copies). */
+static lbs_err make_mesh(coll *c, const mesh_all *a, lbs_mesh **mesh) {
+  int64_t E = c->E;
+  int dim = c->meta.dim, adj = c->meta.has_adj;
+  if (c->meta.mesh_kind == 1)
+    return lbs_mesh_create_structured(c->meta.dims[0], c->meta.dims[1], c->meta.dims[2],
+                                      LBS_ORDER_NATURAL, mesh);
+  int64_t *xadj = calloc((size_t)E + 1, sizeof *xadj), *flat = NULL;
+  for (int64_t i = 0; xadj && i < E; i++) xadj[i + 1] = xadj[i] + (adj ? a->deg[i] : 0);
+  flat = xadj ? malloc((size_t)(xadj[E] + 1) * sizeof *flat) : NULL;
+  for (int64_t i = 0; flat && adj && i < E; i++)
+    if (a->deg[i]) memcpy(flat + xadj[i], a->nb[i], (size_t)a->deg[i] * sizeof *flat);
+  lbs_err e = !xadj || !flat
+                  ? lbs_fail(LBS_NOMEM, "mesh")
+                  : lbs_mesh_create_unstructured(E, dim, a->co, xadj, flat, NULL, 0, mesh);
+  free(xadj), free(flat);
+  return e;
+}
+
+/* The trace's metadata: the profiler's FIXED_KEYS pairs, then the application's keys as
+ * app.KEY, at most MAX_APP_KEYS; the strings are the struct's or the run description's. */
+enum { FIXED_KEYS = 7, MAX_APP_KEYS = LBSPROF_APP_META / 4 };
+typedef struct {
+  char ranks[32], nodes[32], every[32], bound[LBS_BOUND_STRLEN], b0[LBS_BOUND_STRLEN],
+      b1[LBS_BOUND_STRLEN], split[200];
+  char app[LBSPROF_APP_META], keys[MAX_APP_KEYS][72]; /* app: the lines, cut at '\n' and '=' */
+  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS)];    /* key, value, ... */
+  int n;                                              /* pairs in kv */
+} run_meta;
+
+/* The profiler's keys into rm: ranks, nodes, sampling, what a full ring does, the bound whole
+ * and how it is split between the node agents and the store. */
+static void fixed_keys(const coll *c, lbs_bound whole, lbs_bound store, run_meta *rm) {
+  snprintf(rm->ranks, sizeof rm->ranks, "%d", c->meta.ranks);
+  snprintf(rm->nodes, sizeof rm->nodes, "%d", c->meta.nodes);
+  snprintf(rm->every, sizeof rm->every, "%d", c->meta.sample_every);
+  lbs_bound_format(whole, rm->bound);
+  snprintf(rm->split, sizeof rm->split, "%s at the node agents%s, %s in the store%s",
+           lbs_bound_format(lbs__bound_stage(whole, 0), rm->b0),
+           whole.kind == LBS_BOUND_RANGE ? " (of each node's range)" : "",
+           lbs_bound_format(store, rm->b1),
+           whole.kind == LBS_BOUND_RANGE ? " (of each step's range)" : "");
+  const char **kv = rm->kv;
+  memset(rm->kv, 0, sizeof rm->kv);
+  kv[0] = "source", kv[1] = "lbsprof";
+  kv[2] = "profiler.ranks", kv[3] = rm->ranks;
+  kv[4] = "profiler.nodes", kv[5] = rm->nodes;
+  kv[6] = "profiler.sample_every", kv[7] = rm->every;
+  kv[8] = "profiler.on_full", kv[9] = c->meta.on_full ? "drop" : "wait";
+  kv[10] = "profiler.bound", kv[11] = rm->bound;
+  kv[12] = "profiler.error_split", kv[13] = rm->split;
+  rm->n = FIXED_KEYS;
+}
+
+/* The application's keys (checked in on_hello): its "key=value\n" lines become app.KEY in rm;
+ * bytes_per_elem and bytes_per_edge, when positive, also replace *per_elem and *per_edge. */
+static void app_keys(const coll *c, run_meta *rm, double *per_elem, double *per_edge) {
+  memcpy(rm->app, c->meta.app, sizeof rm->app);
+  for (char *line = rm->app, *nl; (nl = strchr(line, '\n')) && rm->n < FIXED_KEYS + MAX_APP_KEYS;
+       line = nl + 1) {
+    char *eq = strchr(line, '=');
+    *nl = *eq = '\0';
+    snprintf(rm->keys[rm->n - FIXED_KEYS], sizeof rm->keys[0], "app.%.64s", line);
+    rm->kv[2 * rm->n] = rm->keys[rm->n - FIXED_KEYS], rm->kv[2 * rm->n + 1] = eq + 1, rm->n++;
+    double v = strtod(eq + 1, NULL);
+    if (!strcmp(line, "bytes_per_elem") && v > 0) *per_elem = v;
+    if (!strcmp(line, "bytes_per_edge") && v > 0) *per_edge = v;
+  }
+}
+
+/* Creates the writer c->w for the trace of mesh (borrowed): a spec per metric, the run's
+ * metadata, and the mesh's bytes per element and edge (the application's when it gives them). */
+static lbs_err open_writer(coll *c, lbs_mesh *mesh) {
+  /* the metric records the whole path's bound; the store encodes within its share */
+  lbs_bound whole = {(lbs_bound_kind)c->meta.bound_kind, c->meta.eps},
+            store = lbs__bound_stage(whole, 1);
+  lbs_metric_spec ms[LBSPROF_MAX_METRICS];
+  for (int m = 0; m < c->M; m++)
+    ms[m] =
+        (lbs_metric_spec){c->meta.name[m], c->meta.unit[m], (lbs_codec)c->meta.codec, whole, store};
+  run_meta rm;
+  fixed_keys(c, whole, store, &rm);
+  double per_elem = lbs_mesh_bytes_per_elem(mesh), per_edge = lbs_mesh_bytes_per_edge(mesh);
+  app_keys(c, &rm, &per_elem, &per_edge);
+  lbs_mesh_set_bytes(mesh, per_elem, per_edge);
+  lbs_trace_spec spec = {c->E, 0, c->M, ms, mesh, rm.n, rm.kv};
+  return lbs_trace_create(c->out, &spec, &c->w);
+}
+
+/* All meshes in: build the trace's mesh and create the writer. */
+static lbs_err create_trace(coll *c) {
+  mesh_all a = {0};
   lbs_mesh *mesh = NULL;
-  int64_t *xadj = NULL, *flat = NULL;
-  if (!e && c->meta.mesh_kind == 1) {
-    e = lbs_mesh_create_structured(c->meta.dims[0], c->meta.dims[1], c->meta.dims[2], LBS_ORDER_NATURAL, &mesh);
-  } else if (!e) {
-    xadj = calloc((size_t)E + 1, sizeof *xadj);
-    for (int64_t i = 0; xadj && i < E; i++) xadj[i + 1] = xadj[i] + (adj ? a.deg[i] : 0);
-    flat = xadj ? malloc((size_t)(xadj[E] + 1) * sizeof *flat) : NULL;
-    for (int64_t i = 0; flat && adj && i < E; i++)
-      if (a.deg[i]) memcpy(flat + xadj[i], a.nb[i], (size_t)a.deg[i] * sizeof *flat);
-    e = !xadj || !flat ? lbs_fail(LBS_NOMEM, "mesh") : lbs_mesh_create_unstructured(E, dim, a.co, xadj, flat, NULL, 0, &mesh);
-  }
-  if (!e) {
-    /* the metric records the whole path's bound; the store encodes within its share */
-    lbs_bound whole = {(lbs_bound_kind)c->meta.bound_kind, c->meta.eps}, store = lbs__bound_stage(whole, 1);
-    lbs_metric_spec ms[LBSPROF_MAX_METRICS];
-    for (int m = 0; m < c->M; m++)
-      ms[m] = (lbs_metric_spec){c->meta.name[m], c->meta.unit[m], (lbs_codec)c->meta.codec, whole, store};
-    char ranks[32], nodes[32], every[32], bound[LBS_BOUND_STRLEN], b0[LBS_BOUND_STRLEN], b1[LBS_BOUND_STRLEN],
-        split[200];
-    snprintf(ranks, sizeof ranks, "%d", c->meta.ranks), snprintf(nodes, sizeof nodes, "%d", c->meta.nodes);
-    snprintf(every, sizeof every, "%d", c->meta.sample_every);
-    lbs_bound_format(whole, bound);
-    snprintf(split, sizeof split, "%s at the node agents%s, %s in the store%s", lbs_bound_format(lbs__bound_stage(whole, 0), b0),
-             whole.kind == LBS_BOUND_RANGE ? " (of each node's range)" : "", lbs_bound_format(store, b1),
-             whole.kind == LBS_BOUND_RANGE ? " (of each step's range)" : "");
-    /* the application's keys (checked in on_hello): "key=value\n" lines become app.KEY */
-    enum { FIXED = 7, MAXAPP = LBSPROF_APP_META / 4 };
-    const char *meta[2 * (FIXED + MAXAPP)] = {"source", "lbsprof", "profiler.ranks", ranks, "profiler.nodes", nodes,
-                          "profiler.sample_every", every, "profiler.on_full", c->meta.on_full ? "drop" : "wait",
-                          "profiler.bound", bound, "profiler.error_split", split};
-    char app[LBSPROF_APP_META], keys[MAXAPP][72];
-    int nm = FIXED;
-    memcpy(app, c->meta.app, sizeof app);
-    double per_elem = lbs_mesh_bytes_per_elem(mesh), per_edge = lbs_mesh_bytes_per_edge(mesh);
-    for (char *line = app, *nl; (nl = strchr(line, '\n')) && nm < FIXED + MAXAPP; line = nl + 1) {
-      char *eq = strchr(line, '=');
-      *nl = *eq = '\0';
-      snprintf(keys[nm - FIXED], sizeof keys[0], "app.%.64s", line);
-      meta[2 * nm] = keys[nm - FIXED], meta[2 * nm + 1] = eq + 1, nm++;
-      double v = strtod(eq + 1, NULL);
-      if (!strcmp(line, "bytes_per_elem") && v > 0) per_elem = v;
-      if (!strcmp(line, "bytes_per_edge") && v > 0) per_edge = v;
-    }
-    lbs_mesh_set_bytes(mesh, per_elem, per_edge);
-    lbs_trace_spec spec = {E, 0, c->M, ms, mesh, nm, meta};
-    e = lbs_trace_create(c->out, &spec, &c->w);
-  }
+  lbs_err e = gather_mesh(c, &a);
+  if (!e) e = make_mesh(c, &a, &mesh);
+  if (!e) e = open_writer(c, mesh);
   lbs_mesh_destroy(&mesh);
-  for (int64_t i = 0; a.nb && i < E; i++) free(a.nb[i]);
-  free(a.seen), free(a.co), free(a.deg), free(a.nb), free(xadj), free(flat);
+  free_mesh_all(&a, c->E);
   return e;
 }
 

@@ -295,14 +295,9 @@ static lbs_err open_segment(lbsprof *p) {
   return e;
 }
 
-int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
-  *out = NULL;
-  lbsprof *p = calloc(1, sizeof *p);
-  if (!p) return lbs_fail(LBS_NOMEM, "lbsprof");
-  lbsprof_opts d;
-  lbsprof_opts_default(&d);
-  if (opts) p->o = *opts;
-  else p->o = d, p->o.bound = NULL, p->o.codec = NULL;
+/* Collective over comm: p's communicators (a duplicate of comm, and the node's), its ranks in
+ * them, the number of nodes and its node's number; leaders are numbered in rank order. */
+static void join_ranks(lbsprof *p, MPI_Comm comm) {
   MPI_Comm_dup(comm, &p->comm);
   MPI_Comm_rank(p->comm, &p->rank);
   MPI_Comm_size(p->comm, &p->size);
@@ -314,34 +309,65 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   MPI_Scan(&leader, &idx, 1, MPI_INT, MPI_SUM, p->comm);
   p->nodeid = idx - 1; /* leaders numbered in rank order; others take their leader's */
   MPI_Bcast(&p->nodeid, 1, MPI_INT, 0, p->node);
+}
+
+/* The built-in metrics p->o.metrics names (time_ns, cycles, instructions). Collective when the
+ * list is good and names cycles or instructions: the counters are kept only where PAPI gives
+ * them on every rank, else rank 0 warns and they are left out. An unknown name is this rank's
+ * error, not agreed. */
+static lbs_err builtin_metrics(lbsprof *p) {
+  lbs_err e = LBS_OK;
+  char list[256];
+  snprintf(list, sizeof list, "%s", p->o.metrics);
+  int cyc = 0, ins = 0;
+  for (char *save, *tok = strtok_r(list, ",", &save); tok && !e; tok = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(tok, "time_ns"))
+      e = add_metric(p, "time_ns", "ns", K_TIME) < 0 ? LBS_INVAL : LBS_OK;
+    else if (!strcmp(tok, "cycles"))
+      cyc = 1;
+    else if (!strcmp(tok, "instructions"))
+      ins = 1;
+    else
+      e = lbs_fail(LBS_NOTFOUND,
+                   "lbsprof: unknown built-in metric '%s' (known: time_ns, cycles, instructions)",
+                   tok);
+  }
+  if (e || !(cyc || ins)) return e;
+  int ok = papi_setup(p, cyc, ins), all;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, p->comm);
+  if (all) {
+    if (cyc) add_metric(p, "cycles", "cycles", K_CYCLES);
+    if (ins) add_metric(p, "instructions", "instructions", K_INSTR);
+  } else {
+    if (ok)
+      PAPI_stop(p->papi_set, NULL), PAPI_cleanup_eventset(p->papi_set),
+          PAPI_destroy_eventset(&p->papi_set);
+    p->papi_n = 0;
+    if (p->rank == 0)
+      lbs_log(LBS_LOG_WARN,
+              "lbsprof: warning: hardware counters are not available here (PAPI); the metrics%s%s "
+              "are left out",
+              cyc ? " cycles" : "", ins ? " instructions" : "");
+  }
+  return LBS_OK;
+}
+
+/* Collective over comm (see lbsprof.h): the profiler into *out, the caller's until
+ * lbsprof_finalize. The ranks agree on every error, and nothing of p is left after one. */
+int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
+  *out = NULL;
+  lbsprof *p = calloc(1, sizeof *p);
+  if (!p) return lbs_fail(LBS_NOMEM, "lbsprof");
+  lbsprof_opts d;
+  lbsprof_opts_default(&d);
+  if (opts)
+    p->o = *opts;
+  else
+    p->o = d, p->o.bound = NULL, p->o.codec = NULL;
+  join_ranks(p, comm);
   /* every rank agrees before the probes' collective set-up (rank 0 alone checks the path) */
   lbs_err e = agree(p, settle_options(p, &d));
-  if (!e) {
-    /* built-in probes */
-    char list[256];
-    snprintf(list, sizeof list, "%s", p->o.metrics);
-    int cyc = 0, ins = 0;
-    for (char *save, *tok = strtok_r(list, ",", &save); tok && !e; tok = strtok_r(NULL, ",", &save)) {
-      if (!strcmp(tok, "time_ns")) e = add_metric(p, "time_ns", "ns", K_TIME) < 0 ? LBS_INVAL : LBS_OK;
-      else if (!strcmp(tok, "cycles")) cyc = 1;
-      else if (!strcmp(tok, "instructions")) ins = 1;
-      else e = lbs_fail(LBS_NOTFOUND, "lbsprof: unknown built-in metric '%s' (known: time_ns, cycles, instructions)", tok);
-    }
-    if (!e && (cyc || ins)) {
-      int ok = papi_setup(p, cyc, ins), all;
-      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, p->comm);
-      if (all) {
-        if (cyc) add_metric(p, "cycles", "cycles", K_CYCLES);
-        if (ins) add_metric(p, "instructions", "instructions", K_INSTR);
-      } else {
-        if (ok) PAPI_stop(p->papi_set, NULL), PAPI_cleanup_eventset(p->papi_set), PAPI_destroy_eventset(&p->papi_set);
-        p->papi_n = 0;
-        if (p->rank == 0)
-          lbs_log(LBS_LOG_WARN, "lbsprof: warning: hardware counters are not available here (PAPI); the metrics%s%s are left out",
-                  cyc ? " cycles" : "", ins ? " instructions" : "");
-      }
-    }
-  }
+  if (!e) e = builtin_metrics(p);
   p->shm_fd = -1;
   if (!(e = agree(p, e))) {
     MPI_Bcast(p->secret, sizeof p->secret, MPI_BYTE, 0, p->comm);
@@ -357,8 +383,10 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   p->enabled = 1;
   if (p->rank == 0 && lbs_log_enabled(LBS_LOG_DEBUG)) {
     char b[LBS_BOUND_STRLEN];
-    lbs_log(LBS_LOG_DEBUG, "lbsprof: %d ranks on %d nodes, metrics %s, codec %s, bound %s, sample every %d, to %s", p->size,
-            p->nnodes, p->o.metrics, lbs_codec_name(p->codec), lbs_bound_format(p->bound, b), p->o.sample_every,
+    lbs_log(LBS_LOG_DEBUG,
+            "lbsprof: %d ranks on %d nodes, metrics %s, codec %s, bound %s, sample every %d, to %s",
+            p->size, p->nnodes, p->o.metrics, lbs_codec_name(p->codec),
+            lbs_bound_format(p->bound, b), p->o.sample_every,
             p->collector[0] ? p->collector : p->trace_path);
   }
   *out = p;

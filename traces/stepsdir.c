@@ -226,6 +226,94 @@ static lbs_err load_graph(const char *dir, const char *gfile, const char *cfile,
   return e;
 }
 
+/* A "mesh structured NXxNYxNZ natural|hilbert" declaration (words w) into *mesh; at path:line
+ * in its messages. */
+static lbs_err structured_mesh(const char *path, int64_t line, char w[][1024], lbs_mesh **mesh) {
+  long long nx, ny, nz;
+  char tail;
+  if (sscanf(w[2], "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail) != 3 ||
+      (strcmp(w[3], "natural") && strcmp(w[3], "hilbert")))
+    return lbs_fail(LBS_PARSE, "%s:%lld: expected 'mesh structured NXxNYxNZ natural|hilbert'", path,
+                    (long long)line);
+  return lbs_mesh_create_structured(
+      nx, ny, nz, strcmp(w[3], "hilbert") ? LBS_ORDER_NATURAL : LBS_ORDER_HILBERT, mesh);
+}
+
+/* A "step FILE APP_STEP" declaration (words w): the file (a copy mf owns) and its application
+ * step appended to mf, its arrays grown as needed. */
+static lbs_err add_step(const char *path, int64_t line, char w[][1024], manifest *mf) {
+  if (mf->S == mf->cap) {
+    mf->cap = mf->cap ? 2 * mf->cap : 64;
+    char **f = realloc(mf->files, (size_t)mf->cap * sizeof *f);
+    int64_t *a = f ? realloc(mf->app, (size_t)mf->cap * sizeof *a) : NULL;
+    if (f) mf->files = f;
+    if (a) mf->app = a;
+    if (!f || !a) return lbs_fail(LBS_NOMEM, "manifest");
+  }
+  char *end;
+  mf->app[mf->S] = strtoll(w[2], &end, 10);
+  if (*end)
+    return lbs_fail(LBS_PARSE, "%s:%lld: bad application step '%s'", path, (long long)line, w[2]);
+  mf->files[mf->S++] = strdup(w[1]);
+  return LBS_OK;
+}
+
+/* One declaration of the manifest at path:line, its n words in w, into mf (mesh files are read
+ * from dir); *version is set by the first, which every other needs before it. */
+static lbs_err declaration(const char *dir, const char *path, int64_t line, char w[][1024], int n,
+                           int *version, manifest *mf) {
+  lbs_err e = LBS_OK;
+  char *end;
+  if (!strcmp(w[0], "lbsim-steps")) {
+    *version = atoi(w[1]);
+    if (*version != 1)
+      e = lbs_fail(LBS_VERSION, "%s:%lld: format version '%s', expected 1", path, (long long)line,
+                   w[1]);
+  } else if (!*version) {
+    e = lbs_fail(LBS_FORMAT, "%s:%lld: not a steps manifest (first line must be 'lbsim-steps 1')",
+                 path, (long long)line);
+  } else if (!strcmp(w[0], "elements") && n == 2) {
+    mf->E = strtoll(w[1], &end, 10);
+    if (*end || mf->E < 1)
+      e = lbs_fail(LBS_PARSE, "%s:%lld: bad element count '%s'", path, (long long)line, w[1]);
+  } else if (!strcmp(w[0], "metric") && n == 3) {
+    if (mf->nm == MAX_METRICS)
+      e = lbs_fail(LBS_PARSE, "%s:%lld: more than %d metrics", path, (long long)line, MAX_METRICS);
+    else {
+      mf->names[mf->nm] = strdup(w[1]);
+      mf->units[mf->nm++] = strdup(w[2]);
+    }
+  } else if (!strcmp(w[0], "mesh") && !mf->mesh && !strcmp(w[1], "structured") && n == 4) {
+    e = structured_mesh(path, line, w, &mf->mesh);
+  } else if (!strcmp(w[0], "mesh") && !mf->mesh &&
+             (!strcmp(w[1], "chaco") || !strcmp(w[1], "directed")) && (n == 3 || n == 4)) {
+    e = load_graph(dir, w[2], n == 4 ? w[3] : NULL, !strcmp(w[1], "directed"), &mf->mesh);
+  } else if (!strcmp(w[0], "step") && n == 3) {
+    e = add_step(path, line, w, mf);
+  } else {
+    e = lbs_fail(
+        LBS_PARSE,
+        "%s:%lld: unknown or malformed declaration '%s' (known: elements, metric, mesh, step)",
+        path, (long long)line, w[0]);
+  }
+  return e;
+}
+
+/* What a manifest at path must declare, once read: its version, the elements, a metric, a
+ * step, and a mesh (if any) of as many elements. */
+static lbs_err check_manifest(const char *path, int version, const manifest *mf) {
+  if (!version) return lbs_fail(LBS_FORMAT, "%s: empty manifest", path);
+  if (mf->E < 1) return lbs_fail(LBS_PARSE, "%s: no 'elements' declaration", path);
+  if (mf->nm < 1) return lbs_fail(LBS_PARSE, "%s: no 'metric' declaration", path);
+  if (mf->S < 1) return lbs_fail(LBS_PARSE, "%s: no 'step' declaration", path);
+  if (mf->mesh && lbs_mesh_elements(mf->mesh) != mf->E)
+    return lbs_fail(LBS_PARSE, "%s: the mesh has %lld elements, the manifest says %lld", path,
+                    (long long)lbs_mesh_elements(mf->mesh), (long long)mf->E);
+  return LBS_OK;
+}
+
+/* Reads DIR/manifest into mf (which owns what it holds, freed by manifest_free, on failure
+ * too): its declarations a line at a time, '#' starting a comment, then the checks. */
 static lbs_err parse_manifest(const char *dir, manifest *mf) {
   char path[4096];
   snprintf(path, sizeof path, "%s/manifest", dir);
@@ -245,65 +333,11 @@ static lbs_err parse_manifest(const char *dir, manifest *mf) {
     char extra[8];
     int n = sscanf(p, "%1023s %1023s %1023s %1023s %7s", w[0], w[1], w[2], w[3], extra);
     if (n <= 0) continue;
-    char *end;
-    if (!strcmp(w[0], "lbsim-steps")) {
-      version = atoi(w[1]);
-      if (version != 1) e = lbs_fail(LBS_VERSION, "%s:%lld: format version '%s', expected 1", path, (long long)line, w[1]);
-    } else if (!version) {
-      e = lbs_fail(LBS_FORMAT, "%s:%lld: not a steps manifest (first line must be 'lbsim-steps 1')", path, (long long)line);
-    } else if (!strcmp(w[0], "elements") && n == 2) {
-      mf->E = strtoll(w[1], &end, 10);
-      if (*end || mf->E < 1) e = lbs_fail(LBS_PARSE, "%s:%lld: bad element count '%s'", path, (long long)line, w[1]);
-    } else if (!strcmp(w[0], "metric") && n == 3) {
-      if (mf->nm == MAX_METRICS) e = lbs_fail(LBS_PARSE, "%s:%lld: more than %d metrics", path, (long long)line, MAX_METRICS);
-      else {
-        mf->names[mf->nm] = strdup(w[1]);
-        mf->units[mf->nm++] = strdup(w[2]);
-      }
-    } else if (!strcmp(w[0], "mesh") && !mf->mesh && !strcmp(w[1], "structured") && n == 4) {
-      long long nx, ny, nz;
-      char tail;
-      if (sscanf(w[2], "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail) != 3 ||
-          (strcmp(w[3], "natural") && strcmp(w[3], "hilbert")))
-        e = lbs_fail(LBS_PARSE, "%s:%lld: expected 'mesh structured NXxNYxNZ natural|hilbert'", path, (long long)line);
-      else
-        e = lbs_mesh_create_structured(nx, ny, nz, strcmp(w[3], "hilbert") ? LBS_ORDER_NATURAL : LBS_ORDER_HILBERT, &mf->mesh);
-    } else if (!strcmp(w[0], "mesh") && !mf->mesh && (!strcmp(w[1], "chaco") || !strcmp(w[1], "directed")) &&
-               (n == 3 || n == 4)) {
-      e = load_graph(dir, w[2], n == 4 ? w[3] : NULL, !strcmp(w[1], "directed"), &mf->mesh);
-    } else if (!strcmp(w[0], "step") && n == 3) {
-      if (mf->S == mf->cap) {
-        mf->cap = mf->cap ? 2 * mf->cap : 64;
-        char **f = realloc(mf->files, (size_t)mf->cap * sizeof *f);
-        int64_t *a = f ? realloc(mf->app, (size_t)mf->cap * sizeof *a) : NULL;
-        if (f) mf->files = f;
-        if (a) mf->app = a;
-        if (!f || !a) {
-          e = lbs_fail(LBS_NOMEM, "manifest");
-          break;
-        }
-      }
-      mf->app[mf->S] = strtoll(w[2], &end, 10);
-      if (*end) {
-        e = lbs_fail(LBS_PARSE, "%s:%lld: bad application step '%s'", path, (long long)line, w[2]);
-        break;
-      }
-      mf->files[mf->S++] = strdup(w[1]);
-    } else {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: unknown or malformed declaration '%s' (known: elements, metric, mesh, step)",
-                   path, (long long)line, w[0]);
-    }
+    e = declaration(dir, path, line, w, n, &version, mf);
   }
   free(text);
   if (e) return e;
-  if (!version) return lbs_fail(LBS_FORMAT, "%s: empty manifest", path);
-  if (mf->E < 1) return lbs_fail(LBS_PARSE, "%s: no 'elements' declaration", path);
-  if (mf->nm < 1) return lbs_fail(LBS_PARSE, "%s: no 'metric' declaration", path);
-  if (mf->S < 1) return lbs_fail(LBS_PARSE, "%s: no 'step' declaration", path);
-  if (mf->mesh && lbs_mesh_elements(mf->mesh) != mf->E)
-    return lbs_fail(LBS_PARSE, "%s: the mesh has %lld elements, the manifest says %lld", path,
-                    (long long)lbs_mesh_elements(mf->mesh), (long long)mf->E);
-  return LBS_OK;
+  return check_manifest(path, version, mf);
 }
 
 /* Reads one step file into (*vp)[m*E + e]; *vp NULL: allocates it first. A non-finite value is
