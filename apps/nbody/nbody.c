@@ -39,8 +39,10 @@
 
 #define PHYS_LEAF 8             /* bodies per leaf of the force tree (the generator's) */
 #define ENERGY_MAX_BODIES 32768 /* the energy check's direct sum up to this many bodies */
-#define BYTES_PER_BODY_MOVED 64 /* position, velocity, mass and id: what a distributed code moves */
-#define BYTES_PER_BODY_SENT 32  /* position and mass: what it fetches of a close cell */
+/* Bytes a distributed code moves per body (position, velocity, mass and id), and fetches per
+ * body of a close cell (position and mass). */
+#define BYTES_PER_BODY_MOVED 64
+#define BYTES_PER_BODY_SENT 32
 
 static const char usage[] =
     "usage: mpiexec -n P nbody [--bodies N] [--steps S] [--seed K] [--leaf L] [--theta T] [--dt DT]\n"
