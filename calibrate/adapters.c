@@ -320,7 +320,8 @@ static const lbs_adapter dot_adapter = {
 /* ---------------------------------------------------------------- conv1d */
 
 #define CONV_TAPS 64 /* CreateParams' filter length: the metrics are its multiples */
-#define CONV_LONG_MAX (1 << 22) /* random_params: the longer operand at most this long if it can */
+/* random_params: the longer operand at most this long if it can */
+#define CONV_LONG_MAX (1 << 22)
 
 static double conv_round(double w) {
   if (!(w > CONV_TAPS)) return CONV_TAPS;
