@@ -34,7 +34,8 @@ static lbs_err sample(void *arg, double w, double *t) {
   sampler *s = arg;
   double r[3];
   for (int q = 0; q < 3; q++) {
-    lbs_err e = lbs_calib_measure(s->a, s->impl, s->ctx, w, 1 + s->k++, &lbs_clock_monotonic, &r[q]);
+    lbs_err e =
+        lbs_calib_measure(s->a, s->impl, s->ctx, w, 1 + s->k++, &lbs_clock_monotonic, &r[q]);
     if (e) return e;
   }
   qsort(r, 3, sizeof *r, cmp_double);
@@ -62,7 +63,8 @@ static int baseline(sampler *s, double lo, double hi, int k, int logs, lbs_ipg *
   double l0 = lo > 1 ? lo : 1;
   for (int i = 0; i < k; i++) {
     double u = k > 1 ? (double)i / (k - 1) : 0;
-    double w = s->a->round_metric(logs ? exp(log(l0) + (log(hi) - log(l0)) * u) : lo + (hi - lo) * u);
+    double w =
+        s->a->round_metric(logs ? exp(log(l0) + (log(hi) - log(l0)) * u) : lo + (hi - lo) * u);
     if (w > hi) w = hi;
     if (g->n && w <= g->w[g->n - 1]) continue;
     double t;

@@ -207,9 +207,11 @@ int main(int argc, char **argv) {
     const char *name;
     int64_t since;
   } scen[] = {{"steady", 10}, {"replan", 0}};
-  printf("bench/lua_bridge: ns per decide() call, P=%d, step %d of %d, median of %d runs of %ld calls\n", P, STEP,
-         STEPS, reps, N);
-  printf("  %-8s %-30s %12s %14s %14s\n", "scenario", "policy", "ns/call", "x built-in", "probes/call");
+  printf(
+      "bench/lua_bridge: ns per decide() call, P=%d, step %d of %d, median of %d runs of %ld calls\n",
+      P, STEP, STEPS, reps, N);
+  printf("  %-8s %-30s %12s %14s %14s\n", "scenario", "policy", "ns/call", "x built-in",
+         "probes/call");
   for (size_t sc = 0; sc < sizeof scen / sizeof scen[0]; sc++) {
     int src = run_scenario(pols, &v, &nv, N, reps, scen[sc].name, scen[sc].since);
     if (src) rc = 1;

@@ -108,7 +108,8 @@ static double time_steps(lbsprof *p, int64_t E, int64_t rounds, double *off, dou
  * trace, removed after, and prints them. */
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int64_t E = argc > 1 ? atol(argv[1]) : 20000, S = argc > 2 ? atol(argv[2]) : 20, R = argc > 3 ? atol(argv[3]) : 5;
+  int64_t E = argc > 1 ? atol(argv[1]) : 20000, S = argc > 2 ? atol(argv[2]) : 20,
+          R = argc > 3 ? atol(argv[3]) : 5;
   calibrate_work(); /* ~1 us of work */
   char path[128];
   snprintf(path, sizeof path, "/tmp/lbs_bench_prof_%d.lbt", (int)getpid());
@@ -129,15 +130,18 @@ int main(int argc, char **argv) {
   double med = time_steps(p, E, rounds, &off, &on);
   int rc = lbsprof_finalize(&p);
   unlink(path);
-  printf("bench/profiler_overhead: %lld elements x ~1 us of work (%.3f us measured), %lld rounds of a step off and a step on\n",
-         (long long)E, off / (double)(E * rounds) * 1e6, (long long)rounds);
-  printf("  %-46s %10.1f ns   baseline (2 clock reads) %6.1f ns   ratio %5.2f\n", "elem_begin + elem_end (time_ns)", best_pair,
-         best_clock, best_pair / best_clock);
+  printf(
+      "bench/profiler_overhead: %lld elements x ~1 us of work (%.3f us measured), %lld rounds of a step off and a step on\n",
+      (long long)E, off / (double)(E * rounds) * 1e6, (long long)rounds);
+  printf("  %-46s %10.1f ns   baseline (2 clock reads) %6.1f ns   ratio %5.2f\n",
+         "elem_begin + elem_end (time_ns)", best_pair, best_clock, best_pair / best_clock);
   char label[96];
-  snprintf(label, sizeof label, "steps profiled (time_ns, %s, %s)", getenv("LBSPROF_CODEC") ? getenv("LBSPROF_CODEC") : o.codec,
+  snprintf(label, sizeof label, "steps profiled (time_ns, %s, %s)",
+           getenv("LBSPROF_CODEC") ? getenv("LBSPROF_CODEC") : o.codec,
            getenv("LBSPROF_BOUND") ? getenv("LBSPROF_BOUND") : o.bound);
-  printf("  %-46s %10.4f s    without the profiler %10.4f s   slowdown %+.2f%% (median of rounds; totals %+.2f%%)   goal <= 3%%\n",
-         label, on, off, (med - 1) * 100, (on / off - 1) * 100);
+  printf(
+      "  %-46s %10.4f s    without the profiler %10.4f s   slowdown %+.2f%% (median of rounds; totals %+.2f%%)   goal <= 3%%\n",
+      label, on, off, (med - 1) * 100, (on / off - 1) * 100);
   MPI_Finalize();
   return rc;
 }

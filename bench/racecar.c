@@ -27,8 +27,8 @@ static double urand(uint64_t *s) {
   return (double)(*s >> 11) / 9007199254740992.0;
 }
 
-static void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int k, double start, double per,
-                     uint64_t *s) {
+static void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int k, double start,
+                     double per, uint64_t *s) {
   p->impl = realloc(p->impl, (size_t)(p->nimpl + 1) * sizeof *p->impl);
   lbs_plan_impl *m = &p->impl[p->nimpl++];
   memset(m, 0, sizeof *m);
@@ -41,7 +41,8 @@ static void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, 
   }
 }
 
-/* best[ws][i]: the best over every split tree at x = i hi / n (as tests/calibrate/test_racecar.c). */
+/* best[ws][i]: the best over every split tree at x = i hi / n (as tests/calibrate/test_racecar.c).
+ */
 static void brute(const lbs_plan *p, int n, double *best) {
   double h = p->hi / n;
   for (int ws = 0; ws < p->nws; ws++) {
@@ -50,7 +51,8 @@ static void brute(const lbs_plan *p, int n, double *best) {
     for (int i = 0; i <= n; i++) {
       double b = INFINITY;
       for (int k = 0; k < p->nimpl; k++)
-        if (p->impl[k].threads <= t && !(p->impl[k].devmask & ~mask)) b = fmin(b, lbs_ipg_eval(&p->impl[k].ipg, i * h));
+        if (p->impl[k].threads <= t && !(p->impl[k].devmask & ~mask))
+          b = fmin(b, lbs_ipg_eval(&p->impl[k].ipg, i * h));
       for (int s = 0; s < p->nsplit; s++) {
         int wa = p->split[s].ws_a, wb = p->split[s].ws_b;
         int tt = lbs_plan_ws_threads(p, wa) + lbs_plan_ws_threads(p, wb);
@@ -70,10 +72,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench_racecar [grid points, 10..100000]\n");
     return 2;
   }
-  printf("%7s %5s %6s %10s %8s %12s %12s %9s %12s %12s\n", "threads", "devs", "points", "planning_s", "pieces",
-         "brute_s", "brute/plan", "splits", "plan-brute", "worse_by");
+  printf("%7s %5s %6s %10s %8s %12s %12s %9s %12s %12s\n", "threads", "devs", "points",
+         "planning_s", "pieces", "brute_s", "brute/plan", "splits", "plan-brute", "worse_by");
   uint64_t s = 42;
-  int configs[][3] = {{2, 0, 8}, {2, 1, 8}, {2, 1, 32}, {2, 1, 128}, {4, 1, 32}, {4, 1, 128}, {8, 1, 32}};
+  int configs[][3] = {{2, 0, 8},  {2, 1, 8},   {2, 1, 32}, {2, 1, 128},
+                      {4, 1, 32}, {4, 1, 128}, {8, 1, 32}};
   for (size_t c = 0; c < sizeof configs / sizeof *configs; c++) {
     lbs_plan p;
     memset(&p, 0, sizeof p);
@@ -105,8 +108,8 @@ int main(int argc, char **argv) {
       lo = fmin(lo, (a - b) / b);
       worse = fmax(worse, (a - b) / b);
     }
-    printf("%7d %5d %6d %10.4g %8d %12.4g %12.1f %9d %11.3f%% %11.2g%%\n", p.threads, p.ndev, k, plan_s, pieces, brute_s,
-           brute_s / plan_s, p.nsplit, 100 * lo, 100 * worse);
+    printf("%7d %5d %6d %10.4g %8d %12.4g %12.1f %9d %11.3f%% %11.2g%%\n", p.threads, p.ndev, k,
+           plan_s, pieces, brute_s, brute_s / plan_s, p.nsplit, 100 * lo, 100 * worse);
     free(best);
     lbs_plan_free(&p);
   }

@@ -24,15 +24,25 @@ typedef struct {
   int n;
   const double *x, *w;
 } pts;
-static int d_num(void *d, int *ierr) { *ierr = 0; return ((pts *)d)->n; }
-static void d_list(void *d, int ng, int nl, ZOLTAN_ID_PTR g, ZOLTAN_ID_PTR l, int wd, float *w, int *ierr) {
+static int d_num(void *d, int *ierr) {
+  *ierr = 0;
+  return ((pts *)d)->n;
+}
+static void d_list(void *d, int ng, int nl, ZOLTAN_ID_PTR g, ZOLTAN_ID_PTR l, int wd, float *w,
+                   int *ierr) {
   pts *p = d;
   (void)ng, (void)nl, (void)wd;
-  for (int i = 0; i < p->n; i++) g[i] = (ZOLTAN_ID_TYPE)i, l[i] = (ZOLTAN_ID_TYPE)i, w[i] = (float)p->w[i];
+  for (int i = 0; i < p->n; i++)
+    g[i] = (ZOLTAN_ID_TYPE)i, l[i] = (ZOLTAN_ID_TYPE)i, w[i] = (float)p->w[i];
   *ierr = 0;
 }
-static int d_dim(void *d, int *ierr) { (void)d; *ierr = 0; return 3; }
-static void d_geom(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR g, ZOLTAN_ID_PTR l, int dim, double *x, int *ierr) {
+static int d_dim(void *d, int *ierr) {
+  (void)d;
+  *ierr = 0;
+  return 3;
+}
+static void d_geom(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR g, ZOLTAN_ID_PTR l, int dim,
+                   double *x, int *ierr) {
   pts *p = d;
   (void)ng, (void)nl, (void)g, (void)dim;
   for (int i = 0; i < n; i++) memcpy(x + 3 * i, p->x + 3 * l[i], 3 * sizeof *x);

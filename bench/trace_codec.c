@@ -62,14 +62,16 @@ static double range_of(const double *v) {
 
 /* Encodes a step in store-sized chunks within b (a range bound resolved as the store does);
  * returns seconds. */
-static double encode_step(lbs_codec_ctx *ctx, lbs_codec codec, lbs_bound b, const double *v, encoded *out) {
+static double encode_step(lbs_codec_ctx *ctx, lbs_codec codec, lbs_bound b, const double *v,
+                          encoded *out) {
   double t0 = now();
   out->bytes = 0;
   if (b.kind == LBS_BOUND_RANGE) b = (lbs_bound){LBS_BOUND_ABS, b.eps * range_of(v)};
   for (int c = 0; c < NCH; c++) {
     size_t n = (size_t)(E - c * CHUNK < CHUNK ? E - c * CHUNK : CHUNK);
     out->blob[c].len = 0;
-    if (lbs_codec_encode(ctx, codec, v + c * CHUNK, n, b, &out->blob[c], &out->codec[c])) die("encode");
+    if (lbs_codec_encode(ctx, codec, v + c * CHUNK, n, b, &out->blob[c], &out->codec[c]))
+      die("encode");
     out->bytes += out->blob[c].len;
   }
   return now() - t0;
@@ -79,7 +81,8 @@ static double decode_step(lbs_codec_ctx *ctx, const encoded *enc, double *out) {
   double t0 = now();
   for (int c = 0; c < NCH; c++) {
     size_t n = (size_t)(E - c * CHUNK < CHUNK ? E - c * CHUNK : CHUNK);
-    if (lbs_codec_decode(ctx, enc->codec[c], enc->blob[c].data, enc->blob[c].len, n, 0, n, out + c * CHUNK))
+    if (lbs_codec_decode(ctx, enc->codec[c], enc->blob[c].data, enc->blob[c].len, n, 0, n,
+                         out + c * CHUNK))
       die("decode");
   }
   return now() - t0;
@@ -88,7 +91,8 @@ static double decode_step(lbs_codec_ctx *ctx, const encoded *enc, double *out) {
 static double fill_step(double *out, double a, double b) {
   double t0 = now();
   for (int64_t c = 0; c < E; c += CHUNK) /* the decoder's formula, chunk by chunk */
-    for (int32_t k = 0; k < (int32_t)(E - c < CHUNK ? E - c : CHUNK); k++) out[c + k] = a + b * (double)k;
+    for (int32_t k = 0; k < (int32_t)(E - c < CHUNK ? E - c : CHUNK); k++)
+      out[c + k] = a + b * (double)k;
   return now() - t0;
 }
 
@@ -236,9 +240,12 @@ static void run(const char *kind, const char *noise, figures *f) {
   s.zcap = ZSTD_compressBound(E * 8);
   s.zbuf = malloc(s.zcap);
   memset(f, 0, sizeof *f);
-  f->set[0] = (setting){.label = "auto " LBS_BOUND_DEFAULT " (default)", .codec = LBS_CODEC_AUTO, .bound = LBS_BOUND_DEFAULT};
+  f->set[0] = (setting){.label = "auto " LBS_BOUND_DEFAULT " (default)",
+                        .codec = LBS_CODEC_AUTO,
+                        .bound = LBS_BOUND_DEFAULT};
   f->set[1] = (setting){.label = "auto rel:0.01", .codec = LBS_CODEC_AUTO, .bound = "rel:0.01"};
-  f->set[2] = (setting){.label = "polyline range:1e-3 (before)", .codec = LBS_CODEC_POLYLINE, .bound = "range:1e-3"};
+  f->set[2] = (setting){
+      .label = "polyline range:1e-3 (before)", .codec = LBS_CODEC_POLYLINE, .bound = "range:1e-3"};
   memset(s.slots, 0, (size_t)SLOTS * E * sizeof(double)); /* fault the pages in once */
   for (int k = 0; k < NSTEPS; k++) {
     double *v = s.steps + (size_t)k * E;
@@ -262,27 +269,32 @@ static void report(const char *kind, const figures *f) {
   printf("\n%s: %d elements x %d steps (app steps %lld..%lld of 300), chunk %d\n", kind, E, NSTEPS,
          (long long)step_ids[0], (long long)step_ids[NSTEPS - 1], CHUNK);
   printf("  %-46s %12s %12s %9s\n", "figure", "lbsim", "baseline", "ratio");
-  printf("  %-46s %12s %12.1f %9s   MB/s compress %.1f, decompress %.1f\n", "zstd -1 ratio on raw doubles", "",
-         f->raw / f->zstd, "", mb / f->zstd_c_s, mb / f->zstd_d_s);
-  printf("  %-46s %12s %12.1f %9s   MB/s compress %.1f, decompress %.1f\n", "zlib -6 ratio on raw doubles", "",
-         f->raw / f->zlib, "", mb / f->zlib_c_s, mb / f->zlib_d_s);
+  printf("  %-46s %12s %12.1f %9s   MB/s compress %.1f, decompress %.1f\n",
+         "zstd -1 ratio on raw doubles", "", f->raw / f->zstd, "", mb / f->zstd_c_s,
+         mb / f->zstd_d_s);
+  printf("  %-46s %12s %12.1f %9s   MB/s compress %.1f, decompress %.1f\n",
+         "zlib -6 ratio on raw doubles", "", f->raw / f->zlib, "", mb / f->zlib_c_s,
+         mb / f->zlib_d_s);
   for (int si = 0; si < NSET; si++) {
     const setting *st = &f->set[si];
     char l[96];
-    printf("  %s: chunks lossless/polyline/quant %lld/%lld/%lld\n", st->label, (long long)st->chunks[1],
-           (long long)st->chunks[2], (long long)st->chunks[3]);
+    printf("  %s: chunks lossless/polyline/quant %lld/%lld/%lld\n", st->label,
+           (long long)st->chunks[1], (long long)st->chunks[2], (long long)st->chunks[3]);
     snprintf(l, sizeof l, "  encode, M elements/s");
-    printf("  %-46s %12.1f %12.1f %9.2f   goal >= 50 (baseline: zstd -1 compress, M doubles/s)\n", l,
-           n / st->enc_s / 1e6, n / f->zstd_c_s / 1e6, f->zstd_c_s / st->enc_s);
-    printf("  %-46s %12.1f %12.1f %9.2f   goal >= 0.50 (baseline: memory fill)\n", "  decode, M elements/s",
-           n / st->dec_s / 1e6, n / st->fill_s / 1e6, st->fill_s / st->dec_s);
-    printf("  %-46s %12.1f %12.1f %9.1f   goal (bump) >= 100 x smaller than zstd -1\n", "  ratio (codec bytes)",
-           f->raw / st->bytes, f->raw / f->zstd, f->zstd / st->bytes);
-    printf("  %-46s %12.3f %12s %9s   (1 = at the bound %s)\n", "  largest error / bound", st->max_err, "", "", st->bound);
-    printf("  %-46s %12.2g %12s %9s   goal <= 1e-9\n", "  worst chunk sum error", st->max_sum_err, "", "");
+    printf("  %-46s %12.1f %12.1f %9.2f   goal >= 50 (baseline: zstd -1 compress, M doubles/s)\n",
+           l, n / st->enc_s / 1e6, n / f->zstd_c_s / 1e6, f->zstd_c_s / st->enc_s);
+    printf("  %-46s %12.1f %12.1f %9.2f   goal >= 0.50 (baseline: memory fill)\n",
+           "  decode, M elements/s", n / st->dec_s / 1e6, n / st->fill_s / 1e6,
+           st->fill_s / st->dec_s);
+    printf("  %-46s %12.1f %12.1f %9.1f   goal (bump) >= 100 x smaller than zstd -1\n",
+           "  ratio (codec bytes)", f->raw / st->bytes, f->raw / f->zstd, f->zstd / st->bytes);
+    printf("  %-46s %12.3f %12s %9s   (1 = at the bound %s)\n", "  largest error / bound",
+           st->max_err, "", "", st->bound);
+    printf("  %-46s %12.2g %12s %9s   goal <= 1e-9\n", "  worst chunk sum error", st->max_sum_err,
+           "", "");
   }
-  printf("  %-46s %12.1f %12.1f %9.1f   (whole SQLite file, default settings)\n", "ratio (trace file)",
-         f->raw / f->file, f->raw / f->zstd, f->zstd / f->file);
+  printf("  %-46s %12.1f %12.1f %9.1f   (whole SQLite file, default settings)\n",
+         "ratio (trace file)", f->raw / f->file, f->raw / f->zstd, f->zstd / f->file);
   printf("  %-46s %12.3f %12.3f %9.4f   goal <= 0.02 (1%% of a step vs all of it, SQLite file)\n",
          "read of 1% of a step, ms", 1e3 * f->part_read_s / (double)f->reads,
          1e3 * f->full_read_s / (double)f->reads, f->part_read_s / f->full_read_s);

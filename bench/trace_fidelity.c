@@ -34,8 +34,8 @@
 #define NP 4
 static const int parts_of[NP] = {4, 16, 64, 256};
 #define NPOL 6
-static const char *const policies[NPOL] = {"none", "fixed:2", "fixed:8", "threshold:0.3", "adaptive:0.15:2:16",
-                                           "cost-benefit"};
+static const char *const policies[NPOL] = {
+    "none", "fixed:2", "fixed:8", "threshold:0.3", "adaptive:0.15:2:16", "cost-benefit"};
 
 static double now(void) {
   struct timespec ts;
@@ -53,9 +53,9 @@ typedef struct {
 } setting;
 
 static const setting settings[] = {
-    {"lossless", "lossless"},      {"auto", "rel:0.0025"},    {"auto", "rel:0.005"},
-    {"auto", "rel:0.01"},          {"auto", "rel:0.02"},      {"polyline", "rel:0.005"},
-    {"quant", "rel:0.005"},        {"auto", "range:1e-3"},    {"polyline", "range:1e-3"},
+    {"lossless", "lossless"}, {"auto", "rel:0.0025"}, {"auto", "rel:0.005"},
+    {"auto", "rel:0.01"},     {"auto", "rel:0.02"},   {"polyline", "rel:0.005"},
+    {"quant", "rel:0.005"},   {"auto", "range:1e-3"}, {"polyline", "range:1e-3"},
 };
 #define NSET (int)(sizeof settings / sizeof *settings)
 
@@ -63,7 +63,7 @@ static const setting settings[] = {
 typedef struct {
   const char *name, *path;
   int64_t E, S;
-  double *v;    /* S x E */
+  double *v;     /* S x E */
   int *part[NP]; /* S x E */
 } source;
 
@@ -98,8 +98,16 @@ static void load(source *src, int metric_of_name) {
     for (int p = 0; p < P; p++) sizes[p] = 1.0 / P;
     src->part[k] = malloc((size_t)(src->E * src->S) * sizeof(int));
     for (int64_t s = 0; s < src->S; s++) {
-      lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = src->E, .gid = gid, .weight = src->v + s * src->E, .dim = dim,
-          .coords = coords, .rank_first = rf, .current = cur, .nparts = P, .part_sizes = sizes};
+      lbs_part_input in = {.comm = MPI_COMM_WORLD,
+                           .nlocal = src->E,
+                           .gid = gid,
+                           .weight = src->v + s * src->E,
+                           .dim = dim,
+                           .coords = coords,
+                           .rank_first = rf,
+                           .current = cur,
+                           .nparts = P,
+                           .part_sizes = sizes};
       if (lbs_part_run(rcb, &in, src->part[k] + s * src->E)) die("partition");
     }
     free(sizes);
@@ -115,7 +123,8 @@ static void make_gen(const char *path, const char *noise) {
   if (noise && lbs_gen_noise_parse(noise, &gp.noise)) die("noise");
   lbs_gen *g;
   lbs_mesh *mesh;
-  if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(64, 64, 16, LBS_ORDER_NATURAL, &mesh)) die("gen");
+  if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(64, 64, 16, LBS_ORDER_NATURAL, &mesh))
+    die("gen");
   lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
   const char *meta[] = {"source", lbs_gen_recipe(g)};
   lbs_trace_spec spec = {64 * 64 * 16, 0, 1, &ms, mesh, 1, meta};
@@ -162,7 +171,8 @@ static int compare_policies(const char *path, const lbs_grid *grid, double *tota
 static double fill(double *out, int64_t n, double a) {
   double t0 = now();
   for (int64_t c = 0; c < n; c += CHUNK)
-    for (int32_t k = 0; k < (int32_t)(n - c < CHUNK ? n - c : CHUNK); k++) out[c + k] = a + 1e-9 * (double)k;
+    for (int32_t k = 0; k < (int32_t)(n - c < CHUNK ? n - c : CHUNK); k++)
+      out[c + k] = a + 1e-9 * (double)k;
   return now() - t0;
 }
 
@@ -261,8 +271,8 @@ static void rank_policies(const char *path, const lbs_grid *grid, const double *
 /* One setting on src into r: every step timed and compared, and written as the store writes
  * it to a temporary trace (removed after) that the policies replay on grid, when there is
  * one. */
-static void measure(const source *src, const setting *st, const lbs_grid *grid, const double *ref_total,
-                    result *r) {
+static void measure(const source *src, const setting *st, const lbs_grid *grid,
+                    const double *ref_total, result *r) {
   memset(r, 0, sizeof *r);
   lbs_codec codec;
   lbs_bound b;
@@ -315,30 +325,36 @@ static void run(source *src, const lbs_grid *grid) {
   result res[NSET];
   for (int k = 0; k < NSET; k++) measure(src, &settings[k], grid, ref_total, &res[k]);
   double n = (double)(src->E * src->S);
-  printf("\n%s: %lld elements x %lld steps (%s)\n", src->name, (long long)src->E, (long long)src->S, src->path);
+  printf("\n%s: %lld elements x %lld steps (%s)\n", src->name, (long long)src->E, (long long)src->S,
+         src->path);
   if (grid) {
     printf("  policies on the lossless trace (total s):");
     for (int k = 0; k < NPOL; k++) printf(" %s %.6g", policies[k], ref_total[k] * 1e-9);
     printf("\n");
   }
-  printf("  %-22s %7s %8s %7s %6s %7s %6s %9s %9s %9s %9s %9s %8s %4s %5s %9s  %s\n", "codec bound", "vs raw", "vs lossl", "enc M/s",
-         "/fill", "dec M/s", "/fill", "step tot", "part P=4", "P=16", "P=64", "P=256", "max rel", "neg", "rank",
-         "time chg", "goals");
+  printf("  %-22s %7s %8s %7s %6s %7s %6s %9s %9s %9s %9s %9s %8s %4s %5s %9s  %s\n", "codec bound",
+         "vs raw", "vs lossl", "enc M/s", "/fill", "dec M/s", "/fill", "step tot", "part P=4",
+         "P=16", "P=64", "P=256", "max rel", "neg", "rank", "time chg", "goals");
   int best = -1;
   for (int k = 0; k < NSET; k++) {
     const result *r = &res[k];
     char name[48];
     snprintf(name, sizeof name, "%s %s", settings[k].codec, settings[k].bound);
-    printf("  %-22s %7.1f %8.2f %7.1f %6.3f %7.1f %6.3f %9.2e %9.2e %9.2e %9.2e %9.2e %8.2e %4lld %5s %9.2e  %s\n", name,
-           n * 8 / r->bytes, res[0].bytes / r->bytes, n / r->enc_s / 1e6, r->fill_s / r->enc_s, n / r->dec_s / 1e6, r->fill_s / r->dec_s,
-           r->step_err, r->part_err[0], r->part_err[1], r->part_err[2], r->part_err[3], r->max_rel, (long long)r->negative,
-           !r->have_rank ? "-" : r->replay_failed ? "FAIL" : r->same_rank ? "same" : "DIFF", r->total_change,
-           meets(r) ? "met" : "missed");
+    printf(
+        "  %-22s %7.1f %8.2f %7.1f %6.3f %7.1f %6.3f %9.2e %9.2e %9.2e %9.2e %9.2e %8.2e %4lld %5s %9.2e  %s\n",
+        name, n * 8 / r->bytes, res[0].bytes / r->bytes, n / r->enc_s / 1e6, r->fill_s / r->enc_s,
+        n / r->dec_s / 1e6, r->fill_s / r->dec_s, r->step_err, r->part_err[0], r->part_err[1],
+        r->part_err[2], r->part_err[3], r->max_rel, (long long)r->negative,
+        !r->have_rank      ? "-"
+        : r->replay_failed ? "FAIL"
+        : r->same_rank     ? "same"
+                           : "DIFF",
+        r->total_change, meets(r) ? "met" : "missed");
     if (k > 0 && meets(r) && (best < 0 || r->bytes < res[best].bytes)) best = k;
   }
   if (best >= 0)
-    printf("  smallest setting meeting every fidelity goal: %s %s, %.2f x smaller than lossless\n", settings[best].codec,
-           settings[best].bound, res[0].bytes / res[best].bytes);
+    printf("  smallest setting meeting every fidelity goal: %s %s, %.2f x smaller than lossless\n",
+           settings[best].codec, settings[best].bound, res[0].bytes / res[best].bytes);
   else
     printf("  no lossy setting meets every fidelity goal\n");
   printf("  (rank FAIL: the replay refuses the trace, its negative costs)\n");
@@ -352,9 +368,12 @@ int main(int argc, char **argv) {
   const char *gridpath = argc > 2 ? argv[2] : "examples/grids/homogeneous16.ini";
   lbs_grid *grid = NULL;
   if (lbs_grid_load(gridpath, NULL, 0, &grid)) die(gridpath);
-  printf("bench/trace_fidelity: compacted traces against the lossless ones, at the level of the replay\n");
-  printf("goals: every RCB part's sum within 0.5%% (P <= 256), every step total within 0.1%%, no negative value,\n"
-         "the same policy ranking (%s", policies[0]);
+  printf(
+      "bench/trace_fidelity: compacted traces against the lossless ones, at the level of the replay\n");
+  printf(
+      "goals: every RCB part's sum within 0.5%% (P <= 256), every step total within 0.1%%, no negative value,\n"
+      "the same policy ranking (%s",
+      policies[0]);
   for (int k = 1; k < NPOL; k++) printf(", %s", policies[k]);
   printf("; zoltan:rcb on %s)\n", gridpath);
   char b1[64], b2[64];

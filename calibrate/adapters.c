@@ -92,13 +92,17 @@ static double next_int(double w, double min, double max) {
   return floor(w) + 1;
 }
 
-static int is_int(double w, double min, double max) { return w >= min && w <= max && w == floor(w); }
+static int is_int(double w, double min, double max) {
+  return w >= min && w <= max && w == floor(w);
+}
 
 /* The integers of [lo, hi] within [min, max], or LBS_RANGE. */
-static lbs_err int_range(const char *k, double lo, double hi, double min, double max, int64_t *ilo, int64_t *ihi) {
+static lbs_err int_range(const char *k, double lo, double hi, double min, double max, int64_t *ilo,
+                         int64_t *ihi) {
   double l = lo > min ? ceil(lo) : min, h = hi < max ? floor(hi) : max;
   if (isnan(lo) || isnan(hi) || l > h)
-    return lbs_fail(LBS_RANGE, "%s: no valid work metric in [%g, %g] (valid: %g to %g)", k, lo, hi, min, max);
+    return lbs_fail(LBS_RANGE, "%s: no valid work metric in [%g, %g] (valid: %g to %g)", k, lo, hi,
+                    min, max);
   *ilo = (int64_t)l, *ihi = (int64_t)h;
   return LBS_OK;
 }
@@ -114,19 +118,23 @@ static lbs_err invalid(const char *k, double w, const char *rule) {
 
 /* count elements of size bytes; zero: zeroed and so touched (outputs: their page faults
  * happen here, not inside a measured execute), else left for the caller to fill. */
-static lbs_err alloc_n(void **out, int64_t count, size_t size, int zero, const char *k, const char *what) {
+static lbs_err alloc_n(void **out, int64_t count, size_t size, int zero, const char *k,
+                       const char *what) {
   *out = NULL;
   if (count < 0 || (uint64_t)count > (uint64_t)PTRDIFF_MAX / size)
-    return lbs_fail(LBS_NOMEM, "%s: %lld %s are more than memory can hold", k, (long long)count, what);
+    return lbs_fail(LBS_NOMEM, "%s: %lld %s are more than memory can hold", k, (long long)count,
+                    what);
   size_t bytes = (count ? (size_t)count : 1) * size;
   if (!(*out = malloc(bytes)))
-    return lbs_fail(LBS_NOMEM, "%s: %lld %s (%.3g MB)", k, (long long)count, what, (double)bytes / 1e6);
+    return lbs_fail(LBS_NOMEM, "%s: %lld %s (%.3g MB)", k, (long long)count, what,
+                    (double)bytes / 1e6);
   if (zero) memset(*out, 0, bytes);
   return LBS_OK;
 }
 
 /* Values off + scale (2u - 1) of stream s, u uniform in [0, 1). */
-static void fill_uniform(double *v, int64_t n, uint64_t seed, uint64_t s, double off, double scale) {
+static void fill_uniform(double *v, int64_t n, uint64_t seed, uint64_t s, double off,
+                         double scale) {
   for (int64_t i = 0; i < n; i++) v[i] = off + scale * (2 * lbs_rng_unit(seed, s, (uint64_t)i) - 1);
 }
 
@@ -141,17 +149,17 @@ static void draw_scale(uint64_t seed, uint64_t i, double *off, double *scale) {
 static int near(double got, double want, double tol) { return fabs(got - want) <= tol; }
 
 /* The ops of an adapter whose functions are prefix_round, prefix_next, ... */
-#define ADAPTER_OPS(prefix)                                                                             \
-  .round_metric = prefix##_round, .next_metric = prefix##_next, .calc_metric = prefix##_calc,           \
-  .create_params = prefix##_create, .random_params = prefix##_random, .delete_params = prefix##_delete, \
-  .check = prefix##_check
+#define ADAPTER_OPS(prefix)                                                                        \
+  .round_metric = prefix##_round, .next_metric = prefix##_next, .calc_metric = prefix##_calc,      \
+  .create_params = prefix##_create, .random_params = prefix##_random,                              \
+  .delete_params = prefix##_delete, .check = prefix##_check
 
 /* ---------------------------------------------------------------- sort */
 
 enum { SORT_UNIT, SORT_UNIFORM, SORT_NORMAL, SORT_FEW };
 
 typedef struct {
-  lbs_k_sort k;      /* first: what implementations see */
+  lbs_k_sort k; /* first: what implementations see */
   uint64_t seed;
   int dist;          /* SORT_*: how values are drawn */
   double off, scale; /* SORT_UNIFORM, SORT_NORMAL, SORT_FEW */
@@ -178,7 +186,8 @@ static void sort_delete(void *params) {
   free(q);
 }
 
-static lbs_err sort_make(int64_t n, uint64_t seed, int dist, double off, double scale, int64_t nd, void **params) {
+static lbs_err sort_make(int64_t n, uint64_t seed, int dist, double off, double scale, int64_t nd,
+                         void **params) {
   *params = NULL;
   sort_params *q = calloc(1, sizeof *q);
   if (!q) return lbs_fail(LBS_NOMEM, "sort: parameters");
@@ -220,7 +229,8 @@ static int sort_check(const void *params, char *why, size_t n) {
   const double *a = q->k.a;
   for (int64_t i = 1; i < q->k.n; i++)
     if (!(a[i - 1] <= a[i])) {
-      snprintf(why, n, "sort: not ascending at %lld: %.17g after %.17g", (long long)i, a[i], a[i - 1]);
+      snprintf(why, n, "sort: not ascending at %lld: %.17g after %.17g", (long long)i, a[i],
+               a[i - 1]);
       return -1;
     }
   double *ref = malloc((size_t)(q->k.n ? q->k.n : 1) * sizeof *ref);
@@ -233,8 +243,10 @@ static int sort_check(const void *params, char *why, size_t n) {
   int rc = 0;
   for (int64_t i = 0; i < q->k.n && !rc; i++)
     if (a[i] != ref[i]) {
-      snprintf(why, n, "sort: element %lld is %.17g where the sorted input has %.17g (not the input's values)",
-               (long long)i, a[i], ref[i]);
+      snprintf(
+          why, n,
+          "sort: element %lld is %.17g where the sorted input has %.17g (not the input's values)",
+          (long long)i, a[i], ref[i]);
       rc = -1;
     }
   free(ref);
@@ -261,7 +273,8 @@ static void dot_delete(void *params) {
   free(p);
 }
 
-static lbs_err dot_make(int64_t n, uint64_t seed, const double offs[2], const double scales[2], void **params) {
+static lbs_err dot_make(int64_t n, uint64_t seed, const double offs[2], const double scales[2],
+                        void **params) {
   *params = NULL;
   lbs_k_dot *p = calloc(1, sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "dot: parameters");
@@ -305,7 +318,8 @@ static int dot_check(const void *params, char *why, size_t n) {
   }
   double tol = ((double)p->n + 2) * DBL_EPSILON * (double)a;
   if (near(p->result, (double)s, tol)) return 0;
-  snprintf(why, n, "dot: result %.17g, reference %.17g (tolerance %.3g)", p->result, (double)s, tol);
+  snprintf(why, n, "dot: result %.17g, reference %.17g (tolerance %.3g)", p->result, (double)s,
+           tol);
   return -1;
 }
 
@@ -346,8 +360,8 @@ static void conv_delete(void *params) {
   free(p);
 }
 
-static lbs_err conv_make(int64_t na, int64_t nb, uint64_t seed, const double offs[2], const double scales[2],
-                         void **params) {
+static lbs_err conv_make(int64_t na, int64_t nb, uint64_t seed, const double offs[2],
+                         const double scales[2], void **params) {
   *params = NULL;
   lbs_k_conv1d *p = calloc(1, sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "conv1d: parameters");
@@ -367,8 +381,10 @@ static lbs_err conv_make(int64_t na, int64_t nb, uint64_t seed, const double off
 
 static lbs_err conv_create(double w, uint64_t seed, void **params) {
   *params = NULL;
-  if (!(w >= CONV_TAPS && w <= METRIC_MAX && w == conv_round(w))) return invalid("conv1d", w, "a multiple of 64 >= 64");
-  return conv_make((int64_t)(w / CONV_TAPS), CONV_TAPS, seed, (const double[]){0, 0}, (const double[]){1, 1}, params);
+  if (!(w >= CONV_TAPS && w <= METRIC_MAX && w == conv_round(w)))
+    return invalid("conv1d", w, "a multiple of 64 >= 64");
+  return conv_make((int64_t)(w / CONV_TAPS), CONV_TAPS, seed, (const double[]){0, 0},
+                   (const double[]){1, 1}, params);
 }
 
 /* The shorter length s log-uniform in [1, sqrt(w)] (at least w / CONV_LONG_MAX), the longer
@@ -378,7 +394,8 @@ static lbs_err conv_random(double lo, double hi, uint64_t seed, void **params) {
   lbs_err e = int_range("conv1d", lo, hi, 1, METRIC_MAX, &ilo, &ihi);
   if (e) return e;
   int64_t w = draw_metric(ilo, ihi, seed, 0);
-  double smin = (double)w / CONV_LONG_MAX > 1 ? (double)w / CONV_LONG_MAX : 1, smax = sqrt((double)w);
+  double smin = (double)w / CONV_LONG_MAX > 1 ? (double)w / CONV_LONG_MAX : 1,
+         smax = sqrt((double)w);
   int64_t s = llround(log_uniform(smin < smax ? smin : smax, smax, seed, 1));
   if (s < 1) s = 1;
   int64_t llo = (ilo + s - 1) / s, lhi = ihi / s;
@@ -403,8 +420,8 @@ static int conv_check(const void *params, char *why, size_t n) {
     }
     double tol = ((double)(i1 - i0 + 1) + 2) * DBL_EPSILON * (double)a;
     if (!near(p->out[k], (double)s, tol)) {
-      snprintf(why, n, "conv1d: out[%lld] = %.17g, reference %.17g (tolerance %.3g)", (long long)k, p->out[k],
-               (double)s, tol);
+      snprintf(why, n, "conv1d: out[%lld] = %.17g, reference %.17g (tolerance %.3g)", (long long)k,
+               p->out[k], (double)s, tol);
       return -1;
     }
   }
@@ -414,7 +431,8 @@ static int conv_check(const void *params, char *why, size_t n) {
 static const lbs_adapter conv_adapter = {
     .kernel = "conv1d",
     .metric = "multiply-adds (na*nb)",
-    .help = "full 1-D convolution of a (na) with b (nb); usage: a 64-tap filter b, values uniform in [-1, 1)",
+    .help =
+        "full 1-D convolution of a (na) with b (nb); usage: a 64-tap filter b, values uniform in [-1, 1)",
     .lo = 12800,
     .hi = 128000000,
     ADAPTER_OPS(conv)};
@@ -466,12 +484,12 @@ static void mm_delete(void *params) {
   free(p);
 }
 
-static lbs_err mm_make(int64_t m, int64_t n, int64_t pp, uint64_t seed, const double offs[2], const double scales[2],
-                       void **params) {
+static lbs_err mm_make(int64_t m, int64_t n, int64_t pp, uint64_t seed, const double offs[2],
+                       const double scales[2], void **params) {
   *params = NULL;
   if (m > INT_MAX || n > INT_MAX || pp > INT_MAX)
-    return lbs_fail(LBS_RANGE, "matmul: %lld x %lld times %lld x %lld: a dimension beyond %d", (long long)m,
-                    (long long)n, (long long)n, (long long)pp, INT_MAX);
+    return lbs_fail(LBS_RANGE, "matmul: %lld x %lld times %lld x %lld: a dimension beyond %d",
+                    (long long)m, (long long)n, (long long)n, (long long)pp, INT_MAX);
   lbs_k_matmul *p = calloc(1, sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "matmul: parameters");
   p->m = (int)m, p->n = (int)n, p->p = (int)pp;
@@ -504,7 +522,8 @@ static lbs_err mm_random(double lo, double hi, uint64_t seed, void **params) {
   if (e) return e;
   double w = (double)draw_metric(ilo, ihi, seed, 0), a = 1.0 / 3, b = 1.0 / 3;
   for (uint64_t t = 0; t < 64; t++) {
-    double x = 0.2 + 0.3 * unit(seed, 1 + 2 * t), y = 0.2 + 0.3 * unit(seed, 2 + 2 * t), z = 1 - x - y;
+    double x = 0.2 + 0.3 * unit(seed, 1 + 2 * t), y = 0.2 + 0.3 * unit(seed, 2 + 2 * t),
+           z = 1 - x - y;
     if (z >= 0.2 && z <= 0.5) {
       a = x, b = y;
       break;
@@ -521,8 +540,10 @@ static lbs_err mm_random(double lo, double hi, uint64_t seed, void **params) {
       draw_scale(seed, 203, &offs[1], &scales[1]);
       return mm_make(m, n, pp, seed, offs, scales, params);
     }
-    if (m >= n) m = (m + 1) / 2; /* [lo, hi] too narrow for m n: smaller rows or columns */
-    else n = (n + 1) / 2;
+    if (m >= n)
+      m = (m + 1) / 2; /* [lo, hi] too narrow for m n: smaller rows or columns */
+    else
+      n = (n + 1) / 2;
   }
 }
 
@@ -538,7 +559,8 @@ static int mm_check(const void *params, char *why, size_t nw) {
       }
       double tol = ((double)n + 2) * DBL_EPSILON * (double)a, c = p->C[i * np + j];
       if (!near(c, (double)s, tol)) {
-        snprintf(why, nw, "matmul: C(%zu, %zu) = %.17g, reference %.17g (tolerance %.3g)", i, j, c, (double)s, tol);
+        snprintf(why, nw, "matmul: C(%zu, %zu) = %.17g, reference %.17g (tolerance %.3g)", i, j, c,
+                 (double)s, tol);
         return -1;
       }
     }
@@ -561,7 +583,7 @@ static const lbs_adapter mm_adapter = {
 typedef struct {
   lbs_k_wave k; /* first: what implementations see */
   uint64_t seed;
-  double amp;   /* fields uniform in [-amp, amp) */
+  double amp; /* fields uniform in [-amp, amp) */
 } wave_params;
 
 static int64_t wave_doubles(int b) { return 6 * (int64_t)(b + 1) * (b + 1) * (b + 1); }
@@ -589,7 +611,8 @@ static lbs_err wave_make(int64_t ncells, uint64_t seed, double S, double amp, vo
     wave_delete(q);
     return lbs_fail(LBS_NOMEM, "wave: %lld cells are more than memory can hold", (long long)ncells);
   }
-  lbs_err e = alloc_n((void **)&q->k.F, ncells * wave_doubles(q->k.b), sizeof(double), 0, "wave", "field values");
+  lbs_err e = alloc_n((void **)&q->k.F, ncells * wave_doubles(q->k.b), sizeof(double), 0, "wave",
+                      "field values");
   if (e) {
     wave_delete(q);
     return e;
@@ -609,15 +632,17 @@ static lbs_err wave_random(double lo, double hi, uint64_t seed, void **params) {
   int64_t ilo = 1, ihi = 1;
   lbs_err e = int_range("wave", lo, hi, 1, METRIC_MAX, &ilo, &ihi);
   if (e) return e;
-  double S = 0.05 + 0.52 * unit(seed, 1), amp = pow(10, -3 + 6 * unit(seed, 2)); /* S stable below 1/sqrt(3) */
+  double S = 0.05 + 0.52 * unit(seed, 1),
+         amp = pow(10, -3 + 6 * unit(seed, 2)); /* S stable below 1/sqrt(3) */
   return wave_make(draw_metric(ilo, ihi, seed, 0), seed, S, amp, params);
 }
 
 /* The step of one cell written plainly from apps/wave's formulas: E component c at (i, j, k),
  * i in 0..b, and H component c at (i, j, k), i in -1..b-1 (one place further in the block). */
-#define WE(c, i, j, k) F[(c) * comp + (i) + n1 * ((j) + n1 * (k))]
+#define WE(c, i, j, k) F[(c)*comp + (i) + n1 * ((j) + n1 * (k))]
 #define WH(c, i, j, k) F[(3 + (c)) * comp + (i) + 1 + n1 * ((j) + 1 + n1 * ((k) + 1))]
-static void wave_ref_cell(double *F, int b, double S, double *energy, double *abs_energy, double *emax) {
+static void wave_ref_cell(double *F, int b, double S, double *energy, double *abs_energy,
+                          double *emax) {
   const ptrdiff_t n1 = b + 1, comp = n1 * n1 * n1;
   double w = 0, wa = 0, m = 0;
   for (ptrdiff_t k = 0; k < b; k++)
@@ -627,7 +652,8 @@ static void wave_ref_cell(double *F, int b, double S, double *energy, double *ab
         double hx = WH(0, i, j, k) - S * ((WE(2, i, j + 1, k) - ez) - (WE(1, i, j, k + 1) - ey));
         double hy = WH(1, i, j, k) - S * ((WE(0, i, j, k + 1) - ex) - (WE(2, i + 1, j, k) - ez));
         double hz = WH(2, i, j, k) - S * ((WE(1, i + 1, j, k) - ey) - (WE(0, i, j + 1, k) - ex));
-        w += ex * ex + ey * ey + ez * ez + hx * WH(0, i, j, k) + hy * WH(1, i, j, k) + hz * WH(2, i, j, k);
+        w += ex * ex + ey * ey + ez * ez + hx * WH(0, i, j, k) + hy * WH(1, i, j, k) +
+             hz * WH(2, i, j, k);
         wa += ex * ex + ey * ey + ez * ez + fabs(hx * WH(0, i, j, k)) + fabs(hy * WH(1, i, j, k)) +
               fabs(hz * WH(2, i, j, k));
         WH(0, i, j, k) = hx, WH(1, i, j, k) = hy, WH(2, i, j, k) = hz;
@@ -635,12 +661,12 @@ static void wave_ref_cell(double *F, int b, double S, double *energy, double *ab
   for (ptrdiff_t k = 0; k < b; k++)
     for (ptrdiff_t j = 0; j < b; j++)
       for (ptrdiff_t i = 0; i < b; i++) {
-        double ex =
-            WE(0, i, j, k) + S * ((WH(2, i, j, k) - WH(2, i, j - 1, k)) - (WH(1, i, j, k) - WH(1, i, j, k - 1)));
-        double ey =
-            WE(1, i, j, k) + S * ((WH(0, i, j, k) - WH(0, i, j, k - 1)) - (WH(2, i, j, k) - WH(2, i - 1, j, k)));
-        double ez =
-            WE(2, i, j, k) + S * ((WH(1, i, j, k) - WH(1, i - 1, j, k)) - (WH(0, i, j, k) - WH(0, i, j - 1, k)));
+        double ex = WE(0, i, j, k) + S * ((WH(2, i, j, k) - WH(2, i, j - 1, k)) -
+                                          (WH(1, i, j, k) - WH(1, i, j, k - 1)));
+        double ey = WE(1, i, j, k) + S * ((WH(0, i, j, k) - WH(0, i, j, k - 1)) -
+                                          (WH(2, i, j, k) - WH(2, i - 1, j, k)));
+        double ez = WE(2, i, j, k) + S * ((WH(1, i, j, k) - WH(1, i - 1, j, k)) -
+                                          (WH(0, i, j, k) - WH(0, i, j - 1, k)));
         WE(0, i, j, k) = ex, WE(1, i, j, k) = ey, WE(2, i, j, k) = ez;
         m = fmax(m, fmax(fabs(ex), fmax(fabs(ey), fabs(ez))));
       }
@@ -661,19 +687,21 @@ static int wave_check(const void *params, char *why, size_t n) {
   }
   wave_fill(q, F);
   double energy = 0, abs_energy = 0, emax = 0, tol = 1e-12 * q->amp;
-  for (int64_t c = 0; c < q->k.ncells; c++) wave_ref_cell(F + c * per, q->k.b, q->k.S, &energy, &abs_energy, &emax);
+  for (int64_t c = 0; c < q->k.ncells; c++)
+    wave_ref_cell(F + c * per, q->k.b, q->k.S, &energy, &abs_energy, &emax);
   int rc = 0;
   static const char *names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
   for (int64_t v = 0; v < total && !rc; v++)
     if (!near(q->k.F[v], F[v], tol)) {
       int64_t c = v / per, r = v % per, comp = per / 6;
-      snprintf(why, n, "wave: cell %lld %s[%lld] = %.17g, reference %.17g (tolerance %.3g)", (long long)c,
-               names[r / comp], (long long)(r % comp), q->k.F[v], F[v], tol);
+      snprintf(why, n, "wave: cell %lld %s[%lld] = %.17g, reference %.17g (tolerance %.3g)",
+               (long long)c, names[r / comp], (long long)(r % comp), q->k.F[v], F[v], tol);
       rc = -1;
     }
   double etol = (8 * (double)q->k.ncells * q->k.b * q->k.b * q->k.b + 2) * DBL_EPSILON * abs_energy;
   if (!rc && !near(q->k.energy, energy, etol)) {
-    snprintf(why, n, "wave: energy %.17g, reference %.17g (tolerance %.3g)", q->k.energy, energy, etol);
+    snprintf(why, n, "wave: energy %.17g, reference %.17g (tolerance %.3g)", q->k.energy, energy,
+             etol);
     rc = -1;
   }
   if (!rc && !near(q->k.emax, emax, tol)) {
@@ -695,7 +723,7 @@ static const lbs_adapter wave_adapter = {
 
 /* ---------------------------------------------------------------- walk */
 
-#define WALK_N 64 /* the grid (usage assumption) */
+#define WALK_N 64             /* the grid (usage assumption) */
 #define WALK_MAX 4294967295.0 /* walks: the walk number is the low 32 bits of its random stream */
 
 static double walk_round(double w) { return round_int(w, 1, WALK_MAX); }
@@ -759,15 +787,16 @@ static int walk_check(const void *params, char *why, size_t n) {
     hits += hot;
   }
   if (p->hits == hits && p->steps == steps) return 0;
-  snprintf(why, n, "walk: %lld hits and %lld steps, reference %lld and %lld", (long long)p->hits, (long long)p->steps,
-           (long long)hits, (long long)steps);
+  snprintf(why, n, "walk: %lld hits and %lld steps, reference %lld and %lld", (long long)p->hits,
+           (long long)p->steps, (long long)hits, (long long)steps);
   return -1;
 }
 
 static const lbs_adapter walk_adapter = {
     .kernel = "walk",
     .metric = "walks",
-    .help = "Laplace random walks on a 64 x 64 grid (apps/laplace-mc's walk); usage: starts uniform over the grid",
+    .help =
+        "Laplace random walks on a 64 x 64 grid (apps/laplace-mc's walk); usage: starts uniform over the grid",
     .lo = 4,
     .hi = 40000,
     ADAPTER_OPS(walk)};
@@ -775,8 +804,8 @@ static const lbs_adapter walk_adapter = {
 /* ---------------------------------------------------------------- bhforce */
 
 #define BH_NBODY 16384
-#define BH_LEAF 8  /* bodies per leaf, as apps/nbody's force tree */
-#define BH_SEED 1  /* the Plummer sphere's */
+#define BH_LEAF 8 /* bodies per leaf, as apps/nbody's force tree */
+#define BH_SEED 1 /* the Plummer sphere's */
 #define BH_THETA 0.5
 
 /* The tree of a fixed Plummer sphere, built once per process (not timed) and shared by every
@@ -785,7 +814,7 @@ static pthread_once_t bh_once = PTHREAD_ONCE_INIT;
 static struct {
   lbs_err err;
   char msg[256];
-  double *x;      /* 3 BH_NBODY positions */
+  double *x; /* 3 BH_NBODY positions */
   lbs_nb_tree t;
 } bh;
 
@@ -805,7 +834,9 @@ static void bh_build(void) {
 
 static double bh_round(double w) { return round_int(w, 1, METRIC_MAX); }
 static double bh_next(double w) { return next_int(w, 1, METRIC_MAX); }
-static double bh_calc(const void *params) { return (double)((const lbs_k_bhforce *)params)->ntarget; }
+static double bh_calc(const void *params) {
+  return (double)((const lbs_k_bhforce *)params)->ntarget;
+}
 
 static void bh_delete(void *params) {
   lbs_k_bhforce *p = params;
@@ -823,8 +854,11 @@ static lbs_err bh_make(int64_t ntarget, uint64_t seed, int coherent, void **para
   if (!p) return lbs_fail(LBS_NOMEM, "bhforce: parameters");
   p->nbody = BH_NBODY, p->x = bh.x, p->theta = BH_THETA, p->tree = &bh.t, p->ntarget = ntarget;
   lbs_err e = alloc_n((void **)&p->target, ntarget, sizeof *p->target, 0, "bhforce", "targets");
-  if (!e && ntarget > INT64_MAX / 3) e = lbs_fail(LBS_NOMEM, "bhforce: %lld targets", (long long)ntarget);
-  if (!e) e = alloc_n((void **)&p->acc, 3 * ntarget, sizeof *p->acc, 1, "bhforce", "acceleration components");
+  if (!e && ntarget > INT64_MAX / 3)
+    e = lbs_fail(LBS_NOMEM, "bhforce: %lld targets", (long long)ntarget);
+  if (!e)
+    e = alloc_n((void **)&p->acc, 3 * ntarget, sizeof *p->acc, 1, "bhforce",
+                "acceleration components");
   if (e) {
     bh_delete(p);
     return e;
@@ -868,14 +902,17 @@ static int bh_check(const void *params, char *why, size_t n) {
     double tol = 1e-9 * sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) + 1e-12;
     for (int k = 0; k < 3 && !rc; k++)
       if (!near(p->acc[3 * i + k], a[k], tol)) {
-        snprintf(why, n, "bhforce: target %lld (body %lld) acc[%d] = %.17g, reference %.17g (tolerance %.3g)",
-                 (long long)i, (long long)p->target[i], k, p->acc[3 * i + k], a[k], tol);
+        snprintf(
+            why, n,
+            "bhforce: target %lld (body %lld) acc[%d] = %.17g, reference %.17g (tolerance %.3g)",
+            (long long)i, (long long)p->target[i], k, p->acc[3 * i + k], a[k], tol);
         rc = -1;
       }
   }
   free(stack);
   if (!rc && inter != p->interactions) {
-    snprintf(why, n, "bhforce: %lld interactions, reference %lld", (long long)p->interactions, (long long)inter);
+    snprintf(why, n, "bhforce: %lld interactions, reference %lld", (long long)p->interactions,
+             (long long)inter);
     rc = -1;
   }
   return rc;
@@ -892,5 +929,6 @@ static const lbs_adapter bh_adapter = {
 
 /* ---------------------------------------------------------------- the list */
 
-const lbs_adapter *const lbs__adapters[] = {&sort_adapter, &dot_adapter,  &conv_adapter, &mm_adapter,
-                                            &wave_adapter, &walk_adapter, &bh_adapter,   NULL};
+const lbs_adapter *const lbs__adapters[] = {&sort_adapter, &dot_adapter,  &conv_adapter,
+                                            &mm_adapter,   &wave_adapter, &walk_adapter,
+                                            &bh_adapter,   NULL};

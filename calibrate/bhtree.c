@@ -6,7 +6,8 @@
 
 lbs_err lbs__bh_flatten(const lbs_nb_tree *t, double *nd, int32_t *ni) {
   int64_t nn = t->nn;
-  if (nn >= INT32_MAX) return lbs_fail(LBS_RANGE, "bhforce: a tree of %lld nodes (at most 2^31 - 2)", (long long)nn);
+  if (nn >= INT32_MAX)
+    return lbs_fail(LBS_RANGE, "bhforce: a tree of %lld nodes (at most 2^31 - 2)", (long long)nn);
   int64_t *order = malloc((size_t)nn * sizeof *order), *size = malloc((size_t)nn * sizeof *size),
           *stack = malloc((size_t)(nn + 1) * sizeof *stack);
   lbs_err e = LBS_OK;
@@ -34,7 +35,8 @@ lbs_err lbs__bh_flatten(const lbs_nb_tree *t, double *nd, int32_t *ni) {
   for (int64_t k = 0; k < cnt; k++) {
     const lbs_nb_node *x = &t->nd[order[k]];
     if (x->first + x->cnt > INT32_MAX) {
-      e = lbs_fail(LBS_RANGE, "bhforce: %lld bodies (at most 2^31 - 1)", (long long)(x->first + x->cnt));
+      e = lbs_fail(LBS_RANGE, "bhforce: %lld bodies (at most 2^31 - 1)",
+                   (long long)(x->first + x->cnt));
       goto done;
     }
     double *d = nd + 5 * k;

@@ -105,13 +105,16 @@ static int64_t corank(int64_t k, const double *A, int64_t la, const double *B, i
   int64_t lo = k > lb ? k - lb : 0, hi = k < la ? k : la;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (A[mid] <= B[k - mid - 1]) lo = mid + 1;
-    else hi = mid;
+    if (A[mid] <= B[k - mid - 1])
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
 
-void lbs__merge_range(const double *A, int64_t la, const double *B, int64_t lb, int64_t k0, int64_t k1, double *out) {
+void lbs__merge_range(const double *A, int64_t la, const double *B, int64_t lb, int64_t k0,
+                      int64_t k1, double *out) {
   int64_t i = corank(k0, A, la, B, lb), j = k0 - i, i1 = corank(k1, A, la, B, lb), j1 = k1 - i1;
   while (i < i1 && j < j1) *out++ = B[j] < A[i] ? B[j++] : A[i++];
   while (i < i1) *out++ = A[i++];
@@ -218,8 +221,7 @@ void lbs__cpu_model(char *buf, size_t n) {
     if (strncmp(line, "model name", 10)) continue;
     const char *v = strchr(line, ':');
     if (!v) continue;
-    for (v++; *v == ' ' || *v == '\t'; v++) {
-    }
+    for (v++; *v == ' ' || *v == '\t'; v++) {}
     size_t len = strcspn(v, "\n");
     if (len) snprintf(buf, n, "%.*s", (int)len, v);
     break;
@@ -288,14 +290,15 @@ static lbs_err bhforce_exec(void *ctx, void *params) {
   lbs_k_bhforce *p = params;
   const lbs_nb_tree *t = p->tree;
   int32_t *stack = malloc((size_t)(t->nn + 1) * sizeof *stack);
-  if (!stack) return lbs_fail(LBS_NOMEM, "bhforce.cpu: a stack of %lld nodes", (long long)(t->nn + 1));
+  if (!stack)
+    return lbs_fail(LBS_NOMEM, "bhforce.cpu: a stack of %lld nodes", (long long)(t->nn + 1));
   p->interactions = lbs__bhforce_range(p, 0, p->ntarget, stack);
   free(stack);
   return LBS_OK;
 }
 
-#define CPU_IMPL(k)                                                                           \
-  static const lbs_impl_ops k##_cpu = {                                                       \
+#define CPU_IMPL(k)                                                                                \
+  static const lbs_impl_ops k##_cpu = {                                                            \
       .kernel = #k, .target = "cpu", .open = cpu_open, .execute = k##_exec, .close = cpu_close};
 CPU_IMPL(sort)
 CPU_IMPL(dot)

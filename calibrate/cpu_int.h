@@ -19,7 +19,8 @@ void lbs__sort_doubles(double *a, int64_t n);
 
 /* Outputs [k0, k1) of the stable merge of the sorted runs A (la) and B (lb) into out[0..k1-k0)
  * (ties taken from A first); any split of [0, la+lb) into ranges gives the same whole merge. */
-void lbs__merge_range(const double *A, int64_t la, const double *B, int64_t lb, int64_t k0, int64_t k1, double *out);
+void lbs__merge_range(const double *A, int64_t la, const double *B, int64_t lb, int64_t k0,
+                      int64_t k1, double *out);
 
 /* x[lo..hi) . y[lo..hi), summed in index order. */
 double lbs__dot_range(const double *x, const double *y, int64_t lo, int64_t hi);
@@ -47,6 +48,7 @@ int64_t lbs__bhforce_range(const lbs_k_bhforce *p, int64_t t0, int64_t t1, int32
 void lbs__cpu_model(char *buf, size_t n);
 
 /* How threads.c starts a thread: pthread_create, replaceable by tests to make a start fail. */
-extern int (*lbs__thread_create)(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+extern int (*lbs__thread_create)(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                                 void *arg);
 
 #endif

@@ -13,7 +13,6 @@
 
 #include "lbs_calib.h"
 
-
 /* ================================================================ reading CSV */
 
 /* The columns we read, with the names the header may give them. */
@@ -48,7 +47,9 @@ static lbs_err add_field(csv_reader *r, size_t start) {
   return lbs_buf_append(&r->text, "", 1);
 }
 
-static const char *field(const csv_reader *r, int i) { return (const char *)r->text.data + r->off[i]; }
+static const char *field(const csv_reader *r, int i) {
+  return (const char *)r->text.data + r->off[i];
+}
 
 /* Skips blank and comment lines. 1 at the end of the text. */
 static int skip_ignored(csv_reader *r) {
@@ -81,8 +82,10 @@ static lbs_err next_record(csv_reader *r, long *line, int *eof) {
           return lbs_fail(LBS_PARSE, "%s:%ld: a quoted field is not closed", r->path, opened);
         char c = *r->p;
         if (c == '"') {
-          if (r->p + 1 < r->end && r->p[1] == '"') r->p++;
-          else break;
+          if (r->p + 1 < r->end && r->p[1] == '"')
+            r->p++;
+          else
+            break;
         }
         if (c == '\0') return lbs_fail(LBS_PARSE, "%s:%ld: a NUL byte", r->path, r->line);
         if (c == '\n') r->line++;
@@ -91,13 +94,15 @@ static lbs_err next_record(csv_reader *r, long *line, int *eof) {
       r->p++;
       while (r->p < r->end && blank(*r->p)) r->p++;
       if (r->p < r->end && *r->p != ',' && *r->p != '\n')
-        return lbs_fail(LBS_PARSE, "%s:%ld: text after the closing quote of field %d", r->path, r->line, r->nf + 1);
+        return lbs_fail(LBS_PARSE, "%s:%ld: text after the closing quote of field %d", r->path,
+                        r->line, r->nf + 1);
     } else {
       const char *q = r->p;
       while (q < r->end && *q != ',' && *q != '\n') {
         if (*q == '"')
-          return lbs_fail(LBS_PARSE, "%s:%ld: a quote inside unquoted field %d (quote the whole field)", r->path,
-                          r->line, r->nf + 1);
+          return lbs_fail(LBS_PARSE,
+                          "%s:%ld: a quote inside unquoted field %d (quote the whole field)",
+                          r->path, r->line, r->nf + 1);
         if (*q == '\0') return lbs_fail(LBS_PARSE, "%s:%ld: a NUL byte", r->path, r->line);
         q++;
       }
@@ -127,17 +132,21 @@ static lbs_err read_header(csv_reader *r, long line, int col[NCOLS]) {
       for (int k = 0; COL_NAMES[c][k]; k++)
         if (!strcasecmp(field(r, i), COL_NAMES[c][k])) {
           if (col[c] >= 0)
-            return lbs_fail(LBS_PARSE, "%s:%ld: columns %d ('%s') and %d ('%s') are both the %s column", r->path,
-                            line, col[c] + 1, field(r, col[c]), i + 1, field(r, i), COL_NAMES[c][0]);
+            return lbs_fail(
+                LBS_PARSE, "%s:%ld: columns %d ('%s') and %d ('%s') are both the %s column",
+                r->path, line, col[c] + 1, field(r, col[c]), i + 1, field(r, i), COL_NAMES[c][0]);
           col[c] = i;
         }
   for (int c = 0; c < NCOLS; c++)
     if (col[c] < 0) {
       char also[64] = "";
       for (int k = 1; COL_NAMES[c][k]; k++)
-        snprintf(also + strlen(also), sizeof also - strlen(also), "%s'%s'", k > 1 ? ", " : " (or ", COL_NAMES[c][k]);
-      return lbs_fail(LBS_PARSE, "%s:%ld: the header has no '%s' column%s%s; it needs implementation, device, metric, seconds",
-                      r->path, line, COL_NAMES[c][0], also, also[0] ? ")" : "");
+        snprintf(also + strlen(also), sizeof also - strlen(also), "%s'%s'", k > 1 ? ", " : " (or ",
+                 COL_NAMES[c][k]);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s:%ld: the header has no '%s' column%s%s; it needs implementation, device, metric, seconds",
+          r->path, line, COL_NAMES[c][0], also, also[0] ? ")" : "");
     }
   return LBS_OK;
 }
@@ -148,14 +157,17 @@ static lbs_err number(const csv_reader *r, long line, const char *what, const ch
   char *end;
   errno = 0;
   *v = strtod(s, &end);
-  if (*end || end == s) return lbs_fail(LBS_PARSE, "%s:%ld: %s '%s' is not a number", r->path, line, what, s);
-  if (!isfinite(*v)) return lbs_fail(LBS_PARSE, "%s:%ld: %s '%s' is not finite", r->path, line, what, s);
+  if (*end || end == s)
+    return lbs_fail(LBS_PARSE, "%s:%ld: %s '%s' is not a number", r->path, line, what, s);
+  if (!isfinite(*v))
+    return lbs_fail(LBS_PARSE, "%s:%ld: %s '%s' is not finite", r->path, line, what, s);
   if (*v < 0) return lbs_fail(LBS_PARSE, "%s:%ld: %s %s is negative", r->path, line, what, s);
   return LBS_OK;
 }
 
 /* The group of (impl, device), made at the end when new. */
-static lbs_err group_of(lbs_import_group **g, int *n, int *cap, const char *impl, const char *device, int *at) {
+static lbs_err group_of(lbs_import_group **g, int *n, int *cap, const char *impl,
+                        const char *device, int *at) {
   for (int i = *n - 1; i >= 0; i--)
     if (!strcmp((*g)[i].impl, impl) && !strcmp((*g)[i].device, device)) {
       *at = i;
@@ -201,29 +213,39 @@ lbs_err lbs_calib_read_csv(const char *path, lbs_import_group **groups, int *ngr
   int ng = 0, gcap = 0, *scap = NULL, col[NCOLS], eof = 0, rows = 0;
   long line = 0;
   e = next_record(&r, &line, &eof);
-  if (!e && eof) e = lbs_fail(LBS_PARSE, "%s: no samples (nor a header line: it names the columns implementation, device, metric, seconds, then come the samples, one a row)", path);
+  if (!e && eof)
+    e = lbs_fail(
+        LBS_PARSE,
+        "%s: no samples (nor a header line: it names the columns implementation, device, metric, seconds, then come the samples, one a row)",
+        path);
   if (!e) e = read_header(&r, line, col);
   int nheader = r.nf;
   while (!e && !(e = next_record(&r, &line, &eof)) && !eof) {
     if (r.nf != nheader) {
-      e = lbs_fail(LBS_PARSE, "%s:%ld: %d field%s, the header has %d", path, line, r.nf, r.nf == 1 ? "" : "s", nheader);
+      e = lbs_fail(LBS_PARSE, "%s:%ld: %d field%s, the header has %d", path, line, r.nf,
+                   r.nf == 1 ? "" : "s", nheader);
       break;
     }
     const char *impl = field(&r, col[COL_IMPL]), *device = field(&r, col[COL_DEVICE]);
     lbs_sample s = {0, 0};
-    if (!*impl) e = lbs_fail(LBS_PARSE, "%s:%ld: empty implementation", path, line);
+    if (!*impl)
+      e = lbs_fail(LBS_PARSE, "%s:%ld: empty implementation", path, line);
     else if (strlen(impl) >= sizeof g->impl)
-      e = lbs_fail(LBS_PARSE, "%s:%ld: implementation name longer than %zu characters", path, line, sizeof g->impl - 1);
+      e = lbs_fail(LBS_PARSE, "%s:%ld: implementation name longer than %zu characters", path, line,
+                   sizeof g->impl - 1);
     else if (strlen(device) >= sizeof g->device)
-      e = lbs_fail(LBS_PARSE, "%s:%ld: device longer than %zu characters", path, line, sizeof g->device - 1);
+      e = lbs_fail(LBS_PARSE, "%s:%ld: device longer than %zu characters", path, line,
+                   sizeof g->device - 1);
     if (!e) e = number(&r, line, "metric", field(&r, col[COL_METRIC]), &s.w);
     if (!e) e = number(&r, line, "seconds", field(&r, col[COL_SECONDS]), &s.t);
     int at = 0, before = ng;
     if (!e) e = group_of(&g, &ng, &gcap, impl, device, &at);
     if (!e && ng > before) {
       int *c = realloc(scap, (size_t)gcap * sizeof *c);
-      if (!c) e = lbs_fail(LBS_NOMEM, "import groups");
-      else (scap = c)[at] = 0;
+      if (!c)
+        e = lbs_fail(LBS_NOMEM, "import groups");
+      else
+        (scap = c)[at] = 0;
     }
     if (!e) e = add_sample(&g[at], &scap[at], s);
     rows++;
@@ -264,14 +286,18 @@ static int fits(const double *w, const double *t, int a, int b, const lbs_ia_bou
   return 1;
 }
 
-lbs_err lbs_ipg_from_samples(const lbs_sample *s, int n, const lbs_ia_bound *accuracy, lbs_ipg *out) {
+lbs_err lbs_ipg_from_samples(const lbs_sample *s, int n, const lbs_ia_bound *accuracy,
+                             lbs_ipg *out) {
   memset(out, 0, sizeof *out);
-  if (n < 0 || (n > 0 && !s) || !accuracy) return lbs_fail(LBS_INVAL, "IPG from samples: bad arguments");
+  if (n < 0 || (n > 0 && !s) || !accuracy)
+    return lbs_fail(LBS_INVAL, "IPG from samples: bad arguments");
   for (int i = 0; i < n; i++)
     if (!isfinite(s[i].w) || !isfinite(s[i].t) || s[i].w < 0 || s[i].t < 0)
-      return lbs_fail(LBS_RANGE, "sample %d (metric %g, %g s): negative or not finite", i, s[i].w, s[i].t);
+      return lbs_fail(LBS_RANGE, "sample %d (metric %g, %g s): negative or not finite", i, s[i].w,
+                      s[i].t);
   lbs_sample *c = malloc((size_t)(n ? n : 1) * sizeof *c);
-  double *mw = malloc((size_t)(n ? n : 1) * sizeof *mw), *mt = malloc((size_t)(n ? n : 1) * sizeof *mt);
+  double *mw = malloc((size_t)(n ? n : 1) * sizeof *mw),
+         *mt = malloc((size_t)(n ? n : 1) * sizeof *mt);
   lbs_err e = LBS_OK;
   if (!c || !mw || !mt) {
     e = lbs_fail(LBS_NOMEM, "IPG from %d samples", n);
@@ -282,24 +308,25 @@ lbs_err lbs_ipg_from_samples(const lbs_sample *s, int n, const lbs_ia_bound *acc
   /* the median time at each distinct metric */
   int k = 0;
   for (int i = 0, j; i < n; i = j) {
-    for (j = i; j < n && c[j].w == c[i].w; j++) {
-    }
+    for (j = i; j < n && c[j].w == c[i].w; j++) {}
     int m = j - i;
     mw[k] = c[i].w;
     mt[k++] = m % 2 ? c[i + m / 2].t : 0.5 * (c[i + m / 2 - 1].t + c[i + m / 2].t);
   }
   if (k < 2) {
-    e = lbs_fail(LBS_RANGE, "%d distinct work metric%s in %d samples: an IPG needs at least 2", k, k == 1 ? "" : "s", n);
+    e = lbs_fail(LBS_RANGE, "%d distinct work metric%s in %d samples: an IPG needs at least 2", k,
+                 k == 1 ? "" : "s", n);
     goto done;
   }
   /* more work taking clearly less time is a measurement gone wrong, not a curve */
   for (int i = 1, top = 0; i < k; i++) {
     double b = lbs_ia_bound_at(accuracy, mt[top]);
     if (mt[i] < mt[top] - b) {
-      e = lbs_fail(LBS_RANGE,
-                   "times fall with more work: the median at metric %.17g (%.6g s) is below the one at metric %.17g "
-                   "(%.6g s) by more than the accuracy bound (%.3g s)",
-                   mw[i], mt[i], mw[top], mt[top], b);
+      e = lbs_fail(
+          LBS_RANGE,
+          "times fall with more work: the median at metric %.17g (%.6g s) is below the one at metric %.17g "
+          "(%.6g s) by more than the accuracy bound (%.3g s)",
+          mw[i], mt[i], mw[top], mt[top], b);
       goto done;
     }
     if (mt[i] > mt[top]) top = i;

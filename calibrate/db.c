@@ -121,16 +121,17 @@ static lbs_err encode(int n, int k, const double *const *cols, uint8_t **blob, s
 /* Decodes and checks the blob in columns bcol (data) and bcol+1 (CRC) of st against n records
  * of k doubles into cols[j] (each malloc'ed, n >= 1 entries; NULL when n is 0). where names the
  * row for messages. */
-static lbs_err decode(lbs_calib_db *c, sqlite3_stmt *st, int bcol, int64_t n, int k, const char *where,
-                      const char *what, double **cols[]) {
+static lbs_err decode(lbs_calib_db *c, sqlite3_stmt *st, int bcol, int64_t n, int k,
+                      const char *where, const char *what, double **cols[]) {
   const uint8_t *b = sqlite3_column_blob(st, bcol);
   size_t bytes = (size_t)sqlite3_column_bytes(st, bcol);
   uint32_t crc = (uint32_t)sqlite3_column_int64(st, bcol + 1);
   for (int j = 0; j < k; j++) *cols[j] = NULL;
   if (n < 0 || n > INT32_MAX || bytes != (size_t)n * (size_t)k * 8)
-    return lbs_fail(LBS_CORRUPT, "%s: %s: %s: %zu bytes for %lld records of %d doubles", c->path, where, what, bytes,
-                    (long long)n, k);
-  if (sqlite3_column_type(st, bcol + 1) != SQLITE_INTEGER || crc != lbs_crc32(b ? (const void *)b : "", bytes))
+    return lbs_fail(LBS_CORRUPT, "%s: %s: %s: %zu bytes for %lld records of %d doubles", c->path,
+                    where, what, bytes, (long long)n, k);
+  if (sqlite3_column_type(st, bcol + 1) != SQLITE_INTEGER ||
+      crc != lbs_crc32(b ? (const void *)b : "", bytes))
     return lbs_fail(LBS_CORRUPT, "%s: %s: %s: checksum mismatch", c->path, where, what);
   if (n == 0) return LBS_OK;
   for (int j = 0; j < k; j++) {
@@ -142,7 +143,8 @@ static lbs_err decode(lbs_calib_db *c, sqlite3_stmt *st, int bcol, int64_t n, in
       }
       return lbs_fail(LBS_NOMEM, "%s: %s: %s", c->path, where, what);
     }
-    for (int64_t i = 0; i < n; i++) (*cols[j])[i] = get_le(b + ((size_t)i * (size_t)k + (size_t)j) * 8);
+    for (int64_t i = 0; i < n; i++)
+      (*cols[j])[i] = get_le(b + ((size_t)i * (size_t)k + (size_t)j) * 8);
   }
   return LBS_OK;
 }
@@ -303,15 +305,19 @@ static lbs_err check_rec(const lbs_calib_db *c, const lbs_ipg_rec *r) {
   if (!r->impl[0]) return lbs_fail(LBS_INVAL, "%s: IPG record without an implementation", c->path);
   int complete = !strcmp(r->status, "complete");
   if (!complete && strcmp(r->status, "partial") && strcmp(r->status, "failed"))
-    return lbs_fail(LBS_INVAL, "%s: IPG of %s: status '%s' (expected complete, partial or failed)", c->path, r->impl,
-                    r->status);
-  if (r->ipg.n < 0 || r->nsamples < 0 || (r->ipg.n > 0 && (!r->ipg.w || !r->ipg.t)) || (r->nsamples > 0 && !r->samples))
+    return lbs_fail(LBS_INVAL, "%s: IPG of %s: status '%s' (expected complete, partial or failed)",
+                    c->path, r->impl, r->status);
+  if (r->ipg.n < 0 || r->nsamples < 0 || (r->ipg.n > 0 && (!r->ipg.w || !r->ipg.t)) ||
+      (r->nsamples > 0 && !r->samples))
     return lbs_fail(LBS_INVAL, "%s: IPG of %s: bad point or sample arrays", c->path, r->impl);
-  if (complete && r->ipg.n < 1) return lbs_fail(LBS_INVAL, "%s: a complete IPG of %s without points", c->path, r->impl);
+  if (complete && r->ipg.n < 1)
+    return lbs_fail(LBS_INVAL, "%s: a complete IPG of %s without points", c->path, r->impl);
   for (int i = 0; i < r->ipg.n; i++)
-    if (!isfinite(r->ipg.w[i]) || !isfinite(r->ipg.t[i]) || (i > 0 && r->ipg.w[i] < r->ipg.w[i - 1]))
-      return lbs_fail(LBS_RANGE, "%s: IPG of %s: point %d (%g, %g) is not finite or not in ascending metric", c->path,
-                      r->impl, i, r->ipg.w[i], r->ipg.t[i]);
+    if (!isfinite(r->ipg.w[i]) || !isfinite(r->ipg.t[i]) ||
+        (i > 0 && r->ipg.w[i] < r->ipg.w[i - 1]))
+      return lbs_fail(LBS_RANGE,
+                      "%s: IPG of %s: point %d (%g, %g) is not finite or not in ascending metric",
+                      c->path, r->impl, i, r->ipg.w[i], r->ipg.t[i]);
   for (int i = 0; i < r->nsamples; i++)
     if (!isfinite(r->samples[i].w) || !isfinite(r->samples[i].t))
       return lbs_fail(LBS_RANGE, "%s: IPG of %s: sample %d is not finite", c->path, r->impl, i);
@@ -324,7 +330,9 @@ lbs_err lbs_calib_put_ipg(lbs_calib_db *db, lbs_ipg_rec *r) {
   if (r->run_id > 0) {
     int yes;
     if ((e = row_exists(db, "SELECT 1 FROM runs WHERE id = ?1", r->run_id, &yes))) return e;
-    if (!yes) return lbs_fail(LBS_NOTFOUND, "%s: IPG of %s: run %lld is not in the database", db->path, r->impl, (long long)r->run_id);
+    if (!yes)
+      return lbs_fail(LBS_NOTFOUND, "%s: IPG of %s: run %lld is not in the database", db->path,
+                      r->impl, (long long)r->run_id);
   }
   if (!r->kernel[0]) { /* "sort.cpu" -> "sort" */
     size_t k = strcspn(r->impl, ".");
@@ -337,7 +345,8 @@ lbs_err lbs_calib_put_ipg(lbs_calib_db *db, lbs_ipg_rec *r) {
   if (r->nsamples > 0) {
     sw = malloc((size_t)r->nsamples * sizeof *sw);
     stt = malloc((size_t)r->nsamples * sizeof *stt);
-    if (!sw || !stt) e = lbs_fail(LBS_NOMEM, "%s: IPG of %s: %d samples", db->path, r->impl, r->nsamples);
+    if (!sw || !stt)
+      e = lbs_fail(LBS_NOMEM, "%s: IPG of %s: %d samples", db->path, r->impl, r->nsamples);
     for (int i = 0; !e && i < r->nsamples; i++) {
       sw[i] = r->samples[i].w;
       stt[i] = r->samples[i].t;
@@ -390,15 +399,19 @@ lbs_err lbs_calib_put_ipg(lbs_calib_db *db, lbs_ipg_rec *r) {
 
 lbs_err lbs_calib_put_verify(lbs_calib_db *db, int64_t ipg_id, const lbs_verify *v) {
   if (v->n < 0 || (v->n > 0 && (!v->points || !v->pred)))
-    return lbs_fail(LBS_INVAL, "%s: verification of IPG %lld: bad point arrays", db->path, (long long)ipg_id);
+    return lbs_fail(LBS_INVAL, "%s: verification of IPG %lld: bad point arrays", db->path,
+                    (long long)ipg_id);
   int yes;
   lbs_err e = row_exists(db, "SELECT 1 FROM ipgs WHERE id = ?1", ipg_id, &yes);
   if (e) return e;
-  if (!yes) return lbs_fail(LBS_NOTFOUND, "%s: verification of IPG %lld: no such IPG", db->path, (long long)ipg_id);
+  if (!yes)
+    return lbs_fail(LBS_NOTFOUND, "%s: verification of IPG %lld: no such IPG", db->path,
+                    (long long)ipg_id);
   double *w = malloc(((size_t)v->n + 1) * sizeof *w), *t = malloc(((size_t)v->n + 1) * sizeof *t);
   uint8_t *blob = NULL;
   size_t bytes = 0;
-  if (!w || !t) e = lbs_fail(LBS_NOMEM, "%s: verification of IPG %lld", db->path, (long long)ipg_id);
+  if (!w || !t)
+    e = lbs_fail(LBS_NOMEM, "%s: verification of IPG %lld", db->path, (long long)ipg_id);
   for (int i = 0; !e && i < v->n; i++) {
     w[i] = v->points[i].w;
     t[i] = v->points[i].t;
@@ -458,7 +471,8 @@ static lbs_err read_ipg(lbs_calib_db *c, sqlite3_stmt *st, lbs_ipg_rec *r) {
   col_copy(st, 10, r->created, sizeof r->created);
   r->seconds = col_double(st, 11);
   const char *params = (const char *)sqlite3_column_text(st, 12);
-  if (params && !(r->params = strdup(params))) return lbs_fail(LBS_NOMEM, "%s: ipgs row %lld", c->path, (long long)r->id);
+  if (params && !(r->params = strdup(params)))
+    return lbs_fail(LBS_NOMEM, "%s: ipgs row %lld", c->path, (long long)r->id);
   char where[128];
   snprintf(where, sizeof where, "ipgs row %lld (%s)", (long long)r->id, r->impl);
   int64_t np = sqlite3_column_int64(st, 13), ns = sqlite3_column_int64(st, 16);
@@ -485,8 +499,8 @@ static lbs_err read_ipg(lbs_calib_db *c, sqlite3_stmt *st, lbs_ipg_rec *r) {
 typedef lbs_err (*read_row_fn)(lbs_calib_db *c, sqlite3_stmt *st, void *rec);
 typedef void (*free_rec_fn)(void *rec);
 
-static lbs_err read_all(lbs_calib_db *c, sqlite3_stmt *st, size_t size, read_row_fn fn, free_rec_fn fr,
-                        const char *what, void **out, int *n) {
+static lbs_err read_all(lbs_calib_db *c, sqlite3_stmt *st, size_t size, read_row_fn fn,
+                        free_rec_fn fr, const char *what, void **out, int *n) {
   char *arr = NULL;
   int cnt = 0, cap = 0, rc = SQLITE_DONE;
   lbs_err e = LBS_OK;
@@ -514,7 +528,9 @@ static lbs_err read_all(lbs_calib_db *c, sqlite3_stmt *st, size_t size, read_row
   return LBS_OK;
 }
 
-static lbs_err read_ipg_row(lbs_calib_db *c, sqlite3_stmt *st, void *rec) { return read_ipg(c, st, rec); }
+static lbs_err read_ipg_row(lbs_calib_db *c, sqlite3_stmt *st, void *rec) {
+  return read_ipg(c, st, rec);
+}
 static void free_ipg_rec(void *rec) { lbs_ipg_rec_free(rec); }
 
 lbs_err lbs_calib_list(lbs_calib_db *db, lbs_ipg_rec **recs, int *n) {
@@ -565,14 +581,16 @@ lbs_err lbs_calib_list_verifies(lbs_calib_db *db, int64_t ipg_id, lbs_verify **v
   *v = NULL;
   *n = 0;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db,
-                         "SELECT id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points,"
-                         " points_crc FROM verifies WHERE ?1 = 0 OR ipg_id = ?1 ORDER BY id",
-                         -1, &st, NULL))
+  if (sqlite3_prepare_v2(
+          db->db,
+          "SELECT id, ipg_id, created, n, floor_s, mean_err, rms_err, max_err, mean_err_floor, points,"
+          " points_crc FROM verifies WHERE ?1 = 0 OR ipg_id = ?1 ORDER BY id",
+          -1, &st, NULL))
     return lbs_db_fail(db->d, "verifies");
   sqlite3_bind_int64(st, 1, ipg_id);
   void *arr = NULL;
-  lbs_err e = read_all(db, st, sizeof(lbs_verify), read_verify_row, free_verify_rec, "verifies", &arr, n);
+  lbs_err e =
+      read_all(db, st, sizeof(lbs_verify), read_verify_row, free_verify_rec, "verifies", &arr, n);
   sqlite3_finalize(st);
   if (!e) *v = arr;
   return e;
@@ -580,12 +598,14 @@ lbs_err lbs_calib_list_verifies(lbs_calib_db *db, int64_t ipg_id, lbs_verify **v
 
 /* The devices with a complete IPG of impl, "'a', 'b'" into m; *count of them; the only one
  * into only (when exactly one). */
-static lbs_err devices_of(lbs_calib_db *c, const char *impl, msgbuf *m, int *count, char *only, size_t n) {
+static lbs_err devices_of(lbs_calib_db *c, const char *impl, msgbuf *m, int *count, char *only,
+                          size_t n) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db,
-                         "SELECT device FROM ipgs WHERE impl = ?1 AND status = 'complete' GROUP BY device"
-                         " ORDER BY min(id)",
-                         -1, &st, NULL))
+  if (sqlite3_prepare_v2(
+          c->db,
+          "SELECT device FROM ipgs WHERE impl = ?1 AND status = 'complete' GROUP BY device"
+          " ORDER BY min(id)",
+          -1, &st, NULL))
     return lbs_db_fail(c->d, "ipgs");
   sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
   int rc;
@@ -607,31 +627,36 @@ static lbs_err not_found(lbs_calib_db *c, const char *impl, const char *device) 
   msg_add(&m, "%s: no complete IPG of '%s'", c->path, impl);
   if (device) msg_add(&m, " on '%s'", device);
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db,
-                         "SELECT impl, device, count(*) FROM ipgs WHERE status = 'complete' GROUP BY impl, device"
-                         " ORDER BY min(id)",
-                         -1, &st, NULL))
+  if (sqlite3_prepare_v2(
+          c->db,
+          "SELECT impl, device, count(*) FROM ipgs WHERE status = 'complete' GROUP BY impl, device"
+          " ORDER BY min(id)",
+          -1, &st, NULL))
     return lbs_db_fail(c->d, "ipgs");
   int k = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
-    const char *i = (const char *)sqlite3_column_text(st, 0), *d = (const char *)sqlite3_column_text(st, 1);
+    const char *i = (const char *)sqlite3_column_text(st, 0),
+               *d = (const char *)sqlite3_column_text(st, 1);
     msg_add(&m, "%s'%s' on '%s'", k++ ? ", " : "; the database holds ", i ? i : "", d ? d : "");
   }
   sqlite3_finalize(st);
   if (!k) msg_add(&m, "; the database holds no complete IPG");
-  if (sqlite3_prepare_v2(c->db,
-                         "SELECT id, device, status, message FROM ipgs WHERE impl = ?1 AND status <> 'complete'"
-                         " AND (?2 IS NULL OR device = ?2) ORDER BY id DESC",
-                         -1, &st, NULL))
+  if (sqlite3_prepare_v2(
+          c->db,
+          "SELECT id, device, status, message FROM ipgs WHERE impl = ?1 AND status <> 'complete'"
+          " AND (?2 IS NULL OR device = ?2) ORDER BY id DESC",
+          -1, &st, NULL))
     return lbs_db_fail(c->d, "ipgs");
   sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
   if (device) sqlite3_bind_text(st, 2, device, -1, SQLITE_STATIC);
   k = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
-    const char *d = (const char *)sqlite3_column_text(st, 1), *s = (const char *)sqlite3_column_text(st, 2),
+    const char *d = (const char *)sqlite3_column_text(st, 1),
+               *s = (const char *)sqlite3_column_text(st, 2),
                *msg = (const char *)sqlite3_column_text(st, 3);
-    msg_add(&m, "%s#%lld %s on '%s'%s%s", k++ ? "; " : "; not complete: ", (long long)sqlite3_column_int64(st, 0),
-            s ? s : "", d ? d : "", msg && *msg ? ": " : "", msg && *msg ? msg : "");
+    msg_add(&m, "%s#%lld %s on '%s'%s%s",
+            k++ ? "; " : "; not complete: ", (long long)sqlite3_column_int64(st, 0), s ? s : "",
+            d ? d : "", msg && *msg ? ": " : "", msg && *msg ? msg : "");
   }
   sqlite3_finalize(st);
   return lbs_fail(LBS_NOTFOUND, "%s", m.s);
@@ -649,20 +674,25 @@ lbs_err lbs_calib_get(lbs_calib_db *db, const char *impl, const char *device, lb
     if ((e = devices_of(db, impl, &m, &count, only, sizeof only))) return e;
     if (count == 0) return not_found(db, impl, NULL);
     if (count > 1)
-      return lbs_fail(LBS_INVAL, "%s: '%s' has complete IPGs on %d devices (%s): name one", db->path, impl, count, m.s);
+      return lbs_fail(LBS_INVAL, "%s: '%s' has complete IPGs on %d devices (%s): name one",
+                      db->path, impl, count, m.s);
     device = only;
   }
   char sql[512];
-  snprintf(sql, sizeof sql, "%s WHERE impl = ?1 AND device = ?2 AND status = 'complete' ORDER BY id DESC LIMIT 1",
+  snprintf(sql, sizeof sql,
+           "%s WHERE impl = ?1 AND device = ?2 AND status = 'complete' ORDER BY id DESC LIMIT 1",
            IPG_COLS);
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return lbs_db_fail(db->d, "ipgs");
   sqlite3_bind_text(st, 1, impl, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, device, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) e = read_ipg(db, st, out);
-  else if (rc == SQLITE_DONE) e = not_found(db, impl, device);
-  else e = lbs_db_fail(db->d, "ipgs");
+  if (rc == SQLITE_ROW)
+    e = read_ipg(db, st, out);
+  else if (rc == SQLITE_DONE)
+    e = not_found(db, impl, device);
+  else
+    e = lbs_db_fail(db->d, "ipgs");
   sqlite3_finalize(st);
   return e;
 }
@@ -716,7 +746,8 @@ static json_t *json_samples(int n, const lbs_sample *s, const double *p) {
 /* The meta table and the runs into doc. LBS_NOMEM leaves no message (the caller's). */
 static lbs_err json_meta_runs(lbs_calib_db *c, json_t *doc) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL)) return lbs_db_fail(c->d, "meta");
+  if (sqlite3_prepare_v2(c->db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL))
+    return lbs_db_fail(c->d, "meta");
   json_t *meta = json_object(), *runs = json_array();
   int rc = SQLITE_DONE;
   int bad =
@@ -835,7 +866,9 @@ typedef struct csv_data {
 } csv_data;
 
 static void write_ipgs(FILE *f, const csv_data *d) {
-  fputs("id,run_id,impl,kernel,device,metric,lo,hi,status,message,created,seconds,npoints,nsamples,params\n", f);
+  fputs(
+      "id,run_id,impl,kernel,device,metric,lo,hi,status,message,created,seconds,npoints,nsamples,params\n",
+      f);
   for (int i = 0; i < d->n; i++) {
     const lbs_ipg_rec *g = &d->r[i];
     fprintf(f, "%lld,", (long long)g->id);
@@ -913,7 +946,8 @@ static lbs_err make_dirs(const char *dir) {
     if (p[i] != '/' && p[i] != '\0') continue;
     char keep = p[i];
     p[i] = '\0';
-    if (mkdir(p, 0777) && errno != EEXIST) return lbs_fail(LBS_IO, "%s: cannot make %s: %s", dir, p, strerror(errno));
+    if (mkdir(p, 0777) && errno != EEXIST)
+      return lbs_fail(LBS_IO, "%s: cannot make %s: %s", dir, p, strerror(errno));
     p[i] = keep;
   }
   struct stat sb;
@@ -923,7 +957,8 @@ static lbs_err make_dirs(const char *dir) {
 
 /* dir/name written through a temporary file renamed over it: only a regular file (or nothing)
  * is replaced, and never opened (a FIFO, device, directory or link there is refused). */
-static lbs_err write_csv(const char *dir, const char *name, void (*fn)(FILE *, const csv_data *), const csv_data *d) {
+static lbs_err write_csv(const char *dir, const char *name, void (*fn)(FILE *, const csv_data *),
+                         const csv_data *d) {
   char path[4200], tmp[4200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name);
@@ -958,7 +993,6 @@ static lbs_err write_csv(const char *dir, const char *name, void (*fn)(FILE *, c
   return LBS_OK;
 }
 
-
 /* Every plan of the database, in id order (*plans owned: lbs_plan_free each, then free()). */
 static lbs_err read_plans(lbs_calib_db *c, lbs_plan **plans, int *n) {
   int64_t *ids = NULL;
@@ -981,10 +1015,14 @@ static void free_plans(lbs_plan *plans, int n) {
 /* "sort.cpu" or "template on ws N" for a piece of an FPG; "split N" for a PG's. */
 static void piece_source(const lbs_plan *p, int is_fpg, int src, char *buf, size_t n) {
   char ws[128];
-  if (!is_fpg) snprintf(buf, n, "%s | %s", lbs_plan_ws_name(p, p->split[src].ws_a, ws, sizeof ws),
-                        lbs_plan_ws_name(p, p->split[src].ws_b, buf + n / 2, n / 2));
-  else if (src >= 0) snprintf(buf, n, "%s", p->impl[src].impl);
-  else snprintf(buf, n, "%s template on %s", p->tmpl, lbs_plan_ws_name(p, LBS_PLAN_TMPL_WS(src), ws, sizeof ws));
+  if (!is_fpg)
+    snprintf(buf, n, "%s | %s", lbs_plan_ws_name(p, p->split[src].ws_a, ws, sizeof ws),
+             lbs_plan_ws_name(p, p->split[src].ws_b, buf + n / 2, n / 2));
+  else if (src >= 0)
+    snprintf(buf, n, "%s", p->impl[src].impl);
+  else
+    snprintf(buf, n, "%s template on %s", p->tmpl,
+             lbs_plan_ws_name(p, LBS_PLAN_TMPL_WS(src), ws, sizeof ws));
 }
 
 static json_t *json_plan(const lbs_plan *p) {
@@ -1092,8 +1130,10 @@ lbs_err lbs_calib_export_csv(lbs_calib_db *db, const char *dir) {
 /* ================================================================ plans */
 
 static lbs_err no_plans(lbs_calib_db *c) {
-  return lbs_fail(LBS_NOTFOUND, "%s: no plans (a version %d calibration database; 'lbsim calibrate plan' makes one)",
-                  c->path, c->schema);
+  return lbs_fail(
+      LBS_NOTFOUND,
+      "%s: no plans (a version %d calibration database; 'lbsim calibrate plan' makes one)", c->path,
+      c->schema);
 }
 
 static lbs_err put_graph(lbs_calib_db *c, int64_t id, int ws, const char *kind,
@@ -1209,7 +1249,8 @@ lbs_err lbs_calib_plan_ids(lbs_calib_db *db, int64_t **ids, int *n) {
   *ids = NULL, *n = 0;
   if (db->schema < 2) return LBS_OK;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, "SELECT id FROM plans ORDER BY id", -1, &st, NULL)) return lbs_db_fail(db->d, "plans");
+  if (sqlite3_prepare_v2(db->db, "SELECT id FROM plans ORDER BY id", -1, &st, NULL))
+    return lbs_db_fail(db->d, "plans");
   lbs_err e = LBS_OK;
   int cap = 0, rc;
   while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1236,8 +1277,9 @@ lbs_err lbs_calib_plan_ids(lbs_calib_db *db, int64_t **ids, int *n) {
 /* Reads the graphs of plan p->id (every one checked against its CRC and the plan's shape). */
 static lbs_err read_graphs(lbs_calib_db *c, lbs_plan *p) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(c->db, "SELECT ws, kind, npieces, pieces, pieces_crc FROM plan_graphs WHERE plan_id = ?1",
-                         -1, &st, NULL))
+  if (sqlite3_prepare_v2(
+          c->db, "SELECT ws, kind, npieces, pieces, pieces_crc FROM plan_graphs WHERE plan_id = ?1",
+          -1, &st, NULL))
     return lbs_db_fail(c->d, "plan_graphs");
   sqlite3_bind_int64(st, 1, p->id);
   lbs_err e = LBS_OK;
@@ -1261,13 +1303,15 @@ static lbs_err read_graphs(lbs_calib_db *c, lbs_plan *p) {
       g->p = malloc((size_t)np * sizeof *g->p);
       if (!g->p) e = lbs_fail(LBS_NOMEM, "%s: %s", c->path, where);
       for (int64_t i = 0; i < np && !e; i++) {
-        lbs_piece q = {cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i], cols[5][i], (int)cols[6][i]};
+        lbs_piece q = {cols[0][i], cols[1][i], cols[2][i],     cols[3][i],
+                       cols[4][i], cols[5][i], (int)cols[6][i]};
         int is_fpg = g == &p->fpg[ws];
         int src_ok = is_fpg ? (q.src >= 0 ? q.src < p->nimpl : LBS_PLAN_TMPL_WS(q.src) < p->nws)
                             : q.src >= 0 && q.src < p->nsplit;
-        if (!(q.x1 > q.x0) || !isfinite(q.t0) || !isfinite(q.t1) || !isfinite(q.a0) || !isfinite(q.a1) ||
-            q.src != cols[6][i] || !src_ok || (i && q.x0 < g->p[i - 1].x1))
-          e = lbs_fail(LBS_CORRUPT, "%s: %s: piece %lld is not valid", c->path, where, (long long)i);
+        if (!(q.x1 > q.x0) || !isfinite(q.t0) || !isfinite(q.t1) || !isfinite(q.a0) ||
+            !isfinite(q.a1) || q.src != cols[6][i] || !src_ok || (i && q.x0 < g->p[i - 1].x1))
+          e = lbs_fail(LBS_CORRUPT, "%s: %s: piece %lld is not valid", c->path, where,
+                       (long long)i);
         g->p[i] = q;
       }
       g->n = g->cap = e ? 0 : (int)np;
@@ -1366,21 +1410,27 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
   memset(out, 0, sizeof *out);
   if (db->schema < 2) return no_plans(db);
   sqlite3_stmt *st;
-  const char *sql = id > 0 ? "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
-                             " nsplit, splits, splits_crc FROM plans WHERE id = ?1"
-                           : "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
-                             " nsplit, splits, splits_crc FROM plans WHERE ?2 = '' OR kernel = ?2 ORDER BY id DESC LIMIT 1";
+  const char *sql =
+      id > 0
+          ? "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
+            " nsplit, splits, splits_crc FROM plans WHERE id = ?1"
+          : "SELECT id, created, kernel, threads, devices, hi, template, ovh_s, ovh_per_work_s, plan_s,"
+            " nsplit, splits, splits_crc FROM plans WHERE ?2 = '' OR kernel = ?2 ORDER BY id DESC LIMIT 1";
   if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL)) return lbs_db_fail(db->d, "plans");
-  if (id > 0) sqlite3_bind_int64(st, 1, id);
-  else sqlite3_bind_text(st, 2, kernel ? kernel : "", -1, SQLITE_STATIC);
+  if (id > 0)
+    sqlite3_bind_int64(st, 1, id);
+  else
+    sqlite3_bind_text(st, 2, kernel ? kernel : "", -1, SQLITE_STATIC);
   int rc = sqlite3_step(st);
   lbs_err e = LBS_OK;
   if (rc == SQLITE_DONE) {
-    if (id > 0) e = lbs_fail(LBS_NOTFOUND, "%s: no plan %lld", db->path, (long long)id);
+    if (id > 0)
+      e = lbs_fail(LBS_NOTFOUND, "%s: no plan %lld", db->path, (long long)id);
     else if (kernel && *kernel)
-      e = lbs_fail(LBS_NOTFOUND, "%s: no plan of %s ('lbsim calibrate plan --kernel %s' makes one)", db->path, kernel,
-                   kernel);
-    else e = lbs_fail(LBS_NOTFOUND, "%s: no plans ('lbsim calibrate plan' makes one)", db->path);
+      e = lbs_fail(LBS_NOTFOUND, "%s: no plan of %s ('lbsim calibrate plan --kernel %s' makes one)",
+                   db->path, kernel, kernel);
+    else
+      e = lbs_fail(LBS_NOTFOUND, "%s: no plans ('lbsim calibrate plan' makes one)", db->path);
   } else if (rc != SQLITE_ROW) {
     e = lbs_db_fail(db->d, "plans");
   } else {
@@ -1394,7 +1444,9 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
     e = out->fpg && out->pg ? read_graphs(db, out) : lbs_fail(LBS_NOMEM, "plan");
   }
   for (int ws = 0; ws < out->nws && !e; ws++)
-    if (!out->fpg[ws].n) e = lbs_fail(LBS_CORRUPT, "%s: plan %lld: working set %d has no graph", db->path, (long long)out->id, ws);
+    if (!out->fpg[ws].n)
+      e = lbs_fail(LBS_CORRUPT, "%s: plan %lld: working set %d has no graph", db->path,
+                   (long long)out->id, ws);
   if (e) lbs_plan_free(out);
   return e;
 }
@@ -1402,11 +1454,13 @@ lbs_err lbs_calib_get_plan(lbs_calib_db *db, const char *kernel, int64_t id, lbs
 lbs_err lbs_calib_run_cpus(lbs_calib_db *db, int64_t run_id, int *cpus) {
   *cpus = 0;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->db, "SELECT machine FROM runs WHERE id = ?1", -1, &st, NULL)) return lbs_db_fail(db->d, "runs");
+  if (sqlite3_prepare_v2(db->db, "SELECT machine FROM runs WHERE id = ?1", -1, &st, NULL))
+    return lbs_db_fail(db->d, "runs");
   sqlite3_bind_int64(st, 1, run_id);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
-    const char *m = (const char *)sqlite3_column_text(st, 0), *k = m ? strstr(m, "\"cpus\":") : NULL;
+    const char *m = (const char *)sqlite3_column_text(st, 0),
+               *k = m ? strstr(m, "\"cpus\":") : NULL;
     long v = k ? strtol(k + 7, NULL, 10) : 0;
     *cpus = v > 0 && v < 1 << 20 ? (int)v : 0;
   }

@@ -54,8 +54,8 @@ lbs_err lbs_plan_impl_open(const lbs_plan_impl *m, const lbs_impl_ops **ops, voi
     }
     o->close(c);
   }
-  return lbs_fail(e ? e : LBS_NOTFOUND, "plan: %s: its device '%s' is not here%s%s", m->impl, m->device,
-                  e ? ": " : "", e ? lbs_errmsg() : "");
+  return lbs_fail(e ? e : LBS_NOTFOUND, "plan: %s: its device '%s' is not here%s%s", m->impl,
+                  m->device, e ? ": " : "", e ? lbs_errmsg() : "");
 }
 
 /* The calls for work x on working set ws. */
@@ -75,7 +75,8 @@ static lbs_err plan_call(const lbs_plan *p, int ws, double x, int depth, call **
     int tws = LBS_PLAN_TMPL_WS(pc->src);
     const lbs_piece *pp = lbs_graph_find(&p->pg[tws], x);
     c->tmpl = lbs_template_find(p->kernel);
-    if (!pp || !c->tmpl) e = lbs_fail(LBS_CORRUPT, "plan: the template of %s has no split for work %g", p->kernel, x);
+    if (!pp || !c->tmpl)
+      e = lbs_fail(LBS_CORRUPT, "plan: the template of %s has no split for work %g", p->kernel, x);
     else {
       const lbs_plan_split *s = &p->split[pp->src];
       c->ws = tws;
@@ -135,14 +136,17 @@ static lbs_err run(call *c, void *params) {
     char bytes[256];
     double align;
   } va, vb;
-  if (t->size > sizeof va.bytes) return lbs_fail(LBS_INVAL, "plan: template view of %zu bytes", t->size);
+  if (t->size > sizeof va.bytes)
+    return lbs_fail(LBS_INVAL, "plan: template view of %zu bytes", t->size);
   double wa = t->split(params, c->wa, va.bytes, vb.bytes), wb = c->x - wa;
   job ja = {c->a, va.bytes, LBS_OK, ""};
   pthread_t th;
   int threaded = 0;
   if (wa > 0) {
-    if (wb > 0 && pthread_create(&th, NULL, run_job, &ja) == 0) threaded = 1;
-    else run_job(&ja);
+    if (wb > 0 && pthread_create(&th, NULL, run_job, &ja) == 0)
+      threaded = 1;
+    else
+      run_job(&ja);
   }
   lbs_err eb = wb > 0 ? run(c->b, vb.bytes) : LBS_OK;
   char mb[512] = "";

@@ -117,8 +117,9 @@ lbs_err lbs__ia_init(lbs__ia *s, const lbs_ia_opts *o, const lbs_ia_space *sp) {
   if (!(o->accuracy.pct > 0) && !(o->accuracy.min_s > 0))
     return lbs_fail(LBS_INVAL, "the accuracy needs a percentage or an absolute floor above 0");
   if (o->window < 1 || o->max_point_samples < 3 || !(o->confidence > 0 && o->confidence < 1))
-    return lbs_fail(LBS_INVAL, "bad heuristic parameters (window %d, max point samples %d, confidence %g)", o->window,
-                    o->max_point_samples, o->confidence);
+    return lbs_fail(LBS_INVAL,
+                    "bad heuristic parameters (window %d, max point samples %d, confidence %g)",
+                    o->window, o->max_point_samples, o->confidence);
   s->o = *o;
   s->sp = *sp;
   s->lo = sp->round_metric(sp->lo);
@@ -140,7 +141,9 @@ void lbs__ia_free(lbs__ia *s) {
 
 double lbs__ia_frontier(const lbs__ia *s) { return s->nseg ? s->seg[s->nseg - 1].w1 : NAN; }
 
-double lbs__ia_mswm(const lbs__ia *s) { return s->nseg ? s->sp.next_metric(lbs__ia_frontier(s)) : s->lo; }
+double lbs__ia_mswm(const lbs__ia *s) {
+  return s->nseg ? s->sp.next_metric(lbs__ia_frontier(s)) : s->lo;
+}
 
 static int group_of(const lbs__ia *s, double w);
 
@@ -168,7 +171,8 @@ static int resample_at(const lbs__ia *s, double mswm, double *at) {
   for (int i = s->row0; i < j && s->g[i].w <= mswm; i++) {
     lbs__ia_fit f;
     int which, v = lbs__ia_verdict(s, i, j, &f, &which);
-    if (!(v == LBS__IA_UNSURE || v == LBS__IA_CI) || which < 0 || s->g[which].taken >= 4 * s->o.max_point_samples)
+    if (!(v == LBS__IA_UNSURE || v == LBS__IA_CI) || which < 0 ||
+        s->g[which].taken >= 4 * s->o.max_point_samples)
       continue;
     double w0 = s->g[i].w, w1 = s->g[j].w;
     double r0 = 2 * f.h0 / lbs_ia_bound_at(&s->o.ci, f.c0 + f.c1 * w0);
@@ -201,7 +205,8 @@ double lbs__ia_select(lbs__ia *s) {
   if (progressed) { /* extrapolate the right-most segment's slope by SETS */
     double slope = NAN;
     for (int k = s->nseg - 1; k >= 0 && isnan(slope); k--)
-      if (s->seg[k].w1 > s->seg[k].w0) slope = (s->seg[k].t1 - s->seg[k].t0) / (s->seg[k].w1 - s->seg[k].w0);
+      if (s->seg[k].w1 > s->seg[k].w0)
+        slope = (s->seg[k].t1 - s->seg[k].t0) / (s->seg[k].w1 - s->seg[k].w0);
     w = slope > 0 ? f + lbs_ia_bound_at(&s->o.sets, tf) / slope : INFINITY;
   } else { /* exponential fallback: halfway back to the MSWM, always closer than before */
     w = s->sp.round_metric((s->last_w + mswm) / 2);
@@ -231,10 +236,10 @@ static lbs_err grow(void **p, int *cap, int need, size_t size) {
 }
 
 /* The robust relative noise of one sample, from every sample of a metric measured more than
- * once: its deviation from the group's mean relative to that mean (or the absolute floor) (scaled by sqrt(n / (n - 1))
- * so that each has the variance of one sample), then 1.4826 x the median of their absolute
- * values. A preempted call among them moves the median little, where it would dominate a
- * pooled variance. */
+ * once: its deviation from the group's mean relative to that mean (or the absolute floor) (scaled
+ * by sqrt(n / (n - 1)) so that each has the variance of one sample), then 1.4826 x the median of
+ * their absolute values. A preempted call among them moves the median little, where it would
+ * dominate a pooled variance. */
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -244,8 +249,10 @@ static int group_of(const lbs__ia *s, double w) {
   int lo = 0, hi = s->ng;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (s->g[mid].w < w) lo = mid + 1;
-    else hi = mid;
+    if (s->g[mid].w < w)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -264,7 +271,8 @@ static lbs_err noise_update(lbs__ia *s) {
   for (int k = 0; k < s->ns; k++) {
     const lbs__ia_group *g = &s->g[group_of(s, s->samples[k].w)];
     if (g->n < 2 || !(noise_scale(s, g->mean) > 0)) continue;
-    d[n++] = fabs(s->samples[k].t - g->mean) / noise_scale(s, g->mean) * sqrt((double)g->n / (g->n - 1));
+    d[n++] =
+        fabs(s->samples[k].t - g->mean) / noise_scale(s, g->mean) * sqrt((double)g->n / (g->n - 1));
   }
   if (n) {
     qsort(d, (size_t)n, sizeof *d, cmp_double);
@@ -292,7 +300,8 @@ static lbs_err group_refresh(lbs__ia *s, lbs__ia_group *g) {
   double med = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
   for (int k = 0; k < n; k++) a[k] = fabs(v[k] - med);
   qsort(a, (size_t)n, sizeof *a, cmp_double);
-  double mad = 1.4826 * (n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2), spread = s->noise * noise_scale(s, med);
+  double mad = 1.4826 * (n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2),
+         spread = s->noise * noise_scale(s, med);
   double cut = 5 * (mad > spread ? mad : spread);
   if (cut < 1e-9 * fabs(med)) cut = 1e-9 * fabs(med); /* (rounding of equal times) */
   g->n = 0;
@@ -310,7 +319,9 @@ static lbs_err group_refresh(lbs__ia *s, lbs__ia_group *g) {
 
 lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
   if (!isfinite(t) || t < 0)
-    return lbs_fail(LBS_RANGE, "a sample at work metric %.17g measured %g s: times must be finite and >= 0", w, t);
+    return lbs_fail(LBS_RANGE,
+                    "a sample at work metric %.17g measured %g s: times must be finite and >= 0", w,
+                    t);
   if (grow((void **)&s->samples, &s->scap, s->ns + 1, sizeof *s->samples)) return LBS_NOMEM;
   s->samples[s->ns++] = (lbs_sample){w, t};
   int k = group_of(s, w), fresh = !(k < s->ng && s->g[k].w == w);
@@ -329,7 +340,8 @@ lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
     memmove(s->g + k + 1, s->g + k, (size_t)(s->ng - k) * sizeof *s->g);
     s->g[k] = (lbs__ia_group){w, 0, 0, 0, 0};
     s->ng++;
-    if (k < s->row0) s->row0++; /* (a sample left of the committed rows: cannot happen, kept safe) */
+    if (k < s->row0)
+      s->row0++; /* (a sample left of the committed rows: cannot happen, kept safe) */
   }
   lbs__ia_group *g = &s->g[k];
   if (++g->taken < 3) {
@@ -337,7 +349,8 @@ lbs_err lbs__ia_add_sample(lbs__ia *s, double w, double t) {
     double d = t - g->mean;
     g->mean += d / g->n;
     g->m2 += d * (t - g->mean);
-  } else if (group_refresh(s, g)) return LBS_NOMEM;
+  } else if (group_refresh(s, g))
+    return LBS_NOMEM;
   if (g->taken >= 2 && noise_update(s)) return LBS_NOMEM;
   /* Cells that include group k, and (a new group shifts them) every cell ending after it:
    * row by row, each cell is its left neighbour merged with one group. */
@@ -365,7 +378,9 @@ double lbs__ia_excess(const lbs__ia *s, const lbs__ia_group *g, double e) {
  * confirmed too. */
 static int lone_end(const lbs__ia *s, int e, int a, int b) {
   const lbs__ia_group *g = &s->g[e];
-  if (g->taken >= 3 || (g->taken == 2 && sqrt(2 * g->m2) <= 5 * M_SQRT2 * s->noise * noise_scale(s, g->mean))) return 0;
+  if (g->taken >= 3 ||
+      (g->taken == 2 && sqrt(2 * g->m2) <= 5 * M_SQRT2 * s->noise * noise_scale(s, g->mean)))
+    return 0;
   if (a > b) return 1;
   lbs__ia_fit f = lbs__ia_fit_cell(&CELL(s, a, b), s->g[a].w, s->g[b].w, s->o.confidence);
   if (!f.ok) return 1;
@@ -382,12 +397,14 @@ int lbs__ia_verdict(const lbs__ia *s, int i, int j, lbs__ia_fit *fit, int *which
   if (!f.ok) return LBS__IA_FEW;
   double t0 = f.c0 + f.c1 * w0, t1 = f.c0 + f.c1 * w1;
   if (!(t0 > 0 && t1 > 0)) return LBS__IA_NONPOS;
-  double r0 = 2 * f.h0 / lbs_ia_bound_at(&s->o.ci, t0), r1 = 2 * f.h1 / lbs_ia_bound_at(&s->o.ci, t1);
+  double r0 = 2 * f.h0 / lbs_ia_bound_at(&s->o.ci, t0),
+         r1 = 2 * f.h1 / lbs_ia_bound_at(&s->o.ci, t1);
   if (i == j) {
     *which = i;
     return st->n < s->o.max_point_samples && !(r0 <= 1) ? LBS__IA_CI : LBS__IA_OK;
   }
-  if (s->noise > 0 && (lone_end(s, i, i + 1, j) || lone_end(s, j, i, j - 1))) { /* confirm it first */
+  if (s->noise > 0 &&
+      (lone_end(s, i, i + 1, j) || lone_end(s, j, i, j - 1))) { /* confirm it first */
     *which = lone_end(s, i, i + 1, j) ? i : j;
     return LBS__IA_UNSURE;
   }
@@ -405,7 +422,8 @@ int lbs__ia_verdict(const lbs__ia *s, int i, int j, lbs__ia_fit *fit, int *which
    * the groups) or all together (the chi-square of their excesses: a bend that moves many groups
    * a little). One beyond it by less is undecided until more samples narrow its mean. */
   int G = j - i + 1, kmax = -1, kodd = -1;
-  double alpha = 1 - s->o.confidence, zcrit = s->noise > 0 ? gsl_cdf_ugaussian_Qinv(alpha / (2 * G)) : 0;
+  double alpha = 1 - s->o.confidence,
+         zcrit = s->noise > 0 ? gsl_cdf_ugaussian_Qinv(alpha / (2 * G)) : 0;
   double zmax = 0, chi = 0;
   for (int k = i; k <= j; k++) {
     double z = lbs__ia_excess(s, &s->g[k], f.c0 + f.c1 * s->g[k].w);
@@ -416,7 +434,8 @@ int lbs__ia_verdict(const lbs__ia *s, int i, int j, lbs__ia_fit *fit, int *which
     if (z > zmax) zmax = z, kmax = k;
     chi += z * z;
   }
-  if (zmax > 0 && (isinf(zmax) || zmax > zcrit || chi > gsl_cdf_chisq_Qinv(alpha, G))) return LBS__IA_FIT;
+  if (zmax > 0 && (isinf(zmax) || zmax > zcrit || chi > gsl_cdf_chisq_Qinv(alpha, G)))
+    return LBS__IA_FIT;
   if (kodd >= 0 || zmax > 0) {
     *which = kodd >= 0 ? kodd : kmax;
     return LBS__IA_UNSURE;
@@ -461,13 +480,15 @@ int lbs__ia_candidates(const lbs__ia *s, lbs__ia_cand **out) {
 static double segs_eval(const lbs__ia_seg *sg, int n, double w) {
   for (int k = n - 1; k >= 0; k--)
     if (w >= sg[k].w0 && w <= sg[k].w1)
-      return sg[k].w1 > sg[k].w0 ? sg[k].t0 + (sg[k].t1 - sg[k].t0) * (w - sg[k].w0) / (sg[k].w1 - sg[k].w0) : sg[k].t1;
+      return sg[k].w1 > sg[k].w0
+                 ? sg[k].t0 + (sg[k].t1 - sg[k].t0) * (w - sg[k].w0) / (sg[k].w1 - sg[k].w0)
+                 : sg[k].t1;
   return NAN;
 }
 
 typedef struct {
-  int bad;       /* groups off by more than the sample error threshold */
-  double end;    /* extent */
+  int bad;    /* groups off by more than the sample error threshold */
+  double end; /* extent */
   int nseg;
   double mse;
 } score;
@@ -506,22 +527,23 @@ int lbs__ia_insert(lbs__ia *s, const lbs__ia_cand *c, int nc) {
   if (nc <= 0) return 0;
   double mswm = lbs__ia_mswm(s);
   int cap = s->nseg + 2, bestn = 0, found = 0;
-  lbs__ia_seg *trial = malloc((size_t)cap * sizeof *trial), *best = malloc((size_t)cap * sizeof *best);
+  lbs__ia_seg *trial = malloc((size_t)cap * sizeof *trial),
+              *best = malloc((size_t)cap * sizeof *best);
   score bs = {0};
   if (!trial || !best) {
     free(trial);
     free(best);
     return 0;
   }
-#define TRY(n)                                    \
-  do {                                            \
-    score sc_ = score_of(s, trial, (n));          \
-    if (!found || better(&sc_, &bs)) {            \
-      bs = sc_;                                   \
-      bestn = (n);                                \
-      memcpy(best, trial, (size_t)(n) * sizeof *trial); \
-      found = 1;                                  \
-    }                                             \
+#define TRY(n)                                                                                     \
+  do {                                                                                             \
+    score sc_ = score_of(s, trial, (n));                                                           \
+    if (!found || better(&sc_, &bs)) {                                                             \
+      bs = sc_;                                                                                    \
+      bestn = (n);                                                                                 \
+      memcpy(best, trial, (size_t)(n) * sizeof *trial);                                            \
+      found = 1;                                                                                   \
+    }                                                                                              \
   } while (0)
   for (int q = 0; q < nc; q++) {
     double w0 = s->g[c[q].i].w, w1 = s->g[c[q].j].w, a = c[q].c0, b = c[q].c1;
@@ -538,12 +560,17 @@ int lbs__ia_insert(lbs__ia *s, const lbs__ia_cand *c, int nc) {
         double L = w0 > g->w0 ? w0 : g->w0, R = w1 < g->w1 ? w1 : g->w1;
         if (L > R) continue;
         double sl = (g->t1 - g->t0) / (g->w1 - g->w0);
-        double fL = (a + b * L) - (g->t0 + sl * (L - g->w0)), fR = (a + b * R) - (g->t0 + sl * (R - g->w0));
+        double fL = (a + b * L) - (g->t0 + sl * (L - g->w0)),
+               fR = (a + b * R) - (g->t0 + sl * (R - g->w0));
         double x;
-        if (fL == 0) x = L;
-        else if (fR == 0) x = R;
-        else if ((fL < 0) != (fR < 0)) x = L + (R - L) * fL / (fL - fR);
-        else continue;
+        if (fL == 0)
+          x = L;
+        else if (fR == 0)
+          x = R;
+        else if ((fL < 0) != (fR < 0))
+          x = L + (R - L) * fL / (fL - fR);
+        else
+          continue;
         if (!(x > g->w0)) continue; /* (at its start it is the previous segment's end) */
         memcpy(trial, s->seg, (size_t)k * sizeof *trial);
         trial[k] = (lbs__ia_seg){g->w0, g->t0, x, g->t0 + sl * (x - g->w0)};
@@ -557,7 +584,8 @@ int lbs__ia_insert(lbs__ia *s, const lbs__ia_cand *c, int nc) {
   }
 #undef TRY
   if (found) {
-    if (grow((void **)&s->seg, &s->segcap, bestn, sizeof *s->seg)) found = 0;
+    if (grow((void **)&s->seg, &s->segcap, bestn, sizeof *s->seg))
+      found = 0;
     else {
       memcpy(s->seg, best, (size_t)bestn * sizeof *best);
       s->nseg = bestn;
@@ -605,13 +633,17 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
   if (e) return e;
   while (!e && !(s.nseg && lbs__ia_frontier(&s) >= s.hi)) {
     if (s.ns >= o->max_samples) {
-      e = lbs_fail(LBS_RANGE, "stopped after %d samples (the limit) with the IPG up to work metric %g of [%g, %g]",
-                   s.ns, s.nseg ? lbs__ia_frontier(&s) : s.lo, s.lo, s.hi);
+      e = lbs_fail(
+          LBS_RANGE,
+          "stopped after %d samples (the limit) with the IPG up to work metric %g of [%g, %g]",
+          s.ns, s.nseg ? lbs__ia_frontier(&s) : s.lo, s.lo, s.hi);
       break;
     }
     if (o->max_seconds > 0 && res->sample_s >= o->max_seconds) {
-      e = lbs_fail(LBS_RANGE, "stopped after %.1f s of samples (the limit) with the IPG up to work metric %g of [%g, %g]",
-                   res->sample_s, s.nseg ? lbs__ia_frontier(&s) : s.lo, s.lo, s.hi);
+      e = lbs_fail(
+          LBS_RANGE,
+          "stopped after %.1f s of samples (the limit) with the IPG up to work metric %g of [%g, %g]",
+          res->sample_s, s.nseg ? lbs__ia_frontier(&s) : s.lo, s.lo, s.hi);
       break;
     }
     double w = lbs__ia_select(&s), t = 0;
@@ -620,8 +652,10 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
     res->sample_s += t;
     lbs__ia_cand *c = NULL;
     int nc = lbs__ia_candidates(&s, &c);
-    if (nc < 0) e = lbs_fail(LBS_NOMEM, "IA heuristic: candidates");
-    else lbs__ia_insert(&s, c, nc);
+    if (nc < 0)
+      e = lbs_fail(LBS_NOMEM, "IA heuristic: candidates");
+    else
+      lbs__ia_insert(&s, c, nc);
     free(c);
     lbs__ia_commit(&s);
     res->iterations++;
@@ -638,18 +672,20 @@ lbs_err lbs_ia_run(const lbs_ia_opts *o, const lbs_ia_space *sp, lbs_ia_sample_f
   for (int k = 0; k + 1 < res->ipg.n; k++) {
     double drop = res->ipg.t[k] - res->ipg.t[k + 1];
     if (drop > lbs_ia_bound_at(&o->set, res->ipg.t[k])) {
-      snprintf(res->note, sizeof res->note,
-               "the time falls from %.3g s at work metric %.17g to %.3g s at %.17g: this work metric does not order "
-               "the work (times should not fall as it grows)",
-               res->ipg.t[k], res->ipg.w[k], res->ipg.t[k + 1], res->ipg.w[k + 1]);
+      snprintf(
+          res->note, sizeof res->note,
+          "the time falls from %.3g s at work metric %.17g to %.3g s at %.17g: this work metric does not order "
+          "the work (times should not fall as it grows)",
+          res->ipg.t[k], res->ipg.w[k], res->ipg.t[k + 1], res->ipg.w[k + 1]);
       break;
     }
   }
   if (!res->complete && !res->note[0] && s.noise > o->accuracy.pct / 200)
-    snprintf(res->note, sizeof res->note,
-             "one sample varies by %.3g%% (robust spread at repeated metrics), against an accuracy of %g%%: take "
-             "more calls per sample (--repeat), a quieter machine or a looser accuracy",
-             100 * s.noise, o->accuracy.pct);
+    snprintf(
+        res->note, sizeof res->note,
+        "one sample varies by %.3g%% (robust spread at repeated metrics), against an accuracy of %g%%: take "
+        "more calls per sample (--repeat), a quieter machine or a looser accuracy",
+        100 * s.noise, o->accuracy.pct);
   lbs__ia_free(&s);
   return e;
 }

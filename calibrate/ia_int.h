@@ -46,21 +46,21 @@ typedef struct {
 typedef struct {
   lbs_ia_opts o;
   lbs_ia_space sp;
-  double lo, hi;      /* the range, rounded to valid metrics */
-  lbs__ia_group *g;   /* ng groups in ascending metric */
+  double lo, hi;    /* the range, rounded to valid metrics */
+  lbs__ia_group *g; /* ng groups in ascending metric */
   int ng, gcap;
-  lbs__ia_stats *m;   /* regression matrix: cell (i, j), i <= j, at m[i * mcap + j] */
+  lbs__ia_stats *m; /* regression matrix: cell (i, j), i <= j, at m[i * mcap + j] */
   int mcap;
-  int row0;           /* rows above this one were removed by segment commitment */
-  lbs__ia_seg *seg;   /* nseg segments, ascending; the first ncommitted are committed */
+  int row0;         /* rows above this one were removed by segment commitment */
+  lbs__ia_seg *seg; /* nseg segments, ascending; the first ncommitted are committed */
   int nseg, segcap, ncommitted;
-  double last_w;         /* the probe: metric of the previous extrapolated or fallback sample */
-  double last_frontier;  /* the frontier when that sample was selected */
-  lbs_sample *samples;   /* every sample in the order taken */
+  double last_w;        /* the probe: metric of the previous extrapolated or fallback sample */
+  double last_frontier; /* the frontier when that sample was selected */
+  lbs_sample *samples;  /* every sample in the order taken */
   int ns, scap;
-  double noise;          /* relative noise of one sample (robust, from repeated metrics); 0: none seen */
-  int noise_n;           /* deviations it was estimated from */
-  int resampled;         /* samples taken to narrow a candidate's intervals (not the probe) */
+  double noise;  /* relative noise of one sample (robust, from repeated metrics); 0: none seen */
+  int noise_n;   /* deviations it was estimated from */
+  int resampled; /* samples taken to narrow a candidate's intervals (not the probe) */
 } lbs__ia;
 
 lbs_err lbs__ia_init(lbs__ia *s, const lbs_ia_opts *o, const lbs_ia_space *sp);
@@ -85,7 +85,15 @@ void lbs__ia_commit(lbs__ia *s);
 lbs_err lbs__ia_points(const lbs__ia *s, lbs_ipg *out);
 
 /* Why cell (i, j) is or is not a candidate. */
-enum { LBS__IA_OK, LBS__IA_FEW, LBS__IA_NONPOS, LBS__IA_METS, LBS__IA_FIT, LBS__IA_UNSURE, LBS__IA_CI };
+enum {
+  LBS__IA_OK,
+  LBS__IA_FEW,
+  LBS__IA_NONPOS,
+  LBS__IA_METS,
+  LBS__IA_FIT,
+  LBS__IA_UNSURE,
+  LBS__IA_CI
+};
 /* *fit: the cell's line; *which: for UNSURE the group whose mean is undecided, for CI the end
  * with the wider interval (relative to its threshold), else -1. FIT: a group significantly
  * beyond the sample error threshold (any beyond it without noise). */

@@ -8,12 +8,15 @@ double lbs_ipg_eval(const lbs_ipg *g, double w) {
   if (g->n <= 0) return 0;
   if (g->n == 1 || w <= g->w[0]) return g->t[0];
   int lo = 0, hi = g->n - 1; /* binary search: w[lo] <= w < w[hi], or the last segment */
-  if (w >= g->w[hi]) lo = hi - 1;
+  if (w >= g->w[hi])
+    lo = hi - 1;
   else
     while (hi - lo > 1) {
       int mid = (lo + hi) / 2;
-      if (g->w[mid] <= w) lo = mid;
-      else hi = mid;
+      if (g->w[mid] <= w)
+        lo = mid;
+      else
+        hi = mid;
     }
   double dw = g->w[lo + 1] - g->w[lo];
   if (!(dw > 0)) return g->t[lo + 1];

@@ -48,9 +48,9 @@ typedef struct {
 #define LBS_K_WAVE_B 4
 typedef struct {
   int64_t ncells;
-  int b;      /* B, points per cell edge */
-  double S;   /* Courant number */
-  double *F;  /* in/out: ncells * 6 * (B+1)^3 doubles; halos are read, never written */
+  int b;         /* B, points per cell edge */
+  double S;      /* Courant number */
+  double *F;     /* in/out: ncells * 6 * (B+1)^3 doubles; halos are read, never written */
   double energy; /* out: sum over cells of update_H's energy */
   double emax;   /* out: max |E| over cells after update_E */
 } lbs_k_wave;
@@ -63,22 +63,22 @@ typedef struct {
   int64_t nwalks; /* < 2^32: walk k draws from stream start[k] << 32 | k (apps/laplace-mc's) */
   int64_t *start; /* nwalks start points */
   uint64_t seed;
-  int64_t hits;   /* out: hot walks */
-  int64_t steps;  /* out: walk steps taken */
+  int64_t hits;  /* out: hot walks */
+  int64_t steps; /* out: walk steps taken */
 } lbs_k_walk;
 
 /* Barnes-Hut: the tree of a Plummer sphere of nbody bodies (built by CreateParams, not
  * timed), and ntarget target bodies whose accelerations (opening angle theta) are computed. */
 typedef struct {
-  int64_t nbody;     /* bodies in the tree (usage assumption: fixed, 16384) */
-  double *x;         /* 3 * nbody positions */
+  int64_t nbody; /* bodies in the tree (usage assumption: fixed, 16384) */
+  double *x;     /* 3 * nbody positions */
   double theta;
-  void *tree;        /* lbs_nb_tree * (workloads/lbs_nbody.h) */
+  void *tree; /* lbs_nb_tree * (workloads/lbs_nbody.h) */
   /* x and tree are built once per process and shared by every invocation (the same pointers
    * each time, never freed): read-only for implementations, which may cache them on a device. */
   int64_t ntarget;
-  int64_t *target;   /* ntarget body indices */
-  double *acc;       /* out: 3 * ntarget */
+  int64_t *target;      /* ntarget body indices */
+  double *acc;          /* out: 3 * ntarget */
   int64_t interactions; /* out */
 } lbs_k_bhforce;
 

@@ -25,9 +25,10 @@
 
 typedef struct lbs_adapter {
   const char *kernel; /* "sort", "matmul", "dot", "conv1d", "wave", "walk", "bhforce" */
-  const char *metric; /* what one unit of work metric is, e.g. "elements", "multiply-adds (m*n*p)" */
-  const char *help;   /* one line: the function and its usage assumption */
-  double lo, hi;      /* default work-metric range of `lbsim calibrate run` */
+  const char
+      *metric;      /* what one unit of work metric is, e.g. "elements", "multiply-adds (m*n*p)" */
+  const char *help; /* one line: the function and its usage assumption */
+  double lo, hi;    /* default work-metric range of `lbsim calibrate run` */
   /* RoundMetric: the valid work metric closest to w (w may be any double >= 0). */
   double (*round_metric)(double w);
   /* NextMetric: the smallest valid work metric greater than w. */
@@ -91,8 +92,8 @@ typedef struct lbs_clock {
 extern const lbs_clock lbs_clock_monotonic;
 
 /* One sample: CreateParams(w) -> time Execute -> DeleteParams. */
-lbs_err lbs_calib_measure(const lbs_adapter *a, const lbs_impl_ops *impl, void *ctx, double w, uint64_t seed,
-                          const lbs_clock *clk, double *seconds);
+lbs_err lbs_calib_measure(const lbs_adapter *a, const lbs_impl_ops *impl, void *ctx, double w,
+                          uint64_t seed, const lbs_clock *clk, double *seconds);
 
 /* ---------------------------------------------------------------- IPGs */
 
@@ -148,7 +149,7 @@ typedef struct lbs_ia_result {
   lbs_ipg ipg;
   lbs_sample *samples; /* in the order taken, owned */
   int nsamples;
-  int complete;    /* the IPG covers [lo, hi] */
+  int complete; /* the IPG covers [lo, hi] */
   int iterations;
   double sample_s; /* time the samples took (sum of their seconds) */
   double noise;    /* relative noise of one sample (robust, from repeated metrics; 0 if none) */
@@ -199,7 +200,8 @@ lbs_err lbs_calib_open(const char *path, int create, lbs_calib_db **out);
 void lbs_calib_close(lbs_calib_db **db); /* NULL-safe, clears *db */
 
 /* A row in runs (started now); machine_json may be NULL. *run_id for lbs_ipg_rec.run_id. */
-lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *machine_json, int64_t *run_id);
+lbs_err lbs_calib_begin_run(lbs_calib_db *db, const char *command, const char *machine_json,
+                            int64_t *run_id);
 
 typedef struct lbs_ipg_rec {
   int64_t id, run_id;
@@ -207,9 +209,9 @@ typedef struct lbs_ipg_rec {
   char message[512];
   char created[32]; /* ISO 8601 UTC */
   double lo, hi;
-  double seconds;   /* time to build it (sampling included) */
-  char *params;     /* JSON, owned (may be NULL) */
-  lbs_ipg ipg;      /* owned */
+  double seconds;      /* time to build it (sampling included) */
+  char *params;        /* JSON, owned (may be NULL) */
+  lbs_ipg ipg;         /* owned */
   lbs_sample *samples; /* owned */
   int nsamples;
 } lbs_ipg_rec;
@@ -232,12 +234,12 @@ lbs_err lbs_calib_list(lbs_calib_db *db, lbs_ipg_rec **recs, int *n);
 lbs_err lbs_calib_get(lbs_calib_db *db, const char *impl, const char *device, lbs_ipg_rec *out);
 
 typedef struct lbs_verify {
-  int n;           /* invocations */
-  double floor_s;  /* absolute floor of the errors */
+  int n;                             /* invocations */
+  double floor_s;                    /* absolute floor of the errors */
   double mean_err, rms_err, max_err; /* |measured - IPG| / measured */
   double mean_err_floor;             /* |measured - IPG| / max(measured, floor) */
-  lbs_sample *points; /* the n measured invocations (w, measured t), owned */
-  double *pred;       /* n IPG estimates, owned */
+  lbs_sample *points;                /* the n measured invocations (w, measured t), owned */
+  double *pred;                      /* n IPG estimates, owned */
   int64_t id, ipg_id; /* filled by lbs_calib_list_verifies; put_verify ignores them */
   char created[32];   /* ISO 8601 UTC; likewise */
 } lbs_verify;
@@ -274,6 +276,7 @@ void lbs_import_groups_free(lbs_import_group *g, int n);
  * median within the accuracy bound. LBS_RANGE for fewer than 2 distinct metrics, negative or
  * non-finite values, or times that fall with more work beyond the bound (the message says
  * where). */
-lbs_err lbs_ipg_from_samples(const lbs_sample *s, int n, const lbs_ia_bound *accuracy, lbs_ipg *out);
+lbs_err lbs_ipg_from_samples(const lbs_sample *s, int n, const lbs_ia_bound *accuracy,
+                             lbs_ipg *out);
 
 #endif

@@ -97,10 +97,10 @@ const lbs_template *lbs_template_find(const char *kernel);
 /* An implementation in a plan: its IPG and the resources it needs. */
 typedef struct lbs_plan_impl {
   char impl[64], device[160];
-  int threads;       /* threads it runs on */
-  unsigned devmask;  /* devices it needs (bit d: devices[d]) */
-  int64_t ipg_id;    /* its row in the calibration database (0: none) */
-  lbs_ipg ipg;       /* owned */
+  int threads;      /* threads it runs on */
+  unsigned devmask; /* devices it needs (bit d: devices[d]) */
+  int64_t ipg_id;   /* its row in the calibration database (0: none) */
+  lbs_ipg ipg;      /* owned */
 } lbs_plan_impl;
 
 /* A split of a working set in two (5.3.3's resource relation). */
@@ -109,13 +109,13 @@ typedef struct lbs_plan_split {
 } lbs_plan_split;
 
 typedef struct lbs_plan {
-  int64_t id;       /* row in the database (0: not stored) */
+  int64_t id; /* row in the database (0: not stored) */
   char kernel[32], created[32];
-  int threads;      /* T */
+  int threads; /* T */
   int ndev;
   char devices[LBS_PLAN_MAX_DEV][160];
-  double hi;        /* planned work metrics: [0, hi] */
-  char tmpl[16];    /* the template's kind ("" when none) */
+  double hi;                    /* planned work metrics: [0, hi] */
+  char tmpl[16];                /* the template's kind ("" when none) */
   double ovh_s, ovh_per_work_s; /* a template's own time: split, threads, combine: s + per_work x */
   int nimpl;
   lbs_plan_impl *impl; /* owned */
@@ -187,8 +187,8 @@ typedef struct lbs_plan_node {
  * LBS_RANGE when the node asks for more threads than the machine had, or more devices than
  * the database has IPGs on (the message says what there is); LBS_NOTFOUND when no IPG of
  * kernel is complete. *out owned by the caller. */
-lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node *node, double hi, int measure,
-                      lbs_plan *out);
+lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node *node, double hi,
+                      int measure, lbs_plan *out);
 
 /* ---------------------------------------------------------------- execution (5.4) */
 

@@ -12,8 +12,8 @@ static double mono_now(void *ctx) {
 
 const lbs_clock lbs_clock_monotonic = {mono_now, NULL};
 
-lbs_err lbs_calib_measure(const lbs_adapter *a, const lbs_impl_ops *impl, void *ctx, double w, uint64_t seed,
-                          const lbs_clock *clk, double *seconds) {
+lbs_err lbs_calib_measure(const lbs_adapter *a, const lbs_impl_ops *impl, void *ctx, double w,
+                          uint64_t seed, const lbs_clock *clk, double *seconds) {
   void *params = NULL;
   lbs_err e = a->create_params(w, seed, &params);
   if (e) return e;

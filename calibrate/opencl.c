@@ -25,11 +25,71 @@
 /* ---------------------------------------------------------------- error names */
 
 /* The name of each OpenCL error code. */
-#define E(x) {x, #x}
+#define E(x)                                                                                       \
+  { x, #x }
 static const struct {
   cl_int code;
   const char *name;
-} cl_errnames[] = {E(CL_SUCCESS), E(CL_DEVICE_NOT_FOUND), E(CL_DEVICE_NOT_AVAILABLE), E(CL_COMPILER_NOT_AVAILABLE), E(CL_MEM_OBJECT_ALLOCATION_FAILURE), E(CL_OUT_OF_RESOURCES), E(CL_OUT_OF_HOST_MEMORY), E(CL_PROFILING_INFO_NOT_AVAILABLE), E(CL_MEM_COPY_OVERLAP), E(CL_IMAGE_FORMAT_MISMATCH), E(CL_IMAGE_FORMAT_NOT_SUPPORTED), E(CL_BUILD_PROGRAM_FAILURE), E(CL_MAP_FAILURE), E(CL_MISALIGNED_SUB_BUFFER_OFFSET), E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), E(CL_COMPILE_PROGRAM_FAILURE), E(CL_LINKER_NOT_AVAILABLE), E(CL_LINK_PROGRAM_FAILURE), E(CL_DEVICE_PARTITION_FAILED), E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), E(CL_INVALID_VALUE), E(CL_INVALID_DEVICE_TYPE), E(CL_INVALID_PLATFORM), E(CL_INVALID_DEVICE), E(CL_INVALID_CONTEXT), E(CL_INVALID_QUEUE_PROPERTIES), E(CL_INVALID_COMMAND_QUEUE), E(CL_INVALID_HOST_PTR), E(CL_INVALID_MEM_OBJECT), E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), E(CL_INVALID_IMAGE_SIZE), E(CL_INVALID_SAMPLER), E(CL_INVALID_BINARY), E(CL_INVALID_BUILD_OPTIONS), E(CL_INVALID_PROGRAM), E(CL_INVALID_PROGRAM_EXECUTABLE), E(CL_INVALID_KERNEL_NAME), E(CL_INVALID_KERNEL_DEFINITION), E(CL_INVALID_KERNEL), E(CL_INVALID_ARG_INDEX), E(CL_INVALID_ARG_VALUE), E(CL_INVALID_ARG_SIZE), E(CL_INVALID_KERNEL_ARGS), E(CL_INVALID_WORK_DIMENSION), E(CL_INVALID_WORK_GROUP_SIZE), E(CL_INVALID_WORK_ITEM_SIZE), E(CL_INVALID_GLOBAL_OFFSET), E(CL_INVALID_EVENT_WAIT_LIST), E(CL_INVALID_EVENT), E(CL_INVALID_OPERATION), E(CL_INVALID_GL_OBJECT), E(CL_INVALID_BUFFER_SIZE), E(CL_INVALID_MIP_LEVEL), E(CL_INVALID_GLOBAL_WORK_SIZE), E(CL_INVALID_PROPERTY), E(CL_INVALID_IMAGE_DESCRIPTOR), E(CL_INVALID_COMPILER_OPTIONS), E(CL_INVALID_LINKER_OPTIONS), E(CL_INVALID_DEVICE_PARTITION_COUNT), {-1001, "CL_PLATFORM_NOT_FOUND_KHR"}};
+} cl_errnames[] = {E(CL_SUCCESS),
+                   E(CL_DEVICE_NOT_FOUND),
+                   E(CL_DEVICE_NOT_AVAILABLE),
+                   E(CL_COMPILER_NOT_AVAILABLE),
+                   E(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+                   E(CL_OUT_OF_RESOURCES),
+                   E(CL_OUT_OF_HOST_MEMORY),
+                   E(CL_PROFILING_INFO_NOT_AVAILABLE),
+                   E(CL_MEM_COPY_OVERLAP),
+                   E(CL_IMAGE_FORMAT_MISMATCH),
+                   E(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+                   E(CL_BUILD_PROGRAM_FAILURE),
+                   E(CL_MAP_FAILURE),
+                   E(CL_MISALIGNED_SUB_BUFFER_OFFSET),
+                   E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+                   E(CL_COMPILE_PROGRAM_FAILURE),
+                   E(CL_LINKER_NOT_AVAILABLE),
+                   E(CL_LINK_PROGRAM_FAILURE),
+                   E(CL_DEVICE_PARTITION_FAILED),
+                   E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE),
+                   E(CL_INVALID_VALUE),
+                   E(CL_INVALID_DEVICE_TYPE),
+                   E(CL_INVALID_PLATFORM),
+                   E(CL_INVALID_DEVICE),
+                   E(CL_INVALID_CONTEXT),
+                   E(CL_INVALID_QUEUE_PROPERTIES),
+                   E(CL_INVALID_COMMAND_QUEUE),
+                   E(CL_INVALID_HOST_PTR),
+                   E(CL_INVALID_MEM_OBJECT),
+                   E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR),
+                   E(CL_INVALID_IMAGE_SIZE),
+                   E(CL_INVALID_SAMPLER),
+                   E(CL_INVALID_BINARY),
+                   E(CL_INVALID_BUILD_OPTIONS),
+                   E(CL_INVALID_PROGRAM),
+                   E(CL_INVALID_PROGRAM_EXECUTABLE),
+                   E(CL_INVALID_KERNEL_NAME),
+                   E(CL_INVALID_KERNEL_DEFINITION),
+                   E(CL_INVALID_KERNEL),
+                   E(CL_INVALID_ARG_INDEX),
+                   E(CL_INVALID_ARG_VALUE),
+                   E(CL_INVALID_ARG_SIZE),
+                   E(CL_INVALID_KERNEL_ARGS),
+                   E(CL_INVALID_WORK_DIMENSION),
+                   E(CL_INVALID_WORK_GROUP_SIZE),
+                   E(CL_INVALID_WORK_ITEM_SIZE),
+                   E(CL_INVALID_GLOBAL_OFFSET),
+                   E(CL_INVALID_EVENT_WAIT_LIST),
+                   E(CL_INVALID_EVENT),
+                   E(CL_INVALID_OPERATION),
+                   E(CL_INVALID_GL_OBJECT),
+                   E(CL_INVALID_BUFFER_SIZE),
+                   E(CL_INVALID_MIP_LEVEL),
+                   E(CL_INVALID_GLOBAL_WORK_SIZE),
+                   E(CL_INVALID_PROPERTY),
+                   E(CL_INVALID_IMAGE_DESCRIPTOR),
+                   E(CL_INVALID_COMPILER_OPTIONS),
+                   E(CL_INVALID_LINKER_OPTIONS),
+                   E(CL_INVALID_DEVICE_PARTITION_COUNT),
+                   {-1001, "CL_PLATFORM_NOT_FOUND_KHR"}};
 #undef E
 
 static const char *cl_errname(cl_int e) {
@@ -38,17 +98,18 @@ static const char *cl_errname(cl_int e) {
   return "unknown OpenCL error";
 }
 
-/* ---------------------------------------------------------------- the context of one implementation */
+/* ---------------------------------------------------------------- the context of one
+ * implementation */
 
 typedef struct ocl {
-  const char *kernel;              /* ours, for messages ("sort") */
+  const char *kernel; /* ours, for messages ("sort") */
   cl_context ctx;
-  cl_command_queue q;              /* in order */
+  cl_command_queue q; /* in order */
   cl_program prog;
-  cl_kernel k[MAX_CL_KERNELS];     /* the OpenCL kernels ours runs, in its table's order */
-  size_t wg;                       /* local size of the 1-D kernels: a power of two all of them take */
-  size_t kwg[MAX_CL_KERNELS];      /* CL_KERNEL_WORK_GROUP_SIZE of each */
-  size_t max_item0;                /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
+  cl_kernel k[MAX_CL_KERNELS]; /* the OpenCL kernels ours runs, in its table's order */
+  size_t wg;                   /* local size of the 1-D kernels: a power of two all of them take */
+  size_t kwg[MAX_CL_KERNELS];  /* CL_KERNEL_WORK_GROUP_SIZE of each */
+  size_t max_item0;            /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
 } ocl;
 
 static lbs_err clfail(const ocl *o, const char *call, cl_int err) {
@@ -56,13 +117,13 @@ static lbs_err clfail(const ocl *o, const char *call, cl_int err) {
 }
 
 /* Checks an OpenCL call inside a function with `lbs_err e` and a `done:` label. */
-#define CK(call, what)                   \
-  do {                                   \
-    cl_int ck_ = (call);                 \
-    if (ck_ != CL_SUCCESS) {             \
-      e = clfail(o, what, ck_);          \
-      goto done;                         \
-    }                                    \
+#define CK(call, what)                                                                             \
+  do {                                                                                             \
+    cl_int ck_ = (call);                                                                           \
+    if (ck_ != CL_SUCCESS) {                                                                       \
+      e = clfail(o, what, ck_);                                                                    \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 static void ocl_close(void *ctx) {
@@ -79,7 +140,8 @@ static void ocl_close(void *ctx) {
 /* "name" of a platform or device into buf (empty on failure). */
 static void info_str(int dev, void *obj, cl_uint what, char *buf, size_t n) {
   size_t got = 0;
-  cl_int r = dev ? clGetDeviceInfo(obj, what, n, buf, &got) : clGetPlatformInfo(obj, what, n, buf, &got);
+  cl_int r =
+      dev ? clGetDeviceInfo(obj, what, n, buf, &got) : clGetPlatformInfo(obj, what, n, buf, &got);
   if (r != CL_SUCCESS) buf[0] = 0;
   buf[n - 1] = 0;
 }
@@ -113,7 +175,8 @@ static lbs_err pick_device(const char *kernel, int want, cl_platform_id *pf, cl_
       e = lbs_fail(LBS_NOMEM, "opencl %s: devices", kernel);
       goto done;
     }
-    if ((r = clGetDeviceIDs(pfs[p], CL_DEVICE_TYPE_ALL, nd, ds, NULL)) != CL_SUCCESS) nd = 0, last = r;
+    if ((r = clGetDeviceIDs(pfs[p], CL_DEVICE_TYPE_ALL, nd, ds, NULL)) != CL_SUCCESS)
+      nd = 0, last = r;
     for (cl_uint d = 0; d < nd; d++, total++) {
       char name[128];
       info_str(1, ds[d], CL_DEVICE_NAME, name, sizeof name);
@@ -123,7 +186,8 @@ static lbs_err pick_device(const char *kernel, int want, cl_platform_id *pf, cl_
     }
     free(ds);
   }
-  if (total == 0) e = lbs_fail(LBS_NOTFOUND, "no OpenCL device (clGetDeviceIDs: %s)", cl_errname(last));
+  if (total == 0)
+    e = lbs_fail(LBS_NOTFOUND, "no OpenCL device (clGetDeviceIDs: %s)", cl_errname(last));
   else if (want < 0 || want >= total)
     e = lbs_fail(LBS_NOTFOUND, "opencl %s: no OpenCL device %d: there %s %d (%s)", kernel, want,
                  total == 1 ? "is" : "are", total, list);
@@ -151,17 +215,20 @@ static lbs_err ocl_open(const char *kernel, const char *const *names, int nk, vo
   if (device && n) snprintf(device, n, "opencl: %s / %s", pname, dname);
   cl_device_fp_config fp = 0;
   if (clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS) fp = 0;
-  if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && (ext = calloc(ext_len + 1, 1)) &&
+  if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS &&
+      (ext = calloc(ext_len + 1, 1)) &&
       clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) != CL_SUCCESS)
     ext[0] = 0;
   int fp64 = fp && ext && strstr(ext, "cl_khr_fp64");
   free(ext);
   if (!fp64) {
-    e = lbs_fail(LBS_NOTFOUND, "opencl %s: device '%s / %s' lacks doubles (no cl_khr_fp64)", kernel, pname, dname);
+    e = lbs_fail(LBS_NOTFOUND, "opencl %s: device '%s / %s' lacks doubles (no cl_khr_fp64)", kernel,
+                 pname, dname);
     goto done;
   }
   size_t items[16] = {0}; /* CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS of them (3 at least) */
-  CK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL), "clGetDeviceInfo");
+  CK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL),
+     "clGetDeviceInfo");
   o->max_item0 = items[0];
   o->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &r);
   CK(r, "clCreateContext");
@@ -176,7 +243,8 @@ static lbs_err ocl_open(const char *kernel, const char *const *names, int nk, vo
     size_t len = 0;
     char *log = NULL;
     if (clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
-        (log = calloc(len + 1, 1)) && clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) != CL_SUCCESS)
+        (log = calloc(len + 1, 1)) &&
+        clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) != CL_SUCCESS)
       log[0] = 0;
     /* the message holds the log's first lines (lbs_errmsg keeps about 1 kB) */
     e = lbs_fail(LBS_IO, "opencl %s: clBuildProgram: %s: %.800s", kernel, cl_errname(r),
@@ -189,13 +257,16 @@ static lbs_err ocl_open(const char *kernel, const char *const *names, int nk, vo
   for (int i = 0; i < nk; i++) {
     o->k[i] = clCreateKernel(o->prog, names[i], &r);
     CK(r, "clCreateKernel");
-    CK(clGetKernelWorkGroupInfo(o->k[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof o->kwg[i], &o->kwg[i], NULL),
+    CK(clGetKernelWorkGroupInfo(o->k[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof o->kwg[i],
+                                &o->kwg[i], NULL),
        "clGetKernelWorkGroupInfo");
     while (o->wg > o->kwg[i] && o->wg > 1) o->wg >>= 1;
   }
 done:
-  if (e) ocl_close(o);
-  else *out = o;
+  if (e)
+    ocl_close(o);
+  else
+    *out = o;
   return e;
 }
 
@@ -207,13 +278,15 @@ static lbs_err mkbuf(ocl *o, size_t bytes, const void *host, cl_mem *out) {
   cl_int r;
   *out = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &r);
   if (r != CL_SUCCESS) return clfail(o, "clCreateBuffer", r);
-  if (host && bytes && (r = clEnqueueWriteBuffer(o->q, *out, CL_FALSE, 0, bytes, host, 0, NULL, NULL)) != CL_SUCCESS)
+  if (host && bytes &&
+      (r = clEnqueueWriteBuffer(o->q, *out, CL_FALSE, 0, bytes, host, 0, NULL, NULL)) != CL_SUCCESS)
     return clfail(o, "clEnqueueWriteBuffer", r);
   return LBS_OK;
 }
 
 static lbs_err readbuf(ocl *o, cl_mem b, size_t bytes, void *host) {
-  cl_int r = bytes ? clEnqueueReadBuffer(o->q, b, CL_TRUE, 0, bytes, host, 0, NULL, NULL) : CL_SUCCESS;
+  cl_int r =
+      bytes ? clEnqueueReadBuffer(o->q, b, CL_TRUE, 0, bytes, host, 0, NULL, NULL) : CL_SUCCESS;
   return r == CL_SUCCESS ? LBS_OK : clfail(o, "clEnqueueReadBuffer", r);
 }
 
@@ -225,14 +298,15 @@ static lbs_err setargs(ocl *o, cl_kernel k, int nargs, const size_t *size, const
   }
   return LBS_OK;
 }
-#define SETARGS(k, ...)                                                                          \
-  do {                                                                                           \
-    const void *v_[] = {__VA_ARGS__};                                                            \
-    if ((e = setargs(o, k, (int)(sizeof sz_ / sizeof *sz_), sz_, v_))) goto done;                \
+#define SETARGS(k, ...)                                                                            \
+  do {                                                                                             \
+    const void *v_[] = {__VA_ARGS__};                                                              \
+    if ((e = setargs(o, k, (int)(sizeof sz_ / sizeof *sz_), sz_, v_))) goto done;                  \
   } while (0)
 
 static lbs_err run1(ocl *o, cl_kernel k, size_t global, size_t local) {
-  cl_int r = clEnqueueNDRangeKernel(o->q, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL);
+  cl_int r =
+      clEnqueueNDRangeKernel(o->q, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL);
   return r == CL_SUCCESS ? LBS_OK : clfail(o, "clEnqueueNDRangeKernel", r);
 }
 
@@ -255,10 +329,12 @@ static lbs_err sort_execute(void *ctx, void *params) {
   while (N < n) N <<= 1;
   if (N > ((size_t)1 << 31)) return lbs_fail(LBS_RANGE, "opencl sort: %zu values: at most 2^31", n);
   if ((e = mkbuf(o, N * sizeof(double), NULL, &v))) goto done;
-  CK(clEnqueueWriteBuffer(o->q, v, CL_FALSE, 0, n * sizeof(double), p->a, 0, NULL, NULL), "clEnqueueWriteBuffer");
+  CK(clEnqueueWriteBuffer(o->q, v, CL_FALSE, 0, n * sizeof(double), p->a, 0, NULL, NULL),
+     "clEnqueueWriteBuffer");
   if (N > n) { /* +infinity past the values: they stay at the end */
     double inf = INFINITY;
-    CK(clEnqueueFillBuffer(o->q, v, &inf, sizeof inf, n * sizeof inf, (N - n) * sizeof inf, 0, NULL, NULL),
+    CK(clEnqueueFillBuffer(o->q, v, &inf, sizeof inf, n * sizeof inf, (N - n) * sizeof inf, 0, NULL,
+                           NULL),
        "clEnqueueFillBuffer");
   }
   if (N >= 2) {
@@ -301,13 +377,15 @@ static lbs_err dot_execute(void *ctx, void *params) {
   if (p->n <= 0) return LBS_OK;
   size_t n = (size_t)p->n, L = o->wg, G = (n + L - 1) / L;
   if (G > DOT_MAX_GROUPS) G = DOT_MAX_GROUPS;
-  if ((e = mkbuf(o, n * sizeof(double), p->x, &b[0])) || (e = mkbuf(o, n * sizeof(double), p->y, &b[1])) ||
+  if ((e = mkbuf(o, n * sizeof(double), p->x, &b[0])) ||
+      (e = mkbuf(o, n * sizeof(double), p->y, &b[1])) ||
       (e = mkbuf(o, G * sizeof(double), NULL, &b[2])))
     goto done;
   cl_long nl = p->n;
   size_t sz_[] = {sizeof nl, sizeof b[0], sizeof b[1], sizeof b[2], L * sizeof(double)};
   SETARGS(o->k[0], &nl, &b[0], &b[1], &b[2], NULL);
-  if ((e = run1(o, o->k[0], G * L, L)) || (e = readbuf(o, b[2], G * sizeof(double), part))) goto done;
+  if ((e = run1(o, o->k[0], G * L, L)) || (e = readbuf(o, b[2], G * sizeof(double), part)))
+    goto done;
   double s = 0;
   for (size_t g = 0; g < G; g++) s += part[g]; /* a fixed order: the same result every time */
   p->result = s;
@@ -329,7 +407,8 @@ static lbs_err conv1d_execute(void *ctx, void *params) {
     return LBS_OK;
   }
   size_t na = (size_t)p->na, nb = (size_t)p->nb, nout = na + nb - 1;
-  if ((e = mkbuf(o, na * sizeof(double), p->a, &b[0])) || (e = mkbuf(o, nb * sizeof(double), p->b, &b[1])) ||
+  if ((e = mkbuf(o, na * sizeof(double), p->a, &b[0])) ||
+      (e = mkbuf(o, nb * sizeof(double), p->b, &b[1])) ||
       (e = mkbuf(o, nout * sizeof(double), NULL, &b[2])))
     goto done;
   cl_long la = p->na, lb = p->nb;
@@ -356,7 +435,8 @@ static lbs_err matmul_execute(void *ctx, void *params) {
     memset(p->C, 0, m * pp * sizeof *p->C);
     return LBS_OK;
   }
-  if ((e = mkbuf(o, m * nn * sizeof(double), p->A, &b[0])) || (e = mkbuf(o, nn * pp * sizeof(double), p->B, &b[1])) ||
+  if ((e = mkbuf(o, m * nn * sizeof(double), p->A, &b[0])) ||
+      (e = mkbuf(o, nn * pp * sizeof(double), p->B, &b[1])) ||
       (e = mkbuf(o, m * pp * sizeof(double), NULL, &b[2])))
     goto done;
   /* the tiled kernel where a TS x TS work-group fits, else the naive one */
@@ -367,7 +447,8 @@ static lbs_err matmul_execute(void *ctx, void *params) {
   SETARGS(k, &cm, &cn, &cp, &b[0], &b[1], &b[2]);
   size_t global[2] = {pp, m}, local[2] = {TS, TS};
   if (tiled) global[0] = round_up(pp, TS), global[1] = round_up(m, TS);
-  CK(clEnqueueNDRangeKernel(o->q, k, 2, NULL, global, tiled ? local : NULL, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+  CK(clEnqueueNDRangeKernel(o->q, k, 2, NULL, global, tiled ? local : NULL, 0, NULL, NULL),
+     "clEnqueueNDRangeKernel");
   e = readbuf(o, b[2], m * pp * sizeof(double), p->C);
 done:
   if (o->q) clFinish(o->q);
@@ -387,7 +468,8 @@ static lbs_err wave_execute(void *ctx, void *params) {
   if (p->ncells <= 0) return LBS_OK;
   size_t B = p->b > 0 ? (size_t)p->b : 0, pts = B * B * B;
   if (B == 0 || pts > o->kwg[0] || B * B * B > o->max_item0)
-    return lbs_fail(LBS_RANGE, "opencl wave: a cell of %d^3 points is more than a work-group here (%zu)", p->b,
+    return lbs_fail(LBS_RANGE,
+                    "opencl wave: a cell of %d^3 points is more than a work-group here (%zu)", p->b,
                     o->kwg[0]);
   size_t nc = (size_t)p->ncells, cellsz = 6 * (B + 1) * (B + 1) * (B + 1);
   en = malloc(nc * sizeof *en), em = malloc(nc * sizeof *em);
@@ -395,18 +477,24 @@ static lbs_err wave_execute(void *ctx, void *params) {
     e = lbs_fail(LBS_NOMEM, "opencl wave: %zu cells", nc);
     goto done;
   }
-  if ((e = mkbuf(o, nc * cellsz * sizeof(double), p->F, &b[0])) || (e = mkbuf(o, nc * sizeof(double), NULL, &b[1])) ||
+  if ((e = mkbuf(o, nc * cellsz * sizeof(double), p->F, &b[0])) ||
+      (e = mkbuf(o, nc * sizeof(double), NULL, &b[1])) ||
       (e = mkbuf(o, nc * sizeof(double), NULL, &b[2])))
     goto done;
   cl_int cb = p->b;
   cl_double S = p->S;
-  size_t sz_[] = {sizeof cb, sizeof S, sizeof b[0], sizeof b[1], sizeof b[2], pts * sizeof(double), pts * sizeof(double)};
+  size_t sz_[] = {sizeof cb,           sizeof S,    sizeof b[0],
+                  sizeof b[1],         sizeof b[2], pts * sizeof(double),
+                  pts * sizeof(double)};
   SETARGS(o->k[0], &cb, &S, &b[0], &b[1], &b[2], NULL, NULL);
-  if ((e = run1(o, o->k[0], nc * pts, pts)) || (e = readbuf(o, b[0], nc * cellsz * sizeof(double), p->F)) ||
-      (e = readbuf(o, b[1], nc * sizeof(double), en)) || (e = readbuf(o, b[2], nc * sizeof(double), em)))
+  if ((e = run1(o, o->k[0], nc * pts, pts)) ||
+      (e = readbuf(o, b[0], nc * cellsz * sizeof(double), p->F)) ||
+      (e = readbuf(o, b[1], nc * sizeof(double), en)) ||
+      (e = readbuf(o, b[2], nc * sizeof(double), em)))
     goto done;
   double energy = 0, emax = 0;
-  for (size_t c = 0; c < nc; c++) energy += en[c], emax = em[c] > emax ? em[c] : emax; /* cells in order */
+  for (size_t c = 0; c < nc; c++)
+    energy += en[c], emax = em[c] > emax ? em[c] : emax; /* cells in order */
   p->energy = energy, p->emax = emax;
 done:
   if (o->q) clFinish(o->q);
@@ -430,13 +518,14 @@ static lbs_err walk_execute(void *ctx, void *params) {
     e = lbs_fail(LBS_NOMEM, "opencl walk: %zu groups", G);
     goto done;
   }
-  if ((e = mkbuf(o, nw * sizeof(int64_t), p->start, &b[0])) || (e = mkbuf(o, G * sizeof(cl_long), NULL, &b[1])) ||
+  if ((e = mkbuf(o, nw * sizeof(int64_t), p->start, &b[0])) ||
+      (e = mkbuf(o, G * sizeof(cl_long), NULL, &b[1])) ||
       (e = mkbuf(o, G * sizeof(cl_long), NULL, &b[2])))
     goto done;
   cl_long N = p->N, nwl = p->nwalks;
   cl_ulong seed = p->seed;
-  size_t sz_[] = {sizeof N, sizeof nwl, sizeof b[0], sizeof seed, sizeof b[1], sizeof b[2], L * sizeof(cl_long),
-                  L * sizeof(cl_long)};
+  size_t sz_[] = {sizeof N,    sizeof nwl,  sizeof b[0],         sizeof seed,
+                  sizeof b[1], sizeof b[2], L * sizeof(cl_long), L * sizeof(cl_long)};
   SETARGS(o->k[0], &N, &nwl, &b[0], &seed, &b[1], &b[2], NULL, NULL);
   if ((e = run1(o, o->k[0], G * L, L)) || (e = readbuf(o, b[1], G * sizeof(cl_long), part)) ||
       (e = readbuf(o, b[2], G * sizeof(cl_long), part + G)))
@@ -464,7 +553,8 @@ static lbs_err bhforce_execute(void *ctx, void *params) {
   if (p->ntarget <= 0) return LBS_OK;
   if (!t || t->nn <= 0 || p->nbody <= 0) return lbs_fail(LBS_INVAL, "opencl bhforce: no tree");
   size_t nn = (size_t)t->nn, nb = (size_t)p->nbody, nt = (size_t)p->ntarget;
-  nd = malloc(5 * nn * sizeof *nd), ni = malloc(4 * nn * sizeof *ni), xs = malloc(3 * nb * sizeof *xs);
+  nd = malloc(5 * nn * sizeof *nd), ni = malloc(4 * nn * sizeof *ni),
+  xs = malloc(3 * nb * sizeof *xs);
   xt = malloc(3 * nt * sizeof *xt), inter = malloc(nt * sizeof *inter);
   if (!nd || !ni || !xs || !xt || !inter) {
     e = lbs_fail(LBS_NOMEM, "opencl bhforce: %zu nodes, %zu targets", nn, nt);
@@ -473,18 +563,24 @@ static lbs_err bhforce_execute(void *ctx, void *params) {
   if ((e = lbs__bh_flatten(t, nd, ni))) goto done;
   for (size_t j = 0; j < nb; j++) memcpy(xs + 3 * j, p->x + 3 * t->idx[j], 3 * sizeof *xs);
   for (size_t k = 0; k < nt; k++) memcpy(xt + 3 * k, p->x + 3 * p->target[k], 3 * sizeof *xt);
-  if ((e = mkbuf(o, 5 * nn * sizeof *nd, nd, &b[0])) || (e = mkbuf(o, 4 * nn * sizeof *ni, ni, &b[1])) ||
-      (e = mkbuf(o, 3 * nb * sizeof *xs, xs, &b[2])) || (e = mkbuf(o, nb * sizeof(int64_t), t->idx, &b[3])) ||
-      (e = mkbuf(o, nt * sizeof(int64_t), p->target, &b[4])) || (e = mkbuf(o, 3 * nt * sizeof *xt, xt, &b[5])) ||
-      (e = mkbuf(o, 3 * nt * sizeof(double), NULL, &b[6])) || (e = mkbuf(o, nt * sizeof(cl_long), NULL, &b[7])))
+  if ((e = mkbuf(o, 5 * nn * sizeof *nd, nd, &b[0])) ||
+      (e = mkbuf(o, 4 * nn * sizeof *ni, ni, &b[1])) ||
+      (e = mkbuf(o, 3 * nb * sizeof *xs, xs, &b[2])) ||
+      (e = mkbuf(o, nb * sizeof(int64_t), t->idx, &b[3])) ||
+      (e = mkbuf(o, nt * sizeof(int64_t), p->target, &b[4])) ||
+      (e = mkbuf(o, 3 * nt * sizeof *xt, xt, &b[5])) ||
+      (e = mkbuf(o, 3 * nt * sizeof(double), NULL, &b[6])) ||
+      (e = mkbuf(o, nt * sizeof(cl_long), NULL, &b[7])))
     goto done;
   cl_int cnn = (cl_int)nn;
   cl_long cnb = p->nbody, cnt = p->ntarget;
   cl_double theta = p->theta;
-  size_t sz_[] = {sizeof cnn, sizeof cnb, sizeof theta, sizeof b[0], sizeof b[1], sizeof b[2],
-                  sizeof b[3], sizeof cnt,  sizeof b[4],  sizeof b[5], sizeof b[6], sizeof b[7]};
-  SETARGS(o->k[0], &cnn, &cnb, &theta, &b[0], &b[1], &b[2], &b[3], &cnt, &b[4], &b[5], &b[6], &b[7]);
-  if ((e = run1(o, o->k[0], round_up(nt, o->wg), o->wg)) || (e = readbuf(o, b[6], 3 * nt * sizeof(double), p->acc)) ||
+  size_t sz_[] = {sizeof cnn,  sizeof cnb, sizeof theta, sizeof b[0], sizeof b[1], sizeof b[2],
+                  sizeof b[3], sizeof cnt, sizeof b[4],  sizeof b[5], sizeof b[6], sizeof b[7]};
+  SETARGS(o->k[0], &cnn, &cnb, &theta, &b[0], &b[1], &b[2], &b[3], &cnt, &b[4], &b[5], &b[6],
+          &b[7]);
+  if ((e = run1(o, o->k[0], round_up(nt, o->wg), o->wg)) ||
+      (e = readbuf(o, b[6], 3 * nt * sizeof(double), p->acc)) ||
       (e = readbuf(o, b[7], nt * sizeof(cl_long), inter)))
     goto done;
   for (size_t k = 0; k < nt; k++) p->interactions += inter[k];
@@ -497,15 +593,15 @@ done:
 
 /* ---------------------------------------------------------------- the table */
 
-#define OPEN(name, ...)                                                                                   \
-  static lbs_err name##_open(void **ctx, const lbs_impl_args *args, char *device, size_t n) {             \
-    static const char *const k[] = {__VA_ARGS__};                                                        \
-    return ocl_open(#name, k, (int)(sizeof k / sizeof *k), ctx, args, device, n);                         \
-  }                                                                                                       \
-  static const lbs_impl_ops name##_ops = {.kernel = #name,                                                \
-                                          .target = "opencl",                                             \
-                                          .open = name##_open,                                            \
-                                          .execute = name##_execute,                                      \
+#define OPEN(name, ...)                                                                            \
+  static lbs_err name##_open(void **ctx, const lbs_impl_args *args, char *device, size_t n) {      \
+    static const char *const k[] = {__VA_ARGS__};                                                  \
+    return ocl_open(#name, k, (int)(sizeof k / sizeof *k), ctx, args, device, n);                  \
+  }                                                                                                \
+  static const lbs_impl_ops name##_ops = {.kernel = #name,                                         \
+                                          .target = "opencl",                                      \
+                                          .open = name##_open,                                     \
+                                          .execute = name##_execute,                               \
                                           .close = ocl_close};
 OPEN(sort, "bsort_local_init", "bsort_local_merge", "bsort_global")
 OPEN(dot, "dot_part")
@@ -516,5 +612,5 @@ OPEN(walk, "walk")
 OPEN(bhforce, "bhforce")
 #undef OPEN
 
-const lbs_impl_ops *const lbs__impls_opencl[] = {&sort_ops, &dot_ops,  &conv1d_ops, &matmul_ops,
+const lbs_impl_ops *const lbs__impls_opencl[] = {&sort_ops, &dot_ops,  &conv1d_ops,  &matmul_ops,
                                                  &wave_ops, &walk_ops, &bhforce_ops, NULL};

@@ -17,8 +17,8 @@ static int cmp_double(const void *a, const void *b) {
 
 /* The template's own time at work x (median of 3): split in halves, both run (untimed) with
  * the one-thread implementation, then a thread started and joined and the combine, timed. */
-static lbs_err overhead_at(const lbs_template *t, const lbs_adapter *a, const lbs_impl_ops *cpu, void *ctx, double x,
-                           double *sec) {
+static lbs_err overhead_at(const lbs_template *t, const lbs_adapter *a, const lbs_impl_ops *cpu,
+                           void *ctx, double x, double *sec) {
   double s[3];
   for (int r = 0; r < 3; r++) {
     void *params = NULL;
@@ -34,7 +34,8 @@ static lbs_err overhead_at(const lbs_template *t, const lbs_adapter *a, const lb
     double t0 = lbs_clock_monotonic.now(NULL);
     pthread_t th;
     if (!e && pthread_create(&th, NULL, noop, NULL) == 0) pthread_join(th, NULL);
-    wa = t->split(params, x / 2, va.b, vb.b); /* the split is timed too; the sides keep their outputs */
+    wa = t->split(params, x / 2, va.b,
+                  vb.b); /* the split is timed too; the sides keep their outputs */
     if (!e) e = t->combine(params, va.b, vb.b);
     s[r] = lbs_clock_monotonic.now(NULL) - t0;
     a->delete_params(params);
@@ -46,12 +47,14 @@ static lbs_err overhead_at(const lbs_template *t, const lbs_adapter *a, const lb
 }
 
 /* Least squares c0 + c1 x through the template's own times at hi/8 .. hi (both >= 0). */
-static lbs_err measure_overhead(const char *kernel, const lbs_template *t, double hi, double *c0, double *c1) {
+static lbs_err measure_overhead(const char *kernel, const lbs_template *t, double hi, double *c0,
+                                double *c1) {
   const lbs_adapter *a = lbs_adapter_find(kernel);
   const lbs_impl_ops *cpu = NULL;
   char name[64];
   snprintf(name, sizeof name, "%s.cpu", kernel);
-  lbs_err e = a ? lbs_impl_find(name, &cpu) : lbs_fail(LBS_NOTFOUND, "plan: no adapter of %s", kernel);
+  lbs_err e =
+      a ? lbs_impl_find(name, &cpu) : lbs_fail(LBS_NOTFOUND, "plan: no adapter of %s", kernel);
   void *ctx = NULL;
   char desc[160];
   lbs_impl_args args = {1, 0};
@@ -65,7 +68,8 @@ static lbs_err measure_overhead(const char *kernel, const lbs_template *t, doubl
   if (e) return lbs_fail(e, "plan: measuring the %s template's own time: %s", kernel, lbs_errmsg());
   double mx = 0, my = 0, sxx = 0, sxy = 0;
   for (int i = 0; i < 4; i++) mx += xs[i] / 4, my += ys[i] / 4;
-  for (int i = 0; i < 4; i++) sxx += (xs[i] - mx) * (xs[i] - mx), sxy += (xs[i] - mx) * (ys[i] - my);
+  for (int i = 0; i < 4; i++)
+    sxx += (xs[i] - mx) * (xs[i] - mx), sxy += (xs[i] - mx) * (ys[i] - my);
   *c1 = sxx > 0 ? sxy / sxx : 0;
   if (*c1 < 0) *c1 = 0;
   *c0 = my - *c1 * mx;
@@ -211,8 +215,8 @@ static void add_impls(lbs_plan *out, found *f, int T) {
  * size, the plan's resources and implementations, the template's own time (measured when
  * measure is set and the node has 2 threads or more), then RACECAR (lbs_plan_build). out is
  * the caller's (lbs_plan_free); emptied on an error. */
-lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node *node, double hi, int measure,
-                      lbs_plan *out) {
+lbs_err lbs_plan_make(lbs_calib_db *db, const char *kernel, const lbs_plan_node *node, double hi,
+                      int measure, lbs_plan *out) {
   memset(out, 0, sizeof *out);
   found f = {0};
   int want_ocl = 0, want_cuda = 0, T = 0;

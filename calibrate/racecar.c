@@ -22,8 +22,10 @@ const lbs_piece *lbs_graph_find(const lbs_graph *g, double x) {
   if (x > g->p[hi].x1) return &g->p[hi];
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (g->p[mid].x1 < x) lo = mid + 1;
-    else hi = mid;
+    if (g->p[mid].x1 < x)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return x >= g->p[lo].x0 ? &g->p[lo] : NULL;
 }
@@ -48,7 +50,9 @@ static lbs_piece cut(const lbs_piece *p, double l, double r) {
   return c;
 }
 
-static int same(double a, double b) { return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)) + 1e-300; }
+static int same(double a, double b) {
+  return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)) + 1e-300;
+}
 
 /* Appends c, joining it to the last piece when that has the same source and c continues its
  * line (time and split). Zero-width pieces are dropped. */
@@ -57,7 +61,8 @@ static lbs_err push(lbs_graph *g, lbs_piece c) {
   if (g->n) {
     lbs_piece *l = &g->p[g->n - 1];
     if (l->src == c.src && same(l->x1, c.x0) && same(l->t1, c.t0) && same(l->a1, c.a0) &&
-        same(lerp(l->x0, l->x1, l->t0, l->t1, c.x1), c.t1) && same(lerp(l->x0, l->x1, l->a0, l->a1, c.x1), c.a1)) {
+        same(lerp(l->x0, l->x1, l->t0, l->t1, c.x1), c.t1) &&
+        same(lerp(l->x0, l->x1, l->a0, l->a1, c.x1), c.a1)) {
       l->x1 = c.x1, l->t1 = c.t1, l->a1 = c.a1;
       return LBS_OK;
     }
@@ -132,8 +137,10 @@ static lbs_err merge(const lbs_graph *a, const lbs_graph *b, lbs_graph *out) {
     }
     lbs_piece ca = cut(pa, l, r), cb = cut(pb, l, r);
     double d0 = ca.t0 - cb.t0, d1 = ca.t1 - cb.t1;
-    if (d0 <= 0 && d1 <= 0) e = push(out, ca);
-    else if (d0 >= 0 && d1 >= 0) e = push(out, cb);
+    if (d0 <= 0 && d1 <= 0)
+      e = push(out, ca);
+    else if (d0 >= 0 && d1 >= 0)
+      e = push(out, cb);
     else { /* they cross inside */
       double xc = l + (r - l) * d0 / (d0 - d1);
       const lbs_piece *first = d0 < 0 ? pa : pb, *second = d0 < 0 ? pb : pa;
@@ -178,8 +185,8 @@ lbs_err lbs_graph_envelope(const lbs_graph *gs, int n, lbs_graph *out) {
 
 /* Emits the move of the pointers from (u, v) to (nu, nv) along p and q, where each pointer's
  * time is linear along the move: the max of the two, split where they cross. */
-static lbs_err emit_move(const lbs_piece *p, const lbs_piece *q, double u, double v, double nu, double nv, double hi,
-                         int src, lbs_graph *out) {
+static lbs_err emit_move(const lbs_piece *p, const lbs_piece *q, double u, double v, double nu,
+                         double nv, double hi, int src, lbs_graph *out) {
   double yu0 = lerp(p->x0, p->x1, p->t0, p->t1, u), yu1 = lerp(p->x0, p->x1, p->t0, p->t1, nu);
   double yv0 = lerp(q->x0, q->x1, q->t0, q->t1, v), yv1 = lerp(q->x0, q->x1, q->t0, q->t1, nv);
   double d0 = yu0 - yv0, d1 = yu1 - yv1, s[3] = {0, 1, 1};
@@ -187,9 +194,15 @@ static lbs_err emit_move(const lbs_piece *p, const lbs_piece *q, double u, doubl
   if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) s[1] = d0 / (d0 - d1), ns = 3;
   for (int i = 0; i + 1 < ns; i++) {
     double s0 = s[i], s1 = s[i + 1];
-    double u0 = u + (nu - u) * s0, u1 = u + (nu - u) * s1, v0 = v + (nv - v) * s0, v1 = v + (nv - v) * s1;
-    lbs_piece c = {u0 + v0, u1 + v1, fmax(yu0 + (yu1 - yu0) * s0, yv0 + (yv1 - yv0) * s0),
-                   fmax(yu0 + (yu1 - yu0) * s1, yv0 + (yv1 - yv0) * s1), u0, u1, src};
+    double u0 = u + (nu - u) * s0, u1 = u + (nu - u) * s1, v0 = v + (nv - v) * s0,
+           v1 = v + (nv - v) * s1;
+    lbs_piece c = {u0 + v0,
+                   u1 + v1,
+                   fmax(yu0 + (yu1 - yu0) * s0, yv0 + (yv1 - yv0) * s0),
+                   fmax(yu0 + (yu1 - yu0) * s1, yv0 + (yv1 - yv0) * s1),
+                   u0,
+                   u1,
+                   src};
     if (c.x0 >= hi) break;
     if (c.x1 > hi) c = cut(&c, c.x0, hi);
     lbs_err e = push(out, c);
@@ -210,7 +223,8 @@ static lbs_err emit_move(const lbs_piece *p, const lbs_piece *q, double u, doubl
  *   6 equal times, neither falls: a flat one first; both rising: move both, times kept
  *     equal, until one ends.
  * Each rule lowers the maximum as early, and raises it as late, as the two segments allow. */
-lbs_err lbs_segment_add(const lbs_piece *p, const lbs_piece *q, double hi, int src, lbs_graph *out) {
+lbs_err lbs_segment_add(const lbs_piece *p, const lbs_piece *q, double hi, int src,
+                        lbs_graph *out) {
   double sp = (p->t1 - p->t0) / (p->x1 - p->x0), sq = (q->t1 - q->t0) / (q->x1 - q->x0);
   double u = p->x0, v = q->x0;
   for (int iter = 0; iter < 16 && u + v < hi; iter++) {
@@ -223,17 +237,25 @@ lbs_err lbs_segment_add(const lbs_piece *p, const lbs_piece *q, double hi, int s
       nu = p->x1, nv = q->x1;
     } else if (eq && sp < 0 && sq < 0) { /* rule 3 */
       double du = p->x1 - u, dv = q->x1 - v;
-      if (sp * du >= sq * dv) nu = p->x1, nv = v + sp * du / sq; /* p ends first (drops less) */
-      else nv = q->x1, nu = u + sq * dv / sp;
+      if (sp * du >= sq * dv)
+        nu = p->x1, nv = v + sp * du / sq; /* p ends first (drops less) */
+      else
+        nv = q->x1, nu = u + sq * dv / sp;
     } else if (eq && (sp < 0 || sq < 0)) { /* rule 4, a tie */
-      if (sp < 0) nu = p->x1;
-      else nv = q->x1;
+      if (sp < 0)
+        nu = p->x1;
+      else
+        nv = q->x1;
     } else if (!eq && (yu > yv ? sp : sq) < 0) { /* rule 4 */
-      if (yu > yv) nu = fmin(p->x1, u + (yv - yu) / sp);
-      else nv = fmin(q->x1, v + (yu - yv) / sq);
+      if (yu > yv)
+        nu = fmin(p->x1, u + (yv - yu) / sp);
+      else
+        nv = fmin(q->x1, v + (yu - yv) / sq);
     } else if (!eq) { /* rule 5 */
-      if (yu < yv) nu = sp > 0 ? fmin(p->x1, u + (yv - yu) / sp) : p->x1;
-      else nv = sq > 0 ? fmin(q->x1, v + (yu - yv) / sq) : q->x1;
+      if (yu < yv)
+        nu = sp > 0 ? fmin(p->x1, u + (yv - yu) / sp) : p->x1;
+      else
+        nv = sq > 0 ? fmin(q->x1, v + (yu - yv) / sq) : q->x1;
     } else if (sp <= 0) { /* rule 6: flat first */
       nu = p->x1;
     } else if (sq <= 0) {
@@ -252,7 +274,8 @@ lbs_err lbs_segment_add(const lbs_piece *p, const lbs_piece *q, double hi, int s
   return LBS_OK;
 }
 
-lbs_err lbs_graph_rpg(const lbs_graph *fa, const lbs_graph *fb, double hi, int src, lbs_graph *out) {
+lbs_err lbs_graph_rpg(const lbs_graph *fa, const lbs_graph *fb, double hi, int src,
+                      lbs_graph *out) {
   int n = fa->n * fb->n, k = 0;
   if (n == 0) {
     lbs_graph_free(out);
@@ -289,7 +312,8 @@ void lbs_plan_needs(const char *impl, const char *device, int *threads, int *is_
   const char *dot = strrchr(impl, '.');
   const char *target = dot ? dot + 1 : impl;
   *threads = 1, *is_device = 0;
-  if (!strcmp(target, "opencl") || !strcmp(target, "cuda")) *is_device = 1;
+  if (!strcmp(target, "opencl") || !strcmp(target, "cuda"))
+    *is_device = 1;
   else if (!strncmp(device, "threads:", 8)) {
     int t = atoi(device + 8);
     *threads = t >= 1 ? t : 1;
@@ -444,36 +468,43 @@ double lbs_plan_time(const lbs_plan *p, int ws, double x) {
 static const char *src_name(const lbs_plan *p, int src, char *buf, size_t n) {
   if (src >= 0 && src < p->nimpl) return snprintf(buf, n, "%s", p->impl[src].impl), buf;
   char ws[128];
-  snprintf(buf, n, "%s template on %s", p->tmpl, lbs_plan_ws_name(p, LBS_PLAN_TMPL_WS(src), ws, sizeof ws));
+  snprintf(buf, n, "%s template on %s", p->tmpl,
+           lbs_plan_ws_name(p, LBS_PLAN_TMPL_WS(src), ws, sizeof ws));
   return buf;
 }
 
 void lbs_plan_print(const lbs_plan *p, FILE *f) {
   char a[256], b[256], s[256];
-  fprintf(f, "plan %s: %d thread%s, %d device%s, work [0, %.6g], template %s, planned in %.3f s\n", p->kernel,
-          p->threads, p->threads == 1 ? "" : "s", p->ndev, p->ndev == 1 ? "" : "s", p->hi,
-          p->tmpl[0] ? p->tmpl : "none", p->plan_s);
+  fprintf(f, "plan %s: %d thread%s, %d device%s, work [0, %.6g], template %s, planned in %.3f s\n",
+          p->kernel, p->threads, p->threads == 1 ? "" : "s", p->ndev, p->ndev == 1 ? "" : "s",
+          p->hi, p->tmpl[0] ? p->tmpl : "none", p->plan_s);
   for (int d = 0; d < p->ndev; d++) fprintf(f, "  device %d: %s\n", d, p->devices[d]);
   if (p->tmpl[0])
-    fprintf(f, "  template's own time: %.3g s + %.3g s per unit of work\n", p->ovh_s, p->ovh_per_work_s);
-  fprintf(f, "\nimplementation table (function performance graphs)\n%-24s %12s %12s %11s %11s  %s\n", "working set",
-          "work from", "work to", "time from", "time to", "runs");
+    fprintf(f, "  template's own time: %.3g s + %.3g s per unit of work\n", p->ovh_s,
+            p->ovh_per_work_s);
+  fprintf(f,
+          "\nimplementation table (function performance graphs)\n%-24s %12s %12s %11s %11s  %s\n",
+          "working set", "work from", "work to", "time from", "time to", "runs");
   for (int ws = 0; ws < p->nws; ws++)
     for (int i = 0; i < p->fpg[ws].n; i++) {
       const lbs_piece *c = &p->fpg[ws].p[i];
-      fprintf(f, "%-24s %12.6g %12.6g %11.4g %11.4g  %s\n", i ? "" : lbs_plan_ws_name(p, ws, a, sizeof a), c->x0,
-              c->x1, c->t0, c->t1, src_name(p, c->src, s, sizeof s));
+      fprintf(f, "%-24s %12.6g %12.6g %11.4g %11.4g  %s\n",
+              i ? "" : lbs_plan_ws_name(p, ws, a, sizeof a), c->x0, c->x1, c->t0, c->t1,
+              src_name(p, c->src, s, sizeof s));
     }
   if (!p->tmpl[0]) return;
-  fprintf(f, "\nparallelization table (parallelization graphs)\n%-24s %12s %12s %11s  %-18s %-23s %s\n", "working set",
-          "work from", "work to", "time to", "side A", "A's work", "side B");
+  fprintf(
+      f, "\nparallelization table (parallelization graphs)\n%-24s %12s %12s %11s  %-18s %-23s %s\n",
+      "working set", "work from", "work to", "time to", "side A", "A's work", "side B");
   for (int ws = 0; ws < p->nws; ws++)
     for (int i = 0; i < p->pg[ws].n; i++) {
       const lbs_piece *c = &p->pg[ws].p[i];
       const lbs_plan_split *sp = &p->split[c->src];
       char aw[64];
       snprintf(aw, sizeof aw, "%.6g..%.6g", c->a0, c->a1);
-      fprintf(f, "%-24s %12.6g %12.6g %11.4g  %-18s %-23s %s\n", i ? "" : lbs_plan_ws_name(p, ws, s, sizeof s), c->x0,
-              c->x1, c->t1, lbs_plan_ws_name(p, sp->ws_a, a, sizeof a), aw, lbs_plan_ws_name(p, sp->ws_b, b, sizeof b));
+      fprintf(f, "%-24s %12.6g %12.6g %11.4g  %-18s %-23s %s\n",
+              i ? "" : lbs_plan_ws_name(p, ws, s, sizeof s), c->x0, c->x1, c->t1,
+              lbs_plan_ws_name(p, sp->ws_a, a, sizeof a), aw,
+              lbs_plan_ws_name(p, sp->ws_b, b, sizeof b));
     }
 }

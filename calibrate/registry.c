@@ -6,8 +6,8 @@
 
 /* NULL-terminated lists: adapters.c, cpu.c, threads.c, opencl.c, cuda.cu (or cuda_none.c). */
 extern const lbs_adapter *const lbs__adapters[];
-extern const lbs_impl_ops *const lbs__impls_cpu[], *const lbs__impls_threads[], *const lbs__impls_opencl[],
-    *const lbs__impls_cuda[];
+extern const lbs_impl_ops *const lbs__impls_cpu[],
+    *const lbs__impls_threads[], *const lbs__impls_opencl[], *const lbs__impls_cuda[];
 /* 1 when the CUDA implementations were built (nvcc was found). */
 extern const int lbs__cuda_built;
 
@@ -24,7 +24,8 @@ const lbs_adapter *lbs_adapter_find(const char *kernel) {
 }
 
 const lbs_impl_ops *lbs_impl_at(int i) {
-  const lbs_impl_ops *const *lists[] = {lbs__impls_cpu, lbs__impls_threads, lbs__impls_opencl, lbs__impls_cuda};
+  const lbs_impl_ops *const *lists[] = {lbs__impls_cpu, lbs__impls_threads, lbs__impls_opencl,
+                                        lbs__impls_cuda};
   for (size_t l = 0; l < sizeof lists / sizeof *lists; l++)
     for (int k = 0; lists[l][k]; k++)
       if (i-- == 0) return lists[l][k];
@@ -49,6 +50,8 @@ lbs_err lbs_impl_find(const char *name, const lbs_impl_ops **out) {
   }
   const char *dot = strrchr(name, '.');
   if (dot && !strcmp(dot, ".cuda") && !lbs__cuda_built)
-    return lbs_fail(LBS_NOTFOUND, "implementation '%s': this lbsim was built without CUDA (nvcc was not found)", name);
+    return lbs_fail(LBS_NOTFOUND,
+                    "implementation '%s': this lbsim was built without CUDA (nvcc was not found)",
+                    name);
   return lbs_fail(LBS_NOTFOUND, "unknown implementation '%s' (known: %s)", name, known);
 }

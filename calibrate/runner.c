@@ -74,17 +74,23 @@ static lbs_err child_sample(void *arg, double w, double *t) {
   double r[LBS_CALIB_MAX_REPEAT];
   /* Stop by ourselves short of the parent's kill, so that what was built is kept (partial). */
   if (c->job->timeout_s > 0 && now_s() - c->t0 > 0.9 * c->job->timeout_s)
-    return lbs_fail(LBS_RANGE, "stopped at 90%% of the time limit (%g s, --timeout) after %.1f s of work-metric sampling",
-                    c->job->timeout_s, now_s() - c->t0);
-  int n = c->job->repeat < 1 ? 1 : c->job->repeat > LBS_CALIB_MAX_REPEAT ? LBS_CALIB_MAX_REPEAT : c->job->repeat;
+    return lbs_fail(
+        LBS_RANGE,
+        "stopped at 90%% of the time limit (%g s, --timeout) after %.1f s of work-metric sampling",
+        c->job->timeout_s, now_s() - c->t0);
+  int n = c->job->repeat < 1                      ? 1
+          : c->job->repeat > LBS_CALIB_MAX_REPEAT ? LBS_CALIB_MAX_REPEAT
+                                                  : c->job->repeat;
   for (int k = 0; k < n; k++) {
-    lbs_err e = lbs_calib_measure(c->job->adapter, c->job->impl, c->ctx, w, c->job->seed + c->k++, &lbs_clock_monotonic, &r[k]);
+    lbs_err e = lbs_calib_measure(c->job->adapter, c->job->impl, c->ctx, w, c->job->seed + c->k++,
+                                  &lbs_clock_monotonic, &r[k]);
     if (e) return e;
   }
   qsort(r, (size_t)n, sizeof *r, cmp_double);
   *t = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
   double s[2] = {w, *t};
-  if (send_rec(c->fd, REC_SAMPLE, s, sizeof s)) return lbs_fail(LBS_IO, "the calibration pipe closed");
+  if (send_rec(c->fd, REC_SAMPLE, s, sizeof s))
+    return lbs_fail(LBS_IO, "the calibration pipe closed");
   return LBS_OK;
 }
 
@@ -98,7 +104,8 @@ static void send_result(int fd, lbs_err e, int complete, const char *note, const
   result_msg r = {0};
   r.err = (int)e;
   r.complete = complete;
-  if (e) snprintf(r.message, sizeof r.message, "%s", *lbs_errmsg() ? lbs_errmsg() : lbs_strerror(e));
+  if (e)
+    snprintf(r.message, sizeof r.message, "%s", *lbs_errmsg() ? lbs_errmsg() : lbs_strerror(e));
   if (note) snprintf(r.note, sizeof r.note, "%s", note);
   r.npoints = g ? g->n : 0;
   size_t n = sizeof r + 2 * sizeof(double) * (size_t)r.npoints;
@@ -118,7 +125,8 @@ static void send_result(int fd, lbs_err e, int complete, const char *note, const
 static double usage_metric(const lbs_calib_job *job, int k) {
   const lbs_adapter *a = job->adapter;
   double lo = job->lo > 1 ? job->lo : 1, hi = job->hi > lo ? job->hi : lo;
-  double w = a->round_metric(exp(log(lo) + (log(hi) - log(lo)) * lbs_rng_unit(job->seed, 77, (uint64_t)k)));
+  double w = a->round_metric(
+      exp(log(lo) + (log(hi) - log(lo)) * lbs_rng_unit(job->seed, 77, (uint64_t)k)));
   if (w < job->lo) w = a->next_metric(w);
   if (w > job->hi) w = a->round_metric(job->hi);
   return w;
@@ -141,15 +149,19 @@ static void child_main(const lbs_calib_job *job, int fd) {
     send_result(fd, e, res.complete, res.note, &res.ipg);
     lbs_ia_result_free(&res);
   } else { /* verification: random invocations over the range */
-    int R = job->repeat < 1 ? 1 : job->repeat > LBS_CALIB_MAX_REPEAT ? LBS_CALIB_MAX_REPEAT : job->repeat;
+    int R = job->repeat < 1                      ? 1
+            : job->repeat > LBS_CALIB_MAX_REPEAT ? LBS_CALIB_MAX_REPEAT
+                                                 : job->repeat;
     for (int k = 0; !e && k < job->nverify; k++) {
       /* The invocation's time as a sample's: the median of R calls, each on a fresh copy of
        * the same parameters (a kernel may overwrite its inputs). */
       double r[LBS_CALIB_MAX_REPEAT], w = 0, t = 0;
       for (int q = 0; !e && q < R; q++) {
         void *params = NULL;
-        if (job->varied) e = job->adapter->random_params(job->lo, job->hi, job->seed + (uint64_t)k, &params);
-        else e = job->adapter->create_params(usage_metric(job, k), job->seed + (uint64_t)k, &params);
+        if (job->varied)
+          e = job->adapter->random_params(job->lo, job->hi, job->seed + (uint64_t)k, &params);
+        else
+          e = job->adapter->create_params(usage_metric(job, k), job->seed + (uint64_t)k, &params);
         if (e) break;
         w = job->adapter->calc_metric(params);
         double t0 = now_s();
@@ -161,7 +173,8 @@ static void child_main(const lbs_calib_job *job, int fd) {
       qsort(r, (size_t)R, sizeof *r, cmp_double);
       t = R % 2 ? r[R / 2] : 0.5 * (r[R / 2 - 1] + r[R / 2]);
       double s[2] = {w, t};
-      if (!e && send_rec(fd, REC_VERIFY, s, sizeof s)) e = lbs_fail(LBS_IO, "the calibration pipe closed");
+      if (!e && send_rec(fd, REC_VERIFY, s, sizeof s))
+        e = lbs_fail(LBS_IO, "the calibration pipe closed");
       child_progress(&c, k + 1, k + 1);
     }
     send_result(fd, e, !e, NULL, NULL);
@@ -232,8 +245,10 @@ typedef struct reading {
 } reading;
 
 /* Reads the child's records until its pipe closes or the deadline passes: device, samples,
- * progress (told to job->progress), the result. An error only when the parent runs out of memory. */
-static lbs_err read_records(const lbs_calib_job *job, int fd, double deadline, reading *rd, lbs_calib_job_out *out) {
+ * progress (told to job->progress), the result. An error only when the parent runs out of memory.
+ */
+static lbs_err read_records(const lbs_calib_job *job, int fd, double deadline, reading *rd,
+                            lbs_calib_job_out *out) {
   lbs_err e = LBS_OK;
   while (!e) {
     rec_hdr h;
@@ -251,29 +266,35 @@ static lbs_err read_records(const lbs_calib_job *job, int fd, double deadline, r
     }
     double d[2] = {0, 0};
     if (h.len == sizeof d) memcpy(d, buf, sizeof d);
-    if (h.type == REC_DEVICE) snprintf(out->device, sizeof out->device, "%.*s", (int)h.len, buf);
+    if (h.type == REC_DEVICE)
+      snprintf(out->device, sizeof out->device, "%.*s", (int)h.len, buf);
     else if (h.type == REC_SAMPLE || h.type == REC_VERIFY)
       e = add_sample(&out->samples, &out->nsamples, &rd->cap, d[0], d[1]);
-    else if (h.type == REC_PROGRESS && job->progress) job->progress(job->pctx, d[0], (int)d[1]);
-    else if (h.type == REC_RESULT && h.len >= sizeof(result_msg)) take_result(buf, h.len, out), rd->got_result = 1;
+    else if (h.type == REC_PROGRESS && job->progress)
+      job->progress(job->pctx, d[0], (int)d[1]);
+    else if (h.type == REC_RESULT && h.len >= sizeof(result_msg))
+      take_result(buf, h.len, out), rd->got_result = 1;
     free(buf);
   }
   return e;
 }
 
 /* Why the job has no result when the child gave none: it timed out, crashed or ended early. */
-static void no_result(const lbs_calib_job *job, const reading *rd, int status, lbs_calib_job_out *out) {
+static void no_result(const lbs_calib_job *job, const reading *rd, int status,
+                      lbs_calib_job_out *out) {
   if (rd->timed_out) {
     out->err = LBS_RANGE;
-    snprintf(out->message, sizeof out->message, "timed out after %.0f s (--timeout) with %d samples", job->timeout_s,
-             out->nsamples);
+    snprintf(out->message, sizeof out->message,
+             "timed out after %.0f s (--timeout) with %d samples", job->timeout_s, out->nsamples);
   } else if (!rd->got_result) {
     out->err = LBS_IO;
     if (WIFSIGNALED(status))
-      snprintf(out->message, sizeof out->message, "the implementation crashed (signal %d: %s) after %d samples",
-               WTERMSIG(status), strsignal(WTERMSIG(status)), out->nsamples);
+      snprintf(out->message, sizeof out->message,
+               "the implementation crashed (signal %d: %s) after %d samples", WTERMSIG(status),
+               strsignal(WTERMSIG(status)), out->nsamples);
     else
-      snprintf(out->message, sizeof out->message, "the implementation's process ended (status %d) after %d samples",
+      snprintf(out->message, sizeof out->message,
+               "the implementation's process ended (status %d) after %d samples",
                WEXITSTATUS(status), out->nsamples);
   }
 }
@@ -302,8 +323,7 @@ lbs_err lbs_calib_job_run(const lbs_calib_job *job, lbs_calib_job_out *out) {
   if (rd.timed_out || e) kill(pid, SIGKILL);
   close(p[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   out->seconds = now_s() - t0;
   if (e) return e;
   no_result(job, &rd, status, out);

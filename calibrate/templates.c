@@ -59,7 +59,8 @@ static double mm_split(const void *params, double w_a, void *a, void *b) {
   double row = (double)p->n * p->p; /* a row of A is n * p multiply-adds */
   int64_t ma = take(w_a, row > 0 ? row : 1, p->m);
   *(lbs_k_matmul *)a = (lbs_k_matmul){(int)ma, p->n, p->p, p->A, p->B, p->C};
-  *(lbs_k_matmul *)b = (lbs_k_matmul){p->m - (int)ma, p->n, p->p, p->A + ma * p->n, p->B, p->C + ma * p->p};
+  *(lbs_k_matmul *)b =
+      (lbs_k_matmul){p->m - (int)ma, p->n, p->p, p->A + ma * p->n, p->B, p->C + ma * p->p};
   return (double)ma * row;
 }
 
@@ -90,7 +91,8 @@ static double bh_split(const void *params, double w_a, void *a, void *b) {
   lbs_k_bhforce *x = a, *y = b;
   *x = *p, *y = *p;
   x->ntarget = na, x->interactions = 0;
-  y->ntarget = p->ntarget - na, y->target = p->target + na, y->acc = p->acc + 3 * na, y->interactions = 0;
+  y->ntarget = p->ntarget - na, y->target = p->target + na, y->acc = p->acc + 3 * na,
+  y->interactions = 0;
   return (double)na;
 }
 

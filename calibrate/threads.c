@@ -31,7 +31,8 @@
 
 #define MAX_THREADS 4096
 
-int (*lbs__thread_create)(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) = pthread_create;
+int (*lbs__thread_create)(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                          void *arg) = pthread_create;
 
 /* floor(n r / T) without overflow (n up to 2^62, r <= T <= MAX_THREADS). */
 static int64_t chunk_at(int64_t n, int r, int T) { return n / T * r + n % T * r / T; }
@@ -106,8 +107,8 @@ static lbs_err team_run(const char *impl, int T, int gated, work_fn fn, void *ar
   pthread_mutex_destroy(&tm.mu);
   free(th), free(mem);
   if (rc)
-    return lbs_fail(rc == EAGAIN || rc == ENOMEM ? LBS_NOMEM : LBS_IO, "%s: starting thread %d of %d: %s", impl,
-                    started + 1, T, strerror(rc));
+    return lbs_fail(rc == EAGAIN || rc == ENOMEM ? LBS_NOMEM : LBS_IO,
+                    "%s: starting thread %d of %d: %s", impl, started + 1, T, strerror(rc));
   return LBS_OK;
 }
 
@@ -121,7 +122,8 @@ static lbs_err threads_open(void **ctx, const lbs_impl_args *args, char *device,
   *ctx = NULL;
   long T = args ? args->threads : 0;
   if (T < 0 || T > MAX_THREADS)
-    return lbs_fail(LBS_RANGE, "threads: %ld threads (give 1..%d, or 0 for the online CPUs)", T, MAX_THREADS);
+    return lbs_fail(LBS_RANGE, "threads: %ld threads (give 1..%d, or 0 for the online CPUs)", T,
+                    MAX_THREADS);
   if (T == 0) {
     T = sysconf(_SC_NPROCESSORS_ONLN);
     if (T < 1) T = 1;
@@ -204,7 +206,8 @@ typedef struct {
 
 static void dot_work(void *v, int t, int T) {
   dot_job *j = v;
-  j->part[t] = lbs__dot_range(j->p->x, j->p->y, chunk_at(j->p->n, t, T), chunk_at(j->p->n, t + 1, T));
+  j->part[t] =
+      lbs__dot_range(j->p->x, j->p->y, chunk_at(j->p->n, t, T), chunk_at(j->p->n, t + 1, T));
 }
 
 static lbs_err dot_exec(void *ctx, void *params) {
@@ -253,8 +256,8 @@ typedef struct {
 
 static void wave_work(void *v, int t, int T) {
   wave_job *j = v;
-  lbs__wave_cells(j->p, chunk_at(j->p->ncells, t, T), chunk_at(j->p->ncells, t + 1, T), &j->part[2 * t],
-                  &j->part[2 * t + 1]);
+  lbs__wave_cells(j->p, chunk_at(j->p->ncells, t, T), chunk_at(j->p->ncells, t + 1, T),
+                  &j->part[2 * t], &j->part[2 * t + 1]);
 }
 
 static lbs_err wave_exec(void *ctx, void *params) {
@@ -283,8 +286,8 @@ typedef struct {
 
 static void walk_work(void *v, int t, int T) {
   walk_job *j = v;
-  lbs__walk_range(j->p, chunk_at(j->p->nwalks, t, T), chunk_at(j->p->nwalks, t + 1, T), &j->part[2 * t],
-                  &j->part[2 * t + 1]);
+  lbs__walk_range(j->p, chunk_at(j->p->nwalks, t, T), chunk_at(j->p->nwalks, t + 1, T),
+                  &j->part[2 * t], &j->part[2 * t + 1]);
 }
 
 static lbs_err walk_exec(void *ctx, void *params) {
@@ -307,13 +310,14 @@ typedef struct {
   lbs_k_bhforce *p;
   int32_t *stack; /* T stacks of nn + 1 entries */
   int64_t nstack;
-  int64_t *part;  /* T interaction counts */
+  int64_t *part; /* T interaction counts */
 } bh_job;
 
 static void bh_work(void *v, int t, int T) {
   bh_job *j = v;
-  j->part[t] = lbs__bhforce_range(j->p, chunk_at(j->p->ntarget, t, T), chunk_at(j->p->ntarget, t + 1, T),
-                                  j->stack + (size_t)t * (size_t)j->nstack);
+  j->part[t] =
+      lbs__bhforce_range(j->p, chunk_at(j->p->ntarget, t, T), chunk_at(j->p->ntarget, t + 1, T),
+                         j->stack + (size_t)t * (size_t)j->nstack);
 }
 
 static lbs_err bhforce_exec(void *ctx, void *params) {
@@ -335,11 +339,11 @@ static lbs_err bhforce_exec(void *ctx, void *params) {
   return e;
 }
 
-#define THREADS_IMPL(k)                                                                       \
-  static const lbs_impl_ops k##_threads = {.kernel = #k,                                      \
-                                           .target = "threads",                               \
-                                           .open = threads_open,                              \
-                                           .execute = k##_exec,                               \
+#define THREADS_IMPL(k)                                                                            \
+  static const lbs_impl_ops k##_threads = {.kernel = #k,                                           \
+                                           .target = "threads",                                    \
+                                           .open = threads_open,                                   \
+                                           .execute = k##_exec,                                    \
                                            .close = threads_close};
 THREADS_IMPL(sort)
 THREADS_IMPL(dot)
@@ -350,5 +354,6 @@ THREADS_IMPL(walk)
 THREADS_IMPL(bhforce)
 #undef THREADS_IMPL
 
-const lbs_impl_ops *const lbs__impls_threads[] = {&sort_threads, &dot_threads,  &conv1d_threads, &matmul_threads,
-                                                  &wave_threads, &walk_threads, &bhforce_threads, NULL};
+const lbs_impl_ops *const lbs__impls_threads[] = {&sort_threads,    &dot_threads,  &conv1d_threads,
+                                                  &matmul_threads,  &wave_threads, &walk_threads,
+                                                  &bhforce_threads, NULL};

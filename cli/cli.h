@@ -73,7 +73,8 @@ typedef struct cli_outdir {
   char tmp[4200]; /* the directory being written; "" when none */
   int force;
   cli_dir_kind kind;
-  const char *cmd; /* "export vtk": messages read "lbsim: export vtk: DIR: why"; NULL: "lbsim: DIR: why" */
+  const char
+      *cmd; /* "export vtk": messages read "lbsim: export vtk: DIR: why"; NULL: "lbsim: DIR: why" */
 } cli_outdir;
 /* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
  * or, with force, a directory holding only regular files lbsim writes there (CLI_DIR_DATA's
@@ -82,7 +83,8 @@ int cli_outdir_check(cli_outdir *d, const char *dir, int force);
 /* The same for a directory of another kind. */
 int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind);
 /* The same, cmd (borrowed, may be NULL) naming the command in every message about d. */
-int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force, cli_dir_kind kind);
+int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,
+                        cli_dir_kind kind);
 /* Makes the fresh directory d->tmp to write into; prints why not and returns 1. */
 int cli_outdir_begin(cli_outdir *d);
 /* Checks DIR again and renames d->tmp into place (lbsim's old output there is moved aside,
@@ -94,8 +96,8 @@ void cli_outdir_abort(cli_outdir *d);
 /* One way to set options. Every replay flag is a config override: --policy X is -o sim.policy=X,
  * --steps A:B is -o sim.steps=A:B, and so on, appended in command-line order to the one list -o
  * (--set) fills. The precedence is one rule: the defaults, then the grid file's [sim], then the
- * command line's flags and overrides from left to right (the later wins); lbs_replay_opts_from_config
- * alone turns the result into options. */
+ * command line's flags and overrides from left to right (the later wins);
+ * lbs_replay_opts_from_config alone turns the result into options. */
 typedef struct cli_overrides {
   char **v; /* "section.key=value", owned */
   int n, cap;
@@ -110,14 +112,32 @@ lbs_err cli_overrides_apply(const cli_overrides *l, lbs_config *cfg);
 void cli_overrides_free(cli_overrides *l);
 /* The replay flags (the getopt_long entries to put in a command's table, codes from CLI_RO_FIRST
  * on), each the [sim] key it sets. */
-enum { CLI_RO_FIRST = 2000, CLI_RO_PART = CLI_RO_FIRST, CLI_RO_POLICY, CLI_RO_MODE, CLI_RO_METRIC, CLI_RO_PMETRIC,
-       CLI_RO_COST, CLI_RO_SCALE, CLI_RO_FIXED, CLI_RO_PERELEM, CLI_RO_STEPS, CLI_RO_LAST = CLI_RO_STEPS };
-#define CLI_REPLAY_OPTIONS                                                                                      \
-  {"partitioner", required_argument, 0, CLI_RO_PART}, {"policy", required_argument, 0, CLI_RO_POLICY},         \
-      {"mode", required_argument, 0, CLI_RO_MODE}, {"metric", required_argument, 0, CLI_RO_METRIC},            \
-      {"partition-metric", required_argument, 0, CLI_RO_PMETRIC}, {"cost", required_argument, 0, CLI_RO_COST}, \
-      {"cost-scale", required_argument, 0, CLI_RO_SCALE}, {"part-fixed-us", required_argument, 0, CLI_RO_FIXED}, \
-      {"part-per-elem-ns", required_argument, 0, CLI_RO_PERELEM}, {"steps", required_argument, 0, CLI_RO_STEPS}
+enum {
+  CLI_RO_FIRST = 2000,
+  CLI_RO_PART = CLI_RO_FIRST,
+  CLI_RO_POLICY,
+  CLI_RO_MODE,
+  CLI_RO_METRIC,
+  CLI_RO_PMETRIC,
+  CLI_RO_COST,
+  CLI_RO_SCALE,
+  CLI_RO_FIXED,
+  CLI_RO_PERELEM,
+  CLI_RO_STEPS,
+  CLI_RO_LAST = CLI_RO_STEPS
+};
+#define CLI_REPLAY_OPTIONS                                                                         \
+  {"partitioner", required_argument, 0, CLI_RO_PART},                                              \
+      {"policy", required_argument, 0, CLI_RO_POLICY},                                             \
+      {"mode", required_argument, 0, CLI_RO_MODE},                                                 \
+      {"metric", required_argument, 0, CLI_RO_METRIC},                                             \
+      {"partition-metric", required_argument, 0, CLI_RO_PMETRIC},                                  \
+      {"cost", required_argument, 0, CLI_RO_COST},                                                 \
+      {"cost-scale", required_argument, 0, CLI_RO_SCALE},                                          \
+      {"part-fixed-us", required_argument, 0, CLI_RO_FIXED},                                       \
+      {"part-per-elem-ns", required_argument, 0, CLI_RO_PERELEM}, {                                \
+    "steps", required_argument, 0, CLI_RO_STEPS                                                    \
+  }
 /* Replay flag c (CLI_RO_*) with its argument: the value checked as [sim] reads it
  * (lbs_replay_opts_set), then "sim.KEY=VALUE" appended to l. 0; 2 after a usage message for cmd
  * that names the flag ("lbsim: replay: --mode: 'x' must be bsp or des"); 1 out of memory. */
@@ -125,7 +145,8 @@ int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg);
 
 /* lbs_replay of the session over MPI_COMM_WORLD (collective), with progress bars on rank 0: the
  * replay's steps under label, and the optimal policy's search, when it runs, under search_label. */
-lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label, lbs_replay_result **out);
+lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label,
+                           lbs_replay_result **out);
 /* cli_session_replay telling rec (may be NULL) what happens (lbs_replay_record). */
 lbs_err cli_session_record(lbs_session *s, const char *label, const char *search_label,
                            const lbs_replay_recorder *rec, lbs_replay_result **out);

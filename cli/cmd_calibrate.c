@@ -86,7 +86,8 @@ typedef struct {
   const char *db, *kernel, *impls, *only, *csv_dir, *range, *node, *works;
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
-  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied, no_tcost, allow_partial;
+  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied, no_tcost,
+      allow_partial;
   int64_t seed;
 } opts;
 
@@ -107,7 +108,8 @@ static void on_progress(void *arg, double frontier, int n) {
     return;
   }
   double lo = p->lo > 1 ? p->lo : 1, f = frontier > lo ? frontier : lo;
-  cli_progress_update(&p->bar, (int64_t)(1000 * log(f / lo) / log(p->hi / lo > 1 ? p->hi / lo : 2)));
+  cli_progress_update(&p->bar,
+                      (int64_t)(1000 * log(f / lo) / log(p->hi / lo > 1 ? p->hi / lo : 2)));
 }
 
 /* ---------------------------------------------------------------- run */
@@ -131,9 +133,13 @@ static int pick_impls(const opts *o, const lbs_impl_ops **out, int max) {
     return n;
   }
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-    if (strchr(tok, '.')) snprintf(name, sizeof name, "%s", tok);
-    else if (!o->kernel) return -cli_usage("calibrate", "--impl %s: a target needs --kernel (or name kernel.target)", tok);
-    else snprintf(name, sizeof name, "%s.%s", o->kernel, tok);
+    if (strchr(tok, '.'))
+      snprintf(name, sizeof name, "%s", tok);
+    else if (!o->kernel)
+      return -cli_usage("calibrate", "--impl %s: a target needs --kernel (or name kernel.target)",
+                        tok);
+    else
+      snprintf(name, sizeof name, "%s.%s", o->kernel, tok);
     const lbs_impl_ops *ops;
     lbs_err e = lbs_impl_find(name, &ops);
     if (e) return -cli_error("--impl", e);
@@ -350,20 +356,22 @@ static int do_show(const opts *o) {
   lbs_calib_db *db = NULL;
   lbs_err e = lbs_calib_open(o->db, 0, &db);
   if (e) return cli_error(o->db, e);
-  if (o->json) e = lbs_calib_export_json(db, stdout);
-  else if (o->csv_dir) e = lbs_calib_export_csv(db, o->csv_dir);
+  if (o->json)
+    e = lbs_calib_export_json(db, stdout);
+  else if (o->csv_dir)
+    e = lbs_calib_export_csv(db, o->csv_dir);
   else {
     lbs_ipg_rec *recs = NULL;
     int n = 0;
     if (!(e = lbs_calib_list(db, &recs, &n))) {
-      printf("%4s %-18s %-9s %14s %7s %6s %8s  %s\n", "id", "implementation", "status", "range", "samples", "points",
-             "seconds", "device");
+      printf("%4s %-18s %-9s %14s %7s %6s %8s  %s\n", "id", "implementation", "status", "range",
+             "samples", "points", "seconds", "device");
       for (int k = 0; k < n; k++) {
         lbs_ipg_rec *r = &recs[k];
         char range[64];
         snprintf(range, sizeof range, "%g:%g", r->lo, r->hi);
-        printf("%4lld %-18s %-9s %14s %7d %6d %8.1f  %s\n", (long long)r->id, r->impl, r->status, range, r->nsamples,
-               r->ipg.n, r->seconds, r->device);
+        printf("%4lld %-18s %-9s %14s %7d %6d %8.1f  %s\n", (long long)r->id, r->impl, r->status,
+               range, r->nsamples, r->ipg.n, r->seconds, r->device);
         if (r->message[0]) printf("     %s\n", r->message);
         for (int i = 0; i < r->ipg.n && r->ipg.n <= 64; i++)
           printf("       %14.17g  %.6g s\n", r->ipg.w[i], r->ipg.t[i]);
@@ -427,14 +435,16 @@ static int do_list(const opts *o) {
     char names[512] = "";
     for (int k = 0; lbs_impl_at(k); k++)
       if (!strcmp(lbs_impl_at(k)->kernel, a->kernel))
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", lbs_impl_at(k)->target);
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                 lbs_impl_at(k)->target);
     if (o->json)
       json_array_append_new(ks, json_pack("{s:o,s:o,s:[o,o],s:o}", "kernel",
                                           lbs_json_str(a->kernel), "metric",
                                           lbs_json_str(a->metric), "range", lbs_json_real(a->lo),
                                           lbs_json_real(a->hi), "targets", lbs_json_str(names)));
     else
-      printf("%-8s %-30s range %g:%g  targets: %s\n         %s\n", a->kernel, a->metric, a->lo, a->hi, names, a->help);
+      printf("%-8s %-30s range %g:%g  targets: %s\n         %s\n", a->kernel, a->metric, a->lo,
+             a->hi, names, a->help);
   }
   if (o->json)
     return cli_json_print("calibrate list", json_pack("{s:o}", "kernels", ks), LBS_JSON_SPACED,

@@ -18,24 +18,31 @@ static int parse_node(const char *s, lbs_plan_node *n) {
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
     int64_t v;
-    if (!eq) return cli_usage("calibrate", "--node %s: expected KEY=N items (threads, opencl, cuda), got '%s'", s, tok);
+    if (!eq)
+      return cli_usage("calibrate",
+                       "--node %s: expected KEY=N items (threads, opencl, cuda), got '%s'", s, tok);
     *eq = '\0';
     char opt[64];
     snprintf(opt, sizeof opt, "--node %s", tok);
     int rc = cli_parse_i64(opt, eq + 1, 0, LBS_PLAN_MAX_THREADS, &v);
     if (rc) return rc;
     if (!strcmp(tok, "threads")) {
-      if (v < 1) return cli_usage("calibrate", "--node threads=%s: a node has at least one thread", eq + 1);
+      if (v < 1)
+        return cli_usage("calibrate", "--node threads=%s: a node has at least one thread", eq + 1);
       n->threads = (int)v;
-    } else if (!strcmp(tok, "opencl")) n->opencl = (int)v;
-    else if (!strcmp(tok, "cuda")) n->cuda = (int)v;
-    else return cli_usage("calibrate", "--node: unknown resource '%s' (threads, opencl, cuda)", tok);
+    } else if (!strcmp(tok, "opencl"))
+      n->opencl = (int)v;
+    else if (!strcmp(tok, "cuda"))
+      n->cuda = (int)v;
+    else
+      return cli_usage("calibrate", "--node: unknown resource '%s' (threads, opencl, cuda)", tok);
   }
   return 0;
 }
 
 int cli_calibrate_plan(const cli_plan_opts *o, const char *command) {
-  if (!o->db) return cli_usage("calibrate", "plan needs -o calib.db (the database with the node's IPGs)");
+  if (!o->db)
+    return cli_usage("calibrate", "plan needs -o calib.db (the database with the node's IPGs)");
   if (!o->kernel) return cli_usage("calibrate", "plan needs --kernel K");
   lbs_plan_node node;
   int rc = parse_node(o->node, &node);
@@ -60,12 +67,14 @@ int cli_calibrate_plan(const cli_plan_opts *o, const char *command) {
   lbs_calib_close(&db);
   if (e) return cli_error("calibrate plan", e);
   for (int d = 0; d < p.ndev; d++) /* RACECAR takes a device as resources of its own */
-    if (p.threads > 1 && (strstr(p.devices[d], "Portable Computing Language") || strstr(p.devices[d], "pthread")))
-      fprintf(stderr,
-              "lbsim: warning: calibrate plan: device %d (%s) runs on this machine's CPU cores: it shares them with "
-              "the plan's threads, which RACECAR assumes it does not (seed 004, 5.3.5); its splits with threads will "
-              "run slower than planned (--node opencl=0 leaves it out)\n",
-              d, p.devices[d]);
+    if (p.threads > 1 &&
+        (strstr(p.devices[d], "Portable Computing Language") || strstr(p.devices[d], "pthread")))
+      fprintf(
+          stderr,
+          "lbsim: warning: calibrate plan: device %d (%s) runs on this machine's CPU cores: it shares them with "
+          "the plan's threads, which RACECAR assumes it does not (seed 004, 5.3.5); its splits with threads will "
+          "run slower than planned (--node opencl=0 leaves it out)\n",
+          d, p.devices[d]);
   rc = 0;
   if (o->json) {
     json_t *devs = json_array();

@@ -13,40 +13,41 @@
 #include "lbs_mpi.h"
 
 static void usage(void) {
-  printf("usage: [mpirun -n R] lbsim export simgrid t.lbt --grid g.ini [replay options] -o DIR [-f]\n\n"
-         "Replays the trace as 'lbsim replay' does (same options, same answer) and writes the run\n"
-         "for SimGrid's SMPI to replay: one time-independent trace per simulated processor and\n"
-         "the platform. The results store does not keep who sends what to whom, hence the replay.\n\n"
-         "  DIR/platform.xml   host pN per processor (its speed x 1 Gflop/s); a link per cluster\n"
-         "                     network and per pair of clusters with the grid's latency and\n"
-         "                     bandwidth, SHARED where the grid says shared, else FATPIPE; a\n"
-         "                     SPLITDUPLEX link per NIC (nic_gbps); a route per pair of processors\n"
-         "  DIR/rank_N.txt     processor N's actions: compute <flops> (its simulated ns x its\n"
-         "                     speed), send/recv <peer> 0 <bytes> for halos and migrations,\n"
-         "                     barrier and sleep <s> (bsp's barrier_us, partitioning time)\n"
-         "  DIR/replay.txt, DIR/hostfile   for smpirun -replay: trace N runs on host pN\n"
-         "  DIR/run.sh         runs smpirun with the settings under which SMPI models what lbsim\n"
-         "                     does (CM02 flows, no cross-traffic, no TCP window, eager sends)\n"
-         "  DIR/lbsim.json     lbsim's answer (as replay --json); DIR/README: what agrees, and why\n\n"
-         "options (as lbsim replay):\n"
-         "  --grid FILE, --partitioner NAME, --policy NAME, --mode bsp|des, --metric NAME,\n"
-         "  --steps A:B, --cost model|measured|zero, --cost-scale X, --part-fixed-us US,\n"
-         "  --part-per-elem-ns NS, --partition-metric NAME\n"
-         "  --set SECTION.KEY=VAL  override a grid key (replay's -o; here -o is the output)\n"
-         "                         Each replay flag is the [sim] override it names (--policy X\n"
-         "                         is --set sim.policy=X): the defaults, then the grid file's\n"
-         "                         [sim], then the flags and --set from left to right (the later\n"
-         "                         wins)\n"
-         "  -o, --output DIR       the output directory: new, empty, or with -f one lbsim wrote\n"
-         "  -f, --force            replace an earlier export in DIR\n"
-         "  --envelope BYTES       subtracted from every message's size: SMPI adds a 16-byte MPI\n"
-         "                         envelope (default 16; 0 writes lbsim's sizes as they are)\n"
-         "  --json                 lbsim's answer as one JSON object on stdout\n\n"
-         "examples:\n"
-         "  lbsim trace gen --kind bump --mesh 16x8x8 --steps 20 -o bump.lbt\n"
-         "  lbsim export simgrid bump.lbt --grid examples/grids/two_sites.ini --mode des \\\n"
-         "      --policy fixed:10 -o smpi\n"
-         "  smpi/run.sh            # SMPI prints 'Simulation time T'; lbsim's: smpi/lbsim.json\n");
+  printf(
+      "usage: [mpirun -n R] lbsim export simgrid t.lbt --grid g.ini [replay options] -o DIR [-f]\n\n"
+      "Replays the trace as 'lbsim replay' does (same options, same answer) and writes the run\n"
+      "for SimGrid's SMPI to replay: one time-independent trace per simulated processor and\n"
+      "the platform. The results store does not keep who sends what to whom, hence the replay.\n\n"
+      "  DIR/platform.xml   host pN per processor (its speed x 1 Gflop/s); a link per cluster\n"
+      "                     network and per pair of clusters with the grid's latency and\n"
+      "                     bandwidth, SHARED where the grid says shared, else FATPIPE; a\n"
+      "                     SPLITDUPLEX link per NIC (nic_gbps); a route per pair of processors\n"
+      "  DIR/rank_N.txt     processor N's actions: compute <flops> (its simulated ns x its\n"
+      "                     speed), send/recv <peer> 0 <bytes> for halos and migrations,\n"
+      "                     barrier and sleep <s> (bsp's barrier_us, partitioning time)\n"
+      "  DIR/replay.txt, DIR/hostfile   for smpirun -replay: trace N runs on host pN\n"
+      "  DIR/run.sh         runs smpirun with the settings under which SMPI models what lbsim\n"
+      "                     does (CM02 flows, no cross-traffic, no TCP window, eager sends)\n"
+      "  DIR/lbsim.json     lbsim's answer (as replay --json); DIR/README: what agrees, and why\n\n"
+      "options (as lbsim replay):\n"
+      "  --grid FILE, --partitioner NAME, --policy NAME, --mode bsp|des, --metric NAME,\n"
+      "  --steps A:B, --cost model|measured|zero, --cost-scale X, --part-fixed-us US,\n"
+      "  --part-per-elem-ns NS, --partition-metric NAME\n"
+      "  --set SECTION.KEY=VAL  override a grid key (replay's -o; here -o is the output)\n"
+      "                         Each replay flag is the [sim] override it names (--policy X\n"
+      "                         is --set sim.policy=X): the defaults, then the grid file's\n"
+      "                         [sim], then the flags and --set from left to right (the later\n"
+      "                         wins)\n"
+      "  -o, --output DIR       the output directory: new, empty, or with -f one lbsim wrote\n"
+      "  -f, --force            replace an earlier export in DIR\n"
+      "  --envelope BYTES       subtracted from every message's size: SMPI adds a 16-byte MPI\n"
+      "                         envelope (default 16; 0 writes lbsim's sizes as they are)\n"
+      "  --json                 lbsim's answer as one JSON object on stdout\n\n"
+      "examples:\n"
+      "  lbsim trace gen --kind bump --mesh 16x8x8 --steps 20 -o bump.lbt\n"
+      "  lbsim export simgrid bump.lbt --grid examples/grids/two_sites.ini --mode des \\\n"
+      "      --policy fixed:10 -o smpi\n"
+      "  smpi/run.sh            # SMPI prints 'Simulation time T'; lbsim's: smpi/lbsim.json\n");
 }
 
 /* ---------------------------------------------------------------- export simgrid */
@@ -123,11 +124,12 @@ int cmd_export(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "simgrid")) return export_simgrid(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "vtk")) return cmd_export_vtk(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: lbsim export simgrid|vtk t.lbt --grid g.ini [replay options] -o DIR\n\n"
-           "Writes a replay in another tool's formats. Formats:\n"
-           "  simgrid   SimGrid SMPI time-independent traces and platform ('lbsim export simgrid --help')\n"
-           "  vtk       VTK XML files per step (cost, owner, moved) and a .pvd time series for ParaView\n"
-           "            ('lbsim export vtk --help')\n");
+    printf(
+        "usage: lbsim export simgrid|vtk t.lbt --grid g.ini [replay options] -o DIR\n\n"
+        "Writes a replay in another tool's formats. Formats:\n"
+        "  simgrid   SimGrid SMPI time-independent traces and platform ('lbsim export simgrid --help')\n"
+        "  vtk       VTK XML files per step (cost, owner, moved) and a .pvd time series for ParaView\n"
+        "            ('lbsim export vtk --help')\n");
     return 0;
   }
   if (argc < 2) return cli_usage("export", "expected a format: simgrid or vtk");

@@ -8,66 +8,72 @@
 #include "lbs_pipeline.h"
 
 static void usage(void) {
-  printf("usage: lbsim pipeline map.ini [--mappings A,B] [--json | --csv] [--output FILE [-f]]\n"
-         "                               [-o SECTION.KEY=VALUE]...\n"
-         "       lbsim pipeline --help-config\n\n"
-         "Applies the operational laws of seed 000 (the Auto-Pipe Laplace solver's queueing model) to\n"
-         "every mapping of a pipeline file: blocks with measured demands per job, processors, buffers\n"
-         "and mappings of block copies to processors. For each mapping: each processor's demand D_k\n"
-         "(the sum of its copies' shares x block demands / speed), the bottleneck (largest D_k),\n"
-         "the throughput X = min(1/Dmax, N/(D+Z)), utilisations U_k = X.D_k, the response time\n"
-         "R = N/X - Z (the seed's execution time, N.Dmax) and the balanced bound (the throughput if\n"
-         "the same work were spread evenly). Buffers enter no law: the bounds assume none fills.\n\n"
-         "options:\n"
-         "  --mappings LIST   only these mappings (comma-separated), in this order\n"
-         "  --json            one JSON object instead of the tables\n"
-         "  --csv             one CSV row per mapping and processor it uses\n"
-         "  --output FILE     write there instead of standard output; -f, --force replaces a\n"
-         "                    regular file\n"
-         "  -o, --set S.K=V   override a key, e.g. -o pipeline.jobs=20000 or -o 'mapping 2A.AVG=cpu0'\n"
-         "  --help-config     every section and key of a pipeline file\n\n"
-         "examples:\n"
-         "  lbsim pipeline examples/pipeline/laplace.ini\n"
-         "  lbsim pipeline examples/pipeline/laplace.ini --mappings 2A,2B --json\n"
-         "  lbsim pipeline examples/pipeline/laplace.ini --csv --output laplace.csv\n");
+  printf(
+      "usage: lbsim pipeline map.ini [--mappings A,B] [--json | --csv] [--output FILE [-f]]\n"
+      "                               [-o SECTION.KEY=VALUE]...\n"
+      "       lbsim pipeline --help-config\n\n"
+      "Applies the operational laws of seed 000 (the Auto-Pipe Laplace solver's queueing model) to\n"
+      "every mapping of a pipeline file: blocks with measured demands per job, processors, buffers\n"
+      "and mappings of block copies to processors. For each mapping: each processor's demand D_k\n"
+      "(the sum of its copies' shares x block demands / speed), the bottleneck (largest D_k),\n"
+      "the throughput X = min(1/Dmax, N/(D+Z)), utilisations U_k = X.D_k, the response time\n"
+      "R = N/X - Z (the seed's execution time, N.Dmax) and the balanced bound (the throughput if\n"
+      "the same work were spread evenly). Buffers enter no law: the bounds assume none fills.\n\n"
+      "options:\n"
+      "  --mappings LIST   only these mappings (comma-separated), in this order\n"
+      "  --json            one JSON object instead of the tables\n"
+      "  --csv             one CSV row per mapping and processor it uses\n"
+      "  --output FILE     write there instead of standard output; -f, --force replaces a\n"
+      "                    regular file\n"
+      "  -o, --set S.K=V   override a key, e.g. -o pipeline.jobs=20000 or -o 'mapping 2A.AVG=cpu0'\n"
+      "  --help-config     every section and key of a pipeline file\n\n"
+      "examples:\n"
+      "  lbsim pipeline examples/pipeline/laplace.ini\n"
+      "  lbsim pipeline examples/pipeline/laplace.ini --mappings 2A,2B --json\n"
+      "  lbsim pipeline examples/pipeline/laplace.ini --csv --output laplace.csv\n");
 }
-
 
 static void write_human(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) {
   double N = (double)lbs_pipeline_jobs(p);
-  fprintf(f, "pipeline %s: %lld jobs, think time %g s\n", lbs_pipeline_name(p), lbs_pipeline_jobs(p),
-          lbs_pipeline_think_s(p));
+  fprintf(f, "pipeline %s: %lld jobs, think time %g s\n", lbs_pipeline_name(p),
+          lbs_pipeline_jobs(p), lbs_pipeline_think_s(p));
   fprintf(f, "  %-12s %14s\n", "block", "demand s/job");
   for (int b = 0; b < lbs_pipeline_nblocks(p); b++)
-    fprintf(f, "  %-12s %14.6g\n", lbs_pipeline_block_name(p, b), lbs_pipeline_block_demand_s(p, b));
+    fprintf(f, "  %-12s %14.6g\n", lbs_pipeline_block_name(p, b),
+            lbs_pipeline_block_demand_s(p, b));
   for (int i = 0; i < lbs_pipeline_nbuffers(p); i++) {
     int a, b;
     long long cap;
     lbs_pipeline_buffer(p, i, &a, &b, &cap);
     fprintf(f, "  buffer %s -> %s: ", lbs_pipeline_block_name(p, a), lbs_pipeline_block_name(p, b));
-    if (cap) fprintf(f, "%lld jobs\n", cap);
-    else fprintf(f, "unbounded\n");
+    if (cap)
+      fprintf(f, "%lld jobs\n", cap);
+    else
+      fprintf(f, "unbounded\n");
   }
-  if (lbs_pipeline_nbuffers(p)) fprintf(f, "  (the laws assume no buffer fills: X is an upper bound)\n");
+  if (lbs_pipeline_nbuffers(p))
+    fprintf(f, "  (the laws assume no buffer fills: X is an upper bound)\n");
   for (int j = 0; j < nsel; j++) {
     int m = sel[j];
     const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
-    fprintf(f, "\nmapping %s\n  %-12s %14s %12s %12s  %s\n", lbs_pipeline_mapping_name(p, m), "processor",
-            "demand s/job", "utilisation", "busy s", "copies");
+    fprintf(f, "\nmapping %s\n  %-12s %14s %12s %12s  %s\n", lbs_pipeline_mapping_name(p, m),
+            "processor", "demand s/job", "utilisation", "busy s", "copies");
     for (int k = 0; k < lbs_pipeline_nprocs(p); k++) {
       if (!L->used[k]) continue;
-      fprintf(f, "  %-12s %14.6g %11.4f%% %12.6g  ", lbs_pipeline_proc_name(p, k), L->demand_s[k], 100 * L->util[k],
-              N * L->demand_s[k]);
+      fprintf(f, "  %-12s %14.6g %11.4f%% %12.6g  ", lbs_pipeline_proc_name(p, k), L->demand_s[k],
+              100 * L->util[k], N * L->demand_s[k]);
       lbs_pipeline_copies_text(f, p, m, k);
       fprintf(f, "%s\n", k == L->bottleneck ? "  <- bottleneck" : "");
     }
   }
-  fprintf(f, "\n%-10s %5s  %-12s %14s %14s %12s %14s\n", "mapping", "procs", "bottleneck", "Dmax s/job",
-          "X jobs/s", "R s", "balanced X");
+  fprintf(f, "\n%-10s %5s  %-12s %14s %14s %12s %14s\n", "mapping", "procs", "bottleneck",
+          "Dmax s/job", "X jobs/s", "R s", "balanced X");
   for (int j = 0; j < nsel; j++) {
     const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, sel[j]);
-    fprintf(f, "%-10s %5d  %-12s %14.6g %14.6g %12.6g %14.6g\n", lbs_pipeline_mapping_name(p, sel[j]), L->nused,
-            lbs_pipeline_proc_name(p, L->bottleneck), L->dmax_s, L->throughput, L->response_s, L->balanced);
+    fprintf(f, "%-10s %5d  %-12s %14.6g %14.6g %12.6g %14.6g\n",
+            lbs_pipeline_mapping_name(p, sel[j]), L->nused,
+            lbs_pipeline_proc_name(p, L->bottleneck), L->dmax_s, L->throughput, L->response_s,
+            L->balanced);
   }
 }
 

@@ -12,27 +12,28 @@
 #include "lbs_policy.h"
 
 static void usage(void) {
-  printf("usage: [mpirun -n R] lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\n"
-         "Replays the trace once per policy (same grid, partitioner, mode and cost model) and\n"
-         "compares total simulated time, repartitions, imbalance and costs. With `optimal`\n"
-         "among them, gap_to_optimal is each policy's extra time as a fraction of the optimum.\n\n"
-         "options:\n"
-         "  --policies LIST      comma-separated: %s\n"
-         "  --partitioner NAME   default zoltan:rcb; --mode bsp|des; --metric NAME; --steps A:B;\n"
-         "  --partition-metric NAME; --part-fixed-us US; --part-per-elem-ns NS: as in 'lbsim replay'\n"
-         "  --cost model|zero    partitioning time; not measured, which is not reproducible (a\n"
-         "                       measured from the grid file or -o is taken as model)\n"
-         "  -o SECTION.KEY=VAL   override a grid key, e.g. -o sim.mode=des\n"
-         "  --csv DIR            DIR/summary.csv, DIR/imbalance.csv (imbalance per step per policy,\n"
-         "                       Figure 10 of seed 002), DIR/series_<policy>.csv (adaptive's interval\n"
-         "                       at each probe, Figure 9); written fresh and renamed into place\n"
-         "  -f, --force          replace DIR when it holds an earlier output of lbsim\n"
-         "  --results FILE       append every run to an SQLite results store\n"
-         "  --json               one JSON object on stdout\n\n"
-         "Each replay flag is the [sim] override it names (--mode des is -o sim.mode=des): the\n"
-         "defaults, then the grid file's [sim], then the command line's flags and -o overrides\n"
-         "from left to right (the later wins). [sim] policy is not read: --policies names them.\n",
-         lbs_policy_known());
+  printf(
+      "usage: [mpirun -n R] lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\n"
+      "Replays the trace once per policy (same grid, partitioner, mode and cost model) and\n"
+      "compares total simulated time, repartitions, imbalance and costs. With `optimal`\n"
+      "among them, gap_to_optimal is each policy's extra time as a fraction of the optimum.\n\n"
+      "options:\n"
+      "  --policies LIST      comma-separated: %s\n"
+      "  --partitioner NAME   default zoltan:rcb; --mode bsp|des; --metric NAME; --steps A:B;\n"
+      "  --partition-metric NAME; --part-fixed-us US; --part-per-elem-ns NS: as in 'lbsim replay'\n"
+      "  --cost model|zero    partitioning time; not measured, which is not reproducible (a\n"
+      "                       measured from the grid file or -o is taken as model)\n"
+      "  -o SECTION.KEY=VAL   override a grid key, e.g. -o sim.mode=des\n"
+      "  --csv DIR            DIR/summary.csv, DIR/imbalance.csv (imbalance per step per policy,\n"
+      "                       Figure 10 of seed 002), DIR/series_<policy>.csv (adaptive's interval\n"
+      "                       at each probe, Figure 9); written fresh and renamed into place\n"
+      "  -f, --force          replace DIR when it holds an earlier output of lbsim\n"
+      "  --results FILE       append every run to an SQLite results store\n"
+      "  --json               one JSON object on stdout\n\n"
+      "Each replay flag is the [sim] override it names (--mode des is -o sim.mode=des): the\n"
+      "defaults, then the grid file's [sim], then the command line's flags and -o overrides\n"
+      "from left to right (the later wins). [sim] policy is not read: --policies names them.\n",
+      lbs_policy_known());
 }
 
 enum { O_GRID = 1000, O_POLICIES, O_RESULTS, O_JSON, O_CSV };
@@ -220,8 +221,10 @@ static int compare(int argc, char **argv) {
 int cmd_policy(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     FILE *f = argc < 2 ? stderr : stdout;
-    fprintf(f, "usage: lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\npolicies: %s\n",
-            lbs_policy_known());
+    fprintf(
+        f,
+        "usage: lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\npolicies: %s\n",
+        lbs_policy_known());
     return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "compare")) {

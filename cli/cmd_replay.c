@@ -12,42 +12,43 @@
 #include "lbs_study.h"
 
 static void usage(void) {
-  printf("usage: [mpirun -n R] lbsim replay t.lbt --grid g.ini [options]\n\n"
-         "Replays the trace on the simulated grid, calling the partitioner whenever the policy\n"
-         "says so, and reports the simulated time (compute, communication, partitioning,\n"
-         "migration), repartitions, imbalance and moved elements. Same answer on any number\n"
-         "of MPI ranks; each rank decodes only its share of the elements.\n\noptions:\n"
-         "  --grid FILE          the grid (INI; 'lbsim grid --help-config'); may hold [zoltan]\n"
-         "                       and [sim] (the replay's settings: --help-config)\n"
-         "  -o SECTION.KEY=VAL   override a grid key, e.g. -o zoltan.IMBALANCE_TOL=1.05\n"
-         "  --partitioner NAME   %s (default zoltan:rcb)\n"
-         "  --policy NAME        %s (default none)\n"
-         "  --mode bsp|des       barrier per step (default) or discrete events per processor\n"
-         "  --metric NAME        the replayed metric (default: the trace's first)\n"
-         "  --partition-metric NAME  the metric the partitioner gets as weights (default: the\n"
-         "                       replayed one), e.g. weight: what the application gives it\n"
-         "  --steps A:B          replay trace steps A..B-1 only (policies count from A)\n"
-         "  --cost model|measured|zero\n"
-         "                       partitioning time: a deterministic model (default), the\n"
-         "                       measured wall time x --cost-scale (not reproducible), or zero\n"
-         "  --cost-scale X       measured: simulated time = wall time x X (default 1)\n"
-         "  --part-fixed-us US, --part-per-elem-ns NS   the model's constants (-1: the\n"
-         "                       partitioner's own, the default)\n"
-         "  --results FILE       append the run to an SQLite results store\n"
-         "  --save-assignment    with --results: the assignment after every repartition\n"
-         "  --json               one JSON object on stdout\n"
-         "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set\n\n"
-         "Each replay flag is the [sim] override it names: --policy X is -o sim.policy=X, --steps\n"
-         "A:B is -o sim.steps=A:B, --part-fixed-us US is -o sim.partition_fixed_us=US (docs/config.md).\n"
-         "One precedence: the defaults, then the grid file's [sim], then the command line's flags\n"
-         "and -o overrides from left to right (the later wins). A bad flag value is a usage error\n"
-         "(exit 2); errors found later exit 1.\n\n"
-         "Under MPI each rank holds its share of the elements; -o sim.partition_mode=rank0 (the same\n"
-         "answer on any number of ranks), distributed (the partitioner runs where the elements are:\n"
-         "memory per rank shrinks with ranks, answers reproducible at a fixed number of ranks) or\n"
-         "auto (the default: distributed from 1,000,000 elements on 2 or more ranks). Example:\n"
-         "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini -o sim.partition_mode=distributed\n",
-         lbs_part_known(), lbs_policy_known());
+  printf(
+      "usage: [mpirun -n R] lbsim replay t.lbt --grid g.ini [options]\n\n"
+      "Replays the trace on the simulated grid, calling the partitioner whenever the policy\n"
+      "says so, and reports the simulated time (compute, communication, partitioning,\n"
+      "migration), repartitions, imbalance and moved elements. Same answer on any number\n"
+      "of MPI ranks; each rank decodes only its share of the elements.\n\noptions:\n"
+      "  --grid FILE          the grid (INI; 'lbsim grid --help-config'); may hold [zoltan]\n"
+      "                       and [sim] (the replay's settings: --help-config)\n"
+      "  -o SECTION.KEY=VAL   override a grid key, e.g. -o zoltan.IMBALANCE_TOL=1.05\n"
+      "  --partitioner NAME   %s (default zoltan:rcb)\n"
+      "  --policy NAME        %s (default none)\n"
+      "  --mode bsp|des       barrier per step (default) or discrete events per processor\n"
+      "  --metric NAME        the replayed metric (default: the trace's first)\n"
+      "  --partition-metric NAME  the metric the partitioner gets as weights (default: the\n"
+      "                       replayed one), e.g. weight: what the application gives it\n"
+      "  --steps A:B          replay trace steps A..B-1 only (policies count from A)\n"
+      "  --cost model|measured|zero\n"
+      "                       partitioning time: a deterministic model (default), the\n"
+      "                       measured wall time x --cost-scale (not reproducible), or zero\n"
+      "  --cost-scale X       measured: simulated time = wall time x X (default 1)\n"
+      "  --part-fixed-us US, --part-per-elem-ns NS   the model's constants (-1: the\n"
+      "                       partitioner's own, the default)\n"
+      "  --results FILE       append the run to an SQLite results store\n"
+      "  --save-assignment    with --results: the assignment after every repartition\n"
+      "  --json               one JSON object on stdout\n"
+      "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set\n\n"
+      "Each replay flag is the [sim] override it names: --policy X is -o sim.policy=X, --steps\n"
+      "A:B is -o sim.steps=A:B, --part-fixed-us US is -o sim.partition_fixed_us=US (docs/config.md).\n"
+      "One precedence: the defaults, then the grid file's [sim], then the command line's flags\n"
+      "and -o overrides from left to right (the later wins). A bad flag value is a usage error\n"
+      "(exit 2); errors found later exit 1.\n\n"
+      "Under MPI each rank holds its share of the elements; -o sim.partition_mode=rank0 (the same\n"
+      "answer on any number of ranks), distributed (the partitioner runs where the elements are:\n"
+      "memory per rank shrinks with ranks, answers reproducible at a fixed number of ranks) or\n"
+      "auto (the default: distributed from 1,000,000 elements on 2 or more ranks). Example:\n"
+      "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini -o sim.partition_mode=distributed\n",
+      lbs_part_known(), lbs_policy_known());
 }
 
 enum { O_GRID = 1000, O_RESULTS, O_SAVE, O_JSON, O_HELPCFG };
@@ -86,32 +87,41 @@ static int parse(int argc, char **argv, args *a) {
     default: rc = cli_usage("replay", "bad option");
     }
   }
-  if (!rc && optind != argc - 1) rc = cli_usage("replay", "expected one trace file");
-  else if (!rc && !a->grid) rc = cli_usage("replay", "missing --grid FILE");
-  else if (!rc && a->save_assignment && !a->results) rc = cli_usage("replay", "--save-assignment goes with --results");
+  if (!rc && optind != argc - 1)
+    rc = cli_usage("replay", "expected one trace file");
+  else if (!rc && !a->grid)
+    rc = cli_usage("replay", "missing --grid FILE");
+  else if (!rc && a->save_assignment && !a->results)
+    rc = cli_usage("replay", "--save-assignment goes with --results");
   if (!rc) a->trace = argv[optind];
   return rc;
 }
 
-/* The run as text on stdout; wall_s the command's wall time, saved_s the store's (< 0: not saved). */
+/* The run as text on stdout; wall_s the command's wall time, saved_s the store's (< 0: not saved).
+ */
 static void print_run(const args *a, const lbs_replay_result *r, double wall_s, double saved_s) {
-  printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", a->trace, a->grid, r->procs,
-         r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy, r->metric);
-  printf("simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
-         1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
-         1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", a->trace,
+         a->grid, r->procs, r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy,
+         r->metric);
+  printf(
+      "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
+      1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
+      1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
   printf("repartitions  %d", r->nrep);
   for (int k = 0; k < r->nrep && k < 20; k++)
     printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));
-  printf("%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
-         r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
+  printf(
+      "%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
+      r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
   printf("balance       work imbalance %.4f initially, %.4f at worst (max work / target share)",
          r->initial_work_imbalance, r->max_work_imbalance);
   if (r->tolerance > 0) printf("; %s promises %.4g", r->partitioner, r->tolerance);
-  printf("\nmoved         %lld elements\nwall          %.3f s (replay %.3f s", (long long)r->moved, wall_s, r->wall_s);
+  printf("\nmoved         %lld elements\nwall          %.3f s (replay %.3f s", (long long)r->moved,
+         wall_s, r->wall_s);
   if (saved_s >= 0) printf(", results store %.3f s, in %s", saved_s, a->results);
-  printf(")\nranks         %d, partitioning %s, peak memory %.1f MB (the largest rank's resident set)\n", r->ranks,
-         lbs_partition_mode_name(r->partition_mode), r->peak_rss_mb);
+  printf(
+      ")\nranks         %d, partitioning %s, peak memory %.1f MB (the largest rank's resident set)\n",
+      r->ranks, lbs_partition_mode_name(r->partition_mode), r->peak_rss_mb);
 }
 
 /* Rank 0: the run to the results store, its progress on a bar; the error, if any, for later. */
@@ -126,18 +136,22 @@ static lbs_err save(const lbs_session *s, const args *a, lbs_replay_result *r, d
 }
 
 /* Rank 0 reports: the run (JSON or text), a missed tolerance, a store that failed. Exit code. */
-static int report(const args *a, const lbs_replay_result *r, double t_cmd, double saved_s, lbs_err re) {
+static int report(const args *a, const lbs_replay_result *r, double t_cmd, double saved_s,
+                  lbs_err re) {
   char rmsg[1024] = "";
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   int rc = 0;
-  if (a->json) rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT, LBS_JSON_SHORT);
-  else print_run(a, r, MPI_Wtime() - t_cmd, a->results && !re ? saved_s : -1);
+  if (a->json)
+    rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT, LBS_JSON_SHORT);
+  else
+    print_run(a, r, MPI_Wtime() - t_cmd, a->results && !re ? saved_s : -1);
   if (r->tolerance_missed) {
     fflush(stdout);
-    fprintf(stderr,
-            "lbsim replay: warning: %s missed its tolerance %.4g in %d of %d partitions (against the shares it "
-            "aims at; against the grid's, the worst work imbalance is %.4f)\n",
-            r->partitioner, r->tolerance, r->tolerance_missed, r->nrep + 1, r->max_work_imbalance);
+    fprintf(
+        stderr,
+        "lbsim replay: warning: %s missed its tolerance %.4g in %d of %d partitions (against the shares it "
+        "aims at; against the grid's, the worst work imbalance is %.4f)\n",
+        r->partitioner, r->tolerance, r->tolerance_missed, r->nrep + 1, r->max_work_imbalance);
   }
   if (re) {
     fflush(stdout);
@@ -154,7 +168,8 @@ int cmd_replay(int argc, char **argv) {
   MPI_Init(NULL, NULL);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  double t_cmd = MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
+  double t_cmd =
+      MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
   /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
   int bad = rank == 0 && a.results && cli_check_output(a.results, CLI_OUT_APPEND);
   if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */

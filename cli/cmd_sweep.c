@@ -17,38 +17,39 @@
 #include "lbs_sweep.h"
 
 static void usage(void) {
-  printf("usage: [mpirun -n R] lbsim sweep study.ini [--results r.db] [--csv tidy.csv] [-f]\n\n"
-         "Replays every combination of the study's traces, grids, partitioners, policies and\n"
-         "override values (a what-if study), farming the replays over the MPI ranks, and appends\n"
-         "each run to one results store with its provenance and its axis values (runs.labels).\n"
-         "The tidy CSV has one row per run and measure. A sweep that is stopped (even killed)\n"
-         "and started again skips the runs the store holds: nothing done is lost or redone.\n\n"
-         "study file:\n"
-         "  [study]\n"
-         "  name = whatif                        the default outputs: whatif.db, whatif.csv\n"
-         "  traces = bump.lbt                    comma-separated, relative to the study file, or\n"
-         "                                       gen:KIND:NXxNYxNZ:STEPS[:SEED] ('lbsim trace gen',\n"
-         "                                       KIND bump|hotspot|random), made in RESULTS.traces/\n"
-         "  seeds = 1, 2, 3                      generated traces once per seed (an axis)\n"
-         "  grids = ../grids/homogeneous16.ini, gen:UP:16:4:2\n"
-         "                                       files, or gen:FAMILY:P:C:I as 'lbsim grid gen'\n"
-         "  partitioners = zoltan:rcb, metis     (default zoltan:rcb)\n"
-         "  policies = none, fixed:10            (default none)\n"
-         "  steps = 0:50                         the trace steps replayed (default: [sim] steps,\n"
-         "                                       else all)\n"
-         "  [overrides]                          'lbsim replay -o' keys: one value is a setting,\n"
-         "  sim.cost = model                     several (comma-separated) are an axis\n"
-         "  cluster main.bandwidth_gbps = 1, 10, 100\n\n"
-         "options:\n"
-         "  --results FILE       the results store (default NAME.db); runs are appended\n"
-         "  --csv FILE           the tidy CSV (default NAME.csv): study, task, the axes, measure,\n"
-         "                       value; rewritten from the store at the end, in task order\n"
-         "  -f, --force          replace an existing CSV file\n"
-         "  --dry-run            list the tasks and exit\n\n"
-         "examples:\n"
-         "  lbsim sweep examples/whatif/study.ini\n"
-         "  mpirun -n 2 lbsim sweep study.ini --results whatif.db   # two replays at a time\n"
-         "  lbsim results whatif.db; lbsim report whatif.db -o whatif.html\n");
+  printf(
+      "usage: [mpirun -n R] lbsim sweep study.ini [--results r.db] [--csv tidy.csv] [-f]\n\n"
+      "Replays every combination of the study's traces, grids, partitioners, policies and\n"
+      "override values (a what-if study), farming the replays over the MPI ranks, and appends\n"
+      "each run to one results store with its provenance and its axis values (runs.labels).\n"
+      "The tidy CSV has one row per run and measure. A sweep that is stopped (even killed)\n"
+      "and started again skips the runs the store holds: nothing done is lost or redone.\n\n"
+      "study file:\n"
+      "  [study]\n"
+      "  name = whatif                        the default outputs: whatif.db, whatif.csv\n"
+      "  traces = bump.lbt                    comma-separated, relative to the study file, or\n"
+      "                                       gen:KIND:NXxNYxNZ:STEPS[:SEED] ('lbsim trace gen',\n"
+      "                                       KIND bump|hotspot|random), made in RESULTS.traces/\n"
+      "  seeds = 1, 2, 3                      generated traces once per seed (an axis)\n"
+      "  grids = ../grids/homogeneous16.ini, gen:UP:16:4:2\n"
+      "                                       files, or gen:FAMILY:P:C:I as 'lbsim grid gen'\n"
+      "  partitioners = zoltan:rcb, metis     (default zoltan:rcb)\n"
+      "  policies = none, fixed:10            (default none)\n"
+      "  steps = 0:50                         the trace steps replayed (default: [sim] steps,\n"
+      "                                       else all)\n"
+      "  [overrides]                          'lbsim replay -o' keys: one value is a setting,\n"
+      "  sim.cost = model                     several (comma-separated) are an axis\n"
+      "  cluster main.bandwidth_gbps = 1, 10, 100\n\n"
+      "options:\n"
+      "  --results FILE       the results store (default NAME.db); runs are appended\n"
+      "  --csv FILE           the tidy CSV (default NAME.csv): study, task, the axes, measure,\n"
+      "                       value; rewritten from the store at the end, in task order\n"
+      "  -f, --force          replace an existing CSV file\n"
+      "  --dry-run            list the tasks and exit\n\n"
+      "examples:\n"
+      "  lbsim sweep examples/whatif/study.ini\n"
+      "  mpirun -n 2 lbsim sweep study.ini --results whatif.db   # two replays at a time\n"
+      "  lbsim results whatif.db; lbsim report whatif.db -o whatif.html\n");
 }
 
 typedef struct args {
@@ -166,7 +167,8 @@ static void task_failed(void *arg, const lbs_sweep *s, int64_t t, lbs_err e) {
 }
 
 /* The farm, with rank 0's progress bar, then rank 0's tidy CSV and summary. The exit code. */
-static int farm(const lbs_sweep *s, const args *a, uint8_t *done, int64_t ndone, int rank, int size) {
+static int farm(const lbs_sweep *s, const args *a, uint8_t *done, int64_t ndone, int rank,
+                int size) {
   if (rank == 0) {
     fprintf(stderr, "lbsim: sweep: study %s: %lld tasks", s->id, (long long)s->ntasks);
     if (ndone) fprintf(stderr, ", %lld done already (resuming)", (long long)ndone);

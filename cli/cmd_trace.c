@@ -19,25 +19,48 @@ typedef struct {
   int allow_nonfinite;
 } enc_opts;
 
-#define ENC_HELP                                                                               \
-  "  --bound [M=]B    error bound, for every metric or for metric M (repeatable):\n"           \
-  "                   rel:EPS    |x'-x| <= EPS |x| (keeps signs and zeros, bounds sums)\n"   \
-  "                   abs:EPS    |x'-x| <= EPS\n"                                             \
-  "                   range:EPS  |x'-x| <= EPS (max-min of the step)\n"                       \
-  "                   lossless   bit-exact\n"                                                 \
-  "                   (default %s)\n"                                                         \
-  "  --codec [M=]C    auto (per chunk the smaller of polyline and quant, the default),\n"     \
-  "                   polyline, quant or lossless\n"                                         \
-  "  --chunk N        elements per chunk, the unit of partial decoding (default 8192)\n"      \
+#define ENC_HELP                                                                                   \
+  "  --bound [M=]B    error bound, for every metric or for metric M (repeatable):\n"               \
+  "                   rel:EPS    |x'-x| <= EPS |x| (keeps signs and zeros, bounds sums)\n"         \
+  "                   abs:EPS    |x'-x| <= EPS\n"                                                  \
+  "                   range:EPS  |x'-x| <= EPS (max-min of the step)\n"                            \
+  "                   lossless   bit-exact\n"                                                      \
+  "                   (default %s)\n"                                                              \
+  "  --codec [M=]C    auto (per chunk the smaller of polyline and quant, the default),\n"          \
+  "                   polyline, quant or lossless\n"                                               \
+  "  --chunk N        elements per chunk, the unit of partial decoding (default 8192)\n"           \
   "  -f, --force      replace the output file (a regular file only, never a directory or device)\n"
 
-enum { O_BOUND = 1000, O_CODEC, O_CHUNK, O_JSON, O_CSV, O_STEPSDIR, O_STEP, O_STEPS, O_CHACO,
-       O_COORDS, O_ORDER, O_ELEMB, O_EDGEB, O_KIND, O_MESH, O_SEED, O_BODIES, O_LEAF, O_THETA, O_DT,
-       O_NOISE, O_NONFINITE, O_NOVALUES };
+enum {
+  O_BOUND = 1000,
+  O_CODEC,
+  O_CHUNK,
+  O_JSON,
+  O_CSV,
+  O_STEPSDIR,
+  O_STEP,
+  O_STEPS,
+  O_CHACO,
+  O_COORDS,
+  O_ORDER,
+  O_ELEMB,
+  O_EDGEB,
+  O_KIND,
+  O_MESH,
+  O_SEED,
+  O_BODIES,
+  O_LEAF,
+  O_THETA,
+  O_DT,
+  O_NOISE,
+  O_NONFINITE,
+  O_NOVALUES
+};
 
 /* One --bound or --codec argument into the settings: 0, or 2 after a message naming the option. */
 static int enc_set_add(enc_opts *o, const char *opt, const char *arg) {
-  lbs_err e = !strcmp(opt, "--bound") ? lbs_encoding_add_bound(&o->enc, arg) : lbs_encoding_add_codec(&o->enc, arg);
+  lbs_err e = !strcmp(opt, "--bound") ? lbs_encoding_add_bound(&o->enc, arg)
+                                      : lbs_encoding_add_codec(&o->enc, arg);
   if (!e) return 0;
   fprintf(stderr, "lbsim: option %s: %s\n", opt, lbs_errmsg());
   return 2;
@@ -68,10 +91,12 @@ static int check_output(const char *out, int force) {
   return cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW);
 }
 
-#define ENC_LONGOPTS                                                                           \
-  {"bound", required_argument, 0, O_BOUND}, {"codec", required_argument, 0, O_CODEC},         \
-      {"chunk", required_argument, 0, O_CHUNK}, {"force", no_argument, 0, 'f'},               \
-      {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}
+#define ENC_LONGOPTS                                                                               \
+  {"bound", required_argument, 0, O_BOUND}, {"codec", required_argument, 0, O_CODEC},              \
+      {"chunk", required_argument, 0, O_CHUNK}, {"force", no_argument, 0, 'f'},                    \
+      {"output", required_argument, 0, 'o'}, {                                                     \
+    "help", no_argument, 0, 'h'                                                                    \
+  }
 
 /* ---------------------------------------------------------------- gen */
 
@@ -415,12 +440,16 @@ static int trace_info(int argc, char **argv) {
 /* ---------------------------------------------------------------- check */
 
 static int trace_check(int argc, char **argv) {
-  static const struct option lo[] = {{"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, 'h'},
-                                     {"no-source", no_argument, 0, 'n'}, {0, 0, 0, 0}};
+  static const struct option lo[] = {{"json", no_argument, 0, O_JSON},
+                                     {"help", no_argument, 0, 'h'},
+                                     {"no-source", no_argument, 0, 'n'},
+                                     {0, 0, 0, 0}};
   int json = 0, nosrc = 0, c;
   while ((c = getopt_long(argc, argv, "hn", lo, NULL)) != -1) {
-    if (c == O_JSON) json = 1;
-    else if (c == 'n') nosrc = 1;
+    if (c == O_JSON)
+      json = 1;
+    else if (c == 'n')
+      nosrc = 1;
     else if (c == 'h') {
       printf("usage: lbsim trace check t.lbt [--json] [--no-source]\n\n"
              "Verifies the SQLite file, the structure (every chunk of every metric of every\n"
@@ -429,7 +458,8 @@ static int trace_check(int argc, char **argv) {
              "value against the error bound (skip with --no-source). Exit 1 names the bad\n"
              "step, metric and chunk.\n");
       return 0;
-    } else return cli_usage("trace check", "bad option");
+    } else
+      return cli_usage("trace check", "bad option");
   }
   if (optind != argc - 1) return cli_usage("trace check", "expected one trace file");
   const char *path = argv[optind];
@@ -457,16 +487,17 @@ static int trace_check(int argc, char **argv) {
     return cli_error("trace check", e);
   }
   if (json)
-    return cli_json_print(
-        "trace check",
-        json_pack("{s:b,s:I,s:i,s:b,s:o,s:o,s:o}", "ok", 1, "steps", (json_int_t)S, "metrics", nm,
-                  "source_checked", sc.checked, "max_abs_error", lbs_json_real(sc.max_abs_error), "max_rel_error",
-                  lbs_json_real(sc.max_rel_error), "max_sum_error", lbs_json_real(sc.max_sum_error)),
-        LBS_JSON_COMPACT, LBS_JSON_EXACT);
+    return cli_json_print("trace check",
+                          json_pack("{s:b,s:I,s:i,s:b,s:o,s:o,s:o}", "ok", 1, "steps",
+                                    (json_int_t)S, "metrics", nm, "source_checked", sc.checked,
+                                    "max_abs_error", lbs_json_real(sc.max_abs_error),
+                                    "max_rel_error", lbs_json_real(sc.max_rel_error),
+                                    "max_sum_error", lbs_json_real(sc.max_sum_error)),
+                          LBS_JSON_COMPACT, LBS_JSON_EXACT);
   printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
   if (sc.checked)
-    printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g", sc.max_abs_error,
-           sc.max_rel_error, sc.max_sum_error);
+    printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g",
+           sc.max_abs_error, sc.max_rel_error, sc.max_sum_error);
   printf("\n");
   return 0;
 }
@@ -505,18 +536,20 @@ static int trace_export(int argc, char **argv) {
       n = 1;
       break;
     case O_STEPS:
-      if (parse_steps(optarg, &first, &n)) return cli_usage("trace export", "--steps wants A:B (steps A..B-1)");
+      if (parse_steps(optarg, &first, &n))
+        return cli_usage("trace export", "--steps wants A:B (steps A..B-1)");
       break;
     case 'h':
-      printf("usage: lbsim trace export t.lbt --csv DIR | --steps-dir DIR [--step N | --steps A:B]\n"
-             "                          [-f]\n\n"
-             "  --csv DIR        DIR/steps.csv (step,app_step,element,<metrics>) and\n"
-             "                   DIR/elements.csv (element,x,y,z[,i,j,k])\n"
-             "  --steps-dir DIR  one file per step plus a manifest (format in README.md)\n"
-             "  --step N         only step N (0-based); --steps A:B steps A..B-1\n"
-             "  -f, --force      replace DIR when it holds an earlier output of lbsim\n\n"
-             "DIR is written fresh beside it and renamed into place when complete; an existing\n"
-             "DIR must be empty, or with --force hold only files lbsim writes there.\n");
+      printf(
+          "usage: lbsim trace export t.lbt --csv DIR | --steps-dir DIR [--step N | --steps A:B]\n"
+          "                          [-f]\n\n"
+          "  --csv DIR        DIR/steps.csv (step,app_step,element,<metrics>) and\n"
+          "                   DIR/elements.csv (element,x,y,z[,i,j,k])\n"
+          "  --steps-dir DIR  one file per step plus a manifest (format in README.md)\n"
+          "  --step N         only step N (0-based); --steps A:B steps A..B-1\n"
+          "  -f, --force      replace DIR when it holds an earlier output of lbsim\n\n"
+          "DIR is written fresh beside it and renamed into place when complete; an existing\n"
+          "DIR must be empty, or with --force hold only files lbsim writes there.\n");
       return 0;
     default: return cli_usage("trace export", "bad option");
     }
@@ -738,6 +771,8 @@ int cmd_trace(int argc, char **argv) {
       optind = 1;
       return subs[i].run(argc - 1, argv + 1);
     }
-  fprintf(stderr, "lbsim: trace: unknown command '%s' (known: gen, info, check, export, import, recode)\n", argv[1]);
+  fprintf(stderr,
+          "lbsim: trace: unknown command '%s' (known: gen, info, check, export, import, recode)\n",
+          argv[1]);
   return 2;
 }

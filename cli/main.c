@@ -23,21 +23,27 @@ static const struct {
     {"collect", cmd_collect, "receive the profiler's node agents and write a trace"},
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
-    {"export", cmd_export, "write a replay for another tool (SimGrid SMPI traces, VTK files for ParaView)"},
-    {"calibrate", cmd_calibrate, "measure kernels on this machine's devices: performance curves (IPGs)"},
-    {"sweep", cmd_sweep, "a what-if study: traces x grids x partitioners x policies x overrides (MPI farm)"},
-    {"results", cmd_results, "list and export what a results store holds (studies, runs, provenance)"},
-    {"report", cmd_report, "write a results store as one self-contained HTML page (charts, tables)"},
-    {"pipeline", cmd_pipeline, "operational laws for block-to-processor mappings of a pipeline (seed 000)"},
+    {"export", cmd_export,
+     "write a replay for another tool (SimGrid SMPI traces, VTK files for ParaView)"},
+    {"calibrate", cmd_calibrate,
+     "measure kernels on this machine's devices: performance curves (IPGs)"},
+    {"sweep", cmd_sweep,
+     "a what-if study: traces x grids x partitioners x policies x overrides (MPI farm)"},
+    {"results", cmd_results,
+     "list and export what a results store holds (studies, runs, provenance)"},
+    {"report", cmd_report,
+     "write a results store as one self-contained HTML page (charts, tables)"},
+    {"pipeline", cmd_pipeline,
+     "operational laws for block-to-processor mappings of a pipeline (seed 000)"},
     {NULL, NULL, NULL},
 };
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: lbsim [--plugin PATH.so]... [--lua-unsafe] <command> [options]\n\n"
-          "lbsim replays per-element traces of mesh-based parallel applications on a\n"
-          "simulated grid to evaluate load-balancing policies and partitioners.\n\ncommands:\n");
-  for (int i = 0; commands[i].name; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+  fprintf(f, "usage: lbsim [--plugin PATH.so]... [--lua-unsafe] <command> [options]\n\n"
+             "lbsim replays per-element traces of mesh-based parallel applications on a\n"
+             "simulated grid to evaluate load-balancing policies and partitioners.\n\ncommands:\n");
+  for (int i = 0; commands[i].name; i++)
+    fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
   fprintf(f, "\n--plugin PATH.so (repeatable; also LBSIM_PLUGIN_PATH, colon-separated) loads a\n"
              "plug-in's policies, partitioners, speed models and MinEX latency functions\n"
              "(see include/lbsim_plugin.h). --lua-unsafe opens every Lua library (os, io,\n"

@@ -48,9 +48,12 @@ void cli_progress_start(cli_progress *p, const char *label, int64_t total) {
 /* "1h02m", "3m05s" or "42s" */
 static void fmt_dur(char *b, size_t n, double s) {
   int v = s < 0 ? 0 : s > 3.6e8 ? 360000000 : (int)(s + 0.5);
-  if (v >= 3600) snprintf(b, n, "%dh%02dm", v / 3600 % 100000, v / 60 % 60);
-  else if (v >= 60) snprintf(b, n, "%dm%02ds", v / 60 % 100, v % 60);
-  else snprintf(b, n, "%ds", v % 100);
+  if (v >= 3600)
+    snprintf(b, n, "%dh%02dm", v / 3600 % 100000, v / 60 % 60);
+  else if (v >= 60)
+    snprintf(b, n, "%dm%02ds", v / 60 % 100, v % 60);
+  else
+    snprintf(b, n, "%ds", v % 100);
 }
 
 void cli_progress_update(cli_progress *p, int64_t done) {
@@ -65,9 +68,10 @@ void cli_progress_update(cli_progress *p, int64_t done) {
   for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : ' ';
   bar[40] = '\0';
   fmt_dur(el, sizeof el, now - p->t0);
-  if (done > p->base) fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)(done - p->base));
-  fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld  %s, ETA %s   ", p->label, bar, pct, (long long)done, (long long)p->total, el,
-          eta);
+  if (done > p->base)
+    fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)(done - p->base));
+  fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld  %s, ETA %s   ", p->label, bar, pct, (long long)done,
+          (long long)p->total, el, eta);
   fflush(stderr);
 }
 
@@ -174,7 +178,9 @@ int cli_write_file(const char *path, const void *data, size_t len) {
   if (fclose(f) != 0 && !bad) bad = 1, err = errno;
   if (bad) {
     unlink(path); /* the half-written file this call made */
-    return fprintf(stderr, "lbsim: %s: write failed: %s\n", path, err ? strerror(err) : "I/O error"), 1;
+    return fprintf(stderr, "lbsim: %s: write failed: %s\n", path,
+                   err ? strerror(err) : "I/O error"),
+           1;
   }
   return 0;
 }
@@ -191,21 +197,28 @@ static int numbered(const char *n, const char *prefix, size_t min, const char *s
 }
 
 /* The names lbsim writes in an output directory: trace export --csv and --steps-dir and
- * policy compare --csv (CLI_DIR_DATA); export simgrid (CLI_DIR_SIMGRID); export vtk (CLI_DIR_VTK). */
+ * policy compare --csv (CLI_DIR_DATA); export simgrid (CLI_DIR_SIMGRID); export vtk (CLI_DIR_VTK).
+ */
 static int lbsim_name(const char *n, cli_dir_kind kind) {
-  static const char *const data[] = {"manifest",     "mesh.graph",  "mesh.coords",  "steps.csv",
+  static const char *const data[] = {"manifest",     "mesh.graph",  "mesh.coords",   "steps.csv",
                                      "elements.csv", "summary.csv", "imbalance.csv", NULL};
-  static const char *const simgrid[] = {"platform.xml", "hostfile", "replay.txt", "run.sh", "README", "lbsim.json", NULL};
-  static const char *const results[] = {"runs.csv",        "steps.csv",      "procs.csv",    "repartitions.csv",
-                                        "assignment.csv",  "series.csv",     "studies.csv",  "partitions.csv",
-                                        "validations.csv", "measurements.csv", NULL};
+  static const char *const simgrid[] = {"platform.xml", "hostfile",   "replay.txt", "run.sh",
+                                        "README",       "lbsim.json", NULL};
+  static const char *const results[] = {
+      "runs.csv",        "steps.csv",        "procs.csv",   "repartitions.csv",
+      "assignment.csv",  "series.csv",       "studies.csv", "partitions.csv",
+      "validations.csv", "measurements.csv", NULL};
   static const char *const vtk[] = {"replay.pvd", NULL};
-  const char *const *fixed = kind == CLI_DIR_SIMGRID ? simgrid : kind == CLI_DIR_RESULTS ? results : kind == CLI_DIR_VTK ? vtk : data;
+  const char *const *fixed = kind == CLI_DIR_SIMGRID   ? simgrid
+                             : kind == CLI_DIR_RESULTS ? results
+                             : kind == CLI_DIR_VTK     ? vtk
+                                                       : data;
   for (size_t i = 0; fixed[i]; i++)
     if (!strcmp(n, fixed[i])) return 1;
   if (kind == CLI_DIR_SIMGRID) return numbered(n, "rank_", 1, ".txt");
   if (kind == CLI_DIR_RESULTS) return 0;
-  if (kind == CLI_DIR_VTK) return numbered(n, "step_", 6, ".vti") || numbered(n, "step_", 6, ".vtu");
+  if (kind == CLI_DIR_VTK)
+    return numbered(n, "step_", 6, ".vti") || numbered(n, "step_", 6, ".vtu");
   size_t len = strlen(n);
   if (numbered(n, "step_", 6, ".txt")) return 1;
   return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
@@ -244,20 +257,24 @@ static int own_entries(const cli_outdir *d) {
     if (!lbsim_name(list[i]->d_name, d->kind) || lstat(path, &sb) || !S_ISREG(sb.st_mode)) bad = i;
   }
   if (bad >= 0)
-    say(d, "%s/%s: not a file lbsim writes there; refusing to replace %s", d->dir, list[bad]->d_name, d->dir);
+    say(d, "%s/%s: not a file lbsim writes there; refusing to replace %s", d->dir,
+        list[bad]->d_name, d->dir);
   for (int i = 0; i < n; i++) free(list[i]);
   free(list);
   return bad >= 0 ? -1 : n;
 }
 
 /* Checks an output directory before the work (see cli.h). */
-int cli_outdir_check(cli_outdir *d, const char *dir, int force) { return cli_outdir_check_kind(d, dir, force, CLI_DIR_DATA); }
+int cli_outdir_check(cli_outdir *d, const char *dir, int force) {
+  return cli_outdir_check_kind(d, dir, force, CLI_DIR_DATA);
+}
 
 int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind) {
   return cli_outdir_check_as(d, NULL, dir, force, kind);
 }
 
-int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force, cli_dir_kind kind) {
+int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,
+                        cli_dir_kind kind) {
   memset(d, 0, sizeof *d);
   d->kind = kind;
   d->cmd = cmd;
@@ -279,7 +296,8 @@ int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int for
     return 1;
   }
   if (!S_ISDIR(sb.st_mode)) {
-    say(d, "%s: %s; refusing to replace it", d->dir, S_ISLNK(sb.st_mode) ? "a symbolic link" : "exists and is not a directory");
+    say(d, "%s: %s; refusing to replace it", d->dir,
+        S_ISLNK(sb.st_mode) ? "a symbolic link" : "exists and is not a directory");
     return 1;
   }
   char parent[4200];
@@ -329,7 +347,8 @@ static int remove_dir(const char *dir, int any, cli_dir_kind kind) {
 
 /* Removes the fresh directory after a failure; nothing after a commit. */
 void cli_outdir_abort(cli_outdir *d) {
-  if (d->tmp[0]) remove_dir(d->tmp, 1, d->kind); /* a fresh directory: everything in it is lbsim's */
+  if (d->tmp[0])
+    remove_dir(d->tmp, 1, d->kind); /* a fresh directory: everything in it is lbsim's */
   d->tmp[0] = '\0';
 }
 
@@ -406,7 +425,8 @@ int cli_override(cli_overrides *l, const char *cmd, const char *assignment) {
     if (!v) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
     l->v = v, l->cap = cap;
   }
-  if (!(l->v[l->n] = strdup(assignment))) return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
+  if (!(l->v[l->n] = strdup(assignment)))
+    return fprintf(stderr, "lbsim: %s: out of memory\n", cmd), 1;
   l->n++;
   return 0;
 }
@@ -424,16 +444,20 @@ void cli_overrides_free(cli_overrides *l) {
 }
 
 int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg) {
-  static const char *const flag[] = {"--partitioner", "--policy",        "--mode",          "--metric",
-                                     "--partition-metric", "--cost",     "--cost-scale",    "--part-fixed-us",
-                                     "--part-per-elem-ns", "--steps"};
-  static const char *const key[] = {"partitioner", "policy", "mode", "metric", "partition_metric", "cost",
-                                    "cost_scale", "partition_fixed_us", "partition_per_elem_ns", "steps"};
+  static const char *const flag[] = {"--partitioner", "--policy",           "--mode",
+                                     "--metric",      "--partition-metric", "--cost",
+                                     "--cost-scale",  "--part-fixed-us",    "--part-per-elem-ns",
+                                     "--steps"};
+  static const char *const key[] = {
+      "partitioner",           "policy", "mode",       "metric",
+      "partition_metric",      "cost",   "cost_scale", "partition_fixed_us",
+      "partition_per_elem_ns", "steps"};
   _Static_assert(sizeof flag / sizeof *flag == CLI_RO_LAST - CLI_RO_FIRST + 1, "a flag per code");
   _Static_assert(sizeof key / sizeof *key == CLI_RO_LAST - CLI_RO_FIRST + 1, "a key per code");
   if (c < CLI_RO_FIRST || c > CLI_RO_LAST) return cli_usage(cmd, "bad option");
   int k = c - CLI_RO_FIRST;
-  lbs_replay_opts scratch; /* the value parsed where [sim]'s are, so that a bad one names the flag */
+  lbs_replay_opts
+      scratch; /* the value parsed where [sim]'s are, so that a bad one names the flag */
   lbs_replay_opts_default(&scratch);
   lbs_err e = lbs_replay_opts_set(&scratch, key[k], arg);
   if (e) return cli_usage(cmd, "%s: %s", flag[k], lbs_errmsg());
@@ -445,7 +469,8 @@ int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg) {
   return rc;
 }
 
-lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label, lbs_replay_result **out) {
+lbs_err cli_session_replay(lbs_session *s, const char *label, const char *search_label,
+                           lbs_replay_result **out) {
   return cli_session_record(s, label, search_label, NULL, out);
 }
 

@@ -15,13 +15,13 @@ typedef struct {
 } section;
 
 typedef struct {
-  int sec;           /* index into secs */
+  int sec; /* index into secs */
   char *key, *value;
   int line;
 } entry;
 
 struct lbs_config {
-  char *file;        /* for messages */
+  char *file; /* for messages */
   section *secs;
   int nsec;
   entry *ents;
@@ -48,7 +48,8 @@ static lbs_err split_section(const char *text, char **kind, char **name) {
   *kind = dup_trim(text, (size_t)(p - text));
   char *rest = dup_trim(p, strlen(p)), *w = rest;
   for (char *r = rest; rest && *r; r++) /* collapse blanks */
-    if (!isspace((unsigned char)*r) || (w > rest && w[-1] != ' ')) *w++ = isspace((unsigned char)*r) ? ' ' : *r;
+    if (!isspace((unsigned char)*r) || (w > rest && w[-1] != ' '))
+      *w++ = isspace((unsigned char)*r) ? ' ' : *r;
   if (rest) {
     while (w > rest && w[-1] == ' ') w--;
     *w = '\0';
@@ -80,11 +81,12 @@ static lbs_err add_section(lbs_config *c, const char *text, int line, int *out) 
   if (e) return e;
   int i = find_section(c, kind, name);
   if (i >= 0 && line > 0) {
-    e = lbs_fail(LBS_PARSE, "%s:%d: section [%s] given twice (first at line %d)", c->file, line, text,
-                 c->secs[i].line);
+    e = lbs_fail(LBS_PARSE, "%s:%d: section [%s] given twice (first at line %d)", c->file, line,
+                 text, c->secs[i].line);
   } else if (i < 0) {
     section *s = realloc(c->secs, (size_t)(c->nsec + 1) * sizeof *s);
-    if (!s) e = lbs_fail(LBS_NOMEM, "config");
+    if (!s)
+      e = lbs_fail(LBS_NOMEM, "config");
     else {
       c->secs = s;
       s[c->nsec] = (section){kind, name, line};
@@ -102,8 +104,9 @@ static lbs_err add_section(lbs_config *c, const char *text, int line, int *out) 
 static lbs_err set_entry(lbs_config *c, int sec, const char *key, const char *value, int line) {
   int i = find_entry(c, sec, key);
   if (i >= 0 && line > 0)
-    return lbs_fail(LBS_PARSE, "%s:%d: key '%s' repeats in [%s%s%s] (first at line %d)", c->file, line, key,
-                    c->secs[sec].kind, *c->secs[sec].name ? " " : "", c->secs[sec].name, c->ents[i].line);
+    return lbs_fail(LBS_PARSE, "%s:%d: key '%s' repeats in [%s%s%s] (first at line %d)", c->file,
+                    line, key, c->secs[sec].kind, *c->secs[sec].name ? " " : "", c->secs[sec].name,
+                    c->ents[i].line);
   char *v = strdup(value);
   if (!v) return lbs_fail(LBS_NOMEM, "config");
   if (i >= 0) {
@@ -147,7 +150,9 @@ static char *reader(char *str, int num, void *stream) {
   ps->p += len;
   ps->line++;
   if (str[len - 1] != '\n' && ps->p < ps->end) { /* inih would take the rest as a line of its own */
-    if (!ps->err) ps->err = lbs_fail(LBS_PARSE, "%s:%d: line longer than %d characters", ps->c->file, ps->line, num - 2);
+    if (!ps->err)
+      ps->err = lbs_fail(LBS_PARSE, "%s:%d: line longer than %d characters", ps->c->file, ps->line,
+                         num - 2);
     return NULL;
   }
   const char *q = str;
@@ -155,9 +160,12 @@ static char *reader(char *str, int num, void *stream) {
   const char *close = *q == '[' ? strchr(q, ']') : NULL;
   if (close && !ps->err) {
     char *text = dup_trim(q + 1, (size_t)(close - q - 1));
-    if (!text) ps->err = lbs_fail(LBS_NOMEM, "config");
-    else if (!*text) ps->err = lbs_fail(LBS_PARSE, "%s:%d: empty section name", ps->c->file, ps->line);
-    else ps->err = add_section(ps->c, text, ps->line, &ps->cur);
+    if (!text)
+      ps->err = lbs_fail(LBS_NOMEM, "config");
+    else if (!*text)
+      ps->err = lbs_fail(LBS_PARSE, "%s:%d: empty section name", ps->c->file, ps->line);
+    else
+      ps->err = add_section(ps->c, text, ps->line, &ps->cur);
     free(text);
   }
   return str;
@@ -168,7 +176,8 @@ static int handler(void *user, const char *sec, const char *key, const char *val
   (void)sec;
   if (ps->err) return 0;
   if (ps->cur < 0) {
-    ps->err = lbs_fail(LBS_PARSE, "%s:%d: key '%s' before any [section]", ps->c->file, ps->line, key);
+    ps->err =
+        lbs_fail(LBS_PARSE, "%s:%d: key '%s' before any [section]", ps->c->file, ps->line, key);
     return 0;
   }
   ps->err = set_entry(ps->c, ps->cur, key, value, ps->line);
@@ -196,9 +205,13 @@ lbs_err lbs_config_parse_string(const char *name, const char *text, lbs_config *
   }
   parse_state ps = {c, text, text + strlen(text), 0, -1, LBS_OK};
   int rc = ini_parse_stream(reader, &ps, handler, &ps);
-  if (ps.err) e = ps.err;
-  else if (rc > 0) e = lbs_fail(LBS_PARSE, "%s:%d: malformed line (expected '[section]' or 'key = value')", name, rc);
-  else if (rc < 0) e = lbs_fail(LBS_NOMEM, "%s: parser out of memory", name);
+  if (ps.err)
+    e = ps.err;
+  else if (rc > 0)
+    e = lbs_fail(LBS_PARSE, "%s:%d: malformed line (expected '[section]' or 'key = value')", name,
+                 rc);
+  else if (rc < 0)
+    e = lbs_fail(LBS_NOMEM, "%s: parser out of memory", name);
   if (e) lbs_config_destroy(&c);
   *out = c;
   return e;
@@ -224,10 +237,12 @@ lbs_err lbs_config_override(lbs_config *c, const char *assignment) {
     if (*p == '.') dot = p;
   if (!eq || !dot || dot == text || dot + 1 == eq)
     return lbs_fail(LBS_PARSE, "override '%s' is not SECTION.KEY=VALUE", assignment);
-  char *sec = dup_trim(text, (size_t)(dot - text)), *key = dup_trim(dot + 1, (size_t)(eq - dot - 1));
+  char *sec = dup_trim(text, (size_t)(dot - text)),
+       *key = dup_trim(dot + 1, (size_t)(eq - dot - 1));
   char *val = dup_trim(eq + 1, strlen(eq + 1)), *kind = NULL, *name = NULL;
   int si;
-  lbs_err e = !sec || !key || !val ? lbs_fail(LBS_NOMEM, "config") : split_section(sec, &kind, &name);
+  lbs_err e =
+      !sec || !key || !val ? lbs_fail(LBS_NOMEM, "config") : split_section(sec, &kind, &name);
   /* a named section must exist: a misspelt one would silently add a cluster, a link... (a
    * section named "default" is a module's built-in one, [nodetype default]: it always exists) */
   if (!e && *name && !add && strcmp(name, "default") && find_section(c, kind, name) < 0) {
@@ -235,9 +250,10 @@ lbs_err lbs_config_override(lbs_config *c, const char *assignment) {
     size_t k = 0;
     for (int i = 0; i < c->nsec && k < sizeof known - 64; i++)
       if (!strcmp(c->secs[i].kind, kind))
-        k += (size_t)snprintf(known + k, sizeof known - k, "%s[%s %s]", k ? ", " : "", kind, c->secs[i].name);
-    e = lbs_fail(LBS_PARSE, "override '%s': there is no [%s %s] (%s%s); '+%s' adds one", assignment, kind, name,
-                 k ? "known: " : "none of that kind", known, text);
+        k += (size_t)snprintf(known + k, sizeof known - k, "%s[%s %s]", k ? ", " : "", kind,
+                              c->secs[i].name);
+    e = lbs_fail(LBS_PARSE, "override '%s': there is no [%s %s] (%s%s); '+%s' adds one", assignment,
+                 kind, name, k ? "known: " : "none of that kind", known, text);
   }
   if (!e) e = add_section(c, sec, 0, &si);
   if (!e) e = set_entry(c, si, key, val, 0);
@@ -277,7 +293,8 @@ int lbs_edit_distance(const char *a, const char *b) {
   for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
   for (size_t i = 1; i <= n; i++)
     for (size_t j = 1; j <= m; j++) {
-      int sub = d[i - 1][j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+      int sub =
+          d[i - 1][j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
       int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
       d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
     }
@@ -286,8 +303,10 @@ int lbs_edit_distance(const char *a, const char *b) {
 
 static const char *where_line(const lbs_config *c, int line) {
   static _Thread_local char buf[512];
-  if (line > 0) snprintf(buf, sizeof buf, "%s:%d", c->file, line);
-  else snprintf(buf, sizeof buf, "%s (command line)", c->file);
+  if (line > 0)
+    snprintf(buf, sizeof buf, "%s:%d", c->file, line);
+  else
+    snprintf(buf, sizeof buf, "%s (command line)", c->file);
   return buf;
 }
 
@@ -325,12 +344,15 @@ static int parse_value(lbs_opt_type t, const char *v, double *num, int *flag) {
     *num = strtod(v, &end);
     return !*v || *end || errno || !isfinite(*num) ? -1 : 0;
   case LBS_OPT_BOOL:
-    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") || !strcmp(v, "1")) *flag = 1;
-    else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off") || !strcmp(v, "0")) *flag = 0;
-    else return -1;
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") || !strcmp(v, "1"))
+      *flag = 1;
+    else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off") ||
+             !strcmp(v, "0"))
+      *flag = 0;
+    else
+      return -1;
     return 0;
-  case LBS_OPT_STRING:
-    return 0;
+  case LBS_OPT_STRING: return 0;
   }
   return -1;
 }
@@ -341,19 +363,23 @@ static const char *type_name(lbs_opt_type t) {
 }
 
 /* A value against its key's type and range: LBS_PARSE or LBS_RANGE with why alone ("'x' is not a
- * number", "0 is outside [1, 10]"), for the caller to say where; *num its number (a flag: 0 or 1). */
+ * number", "0 is outside [1, 10]"), for the caller to say where; *num its number (a flag: 0 or 1).
+ */
 static lbs_err check_value(const lbs_opt *o, const char *v, double *num) {
   int flag = 0;
   *num = 0;
   if (parse_value(o->type, v, num, &flag))
-    return lbs_fail(LBS_PARSE, "'%s' is not %s %s", v, o->type == LBS_OPT_INT ? "an" : "a", type_name(o->type));
-  if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max && (*num < o->min || *num > o->max))
+    return lbs_fail(LBS_PARSE, "'%s' is not %s %s", v, o->type == LBS_OPT_INT ? "an" : "a",
+                    type_name(o->type));
+  if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max &&
+      (*num < o->min || *num > o->max))
     return lbs_fail(LBS_RANGE, "%s is outside [%g, %g]", v, o->min, o->max);
   if (o->type == LBS_OPT_BOOL) *num = flag;
   return LBS_OK;
 }
 
-lbs_err lbs_config_value(const lbs_section_spec *specs, const char *kind, const char *key, const char *value, double *num) {
+lbs_err lbs_config_value(const lbs_section_spec *specs, const char *kind, const char *key,
+                         const char *value, double *num) {
   const lbs_section_spec *sp = find_spec(specs, kind);
   const lbs_opt *o = sp ? find_opt(sp, key) : NULL;
   if (!o) return lbs_fail(LBS_INVAL, "no key '%s' declared for [%s]", key, kind);
@@ -372,21 +398,25 @@ static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int onl
       for (const lbs_section_spec *q = specs; q->kind; q++) {
         int d = lbs_edit_distance(sec->kind, q->kind);
         if (d < bd) bd = d, best = q->kind;
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", q > specs ? ", " : "", q->kind);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", q > specs ? ", " : "",
+                 q->kind);
       }
       if (best && bd <= 2)
-        return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (did you mean [%s]? known: %s)", where_line(c, sec->line),
-                        sec->kind, best, known);
-      return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (known: %s)", where_line(c, sec->line), sec->kind, known);
+        return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (did you mean [%s]? known: %s)",
+                        where_line(c, sec->line), sec->kind, best, known);
+      return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (known: %s)", where_line(c, sec->line),
+                      sec->kind, known);
     }
     if (count_words(sec->name) != sp->named)
-      return lbs_fail(LBS_PARSE, "%s: section [%s%s%s] needs %s", where_line(c, sec->line), sec->kind,
-                      *sec->name ? " " : "", sec->name,
-                      sp->named == 0 ? "no name" : sp->named == 1 ? "one name, as [kind NAME]" : "two names, as [kind A B]");
+      return lbs_fail(LBS_PARSE, "%s: section [%s%s%s] needs %s", where_line(c, sec->line),
+                      sec->kind, *sec->name ? " " : "", sec->name,
+                      sp->named == 0   ? "no name"
+                      : sp->named == 1 ? "one name, as [kind NAME]"
+                                       : "two names, as [kind A B]");
     for (const lbs_opt *o = sp->opts; o && o->key; o++)
       if (!o->def && find_entry(c, s, o->key) < 0)
-        return lbs_fail(LBS_PARSE, "%s: [%s%s%s] needs '%s' (%s)", where_line(c, sec->line), sec->kind,
-                        *sec->name ? " " : "", sec->name, o->key, o->help);
+        return lbs_fail(LBS_PARSE, "%s: [%s%s%s] needs '%s' (%s)", where_line(c, sec->line),
+                        sec->kind, *sec->name ? " " : "", sec->name, o->key, o->help);
   }
   for (int i = 0; i < c->nent; i++) {
     const entry *en = &c->ents[i];
@@ -403,10 +433,10 @@ static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int onl
       }
       size_t len = strlen(en->key);
       if (best && bd <= (int)(len / 3 > 2 ? len / 3 : 2))
-        return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (did you mean '%s'?)", where_line(c, en->line),
-                        en->key, sec->kind, best);
-      return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (see --help-config)", where_line(c, en->line), en->key,
-                      sec->kind);
+        return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (did you mean '%s'?)",
+                        where_line(c, en->line), en->key, sec->kind, best);
+      return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (see --help-config)",
+                      where_line(c, en->line), en->key, sec->kind);
     }
     double num;
     lbs_err e = check_value(o, en->value, &num);
@@ -414,12 +444,17 @@ static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int onl
   }
   for (const lbs_section_spec *sp = specs; sp->kind; sp++)
     if (sp->required && lbs_config_count(c, sp->kind) == 0)
-      return lbs_fail(LBS_PARSE, "%s: no [%s%s] section (%s)", c->file, sp->kind, sp->named ? " NAME" : "", sp->help);
+      return lbs_fail(LBS_PARSE, "%s: no [%s%s] section (%s)", c->file, sp->kind,
+                      sp->named ? " NAME" : "", sp->help);
   return LBS_OK;
 }
 
-lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) { return check(c, specs, 0); }
-lbs_err lbs_config_check_only(const lbs_config *c, const lbs_section_spec *specs) { return check(c, specs, 1); }
+lbs_err lbs_config_check(const lbs_config *c, const lbs_section_spec *specs) {
+  return check(c, specs, 0);
+}
+lbs_err lbs_config_check_only(const lbs_config *c, const lbs_section_spec *specs) {
+  return check(c, specs, 1);
+}
 
 /* ---------------------------------------------------------------- reading */
 
@@ -435,15 +470,16 @@ const char *lbs_config_name(const lbs_config *c, const char *kind, int k) {
   return NULL;
 }
 
-const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name, const char *key) {
+const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name,
+                             const char *key) {
   int s = find_section(c, kind, name ? name : "");
   if (s < 0) return c->file;
   int e = key ? find_entry(c, s, key) : -1;
   return where_line(c, e >= 0 ? c->ents[e].line : c->secs[s].line);
 }
 
-int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, int i, const char **key,
-                     const char **value) {
+int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, int i,
+                     const char **key, const char **value) {
   int s = find_section(c, kind, name ? name : "");
   for (int k = 0; s >= 0 && k < c->nent; k++)
     if (c->ents[k].sec == s && i-- == 0) {
@@ -460,8 +496,8 @@ int lbs_config_has(const lbs_config *c, const char *kind, const char *name, cons
 }
 
 /* The text of a key, or its default; LBS_INVAL for a key the spec does not have. */
-static lbs_err raw(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
-                   const char *key, const lbs_opt **opt, const char **text) {
+static lbs_err raw(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                   const char *name, const char *key, const lbs_opt **opt, const char **text) {
   const lbs_section_spec *sp = find_spec(specs, kind);
   *opt = sp ? find_opt(sp, key) : NULL;
   if (!*opt) return lbs_fail(LBS_INVAL, "no key '%s' declared for [%s]", key, kind);
@@ -469,57 +505,63 @@ static lbs_err raw(const lbs_config *c, const lbs_section_spec *specs, const cha
   int e = s >= 0 ? find_entry(c, s, key) : -1;
   *text = e >= 0 ? c->ents[e].value : (*opt)->def;
   if (!*text)
-    return lbs_fail(LBS_PARSE, "%s: [%s%s%s] needs '%s'", c->file, kind, name && *name ? " " : "", name ? name : "", key);
+    return lbs_fail(LBS_PARSE, "%s: [%s%s%s] needs '%s'", c->file, kind, name && *name ? " " : "",
+                    name ? name : "", key);
   return LBS_OK;
 }
 
-lbs_err lbs_config_double(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
-                          const char *key, double *out) {
+lbs_err lbs_config_double(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                          const char *name, const char *key, double *out) {
   const lbs_opt *o;
   const char *t;
   int flag;
   lbs_err e = raw(c, specs, kind, name, key, &o, &t);
   if (!e && parse_value(o->type == LBS_OPT_INT ? LBS_OPT_INT : LBS_OPT_DOUBLE, t, out, &flag))
-    e = lbs_fail(LBS_PARSE, "%s: %s = '%s' is not a number", lbs_config_where(c, kind, name, key), key, t);
+    e = lbs_fail(LBS_PARSE, "%s: %s = '%s' is not a number", lbs_config_where(c, kind, name, key),
+                 key, t);
   return e;
 }
 
-lbs_err lbs_config_int(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
-                       const char *key, long long *out) {
+lbs_err lbs_config_int(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                       const char *name, const char *key, long long *out) {
   double v;
   lbs_err e = lbs_config_double(c, specs, kind, name, key, &v);
   if (!e) *out = (long long)v;
   return e;
 }
 
-lbs_err lbs_config_bool(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
-                        const char *key, int *out) {
+lbs_err lbs_config_bool(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                        const char *name, const char *key, int *out) {
   const lbs_opt *o;
   const char *t;
   double num;
   lbs_err e = raw(c, specs, kind, name, key, &o, &t);
   if (!e && parse_value(LBS_OPT_BOOL, t, &num, out))
-    e = lbs_fail(LBS_PARSE, "%s: %s = '%s' is not true/false", lbs_config_where(c, kind, name, key), key, t);
+    e = lbs_fail(LBS_PARSE, "%s: %s = '%s' is not true/false", lbs_config_where(c, kind, name, key),
+                 key, t);
   return e;
 }
 
-lbs_err lbs_config_string(const lbs_config *c, const lbs_section_spec *specs, const char *kind, const char *name,
-                          const char *key, const char **out) {
+lbs_err lbs_config_string(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
+                          const char *name, const char *key, const char **out) {
   const lbs_opt *o;
   return raw(c, specs, kind, name, key, &o, out);
 }
 
 void lbs_config_help(FILE *f, const lbs_section_spec *specs) {
   for (const lbs_section_spec *sp = specs; sp->kind; sp++) {
-    fprintf(f, "[%s%s]%s\n    %s\n", sp->kind, sp->named == 0 ? "" : sp->named == 1 ? " NAME" : " A B",
+    fprintf(f, "[%s%s]%s\n    %s\n", sp->kind,
+            sp->named == 0   ? ""
+            : sp->named == 1 ? " NAME"
+                             : " A B",
             sp->required ? " (required)" : "", sp->help);
     if (!sp->opts) fprintf(f, "  (any key: passed through as it is)\n");
     for (const lbs_opt *o = sp->opts; o && o->key; o++) {
       char range[64] = "";
       if ((o->type == LBS_OPT_INT || o->type == LBS_OPT_DOUBLE) && o->min <= o->max)
         snprintf(range, sizeof range, ", %g..%g", o->min, o->max);
-      fprintf(f, "  %-18s %-10s (%s%s%s) %s\n", o->key, o->def ? o->def : "required", type_name(o->type), range,
-              "", o->help);
+      fprintf(f, "  %-18s %-10s (%s%s%s) %s\n", o->key, o->def ? o->def : "required",
+              type_name(o->type), range, "", o->help);
     }
   }
 }
@@ -533,8 +575,8 @@ static lbs_err dump_line(lbs_buf *out, const char *a, const char *b, const char 
 
 /* The keys of spec's sections of this kind that s does not give, with their defaults, after a
  * "# defaults" line. */
-static lbs_err dump_defaults(const lbs_config *c, int s, const char *kind, const lbs_section_spec *const *specs, int nspecs,
-                             lbs_buf *out) {
+static lbs_err dump_defaults(const lbs_config *c, int s, const char *kind,
+                             const lbs_section_spec *const *specs, int nspecs, lbs_buf *out) {
   lbs_err e = LBS_OK;
   int said = 0;
   for (int k = 0; !e && k < nspecs; k++)
@@ -550,7 +592,8 @@ static lbs_err dump_defaults(const lbs_config *c, int s, const char *kind, const
   return e;
 }
 
-lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *const *specs, int nspecs, lbs_buf *out) {
+lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *const *specs,
+                                 int nspecs, lbs_buf *out) {
   lbs_err e = LBS_OK;
   int any = 0;
   for (int s = 0; !e && s < c->nsec; s++, any = 1) {
@@ -561,7 +604,8 @@ lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *co
       const entry *en = &c->ents[i];
       if (en->sec != s) continue;
       e = dump_line(out, en->key, " = ", "");
-      for (const char *v = en->value; !e && *v; v++) e = lbs_buf_append(out, *v == '\n' || *v == '\r' ? " " : v, 1);
+      for (const char *v = en->value; !e && *v; v++)
+        e = lbs_buf_append(out, *v == '\n' || *v == '\r' ? " " : v, 1);
       if (!e) e = lbs_buf_append(out, "\n", 1);
     }
     if (!e) e = dump_defaults(c, s, sc->kind, specs, nspecs, out);
@@ -581,13 +625,17 @@ lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *co
   return e;
 }
 
-lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out) { return lbs_config_dump_resolved(c, NULL, 0, out); }
+lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out) {
+  return lbs_config_dump_resolved(c, NULL, 0, out);
+}
 
 void lbs_config_relpath(const char *where, const char *path, char *out, size_t n) {
   const char *colon = where ? strrchr(where, ':') : NULL, *slash = NULL;
   if (path[0] != '/' && colon)
     for (const char *c = where; c < colon; c++)
       if (*c == '/') slash = c;
-  if (path[0] == '/' || !slash) snprintf(out, n, "%s", path);
-  else snprintf(out, n, "%.*s/%s", (int)(slash - where), where, path);
+  if (path[0] == '/' || !slash)
+    snprintf(out, n, "%s", path);
+  else
+    snprintf(out, n, "%.*s/%s", (int)(slash - where), where, path);
 }

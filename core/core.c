@@ -169,9 +169,12 @@ lbs_err lbs_parent_writable(const char *path) {
   memcpy(dir, path, n + 1);
   while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0'; /* "out/" names out */
   char *slash = strrchr(dir, '/');
-  if (!slash) strcpy(dir, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
+  if (!slash)
+    strcpy(dir, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
   struct stat sb;
   if (stat(dir, &sb))
     return lbs_fail(LBS_IO, "%s: cannot write in %s: %s", path, dir, strerror(errno));

@@ -17,7 +17,7 @@
 typedef enum { LBS_OPT_INT, LBS_OPT_DOUBLE, LBS_OPT_BOOL, LBS_OPT_STRING } lbs_opt_type;
 
 typedef struct lbs_opt {
-  const char *key;  /* key name, e.g. "bandwidth_gbps" */
+  const char *key; /* key name, e.g. "bandwidth_gbps" */
   lbs_opt_type type;
   const char *def;  /* default as text; NULL when the key is required */
   double min, max;  /* inclusive range for numbers (ignored when min > max) */
@@ -58,13 +58,15 @@ lbs_err lbs_config_check_only(const lbs_config *c, const lbs_section_spec *specs
  * value that comes from elsewhere (a command-line flag): LBS_PARSE or LBS_RANGE with why alone
  * ("'x' is not a number", "0 is outside [1, 10]"), for the caller to say where; LBS_INVAL for a
  * key specs lacks. *num gets its number (a flag 0 or 1; text 0). */
-lbs_err lbs_config_value(const lbs_section_spec *specs, const char *kind, const char *key, const char *value, double *num);
+lbs_err lbs_config_value(const lbs_section_spec *specs, const char *kind, const char *key,
+                         const char *value, double *num);
 
 /* Sections of a kind, in file order: count, and the name of the i-th ("" for unnamed). */
 int lbs_config_count(const lbs_config *c, const char *kind);
 const char *lbs_config_name(const lbs_config *c, const char *kind, int i);
 /* Where a section or key was given, for messages: "file:line" (static thread-local). */
-const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name, const char *key);
+const char *lbs_config_where(const lbs_config *c, const char *kind, const char *name,
+                             const char *key);
 /* A path a key gives, taken from the directory of the file it was given in: where is that
  * key's lbs_config_where ("dir/grid.ini:12"); an absolute path, or a key given on the command
  * line ("... (command line)"), stays as it is (the working directory). Into out (n bytes). */
@@ -83,8 +85,8 @@ lbs_err lbs_config_bool(const lbs_config *c, const lbs_section_spec *specs, cons
 lbs_err lbs_config_string(const lbs_config *c, const lbs_section_spec *specs, const char *kind,
                           const char *name, const char *key, const char **out);
 /* The i-th key and value given in section kind/name (file order); 0 when there is none. */
-int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, int i, const char **key,
-                     const char **value);
+int lbs_config_entry(const lbs_config *c, const char *kind, const char *name, int i,
+                     const char **key, const char **value);
 /* 1 when the key is given (in the file or an override). */
 int lbs_config_has(const lbs_config *c, const char *kind, const char *name, const char *key);
 
@@ -95,7 +97,8 @@ lbs_err lbs_config_dump(const lbs_config *c, lbs_buf *out);
 /* lbs_config_dump, then what the configuration leaves to the specs' defaults: for each section
  * the keys it does not give (after a "# defaults" line, in a repeated section header), and each
  * unnamed section it lacks with every key at its default. The text parses back as INI. */
-lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *const *specs, int nspecs, lbs_buf *out);
+lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *const *specs,
+                                 int nspecs, lbs_buf *out);
 
 /* Prints every section kind and key with type, default, range and help. */
 void lbs_config_help(FILE *f, const lbs_section_spec *specs);

@@ -4,28 +4,28 @@
 #define LBS_CORE_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One list feeds the enum, the message table and the names. */
-#define LBS_ERRORS(X)                                     \
-  X(OK, "success")                                        \
-  X(NOMEM, "out of memory")                               \
-  X(IO, "I/O failed")                                     \
-  X(PARSE, "malformed input")                             \
-  X(CORRUPT, "data is corrupt")                           \
-  X(VERSION, "unsupported version")                       \
-  X(FORMAT, "not the expected file format")               \
-  X(RANGE, "value out of range")                          \
-  X(INVAL, "invalid argument")                            \
-  X(NOTFOUND, "not found")                                \
+#define LBS_ERRORS(X)                                                                              \
+  X(OK, "success")                                                                                 \
+  X(NOMEM, "out of memory")                                                                        \
+  X(IO, "I/O failed")                                                                              \
+  X(PARSE, "malformed input")                                                                      \
+  X(CORRUPT, "data is corrupt")                                                                    \
+  X(VERSION, "unsupported version")                                                                \
+  X(FORMAT, "not the expected file format")                                                        \
+  X(RANGE, "value out of range")                                                                   \
+  X(INVAL, "invalid argument")                                                                     \
+  X(NOTFOUND, "not found")                                                                         \
   X(DB, "database error")
 
 typedef enum {
 #define X(code, msg) LBS_##code,
   LBS_ERRORS(X)
 #undef X
-  LBS_NERRORS
+      LBS_NERRORS
 } lbs_err;
 
 /* Short static description of an error code; never NULL. */
@@ -51,7 +51,12 @@ void lbs_clear_error(void);
  * "lbsim[rank 1]: "). Unless a program sets one, the sink writes the message as it is to
  * stderr, and only errors and warnings pass. Safe from any thread: each message reaches the
  * sink whole, one at a time. */
-typedef enum { LBS_LOG_ERROR = 0, LBS_LOG_WARN = 1, LBS_LOG_INFO = 2, LBS_LOG_DEBUG = 3 } lbs_log_level;
+typedef enum {
+  LBS_LOG_ERROR = 0,
+  LBS_LOG_WARN = 1,
+  LBS_LOG_INFO = 2,
+  LBS_LOG_DEBUG = 3
+} lbs_log_level;
 #define LBS_LOG_DEFAULT_LEVEL LBS_LOG_WARN
 /* Gets every message at or above the threshold, formatted, as one line without a newline. It
  * is called under the log's lock (lines never interleave; the sink needs no lock of its own) and
@@ -78,8 +83,8 @@ lbs_err lbs_log_level_from_env(const char *var, lbs_log_level *out);
 void lbs_log_stderr(void *arg, lbs_log_level level, const char *msg);
 /* A sink writing prefix + message + newline to a stream in one write: arg is an lbs_log_stream. */
 typedef struct lbs_log_stream {
-  FILE *f;          /* NULL: stderr */
-  char prefix[64];  /* "lbsim: ", "lbsim[rank 3]: " */
+  FILE *f;         /* NULL: stderr */
+  char prefix[64]; /* "lbsim: ", "lbsim[rank 3]: " */
 } lbs_log_stream;
 void lbs_log_stream_sink(void *arg, lbs_log_level level, const char *msg);
 /* The MPI rank and job size the launcher gave this process in its environment (Open MPI's

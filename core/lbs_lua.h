@@ -32,8 +32,8 @@ void lbs_lua_close(lbs_lua *b); /* NULL-safe */
 /* What every user's script goes through, from its spec "FILE.lua[:ARGS]" (args may be NULL):
  * lbs_lua_open on FILE, the global function fn required ("KIND lua:FILE: defines no function
  * SIGNATURE"), then init(ARGS, or nil) called when the script defines it. */
-lbs_err lbs_lua_open_script(const char *kind, const char *spec, const char *fn, const char *signature, void *user,
-                            lbs_lua **out);
+lbs_err lbs_lua_open_script(const char *kind, const char *spec, const char *fn,
+                            const char *signature, void *user, lbs_lua **out);
 
 lua_State *lbs_lua_state(const lbs_lua *b);
 const char *lbs_lua_path(const lbs_lua *b);

@@ -36,7 +36,7 @@ typedef struct lbs_registry {
 
 /* The initializer of a registry of `type` ops tables (the name is in field name_field) whose
  * built-in entries are the NULL-terminated array builtin; label may be NULL. */
-#define LBS_REGISTRY(what, builtin, type, name_field, label) \
+#define LBS_REGISTRY(what, builtin, type, name_field, label)                                       \
   { (what), (builtin), offsetof(type, name_field), (label), {NULL}, 0 }
 
 /* Adds entry (borrowed: it must outlive the registry, i.e. be static) after the others.

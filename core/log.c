@@ -15,7 +15,7 @@
 #include <strings.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static lbs_log_sink sink;  /* NULL: lbs_log_stderr */
+static lbs_log_sink sink; /* NULL: lbs_log_stderr */
 static void *sink_arg;
 static atomic_int threshold = LBS_LOG_DEFAULT_LEVEL;
 static _Thread_local int in_sink;
@@ -108,7 +108,8 @@ void lbs_log(lbs_log_level level, const char *fmt, ...) {
 }
 
 int lbs_log_mpi_env(int *rank, int *size) {
-  static const char *const vars[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}};
+  static const char *const vars[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                        {"PMI_RANK", "PMI_SIZE"}};
   *rank = 0, *size = 1;
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
     const char *r = getenv(vars[i][0]), *s = getenv(vars[i][1]);
@@ -123,7 +124,9 @@ int lbs_log_mpi_env(int *rank, int *size) {
 }
 
 char *lbs_log_prefix(char *buf, size_t n, const char *name, int rank, int size) {
-  if (size > 1) snprintf(buf, n, "%s[rank %d]: ", name, rank);
-  else snprintf(buf, n, "%s: ", name);
+  if (size > 1)
+    snprintf(buf, n, "%s[rank %d]: ", name, rank);
+  else
+    snprintf(buf, n, "%s: ", name);
   return buf;
 }

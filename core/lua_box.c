@@ -53,7 +53,8 @@ lbs_err lbs_lua_fail(const lbs_lua *b, const char *msg, const char *suffix) {
   if (!msg) msg = "(error object is not a string)";
   if (!suffix) suffix = "";
   if (b->refused && !strcmp(msg, "not enough memory")) {
-    snprintf(mem, sizeof mem, "ran past its memory limit of %lld MiB (LBSIM_LUA_MEMORY)", b->memory >> 20);
+    snprintf(mem, sizeof mem, "ran past its memory limit of %lld MiB (LBSIM_LUA_MEMORY)",
+             b->memory >> 20);
     msg = mem;
   }
   msg = full_path_msg(b, msg, buf, sizeof buf);
@@ -140,7 +141,8 @@ static void open_libs(lua_State *L) {
 }
 
 /* A whole number >= 1 (at most max) from the environment, or def when unset. */
-static lbs_err env_count(const char *name, long long def, long long max, const char *unit, long long *out) {
+static lbs_err env_count(const char *name, long long def, long long max, const char *unit,
+                         long long *out) {
   const char *v = getenv(name);
   *out = def;
   if (!v || !*v) return LBS_OK;
@@ -196,10 +198,11 @@ lbs_err lbs_lua_open(const char *kind, const char *path, void *user, lbs_lua **o
   return LBS_OK;
 }
 
-lbs_err lbs_lua_open_script(const char *kind, const char *spec, const char *fn, const char *signature, void *user,
-                            lbs_lua **out) {
+lbs_err lbs_lua_open_script(const char *kind, const char *spec, const char *fn,
+                            const char *signature, void *user, lbs_lua **out) {
   *out = NULL;
-  if (!spec || !*spec || *spec == ':') return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
+  if (!spec || !*spec || *spec == ':')
+    return lbs_fail(LBS_INVAL, "needs a script: lua:FILE.lua[:ARGS]");
   const char *colon = strchr(spec, ':');
   char *path = strndup(spec, colon ? (size_t)(colon - spec) : strlen(spec));
   if (!path) return lbs_fail(LBS_NOMEM, "%s lua", kind);
@@ -217,7 +220,8 @@ lbs_err lbs_lua_open_script(const char *kind, const char *spec, const char *fn, 
       lua_pushnil(L);
     if (lbs_lua_call(b, 1, 0) != LUA_OK) e = lbs_lua_fail(b, lua_tostring(L, -1), NULL);
   } else if (!lua_isnil(L, -1)) {
-    e = lbs_fail(LBS_INVAL, "%s lua:%s: init is a %s, not a function", kind, b->path, luaL_typename(L, -1));
+    e = lbs_fail(LBS_INVAL, "%s lua:%s: init is a %s, not a function", kind, b->path,
+                 luaL_typename(L, -1));
   }
   lua_settop(L, 0);
   if (e) {

@@ -36,7 +36,9 @@ static const void *find_n(const lbs_registry *r, const char *name, size_t len) {
   return NULL;
 }
 
-const void *lbs_registry_find(const lbs_registry *r, const char *name) { return find_n(r, name, strlen(name)); }
+const void *lbs_registry_find(const lbs_registry *r, const char *name) {
+  return find_n(r, name, strlen(name));
+}
 
 const void *lbs_registry_find_spec(const lbs_registry *r, const char *spec) {
   return find_n(r, spec, strcspn(spec, ":"));
@@ -49,7 +51,8 @@ lbs_err lbs_registry_add(lbs_registry *r, const void *entry) {
     return lbs_fail(LBS_INVAL, "cannot register %s '%s': a name holds no ':'", r->what, name);
   if (lbs_registry_find(r, name)) return lbs_fail(LBS_INVAL, "%s '%s' exists", r->what, name);
   if (r->nadded == LBS_REGISTRY_MAX)
-    return lbs_fail(LBS_INVAL, "cannot register %s '%s': %d were added already", r->what, name, LBS_REGISTRY_MAX);
+    return lbs_fail(LBS_INVAL, "cannot register %s '%s': %d were added already", r->what, name,
+                    LBS_REGISTRY_MAX);
   r->added[r->nadded++] = entry;
   return LBS_OK;
 }
@@ -91,8 +94,8 @@ lbs_err lbs_registry_unknown(const lbs_registry *r, const char *where, const cha
   const char *close = lbs_registry_closest(r, spec);
   lbs_registry_list(r, known, sizeof known);
   if (close)
-    return lbs_fail(LBS_NOTFOUND, "%s%sunknown %s '%s' (known: %s); did you mean '%s'?", where ? where : "",
-                    where ? ": " : "", r->what, spec, known, close);
-  return lbs_fail(LBS_NOTFOUND, "%s%sunknown %s '%s' (known: %s)", where ? where : "", where ? ": " : "", r->what,
-                  spec, known);
+    return lbs_fail(LBS_NOTFOUND, "%s%sunknown %s '%s' (known: %s); did you mean '%s'?",
+                    where ? where : "", where ? ": " : "", r->what, spec, known, close);
+  return lbs_fail(LBS_NOTFOUND, "%s%sunknown %s '%s' (known: %s)", where ? where : "",
+                  where ? ": " : "", r->what, spec, known);
 }

@@ -25,7 +25,8 @@ const lbs_opt lbs__avail_opts[] = {
     {"target", LBS_OPT_STRING, NULL, 1, 0,
      "what changes: 'proc N' (a processor, numbered as in 'grid info'), 'cluster NAME' (its processors) or 'link A "
      "B' (the network between clusters A and B; 'link A A': A's own)"},
-    {"from_step", LBS_OPT_INT, NULL, 0, 1e15, "the trace step the change starts at (numbered as replay --steps)"},
+    {"from_step", LBS_OPT_INT, NULL, 0, 1e15,
+     "the trace step the change starts at (numbered as replay --steps)"},
     {"until_step", LBS_OPT_INT, "-1", -1, 1e15,
      "the trace step it ends before, when the target is as before (-1: never; not with fail)"},
     {"speed_factor", LBS_OPT_DOUBLE, "1", 1, 0,
@@ -93,8 +94,10 @@ static lbs_err parse_target(const lbs_config *cfg, const char *name, const char 
     a->kind = LBS_AVAIL_LINK, a->a = ca, a->b = cb;
     return LBS_OK;
   }
-  return lbs_fail(LBS_PARSE, "%s: [availability %s] target = '%s' must be 'proc N', 'cluster NAME' or 'link A B'", where,
-                  name, text);
+  return lbs_fail(
+      LBS_PARSE,
+      "%s: [availability %s] target = '%s' must be 'proc N', 'cluster NAME' or 'link A B'", where,
+      name, text);
 }
 
 /* One section into a (its strings owned by a). */
@@ -121,40 +124,56 @@ static lbs_err parse_one(const lbs_config *cfg, const lbs_section_spec *spec, co
   const double values[] = {a->speed_factor, a->bandwidth_factor, a->latency_factor};
   for (int k = 0; k < 3; k++)
     if (!(values[k] > 0))
-      return lbs_fail(LBS_RANGE, "%s: [availability %s] %s = %g must be > 0%s", AT(factors[k]), name, factors[k],
-                      values[k], k == 0 ? " (fail = true stops processors)" : "");
+      return lbs_fail(LBS_RANGE, "%s: [availability %s] %s = %g must be > 0%s", AT(factors[k]),
+                      name, factors[k], values[k], k == 0 ? " (fail = true stops processors)" : "");
   if (a->kind == LBS_AVAIL_PROCS) {
     static const char *const link_keys[] = {"bandwidth_factor", "latency_factor"};
     for (int k = 0; k < 2; k++)
       if (HAS(link_keys[k]))
-        return lbs_fail(LBS_PARSE, "%s: [availability %s] %s is for a link; target = '%s' is processors (give speed_factor "
-                        "or fail)", AT(link_keys[k]), name, link_keys[k], target);
+        return lbs_fail(
+            LBS_PARSE,
+            "%s: [availability %s] %s is for a link; target = '%s' is processors (give speed_factor "
+            "or fail)",
+            AT(link_keys[k]), name, link_keys[k], target);
     if (a->fail && HAS("speed_factor"))
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] gives both fail = true and speed_factor: a profile either slows "
-                      "processors or stops them (give two profiles)", AT("speed_factor"), name);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: [availability %s] gives both fail = true and speed_factor: a profile either slows "
+          "processors or stops them (give two profiles)",
+          AT("speed_factor"), name);
     if (a->fail && HAS("until_step"))
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] until_step with fail = true: a failed processor does not come "
-                      "back", AT("until_step"), name);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: [availability %s] until_step with fail = true: a failed processor does not come "
+          "back",
+          AT("until_step"), name);
     if (!a->fail && !HAS("speed_factor"))
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] changes nothing: give speed_factor or fail = true",
+      return lbs_fail(LBS_PARSE,
+                      "%s: [availability %s] changes nothing: give speed_factor or fail = true",
                       lbs_config_where(cfg, "availability", name, NULL), name);
     if (a->fail) a->speed_factor = 1;
   } else {
     static const char *const proc_keys[] = {"speed_factor", "fail"};
     for (int k = 0; k < 2; k++)
       if (HAS(proc_keys[k]))
-        return lbs_fail(LBS_PARSE, "%s: [availability %s] %s is for processors; target = '%s' is a link (give "
-                        "bandwidth_factor or latency_factor)", AT(proc_keys[k]), name, proc_keys[k], target);
+        return lbs_fail(LBS_PARSE,
+                        "%s: [availability %s] %s is for processors; target = '%s' is a link (give "
+                        "bandwidth_factor or latency_factor)",
+                        AT(proc_keys[k]), name, proc_keys[k], target);
     if (!HAS("bandwidth_factor") && !HAS("latency_factor"))
-      return lbs_fail(LBS_PARSE, "%s: [availability %s] changes nothing: give bandwidth_factor or latency_factor",
-                      lbs_config_where(cfg, "availability", name, NULL), name);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: [availability %s] changes nothing: give bandwidth_factor or latency_factor",
+          lbs_config_where(cfg, "availability", name, NULL), name);
   }
   if (until >= 0 && until <= from)
-    return lbs_fail(LBS_RANGE, "%s: [availability %s] until_step = %lld must come after from_step = %lld", AT("until_step"),
-                    name, until, from);
+    return lbs_fail(LBS_RANGE,
+                    "%s: [availability %s] until_step = %lld must come after from_step = %lld",
+                    AT("until_step"), name, until, from);
   a->name = strdup(name);
   a->where = strdup(AT("from_step"));
-  a->until_where = strdup(HAS("until_step") ? AT("until_step") : lbs_config_where(cfg, "availability", name, NULL));
+  a->until_where = strdup(HAS("until_step") ? AT("until_step")
+                                            : lbs_config_where(cfg, "availability", name, NULL));
 #undef HAS
 #undef AT
   if (!a->name || !a->where || !a->until_where) return lbs_fail(LBS_NOMEM, "availability profiles");
@@ -174,11 +193,14 @@ lbs_err lbs__avail_parse(const lbs_config *cfg, const lbs_section_spec *spec,
   for (int i = 0; !e && i < na; i++) {
     const char *name = lbs_config_name(cfg, "availability", i);
     if ((e = parse_one(cfg, spec, name, tg, &a[i]))) break;
-    for (int p = a[i].first; a[i].kind == LBS_AVAIL_PROCS && a[i].fail && p < a[i].first + a[i].count; p++)
+    for (int p = a[i].first;
+         a[i].kind == LBS_AVAIL_PROCS && a[i].fail && p < a[i].first + a[i].count; p++)
       ndead += !dead[p], dead[p] = 1;
     if (ndead == P) /* failures are for good: at the last one's step no processor would be left */
-      e = lbs_fail(LBS_PARSE, "%s: [availability %s]: with it every processor of the grid fails (at least one must stay)",
-                   lbs_config_where(cfg, "availability", name, "fail"), name);
+      e = lbs_fail(
+          LBS_PARSE,
+          "%s: [availability %s]: with it every processor of the grid fails (at least one must stay)",
+          lbs_config_where(cfg, "availability", name, "fail"), name);
   }
   free(dead);
   if (e) {

@@ -11,11 +11,16 @@ static const lbs_opt grid_opts[] = {
     {"name", LBS_OPT_STRING, "grid", 1, 0, "a name for reports"},
     {"ns_per_work", LBS_OPT_DOUBLE, "1", 1e-12, 1e12,
      "ns one unit of the replayed metric takes on a processor of speed 1"},
-    {"bytes_per_elem", LBS_OPT_DOUBLE, "0", 0, 1e15, "bytes migrated per element (0: the trace's value)"},
-    {"bytes_per_edge", LBS_OPT_DOUBLE, "0", 0, 1e15, "halo bytes per graph edge and step (0: the trace's value)"},
-    {"inter_latency_us", LBS_OPT_DOUBLE, "100", 0, 1e9, "latency between clusters that have no [link], us"},
-    {"inter_bandwidth_gbps", LBS_OPT_DOUBLE, "1", 1e-9, 1e9, "bandwidth between clusters that have no [link], Gbit/s"},
-    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between clusters share those links (as sharing says)"},
+    {"bytes_per_elem", LBS_OPT_DOUBLE, "0", 0, 1e15,
+     "bytes migrated per element (0: the trace's value)"},
+    {"bytes_per_edge", LBS_OPT_DOUBLE, "0", 0, 1e15,
+     "halo bytes per graph edge and step (0: the trace's value)"},
+    {"inter_latency_us", LBS_OPT_DOUBLE, "100", 0, 1e9,
+     "latency between clusters that have no [link], us"},
+    {"inter_bandwidth_gbps", LBS_OPT_DOUBLE, "1", 1e-9, 1e9,
+     "bandwidth between clusters that have no [link], Gbit/s"},
+    {"inter_shared", LBS_OPT_BOOL, "true", 1, 0,
+     "transfers between clusters share those links (as sharing says)"},
     {"sharing", LBS_OPT_STRING, "fair", 1, 0,
      "how transfers share a shared link or a NIC: fair (max-min fair rates for the transfers in flight, as "
      "SimGrid's SMPI) or fifo (whole transfers one after the other); a dedicated link is every transfer's own"},
@@ -24,7 +29,8 @@ static const lbs_opt grid_opts[] = {
     {NULL, 0, NULL, 0, 0, NULL}};
 
 const lbs_opt lbs__nodetype_common[] = {
-    {"speed_model", LBS_OPT_STRING, "linear", 1, 0, "how work becomes time"}, /* help: see nodetype_build */
+    {"speed_model", LBS_OPT_STRING, "linear", 1, 0,
+     "how work becomes time"}, /* help: see nodetype_build */
     {"cores", LBS_OPT_INT, "1", 1, 65536, "processors per node"},
     {"nic_gbps", LBS_OPT_DOUBLE, "0", 0, 1e9,
      "each processor's NIC, Gbit/s each way: its outgoing transfers share it, its incoming ones too (0: unlimited)"},
@@ -42,13 +48,16 @@ static const lbs_opt cluster_opts[] = {
     {"nodetype", LBS_OPT_STRING, "default", 1, 0, "a [nodetype NAME] (default: speed 1, 1 core)"},
     {"latency_us", LBS_OPT_DOUBLE, "1", 0, 1e9, "latency inside the cluster, us"},
     {"bandwidth_gbps", LBS_OPT_DOUBLE, "10", 1e-9, 1e9, "bandwidth inside the cluster, Gbit/s"},
-    {"shared", LBS_OPT_BOOL, "false", 1, 0, "transfers inside the cluster share one network (as [grid] sharing says)"},
+    {"shared", LBS_OPT_BOOL, "false", 1, 0,
+     "transfers inside the cluster share one network (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt link_opts[] = {
     {"latency_us", LBS_OPT_DOUBLE, NULL, 0, 1e9, "latency between the two clusters, us"},
-    {"bandwidth_gbps", LBS_OPT_DOUBLE, NULL, 1e-9, 1e9, "bandwidth between the two clusters, Gbit/s"},
-    {"shared", LBS_OPT_BOOL, "true", 1, 0, "transfers between the two clusters share the link (as [grid] sharing says)"},
+    {"bandwidth_gbps", LBS_OPT_DOUBLE, NULL, 1e-9, 1e9,
+     "bandwidth between the two clusters, Gbit/s"},
+    {"shared", LBS_OPT_BOOL, "true", 1, 0,
+     "transfers between the two clusters share the link (as [grid] sharing says)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 /* The grid's own sections. */
@@ -87,14 +96,16 @@ static void nodetype_build(void) {
   for (; lbs__nodetype_common[n].key; n++) nodetype_opts[n] = lbs__nodetype_common[n];
   char known[192];
   snprintf(nodetype_help[0], sizeof nodetype_help[0], "%s (%s)", lbs__nodetype_common[0].help,
-           lbs__speed_known(known, sizeof known)); /* speed_model: "how work becomes time (linear, ...)" */
+           lbs__speed_known(known,
+                            sizeof known)); /* speed_model: "how work becomes time (linear, ...)" */
   nodetype_opts[0].help = nodetype_help[0];
   for (int m = 0; m < nmodels; m++) {
     const lbs_speed_ops *ops = lbs_speed_at(m);
     for (const lbs_opt *k = ops->keys; k && k->key; k++, n++) {
       assert(n < NCOMMON + LBS__SPEED_MAX_KEYS); /* built-in models: keep LBS__SPEED_MAX_KEYS up */
       nodetype_opts[n] = *k;
-      snprintf(nodetype_help[n], sizeof nodetype_help[n], "%s: %s", ops->name, k->help ? k->help : "");
+      snprintf(nodetype_help[n], sizeof nodetype_help[n], "%s: %s", ops->name,
+               k->help ? k->help : "");
       nodetype_opts[n].help = nodetype_help[n];
     }
   }
@@ -142,22 +153,22 @@ typedef struct {
 struct lbs_grid {
   char *name;
   int P, C, nnt;
-  char **cname;   /* C cluster names */
-  int *cfirst;    /* C+1 processor offsets */
-  int *cnt;       /* C node type per cluster */
-  int *ccores;    /* C cores per node */
-  nodetype *nt;   /* nnt node types */
+  char **cname;    /* C cluster names */
+  int *cfirst;     /* C+1 processor offsets */
+  int *cnt;        /* C node type per cluster */
+  int *ccores;     /* C cores per node */
+  nodetype *nt;    /* nnt node types */
   lbs_link *links; /* C*C */
-  int *pcluster;  /* P */
+  int *pcluster;   /* P */
   double bytes_elem, bytes_edge;
   lbs_sharing sharing;
   int64_t barrier_ns;
-  lbs_avail *avail;        /* navail availability profiles, file order */
+  lbs_avail *avail; /* navail availability profiles, file order */
   int navail;
   /* a live grid (lbs_grid_live_create): the grid it follows, whose arrays it borrows but for
    * links, which it owns with pfactor; NULL for a grid loaded from a file */
   const lbs_grid *base;
-  double *pfactor;         /* P speed factors (0: failed), live grids only; NULL: all 1 */
+  double *pfactor; /* P speed factors (0: failed), live grids only; NULL: all 1 */
 };
 
 void lbs_grid_destroy(lbs_grid **gp) {
@@ -195,15 +206,16 @@ static int cluster_index(const lbs_grid *g, const char *name) {
 }
 
 /* Finds or creates the node type `name` (built-in "default" needs no section). */
-static lbs_err nodetype_get(lbs_grid *g, const lbs_config *cfg, const char *name, double ns_per_work,
-                            const char *where, int *out) {
+static lbs_err nodetype_get(lbs_grid *g, const lbs_config *cfg, const char *name,
+                            double ns_per_work, const char *where, int *out) {
   for (int i = 0; i < g->nnt; i++)
     if (!strcmp(g->nt[i].name, name)) {
       *out = i;
       return LBS_OK;
     }
   int defined = 0;
-  for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++) defined |= !strcmp(lbs_config_name(cfg, "nodetype", i), name);
+  for (int i = 0; i < lbs_config_count(cfg, "nodetype"); i++)
+    defined |= !strcmp(lbs_config_name(cfg, "nodetype", i), name);
   if (!defined && strcmp(name, "default"))
     return lbs_fail(LBS_PARSE, "%s: nodetype '%s' has no [nodetype %s] section", where, name, name);
   const lbs_section_spec *spec = lbs_grid_spec();
@@ -211,12 +223,16 @@ static lbs_err nodetype_get(lbs_grid *g, const lbs_config *cfg, const char *name
   lbs_err e = lbs_config_string(cfg, spec, "nodetype", name, "speed_model", &model);
   if (e) return e;
   const lbs_speed_ops *ops = lbs_speed_find(model);
-  if (!ops) return lbs__speed_unknown(lbs_config_where(cfg, "nodetype", name, "speed_model"), model);
-  for (int i = 0; lbs_config_entry(cfg, "nodetype", name, i, &key, &value); i++) { /* its model's keys only */
+  if (!ops)
+    return lbs__speed_unknown(lbs_config_where(cfg, "nodetype", name, "speed_model"), model);
+  for (int i = 0; lbs_config_entry(cfg, "nodetype", name, i, &key, &value);
+       i++) { /* its model's keys only */
     const lbs_speed_ops *owner = lbs__speed_owner(key);
     if (owner && owner != ops)
-      return lbs_fail(LBS_PARSE, "%s: [nodetype %s] key '%s' belongs to speed model '%s'; this node type uses '%s'",
-                      lbs_config_where(cfg, "nodetype", name, key), name, key, owner->name, ops->name);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: [nodetype %s] key '%s' belongs to speed model '%s'; this node type uses '%s'",
+          lbs_config_where(cfg, "nodetype", name, key), name, key, owner->name, ops->name);
   }
   double nic;
   if ((e = lbs_config_double(cfg, spec, "nodetype", name, "nic_gbps", &nic))) return e;
@@ -408,7 +424,8 @@ fail:
   return e;
 }
 
-lbs_err lbs_grid_load(const char *path, const char *const *overrides, int noverrides, lbs_grid **out) {
+lbs_err lbs_grid_load(const char *path, const char *const *overrides, int noverrides,
+                      lbs_grid **out) {
   *out = NULL;
   lbs_config *cfg;
   lbs_err e = lbs_config_load(path, &cfg);
@@ -429,12 +446,16 @@ int lbs_grid_proc_node(const lbs_grid *g, int p) {
   int c = g->pcluster[p];
   return (p - g->cfirst[c]) / g->ccores[c];
 }
-const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p) { return g->nt[g->cnt[g->pcluster[p]]].name; }
+const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p) {
+  return g->nt[g->cnt[g->pcluster[p]]].name;
+}
 double lbs_grid_bytes_per_elem(const lbs_grid *g) { return g->bytes_elem; }
 double lbs_grid_bytes_per_edge(const lbs_grid *g) { return g->bytes_edge; }
 lbs_sharing lbs_grid_sharing(const lbs_grid *g) { return g->sharing; }
 int64_t lbs_grid_barrier_ns(const lbs_grid *g) { return g->barrier_ns; }
-double lbs_grid_nic_gbps(const lbs_grid *g, int p) { return g->nt[g->cnt[g->pcluster[p]]].nic_gbps; }
+double lbs_grid_nic_gbps(const lbs_grid *g, int p) {
+  return g->nt[g->cnt[g->pcluster[p]]].nic_gbps;
+}
 
 #define NS_FOREVER INT64_C(9000000000000000000) /* as the speed models cap their times */
 
@@ -442,7 +463,7 @@ int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work) {
   const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
   double f = g->pfactor ? g->pfactor[p] : 1;
   if (f == 1) return nt->ops->time_ns(nt->state, work); /* without profiles: exactly the model */
-  if (f <= 0) return work > 0 ? NS_FOREVER : 0;        /* failed */
+  if (f <= 0) return work > 0 ? NS_FOREVER : 0;         /* failed */
   double t = (double)nt->ops->time_ns(nt->state, work) / f;
   return t < 9e18 ? llround(t) : NS_FOREVER;
 }
@@ -455,19 +476,24 @@ double lbs_grid_rate(const lbs_grid *g, int p) {
 void lbs_grid_part_sizes(const lbs_grid *g, double *sizes) {
   double total = 0;
   for (int p = 0; p < lbs_grid_procs(g); p++) total += lbs_grid_rate(g, p);
-  for (int p = 0; p < lbs_grid_procs(g); p++) sizes[p] = total > 0 ? lbs_grid_rate(g, p) / total : 0;
+  for (int p = 0; p < lbs_grid_procs(g); p++)
+    sizes[p] = total > 0 ? lbs_grid_rate(g, p) / total : 0;
 }
 
 /* ---------------------------------------------------------------- availability */
 
 int lbs_grid_avail_count(const lbs_grid *g) { return g->navail; }
-const lbs_avail *lbs_grid_avail(const lbs_grid *g, int i) { return i >= 0 && i < g->navail ? &g->avail[i] : NULL; }
+const lbs_avail *lbs_grid_avail(const lbs_grid *g, int i) {
+  return i >= 0 && i < g->navail ? &g->avail[i] : NULL;
+}
 double lbs_grid_speed_factor(const lbs_grid *g, int p) { return g->pfactor ? g->pfactor[p] : 1; }
 int lbs_grid_proc_failed(const lbs_grid *g, int p) { return g->pfactor && g->pfactor[p] <= 0; }
 
 lbs_err lbs_grid_live_create(const lbs_grid *g, lbs_grid **out) {
   *out = NULL;
-  if (g->base) return lbs_fail(LBS_INVAL, "grid: a live grid follows a grid loaded from a file, not another live one");
+  if (g->base)
+    return lbs_fail(LBS_INVAL,
+                    "grid: a live grid follows a grid loaded from a file, not another live one");
   lbs_grid *l = malloc(sizeof *l);
   if (!l) return lbs_fail(LBS_NOMEM, "live grid");
   *l = *g;
@@ -489,35 +515,41 @@ lbs_err lbs_grid_live_step(lbs_grid *l, int64_t step, int *changed) {
   if (!l->base) return lbs_fail(LBS_INVAL, "grid: lbs_grid_live_step on a grid that is not live");
   const lbs_grid *g = l->base;
   size_t CC = (size_t)g->C * (size_t)g->C;
-  double *f = malloc((size_t)(g->P ? g->P : 1) * sizeof *f), *bwf = malloc(CC * sizeof *bwf), *latf = malloc(CC * sizeof *latf);
+  double *f = malloc((size_t)(g->P ? g->P : 1) * sizeof *f), *bwf = malloc(CC * sizeof *bwf),
+         *latf = malloc(CC * sizeof *latf);
   if (!f || !bwf || !latf) {
     free(f), free(bwf), free(latf);
     return lbs_fail(LBS_NOMEM, "live grid");
   }
   for (int p = 0; p < g->P; p++) f[p] = 1; /* a failure holds from its step on: no until_step */
   for (size_t k = 0; k < CC; k++) bwf[k] = latf[k] = 1;
-  for (int i = 0; i < g->navail; i++) { /* the profiles that hold at step, multiplied in file order */
+  for (int i = 0; i < g->navail;
+       i++) { /* the profiles that hold at step, multiplied in file order */
     const lbs_avail *a = &g->avail[i];
     if (step < a->from_step || (a->until_step >= 0 && step >= a->until_step)) continue;
     if (a->kind == LBS_AVAIL_PROCS)
-      for (int p = a->first; p < a->first + a->count; p++) f[p] = a->fail ? 0 : f[p] * a->speed_factor;
+      for (int p = a->first; p < a->first + a->count; p++)
+        f[p] = a->fail ? 0 : f[p] * a->speed_factor;
     else
       for (int k = 0; k < 2; k++) {
-        size_t ab = k ? (size_t)a->b * (size_t)g->C + (size_t)a->a : (size_t)a->a * (size_t)g->C + (size_t)a->b;
+        size_t ab = k ? (size_t)a->b * (size_t)g->C + (size_t)a->a
+                      : (size_t)a->a * (size_t)g->C + (size_t)a->b;
         if (k && a->a == a->b) break;
         bwf[ab] *= a->bandwidth_factor;
         latf[ab] *= a->latency_factor;
       }
   }
   for (int p = 0; p < g->P; p++) {
-    if (f[p] != l->pfactor[p]) *changed |= f[p] <= 0 ? LBS_AVAIL_FAILED | LBS_AVAIL_SPEED : LBS_AVAIL_SPEED;
+    if (f[p] != l->pfactor[p])
+      *changed |= f[p] <= 0 ? LBS_AVAIL_FAILED | LBS_AVAIL_SPEED : LBS_AVAIL_SPEED;
     l->pfactor[p] = f[p];
   }
   for (size_t k = 0; k < CC; k++) {
     lbs_link nl = g->links[k];
     if (latf[k] != 1) nl.lat_ns = llround((double)nl.lat_ns * latf[k]);
     nl.bw_gbps *= bwf[k];
-    if (nl.lat_ns != l->links[k].lat_ns || nl.bw_gbps != l->links[k].bw_gbps) *changed |= LBS_AVAIL_LINKS;
+    if (nl.lat_ns != l->links[k].lat_ns || nl.bw_gbps != l->links[k].bw_gbps)
+      *changed |= LBS_AVAIL_LINKS;
     l->links[k] = nl;
   }
   free(f), free(bwf), free(latf);
@@ -533,5 +565,6 @@ int64_t lbs_grid_transfer_ns(const lbs_grid *g, int p, int q, double bytes) {
   if (np > 0 && np < bw) bw = np;
   if (nq > 0 && nq < bw) bw = nq;
   double t = ceil(bytes * 8.0 / bw);
-  return l.lat_ns + (t < 9e18 ? (int64_t)t : INT64_C(9000000000000000000)); /* held there, as compute */
+  return l.lat_ns +
+         (t < 9e18 ? (int64_t)t : INT64_C(9000000000000000000)); /* held there, as compute */
 }

@@ -21,11 +21,11 @@ const char *lbs__speed_known(char *buf, size_t size);
 lbs_err lbs__speed_unknown(const char *where, const char *name);
 
 /* Speed models that read a measured curve (speed_curve.c; their files' paths through
- * lbs_config_relpath): the throughput over the upper half [hi/2, hi] of a curve (seconds at work metric x),
- * relative to a processor of speed 1 (ns_per_work ns per unit; mpw metric units per unit of
- * work), 1 when the curve gives none; */
-double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi, double mpw,
-                       double ns_per_work);
+ * lbs_config_relpath): the throughput over the upper half [hi/2, hi] of a curve (seconds at work
+ * metric x), relative to a processor of speed 1 (ns_per_work ns per unit; mpw metric units per unit
+ * of work), 1 when the curve gives none; */
+double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi,
+                       double mpw, double ns_per_work);
 /* seconds as whole nanoseconds: 0 for none or negative, capped at 9e18. */
 int64_t lbs__seconds_ns(double s);
 

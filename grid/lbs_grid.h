@@ -70,7 +70,8 @@ const lbs_speed_ops *lbs_speed_at(int i);
 
 /* Loads a grid file, applies overrides ("section.key=value", may be NULL) and validates
  * it. Errors name file, line and key. */
-lbs_err lbs_grid_load(const char *path, const char *const *overrides, int noverrides, lbs_grid **out);
+lbs_err lbs_grid_load(const char *path, const char *const *overrides, int noverrides,
+                      lbs_grid **out);
 /* Builds a grid from a checked or unchecked configuration (it is checked here). */
 lbs_err lbs_grid_from_config(const lbs_config *cfg, lbs_grid **out);
 void lbs_grid_destroy(lbs_grid **g); /* NULL-safe, clears *g */
@@ -82,7 +83,7 @@ const char *lbs_grid_cluster_name(const lbs_grid *g, int c);
 int lbs_grid_cluster_first(const lbs_grid *g, int c); /* first processor of cluster c */
 int lbs_grid_cluster_procs(const lbs_grid *g, int c);
 int lbs_grid_proc_cluster(const lbs_grid *g, int p);
-int lbs_grid_proc_node(const lbs_grid *g, int p);     /* node number within its cluster */
+int lbs_grid_proc_node(const lbs_grid *g, int p); /* node number within its cluster */
 const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p);
 
 /* Compute time of work units on processor p (divided by its speed factor; on a failed
@@ -95,9 +96,9 @@ double lbs_grid_rate(const lbs_grid *g, int p);
 void lbs_grid_part_sizes(const lbs_grid *g, double *sizes);
 
 typedef struct lbs_link {
-  int64_t lat_ns;  /* latency */
-  double bw_gbps;  /* bandwidth, Gbit/s = bits/ns, > 0 */
-  int shared;      /* 1: concurrent transfers share the bandwidth */
+  int64_t lat_ns; /* latency */
+  double bw_gbps; /* bandwidth, Gbit/s = bits/ns, > 0 */
+  int shared;     /* 1: concurrent transfers share the bandwidth */
 } lbs_link;
 /* The network between clusters a and b (a == b: the cluster's own). */
 lbs_link lbs_grid_link(const lbs_grid *g, int a, int b);
@@ -124,18 +125,18 @@ double lbs_grid_bytes_per_edge(const lbs_grid *g);
  * and latency are multiplied by factors. Profiles that overlap multiply. */
 typedef enum { LBS_AVAIL_PROCS = 0, LBS_AVAIL_LINK = 1 } lbs_avail_kind;
 typedef struct lbs_avail {
-  const char *name;         /* the section's NAME */
-  const char *where;        /* "file:line" of its from_step, for messages */
-  const char *until_where;  /* "file:line" of its until_step (the section's when not given) */
-  lbs_avail_kind kind;      /* processors or a link */
-  int first, count;         /* LBS_AVAIL_PROCS: processors [first, first + count) */
-  int a, b;                 /* LBS_AVAIL_LINK: clusters a and b (a == b: the cluster's own network) */
-  int64_t from_step;        /* the first trace step it holds at, >= 0 */
-  int64_t until_step;       /* the trace step it ends before; -1: never */
-  double speed_factor;      /* processors: speed x this (> 0; 1 when they fail) */
-  int fail;                 /* processors: 1 when they stop for good at from_step */
-  double bandwidth_factor;  /* link: bandwidth x this (> 0) */
-  double latency_factor;    /* link: latency x this (> 0) */
+  const char *name;        /* the section's NAME */
+  const char *where;       /* "file:line" of its from_step, for messages */
+  const char *until_where; /* "file:line" of its until_step (the section's when not given) */
+  lbs_avail_kind kind;     /* processors or a link */
+  int first, count;        /* LBS_AVAIL_PROCS: processors [first, first + count) */
+  int a, b;            /* LBS_AVAIL_LINK: clusters a and b (a == b: the cluster's own network) */
+  int64_t from_step;   /* the first trace step it holds at, >= 0 */
+  int64_t until_step;  /* the trace step it ends before; -1: never */
+  double speed_factor; /* processors: speed x this (> 0; 1 when they fail) */
+  int fail;            /* processors: 1 when they stop for good at from_step */
+  double bandwidth_factor; /* link: bandwidth x this (> 0) */
+  double latency_factor;   /* link: latency x this (> 0) */
 } lbs_avail;
 /* The grid's profiles in file order: how many, and the i-th (NULL out of range; valid while
  * the grid lives). */
@@ -160,7 +161,8 @@ int lbs_grid_proc_failed(const lbs_grid *g, int p); /* 1: p has failed (never ge
 /* The INI text of a grid of the seed's families (HO, UP, DN: see family.c) with P processors
  * in C equal clusters, links between clusters I times slower than the base link (lat_us,
  * bw_gbps). Appends to out (NUL-terminated); LBS_INVAL when P does not divide into C. */
-lbs_err lbs_grid_family_ini(const char *family, int P, int C, double I, double lat_us, double bw_gbps, lbs_buf *out);
+lbs_err lbs_grid_family_ini(const char *family, int P, int C, double I, double lat_us,
+                            double bw_gbps, lbs_buf *out);
 
 /* ---------------------------------------------------------------- a grid described (describe.c) */
 

@@ -25,8 +25,12 @@ static lbs_registry registry = LBS_REGISTRY("speed_model", builtin, lbs_speed_op
 int lbs_speed_count(void) { return lbs_registry_count(&registry); }
 const lbs_speed_ops *lbs_speed_at(int i) { return lbs_registry_at(&registry, i); }
 const lbs_speed_ops *lbs_speed_find(const char *name) { return lbs_registry_find(&registry, name); }
-const char *lbs__speed_known(char *buf, size_t size) { return lbs_registry_list(&registry, buf, size); }
-lbs_err lbs__speed_unknown(const char *where, const char *name) { return lbs_registry_unknown(&registry, where, name); }
+const char *lbs__speed_known(char *buf, size_t size) {
+  return lbs_registry_list(&registry, buf, size);
+}
+lbs_err lbs__speed_unknown(const char *where, const char *name) {
+  return lbs_registry_unknown(&registry, where, name);
+}
 
 static int nkeys(const lbs_opt *keys) {
   int n = 0;
@@ -51,25 +55,32 @@ static int is_common(const char *key) {
 lbs_err lbs_speed_register(const lbs_speed_ops *ops) {
   const char *name = ops->name ? ops->name : "?";
   if (ops->abi != LBS_SPEED_ABI)
-    return lbs_fail(LBS_INVAL, "cannot register speed model '%s': ABI %d, not %d", name, ops->abi, LBS_SPEED_ABI);
+    return lbs_fail(LBS_INVAL, "cannot register speed model '%s': ABI %d, not %d", name, ops->abi,
+                    LBS_SPEED_ABI);
   if (!ops->init || !ops->time_ns || !ops->rate)
-    return lbs_fail(LBS_INVAL, "cannot register speed model '%s': init, time_ns and rate are required", name);
-  if (!ops->name || lbs_speed_find(ops->name)) return lbs_registry_add(&registry, ops); /* refused, with why */
+    return lbs_fail(LBS_INVAL,
+                    "cannot register speed model '%s': init, time_ns and rate are required", name);
+  if (!ops->name || lbs_speed_find(ops->name))
+    return lbs_registry_add(&registry, ops); /* refused, with why */
   int total = nkeys(ops->keys);
   for (int i = 0; i < lbs_speed_count(); i++) total += nkeys(lbs_speed_at(i)->keys);
   if (total > LBS__SPEED_MAX_KEYS)
-    return lbs_fail(LBS_INVAL, "cannot register speed model '%s': the models would have %d keys (at most %d)", name,
-                    total, LBS__SPEED_MAX_KEYS);
+    return lbs_fail(LBS_INVAL,
+                    "cannot register speed model '%s': the models would have %d keys (at most %d)",
+                    name, total, LBS__SPEED_MAX_KEYS);
   for (const lbs_opt *k = ops->keys; k && k->key; k++) {
     const lbs_speed_ops *owner = lbs__speed_owner(k->key);
     if (is_common(k->key))
-      return lbs_fail(LBS_INVAL, "cannot register speed model '%s': key '%s' is every [nodetype]'s", name, k->key);
+      return lbs_fail(LBS_INVAL, "cannot register speed model '%s': key '%s' is every [nodetype]'s",
+                      name, k->key);
     if (owner)
-      return lbs_fail(LBS_INVAL, "cannot register speed model '%s': key '%s' belongs to speed model '%s'", name,
-                      k->key, owner->name);
+      return lbs_fail(LBS_INVAL,
+                      "cannot register speed model '%s': key '%s' belongs to speed model '%s'",
+                      name, k->key, owner->name);
     for (const lbs_opt *j = ops->keys; j < k; j++)
       if (!strcmp(j->key, k->key))
-        return lbs_fail(LBS_INVAL, "cannot register speed model '%s': key '%s' is declared twice", name, k->key);
+        return lbs_fail(LBS_INVAL, "cannot register speed model '%s': key '%s' is declared twice",
+                        name, k->key);
   }
   return lbs_registry_add(&registry, ops);
 }

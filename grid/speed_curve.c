@@ -8,11 +8,12 @@
 
 #include "grid_int.h"
 
-double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi, double mpw,
-                       double ns_per_work) {
+double lbs__curve_rate(double (*eval)(const void *curve, double x), const void *curve, double hi,
+                       double mpw, double ns_per_work) {
   double lo = hi / 2, dt = eval(curve, hi) - eval(curve, lo);
   double s_per_metric = dt > 0 && hi > lo ? dt / (hi - lo) : hi > 0 ? eval(curve, hi) / hi : 0;
-  double ns_per_unit = s_per_metric * 1e9 * mpw, rate = ns_per_unit > 0 ? ns_per_work / ns_per_unit : 1;
+  double ns_per_unit = s_per_metric * 1e9 * mpw,
+         rate = ns_per_unit > 0 ? ns_per_work / ns_per_unit : 1;
   return rate > 0 && isfinite(rate) ? rate : 1;
 }
 

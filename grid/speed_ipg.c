@@ -28,9 +28,12 @@ typedef struct {
 } ipg_model;
 
 static const lbs_opt keys[] = {
-    {"ipg_db", LBS_OPT_STRING, "", 1, 0, "a calibration database (lbsim calibrate), relative to the grid file"},
-    {"ipg_impl", LBS_OPT_STRING, "", 1, 0, "the implementation whose IPG gives the time (wave.cpu, dot.opencl, ...)"},
-    {"ipg_device", LBS_OPT_STRING, "", 1, 0, "its device, when the database holds it on several (\"\": the only one)"},
+    {"ipg_db", LBS_OPT_STRING, "", 1, 0,
+     "a calibration database (lbsim calibrate), relative to the grid file"},
+    {"ipg_impl", LBS_OPT_STRING, "", 1, 0,
+     "the implementation whose IPG gives the time (wave.cpu, dot.opencl, ...)"},
+    {"ipg_device", LBS_OPT_STRING, "", 1, 0,
+     "its device, when the database holds it on several (\"\": the only one)"},
     {"ipg_points", LBS_OPT_STRING, "", 1, 0,
      "instead of a database, the curve: 'metric:seconds' pairs in ascending metric, blank-separated"},
     {"ipg_allow_partial", LBS_OPT_BOOL, "false", 1, 0,
@@ -49,14 +52,17 @@ static lbs_err parse_points(const char *where, const char *s, lbs_ipg *g) {
     if (!*s) break;
     char *end;
     double w = strtod(s, &end), t;
-    if (end == s || *end != ':') return lbs_fail(LBS_PARSE, "%s: ipg_points: expected metric:seconds at '%.20s'", where, s);
+    if (end == s || *end != ':')
+      return lbs_fail(LBS_PARSE, "%s: ipg_points: expected metric:seconds at '%.20s'", where, s);
     s = end + 1;
     t = strtod(s, &end);
     if (end == s || (*end && *end != ' ' && *end != '\t' && *end != ','))
       return lbs_fail(LBS_PARSE, "%s: ipg_points: expected metric:seconds at '%.20s'", where, s);
     if (!(w >= 0) || !(t >= 0) || !isfinite(w) || !isfinite(t) || (g->n && !(w > g->w[g->n - 1])))
-      return lbs_fail(LBS_PARSE, "%s: ipg_points: %g:%g: metrics must ascend, metrics and seconds be finite and >= 0", where,
-                      w, t);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: ipg_points: %g:%g: metrics must ascend, metrics and seconds be finite and >= 0",
+          where, w, t);
     if (g->n == cap) {
       cap *= 2;
       double *nw = realloc(g->w, (size_t)cap * sizeof *nw);
@@ -68,7 +74,8 @@ static lbs_err parse_points(const char *where, const char *s, lbs_ipg *g) {
     g->w[g->n] = w, g->t[g->n++] = t;
     s = end;
   }
-  if (g->n < 2) return lbs_fail(LBS_PARSE, "%s: ipg_points: give at least two metric:seconds pairs", where);
+  if (g->n < 2)
+    return lbs_fail(LBS_PARSE, "%s: ipg_points: give at least two metric:seconds pairs", where);
   return LBS_OK;
 }
 
@@ -97,11 +104,15 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   char wherebuf[512];
   snprintf(wherebuf, sizeof wherebuf, "%s", where ? where : "grid");
   if (!e && *pts && (*db || *impl))
-    e = lbs_fail(LBS_PARSE, "%s: [nodetype %s] gives both ipg_points and ipg_db/ipg_impl; give one", wherebuf, nt);
-  else if (!e && *pts) e = parse_points(lbs_config_where(cfg, "nodetype", nt, "ipg_points"), pts, &m->g);
+    e = lbs_fail(LBS_PARSE, "%s: [nodetype %s] gives both ipg_points and ipg_db/ipg_impl; give one",
+                 wherebuf, nt);
+  else if (!e && *pts)
+    e = parse_points(lbs_config_where(cfg, "nodetype", nt, "ipg_points"), pts, &m->g);
   else if (!e && (!*db || !*impl))
-    e = lbs_fail(LBS_PARSE, "%s: [nodetype %s] uses speed_model = ipg: give ipg_db and ipg_impl (or ipg_points)", wherebuf,
-                 nt);
+    e = lbs_fail(
+        LBS_PARSE,
+        "%s: [nodetype %s] uses speed_model = ipg: give ipg_db and ipg_impl (or ipg_points)",
+        wherebuf, nt);
   else if (!e) {
     char path[4096], dbwhere[512];
     snprintf(dbwhere, sizeof dbwhere, "%s", lbs_config_where(cfg, "nodetype", nt, "ipg_db"));
@@ -110,7 +121,8 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
     lbs_ipg_rec rec;
     memset(&rec, 0, sizeof rec);
     e = lbs_calib_open(path, 0, &cdb);
-    if (e) e = lbs_fail(e, "%s: ipg_db: %s", dbwhere, lbs_errmsg());
+    if (e)
+      e = lbs_fail(e, "%s: ipg_db: %s", dbwhere, lbs_errmsg());
     else {
       e = lbs_calib_get(cdb, impl, dev, &rec);
       char msg[1024];
@@ -120,8 +132,8 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
         int n = 0, pick = -1;
         if (!lbs_calib_list(cdb, &all, &n))
           for (int k = 0; k < n; k++)
-            if (!strcmp(all[k].impl, impl) && !strcmp(all[k].status, "partial") && all[k].ipg.n >= 2 &&
-                (!*dev || !strcmp(all[k].device, dev)))
+            if (!strcmp(all[k].impl, impl) && !strcmp(all[k].status, "partial") &&
+                all[k].ipg.n >= 2 && (!*dev || !strcmp(all[k].device, dev)))
               pick = k;
         if (pick >= 0) {
           rec = all[pick];
@@ -132,12 +144,13 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
         free(all);
       }
       if (e)
-        e = lbs_fail(e, "%s: [nodetype %s] ipg_impl = %s: %s", lbs_config_where(cfg, "nodetype", nt, "ipg_impl"), nt, impl,
-                     msg);
+        e = lbs_fail(e, "%s: [nodetype %s] ipg_impl = %s: %s",
+                     lbs_config_where(cfg, "nodetype", nt, "ipg_impl"), nt, impl, msg);
       else {
         m->g = rec.ipg;
         rec.ipg = (lbs_ipg){0};
-        if (m->g.n < 1) e = lbs_fail(LBS_CORRUPT, "%s: the IPG of %s in %s has no points", dbwhere, impl, path);
+        if (m->g.n < 1)
+          e = lbs_fail(LBS_CORRUPT, "%s: the IPG of %s in %s has no points", dbwhere, impl, path);
       }
     }
     lbs_ipg_rec_free(&rec);
@@ -159,12 +172,13 @@ static int64_t time_ns(const void *state, double work) {
 
 static double rate(const void *state) { return ((const ipg_model *)state)->rate; }
 
-const lbs_speed_ops lbs__speed_ipg = {.abi = LBS_SPEED_ABI,
-                                      .name = "ipg",
-                                      .keys = keys,
-                                      .example = "ipg_points = 0:1e-4 1000:1.2e-4 1e6:2.1e-3\nipg_metric_per_work = 2\n",
-                                      .monotone = 1,
-                                      .init = init,
-                                      .time_ns = time_ns,
-                                      .rate = rate,
-                                      .fini = fini};
+const lbs_speed_ops lbs__speed_ipg = {
+    .abi = LBS_SPEED_ABI,
+    .name = "ipg",
+    .keys = keys,
+    .example = "ipg_points = 0:1e-4 1000:1.2e-4 1e6:2.1e-3\nipg_metric_per_work = 2\n",
+    .monotone = 1,
+    .init = init,
+    .time_ns = time_ns,
+    .rate = rate,
+    .fini = fini};

@@ -14,13 +14,15 @@ typedef struct {
 /* Its [nodetype] keys (--help-config prefixes the help with "linear: "). */
 static const lbs_opt keys[] = {
     {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "relative speed (2 = twice as fast)"},
-    {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "processing slowdown (1/speed); give speed or slowdown"},
+    {"slowdown", LBS_OPT_DOUBLE, "1", 1e-12, 1e12,
+     "processing slowdown (1/speed); give speed or slowdown"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double ns_per_work) {
   double speed = 1, slow = 1;
   lbs_err e;
-  int has_speed = lbs_config_has(cfg, "nodetype", nt, "speed"), has_slow = lbs_config_has(cfg, "nodetype", nt, "slowdown");
+  int has_speed = lbs_config_has(cfg, "nodetype", nt, "speed"),
+      has_slow = lbs_config_has(cfg, "nodetype", nt, "slowdown");
   if (has_speed && has_slow)
     return lbs_fail(LBS_PARSE, "%s: [nodetype %s] gives both 'speed' and 'slowdown'; give one",
                     lbs_config_where(cfg, "nodetype", nt, "slowdown"), nt);

@@ -28,13 +28,18 @@ typedef struct {
 } plan_model;
 
 static const lbs_opt keys[] = {
-    {"plan_db", LBS_OPT_STRING, "", 1, 0, "a calibration database with plans (lbsim calibrate plan), relative to the grid file"},
-    {"plan_kernel", LBS_OPT_STRING, "", 1, 0, "the kernel whose newest plan gives the time (\"\": the newest plan)"},
-    {"plan_id", LBS_OPT_INT, "0", 0, 1e15, "a plan by its id in plan_db (0: the newest of plan_kernel)"},
+    {"plan_db", LBS_OPT_STRING, "", 1, 0,
+     "a calibration database with plans (lbsim calibrate plan), relative to the grid file"},
+    {"plan_kernel", LBS_OPT_STRING, "", 1, 0,
+     "the kernel whose newest plan gives the time (\"\": the newest plan)"},
+    {"plan_id", LBS_OPT_INT, "0", 0, 1e15,
+     "a plan by its id in plan_db (0: the newest of plan_kernel)"},
     {"plan_impls", LBS_OPT_STRING, "", 1, 0,
      "instead of a database, implementations: 'threads:metric,seconds,metric,seconds...' items, blank-separated"},
-    {"plan_threads", LBS_OPT_INT, "1", 1, LBS_PLAN_MAX_THREADS, "threads of the node (with plan_impls)"},
-    {"plan_template_s", LBS_OPT_DOUBLE, "0", 0, 1e6, "seconds a split of the work costs (with plan_impls)"},
+    {"plan_threads", LBS_OPT_INT, "1", 1, LBS_PLAN_MAX_THREADS,
+     "threads of the node (with plan_impls)"},
+    {"plan_template_s", LBS_OPT_DOUBLE, "0", 0, 1e6,
+     "seconds a split of the work costs (with plan_impls)"},
     {"plan_metric_per_work", LBS_OPT_DOUBLE, "1", 1e-15, 1e15,
      "work-metric units per unit of the trace's cost metric (cells per unit of weight, ...)"},
     {NULL, 0, NULL, 0, 0, NULL}};
@@ -47,8 +52,10 @@ static lbs_err parse_impls(const char *where, const char *s, lbs_plan *p) {
     char *end;
     long t = strtol(s, &end, 10);
     if (end == s || *end != ':' || t < 1 || t > p->threads)
-      return lbs_fail(LBS_PARSE, "%s: plan_impls: expected threads:metric,seconds,... with 1 <= threads <= plan_threads (%d) at '%.20s'",
-                      where, p->threads, s);
+      return lbs_fail(
+          LBS_PARSE,
+          "%s: plan_impls: expected threads:metric,seconds,... with 1 <= threads <= plan_threads (%d) at '%.20s'",
+          where, p->threads, s);
     s = end + 1;
     lbs_plan_impl *ni = realloc(p->impl, (size_t)(p->nimpl + 1) * sizeof *ni);
     if (!ni) return lbs_fail(LBS_NOMEM, "plan_impls");
@@ -60,15 +67,19 @@ static lbs_err parse_impls(const char *where, const char *s, lbs_plan *p) {
     int cap = 0;
     while (*s && *s != ' ' && *s != '\t') {
       double w = strtod(s, &end), sec;
-      if (end == s || *end != ',') return lbs_fail(LBS_PARSE, "%s: plan_impls: expected metric,seconds at '%.20s'", where, s);
+      if (end == s || *end != ',')
+        return lbs_fail(LBS_PARSE, "%s: plan_impls: expected metric,seconds at '%.20s'", where, s);
       s = end + 1;
       sec = strtod(s, &end);
       if (end == s || (*end && *end != ',' && *end != ' ' && *end != '\t'))
         return lbs_fail(LBS_PARSE, "%s: plan_impls: expected metric,seconds at '%.20s'", where, s);
       s = *end == ',' ? end + 1 : end;
-      if (!(w >= 0) || !(sec >= 0) || !isfinite(w) || !isfinite(sec) || (m->ipg.n && !(w > m->ipg.w[m->ipg.n - 1])))
-        return lbs_fail(LBS_PARSE, "%s: plan_impls: %g,%g: metrics must ascend, metrics and seconds be finite and >= 0",
-                        where, w, sec);
+      if (!(w >= 0) || !(sec >= 0) || !isfinite(w) || !isfinite(sec) ||
+          (m->ipg.n && !(w > m->ipg.w[m->ipg.n - 1])))
+        return lbs_fail(
+            LBS_PARSE,
+            "%s: plan_impls: %g,%g: metrics must ascend, metrics and seconds be finite and >= 0",
+            where, w, sec);
       if (m->ipg.n == cap) {
         cap = cap ? 2 * cap : 8;
         double *nw = realloc(m->ipg.w, (size_t)cap * sizeof *nw);
@@ -79,7 +90,10 @@ static lbs_err parse_impls(const char *where, const char *s, lbs_plan *p) {
       }
       m->ipg.w[m->ipg.n] = w, m->ipg.t[m->ipg.n++] = sec;
     }
-    if (m->ipg.n < 2) return lbs_fail(LBS_PARSE, "%s: plan_impls: implementation %d: give at least two metric,seconds pairs", where, p->nimpl);
+    if (m->ipg.n < 2)
+      return lbs_fail(LBS_PARSE,
+                      "%s: plan_impls: implementation %d: give at least two metric,seconds pairs",
+                      where, p->nimpl);
     if (m->ipg.w[m->ipg.n - 1] > p->hi) p->hi = m->ipg.w[m->ipg.n - 1];
   }
   if (!p->nimpl) return lbs_fail(LBS_PARSE, "%s: plan_impls: no implementation", where);
@@ -115,10 +129,13 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   const char *where = lbs_config_where(cfg, "nodetype", nt, NULL);
   snprintf(wherebuf, sizeof wherebuf, "%s", where ? where : "grid");
   if (!e && *impls && *db)
-    e = lbs_fail(LBS_PARSE, "%s: [nodetype %s] gives both plan_impls and plan_db; give one", wherebuf, nt);
-  else if (!e && !*impls && !*db)
-    e = lbs_fail(LBS_PARSE, "%s: [nodetype %s] uses speed_model = plan: give plan_db (and plan_kernel or plan_id) or plan_impls",
+    e = lbs_fail(LBS_PARSE, "%s: [nodetype %s] gives both plan_impls and plan_db; give one",
                  wherebuf, nt);
+  else if (!e && !*impls && !*db)
+    e = lbs_fail(
+        LBS_PARSE,
+        "%s: [nodetype %s] uses speed_model = plan: give plan_db (and plan_kernel or plan_id) or plan_impls",
+        wherebuf, nt);
   else if (!e && *impls) { /* a what-if node: RACECAR here */
     char iw[512];
     snprintf(iw, sizeof iw, "%s", lbs_config_where(cfg, "nodetype", nt, "plan_impls"));
@@ -161,13 +178,14 @@ static int64_t time_ns(const void *state, double work) {
 
 static double rate(const void *state) { return ((const plan_model *)state)->rate; }
 
-const lbs_speed_ops lbs__speed_plan = {.abi = LBS_SPEED_ABI,
-                                       .name = "plan",
-                                       .keys = keys,
-                                       .example = "plan_impls = 1:0,1e-4,1e6,2e-3 2:0,3e-4,1e6,1.1e-3\nplan_threads = 2\n"
-                                                  "plan_template_s = 2e-5\n",
-                                       .monotone = 0,
-                                       .init = init,
-                                       .time_ns = time_ns,
-                                       .rate = rate,
-                                       .fini = fini};
+const lbs_speed_ops lbs__speed_plan = {
+    .abi = LBS_SPEED_ABI,
+    .name = "plan",
+    .keys = keys,
+    .example = "plan_impls = 1:0,1e-4,1e6,2e-3 2:0,3e-4,1e6,1.1e-3\nplan_threads = 2\n"
+               "plan_template_s = 2e-5\n",
+    .monotone = 0,
+    .init = init,
+    .time_ns = time_ns,
+    .rate = rate,
+    .fini = fini};

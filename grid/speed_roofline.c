@@ -37,14 +37,18 @@ typedef struct {
 
 #define PEAK_MAX 1e12 /* GFLOP/s or GB/s: a zettaflop machine is out of range */
 static const lbs_opt keys[] = {
-    {"roofline_cpu_gflops", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX, "the CPU's peak, GFLOP/s (required, > 0)"},
+    {"roofline_cpu_gflops", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX,
+     "the CPU's peak, GFLOP/s (required, > 0)"},
     {"roofline_cpu_gbytes_per_s", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX,
      "the CPU's memory bandwidth, GB/s (required, > 0)"},
     {"roofline_gpu_gflops", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX,
      "the GPU's peak, GFLOP/s (absent: no GPU; with it the two keys below)"},
-    {"roofline_gpu_gbytes_per_s", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX, "the GPU's memory bandwidth, GB/s"},
-    {"roofline_pcie_gbytes_per_s", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX, "the GPU's host link (PCIe) bandwidth, GB/s"},
-    {"roofline_launch_us", LBS_OPT_DOUBLE, "0", 0, 1e9, "a GPU kernel launch, us, paid once per part the GPU does"},
+    {"roofline_gpu_gbytes_per_s", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX,
+     "the GPU's memory bandwidth, GB/s"},
+    {"roofline_pcie_gbytes_per_s", LBS_OPT_DOUBLE, "0", 0, PEAK_MAX,
+     "the GPU's host link (PCIe) bandwidth, GB/s"},
+    {"roofline_launch_us", LBS_OPT_DOUBLE, "0", 0, 1e9,
+     "a GPU kernel launch, us, paid once per part the GPU does"},
     {"roofline_pcie_overlap", LBS_OPT_BOOL, "true", 1, 0,
      "the GPU's PCIe transfers overlap its computing (false: they come first)"},
     {"roofline_flops_per_work", LBS_OPT_DOUBLE, "0", 0, 1e15,
@@ -56,14 +60,17 @@ static const lbs_opt keys[] = {
     {NULL, 0, NULL, 0, 0, NULL}};
 
 /* The GPU's keys: giving any of them describes a GPU. */
-static const char *const gpu_keys[] = {"roofline_gpu_gflops", "roofline_gpu_gbytes_per_s", "roofline_pcie_gbytes_per_s"};
+static const char *const gpu_keys[] = {"roofline_gpu_gflops", "roofline_gpu_gbytes_per_s",
+                                       "roofline_pcie_gbytes_per_s"};
 /* Keys that only mean something with a GPU. */
-static const char *const gpu_only[] = {"roofline_launch_us", "roofline_pcie_overlap", "roofline_pcie_bytes_per_work"};
+static const char *const gpu_only[] = {"roofline_launch_us", "roofline_pcie_overlap",
+                                       "roofline_pcie_bytes_per_work"};
 #define NGPU (sizeof gpu_keys / sizeof *gpu_keys)
 #define NGPU_ONLY (sizeof gpu_only / sizeof *gpu_only)
 
 double lbs__roofline_ns_per_work(const lbs__roofline_node *n, int gpu) {
-  double peak = gpu ? n->gpu_gflops : n->cpu_gflops, bw = gpu ? n->gpu_gbytes_per_s : n->cpu_gbytes_per_s;
+  double peak = gpu ? n->gpu_gflops : n->cpu_gflops,
+         bw = gpu ? n->gpu_gbytes_per_s : n->cpu_gbytes_per_s;
   double compute = n->flops_per_work > 0 ? n->flops_per_work / peak : 0;
   double memory = n->bytes_per_work > 0 ? n->bytes_per_work / bw : 0;
   double roof = compute > memory ? compute : memory; /* flops / min(peak, intensity x bandwidth) */
@@ -107,20 +114,21 @@ static lbs_err get(const lbs_config *cfg, const char *nt, const char *key, doubl
   const lbs_opt *o = keys;
   while (o->key && strcmp(o->key, key)) o++;
   if (o->key && (!isfinite(*out) || *out < o->min || *out > o->max))
-    return lbs_fail(LBS_RANGE, "%s: %s = %g is outside [%g, %g]", lbs_config_where(cfg, "nodetype", nt, key), key, *out,
-                    o->min, o->max);
+    return lbs_fail(LBS_RANGE, "%s: %s = %g is outside [%g, %g]",
+                    lbs_config_where(cfg, "nodetype", nt, key), key, *out, o->min, o->max);
   return LBS_OK;
 }
 
 /* "[nodetype nt] key = 0" for a key that must be > 0 (given) or "give key" (absent). */
-static lbs_err need_positive(const lbs_config *cfg, const char *nt, const char *key, double v, const char *what) {
+static lbs_err need_positive(const lbs_config *cfg, const char *nt, const char *key, double v,
+                             const char *what) {
   if (v > 0) return LBS_OK;
   if (lbs_config_has(cfg, "nodetype", nt, key))
-    return lbs_fail(LBS_RANGE, "%s: [nodetype %s] %s = %g: %s must be > 0", lbs_config_where(cfg, "nodetype", nt, key), nt,
-                    key, v, what);
+    return lbs_fail(LBS_RANGE, "%s: [nodetype %s] %s = %g: %s must be > 0",
+                    lbs_config_where(cfg, "nodetype", nt, key), nt, key, v, what);
   const char *where = lbs_config_where(cfg, "nodetype", nt, NULL);
-  return lbs_fail(LBS_PARSE, "%s: [nodetype %s] uses speed_model = roofline: give %s (%s)", where ? where : "grid", nt, key,
-                  what);
+  return lbs_fail(LBS_PARSE, "%s: [nodetype %s] uses speed_model = roofline: give %s (%s)",
+                  where ? where : "grid", nt, key, what);
 }
 
 static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double ns_per_work) {
@@ -132,50 +140,67 @@ static lbs_err init(void **state, const lbs_config *cfg, const char *nt, double 
   if (!e) e = get(cfg, nt, "roofline_gpu_gbytes_per_s", &n.gpu_gbytes_per_s);
   if (!e) e = get(cfg, nt, "roofline_pcie_gbytes_per_s", &n.pcie_gbytes_per_s);
   if (!e) e = get(cfg, nt, "roofline_launch_us", &launch_us);
-  if (!e) e = lbs_config_bool(cfg, lbs_grid_spec(), "nodetype", nt, "roofline_pcie_overlap", &n.pcie_overlap);
+  if (!e)
+    e = lbs_config_bool(cfg, lbs_grid_spec(), "nodetype", nt, "roofline_pcie_overlap",
+                        &n.pcie_overlap);
   if (!e) e = get(cfg, nt, "roofline_flops_per_work", &n.flops_per_work);
   if (!e) e = get(cfg, nt, "roofline_bytes_per_work", &n.bytes_per_work);
   if (!e) e = get(cfg, nt, "roofline_pcie_bytes_per_work", &n.pcie_bytes_per_work);
   if (e) return e;
-  if ((e = need_positive(cfg, nt, "roofline_cpu_gflops", n.cpu_gflops, "the CPU's peak GFLOP/s"))) return e;
-  if ((e = need_positive(cfg, nt, "roofline_cpu_gbytes_per_s", n.cpu_gbytes_per_s, "the CPU's memory GB/s"))) return e;
+  if ((e = need_positive(cfg, nt, "roofline_cpu_gflops", n.cpu_gflops, "the CPU's peak GFLOP/s")))
+    return e;
+  if ((e = need_positive(cfg, nt, "roofline_cpu_gbytes_per_s", n.cpu_gbytes_per_s,
+                         "the CPU's memory GB/s")))
+    return e;
   const char *gpu = NULL; /* the first GPU key given */
   for (size_t i = 0; i < NGPU && !gpu; i++)
     if (lbs_config_has(cfg, "nodetype", nt, gpu_keys[i])) gpu = gpu_keys[i];
   if (gpu) { /* all three, each > 0 */
     for (size_t i = 0; i < NGPU; i++) {
       if (!lbs_config_has(cfg, "nodetype", nt, gpu_keys[i]))
-        return lbs_fail(LBS_PARSE, "%s: [nodetype %s] describes a GPU (%s) without %s; give roofline_gpu_gflops, "
-                        "roofline_gpu_gbytes_per_s and roofline_pcie_gbytes_per_s",
-                        lbs_config_where(cfg, "nodetype", nt, gpu), nt, gpu, gpu_keys[i]);
+        return lbs_fail(
+            LBS_PARSE,
+            "%s: [nodetype %s] describes a GPU (%s) without %s; give roofline_gpu_gflops, "
+            "roofline_gpu_gbytes_per_s and roofline_pcie_gbytes_per_s",
+            lbs_config_where(cfg, "nodetype", nt, gpu), nt, gpu, gpu_keys[i]);
       double v = i == 0 ? n.gpu_gflops : i == 1 ? n.gpu_gbytes_per_s : n.pcie_gbytes_per_s;
-      if ((e = need_positive(cfg, nt, gpu_keys[i], v, i == 0 ? "the GPU's peak GFLOP/s" : "a bandwidth"))) return e;
+      if ((e = need_positive(cfg, nt, gpu_keys[i], v,
+                             i == 0 ? "the GPU's peak GFLOP/s" : "a bandwidth")))
+        return e;
     }
   } else
     for (size_t i = 0; i < NGPU_ONLY; i++)
       if (lbs_config_has(cfg, "nodetype", nt, gpu_only[i]))
-        return lbs_fail(LBS_PARSE, "%s: [nodetype %s] %s describes a GPU the node type does not have; give "
-                        "roofline_gpu_gflops, roofline_gpu_gbytes_per_s and roofline_pcie_gbytes_per_s",
-                        lbs_config_where(cfg, "nodetype", nt, gpu_only[i]), nt, gpu_only[i]);
+        return lbs_fail(
+            LBS_PARSE,
+            "%s: [nodetype %s] %s describes a GPU the node type does not have; give "
+            "roofline_gpu_gflops, roofline_gpu_gbytes_per_s and roofline_pcie_gbytes_per_s",
+            lbs_config_where(cfg, "nodetype", nt, gpu_only[i]), nt, gpu_only[i]);
   if (!(n.flops_per_work > 0) && !(n.bytes_per_work > 0)) {
     const char *where = lbs_config_where(cfg, "nodetype", nt, "roofline_flops_per_work");
     if (!where) where = lbs_config_where(cfg, "nodetype", nt, NULL);
-    return lbs_fail(LBS_PARSE, "%s: [nodetype %s] uses speed_model = roofline: give roofline_flops_per_work or "
-                    "roofline_bytes_per_work > 0 (the application's flops and bytes per unit of work)",
-                    where ? where : "grid", nt);
+    return lbs_fail(
+        LBS_PARSE,
+        "%s: [nodetype %s] uses speed_model = roofline: give roofline_flops_per_work or "
+        "roofline_bytes_per_work > 0 (the application's flops and bytes per unit of work)",
+        where ? where : "grid", nt);
   }
   if (n.pcie_bytes_per_work < 0) {
     if (n.pcie_bytes_per_work != -1)
-      return lbs_fail(LBS_RANGE, "%s: [nodetype %s] roofline_pcie_bytes_per_work = %g: give bytes >= 0, or -1 for "
-                      "roofline_bytes_per_work",
-                      lbs_config_where(cfg, "nodetype", nt, "roofline_pcie_bytes_per_work"), nt, n.pcie_bytes_per_work);
+      return lbs_fail(
+          LBS_RANGE,
+          "%s: [nodetype %s] roofline_pcie_bytes_per_work = %g: give bytes >= 0, or -1 for "
+          "roofline_bytes_per_work",
+          lbs_config_where(cfg, "nodetype", nt, "roofline_pcie_bytes_per_work"), nt,
+          n.pcie_bytes_per_work);
     n.pcie_bytes_per_work = n.bytes_per_work; /* seed 001: all input starts in host memory */
   }
   n.launch_ns = launch_us * 1e3;
   roofline_model *m = malloc(sizeof *m);
   if (!m) return lbs_fail(LBS_NOMEM, "speed model");
   m->n = n;
-  double ac = lbs__roofline_ns_per_work(&n, 0), ag = n.gpu_gflops > 0 ? lbs__roofline_ns_per_work(&n, 1) : 0;
+  double ac = lbs__roofline_ns_per_work(&n, 0),
+         ag = n.gpu_gflops > 0 ? lbs__roofline_ns_per_work(&n, 1) : 0;
   double ns_per_unit = ag > 0 ? ac * ag / (ac + ag) : ac; /* both devices at large work */
   m->rate = ns_per_unit > 0 ? ns_per_work / ns_per_unit : 1;
   if (!(m->rate > 0) || !isfinite(m->rate)) m->rate = 1;
@@ -193,15 +218,16 @@ static int64_t time_ns(const void *state, double work) {
 
 static double rate(const void *state) { return ((const roofline_model *)state)->rate; }
 
-const lbs_speed_ops lbs__speed_roofline = {.abi = LBS_SPEED_ABI,
-                                           .name = "roofline",
-                                           .keys = keys,
-                                           .example = "roofline_cpu_gflops = 67.2\nroofline_cpu_gbytes_per_s = 32\n"
-                                                      "roofline_gpu_gflops = 515\nroofline_gpu_gbytes_per_s = 144\n"
-                                                      "roofline_pcie_gbytes_per_s = 8\nroofline_launch_us = 10\n"
-                                                      "roofline_flops_per_work = 64\nroofline_bytes_per_work = 8\n",
-                                           .monotone = 1,
-                                           .init = init,
-                                           .time_ns = time_ns,
-                                           .rate = rate,
-                                           .fini = free};
+const lbs_speed_ops lbs__speed_roofline = {
+    .abi = LBS_SPEED_ABI,
+    .name = "roofline",
+    .keys = keys,
+    .example = "roofline_cpu_gflops = 67.2\nroofline_cpu_gbytes_per_s = 32\n"
+               "roofline_gpu_gflops = 515\nroofline_gpu_gbytes_per_s = 144\n"
+               "roofline_pcie_gbytes_per_s = 8\nroofline_launch_us = 10\n"
+               "roofline_flops_per_work = 64\nroofline_bytes_per_work = 8\n",
+    .monotone = 1,
+    .init = init,
+    .time_ns = time_ns,
+    .rate = rate,
+    .fini = free};

@@ -12,8 +12,8 @@
  *                                       .init = init, .decide = decide, .fini = free,
  *                                       .example = "mine:0.2"};   (a spec the contract test runs)
  *   static const lbs_policy_ops *const policies[] = {&mine, NULL};
- *   static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "mine", .policies = policies};
- *   const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }
+ *   static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "mine", .policies =
+ * policies}; const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }
  *
  * Build it with `$(pkg-config --cflags lbsim-plugin)` (mpicc: lbs_part.h includes mpi.h) or
  * CMake's `find_package(lbsim)` and `target_link_libraries(p PRIVATE lbsim::plugin)`, as a

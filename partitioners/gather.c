@@ -37,25 +37,31 @@ typedef struct gathered {
 
 /* Rank 0: room for N objects, NE arcs and their coordinates (dim values each, or none). */
 static void make_room(gathered *g, int64_t N, int64_t NE, int dim) {
-  g->gid = malloc((size_t)(N + 1) * sizeof *g->gid), g->deg = malloc((size_t)(N + 1) * sizeof *g->deg);
-  g->xadj = malloc((size_t)(N + 1) * sizeof *g->xadj), g->adj = malloc((size_t)(NE + 1) * sizeof *g->adj);
+  g->gid = malloc((size_t)(N + 1) * sizeof *g->gid),
+  g->deg = malloc((size_t)(N + 1) * sizeof *g->deg);
+  g->xadj = malloc((size_t)(N + 1) * sizeof *g->xadj),
+  g->adj = malloc((size_t)(NE + 1) * sizeof *g->adj);
   g->w = malloc((size_t)(N + 1) * sizeof *g->w), g->rw = malloc((size_t)(N + 1) * sizeof *g->rw);
   g->co = malloc((size_t)((dim ? N * dim : 0) + 1) * sizeof *g->co);
-  g->aw = malloc((size_t)(NE + 1) * sizeof *g->aw), g->cur = malloc((size_t)(N + 1) * sizeof *g->cur);
+  g->aw = malloc((size_t)(NE + 1) * sizeof *g->aw),
+  g->cur = malloc((size_t)(N + 1) * sizeof *g->cur);
   g->np = malloc((size_t)(N + 1) * sizeof *g->np);
 }
 
 /* Collective: what the method reads, gathered on rank 0 in rank order (ldeg: this rank's
  * degrees, ne its arcs). */
-static void gather_all(MPI_Comm comm, const lbs_part_input *in, const layout *l, const int64_t *ldeg, int64_t ne,
-                       int want_graph, int want_coords, int want_rwgt, gathered *g) {
+static void gather_all(MPI_Comm comm, const lbs_part_input *in, const layout *l,
+                       const int64_t *ldeg, int64_t ne, int want_graph, int want_coords,
+                       int want_rwgt, gathered *g) {
   MPI_Gatherv(in->gid, (int)in->nlocal, MPI_INT64_T, g->gid, l->on, l->od, MPI_INT64_T, 0, comm);
   MPI_Gatherv(in->weight, (int)in->nlocal, MPI_DOUBLE, g->w, l->on, l->od, MPI_DOUBLE, 0, comm);
-  if (want_rwgt) MPI_Gatherv(in->rwgt, (int)in->nlocal, MPI_DOUBLE, g->rw, l->on, l->od, MPI_DOUBLE, 0, comm);
+  if (want_rwgt)
+    MPI_Gatherv(in->rwgt, (int)in->nlocal, MPI_DOUBLE, g->rw, l->on, l->od, MPI_DOUBLE, 0, comm);
   MPI_Gatherv(in->current, (int)in->nlocal, MPI_INT, g->cur, l->on, l->od, MPI_INT, 0, comm);
   MPI_Gatherv(ldeg, (int)in->nlocal, MPI_INT64_T, g->deg, l->on, l->od, MPI_INT64_T, 0, comm);
   if (want_coords)
-    MPI_Gatherv(in->coords, (int)(in->nlocal * in->dim), MPI_DOUBLE, g->co, l->cn, l->cd, MPI_DOUBLE, 0, comm);
+    MPI_Gatherv(in->coords, (int)(in->nlocal * in->dim), MPI_DOUBLE, g->co, l->cn, l->cd,
+                MPI_DOUBLE, 0, comm);
   if (want_graph) {
     MPI_Gatherv(in->adj, (int)ne, MPI_INT64_T, g->adj, l->en, l->ed, MPI_INT64_T, 0, comm);
     MPI_Gatherv(in->adjw, (int)ne, MPI_DOUBLE, g->aw, l->en, l->ed, MPI_DOUBLE, 0, comm);
@@ -63,22 +69,34 @@ static void gather_all(MPI_Comm comm, const lbs_part_input *in, const layout *l,
 }
 
 /* Rank 0: the partitioner on every object (one process, MPI_COMM_SELF) into g->np. */
-static lbs_err run_all(const lbs_part_input *in, gathered *g, int64_t N, int want_graph, int want_coords,
-                       int want_rwgt, lbs__part_fn fn, void *state) {
+static lbs_err run_all(const lbs_part_input *in, gathered *g, int64_t N, int want_graph,
+                       int want_coords, int want_rwgt, lbs__part_fn fn, void *state) {
   g->xadj[0] = 0;
   for (int64_t i = 0; i < N; i++) g->xadj[i + 1] = g->xadj[i] + g->deg[i];
   int64_t rf[2] = {0, N};
-  lbs_part_input all = {.comm = MPI_COMM_SELF, .nlocal = N, .gid = g->gid, .weight = g->w,
-                        .dim = want_coords ? in->dim : 0, .coords = want_coords ? g->co : NULL,
-                        .xadj = want_graph ? g->xadj : NULL, .adj = g->adj, .adjw = g->aw, .rank_first = rf,
-                        .current = g->cur, .nparts = in->nparts, .part_sizes = in->part_sizes,
-                        .repartition = in->repartition, .grid = in->grid, .rwgt = want_rwgt ? g->rw : NULL,
-                        .bytes_per_edge = in->bytes_per_edge, .bytes_per_rwgt = in->bytes_per_rwgt};
+  lbs_part_input all = {.comm = MPI_COMM_SELF,
+                        .nlocal = N,
+                        .gid = g->gid,
+                        .weight = g->w,
+                        .dim = want_coords ? in->dim : 0,
+                        .coords = want_coords ? g->co : NULL,
+                        .xadj = want_graph ? g->xadj : NULL,
+                        .adj = g->adj,
+                        .adjw = g->aw,
+                        .rank_first = rf,
+                        .current = g->cur,
+                        .nparts = in->nparts,
+                        .part_sizes = in->part_sizes,
+                        .repartition = in->repartition,
+                        .grid = in->grid,
+                        .rwgt = want_rwgt ? g->rw : NULL,
+                        .bytes_per_edge = in->bytes_per_edge,
+                        .bytes_per_rwgt = in->bytes_per_rwgt};
   return fn(state, &all, g->np);
 }
 
-lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, int coords, lbs__part_fn fn,
-                           void *state, int *newpart) {
+lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, int coords,
+                           lbs__part_fn fn, void *state, int *newpart) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -96,10 +114,13 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
   if (rank == 0) make_room(&g, l.N, l.NE, want_coords ? in->dim : 0);
   for (int64_t i = 0; i < in->nlocal; i++) ldeg[i] = want_graph ? in->xadj[i + 1] - in->xadj[i] : 0;
   gather_all(comm, in, &l, ldeg, ne, want_graph, want_coords, want_rwgt, &g);
-  lbs_err e = rank == 0 ? run_all(in, &g, l.N, want_graph, want_coords, want_rwgt, fn, state) : LBS_OK;
+  lbs_err e =
+      rank == 0 ? run_all(in, &g, l.N, want_graph, want_coords, want_rwgt, fn, state) : LBS_OK;
   e = lbs_mpi_agree(comm, e); /* rank 0's failure, and its message, on every rank */
   MPI_Scatterv(g.np, l.on, l.od, MPI_INT, newpart, (int)in->nlocal, MPI_INT, 0, comm);
-  free(cnt), free(l.on), free(l.od), free(l.en), free(l.ed), free(l.cn), free(l.cd), free(g.gid), free(g.deg);
-  free(g.adj), free(g.xadj), free(ldeg), free(g.w), free(g.rw), free(g.co), free(g.aw), free(g.cur), free(g.np);
+  free(cnt), free(l.on), free(l.od), free(l.en), free(l.ed), free(l.cn), free(l.cd), free(g.gid),
+      free(g.deg);
+  free(g.adj), free(g.xadj), free(ldeg), free(g.w), free(g.rw), free(g.co), free(g.aw), free(g.cur),
+      free(g.np);
   return e;
 }

@@ -9,15 +9,18 @@ typedef struct {
   double w;
 } nbr;
 
-
-lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w, double min_w,
-                            int64_t **oxadj, int64_t **oadj, double **ow) {
+lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w,
+                            double min_w, int64_t **oxadj, int64_t **oadj, double **ow) {
   *oxadj = NULL, *oadj = NULL, *ow = NULL;
   int64_t ne = xadj[n], k = 0;
-  int64_t *cnt = calloc((size_t)n + 2, sizeof *cnt), *src = malloc((size_t)(2 * ne + 1) * sizeof *src);
-  nbr *e = malloc((size_t)(2 * ne + 1) * sizeof *e), *row = malloc((size_t)(2 * ne + 1) * sizeof *row);
-  int64_t *rx = malloc((size_t)(n + 1) * sizeof *rx), *ra = malloc((size_t)(2 * ne + 1) * sizeof *ra);
-  int64_t *at = malloc((size_t)(n ? n : 1) * sizeof *at); /* where v went in the current row, or -1 */
+  int64_t *cnt = calloc((size_t)n + 2, sizeof *cnt),
+          *src = malloc((size_t)(2 * ne + 1) * sizeof *src);
+  nbr *e = malloc((size_t)(2 * ne + 1) * sizeof *e),
+      *row = malloc((size_t)(2 * ne + 1) * sizeof *row);
+  int64_t *rx = malloc((size_t)(n + 1) * sizeof *rx),
+          *ra = malloc((size_t)(2 * ne + 1) * sizeof *ra);
+  int64_t *at =
+      malloc((size_t)(n ? n : 1) * sizeof *at); /* where v went in the current row, or -1 */
   double *rw = malloc((size_t)(2 * ne + 1) * sizeof *rw);
   lbs_err err = LBS_OK;
   if (!cnt || !src || !e || !row || !rx || !ra || !rw || !at) {
@@ -31,8 +34,10 @@ lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, 
       for (int64_t j = xadj[u]; j < xadj[u + 1]; j++) {
         int64_t v = adj[j];
         if (v == u || v < 0 || v >= n) continue;
-        if (pass == 0) src[k] = u, e[k].v = v, e[k++].w = w ? w[j] : 1;
-        else src[k] = v, e[k].v = u, e[k++].w = w ? w[j] : 1;
+        if (pass == 0)
+          src[k] = u, e[k].v = v, e[k++].w = w ? w[j] : 1;
+        else
+          src[k] = v, e[k].v = u, e[k++].w = w ? w[j] : 1;
       }
   /* bucket by source (counting sort keeps that order), merge duplicates where they first came */
   for (int64_t i = 0; i < k; i++) cnt[src[i] + 2]++;
@@ -60,7 +65,8 @@ done:
   return err;
 }
 
-double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes, int P) {
+double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes,
+                               int P) {
   double *load = calloc((size_t)(P > 0 ? P : 1), sizeof *load), total = 0, worst = 0;
   if (!load) return 0;
   for (int64_t i = 0; i < n; i++)

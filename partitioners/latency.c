@@ -32,7 +32,8 @@ static lbs_err none_create(void **user, const char *args) {
 static lbs_err overlap_create(void **user, const char *args) {
   char *end;
   double f = args ? strtod(args, &end) : NAN;
-  if (!args || end == args || *end || !(f >= 0 && f <= 1)) return lbs_fail(LBS_INVAL, "needs 0 <= F <= 1");
+  if (!args || end == args || *end || !(f >= 0 && f <= 1))
+    return lbs_fail(LBS_INVAL, "needs 0 <= F <= 1");
   double *u = malloc(sizeof *u);
   if (!u) return lbs_fail(LBS_NOMEM, "latency");
   *u = f;
@@ -40,13 +41,19 @@ static lbs_err overlap_create(void **user, const char *args) {
   return LBS_OK;
 }
 
-static const lbs_minex_latency_ops none_ops = {
-    .abi = LBS_MINEX_LATENCY_ABI, .name = "none", .usage = "none", .example = "none",
-    .create = none_create, .latency = lbs_minex_latency_none};
-static const lbs_minex_latency_ops overlap_ops = {
-    .abi = LBS_MINEX_LATENCY_ABI, .name = "overlap", .usage = "overlap:F (0 <= F <= 1)",
-    .example = "overlap:0.5", .create = overlap_create, .latency = lbs_minex_latency_overlap,
-    .destroy = free};
+static const lbs_minex_latency_ops none_ops = {.abi = LBS_MINEX_LATENCY_ABI,
+                                               .name = "none",
+                                               .usage = "none",
+                                               .example = "none",
+                                               .create = none_create,
+                                               .latency = lbs_minex_latency_none};
+static const lbs_minex_latency_ops overlap_ops = {.abi = LBS_MINEX_LATENCY_ABI,
+                                                  .name = "overlap",
+                                                  .usage = "overlap:F (0 <= F <= 1)",
+                                                  .example = "overlap:0.5",
+                                                  .create = overlap_create,
+                                                  .latency = lbs_minex_latency_overlap,
+                                                  .destroy = free};
 
 /* ---------------------------------------------------------------- lua */
 
@@ -165,8 +172,9 @@ static double lua_latency(void *user, const lbs_minex_ipg *ipg, const lbs_minex_
   if (!isnum || !isfinite(q)) {
     char msg[256];
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->fn);
-    snprintf(msg, sizeof msg, "%s:%d: latency must return a finite number, not %s", lbs_lua_path(s->box),
-             lbs_lua_defined_at(L), isnum ? lua_tostring(L, -2) : luaL_typename(L, -2));
+    snprintf(msg, sizeof msg, "%s:%d: latency must return a finite number, not %s",
+             lbs_lua_path(s->box), lbs_lua_defined_at(L),
+             isnum ? lua_tostring(L, -2) : luaL_typename(L, -2));
     return latency_failed(s, msg, t->p);
   }
   return q;
@@ -177,7 +185,8 @@ static const char *lua_failed(void *user) { return ((lualat *)user)->failed; }
 static lbs_err lua_create(void **user, const char *args) {
   lualat *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "minex latency lua");
-  lbs_err e = lbs_lua_open_script("minex latency", args, "latency", "latency(ipg, tot)", s, &s->box);
+  lbs_err e =
+      lbs_lua_open_script("minex latency", args, "latency", "latency(ipg, tot)", s, &s->box);
   if (e) {
     lua_destroy(s);
     return e;
@@ -216,12 +225,13 @@ static const char *usage(const void *ops, char *buf, size_t size) {
   return buf;
 }
 
-static lbs_registry registry = LBS_REGISTRY("latency function", builtin, lbs_minex_latency_ops, name, usage);
+static lbs_registry registry =
+    LBS_REGISTRY("latency function", builtin, lbs_minex_latency_ops, name, usage);
 
 lbs_err lbs_minex_latency_register(const lbs_minex_latency_ops *ops) {
   if (ops->abi != LBS_MINEX_LATENCY_ABI)
-    return lbs_fail(LBS_INVAL, "cannot register latency function '%s': ABI %d, not %d", ops->name ? ops->name : "?",
-                    ops->abi, LBS_MINEX_LATENCY_ABI);
+    return lbs_fail(LBS_INVAL, "cannot register latency function '%s': ABI %d, not %d",
+                    ops->name ? ops->name : "?", ops->abi, LBS_MINEX_LATENCY_ABI);
   if (!ops->create || !ops->latency)
     return lbs_fail(LBS_INVAL, "cannot register latency function '%s': it lacks create or latency",
                     ops->name ? ops->name : "?");
@@ -269,8 +279,8 @@ lbs_err lbs_minex_latency_create(const char *spec, const char *where, lbs_minex_
   lbs_err e = ops->create(&l->user, colon ? colon + 1 : NULL);
   /* a message naming its script places itself; the others get the spec and the usage */
   if (e && strncmp(lbs_errmsg(), "minex latency ", 14))
-    e = lbs_fail(e, "%s%slatency '%s': %s (expected %s)", where ? where : "", where ? ": " : "", spec, lbs_errmsg(),
-                 ops->usage);
+    e = lbs_fail(e, "%s%slatency '%s': %s (expected %s)", where ? where : "", where ? ": " : "",
+                 spec, lbs_errmsg(), ops->usage);
   if (e) {
     free(l->spec);
     free(l);

@@ -41,13 +41,13 @@ struct lbs_minex_opts;
 /* The partitioning graph: directed CSR (edge v->w carries CWgt(v,w); w->v may be absent or
  * carry another weight). Borrowed. */
 typedef struct lbs_minex_graph {
-  int64_t n;            /* vertices, >= nparts */
-  const int64_t *xadj;  /* n+1 offsets */
-  const int64_t *adj;   /* xadj[n] targets in [0, n), no self loops */
-  const double *cwgt;   /* CWgt per edge, >= 0; NULL: 1 each */
-  const double *pwgt;   /* PWgt per vertex, >= 0 */
-  const double *rwgt;   /* RWgt per vertex, >= 0; NULL: 1 each */
-  const int *current;   /* current processor of each vertex, or NULL (nothing to move) */
+  int64_t n;           /* vertices, >= nparts */
+  const int64_t *xadj; /* n+1 offsets */
+  const int64_t *adj;  /* xadj[n] targets in [0, n), no self loops */
+  const double *cwgt;  /* CWgt per edge, >= 0; NULL: 1 each */
+  const double *pwgt;  /* PWgt per vertex, >= 0 */
+  const double *rwgt;  /* RWgt per vertex, >= 0; NULL: 1 each */
+  const int *current;  /* current processor of each vertex, or NULL (nothing to move) */
 } lbs_minex_graph;
 
 /* The configuration graph (slide 16's Ipg). Borrowed. */
@@ -72,7 +72,8 @@ typedef struct lbs_minex_tot {
 /* The user's latency-tolerance function (slide 16: MinEX(User, Ipg, Qtot)): the projected
  * QWgt(p) of a processor with these totals. Called before every potential reassignment for
  * each processor it changes. Must not decrease when a total grows. */
-typedef double (*lbs_minex_latency_fn)(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *tot);
+typedef double (*lbs_minex_latency_fn)(void *user, const lbs_minex_ipg *ipg,
+                                       const lbs_minex_tot *tot);
 
 /* The default: no tolerance, QWgt = pproc + comm + remap. */
 double lbs_minex_latency_none(void *user, const lbs_minex_ipg *ipg, const lbs_minex_tot *tot);
@@ -138,8 +139,8 @@ const char *lbs_minex_latency_spec(const lbs_minex_latency *l);
 void lbs_minex_latency_destroy(lbs_minex_latency **l); /* NULL-safe */
 
 typedef struct lbs_minex_opts {
-  int diffusive;                /* 1: start from graph->current; 0: from scratch */
-  double throttle;              /* ThroTTle (slide 9); moves with Gain > 0 need Gain^2/-DVar <= it */
+  int diffusive;   /* 1: start from graph->current; 0: from scratch */
+  double throttle; /* ThroTTle (slide 9); moves with Gain > 0 need Gain^2/-DVar <= it */
   lbs_minex_latency_fn latency; /* NULL: lbs_minex_latency_none */
   void *user;                   /* passed to latency */
   int max_passes;               /* refinement passes per level (0: 16) */
@@ -153,59 +154,60 @@ lbs_minex_opts lbs_minex_defaults(void);
 /* Why the filter rejected a reassignment (slide 15), in the order it tests. */
 typedef enum {
   LBS_MINEX_PASS = 0,
-  LBS_MINEX_FROM_GROWS,   /* newQWgt_from > QWgt_from */
-  LBS_MINEX_TO_SHRINKS,   /* newQWgt_to < QWgt_to */
-  LBS_MINEX_VAR_GROWS,    /* DVar > 0 */
-  LBS_MINEX_THROTTLE,     /* newGain > 0 and newGain^2 / -DVar > ThroTTle */
-  LBS_MINEX_OVERSHOOT,    /* |Dnew| > |Dold| and the two processors swap past each other */
+  LBS_MINEX_FROM_GROWS, /* newQWgt_from > QWgt_from */
+  LBS_MINEX_TO_SHRINKS, /* newQWgt_to < QWgt_to */
+  LBS_MINEX_VAR_GROWS,  /* DVar > 0 */
+  LBS_MINEX_THROTTLE,   /* newGain > 0 and newGain^2 / -DVar > ThroTTle */
+  LBS_MINEX_OVERSHOOT,  /* |Dnew| > |Dold| and the two processors swap past each other */
   LBS_MINEX_NREASONS
 } lbs_minex_reason;
 
 /* The reassignment filter of slide 15 for moving a vertex between processors with loads
  * qfrom, qto (now) and nqfrom, nqto (projected), the projected change of variance dvar and
  * of total load gain. Dold = qfrom - qto, Dnew = nqfrom - nqto. */
-lbs_minex_reason lbs_minex_filter(double qfrom, double qto, double nqfrom, double nqto, double dvar, double gain,
-                                  double throttle);
+lbs_minex_reason lbs_minex_filter(double qfrom, double qto, double nqfrom, double nqto, double dvar,
+                                  double gain, double throttle);
 
 typedef struct lbs_minex_stats {
-  int64_t considered;                     /* potential reassignments evaluated */
-  int64_t rejected[LBS_MINEX_NREASONS];   /* by filter rule (index 0 unused) */
-  int64_t passed;                         /* passed the filter */
-  int64_t failed;                         /* passed, but would raise MaxQWgt (not made) */
-  int64_t accepted;                       /* made */
-  int64_t gain_moves;                     /* boundary moves that lowered QWgtToT (see minex.c) */
-  int levels;                             /* graphs in the hierarchy, the input included */
-  double level_before[32];                /* MaxQWgt at each level before refinement, coarsest first */
-  double level_after[32];                 /* and after it */
-  double maxqwgt, wsysll, loadimb;        /* of the result */
+  int64_t considered;                   /* potential reassignments evaluated */
+  int64_t rejected[LBS_MINEX_NREASONS]; /* by filter rule (index 0 unused) */
+  int64_t passed;                       /* passed the filter */
+  int64_t failed;                       /* passed, but would raise MaxQWgt (not made) */
+  int64_t accepted;                     /* made */
+  int64_t gain_moves;                   /* boundary moves that lowered QWgtToT (see minex.c) */
+  int levels;                           /* graphs in the hierarchy, the input included */
+  double level_before[32];         /* MaxQWgt at each level before refinement, coarsest first */
+  double level_after[32];          /* and after it */
+  double maxqwgt, wsysll, loadimb; /* of the result */
 } lbs_minex_stats;
 
 /* Partitions g onto ipg's processors: part[0..n). stats may be NULL. LBS_INVAL (message
  * names the vertex or edge) for self loops, negative or non-finite weights, targets out of
  * range, current processors out of range, more processors than vertices. */
-lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, const lbs_minex_opts *opts, int *part,
-                            lbs_minex_stats *stats);
+lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg,
+                            const lbs_minex_opts *opts, int *part, lbs_minex_stats *stats);
 
 typedef struct lbs_minex_eval {
   double maxqwgt, wsysll, loadimb; /* slide 8 */
   double qwgttot;                  /* sum of QWgt */
   double wgt, comm, remap;         /* sums of Wgt, Comm and Remap over all processors */
-  double edge_cut;                 /* CWgt of the edges between processors, each undirected edge once
-                                      (half the cut arcs' weight: see lbs_minex_evaluate) */
-  int64_t moved;                   /* vertices not on their current processor */
+  double edge_cut; /* CWgt of the edges between processors, each undirected edge once
+                      (half the cut arcs' weight: see lbs_minex_evaluate) */
+  int64_t moved;   /* vertices not on their current processor */
 } lbs_minex_eval;
 
 /* The metrics of any partition (e.g. METIS's) under the model; qwgt (P entries) may be
  * NULL. latency NULL: the default. Checks the input as lbs_minex_partition does. */
-lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, lbs_minex_latency_fn latency,
-                           void *user, const int *part, double *qwgt, lbs_minex_eval *out);
+lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg,
+                           lbs_minex_latency_fn latency, void *user, const int *part, double *qwgt,
+                           lbs_minex_eval *out);
 
 /* The configuration graph of a simulated grid: Proc_p = ns per unit of work on p,
  * Connect(c,d) = 8 x bytes_per_edge / bandwidth(c,d), Relocate(c,d) = 8 x bytes_per_rwgt /
  * bandwidth(c,d) (ns; link latencies are per message and not part of the per-unit model).
  * Allocates the arrays; free with lbs_minex_ipg_free. */
-lbs_err lbs_minex_ipg_from_grid(const struct lbs_grid *grid, double bytes_per_edge, double bytes_per_rwgt,
-                                lbs_minex_ipg *out);
+lbs_err lbs_minex_ipg_from_grid(const struct lbs_grid *grid, double bytes_per_edge,
+                                double bytes_per_rwgt, lbs_minex_ipg *out);
 void lbs_minex_ipg_free(lbs_minex_ipg *ipg);
 
 #endif

@@ -13,20 +13,21 @@
 #include "lbs_config.h"
 
 typedef struct lbs_part_input {
-  MPI_Comm comm;             /* the ranks that hold objects */
-  int64_t nlocal;            /* objects on this rank */
-  const int64_t *gid;        /* their global ids (element ids) */
-  const double *weight;      /* their weights (work at the step), >= 0 */
-  int dim;                   /* coordinate dimensions, 0 if none */
-  const double *coords;      /* nlocal*dim, or NULL */
-  const int64_t *xadj;       /* local CSR over global neighbour ids, or NULL */
-  const int64_t *adj;        /* neighbour global ids */
-  const double *adjw;        /* edge weights (>= 0) */
-  const int64_t *rank_first; /* ranks+1 offsets: rank r holds ids [rank_first[r], rank_first[r+1]) */
-  const int *current;        /* current part of each local object */
-  int nparts;                /* P */
-  const double *part_sizes;  /* P relative sizes, summing to 1 */
-  int repartition;           /* 1: LB_APPROACH REPARTITION (starts from current), 0: PARTITION */
+  MPI_Comm comm;        /* the ranks that hold objects */
+  int64_t nlocal;       /* objects on this rank */
+  const int64_t *gid;   /* their global ids (element ids) */
+  const double *weight; /* their weights (work at the step), >= 0 */
+  int dim;              /* coordinate dimensions, 0 if none */
+  const double *coords; /* nlocal*dim, or NULL */
+  const int64_t *xadj;  /* local CSR over global neighbour ids, or NULL */
+  const int64_t *adj;   /* neighbour global ids */
+  const double *adjw;   /* edge weights (>= 0) */
+  const int64_t
+      *rank_first;          /* ranks+1 offsets: rank r holds ids [rank_first[r], rank_first[r+1]) */
+  const int *current;       /* current part of each local object */
+  int nparts;               /* P */
+  const double *part_sizes; /* P relative sizes, summing to 1 */
+  int repartition;          /* 1: LB_APPROACH REPARTITION (starts from current), 0: PARTITION */
   /* for grid-aware partitioners (minex); the others ignore them */
   const struct lbs_grid *grid; /* the simulated platform, or NULL */
   const double *rwgt;          /* relocation weight of each object (NULL: 1 each) */
@@ -52,7 +53,8 @@ enum {
 typedef struct lbs_partitioner_ops {
   int abi;          /* LBS_PART_ABI */
   const char *name; /* prefix before ':' in the user's name, e.g. "zoltan" */
-  const char *methods; /* accepted arguments after ':' for messages, e.g. "rcb,rib,..."; NULL or "": none */
+  const char *
+      methods; /* accepted arguments after ':' for messages, e.g. "rcb,rib,..."; NULL or "": none */
   /* Parses args (after ':'; "" when the name has none), reads its config section; state owned
    * by the partitioner. */
   lbs_err (*create)(void **state, const char *args, const lbs_config *cfg, MPI_Comm comm);
@@ -115,7 +117,8 @@ const char *lbs_part_known(void);
 /* Creates a partitioner from its full name ("zoltan:rcb"); LBS_NOTFOUND naming the known
  * ones (and the closest name). cfg may be NULL; the partitioner reads its sections from it
  * (Zoltan's [zoltan] passes parameters through to Zoltan). */
-lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm, lbs_partitioner **out);
+lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm,
+                        lbs_partitioner **out);
 void lbs_part_destroy(lbs_partitioner **p); /* NULL-safe, clears *p */
 const char *lbs_part_name(const lbs_partitioner *p);
 int lbs_part_needs_graph(const lbs_partitioner *p);
@@ -129,7 +132,8 @@ void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per
 /* The work imbalance of a whole assignment: max over parts p of (work on p) / (sizes[p] x total
  * work), with equal shares when sizes is NULL; 1 is perfect. Parts with a zero target share
  * and work count as infinite. */
-double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes, int P);
+double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes,
+                               int P);
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart);
 
 /* Gm (seed 003): the graph made symmetric (an edge in either direction joins both ways),
@@ -137,7 +141,7 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
  * directions and at least min_w. w NULL: weight 1. Each row keeps the input's neighbour order
  * (the vertex's own arcs, then the neighbours only the reverse arcs give, by vertex), so a
  * symmetric input comes out as it went in. Allocates *oxadj (n+1), *oadj, *ow. */
-lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w, double min_w,
-                            int64_t **oxadj, int64_t **oadj, double **ow);
+lbs_err lbs_part_symmetrize(int64_t n, const int64_t *xadj, const int64_t *adj, const double *w,
+                            double min_w, int64_t **oxadj, int64_t **oadj, double **ow);
 
 #endif

@@ -28,13 +28,19 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   char buf[64];
   snprintf(buf, sizeof buf, "%s", args ? args : "");
   for (char *tok = strtok(buf, ":"); tok; tok = strtok(NULL, ":")) {
-    if (!strcmp(tok, "kway")) m->rb = 0;
-    else if (!strcmp(tok, "rb")) m->rb = 1;
-    else if (!strcmp(tok, "speed")) m->speed = 1;
+    if (!strcmp(tok, "kway"))
+      m->rb = 0;
+    else if (!strcmp(tok, "rb"))
+      m->rb = 1;
+    else if (!strcmp(tok, "speed"))
+      m->speed = 1;
     else {
       free(m);
-      return lbs_fail(LBS_NOTFOUND, "unknown METIS option '%s' (known: metis, metis:kway, metis:rb, metis:kway:speed, "
-                      "metis:rb:speed)", tok);
+      return lbs_fail(
+          LBS_NOTFOUND,
+          "unknown METIS option '%s' (known: metis, metis:kway, metis:rb, metis:kway:speed, "
+          "metis:rb:speed)",
+          tok);
     }
   }
   *state = m;
@@ -59,10 +65,13 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   mstate *m = state;
   int64_t n = in->nlocal;
   if (n > INT32_MAX / 2) return lbs_fail(LBS_RANGE, "metis: too many vertices");
-  if (in->nparts > n) return lbs_fail(LBS_INVAL, "metis: more parts (%d) than vertices (%lld)", in->nparts, (long long)n);
+  if (in->nparts > n)
+    return lbs_fail(LBS_INVAL, "metis: more parts (%d) than vertices (%lld)", in->nparts,
+                    (long long)n);
   for (int64_t u = 0; u < n; u++)
     for (int64_t j = in->xadj[u]; j < in->xadj[u + 1]; j++)
-      if (in->adj[j] == u) return lbs_fail(LBS_INVAL, "metis: vertex %lld has a self loop", (long long)u);
+      if (in->adj[j] == u)
+        return lbs_fail(LBS_INVAL, "metis: vertex %lld has a self loop", (long long)u);
   if (in->nparts == 1) {
     for (int64_t i = 0; i < n; i++) newpart[i] = 0;
     return LBS_OK;
@@ -72,15 +81,18 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   lbs_err err = lbs_part_symmetrize(n, in->xadj, in->adj, in->adjw, 1, &sx, &sa, &sw);
   if (err) return err;
   int64_t m2 = sx[n];
-  idx_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj), *adj = malloc((size_t)(m2 + 1) * sizeof *adj);
+  idx_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj),
+        *adj = malloc((size_t)(m2 + 1) * sizeof *adj);
   idx_t *aw = malloc((size_t)(m2 + 1) * sizeof *aw), *vw = malloc((size_t)(n + 1) * sizeof *vw);
   idx_t *part = malloc((size_t)(n + 1) * sizeof *part);
   real_t *tp = m->speed ? malloc((size_t)in->nparts * sizeof *tp) : NULL;
-  if (!xadj || !adj || !aw || !vw || !part || (m->speed && !tp)) err = lbs_fail(LBS_NOMEM, "metis graph");
+  if (!xadj || !adj || !aw || !vw || !part || (m->speed && !tp))
+    err = lbs_fail(LBS_NOMEM, "metis graph");
   if (!err && m2 > INT32_MAX) err = lbs_fail(LBS_RANGE, "metis: too many edges");
   if (!err) {
     for (int64_t u = 0; u <= n; u++) xadj[u] = (idx_t)sx[u];
-    for (int64_t j = 0; j < m2; j++) adj[j] = (idx_t)sa[j], aw[j] = (idx_t)fmax(1.0, nearbyint(sw[j]));
+    for (int64_t j = 0; j < m2; j++)
+      adj[j] = (idx_t)sa[j], aw[j] = (idx_t)fmax(1.0, nearbyint(sw[j]));
     double total = 0;
     for (int64_t i = 0; i < n; i++) total += in->weight[i];
     double scale = total > 0 ? 1073741824.0 / total : 0;
@@ -90,8 +102,10 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
     METIS_SetDefaultOptions(opts);
     opts[METIS_OPTION_SEED] = 1;
     opts[METIS_OPTION_NUMBERING] = 0;
-    int rc = m->rb ? METIS_PartGraphRecursive(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL, opts, &obj, part)
-                   : METIS_PartGraphKway(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL, opts, &obj, part);
+    int rc = m->rb ? METIS_PartGraphRecursive(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL,
+                                              opts, &obj, part)
+                   : METIS_PartGraphKway(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL, opts,
+                                         &obj, part);
     if (rc != METIS_OK) err = lbs_fail(LBS_INVAL, "metis: partitioning failed (code %d)", rc);
     for (int64_t i = 0; !err && i < n; i++) newpart[i] = (int)part[i];
   }
@@ -107,8 +121,14 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   return lbs__part_on_rank0(m->comm, in, 1, 0, run, state, newpart);
 }
 
-const lbs_partitioner_ops lbs__part_metis = {.abi = LBS_PART_ABI, .name = "metis",
-                                             .methods = "kway,rb,kway:speed,rb:speed", .create = create,
-                                             .needs_graph = needs_graph, .needs_coords = needs_coords,
-                                             .partition = partition, .destroy = free, .tolerance = tolerance,
-                                             .takes_sizes = takes_sizes, .cost_model = cost_model};
+const lbs_partitioner_ops lbs__part_metis = {.abi = LBS_PART_ABI,
+                                             .name = "metis",
+                                             .methods = "kway,rb,kway:speed,rb:speed",
+                                             .create = create,
+                                             .needs_graph = needs_graph,
+                                             .needs_coords = needs_coords,
+                                             .partition = partition,
+                                             .destroy = free,
+                                             .tolerance = tolerance,
+                                             .takes_sizes = takes_sizes,
+                                             .cost_model = cost_model};

@@ -51,10 +51,10 @@ typedef struct {
   double *nq;         /* and QWgt */
   int naff;
   lbs_minex_stats *st;
-  int *nbmark, *nbp;  /* the vertex nbv's neighbour processors (nnb of them) */
-  double *nbo, *nbi;  /* and its out- and in-edge weights to each */
+  int *nbmark, *nbp; /* the vertex nbv's neighbour processors (nnb of them) */
+  double *nbo, *nbi; /* and its out- and in-edge weights to each */
   int nnb;
-  int64_t nbv;        /* -1: none summarised (parts changed since) */
+  int64_t nbv;  /* -1: none summarised (parts changed since) */
   double *gain; /* initial partition scratch: growing gains, and a min-heap of -gain */
   struct hedge *heap;
 } ctx;
@@ -77,8 +77,8 @@ lbs_minex_opts lbs_minex_defaults(void) {
   return o;
 }
 
-lbs_minex_reason lbs_minex_filter(double qfrom, double qto, double nqfrom, double nqto, double dvar, double gain,
-                                  double throttle) {
+lbs_minex_reason lbs_minex_filter(double qfrom, double qto, double nqfrom, double nqto, double dvar,
+                                  double gain, double throttle) {
   if (nqfrom > qfrom) return LBS_MINEX_FROM_GROWS;
   if (nqto < qto) return LBS_MINEX_TO_SHRINKS;
   if (dvar > 0) return LBS_MINEX_VAR_GROWS;
@@ -88,7 +88,9 @@ lbs_minex_reason lbs_minex_filter(double qfrom, double qto, double nqfrom, doubl
   return LBS_MINEX_PASS;
 }
 
-static double conn(const ctx *x, int p, int q) { return p == q ? 0 : x->conn[x->cl[p] * x->C + x->cl[q]]; }
+static double conn(const ctx *x, int p, int q) {
+  return p == q ? 0 : x->conn[x->cl[p] * x->C + x->cl[q]];
+}
 
 /* Comm_v^p with the other vertices where part says. */
 static double comm_of(const ctx *x, const level *L, const int *part, int64_t v, int p) {
@@ -117,10 +119,11 @@ static double qwgt(const ctx *x, const lbs_minex_tot *t) {
 static lbs_err check_qwgt(const ctx *x) {
   const badq *b = x->bad;
   if (!b->seen) return LBS_OK;
-  return lbs_fail(LBS_INVAL,
-                  "the latency function gave QWgt %g for processor %d (Wgt %g, Comm %g, Remap %g, QLen %lld); "
-                  "it must be a finite number",
-                  b->q, b->t.p, b->t.pproc, b->t.comm, b->t.remap, (long long)b->t.qlen);
+  return lbs_fail(
+      LBS_INVAL,
+      "the latency function gave QWgt %g for processor %d (Wgt %g, Comm %g, Remap %g, QLen %lld); "
+      "it must be a finite number",
+      b->q, b->t.p, b->t.pproc, b->t.comm, b->t.remap, (long long)b->t.qlen);
 }
 
 /* Totals, QWgt, QWgtToT and the sorted processor list from scratch. */
@@ -138,7 +141,9 @@ static void totals(ctx *x, const level *L, const int *part) {
   for (int p = 0; p < x->P; p++) x->T += x->q[p] = qwgt(x, &x->tot[p]);
 }
 
-static int less(const ctx *x, int a, int b) { return x->q[a] < x->q[b] || (x->q[a] == x->q[b] && a < b); }
+static int less(const ctx *x, int a, int b) {
+  return x->q[a] < x->q[b] || (x->q[a] == x->q[b] && a < b);
+}
 
 static int cmp_ctx_q(const void *a, const void *b, void *arg) {
   const ctx *x = arg;
@@ -176,7 +181,8 @@ static lbs_minex_tot *touch(ctx *x, int p) {
 }
 
 typedef struct {
-  double nqa, nqb, dT, dvar, maxq; /* projected loads, change of total and variance, largest touched */
+  double nqa, nqb, dT, dvar,
+      maxq; /* projected loads, change of total and variance, largest touched */
 } proj;
 
 /* Projects moving v from a to b (slide 15: vertex totals, edge weights in and between
@@ -191,7 +197,8 @@ static void summarize(ctx *x, const level *L, const int *part, int64_t v) {
     const double *cw = dir ? L->icw : L->cw;
     for (int64_t j = xa[v]; j < xa[v + 1]; j++) {
       int r = part[ad[j]];
-      if (x->nbmark[r] < 0) x->nbmark[r] = x->nnb, x->nbp[x->nnb] = r, x->nbo[x->nnb] = x->nbi[x->nnb] = 0, x->nnb++;
+      if (x->nbmark[r] < 0)
+        x->nbmark[r] = x->nnb, x->nbp[x->nnb] = r, x->nbo[x->nnb] = x->nbi[x->nnb] = 0, x->nnb++;
       (dir ? x->nbi : x->nbo)[x->nbmark[r]] += cw[j];
     }
   }
@@ -206,7 +213,8 @@ static proj project(ctx *x, const level *L, const int *part, int64_t v, int a, i
   ta->remap -= remap_of(x, L, v, a), tb->remap += remap_of(x, L, v, b);
   ta->qlen -= L->size[v], tb->qlen += L->size[v];
   double ca = 0, cb = 0;
-  for (int i = 0; i < x->nnb; i++) { /* Comm of v on a and on b; in-edges change their sources' Comm */
+  for (int i = 0; i < x->nnb;
+       i++) { /* Comm of v on a and on b; in-edges change their sources' Comm */
     int r = x->nbp[i];
     ca += x->nbo[i] * conn(x, a, r), cb += x->nbo[i] * conn(x, b, r);
   }
@@ -305,7 +313,8 @@ static int64_t gain_pass(ctx *x, const level *L, int *part, uint8_t *dirty) {
 
 /* Moves vertices from overloaded to underloaded processors while moves pass the filter. */
 static lbs_err refine(ctx *x, const level *L, int *part) {
-  int64_t *start = malloc((size_t)(x->P + 1) * sizeof *start), *verts = malloc((size_t)(L->n + 1) * sizeof *verts);
+  int64_t *start = malloc((size_t)(x->P + 1) * sizeof *start),
+          *verts = malloc((size_t)(L->n + 1) * sizeof *verts);
   int *snap = malloc((size_t)x->P * sizeof *snap);
   uint8_t *dirty = malloc((size_t)L->n + 1);
   if (!start || !verts || !snap || !dirty) {
@@ -343,7 +352,8 @@ static lbs_err refine(ctx *x, const level *L, int *part) {
           if (x->nbp[i] != a && x->q[x->nbp[i]] < avg) cand[nc++] = x->nbp[i];
         for (int s = 0; s < x->P; s++) /* the least loaded processor in a's cluster */
           if (x->cl[x->order[s]] == x->cl[a]) {
-            if (x->order[s] != a && x->q[x->order[s]] < avg) add_cand(cand, &nc, MAX_CAND, x->order[s]);
+            if (x->order[s] != a && x->q[x->order[s]] < avg)
+              add_cand(cand, &nc, MAX_CAND, x->order[s]);
             break;
           }
         if (x->order[0] != a && x->q[x->order[0]] < avg) add_cand(cand, &nc, MAX_CAND, x->order[0]);
@@ -353,7 +363,8 @@ static lbs_err refine(ctx *x, const level *L, int *part) {
           int b = cand[c];
           x->st->considered++;
           proj pr = project(x, L, part, v, a, b);
-          lbs_minex_reason r = lbs_minex_filter(x->q[a], x->q[b], pr.nqa, pr.nqb, pr.dvar, pr.dT, x->o.throttle);
+          lbs_minex_reason r =
+              lbs_minex_filter(x->q[a], x->q[b], pr.nqa, pr.nqb, pr.dvar, pr.dT, x->o.throttle);
           if (r) {
             x->st->rejected[r]++;
             continue;
@@ -427,7 +438,7 @@ static lbs_err level_alloc(level *L, int64_t n, int64_t m) {
 }
 
 typedef struct hedge {
-  double key;   /* ordered by key, then u, then w */
+  double key; /* ordered by key, then u, then w */
   int64_t u, w;
 } hedge;
 
@@ -449,8 +460,8 @@ static void sift_down(hedge *h, int64_t n, int64_t i) {
 /* The best edge of v to contract: the free neighbour w on the same current processor whose
  * edges (both directions) hide the most communication on that processor's network, with
  * PWgt(v) + PWgt(w) <= cap. acc is n zeros (left zeroed). Returns the Gain (< 0 is better). */
-static double best_edge(const ctx *x, const level *f, const int64_t *mate, double cap, int64_t v, double *acc,
-                        int64_t *touched, int64_t *w_out) {
+static double best_edge(const ctx *x, const level *f, const int64_t *mate, double cap, int64_t v,
+                        double *acc, int64_t *touched, int64_t *w_out) {
   int64_t nt = 0;
   for (int dir = 0; dir < 2; dir++) {
     const int64_t *xa = dir ? f->ixadj : f->xadj, *ad = dir ? f->iadj : f->adj;
@@ -481,7 +492,8 @@ static double best_edge(const ctx *x, const level *f, const int64_t *mate, doubl
 static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
   int64_t n = f->n, m = f->xadj[n], nh = 0;
   hedge *h = malloc((size_t)(n + 1) * sizeof *h);
-  int64_t *mate = malloc((size_t)(n + 1) * sizeof *mate), *touched = malloc((size_t)(n + 1) * sizeof *touched);
+  int64_t *mate = malloc((size_t)(n + 1) * sizeof *mate),
+          *touched = malloc((size_t)(n + 1) * sizeof *touched);
   double *acc = calloc((size_t)n + 1, sizeof *acc);
   if (!h || !mate || !touched || !acc) {
     free(h), free(mate), free(touched), free(acc);
@@ -502,8 +514,10 @@ static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
     } else if (mate[e.w] >= 0) { /* its partner was taken: its next best edge */
       int64_t w;
       double g = best_edge(x, f, mate, cap, e.u, acc, touched, &w);
-      if (w >= 0) h[0] = (hedge){g, e.u, w};
-      else h[0] = h[--nh];
+      if (w >= 0)
+        h[0] = (hedge){g, e.u, w};
+      else
+        h[0] = h[--nh];
       sift_down(h, nh, 0);
     } else {
       mate[e.u] = e.w, mate[e.w] = e.u;
@@ -521,7 +535,8 @@ static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
       nc++;
     }
   lbs_err e = level_alloc(c, nc, m);
-  int64_t *last = malloc((size_t)(nc + 1) * sizeof *last), *members = malloc((size_t)(2 * nc + 1) * sizeof *members);
+  int64_t *last = malloc((size_t)(nc + 1) * sizeof *last),
+          *members = malloc((size_t)(2 * nc + 1) * sizeof *members);
   if (!e && (!last || !members)) e = lbs_fail(LBS_NOMEM, "minex contraction");
   if (!e) {
     for (int64_t k = 0; k < nc; k++) members[2 * k] = members[2 * k + 1] = -1, last[k] = -1;
@@ -540,8 +555,10 @@ static lbs_err coarsen(const ctx *x, level *f, level *c, double cap) {
         for (int64_t j = f->xadj[v]; j < f->xadj[v + 1]; j++) {
           int64_t t = f->map[f->adj[j]];
           if (t == k) continue;
-          if (last[t] >= c->xadj[k]) c->cw[last[t]] += f->cw[j];
-          else last[t] = ne, c->adj[ne] = t, c->cw[ne++] = f->cw[j];
+          if (last[t] >= c->xadj[k])
+            c->cw[last[t]] += f->cw[j];
+          else
+            last[t] = ne, c->adj[ne] = t, c->cw[ne++] = f->cw[j];
         }
       }
     }
@@ -679,8 +696,10 @@ static void refine_cut(cut *c) {
         for (int64_t j = xa[v]; j < xa[v + 1]; j++) {
           int64_t t = tag[ad[j]];
           if (t != left && t != in_set) continue;
-          if ((t == left) == isl) in += cw[j];
-          else ext += cw[j];
+          if ((t == left) == isl)
+            in += cw[j];
+          else
+            ext += cw[j];
         }
       }
       if (!(ext > in)) continue;
@@ -710,8 +729,8 @@ static int64_t split_verts(cut *c, int64_t *queue) {
 /* Splits verts[0..nv) onto processors [p0, p1): graph growing from a pseudo-peripheral
  * vertex until the left side holds its share of PWgt (proportional to speed), clusters kept
  * together, then the same on each side. tag/queue are n-sized scratch. */
-static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, int p1, int *part, int64_t *tag,
-                   int64_t *queue, int64_t *token) {
+static void bisect(ctx *x, const level *L, int64_t *verts, int64_t nv, int p0, int p1, int *part,
+                   int64_t *tag, int64_t *queue, int64_t *token) {
   if (nv == 0) return;
   if (p1 - p0 == 1) {
     for (int64_t i = 0; i < nv; i++) part[verts[i]] = p0;
@@ -739,12 +758,14 @@ static lbs_err initial(ctx *x, const level *L, int *part) {
     for (int64_t v = 0; v < L->n; v++) part[v] = L->cur[v];
     return LBS_OK;
   }
-  int64_t *verts = malloc((size_t)(L->n + 1) * sizeof *verts), *tag = calloc((size_t)L->n + 1, sizeof *tag);
+  int64_t *verts = malloc((size_t)(L->n + 1) * sizeof *verts),
+          *tag = calloc((size_t)L->n + 1, sizeof *tag);
   int64_t *queue = malloc((size_t)(L->n + 1) * sizeof *queue), token = 0;
   x->gain = malloc((size_t)(L->n + 1) * sizeof *x->gain);
   x->heap = malloc((size_t)(2 * L->xadj[L->n] + L->n + 1) * sizeof *x->heap);
   lbs_err e = LBS_OK;
-  if (!verts || !tag || !queue || !x->gain || !x->heap) e = lbs_fail(LBS_NOMEM, "minex initial partition");
+  if (!verts || !tag || !queue || !x->gain || !x->heap)
+    e = lbs_fail(LBS_NOMEM, "minex initial partition");
   for (int64_t v = 0; !e && v < L->n; v++) verts[v] = v;
   if (!e) bisect(x, L, verts, L->n, 0, x->P, part, tag, queue, &token);
   free(verts), free(tag), free(queue), free(x->gain), free(x->heap);
@@ -755,41 +776,52 @@ static lbs_err initial(ctx *x, const level *L, int *part) {
 /* ---------------------------------------------------------------- checks */
 
 static lbs_err check(const lbs_minex_graph *g, const lbs_minex_ipg *ipg) {
-  if (!ipg || ipg->P < 1 || ipg->C < 1) return lbs_fail(LBS_INVAL, "minex: the grid has no processors");
+  if (!ipg || ipg->P < 1 || ipg->C < 1)
+    return lbs_fail(LBS_INVAL, "minex: the grid has no processors");
   for (int p = 0; p < ipg->P; p++) {
     if (ipg->cluster[p] < 0 || ipg->cluster[p] >= ipg->C)
-      return lbs_fail(LBS_INVAL, "minex: processor %d is in cluster %d of %d", p, ipg->cluster[p], ipg->C);
+      return lbs_fail(LBS_INVAL, "minex: processor %d is in cluster %d of %d", p, ipg->cluster[p],
+                      ipg->C);
     if (!(ipg->proc[p] > 0) || !isfinite(ipg->proc[p]))
       return lbs_fail(LBS_INVAL, "minex: processor %d has processing slowdown %g", p, ipg->proc[p]);
   }
   for (int i = 0; i < ipg->C * ipg->C; i++)
     if (!(ipg->connect[i] >= 0) || !isfinite(ipg->connect[i]) ||
         (ipg->relocate && (!(ipg->relocate[i] >= 0) || !isfinite(ipg->relocate[i]))))
-      return lbs_fail(LBS_INVAL, "minex: clusters %d and %d have a bad link slowdown", i / ipg->C, i % ipg->C);
+      return lbs_fail(LBS_INVAL, "minex: clusters %d and %d have a bad link slowdown", i / ipg->C,
+                      i % ipg->C);
   if (g->n < ipg->P)
-    return lbs_fail(LBS_INVAL, "minex: more processors (%d) than vertices (%lld)", ipg->P, (long long)g->n);
+    return lbs_fail(LBS_INVAL, "minex: more processors (%d) than vertices (%lld)", ipg->P,
+                    (long long)g->n);
   if (g->xadj[0] != 0) return lbs_fail(LBS_INVAL, "minex: the graph's offsets do not start at 0");
   for (int64_t v = 0; v < g->n; v++) {
-    if (g->xadj[v + 1] < g->xadj[v]) return lbs_fail(LBS_INVAL, "minex: vertex %lld has a negative degree", (long long)v);
+    if (g->xadj[v + 1] < g->xadj[v])
+      return lbs_fail(LBS_INVAL, "minex: vertex %lld has a negative degree", (long long)v);
     if (!(g->pwgt[v] >= 0) || !isfinite(g->pwgt[v]))
-      return lbs_fail(LBS_INVAL, "minex: vertex %lld has processing weight %g", (long long)v, g->pwgt[v]);
+      return lbs_fail(LBS_INVAL, "minex: vertex %lld has processing weight %g", (long long)v,
+                      g->pwgt[v]);
     if (g->rwgt && (!(g->rwgt[v] >= 0) || !isfinite(g->rwgt[v])))
-      return lbs_fail(LBS_INVAL, "minex: vertex %lld has relocation weight %g", (long long)v, g->rwgt[v]);
+      return lbs_fail(LBS_INVAL, "minex: vertex %lld has relocation weight %g", (long long)v,
+                      g->rwgt[v]);
     if (g->current && (g->current[v] < 0 || g->current[v] >= ipg->P))
-      return lbs_fail(LBS_INVAL, "minex: vertex %lld is on processor %d of %d", (long long)v, g->current[v], ipg->P);
+      return lbs_fail(LBS_INVAL, "minex: vertex %lld is on processor %d of %d", (long long)v,
+                      g->current[v], ipg->P);
     for (int64_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
       int64_t w = g->adj[j];
       if (w < 0 || w >= g->n)
-        return lbs_fail(LBS_INVAL, "minex: edge %lld -> %lld leaves the graph", (long long)v, (long long)w);
+        return lbs_fail(LBS_INVAL, "minex: edge %lld -> %lld leaves the graph", (long long)v,
+                        (long long)w);
       if (w == v) return lbs_fail(LBS_INVAL, "minex: vertex %lld has a self loop", (long long)v);
       if (g->cwgt && (!(g->cwgt[j] >= 0) || !isfinite(g->cwgt[j])))
-        return lbs_fail(LBS_INVAL, "minex: edge %lld -> %lld has weight %g", (long long)v, (long long)w, g->cwgt[j]);
+        return lbs_fail(LBS_INVAL, "minex: edge %lld -> %lld has weight %g", (long long)v,
+                        (long long)w, g->cwgt[j]);
     }
   }
   return LBS_OK;
 }
 
-static lbs_err ctx_init(ctx *x, const lbs_minex_ipg *ipg, const lbs_minex_opts *o, lbs_minex_stats *st, badq *bad) {
+static lbs_err ctx_init(ctx *x, const lbs_minex_ipg *ipg, const lbs_minex_opts *o,
+                        lbs_minex_stats *st, badq *bad) {
   memset(x, 0, sizeof *x);
   memset(bad, 0, sizeof *bad);
   x->bad = bad;
@@ -801,21 +833,24 @@ static lbs_err ctx_init(ctx *x, const lbs_minex_ipg *ipg, const lbs_minex_opts *
   if (x->o.coarse_per_proc <= 0) x->o.coarse_per_proc = 8;
   x->st = st;
   size_t P = (size_t)x->P;
-  x->tot = malloc(P * sizeof *x->tot), x->nt = malloc(P * sizeof *x->nt), x->q = malloc(P * sizeof *x->q);
-  x->nq = malloc(P * sizeof *x->nq), x->order = malloc(P * sizeof *x->order), x->pos = malloc(P * sizeof *x->pos);
+  x->tot = malloc(P * sizeof *x->tot), x->nt = malloc(P * sizeof *x->nt),
+  x->q = malloc(P * sizeof *x->q);
+  x->nq = malloc(P * sizeof *x->nq), x->order = malloc(P * sizeof *x->order),
+  x->pos = malloc(P * sizeof *x->pos);
   x->mark = malloc(P * sizeof *x->mark), x->aff = malloc(P * sizeof *x->aff);
   x->nbmark = malloc(P * sizeof *x->nbmark), x->nbp = malloc(P * sizeof *x->nbp);
   x->nbo = malloc(P * sizeof *x->nbo), x->nbi = malloc(P * sizeof *x->nbi);
   x->nbv = -1;
-  if (!x->tot || !x->nt || !x->q || !x->nq || !x->order || !x->pos || !x->mark || !x->aff || !x->nbmark || !x->nbp ||
-      !x->nbo || !x->nbi)
+  if (!x->tot || !x->nt || !x->q || !x->nq || !x->order || !x->pos || !x->mark || !x->aff ||
+      !x->nbmark || !x->nbp || !x->nbo || !x->nbi)
     return lbs_fail(LBS_NOMEM, "minex");
   for (int p = 0; p < x->P; p++) x->mark[p] = x->nbmark[p] = -1;
   return LBS_OK;
 }
 
 static void ctx_free(ctx *x) {
-  free(x->tot), free(x->nt), free(x->q), free(x->nq), free(x->order), free(x->pos), free(x->mark), free(x->aff);
+  free(x->tot), free(x->nt), free(x->q), free(x->nq), free(x->order), free(x->pos), free(x->mark),
+      free(x->aff);
   free(x->nbmark), free(x->nbp), free(x->nbo), free(x->nbi);
 }
 
@@ -834,8 +869,8 @@ static lbs_err level0(const lbs_minex_graph *g, level *L) {
   return transpose(L);
 }
 
-lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, const lbs_minex_opts *opts, int *part,
-                            lbs_minex_stats *stats) {
+lbs_err lbs_minex_partition(const lbs_minex_graph *g, const lbs_minex_ipg *ipg,
+                            const lbs_minex_opts *opts, int *part, lbs_minex_stats *stats) {
   lbs_minex_stats local;
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
@@ -886,14 +921,16 @@ done:
   return e;
 }
 
-lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, lbs_minex_latency_fn latency,
-                           void *user, const int *part, double *qwgt, lbs_minex_eval *out) {
+lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg,
+                           lbs_minex_latency_fn latency, void *user, const int *part, double *qwgt,
+                           lbs_minex_eval *out) {
   memset(out, 0, sizeof *out);
   lbs_err e = check(g, ipg);
   if (e) return e;
   for (int64_t v = 0; v < g->n; v++)
     if (part[v] < 0 || part[v] >= ipg->P)
-      return lbs_fail(LBS_INVAL, "vertex %lld is on processor %d of %d", (long long)v, part[v], ipg->P);
+      return lbs_fail(LBS_INVAL, "vertex %lld is on processor %d of %d", (long long)v, part[v],
+                      ipg->P);
   lbs_minex_opts o = lbs_minex_defaults();
   o.latency = latency, o.user = user;
   ctx x;
@@ -909,7 +946,8 @@ lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, l
       if (x.q[p] > out->maxqwgt) out->maxqwgt = x.q[p];
     }
     out->qwgttot = x.T;
-    for (int p = 0; p < x.P; p++) out->wgt += x.tot[p].pproc, out->comm += x.tot[p].comm, out->remap += x.tot[p].remap;
+    for (int p = 0; p < x.P; p++)
+      out->wgt += x.tot[p].pproc, out->comm += x.tot[p].comm, out->remap += x.tot[p].remap;
     out->wsysll = x.T / x.P;
     out->loadimb = out->wsysll > 0 ? out->maxqwgt / out->wsysll : 1;
     /* the cut as METIS, Zoltan and Chaco count it: each undirected edge once, so half the weight of
@@ -930,7 +968,8 @@ lbs_err lbs_minex_evaluate(const lbs_minex_graph *g, const lbs_minex_ipg *ipg, l
 
 /* ---------------------------------------------------------------- the grid */
 
-lbs_err lbs_minex_ipg_from_grid(const lbs_grid *grid, double bytes_per_edge, double bytes_per_rwgt, lbs_minex_ipg *out) {
+lbs_err lbs_minex_ipg_from_grid(const lbs_grid *grid, double bytes_per_edge, double bytes_per_rwgt,
+                                lbs_minex_ipg *out) {
   memset(out, 0, sizeof *out);
   int P = lbs_grid_procs(grid), C = lbs_grid_nclusters(grid);
   int *cl = malloc((size_t)P * sizeof *cl);
@@ -956,6 +995,7 @@ lbs_err lbs_minex_ipg_from_grid(const lbs_grid *grid, double bytes_per_edge, dou
 }
 
 void lbs_minex_ipg_free(lbs_minex_ipg *ipg) {
-  free((void *)ipg->cluster), free((void *)ipg->proc), free((void *)ipg->connect), free((void *)ipg->relocate);
+  free((void *)ipg->cluster), free((void *)ipg->proc), free((void *)ipg->connect),
+      free((void *)ipg->relocate);
   memset(ipg, 0, sizeof *ipg);
 }

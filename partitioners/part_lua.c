@@ -159,14 +159,18 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   lua_settop(L, 0);
   lua_getglobal(L, "partition");
   if (!lua_isfunction(L, 1))
-    return lbs_fail(LBS_INVAL, "partitioner lua:%s: partition is no longer a function", lbs_lua_path(s->box));
+    return lbs_fail(LBS_INVAL, "partitioner lua:%s: partition is no longer a function",
+                    lbs_lua_path(s->box));
   int defined = lbs_lua_defined_at(L);
   lua_pushcfunction(L, build_g);
   lua_pushlightuserdata(L, (void *)in);
   lbs_err e = LBS_OK;
-  if (lbs_lua_call(s->box, 1, 1) != LUA_OK) e = lbs_lua_fail(s->box, lua_tostring(L, -1), " (building g)");
-  else if (lbs_lua_call(s->box, 1, 1) != LUA_OK) e = lbs_lua_fail(s->box, lua_tostring(L, -1), NULL);
-  else e = take_parts(s, defined, in, newpart);
+  if (lbs_lua_call(s->box, 1, 1) != LUA_OK)
+    e = lbs_lua_fail(s->box, lua_tostring(L, -1), " (building g)");
+  else if (lbs_lua_call(s->box, 1, 1) != LUA_OK)
+    e = lbs_lua_fail(s->box, lua_tostring(L, -1), NULL);
+  else
+    e = take_parts(s, defined, in, newpart);
   lua_settop(L, 0);
   lua_gc(L, LUA_GCCOLLECT); /* g may be large: free it before the replay goes on */
   return e;

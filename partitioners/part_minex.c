@@ -14,13 +14,15 @@
 #include "part_int.h"
 
 static const lbs_opt minex_opts[] = {
-    {"throttle", LBS_OPT_DOUBLE, "1", 0, 1e300, "ThroTTle: a move that adds load needs Gain^2/-DVar <= this"},
+    {"throttle", LBS_OPT_DOUBLE, "1", 0, 1e300,
+     "ThroTTle: a move that adds load needs Gain^2/-DVar <= this"},
     {"latency_tolerance", LBS_OPT_DOUBLE, "0", 0, 1,
      "fraction of processing time that hides communication (0: none, QWgt = Wgt + Comm + Remap)"},
     {"latency", LBS_OPT_STRING, "", 1, 0,
      "the latency-tolerance function: none, overlap:F, lua:FILE.lua[:ARGS] (relative to this file) or a plug-in's"},
     {"passes", LBS_OPT_INT, "16", 1, 1000, "refinement passes per level at most"},
-    {"coarse_per_proc", LBS_OPT_INT, "8", 1, 1000000, "stop contracting at this many vertices per processor"},
+    {"coarse_per_proc", LBS_OPT_INT, "8", 1, 1000000,
+     "stop contracting at this many vertices per processor"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 const lbs_section_spec lbs__minex_spec[] = {{"minex", 0, 0, minex_opts, "MinEX settings"},
@@ -39,9 +41,11 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   s->o = lbs_minex_defaults();
   s->comm = comm;
   lbs_err e = LBS_OK;
-  if (!strcmp(args, "diffusive")) s->o.diffusive = 1;
+  if (!strcmp(args, "diffusive"))
+    s->o.diffusive = 1;
   else if (*args && strcmp(args, "scratch"))
-    e = lbs_fail(LBS_NOTFOUND, "unknown MinEX option '%s' (known: minex, minex:scratch, minex:diffusive)", args);
+    e = lbs_fail(LBS_NOTFOUND,
+                 "unknown MinEX option '%s' (known: minex, minex:scratch, minex:diffusive)", args);
   if (!e && cfg) {
     if (!(e = lbs_config_check_only(cfg, lbs__minex_spec)) &&
         !(e = lbs_config_double(cfg, lbs__minex_spec, "minex", "", "throttle", &s->o.throttle)) &&
@@ -78,18 +82,23 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   xstate *s = state;
   if (!in->grid) return lbs_fail(LBS_INVAL, "minex needs the grid (its processors and links)");
   for (int64_t i = 0; i < in->nlocal; i++)
-    if (in->gid[i] != i) return lbs_fail(LBS_INVAL, "minex partitions the whole graph; element %lld is missing", (long long)i);
+    if (in->gid[i] != i)
+      return lbs_fail(LBS_INVAL, "minex partitions the whole graph; element %lld is missing",
+                      (long long)i);
   lbs_minex_ipg ipg;
   lbs_err e = lbs_minex_ipg_from_grid(in->grid, in->bytes_per_edge, in->bytes_per_rwgt, &ipg);
   if (e) return e;
-  if (ipg.P != in->nparts) e = lbs_fail(LBS_INVAL, "minex: %d parts asked for, the grid has %d processors", in->nparts, ipg.P);
+  if (ipg.P != in->nparts)
+    e = lbs_fail(LBS_INVAL, "minex: %d parts asked for, the grid has %d processors", in->nparts,
+                 ipg.P);
   /* the current parts give relocation costs (and diffusive's start), unless some are unknown */
   const int *cur = in->current;
   for (int64_t i = 0; cur && i < in->nlocal; i++)
     if (cur[i] < 0) cur = NULL;
   lbs_minex_graph g = {in->nlocal, in->xadj, in->adj, in->adjw, in->weight, in->rwgt, cur};
   if (!e) e = lbs_minex_latency_begin(s->latency, &ipg);
-  if (!e) e = lbs_minex_latency_why(s->latency, lbs_minex_partition(&g, &ipg, &s->o, newpart, NULL));
+  if (!e)
+    e = lbs_minex_latency_why(s->latency, lbs_minex_partition(&g, &ipg, &s->o, newpart, NULL));
   lbs_minex_ipg_free(&ipg);
   return e;
 }

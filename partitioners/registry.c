@@ -9,7 +9,8 @@
 
 extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua;
 
-static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex, &lbs__part_lua, NULL};
+static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex,
+                                      &lbs__part_lua, NULL};
 
 /* Lists show a partitioner by its usage ("lua:FILE.lua[:ARGS]"), else with its methods
  * ("zoltan:{rcb,rib,...}"), or by its name alone when it has none (a plug-in's). */
@@ -21,7 +22,8 @@ static const char *with_methods(const void *ops, char *buf, size_t size) {
   return buf;
 }
 
-static lbs_registry registry = LBS_REGISTRY("partitioner", builtin, lbs_partitioner_ops, name, with_methods);
+static lbs_registry registry =
+    LBS_REGISTRY("partitioner", builtin, lbs_partitioner_ops, name, with_methods);
 
 struct lbs_partitioner {
   const lbs_partitioner_ops *ops;
@@ -46,7 +48,9 @@ const lbs_section_spec *lbs_part_sections(void) {
 
 /* A grid file holds the partitioners' sections: the grid library, below this one, asks for them
  * through lbs_part_sections from the moment a program that links this registry starts. */
-__attribute__((constructor)) static void give_grid_sections(void) { lbs_grid_set_extra_sections(lbs_part_sections); }
+__attribute__((constructor)) static void give_grid_sections(void) {
+  lbs_grid_set_extra_sections(lbs_part_sections);
+}
 
 /* LBS_OK when a new partitioner's sections are kinds no grid file has yet (lbs_grid_spec: the
  * grid's own, [sim] and the partitioners' so far) and leave the total within bounds. */
@@ -69,8 +73,8 @@ static lbs_err check_sections(const lbs_partitioner_ops *ops) {
 
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops) {
   if (ops->abi != LBS_PART_ABI)
-    return lbs_fail(LBS_INVAL, "cannot register partitioner '%s': ABI %d, not %d", ops->name ? ops->name : "?",
-                    ops->abi, LBS_PART_ABI);
+    return lbs_fail(LBS_INVAL, "cannot register partitioner '%s': ABI %d, not %d",
+                    ops->name ? ops->name : "?", ops->abi, LBS_PART_ABI);
   lbs_err e = ops->name && !lbs_registry_find(&registry, ops->name) ? check_sections(ops) : LBS_OK;
   return e ? e : lbs_registry_add(&registry, ops);
 }
@@ -86,7 +90,8 @@ const char *lbs_part_known(void) {
   return lbs_registry_list(&registry, buf, sizeof buf);
 }
 
-lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm, lbs_partitioner **out) {
+lbs_err lbs_part_create(const char *name, const lbs_config *cfg, MPI_Comm comm,
+                        lbs_partitioner **out) {
   *out = NULL;
   const char *colon = strchr(name, ':');
   const lbs_partitioner_ops *ops = lbs_registry_find_spec(&registry, name);
@@ -118,9 +123,15 @@ void lbs_part_destroy(lbs_partitioner **pp) {
 const char *lbs_part_name(const lbs_partitioner *p) { return p->name; }
 int lbs_part_needs_graph(const lbs_partitioner *p) { return p->ops->needs_graph(p->state); }
 int lbs_part_needs_coords(const lbs_partitioner *p) { return p->ops->needs_coords(p->state); }
-int lbs_part_takes_sizes(const lbs_partitioner *p) { return p->ops->takes_sizes && p->ops->takes_sizes(p->state); }
-double lbs_part_tolerance(const lbs_partitioner *p) { return p->ops->tolerance ? p->ops->tolerance(p->state) : 0; }
-int lbs_part_has_distributed(const lbs_partitioner *p) { return p->ops->distributed && p->ops->distributed(p->state); }
+int lbs_part_takes_sizes(const lbs_partitioner *p) {
+  return p->ops->takes_sizes && p->ops->takes_sizes(p->state);
+}
+double lbs_part_tolerance(const lbs_partitioner *p) {
+  return p->ops->tolerance ? p->ops->tolerance(p->state) : 0;
+}
+int lbs_part_has_distributed(const lbs_partitioner *p) {
+  return p->ops->distributed && p->ops->distributed(p->state);
+}
 
 void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per_elem_ns) {
   *fixed_us = 500;
@@ -128,7 +139,9 @@ void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per
   if (p->ops->cost_model) p->ops->cost_model(p->state, fixed_us, per_elem_ns);
 }
 
-int lbs_part_uses_current(const lbs_partitioner *p) { return p->ops->uses_current && p->ops->uses_current(p->state); }
+int lbs_part_uses_current(const lbs_partitioner *p) {
+  return p->ops->uses_current && p->ops->uses_current(p->state);
+}
 
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart) {
   if (in->nparts < 1) return lbs_fail(LBS_INVAL, "partitioning into %d parts", in->nparts);
@@ -141,7 +154,7 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
   lbs_err e = p->ops->partition(p->state, in, newpart);
   for (int64_t i = 0; !e && i < in->nlocal; i++)
     if (newpart[i] < 0 || newpart[i] >= in->nparts)
-      e = lbs_fail(LBS_INVAL, "%s assigned element %lld to part %d of %d", p->name, (long long)in->gid[i], newpart[i],
-                   in->nparts);
+      e = lbs_fail(LBS_INVAL, "%s assigned element %lld to part %d of %d", p->name,
+                   (long long)in->gid[i], newpart[i], in->nparts);
   return e;
 }

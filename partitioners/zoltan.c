@@ -15,16 +15,17 @@
  * tests/sim/mpi_policies.c), so every rank sends its objects to rank 0, which runs Zoltan on a
  * one-rank communicator and sends the parts back. The distributed path (in->distributed) runs
  * Zoltan's parallel method on every rank's own objects, with a second Zoltan structure over
- * all ranks: O(E/R) memory per rank, the same answer for a fixed number of ranks. Scotch seeds its generator per process in Debian's build
- * and runs threads whose interleaving changes its answer, so it is reseeded before every
- * graph call and runs one thread (SCOTCH_PTHREAD_NUMBER=1 unless the user set it). */
+ * all ranks: O(E/R) memory per rank, the same answer for a fixed number of ranks. Scotch seeds its
+ * generator per process in Debian's build and runs threads whose interleaving changes its answer,
+ * so it is reseeded before every graph call and runs one thread (SCOTCH_PTHREAD_NUMBER=1 unless the
+ * user set it). */
 #include <math.h>
+#include <scotch/scotch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <zoltan.h>
-#include <scotch/scotch.h>
 
 #include "lbs_mpi.h"
 #include "part_int.h"
@@ -36,17 +37,17 @@ static const struct {
   const char *arg, *method;
   int graph, coords;
   double fixed_us, per_elem_ns;
-} methods[] = {{"rcb", "RCB", 0, 1, 600, 100},          {"rib", "RIB", 0, 1, 500, 120},
-               {"hsfc", "HSFC", 0, 1, 150, 170},        {"block", "BLOCK", 0, 0, 70, 30},
-               {"random", "RANDOM", 0, 0, 140, 30},     {"phg", "HYPERGRAPH", 1, 0, 17000, 15000},
-               {"graph", "GRAPH", 1, 0, 500, 5500},     {NULL, NULL, 0, 0, 0, 0}};
+} methods[] = {{"rcb", "RCB", 0, 1, 600, 100},      {"rib", "RIB", 0, 1, 500, 120},
+               {"hsfc", "HSFC", 0, 1, 150, 170},    {"block", "BLOCK", 0, 0, 70, 30},
+               {"random", "RANDOM", 0, 0, 140, 30}, {"phg", "HYPERGRAPH", 1, 0, 17000, 15000},
+               {"graph", "GRAPH", 1, 0, 500, 5500}, {NULL, NULL, 0, 0, 0, 0}};
 
 typedef struct {
-  struct Zoltan_Struct *zz; /* over rank 0 alone; NULL on the other ranks */
+  struct Zoltan_Struct *zz;  /* over rank 0 alone; NULL on the other ranks */
   struct Zoltan_Struct *zzp; /* over every rank (the distributed path), NULL on one rank */
-  int m;                    /* index into methods */
-  double tol;               /* IMBALANCE_TOL as set (block and random promise none) */
-  MPI_Comm comm, solo;      /* all ranks; rank 0 alone (gathering methods) */
+  int m;                     /* index into methods */
+  double tol;                /* IMBALANCE_TOL as set (block and random promise none) */
+  MPI_Comm comm, solo;       /* all ranks; rank 0 alone (gathering methods) */
 } zstate;
 
 static int initialized;
@@ -79,12 +80,14 @@ static void destroy(void *state) {
 /* Sets lbsim's fixed parameters and the [zoltan] section's on zz; *tol gets IMBALANCE_TOL. */
 static lbs_err configure(struct Zoltan_Struct *zz, int m, const lbs_config *cfg, double *tol) {
   lbs_err e = LBS_OK;
-  const char *fixed[][2] = {{"DEBUG_LEVEL", "0"},       {"LB_METHOD", methods[m].method},
-                            {"NUM_GID_ENTRIES", "1"},   {"NUM_LID_ENTRIES", "1"},
-                            {"OBJ_WEIGHT_DIM", "1"},    {"EDGE_WEIGHT_DIM", methods[m].graph ? "1" : "0"},
-                            {"RETURN_LISTS", "PARTS"},  {"KEEP_CUTS", "0"},
-                            {"IMBALANCE_TOL", "1.1"}};
-  for (size_t i = 0; !e && i < sizeof fixed / sizeof *fixed; i++) e = set(zz, fixed[i][0], fixed[i][1]);
+  const char *fixed[][2] = {
+      {"DEBUG_LEVEL", "0"},      {"LB_METHOD", methods[m].method},
+      {"NUM_GID_ENTRIES", "1"},  {"NUM_LID_ENTRIES", "1"},
+      {"OBJ_WEIGHT_DIM", "1"},   {"EDGE_WEIGHT_DIM", methods[m].graph ? "1" : "0"},
+      {"RETURN_LISTS", "PARTS"}, {"KEEP_CUTS", "0"},
+      {"IMBALANCE_TOL", "1.1"}};
+  for (size_t i = 0; !e && i < sizeof fixed / sizeof *fixed; i++)
+    e = set(zz, fixed[i][0], fixed[i][1]);
   if (!e && !strcmp(methods[m].arg, "phg")) e = set(zz, "HYPERGRAPH_PACKAGE", "PHG");
   if (!e && !strcmp(methods[m].arg, "graph")) e = set(zz, "GRAPH_PACKAGE", "SCOTCH");
   const char *k, *v;
@@ -101,13 +104,16 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   for (int i = 0; methods[i].arg; i++)
     if (!strcmp(args, methods[i].arg)) m = i;
   if (m < 0)
-    return lbs_fail(LBS_NOTFOUND, "unknown Zoltan method '%s' (known: zoltan:rcb, zoltan:rib, zoltan:hsfc, "
-                    "zoltan:block, zoltan:random, zoltan:phg, zoltan:graph)", args);
+    return lbs_fail(LBS_NOTFOUND,
+                    "unknown Zoltan method '%s' (known: zoltan:rcb, zoltan:rib, zoltan:hsfc, "
+                    "zoltan:block, zoltan:random, zoltan:phg, zoltan:graph)",
+                    args);
   if (!strcmp(args, "graph")) setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
   if (!initialized) {
     float ver;
     char *argv0[] = {(char *)"lbsim", NULL};
-    if (Zoltan_Initialize(1, argv0, &ver) != ZOLTAN_OK) return lbs_fail(LBS_INVAL, "Zoltan_Initialize failed");
+    if (Zoltan_Initialize(1, argv0, &ver) != ZOLTAN_OK)
+      return lbs_fail(LBS_INVAL, "Zoltan_Initialize failed");
     initialized = 1;
   }
   zstate *z = calloc(1, sizeof *z);
@@ -119,8 +125,10 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   z->m = m;
   MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &z->solo);
   lbs_err e = LBS_OK;
-  if (z->solo != MPI_COMM_NULL && !(z->zz = Zoltan_Create(z->solo))) e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
-  if (size > 1 && !(z->zzp = Zoltan_Create(comm)) && !e) e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
+  if (z->solo != MPI_COMM_NULL && !(z->zz = Zoltan_Create(z->solo)))
+    e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
+  if (size > 1 && !(z->zzp = Zoltan_Create(comm)) && !e)
+    e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
   double tol = 1.1;
   if (!e && z->zz) e = configure(z->zz, m, cfg, &tol);
   if (!e && z->zzp) e = configure(z->zzp, m, cfg, &tol);
@@ -152,8 +160,8 @@ static int q_num_obj(void *d, int *ierr) {
   return (int)((const lbs_part_input *)d)->nlocal;
 }
 
-static void q_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim, float *w,
-                       int *ierr) {
+static void q_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim,
+                       float *w, int *ierr) {
   const lbs_part_input *in = d;
   (void)ng, (void)nl;
   for (int64_t i = 0; i < in->nlocal; i++) {
@@ -169,8 +177,8 @@ static int q_num_geom(void *d, int *ierr) {
   return ((const lbs_part_input *)d)->dim;
 }
 
-static void q_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int dim,
-                         double *geom, int *ierr) {
+static void q_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
+                         int dim, double *geom, int *ierr) {
   const lbs_part_input *in = d;
   (void)ng, (void)nl, (void)gids;
   for (int i = 0; i < n; i++)
@@ -178,8 +186,8 @@ static void q_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOL
   *ierr = ZOLTAN_OK;
 }
 
-static void q_num_edges_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *ne,
-                              int *ierr) {
+static void q_num_edges_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids,
+                              ZOLTAN_ID_PTR lids, int *ne, int *ierr) {
   const lbs_part_input *in = d;
   (void)ng, (void)nl, (void)gids;
   for (int i = 0; i < n; i++) ne[i] = (int)(in->xadj[lids[i] + 1] - in->xadj[lids[i]]);
@@ -191,13 +199,17 @@ static int owner(const lbs_part_input *in, int64_t g) {
   MPI_Comm_size(in->comm, &hi);
   while (hi - lo > 1) { /* rank_first is sorted */
     int mid = (lo + hi) / 2;
-    if (in->rank_first[mid] <= g) lo = mid; else hi = mid;
+    if (in->rank_first[mid] <= g)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
 
-static void q_edge_list_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *ne,
-                              ZOLTAN_ID_PTR nbor, int *nproc, int wdim, float *ew, int *ierr) {
+static void q_edge_list_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids,
+                              ZOLTAN_ID_PTR lids, int *ne, ZOLTAN_ID_PTR nbor, int *nproc, int wdim,
+                              float *ew, int *ierr) {
   const lbs_part_input *in = d;
   (void)ng, (void)nl, (void)gids, (void)ne;
   int64_t k = 0;
@@ -210,8 +222,8 @@ static void q_edge_list_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids
   *ierr = ZOLTAN_OK;
 }
 
-static void q_part_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *parts,
-                         int *ierr) {
+static void q_part_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
+                         int *parts, int *ierr) {
   const lbs_part_input *in = d;
   (void)ng, (void)nl, (void)gids;
   for (int i = 0; i < n; i++) parts[i] = in->current[lids[i]];
@@ -220,7 +232,8 @@ static void q_part_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOL
 
 /* ---------------------------------------------------------------- partition */
 
-static lbs_err run_zoltan(zstate *z, struct Zoltan_Struct *zz, const lbs_part_input *in, int *newpart) {
+static lbs_err run_zoltan(zstate *z, struct Zoltan_Struct *zz, const lbs_part_input *in,
+                          int *newpart) {
   int rank;
   MPI_Comm_rank(in->comm, &rank);
   if (in->rank_first[0] != 0 || in->nlocal > (int64_t)1 << 31)
@@ -232,7 +245,8 @@ static lbs_err run_zoltan(zstate *z, struct Zoltan_Struct *zz, const lbs_part_in
   if (e) return e;
   /* part sizes accumulate across calls unless reset; rank 0 gives them all */
   Zoltan_LB_Set_Part_Sizes(zz, 1, -1, NULL, NULL, NULL);
-  int P = in->nparts, *ids = malloc((size_t)P * sizeof *ids), *widx = calloc((size_t)P, sizeof *widx);
+  int P = in->nparts, *ids = malloc((size_t)P * sizeof *ids),
+      *widx = calloc((size_t)P, sizeof *widx);
   float *sz = malloc((size_t)P * sizeof *sz);
   if (!ids || !widx || !sz) {
     free(ids), free(widx), free(sz);
@@ -264,9 +278,11 @@ static lbs_err run_zoltan(zstate *z, struct Zoltan_Struct *zz, const lbs_part_in
   Zoltan_Srand(LBS_ZOLTAN_SEED, NULL); /* every call starts where a fresh process does */
   int changes, ngid, nlid, nimp, nexp, *imp_proc, *imp_part, *exp_proc, *exp_part;
   ZOLTAN_ID_PTR imp_g, imp_l, exp_g, exp_l;
-  rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &imp_g, &imp_l, &imp_proc, &imp_part, &nexp, &exp_g,
-                           &exp_l, &exp_proc, &exp_part);
-  if (rc != ZOLTAN_OK) return lbs_fail(LBS_INVAL, "zoltan:%s: Zoltan_LB_Partition failed (code %d)", methods[z->m].arg, rc);
+  rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &imp_g, &imp_l, &imp_proc, &imp_part,
+                           &nexp, &exp_g, &exp_l, &exp_proc, &exp_part);
+  if (rc != ZOLTAN_OK)
+    return lbs_fail(LBS_INVAL, "zoltan:%s: Zoltan_LB_Partition failed (code %d)", methods[z->m].arg,
+                    rc);
   for (int64_t i = 0; i < in->nlocal; i++) newpart[i] = in->current[i];
   for (int k = 0; k < nexp; k++) /* every local object, with its new part */
     if ((int64_t)exp_l[k] < in->nlocal) newpart[exp_l[k]] = exp_part[k];
@@ -289,7 +305,8 @@ static lbs_err partition(void *state, const lbs_part_input *in, int *newpart) {
   /* on one rank the gathered objects are the objects: no copy */
   if (size == 1) return run_zoltan(z, z->zz, in, newpart);
   if (in->distributed) return run_zoltan(z, z->zzp, in, newpart);
-  return lbs__part_on_rank0(z->comm, in, methods[z->m].graph, methods[z->m].coords, run_solo, z, newpart);
+  return lbs__part_on_rank0(z->comm, in, methods[z->m].graph, methods[z->m].coords, run_solo, z,
+                            newpart);
 }
 
 const lbs_partitioner_ops lbs__part_zoltan = {.abi = LBS_PART_ABI,

@@ -62,7 +62,8 @@ const lbs_section_spec *lbs_pipeline_spec(void);
  * a block left unmapped, bad shares, nothing to bound); LBS_NOMEM. */
 lbs_err lbs_pipeline_from_config(const lbs_config *cfg, lbs_pipeline **out);
 /* Loads path, applies the overrides "section.key=value" and builds the pipeline. */
-lbs_err lbs_pipeline_load(const char *path, const char *const *overrides, int noverrides, lbs_pipeline **out);
+lbs_err lbs_pipeline_load(const char *path, const char *const *overrides, int noverrides,
+                          lbs_pipeline **out);
 void lbs_pipeline_destroy(lbs_pipeline **p); /* NULL-safe, clears *p */
 
 /* The pipeline ([pipeline] name, jobs N, think_s Z). Strings stay valid while p lives. */
@@ -95,8 +96,8 @@ const lbs_pipeline_law *lbs_pipeline_mapping_law(const lbs_pipeline *p, int m);
  * the balanced bound; NULL: all 1), N jobs (>= 1) and think time Z (finite, >= 0). Fills out,
  * whose demand_s and used point to the caller's arrays and util to util (P entries, written
  * here). LBS_INVAL naming what breaks those rules. */
-lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const double *speed, long long jobs,
-                          double think_s, double *util, lbs_pipeline_law *out);
+lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const double *speed,
+                          long long jobs, double think_s, double *util, lbs_pipeline_law *out);
 
 /* ---------------------------------------------------------------- reports (report.c) */
 

@@ -11,8 +11,10 @@
 
 static const lbs_opt pipeline_opts[] = {
     {"name", LBS_OPT_STRING, "pipeline", 1, 0, "a name for reports"},
-    {"jobs", LBS_OPT_INT, NULL, 1, 1e15, "N: jobs the pipeline processes (and the blocks' seconds were measured over)"},
-    {"think_s", LBS_OPT_DOUBLE, "0", 0, 1e15, "Z: think time between jobs, s (0 for a batch, as the seed's)"},
+    {"jobs", LBS_OPT_INT, NULL, 1, 1e15,
+     "N: jobs the pipeline processes (and the blocks' seconds were measured over)"},
+    {"think_s", LBS_OPT_DOUBLE, "0", 0, 1e15,
+     "Z: think time between jobs, s (0 for a batch, as the seed's)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt block_opts[] = {
@@ -22,7 +24,8 @@ static const lbs_opt block_opts[] = {
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt processor_opts[] = {
-    {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12, "relative speed: a block's demand on it is demand / speed"},
+    {"speed", LBS_OPT_DOUBLE, "1", 1e-12, 1e12,
+     "relative speed: a block's demand on it is demand / speed"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_opt buffer_opts[] = {
@@ -58,13 +61,13 @@ struct lbs_pipeline {
   long long jobs;
   double think_s;
   int nb, np, nbuf, nm;
-  char **bname;       /* nb block names */
-  double *bdemand;    /* nb demands per job, s */
-  char **pname;       /* np processor names */
-  double *pspeed;     /* np relative speeds */
+  char **bname;           /* nb block names */
+  double *bdemand;        /* nb demands per job, s */
+  char **pname;           /* np processor names */
+  double *pspeed;         /* np relative speeds */
   int *buf_from, *buf_to; /* nbuf block indices */
-  long long *buf_cap; /* nbuf capacities, jobs (0: unbounded) */
-  mapping *maps;      /* nm */
+  long long *buf_cap;     /* nbuf capacities, jobs (0: unbounded) */
+  mapping *maps;          /* nm */
 };
 
 void lbs_pipeline_destroy(lbs_pipeline **pp) {
@@ -109,7 +112,8 @@ static const char *known_list(char *buf, size_t len, char *const *names, int n, 
   buf[0] = '\0';
   if (best >= 0 && bd <= 2) off = (size_t)snprintf(buf, len, "did you mean '%s'? ", names[best]);
   if (off < len) off += (size_t)snprintf(buf + off, len - off, "known:");
-  for (int i = 0; i < n && off < len; i++) off += (size_t)snprintf(buf + off, len - off, " %s", names[i]);
+  for (int i = 0; i < n && off < len; i++)
+    off += (size_t)snprintf(buf + off, len - off, " %s", names[i]);
   return buf;
 }
 
@@ -259,14 +263,18 @@ static lbs_err apply_laws(lbs_pipeline *p, const lbs_config *cfg, mapping *m) {
   }
   for (int k = 0; k < p->np; k++)
     if (!isfinite(m->demand[k]))
-      return lbs_fail(LBS_RANGE, "%s: [mapping %s]: processor %s's demand is not finite (shares too large)",
+      return lbs_fail(LBS_RANGE,
+                      "%s: [mapping %s]: processor %s's demand is not finite (shares too large)",
                       lbs_config_where(cfg, "mapping", m->name, NULL), m->name, p->pname[k]);
   int any = 0;
   for (int k = 0; k < p->np; k++) any |= m->demand[k] > 0;
   if (!any)
-    return lbs_fail(LBS_PARSE, "%s: [mapping %s]: every processor's demand is 0, so nothing bounds the throughput",
-                    lbs_config_where(cfg, "mapping", m->name, NULL), m->name);
-  return lbs_pipeline_laws(p->np, m->demand, m->used, p->pspeed, p->jobs, p->think_s, m->util, &m->law);
+    return lbs_fail(
+        LBS_PARSE,
+        "%s: [mapping %s]: every processor's demand is 0, so nothing bounds the throughput",
+        lbs_config_where(cfg, "mapping", m->name, NULL), m->name);
+  return lbs_pipeline_laws(p->np, m->demand, m->used, p->pspeed, p->jobs, p->think_s, m->util,
+                           &m->law);
 }
 
 /* Adds name to a NULL-free array of owned strings. */
@@ -406,7 +414,8 @@ done:
   return e;
 }
 
-lbs_err lbs_pipeline_load(const char *path, const char *const *overrides, int noverrides, lbs_pipeline **out) {
+lbs_err lbs_pipeline_load(const char *path, const char *const *overrides, int noverrides,
+                          lbs_pipeline **out) {
   *out = NULL;
   lbs_config *cfg;
   lbs_err e = lbs_config_load(path, &cfg);
@@ -418,18 +427,22 @@ lbs_err lbs_pipeline_load(const char *path, const char *const *overrides, int no
 
 /* ---------------------------------------------------------------- the laws */
 
-lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const double *speed, long long jobs,
-                          double think_s, double *util, lbs_pipeline_law *out) {
+lbs_err lbs_pipeline_laws(int P, const double *demand_s, const int *used, const double *speed,
+                          long long jobs, double think_s, double *util, lbs_pipeline_law *out) {
   if (P < 1 || jobs < 1 || !isfinite(think_s) || think_s < 0)
-    return lbs_fail(LBS_INVAL, "pipeline laws: need P >= 1 (%d), N >= 1 (%lld), Z finite and >= 0 (%g)", P, jobs,
-                    think_s);
+    return lbs_fail(LBS_INVAL,
+                    "pipeline laws: need P >= 1 (%d), N >= 1 (%lld), Z finite and >= 0 (%g)", P,
+                    jobs, think_s);
   *out = (lbs_pipeline_law){demand_s, util, used, 0, 0, 0, 0, 0, 0, 0};
   double work = 0, speeds = 0;
   for (int k = 0; k < P; k++) {
     double d = demand_s[k], s = speed ? speed[k] : 1;
-    if (!isfinite(d) || d < 0) return lbs_fail(LBS_INVAL, "pipeline laws: processor %d's demand %g", k, d);
-    if (!(s > 0) || !isfinite(s)) return lbs_fail(LBS_INVAL, "pipeline laws: processor %d's speed %g", k, s);
-    if (d > 0 && !used[k]) return lbs_fail(LBS_INVAL, "pipeline laws: processor %d has demand but is not used", k);
+    if (!isfinite(d) || d < 0)
+      return lbs_fail(LBS_INVAL, "pipeline laws: processor %d's demand %g", k, d);
+    if (!(s > 0) || !isfinite(s))
+      return lbs_fail(LBS_INVAL, "pipeline laws: processor %d's speed %g", k, s);
+    if (d > 0 && !used[k])
+      return lbs_fail(LBS_INVAL, "pipeline laws: processor %d has demand but is not used", k);
     if (d > out->dmax_s) out->dmax_s = d, out->bottleneck = k;
     out->total_s += d;
     work += d * s;
@@ -470,4 +483,6 @@ const lbs_pipeline_copy *lbs_pipeline_mapping_copies(const lbs_pipeline *p, int 
   *ncopies = p->maps[m].ncopies;
   return p->maps[m].copies;
 }
-const lbs_pipeline_law *lbs_pipeline_mapping_law(const lbs_pipeline *p, int m) { return &p->maps[m].law; }
+const lbs_pipeline_law *lbs_pipeline_mapping_law(const lbs_pipeline *p, int m) {
+  return &p->maps[m].law;
+}

@@ -21,19 +21,20 @@
 typedef struct {
   double T;
   int64_t min, max;
-  int64_t next;     /* planned repartition step, -1: none, -2: plan at the next call */
-  int64_t *ps;      /* probes: step */
-  double *pv;       /* probes: interval */
+  int64_t next; /* planned repartition step, -1: none, -2: plan at the next call */
+  int64_t *ps;  /* probes: step */
+  double *pv;   /* probes: interval */
   int np, cap;
-  int64_t *load;    /* P scratch */
+  int64_t *load; /* P scratch */
   int P;
 } adaptive;
 
 static lbs_err init(void **state, const char *args) {
   double v[3];
-  if (policy_numbers(args, v, 3) != 3 || !(v[0] > 0 && v[0] < 1) || !is_whole(v[1]) || !is_whole(v[2]) || v[1] < 1 ||
-      v[2] < v[1] || v[2] > 1e9)
-    return lbs_fail(LBS_INVAL, "needs 0 < T < 1 and whole steps 1 <= MIN <= MAX (got '%s')", args ? args : "");
+  if (policy_numbers(args, v, 3) != 3 || !(v[0] > 0 && v[0] < 1) || !is_whole(v[1]) ||
+      !is_whole(v[2]) || v[1] < 1 || v[2] < v[1] || v[2] > 1e9)
+    return lbs_fail(LBS_INVAL, "needs 0 < T < 1 and whole steps 1 <= MIN <= MAX (got '%s')",
+                    args ? args : "");
   adaptive *a = calloc(1, sizeof *a);
   if (!a) return lbs_fail(LBS_NOMEM, "policy");
   a->T = v[0];
@@ -108,7 +109,8 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   *rep = 0;
   /* a repartition this step that we did not plan (a processor failed: sim/avail.c) */
   int forced = v->step > 0 && v->since == 0 && a->next != v->step;
-  if (a->next == -2 || forced || (a->next >= 0 && a->next < v->step)) { /* start, or after a repartition */
+  if (a->next == -2 || forced ||
+      (a->next >= 0 && a->next < v->step)) { /* start, or after a repartition */
     lbs_err e = plan(a, v, a->next == -2 || forced ? v->step : a->next);
     if (e) return e;
   }

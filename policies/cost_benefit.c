@@ -12,7 +12,8 @@ static lbs_err init(void **state, const char *args) {
   double v[1] = {20};
   int n = policy_numbers(args, v, 1);
   if (n < 0 || !is_whole(v[0]) || v[0] < 1 || v[0] > 1e9)
-    return lbs_fail(LBS_INVAL, "H must be a whole number of steps >= 1 (got '%s')", args ? args : "");
+    return lbs_fail(LBS_INVAL, "H must be a whole number of steps >= 1 (got '%s')",
+                    args ? args : "");
   int64_t *h = malloc(sizeof *h);
   if (!h) return lbs_fail(LBS_NOMEM, "policy");
   *h = (int64_t)v[0];

@@ -10,7 +10,8 @@ static lbs_err init(void **state, const char *args) {
   errno = 0;
   long long k = args ? strtoll(args, &end, 10) : 0;
   if (!args || !*args || *end || errno || k < 1 || k > INT32_MAX)
-    return lbs_fail(LBS_INVAL, "K must be a whole number of steps >= 1 (got '%s')", args ? args : "");
+    return lbs_fail(LBS_INVAL, "K must be a whole number of steps >= 1 (got '%s')",
+                    args ? args : "");
   int64_t *s = malloc(sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "policy");
   *s = k;

@@ -10,18 +10,18 @@
 /* What a policy sees before step `step` is computed. Loads are per-processor compute times
  * (ns) under the current assignment; history arrays cover steps 0..step-1. */
 typedef struct lbs_loadview {
-  int64_t step;              /* the step about to run (0-based) */
-  int64_t steps;             /* steps in the trace */
-  int64_t since;             /* steps run since the last repartition (or the start) */
-  int procs;                 /* P */
-  const int64_t *load_ns;    /* P compute times of this step under the current assignment */
-  double imbalance;          /* (Lmax - Lavg) / Lmax of load_ns */
-  const int64_t *step_ns;    /* time each past step took */
-  const double *past_imbalance; /* imbalance of each past step */
+  int64_t step;                  /* the step about to run (0-based) */
+  int64_t steps;                 /* steps in the trace */
+  int64_t since;                 /* steps run since the last repartition (or the start) */
+  int procs;                     /* P */
+  const int64_t *load_ns;        /* P compute times of this step under the current assignment */
+  double imbalance;              /* (Lmax - Lavg) / Lmax of load_ns */
+  const int64_t *step_ns;        /* time each past step took */
+  const double *past_imbalance;  /* imbalance of each past step */
   const int64_t *past_excess_ns; /* Lmax - Lavg of each past step (ns) */
-  int64_t last_repart_ns;    /* partition + migration time of the last repartition, 0 if none */
-  int64_t est_repart_ns;     /* estimated cost of a repartition now: the last one's, or the
-                                partitioning model's before the first */
+  int64_t last_repart_ns;        /* partition + migration time of the last repartition, 0 if none */
+  int64_t est_repart_ns;         /* estimated cost of a repartition now: the last one's, or the
+                                    partitioning model's before the first */
   /* Step navigation: the per-processor compute times (P entries) of any step 0..steps-1,
    * forwards or backwards, under the current assignment, without advancing simulated
    * time. Collective under MPI: every rank's policy must make the same calls (policies are
@@ -56,8 +56,8 @@ enum {
 };
 
 typedef struct lbs_policy_ops {
-  int abi;          /* LBS_POLICY_ABI */
-  const char *name; /* "fixed" */
+  int abi;           /* LBS_POLICY_ABI */
+  const char *name;  /* "fixed" */
   const char *usage; /* "fixed:K (K >= 1 steps)" */
   /* Parses the arguments after "name:" (NULL when none). */
   lbs_err (*init)(void **state, const char *args);

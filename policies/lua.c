@@ -12,8 +12,8 @@
  * rank's script must make the same calls, which a deterministic script does (math.random is
  * seeded with 0 on every rank; pairs() order over string keys is not guaranteed to match).
  *
- * The sandbox and the limits are lbs_lua.h's (--lua-unsafe, LBSIM_LUA_BUDGET, LBSIM_LUA_MEMORY). A syntax
- * error, a runtime error, a stack overflow, the budget, the memory limit and a non-boolean
+ * The sandbox and the limits are lbs_lua.h's (--lua-unsafe, LBSIM_LUA_BUDGET, LBSIM_LUA_MEMORY). A
+ * syntax error, a runtime error, a stack overflow, the budget, the memory limit and a non-boolean
  * return are LBS_INVAL "policy lua:FILE:LINE: message", the same on every rank. */
 #include <lauxlib.h>
 #include <lua.h>
@@ -28,13 +28,13 @@
 typedef struct {
   lbs_lua *box;
   lua_State *L;
-  const char *path;       /* the box's */
-  const lbs_loadview *v;  /* the view of the decide under way, NULL between calls */
-  lbs_err nav_err;        /* eval_step's own failure (not the script's) */
-  int64_t *load;          /* P scratch for eval_step */
+  const char *path;      /* the box's */
+  const lbs_loadview *v; /* the view of the decide under way, NULL between calls */
+  lbs_err nav_err;       /* eval_step's own failure (not the script's) */
+  int64_t *load;         /* P scratch for eval_step */
   int P;
-  int hist;               /* registry reference: the table of the three history proxies */
-  int64_t *ss;            /* series(): its steps and values, kept for the caller */
+  int hist;    /* registry reference: the table of the three history proxies */
+  int64_t *ss; /* series(): its steps and values, kept for the caller */
   double *sv;
 } luapol;
 
@@ -60,11 +60,13 @@ static int eval_step(lua_State *L) {
   const lbs_loadview *v = s->v;
   if (!v) return luaL_error(L, "eval_step called outside decide");
   lua_Integer st = luaL_checkinteger(L, 1);
-  if (st < 0 || st >= v->steps) return luaL_error(L, "eval_step: step %I outside 0..%I", st, (lua_Integer)v->steps - 1);
+  if (st < 0 || st >= v->steps)
+    return luaL_error(L, "eval_step: step %I outside 0..%I", st, (lua_Integer)v->steps - 1);
   if (s->P != v->procs) {
     free(s->load);
     s->P = 0;
-    if (!(s->load = malloc((size_t)v->procs * sizeof *s->load))) return luaL_error(L, "eval_step: out of memory");
+    if (!(s->load = malloc((size_t)v->procs * sizeof *s->load)))
+      return luaL_error(L, "eval_step: out of memory");
     s->P = v->procs;
   }
   double imb;
@@ -102,7 +104,9 @@ static int hist_len(lua_State *L) {
   return 1;
 }
 
-static int hist_set(lua_State *L) { return luaL_error(L, "the view's history tables are read-only"); }
+static int hist_set(lua_State *L) {
+  return luaL_error(L, "the view's history tables are read-only");
+}
 
 static const char *const hist_names[] = {"step_ns", "past_imbalance", "past_excess_ns"};
 
@@ -148,7 +152,8 @@ static lbs_err init(void **state, const char *args) {
   s->path = lbs_lua_path(s->box);
   s->hist = make_history(L);
   if (lua_getglobal(L, "series") != LUA_TFUNCTION && !lua_isnil(L, -1))
-    e = lbs_fail(LBS_INVAL, "policy lua:%s: series is a %s, not a function", s->path, luaL_typename(L, -1));
+    e = lbs_fail(LBS_INVAL, "policy lua:%s: series is a %s, not a function", s->path,
+                 luaL_typename(L, -1));
   if (e) {
     fini(s);
     return e;
@@ -169,7 +174,8 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   *rep = 0;
   lua_settop(L, 0);
   lua_getglobal(L, "decide");
-  if (!lua_isfunction(L, -1)) return lbs_fail(LBS_INVAL, "policy lua:%s: decide is no longer a function", s->path);
+  if (!lua_isfunction(L, -1))
+    return lbs_fail(LBS_INVAL, "policy lua:%s: decide is no longer a function", s->path);
   int defined = lbs_lua_defined_at(L);
   lua_createtable(L, 0, 14);
   set_int(L, "step", v->step);
@@ -196,11 +202,14 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   s->nav_err = LBS_OK;
   int rc = lbs_lua_call(s->box, 1, 1);
   s->v = NULL;
-  if (s->nav_err) return lbs_fail(s->nav_err, "policy lua:%s: %s", s->path, rc == LUA_OK ? "eval_step failed" : lua_tostring(L, -1));
+  if (s->nav_err)
+    return lbs_fail(s->nav_err, "policy lua:%s: %s", s->path,
+                    rc == LUA_OK ? "eval_step failed" : lua_tostring(L, -1));
   if (rc != LUA_OK) return script_fail(s, lua_tostring(L, -1), v->step);
   if (!lua_isboolean(L, -1)) {
     char msg[256];
-    snprintf(msg, sizeof msg, "%s:%d: decide must return a boolean, not a %s", s->path, defined, luaL_typename(L, -1));
+    snprintf(msg, sizeof msg, "%s:%d: decide must return a boolean, not a %s", s->path, defined,
+             luaL_typename(L, -1));
     return script_fail(s, msg, v->step);
   }
   *rep = lua_toboolean(L, -1);
@@ -211,7 +220,8 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
 /* Checks series()'s two results (at stack 1 and 2) into s->ss, s->sv: n, or -1 with why. */
 static int take_series(luapol *s, const char **why) {
   lua_State *L = s->L;
-  if (!lua_istable(L, 1) || !lua_istable(L, 2)) return *why = "must return two tables, steps and values", -1;
+  if (!lua_istable(L, 1) || !lua_istable(L, 2))
+    return *why = "must return two tables, steps and values", -1;
   lua_Unsigned n = lua_rawlen(L, 1);
   if (lua_rawlen(L, 2) != n) return *why = "returned steps and values of different lengths", -1;
   if (n > (1u << 30)) return *why = "returned more than 2^30 points", -1;

@@ -20,7 +20,8 @@ typedef struct {
 static lbs_err init(void **state, const char *args) {
   double v[1] = {1000};
   if (policy_numbers(args, v, 1) < 0 || !is_whole(v[0]) || v[0] < 1 || v[0] > 1e7)
-    return lbs_fail(LBS_INVAL, "MAXCAND must be a whole number of candidate steps >= 1 (got '%s')", args ? args : "");
+    return lbs_fail(LBS_INVAL, "MAXCAND must be a whole number of candidate steps >= 1 (got '%s')",
+                    args ? args : "");
   optimal *o = calloc(1, sizeof *o);
   if (!o) return lbs_fail(LBS_NOMEM, "policy");
   o->maxcand = (int64_t)v[0];

@@ -5,14 +5,21 @@
 #include "lbs_policy.h"
 #include "lbs_registry.h"
 
-extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold, lbs__policy_adaptive,
-    lbs__policy_stop_at_rise, lbs__policy_metabalancer, lbs__policy_cost_benefit, lbs__policy_optimal,
-    lbs__policy_steps, lbs__policy_lua;
+extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold,
+    lbs__policy_adaptive, lbs__policy_stop_at_rise, lbs__policy_metabalancer,
+    lbs__policy_cost_benefit, lbs__policy_optimal, lbs__policy_steps, lbs__policy_lua;
 
-static const void *const builtin[] = {
-    &lbs__policy_none,         &lbs__policy_fixed,        &lbs__policy_threshold,    &lbs__policy_adaptive,
-    &lbs__policy_stop_at_rise, &lbs__policy_metabalancer, &lbs__policy_cost_benefit, &lbs__policy_optimal,
-    &lbs__policy_steps,        &lbs__policy_lua,          NULL};
+static const void *const builtin[] = {&lbs__policy_none,
+                                      &lbs__policy_fixed,
+                                      &lbs__policy_threshold,
+                                      &lbs__policy_adaptive,
+                                      &lbs__policy_stop_at_rise,
+                                      &lbs__policy_metabalancer,
+                                      &lbs__policy_cost_benefit,
+                                      &lbs__policy_optimal,
+                                      &lbs__policy_steps,
+                                      &lbs__policy_lua,
+                                      NULL};
 
 /* Lists show a policy with its arguments ("fixed:K"). */
 static const char *usage(const void *ops, char *buf, size_t size) {
@@ -30,8 +37,8 @@ struct lbs_policy {
 
 lbs_err lbs_policy_register(const lbs_policy_ops *ops) {
   if (ops->abi != LBS_POLICY_ABI)
-    return lbs_fail(LBS_INVAL, "cannot register policy '%s': ABI %d, not %d", ops->name ? ops->name : "?", ops->abi,
-                    LBS_POLICY_ABI);
+    return lbs_fail(LBS_INVAL, "cannot register policy '%s': ABI %d, not %d",
+                    ops->name ? ops->name : "?", ops->abi, LBS_POLICY_ABI);
   return lbs_registry_add(&registry, ops);
 }
 

@@ -46,8 +46,10 @@ static lbs_err parse(st *s, const char *text, const char *file) {
     long long v = strtoll(c, &end, 10);
     if (end == c || errno || v < 0 || v > INT32_MAX || (*end && !strchr(", \t\r\n#", *end))) {
       int len = (int)strcspn(c, ", \t\r\n#");
-      return file ? lbs_fail(LBS_PARSE, "%s:%d: '%.*s' is not a step number (a whole number >= 1)", file, line, len, c)
-                  : lbs_fail(LBS_INVAL, "'%.*s' is not a step number (a whole number >= 1)", len, c);
+      return file
+                 ? lbs_fail(LBS_PARSE, "%s:%d: '%.*s' is not a step number (a whole number >= 1)",
+                            file, line, len, c)
+                 : lbs_fail(LBS_INVAL, "'%.*s' is not a step number (a whole number >= 1)", len, c);
     }
     if (s->n == cap) {
       cap = cap ? 2 * cap : 16;
@@ -79,10 +81,13 @@ static lbs_err init(void **state, const char *args) {
   if (args[0] == '@') {
     char *text = NULL;
     size_t len;
-    if (!args[1]) e = lbs_fail(LBS_INVAL, "steps:@ needs a file name");
+    if (!args[1])
+      e = lbs_fail(LBS_INVAL, "steps:@ needs a file name");
     else if (!(e = lbs_read_file(args + 1, &text, &len))) {
-      if (memchr(text, '\0', len)) e = lbs_fail(LBS_PARSE, "%s: a NUL byte: not a text file of step numbers", args + 1);
-      else e = parse(s, text, args + 1);
+      if (memchr(text, '\0', len))
+        e = lbs_fail(LBS_PARSE, "%s: a NUL byte: not a text file of step numbers", args + 1);
+      else
+        e = parse(s, text, args + 1);
     }
     free(text);
   } else {
@@ -103,9 +108,11 @@ static lbs_err decide(void *state, const lbs_loadview *v, int *rep) {
   if (!s->checked) { /* the window's length is known now */
     s->checked = 1;
     if (s->n && s->s[s->n - 1] >= v->steps)
-      return lbs_fail(LBS_RANGE, "%s: step %lld is out of range: the replay has %lld steps (a repartition can come "
-                      "before steps 1..%lld)", s->what, (long long)s->s[s->n - 1], (long long)v->steps,
-                      (long long)v->steps - 1);
+      return lbs_fail(
+          LBS_RANGE,
+          "%s: step %lld is out of range: the replay has %lld steps (a repartition can come "
+          "before steps 1..%lld)",
+          s->what, (long long)s->s[s->n - 1], (long long)v->steps, (long long)v->steps - 1);
   }
   *rep = bsearch(&v->step, s->s, (size_t)s->n, sizeof *s->s, cmp64) != NULL;
   return LBS_OK;

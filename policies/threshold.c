@@ -8,7 +8,8 @@
 static lbs_err init(void **state, const char *args) {
   double v[1];
   if (policy_numbers(args, v, 1) != 1 || !(v[0] > 0 && v[0] < 1))
-    return lbs_fail(LBS_INVAL, "T must be an imbalance between 0 and 1 (got '%s')", args ? args : "");
+    return lbs_fail(LBS_INVAL, "T must be an imbalance between 0 and 1 (got '%s')",
+                    args ? args : "");
   double *t = malloc(sizeof *t);
   if (!t) return lbs_fail(LBS_NOMEM, "policy");
   *t = v[0];

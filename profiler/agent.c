@@ -28,14 +28,14 @@ typedef struct {
   const char *addr;
   prof_meta meta;
   int have_meta;
-  lbs_buf *mesh;      /* per rank: its MESH payload */
-  int64_t *n;         /* per rank: elements */
-  int *done, *lost;   /* per rank */
-  int64_t *last;      /* per rank: last step delivered, -1 */
-  pstep *ps;          /* pending steps */
+  lbs_buf *mesh;    /* per rank: its MESH payload */
+  int64_t *n;       /* per rank: elements */
+  int *done, *lost; /* per rank */
+  int64_t *last;    /* per rank: last step delivered, -1 */
+  pstep *ps;        /* pending steps */
   int nps, cps;
-  lbs_buf hello;      /* HELLO and MESH frames, sent first on every connection */
-  lbs_buf *q;         /* frames waiting to go */
+  lbs_buf hello; /* HELLO and MESH frames, sent first on every connection */
+  lbs_buf *q;    /* frames waiting to go */
   int nq, cq, qhead;
   size_t qbytes;
   int fd;
@@ -117,7 +117,8 @@ static void try_connect(agent *a) {
   if (refused) /* another run's collector, or a wrong token file: trying again changes nothing */
     snprintf(why, sizeof why, "%s", lbs_errmsg());
   else if (t - a->down_since > limit || (double)a->qbytes > maxb)
-    snprintf(why, sizeof why, "the collector at %s is unreachable (%s) for %.0f s with %.1f MiB buffered", a->addr,
+    snprintf(why, sizeof why,
+             "the collector at %s is unreachable (%s) for %.0f s with %.1f MiB buffered", a->addr,
              lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);
   else
     return;
@@ -163,10 +164,12 @@ static int emit_step(agent *a, pstep *p) {
   for (int m = 0; !err && m < a->M; m++) {
     int64_t k = 0;
     for (int r = 0; r < a->nl; r++)
-      if (a->n[r]) memcpy(v + k, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof *v), k += a->n[r];
+      if (a->n[r])
+        memcpy(v + k, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof *v), k += a->n[r];
     /* this node's share of the bound; a range bound is of the node's range here */
-    lbs_bound b = lbs_bound_resolve(lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0),
-                                    v, (size_t)N);
+    lbs_bound b = lbs_bound_resolve(
+        lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0), v,
+        (size_t)N);
     lbs_codec c = b.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : (lbs_codec)a->meta.codec;
     blob.len = 0;
     lbs_err e = lbs_codec_encode(a->cc, c, v, (size_t)N, b, &blob, &c);
@@ -188,8 +191,10 @@ static void complete_steps(agent *a) {
   int live = 0, lost = 0;
   int64_t minlast = INT64_MAX;
   for (int r = 0; r < a->nl; r++)
-    if (!a->lost[r]) live++, minlast = a->last[r] < minlast ? a->last[r] : minlast;
-    else lost++;
+    if (!a->lost[r])
+      live++, minlast = a->last[r] < minlast ? a->last[r] : minlast;
+    else
+      lost++;
   if (lost) live = 0; /* a node with a lost rank completes no more steps */
   for (int i = 0; i < a->nps;) {
     pstep *p = &a->ps[i];

@@ -10,9 +10,11 @@
 #include "prof_int.h"
 
 static int usage(void) {
-  fprintf(stderr, "usage: lbsprof-agent agent --shm-fd N --label NAME --node K --collector ADDR\n"
-                  "       lbsprof-agent collect --fd N --addr ADDR --nodes N -o t.lbt [--private-dir DIR]\n"
-                  "(started by liblbsprof with LBSPROF_SECRET set; run 'lbsim collect' for a stand-alone collector)\n");
+  fprintf(
+      stderr,
+      "usage: lbsprof-agent agent --shm-fd N --label NAME --node K --collector ADDR\n"
+      "       lbsprof-agent collect --fd N --addr ADDR --nodes N -o t.lbt [--private-dir DIR]\n"
+      "(started by liblbsprof with LBSPROF_SECRET set; run 'lbsim collect' for a stand-alone collector)\n");
   return 2;
 }
 
@@ -21,16 +23,26 @@ int main(int argc, char **argv) {
   const char *label = "", *coll = NULL, *addr = "", *out = NULL, *dir = NULL;
   int node = -1, fd = -1, shm_fd = -1, nodes = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--shm-fd")) shm_fd = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
-    else if (!strcmp(argv[i], "--node")) node = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--collector")) coll = argv[i + 1];
-    else if (!strcmp(argv[i], "--fd")) fd = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--addr")) addr = argv[i + 1];
-    else if (!strcmp(argv[i], "--nodes")) nodes = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-o")) out = argv[i + 1];
-    else if (!strcmp(argv[i], "--private-dir")) dir = argv[i + 1];
-    else return usage();
+    if (!strcmp(argv[i], "--shm-fd"))
+      shm_fd = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--label"))
+      label = argv[i + 1];
+    else if (!strcmp(argv[i], "--node"))
+      node = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--collector"))
+      coll = argv[i + 1];
+    else if (!strcmp(argv[i], "--fd"))
+      fd = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--addr"))
+      addr = argv[i + 1];
+    else if (!strcmp(argv[i], "--nodes"))
+      nodes = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "-o"))
+      out = argv[i + 1];
+    else if (!strcmp(argv[i], "--private-dir"))
+      dir = argv[i + 1];
+    else
+      return usage();
   }
   uint8_t secret[LBSPROF_SECRET_BYTES];
   if (lbs__secret_from_env(secret)) {
@@ -50,12 +62,14 @@ int main(int argc, char **argv) {
     return lbs__agent_main(shm_fd, label, node, coll, secret);
   }
   if (!strcmp(argv[1], "collect") && fd >= 0 && out) {
-    snprintf(sink.prefix, sizeof sink.prefix, "lbsim: "); /* "lbsim: collect: ...", as in `lbsim collect` */
+    snprintf(sink.prefix, sizeof sink.prefix,
+             "lbsim: "); /* "lbsim: collect: ...", as in `lbsim collect` */
     int rc = lbs__collect_main(fd, addr, out, nodes, secret);
     /* the private directory rank 0 made for the socket, and the socket: ours, and only those */
     if (dir && !strncmp(addr, "unix:", 5)) {
       struct stat sb;
-      if (lstat(addr + 5, &sb) == 0 && S_ISSOCK(sb.st_mode) && sb.st_uid == geteuid()) unlink(addr + 5);
+      if (lstat(addr + 5, &sb) == 0 && S_ISSOCK(sb.st_mode) && sb.st_uid == geteuid())
+        unlink(addr + 5);
       rmdir(dir); /* only when empty */
     }
     return rc;

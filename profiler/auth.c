@@ -65,13 +65,17 @@ lbs_err lbs__token_read(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]) 
   lbs_err e = LBS_OK;
   char text[2 * LBSPROF_SECRET_BYTES + 3];
   ssize_t got = 0;
-  if (fstat(fd, &sb)) e = lbs_fail(LBS_IO, "token file %s: %s", path, strerror(errno));
-  else if (!S_ISREG(sb.st_mode)) e = lbs_fail(LBS_IO, "token file %s: not a regular file", path);
+  if (fstat(fd, &sb))
+    e = lbs_fail(LBS_IO, "token file %s: %s", path, strerror(errno));
+  else if (!S_ISREG(sb.st_mode))
+    e = lbs_fail(LBS_IO, "token file %s: not a regular file", path);
   else if (sb.st_uid != geteuid())
-    e = lbs_fail(LBS_IO, "token file %s: owned by uid %d, not by this user (uid %d)", path, (int)sb.st_uid, (int)geteuid());
+    e = lbs_fail(LBS_IO, "token file %s: owned by uid %d, not by this user (uid %d)", path,
+                 (int)sb.st_uid, (int)geteuid());
   else if (sb.st_mode & 077)
-    e = lbs_fail(LBS_IO, "token file %s: mode %04o lets others read it; it must be 0600 (chmod 600 %s)", path,
-                 (unsigned)(sb.st_mode & 07777), path);
+    e = lbs_fail(LBS_IO,
+                 "token file %s: mode %04o lets others read it; it must be 0600 (chmod 600 %s)",
+                 path, (unsigned)(sb.st_mode & 07777), path);
   else {
     got = read(fd, text, sizeof text);
     if (got < 0) e = lbs_fail(LBS_IO, "token file %s: %s", path, strerror(errno));
@@ -81,8 +85,10 @@ lbs_err lbs__token_read(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]) 
   size_t len = (size_t)got;
   while (len && (text[len - 1] == '\n' || text[len - 1] == '\r')) len--;
   if (lbs__unhex(text, len, secret, LBSPROF_SECRET_BYTES))
-    return lbs_fail(LBS_FORMAT, "token file %s: not a token (%d hex digits expected, as 'lbsim collect' writes)", path,
-                    2 * LBSPROF_SECRET_BYTES);
+    return lbs_fail(
+        LBS_FORMAT,
+        "token file %s: not a token (%d hex digits expected, as 'lbsim collect' writes)", path,
+        2 * LBSPROF_SECRET_BYTES);
   return LBS_OK;
 }
 
@@ -108,14 +114,17 @@ lbs_err lbs__token_create(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]
 
 lbs_err lbs__secret_from_env(uint8_t secret[LBSPROF_SECRET_BYTES]) {
   const char *v = getenv(LBSPROF_SECRET_ENV);
-  if (!v) return lbs_fail(LBS_INVAL, "%s is not set (the run's secret, given by liblbsprof)", LBSPROF_SECRET_ENV);
+  if (!v)
+    return lbs_fail(LBS_INVAL, "%s is not set (the run's secret, given by liblbsprof)",
+                    LBSPROF_SECRET_ENV);
   if (lbs__unhex(v, strlen(v), secret, LBSPROF_SECRET_BYTES))
-    return lbs_fail(LBS_INVAL, "%s is not %d hex digits", LBSPROF_SECRET_ENV, 2 * LBSPROF_SECRET_BYTES);
+    return lbs_fail(LBS_INVAL, "%s is not %d hex digits", LBSPROF_SECRET_ENV,
+                    2 * LBSPROF_SECRET_BYTES);
   return LBS_OK;
 }
 
-void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
-                   uint8_t mac[LBSPROF_MAC_BYTES]) {
+void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES],
+                   const uint8_t nonce[LBSPROF_NONCE_BYTES], uint8_t mac[LBSPROF_MAC_BYTES]) {
   uint8_t msg[sizeof auth_label - 1 + LBSPROF_NONCE_BYTES];
   memcpy(msg, auth_label, sizeof auth_label - 1);
   memcpy(msg + sizeof auth_label - 1, nonce, LBSPROF_NONCE_BYTES);
@@ -123,7 +132,8 @@ void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t non
   HMAC(EVP_sha256(), secret, LBSPROF_SECRET_BYTES, msg, sizeof msg, mac, &len);
 }
 
-int lbs__auth_verify(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
+int lbs__auth_verify(const uint8_t secret[LBSPROF_SECRET_BYTES],
+                     const uint8_t nonce[LBSPROF_NONCE_BYTES],
                      const uint8_t mac[LBSPROF_MAC_BYTES]) {
   uint8_t want[LBSPROF_MAC_BYTES];
   lbs__auth_mac(secret, nonce, want);
@@ -147,15 +157,16 @@ static lbs_err read_frame(int fd, uint8_t *in, size_t n, double timeout_s, const
     ssize_t k = recv(fd, in + have, n - have, 0);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0)
-      return lbs_fail(LBS_IO, "the collector closed the connection before its %s%s%s", what, k < 0 ? ": " : "",
-                      k < 0 ? strerror(errno) : "");
+      return lbs_fail(LBS_IO, "the collector closed the connection before its %s%s%s", what,
+                      k < 0 ? ": " : "", k < 0 ? strerror(errno) : "");
     have += (size_t)k;
   }
   return LBS_OK;
 }
 
 /* The one frame in in[0..n) if it is of type and len, else an error. */
-static lbs_err one_frame(const uint8_t *in, size_t n, uint16_t want, uint32_t want_len, uint8_t *payload) {
+static lbs_err one_frame(const uint8_t *in, size_t n, uint16_t want, uint32_t want_len,
+                         uint8_t *payload) {
   frame_reader fr = {{0}, 0, NULL, NULL};
   lbs_buf_append(&fr.in, in, n);
   uint16_t type;
@@ -164,14 +175,16 @@ static lbs_err one_frame(const uint8_t *in, size_t n, uint16_t want, uint32_t wa
   int f = lbs__frame_next(&fr, &type, &p, &len);
   lbs_err e = LBS_OK;
   if (f != 1 || type != want || len != want_len)
-    e = lbs_fail(LBS_FORMAT, "the peer is not an lbsprof collector of protocol %d%s%s", LBSPROF_PROTO_VERSION,
-                 f < 0 ? ": " : "", f < 0 ? lbs_errmsg() : "");
-  else memcpy(payload, p, len);
+    e = lbs_fail(LBS_FORMAT, "the peer is not an lbsprof collector of protocol %d%s%s",
+                 LBSPROF_PROTO_VERSION, f < 0 ? ": " : "", f < 0 ? lbs_errmsg() : "");
+  else
+    memcpy(payload, p, len);
   lbs_buf_free(&fr.in);
   return e;
 }
 
-lbs_err lbs__auth_answer(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s) {
+lbs_err lbs__auth_answer(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node,
+                         double timeout_s) {
   uint8_t in[16 + LBSPROF_NONCE_BYTES], nonce[LBSPROF_NONCE_BYTES];
   lbs_err e = read_frame(fd, in, sizeof in, timeout_s, "challenge");
   if (!e) e = one_frame(in, sizeof in, FR_CHALLENGE, LBSPROF_NONCE_BYTES, nonce);
@@ -189,11 +202,14 @@ lbs_err lbs__auth_verdict(int fd, double timeout_s) {
   int32_t v[2];
   lbs_err e = read_frame(fd, in, sizeof in, timeout_s, "verdict");
   if (!e) e = one_frame(in, sizeof in, FR_VERDICT, 8, (uint8_t *)v);
-  if (!e && v[0] != 1) e = lbs_fail(LBS_INVAL, "the collector refused this run's token (is it another run's collector?)");
+  if (!e && v[0] != 1)
+    e = lbs_fail(LBS_INVAL,
+                 "the collector refused this run's token (is it another run's collector?)");
   return e;
 }
 
-lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s) {
+lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node,
+                         double timeout_s) {
   lbs_err e = lbs__auth_answer(fd, secret, node, timeout_s);
   return e ? e : lbs__auth_verdict(fd, timeout_s);
 }

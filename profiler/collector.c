@@ -5,15 +5,15 @@
  * as "collect: ...", the program adding "lbsim: " (`lbsim collect`, and lbsprof-agent for the
  * collector liblbsprof starts). */
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <openssl/crypto.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,7 +71,8 @@ static int setup_nodes(coll *c, int nodes) {
   c->nodes = nodes;
   c->mesh = calloc((size_t)nodes, sizeof *c->mesh), c->gid = calloc((size_t)nodes, sizeof *c->gid);
   c->n = calloc((size_t)nodes, sizeof *c->n), c->ended = calloc((size_t)nodes, sizeof *c->ended);
-  c->lost = calloc((size_t)nodes, sizeof *c->lost), c->last = malloc((size_t)nodes * sizeof *c->last);
+  c->lost = calloc((size_t)nodes, sizeof *c->lost),
+  c->last = malloc((size_t)nodes * sizeof *c->last);
   if (!c->mesh || !c->gid || !c->n || !c->ended || !c->lost || !c->last) return -1;
   for (int i = 0; i < nodes; i++) c->last[i] = -1;
   return 0;
@@ -87,8 +88,8 @@ typedef struct {
 
 /* Walks the parts of a node's MESH payload (8-aligned, as lbs_buf keeps it), checking every
  * length, count and id against the run's description; each part goes to fn when given. */
-static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len, lbs_err (*fn)(coll *, const mesh_part *, void *),
-                         void *arg) {
+static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len,
+                         lbs_err (*fn)(coll *, const mesh_part *, void *), void *arg) {
   int32_t nranks;
   if (len < 8) return lbs_fail(LBS_FORMAT, "a mesh record of %zu bytes", len);
   memcpy(&nranks, p + 4, 4);
@@ -101,8 +102,10 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len, lbs_err (*fn)(co
     if (len - at < 8 + sizeof h) return lbs_fail(LBS_FORMAT, "rank %d's mesh is cut short", r);
     memcpy(&l, p + at, 8), memcpy(h, p + at + 8, sizeof h);
     at += 8;
-    if (l > len - at || l % 8 || l < sizeof h) return lbs_fail(LBS_FORMAT, "rank %d's mesh has a bad length", r);
-    uint64_t words = (l - sizeof h) / 8, per = 1 + (uint64_t)c->meta.dim + (c->meta.has_adj ? 1 : 0);
+    if (l > len - at || l % 8 || l < sizeof h)
+      return lbs_fail(LBS_FORMAT, "rank %d's mesh has a bad length", r);
+    uint64_t words = (l - sizeof h) / 8,
+             per = 1 + (uint64_t)c->meta.dim + (c->meta.has_adj ? 1 : 0);
     if (h[0] < 0 || h[1] != c->meta.dim || h[2] != c->meta.has_adj || (uint64_t)h[0] > words / per)
       return lbs_fail(LBS_FORMAT, "rank %d's mesh does not fit the run's description", r);
     mesh_part m = {h[0], NULL, NULL, NULL, NULL};
@@ -112,15 +115,20 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len, lbs_err (*fn)(co
     if (c->meta.has_adj) {
       m.deg = w + m.n * (1 + c->meta.dim), m.adj = m.deg + m.n;
       for (int64_t i = 0; i < m.n; i++) {
-        if (m.deg[i] < 0 || (uint64_t)m.deg[i] > words - used) return lbs_fail(LBS_FORMAT, "rank %d's adjacency is cut short", r);
+        if (m.deg[i] < 0 || (uint64_t)m.deg[i] > words - used)
+          return lbs_fail(LBS_FORMAT, "rank %d's adjacency is cut short", r);
         used += (uint64_t)m.deg[i];
       }
     }
-    if (used != words) return lbs_fail(LBS_FORMAT, "rank %d's mesh has %llu words too many", r, (unsigned long long)(words - used));
+    if (used != words)
+      return lbs_fail(LBS_FORMAT, "rank %d's mesh has %llu words too many", r,
+                      (unsigned long long)(words - used));
     for (int64_t i = 0; i < m.n; i++)
-      if (m.gid[i] < 0 || m.gid[i] >= c->E) return lbs_fail(LBS_FORMAT, "element id %lld is out of range", (long long)m.gid[i]);
+      if (m.gid[i] < 0 || m.gid[i] >= c->E)
+        return lbs_fail(LBS_FORMAT, "element id %lld is out of range", (long long)m.gid[i]);
     for (uint64_t i = 0; m.adj && i < used - (uint64_t)m.n * per; i++)
-      if (m.adj[i] < 0 || m.adj[i] >= c->E) return lbs_fail(LBS_FORMAT, "neighbour id %lld is out of range", (long long)m.adj[i]);
+      if (m.adj[i] < 0 || m.adj[i] >= c->E)
+        return lbs_fail(LBS_FORMAT, "neighbour id %lld is out of range", (long long)m.adj[i]);
     lbs_err e = fn ? fn(c, &m, arg) : LBS_OK;
     if (e) return e;
     at += l;
@@ -160,7 +168,8 @@ static lbs_err gather_part(coll *c, const mesh_part *m, void *arg) {
     if (a->co) memcpy(a->co + id * dim, m->x + i * dim, (size_t)dim * sizeof *a->co);
     if (a->nb) {
       a->deg[id] = m->deg[i];
-      if (!(a->nb[id] = malloc((size_t)(m->deg[i] ? m->deg[i] : 1) * sizeof **a->nb))) return lbs_fail(LBS_NOMEM, "mesh");
+      if (!(a->nb[id] = malloc((size_t)(m->deg[i] ? m->deg[i] : 1) * sizeof **a->nb)))
+        return lbs_fail(LBS_NOMEM, "mesh");
       if (m->deg[i]) memcpy(a->nb[id], aj, (size_t)m->deg[i] * sizeof **a->nb);
       aj += m->deg[i];
     }
@@ -320,7 +329,8 @@ static void write_ready(coll *c) {
       for (int m = 0; m < c->M; m++) cols[m] = s->vals + (size_t)m * (size_t)c->E;
       lbs_err e = lbs_trace_write_step(c->w, s->app, cols);
       if (e) {
-        lbs_log(LBS_LOG_ERROR, "collect: cannot write step %lld: %s", (long long)s->app, lbs_errmsg());
+        lbs_log(LBS_LOG_ERROR, "collect: cannot write step %lld: %s", (long long)s->app,
+                lbs_errmsg());
         c->failed = 1;
       } else {
         c->written++;
@@ -342,10 +352,13 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
   } h;
   if (len < sizeof h) return lbs_fail(LBS_FORMAT, "a step record of %u bytes", len), -1;
   memcpy(&h, p, sizeof h);
-  if (h.M != c->M || h.n != c->n[node]) return lbs_fail(LBS_FORMAT, "a step of %lld elements x %d metrics", (long long)h.n, h.M), -1;
+  if (h.M != c->M || h.n != c->n[node])
+    return lbs_fail(LBS_FORMAT, "a step of %lld elements x %d metrics", (long long)h.n, h.M), -1;
   /* an agent sends its steps in order: what is pending stays within the nodes' lag */
   if (h.step <= c->last[node])
-    return lbs_fail(LBS_FORMAT, "step %lld after step %lld", (long long)h.step, (long long)c->last[node]), -1;
+    return lbs_fail(LBS_FORMAT, "step %lld after step %lld", (long long)h.step,
+                    (long long)c->last[node]),
+           -1;
   cstep *s = NULL;
   for (int i = 0; i < c->ncs; i++)
     if (c->cs[i].step == h.step) s = &c->cs[i];
@@ -360,7 +373,8 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
     s->step = h.step, s->app = h.app, s->count = 0;
     s->have = calloc((size_t)c->nodes, 1);
     s->vals = malloc((size_t)(c->E * c->M) * sizeof *s->vals);
-    if (!s->have || !s->vals) return lbs_fail(LBS_NOMEM, "step of %lld elements", (long long)c->E), -1;
+    if (!s->have || !s->vals)
+      return lbs_fail(LBS_NOMEM, "step of %lld elements", (long long)c->E), -1;
   }
   if (s->have[node]) return lbs_fail(LBS_FORMAT, "step %lld sent twice", (long long)h.step), -1;
   const uint8_t *q = p + sizeof h, *end = p + len;
@@ -372,8 +386,11 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
     if (end - q < (long)sizeof mh) return lbs_fail(LBS_FORMAT, "truncated step"), -1;
     memcpy(&mh, q, sizeof mh), q += sizeof mh;
     if ((uint64_t)(end - q) < mh.len) return lbs_fail(LBS_FORMAT, "truncated step"), -1;
-    if (lbs_codec_decode(c->cc, (lbs_codec)mh.codec, q, mh.len, (size_t)h.n, 0, (size_t)h.n, c->tmp))
-      return lbs_fail(LBS_CORRUPT, "step %lld metric %s: %s", (long long)h.app, c->meta.name[m], lbs_errmsg()), -1;
+    if (lbs_codec_decode(c->cc, (lbs_codec)mh.codec, q, mh.len, (size_t)h.n, 0, (size_t)h.n,
+                         c->tmp))
+      return lbs_fail(LBS_CORRUPT, "step %lld metric %s: %s", (long long)h.app, c->meta.name[m],
+                      lbs_errmsg()),
+             -1;
     q += mh.len;
     double *v = s->vals + (size_t)m * (size_t)c->E;
     for (int64_t i = 0; i < h.n; i++) v[c->gid[node][i]] = c->tmp[i];
@@ -386,11 +403,12 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
 
 static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   if (c->mesh[node].len) return 0; /* a reconnecting agent sends it again */
-  lbs_buf copy = {0}; /* aligned for the walk */
+  lbs_buf copy = {0};              /* aligned for the walk */
   id_list l = {0, NULL};
   if (lbs_buf_append(&copy, p, len)) return -1;
   lbs_err e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
-  if (!e && !(l.gid = malloc((size_t)(l.count ? l.count : 1) * sizeof *l.gid))) e = lbs_fail(LBS_NOMEM, "mesh");
+  if (!e && !(l.gid = malloc((size_t)(l.count ? l.count : 1) * sizeof *l.gid)))
+    e = lbs_fail(LBS_NOMEM, "mesh");
   if (!e) l.count = 0, e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
   if (e) {
     free(l.gid), lbs_buf_free(&copy);
@@ -432,7 +450,8 @@ static double mesh_max(const coll *c) {
 }
 
 static const char *frame_name(uint16_t type) {
-  static const char *names[] = {"?", "hello", "mesh", "step", "end", "challenge", "auth", "ping"}; /* "a %s frame" */
+  static const char *names[] = {"?",   "hello",     "mesh", "step",
+                                "end", "challenge", "auth", "ping"}; /* "a %s frame" */
   return type < sizeof names / sizeof *names ? names[type] : "unknown";
 }
 
@@ -444,10 +463,14 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
   double max = 0;
   int exact = 1;
   if (k->state == S_AUTH) {
-    if (type != FR_AUTH) return lbs_fail(LBS_FORMAT, "a frame (%s) before the challenge was answered", frame_name(type)), -1;
+    if (type != FR_AUTH)
+      return lbs_fail(LBS_FORMAT, "a frame (%s) before the challenge was answered",
+                      frame_name(type)),
+             -1;
     max = 8 + LBSPROF_MAC_BYTES;
   } else if (k->state == S_HELLO) {
-    if (type != FR_HELLO) return lbs_fail(LBS_FORMAT, "a frame (%s) before the hello", frame_name(type)), -1;
+    if (type != FR_HELLO)
+      return lbs_fail(LBS_FORMAT, "a frame (%s) before the hello", frame_name(type)), -1;
     max = 8 + sizeof(prof_meta);
   } else {
     exact = 0;
@@ -456,16 +479,23 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
     case FR_STEP: max = c->mesh[k->node].len ? (double)step_max(c, k->node) : 0; break;
     case FR_END: max = 8 + sizeof(prof_end), exact = 1; break;
     case FR_PING: max = 8, exact = 1; break;
-    default: return lbs_fail(LBS_FORMAT, "a frame (%s, type %u) after the hello", frame_name(type), type), -1;
+    default:
+      return lbs_fail(LBS_FORMAT, "a frame (%s, type %u) after the hello", frame_name(type), type),
+             -1;
     }
-    if (type == FR_STEP && max == 0) return lbs_fail(LBS_FORMAT, "a step before the node's mesh"), -1;
+    if (type == FR_STEP && max == 0)
+      return lbs_fail(LBS_FORMAT, "a step before the node's mesh"), -1;
   }
   if ((exact && len != max) || (double)len > max || len < 8)
     return lbs_fail(LBS_FORMAT, "a frame (%s) announcing %u bytes (%s %.0f)", frame_name(type), len,
-                    exact ? "it has" : "at most", max), -1;
+                    exact ? "it has" : "at most", max),
+           -1;
   if (16 + (uint64_t)len > c->conn_cap)
-    return lbs_fail(LBS_RANGE, "a frame (%s) of %u bytes is over the memory cap of %llu MiB per connection "
-                    "(LBSPROF_COLLECT_CONN_MB)", frame_name(type), len, (unsigned long long)(c->conn_cap >> 20)), -1;
+    return lbs_fail(LBS_RANGE,
+                    "a frame (%s) of %u bytes is over the memory cap of %llu MiB per connection "
+                    "(LBSPROF_COLLECT_CONN_MB)",
+                    frame_name(type), len, (unsigned long long)(c->conn_cap >> 20)),
+           -1;
   return 0;
 }
 
@@ -475,12 +505,14 @@ static int app_keys_ok(const char *app) {
   const char *end = memchr(app, '\0', LBSPROF_APP_META);
   if (!end) return 0;
   for (const char *line = app; line < end;) {
-    const char *nl = memchr(line, '\n', (size_t)(end - line)), *eq = memchr(line, '=', (size_t)(end - line));
+    const char *nl = memchr(line, '\n', (size_t)(end - line)),
+               *eq = memchr(line, '=', (size_t)(end - line));
     if (!nl || !eq || eq > nl) return 0;
     size_t kl = (size_t)(eq - line);
     if (!kl || kl > 64) return 0;
     for (const char *q = line; q < eq; q++)
-      if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", *q) || !*q) return 0;
+      if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-", *q) || !*q)
+        return 0;
     for (const char *q = eq + 1; q < nl; q++)
       if ((unsigned char)*q < 0x20 || *q == 0x7f) return 0;
     line = nl + 1;
@@ -492,25 +524,33 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
   prof_meta m;
   memcpy(&m, p + 8, sizeof m);
   if (!c->have_meta) {
-    if (m.nmetrics < 1 || m.nmetrics > LBSPROF_MAX_METRICS || m.elements < 1 || m.nodes < 1 || m.nodes > (1 << 20) ||
-        m.ranks < m.nodes || m.dim < 0 || m.dim > 3 || m.adj_entries < 0 || (m.mesh_kind != 1 && m.mesh_kind != 2) ||
+    if (m.nmetrics < 1 || m.nmetrics > LBSPROF_MAX_METRICS || m.elements < 1 || m.nodes < 1 ||
+        m.nodes > (1 << 20) || m.ranks < m.nodes || m.dim < 0 || m.dim > 3 || m.adj_entries < 0 ||
+        (m.mesh_kind != 1 && m.mesh_kind != 2) ||
         (uint64_t)m.elements > SIZE_MAX / 8 / LBSPROF_MAX_METRICS)
       return lbs_fail(LBS_FORMAT, "a bad run description"), -1;
     if (c->nodes && c->nodes != m.nodes)
       return lbs_fail(LBS_INVAL, "the run has %d nodes, --nodes says %d", m.nodes, c->nodes), -1;
     if ((double)m.elements * m.nmetrics * 8 > (double)c->step_cap)
-      return lbs_fail(LBS_RANGE, "a run of %lld elements x %d metrics needs %.0f MiB per step, over the cap of %llu MiB "
-                      "(LBSPROF_COLLECT_STEP_MB)", (long long)m.elements, m.nmetrics,
-                      (double)m.elements * m.nmetrics * 8 / 1048576, (unsigned long long)(c->step_cap >> 20)), -1;
+      return lbs_fail(
+                 LBS_RANGE,
+                 "a run of %lld elements x %d metrics needs %.0f MiB per step, over the cap of %llu MiB "
+                 "(LBSPROF_COLLECT_STEP_MB)",
+                 (long long)m.elements, m.nmetrics, (double)m.elements * m.nmetrics * 8 / 1048576,
+                 (unsigned long long)(c->step_cap >> 20)),
+             -1;
     for (int i = 0; i < m.nmetrics; i++) m.name[i][31] = m.unit[i][15] = '\0';
-    if (!app_keys_ok(m.app)) return lbs_fail(LBS_FORMAT, "a bad run description (the application's keys)"), -1;
+    if (!app_keys_ok(m.app))
+      return lbs_fail(LBS_FORMAT, "a bad run description (the application's keys)"), -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
-    if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) || !(c->owned = calloc((size_t)c->E, 1)))
+    if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) ||
+        !(c->owned = calloc((size_t)c->E, 1)))
       return lbs_fail(LBS_NOMEM, "a run of %lld elements", (long long)m.elements), -1;
   } else if (memcmp(&m, &c->meta, sizeof m)) {
     return lbs_fail(LBS_INVAL, "node %d describes another run", node), -1;
   }
-  if (node < 0 || node >= c->nodes) return lbs_fail(LBS_FORMAT, "node %d of %d", node, c->nodes), -1;
+  if (node < 0 || node >= c->nodes)
+    return lbs_fail(LBS_FORMAT, "node %d of %d", node, c->nodes), -1;
   if (c->ended[node]) return lbs_fail(LBS_INVAL, "node %d has ended already", node), -1;
   /* one connection per node: an agent that reconnects replaces its old connection */
   for (int j = 0; j < c->nk; j++)
@@ -548,7 +588,8 @@ static int on_frame(coll *c, conn *k, uint16_t type, const uint8_t *p, uint32_t 
     return 0;
   }
   if (type == FR_HELLO) return on_hello(c, k, node, p);
-  if (node != k->node) return lbs_fail(LBS_FORMAT, "a frame of node %d on node %d's connection", node, k->node), -1;
+  if (node != k->node)
+    return lbs_fail(LBS_FORMAT, "a frame of node %d on node %d's connection", node, k->node), -1;
   if (type == FR_PING) return 0;
   if (type == FR_MESH) return on_mesh(c, node, p, len);
   if (type == FR_STEP) return on_step(c, node, p, len);
@@ -569,13 +610,15 @@ static double env_num(const char *name, double dflt, double lo, double hi) {
   char *end;
   double x = v && *v ? strtod(v, &end) : dflt;
   if (v && *v && (*end || !(x >= lo && x <= hi))) {
-    lbs_log(LBS_LOG_WARN, "collect: %s='%s' is not a number in [%g, %g]; using %g", name, v, lo, hi, dflt);
+    lbs_log(LBS_LOG_WARN, "collect: %s='%s' is not a number in [%g, %g]; using %g", name, v, lo, hi,
+            dflt);
     x = dflt;
   }
   return x;
 }
 
-lbs_coll *lbs__coll_create(const char *out_path, int nodes, const uint8_t secret[LBSPROF_SECRET_BYTES]) {
+lbs_coll *lbs__coll_create(const char *out_path, int nodes,
+                           const uint8_t secret[LBSPROF_SECRET_BYTES]) {
   coll *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->out = out_path, c->nodes = nodes;
@@ -595,7 +638,8 @@ static int pending(const coll *c, int *victim) {
   lbs__random(&r, sizeof r);
   *victim = -1;
   for (int j = 0; j < c->nk; j++)
-    if (c->k[j].live && c->k[j].state == S_AUTH && (n++ == 0 || r % (uint32_t)n == 0)) *victim = j; /* reservoir */
+    if (c->k[j].live && c->k[j].state == S_AUTH && (n++ == 0 || r % (uint32_t)n == 0))
+      *victim = j; /* reservoir */
   return n;
 }
 
@@ -605,7 +649,8 @@ static int pending(const coll *c, int *victim) {
 
 int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted) {
   int victim;
-  if (pending(c, &victim) >= MAX_PENDING) lbs__coll_close(c, victim, "evicted: too many connections waiting to authenticate");
+  if (pending(c, &victim) >= MAX_PENDING)
+    lbs__coll_close(c, victim, "evicted: too many connections waiting to authenticate");
   int id = -1;
   for (int j = 0; j < c->nk && id < 0; j++)
     if (!c->k[j].live) id = j;
@@ -643,8 +688,12 @@ void lbs__coll_close(lbs_coll *c, int id, const char *why) {
   conn *k = &c->k[id];
   if (!k->live) return;
   int node = k->node, was_node = k->state == S_NODE;
-  if (why && was_node) lbs_log(LBS_LOG_WARN, "collect: node %d's agent (%s): %s; dropping its connection", node, k->peer, why);
-  else if (why) lbs_log(LBS_LOG_WARN, "collect: connection from %s: %s; dropped, nothing it sent was used", k->peer, why);
+  if (why && was_node)
+    lbs_log(LBS_LOG_WARN, "collect: node %d's agent (%s): %s; dropping its connection", node,
+            k->peer, why);
+  else if (why)
+    lbs_log(LBS_LOG_WARN, "collect: connection from %s: %s; dropped, nothing it sent was used",
+            k->peer, why);
   if (k->fd >= 0) close(k->fd);
   lbs_buf_free(&k->fr.in);
   k->live = 0;
@@ -654,7 +703,10 @@ void lbs__coll_close(lbs_coll *c, int id, const char *why) {
     for (int j = 0; j < c->nk; j++) again |= c->k[j].live && c->k[j].node == node;
     if (!again) {
       c->lost[node] = 1;
-      lbs_log(LBS_LOG_WARN, "collect: node %d's agent went away before its end; later steps of the run are incomplete", node);
+      lbs_log(
+          LBS_LOG_WARN,
+          "collect: node %d's agent went away before its end; later steps of the run are incomplete",
+          node);
       write_ready(c);
     }
   }
@@ -665,7 +717,7 @@ int lbs__coll_input(lbs_coll *c, int id, const uint8_t *data, size_t n) {
   if (!k->live) return -1;
   if (n && lbs_buf_append(&k->fr.in, data, n)) return lbs__coll_close(c, id, "out of memory"), -1;
   if (n) k->since = lbs__now_s(); /* a node sending a large frame is not silent */
-  k->fr.ctx = k; /* the slots move when more connections come */
+  k->fr.ctx = k;                  /* the slots move when more connections come */
   uint16_t type;
   const uint8_t *pay;
   uint32_t len;
@@ -695,7 +747,9 @@ static void expire(coll *c, double t) {
     if (!k->live) continue;
     char why[128];
     if (k->state != S_NODE && t - k->opened > c->auth_timeout) {
-      snprintf(why, sizeof why, "did not authenticate and say hello within %g s (LBSPROF_AUTH_TIMEOUT_S)", c->auth_timeout);
+      snprintf(why, sizeof why,
+               "did not authenticate and say hello within %g s (LBSPROF_AUTH_TIMEOUT_S)",
+               c->auth_timeout);
       lbs__coll_close(c, j, why);
     } else if (k->state == S_NODE && t - k->since > c->idle_timeout) {
       snprintf(why, sizeof why, "silent for %g s (LBSPROF_CONN_IDLE_S)", c->idle_timeout);
@@ -712,9 +766,11 @@ static int all_done(const coll *c) {
 
 int lbs__coll_finish(lbs_coll *c) {
   int rc = 0;
-  for (int j = 0; j < c->nk; j++) lbs__coll_close(c, j, c->k[j].state == S_NODE ? "the collector stops" : NULL);
+  for (int j = 0; j < c->nk; j++)
+    lbs__coll_close(c, j, c->k[j].state == S_NODE ? "the collector stops" : NULL);
   if (c->refused)
-    lbs_log(LBS_LOG_WARN, "collect: %lld connection%s refused: wrong token", (long long)c->refused, c->refused == 1 ? "" : "s");
+    lbs_log(LBS_LOG_WARN, "collect: %lld connection%s refused: wrong token", (long long)c->refused,
+            c->refused == 1 ? "" : "s");
   if (c->w) {
     write_ready(c);
     c->incomplete += c->ncs;
@@ -732,11 +788,13 @@ int lbs__coll_finish(lbs_coll *c) {
       lbs_log(LBS_LOG_ERROR, "collect: %s: %s", c->out, lbs_errmsg());
       rc = 1;
     }
-    lbs_log(whole ? LBS_LOG_INFO : LBS_LOG_WARN, "collect: wrote %s: %lld steps%s", c->out, (long long)c->written,
+    lbs_log(whole ? LBS_LOG_INFO : LBS_LOG_WARN, "collect: wrote %s: %lld steps%s", c->out,
+            (long long)c->written,
             whole ? "" : " (the run did not end cleanly: see its profiler.* metadata)");
     if (!whole) rc = 1;
   } else {
-    lbs_log(LBS_LOG_ERROR, "collect: no trace written to %s: the agents never described the whole mesh", c->out);
+    lbs_log(LBS_LOG_ERROR,
+            "collect: no trace written to %s: the agents never described the whole mesh", c->out);
     rc = 1;
   }
   if (c->failed) rc = 1;
@@ -755,7 +813,8 @@ void lbs__coll_free(lbs_coll *c) {
   for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals);
   free(c->cs);
   for (int k = 0; k < c->nodes && c->mesh; k++) lbs_buf_free(&c->mesh[k]), free(c->gid[k]);
-  free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last), free(c->tmp), free(c->owned);
+  free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last),
+      free(c->tmp), free(c->owned);
   lbs_codec_ctx_destroy(&c->cc);
   OPENSSL_cleanse(c->secret, sizeof c->secret);
   free(c);
@@ -766,16 +825,19 @@ static int describe_peer(int fd, int *uid_ok, char *out, size_t n) {
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   *uid_ok = 1;
-  if (getpeername(fd, (struct sockaddr *)&ss, &sl)) return *uid_ok = 0, snprintf(out, n, "an unknown peer"), 0;
+  if (getpeername(fd, (struct sockaddr *)&ss, &sl))
+    return *uid_ok = 0, snprintf(out, n, "an unknown peer"), 0;
   if (ss.ss_family == AF_UNIX) { /* who it is, or it does not get in */
     struct ucred cr;
     socklen_t cl = sizeof cr;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl)) return *uid_ok = 0, snprintf(out, n, "a local process"), 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl))
+      return *uid_ok = 0, snprintf(out, n, "a local process"), 0;
     *uid_ok = cr.uid == geteuid();
     return snprintf(out, n, "local pid %d (uid %d)", (int)cr.pid, (int)cr.uid), 0;
   }
   char host[NI_MAXHOST], port[NI_MAXSERV];
-  if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV))
+  if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port,
+                  NI_NUMERICHOST | NI_NUMERICSERV))
     return snprintf(out, n, "an unknown address"), 0;
   snprintf(out, n, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
   /* a half-open TCP connection (the agent's host gone) is found by keepalives */
@@ -825,7 +887,10 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
       if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (got <= 0) {
         int node = c->k[ids[i]].state == S_NODE;
-        lbs__coll_close(c, ids[i], got < 0 ? strerror(errno) : node ? "the connection closed before the node's end" : NULL);
+        lbs__coll_close(c, ids[i],
+                        got < 0 ? strerror(errno)
+                        : node  ? "the connection closed before the node's end"
+                                : NULL);
         continue;
       }
       lbs__coll_input(c, ids[i], rbuf, (size_t)got);
@@ -837,7 +902,9 @@ int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes
         int uid_ok;
         describe_peer(fd, &uid_ok, peer, sizeof peer);
         if (!uid_ok) {
-          lbs_log(LBS_LOG_WARN, "collect: connection from %s: another user, or one that cannot be told; dropped", peer);
+          lbs_log(LBS_LOG_WARN,
+                  "collect: connection from %s: another user, or one that cannot be told; dropped",
+                  peer);
           c->refused++;
           close(fd);
         } else {

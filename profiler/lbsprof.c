@@ -3,8 +3,10 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <netdb.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <papi.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,12 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/un.h>
-#include <netinet/in.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,18 +46,19 @@ struct lbsprof {
   MPI_Comm comm, node;
   int rank, size, lrank, lsize, nodeid, nnodes;
   lbsprof_opts o;
-  char trace_path[4096], agent_path[4096], collector[512], metrics[256], token_file[4096], bind_host[256];
-  char sock_dir[4096];                          /* rank 0's private directory for the collector's socket */
-  uint8_t secret[LBSPROF_SECRET_BYTES];         /* the run's (every rank has it) */
-  int shm_fd;                                   /* the node's segment until it is mapped, else -1 */
-  lbs_bound bound;  /* the whole path's */
+  char trace_path[4096], agent_path[4096], collector[512], metrics[256], token_file[4096],
+      bind_host[256];
+  char sock_dir[4096];                  /* rank 0's private directory for the collector's socket */
+  uint8_t secret[LBSPROF_SECRET_BYTES]; /* the run's (every rank has it) */
+  int shm_fd;                           /* the node's segment until it is mapped, else -1 */
+  lbs_bound bound;                      /* the whole path's */
   lbs_codec codec;
   metric m[LBSPROF_MAX_METRICS];
   int M, described, enabled, warned;
   int papi_set, papi_n; /* PAPI event set and its events (cycles first if present) */
   long long papi0[2], papi1[2];
-  int64_t n;            /* local elements */
-  double *val;          /* M x n */
+  int64_t n;   /* local elements */
+  double *val; /* M x n */
   int64_t step, sent, dropped;
   int sampled;
   int time_m;           /* the time_ns metric, or -1 */
@@ -70,7 +71,7 @@ struct lbsprof {
   char shm_name[64];
   char app[LBSPROF_APP_META]; /* lbsprof_meta's "key=value\n" lines */
   pid_t agent_pid, collector_pid;
-  int agent_status;     /* the reaped agent's wait status (node's first rank) */
+  int agent_status; /* the reaped agent's wait status (node's first rank) */
   lbs_buf rec;
 };
 
@@ -90,12 +91,15 @@ void lbsprof_opts_default(lbsprof_opts *o) {
 static lbs_err agree(lbsprof *p, lbs_err e) { return lbs_mpi_agree(p->comm, e); }
 
 static int add_metric(lbsprof *p, const char *name, const char *unit, int kind) {
-  if (p->described) return -lbs_fail(LBS_INVAL, "lbsprof: metric '%s' comes after the mesh was described", name);
+  if (p->described)
+    return -lbs_fail(LBS_INVAL, "lbsprof: metric '%s' comes after the mesh was described", name);
   if (!name || !*name || strlen(name) >= sizeof p->m[0].name)
     return -lbs_fail(LBS_INVAL, "lbsprof: metric names are 1 to 31 characters");
   for (int i = 0; i < p->M; i++)
-    if (!strcmp(p->m[i].name, name)) return -lbs_fail(LBS_INVAL, "lbsprof: metric '%s' exists", name);
-  if (p->M == LBSPROF_MAX_METRICS) return -lbs_fail(LBS_RANGE, "lbsprof: at most %d metrics", LBSPROF_MAX_METRICS);
+    if (!strcmp(p->m[i].name, name))
+      return -lbs_fail(LBS_INVAL, "lbsprof: metric '%s' exists", name);
+  if (p->M == LBSPROF_MAX_METRICS)
+    return -lbs_fail(LBS_RANGE, "lbsprof: at most %d metrics", LBSPROF_MAX_METRICS);
   metric *m = &p->m[p->M];
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%s", name);
@@ -110,7 +114,8 @@ static int papi_setup(lbsprof *p, int want_cyc, int want_ins) {
   if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) return 0;
   if (PAPI_create_eventset(&p->papi_set) != PAPI_OK) return 0;
   if ((want_cyc && PAPI_add_event(p->papi_set, PAPI_TOT_CYC) != PAPI_OK) ||
-      (want_ins && PAPI_add_event(p->papi_set, PAPI_TOT_INS) != PAPI_OK) || PAPI_start(p->papi_set) != PAPI_OK) {
+      (want_ins && PAPI_add_event(p->papi_set, PAPI_TOT_INS) != PAPI_OK) ||
+      PAPI_start(p->papi_set) != PAPI_OK) {
     PAPI_cleanup_eventset(p->papi_set);
     PAPI_destroy_eventset(&p->papi_set);
     return 0;
@@ -151,14 +156,19 @@ static lbs_err settle_encoding(lbsprof *p, const lbsprof_opts *d) {
   lbs_bound b, pb;
   lbs_codec_from_name(d->codec, &c);
   lbs_bound_parse(d->bound, &b);
-  int has_pc = o->codec && strcmp(o->codec, d->codec), has_pb = o->bound && strcmp(o->bound, d->bound);
-  if (has_pc && lbs_codec_from_name(o->codec, &pc)) return lbs_fail(LBS_INVAL, "lbsprof: codec: %s", lbs_errmsg());
-  if (has_pb && lbs_bound_parse(o->bound, &pb)) return lbs_fail(LBS_INVAL, "lbsprof: bound: %s", lbs_errmsg());
+  int has_pc = o->codec && strcmp(o->codec, d->codec),
+      has_pb = o->bound && strcmp(o->bound, d->bound);
+  if (has_pc && lbs_codec_from_name(o->codec, &pc))
+    return lbs_fail(LBS_INVAL, "lbsprof: codec: %s", lbs_errmsg());
+  if (has_pb && lbs_bound_parse(o->bound, &pb))
+    return lbs_fail(LBS_INVAL, "lbsprof: bound: %s", lbs_errmsg());
   lbs_encoding_apply(&c, &b, has_pc ? &pc : NULL, has_pb ? &pb : NULL);
   const char *ec = getenv("LBSPROF_CODEC"), *eb = getenv("LBSPROF_BOUND");
   int has_ec = ec && *ec, has_eb = eb && *eb;
-  if (has_eb && lbs_bound_parse(eb, &pb)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_BOUND='%s': %s", eb, lbs_errmsg());
-  if (has_ec && lbs_codec_from_name(ec, &pc)) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_CODEC='%s': %s", ec, lbs_errmsg());
+  if (has_eb && lbs_bound_parse(eb, &pb))
+    return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_BOUND='%s': %s", eb, lbs_errmsg());
+  if (has_ec && lbs_codec_from_name(ec, &pc))
+    return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_CODEC='%s': %s", ec, lbs_errmsg());
   lbs_encoding_apply(&c, &b, has_ec ? &pc : NULL, has_eb ? &pb : NULL);
   if (lbs_codec_check(c, b)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   p->codec = c, p->bound = b;
@@ -172,30 +182,37 @@ static lbs_err read_environment(lbsprof *p) {
   lbsprof_opts *o = &p->o;
   const char *v;
   lbs_log_level level = lbs_log_get_level();
-  if (lbs_log_level_from_env("LBSPROF_LOG", &level)) return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
+  if (lbs_log_level_from_env("LBSPROF_LOG", &level))
+    return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   lbs_log_set_level(level);
   if ((v = getenv("LBSPROF_SAMPLE_EVERY")) && *v) {
     char *end;
     long k = strtol(v, &end, 10);
     if (*end || k < 1 || k > 1000000000)
-      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_SAMPLE_EVERY='%s' is not an integer in [1, 1e9]", v);
+      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_SAMPLE_EVERY='%s' is not an integer in [1, 1e9]",
+                      v);
     o->sample_every = (int)k;
   }
   if ((v = getenv("LBSPROF_COLLECTOR")) && *v) {
     if (strncmp(v, "unix:", 5) && strncmp(v, "tcp:", 4))
-      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COLLECTOR='%s' is not unix:/path or tcp:HOST:PORT", v);
+      return lbs_fail(LBS_INVAL,
+                      "lbsprof: LBSPROF_COLLECTOR='%s' is not unix:/path or tcp:HOST:PORT", v);
     o->collector = v;
   }
   if ((v = getenv("LBSPROF_TOKEN_FILE")) && *v) o->token_file = v;
   if ((v = getenv("LBSPROF_COLLECTOR_BIND")) && *v) {
-    if (strlen(v) >= sizeof p->bind_host) return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COLLECTOR_BIND is too long");
+    if (strlen(v) >= sizeof p->bind_host)
+      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COLLECTOR_BIND is too long");
     snprintf(p->bind_host, sizeof p->bind_host, "%s", v);
   }
   if ((v = getenv("LBSPROF_METRICS")) && *v) o->metrics = v;
   if ((v = getenv("LBSPROF_ON_FULL")) && *v) {
-    if (!strcmp(v, "wait")) o->on_full = LBSPROF_WAIT;
-    else if (!strcmp(v, "drop")) o->on_full = LBSPROF_DROP;
-    else return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_ON_FULL='%s' is not wait or drop", v);
+    if (!strcmp(v, "wait"))
+      o->on_full = LBSPROF_WAIT;
+    else if (!strcmp(v, "drop"))
+      o->on_full = LBSPROF_DROP;
+    else
+      return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_ON_FULL='%s' is not wait or drop", v);
   }
   return LBS_OK;
 }
@@ -206,15 +223,23 @@ static lbs_err check_options(lbsprof *p, const lbsprof_opts *d) {
   lbsprof_opts *o = &p->o;
   if (!o->metrics) o->metrics = d->metrics;
   if (!o->ring_bytes) o->ring_bytes = d->ring_bytes;
-  if (o->sample_every < 1) return lbs_fail(LBS_INVAL, "lbsprof: sample_every must be at least 1 (got %d)", o->sample_every);
-  if (o->on_full != LBSPROF_WAIT && o->on_full != LBSPROF_DROP) return lbs_fail(LBS_INVAL, "lbsprof: on_full must be WAIT or DROP");
+  if (o->sample_every < 1)
+    return lbs_fail(LBS_INVAL, "lbsprof: sample_every must be at least 1 (got %d)",
+                    o->sample_every);
+  if (o->on_full != LBSPROF_WAIT && o->on_full != LBSPROF_DROP)
+    return lbs_fail(LBS_INVAL, "lbsprof: on_full must be WAIT or DROP");
   if (!o->collector && (!o->trace_path || !*o->trace_path))
-    return lbs_fail(LBS_INVAL, "lbsprof: give trace_path, or collector (LBSPROF_COLLECTOR) for a running 'lbsim collect'");
+    return lbs_fail(
+        LBS_INVAL,
+        "lbsprof: give trace_path, or collector (LBSPROF_COLLECTOR) for a running 'lbsim collect'");
   if (!o->collector && p->rank == 0 && access(o->trace_path, F_OK) == 0)
-    return lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces", o->trace_path);
+    return lbs_fail(LBS_IO, "lbsprof: %s exists; the profiler does not overwrite traces",
+                    o->trace_path);
   if (!o->collector && p->rank == 0 && lbs_parent_writable(o->trace_path))
     return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg()); /* now, not when the run ends */
-  if (!find_agent(o)) return lbs_fail(LBS_NOTFOUND, "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
+  if (!find_agent(o))
+    return lbs_fail(LBS_NOTFOUND,
+                    "lbsprof: the lbsprof-agent program is not found (set LBSPROF_AGENT)");
   return LBS_OK;
 }
 
@@ -224,16 +249,20 @@ static lbs_err check_rank0(lbsprof *p) {
   lbsprof_opts *o = &p->o;
   if (p->rank == 0 && o->collector) {
     if (!o->token_file || !*o->token_file)
-      return lbs_fail(LBS_INVAL, "lbsprof: a collector (%s) needs its token file: set LBSPROF_TOKEN_FILE (or "
-                      "opts.token_file) to the file 'lbsim collect' wrote", o->collector);
-    if (lbs__token_read(o->token_file, p->secret)) return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
+      return lbs_fail(LBS_INVAL,
+                      "lbsprof: a collector (%s) needs its token file: set LBSPROF_TOKEN_FILE (or "
+                      "opts.token_file) to the file 'lbsim collect' wrote",
+                      o->collector);
+    if (lbs__token_read(o->token_file, p->secret))
+      return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
     if (!strncmp(o->collector, "tcp:", 4) && lbs__resolve(o->collector, 0))
       return lbs_fail(LBS_IO, "lbsprof: collector: %s", lbs_errmsg());
   }
   if (p->rank == 0 && !o->collector && p->bind_host[0]) {
     char a[300];
     snprintf(a, sizeof a, "tcp:%s:0", p->bind_host);
-    if (lbs__resolve(a, 1)) return lbs_fail(LBS_IO, "lbsprof: LBSPROF_COLLECTOR_BIND: %s", lbs_errmsg());
+    if (lbs__resolve(a, 1))
+      return lbs_fail(LBS_IO, "lbsprof: LBSPROF_COLLECTOR_BIND: %s", lbs_errmsg());
   }
   if (p->rank == 0 && !o->collector && lbs__random(p->secret, sizeof p->secret))
     return lbs_fail(LBS_IO, "lbsprof: %s", lbs_errmsg());
@@ -284,7 +313,8 @@ static lbs_err open_segment(lbsprof *p) {
       p->shm_fd = shm_open(p->shm_name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
       if (p->shm_fd >= 0 || errno != EEXIST) break;
     }
-    if (!e && p->shm_fd < 0) e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
+    if (!e && p->shm_fd < 0)
+      e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
   }
   if ((e = lbs_mpi_agree(p->node, e))) return e; /* the node's first rank's failure, on the node */
   MPI_Bcast(p->shm_name, sizeof p->shm_name, MPI_CHAR, 0, p->node);
@@ -393,25 +423,31 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   return 0;
 }
 
-int lbsprof_probe_register(lbsprof *p, const char *name, const char *unit, void (*begin)(void *), double (*end)(void *),
-                           void *arg) {
-  if (!end) return -lbs_fail(LBS_INVAL, "lbsprof: probe '%s' needs an end callback", name ? name : "");
+int lbsprof_probe_register(lbsprof *p, const char *name, const char *unit, void (*begin)(void *),
+                           double (*end)(void *), void *arg) {
+  if (!end)
+    return -lbs_fail(LBS_INVAL, "lbsprof: probe '%s' needs an end callback", name ? name : "");
   int id = add_metric(p, name, unit, K_PROBE);
   if (id >= 0) p->m[id].begin = begin, p->m[id].end = end, p->m[id].arg = arg;
   return id;
 }
 
-int lbsprof_value_metric(lbsprof *p, const char *name, const char *unit) { return add_metric(p, name, unit, K_VALUE); }
+int lbsprof_value_metric(lbsprof *p, const char *name, const char *unit) {
+  return add_metric(p, name, unit, K_VALUE);
+}
 
 int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
   if (!p || !key || !value) return lbs_fail(LBS_INVAL, "lbsprof_meta: a NULL argument");
-  if (p->described) return lbs_fail(LBS_INVAL, "lbsprof_meta('%s'): after the mesh was described", key);
+  if (p->described)
+    return lbs_fail(LBS_INVAL, "lbsprof_meta('%s'): after the mesh was described", key);
   size_t kl = strlen(key), vl = strlen(value);
-  if (!kl || kl > 64 || strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != kl)
+  if (!kl || kl > 64 ||
+      strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != kl)
     return lbs_fail(LBS_INVAL, "lbsprof_meta: key '%.64s' must be 1-64 of [A-Za-z0-9_.-]", key);
   for (size_t i = 0; i < vl; i++)
     if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
-      return lbs_fail(LBS_INVAL, "lbsprof_meta('%s'): the value holds a control character at byte %zu", key, i);
+      return lbs_fail(
+          LBS_INVAL, "lbsprof_meta('%s'): the value holds a control character at byte %zu", key, i);
   /* a key given again replaces its value */
   char *at = p->app;
   while (*at) {
@@ -424,7 +460,8 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
   }
   size_t used = strlen(p->app);
   if (used + kl + vl + 2 >= sizeof p->app)
-    return lbs_fail(LBS_RANGE, "lbsprof_meta('%s'): the application's keys exceed %zu bytes", key, sizeof p->app - 1);
+    return lbs_fail(LBS_RANGE, "lbsprof_meta('%s'): the application's keys exceed %zu bytes", key,
+                    sizeof p->app - 1);
   snprintf(p->app + used, sizeof p->app - used, "%s=%s\n", key, value);
   return 0;
 }
@@ -449,13 +486,15 @@ static pid_t spawn(lbsprof *p, char *const argv[], int keep_fd) {
   if (keep_fd >= 0) posix_spawn_file_actions_adddup2(&fa, keep_fd, 3);
   size_t n = 0;
   while (environ[n]) n++;
-  char **env = malloc((n + 2) * sizeof *env), var[sizeof LBSPROF_SECRET_ENV + 2 * LBSPROF_SECRET_BYTES + 1];
+  char **env = malloc((n + 2) * sizeof *env),
+       var[sizeof LBSPROF_SECRET_ENV + 2 * LBSPROF_SECRET_BYTES + 1];
   pid_t pid = -1;
   int rc = ENOMEM;
   if (env) {
     size_t k = 0, pre = strlen(LBSPROF_SECRET_ENV);
     for (size_t i = 0; i < n; i++)
-      if (strncmp(environ[i], LBSPROF_SECRET_ENV, pre) || environ[i][pre] != '=') env[k++] = environ[i];
+      if (strncmp(environ[i], LBSPROF_SECRET_ENV, pre) || environ[i][pre] != '=')
+        env[k++] = environ[i];
     snprintf(var, sizeof var, "%s=", LBSPROF_SECRET_ENV);
     lbs__hex(p->secret, sizeof p->secret, var + pre + 1);
     env[k++] = var, env[k] = NULL;
@@ -487,8 +526,10 @@ static lbs_err pick_bind_host(const char *names, int nnodes, char *host, size_t 
     int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
-    int ok = fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
-             getnameinfo((struct sockaddr *)&ss, sl, host, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0;
+    int ok =
+        fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+        getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+        getnameinfo((struct sockaddr *)&ss, sl, host, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0;
     if (fd >= 0) close(fd);
     freeaddrinfo(res);
     if (ok) return LBS_OK;
@@ -497,14 +538,20 @@ static lbs_err pick_bind_host(const char *names, int nnodes, char *host, size_t 
   if (!getaddrinfo(names, NULL, &hints, &res)) {
     int ok = 0;
     for (struct addrinfo *r = res; r && !ok; r = r->ai_next) {
-      int loop = (r->ai_family == AF_INET && (ntohl(((struct sockaddr_in *)r->ai_addr)->sin_addr.s_addr) >> 24) == 127) ||
-                 (r->ai_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)r->ai_addr)->sin6_addr));
-      ok = !loop && !getnameinfo(r->ai_addr, r->ai_addrlen, host, (socklen_t)len, NULL, 0, NI_NUMERICHOST);
+      int loop = (r->ai_family == AF_INET &&
+                  (ntohl(((struct sockaddr_in *)r->ai_addr)->sin_addr.s_addr) >> 24) == 127) ||
+                 (r->ai_family == AF_INET6 &&
+                  IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)r->ai_addr)->sin6_addr));
+      ok = !loop &&
+           !getnameinfo(r->ai_addr, r->ai_addrlen, host, (socklen_t)len, NULL, 0, NI_NUMERICHOST);
     }
     freeaddrinfo(res);
     if (ok) return LBS_OK;
   }
-  return lbs_fail(LBS_IO, "lbsprof: cannot tell which address of %s the other nodes reach; set LBSPROF_COLLECTOR_BIND", names);
+  return lbs_fail(
+      LBS_IO,
+      "lbsprof: cannot tell which address of %s the other nodes reach; set LBSPROF_COLLECTOR_BIND",
+      names);
 }
 
 /* Rank 0 starts the collector on a socket it opened itself, so its address is known now: a
@@ -513,17 +560,21 @@ static lbs_err pick_bind_host(const char *names, int nnodes, char *host, size_t 
 static lbs_err start_collector(lbsprof *p, const char *names, char *addr, size_t addr_len) {
   char want[4200], host[NI_MAXHOST];
   lbs_err e = LBS_OK;
-  if (p->bind_host[0]) snprintf(want, sizeof want, "tcp:%s:0", p->bind_host);
+  if (p->bind_host[0])
+    snprintf(want, sizeof want, "tcp:%s:0", p->bind_host);
   else if (p->nnodes > 1) {
     if ((e = pick_bind_host(names, p->nnodes, host, sizeof host))) return e;
     snprintf(want, sizeof want, "tcp:%s:0", host);
   } else {
     const char *tmp = getenv("TMPDIR");
     snprintf(p->sock_dir, sizeof p->sock_dir, "%s/lbsprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (strlen(p->sock_dir) + sizeof "/collector.sock" > sizeof(((struct sockaddr_un *)0)->sun_path))
-      snprintf(p->sock_dir, sizeof p->sock_dir, "/tmp/lbsprof-XXXXXX"); /* a TMPDIR too long for a socket path */
-    if (!mkdtemp(p->sock_dir)) { /* mode 0700 */
-      e = lbs_fail(LBS_IO, "lbsprof: cannot make a private directory %s: %s", p->sock_dir, strerror(errno));
+    if (strlen(p->sock_dir) + sizeof "/collector.sock" >
+        sizeof(((struct sockaddr_un *)0)->sun_path))
+      snprintf(p->sock_dir, sizeof p->sock_dir,
+               "/tmp/lbsprof-XXXXXX"); /* a TMPDIR too long for a socket path */
+    if (!mkdtemp(p->sock_dir)) {       /* mode 0700 */
+      e = lbs_fail(LBS_IO, "lbsprof: cannot make a private directory %s: %s", p->sock_dir,
+                   strerror(errno));
       p->sock_dir[0] = '\0';
       return e;
     }
@@ -536,11 +587,23 @@ static lbs_err start_collector(lbsprof *p, const char *names, char *addr, size_t
   }
   char nodes[16];
   snprintf(nodes, sizeof nodes, "%d", p->nnodes);
-  char *argv[] = {p->agent_path, "collect", "--fd", "3", "--addr", addr, "--nodes", nodes, "-o", p->trace_path,
-                  p->sock_dir[0] ? "--private-dir" : NULL, p->sock_dir, NULL};
+  char *argv[] = {p->agent_path,
+                  "collect",
+                  "--fd",
+                  "3",
+                  "--addr",
+                  addr,
+                  "--nodes",
+                  nodes,
+                  "-o",
+                  p->trace_path,
+                  p->sock_dir[0] ? "--private-dir" : NULL,
+                  p->sock_dir,
+                  NULL};
   p->collector_pid = spawn(p, argv, fd);
   close(fd);
-  if (p->collector_pid < 0 && p->sock_dir[0]) { /* nobody will: the socket and its directory go now */
+  if (p->collector_pid < 0 &&
+      p->sock_dir[0]) { /* nobody will: the socket and its directory go now */
     unlink(addr + 5), rmdir(p->sock_dir);
     p->sock_dir[0] = '\0';
   }
@@ -552,26 +615,36 @@ static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
   size_t hdr = (sizeof(prof_shm) + (size_t)p->lsize * sizeof(prof_ring) + 4095) & ~(size_t)4095;
   p->shm_bytes = hdr + (size_t)p->lsize * cap;
   if (p->lrank == 0) {
-    if (ftruncate(p->shm_fd, (off_t)p->shm_bytes)) e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
-    void *m = e ? MAP_FAILED : mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->shm_fd, 0);
-    if (!e && m == MAP_FAILED) e = lbs_fail(LBS_IO, "lbsprof: mmap %s: %s", p->shm_name, strerror(errno));
+    if (ftruncate(p->shm_fd, (off_t)p->shm_bytes))
+      e = lbs_fail(LBS_IO, "lbsprof: shared memory %s: %s", p->shm_name, strerror(errno));
+    void *m =
+        e ? MAP_FAILED : mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->shm_fd, 0);
+    if (!e && m == MAP_FAILED)
+      e = lbs_fail(LBS_IO, "lbsprof: mmap %s: %s", p->shm_name, strerror(errno));
     if (!e) {
       prof_shm *s = p->shm = m;
-      s->magic = LBSPROF_SHM_MAGIC, s->version = LBSPROF_PROTO_VERSION, s->nlocal = p->lsize, s->bytes = p->shm_bytes;
-      for (int r = 0; r < p->lsize; r++) s->ring[r].cap = cap, s->ring[r].off = hdr + (uint64_t)r * cap;
+      s->magic = LBSPROF_SHM_MAGIC, s->version = LBSPROF_PROTO_VERSION, s->nlocal = p->lsize,
+      s->bytes = p->shm_bytes;
+      for (int r = 0; r < p->lsize; r++)
+        s->ring[r].cap = cap, s->ring[r].off = hdr + (uint64_t)r * cap;
       char node[16], label[80];
       snprintf(node, sizeof node, "%d", p->nodeid);
-      snprintf(label, sizeof label, "%s", p->shm_name + 1); /* lbsprof-PID-NODE-RANDOM: names the run in ps */
-      char *argv[] = {p->agent_path, "agent", "--shm-fd", "3", "--label", label, "--node", node, "--collector", (char *)addr, NULL};
+      snprintf(label, sizeof label, "%s",
+               p->shm_name + 1); /* lbsprof-PID-NODE-RANDOM: names the run in ps */
+      char *argv[] = {p->agent_path, "agent", "--shm-fd",    "3",          "--label", label,
+                      "--node",      node,    "--collector", (char *)addr, NULL};
       p->agent_pid = spawn(p, argv, p->shm_fd);
-      if (p->agent_pid < 0) e = LBS_IO;
-      else atomic_store(&s->agent_pid, (int32_t)p->agent_pid);
+      if (p->agent_pid < 0)
+        e = LBS_IO;
+      else
+        atomic_store(&s->agent_pid, (int32_t)p->agent_pid);
     }
   }
   if ((e = lbs_mpi_agree(p->node, e))) return e; /* the node's first rank's failure, on the node */
   if (p->lrank != 0) {
     void *m = mmap(NULL, p->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->shm_fd, 0);
-    if (m == MAP_FAILED) return lbs_fail(LBS_IO, "lbsprof: attach %s: %s", p->shm_name, strerror(errno));
+    if (m == MAP_FAILED)
+      return lbs_fail(LBS_IO, "lbsprof: attach %s: %s", p->shm_name, strerror(errno));
     p->shm = m;
   }
   close(p->shm_fd);
@@ -595,13 +668,16 @@ static int agent_alive(lbsprof *p) {
 
 static void stop_profiling(lbsprof *p, const char *why) {
   if (!p->warned)
-    lbs_log(LBS_LOG_WARN, "lbsprof: warning: rank %d: %s; profiling stops here, the trace keeps the steps completed so far",
-            p->rank, why);
+    lbs_log(
+        LBS_LOG_WARN,
+        "lbsprof: warning: rank %d: %s; profiling stops here, the trace keeps the steps completed so far",
+        p->rank, why);
   p->warned = 1;
   p->enabled = 0;
 }
 
-static int put_record(lbsprof *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, int may_drop) {
+static int put_record(lbsprof *p, uint32_t type, const void *a, size_t alen, const void *b,
+                      size_t blen, int may_drop) {
   struct timespec nap = {0, 20000};
   for (int spins = 0;; spins++) {
     if (lbs__ring_write(p->shm, p->lrank, type, a, alen, b, blen)) return 0;
@@ -779,13 +855,14 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   return 0;
 }
 
-int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3], const int64_t hi[3]) {
+int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3],
+                     const int64_t hi[3]) {
   int64_t n = 1;
   lbs_err e = LBS_OK;
   for (int k = 0; k < 3; k++) {
     if (global[k] < 1 || lo[k] < 0 || hi[k] < lo[k] || hi[k] > global[k])
-      e = lbs_fail(LBS_INVAL, "lbsprof: box [%lld, %lld) of dimension %d is outside 0..%lld", (long long)lo[k],
-                   (long long)hi[k], k, (long long)global[k]);
+      e = lbs_fail(LBS_INVAL, "lbsprof: box [%lld, %lld) of dimension %d is outside 0..%lld",
+                   (long long)lo[k], (long long)hi[k], k, (long long)global[k]);
     n *= hi[k] - lo[k];
   }
   int64_t *gid = e ? NULL : malloc((size_t)(n ? n : 1) * sizeof *gid);
@@ -800,13 +877,17 @@ int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3], c
   return rc;
 }
 
-int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords, const int64_t *xadj,
-                          const int64_t *adj) {
+int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
+                          const int64_t *xadj, const int64_t *adj) {
   lbs_err e = LBS_OK;
-  if (n < 0 || (n && !gid)) e = lbs_fail(LBS_INVAL, "lbsprof: %lld elements without ids", (long long)n);
-  else if (coords && (dim < 1 || dim > 3)) e = lbs_fail(LBS_INVAL, "lbsprof: coordinates of dimension %d", dim);
+  if (n < 0 || (n && !gid))
+    e = lbs_fail(LBS_INVAL, "lbsprof: %lld elements without ids", (long long)n);
+  else if (coords && (dim < 1 || dim > 3))
+    e = lbs_fail(LBS_INVAL, "lbsprof: coordinates of dimension %d", dim);
   for (int64_t i = 0; !e && i < n; i++)
-    if (gid[i] < 0) e = lbs_fail(LBS_INVAL, "lbsprof: local element %lld has id %lld", (long long)i, (long long)gid[i]);
+    if (gid[i] < 0)
+      e = lbs_fail(LBS_INVAL, "lbsprof: local element %lld has id %lld", (long long)i,
+                   (long long)gid[i]);
   if ((e = agree(p, e))) return e;
   static const int64_t none[3] = {0, 0, 0};
   return describe(p, 2, none, n, gid, dim, coords, xadj, adj);
@@ -846,8 +927,7 @@ static void clock_setup(lbsprof *p) {
   p->use_tsc = cst && nst && !(env && !strcmp(env, "monotonic"));
   if (p->use_tsc) {
     p->mono0 = mono_ns(), p->tsc0 = __rdtsc();
-    while (mono_ns() - p->mono0 < 2000000) {
-    }
+    while (mono_ns() - p->mono0 < 2000000) {}
   }
 #endif
 }
@@ -866,7 +946,8 @@ int lbsprof_sampled(const lbsprof *p) { return p->sampled; }
 
 int lbsprof_set_value(lbsprof *p, int metric, int64_t i, double v) {
   if (metric < 0 || metric >= p->M || p->m[metric].kind != K_VALUE || i < 0 || i >= p->n)
-    return lbs_fail(LBS_RANGE, "lbsprof: set_value(metric %d, element %lld) is out of range", metric, (long long)i);
+    return lbs_fail(LBS_RANGE, "lbsprof: set_value(metric %d, element %lld) is out of range",
+                    metric, (long long)i);
   if (p->sampled) p->val[(size_t)metric * (size_t)p->n + (size_t)i] = v;
   return 0;
 }
@@ -928,15 +1009,17 @@ int lbsprof_finalize(lbsprof **pp) {
   int rc = 0;
   if (p->described) {
     prof_end end = {p->dropped, p->sent, 0, 0};
-    if (p->enabled) put_record(p, REC_END, &end, sizeof end, NULL, 0, 0);
-    else atomic_store(&p->shm->ring[p->lrank].done, 1); /* the agent need not wait for it */
+    if (p->enabled)
+      put_record(p, REC_END, &end, sizeof end, NULL, 0, 0);
+    else
+      atomic_store(&p->shm->ring[p->lrank].done, 1); /* the agent need not wait for it */
     if (p->dropped)
-      lbs_log(LBS_LOG_WARN, "lbsprof: rank %d dropped %lld sampled steps (ring full)", p->rank, (long long)p->dropped);
+      lbs_log(LBS_LOG_WARN, "lbsprof: rank %d dropped %lld sampled steps (ring full)", p->rank,
+              (long long)p->dropped);
     if (p->lrank == 0) agent_alive(p); /* reaps an agent that died */
     if (p->lrank == 0 && p->agent_pid > 0) {
       int st;
-      while (waitpid(p->agent_pid, &st, 0) < 0 && errno == EINTR) {
-      }
+      while (waitpid(p->agent_pid, &st, 0) < 0 && errno == EINTR) {}
       p->agent_status = st;
     }
     /* an agent that gave up, lost a rank or died did not deliver every step */
@@ -949,8 +1032,7 @@ int lbsprof_finalize(lbsprof **pp) {
     lbs_err coll_e = LBS_OK; /* rank 0's: the collector's outcome, whose message comes first */
     if (p->rank == 0 && p->collector_pid > 0) {
       int st = 0;
-      while (waitpid(p->collector_pid, &st, 0) < 0 && errno == EINTR) {
-      }
+      while (waitpid(p->collector_pid, &st, 0) < 0 && errno == EINTR) {}
       if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
         coll_e =
             lbs_fail(LBS_IO, "lbsprof: the collector did not complete the trace %s (status %d)",

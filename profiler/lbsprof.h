@@ -28,9 +28,9 @@
  *
  * Metrics: `time_ns` (the invariant TSC where the CPU has one, calibrated against
  * CLOCK_MONOTONIC, else CLOCK_MONOTONIC; LBSPROF_CLOCK=monotonic forces the latter; an element
- * entered several times in a step accumulates), `cycles` and `instructions` through PAPI when the hardware allows
- * (otherwise one warning on rank 0 and the metric is left out), custom probes (begin/end
- * callbacks, the end returning the element's value), and values the application sets.
+ * entered several times in a step accumulates), `cycles` and `instructions` through PAPI when the
+ * hardware allows (otherwise one warning on rank 0 and the metric is left out), custom probes
+ * (begin/end callbacks, the end returning the element's value), and values the application sets.
  *
  * Error bound (opts.bound, in lbsim's one spelling): "rel:0.005" (the default: every stored
  * value within 0.5% of the measured one, signs and zeros kept, every sum of costs within the
@@ -83,16 +83,20 @@ typedef struct lbsprof lbsprof;
 enum { LBSPROF_WAIT = 0, LBSPROF_DROP = 1 }; /* what a rank does when its ring is full */
 
 typedef struct lbsprof_opts {
-  const char *trace_path; /* the trace file rank 0's collector writes (required without collector) */
-  const char *collector;  /* address of a running collector ("unix:/path", "tcp:host:port"), or NULL */
-  const char *metrics;    /* built-in probes, comma-separated: "time_ns" (default), "cycles", "instructions" */
-  int sample_every;       /* profile steps 0, k, 2k, ... (default 1) */
-  const char *bound;      /* "rel:0.005" (default), "abs:E", "range:E" or "lossless" */
-  const char *codec;      /* "auto" (default: per chunk the smaller of polyline and quant),
-                             "polyline", "quant" or "lossless" (implied by a lossless bound) */
-  int on_full;            /* LBSPROF_WAIT (default) or LBSPROF_DROP */
-  size_t ring_bytes;      /* shared-memory ring per rank (default 8 MiB; raised to hold two steps) */
-  const char *agent_path; /* the lbsprof-agent program (default: $LBSPROF_AGENT, else the installed one) */
+  const char
+      *trace_path; /* the trace file rank 0's collector writes (required without collector) */
+  const char
+      *collector; /* address of a running collector ("unix:/path", "tcp:host:port"), or NULL */
+  const char *
+      metrics; /* built-in probes, comma-separated: "time_ns" (default), "cycles", "instructions" */
+  int sample_every;  /* profile steps 0, k, 2k, ... (default 1) */
+  const char *bound; /* "rel:0.005" (default), "abs:E", "range:E" or "lossless" */
+  const char *codec; /* "auto" (default: per chunk the smaller of polyline and quant),
+                        "polyline", "quant" or "lossless" (implied by a lossless bound) */
+  int on_full;       /* LBSPROF_WAIT (default) or LBSPROF_DROP */
+  size_t ring_bytes; /* shared-memory ring per rank (default 8 MiB; raised to hold two steps) */
+  const char
+      *agent_path; /* the lbsprof-agent program (default: $LBSPROF_AGENT, else the installed one) */
   const char *token_file; /* with collector: the token file `lbsim collect` wrote (mode 0600) */
 } lbsprof_opts;
 

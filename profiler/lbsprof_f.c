@@ -6,8 +6,8 @@
 
 /* comm: a Fortran handle (MPI_COMM_WORLD from `use mpi`); path: NUL-terminated; metrics and
  * bound: NUL-terminated ("" for the default). */
-int lbsprof_init_f(MPI_Fint comm, const char *path, const char *metrics, int sample_every, const char *bound,
-                   lbsprof **out) {
+int lbsprof_init_f(MPI_Fint comm, const char *path, const char *metrics, int sample_every,
+                   const char *bound, lbsprof **out) {
   lbsprof_opts o;
   lbsprof_opts_default(&o);
   o.trace_path = path;

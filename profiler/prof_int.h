@@ -13,12 +13,12 @@
  * Who may talk (auth.c): the collector opens every connection with FR_CHALLENGE (a fresh
  * 32-byte nonce); the first frame back must be FR_AUTH {i32 node, pad, HMAC-SHA256(secret,
  * "lbsprof-auth-3" || nonce)}, else the connection is dropped and logged before anything it
- * sent is read; FR_VERDICT {i32 1 accepted / 0 refused, pad} tells the agent which. The run's secret (32 random bytes) reaches the agents and rank 0's collector
- * in LBSPROF_SECRET (hex, in their environment only), and a stand-alone `lbsim collect` keeps
- * it in a token file of mode 0600 (LBSPROF_TOKEN_FILE / opts.token_file for the application).
- * Then: HELLO, MESH, STEP..., END, with PING while an agent has nothing to send. Every frame's
- * announced length is checked against what its type may carry in the connection's state
- * before a byte of its payload is buffered. */
+ * sent is read; FR_VERDICT {i32 1 accepted / 0 refused, pad} tells the agent which. The run's
+ * secret (32 random bytes) reaches the agents and rank 0's collector in LBSPROF_SECRET (hex, in
+ * their environment only), and a stand-alone `lbsim collect` keeps it in a token file of mode 0600
+ * (LBSPROF_TOKEN_FILE / opts.token_file for the application). Then: HELLO, MESH, STEP..., END, with
+ * PING while an agent has nothing to send. Every frame's announced length is checked against what
+ * its type may carry in the connection's state before a byte of its payload is buffered. */
 #ifndef LBS_PROF_INT_H
 #define LBS_PROF_INT_H
 
@@ -36,7 +36,16 @@
 /* ring records */
 enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4 };
 /* frames */
-enum { FR_HELLO = 1, FR_MESH = 2, FR_STEP = 3, FR_END = 4, FR_CHALLENGE = 5, FR_AUTH = 6, FR_PING = 7, FR_VERDICT = 8 };
+enum {
+  FR_HELLO = 1,
+  FR_MESH = 2,
+  FR_STEP = 3,
+  FR_END = 4,
+  FR_CHALLENGE = 5,
+  FR_AUTH = 6,
+  FR_PING = 7,
+  FR_VERDICT = 8
+};
 /* agent states in the segment header */
 enum { AGENT_STARTING = 0, AGENT_RUNNING = 1, AGENT_GONE = 2 };
 
@@ -96,7 +105,8 @@ typedef struct {
 /* Ring operations. write: 1 written, 0 no room (nothing written). read: record length into
  * *len and type into *type with the payload copied into buf (grown as needed), 1, or 0 when
  * empty. */
-int lbs__ring_write(prof_shm *shm, int r, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);
+int lbs__ring_write(prof_shm *shm, int r, uint32_t type, const void *a, size_t alen, const void *b,
+                    size_t blen);
 int lbs__ring_read(prof_shm *shm, int r, uint32_t *type, lbs_buf *buf);
 /* Bytes a record of len payload bytes takes in a ring. */
 uint64_t lbs__ring_record_bytes(size_t len);
@@ -104,9 +114,11 @@ uint64_t lbs__ring_record_bytes(size_t len);
 /* Frames over a socket fd. send: LBS_IO on failure. The reader keeps partial input in buf:
  * frame_next returns 1 with a frame (type, payload pointer into buf, len) and consumes it on
  * the next call, 0 when more bytes are needed, or -1 (message set) on a bad frame. */
-lbs_err lbs__frame_send(int fd, uint16_t type, const void *a, size_t alen, const void *b, size_t blen);
+lbs_err lbs__frame_send(int fd, uint16_t type, const void *a, size_t alen, const void *b,
+                        size_t blen);
 lbs_err lbs__frame_send_raw(int fd, const void *frames, size_t n); /* already built */
-lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen, const void *b, size_t blen);
+lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen, const void *b,
+                         size_t blen);
 typedef struct {
   lbs_buf in;      /* received bytes */
   size_t consumed; /* bytes of in already returned */
@@ -125,7 +137,7 @@ int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, u
 #define LBSPROF_NONCE_BYTES 32
 #define LBSPROF_MAC_BYTES 32
 #define LBSPROF_SECRET_ENV "LBSPROF_SECRET"
-lbs_err lbs__random(void *buf, size_t n); /* getrandom(2) */
+lbs_err lbs__random(void *buf, size_t n);             /* getrandom(2) */
 void lbs__hex(const uint8_t *b, size_t n, char *out); /* out: 2n + 1 chars */
 int lbs__unhex(const char *s, size_t slen, uint8_t *out, size_t n);
 /* A token file: a regular file of this user, mode 0600 (no group or other bits), holding the
@@ -134,15 +146,19 @@ lbs_err lbs__token_read(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]);
 /* A new random secret written to a new file (O_EXCL, no symlink followed) of mode 0600. */
 lbs_err lbs__token_create(const char *path, uint8_t secret[LBSPROF_SECRET_BYTES]);
 lbs_err lbs__secret_from_env(uint8_t secret[LBSPROF_SECRET_BYTES]);
-void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
-                   uint8_t mac[LBSPROF_MAC_BYTES]);
-int lbs__auth_verify(const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
-                     const uint8_t mac[LBSPROF_MAC_BYTES]); /* 1 when mac is right (constant time) */
+void lbs__auth_mac(const uint8_t secret[LBSPROF_SECRET_BYTES],
+                   const uint8_t nonce[LBSPROF_NONCE_BYTES], uint8_t mac[LBSPROF_MAC_BYTES]);
+int lbs__auth_verify(
+    const uint8_t secret[LBSPROF_SECRET_BYTES], const uint8_t nonce[LBSPROF_NONCE_BYTES],
+    const uint8_t mac[LBSPROF_MAC_BYTES]); /* 1 when mac is right (constant time) */
 /* The agent's side on a fresh connection: waits (up to timeout_s) for the challenge and answers
- * it; then waits for the collector's verdict (LBS_INVAL when it refused the token). client: both. */
-lbs_err lbs__auth_answer(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s);
+ * it; then waits for the collector's verdict (LBS_INVAL when it refused the token). client: both.
+ */
+lbs_err lbs__auth_answer(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node,
+                         double timeout_s);
 lbs_err lbs__auth_verdict(int fd, double timeout_s);
-lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node, double timeout_s);
+lbs_err lbs__auth_client(int fd, const uint8_t secret[LBSPROF_SECRET_BYTES], int node,
+                         double timeout_s);
 
 /* Addresses: "unix:/path" or "tcp:host:port". listen: a bound listening socket and the
  * address to give clients (for tcp port 0, the chosen port); a unix path may hold only a
@@ -171,7 +187,8 @@ int lbs__collect_main(int listen_fd, const char *addr, const char *out_path, int
 
 /* The collector's state machine, apart from its sockets (collector.c; the fuzzer drives it). */
 typedef struct lbs_coll lbs_coll;
-lbs_coll *lbs__coll_create(const char *out_path, int nodes, const uint8_t secret[LBSPROF_SECRET_BYTES]);
+lbs_coll *lbs__coll_create(const char *out_path, int nodes,
+                           const uint8_t secret[LBSPROF_SECRET_BYTES]);
 /* A new connection (fd may be -1: nothing is sent). trusted skips the challenge (tests and
  * fuzzing only). Returns its id (>= 0), or -1 when it was refused. */
 int lbs__coll_open(lbs_coll *c, int fd, const char *peer, int trusted);

@@ -32,7 +32,8 @@ static void get(const uint8_t *ring, uint64_t cap, uint64_t pos, void *dst, size
   if (first < n) memcpy((uint8_t *)dst + first, ring, n - first);
 }
 
-int lbs__ring_write(prof_shm *shm, int r, uint32_t type, const void *a, size_t alen, const void *b, size_t blen) {
+int lbs__ring_write(prof_shm *shm, int r, uint32_t type, const void *a, size_t alen, const void *b,
+                    size_t blen) {
   prof_ring *rg = &shm->ring[r];
   uint8_t *data = (uint8_t *)shm + rg->off;
   uint64_t need = lbs__ring_record_bytes(alen + blen);
@@ -66,7 +67,8 @@ int lbs__ring_read(prof_shm *shm, int r, uint32_t *type, lbs_buf *buf) {
 
 /* ---------------------------------------------------------------- frames */
 
-lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen, const void *b, size_t blen) {
+lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen, const void *b,
+                         size_t blen) {
   uLong c = crc32(0L, Z_NULL, 0);
   if (alen) c = crc32(c, a, (uInt)alen);
   if (blen) c = crc32(c, b, (uInt)blen);
@@ -74,7 +76,8 @@ lbs_err lbs__frame_build(lbs_buf *out, uint16_t type, const void *a, size_t alen
   uint8_t h[16];
   uint32_t magic = LBSPROF_FRAME_MAGIC, len = (uint32_t)(alen + blen);
   uint16_t ver = LBSPROF_PROTO_VERSION;
-  memcpy(h, &magic, 4), memcpy(h + 4, &ver, 2), memcpy(h + 6, &type, 2), memcpy(h + 8, &len, 4), memcpy(h + 12, &crc, 4);
+  memcpy(h, &magic, 4), memcpy(h + 4, &ver, 2), memcpy(h + 6, &type, 2), memcpy(h + 8, &len, 4),
+      memcpy(h + 12, &crc, 4);
   lbs_err e = lbs_buf_append(out, h, 16);
   if (!e && alen) e = lbs_buf_append(out, a, alen);
   if (!e && blen) e = lbs_buf_append(out, b, blen);
@@ -92,7 +95,8 @@ lbs_err lbs__frame_send_raw(int fd, const void *buf, size_t n) {
   return LBS_OK;
 }
 
-lbs_err lbs__frame_send(int fd, uint16_t type, const void *a, size_t alen, const void *b, size_t blen) {
+lbs_err lbs__frame_send(int fd, uint16_t type, const void *a, size_t alen, const void *b,
+                        size_t blen) {
   lbs_buf f = {0};
   lbs_err e = lbs__frame_build(&f, type, a, alen, b, blen);
   if (!e) e = lbs__frame_send_raw(fd, f.data, f.len);
@@ -109,15 +113,20 @@ int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, u
   if (fr->in.len < 16) return 0;
   uint32_t magic, n, crc;
   uint16_t ver;
-  memcpy(&magic, fr->in.data, 4), memcpy(&ver, fr->in.data + 4, 2), memcpy(type, fr->in.data + 6, 2);
+  memcpy(&magic, fr->in.data, 4), memcpy(&ver, fr->in.data + 4, 2),
+      memcpy(type, fr->in.data + 6, 2);
   memcpy(&n, fr->in.data + 8, 4), memcpy(&crc, fr->in.data + 12, 4);
-  if (magic != LBSPROF_FRAME_MAGIC) return lbs_fail(LBS_FORMAT, "not an lbsprof frame (magic %08x)", magic), -1;
+  if (magic != LBSPROF_FRAME_MAGIC)
+    return lbs_fail(LBS_FORMAT, "not an lbsprof frame (magic %08x)", magic), -1;
   if (ver != LBSPROF_PROTO_VERSION)
-    return lbs_fail(LBS_VERSION, "protocol version %u, this collector speaks %d", ver, LBSPROF_PROTO_VERSION), -1;
+    return lbs_fail(LBS_VERSION, "protocol version %u, this collector speaks %d", ver,
+                    LBSPROF_PROTO_VERSION),
+           -1;
   if (n > LBSPROF_FRAME_MAX) return lbs_fail(LBS_FORMAT, "a frame announcing %u bytes", n), -1;
   if (fr->check && fr->check(fr->ctx, *type, n)) return -1; /* before any of its payload is kept */
   if (fr->in.len < 16 + (size_t)n) return 0;
-  if (lbs_crc32(fr->in.data + 16, n) != crc) return lbs_fail(LBS_CORRUPT, "frame checksum mismatch"), -1;
+  if (lbs_crc32(fr->in.data + 16, n) != crc)
+    return lbs_fail(LBS_CORRUPT, "frame checksum mismatch"), -1;
   *payload = fr->in.data + 16;
   *len = n;
   fr->consumed = 16 + (size_t)n;
@@ -146,7 +155,8 @@ static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
   if (!S_ISSOCK(sb.st_mode))
     return lbs_fail(LBS_IO, "%s: exists and is not a socket; refusing to replace it", path);
   if (sb.st_uid != geteuid())
-    return lbs_fail(LBS_IO, "%s: a socket of another user (uid %d); refusing to replace it", path, (int)sb.st_uid);
+    return lbs_fail(LBS_IO, "%s: a socket of another user (uid %d); refusing to replace it", path,
+                    (int)sb.st_uid);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
   int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa), err = errno;
@@ -163,7 +173,8 @@ static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
 int lbs__listen(const char *addr, char *actual, size_t actual_len) {
   if (!strncmp(addr, "unix:", 5)) {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (strlen(addr + 5) >= sizeof sa.sun_path) return lbs_fail(LBS_INVAL, "socket path too long: %s", addr + 5), -1;
+    if (strlen(addr + 5) >= sizeof sa.sun_path)
+      return lbs_fail(LBS_INVAL, "socket path too long: %s", addr + 5), -1;
     strcpy(sa.sun_path, addr + 5);
     if (clear_stale_socket(&sa)) return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -178,13 +189,18 @@ int lbs__listen(const char *addr, char *actual, size_t actual_len) {
     snprintf(actual, actual_len, "%s", addr);
     return fd;
   }
-  if (strncmp(addr, "tcp:", 4)) return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
+  if (strncmp(addr, "tcp:", 4))
+    return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
   char host[256], port[32];
   if (parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
     return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr), -1;
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_PASSIVE},
+                  *res;
   int gai = getaddrinfo(strcmp(host, "*") ? host : NULL, port, &hints, &res);
-  if (gai) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(gai)), -1;
+  if (gai)
+    return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(gai)), -1;
   int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
   if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64)) {
@@ -197,7 +213,8 @@ int lbs__listen(const char *addr, char *actual, size_t actual_len) {
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   getsockname(fd, (struct sockaddr *)&ss, &sl);
-  int p = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port) : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+  int p = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
+                                  : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
   snprintf(actual, actual_len, "tcp:%s:%d", host, p);
   return fd;
 }
@@ -220,7 +237,8 @@ int lbs__connect(const char *addr) {
     return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
   int gai = getaddrinfo(host, port, &hints, &res);
-  if (gai) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(gai)), -1;
+  if (gai)
+    return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(gai)), -1;
   fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen)) {
     lbs_fail(LBS_IO, "cannot connect to %s: %s", addr, strerror(errno));
@@ -241,7 +259,10 @@ lbs_err lbs__resolve(const char *addr, int passive) {
   char host[256], port[32];
   if (strncmp(addr, "tcp:", 4) || parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
     return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr);
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0}, *res;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = passive ? AI_PASSIVE : 0},
+                  *res;
   int rc = getaddrinfo(passive && !strcmp(host, "*") ? NULL : host, port, &hints, &res);
   if (rc) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(rc));
   freeaddrinfo(res);
@@ -251,10 +272,13 @@ lbs_err lbs__resolve(const char *addr, int passive) {
 lbs_bound lbs__bound_stage(lbs_bound whole, int stage) {
   switch (whole.kind) {
   /* sqrt(1 + eps) - 1 without the cancellation, a little under so the product stays <= 1 + eps */
-  case LBS_BOUND_REL: return (lbs_bound){LBS_BOUND_REL, whole.eps / (sqrt(1 + whole.eps) + 1) * (1 - 1e-12)};
+  case LBS_BOUND_REL:
+    return (lbs_bound){LBS_BOUND_REL, whole.eps / (sqrt(1 + whole.eps) + 1) * (1 - 1e-12)};
   case LBS_BOUND_ABS: return (lbs_bound){LBS_BOUND_ABS, whole.eps / 2};
   /* the store's range is of the agents' values, which may be wider by the first half */
-  case LBS_BOUND_RANGE: return (lbs_bound){LBS_BOUND_RANGE, stage == 0 ? whole.eps / 2 : whole.eps / 2 / (1 + whole.eps)};
+  case LBS_BOUND_RANGE:
+    return (lbs_bound){LBS_BOUND_RANGE,
+                       stage == 0 ? whole.eps / 2 : whole.eps / 2 / (1 + whole.eps)};
   default: return whole;
   }
 }

@@ -8,8 +8,8 @@
 #include "lbs_core.h"
 
 typedef struct lbs_report_opts {
-  const char *title;     /* the page's heading; NULL: "lbsim report: " and the store's file name */
-  const char *study;     /* only this study's runs, series, studies row and partition rows; NULL: all */
+  const char *title; /* the page's heading; NULL: "lbsim report: " and the store's file name */
+  const char *study; /* only this study's runs, series, studies row and partition rows; NULL: all */
   const char *generator; /* "lbsim 0.1.0", in a <meta name="generator">; NULL: none */
   int64_t max_cells;     /* per-processor cells (steps x processors) kept over all runs, each run
                             getting an equal share (at least one bucket of all its steps), steps

@@ -28,16 +28,21 @@ lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps) {
   for (int i = 0; i < na; i++) {
     const lbs_avail *a = lbs_grid_avail(x->g, i);
     if (a->from_step >= total_steps)
-      return lbs_fail(LBS_RANGE, "%s: [availability %s] from_step = %lld is past the trace's last step %lld", a->where,
-                      a->name, (long long)a->from_step, (long long)total_steps - 1);
+      return lbs_fail(LBS_RANGE,
+                      "%s: [availability %s] from_step = %lld is past the trace's last step %lld",
+                      a->where, a->name, (long long)a->from_step, (long long)total_steps - 1);
     if (a->until_step > total_steps)
-      return lbs_fail(LBS_RANGE, "%s: [availability %s] until_step = %lld is past the trace's end (%lld steps)",
-                      a->until_where, a->name, (long long)a->until_step, (long long)total_steps);
+      return lbs_fail(
+          LBS_RANGE, "%s: [availability %s] until_step = %lld is past the trace's end (%lld steps)",
+          a->until_where, a->name, (long long)a->until_step, (long long)total_steps);
   }
   const lbs_avail *a0 = lbs_grid_avail(x->g, 0);
   if (x->rec)
-    return lbs_fail(LBS_INVAL, "%s: [availability %s]: a recorded replay (export simgrid) cannot follow availability "
-                    "profiles (the exported platform is fixed); remove them", a0->where, a0->name);
+    return lbs_fail(
+        LBS_INVAL,
+        "%s: [availability %s]: a recorded replay (export simgrid) cannot follow availability "
+        "profiles (the exported platform is fixed); remove them",
+        a0->where, a0->name);
   if (lbs__plans_ahead(x))
     return lbs_fail(LBS_INVAL,
                     "%s: [availability %s]: the %s policy plans on a grid that does not change; "
@@ -66,11 +71,13 @@ lbs_err lbs__avail_step(lbs__engine *x, int64_t s, int *forced) {
 
 const lbs_grid *lbs__avail_grid_at(lbs__engine *x, int64_t s) {
   int changed;
-  if (!x->live_nav || lbs_grid_live_step(x->live_nav, x->S0 + s, &changed)) return x->g; /* (fails only when not live) */
+  if (!x->live_nav || lbs_grid_live_step(x->live_nav, x->S0 + s, &changed))
+    return x->g; /* (fails only when not live) */
   return x->live_nav;
 }
 
-void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double *imb, double *limb) {
+void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double *imb,
+                          double *limb) {
   int failed = 0;
   for (int p = 0; p < P; p++) failed += lbs_grid_proc_failed(g, p);
   if (!failed || failed == P) {

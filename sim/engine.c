@@ -25,8 +25,9 @@ lbs_err lbs__read_work(lbs__engine *x, int64_t s, double *w) {
   for (int64_t i = 0; !e && i < x->n; i++) bad |= !(w[i] >= 0 && w[i] <= 1e15); /* NaN fails too */
   for (int64_t i = 0; !e && bad && i < x->n; i++)
     if (!(w[i] >= 0 && w[i] <= 1e15))
-      e = lbs_fail(LBS_RANGE, "step %lld element %lld: work %g is negative, too large or not finite", (long long)s,
-                   (long long)(x->first + i), w[i]);
+      e = lbs_fail(LBS_RANGE,
+                   "step %lld element %lld: work %g is negative, too large or not finite",
+                   (long long)s, (long long)(x->first + i), w[i]);
   return lbs__agree(x, e);
 }
 
@@ -36,13 +37,16 @@ lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const d
   lbs_err e = x->n ? lbs_trace_read(x->t, s, x->pmetric, x->first, x->n, x->wpart) : LBS_OK;
   for (int64_t i = 0; !e && i < x->n; i++)
     if (!(x->wpart[i] >= 0 && x->wpart[i] <= 1e15))
-      e = lbs_fail(LBS_RANGE, "step %lld element %lld: partition weight %g is negative, too large or not finite",
-                   (long long)s, (long long)(x->first + i), x->wpart[i]);
+      e = lbs_fail(
+          LBS_RANGE,
+          "step %lld element %lld: partition weight %g is negative, too large or not finite",
+          (long long)s, (long long)(x->first + i), x->wpart[i]);
   *out = x->wpart;
   return lbs__agree(x, e);
 }
 
-void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *fix, int64_t *load) {
+void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *fix,
+                   int64_t *load) {
   memset(fix, 0, (size_t)x->P * sizeof *fix);
   /* work was checked to be in [0, 1e15]: rounding half up by truncation is exact enough
    * and far cheaper than llround() on the hot path */
@@ -76,16 +80,20 @@ static int64_t combine_pairs(const lbs__engine *x, int64_t *kv, int64_t nkv, lbs
   }
   qsort(kv, (size_t)nkv, 2 * sizeof *kv, cmp_key);
   for (int64_t i = 0; i < nkv; i++) {
-    if (m && kv[2 * (m - 1)] == kv[2 * i]) kv[2 * (m - 1) + 1] += kv[2 * i + 1];
-    else kv[2 * m] = kv[2 * i], kv[2 * m + 1] = kv[2 * i + 1], m++;
+    if (m && kv[2 * (m - 1)] == kv[2 * i])
+      kv[2 * (m - 1) + 1] += kv[2 * i + 1];
+    else
+      kv[2 * m] = kv[2 * i], kv[2 * m + 1] = kv[2 * i + 1], m++;
   }
   return m;
 }
 
-lbs_err lbs__merge_pairs(lbs__engine *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout) {
+lbs_err lbs__merge_pairs(lbs__engine *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out,
+                         int *nout) {
   lbs_err e = LBS_OK;
   int64_t m = combine_pairs(x, kv, nkv, &e);
-  int cnt = (int)(2 * m), *counts = malloc((size_t)x->size * sizeof *counts), *displs = malloc((size_t)x->size * sizeof *displs);
+  int cnt = (int)(2 * m), *counts = malloc((size_t)x->size * sizeof *counts),
+      *displs = malloc((size_t)x->size * sizeof *displs);
   if (!counts || !displs) e = lbs_fail(LBS_NOMEM, "transfer lists");
   if ((e = lbs__agree(x, e))) {
     free(counts), free(displs);
@@ -136,10 +144,14 @@ lbs_err lbs__ghost_setup(lbs__engine *x) {
   lbs__ghosts *gh = &x->gh;
   int64_t ne = x->rows.xadj ? x->rows.xadj[x->n] : 0, ng = 0;
   int R = x->size;
-  gh->rcount = calloc((size_t)R, sizeof *gh->rcount), gh->rdispl = calloc((size_t)R, sizeof *gh->rdispl);
-  gh->scount = calloc((size_t)R, sizeof *gh->scount), gh->sdispl = calloc((size_t)R, sizeof *gh->sdispl);
+  gh->rcount = calloc((size_t)R, sizeof *gh->rcount),
+  gh->rdispl = calloc((size_t)R, sizeof *gh->rdispl);
+  gh->scount = calloc((size_t)R, sizeof *gh->scount),
+  gh->sdispl = calloc((size_t)R, sizeof *gh->sdispl);
   gh->id = malloc((size_t)(ne + 1) * sizeof *gh->id);
-  lbs_err e = gh->rcount && gh->rdispl && gh->scount && gh->sdispl && gh->id ? LBS_OK : lbs_fail(LBS_NOMEM, "ghosts");
+  lbs_err e = gh->rcount && gh->rdispl && gh->scount && gh->sdispl && gh->id
+                  ? LBS_OK
+                  : lbs_fail(LBS_NOMEM, "ghosts");
   for (int64_t k = 0; !e && k < ne; k++) {
     int64_t u = x->rows.adj[k];
     if (u < x->first || u >= x->first + x->n) gh->id[ng++] = u;
@@ -171,18 +183,21 @@ lbs_err lbs__ghost_setup(lbs__engine *x) {
     free(want);
     return e;
   }
-  MPI_Alltoallv(gh->id, gh->rcount, gh->rdispl, MPI_INT64_T, want, gh->scount, gh->sdispl, MPI_INT64_T, x->comm);
+  MPI_Alltoallv(gh->id, gh->rcount, gh->rdispl, MPI_INT64_T, want, gh->scount, gh->sdispl,
+                MPI_INT64_T, x->comm);
   for (int64_t k = 0; k < gh->ns; k++) gh->sidx[k] = (int)(want[k] - x->first);
   free(want);
   return LBS_OK;
 }
 
-lbs_err lbs__ghost_exchange(lbs__engine *x, const void *local, void *ghost, MPI_Datatype t, size_t size) {
+lbs_err lbs__ghost_exchange(lbs__engine *x, const void *local, void *ghost, MPI_Datatype t,
+                            size_t size) {
   const lbs__ghosts *gh = &x->gh;
   char *buf = malloc((size_t)(gh->ns + 1) * size);
   lbs_err e = lbs__agree(x, buf ? LBS_OK : lbs_fail(LBS_NOMEM, "ghost values"));
   if (e) return e;
-  for (int64_t k = 0; k < gh->ns; k++) memcpy(buf + (size_t)k * size, (const char *)local + (size_t)gh->sidx[k] * size, size);
+  for (int64_t k = 0; k < gh->ns; k++)
+    memcpy(buf + (size_t)k * size, (const char *)local + (size_t)gh->sidx[k] * size, size);
   MPI_Alltoallv(buf, gh->scount, gh->sdispl, t, ghost, gh->rcount, gh->rdispl, t, x->comm);
   free(buf);
   return LBS_OK;
@@ -193,12 +208,16 @@ static int64_t ghost_index(const lbs__ghosts *gh, int64_t u) {
   int64_t lo = 0, hi = gh->ng;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (gh->id[mid] <= u) lo = mid; else hi = mid;
+    if (gh->id[mid] <= u)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
 
-lbs_err lbs__build_halo_of(lbs__engine *x, const int *cur, const int *gpart, xfer **halo, int *nhalo) {
+lbs_err lbs__build_halo_of(lbs__engine *x, const int *cur, const int *gpart, xfer **halo,
+                           int *nhalo) {
   free(*halo);
   *halo = NULL;
   *nhalo = 0;
@@ -222,9 +241,12 @@ lbs_err lbs__build_halo_of(lbs__engine *x, const int *cur, const int *gpart, xfe
   return e;
 }
 
-lbs_err lbs__build_halo(lbs__engine *x) { return lbs__build_halo_of(x, x->cur, x->gpart, &x->halo, &x->nhalo); }
+lbs_err lbs__build_halo(lbs__engine *x) {
+  return lbs__build_halo_of(x, x->cur, x->gpart, &x->halo, &x->nhalo);
+}
 
-lbs_err lbs__run_transfers(lbs__engine *x, xfer *xs, int nx, const int64_t *ready, int64_t *latest) {
+lbs_err lbs__run_transfers(lbs__engine *x, xfer *xs, int nx, const int64_t *ready,
+                           int64_t *latest) {
   for (int i = 0; i < nx; i++) xs[i].ready = ready[xs[i].p];
   lbs_err e = lbs_net_run(x->net, xs, nx);
   int64_t last = *latest; /* no transfer: time stays where the caller is */
@@ -277,7 +299,8 @@ lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed) {
   if (!x->adjw_step || x->edge_step == s) return LBS_OK;
   int r;
   lbs_err e = lbs_trace_edge_rule_check(x->t, &r); /* checked at setup: the rule metric's index */
-  double *rw = malloc((size_t)(x->n + 1) * sizeof *rw), *grw = malloc((size_t)(x->gh.ng + 1) * sizeof *grw);
+  double *rw = malloc((size_t)(x->n + 1) * sizeof *rw),
+         *grw = malloc((size_t)(x->gh.ng + 1) * sizeof *grw);
   if (!e && !(rw && grw)) e = lbs_fail(LBS_NOMEM, "rwgt of %lld elements", (long long)x->n);
   if (!e && x->n) e = lbs_trace_read(x->t, s, r, x->first, x->n, rw);
   if (!(e = lbs__agree(x, e))) e = lbs__ghost_exchange(x, rw, grw, MPI_DOUBLE, sizeof *rw);
@@ -302,11 +325,25 @@ lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed) {
 
 lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach) {
   const double *aw = x->adjw_step ? x->adjw_step : x->rows.adjw ? x->rows.adjw : x->ones;
-  return (lbs_part_input){.comm = x->comm, .nlocal = x->n, .gid = x->gid, .weight = w, .dim = x->rows.dim,
-                          .coords = x->rows.coords, .xadj = x->rows.xadj, .adj = x->rows.adj, .adjw = aw,
-                          .rank_first = x->rank_first, .current = x->cur, .nparts = x->P, .part_sizes = x->sizes,
-                          .repartition = approach, .grid = x->g, .rwgt = NULL, .bytes_per_edge = x->bytes_edge,
-                          .bytes_per_rwgt = x->bytes_elem, .distributed = x->pmode == LBS_PARTMODE_DISTRIBUTED};
+  return (lbs_part_input){.comm = x->comm,
+                          .nlocal = x->n,
+                          .gid = x->gid,
+                          .weight = w,
+                          .dim = x->rows.dim,
+                          .coords = x->rows.coords,
+                          .xadj = x->rows.xadj,
+                          .adj = x->rows.adj,
+                          .adjw = aw,
+                          .rank_first = x->rank_first,
+                          .current = x->cur,
+                          .nparts = x->P,
+                          .part_sizes = x->sizes,
+                          .repartition = approach,
+                          .grid = x->g,
+                          .rwgt = NULL,
+                          .bytes_per_edge = x->bytes_edge,
+                          .bytes_per_rwgt = x->bytes_elem,
+                          .distributed = x->pmode == LBS_PARTMODE_DISTRIBUTED};
 }
 
 /* Collective: the work imbalance the partition in x->newp leaves with work w, against the
@@ -325,7 +362,8 @@ static double partition_imbalance(lbs__engine *x, const double *w) {
   int own = lbs_part_takes_sizes(x->part); /* the shares it aimed at: the grid's, or equal */
   x->own_imb = 0;
   for (int p = 0; p < x->P && wl[x->P] > 0; p++) {
-    double r = wl[p] ? (x->sizes[p] > 0 ? (double)wl[p] / (x->sizes[p] * (double)wl[x->P]) : 1e300) : 0;
+    double r =
+        wl[p] ? (x->sizes[p] > 0 ? (double)wl[p] / (x->sizes[p] * (double)wl[x->P]) : 1e300) : 0;
     double q = own ? r : (double)wl[p] * x->P / (double)wl[x->P];
     wimb = r > wimb ? r : wimb;
     x->own_imb = q > x->own_imb ? q : x->own_imb;
@@ -341,7 +379,8 @@ static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved) 
   lbs_err e = lbs__agree(x, kv ? LBS_OK : lbs_fail(LBS_NOMEM, "migration"));
   if (e) return e;
   for (int64_t i = 0; i < x->n; i++)
-    if (x->cur[i] >= 0 && x->newp[i] != x->cur[i]) { /* an element with no place yet does not move */
+    if (x->cur[i] >= 0 &&
+        x->newp[i] != x->cur[i]) { /* an element with no place yet does not move */
       kv[2 * nkv] = (int64_t)x->cur[i] * x->P + x->newp[i];
       kv[2 * nkv + 1] = (int64_t)FIX;
       nkv++;
@@ -353,7 +392,8 @@ static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved) 
   return e;
 }
 
-lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t step, lbs_repart_rec *rec) {
+lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t step,
+                         lbs_repart_rec *rec) {
   int64_t T = 0;
   for (int p = 0; p < x->P; p++) T = x->clock[p] > T ? x->clock[p] : T;
   lbs_part_input in = lbs__part_input(x, w, approach);
@@ -361,7 +401,8 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
   double t0 = now_s();
   lbs_err e = LBS_OK;
   if (x->opt_assign && x->cur_step > 0) /* the optimiser computed this partition already */
-    memcpy(x->newp, x->opt_assign + (size_t)x->cur_step * (size_t)x->n, (size_t)x->n * sizeof *x->newp);
+    memcpy(x->newp, x->opt_assign + (size_t)x->cur_step * (size_t)x->n,
+           (size_t)x->n * sizeof *x->newp);
   else
     e = lbs__agree(x, lbs_part_run(x->part, &in, x->newp));
   double wall = now_s() - t0;
@@ -397,7 +438,8 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
 }
 
 lbs_err lbs__gather_assignment(lbs__engine *x, int *out) {
-  int *counts = malloc((size_t)x->size * sizeof *counts), *displs = malloc((size_t)x->size * sizeof *displs);
+  int *counts = malloc((size_t)x->size * sizeof *counts),
+      *displs = malloc((size_t)x->size * sizeof *displs);
   lbs_err e = lbs__agree(x, counts && displs ? LBS_OK : lbs_fail(LBS_NOMEM, "assignment"));
   for (int r = 0; !e && r < x->size; r++) {
     counts[r] = (int)(x->rank_first[r + 1] - x->rank_first[r]);

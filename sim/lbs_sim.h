@@ -10,11 +10,11 @@
 /* An event: at integer-ns time `time`, of a kind and for a processor, with a payload.
  * Events at the same time come out in insertion order, so replays are deterministic. */
 typedef struct lbs_event {
-  int64_t time;  /* ns */
-  uint64_t seq;  /* insertion counter, set by lbs_queue_push */
-  int kind;      /* the engine's event kinds */
-  int proc;      /* processor it concerns, or -1 */
-  int64_t arg;   /* payload (step, peer, ...) */
+  int64_t time; /* ns */
+  uint64_t seq; /* insertion counter, set by lbs_queue_push */
+  int kind;     /* the engine's event kinds */
+  int proc;     /* processor it concerns, or -1 */
+  int64_t arg;  /* payload (step, peer, ...) */
 } lbs_event;
 
 /* A binary min-heap of events ordered by (time, seq). */
@@ -73,25 +73,30 @@ typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lb
  * PT-Scotch through zoltan:graph): O(E/R) memory per rank, and reproducible at a fixed number
  * of ranks only. auto: distributed from distributed_min_elements on 2 or more ranks when the
  * partitioner has a distributed path, else rank0. */
-typedef enum { LBS_PARTMODE_AUTO = 0, LBS_PARTMODE_RANK0 = 1, LBS_PARTMODE_DISTRIBUTED = 2 } lbs_partition_mode;
+typedef enum {
+  LBS_PARTMODE_AUTO = 0,
+  LBS_PARTMODE_RANK0 = 1,
+  LBS_PARTMODE_DISTRIBUTED = 2
+} lbs_partition_mode;
 lbs_err lbs_partition_mode_parse(const char *s, lbs_partition_mode *out); /* LBS_PARSE if unknown */
 const char *lbs_partition_mode_name(lbs_partition_mode m);
 
 typedef struct lbs_replay_opts {
-  const char *metric;        /* replayed metric; NULL: the trace's first */
-  int64_t first_step;        /* replay steps [first_step, first_step + nsteps) of the trace */
-  int64_t nsteps;            /* 0: to the end */
-  const char *partitioner;   /* e.g. "zoltan:rcb" */
-  const char *policy;        /* e.g. "fixed:20" */
-  lbs_sim_mode mode;         /* bsp or des */
-  lbs_cost_kind cost;        /* how partitioning time is charged */
-  double cost_scale;         /* LBS_COST_MEASURED: simulated = measured wall time x scale */
-  double part_fixed_us;      /* LBS_COST_MODEL: fixed cost per call; < 0: the partitioner's default */
-  double part_per_elem_ns;   /* LBS_COST_MODEL: cost per element; < 0: the partitioner's default */
-  const lbs_config *cfg;     /* [zoltan] pass-through; may be NULL */
-  int save_assignment;       /* keep the assignment after every repartition */
-  int approach;              /* repartitions: 0 partition from scratch (default), 1 Zoltan REPARTITION */
-  lbs_progress_fn progress;  /* called on rank 0 after each step (may be NULL); non-zero stops the replay, an error on every rank */
+  const char *metric;      /* replayed metric; NULL: the trace's first */
+  int64_t first_step;      /* replay steps [first_step, first_step + nsteps) of the trace */
+  int64_t nsteps;          /* 0: to the end */
+  const char *partitioner; /* e.g. "zoltan:rcb" */
+  const char *policy;      /* e.g. "fixed:20" */
+  lbs_sim_mode mode;       /* bsp or des */
+  lbs_cost_kind cost;      /* how partitioning time is charged */
+  double cost_scale;       /* LBS_COST_MEASURED: simulated = measured wall time x scale */
+  double part_fixed_us;    /* LBS_COST_MODEL: fixed cost per call; < 0: the partitioner's default */
+  double part_per_elem_ns; /* LBS_COST_MODEL: cost per element; < 0: the partitioner's default */
+  const lbs_config *cfg;   /* [zoltan] pass-through; may be NULL */
+  int save_assignment;     /* keep the assignment after every repartition */
+  int approach; /* repartitions: 0 partition from scratch (default), 1 Zoltan REPARTITION */
+  lbs_progress_fn progress; /* called on rank 0 after each step (may be NULL); non-zero stops the
+                               replay, an error on every rank */
   void *progress_arg;
   /* the weights the partitioner gets: a metric of the trace (e.g. the application's own
    * "weight", what it gives its partitioner), while the replayed metric stays the work; NULL:
@@ -101,26 +106,26 @@ typedef struct lbs_replay_opts {
    * partitions of every step, a simulation from every step, migrations); may be NULL */
   lbs_progress_fn search_progress;
   void *search_progress_arg;
-  lbs_partition_mode partition_mode;  /* auto (default), rank0 or distributed */
-  int64_t distributed_min_elements;   /* auto: distributed from this many elements (1,000,000) */
-  double memory_limit_gb;             /* a node's memory for the check before the work; 0: available */
+  lbs_partition_mode partition_mode; /* auto (default), rank0 or distributed */
+  int64_t distributed_min_elements;  /* auto: distributed from this many elements (1,000,000) */
+  double memory_limit_gb; /* a node's memory for the check before the work; 0: available */
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
-  int64_t step;         /* repartitioned before this step */
-  int64_t partition_ns; /* charged partitioning time */
-  int64_t migration_ns; /* migration time over the simulated links */
-  int64_t moved;        /* elements that changed processor */
-  double moved_bytes;   /* bytes they carried */
-  double wall_s;        /* measured wall time of the partitioner call */
+  int64_t step;          /* repartitioned before this step */
+  int64_t partition_ns;  /* charged partitioning time */
+  int64_t migration_ns;  /* migration time over the simulated links */
+  int64_t moved;         /* elements that changed processor */
+  double moved_bytes;    /* bytes they carried */
+  double wall_s;         /* measured wall time of the partitioner call */
   double work_imbalance; /* of the new partition: max over processors of work / target share */
 } lbs_repart_rec;
 
 typedef struct lbs_replay_result {
   char *metric, *partitioner, *policy; /* owned copies */
   lbs_sim_mode mode;
-  int64_t elements, steps;  /* steps replayed (the window) */
-  int64_t first_step;       /* the window's first trace step */
+  int64_t elements, steps; /* steps replayed (the window) */
+  int64_t first_step;      /* the window's first trace step */
   int procs;
   int64_t total_ns, compute_ns, comm_ns, partition_ns, migration_ns, moved;
   double mean_imbalance, max_imbalance, mean_loadimb;
@@ -134,25 +139,26 @@ typedef struct lbs_replay_result {
   int64_t *proc_ns;         /* S*P: compute time of each processor at each step */
   lbs_repart_rec *reparts;  /* nrep records */
   int nrep;
-  int *assign;              /* (nrep+1)*E with save_assignment: initial, then after each */
-  double wall_s;            /* wall time of the whole replay */
-  int64_t *series_step;     /* the policy's recorded series (adaptive: probe step), or NULL */
-  double *series_value;     /* ... and value (adaptive: interval) */
+  int *assign;          /* (nrep+1)*E with save_assignment: initial, then after each */
+  double wall_s;        /* wall time of the whole replay */
+  int64_t *series_step; /* the policy's recorded series (adaptive: probe step), or NULL */
+  double *series_value; /* ... and value (adaptive: interval) */
   int nseries;
-  int64_t optimum_ns;       /* optimal: the total its optimiser computed (-1 for other policies) */
+  int64_t optimum_ns; /* optimal: the total its optimiser computed (-1 for other policies) */
   double initial_work_imbalance; /* of the initial partition */
   double max_work_imbalance;     /* the worst over the initial partition and every repartition */
   double tolerance;              /* the partitioner's promise (0: none) */
   int tolerance_missed;          /* partitions (initial one included) above it */
   lbs_partition_mode partition_mode; /* the one that ran: rank0 or distributed */
-  int ranks;                     /* MPI ranks that ran the replay */
-  double peak_rss_mb;            /* the largest peak resident set over the ranks (VmHWM), MB */
+  int ranks;                         /* MPI ranks that ran the replay */
+  double peak_rss_mb;                /* the largest peak resident set over the ranks (VmHWM), MB */
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
  * with the partitioner's own figures, the whole trace, no callbacks. */
 void lbs_replay_opts_default(lbs_replay_opts *o);
-/* The [sim] section of a run configuration: partitioner, policy, mode, metric, steps, cost model. */
+/* The [sim] section of a run configuration: partitioner, policy, mode, metric, steps, cost model.
+ */
 extern const lbs_section_spec lbs_sim_spec[];
 /* Fills o's fields from [sim] (checked against lbs_sim_spec); strings stay valid while cfg
  * lives. Fields not given keep their defaults. */
@@ -177,15 +183,17 @@ typedef struct lbs_replay_recorder {
   /* A repartition before replayed step `step` (0-based in the window): the clocks meet at a
    * barrier, partition_ns pass, the migration's transfers go (ready at the barrier +
    * partition_ns), and the clocks meet again at the last arrival. */
-  lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, const lbs_transfer *mig, int nmig);
+  lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, const lbs_transfer *mig,
+                         int nmig);
   /* Step `step`: each processor computes load_ns[p], then sends its halo transfers (ready when
    * its compute is done); bsp then waits at the barrier (its cost: lbs_grid_barrier_ns). */
-  lbs_err (*step)(void *arg, int64_t step, const int64_t *load_ns, int procs, const lbs_transfer *halo, int nhalo);
+  lbs_err (*step)(void *arg, int64_t step, const int64_t *load_ns, int procs,
+                  const lbs_transfer *halo, int nhalo);
   void *arg;
 } lbs_replay_recorder;
 /* lbs_replay, telling rec (may be NULL) what happens. */
-lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, const lbs_replay_recorder *rec,
-                          MPI_Comm comm, lbs_replay_result **out);
+lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o,
+                          const lbs_replay_recorder *rec, MPI_Comm comm, lbs_replay_result **out);
 /* The run as one JSON object (DESIGN.md's fields; NULL when out of memory), to be written at
  * LBS_JSON_SHORT (lbs_json_write): its values are what it has always shown, seconds to the
  * nanosecond, imbalances to 9 decimals, wall_s to the millisecond. */

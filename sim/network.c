@@ -86,8 +86,10 @@ void lbs_net_destroy(lbs_net **np) {
   lbs_net *n = *np;
   for (int r = 0; n->prof && r < n->R; r++) free(n->prof[r].t), free(n->prof[r].u);
   for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
-  free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order), free(n->active);
-  free(n->touched), free(n->prev), free(n->mark), free(n->sat), free(n->cnt), free(n->remcap), free(n->wsum), free(n->used);
+  free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
+      free(n->active);
+  free(n->touched), free(n->prev), free(n->mark), free(n->sat), free(n->cnt), free(n->remcap),
+      free(n->wsum), free(n->used);
   free(n);
   *np = NULL;
 }
@@ -103,7 +105,9 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   int64_t nl = (int64_t)n->C * (n->C + 1) / 2, R = nl + 2 * (int64_t)n->P;
   if (R > (1 << 30)) {
     lbs_net_destroy(&n);
-    return lbs_fail(LBS_RANGE, "network: %d clusters and %d processors are too many links to follow", n->C, n->P);
+    return lbs_fail(LBS_RANGE,
+                    "network: %d clusters and %d processors are too many links to follow", n->C,
+                    n->P);
   }
   n->nlinks = (int)nl;
   n->R = (int)R;
@@ -122,13 +126,15 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
     n->prof = calloc(Rz, sizeof *n->prof);
     n->rec = calloc(Rz, sizeof *n->rec);
   }
-  if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum || !n->used || !n->touched ||
-      !n->prev || (n->fair && (!n->prof || !n->rec))) {
+  if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
+      !n->used || !n->touched || !n->prev || (n->fair && (!n->prof || !n->rec))) {
     lbs_net_destroy(&n);
-    return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors", lbs_grid_nclusters(g), lbs_grid_procs(g));
+    return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
+                    lbs_grid_nclusters(g), lbs_grid_procs(g));
   }
   lbs_net_relink(n);
-  for (int p = 0; p < n->P; p++) n->cap[n->nlinks + p] = n->cap[n->nlinks + n->P + p] = lbs_grid_nic_gbps(g, p);
+  for (int p = 0; p < n->P; p++)
+    n->cap[n->nlinks + p] = n->cap[n->nlinks + n->P + p] = lbs_grid_nic_gbps(g, p);
   *out = n;
   return LBS_OK;
 }
@@ -253,8 +259,10 @@ static int prof_seg(const profile *p, int64_t t) {
   int lo = 0, hi = p->n - 1, k = -1;
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
-    if (p->t[mid] <= t) k = mid, lo = mid + 1;
-    else hi = mid - 1;
+    if (p->t[mid] <= t)
+      k = mid, lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return k;
 }
@@ -396,10 +404,13 @@ static lbs_err record_usage(lbs_net *n, int na, int nt, int *nprev, int64_t now)
     for (int j = 0; j < f->nres; j++) n->used[f->res[j]] += f->rate;
   }
   lbs_err e = LBS_OK;
-  for (int i = 0; !e && i < *nprev; i++) e = prof_push(&n->rec[n->prev[i]], now, n->used[n->prev[i]]);
-  for (int i = 0; !e && i < nt; i++) e = prof_push(&n->rec[n->touched[i]], now, n->used[n->touched[i]]);
+  for (int i = 0; !e && i < *nprev; i++)
+    e = prof_push(&n->rec[n->prev[i]], now, n->used[n->prev[i]]);
+  for (int i = 0; !e && i < nt; i++)
+    e = prof_push(&n->rec[n->touched[i]], now, n->used[n->touched[i]]);
   if (e) return e;
-  memcpy(n->prev, n->touched, (size_t)nt * sizeof *n->prev); /* a resource left idle gets its 0 next time */
+  memcpy(n->prev, n->touched,
+         (size_t)nt * sizeof *n->prev); /* a resource left idle gets its 0 next time */
   *nprev = nt;
   return LBS_OK;
 }
@@ -465,8 +476,10 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx) {
   if (nx <= 0) return LBS_OK;
   for (int i = 0; i < nx; i++)
-    if (xs[i].p < 0 || xs[i].p >= n->P || xs[i].q < 0 || xs[i].q >= n->P || xs[i].ready < 0 || !(xs[i].bytes >= 0))
-      return lbs_fail(LBS_INVAL, "network: transfer %d (%d -> %d, %g bytes, ready at %lld ns) is not one", i, xs[i].p,
-                      xs[i].q, xs[i].bytes, (long long)xs[i].ready);
+    if (xs[i].p < 0 || xs[i].p >= n->P || xs[i].q < 0 || xs[i].q >= n->P || xs[i].ready < 0 ||
+        !(xs[i].bytes >= 0))
+      return lbs_fail(LBS_INVAL,
+                      "network: transfer %d (%d -> %d, %g bytes, ready at %lld ns) is not one", i,
+                      xs[i].p, xs[i].q, xs[i].bytes, (long long)xs[i].ready);
   return n->fair ? run_fair(n, xs, nx) : run_fifo(n, xs, nx);
 }

@@ -18,7 +18,6 @@
  * elements' parts) and work values. S - 1 candidate steps must not exceed the policy's bound
  * MAXCAND. */
 #include <stdlib.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim_int.h"
@@ -28,23 +27,25 @@
 /* The optimiser's tables (this rank's part of the partitions and work values). */
 typedef struct {
   int64_t S, n;
-  int *A;        /* S x n: this rank's elements' parts under A_r */
-  double *W;     /* S x n: their work at each step */
-  int64_t *end;  /* S x (S+1): end[r0][s], the makespan after step s - 1 simulated from r0 */
-  int64_t *mig;  /* S x S: migration time from A_r0 to A_r */
+  int *A;              /* S x n: this rank's elements' parts under A_r */
+  double *W;           /* S x n: their work at each step */
+  int64_t *end;        /* S x (S+1): end[r0][s], the makespan after step s - 1 simulated from r0 */
+  int64_t *mig;        /* S x S: migration time from A_r0 to A_r */
   int64_t units, unit; /* the search's progress */
 } opt_tables;
 
 static void search_progress(lbs__engine *x, opt_tables *o) {
   o->unit++;
-  if (x->rank == 0 && x->o->search_progress) x->o->search_progress(x->o->search_progress_arg, o->unit, o->units);
+  if (x->rank == 0 && x->o->search_progress)
+    x->o->search_progress(x->o->search_progress_arg, o->unit, o->units);
 }
 
 /* Collective: the work of every step, and the partition of every candidate step. */
 static lbs_err opt_partitions(lbs__engine *x, opt_tables *o) {
   lbs_err e = LBS_OK;
   int64_t n = o->n;
-  for (int64_t s = 0; !e && s < o->S; s++) e = lbs__read_work(x, x->S0 + s, o->W + (size_t)s * (size_t)n);
+  for (int64_t s = 0; !e && s < o->S; s++)
+    e = lbs__read_work(x, x->S0 + s, o->W + (size_t)s * (size_t)n);
   if (!e) memcpy(o->A, x->cur, (size_t)n * sizeof *o->A); /* A_0: the initial partition */
   for (int64_t r = 1; !e && r < o->S; r++) {
     const double *pw;
@@ -57,9 +58,10 @@ static lbs_err opt_partitions(lbs__engine *x, opt_tables *o) {
 }
 
 /* Collective: seg, one forward simulation from every segment start with the engine's step code. */
-static lbs_err opt_segments(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t *clock, int64_t *arrive,
-                            int64_t *fix, int64_t *load) {
-  int64_t S = o->S, keep_step = x->edge_step; /* the step whose weights x->adjw holds (varying weights) */
+static lbs_err opt_segments(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t *clock,
+                            int64_t *arrive, int64_t *fix, int64_t *load) {
+  int64_t S = o->S,
+          keep_step = x->edge_step; /* the step whose weights x->adjw holds (varying weights) */
   lbs__engine y = *x;
   y.clock = clock, y.arrive = arrive, y.net = net, y.fix = fix, y.load = load;
   y.halo = NULL, y.nhalo = 0, y.rec = NULL;
@@ -99,7 +101,8 @@ static lbs_err opt_segments(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t
 /* Collective: mig, every pair of partitions, over fresh links from a barrier at 0. */
 static lbs_err opt_migrations(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t *arrive) {
   int64_t S = o->S, n = o->n;
-  int64_t *kv = malloc((size_t)(2 * n + 2) * sizeof *kv), *ready = calloc((size_t)x->P, sizeof *ready);
+  int64_t *kv = malloc((size_t)(2 * n + 2) * sizeof *kv),
+          *ready = calloc((size_t)x->P, sizeof *ready);
   lbs_err e = lbs__agree(x, kv && ready ? LBS_OK : lbs_fail(LBS_NOMEM, "optimal: migrations"));
   lbs__engine y = *x;
   y.net = net, y.arrive = arrive;
@@ -130,7 +133,8 @@ static lbs_err opt_migrations(lbs__engine *x, opt_tables *o, lbs_net *net, int64
 
 /* Local: the dynamic programme; ties go to the earlier last repartition (fewer moves). */
 static lbs_err opt_plan(lbs__engine *x, const opt_tables *o) {
-  int64_t S = o->S, part = x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x), total, last = 0;
+  int64_t S = o->S, part = x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x), total,
+          last = 0;
   int64_t *best = malloc((size_t)S * sizeof *best), *from = malloc((size_t)S * sizeof *from);
   if (!best || !from) {
     free(best), free(from);
@@ -175,22 +179,34 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
   int64_t S = x->S, n = x->n;
   lbs_err e = LBS_OK;
   if (x->o->approach != 0)
-    e = lbs_fail(LBS_INVAL, "optimal needs partitions from scratch (approach = partition): with repartition a "
+    e = lbs_fail(LBS_INVAL,
+                 "optimal needs partitions from scratch (approach = partition): with repartition a "
                  "partition depends on the history and no schedule can be proven best");
   else if (S - 1 > maxcand)
-    e = lbs_fail(LBS_RANGE, "optimal: %lld candidate steps exceed its bound of %lld (raise it with optimal:N, or "
-                 "replay a window with --steps; the work grows as candidates^2 x elements)",
-                 (long long)(S - 1), (long long)maxcand);
+    e = lbs_fail(
+        LBS_RANGE,
+        "optimal: %lld candidate steps exceed its bound of %lld (raise it with optimal:N, or "
+        "replay a window with --steps; the work grows as candidates^2 x elements)",
+        (long long)(S - 1), (long long)maxcand);
   else if ((double)S * (double)n * 12 > (double)OPT_MAX_BYTES)
-    e = lbs_fail(LBS_RANGE, "optimal: caching %lld partitions of %lld elements needs more than %lld GiB on a rank; "
-                 "replay a window with --steps, or on more ranks", (long long)S, (long long)n,
-                 (long long)(OPT_MAX_BYTES >> 30));
+    e = lbs_fail(
+        LBS_RANGE,
+        "optimal: caching %lld partitions of %lld elements needs more than %lld GiB on a rank; "
+        "replay a window with --steps, or on more ranks",
+        (long long)S, (long long)n, (long long)(OPT_MAX_BYTES >> 30));
   if ((e = lbs__agree(x, e))) return e;
-  opt_tables o = {S, n, malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *o.A),
-                  malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *o.W), malloc((size_t)S * (size_t)(S + 1) * sizeof *o.end),
-                  malloc((size_t)S * (size_t)S * sizeof *o.mig), 3 * S - 2, 0};
-  /* rank 0 tells how far the search is: S - 1 partitions, S simulations, S - 1 rows of migrations */
-  int64_t *clock = malloc((size_t)x->P * sizeof *clock), *arrive = malloc((size_t)x->P * sizeof *arrive);
+  opt_tables o = {S,
+                  n,
+                  malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *o.A),
+                  malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *o.W),
+                  malloc((size_t)S * (size_t)(S + 1) * sizeof *o.end),
+                  malloc((size_t)S * (size_t)S * sizeof *o.mig),
+                  3 * S - 2,
+                  0};
+  /* rank 0 tells how far the search is: S - 1 partitions, S simulations, S - 1 rows of migrations
+   */
+  int64_t *clock = malloc((size_t)x->P * sizeof *clock),
+          *arrive = malloc((size_t)x->P * sizeof *arrive);
   int64_t *fix = malloc((size_t)x->P * sizeof *fix), *load = malloc((size_t)x->P * sizeof *load);
   lbs_net *net = NULL;
   if (!o.A || !o.W || !o.end || !o.mig || !clock || !arrive || !fix || !load)

@@ -12,7 +12,7 @@ void lbs_replay_opts_default(lbs_replay_opts *o) {
   o->mode = LBS_MODE_BSP;
   o->cost = LBS_COST_MODEL;
   o->cost_scale = 1;
-  o->part_fixed_us = -1;   /* the partitioner's own figures */
+  o->part_fixed_us = -1; /* the partitioner's own figures */
   o->part_per_elem_ns = -1;
   o->partition_mode = LBS_PARTMODE_AUTO;
   o->distributed_min_elements = 1000000;
@@ -30,30 +30,38 @@ const char *lbs_partition_mode_name(lbs_partition_mode m) {
 }
 
 static const lbs_opt sim_opts[] = {
-    {"partitioner", LBS_OPT_STRING, "zoltan:rcb", 1, 0, "the partitioner (lbsim replay --help lists them)"},
+    {"partitioner", LBS_OPT_STRING, "zoltan:rcb", 1, 0,
+     "the partitioner (lbsim replay --help lists them)"},
     {"policy", LBS_OPT_STRING, "none", 1, 0, "the repartitioning policy"},
-    {"mode", LBS_OPT_STRING, "bsp", 1, 0, "bsp (a barrier per step) or des (discrete events per processor)"},
+    {"mode", LBS_OPT_STRING, "bsp", 1, 0,
+     "bsp (a barrier per step) or des (discrete events per processor)"},
     {"metric", LBS_OPT_STRING, "", 1, 0, "the replayed metric (empty: the trace's first)"},
     {"partition_metric", LBS_OPT_STRING, "", 1, 0,
      "the metric the partitioner gets as weights (empty: the replayed metric), e.g. the weight an application gives "
      "its partitioner while time_ns stays the work"},
-    {"cost", LBS_OPT_STRING, "model", 1, 0, "partitioning time: model, measured (wall x cost_scale) or zero"},
+    {"cost", LBS_OPT_STRING, "model", 1, 0,
+     "partitioning time: model, measured (wall x cost_scale) or zero"},
     {"approach", LBS_OPT_STRING, "partition", 1, 0,
      "Zoltan's LB_APPROACH for repartitions: partition (from scratch) or repartition (from the current one)"},
     {"cost_scale", LBS_OPT_DOUBLE, "1", 0, 1e12, "measured: simulated = wall time x this"},
-    {"partition_fixed_us", LBS_OPT_DOUBLE, "-1", -1, 1e15, "model: fixed cost per call, us (-1: the partitioner's)"},
-    {"partition_per_elem_ns", LBS_OPT_DOUBLE, "-1", -1, 1e15, "model: cost per element, ns (-1: the partitioner's)"},
+    {"partition_fixed_us", LBS_OPT_DOUBLE, "-1", -1, 1e15,
+     "model: fixed cost per call, us (-1: the partitioner's)"},
+    {"partition_per_elem_ns", LBS_OPT_DOUBLE, "-1", -1, 1e15,
+     "model: cost per element, ns (-1: the partitioner's)"},
     {"partition_mode", LBS_OPT_STRING, "auto", 1, 0,
      "rank0 (every rank's elements gathered on rank 0: the same answer on any number of ranks), distributed (the "
      "partitioner runs on every rank's own elements: reproducible at a fixed number of ranks) or auto (distributed "
      "from distributed_min_elements on 2 or more ranks, when the partitioner has a distributed path)"},
-    {"distributed_min_elements", LBS_OPT_INT, "1000000", 1, 1e15, "auto: the trace size from which it partitions in place"},
+    {"distributed_min_elements", LBS_OPT_INT, "1000000", 1, 1e15,
+     "auto: the trace size from which it partitions in place"},
     {"memory_limit_gb", LBS_OPT_DOUBLE, "0", 0, 1e9,
      "memory a node may use, GB, checked before the work (0: the node's available memory)"},
-    {"steps", LBS_OPT_STRING, "", 1, 0, "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
+    {"steps", LBS_OPT_STRING, "", 1, 0,
+     "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
-const lbs_section_spec lbs_sim_spec[] = {{"sim", 0, 0, sim_opts, "replay settings"}, {NULL, 0, 0, NULL, NULL}};
+const lbs_section_spec lbs_sim_spec[] = {{"sim", 0, 0, sim_opts, "replay settings"},
+                                         {NULL, 0, 0, NULL, NULL}};
 
 /* "A:B" with 0 <= A < B: steps A..B-1. */
 static int steps_parse(const char *s, int64_t *first, int64_t *n) {
@@ -82,32 +90,46 @@ lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) 
   lbs_err e = lbs_config_value(lbs_sim_spec, "sim", key, v, &num); /* its type and range */
   int k;
   if (e) return e;
-  if (!strcmp(key, "partitioner")) o->partitioner = v;
-  else if (!strcmp(key, "policy")) o->policy = v;
-  else if (!strcmp(key, "metric")) o->metric = *v ? v : NULL;
-  else if (!strcmp(key, "partition_metric")) o->partition_metric = *v ? v : NULL;
+  if (!strcmp(key, "partitioner"))
+    o->partitioner = v;
+  else if (!strcmp(key, "policy"))
+    o->policy = v;
+  else if (!strcmp(key, "metric"))
+    o->metric = *v ? v : NULL;
+  else if (!strcmp(key, "partition_metric"))
+    o->partition_metric = *v ? v : NULL;
   else if (!strcmp(key, "mode")) {
     if ((k = one_of(v, modes, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be bsp or des", v);
     o->mode = k ? LBS_MODE_DES : LBS_MODE_BSP;
   } else if (!strcmp(key, "cost")) {
-    if ((k = one_of(v, costs, 3)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be model, measured or zero", v);
+    if ((k = one_of(v, costs, 3)) < 0)
+      return lbs_fail(LBS_PARSE, "'%s' must be model, measured or zero", v);
     o->cost = k == 0 ? LBS_COST_MODEL : k == 1 ? LBS_COST_MEASURED : LBS_COST_ZERO;
   } else if (!strcmp(key, "approach")) {
-    if ((k = one_of(v, approaches, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be partition or repartition", v);
+    if ((k = one_of(v, approaches, 2)) < 0)
+      return lbs_fail(LBS_PARSE, "'%s' must be partition or repartition", v);
     o->approach = k;
   } else if (!strcmp(key, "partition_mode")) {
     if (lbs_partition_mode_parse(v, &o->partition_mode))
       return lbs_fail(LBS_PARSE, "'%s' must be auto, rank0 or distributed", v);
   } else if (!strcmp(key, "steps")) {
     int64_t first = 0, n = 0;
-    if (*v && steps_parse(v, &first, &n)) return lbs_fail(LBS_PARSE, "'%s' must be A:B with 0 <= A < B", v);
+    if (*v && steps_parse(v, &first, &n))
+      return lbs_fail(LBS_PARSE, "'%s' must be A:B with 0 <= A < B", v);
     o->first_step = first, o->nsteps = n;
-  } else if (!strcmp(key, "cost_scale")) o->cost_scale = num;
-  else if (!strcmp(key, "partition_fixed_us")) o->part_fixed_us = num;
-  else if (!strcmp(key, "partition_per_elem_ns")) o->part_per_elem_ns = num;
-  else if (!strcmp(key, "distributed_min_elements")) o->distributed_min_elements = (int64_t)num;
-  else if (!strcmp(key, "memory_limit_gb")) o->memory_limit_gb = num;
-  else return lbs_fail(LBS_INVAL, "[sim] %s: declared but not read", key); /* a key added to the table alone */
+  } else if (!strcmp(key, "cost_scale"))
+    o->cost_scale = num;
+  else if (!strcmp(key, "partition_fixed_us"))
+    o->part_fixed_us = num;
+  else if (!strcmp(key, "partition_per_elem_ns"))
+    o->part_per_elem_ns = num;
+  else if (!strcmp(key, "distributed_min_elements"))
+    o->distributed_min_elements = (int64_t)num;
+  else if (!strcmp(key, "memory_limit_gb"))
+    o->memory_limit_gb = num;
+  else
+    return lbs_fail(LBS_INVAL, "[sim] %s: declared but not read",
+                    key); /* a key added to the table alone */
   return LBS_OK;
 }
 
@@ -117,7 +139,8 @@ lbs_err lbs_replay_opts_from_config(const lbs_config *cfg, lbs_replay_opts *o) {
     const char *v;
     if ((e = lbs_config_string(cfg, lbs_sim_spec, "sim", "", k->key, &v))) break;
     if ((e = lbs_replay_opts_set(o, k->key, v)))
-      e = lbs_fail(e, "%s: %s = %s", lbs_config_where(cfg, "sim", "", k->key), k->key, lbs_errmsg());
+      e = lbs_fail(e, "%s: %s = %s", lbs_config_where(cfg, "sim", "", k->key), k->key,
+                   lbs_errmsg());
   }
   return e;
 }

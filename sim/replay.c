@@ -33,12 +33,16 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Step navigation for policies (collective): loads of window step s under the current assignment. */
+/* Step navigation for policies (collective): loads of window step s under the current assignment.
+ */
 static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imb) {
   lbs__engine *x = nav;
   if (s < 0 || s >= x->S)
-    return lbs_fail(LBS_RANGE, "step navigation: step %lld outside 0..%lld", (long long)s, (long long)(x->S - 1));
-  if (!x->wnav) x->wnav = malloc((size_t)(x->n + 1) * sizeof *x->wnav); /* on first use: most policies never look */
+    return lbs_fail(LBS_RANGE, "step navigation: step %lld outside 0..%lld", (long long)s,
+                    (long long)(x->S - 1));
+  if (!x->wnav)
+    x->wnav =
+        malloc((size_t)(x->n + 1) * sizeof *x->wnav); /* on first use: most policies never look */
   lbs_err e = lbs__agree(x, x->wnav ? LBS_OK : lbs_fail(LBS_NOMEM, "step navigation"));
   if (!e) e = lbs__read_work(x, x->S0 + s, x->wnav);
   if (e) return e;
@@ -71,9 +75,9 @@ static lbs_err result_alloc(lbs__engine *x) {
   r->proc_ns = malloc(S * (size_t)x->P * sizeof *r->proc_ns);
   r->reparts = malloc(S * sizeof *r->reparts);
   if (x->o->save_assignment) r->assign = malloc((S + 1) * (size_t)x->E * sizeof *r->assign);
-  if (!r->metric || !r->partitioner || !r->policy || !r->app_step || !r->step_ns || !r->step_compute_ns ||
-      !r->imbalance || !r->loadimb || !r->excess_ns || !r->repartitioned || !r->proc_ns || !r->reparts ||
-      (x->o->save_assignment && !r->assign))
+  if (!r->metric || !r->partitioner || !r->policy || !r->app_step || !r->step_ns ||
+      !r->step_compute_ns || !r->imbalance || !r->loadimb || !r->excess_ns || !r->repartitioned ||
+      !r->proc_ns || !r->reparts || (x->o->save_assignment && !r->assign))
     return lbs_fail(LBS_NOMEM, "result series for %lld steps", (long long)x->S);
   if (!x->o->metric) {
     lbs_metric_info mi;
@@ -95,7 +99,8 @@ void lbs_replay_result_free(lbs_replay_result **rp) {
   if (!rp || !*rp) return;
   lbs_replay_result *r = *rp;
   free(r->metric), free(r->partitioner), free(r->policy), free(r->app_step), free(r->step_ns);
-  free(r->step_compute_ns), free(r->imbalance), free(r->loadimb), free(r->excess_ns), free(r->repartitioned), free(r->proc_ns);
+  free(r->step_compute_ns), free(r->imbalance), free(r->loadimb), free(r->excess_ns),
+      free(r->repartitioned), free(r->proc_ns);
   free(r->reparts), free(r->assign), free(r->series_step), free(r->series_value), free(r);
   *rp = NULL;
 }
@@ -108,7 +113,8 @@ static lbs_err repart_at(lbs__engine *x, int64_t s) {
   x->cur_step = s;
   lbs_err e = lbs__part_weights(x, x->S0 + s - 1, x->wprev, &pw);
   if (!e) e = lbs__repartition(x, pw, x->o->approach, s, &r->reparts[r->nrep]);
-  if (!e && r->assign) e = lbs__gather_assignment(x, r->assign + (size_t)(r->nrep + 1) * (size_t)x->E);
+  if (!e && r->assign)
+    e = lbs__gather_assignment(x, r->assign + (size_t)(r->nrep + 1) * (size_t)x->E);
   if (e) return e;
   r->reparts[r->nrep].step = s;
   double wi = r->reparts[r->nrep].work_imbalance;
@@ -152,7 +158,8 @@ static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
       since = s - r->reparts[k].step;
       break;
     }
-  int64_t last = r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0;
+  int64_t last =
+      r->nrep ? r->reparts[r->nrep - 1].partition_ns + r->reparts[r->nrep - 1].migration_ns : 0;
   int64_t est = r->nrep ? last : (x->o->cost == LBS_COST_ZERO ? 0 : lbs__model_partition_ns(x));
   lbs_loadview v = {.step = s,
                     .steps = x->S,
@@ -172,7 +179,8 @@ static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
 }
 
 /* Local: what step s did, into the result. */
-static void record_step(lbs__engine *x, int64_t s, int64_t adv, double imb, double limb, int64_t *busy) {
+static void record_step(lbs__engine *x, int64_t s, int64_t adv, double imb, double limb,
+                        int64_t *busy) {
   lbs_replay_result *r = x->r;
   int64_t mx = 0;
   double sum = 0;
@@ -218,7 +226,8 @@ static lbs_err one_step(lbs__engine *x, int64_t s, int64_t *busy) {
   }
   int64_t adv;
   if ((e = lbs__agree(x, lbs__run_step(x, &adv)))) return e;
-  if (x->rec && x->rec->step && (e = lbs__agree(x, x->rec->step(x->rec->arg, s, x->load, x->P, x->halo, x->nhalo))))
+  if (x->rec && x->rec->step &&
+      (e = lbs__agree(x, x->rec->step(x->rec->arg, s, x->load, x->P, x->halo, x->nhalo))))
     return e;
   record_step(x, s, adv, imb, limb, busy);
   return LBS_OK;
@@ -238,7 +247,8 @@ static double peak_rss_mb(void) {
 /* Collective: the run's totals once every step is done. */
 static void finish(lbs__engine *x, int64_t compute_bsp, const int64_t *busy, double t_start) {
   lbs_replay_result *r = x->r;
-  for (int p = 0; p < x->P; p++) r->total_ns = x->clock[p] > r->total_ns ? x->clock[p] : r->total_ns;
+  for (int p = 0; p < x->P; p++)
+    r->total_ns = x->clock[p] > r->total_ns ? x->clock[p] : r->total_ns;
   int64_t busiest = 0;
   double imb_sum = 0, limb_sum = 0;
   for (int p = 0; p < x->P; p++) busiest = busy[p] > busiest ? busy[p] : busiest;
@@ -252,7 +262,8 @@ static void finish(lbs__engine *x, int64_t compute_bsp, const int64_t *busy, dou
   const int64_t *ss;
   const double *sv;
   int ns = lbs_policy_series(x->policy, &ss, &sv);
-  if (ns > 0 && (r->series_step = malloc((size_t)ns * sizeof *ss)) && (r->series_value = malloc((size_t)ns * sizeof *sv))) {
+  if (ns > 0 && (r->series_step = malloc((size_t)ns * sizeof *ss)) &&
+      (r->series_value = malloc((size_t)ns * sizeof *sv))) {
     memcpy(r->series_step, ss, (size_t)ns * sizeof *ss);
     memcpy(r->series_value, sv, (size_t)ns * sizeof *sv);
     r->nseries = ns;
@@ -263,12 +274,14 @@ static void finish(lbs__engine *x, int64_t compute_bsp, const int64_t *busy, dou
   MPI_Allreduce(MPI_IN_PLACE, &r->wall_s, 1, MPI_DOUBLE, MPI_MAX, x->comm);
 }
 
-lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm, lbs_replay_result **out) {
+lbs_err lbs_replay(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, MPI_Comm comm,
+                   lbs_replay_result **out) {
   return lbs_replay_record(t, g, o, NULL, comm, out);
 }
 
-lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o, const lbs_replay_recorder *recorder,
-                          MPI_Comm comm, lbs_replay_result **out) {
+lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o,
+                          const lbs_replay_recorder *recorder, MPI_Comm comm,
+                          lbs_replay_result **out) {
   *out = NULL;
   lbs__engine x;
   memset(&x, 0, sizeof x);
@@ -284,10 +297,12 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
   for (int64_t s = 0; s < x.S && !e; s++) {
     if ((e = one_step(&x, s, busy))) break;
     compute_bsp += x.r->step_compute_ns[s];
-    int stop = x.rank == 0 && o->progress && o->progress(o->progress_arg, s + 1, x.S); /* rank 0's: every rank stops */
+    int stop = x.rank == 0 && o->progress &&
+               o->progress(o->progress_arg, s + 1, x.S); /* rank 0's: every rank stops */
     MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
     if (stop) {
-      e = lbs_fail(LBS_INVAL, "the replay was stopped after step %lld of %lld", (long long)(s + 1), (long long)x.S);
+      e = lbs_fail(LBS_INVAL, "the replay was stopped after step %lld of %lld", (long long)(s + 1),
+                   (long long)x.S);
       break;
     }
   }

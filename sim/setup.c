@@ -24,10 +24,12 @@ void lbs__engine_free(lbs__engine *x) {
   lbs_grid_destroy(&x->live);
   lbs_grid_destroy(&x->live_nav);
   lbs_mesh_rows_free(&x->rows);
-  free(x->gh.id), free(x->gh.rcount), free(x->gh.rdispl), free(x->gh.scount), free(x->gh.sdispl), free(x->gh.sidx);
+  free(x->gh.id), free(x->gh.rcount), free(x->gh.rdispl), free(x->gh.scount), free(x->gh.sdispl),
+      free(x->gh.sidx);
   free(x->gpart), free(x->ones), free(x->adjw_step);
   free(x->rank_first), free(x->sizes), free(x->cur), free(x->newp), free(x->gid);
-  free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix), free(x->load), free(x->halo);
+  free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix),
+      free(x->load), free(x->halo);
   free(x->clock), free(x->arrive), free(x->opt_steps), free(x->opt_assign);
 }
 
@@ -46,26 +48,34 @@ static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
       for (int j = 0; j < lbs_trace_nmetrics(x->t); j++) {
         lbs_metric_info mi;
         lbs_trace_metric(x->t, j, &mi);
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", j ? ", " : "", mi.name);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", j ? ", " : "",
+                 mi.name);
       }
-      return lbs_fail(LBS_NOTFOUND, "the trace has no %smetric '%s' (it has: %s)", k ? "partition " : "", names[k], known);
+      return lbs_fail(LBS_NOTFOUND, "the trace has no %smetric '%s' (it has: %s)",
+                      k ? "partition " : "", names[k], known);
     }
-    if (k == 0) x->metric = m;
-    else if (m != x->metric) x->pmetric = m;
+    if (k == 0)
+      x->metric = m;
+    else if (m != x->metric)
+      x->pmetric = m;
   }
   *total_steps = lbs_trace_steps(x->t);
   x->S0 = x->o->first_step;
   x->S = x->o->nsteps > 0 ? x->o->nsteps : *total_steps - x->S0;
   if (*total_steps < 1) return lbs_fail(LBS_INVAL, "the trace has no steps");
   if (x->S0 < 0 || x->S0 >= *total_steps || x->S < 1 || x->S > *total_steps - x->S0)
-    return lbs_fail(LBS_RANGE, "steps [%lld, %lld) are outside the trace's %lld steps", (long long)x->S0,
-                    (long long)(x->S0 + x->S), (long long)*total_steps);
+    return lbs_fail(LBS_RANGE, "steps [%lld, %lld) are outside the trace's %lld steps",
+                    (long long)x->S0, (long long)(x->S0 + x->S), (long long)*total_steps);
   if (x->P > x->E)
-    return lbs_fail(LBS_INVAL, "the grid has %d processors but the trace only %lld elements", x->P, (long long)x->E);
-  if (x->E >= ((int64_t)1 << 31)) return lbs_fail(LBS_RANGE, "traces of 2^31 elements or more are not supported");
+    return lbs_fail(LBS_INVAL, "the grid has %d processors but the trace only %lld elements", x->P,
+                    (long long)x->E);
+  if (x->E >= ((int64_t)1 << 31))
+    return lbs_fail(LBS_RANGE, "traces of 2^31 elements or more are not supported");
   if (x->size > x->E)
-    return lbs_fail(LBS_INVAL, "%d MPI ranks but the trace has only %lld elements: run it on at most %lld ranks",
-                    x->size, (long long)x->E, (long long)x->E);
+    return lbs_fail(
+        LBS_INVAL,
+        "%d MPI ranks but the trace has only %lld elements: run it on at most %lld ranks", x->size,
+        (long long)x->E, (long long)x->E);
   return LBS_OK;
 }
 
@@ -73,10 +83,13 @@ static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
 static lbs_err setup_partitioner(lbs__engine *x) {
   x->mesh = lbs_trace_mesh(x->t);
   if (lbs_part_needs_graph(x->part) && !x->mesh)
-    return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none", x->o->partitioner);
+    return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none",
+                    x->o->partitioner);
   if (lbs_part_needs_coords(x->part) && !(x->mesh && lbs_mesh_dim(x->mesh) > 0))
-    return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none", x->o->partitioner);
-  /* the optimum caches one partition per step: it holds only when a partition depends on the step alone */
+    return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none",
+                    x->o->partitioner);
+  /* the optimum caches one partition per step: it holds only when a partition depends on the step
+   * alone */
   if (lbs__plans_ahead(x) && lbs_part_uses_current(x->part))
     return lbs_fail(LBS_INVAL,
                     "the %s policy needs a partitioner whose answer depends only on the step; %s "
@@ -85,13 +98,18 @@ static lbs_err setup_partitioner(lbs__engine *x) {
   int dist = lbs_part_has_distributed(x->part);
   x->pmode = x->o->partition_mode;
   if (x->pmode == LBS_PARTMODE_DISTRIBUTED && x->size < 2)
-    return lbs_fail(LBS_INVAL, "partition_mode = distributed needs 2 or more MPI ranks, and this run has 1 (run it "
-                    "under mpiexec -n N, or use partition_mode = rank0)");
+    return lbs_fail(
+        LBS_INVAL,
+        "partition_mode = distributed needs 2 or more MPI ranks, and this run has 1 (run it "
+        "under mpiexec -n N, or use partition_mode = rank0)");
   if (x->pmode == LBS_PARTMODE_DISTRIBUTED && !dist)
-    return lbs_fail(LBS_INVAL, "partition_mode = distributed: %s has no distributed path (it partitions on one rank: "
-                    "use partition_mode = rank0, or a zoltan:* method, PT-Scotch through zoltan:graph)",
-                    x->o->partitioner);
-  int64_t dmin = x->o->distributed_min_elements > 0 ? x->o->distributed_min_elements : 1000000; /* 0: unset */
+    return lbs_fail(
+        LBS_INVAL,
+        "partition_mode = distributed: %s has no distributed path (it partitions on one rank: "
+        "use partition_mode = rank0, or a zoltan:* method, PT-Scotch through zoltan:graph)",
+        x->o->partitioner);
+  int64_t dmin =
+      x->o->distributed_min_elements > 0 ? x->o->distributed_min_elements : 1000000; /* 0: unset */
   if (x->pmode == LBS_PARTMODE_AUTO)
     x->pmode = x->size > 1 && dist && x->E >= dmin ? LBS_PARTMODE_DISTRIBUTED : LBS_PARTMODE_RANK0;
   /* rank0 gathers every coordinate and arc on rank 0, and MPI counts are ints */
@@ -99,9 +117,12 @@ static lbs_err setup_partitioner(lbs__engine *x) {
   if (x->pmode == LBS_PARTMODE_RANK0 && x->size > 1 &&
       ((lbs_part_needs_graph(x->part) && arcs >= 2147483647.0) ||
        (lbs_part_needs_coords(x->part) && 3.0 * (double)x->E >= 2147483647.0)))
-    return lbs_fail(LBS_RANGE, "partition_mode = rank0 gathers the whole mesh on rank 0, and this trace's %.0f "
-                    "graph arcs or %lld elements' coordinates are more than one MPI message holds (2^31 - 1); "
-                    "use partition_mode = distributed", arcs, (long long)x->E);
+    return lbs_fail(
+        LBS_RANGE,
+        "partition_mode = rank0 gathers the whole mesh on rank 0, and this trace's %.0f "
+        "graph arcs or %lld elements' coordinates are more than one MPI message holds (2^31 - 1); "
+        "use partition_mode = distributed",
+        arcs, (long long)x->E);
   return LBS_OK;
 }
 
@@ -130,40 +151,52 @@ static double mem_available(void) {
   return kb * 1024;
 }
 
-/* Collective: what this run's mode needs on each node against what the node has, before any work. */
+/* Collective: what this run's mode needs on each node against what the node has, before any work.
+ */
 static lbs_err check_memory(lbs__engine *x) {
-  double deg = x->mesh ? lbs_mesh_avg_degree(x->mesh) : 0, dim = x->mesh ? lbs_mesh_dim(x->mesh) : 0;
+  double deg = x->mesh ? lbs_mesh_avg_degree(x->mesh) : 0,
+         dim = x->mesh ? lbs_mesh_dim(x->mesh) : 0;
   int graph = x->mesh && (x->bytes_edge > 0 || lbs_part_needs_graph(x->part));
   int gpart = lbs_part_needs_graph(x->part), cpart = lbs_part_needs_coords(x->part);
-  int weighted = x->mesh && lbs_mesh_get_kind(x->mesh) != LBS_MESH_STRUCTURED; /* arc weights stored, not all 1 */
+  int weighted = x->mesh && lbs_mesh_get_kind(x->mesh) !=
+                                LBS_MESH_STRUCTURED; /* arc weights stored, not all 1 */
   /* gid, cur, newp, w, wprev; the partition metric; coordinates; graph rows; unit weights */
-  double local = 32 + (x->pmetric >= 0 ? 8 : 0) + (cpart ? 8 * dim : 0) + (graph ? 8 + (weighted ? 16 : 8) * deg : 0) +
-                 (gpart && !weighted ? 8 * deg : 0);
+  double local = 32 + (x->pmetric >= 0 ? 8 : 0) + (cpart ? 8 * dim : 0) +
+                 (graph ? 8 + (weighted ? 16 : 8) * deg : 0) + (gpart && !weighted ? 8 * deg : 0);
   double obj = BYTES_PART_OBJ + (gpart ? BYTES_PART_ARC * deg : 0);
-  double mine = BYTES_PROCESS + MEMORY_MARGIN * (double)x->n * (local + (x->pmode == LBS_PARTMODE_DISTRIBUTED ? obj : 0));
-  if (x->mesh && lbs_mesh_get_kind(x->mesh) == LBS_MESH_STRUCTURED && lbs_mesh_order(x->mesh) == LBS_ORDER_HILBERT &&
-      graph)
-    mine += 8.0 * (double)x->E; /* a Hilbert box's rows need its inverse cell index while they are built */
+  double mine = BYTES_PROCESS + MEMORY_MARGIN * (double)x->n *
+                                    (local + (x->pmode == LBS_PARTMODE_DISTRIBUTED ? obj : 0));
+  if (x->mesh && lbs_mesh_get_kind(x->mesh) == LBS_MESH_STRUCTURED &&
+      lbs_mesh_order(x->mesh) == LBS_ORDER_HILBERT && graph)
+    mine +=
+        8.0 *
+        (double)x->E; /* a Hilbert box's rows need its inverse cell index while they are built */
   if (x->pmode == LBS_PARTMODE_RANK0 && x->rank == 0)
-    mine += MEMORY_MARGIN * (double)x->E * (obj + BYTES_GATHER_OBJ + (cpart ? 8 * dim : 0) + (gpart ? 16 * deg : 0));
+    mine += MEMORY_MARGIN * (double)x->E *
+            (obj + BYTES_GATHER_OBJ + (cpart ? 8 * dim : 0) + (gpart ? 16 * deg : 0));
   MPI_Comm node;
   MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, x->rank, MPI_INFO_NULL, &node);
-  double need = 0, avail = x->o->memory_limit_gb > 0 ? x->o->memory_limit_gb * 1e9 : mem_available();
+  double need = 0,
+         avail = x->o->memory_limit_gb > 0 ? x->o->memory_limit_gb * 1e9 : mem_available();
   MPI_Allreduce(&mine, &need, 1, MPI_DOUBLE, MPI_SUM, node);
   int on_node;
   MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
   lbs_err e = LBS_OK;
   if (avail > 0 && need > avail)
-    e = lbs_fail(LBS_NOMEM, "partition_mode = %s needs about %.1f GB on this node for %lld elements (%d of %d "
-                 "rank%s here%s), and the node has %.1f GB (%s); %s", lbs_partition_mode_name(x->pmode), need / 1e9,
-                 (long long)x->E, on_node, x->size, x->size > 1 ? "s" : "",
-                 x->pmode == LBS_PARTMODE_RANK0 ? "; rank 0 gathers every element" : "", avail / 1e9,
+    e = lbs_fail(LBS_NOMEM,
+                 "partition_mode = %s needs about %.1f GB on this node for %lld elements (%d of %d "
+                 "rank%s here%s), and the node has %.1f GB (%s); %s",
+                 lbs_partition_mode_name(x->pmode), need / 1e9, (long long)x->E, on_node, x->size,
+                 x->size > 1 ? "s" : "",
+                 x->pmode == LBS_PARTMODE_RANK0 ? "; rank 0 gathers every element" : "",
+                 avail / 1e9,
                  x->o->memory_limit_gb > 0 ? "[sim] memory_limit_gb" : "available memory",
                  x->pmode == LBS_PARTMODE_RANK0
-                     ? (lbs_part_has_distributed(x->part) ? "use partition_mode = distributed on more ranks"
-                                                          : "this partitioner runs on one rank: use a zoltan:* method "
-                                                            "with partition_mode = distributed, or a larger node")
+                     ? (lbs_part_has_distributed(x->part)
+                            ? "use partition_mode = distributed on more ranks"
+                            : "this partitioner runs on one rank: use a zoltan:* method "
+                              "with partition_mode = distributed, or a larger node")
                      : "run it on more nodes");
   return lbs__agree(x, e);
 }
@@ -173,18 +206,23 @@ static lbs_err read_rows(lbs__engine *x) {
   lbs_err e = LBS_OK;
   x->edge_step = -1;
   if (!x->mesh) return LBS_OK;
-  int want_graph = x->bytes_edge > 0 || lbs_part_needs_graph(x->part) || lbs_trace_edge_weights_vary(x->t);
-  if ((e = lbs_mesh_rows_get(x->mesh, x->first, x->n, lbs_part_needs_coords(x->part), want_graph, &x->rows)))
+  int want_graph =
+      x->bytes_edge > 0 || lbs_part_needs_graph(x->part) || lbs_trace_edge_weights_vary(x->t);
+  if ((e = lbs_mesh_rows_get(x->mesh, x->first, x->n, lbs_part_needs_coords(x->part), want_graph,
+                             &x->rows)))
     return e;
   x->adjw = x->rows.adjw;
   int64_t ne = x->rows.xadj ? x->rows.xadj[x->n] : 0;
   if (x->rows.xadj && !x->rows.adjw && lbs_part_needs_graph(x->part)) {
-    if (!(x->ones = malloc((size_t)(ne + 1) * sizeof *x->ones))) return lbs_fail(LBS_NOMEM, "edge weights");
+    if (!(x->ones = malloc((size_t)(ne + 1) * sizeof *x->ones)))
+      return lbs_fail(LBS_NOMEM, "edge weights");
     for (int64_t k = 0; k < ne; k++) x->ones[k] = 1;
   }
-  if (x->rows.xadj && lbs_trace_edge_weights_vary(x->t)) { /* N-body: read through the trace's rule */
+  if (x->rows.xadj &&
+      lbs_trace_edge_weights_vary(x->t)) { /* N-body: read through the trace's rule */
     if ((e = lbs_trace_edge_rule_check(x->t, NULL))) return e;
-    if (!(x->adjw_step = malloc((size_t)(ne + 1) * sizeof *x->adjw_step))) return lbs_fail(LBS_NOMEM, "edge weights");
+    if (!(x->adjw_step = malloc((size_t)(ne + 1) * sizeof *x->adjw_step)))
+      return lbs_fail(LBS_NOMEM, "edge weights");
   }
   return LBS_OK;
 }
@@ -204,9 +242,11 @@ static lbs_err alloc_state(lbs__engine *x) {
   x->load = malloc(P * sizeof *x->load);
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
-  if (!x->sizes || !x->cur || !x->newp || !x->gid || !x->w || !x->wprev || (x->pmetric >= 0 && !x->wpart) ||
-      !x->fixnav || !x->fix || !x->load || !x->clock || !x->arrive)
-    return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->n, x->P);
+  if (!x->sizes || !x->cur || !x->newp || !x->gid || !x->w || !x->wprev ||
+      (x->pmetric >= 0 && !x->wpart) || !x->fixnav || !x->fix || !x->load || !x->clock ||
+      !x->arrive)
+    return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->n,
+                    x->P);
   /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),
    * so no partitioner is steered by a made-up starting assignment and nothing moves */
   for (int64_t i = 0; i < x->n; i++) x->gid[i] = x->first + i, x->cur[i] = -1;
@@ -217,7 +257,9 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   int64_t total_steps = 0;
   lbs_err e = lbs__agree(x, check_trace(x, &total_steps));
   if (!e) e = lbs__agree(x, lbs_policy_create(x->o->policy, &x->policy));
-  if (!e) e = lbs__agree(x, lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part)); /* collective */
+  if (!e)
+    e = lbs__agree(
+        x, lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part)); /* collective */
   if (!e) e = lbs__agree(x, setup_partitioner(x));
   if (!e) e = lbs__agree(x, place_elements(x));
   if (e) return e;
@@ -231,7 +273,8 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   if ((e = lbs__agree(x, read_rows(x)))) return e;
   if ((e = lbs__ghost_setup(x))) return e;
   if (!e) e = lbs__agree(x, alloc_state(x));
-  if (!e) e = lbs__agree(x, lbs__avail_setup(x, total_steps)); /* a changing grid: x->g follows it */
+  if (!e)
+    e = lbs__agree(x, lbs__avail_setup(x, total_steps)); /* a changing grid: x->g follows it */
   if (!e) e = lbs__agree(x, lbs_net_create(x->g, &x->net));
   if (e) return e;
   lbs_grid_part_sizes(x->g, x->sizes);

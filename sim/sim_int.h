@@ -22,12 +22,12 @@ typedef lbs_transfer xfer; /* p, q, bytes; ready and arrival set for each batch 
 
 /* The ghosts of this rank: the remote neighbours of its elements, and how their values travel. */
 typedef struct lbs__ghosts {
-  int64_t ng;                         /* ghosts, sorted by global id (so grouped by owner rank) */
-  int64_t *id;                        /* ng global ids */
-  int *rcount, *rdispl;               /* per rank: how many of the ghosts it owns, and where */
-  int *scount, *sdispl;               /* per rank: how many of this rank's elements it wants */
-  int *sidx;                          /* the local indices sent, grouped by destination rank */
-  int64_t ns;                         /* sum of scount */
+  int64_t ng;           /* ghosts, sorted by global id (so grouped by owner rank) */
+  int64_t *id;          /* ng global ids */
+  int *rcount, *rdispl; /* per rank: how many of the ghosts it owns, and where */
+  int *scount, *sdispl; /* per rank: how many of this rank's elements it wants */
+  int *sidx;            /* the local indices sent, grouped by destination rank */
+  int64_t ns;           /* sum of scount */
 } lbs__ghosts;
 
 typedef struct lbs__engine {
@@ -37,51 +37,53 @@ typedef struct lbs__engine {
   const lbs_replay_opts *o;
   MPI_Comm comm;
   int rank, size, metric, P, C;
-  int pmetric;           /* the partitioner's weights: a metric, or -1 for the work itself */
-  int64_t E, S, S0;      /* elements; S steps from trace step S0 */
+  int pmetric;      /* the partitioner's weights: a metric, or -1 for the work itself */
+  int64_t E, S, S0; /* elements; S steps from trace step S0 */
   int64_t first, n, *rank_first; /* this rank's elements [first, first + n); size + 1 offsets */
   /* this rank's rows of the mesh, as far as they are needed */
   lbs_mesh *mesh;
-  lbs_mesh_rows rows;    /* coords (n*dim) when the partitioner reads them, CSR rows when there is a graph */
-  const double *adjw;    /* the halo's arc weights: rows.adjw, adjw_step, or NULL for all 1 */
-  double *adjw_step;     /* varying weights (N-body rule): those of trace step edge_step, else NULL */
-  double *ones;          /* unit arc weights for a graph partitioner when rows.adjw is NULL */
-  int64_t edge_step;     /* the trace step adjw_step holds, -1 none */
+  lbs_mesh_rows
+      rows; /* coords (n*dim) when the partitioner reads them, CSR rows when there is a graph */
+  const double *adjw; /* the halo's arc weights: rows.adjw, adjw_step, or NULL for all 1 */
+  double *adjw_step;  /* varying weights (N-body rule): those of trace step edge_step, else NULL */
+  double *ones;       /* unit arc weights for a graph partitioner when rows.adjw is NULL */
+  int64_t edge_step;  /* the trace step adjw_step holds, -1 none */
   double bytes_elem, bytes_edge;
   lbs__ghosts gh;
-  int *gpart;            /* gh.ng: the current part of each ghost */
+  int *gpart; /* gh.ng: the current part of each ghost */
   lbs_partitioner *part;
   lbs_partition_mode pmode; /* rank0 or distributed: the one that runs */
   lbs_policy *policy;
-  double *sizes;         /* P part sizes */
+  double *sizes; /* P part sizes */
   /* state */
-  int *cur, *newp;       /* n: local current / new parts */
-  int64_t *gid;          /* n: local global ids */
-  double *w, *wprev;     /* n: local work of the current and the previous step */
-  double *wpart;         /* n: the partition metric's values (pmetric >= 0), else NULL */
-  double *wnav;          /* n: scratch for step navigation, allocated on first use */
-  int64_t *fixnav;       /* P: scratch for step navigation */
-  int64_t *fix;          /* P: fixed-point sums */
-  int64_t *load;         /* P: compute ns of the current step */
-  xfer *halo;            /* halo transfers, sorted by (p, q) */
+  int *cur, *newp;   /* n: local current / new parts */
+  int64_t *gid;      /* n: local global ids */
+  double *w, *wprev; /* n: local work of the current and the previous step */
+  double *wpart;     /* n: the partition metric's values (pmetric >= 0), else NULL */
+  double *wnav;      /* n: scratch for step navigation, allocated on first use */
+  int64_t *fixnav;   /* P: scratch for step navigation */
+  int64_t *fix;      /* P: fixed-point sums */
+  int64_t *load;     /* P: compute ns of the current step */
+  xfer *halo;        /* halo transfers, sorted by (p, q) */
   int nhalo;
-  int64_t *clock;        /* P processor clocks (ns) */
-  int64_t *arrive;       /* P: latest arrival into each processor this step */
-  lbs_net *net;          /* the links and NICs, with what earlier batches left on them */
+  int64_t *clock;                 /* P processor clocks (ns) */
+  int64_t *arrive;                /* P: latest arrival into each processor this step */
+  lbs_net *net;                   /* the links and NICs, with what earlier batches left on them */
   const lbs_replay_recorder *rec; /* may be NULL */
   lbs_replay_result *r;
   /* the offline optimum (optimal.c) */
-  int opt_done;          /* 1 once computed */
-  int64_t *opt_steps;    /* the plan: repartition steps */
+  int opt_done;       /* 1 once computed */
+  int64_t *opt_steps; /* the plan: repartition steps */
   int opt_n;
-  int *opt_assign;       /* S x n: this rank's part of A_r, the partition before step r */
-  int64_t opt_total;     /* the total time the plan gives, as the optimiser computed it */
-  int64_t cur_step;      /* the step a repartition happens before */
-  double own_imb;        /* the last partition's work imbalance against the shares its partitioner aimed at */
+  int *opt_assign;   /* S x n: this rank's part of A_r, the partition before step r */
+  int64_t opt_total; /* the total time the plan gives, as the optimiser computed it */
+  int64_t cur_step;  /* the step a repartition happens before */
+  double
+      own_imb; /* the last partition's work imbalance against the shares its partitioner aimed at */
   /* a changing grid (avail.c): the live copy g points to when the grid has availability
    * profiles, else NULL */
   lbs_grid *live;
-  lbs_grid *live_nav;    /* the grid as it is at a step the policy navigates to, or NULL */
+  lbs_grid *live_nav; /* the grid as it is at a step the policy navigates to, or NULL */
 } lbs__engine;
 
 /* ---------------------------------------------------------------- base.c (the leaves) */
@@ -114,14 +116,17 @@ void lbs__compute_loads(lbs__engine *x);
 void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *fix, int64_t *load);
 /* Collective: (p*P + q, fixed-point amount) pairs of every rank summed into sorted transfers
  * of unit_bytes per unit; *out allocated. kv is scratch. */
-lbs_err lbs__merge_pairs(lbs__engine *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out, int *nout);
+lbs_err lbs__merge_pairs(lbs__engine *x, int64_t *kv, int64_t nkv, double unit_bytes, xfer **out,
+                         int *nout);
 /* Collective: the ghosts of this rank's graph rows (none without them), and who sends what. */
 lbs_err lbs__ghost_setup(lbs__engine *x);
 /* Collective: the ghosts' values of a local array (n items of type t, size bytes each) into
  * ghost (gh.ng items). */
-lbs_err lbs__ghost_exchange(lbs__engine *x, const void *local, void *ghost, MPI_Datatype t, size_t size);
+lbs_err lbs__ghost_exchange(lbs__engine *x, const void *local, void *ghost, MPI_Datatype t,
+                            size_t size);
 /* Collective: the halo transfers under parts cur (local) and gpart (ghosts). */
-lbs_err lbs__build_halo_of(lbs__engine *x, const int *cur, const int *gpart, xfer **halo, int *nhalo);
+lbs_err lbs__build_halo_of(lbs__engine *x, const int *cur, const int *gpart, xfer **halo,
+                           int *nhalo);
 /* Collective: x->halo under x->cur and x->gpart. */
 lbs_err lbs__build_halo(lbs__engine *x);
 /* Local: serves xs over x->net, each ready at ready[its sender]; arrivals are maxed into
@@ -139,7 +144,8 @@ lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach);
 /* Collective: partition with weights w (local), then migrate: updates the parts, the ghosts'
  * parts, the clocks and the halo; rec gets what it cost. step: the window step it happens
  * before (-1: the initial partition, not recorded). */
-lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t step, lbs_repart_rec *rec);
+lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t step,
+                         lbs_repart_rec *rec);
 /* Collective: the whole assignment (E parts, global order) on every rank: for save_assignment. */
 lbs_err lbs__gather_assignment(lbs__engine *x, int *out);
 

@@ -19,15 +19,15 @@
 
 /* Who made a group of runs, and how. id is required; the rest may be NULL. */
 typedef struct lbs_study_info {
-  const char *id;                     /* unique; a sweep's is a hash of its study */
-  const char *kind;                   /* "replay", "policy compare", "partition", "sweep", "validate" */
+  const char *id;   /* unique; a sweep's is a hash of its study */
+  const char *kind; /* "replay", "policy compare", "partition", "sweep", "validate" */
   const char *command, *version, *host, *started; /* started: ISO 8601 UTC */
   const char *file, *file_hash, *axes; /* a sweep: its study file, SHA-256, axes (a JSON object) */
-  int64_t tasks;                      /* a sweep's task count, else 0 */
-  lbs_progress_fn progress;           /* rows written of all to write (may be NULL) */
+  int64_t tasks;                       /* a sweep's task count, else 0 */
+  lbs_progress_fn progress;            /* rows written of all to write (may be NULL) */
   void *progress_arg;
-  int checked;                        /* the caller checked the store (lbs_results_check) and
-                                         each write need not read it whole again (a sweep) */
+  int checked; /* the caller checked the store (lbs_results_check) and
+                  each write need not read it whole again (a sweep) */
 } lbs_study_info;
 
 /* What one run was made of. Any pointer may be NULL. */
@@ -44,8 +44,9 @@ typedef struct lbs_run_info {
 
 /* Appends n runs (with their study's row, once, when si is given) in one transaction; the
  * new ids in ids (may be NULL). Nothing is written on failure. */
-lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si, lbs_replay_result *const *r,
-                               const lbs_run_info *ri, int n, int64_t *ids);
+lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si,
+                               lbs_replay_result *const *r, const lbs_run_info *ri, int n,
+                               int64_t *ids);
 
 /* A partitioner measured on one step (lbsim partition): MinEX's model metrics (seed 003). */
 typedef struct lbs_partition_row {
@@ -53,9 +54,11 @@ typedef struct lbs_partition_row {
   int64_t step, elements, moved;
   const char *partitioner;
   int procs;
-  double maxqwgt_s, loadimb, work_imbalance, tolerance, wsysll_s, wgt_s, comm_s, remap_s, edge_cut, wall_s;
+  double maxqwgt_s, loadimb, work_imbalance, tolerance, wsysll_s, wgt_s, comm_s, remap_s, edge_cut,
+      wall_s;
 } lbs_partition_row;
-lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si, const lbs_partition_row *rows, int n);
+lbs_err lbs_results_save_partitions(const char *path, const lbs_study_info *si,
+                                    const lbs_partition_row *rows, int n);
 
 /* Reads the whole store and checks it (SQLite's quick check): LBS_CORRUPT when damaged. */
 lbs_err lbs_results_check(const char *path);
@@ -341,24 +344,27 @@ typedef struct lbs_session {
   const char *trace_path, *grid_path; /* borrowed */
   const char *const *over;            /* the overrides as given (borrowed), for provenance */
   int nover;
-  lbs_config *cfg;      /* the grid file, then the overrides */
+  lbs_config *cfg; /* the grid file, then the overrides */
   lbs_grid *grid;
   lbs_trace *trace;     /* NULL when opened without a trace */
   lbs_replay_opts opts; /* the defaults, then cfg's [sim]; opts.cfg = cfg */
-  const char *failed;   /* after a failure: the grid's or the trace's path, whichever failed (borrowed) */
+  const char
+      *failed; /* after a failure: the grid's or the trace's path, whichever failed (borrowed) */
 } lbs_session;
 
 /* Loads a session: local (each rank loads its own, and the same files give every rank the same
  * error). trace may be NULL (no trace opened). On failure s->failed names the file at fault and
  * what was loaded stays for lbs_session_close. */
-lbs_err lbs_session_open(lbs_session *s, const char *trace, const char *grid, const char *const *over, int nover);
+lbs_err lbs_session_open(lbs_session *s, const char *trace, const char *grid,
+                         const char *const *over, int nover);
 /* Frees what the session loaded and clears it; a zeroed session is fine. */
 void lbs_session_close(lbs_session *s);
 /* Appends n runs of the session to a results store as one study of this kind (lbs_prov_study_init),
  * each with the session's provenance (its files, configuration, overrides and cost model) and,
  * when iopt >= 0, the optimum run r[iopt]'s total and each run's gap to it. progress (may be NULL)
  * counts rows written. One transaction: nothing is written on failure. */
-lbs_err lbs_session_save(const lbs_session *s, const char *results, const char *kind, lbs_replay_result *const *r, int n,
-                         int iopt, lbs_progress_fn progress, void *progress_arg);
+lbs_err lbs_session_save(const lbs_session *s, const char *results, const char *kind,
+                         lbs_replay_result *const *r, int n, int iopt, lbs_progress_fn progress,
+                         void *progress_arg);
 
 #endif

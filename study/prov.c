@@ -22,7 +22,8 @@ static char command[8192]; /* the command line as given (getopt permutes argv la
 static size_t put_word(char *buf, size_t n, size_t len, const char *s) {
   int plain = *s != 0;
   for (const char *p = s; *p; p++)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%^", *p)) plain = 0;
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%^", *p))
+      plain = 0;
   if (plain) return len + (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s", s);
   len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "'");
   for (const char *p = s; *p; p++)
@@ -33,7 +34,8 @@ static size_t put_word(char *buf, size_t n, size_t len, const char *s) {
 void lbs_prov_capture(int argc, char **argv) {
   size_t len = 0;
   for (int i = 0; i < argc; i++) {
-    if (i) len += (size_t)snprintf(command + len, len < sizeof command ? sizeof command - len : 0, " ");
+    if (i)
+      len += (size_t)snprintf(command + len, len < sizeof command ? sizeof command - len : 0, " ");
     len = put_word(command, sizeof command, len, argv[i]);
   }
   if (len >= sizeof command) strcpy(command + sizeof command - 5, " ...");
@@ -45,10 +47,14 @@ void lbs_prov_study_init(lbs_prov_study *s, const char *kind, const char *id) {
   struct utsname u;
   char host[200] = "";
   if (gethostname(host, sizeof host - 1)) strcpy(host, "?");
-  if (uname(&u) == 0) snprintf(s->host, sizeof s->host, "%.199s (%.64s %.64s %.64s)", host, u.sysname, u.release, u.machine);
-  else snprintf(s->host, sizeof s->host, "%s", host);
+  if (uname(&u) == 0)
+    snprintf(s->host, sizeof s->host, "%.199s (%.64s %.64s %.64s)", host, u.sysname, u.release,
+             u.machine);
+  else
+    snprintf(s->host, sizeof s->host, "%s", host);
   lbs_results_now(s->started);
-  if (id) snprintf(s->id, sizeof s->id, "%s", id);
+  if (id)
+    snprintf(s->id, sizeof s->id, "%s", id);
   else { /* a new study: its kind, the time and this process */
     char word[32], stamp[32];
     snprintf(word, sizeof word, "%s", kind);
@@ -60,8 +66,12 @@ void lbs_prov_study_init(lbs_prov_study *s, const char *kind, const char *id) {
     stamp[k] = 0;
     snprintf(s->id, sizeof s->id, "%s-%s-%ld", word, stamp, (long)getpid());
   }
-  s->info = (lbs_study_info){.id = s->id, .kind = kind, .command = s->command, .version = LBSIM_VERSION,
-                             .host = s->host, .started = s->started};
+  s->info = (lbs_study_info){.id = s->id,
+                             .kind = kind,
+                             .command = s->command,
+                             .version = LBSIM_VERSION,
+                             .host = s->host,
+                             .started = s->started};
 }
 
 /* A file's hash, computed once per process while the file stays the same (a sweep's tasks share
@@ -79,8 +89,9 @@ static int hash_file(const char *path, char hex[65]) {
   struct stat sb;
   if (stat(path, &sb) || !S_ISREG(sb.st_mode)) return 0;
   for (int i = 0; i < n; i++)
-    if (!strcmp(cache[i].path, path) && cache[i].dev == sb.st_dev && cache[i].ino == sb.st_ino && cache[i].size == sb.st_size &&
-        cache[i].mtime.tv_sec == sb.st_mtim.tv_sec && cache[i].mtime.tv_nsec == sb.st_mtim.tv_nsec) {
+    if (!strcmp(cache[i].path, path) && cache[i].dev == sb.st_dev && cache[i].ino == sb.st_ino &&
+        cache[i].size == sb.st_size && cache[i].mtime.tv_sec == sb.st_mtim.tv_sec &&
+        cache[i].mtime.tv_nsec == sb.st_mtim.tv_nsec) {
       memcpy(hex, cache[i].hex, 65);
       return 1;
     }
@@ -90,13 +101,14 @@ static int hash_file(const char *path, char hex[65]) {
   if (!copy) return 1;
   free(cache[k].path); /* NULL for a new slot */
   cache[k].path = copy;
-  cache[k].dev = sb.st_dev, cache[k].ino = sb.st_ino, cache[k].size = sb.st_size, cache[k].mtime = sb.st_mtim;
+  cache[k].dev = sb.st_dev, cache[k].ino = sb.st_ino, cache[k].size = sb.st_size,
+  cache[k].mtime = sb.st_mtim;
   memcpy(cache[k].hex, hex, 65);
   return 1;
 }
 
-void lbs_prov_run_init(lbs_prov_run *ri, const char *trace, const char *grid, const lbs_config *cfg, const char *const *over,
-                      int nover, int cost) {
+void lbs_prov_run_init(lbs_prov_run *ri, const char *trace, const char *grid, const lbs_config *cfg,
+                       const char *const *over, int nover, int cost) {
   memset(ri, 0, sizeof *ri);
   /* a trace given as a directory, or a grid that is not a file, has no content hash */
   int ht = trace && hash_file(trace, ri->trace_hash);
@@ -113,10 +125,13 @@ void lbs_prov_run_init(lbs_prov_run *ri, const char *trace, const char *grid, co
   if (cfg && lbs_config_dump_resolved(cfg, specs, 1, &ri->config)) lbs_buf_free(&ri->config);
   lbs_buf o = {0};
   for (int i = 0; i < nover; i++)
-    if (lbs_buf_append(&o, over[i], strlen(over[i])) || lbs_buf_append(&o, i + 1 < nover ? "\n" : "", i + 1 < nover))
+    if (lbs_buf_append(&o, over[i], strlen(over[i])) ||
+        lbs_buf_append(&o, i + 1 < nover ? "\n" : "", i + 1 < nover))
       break;
-  if (nover && !lbs_buf_append(&o, "", 1)) ri->overrides = (char *)o.data;
-  else lbs_buf_free(&o);
+  if (nover && !lbs_buf_append(&o, "", 1))
+    ri->overrides = (char *)o.data;
+  else
+    lbs_buf_free(&o);
   static const char *COST[] = {"model", "measured", "zero"};
   ri->info = (lbs_run_info){.trace = trace,
                             .grid = grid,

@@ -103,7 +103,7 @@ const lbs_db_kind lbs__results_kind = {
     .what = "results store",
     .a_what = "a results store",
     .schema_name = "results",
-    .terse = 1, /* "PATH: SQLite's message", "PATH: strerror" */
+    .terse = 1,           /* "PATH: SQLite's message", "PATH: strerror" */
     .app_id = 0x4C425352, /* 'LBSR' */
     .version = RESULTS_SCHEMA,
     .oldest = 1,
@@ -227,7 +227,8 @@ typedef struct {
 } rows_done;
 
 static int64_t run_rows(const lbs_replay_result *r) {
-  return 1 + r->steps * (1 + r->procs) + r->nrep + r->nseries + (r->assign ? (r->nrep + 1) * r->elements : 0);
+  return 1 + r->steps * (1 + r->procs) + r->nrep + r->nseries +
+         (r->assign ? (r->nrep + 1) * r->elements : 0);
 }
 
 static void row_written(rows_done *rd) {
@@ -425,13 +426,15 @@ lbs_err lbs_results_save_study(const char *path, const lbs_study_info *si,
   return lbs_db_finish(&d, e);
 }
 
-lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path) {
+lbs_err lbs_results_save(const char *path, const lbs_replay_result *r, const char *trace_path,
+                         const char *grid_path) {
   return lbs_results_save_run(path, r, trace_path, grid_path, NULL);
 }
 
-lbs_err lbs_results_save_run(const char *path, const lbs_replay_result *r, const char *trace_path, const char *grid_path,
-                             int64_t *run_out) {
-  lbs_run_info ri = {.trace = trace_path, .grid = grid_path, .task = -1, .optimum_s = NAN, .gap_to_optimal = NAN};
+lbs_err lbs_results_save_run(const char *path, const lbs_replay_result *r, const char *trace_path,
+                             const char *grid_path, int64_t *run_out) {
+  lbs_run_info ri = {
+      .trace = trace_path, .grid = grid_path, .task = -1, .optimum_s = NAN, .gap_to_optimal = NAN};
   lbs_replay_result *rr = (lbs_replay_result *)r;
   return lbs_results_save_study(path, NULL, &rr, &ri, 1, run_out);
 }
@@ -525,7 +528,8 @@ lbs_err lbs_file_sha256(const char *path, char hex[65]) {
   FILE *f = fopen(path, "rb");
   if (!f) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-  lbs_err e = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ? LBS_OK : lbs_fail(LBS_NOMEM, "sha256");
+  lbs_err e =
+      ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ? LBS_OK : lbs_fail(LBS_NOMEM, "sha256");
   static unsigned char buf[1 << 16];
   size_t got;
   while (!e && (got = fread(buf, 1, sizeof buf, f)) > 0)
@@ -543,7 +547,8 @@ lbs_err lbs_file_sha256(const char *path, char hex[65]) {
 lbs_err lbs_sha256_hex(const void *data, size_t len, char hex[65]) {
   unsigned char md[32];
   unsigned int n = 0;
-  if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) return lbs_fail(LBS_NOMEM, "sha256");
+  if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
+    return lbs_fail(LBS_NOMEM, "sha256");
   for (unsigned i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
   return LBS_OK;
 }

@@ -7,14 +7,18 @@
 
 #include "lbs_study.h"
 
-lbs_err lbs_session_open(lbs_session *s, const char *trace, const char *grid, const char *const *over, int nover) {
+lbs_err lbs_session_open(lbs_session *s, const char *trace, const char *grid,
+                         const char *const *over, int nover) {
   *s = (lbs_session){.trace_path = trace, .grid_path = grid, .over = over, .nover = nover};
   lbs_replay_opts_default(&s->opts);
   s->failed = grid;
   lbs_err e = lbs_config_load(grid, &s->cfg);
-  for (int i = 0; !e && i < nover; i++) e = lbs_config_override(s->cfg, over[i]); /* left to right */
+  for (int i = 0; !e && i < nover; i++)
+    e = lbs_config_override(s->cfg, over[i]); /* left to right */
   if (!e) e = lbs_grid_from_config(s->cfg, &s->grid);
-  if (!e) e = lbs_replay_opts_from_config(s->cfg, &s->opts); /* [sim]: the grid file's, then the overrides' */
+  if (!e)
+    e = lbs_replay_opts_from_config(s->cfg,
+                                    &s->opts); /* [sim]: the grid file's, then the overrides' */
   if (e) return e;
   s->opts.cfg = s->cfg;
   s->failed = trace;
@@ -30,8 +34,9 @@ void lbs_session_close(lbs_session *s) {
   *s = (lbs_session){0};
 }
 
-lbs_err lbs_session_save(const lbs_session *s, const char *results, const char *kind, lbs_replay_result *const *r, int n,
-                         int iopt, lbs_progress_fn progress, void *progress_arg) {
+lbs_err lbs_session_save(const lbs_session *s, const char *results, const char *kind,
+                         lbs_replay_result *const *r, int n, int iopt, lbs_progress_fn progress,
+                         void *progress_arg) {
   lbs_run_info *info = malloc((size_t)(n > 0 ? n : 1) * sizeof *info);
   if (!info) return lbs_fail(LBS_NOMEM, "%s: run provenance", results);
   lbs_prov_study st;

@@ -708,15 +708,17 @@ lbs_err lbs_sweep_run(const lbs_sweep *s, const char *results, uint8_t *done, MP
 
 /* ---------------------------------------------------------------- the tidy CSV */
 
-static const char *MEASURES[] = {"total_time_s",   "compute_time_s", "comm_time_s",   "partition_time_s",
-                                 "migration_time_s", "repartitions",  "mean_imbalance", "max_imbalance",
-                                 "mean_loadimb",   "moved_elements"};
+static const char *MEASURES[] = {
+    "total_time_s", "compute_time_s", "comm_time_s",   "partition_time_s", "migration_time_s",
+    "repartitions", "mean_imbalance", "max_imbalance", "mean_loadimb",     "moved_elements"};
 #define NMEASURES (sizeof MEASURES / sizeof *MEASURES)
 
-/* The header: study, task, the axes (a seed after the trace when seeds are an axis), measure, value. */
+/* The header: study, task, the axes (a seed after the trace when seeds are an axis), measure,
+ * value. */
 static void tidy_header(FILE *f, const lbs_sweep *s) {
   fprintf(f, "study,task");
-  for (int k = 0; k < 4; k++) fprintf(f, ",%s%s", lbs_sweep_axis_label[k], k == 0 && s->has_seeds ? ",seed" : "");
+  for (int k = 0; k < 4; k++)
+    fprintf(f, ",%s%s", lbs_sweep_axis_label[k], k == 0 && s->has_seeds ? ",seed" : "");
   for (int k = 0; k < s->nov; k++) {
     fputc(',', f);
     lbs_csv_field(f, s->ov[k].name);
@@ -729,11 +731,11 @@ static void tidy_rows(FILE *f, const lbs_sweep *s, int64_t t, const lbs_results_
   int i4[4], iov[LBS_SWEEP_MAXOV];
   lbs_sweep_task_axes(s, t, i4, iov);
   int64_t reps = r->repartitions, moved = r->moved_elements;
-  double v[NMEASURES] = {r->total_time_s,    r->compute_time_s,
-                         r->comm_time_s,     r->partition_time_s,
+  double v[NMEASURES] = {r->total_time_s,     r->compute_time_s,
+                         r->comm_time_s,      r->partition_time_s,
                          r->migration_time_s, reps == LBS_RESULTS_NONE ? 0 : (double)reps,
-                         r->mean_imbalance,  r->max_imbalance,
-                         r->mean_loadimb,    moved == LBS_RESULTS_NONE ? 0 : (double)moved};
+                         r->mean_imbalance,   r->max_imbalance,
+                         r->mean_loadimb,     moved == LBS_RESULTS_NONE ? 0 : (double)moved};
   for (size_t m = 0; m < NMEASURES; m++) {
     lbs_csv_field(f, s->id);
     fprintf(f, ",%lld", (long long)t);
@@ -750,7 +752,8 @@ static void tidy_rows(FILE *f, const lbs_sweep *s, int64_t t, const lbs_results_
 static void tidy_write(FILE *f, const lbs_sweep *s, const lbs_results_run *runs, int64_t nruns) {
   tidy_header(f, s);
   for (int64_t i = 0, last = -1; i < nruns; i++) {
-    int64_t t = runs[i].task == LBS_RESULTS_NONE ? 0 : runs[i].task; /* a NULL reads as 0, as it did */
+    int64_t t =
+        runs[i].task == LBS_RESULTS_NONE ? 0 : runs[i].task; /* a NULL reads as 0, as it did */
     if (t == last) continue; /* one run per task (two ranks never run the same task) */
     last = t;
     tidy_rows(f, s, t, &runs[i]);

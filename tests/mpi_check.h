@@ -9,15 +9,16 @@
 #include <stdlib.h>
 
 static int check_fails, check_passes, check_rank;
-#define CHECK(cond, ...)                                                                  \
-  do {                                                                                    \
-    if (cond) check_passes++;                                                             \
-    else {                                                                                \
-      check_fails++;                                                                      \
-      if (check_rank) printf("rank %d: ", check_rank);                                   \
-      printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n");             \
-      fflush(stdout);                                                                     \
-    }                                                                                     \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (cond)                                                                                      \
+      check_passes++;                                                                              \
+    else {                                                                                         \
+      check_fails++;                                                                               \
+      if (check_rank) printf("rank %d: ", check_rank);                                             \
+      printf("FAIL line %d: ", __LINE__), printf(__VA_ARGS__), printf("\n");                       \
+      fflush(stdout);                                                                              \
+    }                                                                                              \
   } while (0)
 
 /* Prints the tally on rank 0; returns the exit status (0 when everything passed). */
@@ -36,8 +37,7 @@ static inline void check_remove_dir(const char *dir) {
   if (rank != 0) return;
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd)) {
-  }
+  if (system(cmd)) {}
 }
 
 #endif

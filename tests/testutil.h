@@ -24,8 +24,7 @@ static inline char *tu_path(const char *dir, const char *name) {
 static inline void tu_rmrf(char *dir) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd)) {
-  }
+  if (system(cmd)) {}
   free(dir);
 }
 

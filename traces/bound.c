@@ -31,11 +31,12 @@ lbs_err lbs_bound_parse(const char *s, lbs_bound *out) {
     if (isnan(eps)) return lbs_fail(LBS_PARSE, "error bound '%s': eps is NaN", s);
     if (eps < 0) return lbs_fail(LBS_PARSE, "error bound '%s': eps is negative", s);
     if (eps == 0)
-      return lbs_fail(LBS_PARSE, "error bound '%s': eps is zero (write 'lossless' for exact values)", s);
+      return lbs_fail(LBS_PARSE,
+                      "error bound '%s': eps is zero (write 'lossless' for exact values)", s);
     if (!isfinite(eps)) return lbs_fail(LBS_PARSE, "error bound '%s': eps is infinite", s);
     if (kinds[i].kind != LBS_BOUND_ABS && eps > LBS_BOUND_MAX_REL)
-      return lbs_fail(LBS_PARSE, "error bound '%s': a %s bound above %g keeps nothing of the data", s,
-                      kinds[i].name, LBS_BOUND_MAX_REL);
+      return lbs_fail(LBS_PARSE, "error bound '%s': a %s bound above %g keeps nothing of the data",
+                      s, kinds[i].name, LBS_BOUND_MAX_REL);
     *out = (lbs_bound){kinds[i].kind, eps};
     return LBS_OK;
   }
@@ -53,7 +54,8 @@ char *lbs_bound_format(lbs_bound b, char *buf) {
     snprintf(buf, LBS_BOUND_STRLEN, "lossless");
     return buf;
   }
-  for (int digits = 6; digits <= 17; digits++) { /* the shortest spelling that reads back the same */
+  for (int digits = 6; digits <= 17;
+       digits++) { /* the shortest spelling that reads back the same */
     snprintf(buf, LBS_BOUND_STRLEN, "%s:%.*g", name, digits, b.eps);
     if (strtod(strchr(buf, ':') + 1, NULL) == b.eps) break;
   }
@@ -78,19 +80,25 @@ lbs_bound lbs_bound_resolve(lbs_bound b, const double *v, size_t n) {
       if (v[i] > hi) hi = v[i];
     }
   double eps = lo < hi ? b.eps * (hi - lo) : 0;
-  return eps > 0 && isfinite(eps) ? (lbs_bound){LBS_BOUND_ABS, eps} : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+  return eps > 0 && isfinite(eps) ? (lbs_bound){LBS_BOUND_ABS, eps}
+                                  : (lbs_bound){LBS_BOUND_LOSSLESS, 0};
 }
 
-void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec, const lbs_bound *set_bound) {
+void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec,
+                        const lbs_bound *set_bound) {
   if (set_codec) *codec = *set_codec;
   if (set_bound) *bound = *set_bound;
   if (set_bound && !set_codec) { /* the bound decides the codec */
-    if (bound->kind == LBS_BOUND_LOSSLESS) *codec = LBS_CODEC_LOSSLESS;
-    else if (*codec == LBS_CODEC_LOSSLESS) *codec = LBS_CODEC_DEFAULT;
+    if (bound->kind == LBS_BOUND_LOSSLESS)
+      *codec = LBS_CODEC_LOSSLESS;
+    else if (*codec == LBS_CODEC_LOSSLESS)
+      *codec = LBS_CODEC_DEFAULT;
   }
   if (set_codec && !set_bound) { /* the codec decides the bound */
-    if (*codec == LBS_CODEC_LOSSLESS) *bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
-    else if (bound->kind == LBS_BOUND_LOSSLESS) lbs_bound_parse(LBS_BOUND_DEFAULT, bound);
+    if (*codec == LBS_CODEC_LOSSLESS)
+      *bound = (lbs_bound){LBS_BOUND_LOSSLESS, 0};
+    else if (bound->kind == LBS_BOUND_LOSSLESS)
+      lbs_bound_parse(LBS_BOUND_DEFAULT, bound);
   }
 }
 

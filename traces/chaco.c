@@ -29,8 +29,8 @@
 #include "traces_int.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,16 +139,16 @@ static lbs_err parse_coords(const char *name, const char *text, size_t len, int6
       if (!(c = malloc((size_t)(n * dim) * sizeof *c))) return lbs_fail(LBS_NOMEM, "coordinates");
     } else if (k != dim) {
       free(c);
-      return lbs_fail(LBS_PARSE, "%s:%lld: expected %d coordinates, found %d", name, (long long)r.line,
-                      dim, k);
+      return lbs_fail(LBS_PARSE, "%s:%lld: expected %d coordinates, found %d", name,
+                      (long long)r.line, dim, k);
     }
     memcpy(c + v * dim, x, (size_t)dim * sizeof *x);
   }
   const char *a, *b;
   if (next_line(&r, &a, &b, 1)) {
     free(c);
-    return lbs_fail(LBS_PARSE, "%s:%lld: more coordinate lines than the graph's %lld vertices", name,
-                    (long long)r.line, (long long)n);
+    return lbs_fail(LBS_PARSE, "%s:%lld: more coordinate lines than the graph's %lld vertices",
+                    name, (long long)r.line, (long long)n);
   }
   *out = c;
   *dim_out = dim;
@@ -487,7 +487,8 @@ char *lbs_chaco_metric_name(int ncon, int k, char *buf) {
 }
 
 /* The metric specs of a graph with ncon vertex weights under enc, names in names[k]. */
-static lbs_err chaco_specs(int ncon, const lbs_encoding *enc, lbs_metric_spec *ms, char (*names)[16]) {
+static lbs_err chaco_specs(int ncon, const lbs_encoding *enc, lbs_metric_spec *ms,
+                           char (*names)[16]) {
   if (ncon < 1 || ncon > LBS_CHACO_MAX_NCON)
     return lbs_fail(LBS_INVAL, "%d vertex weights (1 to %d)", ncon, LBS_CHACO_MAX_NCON);
   const lbs_bound dflt = {LBS_BOUND_LOSSLESS, 0};
@@ -495,7 +496,8 @@ static lbs_err chaco_specs(int ncon, const lbs_encoding *enc, lbs_metric_spec *m
   for (int k = 0; k < ncon; k++) {
     np[k] = lbs_chaco_metric_name(ncon, k, names[k]);
     ms[k] = (lbs_metric_spec){names[k], "1", LBS_CODEC_LOSSLESS, dflt, {0, 0}};
-    lbs_err e = lbs_encoding_resolve(enc, names[k], LBS_CODEC_LOSSLESS, dflt, &ms[k].codec, &ms[k].bound);
+    lbs_err e =
+        lbs_encoding_resolve(enc, names[k], LBS_CODEC_LOSSLESS, dflt, &ms[k].codec, &ms[k].bound);
     if (e) return e;
   }
   return lbs_encoding_check_names(enc, np, ncon);

@@ -10,7 +10,8 @@
 #include <string.h>
 
 /* The codecs a chunk may name, in the order messages list them. */
-static const void *const builtin[] = {&lbs__codec_polyline, &lbs__codec_quant, &lbs__codec_lossless, NULL};
+static const void *const builtin[] = {&lbs__codec_polyline, &lbs__codec_quant, &lbs__codec_lossless,
+                                      NULL};
 static lbs_registry registry = LBS_REGISTRY("codec", builtin, lbs_codec_ops, name, NULL);
 
 const lbs_codec_ops *lbs__codec_get(lbs_codec id) {
@@ -66,7 +67,8 @@ lbs_err lbs_codec_from_name(const char *name, lbs_codec *out) {
   const char *close = lbs_registry_closest(&registry, name);
   lbs_registry_list(&registry, known, sizeof known);
   if (close)
-    return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, %s); did you mean '%s'?", name, known, close);
+    return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, %s); did you mean '%s'?", name,
+                    known, close);
   return lbs_fail(LBS_NOTFOUND, "unknown codec '%s' (known: auto, %s)", name, known);
 }
 
@@ -76,13 +78,18 @@ lbs_err lbs_codec_check(lbs_codec c, lbs_bound b) {
   if (b.kind < LBS_BOUND_LOSSLESS || b.kind > LBS_BOUND_RANGE)
     return lbs_fail(LBS_INVAL, "unknown error bound kind %d", (int)b.kind);
   if (b.kind != LBS_BOUND_LOSSLESS && !(b.eps > 0 && isfinite(b.eps)))
-    return lbs_fail(LBS_INVAL, "error bound %s: eps must be finite and > 0", lbs_bound_format(b, s));
-  if (c == LBS_CODEC_LOSSLESS && b.kind != LBS_BOUND_LOSSLESS)
-    return lbs_fail(LBS_INVAL, "the lossless codec stores values exactly: it takes the bound 'lossless', not %s",
+    return lbs_fail(LBS_INVAL, "error bound %s: eps must be finite and > 0",
                     lbs_bound_format(b, s));
+  if (c == LBS_CODEC_LOSSLESS && b.kind != LBS_BOUND_LOSSLESS)
+    return lbs_fail(
+        LBS_INVAL,
+        "the lossless codec stores values exactly: it takes the bound 'lossless', not %s",
+        lbs_bound_format(b, s));
   if (c != LBS_CODEC_LOSSLESS && b.kind == LBS_BOUND_LOSSLESS)
-    return lbs_fail(LBS_INVAL, "the %s codec is lossy: give it a bound rel:EPS, abs:EPS or range:EPS "
-                    "(or use the lossless codec)", lbs_codec_name(c));
+    return lbs_fail(LBS_INVAL,
+                    "the %s codec is lossy: give it a bound rel:EPS, abs:EPS or range:EPS "
+                    "(or use the lossless codec)",
+                    lbs_codec_name(c));
   return LBS_OK;
 }
 
@@ -180,16 +187,20 @@ lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t
   double dd = fabs(sy - sx);
   /* the codecs kept every value within the tolerance: no correction when the sum is kept */
   if (sa > 0 ? dd <= 0.5 * LBS_SUM_TOL * sa : dd == 0) return LBS_OK;
-  if (!nq || !isfinite(d) || !isfinite(sq)) return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
+  if (!nq || !isfinite(d) || !isfinite(sq))
+    return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
   /* a factor (first for relative tolerances), an offset (first for absolute ones), and the
    * least-squares line from decoded to original values (it keeps the sum: its residuals add up
    * to zero), which also removes biases that differ between small and large values */
   lbs__corr mul = {sq != 0 ? (sq + d) / sq : 1, 0}, add = {1, d / (double)nq};
-  if (corr_ok(v, y, exact, n, t, t.r > 0 ? mul : add, sx, sa, k)) return *c = t.r > 0 ? mul : add, LBS_OK;
-  if (corr_ok(v, y, exact, n, t, t.r > 0 ? add : mul, sx, sa, k)) return *c = t.r > 0 ? add : mul, LBS_OK;
+  if (corr_ok(v, y, exact, n, t, t.r > 0 ? mul : add, sx, sa, k))
+    return *c = t.r > 0 ? mul : add, LBS_OK;
+  if (corr_ok(v, y, exact, n, t, t.r > 0 ? add : mul, sx, sa, k))
+    return *c = t.r > 0 ? add : mul, LBS_OK;
   double ybar = sq / (double)nq, xbar = sqx / (double)nq, syy = 0, sxy = 0;
   for (size_t i = 0; i < n; i++)
-    if (!exact[i] && isfinite(v[i])) syy += (y[i] - ybar) * (y[i] - ybar), sxy += (y[i] - ybar) * (v[i] - xbar);
+    if (!exact[i] && isfinite(v[i]))
+      syy += (y[i] - ybar) * (y[i] - ybar), sxy += (y[i] - ybar) * (v[i] - xbar);
   if (syy > 0 && isfinite(sxy / syy)) {
     lbs__corr lsq = {sxy / syy, xbar - sxy / syy * ybar};
     if (corr_ok(v, y, exact, n, t, lsq, sx, sa, k)) return *c = lsq, LBS_OK;
@@ -246,10 +257,11 @@ static lbs_err encode_any(lbs_codec_ctx *ctx, lbs_codec c, const double *v, size
    * one stores them in less than AUTO_CLEAR of the other's bytes, it alone encodes the chunk,
    * else both do and the smaller stays */
   size_t at = out->len;
-  int which = 0; /* 1 polyline, 2 quant, 0 both */
+  int which = 0;             /* 1 polyline, 2 quant, 0 both */
   if (n >= 4 * AUTO_PROBE) { /* the probe: four blocks from across the chunk */
     double probe[AUTO_PROBE];
-    for (int b = 0; b < 4; b++) memcpy(probe + b * (AUTO_PROBE / 4), v + (size_t)b * (n / 4), AUTO_PROBE / 4 * sizeof *v);
+    for (int b = 0; b < 4; b++)
+      memcpy(probe + b * (AUTO_PROBE / 4), v + (size_t)b * (n / 4), AUTO_PROBE / 4 * sizeof *v);
     lbs_codec u;
     if ((e = encode_one(ctx, LBS_CODEC_POLYLINE, probe, AUTO_PROBE, t, out, &u))) return e;
     size_t sp = out->len - at;
@@ -295,7 +307,8 @@ lbs_err lbs_codec_decode(lbs_codec_ctx *ctx, lbs_codec c, const uint8_t *blob, s
     blob = none;
   }
   if (first > n || count > n - first)
-    return lbs_fail(LBS_RANGE, "elements [%zu, %zu) outside a chunk of %zu", first, first + count, n);
+    return lbs_fail(LBS_RANGE, "elements [%zu, %zu) outside a chunk of %zu", first, first + count,
+                    n);
   return o->decode(ctx, blob, len, n, first, count, out);
 }
 
@@ -324,7 +337,8 @@ lbs_err lbs__put_varint(lbs_buf *b, uint64_t v) {
   return LBS_OK;
 }
 
-size_t lbs__head_put(uint8_t *hdr, uint8_t version, uint8_t flags, double step, lbs__corr c, uint8_t corr_bit) {
+size_t lbs__head_put(uint8_t *hdr, uint8_t version, uint8_t flags, double step, lbs__corr c,
+                     uint8_t corr_bit) {
   int has = c.mul != 1 || c.add != 0;
   hdr[0] = version;
   hdr[1] = (uint8_t)(flags | (has ? corr_bit : 0));
@@ -345,8 +359,8 @@ int lbs__head_get(const uint8_t *blob, size_t len, uint8_t corr_bit, double *ste
   return (int)h;
 }
 
-lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl, int level,
-                       int small_plain, lbs_buf *out) {
+lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl,
+                       int level, int small_plain, lbs_buf *out) {
   size_t at = out->len;
   lbs_err e = lbs_buf_append(out, hdr, h);
   if (!e) e = lbs__zstd_pack(ctx, pl->data, pl->len, level, small_plain, out);

@@ -88,19 +88,21 @@ lbs_err lbs__zstd_pack(lbs_codec_ctx *ctx, const void *src, size_t len, int leve
  * correction is not (1, 0): flags then have corr_bit). put returns its length (10 or 26); get
  * (len >= 2) reads it back, returning its length, or -1 for a short blob, a step that is not
  * finite and > 0, or a correction that is not finite. */
-size_t lbs__head_put(uint8_t *hdr, uint8_t version, uint8_t flags, double step, lbs__corr c, uint8_t corr_bit);
+size_t lbs__head_put(uint8_t *hdr, uint8_t version, uint8_t flags, double step, lbs__corr c,
+                     uint8_t corr_bit);
 int lbs__head_get(const uint8_t *blob, size_t len, uint8_t corr_bit, double *step, lbs__corr *c);
 /* Appends a varint to b. */
 lbs_err lbs__put_varint(lbs_buf *b, uint64_t v);
 /* Appends a lossy blob: the header hdr[0..h) (hdr[1] holds the flags, bit 0 "zstd"), then the
  * payload compressed at `level`, or as it is (bit 0 cleared) when zstd does not make it smaller. */
-lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl, int level,
-                       int small_plain, lbs_buf *out);
+lbs_err lbs__emit_blob(lbs_codec_ctx *ctx, const uint8_t *hdr, size_t h, const lbs_buf *pl,
+                       int level, int small_plain, lbs_buf *out);
 
 /* LBS_OK when a lossless blob declares exactly n values (checked before allocating). */
 lbs_err lbs__lossless_check(const uint8_t *blob, size_t len, size_t n);
 /* For tests: the ends (exclusive) of the greedy segments of finite v[0..n) at fit tolerance t;
  * returns their count. */
-size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, size_t *ends);
+size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
+                              size_t *ends);
 
 #endif

@@ -34,7 +34,8 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
                       size_t count, double *out) {
   const uint8_t *p = blob, *end = blob + len;
   uint64_t bn;
-  if (len < 2 || p[0] != LOSSLESS_VERSION) return lbs_fail(LBS_CORRUPT, "lossless chunk: bad header");
+  if (len < 2 || p[0] != LOSSLESS_VERSION)
+    return lbs_fail(LBS_CORRUPT, "lossless chunk: bad header");
   p++;
   if (lbs_varint_get(&p, end, &bn) || bn != n)
     return lbs_fail(LBS_CORRUPT, "lossless chunk: element count %llu, expected %zu",

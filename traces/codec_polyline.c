@@ -55,7 +55,9 @@ static inline double cross(pt o, pt a, pt b) {
 }
 
 /* The decoder's value for offset k of a segment; the encoder checks with the same code. */
-static inline double seg_value(double base, double step, int32_t k) { return base + step * (double)k; }
+static inline double seg_value(double base, double step, int32_t k) {
+  return base + step * (double)k;
+}
 
 /* Grows the segment that starts at s (v[s] finite) as far as the bound allows. Returns
  * its end (exclusive) and the feasible slope interval in *bmin, *bmax. lh and uh are
@@ -146,7 +148,8 @@ static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, pt 
 }
 
 /* Upper hull of (k - xbar, y_k + sign e(y_k)) when upper != 0, else lower hull. */
-static size_t hull(const double *y, size_t m, double xbar, lbs__tol t, double sign, int upper, pt *h) {
+static size_t hull(const double *y, size_t m, double xbar, lbs__tol t, double sign, int upper,
+                   pt *h) {
   size_t nh = 0;
   for (size_t k = 0; k < m; k++) {
     pt p = {(double)k - xbar, y[k] + sign * fit_tol(t, y[k])};
@@ -202,11 +205,12 @@ static void lsq_line(const double *y, size_t m, const seginfo *si, double *v0, d
 }
 
 /* The least-squares line constrained to the feasible set of y[0..m) at fit tolerance t. */
-static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo *si, pt *wl, pt *wu,
-                            double *v0, double *v1) {
+static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo *si, pt *wl,
+                            pt *wu, double *v0, double *v1) {
   double dm = (double)m, xbar = 0.5 * (dm - 1.0), sxx = dm * (dm * dm - 1.0) / 12.0;
   double ybar = y[0] + si->sd / dm, bls = (si->skd - xbar * si->sd) / sxx, b, c;
-  fitprob f = {wl, wu, hull(y, m, xbar, t, -1, 1, wl), hull(y, m, xbar, t, 1, 0, wu), dm, sxx, ybar, bls};
+  fitprob f = {wl,   wu, hull(y, m, xbar, t, -1, 1, wl), hull(y, m, xbar, t, 1, 0, wu), dm, sxx,
+               ybar, bls};
   double lo = fmin(si->bmin, si->bmax), hi = fmax(si->bmin, si->bmax), c1, c2;
   const double g = 0.6180339887498949;
   double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
@@ -238,7 +242,8 @@ static int quantize(const double *y, size_t m, double v0, double v1, double delt
                     int64_t *q0, int64_t *q1, double *out) {
   *q0 = llround(v0 / delta);
   *q1 = m > 1 ? llround(v1 / delta) : *q0;
-  double base = (double)*q0 * delta, step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
+  double base = (double)*q0 * delta,
+         step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
   int bad = 0;
   for (int32_t k = 0; k < (int32_t)m; k++) {
     out[k] = seg_value(base, step, k);
@@ -392,7 +397,8 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
       double step = m > 1 ? (double)(int64_t)(q1 - q0) * delta / (double)(m - 1) : 0;
       double *o = out + (a - first); /* o[j]: offset k0 + j of the segment */
       int32_t k0 = (int32_t)(a - pos);
-      for (int32_t k = k0; k < (int32_t)(b - pos); k++) o[k - k0] = seg_value(base, step, k) * mul + add;
+      for (int32_t k = k0; k < (int32_t)(b - pos); k++)
+        o[k - k0] = seg_value(base, step, k) * mul + add;
     }
     pos += (size_t)m;
   }
@@ -405,7 +411,8 @@ const lbs_codec_ops lbs__codec_polyline = {.abi = LBS_CODEC_ABI,
                                            .encode = encode,
                                            .decode = decode};
 
-size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, size_t *ends) {
+size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
+                              size_t *ends) {
   if (ctx->work_n < n || !ctx->work) { /* not NULL even for n = 0: lh + n below */
     double *w = realloc(ctx->work, (n ? n : 1) * 4 * sizeof(pt));
     if (!w) return 0;

@@ -15,8 +15,8 @@
  * put many values at the same offset from the grid. The chunk-wide correction
  * (lbs__corr_find: a factor for relative bounds, an offset for absolute ones) removes what is
  * left of the chunk's sum error. When it cannot (values biased in different directions), the
- * chunk is coded again on finer grids (half-bins of 0.9, 0.8, 0.7, then 0.5 of the tolerance), where
- * a value often has two codes within its bound: the one that brings the running sum error
+ * chunk is coded again on finer grids (half-bins of 0.9, 0.8, 0.7, then 0.5 of the tolerance),
+ * where a value often has two codes within its bound: the one that brings the running sum error
  * closer to zero is taken (error feedback), so the final correction is tiny.
  *
  * Prediction, chosen per chunk by the entropy of the residuals it leaves: the previous code
@@ -39,9 +39,9 @@
  * predictor][f64 w]([f64 mul][f64 add] with bit2)[varint n][zigzag varint origin]
  * [zigzag varint kmin][varint krange][varint nesc][varint nbig][varint nlit][payload:
  * (n + 1) / 2 bytes of nibbles (low first), nesc escape bytes, nbig bytes of varints, nlit
- * doubles], the payload zstd-compressed with bit0. Decoding walks the codes from the chunk's start (a chunk is the
- * unit of partial decoding); a table of exp(K w) over [kmin, kmin + krange] replaces exp()
- * when the range is smaller than the elements decoded. */
+ * doubles], the payload zstd-compressed with bit0. Decoding walks the codes from the chunk's start
+ * (a chunk is the unit of partial decoding); a table of exp(K w) over [kmin, kmin + krange]
+ * replaces exp() when the range is smaller than the elements decoded. */
 #include "codec_int.h"
 
 #include <float.h>
@@ -58,9 +58,9 @@
 #define QUANT_SLACK (1.0 - 0x1p-20)
 
 typedef struct {
-  int log;          /* log domain (relative tolerance) */
-  double w;         /* bin width */
-  lbs__tol chk;     /* the tolerance each raw value must meet (before the correction) */
+  int log;           /* log domain (relative tolerance) */
+  double w;          /* bin width */
+  lbs__tol chk;      /* the tolerance each raw value must meet (before the correction) */
   const double *tab; /* exp(K w) for K in [kmin, kmin + ntab) when not NULL */
   int64_t kmin, ntab;
 } grid;
@@ -84,7 +84,8 @@ static inline double fast_log(double x) {
   memcpy(&m, &b, 8);
   if (m < 0.70710678118654752) m *= 2, e -= 1;
   double t = (m - 1) / (m + 1), t2 = t * t; /* ln m = 2 atanh t, |t| < 0.172 */
-  return 2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7)))) + (double)e * 0.69314718055994531;
+  return 2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7)))) +
+         (double)e * 0.69314718055994531;
 }
 
 /* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
@@ -146,8 +147,10 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
       bk = k0 + ok1, by = ok1 ? y1 : y0;
     } else {
       double ym = grid_value(g, k0 - 1), yp = grid_value(g, k0 + 2);
-      if (fabs(ym - x) <= tol) bk = k0 - 1, by = ym;
-      else if (fabs(yp - x) <= tol) bk = k0 + 2, by = yp;
+      if (fabs(ym - x) <= tol)
+        bk = k0 - 1, by = ym;
+      else if (fabs(yp - x) <= tol)
+        bk = k0 + 2, by = yp;
       else {
         ctx->exact[i] = 1;
         continue;
@@ -259,7 +262,8 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   if (e) return e;
   size_t nbig = pl->len - nn - nesc - nlit * 8;
   uint8_t hdr[26 + 7 * 10];
-  size_t h = lbs__head_put(hdr, QUANT_VERSION, (uint8_t)(1 | (g->log << 1) | (pred << 3)), g->w, corr, 4);
+  size_t h =
+      lbs__head_put(hdr, QUANT_VERSION, (uint8_t)(1 | (g->log << 1) | (pred << 3)), g->w, corr, 4);
   h += lbs_varint_put(hdr + h, n);
   h += lbs_varint_put(hdr + h, lbs_zigzag(origin));
   h += lbs_varint_put(hdr + h, lbs_zigzag(kmin));
@@ -272,7 +276,8 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
 
 static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs_buf *out) {
   if (!(t.a >= 0 && t.r >= 0 && (t.a > 0) != (t.r > 0) && isfinite(t.a + t.r)))
-    return lbs_fail(LBS_INVAL, "quant codec needs one finite error bound > 0, absolute or relative");
+    return lbs_fail(LBS_INVAL,
+                    "quant codec needs one finite error bound > 0, absolute or relative");
   lbs_err e = lbs__codec_reserve(ctx, n);
   if (e) return e;
   lbs__tol chk = {t.a * (1 - LBS_CORR_MARGIN), t.r * (1 - LBS_CORR_MARGIN)};
@@ -281,7 +286,8 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   for (size_t h = 0; h < sizeof half / sizeof *half; h++) {
     double f = half[h] * QUANT_SLACK;
     grid g = {t.r > 0, t.r > 0 ? 2 * log1p(chk.r * f) : 2 * chk.a * f, chk, NULL, 0, 0};
-    if (!(g.w > 0) || !isfinite(g.w)) return lbs_fail(LBS_RANGE, "the bound gives the quant codec no usable grid");
+    if (!(g.w > 0) || !isfinite(g.w))
+      return lbs_fail(LBS_RANGE, "the bound gives the quant codec no usable grid");
     if ((e = choose(ctx, &g, v, n))) return e;
     lbs__corr corr;
     if (lbs__corr_find(ctx, v, n, t, &corr) == LBS_OK) return emit(ctx, &g, v, n, corr, out);
@@ -290,7 +296,8 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
 }
 
 static lbs_err get(const uint8_t **p, const uint8_t *end, uint64_t *v) {
-  return lbs_varint_get(p, end, v) ? lbs_fail(LBS_CORRUPT, "quant chunk: truncated header") : LBS_OK;
+  return lbs_varint_get(p, end, v) ? lbs_fail(LBS_CORRUPT, "quant chunk: truncated header")
+                                   : LBS_OK;
 }
 
 /* A decoder's state: the streams, the grid, the correction and the history. */
@@ -307,7 +314,7 @@ typedef struct {
  * where this is inlined, so each predictor gets its own loop; the common case (a residual in
  * a nibble) stays on the fast path. */
 static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
-                                                          double *out) {
+                                                         double *out) {
   static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
   /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
    * is mostly such runs), filled without decoding */
@@ -330,8 +337,10 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       if (d->ep == d->eend) return lbs_fail(LBS_CORRUPT, "quant chunk: escapes truncated");
       c = *d->ep++;
       if (c > C_BIG) {
-        if (c == C_ZERO) x = 0.0;
-        else if (c == C_NZERO) x = -0.0;
+        if (c == C_ZERO)
+          x = 0.0;
+        else if (c == C_NZERO)
+          x = -0.0;
         else if (c == C_LIT) {
           if (d->lend - d->lit < 8) return lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
           memcpy(&x, d->lit, 8);
@@ -349,9 +358,12 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
     }
     /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
     int64_t k = (int64_t)((uint64_t)predict(pred, d->h, d->origin) + (uint64_t)r);
-    if (k < d->kmin || k > d->kmax) return lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
-    if (pred == P_PREV) d->h[0] = k;
-    else if (pred == P_AVG4) push(d->h, k);
+    if (k < d->kmin || k > d->kmax)
+      return lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
+    if (pred == P_PREV)
+      d->h[0] = k;
+    else if (pred == P_AVG4)
+      push(d->h, k);
     if (out) {
       x = d->tab ? d->tab[k - d->kmin] : d->g.log ? exp((double)k * d->g.w) : (double)k * d->g.w;
       out[i - from] = last = x * d->mul + d->add;
@@ -392,8 +404,8 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
     end = p + ctx->scratch.len;
   }
   if ((size_t)(end - p) != plen) return lbs_fail(LBS_CORRUPT, "quant chunk: payload size");
-  const uint8_t *nib = p, *ep = p + nn, *eend = ep + nesc, *bp = eend, *bend = bp + nbig, *lit = bend,
-                *lend = lit + nlit * 8;
+  const uint8_t *nib = p, *ep = p + nn, *eend = ep + nesc, *bp = eend, *bend = bp + nbig,
+                *lit = bend, *lend = lit + nlit * 8;
   /* exp(K w) from a table when that is cheaper than one exp() per value decoded */
   const double *tab = NULL;
   if (g.log && krange + 1 < count) { /* values before `first` need their codes, not exp() */
@@ -407,17 +419,21 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
     for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g.w);
     tab = ctx->tab;
   }
-  qdec d = {nib, ep, eend, bp, bend, lit, lend, tab, g, mul, add, kmin, kmax, origin,
-             {origin, origin, origin, origin}};
+  qdec d = {nib, ep,   eend, bp,     bend,
+            lit, lend, tab,  g,      mul,
+            add, kmin, kmax, origin, {origin, origin, origin, origin}};
   switch (pred) { /* a loop per predictor, and one that only skips to `first` */
   case P_PREV:
-    if ((e = run(&d, P_PREV, 0, first, NULL)) == LBS_OK) e = run(&d, P_PREV, first, first + count, out);
+    if ((e = run(&d, P_PREV, 0, first, NULL)) == LBS_OK)
+      e = run(&d, P_PREV, first, first + count, out);
     break;
   case P_AVG4:
-    if ((e = run(&d, P_AVG4, 0, first, NULL)) == LBS_OK) e = run(&d, P_AVG4, first, first + count, out);
+    if ((e = run(&d, P_AVG4, 0, first, NULL)) == LBS_OK)
+      e = run(&d, P_AVG4, first, first + count, out);
     break;
   default:
-    if ((e = run(&d, P_CONST, 0, first, NULL)) == LBS_OK) e = run(&d, P_CONST, first, first + count, out);
+    if ((e = run(&d, P_CONST, 0, first, NULL)) == LBS_OK)
+      e = run(&d, P_CONST, first, first + count, out);
   }
   return e;
 }

@@ -8,12 +8,14 @@
 
 /* One "[METRIC=]VALUE" setting; is_bound picks how VALUE is read. */
 static lbs_err add(lbs_encoding *enc, const char *arg, int is_bound) {
-  if (enc->nset == LBS_ENCODING_MAX_SETS) return lbs_fail(LBS_RANGE, "at most %d settings", LBS_ENCODING_MAX_SETS);
+  if (enc->nset == LBS_ENCODING_MAX_SETS)
+    return lbs_fail(LBS_RANGE, "at most %d settings", LBS_ENCODING_MAX_SETS);
   lbs_encoding_set s;
   memset(&s, 0, sizeof s);
   const char *eq = strchr(arg, '='), *val = arg;
   if (eq) {
-    if ((size_t)(eq - arg) >= sizeof s.metric || eq == arg) return lbs_fail(LBS_PARSE, "'%s': bad metric name", arg);
+    if ((size_t)(eq - arg) >= sizeof s.metric || eq == arg)
+      return lbs_fail(LBS_PARSE, "'%s': bad metric name", arg);
     memcpy(s.metric, arg, (size_t)(eq - arg));
     val = eq + 1;
   }
@@ -38,8 +40,8 @@ int lbs_encoding_per_metric(const lbs_encoding *enc) {
   return 0;
 }
 
-lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_codec dcodec, lbs_bound dbound,
-                             lbs_codec *codec, lbs_bound *bound) {
+lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_codec dcodec,
+                             lbs_bound dbound, lbs_codec *codec, lbs_bound *bound) {
   *codec = dcodec;
   *bound = dbound;
   for (int level = 0; enc && level < 2; level++) {
@@ -54,7 +56,8 @@ lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_code
     }
     lbs_encoding_apply(codec, bound, has_c ? &c : NULL, has_b ? &b : NULL);
   }
-  if (lbs_codec_check(*codec, *bound)) return lbs_fail(LBS_INVAL, "metric '%s': %s", name, lbs_errmsg());
+  if (lbs_codec_check(*codec, *bound))
+    return lbs_fail(LBS_INVAL, "metric '%s': %s", name, lbs_errmsg());
   return LBS_OK;
 }
 

@@ -33,11 +33,13 @@ lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out) {
   if (p->nx < 1 || p->ny < 1 || p->nz < 1 || p->nx * p->ny > (INT64_C(1) << 34) / p->nz)
     return lbs_fail(LBS_INVAL, "bad mesh %lldx%lldx%lld", (long long)p->nx, (long long)p->ny,
                     (long long)p->nz);
-  if (p->steps < 1) return lbs_fail(LBS_INVAL, "steps must be >= 1 (got %lld)", (long long)p->steps);
+  if (p->steps < 1)
+    return lbs_fail(LBS_INVAL, "steps must be >= 1 (got %lld)", (long long)p->steps);
   const lbs_gen_noise *nz = &p->noise;
-  if (!(nz->jitter >= 0 && nz->jitter <= 2) || !(nz->tick_ns >= 0 && nz->tick_ns <= 1e9) || nz->spikes < 0 ||
-      nz->spikes > 1000000)
-    return lbs_fail(LBS_INVAL, "noise: jitter must be in [0, 2], tick in [0, 1e9] ns, spikes in [0, 1e6]");
+  if (!(nz->jitter >= 0 && nz->jitter <= 2) || !(nz->tick_ns >= 0 && nz->tick_ns <= 1e9) ||
+      nz->spikes < 0 || nz->spikes > 1000000)
+    return lbs_fail(LBS_INVAL,
+                    "noise: jitter must be in [0, 2], tick in [0, 1e9] ns, spikes in [0, 1e6]");
   lbs_gen *g = calloc(1, sizeof *g);
   if (!g) return lbs_fail(LBS_NOMEM, "generator");
   g->kind = (gen_kind)k;
@@ -47,12 +49,12 @@ lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out) {
   g->steps = p->steps;
   g->seed = p->seed;
   g->noise = p->noise;
-  int len = snprintf(g->recipe, sizeof g->recipe, "%s %lldx%lldx%lld steps=%lld seed=%llu", kind_names[k],
-                     (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->steps,
-                     (unsigned long long)p->seed);
+  int len = snprintf(g->recipe, sizeof g->recipe, "%s %lldx%lldx%lld steps=%lld seed=%llu",
+                     kind_names[k], (long long)p->nx, (long long)p->ny, (long long)p->nz,
+                     (long long)p->steps, (unsigned long long)p->seed);
   if (nz->jitter > 0 || nz->tick_ns > 0 || nz->spikes > 0)
-    snprintf(g->recipe + len, sizeof g->recipe - (size_t)len, " noise=jitter:%.17g,tick:%.17g,spikes:%d",
-             nz->jitter, nz->tick_ns, nz->spikes);
+    snprintf(g->recipe + len, sizeof g->recipe - (size_t)len,
+             " noise=jitter:%.17g,tick:%.17g,spikes:%d", nz->jitter, nz->tick_ns, nz->spikes);
   *out = g;
   return LBS_OK;
 }
@@ -63,11 +65,11 @@ lbs_err lbs_gen_from_recipe(const char *recipe, lbs_gen **out) {
   unsigned long long seed;
   int used = 0, used2 = 0;
   lbs_gen_noise noise = {0, 0, 0};
-  if (sscanf(recipe, "%15s %lldx%lldx%lld steps=%lld seed=%llu%n", kind, &nx, &ny, &nz, &steps, &seed,
-             &used) != 6)
+  if (sscanf(recipe, "%15s %lldx%lldx%lld steps=%lld seed=%llu%n", kind, &nx, &ny, &nz, &steps,
+             &seed, &used) != 6)
     return lbs_fail(LBS_PARSE, "bad generator recipe '%s'", recipe);
-  if (recipe[used] && (sscanf(recipe + used, " noise=jitter:%lf,tick:%lf,spikes:%d%n", &noise.jitter,
-                              &noise.tick_ns, &noise.spikes, &used2) != 3 ||
+  if (recipe[used] && (sscanf(recipe + used, " noise=jitter:%lf,tick:%lf,spikes:%d%n",
+                              &noise.jitter, &noise.tick_ns, &noise.spikes, &used2) != 3 ||
                        recipe[used + used2] != '\0'))
     return lbs_fail(LBS_PARSE, "bad generator recipe '%s'", recipe);
   lbs_gen_params p = {kind, nx, ny, nz, steps, seed, noise};
@@ -90,17 +92,21 @@ lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out) {
     *eq = '\0';
     double v = strtod(eq + 1, &end);
     int known = !strcmp(tok, "jitter") || !strcmp(tok, "tick") || !strcmp(tok, "spikes");
-    if (!known) return lbs_fail(LBS_PARSE, "noise '%s': unknown key '%s' (known: jitter, tick, spikes)", s, tok);
+    if (!known)
+      return lbs_fail(LBS_PARSE, "noise '%s': unknown key '%s' (known: jitter, tick, spikes)", s,
+                      tok);
     if (!eq[1] || *end || !isfinite(v) || v < 0)
       return lbs_fail(LBS_PARSE, "noise '%s': %s wants a number >= 0", s, tok);
     if (!strcmp(tok, "jitter")) {
-      if (v > 2) return lbs_fail(LBS_PARSE, "noise '%s': jitter is a log-normal sigma in [0, 2]", s);
+      if (v > 2)
+        return lbs_fail(LBS_PARSE, "noise '%s': jitter is a log-normal sigma in [0, 2]", s);
       out->jitter = v;
     } else if (!strcmp(tok, "tick")) {
       if (v > 1e9) return lbs_fail(LBS_PARSE, "noise '%s': tick is at most 1e9 ns", s);
       out->tick_ns = v;
     } else {
-      if (v != floor(v) || v > 1e6) return lbs_fail(LBS_PARSE, "noise '%s': spikes is a whole number up to 1e6", s);
+      if (v != floor(v) || v > 1e6)
+        return lbs_fail(LBS_PARSE, "noise '%s': spikes is a whole number up to 1e6", s);
       out->spikes = (int)v;
     }
   }
@@ -166,7 +172,8 @@ static int cmp_pair(const void *a, const void *b) {
  * faults). Applied to time_ns only; streams 3000+ keep it apart from the models' own noise. */
 static double noisy(const lbs_gen *g, int64_t step, int64_t cell, double x) {
   const lbs_gen_noise *nz = &g->noise;
-  if (nz->jitter > 0) x *= exp(nz->jitter * lbs_rng_normal(g->seed, 3000 + (uint64_t)step, (uint64_t)cell));
+  if (nz->jitter > 0)
+    x *= exp(nz->jitter * lbs_rng_normal(g->seed, 3000 + (uint64_t)step, (uint64_t)cell));
   if (nz->tick_ns > 0) x = fmax(nz->tick_ns, nz->tick_ns * floor(x / nz->tick_ns + 0.5));
   return x;
 }
@@ -178,13 +185,12 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
     switch (g->kind) {
     case GEN_BUMP: {
       double w = bump_weight(g, step, i, j, k);
-      out[e] = m == 1 ? w
-                      : w * 250.0 * (1.0 + 1e-4 * lbs_rng_normal(g->seed, (uint64_t)step, (uint64_t)c));
+      out[e] =
+          m == 1 ? w
+                 : w * 250.0 * (1.0 + 1e-4 * lbs_rng_normal(g->seed, (uint64_t)step, (uint64_t)c));
       break;
     }
-    case GEN_HOTSPOT:
-      out[e] = hotspot_cost(g, step, c, i, j, k);
-      break;
+    case GEN_HOTSPOT: out[e] = hotspot_cost(g, step, c, i, j, k); break;
     case GEN_RANDOM:
       out[e] = 100.0 + 1000.0 * lbs_rng_unit(g->seed, (uint64_t)step, (uint64_t)c);
       break;
@@ -194,14 +200,15 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
   /* the spikes: cells drawn per step; a cell drawn twice is slowed once, by its first draw */
   if (m != 0 || g->noise.spikes <= 0) return;
   int ns = g->noise.spikes;
-  uint64_t *draw = malloc((size_t)ns * 2 * sizeof *draw); /* (cell, draw) pairs, sorted */
+  uint64_t *draw = malloc((size_t)ns * 2 * sizeof *draw);         /* (cell, draw) pairs, sorted */
   int64_t *elem = cell ? malloc((size_t)n * sizeof *elem) : NULL; /* cell -> element */
   if (!draw || (cell && !elem)) { /* no memory for the fast way: the same draws, slowly */
     free(draw), free(elem);
     for (int k = 0; k < ns; k++) {
       uint64_t c = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)k) % (uint64_t)n;
       int dup = 0;
-      for (int r = 0; r < k && !dup; r++) dup = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)r) % (uint64_t)n == c;
+      for (int r = 0; r < k && !dup; r++)
+        dup = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)r) % (uint64_t)n == c;
       for (int64_t e = 0; e < n && !dup; e++)
         if ((uint64_t)(cell ? cell[e] : e) == c) {
           out[e] *= pow(10.0, 3.0 + lbs_rng_unit(g->seed, 5000 + (uint64_t)step, (uint64_t)k));
@@ -212,7 +219,8 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
   }
   for (int64_t e = 0; cell && e < n; e++) elem[cell[e]] = e;
   for (int k = 0; k < ns; k++)
-    draw[2 * k] = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)k) % (uint64_t)n, draw[2 * k + 1] = (uint64_t)k;
+    draw[2 * k] = lbs_rng_u64(g->seed, 4000 + (uint64_t)step, (uint64_t)k) % (uint64_t)n,
+             draw[2 * k + 1] = (uint64_t)k;
   qsort(draw, (size_t)ns, 2 * sizeof *draw, cmp_pair);
   for (int k = 0; k < ns; k++) {
     if (k > 0 && draw[2 * k] == draw[2 * k - 2]) continue;
@@ -225,7 +233,8 @@ void lbs_gen_step(const lbs_gen *g, int64_t step, int m, const int64_t *cell, do
 
 int64_t lbs_gen_elements(const lbs_gen *g) { return g->nx * g->ny * g->nz; }
 
-lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc, lbs_metric_spec ms[LBS_GEN_MAX_METRICS]) {
+lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc,
+                             lbs_metric_spec ms[LBS_GEN_MAX_METRICS]) {
   int nm = lbs_gen_nmetrics(g);
   const char *names[LBS_GEN_MAX_METRICS];
   lbs_bound dflt;
@@ -234,14 +243,15 @@ lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc, lbs_metr
   for (int m = 0; m < nm; m++) {
     names[m] = lbs_gen_metric_name(g, m);
     ms[m] = (lbs_metric_spec){names[m], lbs_gen_metric_unit(g, m), LBS_CODEC_DEFAULT, dflt, {0, 0}};
-    lbs_err e = lbs_encoding_resolve(enc, names[m], LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound);
+    lbs_err e =
+        lbs_encoding_resolve(enc, names[m], LBS_CODEC_DEFAULT, dflt, &ms[m].codec, &ms[m].bound);
     if (e) return e;
   }
   return lbs_encoding_check_names(enc, names, nm);
 }
 
-lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path, lbs_progress_fn progress,
-                            void *arg) {
+lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path,
+                            lbs_progress_fn progress, void *arg) {
   lbs_gen_write_opts dflt = LBS_GEN_WRITE_OPTS_DEFAULT;
   if (!o) o = &dflt;
   lbs_metric_spec ms[LBS_GEN_MAX_METRICS];
@@ -276,7 +286,8 @@ lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const
   return e;
 }
 
-lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg) {
+lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path,
+                      lbs_progress_fn progress, void *arg) {
   lbs_gen *g = NULL;
   lbs_err e = lbs_gen_create(p, &g);
   if (e) return e;
@@ -298,8 +309,9 @@ int lbs_trace_has_gen_source(const lbs_trace *t) {
 }
 
 /* Checks one step of one metric, dec against src (E values each), and folds its errors into out. */
-static lbs_err check_values(const lbs_trace *t, int64_t s, const lbs_metric_info *mi, const char *recipe,
-                            const double *src, const double *dec, int64_t E, lbs_source_check *out) {
+static lbs_err check_values(const lbs_trace *t, int64_t s, const lbs_metric_info *mi,
+                            const char *recipe, const double *src, const double *dec, int64_t E,
+                            lbs_source_check *out) {
   double lo = INFINITY, hi = -INFINITY;
   for (int64_t i = 0; i < E; i++) {
     if (src[i] < lo) lo = src[i];
@@ -310,24 +322,31 @@ static lbs_err check_values(const lbs_trace *t, int64_t s, const lbs_metric_info
     double err = fabs(dec[i] - src[i]), tol = lbs_bound_tolerance(mi->bound, src[i], hi - lo);
     if (err > out->max_abs_error) out->max_abs_error = err;
     if (hi > lo && err / (hi - lo) > out->max_rel_error) out->max_rel_error = err / (hi - lo);
-    if (mi->bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0 : !(err <= tol))
-      return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g, source %.17g, outside the bound %s",
-                      (long long)s, mi->name, (long long)i, dec[i], src[i], lbs_bound_format(mi->bound, b));
+    if (mi->bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0
+                                             : !(err <= tol))
+      return lbs_fail(
+          LBS_CORRUPT,
+          "step %lld metric '%s' element %lld: stored %.17g, source %.17g, outside the bound %s",
+          (long long)s, mi->name, (long long)i, dec[i], src[i], lbs_bound_format(mi->bound, b));
   }
   /* chunk sums: promised from schema 2 on, by the lossy codecs */
   int64_t C = lbs_trace_chunk_elems(t);
-  for (int64_t f = 0; f < E && lbs_trace_schema_version(t) >= 2 && mi->bound.kind != LBS_BOUND_LOSSLESS; f += C) {
+  for (int64_t f = 0;
+       f < E && lbs_trace_schema_version(t) >= 2 && mi->bound.kind != LBS_BOUND_LOSSLESS; f += C) {
     size_t n = (size_t)(E - f < C ? E - f : C);
     double se = lbs_sum_error(src + f, dec + f, n);
     if (se > out->max_sum_error) out->max_sum_error = se;
     if (!(se <= LBS_SUM_TOL))
-      return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: sum off by %.3g of its magnitude (source %s)",
-                      (long long)s, mi->name, (long long)(f / C), se, recipe);
+      return lbs_fail(
+          LBS_CORRUPT,
+          "step %lld metric '%s' chunk %lld: sum off by %.3g of its magnitude (source %s)",
+          (long long)s, mi->name, (long long)(f / C), se, recipe);
   }
   return LBS_OK;
 }
 
-lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg, lbs_source_check *out) {
+lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg,
+                               lbs_source_check *out) {
   *out = (lbs_source_check){0, NAN, NAN, NAN};
   if (!lbs_trace_has_gen_source(t)) return LBS_OK;
   const char *recipe = lbs_trace_meta(t, "source");
@@ -341,14 +360,15 @@ lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg
   double *src = malloc((size_t)E * sizeof *src), *dec = malloc((size_t)E * sizeof *dec);
   if (!src || !dec || !cell) e = lbs_fail(LBS_NOMEM, "source check");
   if (!e && lbs_gen_nmetrics(g) != lbs_trace_nmetrics(t))
-    e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe, lbs_gen_nmetrics(g),
-                 lbs_trace_nmetrics(t));
+    e = lbs_fail(LBS_CORRUPT, "source '%s' has %d metrics, the trace %d", recipe,
+                 lbs_gen_nmetrics(g), lbs_trace_nmetrics(t));
   for (int64_t s = 0; s < S && !e; s++) {
     for (int m = 0; m < lbs_trace_nmetrics(t) && !e; m++) {
       lbs_metric_info mi;
       lbs_trace_metric(t, m, &mi);
       lbs_gen_step(g, s, m, cell, src);
-      if (!(e = lbs_trace_read(t, s, m, 0, E, dec))) e = check_values(t, s, &mi, recipe, src, dec, E, out);
+      if (!(e = lbs_trace_read(t, s, m, 0, E, dec)))
+        e = check_values(t, s, &mi, recipe, src, dec, E, out);
     }
     if (!e && progress && progress(arg, s + 1, S)) e = lbs_fail(LBS_INVAL, "stopped");
   }

@@ -15,7 +15,8 @@
 #include "lbs_traces.h"
 
 /* Accelerations and interaction counts of every body. */
-static lbs_err forces(const lbs_nb_tree *t, const double *x, int64_t n, double theta, double *acc, int64_t *inter) {
+static lbs_err forces(const lbs_nb_tree *t, const double *x, int64_t n, double theta, double *acc,
+                      int64_t *inter) {
   int32_t *stack = malloc((size_t)(t->nn + 1) * sizeof *stack);
   if (!stack) return lbs_fail(LBS_NOMEM, "forces");
   for (int64_t i = 0; i < n; i++) inter[i] = lbs_nb_accel(t, x, n, theta, i, acc + 3 * i, stack);
@@ -28,7 +29,8 @@ static lbs_err open_trace(const lbs_nbody_params *p, const char *path, int32_t L
                           lbs_trace_writer **w) {
   char recipe[200];
   snprintf(recipe, sizeof recipe, "nbody bodies=%lld steps=%lld seed=%llu leaf=%d theta=%g dt=%g",
-           (long long)p->bodies, (long long)p->steps, (unsigned long long)p->seed, p->leaf, p->theta, p->dt);
+           (long long)p->bodies, (long long)p->steps, (unsigned long long)p->seed, p->leaf,
+           p->theta, p->dt);
   const lbs_bound exact = {LBS_BOUND_LOSSLESS, 0};
   const lbs_metric_spec ms[] = {{"pwgt", "interactions", LBS_CODEC_LOSSLESS, exact, exact},
                                 {"rwgt", "bodies", LBS_CODEC_LOSSLESS, exact, exact},
@@ -40,8 +42,9 @@ static lbs_err open_trace(const lbs_nbody_params *p, const char *path, int32_t L
 
 /* Step s of the trace: per cell, its bodies (rwgt), their interactions and its PWgt, from the
  * bodies' positions x and interactions (val: 3 L values, cnt: a value per tree node, scratch). */
-static lbs_err write_cells(lbs_trace_writer *w, int64_t s, const lbs_nb_tree *cells, const lbs_nb_cells *cg,
-                           const double *x, const int64_t *inter, int64_t n, double *val, double *cnt) {
+static lbs_err write_cells(lbs_trace_writer *w, int64_t s, const lbs_nb_tree *cells,
+                           const lbs_nb_cells *cg, const double *x, const int64_t *inter, int64_t n,
+                           double *val, double *cnt) {
   int32_t L = cells->nleaf;
   double *pw = val, *rw = val + L, *it = val + 2 * L;
   memset(val, 0, (size_t)L * 3 * sizeof *val);
@@ -54,8 +57,10 @@ static lbs_err write_cells(lbs_trace_writer *w, int64_t s, const lbs_nb_tree *ce
   return lbs_trace_write_step(w, s, vals);
 }
 
-lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress, void *arg) {
-  if (p->bodies < 2 || p->bodies > (INT64_C(1) << 31)) return lbs_fail(LBS_INVAL, "--bodies must be in [2, 2^31]");
+lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress,
+                        void *arg) {
+  if (p->bodies < 2 || p->bodies > (INT64_C(1) << 31))
+    return lbs_fail(LBS_INVAL, "--bodies must be in [2, 2^31]");
   if (p->steps < 1) return lbs_fail(LBS_INVAL, "--steps must be at least 1");
   if (p->leaf < 1 || p->leaf > 1024) return lbs_fail(LBS_INVAL, "--leaf must be in [1, 1024]");
   if (!(p->theta > 0 && p->theta < 2)) return lbs_fail(LBS_INVAL, "--theta must be in (0, 2)");
@@ -66,7 +71,8 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
   lbs_mesh *mesh = NULL;
   lbs_trace_writer *w = NULL;
   double *x = malloc((size_t)n * 3 * sizeof *x), *v = malloc((size_t)n * 3 * sizeof *v);
-  double *acc = malloc((size_t)n * 3 * sizeof *acc), *co = NULL, *flag = NULL, *val = NULL, *cnt = NULL;
+  double *acc = malloc((size_t)n * 3 * sizeof *acc), *co = NULL, *flag = NULL, *val = NULL,
+         *cnt = NULL;
   int64_t *inter = malloc((size_t)n * sizeof *inter), *xadj = NULL, *adj = NULL;
   lbs_err e = LBS_OK;
   if (!x || !v || !acc || !inter) {
@@ -74,7 +80,8 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
     goto done;
   }
   lbs_nb_plummer(n, p->seed, x, v);
-  if ((e = lbs_nb_build(&cells, x, n, p->leaf)) || (e = lbs_nb_cell_walk(&cells, p->theta, &cg))) goto done;
+  if ((e = lbs_nb_build(&cells, x, n, p->leaf)) || (e = lbs_nb_cell_walk(&cells, p->theta, &cg)))
+    goto done;
   int32_t L = cells.nleaf;
   if ((e = lbs_nb_cell_graph(&cg, L, &xadj, &adj, &flag))) goto done;
   co = malloc((size_t)L * 3 * sizeof *co);
@@ -86,14 +93,17 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
   }
   for (int32_t a = 0; a < L; a++) memcpy(co + 3 * a, cells.nd[cg.leaf_node[a]].c, 3 * sizeof *co);
   if ((e = lbs_mesh_create_unstructured(L, 3, co, xadj, adj, flag, 1, &mesh))) goto done;
-  lbs_mesh_set_bytes(mesh, 64, 32); /* per body: moved with position, velocity, mass; sent as position, mass */
+  lbs_mesh_set_bytes(
+      mesh, 64, 32); /* per body: moved with position, velocity, mass; sent as position, mass */
   if ((e = open_trace(p, path, L, mesh, &w))) goto done;
   /* leapfrog: the recorded step s is the state after s steps (s = 0: the initial bodies) */
-  if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
+  if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter)))
+    goto done;
   for (int64_t s = 0; s < p->steps; s++) {
     if (s > 0) {
       for (int64_t i = 0; i < 3 * n; i++) v[i] += 0.5 * p->dt * acc[i], x[i] += p->dt * v[i];
-      if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter))) goto done;
+      if ((e = lbs_nb_build(&phys, x, n, 8)) || (e = forces(&phys, x, n, p->theta, acc, inter)))
+        goto done;
       for (int64_t i = 0; i < 3 * n; i++) v[i] += 0.5 * p->dt * acc[i];
     }
     if ((e = write_cells(w, s, &cells, &cg, x, inter, n, val, cnt))) goto done;
@@ -106,7 +116,8 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
 done:
   if (w) lbs_trace_writer_close(&w);
   lbs_mesh_destroy(&mesh);
-  free(x), free(v), free(acc), free(inter), free(co), free(flag), free(val), free(cnt), free(xadj), free(adj);
+  free(x), free(v), free(acc), free(inter), free(co), free(flag), free(val), free(cnt), free(xadj),
+      free(adj);
   lbs_nb_tree_free(&cells), lbs_nb_tree_free(&phys);
   lbs_nb_cells_free(&cg);
   return e;

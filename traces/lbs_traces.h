@@ -94,7 +94,8 @@ lbs_err lbs_codec_check(lbs_codec c, lbs_bound b);
  * lossless bound means the lossless codec and the other way round; a lossy one turns a lossless
  * partner into the default). set_codec or set_bound NULL: not set at this level. The pair is
  * checked with lbs_codec_check at the end, by the caller. */
-void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec, const lbs_bound *set_bound);
+void lbs_encoding_apply(lbs_codec *codec, lbs_bound *bound, const lbs_codec *set_codec,
+                        const lbs_bound *set_bound);
 
 /* Codec and bound settings over a trace's metrics, as a command line gives them ("--bound
  * rel:0.01 --bound time_ns=abs:5 --codec weight=lossless"): each setting is for every metric or
@@ -122,8 +123,8 @@ int lbs_encoding_per_metric(const lbs_encoding *enc);
  * then those for `name`, each level through lbs_encoding_apply (a level that sets only one of the
  * pair decides its partner). The pair is checked with lbs_codec_check: LBS_INVAL "metric 'NAME':
  * why". enc NULL: the defaults alone. */
-lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_codec dcodec, lbs_bound dbound,
-                             lbs_codec *codec, lbs_bound *bound);
+lbs_err lbs_encoding_resolve(const lbs_encoding *enc, const char *name, lbs_codec dcodec,
+                             lbs_bound dbound, lbs_codec *codec, lbs_bound *bound);
 /* Every per-metric setting of enc names one of names[0..n): else LBS_NOTFOUND "no metric 'X'
  * (metrics: A B ...)". */
 lbs_err lbs_encoding_check_names(const lbs_encoding *enc, const char *const *names, int n);
@@ -192,8 +193,8 @@ lbs_err lbs_mesh_coords(lbs_mesh *m, const double **coords, int *dim);
 lbs_err lbs_mesh_graph(lbs_mesh *m, const int64_t **xadj, const int64_t **adjncy,
                        const double **adjwgt);
 
-int lbs_mesh_dim(const lbs_mesh *m);             /* coordinate dimensions, 0 for none */
-double lbs_mesh_avg_degree(const lbs_mesh *m);  /* graph arcs per element */
+int lbs_mesh_dim(const lbs_mesh *m);           /* coordinate dimensions, 0 for none */
+double lbs_mesh_avg_degree(const lbs_mesh *m); /* graph arcs per element */
 /* Rows [first, first + n) of a mesh: what one MPI rank holds of it. */
 typedef struct lbs_mesh_rows {
   int64_t first, n;
@@ -218,12 +219,12 @@ lbs_err lbs_hilbert_order(int64_t nx, int64_t ny, int64_t nz, int64_t *order);
 /* ---------------------------------------------------------------- writing */
 
 typedef struct lbs_metric_spec {
-  const char *name;   /* e.g. "time_ns" */
-  const char *unit;   /* e.g. "ns" */
-  lbs_codec codec;    /* LBS_CODEC_AUTO, POLYLINE, QUANT or LOSSLESS (checked against bound) */
-  lbs_bound bound;    /* the metric's promise; a lossless bound stores it exactly */
-  lbs_bound encode;   /* when its eps > 0: the tighter bound the chunks are encoded within, an
-                         earlier lossy stage (the profiler's node agents) having used the rest */
+  const char *name; /* e.g. "time_ns" */
+  const char *unit; /* e.g. "ns" */
+  lbs_codec codec;  /* LBS_CODEC_AUTO, POLYLINE, QUANT or LOSSLESS (checked against bound) */
+  lbs_bound bound;  /* the metric's promise; a lossless bound stores it exactly */
+  lbs_bound encode; /* when its eps > 0: the tighter bound the chunks are encoded within, an
+                       earlier lossy stage (the profiler's node agents) having used the rest */
 } lbs_metric_spec;
 
 typedef struct lbs_trace_spec {
@@ -336,15 +337,15 @@ void lbs_trace_edge_weights_rows(const lbs_edge_rows *r, double *cw);
 lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw);
 
 typedef struct lbs_trace_stats {
-  int64_t raw_bytes;       /* elements * steps * 8 (per metric, or all metrics) */
-  int64_t stored_bytes;    /* bytes of the compressed chunks */
-  int64_t chunks;          /* chunk rows (per codec: lbs_trace_codec_chunks) */
-  int has_error;           /* 1 when the writer measured the errors against its input */
-  double max_abs_error;    /* largest |decoded - original| */
-  double rms_error;        /* root mean square of decoded - original */
-  double max_rel_error;    /* largest |decoded - original| / |original| (nonzero originals) */
-  int has_sum_error;       /* 1 when the writer measured chunk sums (schema 2 and later) */
-  double max_sum_error;    /* worst chunk's |sum(decoded) - sum(original)| / sum(|original|) */
+  int64_t raw_bytes;    /* elements * steps * 8 (per metric, or all metrics) */
+  int64_t stored_bytes; /* bytes of the compressed chunks */
+  int64_t chunks;       /* chunk rows (per codec: lbs_trace_codec_chunks) */
+  int has_error;        /* 1 when the writer measured the errors against its input */
+  double max_abs_error; /* largest |decoded - original| */
+  double rms_error;     /* root mean square of decoded - original */
+  double max_rel_error; /* largest |decoded - original| / |original| (nonzero originals) */
+  int has_sum_error;    /* 1 when the writer measured chunk sums (schema 2 and later) */
+  double max_sum_error; /* worst chunk's |sum(decoded) - sum(original)| / sum(|original|) */
 } lbs_trace_stats;
 /* Statistics of one metric, or of all of them with metric = -1. */
 lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out);
@@ -354,11 +355,11 @@ lbs_err lbs_trace_get_stats(lbs_trace *t, int metric, lbs_trace_stats *out);
 lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n);
 /* Statistics of the stored values of one metric over every step (what a replay reads). */
 typedef struct lbs_value_stats {
-  int64_t values;    /* all values (elements x steps) */
-  int64_t finite;    /* finite values */
-  int64_t negative;  /* finite values below zero */
-  int64_t zero;      /* values equal to zero */
-  int64_t nonfinite; /* NaN and infinities */
+  int64_t values;               /* all values (elements x steps) */
+  int64_t finite;               /* finite values */
+  int64_t negative;             /* finite values below zero */
+  int64_t zero;                 /* values equal to zero */
+  int64_t nonfinite;            /* NaN and infinities */
   double min, median, p99, max; /* of the finite values (exact order statistics); NaN if none */
   double max_step_range;        /* largest (max - min) of one step's finite values */
 } lbs_value_stats;
@@ -450,11 +451,11 @@ typedef struct lbs_gen_noise {
 /* Parses "default", "none" or any of "jitter=J,tick=T,spikes=N" (the keys not given: none). */
 lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out);
 typedef struct lbs_gen_params {
-  const char *kind;      /* "bump", "hotspot", "random" */
-  int64_t nx, ny, nz;    /* mesh */
-  int64_t steps;         /* number of steps */
-  uint64_t seed;         /* random seed */
-  lbs_gen_noise noise;   /* measurement noise on time_ns (zeros: none) */
+  const char *kind;    /* "bump", "hotspot", "random" */
+  int64_t nx, ny, nz;  /* mesh */
+  int64_t steps;       /* number of steps */
+  uint64_t seed;       /* random seed */
+  lbs_gen_noise noise; /* measurement noise on time_ns (zeros: none) */
 } lbs_gen_params;
 lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out);
 /* Rebuilds a generator from the recipe string that lbs_gen_recipe() gave. */
@@ -488,16 +489,18 @@ typedef struct lbs_gen_write_opts {
  * that do not go together, LBS_NOTFOUND for a setting that names no metric of g. The check
  * lbs_gen_write_trace makes first; a caller with something to do between the check and the new
  * file (replace an old one) calls it before. */
-lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc, lbs_metric_spec ms[LBS_GEN_MAX_METRICS]);
+lbs_err lbs_gen_metric_specs(const lbs_gen *g, const lbs_encoding *enc,
+                             lbs_metric_spec ms[LBS_GEN_MAX_METRICS]);
 /* Writes g's trace to a new file at path (LBS_IO if it exists): every step of every metric as
  * lbs_gen_step gives it, the application's step numbers, the structured mesh in o's order with
  * its bytes, the recipe as metadata `source` (so that lbs_trace_check_source can regenerate it).
  * o NULL: LBS_GEN_WRITE_OPTS_DEFAULT. progress (may be NULL) is told each step; a non-zero return
  * stops with LBS_INVAL, the complete steps kept. What `lbsim trace gen` writes. */
-lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path, lbs_progress_fn progress,
-                            void *arg);
+lbs_err lbs_gen_write_trace(const lbs_gen *g, const lbs_gen_write_opts *o, const char *path,
+                            lbs_progress_fn progress, void *arg);
 /* lbs_gen_write_trace of a new generator of p, with the defaults but for the order. */
-lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path, lbs_progress_fn progress, void *arg);
+lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path,
+                      lbs_progress_fn progress, void *arg);
 
 /* What lbs_trace_check_source measured. */
 typedef struct lbs_source_check {
@@ -515,7 +518,8 @@ int lbs_trace_has_gen_source(const lbs_trace *t);
  * metric and element (or chunk); a recipe with another number of metrics than the trace is
  * LBS_CORRUPT too. Without a generator source: LBS_OK and out->checked = 0, NaN errors. progress
  * (may be NULL) is told each step. What `lbsim trace check` adds to lbs_trace_verify. */
-lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg, lbs_source_check *out);
+lbs_err lbs_trace_check_source(lbs_trace *t, lbs_progress_fn progress, void *arg,
+                               lbs_source_check *out);
 
 /* The seed-003 N-body workload (nbody.c): a Barnes-Hut integration of a Plummer sphere;
  * one element per leaf cell of the initial octree, a directed cell graph whose edge weights
@@ -532,7 +536,8 @@ typedef struct lbs_nbody_params {
 } lbs_nbody_params;
 /* Integrates and writes the trace at path (LBS_IO if it exists). progress may be NULL; a
  * non-zero return from it stops the run (complete steps stay in the file). */
-lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress, void *arg);
+lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progress_fn progress,
+                        void *arg);
 
 /* ---------------------------------------------------------------- import / export */
 
@@ -540,13 +545,13 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
  * to print the warnings. Each kind is reported once. */
 #define LBS_CHACO_MAX_WARNINGS 4
 typedef struct lbs_chaco_notes {
-  int64_t edges;             /* undirected edges read (self loops left out) */
-  int64_t self_loops;        /* self loops dropped */
-  int64_t self_loop_line;    /* line of the first one */
-  int64_t self_loop_vertex;  /* its vertex, numbered from 1 */
-  int m_both_directions;     /* the header's m counted every edge twice (Zoltan's 7944, drake) */
-  int64_t missing_lines;     /* trailing vertices without a line, read as isolated (nograph) */
-  int nwarn;                 /* warnings below */
+  int64_t edges;            /* undirected edges read (self loops left out) */
+  int64_t self_loops;       /* self loops dropped */
+  int64_t self_loop_line;   /* line of the first one */
+  int64_t self_loop_vertex; /* its vertex, numbered from 1 */
+  int m_both_directions;    /* the header's m counted every edge twice (Zoltan's 7944, drake) */
+  int64_t missing_lines;    /* trailing vertices without a line, read as isolated (nograph) */
+  int nwarn;                /* warnings below */
   char warning[LBS_CHACO_MAX_WARNINGS][512]; /* "FILE:LINE: ..." each, no newline */
 } lbs_chaco_notes;
 

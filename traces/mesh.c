@@ -175,7 +175,8 @@ static int cmp_nbr(const void *a, const void *b) {
 
 /* Checks the rows one by one: neighbours in range, no self loop, weights finite and not
  * negative, no duplicate (found in a sorted copy of each row: the rows keep their order). */
-static lbs_err check_rows(int64_t n, const int64_t *xadj, const int64_t *adjncy, const double *adjwgt) {
+static lbs_err check_rows(int64_t n, const int64_t *xadj, const int64_t *adjncy,
+                          const double *adjwgt) {
   nbr *row = NULL;
   size_t cap = 0;
   lbs_err e = LBS_OK;
@@ -194,7 +195,8 @@ static lbs_err check_rows(int64_t n, const int64_t *xadj, const int64_t *adjncy,
       int64_t u = adjncy[a + k];
       double w = adjwgt[a + k];
       if (u < 0 || u >= n)
-        e = lbs_fail(LBS_INVAL, "vertex %lld: neighbour %lld out of range", (long long)v, (long long)u);
+        e = lbs_fail(LBS_INVAL, "vertex %lld: neighbour %lld out of range", (long long)v,
+                     (long long)u);
       else if (u == v)
         e = lbs_fail(LBS_INVAL, "vertex %lld: self loop", (long long)v);
       else if (!isfinite(w) || w < 0)
@@ -208,7 +210,8 @@ static lbs_err check_rows(int64_t n, const int64_t *xadj, const int64_t *adjncy,
     if (deg > 1) qsort(row, (size_t)deg, sizeof *row, cmp_nbr);
     for (int64_t k = 1; k < deg; k++)
       if (row[k].v == row[k - 1].v) {
-        e = lbs_fail(LBS_INVAL, "vertex %lld: duplicate edge to %lld", (long long)v, (long long)row[k].v);
+        e = lbs_fail(LBS_INVAL, "vertex %lld: duplicate edge to %lld", (long long)v,
+                     (long long)row[k].v);
         break;
       }
   }
@@ -218,20 +221,25 @@ static lbs_err check_rows(int64_t n, const int64_t *xadj, const int64_t *adjncy,
 
 /* An undirected graph: every edge has its reverse, with the same weight. The reverse edges are
  * looked up in a sorted copy of the rows (the rows themselves keep their order). */
-static lbs_err check_reverse(int64_t n, const int64_t *xadj, const int64_t *adjncy, const double *adjwgt) {
+static lbs_err check_reverse(int64_t n, const int64_t *xadj, const int64_t *adjncy,
+                             const double *adjwgt) {
   int64_t ne = xadj[n];
   nbr *sorted = malloc((size_t)(ne ? ne : 1) * sizeof *sorted);
   if (!sorted) return lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)ne);
   for (int64_t k = 0; k < ne; k++) sorted[k].v = adjncy[k], sorted[k].w = adjwgt[k];
   for (int64_t v = 0; v < n; v++)
-    if (xadj[v + 1] - xadj[v] > 1) qsort(sorted + xadj[v], (size_t)(xadj[v + 1] - xadj[v]), sizeof *sorted, cmp_nbr);
+    if (xadj[v + 1] - xadj[v] > 1)
+      qsort(sorted + xadj[v], (size_t)(xadj[v + 1] - xadj[v]), sizeof *sorted, cmp_nbr);
   lbs_err e = LBS_OK;
   for (int64_t v = 0; v < n && !e; v++)
     for (int64_t k = xadj[v]; k < xadj[v + 1]; k++) {
       int64_t u = adjncy[k], lo = xadj[u], hi = xadj[u + 1];
       while (lo < hi) { /* binary search for v in row u */
         int64_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid].v < v) lo = mid + 1; else hi = mid;
+        if (sorted[mid].v < v)
+          lo = mid + 1;
+        else
+          hi = mid;
       }
       if (lo == xadj[u + 1] || sorted[lo].v != v) {
         e = lbs_fail(LBS_INVAL, "edge %lld-%lld has no reverse edge in an undirected graph",
@@ -239,8 +247,8 @@ static lbs_err check_reverse(int64_t n, const int64_t *xadj, const int64_t *adjn
         break;
       }
       if (sorted[lo].w != adjwgt[k]) {
-        e = lbs_fail(LBS_INVAL, "edge %lld-%lld: weights differ in the two directions", (long long)v,
-                     (long long)u);
+        e = lbs_fail(LBS_INVAL, "edge %lld-%lld: weights differ in the two directions",
+                     (long long)v, (long long)u);
         break;
       }
     }
@@ -327,7 +335,8 @@ void lbs_mesh_rows_free(lbs_mesh_rows *r) {
 
 /* A structured box's rows: elem (NULL: natural order) maps a cell to its element, cell (NULL:
  * natural) an element to its cell; the neighbour order is structured_graph's. */
-static lbs_err box_rows(const lbs_mesh *m, const int64_t *cell, const int64_t *elem, lbs_mesh_rows *r) {
+static lbs_err box_rows(const lbs_mesh *m, const int64_t *cell, const int64_t *elem,
+                        lbs_mesh_rows *r) {
   int64_t nx = m->dims[0], ny = m->dims[1], nz = m->dims[2], n = r->n;
   if (r->coords)
     for (int64_t i = 0; i < n; i++) {
@@ -339,7 +348,8 @@ static lbs_err box_rows(const lbs_mesh *m, const int64_t *cell, const int64_t *e
   if (!r->xadj) return LBS_OK;
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
-    int64_t c = cell ? cell[r->first + i] : r->first + i, a = c % nx, b = (c / nx) % ny, l = c / (nx * ny);
+    int64_t c = cell ? cell[r->first + i] : r->first + i, a = c % nx, b = (c / nx) % ny,
+            l = c / (nx * ny);
     int64_t nb[6], d = 0;
     if (a > 0) nb[d++] = c - 1;
     if (a + 1 < nx) nb[d++] = c + 1;
@@ -376,7 +386,8 @@ lbs_err lbs_mesh_rows_get(lbs_mesh *m, int64_t first, int64_t n, int want_coords
     out->xadj = malloc((size_t)(n + 1) * sizeof *out->xadj);
     out->adj = malloc((size_t)(ne + 1) * sizeof *out->adj);
   }
-  if ((want_coords && m->dim && (structured || m->coords) && !out->coords) || (want_graph && (!out->xadj || !out->adj))) {
+  if ((want_coords && m->dim && (structured || m->coords) && !out->coords) ||
+      (want_graph && (!out->xadj || !out->adj))) {
     lbs_mesh_rows_free(out);
     return lbs_fail(LBS_NOMEM, "mesh rows of %lld elements", (long long)n);
   }
@@ -384,7 +395,8 @@ lbs_err lbs_mesh_rows_get(lbs_mesh *m, int64_t first, int64_t n, int want_coords
   if (structured) {
     const int64_t *cell = m->order == LBS_ORDER_HILBERT ? lbs_mesh_cell_index(m) : NULL;
     int64_t *elem = NULL;
-    if (m->order == LBS_ORDER_HILBERT && (!cell || (want_graph && !(elem = malloc((size_t)m->n * sizeof *elem)))))
+    if (m->order == LBS_ORDER_HILBERT &&
+        (!cell || (want_graph && !(elem = malloc((size_t)m->n * sizeof *elem)))))
       e = lbs_fail(LBS_NOMEM, "cell index of %lld cells", (long long)m->n);
     for (int64_t i = 0; !e && elem && i < m->n; i++) elem[cell[i]] = i;
     if (!e) e = box_rows(m, cell, elem, out);
@@ -394,15 +406,18 @@ lbs_err lbs_mesh_rows_get(lbs_mesh *m, int64_t first, int64_t n, int want_coords
       if (a) out->adj = a;
     }
   } else {
-    if (out->coords) memcpy(out->coords, m->coords + first * m->dim, (size_t)(n * m->dim) * sizeof *out->coords);
+    if (out->coords)
+      memcpy(out->coords, m->coords + first * m->dim, (size_t)(n * m->dim) * sizeof *out->coords);
     if (want_graph) {
       int64_t base = m->xadj[first], ones = 1;
       for (int64_t i = 0; i <= n; i++) out->xadj[i] = m->xadj[first + i] - base;
       if (ne) memcpy(out->adj, m->adjncy + base, (size_t)ne * sizeof *out->adj);
       for (int64_t k = 0; k < ne && ones; k++) ones = m->adjwgt[base + k] == 1.0;
       if (!ones) {
-        if (!(out->adjw = malloc((size_t)ne * sizeof *out->adjw))) e = lbs_fail(LBS_NOMEM, "mesh rows' weights");
-        else memcpy(out->adjw, m->adjwgt + base, (size_t)ne * sizeof *out->adjw);
+        if (!(out->adjw = malloc((size_t)ne * sizeof *out->adjw)))
+          e = lbs_fail(LBS_NOMEM, "mesh rows' weights");
+        else
+          memcpy(out->adjw, m->adjwgt + base, (size_t)ne * sizeof *out->adjw);
       }
     }
   }

@@ -123,7 +123,8 @@ static lbs_err settle(pass *p, target *tg, const int *gather) {
   for (int k = 0; k < 2; k++) {
     if (tg[k].done) continue;
     if (gather[k]) {
-      if (tg[k].nvals != tg[k].count) return lbs_fail(LBS_CORRUPT, "the trace changed while it was read");
+      if (tg[k].nvals != tg[k].count)
+        return lbs_fail(LBS_CORRUPT, "the trace changed while it was read");
       qsort(tg[k].vals, (size_t)tg[k].nvals, sizeof(double), cmp_double);
       tg[k].result = tg[k].vals[tg[k].rank];
       tg[k].done = 1;
@@ -166,9 +167,16 @@ lbs_err lbs_trace_value_stats(lbs_trace *t, int metric, lbs_progress_fn progress
   memset(out, 0, sizeof *out);
   out->min = out->median = out->p99 = out->max = NAN;
   int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
-  if (metric < 0 || metric >= lbs_trace_nmetrics(t)) return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
-  pass p = {t, metric, E, S, malloc((size_t)(E ? E : 1) * sizeof(double)),
-            {calloc(BINS, sizeof(int64_t)), calloc(BINS, sizeof(int64_t))}, progress, arg};
+  if (metric < 0 || metric >= lbs_trace_nmetrics(t))
+    return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
+  pass p = {t,
+            metric,
+            E,
+            S,
+            malloc((size_t)(E ? E : 1) * sizeof(double)),
+            {calloc(BINS, sizeof(int64_t)), calloc(BINS, sizeof(int64_t))},
+            progress,
+            arg};
   target tg[2];
   memset(tg, 0, sizeof tg);
   lbs_err e = p.v && p.h[0] && p.h[1] ? LBS_OK : lbs_fail(LBS_NOMEM, "value statistics");

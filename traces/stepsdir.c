@@ -49,8 +49,8 @@ static lbs_err check_steps(lbs_trace *t, int64_t first, int64_t *n) {
   int64_t S = lbs_trace_steps(t);
   if (*n < 0) *n = S - first;
   if (first < 0 || first > S || *n > S - first || *n < 0)
-    return lbs_fail(LBS_RANGE, "steps [%lld, %lld) outside the trace's %lld steps", (long long)first,
-                    (long long)(first + *n), (long long)S);
+    return lbs_fail(LBS_RANGE, "steps [%lld, %lld) outside the trace's %lld steps",
+                    (long long)first, (long long)(first + *n), (long long)S);
   return LBS_OK;
 }
 
@@ -63,7 +63,8 @@ static lbs_err write_graph(lbs_mesh *m, const char *dir, const char *name) {
   FILE *f = open_out(dir, name, &e);
   if (!f) return e;
   int64_t n = m->n, ne = xadj[n];
-  fprintf(f, "%% lbsim mesh graph\n%lld %lld 1\n", (long long)n, (long long)(m->directed ? ne : ne / 2));
+  fprintf(f, "%% lbsim mesh graph\n%lld %lld 1\n", (long long)n,
+          (long long)(m->directed ? ne : ne / 2));
   for (int64_t v = 0; v < n; v++) {
     for (int64_t k = xadj[v]; k < xadj[v + 1]; k++)
       fprintf(f, "%s%lld %.17g", k > xadj[v] ? " " : "", (long long)(adj[k] + 1), w[k]);
@@ -146,8 +147,10 @@ lbs_err lbs_csv_export(lbs_trace *t, const char *dir, int64_t first, int64_t nst
   for (int64_t i = 0; i < E && !e; i++) {
     fprintf(f, "%lld", (long long)i);
     for (int d = 0; d < 3; d++) {
-      if (x && d < dim) fprintf(f, ",%.17g", x[i * dim + d]);
-      else fputs(",", f);
+      if (x && d < dim)
+        fprintf(f, ",%.17g", x[i * dim + d]);
+      else
+        fputs(",", f);
     }
     if (cell) {
       int64_t c = cell[i], nx = mesh->dims[0], ny = mesh->dims[1];
@@ -219,7 +222,8 @@ static lbs_err load_graph(const char *dir, const char *gfile, const char *cfile,
   int ncon;
   lbs_err e = lbs_read_file(gp, &g, &gl);
   if (!e && cfile) e = lbs_read_file(cp, &c, &cl);
-  if (!e) e = lbs__graph_parse(gp, g, gl, directed, mesh, &vw, &ncon, cfile ? cp : NULL, c, cl, NULL);
+  if (!e)
+    e = lbs__graph_parse(gp, g, gl, directed, mesh, &vw, &ncon, cfile ? cp : NULL, c, cl, NULL);
   free(vw);
   free(g);
   free(c);
@@ -341,7 +345,8 @@ static lbs_err parse_manifest(const char *dir, manifest *mf) {
 }
 
 /* Reads one step file into (*vp)[m*E + e]; *vp NULL: allocates it first. A non-finite value is
- * an error naming the file, line and metric unless *nonfinite is not NULL, which then counts them. */
+ * an error naming the file, line and metric unless *nonfinite is not NULL, which then counts them.
+ */
 static lbs_err read_step(const char *dir, const char *file, const manifest *mf, double **vp,
                          int64_t *nonfinite) {
   char path[4096];
@@ -352,7 +357,8 @@ static lbs_err read_step(const char *dir, const char *file, const manifest *mf, 
   if (e) return e;
   /* every element is a line: a count the file cannot hold never sizes the buffer */
   if (!*vp && (uint64_t)mf->E > len)
-    e = lbs_fail(LBS_PARSE, "%s: %zu bytes cannot hold %lld element lines", path, len, (long long)mf->E);
+    e = lbs_fail(LBS_PARSE, "%s: %zu bytes cannot hold %lld element lines", path, len,
+                 (long long)mf->E);
   else if (!*vp && !(*vp = malloc((size_t)mf->E * (size_t)mf->nm * sizeof **vp)))
     e = lbs_fail(LBS_NOMEM, "step buffer");
   double *v = *vp;
@@ -367,35 +373,41 @@ static lbs_err read_step(const char *dir, const char *file, const manifest *mf, 
     char *end;
     long long id = strtoll(q, &end, 10);
     if (end == q || id != elem) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: expected element %lld first on the line", path, (long long)line, (long long)elem);
+      e = lbs_fail(LBS_PARSE, "%s:%lld: expected element %lld first on the line", path,
+                   (long long)line, (long long)elem);
       break;
     }
     if (elem >= mf->E) {
-      e = lbs_fail(LBS_PARSE, "%s:%lld: more than %lld elements", path, (long long)line, (long long)mf->E);
+      e = lbs_fail(LBS_PARSE, "%s:%lld: more than %lld elements", path, (long long)line,
+                   (long long)mf->E);
       break;
     }
     q = end;
     for (int m = 0; m < mf->nm && !e; m++) {
       double x = strtod(q, &end);
-      if (end == q) e = lbs_fail(LBS_PARSE, "%s:%lld: element %lld: missing value for metric '%s'", path,
-                                 (long long)line, (long long)elem, mf->names[m]);
+      if (end == q)
+        e = lbs_fail(LBS_PARSE, "%s:%lld: element %lld: missing value for metric '%s'", path,
+                     (long long)line, (long long)elem, mf->names[m]);
       else if (!isfinite(x) && !nonfinite)
         e = lbs_fail(LBS_PARSE,
                      "%s:%lld: element %lld: metric '%s' is %s (a cost must be a finite number; "
                      "--allow-nonfinite imports it as it is)",
-                     path, (long long)line, (long long)elem, mf->names[m], isnan(x) ? "NaN" : "infinite");
+                     path, (long long)line, (long long)elem, mf->names[m],
+                     isnan(x) ? "NaN" : "infinite");
       else if (!isfinite(x))
         (*nonfinite)++;
       v[(int64_t)m * mf->E + elem] = x;
       q = end;
     }
     while (!e && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-    if (!e && *q) e = lbs_fail(LBS_PARSE, "%s:%lld: unexpected text '%.20s'", path, (long long)line, q);
+    if (!e && *q)
+      e = lbs_fail(LBS_PARSE, "%s:%lld: unexpected text '%.20s'", path, (long long)line, q);
     elem++;
   }
   free(text);
   if (!e && elem != mf->E)
-    e = lbs_fail(LBS_PARSE, "%s: %lld element lines, the manifest says %lld", path, (long long)elem, (long long)mf->E);
+    e = lbs_fail(LBS_PARSE, "%s: %lld element lines, the manifest says %lld", path, (long long)elem,
+                 (long long)mf->E);
   return e;
 }
 

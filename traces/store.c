@@ -166,10 +166,13 @@ static lbs_err check_spec(const lbs_trace_spec *spec, int64_t C) {
   for (int i = 0; i < spec->nmetrics; i++) {
     const lbs_metric_spec *m = &spec->metrics[i];
     if (!m->name || !*m->name) return lbs_fail(LBS_INVAL, "metric %d has no name", i);
-    if (lbs_codec_check(m->bound.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : m->codec, m->bound))
+    if (lbs_codec_check(m->bound.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : m->codec,
+                        m->bound))
       return lbs_fail(LBS_INVAL, "metric '%s': %s", m->name, lbs_errmsg());
     if (m->encode.eps > 0 && (m->encode.kind != m->bound.kind || m->encode.eps > m->bound.eps))
-      return lbs_fail(LBS_INVAL, "metric '%s': the encoding bound must be of the same kind and tighter", m->name);
+      return lbs_fail(LBS_INVAL,
+                      "metric '%s': the encoding bound must be of the same kind and tighter",
+                      m->name);
     for (int j = 0; j < i; j++)
       if (!strcmp(spec->metrics[j].name, m->name))
         return lbs_fail(LBS_INVAL, "metric '%s' given twice", m->name);
@@ -271,11 +274,13 @@ static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, 
   w->blob.len = 0;
   lbs_err e = lbs_codec_encode(w->ctx, codec, v, (size_t)n, b, &w->blob, &codec);
   w->enc_s += now_s() - t0;
-  if (e) return lbs_fail(e, "step %lld metric '%s' chunk %lld: %s", (long long)step, w->metrics[m].name,
-                         (long long)c, lbs_errmsg());
+  if (e)
+    return lbs_fail(e, "step %lld metric '%s' chunk %lld: %s", (long long)step, w->metrics[m].name,
+                    (long long)c, lbs_errmsg());
   e = lbs_codec_decode(w->ctx, codec, w->blob.data, w->blob.len, (size_t)n, 0, (size_t)n, w->check);
-  if (e) return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: re-decode failed: %s",
-                         (long long)step, w->metrics[m].name, (long long)c, lbs_errmsg());
+  if (e)
+    return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' chunk %lld: re-decode failed: %s",
+                    (long long)step, w->metrics[m].name, (long long)c, lbs_errmsg());
   double vmin = INFINITY, vmax = -INFINITY, emax = 0, esq = 0, erel = 0;
   for (int64_t i = 0; i < n; i++) {
     double x = v[i], d = w->check[i];
@@ -284,8 +289,10 @@ static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, 
       if (x > vmax) vmax = x;
       double err = fabs(d - x);
       if (!(err <= lbs_bound_tolerance(b, x, 0))) /* NaN-safe: the codec contract is broken */
-        return lbs_fail(LBS_CORRUPT, "step %lld metric '%s' element %lld: stored %.17g for %.17g, outside the bound",
-                        (long long)step, w->metrics[m].name, (long long)(first + i), d, x);
+        return lbs_fail(
+            LBS_CORRUPT,
+            "step %lld metric '%s' element %lld: stored %.17g for %.17g, outside the bound",
+            (long long)step, w->metrics[m].name, (long long)(first + i), d, x);
       if (err > emax) emax = err;
       if (x != 0 && err / fabs(x) > erel) erel = err / fabs(x);
       esq += err * err;
@@ -320,8 +327,9 @@ static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, 
 lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values) {
   int64_t s = w->next_step;
   for (int m = 0; m < w->nm; m++)
-    if (!values[m]) return lbs_fail(LBS_INVAL, "step %lld: no values for metric '%s'", (long long)s,
-                                    w->metrics[m].name);
+    if (!values[m])
+      return lbs_fail(LBS_INVAL, "step %lld: no values for metric '%s'", (long long)s,
+                      w->metrics[m].name);
   lbs_err e = lbs_db_begin(w->d, "step");
   if (e) return e;
   lbs_db_val row[] = {LBS_DB_INT(s), LBS_DB_INT(app_step)};
@@ -329,8 +337,8 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
   for (int m = 0; m < w->nm && !e; m++) {
     const double *v = values[m];
     /* a range bound is a fraction of the step's range: absolute for this step */
-    lbs_bound b = lbs_bound_resolve(w->metrics[m].encode.eps > 0 ? w->metrics[m].encode : w->metrics[m].bound,
-                                    v, (size_t)w->E);
+    lbs_bound b = lbs_bound_resolve(
+        w->metrics[m].encode.eps > 0 ? w->metrics[m].encode : w->metrics[m].bound, v, (size_t)w->E);
     for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, b);
   }
   if (!e) e = lbs_db_commit(w->d, "step");
@@ -358,15 +366,15 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
 
 struct lbs_trace {
   lbs_db *d;
-  sqlite3 *db;              /* lbs_db_sqlite(d) */
-  const char *path;         /* lbs_db_path(d) */
-  int version;              /* schema version of the file */
+  sqlite3 *db;      /* lbs_db_sqlite(d) */
+  const char *path; /* lbs_db_path(d) */
+  int version;      /* schema version of the file */
   int64_t E, S, C, nchunks;
   int nm;
   lbs_metric_info *metrics; /* names owned */
   int64_t *app;             /* S application step numbers */
   int nmeta;
-  char **meta;              /* 2*nmeta owned strings */
+  char **meta; /* 2*nmeta owned strings */
   lbs_mesh *mesh;
   sqlite3_stmt *get_chunk;
   lbs_codec_ctx *ctx;
@@ -427,8 +435,8 @@ static lbs_err pragma_int(lbs_trace *t, const char *sql, int64_t *out) {
 static lbs_err get_array(lbs_trace *t, const char *name, int64_t n, void **out) {
   *out = NULL;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(t->db, "SELECT count, codec, crc32, data FROM arrays WHERE name=?1", -1, &st,
-                         NULL))
+  if (sqlite3_prepare_v2(t->db, "SELECT count, codec, crc32, data FROM arrays WHERE name=?1", -1,
+                         &st, NULL))
     return lbs_db_err(t->db, t->path, "arrays");
   sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
   lbs_err e = LBS_OK;
@@ -444,12 +452,13 @@ static lbs_err get_array(lbs_trace *t, const char *name, int64_t n, void **out) 
                    (long long)sqlite3_column_int64(st, 0), (long long)n);
     else if ((uint32_t)sqlite3_column_int64(st, 2) != lbs_crc32(b, len))
       e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s': checksum mismatch", t->path, name);
-    else if (sqlite3_column_int(st, 1) != LBS_CODEC_LOSSLESS || lbs__lossless_check(b, len, (size_t)n))
+    else if (sqlite3_column_int(st, 1) != LBS_CODEC_LOSSLESS ||
+             lbs__lossless_check(b, len, (size_t)n))
       e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s' is malformed", t->path, name);
     else if (!(*out = malloc((size_t)(n ? n : 1) * 8)))
       e = lbs_fail(LBS_NOMEM, "mesh array '%s'", name);
-    else if ((e = lbs_codec_decode(t->ctx, (lbs_codec)sqlite3_column_int(st, 1), b, len, (size_t)n, 0,
-                                   (size_t)n, *out)))
+    else if ((e = lbs_codec_decode(t->ctx, (lbs_codec)sqlite3_column_int(st, 1), b, len, (size_t)n,
+                                   0, (size_t)n, *out)))
       e = lbs_fail(LBS_CORRUPT, "%s: mesh array '%s': %s", t->path, name, lbs_errmsg());
   }
   sqlite3_finalize(st);
@@ -463,7 +472,8 @@ static lbs_err get_array(lbs_trace *t, const char *name, int64_t n, void **out) 
 static lbs_err load_mesh(lbs_trace *t) {
   const char *kind = lbs_trace_meta(t, "mesh.kind");
   if (!kind) return LBS_OK;
-  const char *be = lbs_trace_meta(t, "mesh.bytes_per_elem"), *bd = lbs_trace_meta(t, "mesh.bytes_per_edge");
+  const char *be = lbs_trace_meta(t, "mesh.bytes_per_elem"),
+             *bd = lbs_trace_meta(t, "mesh.bytes_per_edge");
   lbs_err e;
   if (!strcmp(kind, "structured")) {
     const char *dims = lbs_trace_meta(t, "mesh.dims"), *order = lbs_trace_meta(t, "mesh.order");
@@ -541,7 +551,8 @@ static lbs_err load_meta(lbs_trace *t) {
       return lbs_fail(LBS_NOMEM, "metadata");
     }
     t->meta = m;
-    const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+    const char *k = (const char *)sqlite3_column_text(st, 0),
+               *v = (const char *)sqlite3_column_text(st, 1);
     m[2 * t->nmeta] = strdup(k ? k : "");
     m[2 * t->nmeta + 1] = strdup(v ? v : "");
     t->nmeta++;
@@ -549,7 +560,8 @@ static lbs_err load_meta(lbs_trace *t) {
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return lbs_db_err(t->db, t->path, "meta");
   const char *fmt = lbs_trace_meta(t, "format");
-  if (!fmt || strcmp(fmt, "lbsim-trace")) return lbs_fail(LBS_FORMAT, "%s: not an lbsim trace", t->path);
+  if (!fmt || strcmp(fmt, "lbsim-trace"))
+    return lbs_fail(LBS_FORMAT, "%s: not an lbsim trace", t->path);
   if ((e = meta_int(t, "elements", 1, INT64_C(1) << 40, &t->E))) return e;
   if ((e = meta_int(t, "chunk_elems", 1, LBS_TRACE_MAX_CHUNK, &t->C))) return e;
   t->nchunks = (t->E + t->C - 1) / t->C;
@@ -561,8 +573,10 @@ static lbs_err load_metrics(lbs_trace *t) {
   sqlite3_stmt *st;
   int rc;
   /* schema 1 kept the bound as (error_bound, relative): relative meant the step's range */
-  const char *msql = t->version == 1 ? "SELECT id, name, unit, codec, error_bound, relative FROM metrics ORDER BY id"
-                                     : "SELECT id, name, unit, codec, bound, 0 FROM metrics ORDER BY id";
+  const char *msql =
+      t->version == 1
+          ? "SELECT id, name, unit, codec, error_bound, relative FROM metrics ORDER BY id"
+          : "SELECT id, name, unit, codec, bound, 0 FROM metrics ORDER BY id";
   if (sqlite3_prepare_v2(t->db, msql, -1, &st, NULL)) return lbs_db_err(t->db, t->path, "metrics");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     lbs_metric_info *m = realloc(t->metrics, (size_t)(t->nm + 1) * sizeof *m);
@@ -572,21 +586,24 @@ static lbs_err load_metrics(lbs_trace *t) {
     }
     t->metrics = m;
     m += t->nm;
-    const char *name = (const char *)sqlite3_column_text(st, 1), *unit = (const char *)sqlite3_column_text(st, 2);
+    const char *name = (const char *)sqlite3_column_text(st, 1),
+               *unit = (const char *)sqlite3_column_text(st, 2);
     const char *codec = (const char *)sqlite3_column_text(st, 3);
     m->name = strdup(name ? name : "");
     m->unit = strdup(unit ? unit : "");
     int bad = 0;
     if (t->version == 1) {
       double eps = sqlite3_column_double(st, 4);
-      m->bound = eps == 0 ? (lbs_bound){LBS_BOUND_LOSSLESS, 0}
-                          : (lbs_bound){sqlite3_column_int(st, 5) ? LBS_BOUND_RANGE : LBS_BOUND_ABS, eps};
+      m->bound =
+          eps == 0 ? (lbs_bound){LBS_BOUND_LOSSLESS, 0}
+                   : (lbs_bound){sqlite3_column_int(st, 5) ? LBS_BOUND_RANGE : LBS_BOUND_ABS, eps};
     } else {
       const char *b = (const char *)sqlite3_column_text(st, 4);
       bad = !b || lbs_bound_parse(b, &m->bound);
     }
     t->nm++;
-    if (bad || sqlite3_column_int(st, 0) != t->nm - 1 || !codec || lbs_codec_from_name(codec, &m->codec)) {
+    if (bad || sqlite3_column_int(st, 0) != t->nm - 1 || !codec ||
+        lbs_codec_from_name(codec, &m->codec)) {
       sqlite3_finalize(st);
       return lbs_fail(LBS_CORRUPT, "%s: metrics table is invalid at metric %d", t->path, t->nm - 1);
     }
@@ -689,8 +706,8 @@ lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step) 
 }
 
 /* Fetches chunk c of (step, metric), checks it, decodes [first, first+count) of it. */
-static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t first, int64_t count,
-                          double *out) {
+static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t first,
+                          int64_t count, double *out) {
   sqlite3_stmt *st = t->get_chunk;
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, (step * t->nm + m) * t->nchunks + c);
@@ -704,8 +721,8 @@ static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t 
   if (sqlite3_column_int64(st, 0) != step || sqlite3_column_int(st, 1) != m ||
       sqlite3_column_int64(st, 2) != c || sqlite3_column_int64(st, 3) != cfirst ||
       sqlite3_column_int64(st, 4) != cn)
-    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: wrong element range", t->path,
-                    (long long)step, mn, (long long)c);
+    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: wrong element range",
+                    t->path, (long long)step, mn, (long long)c);
   const uint8_t *b = sqlite3_column_blob(st, 7);
   size_t len = (size_t)sqlite3_column_bytes(st, 7);
   if ((uint32_t)sqlite3_column_int64(st, 6) != lbs_crc32(b, len))
@@ -714,8 +731,8 @@ static lbs_err read_chunk(lbs_trace *t, int64_t step, int m, int64_t c, int64_t 
   lbs_err e = lbs_codec_decode(t->ctx, (lbs_codec)sqlite3_column_int(st, 5), b, len, (size_t)cn,
                                (size_t)first, (size_t)count, out);
   if (e)
-    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: %s", t->path, (long long)step,
-                    mn, (long long)c, lbs_errmsg());
+    return lbs_fail(LBS_CORRUPT, "%s: step %lld metric '%s' chunk %lld: %s", t->path,
+                    (long long)step, mn, (long long)c, lbs_errmsg());
   return LBS_OK;
 }
 
@@ -781,7 +798,8 @@ lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n)
   if (metric < -1 || metric >= t->nm) return lbs_fail(LBS_RANGE, "metric %d out of range", metric);
   sqlite3_stmt *st;
   const char *sql = "SELECT codec, count(*) FROM chunks WHERE ?1 < 0 OR metric = ?1 GROUP BY codec";
-  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL)) return lbs_db_err(t->db, t->path, "codec counts");
+  if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL))
+    return lbs_db_err(t->db, t->path, "codec counts");
   sqlite3_bind_int(st, 1, metric);
   int rc;
   /* each codec id the chunks hold, matched to the registry's */
@@ -809,9 +827,10 @@ lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {
   int64_t rows;
   if ((e = pragma_int(t, "SELECT count(*) FROM chunks", &rows))) return e;
   if (rows != t->S * t->nm * t->nchunks)
-    return lbs_fail(LBS_CORRUPT, "%s: %lld chunk rows, expected %lld (%lld steps x %d metrics x %lld)",
-                    t->path, (long long)rows, (long long)(t->S * t->nm * t->nchunks), (long long)t->S,
-                    t->nm, (long long)t->nchunks);
+    return lbs_fail(LBS_CORRUPT,
+                    "%s: %lld chunk rows, expected %lld (%lld steps x %d metrics x %lld)", t->path,
+                    (long long)rows, (long long)(t->S * t->nm * t->nchunks), (long long)t->S, t->nm,
+                    (long long)t->nchunks);
   double *buf = malloc((size_t)t->C * sizeof *buf);
   if (!buf) return lbs_fail(LBS_NOMEM, "verify buffer");
   for (int64_t s = 0; s < t->S && !e; s++) {

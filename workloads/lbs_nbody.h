@@ -49,8 +49,8 @@ lbs_err lbs_nb_build(lbs_nb_tree *t, const double *x, int64_t n, int leaf);
 void lbs_nb_tree_free(lbs_nb_tree *t); /* leaves a zeroed tree */
 /* The Barnes-Hut acceleration of body i (of n, masses 1/n) into a[3]; returns the number of
  * body-body and body-node interactions. stack: room for t->nn + 1 entries. */
-int64_t lbs_nb_accel(const lbs_nb_tree *t, const double *x, int64_t n, double theta, int64_t i, double a[3],
-                     int32_t *stack);
+int64_t lbs_nb_accel(const lbs_nb_tree *t, const double *x, int64_t n, double theta, int64_t i,
+                     double a[3], int32_t *stack);
 /* Per leaf v of t: the nodes far from v (size < theta x (distance of centres - radius of v))
  * and the leaves close to it. */
 lbs_err lbs_nb_cell_walk(const lbs_nb_tree *t, double theta, lbs_nb_cells *g);
@@ -58,11 +58,13 @@ void lbs_nb_cells_free(lbs_nb_cells *g); /* leaves a zeroed graph */
 /* The cell graph (CSR over the L leaves): v -> w with flag 1 when w is close to v, and the
  * reverse arc with flag 0 unless v is close to w too; symmetric as a set of arcs. Allocates
  * *xadj (L+1), *adj and *flag. */
-lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **xadj, int64_t **adj, double **flag);
+lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **xadj, int64_t **adj,
+                          double **flag);
 /* The leaf of the fixed tree t that holds position x (a missing octant: the nearest child). */
 int32_t lbs_nb_locate(const lbs_nb_tree *t, const double *x);
 /* Seed 003's processing weight of every leaf from its body count rw[L]: cnt is scratch for
  * t->nn node counts; pw[L] = |Cv| x (|Cv| - 1 + Close_v + Far_v), 0 for an empty cell. */
-void lbs_nb_pwgt(const lbs_nb_tree *t, const lbs_nb_cells *g, const double *rw, double *cnt, double *pw);
+void lbs_nb_pwgt(const lbs_nb_tree *t, const lbs_nb_cells *g, const double *rw, double *cnt,
+                 double *pw);
 
 #endif

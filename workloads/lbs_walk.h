@@ -12,7 +12,8 @@
 /* Walk k from point (x, y), numbered g on an N x N grid: the steps it took until it left the
  * grid; *hot = 1 when it left through y = N. Two bits of lbs_rng_u64(seed, g << 32 | k, i)
  * per step: 0 +x, 1 -x, 2 +y, 3 -y. */
-static inline int64_t lbs_walk_one(uint64_t seed, int64_t N, int64_t g, int64_t x, int64_t y, uint64_t k, int *hot) {
+static inline int64_t lbs_walk_one(uint64_t seed, int64_t N, int64_t g, int64_t x, int64_t y,
+                                   uint64_t k, int *hot) {
   uint64_t stream = (uint64_t)g << 32 | k, word = 0, widx = 0;
   int left = 0;
   int64_t steps = 0;

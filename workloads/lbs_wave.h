@@ -28,7 +28,8 @@ static inline lbs_wave_geom lbs_wave_geom_of(int b) {
  * energy E^n.E^n + H^(n-1/2).H^(n+1/2). */
 static inline double lbs_wave_update_H(const lbs_wave_geom *g, double *F, double S) {
   const double *Ex = F, *Ey = F + g->comp, *Ez = F + 2 * g->comp;
-  double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off, *Hz = F + 5 * g->comp + g->off;
+  double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off,
+         *Hz = F + 5 * g->comp + g->off;
   const ptrdiff_t sy = g->sy, sz = g->sz;
   double w = 0;
   for (int k = 0; k < g->b; k++)
@@ -49,9 +50,11 @@ static inline double lbs_wave_update_H(const lbs_wave_geom *g, double *F, double
 
 /* E^(n+1) from H^(n+1/2); src (B x B values, j fastest, or NULL) is added to Ez on the layer
  * i = 0 when the cell lies on the source plane. Returns the largest |E| of the block afterwards. */
-static inline double lbs_wave_update_E(const lbs_wave_geom *g, double *F, double S, const double *src) {
+static inline double lbs_wave_update_E(const lbs_wave_geom *g, double *F, double S,
+                                       const double *src) {
   double *Ex = F, *Ey = F + g->comp, *Ez = F + 2 * g->comp;
-  const double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off, *Hz = F + 5 * g->comp + g->off;
+  const double *Hx = F + 3 * g->comp + g->off, *Hy = F + 4 * g->comp + g->off,
+               *Hz = F + 5 * g->comp + g->off;
   const ptrdiff_t sy = g->sy, sz = g->sz;
   double m = 0;
   for (int k = 0; k < g->b; k++)

@@ -27,7 +27,9 @@
 
 #include "lbs_nbody.h"
 
-static int octant(const double *c, const double *x) { return (x[0] >= c[0]) | (x[1] >= c[1]) << 1 | (x[2] >= c[2]) << 2; }
+static int octant(const double *c, const double *x) {
+  return (x[0] >= c[0]) | (x[1] >= c[1]) << 1 | (x[2] >= c[2]) << 2;
+}
 
 static int32_t new_node(lbs_nb_tree *t, const double c[3], double h, int32_t parent) {
   if (t->nn == t->cap) {
@@ -86,11 +88,13 @@ lbs_err lbs_nb_build(lbs_nb_tree *t, const double *x, int64_t n, int leaf) {
   t->nn = 0, t->nleaf = 0;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int64_t i = 0; i < n; i++)
-    for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], x[3 * i + k]), hi[k] = fmax(hi[k], x[3 * i + k]);
+    for (int k = 0; k < 3; k++)
+      lo[k] = fmin(lo[k], x[3 * i + k]), hi[k] = fmax(hi[k], x[3 * i + k]);
   double c[3], h = 0;
   for (int k = 0; k < 3; k++) c[k] = (lo[k] + hi[k]) / 2, h = fmax(h, (hi[k] - lo[k]) / 2);
   h = h * (1 + 1e-9) + 1e-12;
-  if (!(t->idx = realloc(t->idx, (size_t)(n + 1) * sizeof *t->idx))) return lbs_fail(LBS_NOMEM, "octree");
+  if (!(t->idx = realloc(t->idx, (size_t)(n + 1) * sizeof *t->idx)))
+    return lbs_fail(LBS_NOMEM, "octree");
   for (int64_t i = 0; i < n; i++) t->idx[i] = i;
   if (new_node(t, c, h, -1) < 0) return lbs_fail(LBS_NOMEM, "octree");
   t->nd[0].first = 0, t->nd[0].cnt = n;
@@ -122,8 +126,8 @@ lbs_err lbs_nb_build(lbs_nb_tree *t, const double *x, int64_t n, int leaf) {
 #define SOFT2 (LBS_NB_SOFT * LBS_NB_SOFT)
 
 /* Barnes-Hut acceleration of body i (masses 1/n: node masses are body counts). */
-int64_t lbs_nb_accel(const lbs_nb_tree *t, const double *x, int64_t n, double theta, int64_t i, double a[3],
-                     int32_t *stack) {
+int64_t lbs_nb_accel(const lbs_nb_tree *t, const double *x, int64_t n, double theta, int64_t i,
+                     double a[3], int32_t *stack) {
   double mb = 1.0 / (double)n;
   const double *xi = x + 3 * i;
   a[0] = a[1] = a[2] = 0;
@@ -161,7 +165,8 @@ lbs_err lbs_nb_cell_walk(const lbs_nb_tree *t, double theta, lbs_nb_cells *g) {
   g->leaf_node = malloc((size_t)L * sizeof *g->leaf_node);
   g->cx = malloc((size_t)(L + 1) * sizeof *g->cx), g->fx = malloc((size_t)(L + 1) * sizeof *g->fx);
   int64_t ccap = 64 * (int64_t)L + 64, fcap = 256 * (int64_t)L + 64, nc = 0, nf = 0;
-  g->close = malloc((size_t)ccap * sizeof *g->close), g->far = malloc((size_t)fcap * sizeof *g->far);
+  g->close = malloc((size_t)ccap * sizeof *g->close),
+  g->far = malloc((size_t)fcap * sizeof *g->far);
   if (!stack || !g->leaf_node || !g->cx || !g->fx || !g->close || !g->far) {
     free(stack);
     return lbs_fail(LBS_NOMEM, "cell graph");
@@ -220,7 +225,8 @@ int32_t lbs_nb_locate(const lbs_nb_tree *t, const double *x) {
       for (int q = 0; q < 8; q++)
         if (nd->child[q] >= 0) {
           const double *c = t->nd[nd->child[q]].c;
-          double d = (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]) + (c[2] - x[2]) * (c[2] - x[2]);
+          double d = (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]) +
+                     (c[2] - x[2]) * (c[2] - x[2]);
           if (d < best) best = d, ch = nd->child[q];
         }
     }
@@ -237,25 +243,32 @@ void lbs_nb_plummer(int64_t n, uint64_t seed, double *x, double *v) {
     double r;
     do r = 1 / sqrt(pow(lbs_rng_unit(seed, 1, k++) * (1 - 1e-12) + 1e-12, -2.0 / 3) - 1);
     while (r > 20);
-    double ct = 2 * lbs_rng_unit(seed, 1, k++) - 1, ph = 2 * M_PI * lbs_rng_unit(seed, 1, k++), st = sqrt(1 - ct * ct);
-    x[3 * i] = rs * r * st * cos(ph), x[3 * i + 1] = rs * r * st * sin(ph), x[3 * i + 2] = rs * r * ct;
+    double ct = 2 * lbs_rng_unit(seed, 1, k++) - 1, ph = 2 * M_PI * lbs_rng_unit(seed, 1, k++),
+           st = sqrt(1 - ct * ct);
+    x[3 * i] = rs * r * st * cos(ph), x[3 * i + 1] = rs * r * st * sin(ph),
+          x[3 * i + 2] = rs * r * ct;
     double q, y;
     do q = lbs_rng_unit(seed, 1, k++), y = 0.1 * lbs_rng_unit(seed, 1, k++);
     while (y > q * q * pow(1 - q * q, 3.5));
     double ve = q * sqrt(2.0) * pow(1 + r * r, -0.25);
-    ct = 2 * lbs_rng_unit(seed, 1, k++) - 1, ph = 2 * M_PI * lbs_rng_unit(seed, 1, k++), st = sqrt(1 - ct * ct);
-    v[3 * i] = vs * ve * st * cos(ph), v[3 * i + 1] = vs * ve * st * sin(ph), v[3 * i + 2] = vs * ve * ct;
+    ct = 2 * lbs_rng_unit(seed, 1, k++) - 1, ph = 2 * M_PI * lbs_rng_unit(seed, 1, k++),
+    st = sqrt(1 - ct * ct);
+    v[3 * i] = vs * ve * st * cos(ph), v[3 * i + 1] = vs * ve * st * sin(ph),
+          v[3 * i + 2] = vs * ve * ct;
   }
 }
 
-/* The cell graph: v -> w for w close to v (flag 1), and w -> v with flag 0 unless v is close to w. */
-lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **oxadj, int64_t **oadj, double **oflag) {
+/* The cell graph: v -> w for w close to v (flag 1), and w -> v with flag 0 unless v is close to w.
+ */
+lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **oxadj, int64_t **oadj,
+                          double **oflag) {
   lbs_err e = LBS_OK;
   int64_t *xadj = NULL, *adj = NULL;
   double *flag = NULL;
   {
     int64_t nc = g->cx[L], *deg = calloc((size_t)L + 1, sizeof *deg), *fill = NULL;
-    int64_t *src = malloc((size_t)(2 * nc + 1) * sizeof *src), *dst = malloc((size_t)(2 * nc + 1) * sizeof *dst);
+    int64_t *src = malloc((size_t)(2 * nc + 1) * sizeof *src),
+            *dst = malloc((size_t)(2 * nc + 1) * sizeof *dst);
     double *fl = malloc((size_t)(2 * nc + 1) * sizeof *fl);
     int64_t m = 0;
     if (!deg || !src || !dst || !fl) e = lbs_fail(LBS_NOMEM, "cell graph");
@@ -284,8 +297,10 @@ lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **oxadj, int
         xadj[a] = k;
         for (int64_t i = deg[a]; i < deg[a + 1]; i++) {
           int64_t b = ta[i];
-          if (seen[b] >= xadj[a]) flag[seen[b]] = fmax(flag[seen[b]], tf[i]);
-          else seen[b] = k, adj[k] = b, flag[k++] = tf[i];
+          if (seen[b] >= xadj[a])
+            flag[seen[b]] = fmax(flag[seen[b]], tf[i]);
+          else
+            seen[b] = k, adj[k] = b, flag[k++] = tf[i];
         }
       }
       xadj[L] = k;
@@ -301,7 +316,8 @@ lbs_err lbs_nb_cell_graph(const lbs_nb_cells *g, int32_t L, int64_t **oxadj, int
   return LBS_OK;
 }
 
-void lbs_nb_pwgt(const lbs_nb_tree *t, const lbs_nb_cells *g, const double *rw, double *cnt, double *pw) {
+void lbs_nb_pwgt(const lbs_nb_tree *t, const lbs_nb_cells *g, const double *rw, double *cnt,
+                 double *pw) {
   int32_t L = t->nleaf;
   memset(cnt, 0, (size_t)t->nn * sizeof *cnt);
   for (int32_t a = 0; a < L; a++) /* body counts of every node of the fixed tree */

@@ -60,7 +60,8 @@ int app_common_arg(app *a, int argc, char **argv, int *i) {
   return 0;
 }
 
-int app_int(const app *a, const char *opt, const char *text, long long lo, long long hi, long long *out) {
+int app_int(const app *a, const char *opt, const char *text, long long lo, long long hi,
+            long long *out) {
   char *end;
   errno = 0;
   long long v = strtoll(text, &end, 10);
@@ -112,7 +113,8 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
   memset(s, 0, sizeof *s);
   s->steps = steps, s->P = a->size;
   if (a->schedule && a->policy) {
-    app_error(a, "--schedule and --policy: give one of them (--schedule LIST is --policy steps:LIST)");
+    app_error(a,
+              "--schedule and --policy: give one of them (--schedule LIST is --policy steps:LIST)");
     return -1;
   }
   const char *spec = a->policy;
@@ -131,10 +133,11 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
   if (!spec || !strcmp(spec, "none")) return free(owned), 0;
   const lbs_policy_ops *ops = lbs_policy_find(spec); /* what it needs of a run, by its flags */
   if (ops && (ops->flags & (LBS_POLICY_PLANS_AHEAD | LBS_POLICY_NAVIGATES))) {
-    app_error(a,
-              "--policy %s: needs to look ahead over the whole run, which only the simulator can; choose the "
-              "schedule with `lbsim replay TRACE --policy %s` and run it here with --schedule",
-              spec, spec);
+    app_error(
+        a,
+        "--policy %s: needs to look ahead over the whole run, which only the simulator can; choose the "
+        "schedule with `lbsim replay TRACE --policy %s` and run it here with --schedule",
+        spec, spec);
     free(owned);
     return -1;
   }
@@ -182,8 +185,8 @@ void app_sched_free(app_sched *s) {
   memset(s, 0, sizeof *s);
 }
 
-double app_step_times(const app *a, int64_t S, const double *step_loc, const double *comp_loc, double *step_s,
-                      double *comp_s, double *rank_comp) {
+double app_step_times(const app *a, int64_t S, const double *step_loc, const double *comp_loc,
+                      double *step_s, double *comp_s, double *rank_comp) {
   double sum = 0, mine = 0;
   MPI_Reduce(step_loc, step_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a->comm);
   MPI_Reduce(comp_loc, comp_s, (int)S, MPI_DOUBLE, MPI_MAX, 0, a->comm);
@@ -192,7 +195,8 @@ double app_step_times(const app *a, int64_t S, const double *step_loc, const dou
   return sum;
 }
 
-void app_sched_record(const app *a, app_sched *s, int64_t step, int64_t compute_ns, int64_t step_ns) {
+void app_sched_record(const app *a, app_sched *s, int64_t step, int64_t compute_ns,
+                      int64_t step_ns) {
   if (!s->active || step < 0 || step >= s->steps) return;
   int64_t mine[2] = {compute_ns, step_ns}, *all = s->gather;
   MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, a->comm);
@@ -294,15 +298,18 @@ int app_write_json(const app *a, const char *path, const app_summary *s) {
     lbs_err e = app_buf_printf(&b, "{\"app\":");
     if (!e) e = app_json_str(&b, a->name);
     if (!e)
-      e = app_buf_printf(&b, ",\"ranks\":%d,\"steps\":%lld,\"elements\":%lld,\"total_s\":%.6f,\"step_s\":[", a->size,
-                         (long long)s->steps, (long long)s->elements, s->total_s);
-    for (int64_t k = 0; !e && k < s->steps; k++) e = app_buf_printf(&b, "%s%.6f", k ? "," : "", s->step_s[k]);
+      e = app_buf_printf(
+          &b, ",\"ranks\":%d,\"steps\":%lld,\"elements\":%lld,\"total_s\":%.6f,\"step_s\":[",
+          a->size, (long long)s->steps, (long long)s->elements, s->total_s);
+    for (int64_t k = 0; !e && k < s->steps; k++)
+      e = app_buf_printf(&b, "%s%.6f", k ? "," : "", s->step_s[k]);
     if (!e) e = app_buf_printf(&b, "],\"repartitions\":[");
     for (int k = 0; !e && k < s->nrep; k++)
       e = app_buf_printf(&b, "%s%lld", k ? "," : "", (long long)s->repartitions[k]);
     if (!e)
-      e = app_buf_printf(&b, "],\"partition_s\":%.6f,\"migration_s\":%.6f,\"profiled\":%s,\"args\":", s->partition_s,
-                         s->migration_s, s->profiled ? "true" : "false");
+      e = app_buf_printf(&b,
+                         "],\"partition_s\":%.6f,\"migration_s\":%.6f,\"profiled\":%s,\"args\":",
+                         s->partition_s, s->migration_s, s->profiled ? "true" : "false");
     if (!e) e = app_json_str(&b, s->args);
     if (!e && s->extra && *s->extra) e = app_buf_printf(&b, ",%s", s->extra);
     if (!e) e = app_buf_printf(&b, "}\n");

@@ -34,7 +34,8 @@ void app_error(const app *a, const char *fmt, ...) __attribute__((format(printf,
 /* 1 on every rank when any rank passes a non-zero bad (collective). */
 int app_agree(const app *a, int bad);
 /* Parses a whole number in [lo, hi] for option opt; 0 when it is one, else -1 after a message. */
-int app_int(const app *a, const char *opt, const char *text, long long lo, long long hi, long long *out);
+int app_int(const app *a, const char *opt, const char *text, long long lo, long long hi,
+            long long *out);
 /* A finite number in (lo, hi) (open interval) for option opt; 0 or -1 after a message. */
 int app_double(const app *a, const char *opt, const char *text, double lo, double hi, double *out);
 /* The shortest "%.Ng" spelling of v that reads back as v (for args that reproduce a run). */
@@ -48,8 +49,8 @@ double app_now(void); /* CLOCK_MONOTONIC, seconds */
  * the decision is broadcast. Loads are the ranks' compute times of the last step (the app
  * cannot see the coming step as the simulator does); history is kept as lbs_loadview wants. */
 typedef struct app_sched {
-  lbs_policy *pol;          /* rank 0 only; NULL: never repartition */
-  int active;               /* 1 when a schedule or a policy other than none was given (every rank) */
+  lbs_policy *pol; /* rank 0 only; NULL: never repartition */
+  int active;      /* 1 when a schedule or a policy other than none was given (every rank) */
   int64_t steps, last_step; /* last_step: the last repartition's (0: the start) */
   int P;
   int64_t *load_ns;   /* P: compute time of each rank at the last step */
@@ -67,18 +68,20 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps);
 void app_sched_free(app_sched *s);
 /* Collective, at the end of step `step`: records this rank's compute and step time (ns); every
  * rank learns every rank's. */
-void app_sched_record(const app *a, app_sched *s, int64_t step, int64_t compute_ns, int64_t step_ns);
+void app_sched_record(const app *a, app_sched *s, int64_t step, int64_t compute_ns,
+                      int64_t step_ns);
 /* Collective, before step `step` (>= 1): 1 to repartition now, 0 not, -1 on every rank when
  * the policy failed (message on rank 0). */
 int app_sched_decide(const app *a, app_sched *s, int64_t step);
-/* After a repartition before step `step`: its cost (partition + migration, ns), for the policies. */
+/* After a repartition before step `step`: its cost (partition + migration, ns), for the policies.
+ */
 void app_sched_repartitioned(app_sched *s, int64_t step, int64_t cost_ns);
 
 /* Collective, after the last step: the per-step wall and compute times of every rank (S
  * each) reduced to their maxima on rank 0 (step_s, comp_s), each rank's own compute total
  * gathered on rank 0 (rank_comp, one per rank); returns the sum of comp_s on rank 0. */
-double app_step_times(const app *a, int64_t S, const double *step_loc, const double *comp_loc, double *step_s,
-                      double *comp_s, double *rank_comp);
+double app_step_times(const app *a, int64_t S, const double *step_loc, const double *comp_loc,
+                      double *step_s, double *comp_s, double *rank_comp);
 
 /* ---------------------------------------------------------------- the JSON summary */
 

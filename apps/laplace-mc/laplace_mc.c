@@ -77,7 +77,8 @@ typedef struct {
 
 /* Ranges [first[r], first[r+1]) of equal measured time w (this rank's points from first[rank]),
  * each rank at least one point. Collective; nfirst has P+1 entries. */
-static void split_by_time(const app *a, const int64_t *first, const double *w, int64_t E, int64_t *nfirst) {
+static void split_by_time(const app *a, const int64_t *first, const double *w, int64_t E,
+                          int64_t *nfirst) {
   int P = a->size;
   int64_t n = first[a->rank + 1] - first[a->rank];
   double mine = 0, *tot = malloc((size_t)P * sizeof *tot), off = 0, W = 0;
@@ -92,25 +93,30 @@ static void split_by_time(const app *a, const int64_t *first, const double *w, i
     double mid = W > 0 ? (c + w[i] / 2) / W : (double)(first[a->rank] + i) / (double)E;
     int part = (int)(mid * P);
     part = part < 0 ? 0 : part >= P ? P - 1 : part;
-    for (int k = part; k >= 1 && nfirst[k] > first[a->rank] + i; k--) nfirst[k] = first[a->rank] + i;
+    for (int k = part; k >= 1 && nfirst[k] > first[a->rank] + i; k--)
+      nfirst[k] = first[a->rank] + i;
     c += w[i];
   }
   MPI_Allreduce(MPI_IN_PLACE, nfirst, P + 1, MPI_INT64_T, MPI_MIN, a->comm);
   nfirst[0] = 0, nfirst[P] = E;
-  for (int k = 1; k < P; k++) nfirst[k] = nfirst[k] > nfirst[k - 1] + 1 ? nfirst[k] : nfirst[k - 1] + 1;
-  for (int k = P - 1; k >= 1; k--) nfirst[k] = nfirst[k] < nfirst[k + 1] - 1 ? nfirst[k] : nfirst[k + 1] - 1;
+  for (int k = 1; k < P; k++)
+    nfirst[k] = nfirst[k] > nfirst[k - 1] + 1 ? nfirst[k] : nfirst[k - 1] + 1;
+  for (int k = P - 1; k >= 1; k--)
+    nfirst[k] = nfirst[k] < nfirst[k + 1] - 1 ? nfirst[k] : nfirst[k + 1] - 1;
 }
 
 /* Moves the points from ranges first to ranges nfirst: *st is replaced. Collective. */
-static int migrate(const app *a, const int64_t *first, const int64_t *nfirst, pstate **st, MPI_Datatype T) {
+static int migrate(const app *a, const int64_t *first, const int64_t *nfirst, pstate **st,
+                   MPI_Datatype T) {
   int P = a->size, me = a->rank;
-  int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd), *rc = calloc((size_t)P, sizeof *rc),
-      *rd = calloc((size_t)P, sizeof *rd);
+  int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd),
+      *rc = calloc((size_t)P, sizeof *rc), *rd = calloc((size_t)P, sizeof *rd);
   int64_t nn = nfirst[me + 1] - nfirst[me];
   pstate *nst = malloc((size_t)(nn ? nn : 1) * sizeof *nst);
   int bad = !sc || !sd || !rc || !rd || !nst;
   if (!bad)
-    for (int r = 0; r < P; r++) { /* what I send to r: my old range within r's new one; what r sends me */
+    for (int r = 0; r < P;
+         r++) { /* what I send to r: my old range within r's new one; what r sends me */
       int64_t lo = first[me] > nfirst[r] ? first[me] : nfirst[r],
               hi = first[me + 1] < nfirst[r + 1] ? first[me + 1] : nfirst[r + 1];
       sc[r] = hi > lo ? (int)(hi - lo) : 0, sd[r] = hi > lo ? (int)(lo - first[me]) : 0;
@@ -163,27 +169,30 @@ int main(int argc, char **argv) {
     }
   }
   if (!bad && W * S > (long long)UINT32_MAX) {
-    app_error(&a,
-              "--walks %lld --steps %lld: %lld walks per point; at most 2^32 - 1 (the walk number is 32 bits of "
-              "the random stream)",
-              W, S, W * S);
+    app_error(
+        &a,
+        "--walks %lld --steps %lld: %lld walks per point; at most 2^32 - 1 (the walk number is 32 bits of "
+        "the random stream)",
+        W, S, W * S);
     bad = 1;
   }
   if (!bad && N < a.size) {
-    app_error(&a,
-              "--size %lld on %d ranks: every rank starts with a row of points; run on at most %lld ranks or "
-              "give --size %d or more",
-              N, a.size, N, a.size);
+    app_error(
+        &a,
+        "--size %lld on %d ranks: every rank starts with a row of points; run on at most %lld ranks or "
+        "give --size %d or more",
+        N, a.size, N, a.size);
     bad = 1;
   }
   app_sched sch;
   memset(&sch, 0, sizeof sch);
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
   if (!bad && a.trace && sch.active) {
-    app_error(&a,
-              "--trace with %s: the profiler records each point on the rank that described it, so a profiled run "
-              "keeps its initial rows; profile without repartitioning and let lbsim choose the schedule",
-              a.schedule ? "--schedule" : "--policy");
+    app_error(
+        &a,
+        "--trace with %s: the profiler records each point on the rank that described it, so a profiled run "
+        "keeps its initial rows; profile without repartitioning and let lbsim choose the schedule",
+        a.schedule ? "--schedule" : "--policy");
     bad = 1;
   }
   if (!bad) bad = app_check_output(&a, "--json", a.json) || app_check_output(&a, "--out", out);
@@ -197,17 +206,21 @@ int main(int argc, char **argv) {
   const int P = a.size, me = a.rank;
   char args[200];
   snprintf(args, sizeof args, "--size %lld --walks %lld --steps %lld --seed %lld", N, W, S, seed);
-  int64_t *first = malloc((size_t)(P + 1) * sizeof *first), *nfirst = malloc((size_t)(P + 1) * sizeof *nfirst);
+  int64_t *first = malloc((size_t)(P + 1) * sizeof *first),
+          *nfirst = malloc((size_t)(P + 1) * sizeof *nfirst);
   for (int r = 0; first && r <= P; r++) first[r] = N * r / P * N; /* whole rows */
   int64_t n = first ? first[me + 1] - first[me] : 0;
   pstate *st = calloc((size_t)(n ? n : 1), sizeof *st);
-  double *tw = sch.active ? calloc((size_t)(n ? n : 1), sizeof *tw) : NULL; /* time of each point, for repartitions */
-  double *step_loc = calloc((size_t)S, sizeof *step_loc), *step_s = calloc((size_t)S, sizeof *step_s);
-  double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
+  double *tw = sch.active ? calloc((size_t)(n ? n : 1), sizeof *tw)
+                          : NULL; /* time of each point, for repartitions */
+  double *step_loc = calloc((size_t)S, sizeof *step_loc),
+         *step_s = calloc((size_t)S, sizeof *step_s);
+  double *comp_loc = calloc((size_t)S, sizeof *comp_loc),
+         *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   int64_t *reps = calloc((size_t)S, sizeof *reps);
-  int err = app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s || !reps ||
-                              !comp_loc || !comp_s || !rank_comp);
+  int err = app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s ||
+                              !reps || !comp_loc || !comp_s || !rank_comp);
   if (err) app_error(&a, "%lld points: out of memory", (long long)E);
   MPI_Datatype T;
   MPI_Type_contiguous(3, MPI_INT64_T, &T);
@@ -227,7 +240,8 @@ int main(int argc, char **argv) {
     if (!rc) rc = lbsprof_meta(prof, "name", a.name);
     if (!rc) rc = lbsprof_meta(prof, "args", args);
     if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
-    if (!rc) rc = lbsprof_meta(prof, "bytes_per_edge", "0"); /* no halo: the points are independent */
+    if (!rc)
+      rc = lbsprof_meta(prof, "bytes_per_edge", "0"); /* no halo: the points are independent */
     if (!rc) rc = lbsprof_mesh_box(prof, g, lo, hi);
     if (rc) { /* the profiler's calls agree over the ranks: every rank fails alike */
       app_error(&a, "--trace %s: %s", a.trace, lbsprof_errmsg());
@@ -300,12 +314,14 @@ int main(int argc, char **argv) {
   err = app_agree(&a, err);
   int prc = prof ? lbsprof_finalize(&prof) : 0;
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
-  double comp_sum = setup_err ? 0 : app_step_times(&a, S, step_loc, comp_loc, step_s, comp_s, rank_comp);
+  double comp_sum =
+      setup_err ? 0 : app_step_times(&a, S, step_loc, comp_loc, step_s, comp_s, rank_comp);
 
   /* the solution on rank 0 */
   pstate *all = me == 0 ? malloc((size_t)E * sizeof *all) : NULL;
   int *cnt = malloc((size_t)P * sizeof *cnt), *dsp = malloc((size_t)P * sizeof *dsp);
-  for (int r = 0; first && cnt && dsp && r < P; r++) cnt[r] = (int)(first[r + 1] - first[r]), dsp[r] = (int)first[r];
+  for (int r = 0; first && cnt && dsp && r < P; r++)
+    cnt[r] = (int)(first[r + 1] - first[r]), dsp[r] = (int)first[r];
   if (app_agree(&a, (me == 0 && !all) || !cnt || !dsp)) {
     app_error(&a, "gathering %lld points: out of memory", (long long)E);
     err = 1;
@@ -321,7 +337,8 @@ int main(int argc, char **argv) {
     }
     if (f) fprintf(f, "# laplace-mc %s: x y value sigma walks\n", args);
     for (int64_t g = 0; g < E; g++) {
-      double nw = (double)all[g].walks, p = all[g].hits / nw, val = 100 * p, sig = 100 * sqrt(p * (1 - p) / nw);
+      double nw = (double)all[g].walks, p = all[g].hits / nw, val = 100 * p,
+             sig = 100 * sqrt(p * (1 - p) / nw);
       sum_sig += sig, max_sig = sig > max_sig ? sig : max_sig;
       if (f)
         fprintf(f, "%lld %lld %.17g %.17g %lld\n", (long long)(g % N), (long long)(g / N), val, sig,
@@ -335,20 +352,32 @@ int main(int argc, char **argv) {
       lbs_buf x = {0};
       app_buf_printf(&x, "\"compute_s\":%.6f,\"rank_compute_s\":[", comp_sum);
       for (int r = 0; r < P; r++) app_buf_printf(&x, r ? ",%.6f" : "%.6f", rank_comp[r]);
-      app_buf_printf(&x, "],\"size\":%lld,\"walks_per_point\":%lld,\"mean_sigma\":%.6g,\"max_sigma\":%.6g,\"owner\":[",
-                     N, W * S, sum_sig / (double)E, max_sig);
+      app_buf_printf(
+          &x,
+          "],\"size\":%lld,\"walks_per_point\":%lld,\"mean_sigma\":%.6g,\"max_sigma\":%.6g,\"owner\":[",
+          N, W * S, sum_sig / (double)E, max_sig);
       for (int r = 0; r < P; r++)
         for (int64_t g = first[r]; g < first[r + 1]; g++) app_buf_printf(&x, g ? ",%d" : "%d", r);
       app_buf_printf(&x, "]");
-      app_summary sm = {S, E, total, step_s, reps, nrep, part_s, mig_s, a.trace != NULL, args, (const char *)x.data};
+      app_summary sm = {S,
+                        E,
+                        total,
+                        step_s,
+                        reps,
+                        nrep,
+                        part_s,
+                        mig_s,
+                        a.trace != NULL,
+                        args,
+                        (const char *)x.data};
       oerr |= app_write_json(&a, a.json, &sm) != 0;
       lbs_buf_free(&x);
     }
   }
   MPI_Type_free(&T);
   app_sched_free(&sch);
-  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(comp_loc), free(comp_s),
-      free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
+  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(comp_loc),
+      free(comp_s), free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
   oerr = app_agree(&a, oerr);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;

@@ -103,15 +103,18 @@ typedef struct {
 } world;
 
 static void world_free(world *w) {
-  free(w->x), free(w->v), free(w->acc), free(w->xadj), free(w->adj), free(w->flag), free(w->co), free(w->cell_of);
-  free(w->cstart), free(w->cbody), free(w->rw), free(w->pw), free(w->cnt), free(w->fill), free(w->stack);
+  free(w->x), free(w->v), free(w->acc), free(w->xadj), free(w->adj), free(w->flag), free(w->co),
+      free(w->cell_of);
+  free(w->cstart), free(w->cbody), free(w->rw), free(w->pw), free(w->cnt), free(w->fill),
+      free(w->stack);
   lbs_nb_tree_free(&w->cells), lbs_nb_tree_free(&w->phys), lbs_nb_cells_free(&w->cg);
 }
 
 /* Puts every body in its cell: cell_of, the cells' body lists (bodies by id), rw and pw. */
 static void locate_all(world *w) {
   memset(w->cstart, 0, (size_t)(w->L + 1) * sizeof *w->cstart);
-  for (int64_t b = 0; b < w->n; b++) w->cstart[(w->cell_of[b] = lbs_nb_locate(&w->cells, w->x + 3 * b)) + 1]++;
+  for (int64_t b = 0; b < w->n; b++)
+    w->cstart[(w->cell_of[b] = lbs_nb_locate(&w->cells, w->x + 3 * b)) + 1]++;
   for (int32_t c = 0; c < w->L; c++) w->cstart[c + 1] += w->cstart[c];
   for (int32_t c = 0; c < w->L; c++) w->rw[c] = (double)(w->cstart[c + 1] - w->cstart[c]);
   memcpy(w->fill, w->cstart, (size_t)w->L * sizeof *w->fill);
@@ -124,9 +127,11 @@ static void locate_all(world *w) {
 static double energy(const app *a, const world *w, const double *x, const double *v) {
   double mb = 1.0 / (double)w->n, kin = 0, pot = 0, s2 = LBS_NB_SOFT * LBS_NB_SOFT;
   for (int64_t i = a->rank; i < w->n; i += a->size) {
-    kin += 0.5 * mb * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+    kin += 0.5 * mb *
+           (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
     for (int64_t j = i + 1; j < w->n; j++) {
-      double d0 = x[3 * j] - x[3 * i], d1 = x[3 * j + 1] - x[3 * i + 1], d2 = x[3 * j + 2] - x[3 * i + 2];
+      double d0 = x[3 * j] - x[3 * i], d1 = x[3 * j + 1] - x[3 * i + 1],
+             d2 = x[3 * j + 2] - x[3 * i + 2];
       pot -= mb * mb / sqrt(d0 * d0 + d1 * d1 + d2 * d2 + s2);
     }
   }
@@ -139,11 +144,13 @@ static double energy(const app *a, const world *w, const double *x, const double
  * with weights wt[L], the cell graph weighted CWgt = flag x |Cw| at this step, relocation
  * weights |Cv|, the cells' current ranks (owner, or -1 before the first); the new owner of
  * every cell on every rank. Collective; 0 or -1 on every rank after a message. */
-static int partition(const app *a, lbs_partitioner *part, const lbs_grid *grid, const double *sizes, const world *w,
-                     const int64_t *first, const double *wt, int *owner, int initial) {
+static int partition(const app *a, lbs_partitioner *part, const lbs_grid *grid, const double *sizes,
+                     const world *w, const int64_t *first, const double *wt, int *owner,
+                     int initial) {
   int me = a->rank, P = a->size;
   int64_t f = first[me], nl = first[me + 1] - f, e0 = w->xadj[f], ne = w->xadj[first[me + 1]] - e0;
-  int64_t *gid = malloc((size_t)(nl + 1) * sizeof *gid), *lx = malloc((size_t)(nl + 1) * sizeof *lx);
+  int64_t *gid = malloc((size_t)(nl + 1) * sizeof *gid),
+          *lx = malloc((size_t)(nl + 1) * sizeof *lx);
   double *cw = malloc((size_t)(ne + 1) * sizeof *cw);
   int *cur = malloc((size_t)(nl + 1) * sizeof *cur), *np = malloc((size_t)(nl + 1) * sizeof *np);
   int *cnt = malloc((size_t)P * sizeof *cnt), *dsp = malloc((size_t)P * sizeof *dsp);
@@ -152,7 +159,8 @@ static int partition(const app *a, lbs_partitioner *part, const lbs_grid *grid, 
     free(gid), free(lx), free(cw), free(cur), free(np), free(cnt), free(dsp);
     return -1;
   }
-  for (int64_t i = 0; i < nl; i++) gid[i] = f + i, lx[i] = w->xadj[f + i] - e0, cur[i] = initial ? -1 : owner[f + i];
+  for (int64_t i = 0; i < nl; i++)
+    gid[i] = f + i, lx[i] = w->xadj[f + i] - e0, cur[i] = initial ? -1 : owner[f + i];
   lx[nl] = ne;
   for (int64_t j = 0; j < ne; j++) cw[j] = w->flag[e0 + j] * w->rw[w->adj[e0 + j]];
   lbs_part_input in = {.comm = a->comm,
@@ -176,7 +184,9 @@ static int partition(const app *a, lbs_partitioner *part, const lbs_grid *grid, 
   lbs_err e = lbs_part_run(part, &in, np);
   int bad = app_agree(a, e != LBS_OK);
   if (bad) {
-    if (e) fprintf(stderr, "%s: --partitioner %s (rank %d): %s\n", a->name, lbs_part_name(part), me, lbs_errmsg());
+    if (e)
+      fprintf(stderr, "%s: --partitioner %s (rank %d): %s\n", a->name, lbs_part_name(part), me,
+              lbs_errmsg());
   } else {
     for (int r = 0; r < P; r++) cnt[r] = (int)(first[r + 1] - first[r]), dsp[r] = (int)first[r];
     MPI_Allgatherv(np, (int)nl, MPI_INT, owner, cnt, dsp, MPI_INT, a->comm);
@@ -228,10 +238,11 @@ int main(int argc, char **argv) {
   memset(&sch, 0, sizeof sch);
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
   if (!bad && a.trace && sch.active) {
-    app_error(&a,
-              "--trace with %s: the profiler records each cell on the rank that described it, so a profiled run "
-              "keeps its initial partition; profile without repartitioning and let lbsim choose the schedule",
-              a.schedule ? "--schedule" : "--policy");
+    app_error(
+        &a,
+        "--trace with %s: the profiler records each cell on the rank that described it, so a profiled run "
+        "keeps its initial partition; profile without repartitioning and let lbsim choose the schedule",
+        a.schedule ? "--schedule" : "--policy");
     bad = 1;
   }
   if (!bad) bad = app_check_output(&a, "--json", a.json) != 0;
@@ -246,7 +257,8 @@ int main(int argc, char **argv) {
       if (e) app_error(&a, "--grid %s: %s", gridf, lbs_errmsg());
     } else {
       char ini[160];
-      snprintf(ini, sizeof ini, "[grid]\nname = ranks%d\nns_per_work = 1\n[cluster ranks]\nnodes = %d\n", a.size,
+      snprintf(ini, sizeof ini,
+               "[grid]\nname = ranks%d\nns_per_work = 1\n[cluster ranks]\nnodes = %d\n", a.size,
                a.size);
       lbs_config *cfg = NULL;
       e = lbs_config_parse_string("ranks grid", ini, &cfg);
@@ -255,8 +267,10 @@ int main(int argc, char **argv) {
       if (e) app_error(&a, "the default grid: %s", lbs_errmsg());
     }
     if (!e && lbs_grid_procs(grid) != a.size) {
-      app_error(&a, "--grid %s: %d processors, and the run has %d ranks: give a grid of one processor per rank", gridf,
-                lbs_grid_procs(grid), a.size);
+      app_error(
+          &a,
+          "--grid %s: %d processors, and the run has %d ranks: give a grid of one processor per rank",
+          gridf, lbs_grid_procs(grid), a.size);
       e = LBS_INVAL;
     }
     if (!e && (e = lbs_part_create(pname, NULL, a.comm, &part)))
@@ -283,44 +297,54 @@ int main(int argc, char **argv) {
   if (!w.x || !w.v || !w.acc || !w.cell_of || !w.cbody) e = lbs_fail(LBS_NOMEM, "%lld bodies", N);
   if (!e) {
     lbs_nb_plummer(N, (uint64_t)seed, w.x, w.v);
-    if (!(e = lbs_nb_build(&w.cells, w.x, N, (int)leaf)) && !(e = lbs_nb_cell_walk(&w.cells, theta, &w.cg)))
+    if (!(e = lbs_nb_build(&w.cells, w.x, N, (int)leaf)) &&
+        !(e = lbs_nb_cell_walk(&w.cells, theta, &w.cg)))
       e = lbs_nb_cell_graph(&w.cg, w.cells.nleaf, &w.xadj, &w.adj, &w.flag);
   }
   if (!e) {
     w.L = w.cells.nleaf;
-    w.co = malloc((size_t)w.L * 3 * sizeof *w.co), w.cstart = malloc((size_t)(w.L + 1) * sizeof *w.cstart);
+    w.co = malloc((size_t)w.L * 3 * sizeof *w.co),
+    w.cstart = malloc((size_t)(w.L + 1) * sizeof *w.cstart);
     w.rw = malloc((size_t)w.L * sizeof *w.rw), w.pw = malloc((size_t)w.L * sizeof *w.pw);
-    w.cnt = malloc((size_t)w.cells.nn * sizeof *w.cnt), w.fill = malloc((size_t)w.L * sizeof *w.fill);
-    if (!w.co || !w.cstart || !w.rw || !w.pw || !w.cnt || !w.fill) e = lbs_fail(LBS_NOMEM, "%d cells", w.L);
+    w.cnt = malloc((size_t)w.cells.nn * sizeof *w.cnt),
+    w.fill = malloc((size_t)w.L * sizeof *w.fill);
+    if (!w.co || !w.cstart || !w.rw || !w.pw || !w.cnt || !w.fill)
+      e = lbs_fail(LBS_NOMEM, "%d cells", w.L);
   }
   if (app_agree(&a, e != LBS_OK)) {
     app_error(&a, "set-up: %s", lbs_errmsg());
-    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
+    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid),
+        free(sizes);
     MPI_Finalize();
     return 1;
   }
   const int32_t L = w.L;
   if (P > L) {
-    app_error(&a,
-              "--bodies %lld --leaf %lld: %d leaf cell%s on %d ranks: every rank needs a cell; run on at most %d "
-              "rank%s or give more bodies or a smaller --leaf",
-              N, leaf, L, L == 1 ? "" : "s", P, L, L == 1 ? "" : "s");
-    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
+    app_error(
+        &a,
+        "--bodies %lld --leaf %lld: %d leaf cell%s on %d ranks: every rank needs a cell; run on at most %d "
+        "rank%s or give more bodies or a smaller --leaf",
+        N, leaf, L, L == 1 ? "" : "s", P, L, L == 1 ? "" : "s");
+    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid),
+        free(sizes);
     MPI_Finalize();
     return 2;
   }
-  for (int32_t c = 0; c < L; c++) memcpy(w.co + 3 * c, w.cells.nd[w.cg.leaf_node[c]].c, 3 * sizeof *w.co);
+  for (int32_t c = 0; c < L; c++)
+    memcpy(w.co + 3 * c, w.cells.nd[w.cg.leaf_node[c]].c, 3 * sizeof *w.co);
   locate_all(&w);
 
   double bpc = (double)N / L; /* bodies per cell, on average */
   char args[600], th[32], dts[32];
   app_fmt_double(th, sizeof th, theta), app_fmt_double(dts, sizeof dts, dt);
-  int alen = snprintf(args, sizeof args,
-           "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s", N, S, seed,
-           leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "");
+  int alen = snprintf(
+      args, sizeof args,
+      "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s",
+      N, S, seed, leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "");
   if (alen < 0 || (size_t)alen >= sizeof args) {
     app_error(&a, "--partitioner and --grid: too long to record (%d characters)", alen);
-    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
+    world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid),
+        free(sizes);
     MPI_Finalize();
     return 2;
   }
@@ -330,15 +354,18 @@ int main(int argc, char **argv) {
   int *owner = malloc((size_t)L * sizeof *owner);
   double *tcell = calloc((size_t)L, sizeof *tcell), *wcell = malloc((size_t)L * sizeof *wcell),
          *step_loc = calloc((size_t)S, sizeof *step_loc);
-  double *comp_loc = calloc((size_t)S, sizeof *comp_loc), *comp_s = calloc((size_t)S, sizeof *comp_s);
+  double *comp_loc = calloc((size_t)S, sizeof *comp_loc),
+         *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
-  double *step_s = calloc((size_t)S, sizeof *step_s), *sendbuf = malloc((size_t)N * 6 * sizeof *sendbuf);
+  double *step_s = calloc((size_t)S, sizeof *step_s),
+         *sendbuf = malloc((size_t)N * 6 * sizeof *sendbuf);
   double *recvbuf = malloc((size_t)N * 6 * sizeof *recvbuf);
   int64_t *reps = calloc((size_t)S, sizeof *reps), *mine = malloc((size_t)L * sizeof *mine);
   int *rcnt = malloc((size_t)P * sizeof *rcnt), *rdsp = malloc((size_t)P * sizeof *rdsp);
   int *at = malloc((size_t)P * sizeof *at);
-  int err = app_agree(&a, !first || !owner || !tcell || !wcell || !step_loc || !step_s || !sendbuf || !recvbuf ||
-                              !reps || !mine || !rcnt || !rdsp || !at || !comp_loc || !comp_s || !rank_comp);
+  int err = app_agree(&a, !first || !owner || !tcell || !wcell || !step_loc || !step_s ||
+                              !sendbuf || !recvbuf || !reps || !mine || !rcnt || !rdsp || !at ||
+                              !comp_loc || !comp_s || !rank_comp);
   if (err) app_error(&a, "%d cells: out of memory", L);
   const int alloc_err = err; /* agreed: the arrays exist on every rank unless it is set */
   for (int r = 0; !err && r <= P; r++) first[r] = (int64_t)L * r / P;
@@ -499,13 +526,16 @@ int main(int argc, char **argv) {
   err = app_agree(&a, err);
   int prc = prof ? lbsprof_finalize(&prof) : 0;
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
-  double comp_s_sum = alloc_err ? 0 : app_step_times(&a, S, step_loc, comp_loc, step_s, comp_s, rank_comp);
-  if (!err && do_energy) { /* the last synchronised state: each body from its owner (zeros elsewhere) */
+  double comp_s_sum =
+      alloc_err ? 0 : app_step_times(&a, S, step_loc, comp_loc, step_s, comp_s, rank_comp);
+  if (!err &&
+      do_energy) { /* the last synchronised state: each body from its owner (zeros elsewhere) */
     MPI_Allreduce(MPI_IN_PLACE, xlast, (int)(3 * N), MPI_DOUBLE, MPI_SUM, a.comm);
     MPI_Allreduce(MPI_IN_PLACE, vlast, (int)(3 * N), MPI_DOUBLE, MPI_SUM, a.comm);
     e1 = energy(&a, &w, xlast, vlast);
   }
-  uint32_t crc = lbs_crc32(w.x, (size_t)N * 3 * sizeof *w.x) ^ lbs_crc32(w.v, (size_t)N * 3 * sizeof *w.v);
+  uint32_t crc =
+      lbs_crc32(w.x, (size_t)N * 3 * sizeof *w.x) ^ lbs_crc32(w.v, (size_t)N * 3 * sizeof *w.v);
   int oerr = 0;
   if (!err && me == 0 && a.json) {
     lbs_buf x = {0};
@@ -520,15 +550,27 @@ int main(int argc, char **argv) {
     app_buf_printf(&x, ",\"state_crc32\":\"%08x\",\"owner\":[", crc);
     for (int32_t c = 0; c < L; c++) app_buf_printf(&x, c ? ",%d" : "%d", owner[c]);
     app_buf_printf(&x, "]");
-    app_summary sm = {S, L, total, step_s, reps, nrep, part_s, mig_s, a.trace != NULL, args, (const char *)x.data};
+    app_summary sm = {S,
+                      L,
+                      total,
+                      step_s,
+                      reps,
+                      nrep,
+                      part_s,
+                      mig_s,
+                      a.trace != NULL,
+                      args,
+                      (const char *)x.data};
     oerr = app_write_json(&a, a.json, &sm) != 0;
     lbs_buf_free(&x);
   }
   oerr = app_agree(&a, oerr);
-  world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid), free(sizes);
-  free(first), free(owner), free(tcell), free(wcell), free(step_loc), free(step_s), free(sendbuf), free(recvbuf),
-      free(reps), free(mine);
-  free(rcnt), free(rdsp), free(at), free(comp_loc), free(comp_s), free(rank_comp), free(xlast), free(vlast);
+  world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid),
+      free(sizes);
+  free(first), free(owner), free(tcell), free(wcell), free(step_loc), free(step_s), free(sendbuf),
+      free(recvbuf), free(reps), free(mine);
+  free(rcnt), free(rdsp), free(at), free(comp_loc), free(comp_s), free(rank_comp), free(xlast),
+      free(vlast);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;
 }

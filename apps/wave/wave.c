@@ -57,8 +57,8 @@ void Zoltan_Srand(unsigned int seed, unsigned int *state);
 
 #define COURANT 0.5
 #define REFINED_WEIGHT 8.0 /* an active cell's cost in plain cells (7-16 measured, see the top) */
-#define SRC_CUT 4.0         /* the source is off beyond 4 widths from its peak */
-#define SRC_AMP 0.55        /* makes the pulse's peak about 1 on the beam's axis */
+#define SRC_CUT 4.0        /* the source is off beyond 4 widths from its peak */
+#define SRC_AMP 0.55       /* makes the pulse's peak about 1 on the beam's axis */
 
 /* ---------------------------------------------------------------- options */
 
@@ -89,49 +89,50 @@ static int fail(const char *what, const char *fmt, ...) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: mpiexec -n P wave [--mesh NXxNYxNZ] [--block B] [--steps S] [--threshold T] [--pulse W]\n"
-          "                         [--partitioner zoltan:rcb|rib|hsfc] [--schedule LIST | --policy SPEC]\n"
-          "                         [--trace FILE] [--json FILE] [--quiet]\n"
-          "\n"
-          "A 3-D multi-resolution-style time-domain (MRTD) wave code (seed 002, section 4): a Yee grid of\n"
-          "NX x NY x NZ cells of B^3 points each, a Gaussian (Ricker) beam launched at x = 0 that crosses\n"
-          "the box along x, and cells whose |E| exceeds T running a 2x sub-grid refinement (weight 8,\n"
-          "plain cells 1), so the load travels with the front. Zoltan spreads the cells and moves them\n"
-          "(Zoltan_Migrate) when the schedule or the policy says; faces go to the ranks that own the\n"
-          "neighbouring cells every step.\n"
-          "\n"
-          "Size (recorded as the trace's app.args):\n"
-          "  --mesh NXxNYxNZ   cells in x, y and z (default 30x20x20, the seed's; the front moves one\n"
-          "                    cell in 2B steps, crossing the default box by step ~260)\n"
-          "  --block B         Yee points per cell edge, 2..16 (default 4)\n"
-          "  --steps S         time steps (default 300)\n"
-          "  --threshold T     |E| above which a cell refines, > 0 (default 0.1; the pulse peaks near 1)\n"
-          "  --pulse W         the source's width in steps, 1..1000 (default 6; it peaks at step 4W)\n"
-          "Run:\n"
-          "  --partitioner M   zoltan:rcb (default), zoltan:rib or zoltan:hsfc\n"
-          "  --schedule LIST   repartition before these steps: \"20,65\" or \"@file\" (lbsim's steps:LIST\n"
-          "                    spelling; steps count from 0, listed steps lie in 1..S-1)\n"
-          "  --policy SPEC     or decide online with an lbsim policy: none, fixed:K, threshold:T,\n"
-          "                    stop-at-rise, metabalancer, cost-benefit:H (adaptive and optimal need\n"
-          "                    look-ahead: choose with lbsim, then run the schedule with --schedule)\n"
-          "  --trace FILE      profile into FILE (liblbsprof: time_ns and weight per cell, every step);\n"
-          "                    a profiled run keeps its initial partition (--schedule/--policy ignored)\n"
-          "  --json FILE       the run's summary as one line of JSON (\"-\": stdout, the report goes to\n"
-          "                    stderr)\n"
-          "  --quiet           no line per step\n"
-          "  -h, --help        this text\n"
-          "\n"
-          "Output: a line per step (wall time, the largest rank's compute, imbalance, refined cells), the\n"
-          "total from a barrier before step 0 to one after the last step, the field checksum (the same on\n"
-          "any number of ranks and under any schedule) and the energy.\n"
-          "\n"
-          "Examples:\n"
-          "  mpiexec -n 2 wave                                      the default run\n"
-          "  mpiexec -n 2 wave --trace wave.lbt                     profile it\n"
-          "  lbsim replay wave.lbt --grid examples/grids/homogeneous16.ini --policy fixed:20\n"
-          "  mpiexec -n 2 wave --schedule 20,65 --json run.json     run a schedule lbsim chose\n"
-          "  mpiexec -n 4 wave --mesh 24x16x16 --policy threshold:0.2 --partitioner zoltan:hsfc\n");
+  fprintf(
+      f,
+      "usage: mpiexec -n P wave [--mesh NXxNYxNZ] [--block B] [--steps S] [--threshold T] [--pulse W]\n"
+      "                         [--partitioner zoltan:rcb|rib|hsfc] [--schedule LIST | --policy SPEC]\n"
+      "                         [--trace FILE] [--json FILE] [--quiet]\n"
+      "\n"
+      "A 3-D multi-resolution-style time-domain (MRTD) wave code (seed 002, section 4): a Yee grid of\n"
+      "NX x NY x NZ cells of B^3 points each, a Gaussian (Ricker) beam launched at x = 0 that crosses\n"
+      "the box along x, and cells whose |E| exceeds T running a 2x sub-grid refinement (weight 8,\n"
+      "plain cells 1), so the load travels with the front. Zoltan spreads the cells and moves them\n"
+      "(Zoltan_Migrate) when the schedule or the policy says; faces go to the ranks that own the\n"
+      "neighbouring cells every step.\n"
+      "\n"
+      "Size (recorded as the trace's app.args):\n"
+      "  --mesh NXxNYxNZ   cells in x, y and z (default 30x20x20, the seed's; the front moves one\n"
+      "                    cell in 2B steps, crossing the default box by step ~260)\n"
+      "  --block B         Yee points per cell edge, 2..16 (default 4)\n"
+      "  --steps S         time steps (default 300)\n"
+      "  --threshold T     |E| above which a cell refines, > 0 (default 0.1; the pulse peaks near 1)\n"
+      "  --pulse W         the source's width in steps, 1..1000 (default 6; it peaks at step 4W)\n"
+      "Run:\n"
+      "  --partitioner M   zoltan:rcb (default), zoltan:rib or zoltan:hsfc\n"
+      "  --schedule LIST   repartition before these steps: \"20,65\" or \"@file\" (lbsim's steps:LIST\n"
+      "                    spelling; steps count from 0, listed steps lie in 1..S-1)\n"
+      "  --policy SPEC     or decide online with an lbsim policy: none, fixed:K, threshold:T,\n"
+      "                    stop-at-rise, metabalancer, cost-benefit:H (adaptive and optimal need\n"
+      "                    look-ahead: choose with lbsim, then run the schedule with --schedule)\n"
+      "  --trace FILE      profile into FILE (liblbsprof: time_ns and weight per cell, every step);\n"
+      "                    a profiled run keeps its initial partition (--schedule/--policy ignored)\n"
+      "  --json FILE       the run's summary as one line of JSON (\"-\": stdout, the report goes to\n"
+      "                    stderr)\n"
+      "  --quiet           no line per step\n"
+      "  -h, --help        this text\n"
+      "\n"
+      "Output: a line per step (wall time, the largest rank's compute, imbalance, refined cells), the\n"
+      "total from a barrier before step 0 to one after the last step, the field checksum (the same on\n"
+      "any number of ranks and under any schedule) and the energy.\n"
+      "\n"
+      "Examples:\n"
+      "  mpiexec -n 2 wave                                      the default run\n"
+      "  mpiexec -n 2 wave --trace wave.lbt                     profile it\n"
+      "  lbsim replay wave.lbt --grid examples/grids/homogeneous16.ini --policy fixed:20\n"
+      "  mpiexec -n 2 wave --schedule 20,65 --json run.json     run a schedule lbsim chose\n"
+      "  mpiexec -n 4 wave --mesh 24x16x16 --policy threshold:0.2 --partitioner zoltan:hsfc\n");
 }
 
 static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v) {
@@ -161,9 +162,12 @@ static int parse_args(int argc, char **argv, options *o) {
     if (strncmp(a, "--", 2)) return fail(a, "not an option (see --help)");
     const char *eq = strchr(a, '=');
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-    if (eq) v = eq + 1;
-    else if (i + 1 < argc) v = argv[++i];
-    else return fail(name, "needs a value (see --help)");
+    if (eq)
+      v = eq + 1;
+    else if (i + 1 < argc)
+      v = argv[++i];
+    else
+      return fail(name, "needs a value (see --help)");
     int64_t x;
     if (!strcmp(name, "--mesh")) {
       long long d[3];
@@ -171,13 +175,17 @@ static int parse_args(int argc, char **argv, options *o) {
       if (sscanf(v, "%lldx%lldx%lld%n", &d[0], &d[1], &d[2], &used) != 3 || v[used])
         return fail("--mesh", "'%s' is not NXxNYxNZ (e.g. 30x20x20)", v);
       for (int k = 0; k < 3; k++)
-        if (d[k] < 1 || d[k] > 4096) return fail("--mesh", "'%s': every size must be 1..4096 cells (a zero-sized grid has no cells)", v);
+        if (d[k] < 1 || d[k] > 4096)
+          return fail("--mesh",
+                      "'%s': every size must be 1..4096 cells (a zero-sized grid has no cells)", v);
       o->nx = d[0], o->ny = d[1], o->nz = d[2];
     } else if (!strcmp(name, "--block")) {
-      if (parse_i64(v, 2, 16, &x)) return fail("--block", "'%s' is not a whole number of points in 2..16", v);
+      if (parse_i64(v, 2, 16, &x))
+        return fail("--block", "'%s' is not a whole number of points in 2..16", v);
       o->b = (int)x;
     } else if (!strcmp(name, "--steps")) {
-      if (parse_i64(v, 1, 100000000, &x)) return fail("--steps", "'%s' is not a whole number of steps >= 1", v);
+      if (parse_i64(v, 1, 100000000, &x))
+        return fail("--steps", "'%s' is not a whole number of steps >= 1", v);
       o->steps = x;
     } else if (!strcmp(name, "--threshold") || !strcmp(name, "--pulse")) {
       char *end;
@@ -185,9 +193,14 @@ static int parse_args(int argc, char **argv, options *o) {
       double d = strtod(v, &end);
       int pulse = !strcmp(name, "--pulse");
       if (end == v || *end || errno || !isfinite(d) || d <= 0 || (pulse && (d < 1 || d > 1000)))
-        return fail(name, pulse ? "'%s' is not a width in steps in 1..1000" : "'%s' is not a field magnitude > 0", v);
-      if (pulse) o->pulse = d;
-      else o->thr = d;
+        return fail(name,
+                    pulse ? "'%s' is not a width in steps in 1..1000"
+                          : "'%s' is not a field magnitude > 0",
+                    v);
+      if (pulse)
+        o->pulse = d;
+      else
+        o->thr = d;
     } else if (!strcmp(name, "--partitioner")) {
       o->partitioner = v;
     } else if (!strcmp(name, "--schedule")) {
@@ -202,19 +215,28 @@ static int parse_args(int argc, char **argv, options *o) {
       return fail(name, "unknown option (see --help)");
     }
   }
-  static const char *methods[][2] = {{"zoltan:rcb", "RCB"}, {"zoltan:rib", "RIB"}, {"zoltan:hsfc", "HSFC"}};
+  static const char *methods[][2] = {
+      {"zoltan:rcb", "RCB"}, {"zoltan:rib", "RIB"}, {"zoltan:hsfc", "HSFC"}};
   for (int k = 0; k < 3; k++)
     if (!strcmp(o->partitioner, methods[k][0])) o->method = methods[k][1];
-  if (!o->method) return fail("--partitioner", "unknown partitioner '%s' (known: zoltan:rcb, zoltan:rib, zoltan:hsfc)", o->partitioner);
+  if (!o->method)
+    return fail("--partitioner",
+                "unknown partitioner '%s' (known: zoltan:rcb, zoltan:rib, zoltan:hsfc)",
+                o->partitioner);
   if (o->schedule && o->policy) return fail("--schedule", "give --schedule or --policy, not both");
-  if (o->schedule && !*o->schedule) return fail("--schedule", "an empty list (give steps, e.g. 20,65)");
+  if (o->schedule && !*o->schedule)
+    return fail("--schedule", "an empty list (give steps, e.g. 20,65)");
   o->E = o->nx * o->ny * o->nz;
-  if (o->E > UINT32_MAX / 2) return fail("--mesh", "%lld cells are more than this code numbers", (long long)o->E);
+  if (o->E > UINT32_MAX / 2)
+    return fail("--mesh", "%lld cells are more than this code numbers", (long long)o->E);
   if (o->E < nranks_)
-    return fail("--mesh", "%lld cells for %d ranks: more ranks than cells", (long long)o->E, nranks_);
-  snprintf(o->args, sizeof o->args, "--mesh %lldx%lldx%lld --block %d --steps %lld --threshold %g --pulse %g --partitioner %s",
-           (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)o->steps, o->thr, o->pulse,
-           o->partitioner);
+    return fail("--mesh", "%lld cells for %d ranks: more ranks than cells", (long long)o->E,
+                nranks_);
+  snprintf(
+      o->args, sizeof o->args,
+      "--mesh %lldx%lldx%lld --block %d --steps %lld --threshold %g --pulse %g --partitioner %s",
+      (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)o->steps, o->thr,
+      o->pulse, o->partitioner);
   return 0;
 }
 
@@ -242,7 +264,8 @@ static double refine(const geom *g, const geom *gf, const double *F, double *Ff,
     double *dst = Ff + c * gf->comp;
     for (int k = 0; k <= f; k++)
       for (int j = 0; j <= f; j++)
-        for (int i = 0; i <= f; i++) dst[i + j * gf->sy + k * gf->sz] = src[i / 2 + (j / 2) * g->sy + (k / 2) * g->sz];
+        for (int i = 0; i <= f; i++)
+          dst[i + j * gf->sy + k * gf->sz] = src[i / 2 + (j / 2) * g->sy + (k / 2) * g->sz];
   }
   for (int c = 3; c < 6; c++) { /* H: i in -1..f-1 from coarse floor(i/2) in -1..b-1 */
     const double *src = F + c * g->comp + g->off;
@@ -250,7 +273,8 @@ static double refine(const geom *g, const geom *gf, const double *F, double *Ff,
     for (int k = -1; k < f; k++)
       for (int j = -1; j < f; j++)
         for (int i = -1; i < f; i++)
-          dst[i + j * gf->sy + k * gf->sz] = src[(i + 2) / 2 - 1 + ((j + 2) / 2 - 1) * g->sy + ((k + 2) / 2 - 1) * g->sz];
+          dst[i + j * gf->sy + k * gf->sz] =
+              src[(i + 2) / 2 - 1 + ((j + 2) / 2 - 1) * g->sy + ((k + 2) / 2 - 1) * g->sz];
   }
   for (int sub = 0; sub < 2; sub++) {
     lbs_wave_update_H(gf, Ff, S);
@@ -263,8 +287,8 @@ static double refine(const geom *g, const geom *gf, const double *F, double *Ff,
       for (int j = 0; j < b; j++)
         for (int i = 0; i < b; i++) {
           const double *q = Ef + 2 * i + 2 * j * gf->sy + 2 * k * gf->sz;
-          double avg = 0.125 * (q[0] + q[1] + q[gf->sy] + q[gf->sy + 1] + q[gf->sz] + q[gf->sz + 1] + q[gf->sy + gf->sz] +
-                                q[gf->sy + gf->sz + 1]);
+          double avg = 0.125 * (q[0] + q[1] + q[gf->sy] + q[gf->sy + 1] + q[gf->sz] +
+                                q[gf->sz + 1] + q[gf->sy + gf->sz] + q[gf->sy + gf->sz + 1]);
           double d = avg - E[i + j * g->sy + k * g->sz];
           d2 += d * d;
         }
@@ -283,8 +307,10 @@ static void face_io(const geom *g, double *F, int set, int d, int L, double *buf
     for (int v = 0; v < g->b; v++)
       for (int u = 0; u < g->b; u++) {
         double *x = A + u * su + v * sv;
-        if (put) *x = *buf++;
-        else *buf++ = *x;
+        if (put)
+          *x = *buf++;
+        else
+          *buf++ = *x;
       }
   }
 }
@@ -320,9 +346,9 @@ typedef struct {
   int64_t G[3]; /* Yee points per dimension */
   cell *c;
   int n, cap;
-  int32_t *loc;  /* gid -> local index or -1 */
-  int *owner;    /* gid -> rank */
-  double *fine;  /* refinement scratch */
+  int32_t *loc; /* gid -> local index or -1 */
+  int *owner;   /* gid -> rank */
+  double *fine; /* refinement scratch */
   /* halo plan */
   peerplan *pp;
   int npp;
@@ -397,8 +423,10 @@ static int settle(app *a) {
   qsort(a->c, (size_t)a->n, sizeof *a->c, cmp_cell);
   for (int64_t g = 0; g < o->E; g++) a->loc[g] = -1;
   for (int i = 0; i < a->n; i++) a->loc[a->c[i].gid] = i;
-  int *counts = malloc((size_t)nranks_ * sizeof *counts), *displ = malloc((size_t)nranks_ * sizeof *displ);
-  uint32_t *mine = malloc((size_t)(a->n ? a->n : 1) * sizeof *mine), *all = malloc((size_t)o->E * sizeof *all);
+  int *counts = malloc((size_t)nranks_ * sizeof *counts),
+      *displ = malloc((size_t)nranks_ * sizeof *displ);
+  uint32_t *mine = malloc((size_t)(a->n ? a->n : 1) * sizeof *mine),
+           *all = malloc((size_t)o->E * sizeof *all);
   int bad = !counts || !displ || !mine || !all;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (bad) return free(counts), free(displ), free(mine), free(all), -1;
@@ -436,7 +464,8 @@ static int settle(app *a) {
   }
   for (int q = 0; !bad && q < nranks_; q++)
     if (pidx[q] >= 0) a->pp[pidx[q]].peer = q;
-  for (int k = 0; !bad && k < 4; k++) bad = !(tmp[k] = malloc((size_t)(3 * a->n + 1) * sizeof *tmp[k]));
+  for (int k = 0; !bad && k < 4; k++)
+    bad = !(tmp[k] = malloc((size_t)(3 * a->n + 1) * sizeof *tmp[k]));
   memset(ntmp, 0, sizeof ntmp);
   for (int i = 0; !bad && i < a->n; i++) {
     int64_t gid = a->c[i].gid;
@@ -458,8 +487,7 @@ static int settle(app *a) {
   for (int t = 0; t < 4 && !bad; t++) {
     qsort(tmp[t], (size_t)ntmp[t], sizeof *tmp[t], cmp_keyed);
     for (int e = 0, f; e < ntmp[t] && !bad; e = f) { /* one peer's run of entries */
-      for (f = e; f < ntmp[t] && tmp[t][f].peer == tmp[t][e].peer; f++) {
-      }
+      for (f = e; f < ntmp[t] && tmp[t][f].peer == tmp[t][e].peer; f++) {}
       peerplan *p = &a->pp[tmp[t][e].peer];
       int **list = t == 0 ? &p->es : t == 1 ? &p->er : t == 2 ? &p->hs : &p->hr;
       int *count = t == 0 ? &p->nes : t == 1 ? &p->ner : t == 2 ? &p->nhs : &p->nhr;
@@ -467,7 +495,8 @@ static int settle(app *a) {
       *count = f - e;
       *list = malloc((size_t)(f - e) * sizeof **list);
       *buf = malloc((size_t)((f - e) * per) * sizeof **buf);
-      if (!*list || !*buf) bad = 1;
+      if (!*list || !*buf)
+        bad = 1;
       else
         for (int k = e; k < f; k++) (*list)[k - e] = tmp[t][k].entry;
     }
@@ -494,13 +523,16 @@ static void exchange(app *a, int set) {
   for (int k = 0; k < a->npp; k++) {
     peerplan *p = &a->pp[k];
     int nr = set ? p->nhr : p->ner;
-    if (nr) MPI_Irecv(set ? p->bhr : p->ber, nr * per, MPI_DOUBLE, p->peer, tag, MPI_COMM_WORLD, &a->req[nreq++]);
+    if (nr)
+      MPI_Irecv(set ? p->bhr : p->ber, nr * per, MPI_DOUBLE, p->peer, tag, MPI_COMM_WORLD,
+                &a->req[nreq++]);
   }
   for (int k = 0; k < a->npp; k++) {
     peerplan *p = &a->pp[k];
     int ns = set ? p->nhs : p->nes, *list = set ? p->hs : p->es;
     double *buf = set ? p->bhs : p->bes;
-    for (int e = 0; e < ns; e++) face_io(g, a->c[list[e] / 3].F, set, list[e] % 3, set ? b - 1 : 0, buf + (size_t)e * per, 0);
+    for (int e = 0; e < ns; e++)
+      face_io(g, a->c[list[e] / 3].F, set, list[e] % 3, set ? b - 1 : 0, buf + (size_t)e * per, 0);
     if (ns) MPI_Isend(buf, ns * per, MPI_DOUBLE, p->peer, tag, MPI_COMM_WORLD, &a->req[nreq++]);
   }
   MPI_Waitall(nreq, a->req, MPI_STATUSES_IGNORE);
@@ -508,7 +540,8 @@ static void exchange(app *a, int set) {
     peerplan *p = &a->pp[k];
     int nr = set ? p->nhr : p->ner, *list = set ? p->hr : p->er;
     double *buf = set ? p->bhr : p->ber;
-    for (int e = 0; e < nr; e++) face_io(g, a->c[list[e] / 3].F, set, list[e] % 3, set ? -1 : b, buf + (size_t)e * per, 1);
+    for (int e = 0; e < nr; e++)
+      face_io(g, a->c[list[e] / 3].F, set, list[e] % 3, set ? -1 : b, buf + (size_t)e * per, 1);
   }
 }
 
@@ -527,14 +560,17 @@ typedef struct {
   double err;
 } packed_hdr;
 
-static size_t cell_bytes(const geom *g) { return sizeof(packed_hdr) + (size_t)(6 * g->b * g->b * g->b) * sizeof(double); }
+static size_t cell_bytes(const geom *g) {
+  return sizeof(packed_hdr) + (size_t)(6 * g->b * g->b * g->b) * sizeof(double);
+}
 
 static int z_num_obj(void *d, int *ierr) {
   *ierr = ZOLTAN_OK;
   return ((app *)d)->n;
 }
 
-static void z_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim, float *w, int *ierr) {
+static void z_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim,
+                       float *w, int *ierr) {
   app *a = d;
   (void)ng, (void)nl;
   for (int i = 0; i < a->n; i++) {
@@ -552,8 +588,8 @@ static int z_num_geom(void *d, int *ierr) {
   return 3;
 }
 
-static void z_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int dim, double *geom,
-                         int *ierr) {
+static void z_geom_multi(void *d, int ng, int nl, int n, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
+                         int dim, double *geom, int *ierr) {
   app *a = d;
   (void)ng, (void)nl, (void)lids, (void)dim;
   for (int i = 0; i < n; i++) {
@@ -570,7 +606,8 @@ static int z_obj_size(void *d, int ng, int nl, ZOLTAN_ID_PTR gid, ZOLTAN_ID_PTR 
   return (int)cell_bytes(&((app *)d)->g);
 }
 
-static void z_pack(void *d, int ng, int nl, ZOLTAN_ID_PTR gid, ZOLTAN_ID_PTR lid, int dest, int size, char *buf, int *ierr) {
+static void z_pack(void *d, int ng, int nl, ZOLTAN_ID_PTR gid, ZOLTAN_ID_PTR lid, int dest,
+                   int size, char *buf, int *ierr) {
   app *a = d;
   (void)ng, (void)nl, (void)dest;
   const geom *g = &a->g;
@@ -585,16 +622,19 @@ static void z_pack(void *d, int ng, int nl, ZOLTAN_ID_PTR gid, ZOLTAN_ID_PTR lid
   for (int f = 0; f < 6; f++) {
     const double *A = c->F + f * g->comp + (f >= 3 ? g->off : 0);
     for (int k = 0; k < g->b; k++)
-      for (int j = 0; j < g->b; j++, at += (size_t)g->b * sizeof(double)) memcpy(at, A + j * g->sy + k * g->sz, (size_t)g->b * sizeof(double));
+      for (int j = 0; j < g->b; j++, at += (size_t)g->b * sizeof(double))
+        memcpy(at, A + j * g->sy + k * g->sz, (size_t)g->b * sizeof(double));
   }
   *ierr = ZOLTAN_OK;
 }
 
 /* Exported cells leave before the imported ones are unpacked. */
-static void z_mid(void *d, int ng, int nl, int nimp, ZOLTAN_ID_PTR igid, ZOLTAN_ID_PTR ilid, int *iproc, int *ipart,
-                  int nexp, ZOLTAN_ID_PTR egid, ZOLTAN_ID_PTR elid, int *eproc, int *epart, int *ierr) {
+static void z_mid(void *d, int ng, int nl, int nimp, ZOLTAN_ID_PTR igid, ZOLTAN_ID_PTR ilid,
+                  int *iproc, int *ipart, int nexp, ZOLTAN_ID_PTR egid, ZOLTAN_ID_PTR elid,
+                  int *eproc, int *epart, int *ierr) {
   app *a = d;
-  (void)ng, (void)nl, (void)nimp, (void)igid, (void)ilid, (void)iproc, (void)ipart, (void)egid, (void)epart;
+  (void)ng, (void)nl, (void)nimp, (void)igid, (void)ilid, (void)iproc, (void)ipart, (void)egid,
+      (void)epart;
   for (int k = 0; k < nexp; k++) {
     if (eproc[k] == rank_) continue; /* an export to this rank itself moves nothing */
     cell *c = &a->c[elid[k]];
@@ -615,7 +655,8 @@ static void z_unpack(void *d, int ng, ZOLTAN_ID_PTR gid, int size, char *buf, in
   const geom *g = &a->g;
   packed_hdr h;
   memcpy(&h, buf, sizeof h);
-  if ((size_t)size < cell_bytes(g) || h.gid != *gid || (int64_t)h.gid >= a->o.E || a->loc[h.gid] >= 0 || add_cell(a, h.gid)) {
+  if ((size_t)size < cell_bytes(g) || h.gid != *gid || (int64_t)h.gid >= a->o.E ||
+      a->loc[h.gid] >= 0 || add_cell(a, h.gid)) {
     *ierr = ZOLTAN_FATAL;
     a->zerr = 1;
     return;
@@ -627,7 +668,8 @@ static void z_unpack(void *d, int ng, ZOLTAN_ID_PTR gid, int size, char *buf, in
   for (int f = 0; f < 6; f++) {
     double *A = c->F + f * g->comp + (f >= 3 ? g->off : 0);
     for (int k = 0; k < g->b; k++)
-      for (int j = 0; j < g->b; j++, at += (size_t)g->b * sizeof(double)) memcpy(A + j * g->sy + k * g->sz, at, (size_t)g->b * sizeof(double));
+      for (int j = 0; j < g->b; j++, at += (size_t)g->b * sizeof(double))
+        memcpy(A + j * g->sy + k * g->sz, at, (size_t)g->b * sizeof(double));
   }
   *ierr = ZOLTAN_OK;
 }
@@ -635,11 +677,13 @@ static void z_unpack(void *d, int ng, ZOLTAN_ID_PTR gid, int size, char *buf, in
 static struct Zoltan_Struct *zoltan_setup(app *a) {
   struct Zoltan_Struct *zz = Zoltan_Create(MPI_COMM_WORLD);
   if (!zz) return NULL;
-  const char *params[][2] = {{"DEBUG_LEVEL", "0"},      {"LB_METHOD", a->o.method}, {"NUM_GID_ENTRIES", "1"},
-                             {"NUM_LID_ENTRIES", "1"},  {"OBJ_WEIGHT_DIM", "1"},    {"RETURN_LISTS", "ALL"},
-                             {"KEEP_CUTS", "0"},        {"IMBALANCE_TOL", "1.05"},  {"AUTO_MIGRATE", "FALSE"}};
+  const char *params[][2] = {
+      {"DEBUG_LEVEL", "0"},     {"LB_METHOD", a->o.method}, {"NUM_GID_ENTRIES", "1"},
+      {"NUM_LID_ENTRIES", "1"}, {"OBJ_WEIGHT_DIM", "1"},    {"RETURN_LISTS", "ALL"},
+      {"KEEP_CUTS", "0"},       {"IMBALANCE_TOL", "1.05"},  {"AUTO_MIGRATE", "FALSE"}};
   int ok = 1;
-  for (size_t i = 0; i < sizeof params / sizeof *params; i++) ok &= Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
+  for (size_t i = 0; i < sizeof params / sizeof *params; i++)
+    ok &= Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
   Zoltan_Set_Num_Obj_Fn(zz, z_num_obj, a);
   Zoltan_Set_Obj_List_Fn(zz, z_obj_list, a);
   Zoltan_Set_Num_Geom_Fn(zz, z_num_geom, a);
@@ -660,13 +704,14 @@ static double now_s(void) {
 
 /* Repartitions with the cells' current weights and migrates: partition and migration seconds
  * (the largest rank's), cells moved (all ranks). 0, or -1 with a message printed. */
-static int repartition(app *a, struct Zoltan_Struct *zz, double *part_s, double *mig_s, int64_t *moved) {
+static int repartition(app *a, struct Zoltan_Struct *zz, double *part_s, double *mig_s,
+                       int64_t *moved) {
   int changes, ngid, nlid, nimp, nexp, *iproc, *ipart, *eproc, *epart;
   ZOLTAN_ID_PTR igid, ilid, egid, elid;
   double t0 = now_s();
   Zoltan_Srand(123456789u, NULL);
-  int rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &igid, &ilid, &iproc, &ipart, &nexp, &egid, &elid,
-                               &eproc, &epart);
+  int rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &igid, &ilid, &iproc, &ipart,
+                               &nexp, &egid, &elid, &eproc, &epart);
   int bad = rc != ZOLTAN_OK;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (bad) return fail("--partitioner", "Zoltan_LB_Partition (%s) failed", a->o.partitioner), -1;
@@ -674,9 +719,11 @@ static int repartition(app *a, struct Zoltan_Struct *zz, double *part_s, double 
   /* only what changes rank moves: drop exports and imports that name this rank */
   int ke = 0, ki = 0;
   for (int k = 0; k < nexp; k++)
-    if (eproc[k] != rank_) egid[ke] = egid[k], elid[ke] = elid[k], eproc[ke] = eproc[k], epart[ke] = epart[k], ke++;
+    if (eproc[k] != rank_)
+      egid[ke] = egid[k], elid[ke] = elid[k], eproc[ke] = eproc[k], epart[ke] = epart[k], ke++;
   for (int k = 0; k < nimp; k++)
-    if (iproc[k] != rank_) igid[ki] = igid[k], ilid[ki] = ilid[k], iproc[ki] = iproc[k], ipart[ki] = ipart[k], ki++;
+    if (iproc[k] != rank_)
+      igid[ki] = igid[k], ilid[ki] = ilid[k], iproc[ki] = iproc[k], ipart[ki] = ipart[k], ki++;
   a->zerr = 0;
   rc = Zoltan_Migrate(zz, ki, igid, ilid, iproc, ipart, ke, egid, elid, eproc, epart);
   Zoltan_LB_Free_Part(&igid, &ilid, &iproc, &ipart);
@@ -729,7 +776,8 @@ static const double *source_plane(const app *a, int64_t gid, double src, double 
   cell_xyz(&a->o, gid, x);
   double w = 0.25 * (double)(a->G[1] < a->G[2] ? a->G[1] : a->G[2]), py[16], pz[16];
   for (int t = 0; t < b; t++) {
-    double dy = ((double)(x[1] * b + t) - 0.5 * (double)a->G[1]) / w, dz = ((double)(x[2] * b + t) - 0.5 * (double)a->G[2]) / w;
+    double dy = ((double)(x[1] * b + t) - 0.5 * (double)a->G[1]) / w,
+           dz = ((double)(x[2] * b + t) - 0.5 * (double)a->G[2]) / w;
     py[t] = exp(-dy * dy), pz[t] = exp(-dz * dz);
   }
   for (int k = 0; k < b; k++)
@@ -741,23 +789,31 @@ typedef struct {
   double compute_ns, wall_ns, energy, refined;
 } stepinfo;
 
-static int json_out(FILE *f, const app *a, double total, const double *step_s, const int64_t *reps, int nrep, double part_s,
-                    double mig_s, int profiled, uint64_t hash, double energy, double drift, const double *energies,
-                    int64_t arrival,
-                    double expected, double peak, double err_max, const int *owner0, int64_t moved, const double cpu[2]) {
+static int json_out(FILE *f, const app *a, double total, const double *step_s, const int64_t *reps,
+                    int nrep, double part_s, double mig_s, int profiled, uint64_t hash,
+                    double energy, double drift, const double *energies, int64_t arrival,
+                    double expected, double peak, double err_max, const int *owner0, int64_t moved,
+                    const double cpu[2]) {
   const options *o = &a->o;
-  fprintf(f, "{\"app\":\"wave\",\"ranks\":%d,\"steps\":%lld,\"elements\":%lld,\"total_s\":%.6f,\"step_s\":[", nranks_,
-          (long long)o->steps, (long long)o->E, total);
+  fprintf(
+      f,
+      "{\"app\":\"wave\",\"ranks\":%d,\"steps\":%lld,\"elements\":%lld,\"total_s\":%.6f,\"step_s\":[",
+      nranks_, (long long)o->steps, (long long)o->E, total);
   for (int64_t s = 0; s < o->steps; s++) fprintf(f, "%s%.6f", s ? "," : "", step_s[s]);
   fprintf(f, "],\"repartitions\":[");
   for (int k = 0; k < nrep; k++) fprintf(f, "%s%lld", k ? "," : "", (long long)reps[k]);
-  fprintf(f, "],\"partition_s\":%.6f,\"migration_s\":%.6f,\"profiled\":%s,\"args\":\"%s\"", part_s, mig_s,
-          profiled ? "true" : "false", o->args);
+  fprintf(f, "],\"partition_s\":%.6f,\"migration_s\":%.6f,\"profiled\":%s,\"args\":\"%s\"", part_s,
+          mig_s, profiled ? "true" : "false", o->args);
   /* the application's own results, apart from the contract's keys */
-  fprintf(f, ",\"wave\":{\"partitioner\":\"%s\",\"checksum\":\"%016" PRIx64 "\",\"energy\":%.17g,\"energy_drift\":%.3g,"
-             "\"moved\":%lld,", o->partitioner, hash, energy, drift, (long long)moved);
-  fprintf(f, "\"probe_peak_step\":%lld,\"probe_expected_step\":%.2f,\"probe_peak\":%.6g,\"error_indicator_max\":%.6g,",
-          (long long)arrival, expected, peak, err_max);
+  fprintf(f,
+          ",\"wave\":{\"partitioner\":\"%s\",\"checksum\":\"%016" PRIx64
+          "\",\"energy\":%.17g,\"energy_drift\":%.3g,"
+          "\"moved\":%lld,",
+          o->partitioner, hash, energy, drift, (long long)moved);
+  fprintf(
+      f,
+      "\"probe_peak_step\":%lld,\"probe_expected_step\":%.2f,\"probe_peak\":%.6g,\"error_indicator_max\":%.6g,",
+      (long long)arrival, expected, peak, err_max);
   fprintf(f, "\"cpu_s\":%.3f,\"helpers_cpu_s\":%.3f,\"energy_per_step\":[", cpu[0], cpu[1]);
   for (int64_t s = 0; s < o->steps; s++) fprintf(f, "%s%.17g", s ? "," : "", energies[s]);
   fprintf(f, "],\"initial_owner\":[");
@@ -790,13 +846,18 @@ int main(int argc, char **argv) {
   lbs_policy *pol = NULL;
   const char *asked = o->schedule ? "--schedule" : "--policy";
   char spec[4200];
-  if (o->schedule) snprintf(spec, sizeof spec, "steps:%s", o->schedule);
-  else snprintf(spec, sizeof spec, "%s", o->policy ? o->policy : "none");
+  if (o->schedule)
+    snprintf(spec, sizeof spec, "steps:%s", o->schedule);
+  else
+    snprintf(spec, sizeof spec, "%s", o->policy ? o->policy : "none");
   if (o->trace && (o->schedule || o->policy)) {
     if (rank_ == 0)
-      fprintf(stderr, "wave: warning: %s is ignored under --trace: a profiled run keeps its initial partition (the "
-                      "profiler's elements are fixed when the mesh is described); simulate schedules on the trace with "
-                      "lbsim, then run them unprofiled\n", asked);
+      fprintf(
+          stderr,
+          "wave: warning: %s is ignored under --trace: a profiled run keeps its initial partition (the "
+          "profiler's elements are fixed when the mesh is described); simulate schedules on the trace with "
+          "lbsim, then run them unprofiled\n",
+          asked);
   }
   {
     lbs_policy *probe = NULL;
@@ -814,8 +875,11 @@ int main(int argc, char **argv) {
       e = loads ? lbs_policy_decide(probe, &v, &r) : LBS_NOMEM;
       free(loads);
       if (e && o->policy)
-        lbs_fail(e, "%s (a policy that needs look-ahead runs in lbsim: choose a schedule there, e.g. `lbsim replay "
-                    "TRACE --policy %s --json`, and give its repartition steps to --schedule)", lbs_errmsg(), o->policy);
+        lbs_fail(
+            e,
+            "%s (a policy that needs look-ahead runs in lbsim: choose a schedule there, e.g. `lbsim replay "
+            "TRACE --policy %s --json`, and give its repartition steps to --schedule)",
+            lbs_errmsg(), o->policy);
     }
     lbs_policy_destroy(&probe);
     if (e) {
@@ -823,8 +887,10 @@ int main(int argc, char **argv) {
       MPI_Finalize();
       return 2;
     }
-    if (!o->trace) lbs_policy_create(spec, &pol);
-    else lbs_policy_create("none", &pol);
+    if (!o->trace)
+      lbs_policy_create(spec, &pol);
+    else
+      lbs_policy_create("none", &pol);
   }
   if (o->json) {
     int bad = 0;
@@ -900,7 +966,8 @@ int main(int argc, char **argv) {
     if (!e) e = lbsprof_meta(prof, "bytes_per_elem", num);
     snprintf(num, sizeof num, "%d", 2 * 2 * o->b * o->b * (int)sizeof(double));
     if (!e) e = lbsprof_meta(prof, "bytes_per_edge", num);
-    int64_t *gid = malloc((size_t)(a->n + 1) * sizeof *gid), *xadj = malloc((size_t)(a->n + 1) * sizeof *xadj);
+    int64_t *gid = malloc((size_t)(a->n + 1) * sizeof *gid),
+            *xadj = malloc((size_t)(a->n + 1) * sizeof *xadj);
     int64_t *adj = malloc((size_t)(6 * a->n + 1) * sizeof *adj);
     double *xyz = malloc((size_t)(3 * a->n + 1) * sizeof *xyz);
     int mem = !gid || !xadj || !adj || !xyz, anymem;
@@ -919,7 +986,8 @@ int main(int argc, char **argv) {
         for (int d = 0; d < 3; d++)
           for (int sgn = -1; sgn <= 1; sgn += 2) {
             int64_t m = neighbour(o, gid[i], d, sgn);
-            int dup = m < 0 || m == gid[i]; /* no self loops or repeats (periodic, 1 or 2 cells across) */
+            int dup =
+                m < 0 || m == gid[i]; /* no self loops or repeats (periodic, 1 or 2 cells across) */
             for (int64_t k = 0; k < deg && !dup; k++) dup = adj[xadj[i] + k] == m;
             if (!dup) adj[xadj[i] + deg++] = m;
           }
@@ -940,10 +1008,12 @@ int main(int argc, char **argv) {
   const double t0 = SRC_CUT * o->pulse; /* the source's peak: it starts at ~1e-6 of it */
   double *step_s = calloc((size_t)S, sizeof *step_s), *imb = calloc((size_t)S, sizeof *imb);
   double *energies = calloc((size_t)S, sizeof *energies), *probe = calloc((size_t)S, sizeof *probe);
-  int64_t *step_ns = calloc((size_t)S, sizeof *step_ns), *excess = calloc((size_t)S, sizeof *excess);
+  int64_t *step_ns = calloc((size_t)S, sizeof *step_ns),
+          *excess = calloc((size_t)S, sizeof *excess);
   int64_t *reps = calloc((size_t)S, sizeof *reps), *load = calloc((size_t)P, sizeof *load);
   stepinfo *info = calloc((size_t)P, sizeof *info);
-  bad = !step_s || !imb || !energies || !probe || !step_ns || !excess || !reps || !load || !info || !owner0 || !pol;
+  bad = !step_s || !imb || !energies || !probe || !step_ns || !excess || !reps || !load || !info ||
+        !owner0 || !pol;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (bad) {
     fail("--steps", "out of memory for %lld steps", (long long)S);
@@ -953,15 +1023,19 @@ int main(int argc, char **argv) {
   /* the probe: Ez at 3/4 of the box along x, on its axis */
   int64_t pp[3] = {3 * a->G[0] / 4, a->G[1] / 2, a->G[2] / 2};
   int64_t probe_gid = pp[0] / o->b + o->nx * (pp[1] / o->b + o->ny * (pp[2] / o->b));
-  ptrdiff_t probe_at = 2 * a->g.comp + pp[0] % o->b + (pp[1] % o->b) * a->g.sy + (pp[2] % o->b) * a->g.sz;
+  ptrdiff_t probe_at =
+      2 * a->g.comp + pp[0] % o->b + (pp[1] % o->b) * a->g.sy + (pp[2] % o->b) * a->g.sz;
   int nrep = 0;
   double part_s = 0, mig_s = 0, last_rep_ns = 0, est_rep_ns = 1e9 * (init_part + init_mig);
   int64_t last_rep_step = -1;
   double srcyz[16 * 16];
   if (rank_ == 0)
-    fprintf(rep, "wave: %lld x %lld x %lld cells of %d^3 points (%lld x %lld x %lld), %lld steps, %d ranks, %s%s%s\n",
-            (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)a->G[0], (long long)a->G[1],
-            (long long)a->G[2], (long long)S, P, o->partitioner, o->trace ? ", profiled into " : "", o->trace ? o->trace : "");
+    fprintf(
+        rep,
+        "wave: %lld x %lld x %lld cells of %d^3 points (%lld x %lld x %lld), %lld steps, %d ranks, %s%s%s\n",
+        (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)a->G[0],
+        (long long)a->G[1], (long long)a->G[2], (long long)S, P, o->partitioner,
+        o->trace ? ", profiled into " : "", o->trace ? o->trace : "");
 
   MPI_Barrier(MPI_COMM_WORLD);
   const double T0 = now_s();
@@ -1028,7 +1102,9 @@ int main(int argc, char **argv) {
         lbsprof_elem_begin(prof, i);
       }
       pull_local(a, i, 3);
-      double m = lbs_wave_update_E(&a->g, c->F, COURANT, src != 0 && c->gid % o->nx == 0 ? source_plane(a, c->gid, src, srcyz) : NULL);
+      double m = lbs_wave_update_E(
+          &a->g, c->F, COURANT,
+          src != 0 && c->gid % o->nx == 0 ? source_plane(a, c->gid, src, srcyz) : NULL);
       if (c->lvl) {
         double err = refine(&a->g, &a->gf, c->F, a->fine, COURANT);
         c->err = err > c->err ? err : c->err;
@@ -1057,8 +1133,9 @@ int main(int argc, char **argv) {
     step_s[s] = 1e-9 * wmax;
     energies[s] = wsum;
     if (rank_ == 0 && !o->quiet)
-      fprintf(rep, "step %4lld  %9.6f s  compute max %9.6f s  imbalance %.3f  refined %6.0f%s\n", (long long)s, step_s[s],
-              1e-9 * lmax, imb[s], nref, repart ? "  (repartitioned)" : "");
+      fprintf(rep, "step %4lld  %9.6f s  compute max %9.6f s  imbalance %.3f  refined %6.0f%s\n",
+              (long long)s, step_s[s], 1e-9 * lmax, imb[s], nref,
+              repart ? "  (repartitioned)" : "");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = now_s() - T0;
@@ -1078,21 +1155,25 @@ int main(int argc, char **argv) {
   }
   MPI_Allreduce(MPI_IN_PLACE, &hash, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &err_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, probe, (int)S, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* one rank's value per step */
+  MPI_Allreduce(MPI_IN_PLACE, probe, (int)S, MPI_DOUBLE, MPI_SUM,
+                MPI_COMM_WORLD); /* one rank's value per step */
   /* processor time, apart from the wall clock that other jobs on the machine stretch: the ranks'
    * own, and their children's (the profiler's agents and collector, waited for by now) */
   double cpu[2] = {0, 0};
   {
     struct rusage ru;
     if (!getrusage(RUSAGE_SELF, &ru))
-      cpu[0] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+      cpu[0] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+               1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
     if (!getrusage(RUSAGE_CHILDREN, &ru))
-      cpu[1] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+      cpu[1] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+               1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
     MPI_Allreduce(MPI_IN_PLACE, cpu, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   /* the first passage: the largest |Ez| before the reflection from x = G can come back */
   double expected = t0 + (double)pp[0] / COURANT - 1, peak = 0;
-  int64_t arrival = -1, window = (int64_t)(t0 + (double)(2 * a->G[0] - pp[0]) / COURANT - 2 * o->pulse);
+  int64_t arrival = -1,
+          window = (int64_t)(t0 + (double)(2 * a->G[0] - pp[0]) / COURANT - 2 * o->pulse);
   for (int64_t s = 0; s < S && s < window; s++)
     if (fabs(probe[s]) > peak) peak = fabs(probe[s]), arrival = s;
   /* energy after the source: W is conserved from the first step whose E saw no injection */
@@ -1104,20 +1185,26 @@ int main(int argc, char **argv) {
   }
   int out_bad = 0;
   if (rank_ == 0) {
-    fprintf(rep, "wave: total %.3f s over %lld steps on %d ranks (partition %.3f s, migration %.3f s, %d repartitions",
-            total, (long long)S, P, part_s, mig_s, nrep);
+    fprintf(
+        rep,
+        "wave: total %.3f s over %lld steps on %d ranks (partition %.3f s, migration %.3f s, %d repartitions",
+        total, (long long)S, P, part_s, mig_s, nrep);
     for (int k = 0; k < nrep; k++) fprintf(rep, "%s%lld", k ? "," : ": ", (long long)reps[k]);
     fprintf(rep, ", %lld cells moved)\n", (long long)moved_total);
     fprintf(rep, "wave: checksum %016" PRIx64 "  energy %.12g", hash, energies[S - 1]);
-    if (drift >= 0) fprintf(rep, " (relative drift %.2g since step %lld, the source off)", drift, (long long)s_ref);
-    fprintf(rep, "\nwave: probe at x = %lld: peak %.4f at step %lld (a front at c: step %.0f)\n", (long long)pp[0], peak,
-            (long long)arrival, expected);
+    if (drift >= 0)
+      fprintf(rep, " (relative drift %.2g since step %lld, the source off)", drift,
+              (long long)s_ref);
+    fprintf(rep, "\nwave: probe at x = %lld: peak %.4f at step %lld (a front at c: step %.0f)\n",
+            (long long)pp[0], peak, (long long)arrival, expected);
     if (jf) {
-      out_bad = json_out(jf, a, total, step_s, reps, nrep, part_s, mig_s, o->trace != NULL, hash, energies[S - 1],
-                         drift, energies, arrival, expected, peak, err_max, owner0, moved_total, cpu);
+      out_bad = json_out(jf, a, total, step_s, reps, nrep, part_s, mig_s, o->trace != NULL, hash,
+                         energies[S - 1], drift, energies, arrival, expected, peak, err_max, owner0,
+                         moved_total, cpu);
       if (jf != stdout) out_bad |= fclose(jf) != 0;
     }
-    if (o->trace) fprintf(rep, "wave: profiled into %s (%s)\n", o->trace, prc ? "incomplete" : "complete");
+    if (o->trace)
+      fprintf(rep, "wave: profiled into %s (%s)\n", o->trace, prc ? "incomplete" : "complete");
   }
   MPI_Bcast(&out_bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (out_bad) fail("--json", "%s: could not be written", o->json);
@@ -1128,7 +1215,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < a->n; i++) free(a->c[i].F);
   free_plan(a);
   free(a->c), free(a->loc), free(a->owner), free(a->fine), free(owner0);
-  free(step_s), free(imb), free(energies), free(probe), free(step_ns), free(excess), free(reps), free(load), free(info);
+  free(step_s), free(imb), free(energies), free(probe), free(step_ns), free(excess), free(reps),
+      free(load), free(info);
   MPI_Finalize();
   return out_bad || prc ? 1 : 0;
 }

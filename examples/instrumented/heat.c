@@ -41,8 +41,9 @@ int main(int argc, char **argv) {
     lbsprof_step_end(p);
   }
   int rc = lbsprof_finalize(&p);
-  if (rank == 0) printf("heat: %lld steps of %lld x %lld profiled into %s (%s)\n", (long long)steps, (long long)N,
-                        (long long)N, argv[1], rc ? "incomplete" : "complete");
+  if (rank == 0)
+    printf("heat: %lld steps of %lld x %lld profiled into %s (%s)\n", (long long)steps,
+           (long long)N, (long long)N, argv[1], rc ? "incomplete" : "complete");
   free(u);
   MPI_Finalize();
   return rc;

@@ -9,8 +9,8 @@
 #include "lbs_plan.h"
 
 /* Adds implementation name on threads threads and devices mask, its IPG the n points (w, t). */
-static inline void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int n, const double *w,
-                            const double *t) {
+static inline void add_impl(lbs_plan *p, const char *name, int threads, unsigned mask, int n,
+                            const double *w, const double *t) {
   p->impl = realloc(p->impl, (size_t)(p->nimpl + 1) * sizeof *p->impl);
   lbs_plan_impl *m = &p->impl[p->nimpl++];
   memset(m, 0, sizeof *m);

@@ -18,7 +18,8 @@
 /* ================================================================ helpers */
 
 /* An IPG record of n points on t = slope * w + 1 us, with 2n samples; owned arrays. */
-static lbs_ipg_rec make_rec(const char *impl, const char *device, const char *status, int n, double slope) {
+static lbs_ipg_rec make_rec(const char *impl, const char *device, const char *status, int n,
+                            double slope) {
   lbs_ipg_rec r;
   memset(&r, 0, sizeof r);
   snprintf(r.impl, sizeof r.impl, "%s", impl);
@@ -37,7 +38,8 @@ static lbs_ipg_rec make_rec(const char *impl, const char *device, const char *st
   }
   r.nsamples = 2 * n;
   r.samples = malloc((size_t)(n ? 2 * n : 1) * sizeof *r.samples);
-  for (int i = 0; i < 2 * n; i++) r.samples[i] = (lbs_sample){5.0 * (i + 1), slope * 5.0 * (i + 1) * 1.01};
+  for (int i = 0; i < 2 * n; i++)
+    r.samples[i] = (lbs_sample){5.0 * (i + 1), slope * 5.0 * (i + 1) * 1.01};
   r.params = strdup("{\"accuracy_pct\": 5, \"window\": 3}");
   return r;
 }
@@ -62,10 +64,12 @@ static void same_rec(const lbs_ipg_rec *a, const lbs_ipg_rec *b) {
   cr_assert(a->seconds == b->seconds || (isnan(a->seconds) && isnan(b->seconds)));
   cr_assert_str_eq(a->params ? a->params : "(null)", b->params ? b->params : "(null)");
   cr_assert_eq(a->ipg.n, b->ipg.n);
-  for (int i = 0; i < a->ipg.n; i++) cr_assert(a->ipg.w[i] == b->ipg.w[i] && a->ipg.t[i] == b->ipg.t[i], "point %d", i);
+  for (int i = 0; i < a->ipg.n; i++)
+    cr_assert(a->ipg.w[i] == b->ipg.w[i] && a->ipg.t[i] == b->ipg.t[i], "point %d", i);
   cr_assert_eq(a->nsamples, b->nsamples);
   for (int i = 0; i < a->nsamples; i++)
-    cr_assert(a->samples[i].w == b->samples[i].w && a->samples[i].t == b->samples[i].t, "sample %d", i);
+    cr_assert(a->samples[i].w == b->samples[i].w && a->samples[i].t == b->samples[i].t, "sample %d",
+              i);
 }
 
 static void free_recs(lbs_ipg_rec *r, int n) {
@@ -158,10 +162,12 @@ static const char *j_string(const char *p) {
 static const char *j_number(const char *p) {
   const char *s = p;
   if (*p == '-') p++;
-  if (*p == '0') p++;
+  if (*p == '0')
+    p++;
   else if (*p >= '1' && *p <= '9')
     while (*p >= '0' && *p <= '9') p++;
-  else return NULL;
+  else
+    return NULL;
   if (*p == '.') {
     if (!(*++p >= '0' && *p <= '9')) return NULL;
     while (*p >= '0' && *p <= '9') p++;
@@ -212,9 +218,12 @@ Test(db, round_trip_runs_ipgs_samples_verifies) {
   lbs_calib_db *db;
   cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg());
   int64_t run;
-  cr_assert_eq(lbs_calib_begin_run(db, "lbsim calibrate run sort.cpu", "{\"cpu\": \"test\", \"cores\": 2}", &run), LBS_OK);
+  cr_assert_eq(lbs_calib_begin_run(db, "lbsim calibrate run sort.cpu",
+                                   "{\"cpu\": \"test\", \"cores\": 2}", &run),
+               LBS_OK);
   cr_assert_gt(run, 0);
-  lbs_ipg_rec a = make_rec("sort.cpu", "cpu: test", "complete", 5, 1e-8), b = make_rec("dot.threads", "threads:2: test", "complete", 3, 2e-9);
+  lbs_ipg_rec a = make_rec("sort.cpu", "cpu: test", "complete", 5, 1e-8),
+              b = make_rec("dot.threads", "threads:2: test", "complete", 3, 2e-9);
   a.run_id = b.run_id = run;
   b.lo = NAN; /* kept as NULL, read back as NaN */
   free(b.params);
@@ -226,7 +235,12 @@ Test(db, round_trip_runs_ipgs_samples_verifies) {
   cr_assert_eq(strlen(a.created), 20, "ISO 8601 UTC: %s", a.created);
   cr_assert_eq(a.created[10], 'T');
   cr_assert_eq(a.created[19], 'Z');
-  lbs_verify v = {.n = 3, .floor_s = 1e-5, .mean_err = 0.01, .rms_err = 0.02, .max_err = 0.05, .mean_err_floor = NAN};
+  lbs_verify v = {.n = 3,
+                  .floor_s = 1e-5,
+                  .mean_err = 0.01,
+                  .rms_err = 0.02,
+                  .max_err = 0.05,
+                  .mean_err_floor = NAN};
   lbs_sample pts[3] = {{12, 1.2e-7}, {34, 3.5e-7}, {47, 4.6e-7}};
   double pred[3] = {1.21e-7, 3.41e-7, 4.71e-7};
   v.points = pts;
@@ -260,10 +274,12 @@ Test(db, round_trip_runs_ipgs_samples_verifies) {
   cr_assert_eq(nv, 1);
   cr_assert_eq(vs[0].ipg_id, a.id);
   cr_assert_eq(vs[0].n, 3);
-  cr_assert(vs[0].floor_s == v.floor_s && vs[0].mean_err == v.mean_err && vs[0].rms_err == v.rms_err &&
-            vs[0].max_err == v.max_err && isnan(vs[0].mean_err_floor));
+  cr_assert(vs[0].floor_s == v.floor_s && vs[0].mean_err == v.mean_err &&
+            vs[0].rms_err == v.rms_err && vs[0].max_err == v.max_err &&
+            isnan(vs[0].mean_err_floor));
   for (int i = 0; i < 3; i++)
-    cr_assert(vs[0].points[i].w == pts[i].w && vs[0].points[i].t == pts[i].t && vs[0].pred[i] == pred[i]);
+    cr_assert(vs[0].points[i].w == pts[i].w && vs[0].points[i].t == pts[i].t &&
+              vs[0].pred[i] == pred[i]);
   cr_assert_eq(strlen(vs[0].created), 20);
   lbs_verify_free(&vs[0]);
   free(vs);
@@ -349,12 +365,16 @@ Test(db, get_with_two_devices_asks_for_one) {
   lbs_ipg_rec g;
   cr_assert_eq(lbs_calib_get(db, "sort.opencl", NULL, &g), LBS_INVAL);
   const char *m = lbs_errmsg();
-  cr_assert(strstr(m, "'opencl: pocl / cpu'") && strstr(m, "'opencl: nvidia / h100'") && strstr(m, "2 devices"), "%s", m);
+  cr_assert(strstr(m, "'opencl: pocl / cpu'") && strstr(m, "'opencl: nvidia / h100'") &&
+                strstr(m, "2 devices"),
+            "%s", m);
   cr_assert_eq(lbs_calib_get(db, "sort.opencl", "", &g), LBS_INVAL);
-  cr_assert_eq(lbs_calib_get(db, "sort.opencl", "opencl: nvidia / h100", &g), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_calib_get(db, "sort.opencl", "opencl: nvidia / h100", &g), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(g.id, b.id);
   lbs_ipg_rec_free(&g);
-  cr_assert_eq(lbs_calib_get(db, "sort.opencl", "opencl: pocl / cpu", &g), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_calib_get(db, "sort.opencl", "opencl: pocl / cpu", &g), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(g.id, a2.id, "the newest complete one");
   cr_assert_eq(g.ipg.n, 4);
   lbs_ipg_rec_free(&g);
@@ -406,7 +426,8 @@ Test(db, a_damaged_blob_is_corrupt) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "calib.db");
   lbs_calib_db *db;
   cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg());
-  lbs_ipg_rec a = make_rec("sort.cpu", "cpu", "complete", 4, 1e-8), b = make_rec("dot.cpu", "cpu", "complete", 4, 1e-9);
+  lbs_ipg_rec a = make_rec("sort.cpu", "cpu", "complete", 4, 1e-8),
+              b = make_rec("dot.cpu", "cpu", "complete", 4, 1e-9);
   put(db, &a);
   put(db, &b);
   lbs_verify v = {.n = 1, .points = (lbs_sample[]){{10, 1}}, .pred = (double[]){1.1}};
@@ -419,7 +440,8 @@ Test(db, a_damaged_blob_is_corrupt) {
   lbs_ipg_rec *r;
   int n;
   cr_assert_eq(lbs_calib_list(db, &r, &n), LBS_CORRUPT);
-  cr_assert(strstr(lbs_errmsg(), "ipgs row 1 (sort.cpu): points: checksum mismatch"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "ipgs row 1 (sort.cpu): points: checksum mismatch"), "%s",
+            lbs_errmsg());
   cr_assert_null(r);
   lbs_ipg_rec g;
   cr_assert_eq(lbs_calib_get(db, "sort.cpu", NULL, &g), LBS_CORRUPT);
@@ -453,7 +475,8 @@ Test(db, another_schema_version_is_refused) {
     cr_assert_null(db);
     char want[64];
     snprintf(want, sizeof want, "reads versions 1 to %d", LBS_CALIB_SCHEMA);
-    cr_assert(strstr(lbs_errmsg(), "version '3'") && strstr(lbs_errmsg(), want), "%s", lbs_errmsg());
+    cr_assert(strstr(lbs_errmsg(), "version '3'") && strstr(lbs_errmsg(), want), "%s",
+              lbs_errmsg());
   }
   sql(p, "DELETE FROM meta WHERE key = 'schema'");
   cr_assert_eq(lbs_calib_open(p, 0, &db), LBS_CORRUPT);
@@ -510,7 +533,8 @@ Test(db, missing_files_and_directories) {
   cr_assert(strstr(lbs_errmsg(), deep), "%s", lbs_errmsg());
   cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg());
   lbs_calib_close(&db);
-  cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "an existing one opens with create = 1: %s", lbs_errmsg());
+  cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "an existing one opens with create = 1: %s",
+               lbs_errmsg());
   lbs_calib_close(&db);
   free(p);
   free(deep);
@@ -565,10 +589,13 @@ Test(db, a_writer_killed_between_puts_keeps_the_first) {
     if (lbs_calib_open(p, 1, &db) || lbs_calib_put_ipg(db, &b)) _exit(1);
     sqlite3 *raw;
     if (sqlite3_open(p, &raw) ||
-        sqlite3_exec(raw, "BEGIN IMMEDIATE; UPDATE ipgs SET impl = 'half-written'; DELETE FROM meta", NULL, NULL, NULL))
+        sqlite3_exec(raw,
+                     "BEGIN IMMEDIATE; UPDATE ipgs SET impl = 'half-written'; DELETE FROM meta",
+                     NULL, NULL, NULL))
       _exit(2);
     for (int i = 0; i < 50; i++) /* dirty pages reach the file, the journal is hot */
-      sqlite3_exec(raw, "INSERT INTO runs(started, command) VALUES('x', hex(randomblob(2000)))", NULL, NULL, NULL);
+      sqlite3_exec(raw, "INSERT INTO runs(started, command) VALUES('x', hex(randomblob(2000)))",
+                   NULL, NULL, NULL);
     sqlite3_db_cacheflush(raw);
     if (write(fd[1], "k", 1) != 1) _exit(3);
     pause();
@@ -616,10 +643,13 @@ Test(db, json_export_is_valid_json) {
   free(t);
 
   int64_t run;
-  cr_assert_eq(lbs_calib_begin_run(db, "import \"x.csv\"\n", "{\"cores\": 2, \"model\": \"a\\\"b\"}", &run), LBS_OK);
+  cr_assert_eq(
+      lbs_calib_begin_run(db, "import \"x.csv\"\n", "{\"cores\": 2, \"model\": \"a\\\"b\"}", &run),
+      LBS_OK);
   cr_assert_eq(lbs_calib_begin_run(db, "run", "not json {", NULL), LBS_OK);
   cr_assert_eq(lbs_calib_begin_run(db, "run", NULL, NULL), LBS_OK);
-  lbs_ipg_rec a = make_rec("sort.cpu", "cpu: \"quoted\" \\ back\tslash\x01 caf\xc3\xa9 bad\xff", "complete", 3, 1e-8);
+  lbs_ipg_rec a = make_rec("sort.cpu", "cpu: \"quoted\" \\ back\tslash\x01 caf\xc3\xa9 bad\xff",
+                           "complete", 3, 1e-8);
   a.run_id = run;
   a.seconds = INFINITY;
   a.hi = NAN;
@@ -629,8 +659,13 @@ Test(db, json_export_is_valid_json) {
   free(b.params);
   b.params = strdup("{broken");
   put(db, &b);
-  lbs_verify v = {.n = 2, .floor_s = 1e-5, .mean_err = NAN, .rms_err = 0.1, .max_err = INFINITY,
-                  .points = (lbs_sample[]){{10, 1}, {20, 2}}, .pred = (double[]){1.5, NAN}};
+  lbs_verify v = {.n = 2,
+                  .floor_s = 1e-5,
+                  .mean_err = NAN,
+                  .rms_err = 0.1,
+                  .max_err = INFINITY,
+                  .points = (lbs_sample[]){{10, 1}, {20, 2}},
+                  .pred = (double[]){1.5, NAN}};
   cr_assert_eq(lbs_calib_put_verify(db, a.id, &v), LBS_OK);
   f = fopen(out, "w");
   cr_assert_eq(lbs_calib_export_json(db, f), LBS_OK, "%s", lbs_errmsg());
@@ -641,11 +676,13 @@ Test(db, json_export_is_valid_json) {
   cr_assert(strstr(t, "cpu: \\\"quoted\\\" \\\\ back\\tslash\\u0001 caf\xc3\xa9 bad\xef\xbf\xbd\""),
             "escapes, a bad byte as U+FFFD: %s", t);
   cr_assert(strstr(t, "\"line one\\nline two, \\\"three\\\"\""), "%s", t);
-  cr_assert(strstr(t, "\"machine\": {\"cores\": 2, \"model\": \"a\\\"b\"}"), "valid JSON embedded: %s", t);
+  cr_assert(strstr(t, "\"machine\": {\"cores\": 2, \"model\": \"a\\\"b\"}"),
+            "valid JSON embedded: %s", t);
   cr_assert(strstr(t, "\"machine\": \"not json {\""), "invalid JSON as a string: %s", t);
   cr_assert(strstr(t, "\"machine\": null"), "%s", t);
   cr_assert(strstr(t, "\"params\": \"{broken\""), "%s", t);
-  cr_assert(strstr(t, "\"seconds\": null") && strstr(t, "\"hi\": null"), "non-finite as null: %s", t);
+  cr_assert(strstr(t, "\"seconds\": null") && strstr(t, "\"hi\": null"), "non-finite as null: %s",
+            t);
   cr_assert(strstr(t, "\"points\": [[10, 1, 1.5], [20, 2, null]]"), "%s", t);
   const char *at = strstr(t, "\"points\": [[10, ");
   cr_assert(at, "%s", t);
@@ -661,10 +698,11 @@ Test(db, json_export_is_valid_json) {
   /* and Python's parser agrees, when there is one */
   if (system("command -v python3 >/dev/null 2>&1") == 0) {
     char cmd[512];
-    snprintf(cmd, sizeof cmd,
-             "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
-             "assert len(d[\"ipgs\"]) == 2 and len(d[\"runs\"]) == 3 and d[\"ipgs\"][0][\"samples\"][5][0] == 30' %s",
-             out);
+    snprintf(
+        cmd, sizeof cmd,
+        "python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); "
+        "assert len(d[\"ipgs\"]) == 2 and len(d[\"runs\"]) == 3 and d[\"ipgs\"][0][\"samples\"][5][0] == 30' %s",
+        out);
     cr_assert_eq(system(cmd), 0, "python3 json.load failed");
   }
   /* a write that fails is an error */
@@ -690,24 +728,35 @@ Test(db, csv_export) {
   snprintf(a.message, sizeof a.message, "stopped: \"limit\", sample 7");
   a.lo = NAN;
   put(db, &a);
-  lbs_verify v = {.n = 1, .floor_s = 1e-5, .mean_err = 0.5, .rms_err = 0.25, .max_err = 1, .mean_err_floor = 0.125,
-                  .points = (lbs_sample[]){{10, 1}}, .pred = (double[]){1.5}};
+  lbs_verify v = {.n = 1,
+                  .floor_s = 1e-5,
+                  .mean_err = 0.5,
+                  .rms_err = 0.25,
+                  .max_err = 1,
+                  .mean_err_floor = 0.125,
+                  .points = (lbs_sample[]){{10, 1}},
+                  .pred = (double[]){1.5}};
   cr_assert_eq(lbs_calib_put_verify(db, a.id, &v), LBS_OK);
   cr_assert_eq(lbs_calib_export_csv(db, out), LBS_OK, "%s", lbs_errmsg());
-  char *ipgs = tu_path(out, "ipgs.csv"), *points = tu_path(out, "points.csv"), *samples = tu_path(out, "samples.csv"),
-       *verifies = tu_path(out, "verifies.csv");
+  char *ipgs = tu_path(out, "ipgs.csv"), *points = tu_path(out, "points.csv"),
+       *samples = tu_path(out, "samples.csv"), *verifies = tu_path(out, "verifies.csv");
   char *t = slurp(ipgs);
-  const char *head = "id,run_id,impl,kernel,device,metric,lo,hi,status,message,created,seconds,npoints,nsamples,params\n";
+  const char *head =
+      "id,run_id,impl,kernel,device,metric,lo,hi,status,message,created,seconds,npoints,nsamples,params\n";
   cr_assert(!strncmp(t, head, strlen(head)), "%s", t);
-  cr_assert(strstr(t, "\n1,,sort.cpu,sort,\"cpu: Intel, 4 cores\",elements,,20,partial,\"stopped: \"\"limit\"\", sample 7\","),
-            "%s", t);
+  cr_assert(
+      strstr(
+          t,
+          "\n1,,sort.cpu,sort,\"cpu: Intel, 4 cores\",elements,,20,partial,\"stopped: \"\"limit\"\", sample 7\","),
+      "%s", t);
   cr_assert(strstr(t, ",1.25,2,4,\"{\"\"accuracy_pct\"\": 5, \"\"window\"\": 3}\"\n"), "%s", t);
   free(t);
   t = slurp(points);
   double t0, t1;
   int nread = -1;
   cr_assert_eq(sscanf(t, "ipg_id,w,t\n1,10,%lf\n1,20,%lf\n%n", &t0, &t1, &nread), 2, "%s", t);
-  cr_assert(nread == (int)strlen(t) && t0 == a.ipg.t[0] && t1 == a.ipg.t[1], "numbers read back exactly: %s", t);
+  cr_assert(nread == (int)strlen(t) && t0 == a.ipg.t[0] && t1 == a.ipg.t[1],
+            "numbers read back exactly: %s", t);
   free(t);
   t = slurp(samples);
   cr_assert(!strncmp(t, "ipg_id,seq,w,t\n1,0,5,", 21), "%s", t);
@@ -716,7 +765,8 @@ Test(db, csv_export) {
   cr_assert_eq(lines, 5);
   free(t);
   t = slurp(verifies);
-  cr_assert(strstr(t, "id,ipg_id,created,n,floor_s,mean_err,rms_err,max_err,mean_err_floor\n1,1,"), "%s", t);
+  cr_assert(strstr(t, "id,ipg_id,created,n,floor_s,mean_err,rms_err,max_err,mean_err_floor\n1,1,"),
+            "%s", t);
   cr_assert(strstr(t, ",1,1e-05,0.5,0.25,1,0.125\n"), "%s", t);
   free(t);
   /* again: regular files are replaced */
@@ -748,14 +798,15 @@ Test(db, csv_export) {
 
 Test(csv, reads_quotes_comments_crlf) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "samples.csv");
-  tu_write(p, "\xEF\xBB\xBF# measured on the lab machine\r\n"
-              "\r\n"
-              "Time_s, Extra ,Implementation,DEVICE,Work_Metric\r\n"
-              "0.5,x,sort.cpu,\"cpu: Intel, 4 cores\",100\r\n"
-              "   # a comment between rows\r\n"
-              "0.25 , \"say \"\"hi\"\"\" , sort.cpu , \"cpu: Intel, 4 cores\" , 50\r\n"
-              "1e-3,,\"dot.cpu\",\"cpu: \"\"quoted\"\"\",1000\r\n"
-              "0.75,\"two\r\nlines\",sort.cpu,\"cpu: Intel, 4 cores\",150"); /* no final line break */
+  tu_write(p,
+           "\xEF\xBB\xBF# measured on the lab machine\r\n"
+           "\r\n"
+           "Time_s, Extra ,Implementation,DEVICE,Work_Metric\r\n"
+           "0.5,x,sort.cpu,\"cpu: Intel, 4 cores\",100\r\n"
+           "   # a comment between rows\r\n"
+           "0.25 , \"say \"\"hi\"\"\" , sort.cpu , \"cpu: Intel, 4 cores\" , 50\r\n"
+           "1e-3,,\"dot.cpu\",\"cpu: \"\"quoted\"\"\",1000\r\n"
+           "0.75,\"two\r\nlines\",sort.cpu,\"cpu: Intel, 4 cores\",150"); /* no final line break */
   lbs_import_group *g;
   int n;
   cr_assert_eq(lbs_calib_read_csv(p, &g, &n), LBS_OK, "%s", lbs_errmsg());
@@ -776,7 +827,8 @@ Test(csv, reads_quotes_comments_crlf) {
   tu_write(p, "implementation,device,metric,seconds\na,d1,1,2\nb,d1,3,4\na,d2,5,6\na,d1,7,8\n");
   cr_assert_eq(lbs_calib_read_csv(p, &g, &n), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(n, 3, "grouped by (implementation, device)");
-  cr_assert(!strcmp(g[0].impl, "a") && !strcmp(g[0].device, "d1") && g[0].n == 2 && g[0].samples[1].w == 7);
+  cr_assert(!strcmp(g[0].impl, "a") && !strcmp(g[0].device, "d1") && g[0].n == 2 &&
+            g[0].samples[1].w == 7);
   cr_assert(!strcmp(g[1].impl, "b") && g[1].n == 1);
   cr_assert(!strcmp(g[2].impl, "a") && !strcmp(g[2].device, "d2") && g[2].n == 1);
   lbs_import_groups_free(g, n);
@@ -793,20 +845,30 @@ Test(csv, malformed_files_name_the_line) {
       {"# c\nimplementation,device,metric\nsort,d,1\n", ":2:", "no 'seconds' column"},
       {"impl,device,work,time\nsort,d,1,2\n", NULL, NULL}, /* aliases: fine */
       {"implementation,device,metric,work,seconds\n", ":1:", "both the metric column"},
-      {"implementation,device,metric,seconds\nsort,d,1,2\n\nsort,d,1\n", ":4:", "3 fields, the header has 4"},
-      {"implementation,device,metric,seconds\r\nsort,d,1,2\r\n# x\r\nsort,d,1,2,3\r\n", ":4:", "5 fields"},
-      {"implementation,device,metric,seconds\nsort,d,1,2\nsort,d,1,2\nsort,d,abc,2\n", ":4:", "metric 'abc' is not a number"},
-      {"implementation,device,metric,seconds\nsort,d,1,2x\n", ":2:", "seconds '2x' is not a number"},
+      {"implementation,device,metric,seconds\nsort,d,1,2\n\nsort,d,1\n",
+       ":4:", "3 fields, the header has 4"},
+      {"implementation,device,metric,seconds\r\nsort,d,1,2\r\n# x\r\nsort,d,1,2,3\r\n",
+       ":4:", "5 fields"},
+      {"implementation,device,metric,seconds\nsort,d,1,2\nsort,d,1,2\nsort,d,abc,2\n",
+       ":4:", "metric 'abc' is not a number"},
+      {"implementation,device,metric,seconds\nsort,d,1,2x\n",
+       ":2:", "seconds '2x' is not a number"},
       {"implementation,device,metric,seconds\nsort,d,,2\n", ":2:", "empty metric"},
-      {"implementation,device,metric,seconds\nsort,d,1,2\nsort,d,-5,2\n", ":3:", "metric -5 is negative"},
+      {"implementation,device,metric,seconds\nsort,d,1,2\nsort,d,-5,2\n",
+       ":3:", "metric -5 is negative"},
       {"implementation,device,metric,seconds\nsort,d,1,-0.1\n", ":2:", "seconds -0.1 is negative"},
-      {"implementation,device,metric,seconds\nsort,d,1,inf\n", ":2:", "seconds 'inf' is not finite"},
+      {"implementation,device,metric,seconds\nsort,d,1,inf\n",
+       ":2:", "seconds 'inf' is not finite"},
       {"implementation,device,metric,seconds\nsort,d,nan,1\n", ":2:", "metric 'nan' is not finite"},
       {"implementation,device,metric,seconds\n\"\",d,1,2\n", ":2:", "empty implementation"},
-      {"implementation,device,metric,seconds\n\"a\nb\",\"c\nd\",1,2\nsort,d,1\n", ":5:", "3 fields"},
-      {"implementation,device,metric,seconds\nsort,d,1,2\nsort,\"d,1,2\nsort,d,1,2\n", ":3:", "quoted field is not closed"},
-      {"implementation,device,metric,seconds\nsort,\"d\"x,1,2\n", ":2:", "text after the closing quote"},
-      {"implementation,device,metric,seconds\nsort,d\"x,1,2\n", ":2:", "a quote inside unquoted field 2"},
+      {"implementation,device,metric,seconds\n\"a\nb\",\"c\nd\",1,2\nsort,d,1\n",
+       ":5:", "3 fields"},
+      {"implementation,device,metric,seconds\nsort,d,1,2\nsort,\"d,1,2\nsort,d,1,2\n",
+       ":3:", "quoted field is not closed"},
+      {"implementation,device,metric,seconds\nsort,\"d\"x,1,2\n",
+       ":2:", "text after the closing quote"},
+      {"implementation,device,metric,seconds\nsort,d\"x,1,2\n",
+       ":2:", "a quote inside unquoted field 2"},
       {"", NULL, "no samples"},
       {"# only a comment\n\n", NULL, "no samples"},
       {"implementation,device,metric,seconds\n# nothing\n", NULL, "no samples"},
@@ -828,7 +890,8 @@ Test(csv, malformed_files_name_the_line) {
     char want[4200];
     snprintf(want, sizeof want, "%s%s", p, cases[i].where ? cases[i].where : ": ");
     cr_assert(strstr(lbs_errmsg(), want), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(), want);
-    cr_assert(strstr(lbs_errmsg(), cases[i].what), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(), cases[i].what);
+    cr_assert(strstr(lbs_errmsg(), cases[i].what), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(),
+              cases[i].what);
   }
   /* what lbs_read_file refuses */
   lbs_import_group *g;
@@ -871,7 +934,8 @@ Test(ipg_samples, piecewise_linear_merges_to_three_segments) {
     cr_assert_eq(g.w[i], ws[i], "point %d at %g", i, g.w[i]);
     cr_assert_eq(g.t[i], pw(ws[i]));
   }
-  for (double w = 1; w <= 20; w += 0.5) cr_assert_float_eq(lbs_ipg_eval(&g, w), pw(w), 1e-9, "at %g", w);
+  for (double w = 1; w <= 20; w += 0.5)
+    cr_assert_float_eq(lbs_ipg_eval(&g, w), pw(w), 1e-9, "at %g", w);
   lbs_ipg_free(&g);
   cr_assert_eq(g.n, 0);
 }
@@ -880,7 +944,8 @@ Test(ipg_samples, noisy_samples_within_the_bound) {
   enum { M = 20, R = 5 };
   lbs_sample s[M * R];
   for (int i = 0; i < M; i++)
-    for (int r = 0; r < R; r++) { /* +-0.5 % noise, and one wild outlier per metric the median drops */
+    for (int r = 0; r < R;
+         r++) { /* +-0.5 % noise, and one wild outlier per metric the median drops */
       double noise = 0.01 * (lbs_rng_unit(7, (uint64_t)i, (uint64_t)r) - 0.5);
       if (r == 2) noise = i % 2 ? 0.5 : -0.3;
       s[i * R + r] = (lbs_sample){i + 1.0, pw(i + 1.0) * (1 + noise)};
@@ -912,7 +977,8 @@ Test(ipg_samples, medians_and_errors) {
   /* more work, clearly less time */
   lbs_sample fall[] = {{10, 1}, {20, 2}, {30, 3}, {40, 1.5}, {50, 5}};
   cr_assert_eq(lbs_ipg_from_samples(fall, 5, &acc, &g), LBS_RANGE);
-  cr_assert(strstr(lbs_errmsg(), "metric 40") && strstr(lbs_errmsg(), "metric 30"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "metric 40") && strstr(lbs_errmsg(), "metric 30"), "%s",
+            lbs_errmsg());
   cr_assert_eq(g.n, 0);
   cr_assert_null(g.w);
   lbs_sample one[] = {{5, 1}, {5, 2}, {5, 3}};
@@ -924,7 +990,6 @@ Test(ipg_samples, medians_and_errors) {
   lbs_sample inf[] = {{1, 1}, {INFINITY, 1}};
   cr_assert_eq(lbs_ipg_from_samples(inf, 2, &acc, &g), LBS_RANGE);
 }
-
 
 Test(db, plans_round_trip_through_the_database) {
   char *dir = tu_tmpdir(), *path = tu_path(dir, "calib.db");
@@ -966,7 +1031,8 @@ Test(db, a_version_1_file_gets_the_plan_tables_when_opened_for_writing) {
   lbs_calib_db *db;
   cr_assert_eq(lbs_calib_open(p, 1, &db), LBS_OK, "%s", lbs_errmsg());
   lbs_calib_close(&db);
-  sql(p, "DROP TABLE plan_graphs; DROP TABLE plan_impls; DROP TABLE plans; UPDATE meta SET value = '1' WHERE key = 'schema'");
+  sql(p,
+      "DROP TABLE plan_graphs; DROP TABLE plan_impls; DROP TABLE plans; UPDATE meta SET value = '1' WHERE key = 'schema'");
   lbs_plan q;
   cr_assert_eq(lbs_calib_open(p, 0, &db), LBS_OK, "%s", lbs_errmsg()); /* read as it is */
   cr_assert_eq(lbs_calib_get_plan(db, NULL, 0, &q), LBS_NOTFOUND);

@@ -13,7 +13,9 @@
 static double round_int(double w) { return w < 0 ? 0 : floor(w + 0.5); }
 static double next_int(double w) { return floor(w) + 1; }
 
-static lbs_ia_space space(double lo, double hi) { return (lbs_ia_space){lo, hi, round_int, next_int}; }
+static lbs_ia_space space(double lo, double hi) {
+  return (lbs_ia_space){lo, hi, round_int, next_int};
+}
 
 static lbs_ia_opts opts(double pct, double floor_s) {
   lbs_ia_opts o;
@@ -56,7 +58,8 @@ Test(ia_stats, merged_cells_fit_as_gsl_does) {
         if (x[k] >= s.g[i].w && x[k] <= s.g[j].w) xs[n] = x[k], ys[n++] = y[k];
       if (n < 3) continue;
       gsl_fit_linear(xs, 1, ys, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &ss);
-      lbs__ia_fit g = lbs__ia_fit_cell(&s.m[(size_t)i * (size_t)s.mcap + (size_t)j], s.g[i].w, s.g[j].w, 0.95);
+      lbs__ia_fit g =
+          lbs__ia_fit_cell(&s.m[(size_t)i * (size_t)s.mcap + (size_t)j], s.g[i].w, s.g[j].w, 0.95);
       cr_assert_float_eq(g.c1, c1, 1e-8 * fabs(c1) + 1e-18, "cell (%d,%d)", i, j);
     }
   lbs__ia_free(&s);
@@ -128,7 +131,15 @@ Test(ia_select, exponential_fallback_reaches_the_mswm) {
   double w = lbs__ia_select(&s), prev = w;
   cr_assert_eq(w, 200, "flat-ish: the growth limit");
   /* The frontier does not move: each sample halves the way back to the MSWM (101). */
-  double expect[] = {151 /* (200+101)/2 = 150.5 */, 126, 114 /* 113.5 */, 108 /* 107.5 */, 105 /* 104.5 */, 103, 102, 101, 101};
+  double expect[] = {151 /* (200+101)/2 = 150.5 */,
+                     126,
+                     114 /* 113.5 */,
+                     108 /* 107.5 */,
+                     105 /* 104.5 */,
+                     103,
+                     102,
+                     101,
+                     101};
   for (size_t k = 0; k < sizeof expect / sizeof *expect; k++) {
     w = lbs__ia_select(&s);
     cr_assert_eq(w, expect[k], "fallback %zu: %g after %g", k, w, prev);
@@ -200,7 +211,8 @@ Test(ia_identify, wide_confidence_rejects_noise_and_max_point_samples_accepts) {
   cr_assert_eq(lbs__ia_candidates(&s, &c), 0, "7 samples: still too wide");
   free(c);
   feed(&s, w + 7, t + 7, 1);
-  cr_assert_eq(lbs__ia_candidates(&s, &c), 1, "8 = max point samples: a candidate whatever the spread");
+  cr_assert_eq(lbs__ia_candidates(&s, &c), 1,
+               "8 = max point samples: a candidate whatever the spread");
   free(c);
   lbs__ia_free(&s);
 }
@@ -280,7 +292,8 @@ Test(ia_noise, a_lone_end_the_cell_does_not_predict_is_confirmed) {
   feed(&s, w, t, 8);
   lbs__ia_fit f;
   int which;
-  cr_assert_eq(lbs__ia_verdict(&s, 0, 5, &f, &which), LBS__IA_UNSURE, "one sample at 5 would make a knee");
+  cr_assert_eq(lbs__ia_verdict(&s, 0, 5, &f, &which), LBS__IA_UNSURE,
+               "one sample at 5 would make a knee");
   cr_assert_eq(which, 5);
   /* Confirmed by a second sample on the line: then an end like any other. */
   double w2 = 5, t2 = 1.05;
@@ -424,7 +437,9 @@ static lbs_err exec_w(void *ctx, void *p) {
   f->now += t;
   return LBS_OK;
 }
-static const lbs_adapter fake_adapter = {"fake", "units", "a known curve", 0, 0, round_int, next_int, calc_w, create_w, NULL, delete_w, NULL};
+static const lbs_adapter fake_adapter = {"fake",   "units",   "a known curve", 0,
+                                         0,        round_int, next_int,        calc_w,
+                                         create_w, NULL,      delete_w,        NULL};
 static const lbs_impl_ops fake_impl = {"fake", "clock", NULL, exec_w, NULL};
 
 static lbs_err sample(void *ctx, double w, double *t) {
@@ -442,8 +457,8 @@ static double quadratic(double w) { return 1e-5 + 1e-13 * w * w; }
 /* Runs the heuristic on curve over [lo, hi] and checks the IPG against the curve at 4000
  * metrics spread over the range (log and linear): within tol of the requested accuracy. */
 static double spikes;
-static void recover(const char *name, double (*curve)(double), double lo, double hi, double noise, double pct,
-                    double floor_s, double tol, int *nsamples) {
+static void recover(const char *name, double (*curve)(double), double lo, double hi, double noise,
+                    double pct, double floor_s, double tol, int *nsamples) {
   fake f = {0, curve, noise, 0, spikes};
   the_fake = &f;
   lbs_ia_opts o = opts(pct, floor_s);
@@ -458,21 +473,27 @@ static void recover(const char *name, double (*curve)(double), double lo, double
   int n = 0;
   for (int k = 0; k < 4000; k++) {
     double u = (k + 0.5) / 2000;
-    double w = k < 2000 ? floor(lo + (hi - lo) * u) : floor(exp(log(lo > 1 ? lo : 1) + (log(hi) - log(lo > 1 ? lo : 1)) * (u - 1)));
+    double w = k < 2000
+                   ? floor(lo + (hi - lo) * u)
+                   : floor(exp(log(lo > 1 ? lo : 1) + (log(hi) - log(lo > 1 ? lo : 1)) * (u - 1)));
     if (w < lo || w > hi) continue;
     double want = curve(w), got = lbs_ipg_eval(&r.ipg, w);
-    double err = fabs(got - want) / lbs_ia_bound_at(&o.accuracy, want); /* 1 = the requested accuracy */
+    double err =
+        fabs(got - want) / lbs_ia_bound_at(&o.accuracy, want); /* 1 = the requested accuracy */
     if (err > 1 && getenv("IA_DEBUG")) fprintf(stderr, "  w %.0f want %g got %g\n", w, want, got);
     worst = err > worst ? err : worst;
     sum += err;
     n++;
   }
-  cr_log_info("%s: %d samples, %d points, worst error %.2f and mean %.3f of the requested accuracy (%g%%, floor %g s)",
-              name, r.nsamples, r.ipg.n, worst, sum / n, pct, floor_s);
-  fprintf(stderr, "ia %s: %d samples, %d points, noise %.3g, worst %.2f mean %.3f of the accuracy\n", name, r.nsamples, r.ipg.n, r.noise, worst,
-          sum / n);
+  cr_log_info(
+      "%s: %d samples, %d points, worst error %.2f and mean %.3f of the requested accuracy (%g%%, floor %g s)",
+      name, r.nsamples, r.ipg.n, worst, sum / n, pct, floor_s);
+  fprintf(stderr,
+          "ia %s: %d samples, %d points, noise %.3g, worst %.2f mean %.3f of the accuracy\n", name,
+          r.nsamples, r.ipg.n, r.noise, worst, sum / n);
   if (getenv("IA_DEBUG"))
-    for (int k = 0; k < r.ipg.n; k++) fprintf(stderr, "  point %.0f %g (curve %g)\n", r.ipg.w[k], r.ipg.t[k], curve(r.ipg.w[k]));
+    for (int k = 0; k < r.ipg.n; k++)
+      fprintf(stderr, "  point %.0f %g (curve %g)\n", r.ipg.w[k], r.ipg.t[k], curve(r.ipg.w[k]));
   cr_assert(worst <= tol, "%s: worst error %.2f x the requested accuracy", name, worst);
   if (nsamples) *nsamples = r.nsamples;
   lbs_ia_result_free(&r);

@@ -17,7 +17,8 @@
 #include "lbs_calib.h"
 
 #define NADAPTERS 7
-static const char *kernels[NADAPTERS] = {"sort", "dot", "conv1d", "matmul", "wave", "walk", "bhforce"};
+static const char *kernels[NADAPTERS] = {"sort", "dot",  "conv1d", "matmul",
+                                         "wave", "walk", "bhforce"};
 
 static const lbs_impl_ops *impl_of(const char *kernel, const char *target) {
   char name[64];
@@ -48,7 +49,8 @@ static void *create(const lbs_adapter *a, double w, uint64_t seed) {
 
 static void assert_checks(const lbs_adapter *a, const void *p, const char *what) {
   char why[512] = "";
-  cr_assert_eq(a->check(p, why, sizeof why), 0, "%s %s, metric %.17g: %s", a->kernel, what, a->calc_metric(p), why);
+  cr_assert_eq(a->check(p, why, sizeof why), 0, "%s %s, metric %.17g: %s", a->kernel, what,
+               a->calc_metric(p), why);
 }
 
 /* ---------------------------------------------------------------- the registry */
@@ -96,7 +98,9 @@ Test(kernels, devices_are_described) {
 /* ---------------------------------------------------------------- metrics */
 
 static int adapter_ids[NADAPTERS] = {0, 1, 2, 3, 4, 5, 6};
-ParameterizedTestParameters(kernels, metric_rules) { return cr_make_param_array(int, adapter_ids, NADAPTERS); }
+ParameterizedTestParameters(kernels, metric_rules) {
+  return cr_make_param_array(int, adapter_ids, NADAPTERS);
+}
 
 /* Walks the valid metrics from the smallest with NextMetric; between two of them, every value
  * rounds to the nearer and NextMetric gives the upper one. CreateParams gives back the metric
@@ -120,17 +124,20 @@ ParameterizedTest(int *k, kernels, metric_rules) {
       double r = a->round_metric(x);
       cr_assert(r == v || r == nv, "%s: round(%g) = %g, not %g or %g", a->kernel, x, r, v, nv);
       cr_assert_leq(fabs(r - x), fmin(x - v, nv - x), "%s: round(%g) = %g", a->kernel, x, r);
-      cr_assert_eq(a->next_metric(x), nv, "%s: next(%g) = %g, not %g", a->kernel, x, a->next_metric(x), nv);
+      cr_assert_eq(a->next_metric(x), nv, "%s: next(%g) = %g, not %g", a->kernel, x,
+                   a->next_metric(x), nv);
       if (refused < 20 && (step % 7 == 0 || x == floor(x))) {
         void *p = (void *)1;
-        cr_assert_eq(a->create_params(x, 1, &p), LBS_RANGE, "%s: created an invalid metric %g", a->kernel, x);
+        cr_assert_eq(a->create_params(x, 1, &p), LBS_RANGE, "%s: created an invalid metric %g",
+                     a->kernel, x);
         cr_assert_null(p);
         refused++;
       }
     }
     if (step < 40 || (step % 97 == 0 && v <= 3000)) {
       void *p = create(a, v, (uint64_t)step);
-      cr_assert_eq(a->calc_metric(p), v, "%s: calc(create(%g)) = %g", a->kernel, v, a->calc_metric(p));
+      cr_assert_eq(a->calc_metric(p), v, "%s: calc(create(%g)) = %g", a->kernel, v,
+                   a->calc_metric(p));
       a->delete_params(p);
       created++;
     }
@@ -154,7 +161,8 @@ ParameterizedTest(int *k, kernels, metric_rules) {
     cr_assert_gt(nx, w);
     cr_assert_gt(a->next_metric(r), r);
     if (r <= w) {
-      cr_assert_gt(a->next_metric(r), w, "%s: a valid metric between round(%.17g) and it", a->kernel, w);
+      cr_assert_gt(a->next_metric(r), w, "%s: a valid metric between round(%.17g) and it",
+                   a->kernel, w);
       cr_assert_leq(w - r, nx - w, "%s: round(%.17g) = %.17g, next is nearer", a->kernel, w, r);
     } else {
       cr_assert_eq(r, nx);
@@ -165,7 +173,8 @@ ParameterizedTest(int *k, kernels, metric_rules) {
   for (double x = min; x <= fmin(a->hi / 10, 3e5); x *= 1.9) {
     double w = a->round_metric(x);
     void *p = create(a, w, 7);
-    cr_assert_eq(a->calc_metric(p), w, "%s: calc(create(%.17g)) = %.17g", a->kernel, w, a->calc_metric(p));
+    cr_assert_eq(a->calc_metric(p), w, "%s: calc(create(%.17g)) = %.17g", a->kernel, w,
+                 a->calc_metric(p));
     a->delete_params(p);
     created++;
   }
@@ -175,7 +184,9 @@ ParameterizedTest(int *k, kernels, metric_rules) {
 
 /* ---------------------------------------------------------------- random parameters */
 
-ParameterizedTestParameters(kernels, random_params) { return cr_make_param_array(int, adapter_ids, NADAPTERS); }
+ParameterizedTestParameters(kernels, random_params) {
+  return cr_make_param_array(int, adapter_ids, NADAPTERS);
+}
 
 ParameterizedTest(int *k, kernels, random_params) {
   const lbs_adapter *a = lbs_adapter_at(*k);
@@ -184,7 +195,8 @@ ParameterizedTest(int *k, kernels, random_params) {
     for (uint64_t seed = 0; seed < 12; seed++) {
       double lo = ranges[r][0], hi = ranges[r][1];
       void *p = NULL, *q = NULL;
-      cr_assert_eq(a->random_params(lo, hi, seed, &p), LBS_OK, "%s [%g, %g]: %s", a->kernel, lo, hi, lbs_errmsg());
+      cr_assert_eq(a->random_params(lo, hi, seed, &p), LBS_OK, "%s [%g, %g]: %s", a->kernel, lo, hi,
+                   lbs_errmsg());
       double w = a->calc_metric(p);
       cr_assert(w >= lo && w <= hi, "%s: random metric %g outside [%g, %g]", a->kernel, w, lo, hi);
       cr_assert_eq(a->random_params(lo, hi, seed, &q), LBS_OK);
@@ -199,8 +211,8 @@ ParameterizedTest(int *k, kernels, random_params) {
 /* Shapes, values and placements vary over seeds (the degrees of freedom of each kernel). */
 Test(kernels, random_params_vary_every_degree_of_freedom) {
   const int n = 40;
-  int conv_long_a = 0, conv_long_b = 0, mm_skinny = 0, mm_distinct = 0, sort_dups = 0, sort_neg = 0, walk_part = 0,
-      bh_close = 0, wave_s = 0, walk_seeds = 0;
+  int conv_long_a = 0, conv_long_b = 0, mm_skinny = 0, mm_distinct = 0, sort_dups = 0, sort_neg = 0,
+      walk_part = 0, bh_close = 0, wave_s = 0, walk_seeds = 0;
   double first_S = -1;
   uint64_t first_seed = 0;
   for (uint64_t seed = 0; seed < (uint64_t)n; seed++) {
@@ -246,10 +258,12 @@ Test(kernels, random_params_vary_every_degree_of_freedom) {
     double d = 0;
     for (int64_t i = 1; i < b->ntarget; i++) {
       const double *x = b->x + 3 * b->target[i], *y = b->x + 3 * b->target[i - 1];
-      d += sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]));
+      d += sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
+                (x[2] - y[2]) * (x[2] - y[2]));
     }
     bh_close += d / (double)(b->ntarget - 1) < 0.3;
-    for (int64_t i = 0; i < b->ntarget; i++) cr_assert(b->target[i] >= 0 && b->target[i] < b->nbody);
+    for (int64_t i = 0; i < b->ntarget; i++)
+      cr_assert(b->target[i] >= 0 && b->target[i] < b->nbody);
     lbs_adapter_find("bhforce")->delete_params(p);
 
     cr_assert_eq(lbs_adapter_find("wave")->random_params(1, 10, seed, &p), LBS_OK);
@@ -259,10 +273,10 @@ Test(kernels, random_params_vary_every_degree_of_freedom) {
     wave_s += v->S != first_S;
     lbs_adapter_find("wave")->delete_params(p);
   }
-  cr_assert(conv_long_a > 5 && conv_long_b > 5, "conv1d: a longer %d times, b longer %d times", conv_long_a,
-            conv_long_b);
-  cr_assert(mm_skinny > 5 && mm_distinct > 5, "matmul: %d skinny, %d with three distinct dimensions", mm_skinny,
-            mm_distinct);
+  cr_assert(conv_long_a > 5 && conv_long_b > 5, "conv1d: a longer %d times, b longer %d times",
+            conv_long_a, conv_long_b);
+  cr_assert(mm_skinny > 5 && mm_distinct > 5,
+            "matmul: %d skinny, %d with three distinct dimensions", mm_skinny, mm_distinct);
   cr_assert(sort_dups > 3 && sort_dups < n, "sort: %d of %d with duplicates", sort_dups, n);
   cr_assert(sort_neg > 3 && sort_neg < n, "sort: %d of %d with negative values", sort_neg, n);
   cr_assert(walk_part > 3 && walk_part < n, "walk: %d of %d from part of the grid", walk_part, n);
@@ -285,13 +299,16 @@ static void assert_same(const char *k, const void *pa, const void *pb, int T) {
     double s = 0;
     for (int64_t i = 0; i < a->n; i++) s += fabs(a->x[i] * a->y[i]);
     double tol = 2 * ((double)a->n + 2) * DBL_EPSILON * s;
-    cr_assert_leq(fabs(a->result - b->result), tol, "dot, %d threads: %.17g vs %.17g", T, a->result, b->result);
+    cr_assert_leq(fabs(a->result - b->result), tol, "dot, %d threads: %.17g vs %.17g", T, a->result,
+                  b->result);
   } else if (!strcmp(k, "conv1d")) {
     const lbs_k_conv1d *a = pa, *b = pb;
-    cr_assert(!memcmp(a->out, b->out, (size_t)(a->na + a->nb - 1) * sizeof *a->out), "conv1d, %d threads differ", T);
+    cr_assert(!memcmp(a->out, b->out, (size_t)(a->na + a->nb - 1) * sizeof *a->out),
+              "conv1d, %d threads differ", T);
   } else if (!strcmp(k, "matmul")) {
     const lbs_k_matmul *a = pa, *b = pb;
-    cr_assert(!memcmp(a->C, b->C, (size_t)a->m * (size_t)a->p * sizeof *a->C), "matmul, %d threads differ", T);
+    cr_assert(!memcmp(a->C, b->C, (size_t)a->m * (size_t)a->p * sizeof *a->C),
+              "matmul, %d threads differ", T);
   } else if (!strcmp(k, "wave")) {
     const lbs_k_wave *a = pa, *b = pb;
     int64_t nv = a->ncells * 6 * (a->b + 1) * (a->b + 1) * (a->b + 1);
@@ -303,12 +320,14 @@ static void assert_same(const char *k, const void *pa, const void *pb, int T) {
                   "wave, %d threads: energy %.17g vs %.17g", T, a->energy, b->energy);
   } else if (!strcmp(k, "walk")) {
     const lbs_k_walk *a = pa, *b = pb;
-    cr_assert(a->hits == b->hits && a->steps == b->steps, "walk, %d threads: %lld/%lld vs %lld/%lld", T,
-              (long long)a->hits, (long long)a->steps, (long long)b->hits, (long long)b->steps);
+    cr_assert(a->hits == b->hits && a->steps == b->steps,
+              "walk, %d threads: %lld/%lld vs %lld/%lld", T, (long long)a->hits,
+              (long long)a->steps, (long long)b->hits, (long long)b->steps);
   } else if (!strcmp(k, "bhforce")) {
     const lbs_k_bhforce *a = pa, *b = pb;
     cr_assert_eq(a->interactions, b->interactions);
-    cr_assert(!memcmp(a->acc, b->acc, 3 * (size_t)a->ntarget * sizeof *a->acc), "bhforce, %d threads differ", T);
+    cr_assert(!memcmp(a->acc, b->acc, 3 * (size_t)a->ntarget * sizeof *a->acc),
+              "bhforce, %d threads differ", T);
   }
 }
 
@@ -322,19 +341,24 @@ ParameterizedTest(int *k, kernels, implementations_pass_checks) {
   const lbs_adapter *a = lbs_adapter_at(*k);
   const lbs_impl_ops *cpu = impl_of(a->kernel, "cpu"), *thr = impl_of(a->kernel, "threads");
   double v0 = a->round_metric(0), v1 = a->next_metric(v0), v2 = a->next_metric(v1);
-  double ws[] = {v0, v1, v2, a->round_metric(37), a->round_metric(1001), a->lo, a->round_metric(a->hi / 100),
-                 -1, -2, -3};
+  double ws[] = {
+      v0, v1, v2, a->round_metric(37), a->round_metric(1001), a->lo, a->round_metric(a->hi / 100),
+      -1, -2, -3};
   for (size_t i = 0; i < sizeof ws / sizeof *ws; i++) {
     uint64_t seed = 11 + i;
     void *pc;
-    if (ws[i] >= 0) pc = create(a, ws[i], seed);
-    else cr_assert_eq(a->random_params(1, 2e4, seed, &pc), LBS_OK, "%s", lbs_errmsg());
+    if (ws[i] >= 0)
+      pc = create(a, ws[i], seed);
+    else
+      cr_assert_eq(a->random_params(1, 2e4, seed, &pc), LBS_OK, "%s", lbs_errmsg());
     cr_assert_eq(run(cpu, 0, pc), LBS_OK, "%s", lbs_errmsg());
     assert_checks(a, pc, "cpu");
     for (int T = 1; T <= 3; T++) {
       void *pt;
-      if (ws[i] >= 0) pt = create(a, ws[i], seed);
-      else cr_assert_eq(a->random_params(1, 2e4, seed, &pt), LBS_OK);
+      if (ws[i] >= 0)
+        pt = create(a, ws[i], seed);
+      else
+        cr_assert_eq(a->random_params(1, 2e4, seed, &pt), LBS_OK);
       cr_assert_eq(run(thr, T, pt), LBS_OK, "%s", lbs_errmsg());
       char what[32];
       snprintf(what, sizeof what, "threads:%d", T);
@@ -359,7 +383,8 @@ Test(kernels, threads_sort_any_thread_count) {
       cr_assert_eq(run(thr, counts[c], p), LBS_OK, "%s", lbs_errmsg());
       assert_checks(a, p, "threads");
       a->delete_params(p);
-      cr_assert_eq(a->random_params(500, 5000, c * 10 + s, &p), LBS_OK); /* with duplicates, negatives */
+      cr_assert_eq(a->random_params(500, 5000, c * 10 + s, &p),
+                   LBS_OK); /* with duplicates, negatives */
       cr_assert_eq(run(thr, counts[c], p), LBS_OK, "%s", lbs_errmsg());
       assert_checks(a, p, "threads (random)");
       a->delete_params(p);
@@ -380,7 +405,8 @@ Test(kernels, introsort_on_adversarial_inputs) {
                          : (double)(i * 7919 % 3);
     memcpy(r, v, (size_t)n * sizeof *v);
     lbs__sort_doubles(v, n);
-    for (int64_t i = 1; i < n; i++) cr_assert_leq(v[i - 1], v[i], "kind %d at %lld", kind, (long long)i);
+    for (int64_t i = 1; i < n; i++)
+      cr_assert_leq(v[i - 1], v[i], "kind %d at %lld", kind, (long long)i);
     double s0 = 0, s1 = 0;
     for (int64_t i = 0; i < n; i++) s0 += r[i], s1 += v[i];
     cr_assert_eq(s0, s1, "kind %d: not the same values", kind);
@@ -427,21 +453,32 @@ static int corrupt(const char *k, void *p, int c) {
   } else if (!strcmp(k, "wave")) {
     lbs_k_wave *w = p;
     int64_t comp = (w->b + 1) * (w->b + 1) * (w->b + 1);
-    if (c == 0) w->F[(w->ncells - 1) * 6 * comp + 3 * comp + comp / 2] += 1e-6; /* an H in the last cell */
-    else if (c == 1) w->F[2 * comp + w->b] += 1e-6; /* an E halo (must stay) */
-    else if (c == 2) w->energy = bump(w->energy);
-    else if (c == 3) w->emax = bump(w->emax);
-    else return 0;
+    if (c == 0)
+      w->F[(w->ncells - 1) * 6 * comp + 3 * comp + comp / 2] += 1e-6; /* an H in the last cell */
+    else if (c == 1)
+      w->F[2 * comp + w->b] += 1e-6; /* an E halo (must stay) */
+    else if (c == 2)
+      w->energy = bump(w->energy);
+    else if (c == 3)
+      w->emax = bump(w->emax);
+    else
+      return 0;
   } else if (!strcmp(k, "walk")) {
     lbs_k_walk *w = p;
-    if (c == 0) w->steps++;
-    else if (c == 1) w->hits++;
-    else return 0;
+    if (c == 0)
+      w->steps++;
+    else if (c == 1)
+      w->hits++;
+    else
+      return 0;
   } else if (!strcmp(k, "bhforce")) {
     lbs_k_bhforce *b = p;
-    if (c == 0) b->acc[3 * (b->ntarget - 1) + 1] = bump(b->acc[3 * (b->ntarget - 1) + 1]);
-    else if (c == 1) b->interactions++;
-    else return 0;
+    if (c == 0)
+      b->acc[3 * (b->ntarget - 1) + 1] = bump(b->acc[3 * (b->ntarget - 1) + 1]);
+    else if (c == 1)
+      b->interactions++;
+    else
+      return 0;
   }
   return 1;
 }
@@ -460,9 +497,10 @@ ParameterizedTest(int *k, kernels, check_rejects_corrupted_outputs) {
       break;
     }
     char why[512] = "";
-    cr_assert_eq(a->check(p, why, sizeof why), -1, "%s: corruption %d passed the check", a->kernel, c);
-    cr_assert(!strncmp(why, a->kernel, strlen(a->kernel)) && strlen(why) > strlen(a->kernel) + 5, "%s: why '%s'",
-              a->kernel, why);
+    cr_assert_eq(a->check(p, why, sizeof why), -1, "%s: corruption %d passed the check", a->kernel,
+                 c);
+    cr_assert(!strncmp(why, a->kernel, strlen(a->kernel)) && strlen(why) > strlen(a->kernel) + 5,
+              "%s: why '%s'", a->kernel, why);
     a->delete_params(p);
     tried++;
   }
@@ -473,7 +511,8 @@ ParameterizedTest(int *k, kernels, check_rejects_corrupted_outputs) {
 
 static int create_calls, fail_at, fail_errno;
 
-static int failing_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+static int failing_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                          void *arg) {
   if (++create_calls >= fail_at) return fail_errno;
   return pthread_create(th, attr, fn, arg);
 }
@@ -489,7 +528,8 @@ Test(kernels, a_thread_that_fails_to_start_is_an_error) {
       void *p = create(a, a->round_metric(100), 1);
       lbs_err e = run(thr, 3, p);
       cr_assert_eq(e, err[j] == EAGAIN ? LBS_NOMEM : LBS_IO, "%s: %s", a->kernel, lbs_strerror(e));
-      cr_assert(strstr(lbs_errmsg(), "starting thread") && strstr(lbs_errmsg(), a->kernel), "%s", lbs_errmsg());
+      cr_assert(strstr(lbs_errmsg(), "starting thread") && strstr(lbs_errmsg(), a->kernel), "%s",
+                lbs_errmsg());
       a->delete_params(p);
     }
   }

@@ -37,9 +37,10 @@ static const lbs_impl_ops *open_impl(const char *target, const char *kernel, voi
 static double unit(uint64_t seed, uint64_t i) { return 2 * lbs_rng_unit(seed, 7, i) - 1; }
 
 /* |got - want| within rel of scale (the sum of the magnitudes of the terms). */
-static void near(double got, double want, double scale, double rel, const char *what, long long at) {
-  cr_assert(fabs(got - want) <= rel * scale + 1e-300, "%s[%lld]: %.17g, want %.17g (scale %g)", what, at, got, want,
-            scale);
+static void near(double got, double want, double scale, double rel, const char *what,
+                 long long at) {
+  cr_assert(fabs(got - want) <= rel * scale + 1e-300, "%s[%lld]: %.17g, want %.17g (scale %g)",
+            what, at, got, want, scale);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -54,11 +55,14 @@ static void check_sort(const char *target) {
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t n = sizes[s];
     double *a = malloc((size_t)n * sizeof *a), *ref = malloc((size_t)n * sizeof *ref);
-    for (int64_t i = 0; i < n; i++) a[i] = ref[i] = i % 5 == 3 ? a[i / 2] : 1e3 * unit(s, (uint64_t)i); /* ties too */
+    for (int64_t i = 0; i < n; i++)
+      a[i] = ref[i] = i % 5 == 3 ? a[i / 2] : 1e3 * unit(s, (uint64_t)i); /* ties too */
     qsort(ref, (size_t)n, sizeof *ref, cmp_double);
     lbs_k_sort p = {n, a};
     cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "n = %lld: %s", (long long)n, lbs_errmsg());
-    for (int64_t i = 0; i < n; i++) cr_assert_eq(a[i], ref[i], "n = %lld: a[%lld] = %g, want %g", (long long)n, (long long)i, a[i], ref[i]);
+    for (int64_t i = 0; i < n; i++)
+      cr_assert_eq(a[i], ref[i], "n = %lld: a[%lld] = %g, want %g", (long long)n, (long long)i,
+                   a[i], ref[i]);
     free(a), free(ref);
   }
   ops->close(ctx);
@@ -70,7 +74,8 @@ static void check_dot(const char *target) {
   const int64_t sizes[] = {1, 2, 5, 255, 257, 1001, 262145, 300007};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t n = sizes[s];
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y), want = 0, scale = 0;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y), want = 0,
+           scale = 0;
     for (int64_t i = 0; i < n; i++) {
       x[i] = unit(2 * s, (uint64_t)i), y[i] = unit(2 * s + 1, (uint64_t)i);
       want += x[i] * y[i], scale += fabs(x[i] * y[i]);
@@ -92,12 +97,14 @@ static void check_conv1d(const char *target) {
   const int64_t sizes[][2] = {{1, 1}, {1, 5}, {7, 1}, {3, 4}, {100, 17}, {257, 300}, {1000, 999}};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t na = sizes[s][0], nb = sizes[s][1], no = na + nb - 1;
-    double *a = malloc((size_t)na * sizeof *a), *b = malloc((size_t)nb * sizeof *b), *out = malloc((size_t)no * sizeof *out);
+    double *a = malloc((size_t)na * sizeof *a), *b = malloc((size_t)nb * sizeof *b),
+           *out = malloc((size_t)no * sizeof *out);
     for (int64_t i = 0; i < na; i++) a[i] = unit(3 * s, (uint64_t)i);
     for (int64_t i = 0; i < nb; i++) b[i] = unit(3 * s + 1, (uint64_t)i);
     for (int64_t k = 0; k < no; k++) out[k] = NAN;
     lbs_k_conv1d p = {na, nb, a, b, out};
-    cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld x %lld: %s", (long long)na, (long long)nb, lbs_errmsg());
+    cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld x %lld: %s", (long long)na, (long long)nb,
+                 lbs_errmsg());
     for (int64_t k = 0; k < no; k++) {
       double want = 0, scale = 0;
       for (int64_t i = 0; i < na; i++)
@@ -112,10 +119,12 @@ static void check_conv1d(const char *target) {
 static void check_matmul(const char *target) {
   void *ctx;
   const lbs_impl_ops *ops = open_impl(target, "matmul", &ctx);
-  const int sizes[][3] = {{1, 1, 1}, {1, 7, 1}, {3, 1, 5}, {16, 16, 16}, {17, 33, 15}, {64, 5, 70}, {100, 129, 31}};
+  const int sizes[][3] = {{1, 1, 1},    {1, 7, 1},   {3, 1, 5},     {16, 16, 16},
+                          {17, 33, 15}, {64, 5, 70}, {100, 129, 31}};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int m = sizes[s][0], n = sizes[s][1], q = sizes[s][2];
-    double *A = malloc((size_t)m * n * sizeof *A), *B = malloc((size_t)n * q * sizeof *B), *C = malloc((size_t)m * q * sizeof *C);
+    double *A = malloc((size_t)m * n * sizeof *A), *B = malloc((size_t)n * q * sizeof *B),
+           *C = malloc((size_t)m * q * sizeof *C);
     for (int i = 0; i < m * n; i++) A[i] = unit(3 * s, (uint64_t)i);
     for (int i = 0; i < n * q; i++) B[i] = unit(3 * s + 1, (uint64_t)i);
     for (int i = 0; i < m * q; i++) C[i] = NAN;
@@ -124,7 +133,8 @@ static void check_matmul(const char *target) {
     for (int i = 0; i < m; i++)
       for (int j = 0; j < q; j++) {
         double want = 0, scale = 0;
-        for (int e = 0; e < n; e++) want += A[i * n + e] * B[e * q + j], scale += fabs(A[i * n + e] * B[e * q + j]);
+        for (int e = 0; e < n; e++)
+          want += A[i * n + e] * B[e * q + j], scale += fabs(A[i * n + e] * B[e * q + j]);
         near(C[i * q + j], want, scale, 1e-13, "matmul C", (long long)(i * q + j));
       }
     free(A), free(B), free(C);
@@ -191,8 +201,10 @@ static void check_wave(const char *target) {
         emax = m > emax ? m : emax;
       }
       lbs_k_wave p = {nc, b, 0.5, F, 0, 0};
-      cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld cells of %d^3: %s", (long long)nc, b, lbs_errmsg());
-      for (size_t i = 0; i < len; i++) near(F[i], R[i], fabs(R[i]) + 1, 1e-12, "wave F", (long long)i);
+      cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld cells of %d^3: %s", (long long)nc, b,
+                   lbs_errmsg());
+      for (size_t i = 0; i < len; i++)
+        near(F[i], R[i], fabs(R[i]) + 1, 1e-12, "wave F", (long long)i);
       near(p.energy, energy, fabs(energy), 1e-12, "wave energy, cells", (long long)nc);
       cr_assert_eq(p.emax, emax, "emax %.17g, want %.17g", p.emax, emax);
       free(F), free(R);
@@ -224,7 +236,8 @@ static void check_walk(const char *target) {
   const int64_t grids[] = {1, 5, 64};
   for (size_t gi = 0; gi < 3; gi++)
     for (size_t s = 0; s < sizeof walks / sizeof *walks; s++) {
-      int64_t N = grids[gi], nw = walks[s], *start = malloc((size_t)nw * sizeof *start), hits = 0, steps = 0;
+      int64_t N = grids[gi], nw = walks[s], *start = malloc((size_t)nw * sizeof *start), hits = 0,
+              steps = 0;
       uint64_t seed = 0x5eedULL + s * 1000003ULL;
       for (int64_t k = 0; k < nw; k++) {
         start[k] = (int64_t)(lbs_rng_u64(seed, 99, (uint64_t)k) % (uint64_t)(N * N));
@@ -234,10 +247,10 @@ static void check_walk(const char *target) {
       }
       lbs_k_walk p = {N, nw, start, seed, -1, -1};
       cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld walks: %s", (long long)nw, lbs_errmsg());
-      cr_assert_eq(p.hits, hits, "N %lld, %lld walks: %lld hits, want %lld", (long long)N, (long long)nw,
-                   (long long)p.hits, (long long)hits);
-      cr_assert_eq(p.steps, steps, "N %lld, %lld walks: %lld steps, want %lld", (long long)N, (long long)nw,
-                   (long long)p.steps, (long long)steps);
+      cr_assert_eq(p.hits, hits, "N %lld, %lld walks: %lld hits, want %lld", (long long)N,
+                   (long long)nw, (long long)p.hits, (long long)hits);
+      cr_assert_eq(p.steps, steps, "N %lld, %lld walks: %lld steps, want %lld", (long long)N,
+                   (long long)nw, (long long)p.steps, (long long)steps);
       free(start);
     }
   ops->close(ctx);
@@ -258,18 +271,20 @@ static void check_bhforce(const char *target) {
     for (size_t s = 0; s < 4; s++) {
       int64_t nt = targets[s], *target = malloc((size_t)nt * sizeof *target), want_inter = 0;
       double *acc = malloc(3 * (size_t)nt * sizeof *acc);
-      for (int64_t k = 0; k < nt; k++) target[k] = (int64_t)(lbs_rng_u64(5, 6, (uint64_t)k) % (uint64_t)n);
+      for (int64_t k = 0; k < nt; k++)
+        target[k] = (int64_t)(lbs_rng_u64(5, 6, (uint64_t)k) % (uint64_t)n);
       lbs_k_bhforce p = {n, x, 0.7, &t, nt, target, acc, -1};
-      cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld bodies, %lld targets: %s", (long long)n, (long long)nt,
-                   lbs_errmsg());
+      cr_assert_eq(ops->execute(ctx, &p), LBS_OK, "%lld bodies, %lld targets: %s", (long long)n,
+                   (long long)nt, lbs_errmsg());
       for (int64_t k = 0; k < nt; k++) {
         double a[3];
         want_inter += lbs_nb_accel(&t, x, n, 0.7, target[k], a, stack);
         double mag = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-        for (int d = 0; d < 3; d++) near(acc[3 * k + d], a[d], mag, 1e-12, "bhforce acc", (long long)(3 * k + d));
+        for (int d = 0; d < 3; d++)
+          near(acc[3 * k + d], a[d], mag, 1e-12, "bhforce acc", (long long)(3 * k + d));
       }
-      cr_assert_eq(p.interactions, want_inter, "%lld interactions, want %lld", (long long)p.interactions,
-                   (long long)want_inter);
+      cr_assert_eq(p.interactions, want_inter, "%lld interactions, want %lld",
+                   (long long)p.interactions, (long long)want_inter);
       free(target), free(acc);
     }
     free(stack), free(x), free(v);
@@ -279,8 +294,8 @@ static void check_bhforce(const char *target) {
 }
 
 /* Each kernel on each device target. */
-#define ON_DEVICES(kernel)                                                                                            \
-  Test(opencl, kernel) { check_##kernel("opencl"); }                                                                 \
+#define ON_DEVICES(kernel)                                                                         \
+  Test(opencl, kernel) { check_##kernel("opencl"); }                                               \
   Test(cuda, kernel) { check_##kernel("cuda"); }
 ON_DEVICES(sort)
 ON_DEVICES(dot)
@@ -317,7 +332,8 @@ Test(opencl, all_seven_registered) {
   }
 }
 
-/* The cuda implementations, when built: open() succeeds or says there is no device; never crashes. */
+/* The cuda implementations, when built: open() succeeds or says there is no device; never crashes.
+ */
 Test(cuda, open_or_notfound) {
   if (!lbs__cuda_built) {
     const lbs_impl_ops *ops;
@@ -334,9 +350,12 @@ Test(cuda, open_or_notfound) {
     lbs_impl_args args = {0, 0};
     lbs_clear_error();
     lbs_err e = ops->open(&ctx, &args, device, sizeof device);
-    cr_assert(e == LBS_OK || e == LBS_NOTFOUND, "%s.cuda: %s: %s", ops->kernel, lbs_strerror(e), lbs_errmsg());
-    if (e == LBS_OK) cr_assert(!strncmp(device, "cuda: ", 6), "device '%s'", device);
-    else cr_assert(strlen(lbs_errmsg()) > 0, "%s.cuda: no message", ops->kernel);
+    cr_assert(e == LBS_OK || e == LBS_NOTFOUND, "%s.cuda: %s: %s", ops->kernel, lbs_strerror(e),
+              lbs_errmsg());
+    if (e == LBS_OK)
+      cr_assert(!strncmp(device, "cuda: ", 6), "device '%s'", device);
+    else
+      cr_assert(strlen(lbs_errmsg()) > 0, "%s.cuda: no message", ops->kernel);
     ops->close(ctx);
     ops->close(NULL);
   }

@@ -37,7 +37,8 @@ static double brute_pair(const lbs_graph *f, const lbs_graph *g, double hi, doub
 
 static double max_slope(const lbs_graph *g) {
   double m = 0;
-  for (int i = 0; i < g->n; i++) m = fmax(m, fabs(g->p[i].t1 - g->p[i].t0) / (g->p[i].x1 - g->p[i].x0));
+  for (int i = 0; i < g->n; i++)
+    m = fmax(m, fabs(g->p[i].t1 - g->p[i].t0) / (g->p[i].x1 - g->p[i].x0));
   return m;
 }
 
@@ -65,8 +66,11 @@ Test(racecar, segment_adding_is_optimal_for_every_pair_of_segments) {
       cr_assert(c, "trial %d: no piece at %g", trial, x);
       double t = lbs_graph_eval(&out, x), a = lbs_piece_a(c, x);
       /* the split it names gives the time it says */
-      double fa = p.t0 + (p.t1 - p.t0) * (a - p.x0) / (p.x1 - p.x0), fb = q.t0 + (q.t1 - q.t0) * (x - a - q.x0) / (q.x1 - q.x0);
-      cr_assert(a >= p.x0 - 1e-9 && a <= p.x1 + 1e-9 && x - a >= q.x0 - 1e-9 && x - a <= q.x1 + 1e-9, "trial %d", trial);
+      double fa = p.t0 + (p.t1 - p.t0) * (a - p.x0) / (p.x1 - p.x0),
+             fb = q.t0 + (q.t1 - q.t0) * (x - a - q.x0) / (q.x1 - q.x0);
+      cr_assert(a >= p.x0 - 1e-9 && a <= p.x1 + 1e-9 && x - a >= q.x0 - 1e-9 &&
+                    x - a <= q.x1 + 1e-9,
+                "trial %d", trial);
       cr_assert_float_eq(t, fmax(fa, fb), 1e-9, "trial %d x %g", trial, x);
       /* and no split is better (brute force over a fine grid) */
       double lo = fmax(p.x0, x - q.x1), up = fmin(p.x1, x - q.x0), best = INFINITY;
@@ -77,15 +81,16 @@ Test(racecar, segment_adding_is_optimal_for_every_pair_of_segments) {
         best = fmin(best, v);
       }
       double res = (sp + sq) * (up - lo) / 4000 + 1e-9;
-      cr_assert(t <= best + 1e-9 && t >= best - res, "trial %d x %g: segment adding %.12g, brute force %.12g", trial, x, t,
-                best);
+      cr_assert(t <= best + 1e-9 && t >= best - res,
+                "trial %d x %g: segment adding %.12g, brute force %.12g", trial, x, t, best);
     }
     lbs_graph_free(&out);
   }
 }
 
 Test(racecar, envelope_keeps_the_lowest_graph_and_its_source) {
-  lbs_ipg a = {2, (double[]){0, 10}, (double[]){1, 11}}, b = {2, (double[]){0, 10}, (double[]){5, 6}};
+  lbs_ipg a = {2, (double[]){0, 10}, (double[]){1, 11}},
+          b = {2, (double[]){0, 10}, (double[]){5, 6}};
   lbs_graph g[2] = {{0}, {0}}, env = {0};
   cr_assert_eq(lbs_graph_from_ipg(&a, 10, 0, &g[0]), LBS_OK);
   cr_assert_eq(lbs_graph_from_ipg(&b, 10, 1, &g[1]), LBS_OK);
@@ -105,7 +110,8 @@ Test(racecar, restricted_parallelization_graph_matches_brute_force) {
   uint64_t s = 11;
   for (int trial = 0; trial < 40; trial++) {
     double hi = 1000;
-    lbs_ipg ia = random_ipg(&s, 3 + trial % 6, hi, 1e-3), ib = random_ipg(&s, 2 + trial % 7, hi, 2e-3);
+    lbs_ipg ia = random_ipg(&s, 3 + trial % 6, hi, 1e-3),
+            ib = random_ipg(&s, 2 + trial % 7, hi, 2e-3);
     lbs_graph fa = {0}, fb = {0}, rpg = {0};
     cr_assert_eq(lbs_graph_from_ipg(&ia, hi, 0, &fa), LBS_OK);
     cr_assert_eq(lbs_graph_from_ipg(&ib, hi, 1, &fb), LBS_OK);
@@ -113,12 +119,14 @@ Test(racecar, restricted_parallelization_graph_matches_brute_force) {
     double res = (max_slope(&fa) + max_slope(&fb)) * hi / 20000 + 1e-12;
     for (int i = 0; i <= 200; i++) {
       double x = hi * i / 200, t = lbs_graph_eval(&rpg, x), bf = brute_pair(&fa, &fb, hi, x, 20000);
-      cr_assert(t <= bf + 1e-12 && t >= bf - res, "trial %d x %g: RPG %.9g, brute force %.9g", trial, x, t, bf);
+      cr_assert(t <= bf + 1e-12 && t >= bf - res, "trial %d x %g: RPG %.9g, brute force %.9g",
+                trial, x, t, bf);
       const lbs_piece *c = lbs_graph_find(&rpg, x);
       double a = lbs_piece_a(c, x), b = fmax(0, x - a); /* rounding may take b a hair below 0 */
       cr_assert_float_eq(fmax(lbs_graph_eval(&fa, a), lbs_graph_eval(&fb, b)), t, 1e-9 * t + 1e-15,
-                         "trial %d x %g a %g: %.12g %.12g, piece [%g %g] a %g %g t %g %g", trial, x, a, lbs_graph_eval(&fa, a),
-                         lbs_graph_eval(&fb, b), c->x0, c->x1, c->a0, c->a1, c->t0, c->t1);
+                         "trial %d x %g a %g: %.12g %.12g, piece [%g %g] a %g %g t %g %g", trial, x,
+                         a, lbs_graph_eval(&fa, a), lbs_graph_eval(&fb, b), c->x0, c->x1, c->a0,
+                         c->a1, c->t0, c->t1);
     }
     lbs_ipg_free(&ia);
     lbs_ipg_free(&ib);
@@ -127,7 +135,6 @@ Test(racecar, restricted_parallelization_graph_matches_brute_force) {
     lbs_graph_free(&rpg);
   }
 }
-
 
 Test(racecar, two_equal_threads_split_in_halves_once_the_template_pays) {
   lbs_plan p = {0};
@@ -161,14 +168,16 @@ static void brute_plan(const lbs_plan *p, int n, double *best) {
     for (int i = 0; i <= n; i++) {
       double b = INFINITY;
       for (int k = 0; k < p->nimpl; k++)
-        if (p->impl[k].threads <= t && !(p->impl[k].devmask & ~mask)) b = fmin(b, lbs_ipg_eval(&p->impl[k].ipg, i * h));
+        if (p->impl[k].threads <= t && !(p->impl[k].devmask & ~mask))
+          b = fmin(b, lbs_ipg_eval(&p->impl[k].ipg, i * h));
       for (int s = 0; s < p->nsplit; s++) { /* splits of ws and of its subsets */
         int wa = p->split[s].ws_a, wb = p->split[s].ws_b;
         int tt = lbs_plan_ws_threads(p, wa) + lbs_plan_ws_threads(p, wb);
         unsigned mm = lbs_plan_ws_devices(p, wa) | lbs_plan_ws_devices(p, wb);
         if (tt > t || (mm & ~mask)) continue;
         for (int j = 0; j <= i; j++)
-          b = fmin(b, p->ovh_s + p->ovh_per_work_s * i * h + fmax(best[wa * (n + 1) + j], best[wb * (n + 1) + i - j]));
+          b = fmin(b, p->ovh_s + p->ovh_per_work_s * i * h +
+                          fmax(best[wa * (n + 1) + j], best[wb * (n + 1) + i - j]));
       }
       best[ws * (n + 1) + i] = b;
     }
@@ -181,13 +190,15 @@ Test(racecar, plans_on_two_threads_and_a_device_match_brute_force) {
     lbs_plan p = {0};
     snprintf(p.kernel, sizeof p.kernel, "k");
     snprintf(p.tmpl, sizeof p.tmpl, "data");
-    p.threads = 3, p.ndev = 1, p.hi = 1e5, p.ovh_s = 1e-4 * urand(&s), p.ovh_per_work_s = 1e-9 * urand(&s);
+    p.threads = 3, p.ndev = 1, p.hi = 1e5, p.ovh_s = 1e-4 * urand(&s),
+    p.ovh_per_work_s = 1e-9 * urand(&s);
     snprintf(p.devices[0], sizeof p.devices[0], "opencl: test");
     double w[5] = {0, 1e3, 1e4, 5e4, 1e5};
     double cpu[5] = {1e-5, 1e-3, 1e-2, 5e-2, 1e-1}, thr[5], ocl[5];
     for (int i = 0; i < 5; i++) {
       cpu[i] *= 0.8 + 0.4 * urand(&s);
-      thr[i] = 2e-4 + cpu[i] * (0.5 + 0.3 * urand(&s)); /* two threads: a start-up, then near half */
+      thr[i] =
+          2e-4 + cpu[i] * (0.5 + 0.3 * urand(&s)); /* two threads: a start-up, then near half */
       ocl[i] = 3e-3 + cpu[i] * (0.1 + 0.5 * urand(&s)); /* a device: a launch, then faster */
     }
     add_impl(&p, "k.cpu", 1, 0, 5, w, cpu);
@@ -204,8 +215,8 @@ Test(racecar, plans_on_two_threads_and_a_device_match_brute_force) {
       for (int i = 0; i <= n; i += 7) {
         double t = lbs_plan_time(&p, ws, i * h), bf = best[ws * (n + 1) + i];
         /* the brute force's grid loses at most a step per split level */
-        cr_assert(t <= bf + 1e-12 && t >= bf - 3 * slope * h - 1e-12, "trial %d ws %d x %g: plan %.9g, brute force %.9g",
-                  trial, ws, i * h, t, bf);
+        cr_assert(t <= bf + 1e-12 && t >= bf - 3 * slope * h - 1e-12,
+                  "trial %d ws %d x %g: plan %.9g, brute force %.9g", trial, ws, i * h, t, bf);
       }
     free(best);
     lbs_plan_free(&p);

@@ -51,12 +51,14 @@ Test(log, the_threshold_lets_through_its_level_and_the_more_severe) {
   capture c = {0};
   lbs_log_set_sink(capture_sink, &c);
   lbs_log_set_level(LBS_LOG_DEBUG);
-  for (int l = LBS_LOG_ERROR; l <= LBS_LOG_DEBUG; l++) lbs_log((lbs_log_level)l, "%s", lbs_log_level_name((lbs_log_level)l));
+  for (int l = LBS_LOG_ERROR; l <= LBS_LOG_DEBUG; l++)
+    lbs_log((lbs_log_level)l, "%s", lbs_log_level_name((lbs_log_level)l));
   cr_assert_eq(c.n, 4);
   cr_assert_str_eq(c.msg[3], "debug");
   capture_free(&c);
   lbs_log_set_level(LBS_LOG_ERROR);
-  for (int l = LBS_LOG_ERROR; l <= LBS_LOG_DEBUG; l++) lbs_log((lbs_log_level)l, "%s", lbs_log_level_name((lbs_log_level)l));
+  for (int l = LBS_LOG_ERROR; l <= LBS_LOG_DEBUG; l++)
+    lbs_log((lbs_log_level)l, "%s", lbs_log_level_name((lbs_log_level)l));
   cr_assert_eq(c.n, 1);
   cr_assert_str_eq(c.msg[0], "error");
   capture_free(&c);
@@ -95,7 +97,8 @@ Test(log, the_default_sink_writes_the_message_as_it_is, .init = cr_redirect_stde
   lbs_log(LBS_LOG_ERROR, "collect: out of memory");
   lbs_log(LBS_LOG_INFO, "not shown");
   fflush(stderr);
-  cr_assert_stderr_eq_str("lbsprof: warning: rank 3: the node agent is gone\ncollect: out of memory\n");
+  cr_assert_stderr_eq_str(
+      "lbsprof: warning: rank 3: the node agent is gone\ncollect: out of memory\n");
   cr_assert_eq(c.n, 1);
   capture_free(&c);
 }
@@ -111,7 +114,8 @@ Test(log, a_stream_sink_prefixes_each_line) {
   lbs_log_prefix(s.prefix, sizeof s.prefix, "lbsim", 0, 1);
   lbs_log(LBS_LOG_ERROR, "replay: step %d", 7);
   fclose(f);
-  cr_assert_str_eq(buf, "lbsim[rank 1]: collect: 2 connections refused: wrong token\nlbsim: replay: step 7\n");
+  cr_assert_str_eq(
+      buf, "lbsim[rank 1]: collect: 2 connections refused: wrong token\nlbsim: replay: step 7\n");
   free(buf);
 }
 
@@ -125,7 +129,8 @@ Test(log, prefixes) {
 
 Test(log, the_rank_comes_from_the_launcher) {
   int r = -1, s = -1;
-  unsetenv("OMPI_COMM_WORLD_RANK"), unsetenv("OMPI_COMM_WORLD_SIZE"), unsetenv("PMI_RANK"), unsetenv("PMI_SIZE");
+  unsetenv("OMPI_COMM_WORLD_RANK"), unsetenv("OMPI_COMM_WORLD_SIZE"), unsetenv("PMI_RANK"),
+      unsetenv("PMI_SIZE");
   cr_assert_eq(lbs_log_mpi_env(&r, &s), 0);
   cr_assert_eq(r, 0);
   cr_assert_eq(s, 1);
@@ -133,7 +138,8 @@ Test(log, the_rank_comes_from_the_launcher) {
   cr_assert_eq(lbs_log_mpi_env(&r, &s), 1);
   cr_assert_eq(r, 2);
   cr_assert_eq(s, 3);
-  setenv("OMPI_COMM_WORLD_RANK", "1", 1), setenv("OMPI_COMM_WORLD_SIZE", "4", 1); /* Open MPI's first */
+  setenv("OMPI_COMM_WORLD_RANK", "1", 1),
+      setenv("OMPI_COMM_WORLD_SIZE", "4", 1); /* Open MPI's first */
   cr_assert_eq(lbs_log_mpi_env(&r, &s), 1);
   cr_assert_eq(r, 1);
   cr_assert_eq(s, 4);
@@ -172,7 +178,8 @@ Test(log, level_names_parse_and_come_from_the_environment) {
   cr_assert_eq(l, LBS_LOG_DEBUG);
   setenv("LBS_TEST_LOG", "verbose", 1);
   cr_assert_eq(lbs_log_level_from_env("LBS_TEST_LOG", &l), LBS_PARSE);
-  cr_assert_str_eq(lbs_errmsg(), "LBS_TEST_LOG: 'verbose' is not a log level (error, warn, info, debug)");
+  cr_assert_str_eq(lbs_errmsg(),
+                   "LBS_TEST_LOG: 'verbose' is not a log level (error, warn, info, debug)");
 }
 
 /* A sink that logs does not deadlock: its message goes to stderr as it is. */
@@ -207,8 +214,8 @@ static void tally_sink(void *arg, lbs_log_level level, const char *msg) {
   if (atomic_fetch_add(&t->inside, 1)) atomic_fetch_add(&t->overlaps, 1);
   int th, i;
   char tail;
-  if (sscanf(msg, "thread %d message %d%c", &th, &i, &tail) != 2 || th < 0 || th >= THREADS || i < 0 ||
-      i >= PER_THREAD)
+  if (sscanf(msg, "thread %d message %d%c", &th, &i, &tail) != 2 || th < 0 || th >= THREADS ||
+      i < 0 || i >= PER_THREAD)
     t->bad++;
   for (volatile int spin = 0; spin < 3000; spin++) { /* long enough for another thread to come in */
   }
@@ -226,7 +233,8 @@ Test(log, threads_each_get_their_line_through_whole, .timeout = 60) {
   tally t = {0};
   lbs_log_set_sink(tally_sink, &t);
   pthread_t th[THREADS];
-  for (int i = 0; i < THREADS; i++) cr_assert_eq(pthread_create(&th[i], NULL, logger, (void *)(intptr_t)i), 0);
+  for (int i = 0; i < THREADS; i++)
+    cr_assert_eq(pthread_create(&th[i], NULL, logger, (void *)(intptr_t)i), 0);
   for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
   cr_assert_eq(t.count, THREADS * PER_THREAD);
   cr_assert_eq(atomic_load(&t.overlaps), 0);

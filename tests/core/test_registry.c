@@ -11,7 +11,8 @@ typedef struct {
   const char *usage;
 } thing_ops;
 
-static const thing_ops alpha = {1, "alpha", "alpha:N"}, beta = {1, "beta", "beta"}, gamma_ = {1, "gamma", "gamma:A:B"};
+static const thing_ops alpha = {1, "alpha", "alpha:N"}, beta = {1, "beta", "beta"},
+                       gamma_ = {1, "gamma", "gamma:A:B"};
 static const void *const builtin[] = {&alpha, &beta, NULL};
 
 static const char *usage(const void *entry, char *buf, size_t size) {
@@ -45,8 +46,8 @@ Test(registry, register_adds_after_the_builtin_ones) {
 
 Test(registry, duplicates_and_bad_names_are_refused) {
   lbs_registry r = LBS_REGISTRY("thing", builtin, thing_ops, name, NULL);
-  static const thing_ops alpha2 = {1, "alpha", "other"}, noname = {1, NULL, ""}, empty = {1, "", ""},
-                         colon = {1, "a:b", ""};
+  static const thing_ops alpha2 = {1, "alpha", "other"}, noname = {1, NULL, ""},
+                         empty = {1, "", ""}, colon = {1, "a:b", ""};
   cr_assert_eq(lbs_registry_add(&r, &alpha2), LBS_INVAL, "a built-in name is taken");
   cr_assert(strstr(lbs_errmsg(), "thing 'alpha' exists"), "%s", lbs_errmsg());
   cr_assert_eq(lbs_registry_add(&r, &gamma_), LBS_OK);
@@ -66,7 +67,8 @@ Test(registry, a_full_registry_refuses_more) {
   for (int i = 0; i <= LBS_REGISTRY_MAX; i++) {
     snprintf(names[i], sizeof names[i], "t%d", i);
     many[i] = (thing_ops){1, names[i], ""};
-    cr_assert_eq(lbs_registry_add(&r, &many[i]), i < LBS_REGISTRY_MAX ? LBS_OK : LBS_INVAL, "entry %d", i);
+    cr_assert_eq(lbs_registry_add(&r, &many[i]), i < LBS_REGISTRY_MAX ? LBS_OK : LBS_INVAL,
+                 "entry %d", i);
   }
   cr_assert_eq(lbs_registry_count(&r), LBS_REGISTRY_MAX);
   cr_assert_eq(lbs_registry_at(&r, LBS_REGISTRY_MAX - 1), &many[LBS_REGISTRY_MAX - 1]);
@@ -101,8 +103,9 @@ Test(registry, unknown_names_list_the_known_ones_and_suggest_the_closest) {
   cr_assert_eq(lbs_registry_unknown(&r, NULL, "xyz"), LBS_NOTFOUND);
   cr_assert_str_eq(lbs_errmsg(), "unknown thing 'xyz' (known: alpha:N, beta, gamma:A:B)");
   cr_assert_eq(lbs_registry_unknown(&r, "f.ini:7", "gamm:1:2"), LBS_NOTFOUND);
-  cr_assert_str_eq(lbs_errmsg(),
-                   "f.ini:7: unknown thing 'gamm:1:2' (known: alpha:N, beta, gamma:A:B); did you mean 'gamma'?");
+  cr_assert_str_eq(
+      lbs_errmsg(),
+      "f.ini:7: unknown thing 'gamm:1:2' (known: alpha:N, beta, gamma:A:B); did you mean 'gamma'?");
   cr_assert_str_eq(lbs_registry_closest(&r, "Alpah"), "alpha", "case and a swap");
   cr_assert_str_eq(lbs_registry_closest(&r, "bet:2"), "beta");
   cr_assert_null(lbs_registry_closest(&r, "b"), "one letter is no typo");

@@ -13,16 +13,20 @@
 /* The element count in a blob's header, or 0 when the header is too short. */
 static uint64_t blob_count(lbs_codec c, const uint8_t *blob, const uint8_t *end) {
   const uint8_t *p = blob;
-  if (c == LBS_CODEC_LOSSLESS) p += 1;
-  else if (c == LBS_CODEC_POLYLINE) p += end - blob > 1 && (blob[1] & 2) ? 26 : 10;
-  else if (c == LBS_CODEC_QUANT) p += end - blob > 1 && (blob[1] & 4) ? 26 : 10;
+  if (c == LBS_CODEC_LOSSLESS)
+    p += 1;
+  else if (c == LBS_CODEC_POLYLINE)
+    p += end - blob > 1 && (blob[1] & 2) ? 26 : 10;
+  else if (c == LBS_CODEC_QUANT)
+    p += end - blob > 1 && (blob[1] & 4) ? 26 : 10;
   uint64_t n;
   if (p >= end || lbs_varint_get(&p, end, &n)) return 0;
   return n;
 }
 
 static void encode_check(lbs_codec_ctx *ctx, const uint8_t *data, size_t size) {
-  static const lbs_codec codecs[4] = {LBS_CODEC_AUTO, LBS_CODEC_POLYLINE, LBS_CODEC_QUANT, LBS_CODEC_LOSSLESS};
+  static const lbs_codec codecs[4] = {LBS_CODEC_AUTO, LBS_CODEC_POLYLINE, LBS_CODEC_QUANT,
+                                      LBS_CODEC_LOSSLESS};
   static const double eps[8] = {1e-3, 5e-3, 0.01, 0.1, 0.5, 1, 100, 1e-9};
   lbs_codec c = codecs[data[0] & 3];
   lbs_bound b = {data[1] & 1 ? LBS_BOUND_ABS : LBS_BOUND_REL, eps[(data[1] >> 1) & 7]};

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t secret[LBSPROF_SECRET_BYTES] = {0};
   lbs_coll *c = lbs__coll_create(path, 0, secret);
   if (!c) return 0;
-  int id[3] = {lbs__coll_open(c, -1, "fuzz 0", 1), lbs__coll_open(c, -1, "fuzz 1", 1), lbs__coll_open(c, -1, "fuzz 2", 0)};
+  int id[3] = {lbs__coll_open(c, -1, "fuzz 0", 1), lbs__coll_open(c, -1, "fuzz 1", 1),
+               lbs__coll_open(c, -1, "fuzz 2", 0)};
   int live[3] = {id[0] >= 0, id[1] >= 0, id[2] >= 0};
   size_t at = 0;
   lbs_buf f = {0};
@@ -36,8 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     at += 5;
     if (len > size - at) len = (uint32_t)(size - at);
     f.len = 0;
-    if (ctl & 0x80) lbs__frame_build(&f, (uint16_t)((ctl >> 2) & 7), data + at, len, NULL, 0);
-    else lbs_buf_append(&f, data + at, len);
+    if (ctl & 0x80)
+      lbs__frame_build(&f, (uint16_t)((ctl >> 2) & 7), data + at, len, NULL, 0);
+    else
+      lbs_buf_append(&f, data + at, len);
     if (live[k] && lbs__coll_input(c, id[k], f.data, f.len) != 0) live[k] = 0;
     at += len;
   }

@@ -3,10 +3,11 @@
  * parsed (a NUL in it is refused, as lbs_config_load refuses a binary file), the overrides
  * applied in order (the first bad one stops, as in the CLI), and the result checked against
  * every section table there is: the grid's (which passes [zoltan], [minex] and [sim] through),
- * then [sim] and the partitioners' sections on their own, as the replay and they read them. Wherever a check
- * passes, every declared key of every such section must read back through its typed getter
- * (lbs_config.h promises it); a grid that builds is queried as the replay queries it. The same
- * text is read as a pipeline file (lbsim pipeline), whose laws must hold where it builds. */
+ * then [sim] and the partitioners' sections on their own, as the replay and they read them.
+ * Wherever a check passes, every declared key of every such section must read back through its
+ * typed getter (lbs_config.h promises it); a grid that builds is queried as the replay queries it.
+ * The same text is read as a pipeline file (lbsim pipeline), whose laws must hold where it builds.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,11 @@ static void read_back(const lbs_config *c, const lbs_section_spec *specs) {
         double d;
         int b;
         const char *s;
-        lbs_err e = o->type == LBS_OPT_INT      ? lbs_config_int(c, specs, sp->kind, name, o->key, &x)
-                    : o->type == LBS_OPT_DOUBLE ? lbs_config_double(c, specs, sp->kind, name, o->key, &d)
-                    : o->type == LBS_OPT_BOOL   ? lbs_config_bool(c, specs, sp->kind, name, o->key, &b)
-                                                : lbs_config_string(c, specs, sp->kind, name, o->key, &s);
+        lbs_err e =
+            o->type == LBS_OPT_INT      ? lbs_config_int(c, specs, sp->kind, name, o->key, &x)
+            : o->type == LBS_OPT_DOUBLE ? lbs_config_double(c, specs, sp->kind, name, o->key, &d)
+            : o->type == LBS_OPT_BOOL   ? lbs_config_bool(c, specs, sp->kind, name, o->key, &b)
+                                        : lbs_config_string(c, specs, sp->kind, name, o->key, &s);
         if (e) abort(); /* the check passed: every declared key has a value of its type */
         if (o->type == LBS_OPT_INT && o->min <= o->max && (x < o->min || x > o->max)) abort();
         if (o->type == LBS_OPT_DOUBLE && o->min <= o->max && !(d >= o->min && d <= o->max)) abort();
@@ -89,11 +91,14 @@ static void check_pipeline(const lbs_pipeline *p) {
       if (c[i].block < 0 || c[i].block >= lbs_pipeline_nblocks(p) || c[i].proc < 0 ||
           c[i].proc >= lbs_pipeline_nprocs(p) || !(c[i].share > 0))
         abort();
-    if (!(L->dmax_s > 0) || L->demand_s[L->bottleneck] != L->dmax_s || !(L->throughput > 0)) abort();
-    if (L->throughput > (1 / L->dmax_s) * (1 + 1e-12) || L->throughput > L->balanced * (1 + 1e-9)) abort();
+    if (!(L->dmax_s > 0) || L->demand_s[L->bottleneck] != L->dmax_s || !(L->throughput > 0))
+      abort();
+    if (L->throughput > (1 / L->dmax_s) * (1 + 1e-12) || L->throughput > L->balanced * (1 + 1e-9))
+      abort();
     for (int k = 0; k < lbs_pipeline_nprocs(p); k++)
       if (!(L->util[k] >= 0 && L->util[k] <= 1 + 1e-12) || L->demand_s[k] > L->dmax_s) abort();
-    if (!(L->response_s >= 0) || !(fabs(n - L->throughput * (L->response_s + z)) <= 1e-6 * (n + L->throughput * z)))
+    if (!(L->response_s >= 0) ||
+        !(fabs(n - L->throughput * (L->response_s + z)) <= 1e-6 * (n + L->throughput * z)))
       abort();
   }
 }
@@ -125,7 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (!e) {
     /* every section and key, as --help-config and the Zoltan pass-through walk them */
-    static const char *const kinds[] = {"grid", "nodetype", "cluster", "link", "zoltan", "minex", "sim"};
+    static const char *const kinds[] = {"grid",   "nodetype", "cluster", "link",
+                                        "zoltan", "minex",    "sim"};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
       for (int i = 0; i < lbs_config_count(c, kinds[k]); i++) {
         const char *name = lbs_config_name(c, kinds[k], i), *key, *value;

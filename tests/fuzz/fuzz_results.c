@@ -67,13 +67,35 @@ static void make_run(lbs_replay_result *r) {
   static double imb[3] = {0.25, 0.0, 0.01}, limb[3] = {1.33, 1.0, 1.01};
   static int rep[3] = {0, 1, 0}, assign[8] = {0, 0, 1, 1, 0, 1, 0, 1};
   static lbs_repart_rec rr[1] = {{1, 50, 40, 2, 2048, 1e-4, 1.02}};
-  *r = (lbs_replay_result){.metric = "time_ns", .partitioner = "zoltan:rcb", .policy = "fixed:1",
-                           .mode = LBS_MODE_BSP, .elements = 4, .steps = 3, .first_step = 0, .procs = 2,
-                           .total_ns = 2850, .compute_ns = 2250, .comm_ns = 510, .partition_ns = 50,
-                           .migration_ns = 40, .moved = 2, .mean_imbalance = 0.0867, .max_imbalance = 0.25,
-                           .mean_loadimb = 1.113, .app_step = app, .step_ns = step_ns, .step_compute_ns = comp,
-                           .imbalance = imb, .loadimb = limb, .excess_ns = excess, .repartitioned = rep,
-                           .proc_ns = proc_ns, .reparts = rr, .nrep = 1, .assign = assign, .wall_s = 0.01,
+  *r = (lbs_replay_result){.metric = "time_ns",
+                           .partitioner = "zoltan:rcb",
+                           .policy = "fixed:1",
+                           .mode = LBS_MODE_BSP,
+                           .elements = 4,
+                           .steps = 3,
+                           .first_step = 0,
+                           .procs = 2,
+                           .total_ns = 2850,
+                           .compute_ns = 2250,
+                           .comm_ns = 510,
+                           .partition_ns = 50,
+                           .migration_ns = 40,
+                           .moved = 2,
+                           .mean_imbalance = 0.0867,
+                           .max_imbalance = 0.25,
+                           .mean_loadimb = 1.113,
+                           .app_step = app,
+                           .step_ns = step_ns,
+                           .step_compute_ns = comp,
+                           .imbalance = imb,
+                           .loadimb = limb,
+                           .excess_ns = excess,
+                           .repartitioned = rep,
+                           .proc_ns = proc_ns,
+                           .reparts = rr,
+                           .nrep = 1,
+                           .assign = assign,
+                           .wall_s = 0.01,
                            .optimum_ns = -1};
 }
 
@@ -83,11 +105,13 @@ static void check_store(void) {
   if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) abort();
   sqlite3_stmt *q;
   int64_t app = 0, runs = 0;
-  if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL) == SQLITE_OK &&
+      sqlite3_step(q) == SQLITE_ROW)
     app = sqlite3_column_int64(q, 0);
   sqlite3_finalize(q);
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE partitioner = 'zoltan:rcb' AND steps = 3", -1, &q,
-                         NULL) == SQLITE_OK &&
+  if (sqlite3_prepare_v2(db,
+                         "SELECT count(*) FROM runs WHERE partitioner = 'zoltan:rcb' AND steps = 3",
+                         -1, &q, NULL) == SQLITE_OK &&
       sqlite3_step(q) == SQLITE_ROW)
     runs = sqlite3_column_int64(q, 0);
   sqlite3_finalize(q);

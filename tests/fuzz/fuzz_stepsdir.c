@@ -51,9 +51,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 static int good_name(const char *s, size_t n) {
-  if (n < 1 || n > 64 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
+  if (n < 1 || n > 64 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+    return 0;
   for (size_t i = 0; i < n; i++)
-    if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", s[i]) || !s[i]) return 0;
+    if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", s[i]) || !s[i])
+      return 0;
   return 1;
 }
 
@@ -138,13 +140,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* what `trace import` passes: the default bound and codec, lossless, a tight absolute
    * bound; NaN and infinities allowed or not; the default chunk or a small one */
   static const lbs_import_opts settings[6] = {
-      {LBS_CODEC_AUTO, {LBS_BOUND_REL, 0.005}, 0, 0, 0},      {LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, 7, 0, 0},
-      {LBS_CODEC_POLYLINE, {LBS_BOUND_ABS, 1e-3}, 5, 1, 0}, {LBS_CODEC_QUANT, {LBS_BOUND_RANGE, 0.01}, 0, 1, 0},
-      {LBS_CODEC_AUTO, {LBS_BOUND_REL, 0.005}, 3, 1, 0},      {LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, 0, 1, 0}};
+      {LBS_CODEC_AUTO, {LBS_BOUND_REL, 0.005}, 0, 0, 0},
+      {LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, 7, 0, 0},
+      {LBS_CODEC_POLYLINE, {LBS_BOUND_ABS, 1e-3}, 5, 1, 0},
+      {LBS_CODEC_QUANT, {LBS_BOUND_RANGE, 0.01}, 0, 1, 0},
+      {LBS_CODEC_AUTO, {LBS_BOUND_REL, 0.005}, 3, 1, 0},
+      {LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, 0, 1, 0}};
   lbs_import_opts o = settings[size % 6];
   lbs_err e = lbs_stepsdir_import(dir, out, &o);
-  if (e == LBS_OK) check_trace(&o);
-  else if (o.nonfinite < 0) abort();
+  if (e == LBS_OK)
+    check_trace(&o);
+  else if (o.nonfinite < 0)
+    abort();
   cleanup();
   return 0;
 }

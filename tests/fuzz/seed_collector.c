@@ -1,6 +1,7 @@
 /* seed_collector DIR: writes seed inputs for fuzz_collector (records {u8 control, u32 length,
- * payload}, each sent as a frame: see fuzz_collector.c) that hold a whole run as agents send it: hello, mesh, encoded steps, pings
- * and ends, from two nodes (elements with coordinates and adjacency) and from one node (a box). */
+ * payload}, each sent as a frame: see fuzz_collector.c) that hold a whole run as agents send it:
+ * hello, mesh, encoded steps, pings and ends, from two nodes (elements with coordinates and
+ * adjacency) and from one node (a box). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ static void rec(lbs_buf *out, int conn, const lbs_buf *f) {
 }
 
 /* One node's frames: its share of E elements (every nodes-th id), ranks local ranks. */
-static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, prof_meta m, int steps, int box) {
+static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, prof_meta m,
+                        int steps, int box) {
   lbs_buf f = {0}, pay = {0}, blob = {0};
   int32_t hn[2] = {node, 0};
   lbs_buf_append(&pay, hn, 8), lbs_buf_append(&pay, &m, sizeof m);
@@ -69,7 +71,8 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
     lbs_buf_append(&pay, &sh, sizeof sh);
     for (int k = 0; k < m.nmetrics; k++) {
       double v[4096];
-      for (int64_t i = 0; i < n; i++) v[i] = 700 + 13 * ((mine[i] * 7 + s + k) % 11) + (i == 3 ? 7e6 : 0);
+      for (int64_t i = 0; i < n; i++)
+        v[i] = 700 + 13 * ((mine[i] * 7 + s + k) % 11) + (i == 3 ? 7e6 : 0);
       lbs_codec used;
       blob.len = 0;
       lbs_bound b = k ? (lbs_bound){LBS_BOUND_LOSSLESS, 0} : (lbs_bound){LBS_BOUND_REL, 0.002};
@@ -104,15 +107,18 @@ int main(int argc, char **argv) {
   if (argc != 2) return fprintf(stderr, "usage: seed_collector DIR\n"), 2;
   prof_meta m;
   memset(&m, 0, sizeof m);
-  m.elements = 30, m.nmetrics = 2, m.codec = LBS_CODEC_AUTO, m.eps = 0.005, m.mesh_kind = 2, m.dim = 2, m.has_adj = 1;
+  m.elements = 30, m.nmetrics = 2, m.codec = LBS_CODEC_AUTO, m.eps = 0.005, m.mesh_kind = 2,
+  m.dim = 2, m.has_adj = 1;
   m.sample_every = 1, m.nodes = 2, m.ranks = 3, m.bound_kind = LBS_BOUND_REL, m.adj_entries = 58;
-  snprintf(m.name[0], 32, "time_ns"), snprintf(m.unit[0], 16, "ns"), snprintf(m.name[1], 32, "weight");
+  snprintf(m.name[0], 32, "time_ns"), snprintf(m.unit[0], 16, "ns"),
+      snprintf(m.name[1], 32, "weight");
   lbs_buf two = {0};
   node_frames(&two, 0, 0, 2, 2, m, 3, 0);
   node_frames(&two, 1, 1, 2, 1, m, 3, 0);
   save(argv[1], "two_nodes", &two);
   prof_meta b = m;
-  b.elements = 24, b.nmetrics = 1, b.mesh_kind = 1, b.dim = 0, b.has_adj = 0, b.nodes = 1, b.ranks = 2, b.adj_entries = 0;
+  b.elements = 24, b.nmetrics = 1, b.mesh_kind = 1, b.dim = 0, b.has_adj = 0, b.nodes = 1,
+  b.ranks = 2, b.adj_entries = 0;
   b.dims[0] = 4, b.dims[1] = 3, b.dims[2] = 2;
   lbs_buf one = {0};
   node_frames(&one, 0, 0, 1, 2, b, 4, 1);

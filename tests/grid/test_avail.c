@@ -26,35 +26,43 @@ static lbs_err load(const char *profiles, lbs_grid **g) {
 
 Test(avail, profiles_are_read_in_file_order) {
   lbs_grid *g;
-  cr_assert_eq(load("[availability slow]\ntarget = proc 3\nfrom_step = 20\nuntil_step = 30\nspeed_factor = 0.5\n"
-                    "[availability down]\ntarget = cluster A\nfrom_step = 7\nfail = true\n"
-                    "[availability wan]\ntarget = link B A\nfrom_step = 0\nbandwidth_factor = 0.25\nlatency_factor = 3\n",
-                    &g),
-               LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(
+      load(
+          "[availability slow]\ntarget = proc 3\nfrom_step = 20\nuntil_step = 30\nspeed_factor = 0.5\n"
+          "[availability down]\ntarget = cluster A\nfrom_step = 7\nfail = true\n"
+          "[availability wan]\ntarget = link B A\nfrom_step = 0\nbandwidth_factor = 0.25\nlatency_factor = 3\n",
+          &g),
+      LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_avail_count(g), 3);
   const lbs_avail *a = lbs_grid_avail(g, 0);
   cr_assert_str_eq(a->name, "slow");
   cr_assert_eq(a->kind, LBS_AVAIL_PROCS);
-  cr_assert(a->first == 3 && a->count == 1 && a->from_step == 20 && a->until_step == 30 && a->speed_factor == 0.5 && !a->fail);
+  cr_assert(a->first == 3 && a->count == 1 && a->from_step == 20 && a->until_step == 30 &&
+            a->speed_factor == 0.5 && !a->fail);
   cr_assert_str_eq(a->where, "w.ini:14", "from_step's line, for the replay's messages");
   a = lbs_grid_avail(g, 1);
-  cr_assert(a->kind == LBS_AVAIL_PROCS && a->first == 0 && a->count == 2 && a->fail && a->until_step == -1);
+  cr_assert(a->kind == LBS_AVAIL_PROCS && a->first == 0 && a->count == 2 && a->fail &&
+            a->until_step == -1);
   a = lbs_grid_avail(g, 2);
-  cr_assert(a->kind == LBS_AVAIL_LINK && a->a == 1 && a->b == 0 && a->bandwidth_factor == 0.25 && a->latency_factor == 3);
+  cr_assert(a->kind == LBS_AVAIL_LINK && a->a == 1 && a->b == 0 && a->bandwidth_factor == 0.25 &&
+            a->latency_factor == 3);
   cr_assert_null(lbs_grid_avail(g, 3));
-  for (int p = 0; p < 4; p++) cr_assert_eq(lbs_grid_speed_factor(g, p), 1, "a loaded grid is as the file says");
+  for (int p = 0; p < 4; p++)
+    cr_assert_eq(lbs_grid_speed_factor(g, p), 1, "a loaded grid is as the file says");
   lbs_grid_destroy(&g);
 }
 
 Test(avail, a_live_grid_follows_the_steps) {
   lbs_grid *g, *l;
-  cr_assert_eq(load("[availability slow]\ntarget = proc 3\nfrom_step = 20\nuntil_step = 30\nspeed_factor = 0.5\n"
-                    "[availability slower]\ntarget = cluster B\nfrom_step = 25\nspeed_factor = 0.5\n"
-                    "[availability down]\ntarget = proc 0\nfrom_step = 7\nfail = true\n"
-                    "[availability wan]\ntarget = link B A\nfrom_step = 10\nuntil_step = 12\nbandwidth_factor = 0.25\n"
-                    "latency_factor = 3\n",
-                    &g),
-               LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(
+      load(
+          "[availability slow]\ntarget = proc 3\nfrom_step = 20\nuntil_step = 30\nspeed_factor = 0.5\n"
+          "[availability slower]\ntarget = cluster B\nfrom_step = 25\nspeed_factor = 0.5\n"
+          "[availability down]\ntarget = proc 0\nfrom_step = 7\nfail = true\n"
+          "[availability wan]\ntarget = link B A\nfrom_step = 10\nuntil_step = 12\nbandwidth_factor = 0.25\n"
+          "latency_factor = 3\n",
+          &g),
+      LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_live_create(g, &l), LBS_OK);
   int ch;
   cr_assert_eq(lbs_grid_live_step(l, 0, &ch), LBS_OK);
@@ -65,14 +73,16 @@ Test(avail, a_live_grid_follows_the_steps) {
   cr_assert(lbs_grid_proc_failed(l, 0) && !lbs_grid_proc_failed(g, 0));
   cr_assert_eq(lbs_grid_rate(l, 0), 0);
   cr_assert_eq(lbs_grid_compute_ns(l, 0, 0), 0);
-  cr_assert_gt(lbs_grid_compute_ns(l, 0, 1), (int64_t)1e18, "work on a failed processor never ends");
+  cr_assert_gt(lbs_grid_compute_ns(l, 0, 1), (int64_t)1e18,
+               "work on a failed processor never ends");
   double sizes[4];
   lbs_grid_part_sizes(l, sizes);
   cr_assert(sizes[0] == 0 && fabs(sizes[1] - 1.0 / 3) < 1e-15, "no share for a failed processor");
   cr_assert_eq(lbs_grid_live_step(l, 10, &ch), LBS_OK);
   cr_assert_eq(ch, LBS_AVAIL_LINKS);
   lbs_link k = lbs_grid_link(l, 0, 1), k2 = lbs_grid_link(l, 1, 0), own = lbs_grid_link(l, 0, 0);
-  cr_assert(k.lat_ns == 300000 && k.bw_gbps == 0.5 && k2.lat_ns == 300000 && k2.bw_gbps == 0.5, "both ways");
+  cr_assert(k.lat_ns == 300000 && k.bw_gbps == 0.5 && k2.lat_ns == 300000 && k2.bw_gbps == 0.5,
+            "both ways");
   cr_assert(own.lat_ns == 1000 && own.bw_gbps == 8);
   cr_assert_eq(lbs_grid_link(g, 0, 1).lat_ns, 100000, "the grid itself does not change");
   cr_assert_eq(lbs_grid_live_step(l, 12, &ch), LBS_OK);
@@ -87,7 +97,8 @@ Test(avail, a_live_grid_follows_the_steps) {
   cr_assert_eq(lbs_grid_live_step(l, 30, &ch), LBS_OK);
   cr_assert_eq(lbs_grid_compute_ns(l, 3, 100), 2000);
   cr_assert(lbs_grid_proc_failed(l, 0), "a failure is for good");
-  cr_assert_eq(lbs_grid_live_step(l, 0, &ch), LBS_OK, "a pure function of the step (navigation goes back)");
+  cr_assert_eq(lbs_grid_live_step(l, 0, &ch), LBS_OK,
+               "a pure function of the step (navigation goes back)");
   cr_assert(!lbs_grid_proc_failed(l, 0) && lbs_grid_compute_ns(l, 3, 100) == 1000);
   int ch2;
   cr_assert_eq(lbs_grid_live_step(g, 0, &ch2), LBS_INVAL, "only a live grid follows");
@@ -107,30 +118,39 @@ Test(avail, bad_profiles_are_named) {
       {"[availability x]\ntarget = proc two\nfrom_step = 1\nfail = true\n", "no processor two"},
       {"[availability x]\ntarget = cluster C\nfrom_step = 1\nfail = true\n",
        "w.ini:13: [availability x] target = 'cluster C': no cluster 'C' (known: A, B)"},
-      {"[availability x]\ntarget = link A C\nfrom_step = 1\nbandwidth_factor = 2\n", "no cluster 'C' to link (known: A, B)"},
+      {"[availability x]\ntarget = link A C\nfrom_step = 1\nbandwidth_factor = 2\n",
+       "no cluster 'C' to link (known: A, B)"},
       {"[availability x]\ntarget = node 1\nfrom_step = 1\nfail = true\n",
        "must be 'proc N', 'cluster NAME' or 'link A B'"},
       {"[availability x]\ntarget = proc 1\nfrom_step = 1\nspeed_factor = 0\n",
        "w.ini:15: [availability x] speed_factor = 0 must be > 0 (fail = true stops processors)"},
-      {"[availability x]\ntarget = proc 1\nfrom_step = 1\nspeed_factor = -2\n", "speed_factor = -2 must be > 0"},
+      {"[availability x]\ntarget = proc 1\nfrom_step = 1\nspeed_factor = -2\n",
+       "speed_factor = -2 must be > 0"},
       {"[availability x]\ntarget = link A B\nfrom_step = 1\nbandwidth_factor = 0\n",
        "w.ini:15: [availability x] bandwidth_factor = 0 must be > 0"},
-      {"[availability x]\ntarget = link A B\nfrom_step = 1\nlatency_factor = -1\n", "latency_factor = -1 must be > 0"},
+      {"[availability x]\ntarget = link A B\nfrom_step = 1\nlatency_factor = -1\n",
+       "latency_factor = -1 must be > 0"},
       {"[availability x]\ntarget = proc 1\nfrom_step = 1\nfail = true\nspeed_factor = 0.5\n",
        "w.ini:16: [availability x] gives both fail = true and speed_factor"},
       {"[availability x]\ntarget = proc 1\nfrom_step = 1\nfail = true\nuntil_step = 5\n",
        "w.ini:16: [availability x] until_step with fail = true"},
       {"[availability x]\ntarget = proc 1\nfrom_step = 1\nbandwidth_factor = 0.5\n",
        "w.ini:15: [availability x] bandwidth_factor is for a link"},
-      {"[availability x]\ntarget = link A B\nfrom_step = 1\nfail = true\n", "w.ini:15: [availability x] fail is for processors"},
-      {"[availability x]\ntarget = proc 1\nfrom_step = 1\n", "w.ini:12: [availability x] changes nothing"},
-      {"[availability x]\ntarget = link A B\nfrom_step = 1\n", "changes nothing: give bandwidth_factor or latency_factor"},
+      {"[availability x]\ntarget = link A B\nfrom_step = 1\nfail = true\n",
+       "w.ini:15: [availability x] fail is for processors"},
+      {"[availability x]\ntarget = proc 1\nfrom_step = 1\n",
+       "w.ini:12: [availability x] changes nothing"},
+      {"[availability x]\ntarget = link A B\nfrom_step = 1\n",
+       "changes nothing: give bandwidth_factor or latency_factor"},
       {"[availability x]\ntarget = proc 1\nfrom_step = 5\nuntil_step = 5\nspeed_factor = 2\n",
        "w.ini:15: [availability x] until_step = 5 must come after from_step = 5"},
       {"[availability x]\ntarget = proc 1\nspeed_factor = 2\n", "needs 'from_step'"},
-      {"[availability x]\ntarget = proc 1\nfrom_step = -1\nspeed_factor = 2\n", "w.ini:14: from_step = -1 is outside"},
-      {"[availability x]\ntarget = proc 1\nfrom_step = 1\nspeed = 2\n", "w.ini:15: unknown key 'speed' in [availability]"},
-      {"[availability x]\ntarget = proc 1\nfrom_step = 1\nfail = maybe\n", "fail = 'maybe' is not a true/false"},
+      {"[availability x]\ntarget = proc 1\nfrom_step = -1\nspeed_factor = 2\n",
+       "w.ini:14: from_step = -1 is outside"},
+      {"[availability x]\ntarget = proc 1\nfrom_step = 1\nspeed = 2\n",
+       "w.ini:15: unknown key 'speed' in [availability]"},
+      {"[availability x]\ntarget = proc 1\nfrom_step = 1\nfail = maybe\n",
+       "fail = 'maybe' is not a true/false"},
       {"[availability a]\ntarget = cluster A\nfrom_step = 1\nfail = true\n"
        "[availability b]\ntarget = proc 2\nfrom_step = 3\nfail = true\n"
        "[availability c]\ntarget = proc 3\nfrom_step = 9\nfail = true\n",
@@ -141,7 +161,8 @@ Test(avail, bad_profiles_are_named) {
     lbs_err e = load(bad[i].text, &g);
     cr_assert_neq(e, LBS_OK, "case %zu accepted", i);
     cr_assert_null(g);
-    cr_assert(strstr(lbs_errmsg(), bad[i].want), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(), bad[i].want);
+    cr_assert(strstr(lbs_errmsg(), bad[i].want), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(),
+              bad[i].want);
   }
 }
 

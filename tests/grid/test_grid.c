@@ -32,9 +32,9 @@ Test(grid, processors_clusters_and_speeds) {
   cr_assert_eq(lbs_grid_proc_node(g, 5), 2, "cores of a node are consecutive");
   cr_assert_str_eq(lbs_grid_proc_nodetype(g, 8), "default");
   /* linear: work x ns_per_work / speed */
-  cr_assert_eq(lbs_grid_compute_ns(g, 0, 100), 500);   /* 100 x 10 / 2 */
-  cr_assert_eq(lbs_grid_compute_ns(g, 6, 100), 4000);  /* 100 x 10 x 4 */
-  cr_assert_eq(lbs_grid_compute_ns(g, 8, 100), 1000);  /* default speed 1 */
+  cr_assert_eq(lbs_grid_compute_ns(g, 0, 100), 500);  /* 100 x 10 / 2 */
+  cr_assert_eq(lbs_grid_compute_ns(g, 6, 100), 4000); /* 100 x 10 x 4 */
+  cr_assert_eq(lbs_grid_compute_ns(g, 8, 100), 1000); /* default speed 1 */
   cr_assert_eq(lbs_grid_compute_ns(g, 8, 0), 0);
   cr_assert_eq(lbs_grid_rate(g, 0), 2);
   cr_assert_eq(lbs_grid_rate(g, 6), 0.25);
@@ -65,18 +65,20 @@ Test(grid, links_and_transfer_times) {
 Test(grid, transfer_times_beyond_int64_are_held) {
   lbs_grid *g;
   cr_assert_eq(grid_from("[grid]\ninter_latency_us = 1\ninter_bandwidth_gbps = 1e-9\n"
-                         "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\n", &g), LBS_OK, "%s", lbs_errmsg());
+                         "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\n",
+                         &g),
+               LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_transfer_ns(g, 0, 1, 1e15), INT64_C(9000000000000000000) + 1000);
   cr_assert_eq(lbs_grid_transfer_ns(g, 0, 1, 1e300), INT64_C(9000000000000000000) + 1000);
   lbs_grid_destroy(&g);
 }
 
-#define BAD(text, needle)                                                                  \
-  do {                                                                                     \
-    lbs_grid *g = NULL;                                                                    \
-    cr_assert_neq(grid_from(text, &g), LBS_OK, "accepted: %s", text);                      \
-    cr_assert(strstr(lbs_errmsg(), needle), "message '%s' lacks '%s'", lbs_errmsg(), needle); \
-    cr_assert_null(g);                                                                     \
+#define BAD(text, needle)                                                                          \
+  do {                                                                                             \
+    lbs_grid *g = NULL;                                                                            \
+    cr_assert_neq(grid_from(text, &g), LBS_OK, "accepted: %s", text);                              \
+    cr_assert(strstr(lbs_errmsg(), needle), "message '%s' lacks '%s'", lbs_errmsg(), needle);      \
+    cr_assert_null(g);                                                                             \
   } while (0)
 
 Test(grid, bad_grids_are_named) {
@@ -84,16 +86,22 @@ Test(grid, bad_grids_are_named) {
   BAD("[cluster A]\nnodes = 0\n", "g.ini:2: nodes = 0 is outside [1, 1e+07]");
   BAD("[cluster A]\nnodes = 2\nbandwidth_gbps = 0\n", "g.ini:3: bandwidth_gbps = 0 is outside");
   BAD("[cluster A]\nnodes = 2\nbandwidth_gbps = -5\n", "bandwidth_gbps = -5 is outside");
-  BAD("[cluster A]\nnodes = 2\nlatncy_us = 3\n", "g.ini:3: unknown key 'latncy_us' in [cluster] (did you mean 'latency_us'?)");
-  BAD("[cluster A]\nnodes = 2\nnodetype = gpu\n", "g.ini:3: nodetype 'gpu' has no [nodetype gpu] section");
-  BAD("[cluster A]\nnodes = 2\n[link A Z]\nlatency_us = 1\nbandwidth_gbps = 1\n", "[link A Z] must join two different clusters");
-  BAD("[cluster A]\nnodes = 2\n[link A]\nlatency_us = 1\nbandwidth_gbps = 1\n", "g.ini:3: section [link A] needs two names");
-  BAD("[cluster A]\nnodes = 2\n[link A A]\nlatency_us = 1\nbandwidth_gbps = 1\n", "must join two different clusters");
+  BAD("[cluster A]\nnodes = 2\nlatncy_us = 3\n",
+      "g.ini:3: unknown key 'latncy_us' in [cluster] (did you mean 'latency_us'?)");
+  BAD("[cluster A]\nnodes = 2\nnodetype = gpu\n",
+      "g.ini:3: nodetype 'gpu' has no [nodetype gpu] section");
+  BAD("[cluster A]\nnodes = 2\n[link A Z]\nlatency_us = 1\nbandwidth_gbps = 1\n",
+      "[link A Z] must join two different clusters");
+  BAD("[cluster A]\nnodes = 2\n[link A]\nlatency_us = 1\nbandwidth_gbps = 1\n",
+      "g.ini:3: section [link A] needs two names");
+  BAD("[cluster A]\nnodes = 2\n[link A A]\nlatency_us = 1\nbandwidth_gbps = 1\n",
+      "must join two different clusters");
   BAD("[nodetype n]\nspeed = 2\nslowdown = 2\n[cluster A]\nnodes = 1\nnodetype = n\n",
       "g.ini:3: [nodetype n] gives both 'speed' and 'slowdown'");
   BAD("[nodetype n]\nspeed_model = systolic\n[cluster A]\nnodes = 1\nnodetype = n\n",
       "g.ini:2: unknown speed_model 'systolic' (known: linear");
-  BAD("[nodetype unused]\nspeed_model = magic\n[cluster A]\nnodes = 1\n", "unknown speed_model 'magic'");
+  BAD("[nodetype unused]\nspeed_model = magic\n[cluster A]\nnodes = 1\n",
+      "unknown speed_model 'magic'");
   BAD("[nodetype n]\nspeed_model = linaer\n[cluster A]\nnodes = 1\nnodetype = n\n",
       "g.ini:2: unknown speed_model 'linaer' (known: linear");
   cr_assert(strstr(lbs_errmsg(), "; did you mean 'linear'?"), "%s", lbs_errmsg());
@@ -115,15 +123,19 @@ static double mock_rate(const void *s) {
 }
 
 Test(grid, speed_models_are_pluggable) {
-  static const lbs_speed_ops mock = {
-      .abi = LBS_SPEED_ABI, .name = "mock", .init = mock_init, .time_ns = mock_time, .rate = mock_rate};
+  static const lbs_speed_ops mock = {.abi = LBS_SPEED_ABI,
+                                     .name = "mock",
+                                     .init = mock_init,
+                                     .time_ns = mock_time,
+                                     .rate = mock_rate};
   cr_assert_eq(lbs_speed_register(&mock), LBS_OK);
   cr_assert_eq(lbs_speed_register(&mock), LBS_INVAL, "names are unique");
   cr_assert_eq(lbs_speed_find("mock"), &mock);
   cr_assert_eq(lbs_speed_at(lbs_speed_count() - 1), &mock, "registration order");
   lbs_grid *g;
-  cr_assert_eq(grid_from("[nodetype m]\nspeed_model = mock\n[cluster A]\nnodes = 2\nnodetype = m\n", &g), LBS_OK,
-               "%s", lbs_errmsg());
+  cr_assert_eq(
+      grid_from("[nodetype m]\nspeed_model = mock\n[cluster A]\nnodes = 2\nnodetype = m\n", &g),
+      LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_compute_ns(g, 1, 3), 1000);
   cr_assert_eq(lbs_grid_compute_ns(g, 1, 30), 30);
   lbs_grid_destroy(&g);
@@ -131,7 +143,8 @@ Test(grid, speed_models_are_pluggable) {
 
 /* A model with a key of its own: a fixed cost added to linear time (ns_per_work 1). */
 static const lbs_opt overhead_keys[] = {
-    {"overhead_ns", LBS_OPT_DOUBLE, "1000", 0, 1e12, "fixed cost of any work, ns"}, {NULL, 0, NULL, 0, 0, NULL}};
+    {"overhead_ns", LBS_OPT_DOUBLE, "1000", 0, 1e12, "fixed cost of any work, ns"},
+    {NULL, 0, NULL, 0, 0, NULL}};
 static lbs_err overhead_init(void **s, const lbs_config *c, const char *nt, double npw) {
   (void)npw;
   double *o = malloc(sizeof *o);
@@ -173,13 +186,15 @@ Test(grid, speed_models_own_their_keys) {
   help = grid_help();
   cr_assert(strstr(help, "overhead_ns"), "%s", help);
   cr_assert(strstr(help, "overhead: fixed cost of any work, ns"), "%s", help);
-  cr_assert(strstr(help, "how work becomes time (linear, ") && strstr(help, ", overhead)"), "%s", help);
+  cr_assert(strstr(help, "how work becomes time (linear, ") && strstr(help, ", overhead)"), "%s",
+            help);
   cr_assert(strstr(help, "linear: relative speed"), "%s", help);
   free(help);
 
   lbs_grid *g;
   cr_assert_eq(grid_from("[nodetype n]\nspeed_model = overhead\noverhead_ns = 50\n"
-                         "[cluster A]\nnodes = 1\nnodetype = n\n", &g),
+                         "[cluster A]\nnodes = 1\nnodetype = n\n",
+                         &g),
                LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_grid_compute_ns(g, 0, 10), 60);
   lbs_grid_destroy(&g);
@@ -198,9 +213,12 @@ Test(grid, speed_models_own_their_keys) {
 }
 
 Test(grid, speed_model_registration_is_checked) {
-  static const lbs_opt clash[] = {{"slowdown", LBS_OPT_DOUBLE, "1", 0, 1, "x"}, {NULL, 0, NULL, 0, 0, NULL}},
-                       common[] = {{"cores", LBS_OPT_INT, "1", 0, 1, "x"}, {NULL, 0, NULL, 0, 0, NULL}},
-                       twice[] = {{"k", LBS_OPT_INT, "1", 0, 1, "x"}, {"k", LBS_OPT_INT, "1", 0, 1, "x"},
+  static const lbs_opt clash[] = {{"slowdown", LBS_OPT_DOUBLE, "1", 0, 1, "x"},
+                                  {NULL, 0, NULL, 0, 0, NULL}},
+                       common[] = {{"cores", LBS_OPT_INT, "1", 0, 1, "x"},
+                                   {NULL, 0, NULL, 0, 0, NULL}},
+                       twice[] = {{"k", LBS_OPT_INT, "1", 0, 1, "x"},
+                                  {"k", LBS_OPT_INT, "1", 0, 1, "x"},
                                   {NULL, 0, NULL, 0, 0, NULL}};
   int n = lbs_speed_count();
   lbs_speed_ops m = overhead;
@@ -209,7 +227,8 @@ Test(grid, speed_model_registration_is_checked) {
   m = overhead;
   m.keys = clash;
   cr_assert_eq(lbs_speed_register(&m), LBS_INVAL);
-  cr_assert(strstr(lbs_errmsg(), "key 'slowdown' belongs to speed model 'linear'"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "key 'slowdown' belongs to speed model 'linear'"), "%s",
+            lbs_errmsg());
   m.keys = common;
   cr_assert_eq(lbs_speed_register(&m), LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "key 'cores'"), "%s", lbs_errmsg());
@@ -253,7 +272,8 @@ static lbs_grid *family(const char *f, int P, int C, double I) {
   lbs_config *c;
   lbs_grid *g = NULL;
   cr_assert_eq(lbs_grid_family_ini(f, P, C, I, 10, 10, &b), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(lbs_config_parse_string("family.ini", (const char *)b.data, &c), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_config_parse_string("family.ini", (const char *)b.data, &c), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(lbs_grid_from_config(c, &g), LBS_OK, "%s", lbs_errmsg());
   lbs_config_destroy(&c);
   lbs_buf_free(&b);
@@ -261,7 +281,8 @@ static lbs_grid *family(const char *f, int P, int C, double I) {
 }
 
 Test(grid, families_ho_up_dn) {
-  lbs_grid *ho = family("HO", 32, 4, 10), *up = family("UP", 32, 4, 100), *dn = family("DN", 32, 4, 100);
+  lbs_grid *ho = family("HO", 32, 4, 10), *up = family("UP", 32, 4, 100),
+           *dn = family("DN", 32, 4, 100);
   for (int c = 0; c < 4; c++) {
     int p = lbs_grid_cluster_first(up, c);
     cr_assert_eq(lbs_grid_cluster_procs(up, c), 8);

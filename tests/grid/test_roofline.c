@@ -32,7 +32,7 @@ static lbs__roofline_node fermi(double intensity) {
                               .pcie_bytes_per_work = 8};
 }
 
-#define NEAR(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+#define NEAR(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel)*fabs((double)(b)))
 /* x printed to 6 significant digits is text */
 static int digits6(double x, const char *text) {
   char b[64];
@@ -44,14 +44,14 @@ static int digits6(double x, const char *text) {
  * PCIe's when the data start in host memory; ridge points Acr = Pc / B_dram, Agr = Pg / B_pcie. */
 Test(roofline, attainable_throughput_is_the_roofline) {
   lbs__roofline_node n = fermi(1);
-  cr_assert(NEAR(lbs__roofline_gflops(&n, 0), 32, 1e-12));        /* 1 flop/byte x 32 GB/s */
-  cr_assert(NEAR(lbs__roofline_gflops(&n, 1), 8, 1e-12));         /* x 8 GB/s over PCIe */
-  n = fermi(2.1);                                                  /* the CPU's ridge */
+  cr_assert(NEAR(lbs__roofline_gflops(&n, 0), 32, 1e-12)); /* 1 flop/byte x 32 GB/s */
+  cr_assert(NEAR(lbs__roofline_gflops(&n, 1), 8, 1e-12));  /* x 8 GB/s over PCIe */
+  n = fermi(2.1);                                          /* the CPU's ridge */
   cr_assert(NEAR(lbs__roofline_gflops(&n, 0), 67.2, 1e-12));
   n = fermi(1000);
   cr_assert(NEAR(lbs__roofline_gflops(&n, 0), 67.2, 1e-12));
   cr_assert(NEAR(lbs__roofline_gflops(&n, 1), 515, 1e-12));
-  n = fermi(64.375);                                               /* the GPU's ridge */
+  n = fermi(64.375); /* the GPU's ridge */
   cr_assert(NEAR(lbs__roofline_gflops(&n, 1), 515, 1e-12));
   n.pcie_bytes_per_work = 0; /* data already on the GPU: its own memory is the roof */
   n.flops_per_work = 8;
@@ -65,13 +65,17 @@ Test(roofline, the_three_regimes_of_equation_8) {
   const double As[] = {0.01, 0.25, 1, 2.0999, 2.1, 5, 8, 30, 64.3, 64.375, 100, 128, 1e4};
   for (size_t i = 0; i < sizeof As / sizeof *As; i++) {
     double A = As[i], want;
-    if (A < Pc / B) want = B / (B + Bp);                 /* A < Acr: both bandwidth-bound */
-    else if (A < Pg / Bp) want = Pc / (Pc + A * Bp);     /* Acr <= A < Agr */
-    else want = Pc / (Pc + Pg);                          /* A >= Agr: both at their peaks */
+    if (A < Pc / B)
+      want = B / (B + Bp); /* A < Acr: both bandwidth-bound */
+    else if (A < Pg / Bp)
+      want = Pc / (Pc + A * Bp); /* Acr <= A < Agr */
+    else
+      want = Pc / (Pc + Pg); /* A >= Agr: both at their peaks */
     lbs__roofline_node n = fermi(A);
     lbs__roofline_share s;
     lbs__roofline_split(&n, W, &s);
-    cr_assert(NEAR(s.cpu_frac, want, 1e-12), "A = %g: p = %.17g, Equation (8) %.17g", A, s.cpu_frac, want);
+    cr_assert(NEAR(s.cpu_frac, want, 1e-12), "A = %g: p = %.17g, Equation (8) %.17g", A, s.cpu_frac,
+              want);
     cr_assert(NEAR(s.gpu_frac, 1 - want, 1e-12), "A = %g", A);
   }
 }
@@ -93,9 +97,11 @@ Test(roofline, worked_examples_on_figure_3_machine_2) {
     lbs__roofline_split(&n, W, &s);
     double Fc = lbs__roofline_gflops(&n, 0), Fg = lbs__roofline_gflops(&n, 1);
     double Tc = W * lbs__roofline_ns_per_work(&n, 0), Tg = W * lbs__roofline_ns_per_work(&n, 1);
-    cr_log_info("A = %g flop/byte: Fc %.6g, Fg %.6g GFLOP/s; p = %.6g; Tc %.6g s, Tg %.6g s, Tgc %.6g s; "
-                "speedup %.6g over the CPU, %.6g over the GPU",
-                ex[i].A, Fc, Fg, s.cpu_frac, Tc * 1e-9, Tg * 1e-9, s.time_ns * 1e-9, Tc / s.time_ns, Tg / s.time_ns);
+    cr_log_info(
+        "A = %g flop/byte: Fc %.6g, Fg %.6g GFLOP/s; p = %.6g; Tc %.6g s, Tg %.6g s, Tgc %.6g s; "
+        "speedup %.6g over the CPU, %.6g over the GPU",
+        ex[i].A, Fc, Fg, s.cpu_frac, Tc * 1e-9, Tg * 1e-9, s.time_ns * 1e-9, Tc / s.time_ns,
+        Tg / s.time_ns);
     cr_assert(digits6(Fc, ex[i].Fc), "A = %g: Fc %.17g", ex[i].A, Fc);
     cr_assert(digits6(Fg, ex[i].Fg), "A = %g: Fg %.17g", ex[i].A, Fg);
     cr_assert(digits6(s.cpu_frac, ex[i].p), "A = %g: p %.17g", ex[i].A, s.cpu_frac);
@@ -120,8 +126,8 @@ Test(roofline, worked_example_with_a_launch) {
   for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
     lbs__roofline_share s;
     lbs__roofline_split(&n, ex[i].W, &s);
-    cr_log_info("launch 10 us, W = %g: p = %.6g, T = %.6g ns (CPU alone %.6g ns)", ex[i].W, s.cpu_frac, s.time_ns,
-                ex[i].W * lbs__roofline_ns_per_work(&n, 0));
+    cr_log_info("launch 10 us, W = %g: p = %.6g, T = %.6g ns (CPU alone %.6g ns)", ex[i].W,
+                s.cpu_frac, s.time_ns, ex[i].W * lbs__roofline_ns_per_work(&n, 0));
     cr_assert(digits6(s.cpu_frac, ex[i].p), "W = %g: p %.17g", ex[i].W, s.cpu_frac);
     cr_assert(digits6(s.time_ns, ex[i].T_ns), "W = %g: T %.17g", ex[i].W, s.time_ns);
   }
@@ -164,15 +170,18 @@ Test(roofline, both_devices_finish_together) {
     double W = logu(1e-3, 1e12);
     lbs__roofline_share s;
     lbs__roofline_split(&n, W, &s);
-    double cpu = W * lbs__roofline_ns_per_work(&n, 0), gpu = n.launch_ns + W * lbs__roofline_ns_per_work(&n, 1);
+    double cpu = W * lbs__roofline_ns_per_work(&n, 0),
+           gpu = n.launch_ns + W * lbs__roofline_ns_per_work(&n, 1);
     cr_assert(NEAR(s.cpu_frac + s.gpu_frac, 1, 1e-14));
     cr_assert(s.cpu_frac > 0 && s.cpu_frac <= 1, "p = %g", s.cpu_frac);
-    cr_assert(s.time_ns <= cpu && s.time_ns <= gpu * (1 + 1e-12), "T %g, CPU alone %g, GPU alone %g", s.time_ns, cpu, gpu);
+    cr_assert(s.time_ns <= cpu && s.time_ns <= gpu * (1 + 1e-12),
+              "T %g, CPU alone %g, GPU alone %g", s.time_ns, cpu, gpu);
     if (s.gpu_frac > 0) {
       cr_assert(NEAR(s.cpu_ns, s.gpu_ns, 1e-12), "Tc_p %.17g != Tg_p %.17g", s.cpu_ns, s.gpu_ns);
       cr_assert_eq(s.time_ns, s.cpu_ns);
     } else {
-      cr_assert(cpu <= n.launch_ns * (1 + 1e-12), "the GPU is left idle only when a launch costs more than W on the CPU");
+      cr_assert(cpu <= n.launch_ns * (1 + 1e-12),
+                "the GPU is left idle only when a launch costs more than W on the CPU");
       cr_assert_eq(s.time_ns, cpu);
     }
   }
@@ -187,8 +196,9 @@ Test(roofline, no_gpu_is_the_cpu_roofline) {
     lbs__roofline_split(&n, W, &s);
     cr_assert_eq(s.cpu_frac, 1);
     cr_assert_eq(s.gpu_ns, 0);
-    double want = n.flops_per_work > 0 ? W * n.flops_per_work / fmin(n.cpu_gflops, A * n.cpu_gbytes_per_s)
-                                       : W * n.bytes_per_work / n.cpu_gbytes_per_s;
+    double want = n.flops_per_work > 0
+                      ? W * n.flops_per_work / fmin(n.cpu_gflops, A * n.cpu_gbytes_per_s)
+                      : W * n.bytes_per_work / n.cpu_gbytes_per_s;
     cr_assert(NEAR(s.time_ns, want, 1e-12), "%.17g against %.17g", s.time_ns, want);
   }
 }
@@ -201,12 +211,14 @@ Test(roofline, more_bandwidth_is_never_slower) {
     double W = logu(1e-3, 1e12), k = logu(1, 100);
     lbs__roofline_share s, t;
     lbs__roofline_split(&n, W, &s);
-    double *fields[] = {&m.cpu_gflops, &m.cpu_gbytes_per_s, &m.gpu_gflops, &m.gpu_gbytes_per_s, &m.pcie_gbytes_per_s};
+    double *fields[] = {&m.cpu_gflops, &m.cpu_gbytes_per_s, &m.gpu_gflops, &m.gpu_gbytes_per_s,
+                        &m.pcie_gbytes_per_s};
     for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
       m = n;
       *fields[f] *= k;
       lbs__roofline_split(&m, W, &t);
-      cr_assert(t.time_ns <= s.time_ns * (1 + 1e-12), "field %zu x %g: %.17g > %.17g", f, k, t.time_ns, s.time_ns);
+      cr_assert(t.time_ns <= s.time_ns * (1 + 1e-12), "field %zu x %g: %.17g > %.17g", f, k,
+                t.time_ns, s.time_ns);
     }
     m = n;
     m.launch_ns /= k;
@@ -255,15 +267,17 @@ static lbs_err grid_from(const char *text, lbs_grid **g) {
  * rate its throughput at large work over a speed-1 processor's (ns_per_work = 2: 0.5 units/ns). */
 Test(roofline, in_a_grid) {
   lbs_grid *g;
-  cr_assert_eq(grid_from("[grid]\nns_per_work = 2\n"
-                         "[nodetype cpu]\nspeed = 1\n"
-                         "[nodetype fat]\nspeed_model = roofline\nroofline_cpu_gflops = 67.2\n"
-                         "roofline_cpu_gbytes_per_s = 32\nroofline_gpu_gflops = 515\nroofline_gpu_gbytes_per_s = 144\n"
-                         "roofline_pcie_gbytes_per_s = 8\nroofline_launch_us = 10\nroofline_flops_per_work = 64\n"
-                         "roofline_bytes_per_work = 8\n"
-                         "[cluster A]\nnodes = 2\nnodetype = cpu\n[cluster B]\nnodes = 1\nnodetype = fat\n",
-                         &g),
-               LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(
+      grid_from(
+          "[grid]\nns_per_work = 2\n"
+          "[nodetype cpu]\nspeed = 1\n"
+          "[nodetype fat]\nspeed_model = roofline\nroofline_cpu_gflops = 67.2\n"
+          "roofline_cpu_gbytes_per_s = 32\nroofline_gpu_gflops = 515\nroofline_gpu_gbytes_per_s = 144\n"
+          "roofline_pcie_gbytes_per_s = 8\nroofline_launch_us = 10\nroofline_flops_per_work = 64\n"
+          "roofline_bytes_per_work = 8\n"
+          "[cluster A]\nnodes = 2\nnodetype = cpu\n[cluster B]\nnodes = 1\nnodetype = fat\n",
+          &g),
+      LBS_OK, "%s", lbs_errmsg());
   lbs__roofline_node n = fermi(8);
   n.launch_ns = 1e4;
   for (double W = 0; W < 2e7; W = W * 3 + 1) {
@@ -278,14 +292,15 @@ Test(roofline, in_a_grid) {
 }
 
 #define NODE "[nodetype r]\nspeed_model = roofline\n"
-#define CPU "roofline_cpu_gflops = 100\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 10\n"
+#define CPU                                                                                        \
+  "roofline_cpu_gflops = 100\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 10\n"
 #define TAIL "[cluster A]\nnodes = 1\nnodetype = r\n"
-#define BAD(text, needle)                                                                      \
-  do {                                                                                         \
-    lbs_grid *g = NULL;                                                                        \
-    cr_assert_neq(grid_from(text, &g), LBS_OK, "accepted: %s", text);                          \
-    cr_assert(strstr(lbs_errmsg(), needle), "message '%s' lacks '%s'", lbs_errmsg(), needle); \
-    cr_assert_null(g);                                                                         \
+#define BAD(text, needle)                                                                          \
+  do {                                                                                             \
+    lbs_grid *g = NULL;                                                                            \
+    cr_assert_neq(grid_from(text, &g), LBS_OK, "accepted: %s", text);                              \
+    cr_assert(strstr(lbs_errmsg(), needle), "message '%s' lacks '%s'", lbs_errmsg(), needle);      \
+    cr_assert_null(g);                                                                             \
   } while (0)
 
 /* Bad descriptions name file:line and the key, and build nothing. */
@@ -296,13 +311,17 @@ Test(roofline, bad_descriptions_are_named) {
   BAD(NODE "roofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
       "g.ini:1: [nodetype r] uses speed_model = roofline: give roofline_cpu_gflops");
   BAD(NODE CPU "roofline_cpu_gflops = 0\n" TAIL, "repeats"); /* a key twice: the INI parser's */
-  BAD(NODE "roofline_cpu_gflops = 0\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
+  BAD(NODE
+      "roofline_cpu_gflops = 0\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
       "g.ini:3: [nodetype r] roofline_cpu_gflops = 0: the CPU's peak GFLOP/s must be > 0");
-  BAD(NODE "roofline_cpu_gflops = -5\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
+  BAD(NODE
+      "roofline_cpu_gflops = -5\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
       "g.ini:3: roofline_cpu_gflops = -5 is outside [0, 1e+12]");
-  BAD(NODE "roofline_cpu_gflops = nan\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
+  BAD(NODE
+      "roofline_cpu_gflops = nan\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
       "g.ini:3: roofline_cpu_gflops = 'nan' is not a number");
-  BAD(NODE "roofline_cpu_gflops = inf\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
+  BAD(NODE
+      "roofline_cpu_gflops = inf\nroofline_cpu_gbytes_per_s = 20\nroofline_flops_per_work = 1\n" TAIL,
       "g.ini:3: roofline_cpu_gflops = 'inf' is not a number");
   BAD(NODE CPU "roofline_gpu_gflops = 500\n" TAIL,
       "g.ini:6: [nodetype r] describes a GPU (roofline_gpu_gflops) without roofline_gpu_gbytes_per_s");
@@ -310,14 +329,16 @@ Test(roofline, bad_descriptions_are_named) {
       "g.ini:6: [nodetype r] describes a GPU (roofline_gpu_gflops) without roofline_pcie_gbytes_per_s");
   BAD(NODE CPU "roofline_pcie_gbytes_per_s = 8\n" TAIL,
       "describes a GPU (roofline_pcie_gbytes_per_s) without roofline_gpu_gflops");
-  BAD(NODE CPU "roofline_gpu_gflops = 500\nroofline_gpu_gbytes_per_s = 0\nroofline_pcie_gbytes_per_s = 8\n" TAIL,
+  BAD(NODE CPU
+      "roofline_gpu_gflops = 500\nroofline_gpu_gbytes_per_s = 0\nroofline_pcie_gbytes_per_s = 8\n" TAIL,
       "g.ini:7: [nodetype r] roofline_gpu_gbytes_per_s = 0: a bandwidth must be > 0");
   BAD(NODE CPU "roofline_launch_us = 5\n" TAIL,
       "g.ini:6: [nodetype r] roofline_launch_us describes a GPU the node type does not have");
   BAD(NODE "roofline_cpu_gflops = 1\nroofline_cpu_gbytes_per_s = 1\n" TAIL,
       "give roofline_flops_per_work or roofline_bytes_per_work > 0");
-  BAD(NODE CPU "roofline_gpu_gflops = 500\nroofline_gpu_gbytes_per_s = 100\nroofline_pcie_gbytes_per_s = 8\n"
-               "roofline_pcie_bytes_per_work = -0.5\n" TAIL,
+  BAD(NODE CPU
+      "roofline_gpu_gflops = 500\nroofline_gpu_gbytes_per_s = 100\nroofline_pcie_gbytes_per_s = 8\n"
+      "roofline_pcie_bytes_per_work = -0.5\n" TAIL,
       "g.ini:9: [nodetype r] roofline_pcie_bytes_per_work = -0.5: give bytes >= 0, or -1");
   BAD("[nodetype r]\nspeed = 2\nroofline_cpu_gflops = 5\n" TAIL,
       "g.ini:3: [nodetype r] key 'roofline_cpu_gflops' belongs to speed model 'roofline'");

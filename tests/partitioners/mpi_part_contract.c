@@ -69,8 +69,10 @@ static void contract(const char *spec, const lbs_part_input *in, const gather *g
 static const char *example_of(const lbs_partitioner_ops *ops, char *spec, size_t n) {
   size_t len = strlen(ops->name);
   if (!(ops->flags & LBS_PART_SCRIPT)) return ops->example;
-  CHECK(!strncmp(ops->example, ops->name, len) && ops->example[len] == ':' && ops->example[len + 1] != '/',
-        "%s: a script's example is NAME:PATH[:ARGS], the path relative ('%s')", ops->name, ops->example);
+  CHECK(!strncmp(ops->example, ops->name, len) && ops->example[len] == ':' &&
+            ops->example[len + 1] != '/',
+        "%s: a script's example is NAME:PATH[:ARGS], the path relative ('%s')", ops->name,
+        ops->example);
   snprintf(spec, n, "%.*s:%s/%s", (int)len, ops->example, LBS_SOURCE_DIR, ops->example + len + 1);
   return spec;
 }
@@ -85,8 +87,10 @@ static int every_partitioner(const lbs_part_input *in, const gather *g, int *np)
     stripes += !strcmp(ops->name, "stripes");
     char spec[128], example[4096];
     const char *m = ops->methods && *ops->methods ? ops->methods : NULL;
-    CHECK(!(ops->flags & ~(unsigned)LBS_PART_SCRIPT), "%s: unknown flags %#x", ops->name, ops->flags);
-    CHECK(ops->example || !(ops->flags & LBS_PART_SCRIPT), "%s: a script's partitioner without an example", ops->name);
+    CHECK(!(ops->flags & ~(unsigned)LBS_PART_SCRIPT), "%s: unknown flags %#x", ops->name,
+          ops->flags);
+    CHECK(ops->example || !(ops->flags & LBS_PART_SCRIPT),
+          "%s: a script's partitioner without an example", ops->name);
     if (ops->example)
       contract(example_of(ops, example, sizeof example), in, g, np);
     else if (!m)

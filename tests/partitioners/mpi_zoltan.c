@@ -13,7 +13,6 @@
 #include "lbs_traces.h"
 #include "mpi_check.h"
 
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int size;
@@ -25,7 +24,8 @@ int main(int argc, char **argv) {
   lbs_gen_params gp = {"bump", NX, NY, NZ, 300, 1, {0, 0, 0}};
   lbs_gen *g;
   lbs_mesh *mesh;
-  if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(NX, NY, NZ, LBS_ORDER_NATURAL, &mesh)) return 2;
+  if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(NX, NY, NZ, LBS_ORDER_NATURAL, &mesh))
+    return 2;
   double *w = malloc((size_t)E * sizeof *w);
   lbs_gen_step(g, 150, 1, NULL, w); /* the weight metric: 1, 4, 8 */
   const double *coords;
@@ -40,8 +40,10 @@ int main(int argc, char **argv) {
   int64_t *gid = malloc((size_t)n * sizeof *gid), *lx = malloc((size_t)(n + 1) * sizeof *lx);
   for (int64_t i = 0; i < n; i++) gid[i] = first + i;
   for (int64_t i = 0; i <= n; i++) lx[i] = xadj[first + i] - xadj[first];
-  int *cur = calloc((size_t)n, sizeof *cur), *np = malloc((size_t)n * sizeof *np), *all = malloc((size_t)E * sizeof *all);
-  int *counts = malloc((size_t)size * sizeof *counts), *displs = malloc((size_t)size * sizeof *displs);
+  int *cur = calloc((size_t)n, sizeof *cur), *np = malloc((size_t)n * sizeof *np),
+      *all = malloc((size_t)E * sizeof *all);
+  int *counts = malloc((size_t)size * sizeof *counts),
+      *displs = malloc((size_t)size * sizeof *displs);
   for (int r = 0; r < size; r++) {
     counts[r] = (int)(rf[r + 1] - rf[r]);
     displs[r] = (int)rf[r];
@@ -52,11 +54,21 @@ int main(int argc, char **argv) {
     sp[p] = (p < 4 ? 3.0 : 1.0) / 24.0; /* 4 processors three times as fast */
   }
   for (int64_t e = 0; e < E; e++) total += w[e];
-  lbs_part_input in = {.comm = MPI_COMM_WORLD, .nlocal = n, .gid = gid, .weight = w + first, .dim = dim,
-      .coords = coords + first * dim, .xadj = lx, .adj = adj + xadj[first], .adjw = adjw + xadj[first],
-      .rank_first = rf, .current = cur, .nparts = P, .part_sizes = eq};
-  const char *names[] = {"zoltan:rcb", "zoltan:rib", "zoltan:hsfc", "zoltan:phg", "zoltan:graph", "metis",
-                         "metis:rb", "zoltan:block", "zoltan:random"};
+  lbs_part_input in = {.comm = MPI_COMM_WORLD,
+                       .nlocal = n,
+                       .gid = gid,
+                       .weight = w + first,
+                       .dim = dim,
+                       .coords = coords + first * dim,
+                       .xadj = lx,
+                       .adj = adj + xadj[first],
+                       .adjw = adjw + xadj[first],
+                       .rank_first = rf,
+                       .current = cur,
+                       .nparts = P,
+                       .part_sizes = eq};
+  const char *names[] = {"zoltan:rcb", "zoltan:rib", "zoltan:hsfc",  "zoltan:phg",   "zoltan:graph",
+                         "metis",      "metis:rb",   "zoltan:block", "zoltan:random"};
   uint64_t first_hash[9][2] = {{0}};
   for (int k = 0; k < 9; k++) {
     int balancing = k < 7;
@@ -65,7 +77,9 @@ int main(int argc, char **argv) {
       char name[64];
       /* METIS takes speeds as targets only when asked: metis:kway:speed, metis:rb:speed */
       snprintf(name, sizeof name, "%s%s", names[k],
-               !strncmp(names[k], "metis", 5) && sizes ? (strchr(names[k], ':') ? ":speed" : ":kway:speed") : "");
+               !strncmp(names[k], "metis", 5) && sizes
+                   ? (strchr(names[k], ':') ? ":speed" : ":kway:speed")
+                   : "");
       lbs_err e = lbs_part_create(name, NULL, MPI_COMM_WORLD, &pt);
       CHECK(!e, "%s: create: %s", names[k], lbs_errmsg());
       if (e) continue;
@@ -84,10 +98,12 @@ int main(int argc, char **argv) {
       CHECK(ok, "%s: every element in exactly one part in range", names[k]);
       double worst = 0;
       for (int p = 0; p < P; p++) worst = fmax(worst, load[p] / (in.part_sizes[p] * total));
-      if (balancing) CHECK(worst <= 1.1 + 1e-9, "%s (%s sizes): imbalance %.4f above tolerance 1.1", names[k],
-                           sizes ? "speed" : "equal", worst);
-      if (rank == 0) printf("%-14s %-5s sizes: max load / target %.4f, assignment hash %016llx\n", names[k],
-                            sizes ? "speed" : "equal", worst, (unsigned long long)h);
+      if (balancing)
+        CHECK(worst <= 1.1 + 1e-9, "%s (%s sizes): imbalance %.4f above tolerance 1.1", names[k],
+              sizes ? "speed" : "equal", worst);
+      if (rank == 0)
+        printf("%-14s %-5s sizes: max load / target %.4f, assignment hash %016llx\n", names[k],
+               sizes ? "speed" : "equal", worst, (unsigned long long)h);
       first_hash[k][sizes] = h;
       lbs_part_destroy(&pt);
     }
@@ -104,9 +120,10 @@ int main(int argc, char **argv) {
         MPI_Allgatherv(np, (int)n, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
         uint64_t h = 1469598103934665603ULL;
         for (int64_t el = 0; el < E; el++) h = (h ^ (uint64_t)all[el]) * 1099511628211ULL;
-        CHECK(h == first_hash[k][0], "%s is not repeatable in one process (%s, run %d): hash %016llx, first %016llx",
-              names[k], fresh ? "a fresh instance" : "the same instance", rep + 1, (unsigned long long)h,
-              (unsigned long long)first_hash[k][0]);
+        CHECK(h == first_hash[k][0],
+              "%s is not repeatable in one process (%s, run %d): hash %016llx, first %016llx",
+              names[k], fresh ? "a fresh instance" : "the same instance", rep + 1,
+              (unsigned long long)h, (unsigned long long)first_hash[k][0]);
       }
       lbs_part_destroy(&pt);
     }
@@ -116,12 +133,22 @@ int main(int argc, char **argv) {
     int64_t dx[9], da[8], dg[8], drf[3] = {0, 0, 8};
     double dw[8], dwt[8], dsz[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
     int dcur[8] = {0}, dnp[8];
-    for (int i = 0; i < 8; i++) dx[i] = i, da[i] = (i + 1) % 8, dw[i] = i % 2 ? 0 : 2, dwt[i] = 1, dg[i] = i;
+    for (int i = 0; i < 8; i++)
+      dx[i] = i, da[i] = (i + 1) % 8, dw[i] = i % 2 ? 0 : 2, dwt[i] = 1, dg[i] = i;
     dx[8] = 8;
     drf[1] = rank == 0 ? 8 : 8; /* all on rank 0 */
     int64_t mine = rank == 0 ? 8 : 0;
-    lbs_part_input din = {.comm = MPI_COMM_WORLD, .nlocal = mine, .gid = dg, .weight = dwt, .xadj = dx, .adj = da, .adjw = dw,
-        .rank_first = drf, .current = dcur, .nparts = 3, .part_sizes = dsz};
+    lbs_part_input din = {.comm = MPI_COMM_WORLD,
+                          .nlocal = mine,
+                          .gid = dg,
+                          .weight = dwt,
+                          .xadj = dx,
+                          .adj = da,
+                          .adjw = dw,
+                          .rank_first = drf,
+                          .current = dcur,
+                          .nparts = 3,
+                          .part_sizes = dsz};
     if (size == 1) drf[1] = 8;
     lbs_partitioner *pm;
     lbs_part_create("metis", NULL, MPI_COMM_WORLD, &pm);
@@ -129,7 +156,8 @@ int main(int argc, char **argv) {
     int dok = !de;
     int cnt3[3] = {0};
     for (int64_t i = 0; dok && i < mine; i++) dok &= dnp[i] >= 0 && dnp[i] < 3, cnt3[dnp[i] % 3]++;
-    CHECK(dok && (rank != 0 || (cnt3[0] && cnt3[1] && cnt3[2])), "metis on a directed ring with zero weights: %s",
+    CHECK(dok && (rank != 0 || (cnt3[0] && cnt3[1] && cnt3[2])),
+          "metis on a directed ring with zero weights: %s",
           de ? lbs_errmsg() : "every vertex in a part, three parts used");
     lbs_part_destroy(&pm);
   }
@@ -141,12 +169,15 @@ int main(int argc, char **argv) {
   CHECK(lbs_part_run(pt, &nog, np) == LBS_INVAL && strstr(lbs_errmsg(), "needs the mesh graph"),
         "phg without a graph must say so: %s", lbs_errmsg());
   lbs_part_destroy(&pt);
-  CHECK(lbs_part_create("zoltan:xyz", NULL, MPI_COMM_WORLD, &pt) == LBS_NOTFOUND && strstr(lbs_errmsg(), "zoltan:rcb"),
+  CHECK(lbs_part_create("zoltan:xyz", NULL, MPI_COMM_WORLD, &pt) == LBS_NOTFOUND &&
+            strstr(lbs_errmsg(), "zoltan:rcb"),
         "unknown method lists the known ones: %s", lbs_errmsg());
-  CHECK(lbs_part_create("metis2", NULL, MPI_COMM_WORLD, &pt) == LBS_NOTFOUND && strstr(lbs_errmsg(), "known: zoltan"),
+  CHECK(lbs_part_create("metis2", NULL, MPI_COMM_WORLD, &pt) == LBS_NOTFOUND &&
+            strstr(lbs_errmsg(), "known: zoltan"),
         "unknown partitioner lists the known ones: %s", lbs_errmsg());
   int status = check_finish();
-  free(w), free(rf), free(gid), free(lx), free(cur), free(np), free(all), free(counts), free(displs);
+  free(w), free(rf), free(gid), free(lx), free(cur), free(np), free(all), free(counts),
+      free(displs);
   lbs_mesh_destroy(&mesh);
   lbs_gen_destroy(&g);
   MPI_Finalize();

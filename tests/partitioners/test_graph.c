@@ -13,7 +13,8 @@ Test(symmetrize, a_symmetric_graph_comes_out_in_its_own_order) {
   cr_assert_eq(lbs_part_symmetrize(5, xadj, adj, w, 1, &ox, &oa, &ow), LBS_OK);
   for (int i = 0; i <= 5; i++) cr_assert_eq(ox[i], xadj[i], "row starts");
   for (int j = 0; j < 12; j++) {
-    cr_assert_eq(oa[j], adj[j], "neighbour %d: %lld, the input has %lld", j, (long long)oa[j], (long long)adj[j]);
+    cr_assert_eq(oa[j], adj[j], "neighbour %d: %lld, the input has %lld", j, (long long)oa[j],
+                 (long long)adj[j]);
     cr_assert_eq(ow[j], w[j]);
   }
   free(ox), free(oa), free(ow);

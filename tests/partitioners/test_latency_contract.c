@@ -34,7 +34,8 @@ static struct criterion_test_params every_function(void) {
   static func fs[MAX_FUNCS];
   if (load_plugin()) fprintf(stderr, "test_latency_contract: %s\n", lbs_errmsg());
   int n = lbs_minex_latency_count() < MAX_FUNCS ? lbs_minex_latency_count() : MAX_FUNCS;
-  for (int i = 0; i < n; i++) snprintf(fs[i].name, sizeof fs[i].name, "%s", lbs_minex_latency_at(i)->name);
+  for (int i = 0; i < n; i++)
+    snprintf(fs[i].name, sizeof fs[i].name, "%s", lbs_minex_latency_at(i)->name);
   return cr_make_param_array(func, fs, (size_t)n);
 }
 
@@ -79,7 +80,9 @@ static double q(lbs_minex_latency *l, double pproc, double comm, double remap, i
 static const double totals[] = {0, 1e-3, 1, 7.5, 1e3, 1e9};
 #define NT (sizeof totals / sizeof *totals)
 
-ParameterizedTestParameters(latency_contract, finite_monotone_and_deterministic) { return every_function(); }
+ParameterizedTestParameters(latency_contract, finite_monotone_and_deterministic) {
+  return every_function();
+}
 ParameterizedTest(func *f, latency_contract, finite_monotone_and_deterministic) {
   lbs_minex_latency *l = instance(f);
   cr_assert_eq(lbs_minex_latency_begin(l, &ipg), LBS_OK, "%s", lbs_errmsg());
@@ -90,9 +93,12 @@ ParameterizedTest(func *f, latency_contract, finite_monotone_and_deterministic) 
         cr_assert(isfinite(v), "%s(%g, %g, %g) = %g", f->name, totals[a], totals[b], totals[c], v);
         cr_assert_eq(q(l, totals[a], totals[b], totals[c], 10), v, "%s is deterministic", f->name);
         /* "must not decrease when a total grows" (lbs_minex.h) */
-        if (a + 1 < NT) cr_assert_geq(q(l, totals[a + 1], totals[b], totals[c], 10), v, "%s in Wgt", f->name);
-        if (b + 1 < NT) cr_assert_geq(q(l, totals[a], totals[b + 1], totals[c], 10), v, "%s in Comm", f->name);
-        if (c + 1 < NT) cr_assert_geq(q(l, totals[a], totals[b], totals[c + 1], 10), v, "%s in Remap", f->name);
+        if (a + 1 < NT)
+          cr_assert_geq(q(l, totals[a + 1], totals[b], totals[c], 10), v, "%s in Wgt", f->name);
+        if (b + 1 < NT)
+          cr_assert_geq(q(l, totals[a], totals[b + 1], totals[c], 10), v, "%s in Comm", f->name);
+        if (c + 1 < NT)
+          cr_assert_geq(q(l, totals[a], totals[b], totals[c + 1], 10), v, "%s in Remap", f->name);
       }
   lbs_minex_latency_destroy(&l);
   cr_assert_null(l);
@@ -132,18 +138,23 @@ ParameterizedTest(func *f, latency_contract, minex_partitions_with_it) {
     cr_assert_eq(e, LBS_OK, "%s: %s", f->name, lbs_errmsg());
     lbs_minex_latency_destroy(&l);
   }
-  for (int v = 0; v < N; v++) cr_assert(a[v] >= 0 && a[v] < 4, "%s: vertex %d on %d", f->name, v, a[v]);
+  for (int v = 0; v < N; v++)
+    cr_assert(a[v] >= 0 && a[v] < 4, "%s: vertex %d on %d", f->name, v, a[v]);
   cr_assert_eq(memcmp(a, b, sizeof a), 0, "%s: the same parts twice", f->name);
 }
 
 Test(latency_contract, includes_the_plugin) {
   cr_assert_eq(load_plugin(), LBS_OK, "%s", lbs_errmsg());
   int n = lbs_minex_latency_count();
-  cr_assert_str_eq(lbs_minex_latency_at(n - 1)->name, "hidden", "the plug-in's function, after the built-in ones");
+  cr_assert_str_eq(lbs_minex_latency_at(n - 1)->name, "hidden",
+                   "the plug-in's function, after the built-in ones");
   lbs_minex_latency *l = NULL;
   cr_assert_eq(lbs_minex_latency_create("hidden:0.5", "g.ini:4", &l), LBS_INVAL);
-  cr_assert(strstr(lbs_errmsg(), "g.ini:4: latency 'hidden:0.5': needs F >= 1 (got '0.5') (expected hidden[:F] (F >= 1))"),
-            "%s", lbs_errmsg());
+  cr_assert(
+      strstr(
+          lbs_errmsg(),
+          "g.ini:4: latency 'hidden:0.5': needs F >= 1 (got '0.5') (expected hidden[:F] (F >= 1))"),
+      "%s", lbs_errmsg());
   cr_assert_eq(lbs_minex_latency_create("hidden", NULL, &l), LBS_OK, "%s", lbs_errmsg());
   cr_assert_float_eq(q(l, 10, 4, 3, 1), 10, 1e-12, "communication hides behind processing");
   cr_assert_float_eq(q(l, 10, 8, 3, 1), 11, 1e-12, "until there is more of it");

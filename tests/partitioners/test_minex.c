@@ -25,7 +25,8 @@ Test(filter, rejects_a_target_that_gets_lighter) {
 
 Test(filter, rejects_a_variance_increase) {
   cr_assert_eq(lbs_minex_filter(10, 4, 9, 5, 0.001, 0, 1), LBS_MINEX_VAR_GROWS);
-  cr_assert_eq(lbs_minex_filter(10, 4, 9, 5, 0, 0, 1), LBS_MINEX_PASS); /* no change is not an increase */
+  cr_assert_eq(lbs_minex_filter(10, 4, 9, 5, 0, 0, 1),
+               LBS_MINEX_PASS); /* no change is not an increase */
 }
 
 Test(filter, throttle_bounds_the_load_a_move_may_add) {
@@ -73,7 +74,8 @@ Test(model, qwgt_by_hand_on_a_directed_graph_with_zero_weights) {
   cr_assert_float_eq(ev.maxqwgt, 336, 1e-12);
   cr_assert_float_eq(ev.wsysll, 198, 1e-12);
   cr_assert_float_eq(ev.loadimb, 336.0 / 198, 1e-12);
-  cr_assert_float_eq(ev.edge_cut, 3.5, 1e-12, "the arcs 1 -> 2 (5) and 2 -> 1 (2) are one edge: their mean");
+  cr_assert_float_eq(ev.edge_cut, 3.5, 1e-12,
+                     "the arcs 1 -> 2 (5) and 2 -> 1 (2) are one edge: their mean");
   cr_assert_eq(ev.moved, 1);
 }
 
@@ -153,8 +155,13 @@ static double urand(void) {
 /* A random geometric directed graph: points in the unit cube, edges to close points, some
  * one-way, some of weight zero, a few isolated vertices. */
 static rgraph random_graph(int64_t n, int P) {
-  rgraph g = {n, calloc((size_t)n + 1, 8), malloc((size_t)n * 64 * 8), malloc((size_t)n * 64 * 8),
-              malloc((size_t)n * 8), malloc((size_t)n * 8), malloc((size_t)n * sizeof(int))};
+  rgraph g = {n,
+              calloc((size_t)n + 1, 8),
+              malloc((size_t)n * 64 * 8),
+              malloc((size_t)n * 64 * 8),
+              malloc((size_t)n * 8),
+              malloc((size_t)n * 8),
+              malloc((size_t)n * sizeof(int))};
   double *x = malloc((size_t)n * 3 * 8), r = cbrt(12.0 / n);
   for (int64_t i = 0; i < 3 * n; i++) x[i] = urand();
   int64_t m = 0;
@@ -165,7 +172,8 @@ static rgraph random_graph(int64_t n, int P) {
     for (int64_t w = 0; w < n && m - g.xadj[v] < 60; w++) {
       if (w == v || v % 37 == 5 || w % 37 == 5) continue; /* isolated vertices */
       double d = 0;
-      for (int k = 0; k < 3; k++) d += (x[3 * v + k] - x[3 * w + k]) * (x[3 * v + k] - x[3 * w + k]);
+      for (int k = 0; k < 3; k++)
+        d += (x[3 * v + k] - x[3 * w + k]) * (x[3 * v + k] - x[3 * w + k]);
       if (d > r * r) continue;
       if ((v * 7 + w) % 11 == 0) continue; /* one-way: w -> v may exist without v -> w */
       g.adj[m] = w, g.cw[m++] = (v + w) % 5 == 0 ? 0 : floor(1 + 9 * urand());
@@ -176,7 +184,9 @@ static rgraph random_graph(int64_t n, int P) {
   return g;
 }
 
-static void free_graph(rgraph *g) { free(g->xadj), free(g->adj), free(g->cw), free(g->pw), free(g->rw), free(g->cur); }
+static void free_graph(rgraph *g) {
+  free(g->xadj), free(g->adj), free(g->cw), free(g->pw), free(g->rw), free(g->cur);
+}
 
 typedef struct {
   int P, C, *cl;
@@ -185,7 +195,11 @@ typedef struct {
 
 /* C clusters; cluster i has processing slowdown i+1; intra links fast, inter links I x slower */
 static rgrid make_grid(int P, int C, double I, int up) {
-  rgrid r = {P, C, malloc((size_t)P * sizeof(int)), malloc((size_t)P * 8), malloc((size_t)C * C * 8),
+  rgrid r = {P,
+             C,
+             malloc((size_t)P * sizeof(int)),
+             malloc((size_t)P * 8),
+             malloc((size_t)C * C * 8),
              malloc((size_t)C * C * 8)};
   for (int p = 0; p < P; p++) r.cl[p] = p * C / P, r.proc[p] = 1 + r.cl[p];
   for (int c = 0; c < C; c++)
@@ -209,12 +223,13 @@ static void check_invariants(int64_t n, int P, int C, double I, int diffusive) {
   for (int64_t v = 0; v < n; v++) part[v] = again[v] = -1;
   lbs_minex_stats st, st2;
   cr_assert_eq(lbs_minex_partition(&g, &ipg, &o, part, &st), LBS_OK, "%s", lbs_errmsg());
-  for (int64_t v = 0; v < n; v++) cr_assert(part[v] >= 0 && part[v] < P, "vertex %lld unassigned", (long long)v);
+  for (int64_t v = 0; v < n; v++)
+    cr_assert(part[v] >= 0 && part[v] < P, "vertex %lld unassigned", (long long)v);
   /* refinement never raises MaxQWgt, at any level */
   cr_assert_gt(st.levels, 0);
   for (int l = 0; l < st.levels; l++)
-    cr_assert_leq(st.level_after[l], st.level_before[l] * (1 + 1e-9), "level %d: %g -> %g", l, st.level_before[l],
-                  st.level_after[l]);
+    cr_assert_leq(st.level_after[l], st.level_before[l] * (1 + 1e-9), "level %d: %g -> %g", l,
+                  st.level_before[l], st.level_after[l]);
   /* the projection down the hierarchy keeps the loads exactly */
   for (int l = 1; l < st.levels; l++)
     cr_assert_float_eq(st.level_before[l], st.level_after[l - 1], 1e-9 * st.level_after[l - 1]);
@@ -332,7 +347,8 @@ static lbs_err partition_with(const char *spec, int **parts, double *maxq) {
   lbs_minex_latency_apply(l, &o);
   lbs_minex_stats st;
   *parts = malloc((size_t)rg.n * sizeof **parts);
-  if (!(e = lbs_minex_latency_begin(l, &ipg))) e = lbs_minex_latency_why(l, lbs_minex_partition(&g, &ipg, &o, *parts, &st));
+  if (!(e = lbs_minex_latency_begin(l, &ipg)))
+    e = lbs_minex_latency_why(l, lbs_minex_partition(&g, &ipg, &o, *parts, &st));
   *maxq = st.maxqwgt;
   lbs_minex_latency_destroy(&l);
   cr_assert_null(l);
@@ -361,7 +377,8 @@ Test(latency, lua_overlap_partitions_as_the_builtin_overlap) {
   cr_assert_eq(partition_with("none", &c, &qc), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(memcmp(a, b, 600 * sizeof *a), 0, "the Lua overlap decides as the built-in");
   cr_assert_eq(qa, qb);
-  cr_assert_neq(memcmp(a, c, 600 * sizeof *a), 0, "overlap changes the partition (else the test shows nothing)");
+  cr_assert_neq(memcmp(a, c, 600 * sizeof *a), 0,
+                "overlap changes the partition (else the test shows nothing)");
   cr_assert_lt(qa, qc, "hiding communication lowers the projected time");
   free(a), free(b), free(c);
   unlink(path);
@@ -374,18 +391,21 @@ static void expect_script_failure(const char *text, const char *want) {
   int *p;
   double q;
   cr_assert_eq(partition_with(spec, &p, &q), LBS_INVAL, "%s", text);
-  cr_assert(strstr(lbs_errmsg(), "minex latency lua:/tmp/lbs_test_latency_") && strstr(lbs_errmsg(), want), "%s",
-            lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "minex latency lua:/tmp/lbs_test_latency_") &&
+                strstr(lbs_errmsg(), want),
+            "%s", lbs_errmsg());
   free(p);
   unlink(spec + 4);
 }
 
 Test(latency, a_failing_script_stops_minex_with_its_message) {
-  expect_script_failure("function latency(ipg, tot)\n  if tot.p == 3 then error('boom') end\n  return tot.pproc\nend\n",
-                        ".lua:2: boom (processor 3)");
+  expect_script_failure(
+      "function latency(ipg, tot)\n  if tot.p == 3 then error('boom') end\n  return tot.pproc\nend\n",
+      ".lua:2: boom (processor 3)");
   expect_script_failure("function latency(ipg, tot)\n  return 'x'\nend\n",
                         ".lua:1: latency must return a finite number, not string (processor 1)");
-  expect_script_failure("function latency(ipg, tot)\n  return 0/0\nend\n", "latency must return a finite number, not");
+  expect_script_failure("function latency(ipg, tot)\n  return 0/0\nend\n",
+                        "latency must return a finite number, not");
   expect_script_failure("function latency(ipg, tot)\n  while true do end\nend\n",
                         ".lua:2: ran past its budget of 10000000 instructions per call");
   expect_script_failure("function latency(ipg, tot)\n  return os.time()\nend\n", "global 'os'");
@@ -398,11 +418,13 @@ Test(latency, bad_specs_are_refused_with_their_usage) {
                 strstr(lbs_errmsg(), "did you mean 'overlap'?"),
             "%s", lbs_errmsg());
   cr_assert_eq(lbs_minex_latency_create("overlap:1.5", NULL, &l), LBS_INVAL);
-  cr_assert(strstr(lbs_errmsg(), "needs 0 <= F <= 1 (expected overlap:F (0 <= F <= 1))"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "needs 0 <= F <= 1 (expected overlap:F (0 <= F <= 1))"), "%s",
+            lbs_errmsg());
   cr_assert_eq(lbs_minex_latency_create("none:1", NULL, &l), LBS_INVAL);
   cr_assert_eq(lbs_minex_latency_create("lua", NULL, &l), LBS_INVAL);
   cr_assert_eq(lbs_minex_latency_create("lua:/nonexistent/x.lua", NULL, &l), LBS_INVAL);
-  cr_assert(strstr(lbs_errmsg(), "minex latency lua:/nonexistent/x.lua: cannot open it"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "minex latency lua:/nonexistent/x.lua: cannot open it"), "%s",
+            lbs_errmsg());
   const char *p = script("function lat(ipg, tot) return 1 end\n");
   char spec[128];
   snprintf(spec, sizeof spec, "lua:%s", p);
@@ -443,10 +465,13 @@ Test(latency, config_takes_latency_or_latency_tolerance_not_both) {
   cr_assert_eq(lbs_minex_latency_from_config(c, &l), LBS_OK);
   cr_assert_null(l, "none is the default: no function");
   lbs_config_destroy(&c);
-  cr_assert_eq(lbs_config_parse_string("g.ini", "[minex]\nlatency = overlap:0.5\nlatency_tolerance = 0.3\n", &c), LBS_OK);
+  cr_assert_eq(lbs_config_parse_string(
+                   "g.ini", "[minex]\nlatency = overlap:0.5\nlatency_tolerance = 0.3\n", &c),
+               LBS_OK);
   cr_assert_eq(lbs_minex_latency_from_config(c, &l), LBS_INVAL);
-  cr_assert(strstr(lbs_errmsg(), "g.ini:2: [minex] gives both latency and latency_tolerance; give one"), "%s",
-            lbs_errmsg());
+  cr_assert(
+      strstr(lbs_errmsg(), "g.ini:2: [minex] gives both latency and latency_tolerance; give one"),
+      "%s", lbs_errmsg());
   lbs_config_destroy(&c);
 }
 

@@ -26,7 +26,8 @@ static lbs_err pipeline_from(const char *text, lbs_pipeline **p) {
   "[processor p1]\n[processor p2]\n[processor p3]\n[processor p4]\n"
 
 /* Mapping 2A as section 3.3 describes it: RNG replicated with the walks, AVG and Print on p2. */
-static const char *seed_2a = TABLE_3_1 "[mapping 2A]\nomit = Split\nRNG = p1 p2\nWalk = p1 p2\nAVG = p2\nPrint = p2\n";
+static const char *seed_2a =
+    TABLE_3_1 "[mapping 2A]\nomit = Split\nRNG = p1 p2\nWalk = p1 p2\nAVG = p2\nPrint = p2\n";
 
 /* |x - printed| within half a unit of the printed value's last digit. */
 static void assert_printed(double x, double printed, double unit, const char *what) {
@@ -65,10 +66,11 @@ Test(pipeline, seed_2a_demands_and_throughput) {
 /* The same figures from the same data given as demands per job. */
 Test(pipeline, demand_per_job_equals_seconds_over_jobs) {
   lbs_pipeline *p;
-  cr_assert_eq(pipeline_from("[pipeline]\njobs = 4\n[block A]\nseconds = 2\n[block B]\ndemand_s = 0.5\n"
-                             "[processor x]\n[mapping m]\nA = x\nB = x\n",
-                             &p),
-               LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(
+      pipeline_from("[pipeline]\njobs = 4\n[block A]\nseconds = 2\n[block B]\ndemand_s = 0.5\n"
+                    "[processor x]\n[mapping m]\nA = x\nB = x\n",
+                    &p),
+      LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_pipeline_block_demand_s(p, 0), 0.5);
   cr_assert_eq(lbs_pipeline_block_demand_s(p, 1), 0.5);
   cr_assert_eq(lbs_pipeline_mapping_law(p, 0)->dmax_s, 1.0);
@@ -80,10 +82,13 @@ Test(pipeline, example_reproduces_table_3_2) {
   static const struct {
     const char *name;
     double time_s, x; /* Table 3.2 */
-  } want[] = {{"2A", 14.6153, 684.215}, {"2B", 16.7118, 598.378}, {"4A", 8.35592, 1196.76}, {"4B", 7.31073, 1367.85}};
+  } want[] = {{"2A", 14.6153, 684.215},
+              {"2B", 16.7118, 598.378},
+              {"4A", 8.35592, 1196.76},
+              {"4B", 7.31073, 1367.85}};
   lbs_pipeline *p;
-  cr_assert_eq(lbs_pipeline_load(LBS_SOURCE_DIR "/examples/pipeline/laplace.ini", NULL, 0, &p), LBS_OK, "%s",
-               lbs_errmsg());
+  cr_assert_eq(lbs_pipeline_load(LBS_SOURCE_DIR "/examples/pipeline/laplace.ini", NULL, 0, &p),
+               LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_pipeline_nmappings(p), 4);
   for (int m = 0; m < 4; m++) {
     const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
@@ -109,8 +114,9 @@ Test(pipeline, example_reproduces_table_3_2) {
  * equal processors can reach: Dmax >= D / 4 with D at least RNG + Walk + AVG + Print. */
 Test(pipeline, seed_4c_exceeds_the_balanced_bound) {
   lbs_pipeline *p;
-  cr_assert_eq(pipeline_from(TABLE_3_1 "[mapping all]\nomit = Split\nRNG = p1 p2 p3 p4\nWalk = p1 p2 p3 p4\n"
-                                       "AVG = p1\nPrint = p1\n",
+  cr_assert_eq(pipeline_from(TABLE_3_1
+                             "[mapping all]\nomit = Split\nRNG = p1 p2 p3 p4\nWalk = p1 p2 p3 p4\n"
+                             "AVG = p1\nPrint = p1\n",
                              &p),
                LBS_OK, "%s", lbs_errmsg());
   const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, 0);
@@ -155,25 +161,28 @@ Test(pipeline, laws) {
   cr_assert_eq(lbs_pipeline_laws(4, zero, used, s, 1, 0, u, &L), LBS_INVAL);
   cr_assert_eq(lbs_pipeline_laws(4, inf, used, s, 1, 0, u, &L), LBS_INVAL);
   double unused[4] = {0.1, 0, 0, 0.2};
-  cr_assert_eq(lbs_pipeline_laws(4, unused, used, s, 1, 0, u, &L), LBS_INVAL, "demand on an unused processor");
+  cr_assert_eq(lbs_pipeline_laws(4, unused, used, s, 1, 0, u, &L), LBS_INVAL,
+               "demand on an unused processor");
 }
 
 /* Shares, speeds and replicas: D_k = sum of share x demand / speed. */
 Test(pipeline, shares_and_speeds) {
   lbs_pipeline *p;
-  cr_assert_eq(pipeline_from("[pipeline]\njobs = 100\n[block A]\ndemand_s = 1\n[block B]\ndemand_s = 0.3\n"
-                             "[processor x]\nspeed = 2\n[processor y]\n"
-                             "[mapping even]\nA = x y\nB = y\n"
-                             "[mapping shares]\nA = x*3/4 y*0.25\nB = x*1 x*1\n",
-                             &p),
-               LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(
+      pipeline_from("[pipeline]\njobs = 100\n[block A]\ndemand_s = 1\n[block B]\ndemand_s = 0.3\n"
+                    "[processor x]\nspeed = 2\n[processor y]\n"
+                    "[mapping even]\nA = x y\nB = y\n"
+                    "[mapping shares]\nA = x*3/4 y*0.25\nB = x*1 x*1\n",
+                    &p),
+      LBS_OK, "%s", lbs_errmsg());
   const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, 0);
   cr_assert_float_eq(L->demand_s[0], 0.25, 1e-15, "A/2 at speed 2");
   cr_assert_float_eq(L->demand_s[1], 0.8, 1e-15, "A/2 + B");
   cr_assert_eq(L->bottleneck, 1);
   cr_assert_float_eq(L->balanced, 3 / (0.25 * 2 + 0.8), 1e-12, "speeds 2 + 1 over 1.3 s of work");
   L = lbs_pipeline_mapping_law(p, 1);
-  cr_assert_float_eq(L->demand_s[0], (0.75 + 0.6) / 2, 1e-15, "two copies of B on x, each seeing every job");
+  cr_assert_float_eq(L->demand_s[0], (0.75 + 0.6) / 2, 1e-15,
+                     "two copies of B on x, each seeing every job");
   cr_assert_float_eq(L->demand_s[1], 0.25, 1e-15);
   int n;
   const lbs_pipeline_copy *c = lbs_pipeline_mapping_copies(p, 1, &n);
@@ -200,7 +209,8 @@ Test(pipeline, bad_input) {
        "p.ini:4: demand_s = 'inf' is not a number"},
       {"[pipeline]\njobs = 0\n[block A]\nseconds = 1\n[processor x]\n[mapping m]\nA = x\n",
        "p.ini:2: jobs = 0 is outside [1, 1e+15]"},
-      {"[pipeline]\njobs = 1\n[block A]\nseconds = 1\n[processor x]\n", "p.ini: no [mapping NAME] section"},
+      {"[pipeline]\njobs = 1\n[block A]\nseconds = 1\n[processor x]\n",
+       "p.ini: no [mapping NAME] section"},
       {"[pipeline]\njobs = 1\n[block A]\nseconds = 1\n[processor x]\n[mapping m]\nA = x\n[mapping m]\nA = x\n",
        "p.ini:8: section [mapping m] given twice (first at line 6)"},
       {"[pipeline]\njobs = 1\n[block A]\nseconds = 1\n[processor x]\n[mapping m]\nA = x*0\n",
@@ -209,7 +219,8 @@ Test(pipeline, bad_input) {
        "give every copy a share"},
       {"[pipeline]\njobs = 1\n[block A]\nseconds = 0\n[processor x]\n[mapping m]\nA = x\n",
        "p.ini:6: [mapping m]: every processor's demand is 0"},
-      {"[pipeline]\njobs = 1\n[block A]\n[processor x]\n[mapping m]\nA = x\n", "p.ini:3: [block A] needs 'seconds'"},
+      {"[pipeline]\njobs = 1\n[block A]\n[processor x]\n[mapping m]\nA = x\n",
+       "p.ini:3: [block A] needs 'seconds'"},
       {"[pipeline]\njobs = 1\n[block A]\nseconds = 1\n[processor x]\n[buffer A C]\n[mapping m]\nA = x\n",
        "p.ini:6: [buffer A C]: no [block C] section"},
       {"[pipeline]\njobs = 1\n[block A]\nseconds = 1\n[processor x]\n[mapping m]\nomit = A\nA = x\n",
@@ -220,7 +231,8 @@ Test(pipeline, bad_input) {
     lbs_err e = pipeline_from(cases[i].text, &p);
     cr_assert(e == LBS_PARSE || e == LBS_RANGE, "case %zu: %s", i, lbs_strerror(e));
     cr_assert_null(p, "case %zu", i);
-    cr_assert(strstr(lbs_errmsg(), cases[i].msg), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(), cases[i].msg);
+    cr_assert(strstr(lbs_errmsg(), cases[i].msg), "case %zu: '%s' lacks '%s'", i, lbs_errmsg(),
+              cases[i].msg);
   }
 }
 
@@ -228,11 +240,11 @@ Test(pipeline, bad_input) {
  * The mappings asked for and what an unknown one says, copies in words, a CSV row per mapping and
  * processor used, the JSON document. */
 static const char *report_text = "[pipeline]\nname = two\njobs = 100\n"
-                          "[block A]\nseconds = 1\n[block B]\nseconds = 2\n"
-                          "[processor p1]\n[processor p2]\nspeed = 2\n[processor p3]\n"
-                          "[buffer A B]\ncapacity = 4\n"
-                          "[mapping one]\nA = p1\nB = p1\n"
-                          "[mapping split]\nA = p1\nB = p2 p3\n";
+                                 "[block A]\nseconds = 1\n[block B]\nseconds = 2\n"
+                                 "[processor p1]\n[processor p2]\nspeed = 2\n[processor p3]\n"
+                                 "[buffer A B]\ncapacity = 4\n"
+                                 "[mapping one]\nA = p1\nB = p1\n"
+                                 "[mapping split]\nA = p1\nB = p2 p3\n";
 
 static lbs_pipeline *report_pipeline(void) {
   lbs_config *c;

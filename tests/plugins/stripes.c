@@ -24,6 +24,7 @@ static const lbs_partitioner_ops stripes = {.abi = LBS_PART_ABI,
                                             .needs_coords = no,
                                             .partition = partition};
 static const lbs_partitioner_ops *const parts[] = {&stripes, NULL};
-static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI, .name = "stripes", .partitioners = parts};
+static const lbsim_plugin plugin = {
+    .abi = LBSIM_PLUGIN_ABI, .name = "stripes", .partitioners = parts};
 
 const lbsim_plugin *lbsim_plugin_entry(void) { return &plugin; }

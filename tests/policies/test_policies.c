@@ -48,9 +48,9 @@ Test(policies, bad_names_and_arguments) {
 
 typedef struct {
   int64_t steps;
-  double imb[64];          /* imbalance of each step under the current assignment */
+  double imb[64]; /* imbalance of each step under the current assignment */
   int64_t step_ns[64], excess[64];
-  int64_t last_rep;        /* last repartition step */
+  int64_t last_rep; /* last repartition step */
   int64_t cost;
 } series;
 
@@ -84,7 +84,8 @@ static int run_series(const char *name, series *sr, int64_t *reps) {
                       .eval_step = nav_eval,
                       .nav = sr};
     int rep;
-    cr_assert_eq(lbs_policy_decide(p, &v, &rep), LBS_OK, "%s at %lld: %s", name, (long long)s, lbs_errmsg());
+    cr_assert_eq(lbs_policy_decide(p, &v, &rep), LBS_OK, "%s at %lld: %s", name, (long long)s,
+                 lbs_errmsg());
     if (rep) {
       reps[n++] = s;
       sr->last_rep = s;
@@ -105,8 +106,8 @@ Test(policies, threshold_repartitions_after_the_step_that_crossed) {
    * above 0.32, so the next step repartitions (0.32, not 0.3: 6 x 0.05 > 0.3 in binary) */
   int n = run_series("threshold:0.32", &sr, reps);
   cr_assert_eq(n, 3, "got %d", n);
-  cr_assert(reps[0] == 8 && reps[1] == 16 && reps[2] == 24, "%lld %lld %lld", (long long)reps[0], (long long)reps[1],
-            (long long)reps[2]);
+  cr_assert(reps[0] == 8 && reps[1] == 16 && reps[2] == 24, "%lld %lld %lld", (long long)reps[0],
+            (long long)reps[1], (long long)reps[2]);
 }
 
 Test(policies, adaptive_finds_the_first_unbalanced_step_and_records_its_probes) {
@@ -162,9 +163,10 @@ Test(policies, stop_at_rise_metabalancer_cost_benefit) {
 }
 
 Test(policies, malformed_arguments) {
-  const char *bad[] = {"adaptive:0.15:20:5", "adaptive:0.15:5", "adaptive:1.5:5:20", "adaptive:0.15:0:20",
-                       "threshold:-1",       "threshold:0",     "threshold:1",       "threshold",
-                       "cost-benefit:0",     "optimal:0",       "optimal:x",         "stop-at-rise:3",
+  const char *bad[] = {"adaptive:0.15:20:5", "adaptive:0.15:5", "adaptive:1.5:5:20",
+                       "adaptive:0.15:0:20", "threshold:-1",    "threshold:0",
+                       "threshold:1",        "threshold",       "cost-benefit:0",
+                       "optimal:0",          "optimal:x",       "stop-at-rise:3",
                        "metabalancer:1"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     lbs_policy *p;
@@ -212,14 +214,17 @@ Test(policies, steps_from_a_file_with_comments) {
 
 Test(policies, steps_out_of_range_or_malformed) {
   lbs_policy *p;
-  const char *bad[] = {"steps", "steps:", "steps:0,5", "steps:-1", "steps:5;6", "steps:@", "steps:1e3"};
-  for (int i = 0; i < 7; i++) cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
+  const char *bad[] = {"steps",     "steps:",  "steps:0,5", "steps:-1",
+                       "steps:5;6", "steps:@", "steps:1e3"};
+  for (int i = 0; i < 7; i++)
+    cr_assert_eq(lbs_policy_create(bad[i], &p), LBS_INVAL, "%s accepted", bad[i]);
   cr_assert_eq(lbs_policy_create("steps:20,300", &p), LBS_OK);
   int64_t load[2] = {1, 1};
   lbs_loadview v = {.steps = 300, .procs = 2, .load_ns = load};
   int r;
   cr_assert_eq(lbs_policy_decide(p, &v, &r), LBS_RANGE);
-  cr_assert(strstr(lbs_errmsg(), "step 300 is out of range: the replay has 300 steps"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "step 300 is out of range: the replay has 300 steps"), "%s",
+            lbs_errmsg());
   lbs_policy_destroy(&p);
 }
 
@@ -256,11 +261,13 @@ Test(policies, lua_adaptive_decides_as_adaptive) {
   for (int i = 0; i < 3; i++) {
     char cname[64], lname[256];
     snprintf(cname, sizeof cname, "adaptive:%s", args[i]);
-    snprintf(lname, sizeof lname, "lua:%s/examples/policies/adaptive.lua:%s", LBS_SOURCE_DIR, args[i]);
+    snprintf(lname, sizeof lname, "lua:%s/examples/policies/adaptive.lua:%s", LBS_SOURCE_DIR,
+             args[i]);
     int nc = run_series(cname, &sr, c), nl = run_series(lname, &sr, l);
     cr_assert(nc > 2 && nl == nc, "%s: %d vs %d repartitions", args[i], nc, nl);
-    for (int k = 0; k < nc; k++) cr_assert_eq(c[k], l[k], "%s: repartition %d at %lld vs %lld", args[i], k,
-                                              (long long)c[k], (long long)l[k]);
+    for (int k = 0; k < nc; k++)
+      cr_assert_eq(c[k], l[k], "%s: repartition %d at %lld vs %lld", args[i], k, (long long)c[k],
+                   (long long)l[k]);
   }
 }
 
@@ -268,17 +275,20 @@ Test(policies, lua_sees_the_view) {
   series sr = {.steps = 30, .cost = 500};
   int64_t reps[64];
   /* threshold:0.32 in Lua, reading the history through the view's proxies */
-  const char *p = script("past.lua", "local T\n"
-                                     "function init(a) T = tonumber(a) end\n"
-                                     "function decide(v)\n"
-                                     "  assert(#v.step_ns == v.step and v.step_ns[v.step + 1] == nil)\n"
-                                     "  assert(v.steps == 30 and v.procs == 2 and v.load_ns[2] == 1 and v.est_repart_ns == 500)\n"
-                                     "  return v.step > 0 and v.since > 0 and v.past_imbalance[v.step] > T\n"
-                                     "end\n");
+  const char *p = script(
+      "past.lua",
+      "local T\n"
+      "function init(a) T = tonumber(a) end\n"
+      "function decide(v)\n"
+      "  assert(#v.step_ns == v.step and v.step_ns[v.step + 1] == nil)\n"
+      "  assert(v.steps == 30 and v.procs == 2 and v.load_ns[2] == 1 and v.est_repart_ns == 500)\n"
+      "  return v.step > 0 and v.since > 0 and v.past_imbalance[v.step] > T\n"
+      "end\n");
   char name[256];
   snprintf(name, sizeof name, "lua:%s:0.32", p);
   int n = run_series(name, &sr, reps);
-  cr_assert(n == 3 && reps[0] == 8 && reps[1] == 16 && reps[2] == 24, "%d: %lld", n, (long long)reps[0]);
+  cr_assert(n == 3 && reps[0] == 8 && reps[1] == 16 && reps[2] == 24, "%d: %lld", n,
+            (long long)reps[0]);
   unscript();
 }
 
@@ -290,7 +300,8 @@ Test(policies, lua_errors_name_file_and_line) {
   cr_assert_eq(lbs_policy_create(name, &pol), LBS_INVAL);
   snprintf(want, sizeof want, "policy lua:%s:3: unexpected symbol near 'end'", p);
   cr_assert_str_eq(lbs_errmsg(), want); /* not wrapped by the registry */
-  p = script("late.lua", "function decide(v)\n  if v.step == 4 then return nil end\n  return false\nend\n");
+  p = script("late.lua",
+             "function decide(v)\n  if v.step == 4 then return nil end\n  return false\nend\n");
   snprintf(name, sizeof name, "lua:%s", p);
   cr_assert_eq(lbs_policy_create(name, &pol), LBS_OK, "%s", lbs_errmsg());
   for (int64_t s = 0; s < 4; s++) cr_assert(!decide_at(pol, s));
@@ -298,10 +309,12 @@ Test(policies, lua_errors_name_file_and_line) {
   lbs_loadview v = {.step = 4, .steps = 300, .procs = 2, .load_ns = load};
   int r;
   cr_assert_eq(lbs_policy_decide(pol, &v, &r), LBS_INVAL);
-  snprintf(want, sizeof want, "policy lua:%s:1: decide must return a boolean, not a nil (deciding step 4)", p);
+  snprintf(want, sizeof want,
+           "policy lua:%s:1: decide must return a boolean, not a nil (deciding step 4)", p);
   cr_assert_str_eq(lbs_errmsg(), want);
   lbs_policy_destroy(&pol);
   cr_assert_eq(lbs_policy_create("lua:/nonexistent/x.lua:1", &pol), LBS_INVAL);
-  cr_assert_str_eq(lbs_errmsg(), "policy lua:/nonexistent/x.lua: cannot open it: No such file or directory");
+  cr_assert_str_eq(lbs_errmsg(),
+                   "policy lua:/nonexistent/x.lua: cannot open it: No such file or directory");
   unscript();
 }

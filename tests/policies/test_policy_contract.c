@@ -77,9 +77,12 @@ static const char *spec_of(const lbs_policy_ops *ops) {
   }
   if (!(ops->flags & LBS_POLICY_SCRIPT)) return ops->example;
   size_t n = strlen(ops->name);
-  cr_assert(!strncmp(ops->example, ops->name, n) && ops->example[n] == ':' && ops->example[n + 1] != '/',
-            "%s: a script's example is NAME:PATH[:ARGS], the path relative ('%s')", ops->name, ops->example);
-  snprintf(spec, sizeof spec, "%.*s:%s/%s", (int)n, ops->example, LBS_SOURCE_DIR, ops->example + n + 1);
+  cr_assert(!strncmp(ops->example, ops->name, n) && ops->example[n] == ':' &&
+                ops->example[n + 1] != '/',
+            "%s: a script's example is NAME:PATH[:ARGS], the path relative ('%s')", ops->name,
+            ops->example);
+  snprintf(spec, sizeof spec, "%.*s:%s/%s", (int)n, ops->example, LBS_SOURCE_DIR,
+           ops->example + n + 1);
   return spec;
 }
 
@@ -314,11 +317,13 @@ ParameterizedTest(policy *param, policy_contract, flags_hold_together) {
       LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT | LBS_POLICY_NAVIGATES;
   cr_assert_eq(ops->flags & ~known, 0, "%s: unknown flags %#x", ops->name, ops->flags);
   if (ops->flags & LBS_POLICY_OPTIMUM)
-    cr_assert(ops->flags & LBS_POLICY_PLANS_AHEAD, "%s: the optimum without planning ahead", ops->name);
+    cr_assert(ops->flags & LBS_POLICY_PLANS_AHEAD, "%s: the optimum without planning ahead",
+              ops->name);
   if (ops->flags & LBS_POLICY_SCRIPT) {
     cr_assert_not_null(ops->example, "%s: a script policy without an example script", ops->name);
     char path[4096];
-    const char *spec = spec_of(ops), *start = spec + strlen(ops->name) + 1, *end = strchr(start, ':');
+    const char *spec = spec_of(ops), *start = spec + strlen(ops->name) + 1,
+               *end = strchr(start, ':');
     snprintf(path, sizeof path, "%.*s", end ? (int)(end - start) : (int)strlen(start), start);
     cr_assert_eq(access(path, R_OK), 0, "%s: its example's script %s", ops->name, path);
   }

@@ -1,8 +1,8 @@
 /* mpi_prof.c - an instrumented MPI program: every element does a known amount of work;
  * the trace the profiler writes must show it (Spearman correlation >= 0.9 between the pattern
  * and each element's median time over the sampled steps, per rank: a single time on this VM
- * can carry a millisecond of preemption), hold the application's values within the bound, and pass the
- * store's checks. Run on 1 and 2 ranks. */
+ * can carry a millisecond of preemption), hold the application's values within the bound, and pass
+ * the store's checks. Run on 1 and 2 ranks. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -56,7 +56,8 @@ static double spearman(const double *x, const double *y, int64_t n) {
   double *rx = malloc((size_t)n * sizeof *rx), *ry = malloc((size_t)n * sizeof *ry);
   ranks(x, n, rx), ranks(y, n, ry);
   double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
-  for (int64_t i = 0; i < n; i++) sx += rx[i], sy += ry[i], sxx += rx[i] * rx[i], syy += ry[i] * ry[i], sxy += rx[i] * ry[i];
+  for (int64_t i = 0; i < n; i++)
+    sx += rx[i], sy += ry[i], sxx += rx[i] * rx[i], syy += ry[i] * ry[i], sxy += rx[i] * ry[i];
   free(rx), free(ry);
   double m = (double)n;
   return (m * sxy - sx * sy) / sqrt((m * sxx - sx * sx) * (m * syy - sy * sy));
@@ -86,7 +87,8 @@ int main(int argc, char **argv) {
   int v = lbsprof_probe_register(p, "visits", "visits", probe_begin, probe_end, NULL);
   CHECK(w >= 0 && v >= 0, "metrics: %s", lbsprof_errmsg());
   /* slabs along x */
-  int64_t global[3] = {NX, NY, NZ}, lo[3] = {NX * rank / size, 0, 0}, hi[3] = {NX * (rank + 1) / size, NY, NZ};
+  int64_t global[3] = {NX, NY, NZ}, lo[3] = {NX * rank / size, 0, 0},
+          hi[3] = {NX * (rank + 1) / size, NY, NZ};
   CHECK(lbsprof_mesh_box(p, global, lo, hi) == 0, "mesh: %s", lbsprof_errmsg());
   CHECK(lbsprof_value_metric(p, "late", "x") < 0, "a metric after the mesh is refused");
   for (int s = 0; s < STEPS; s++) {
@@ -114,24 +116,29 @@ int main(int argc, char **argv) {
     int64_t E = lbs_trace_elements(t);
     CHECK(E == NX * NY * NZ, "elements %lld", (long long)E);
     CHECK(lbs_trace_steps(t) == SAMPLED, "sampled steps %lld", (long long)lbs_trace_steps(t));
-    int tm = lbs_trace_metric_find(t, "time_ns"), wm = lbs_trace_metric_find(t, "weight"), vm = lbs_trace_metric_find(t, "visits");
+    int tm = lbs_trace_metric_find(t, "time_ns"), wm = lbs_trace_metric_find(t, "weight"),
+        vm = lbs_trace_metric_find(t, "visits");
     CHECK(tm >= 0 && wm >= 0 && vm >= 0, "metrics in the trace");
     CHECK(!strcmp(lbs_trace_meta(t, "profiler.complete"), "yes"), "complete run");
-    double *tv = malloc((size_t)E * SAMPLED * sizeof *tv), *wv = malloc((size_t)E * sizeof *wv), *vv = malloc((size_t)E * sizeof *vv);
+    double *tv = malloc((size_t)E * SAMPLED * sizeof *tv), *wv = malloc((size_t)E * sizeof *wv),
+           *vv = malloc((size_t)E * sizeof *vv);
     for (int64_t s = 0; s < SAMPLED; s++) {
       int64_t app;
       lbs_trace_app_step(t, s, &app);
       CHECK(app == 2 * s, "step %lld is application step %lld", (long long)s, (long long)app);
-      CHECK(lbs_trace_read(t, s, tm, 0, E, tv + s * E) == LBS_OK && lbs_trace_read(t, s, wm, 0, E, wv) == LBS_OK &&
-                lbs_trace_read(t, s, vm, 0, E, vv) == LBS_OK, "read step %lld", (long long)s);
+      CHECK(lbs_trace_read(t, s, tm, 0, E, tv + s * E) == LBS_OK &&
+                lbs_trace_read(t, s, wm, 0, E, wv) == LBS_OK &&
+                lbs_trace_read(t, s, vm, 0, E, vv) == LBS_OK,
+            "read step %lld", (long long)s);
       lbs_metric_info wi;
-      CHECK(lbs_trace_metric(t, wm, &wi) == LBS_OK && wi.bound.kind == LBS_BOUND_REL && wi.bound.eps == 0.005,
+      CHECK(lbs_trace_metric(t, wm, &wi) == LBS_OK && wi.bound.kind == LBS_BOUND_REL &&
+                wi.bound.eps == 0.005,
             "the default bound, rel:0.005, recorded");
       for (int64_t g = 0; g < E; g++) {
         double u = units(g), want = u * (1 + 2 * s);
         /* the application's values within the bound (the whole path's: agents and store) */
-        CHECK(fabs(wv[g] - want) <= 0.005 * want, "step %lld element %lld: weight %g, set %g", (long long)s,
-              (long long)g, wv[g], want);
+        CHECK(fabs(wv[g] - want) <= 0.005 * want, "step %lld element %lld: weight %g, set %g",
+              (long long)s, (long long)g, wv[g], want);
         CHECK(fabs(vv[g] - 1) < 1e-9, "one visit per element per step");
       }
     }
@@ -172,7 +179,8 @@ int main(int argc, char **argv) {
       worst = r < worst ? r : worst;
     }
     free(xs), free(ys);
-    printf("Spearman correlation of the median time_ns with the work pattern (worst rank): %.4f\n", worst);
+    printf("Spearman correlation of the median time_ns with the work pattern (worst rank): %.4f\n",
+           worst);
     CHECK(worst >= 0.9, "correlation %g", worst);
     CHECK(lbs_trace_verify(t, NULL, NULL) == LBS_OK, "trace verify: %s", lbs_errmsg());
     free(tv), free(wv), free(vv);

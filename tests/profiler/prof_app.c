@@ -9,12 +9,12 @@
  * trace. After the mesh is described rank 0 prints "segments N": the shared-memory names of
  * this run still in /dev/shm (lbsprof_init unlinks them). */
 #include <dirent.h>
-#include <unistd.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lbsprof.h"
 
@@ -31,21 +31,25 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   lbsprof_opts o;
   lbsprof_opts_default(&o);
-  if (!strncmp(argv[1], "unix:", 5) || !strncmp(argv[1], "tcp:", 4)) o.collector = argv[1];
-  else o.trace_path = argv[1];
+  if (!strncmp(argv[1], "unix:", 5) || !strncmp(argv[1], "tcp:", 4))
+    o.collector = argv[1];
+  else
+    o.trace_path = argv[1];
   if (argc > 4 && !strcmp(argv[4], "drop")) o.on_full = LBSPROF_DROP;
   if (argc > 5) o.ring_bytes = (size_t)atol(argv[5]);
   int values = argc > 4 && !strcmp(argv[4], "values"), wm = -1;
   if (values) o.metrics = "";
   lbsprof *p;
-  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) || (values && (wm = lbsprof_value_metric(p, "weight", "units")) < 0) ||
+  if (lbsprof_init(MPI_COMM_WORLD, &o, &p) ||
+      (values && (wm = lbsprof_value_metric(p, "weight", "units")) < 0) ||
       lbsprof_meta(p, "name", "prof_app") || lbsprof_meta(p, "bytes_per_elem", "1") ||
       lbsprof_meta(p, "bytes_per_elem", "96") || lbsprof_meta(p, "args", "--a value with spaces")) {
     if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
     MPI_Finalize();
     return 1;
   }
-  int64_t g[3] = {20, 20, 2}, lo[3] = {20 * rank / size, 0, 0}, hi[3] = {20 * (rank + 1) / size, 20, 2};
+  int64_t g[3] = {20, 20, 2}, lo[3] = {20 * rank / size, 0, 0},
+          hi[3] = {20 * (rank + 1) / size, 20, 2};
   int64_t n = (hi[0] - lo[0]) * 40;
   int by_id = argc > 4 && !strcmp(argv[4], "elements"), bad;
   if (by_id) {
@@ -79,7 +83,8 @@ int main(int argc, char **argv) {
     int left = 0;
     snprintf(prefix, sizeof prefix, "lbsprof-%d-", pid0);
     DIR *d = opendir("/dev/shm");
-    for (struct dirent *de; d && (de = readdir(d));) left += !strncmp(de->d_name, prefix, strlen(prefix));
+    for (struct dirent *de; d && (de = readdir(d));)
+      left += !strncmp(de->d_name, prefix, strlen(prefix));
     if (d) closedir(d);
     printf("segments %d\n", left);
     fflush(stdout);

@@ -21,7 +21,8 @@ static prof_meta run_meta(void) {
   prof_meta m;
   memset(&m, 0, sizeof m);
   m.elements = 8, m.nmetrics = 1, m.codec = LBS_CODEC_LOSSLESS, m.mesh_kind = 1, m.sample_every = 1;
-  m.nodes = 2, m.ranks = 2, m.bound_kind = LBS_BOUND_LOSSLESS, m.dims[0] = 8, m.dims[1] = m.dims[2] = 1;
+  m.nodes = 2, m.ranks = 2, m.bound_kind = LBS_BOUND_LOSSLESS, m.dims[0] = 8,
+  m.dims[1] = m.dims[2] = 1;
   snprintf(m.name[0], 32, "time_ns");
   return m;
 }
@@ -46,7 +47,9 @@ static void step(lbs_buf *out, lbs_codec_ctx *cc, int32_t node, int64_t s) {
   double v[4] = {100.0 + node, 200, 300, 400 + (double)s};
   lbs_buf blob = {0};
   lbs_codec used;
-  cr_assert_eq(lbs_codec_encode(cc, LBS_CODEC_LOSSLESS, v, 4, (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &blob, &used), LBS_OK);
+  cr_assert_eq(lbs_codec_encode(cc, LBS_CODEC_LOSSLESS, v, 4, (lbs_bound){LBS_BOUND_LOSSLESS, 0},
+                                &blob, &used),
+               LBS_OK);
   struct {
     int32_t node, M;
     int64_t step, app, n;
@@ -75,8 +78,10 @@ Test(collector, a_whole_run_from_two_nodes_is_written) {
   /* in pieces of 7 bytes, interleaved */
   int ra = 0, rb = 0;
   for (size_t at = 0; at < fa.len || at < fb.len; at += 7) {
-    if (at < fa.len && !ra) ra = lbs__coll_input(c, a, fa.data + at, fa.len - at < 7 ? fa.len - at : 7);
-    if (at < fb.len && !rb) rb = lbs__coll_input(c, b, fb.data + at, fb.len - at < 7 ? fb.len - at : 7);
+    if (at < fa.len && !ra)
+      ra = lbs__coll_input(c, a, fa.data + at, fa.len - at < 7 ? fa.len - at : 7);
+    if (at < fb.len && !rb)
+      rb = lbs__coll_input(c, b, fb.data + at, fb.len - at < 7 ? fb.len - at : 7);
   }
   cr_assert_eq(ra, 1, "node 0 ended cleanly");
   cr_assert_eq(rb, 1, "node 1 ended cleanly");
@@ -119,7 +124,8 @@ Test(collector, nothing_before_the_answer_and_no_wrong_answer) {
   uint8_t h[16];
   uint32_t magic = LBSPROF_FRAME_MAGIC, len = 1u << 31, crc = 0;
   uint16_t ver = LBSPROF_PROTO_VERSION, type = FR_AUTH;
-  memcpy(h, &magic, 4), memcpy(h + 4, &ver, 2), memcpy(h + 6, &type, 2), memcpy(h + 8, &len, 4), memcpy(h + 12, &crc, 4);
+  memcpy(h, &magic, 4), memcpy(h + 4, &ver, 2), memcpy(h + 6, &type, 2), memcpy(h + 8, &len, 4),
+      memcpy(h + 12, &crc, 4);
   cr_assert_eq(lbs__coll_input(c, k, h, 16), -1);
   cr_assert_str_eq(lbs_errmsg(), "a frame (auth) announcing 2147483648 bytes (it has 40)");
   cr_assert_neq(lbs__coll_finish(c), 0, "no trace without a run");
@@ -144,7 +150,8 @@ Test(collector, the_right_answer_over_a_socket_lets_the_agent_in) {
   uint8_t buf[4096];
   ssize_t n = recv(sv[0], buf, sizeof buf, 0);
   cr_assert_gt(n, 16);
-  cr_assert_eq(lbs__coll_input(c, k, buf, (size_t)n), 0, "authenticated, then the hello: %s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_input(c, k, buf, (size_t)n), 0, "authenticated, then the hello: %s",
+               lbs_errmsg());
   cr_assert_eq(lbs__auth_verdict(sv[1], 2), LBS_OK, "the collector says yes: %s", lbs_errmsg());
   /* a mesh announcing more than the run can hold is refused from its header */
   f.len = 0;
@@ -152,9 +159,11 @@ Test(collector, the_right_answer_over_a_socket_lets_the_agent_in) {
   memcpy(big, "FSBL", 4); /* little-endian 'LBSF' */
   uint16_t ver = LBSPROF_PROTO_VERSION, type = FR_MESH;
   uint32_t len = 1u << 20, crc = 0;
-  memcpy(big + 4, &ver, 2), memcpy(big + 6, &type, 2), memcpy(big + 8, &len, 4), memcpy(big + 12, &crc, 4);
+  memcpy(big + 4, &ver, 2), memcpy(big + 6, &type, 2), memcpy(big + 8, &len, 4),
+      memcpy(big + 12, &crc, 4);
   cr_assert_eq(lbs__coll_input(c, k, big, 16), -1);
-  cr_assert(strstr(lbs_errmsg(), "a frame (mesh) announcing 1048576 bytes (at most"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "a frame (mesh) announcing 1048576 bytes (at most"), "%s",
+            lbs_errmsg());
   lbs__coll_finish(c);
   lbs__coll_free(c); /* closes sv[0] */
   close(sv[1]);
@@ -278,19 +287,24 @@ Test(collector, it_speaks_through_the_log) {
   cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 0);
   cr_assert(heard_at(&h, LBS_LOG_DEBUG, "collect: node 1's agent (b) joined"));
   lbs__coll_close(c, a, "the network went away");
-  cr_assert(heard_at(&h, LBS_LOG_WARN, "collect: node 0's agent (a): the network went away; dropping its connection"));
-  cr_assert(heard_at(&h, LBS_LOG_WARN,
-                     "collect: node 0's agent went away before its end; later steps of the run are incomplete"));
+  cr_assert(
+      heard_at(&h, LBS_LOG_WARN,
+               "collect: node 0's agent (a): the network went away; dropping its connection"));
+  cr_assert(heard_at(
+      &h, LBS_LOG_WARN,
+      "collect: node 0's agent went away before its end; later steps of the run are incomplete"));
   fb.len = 0;
   for (int s = 0; s < 2; s++) step(&fb, cc, 1, s);
   prof_end e = {0, 2, 0, 0};
   frame(&fb, FR_END, 1, &e, sizeof e);
   cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 1);
   cr_assert_neq(lbs__coll_finish(c), 0, "node 0 never came back: the run is incomplete");
-  snprintf(wrote, sizeof wrote, "collect: wrote %s: 0 steps (the run did not end cleanly: see its profiler.* metadata)",
+  snprintf(wrote, sizeof wrote,
+           "collect: wrote %s: 0 steps (the run did not end cleanly: see its profiler.* metadata)",
            path);
   cr_assert(heard_at(&h, LBS_LOG_WARN, wrote), "an incomplete run's summary is a warning");
-  for (int i = 0; i < h.n; i++) cr_assert(!strncmp(h.msg[i], "collect: ", 9), "no program prefix: %s", h.msg[i]);
+  for (int i = 0; i < h.n; i++)
+    cr_assert(!strncmp(h.msg[i], "collect: ", 9), "no program prefix: %s", h.msg[i]);
   lbs__coll_free(c);
   lbs_codec_ctx_destroy(&cc);
   lbs_buf_free(&fa), lbs_buf_free(&fb);

@@ -24,7 +24,8 @@ Test(ring, records_come_out_in_order_across_the_wrap) {
     char msg[40];
     int len = 1 + k % 37; /* lengths that do not divide the ring */
     memset(msg, 'a' + k % 26, (size_t)len);
-    while (!lbs__ring_write(s, 0, (uint32_t)(k + 1), msg, (size_t)len / 2, msg + len / 2, (size_t)(len - len / 2))) {
+    while (!lbs__ring_write(s, 0, (uint32_t)(k + 1), msg, (size_t)len / 2, msg + len / 2,
+                            (size_t)(len - len / 2))) {
       cr_assert_eq(lbs__ring_read(s, 0, &type, &b), 1, "a full ring has something to read");
       int want = 1 + next % 37;
       cr_assert_eq(type, (uint32_t)(next + 1));
@@ -62,8 +63,10 @@ Test(frame, round_trip_in_pieces) {
     lbs_buf_append(&fr.in, f.data + i, 1);
     int r;
     while ((r = lbs__frame_next(&fr, &type, &p, &len)) == 1) {
-      if (got == 0) cr_assert(type == FR_STEP && len == 11 && !memcmp(p, "hello world", 11));
-      else cr_assert(type == FR_END && len == 1 && p[0] == 'x');
+      if (got == 0)
+        cr_assert(type == FR_STEP && len == 11 && !memcmp(p, "hello world", 11));
+      else
+        cr_assert(type == FR_END && len == 1 && p[0] == 'x');
       got++;
     }
     cr_assert_eq(r, 0);
@@ -103,10 +106,12 @@ Test(address, bad_addresses_are_named) {
   cr_assert_eq(lbs__listen("http://x", a, sizeof a), -1);
   cr_assert(strstr(lbs_errmsg(), "unix:PATH or tcp:HOST:PORT"));
   cr_assert_eq(lbs__connect("unix:/nonexistent/dir/sock"), -1);
-  cr_assert(strstr(lbs_errmsg(), "cannot connect to unix:/nonexistent/dir/sock"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "cannot connect to unix:/nonexistent/dir/sock"), "%s",
+            lbs_errmsg());
   int fd = lbs__listen("tcp:127.0.0.1:0", a, sizeof a);
   cr_assert_geq(fd, 0, "%s", lbs_errmsg());
-  cr_assert(strncmp(a, "tcp:127.0.0.1:", 14) == 0 && strcmp(a, "tcp:127.0.0.1:0"), "the chosen port: %s", a);
+  cr_assert(strncmp(a, "tcp:127.0.0.1:", 14) == 0 && strcmp(a, "tcp:127.0.0.1:0"),
+            "the chosen port: %s", a);
   int c = lbs__connect(a);
   cr_assert_geq(c, 0, "%s", lbs_errmsg());
   close(c), close(fd);

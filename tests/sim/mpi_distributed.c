@@ -16,16 +16,18 @@
 #include "lbs_sim.h"
 #include "mpi_check.h"
 
-static const char *GRID = "[grid]\nns_per_work = 1\n[cluster A]\nnodes = 6\nlatency_us = 5\nbandwidth_gbps = 16\n";
+static const char *GRID =
+    "[grid]\nns_per_work = 1\n[cluster A]\nnodes = 6\nlatency_us = 5\nbandwidth_gbps = 16\n";
 
-static lbs_err run(const char *trace, const char *grid_text, const char *part, const char *settings, MPI_Comm comm,
-                   lbs_replay_result **r) {
+static lbs_err run(const char *trace, const char *grid_text, const char *part, const char *settings,
+                   MPI_Comm comm, lbs_replay_result **r) {
   lbs_config *cfg;
   lbs_grid *g;
   lbs_trace *t;
   lbs_replay_opts o;
   *r = NULL;
-  if (lbs_config_parse_string("grid.ini", grid_text, &cfg) || lbs_grid_from_config(cfg, &g) || lbs_trace_open(trace, &t)) {
+  if (lbs_config_parse_string("grid.ini", grid_text, &cfg) || lbs_grid_from_config(cfg, &g) ||
+      lbs_trace_open(trace, &t)) {
     printf("setup failed: %s\n", lbs_errmsg());
     exit(2);
   }
@@ -45,10 +47,13 @@ static lbs_err run(const char *trace, const char *grid_text, const char *part, c
 }
 
 static int same(const lbs_replay_result *a, const lbs_replay_result *b) {
-  if (a->total_ns != b->total_ns || a->nrep != b->nrep || a->moved != b->moved || a->steps != b->steps) return 0;
+  if (a->total_ns != b->total_ns || a->nrep != b->nrep || a->moved != b->moved ||
+      a->steps != b->steps)
+    return 0;
   for (int64_t s = 0; s < a->steps; s++)
     if (a->step_ns[s] != b->step_ns[s]) return 0;
-  return !memcmp(a->assign, b->assign, (size_t)(a->nrep + 1) * (size_t)a->elements * sizeof *a->assign);
+  return !memcmp(a->assign, b->assign,
+                 (size_t)(a->nrep + 1) * (size_t)a->elements * sizeof *a->assign);
 }
 
 int main(int argc, char **argv) {
@@ -67,10 +72,13 @@ int main(int argc, char **argv) {
   snprintf(bump, sizeof bump, "%s/bump.lbt", dir);
   snprintf(one, sizeof one, "%s/one.lbt", dir);
   if (check_rank == 0) {
-    lbs_gen_params gp = {"bump", 40, 30, 20, 12, 1, {0, 0, 0}}; /* 24,000 elements: ranks hold 8192 and 15808 */
-    if (lbs_gen_write(&gp, LBS_ORDER_NATURAL, bump, NULL, NULL)) return printf("%s\n", lbs_errmsg()), 2;
+    lbs_gen_params gp = {"bump", 40, 30,       20,
+                         12,     1,  {0, 0, 0}}; /* 24,000 elements: ranks hold 8192 and 15808 */
+    if (lbs_gen_write(&gp, LBS_ORDER_NATURAL, bump, NULL, NULL))
+      return printf("%s\n", lbs_errmsg()), 2;
     lbs_gen_params g1 = {"bump", 1, 1, 1, 2, 1, {0, 0, 0}};
-    if (lbs_gen_write(&g1, LBS_ORDER_NATURAL, one, NULL, NULL)) return printf("%s\n", lbs_errmsg()), 2;
+    if (lbs_gen_write(&g1, LBS_ORDER_NATURAL, one, NULL, NULL))
+      return printf("%s\n", lbs_errmsg()), 2;
   }
   MPI_Barrier(MPI_COMM_WORLD);
 
@@ -84,20 +92,25 @@ int main(int argc, char **argv) {
     if (ea || eb) continue;
     CHECK(a->partition_mode == LBS_PARTMODE_DISTRIBUTED, "%s: the result says %s", parts[k],
           lbs_partition_mode_name(a->partition_mode));
-    CHECK(same(a, b), "%s distributed: two runs differ (total %lld and %lld ns)", parts[k], (long long)a->total_ns,
-          (long long)b->total_ns);
-    CHECK(a->nrep == 2, "%s: fixed:4 over 12 steps repartitions before steps 4 and 8 (%d)", parts[k], a->nrep);
+    CHECK(same(a, b), "%s distributed: two runs differ (total %lld and %lld ns)", parts[k],
+          (long long)a->total_ns, (long long)b->total_ns);
+    CHECK(a->nrep == 2, "%s: fixed:4 over 12 steps repartitions before steps 4 and 8 (%d)",
+          parts[k], a->nrep);
     int bad = 0;
-    for (int64_t i = 0; i < (int64_t)(a->nrep + 1) * a->elements; i++) bad += a->assign[i] < 0 || a->assign[i] >= 6;
+    for (int64_t i = 0; i < (int64_t)(a->nrep + 1) * a->elements; i++)
+      bad += a->assign[i] < 0 || a->assign[i] >= 6;
     CHECK(bad == 0, "%s: %d elements without a processor", parts[k], bad);
-    if (k == 0) CHECK(a->tolerance_missed == 0, "zoltan:rcb distributed missed its tolerance (%.4f)", a->max_work_imbalance);
+    if (k == 0)
+      CHECK(a->tolerance_missed == 0, "zoltan:rcb distributed missed its tolerance (%.4f)",
+            a->max_work_imbalance);
     lbs_replay_result_free(&a);
     lbs_replay_result_free(&b);
   }
 
   /* 2. which mode ran */
   lbs_replay_result *r;
-  CHECK(!run(bump, GRID, "zoltan:rcb", "", MPI_COMM_WORLD, &r) && r->partition_mode == LBS_PARTMODE_RANK0,
+  CHECK(!run(bump, GRID, "zoltan:rcb", "", MPI_COMM_WORLD, &r) &&
+            r->partition_mode == LBS_PARTMODE_RANK0,
         "auto on 24,000 elements: rank0");
   lbs_replay_result_free(&r);
   CHECK(!run(bump, GRID, "zoltan:rcb", "sim.distributed_min_elements=20000", MPI_COMM_WORLD, &r) &&
@@ -111,9 +124,11 @@ int main(int argc, char **argv) {
 
   /* 3. bad input */
   lbs_err e = run(bump, GRID, "zoltan:rcb", "sim.partition_mode=distributed", MPI_COMM_SELF, &r);
-  CHECK(e == LBS_INVAL && strstr(lbs_errmsg(), "needs 2 or more MPI ranks"), "distributed on one rank: %s", lbs_errmsg());
+  CHECK(e == LBS_INVAL && strstr(lbs_errmsg(), "needs 2 or more MPI ranks"),
+        "distributed on one rank: %s", lbs_errmsg());
   e = run(bump, GRID, "metis", "sim.partition_mode=distributed", MPI_COMM_WORLD, &r);
-  CHECK(e == LBS_INVAL && strstr(lbs_errmsg(), "metis has no distributed path"), "metis distributed: %s", lbs_errmsg());
+  CHECK(e == LBS_INVAL && strstr(lbs_errmsg(), "metis has no distributed path"),
+        "metis distributed: %s", lbs_errmsg());
   e = run(bump, GRID, "zoltan:rcb", "sim.memory_limit_gb=0.001", MPI_COMM_WORLD, &r);
   CHECK(e == LBS_NOMEM && strstr(lbs_errmsg(), "partition_mode = rank0 needs about") &&
             strstr(lbs_errmsg(), "[sim] memory_limit_gb"),

@@ -23,7 +23,6 @@
 #include "lbs_sim.h"
 #include "mpi_check.h"
 
-
 static int calls;
 static lbs_err mock_create(void **s, const char *a, const lbs_config *c, MPI_Comm comm) {
   (void)a, (void)c, (void)comm;
@@ -39,14 +38,24 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   calls++;
   return LBS_OK;
 }
-static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI, .name = "mock", .methods = "", .create = mock_create,
-                                        .needs_graph = mock_no, .needs_coords = mock_no, .partition = mock_partition};
+static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI,
+                                         .name = "mock",
+                                         .methods = "",
+                                         .create = mock_create,
+                                         .needs_graph = mock_no,
+                                         .needs_coords = mock_no,
+                                         .partition = mock_partition};
 
 /* A policy that never repartitions but, before step 5, looks back at step 2 and ahead at
  * step 9 through the navigation API; the replay's own series must agree. */
 static int64_t probe_back[16], probe_ahead[16], probe_now[16];
 static int probed;
-static lbs_err probe_init(void **s, const char *a) { (void)a; *s = NULL; probed = 0; return LBS_OK; }
+static lbs_err probe_init(void **s, const char *a) {
+  (void)a;
+  *s = NULL;
+  probed = 0;
+  return LBS_OK;
+}
 static lbs_err probe_decide(void *s, const lbs_loadview *v, int *rep) {
   (void)s;
   *rep = 0;
@@ -58,8 +67,11 @@ static lbs_err probe_decide(void *s, const lbs_loadview *v, int *rep) {
   probed = !e;
   return e;
 }
-static const lbs_policy_ops probe = {
-    .abi = LBS_POLICY_ABI, .name = "probe", .usage = "probe", .init = probe_init, .decide = probe_decide};
+static const lbs_policy_ops probe = {.abi = LBS_POLICY_ABI,
+                                     .name = "probe",
+                                     .usage = "probe",
+                                     .init = probe_init,
+                                     .decide = probe_decide};
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
@@ -70,19 +82,21 @@ static const char *GRID_FIFO =
     "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\nnodetype = fast\n"
     "[link A B]\nlatency_us = 0.005\nbandwidth_gbps = 8\nshared = true\n";
 
-static lbs_replay_result *run(const char *trace, const char *grid_text, const char *part, const char *policy,
-                              lbs_sim_mode mode, int save) {
+static lbs_replay_result *run(const char *trace, const char *grid_text, const char *part,
+                              const char *policy, lbs_sim_mode mode, int save) {
   lbs_config *cfg;
   lbs_grid *g;
   lbs_trace *t;
   lbs_replay_result *r = NULL;
-  if (lbs_config_parse_string("grid.ini", grid_text, &cfg) || lbs_grid_from_config(cfg, &g) || lbs_trace_open(trace, &t)) {
+  if (lbs_config_parse_string("grid.ini", grid_text, &cfg) || lbs_grid_from_config(cfg, &g) ||
+      lbs_trace_open(trace, &t)) {
     printf("setup failed: %s\n", lbs_errmsg());
     exit(2);
   }
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
-  o.partitioner = part, o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05, o.part_per_elem_ns = 0;
+  o.partitioner = part, o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05,
+  o.part_per_elem_ns = 0;
   o.cfg = cfg, o.save_assignment = save;
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
   CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
@@ -145,42 +159,51 @@ int main(int argc, char **argv) {
   lbs_replay_result *r = run(line4, GRID, "mock", "none", LBS_MODE_BSP, 0);
   if (r) {
     CHECK(r->total_ns == 165, "bsp total %lld, by hand 165", (long long)r->total_ns);
-    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 61 && r->step_ns[2] == 57, "bsp steps %lld %lld %lld, by hand 47 61 57",
-          (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
-    CHECK(r->compute_ns == 85 && r->comm_ns == 80, "bsp compute %lld comm %lld, by hand 85 80", (long long)r->compute_ns,
-          (long long)r->comm_ns);
-    CHECK(r->proc_ns[2 * 2 + 1] == 25, "p1 at step 2: (10 + 40) / speed 2 = 25, got %lld", (long long)r->proc_ns[5]);
-    if (rank == 0) printf("bsp  total %lld steps %lld %lld %lld\n", (long long)r->total_ns, (long long)r->step_ns[0],
-                          (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 61 && r->step_ns[2] == 57,
+          "bsp steps %lld %lld %lld, by hand 47 61 57", (long long)r->step_ns[0],
+          (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    CHECK(r->compute_ns == 85 && r->comm_ns == 80, "bsp compute %lld comm %lld, by hand 85 80",
+          (long long)r->compute_ns, (long long)r->comm_ns);
+    CHECK(r->proc_ns[2 * 2 + 1] == 25, "p1 at step 2: (10 + 40) / speed 2 = 25, got %lld",
+          (long long)r->proc_ns[5]);
+    if (rank == 0)
+      printf("bsp  total %lld steps %lld %lld %lld\n", (long long)r->total_ns,
+             (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
   }
   lbs_replay_result_free(&r);
   r = run(line4, GRID_FIFO, "mock", "none", LBS_MODE_DES, 0);
   if (r) {
     CHECK(r->total_ns == 140, "des fifo total %lld, by hand 140", (long long)r->total_ns);
-    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 47 && r->step_ns[2] == 46, "des fifo advances %lld %lld %lld, by hand 47 47 46",
-          (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
-    CHECK(r->compute_ns == 80, "des compute (busiest processor) %lld, by hand 80", (long long)r->compute_ns);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 47 && r->step_ns[2] == 46,
+          "des fifo advances %lld %lld %lld, by hand 47 47 46", (long long)r->step_ns[0],
+          (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    CHECK(r->compute_ns == 80, "des compute (busiest processor) %lld, by hand 80",
+          (long long)r->compute_ns);
     if (rank == 0) printf("des fifo total %lld\n", (long long)r->total_ns);
   }
   lbs_replay_result_free(&r);
   r = run(line4, GRID, "mock", "none", LBS_MODE_DES, 0);
   if (r) {
     CHECK(r->total_ns == 144, "des fair total %lld, by hand 144", (long long)r->total_ns);
-    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 51 && r->step_ns[2] == 46, "des fair advances %lld %lld %lld, by hand 47 51 46",
-          (long long)r->step_ns[0], (long long)r->step_ns[1], (long long)r->step_ns[2]);
+    CHECK(r->step_ns[0] == 47 && r->step_ns[1] == 51 && r->step_ns[2] == 46,
+          "des fair advances %lld %lld %lld, by hand 47 51 46", (long long)r->step_ns[0],
+          (long long)r->step_ns[1], (long long)r->step_ns[2]);
     if (rank == 0) printf("des fair total %lld\n", (long long)r->total_ns);
   }
   lbs_replay_result_free(&r);
   r = run(line4, GRID_FIFO, "mock", "none", LBS_MODE_BSP, 0);
-  if (r) CHECK(r->total_ns == 165, "bsp fifo total %lld, by hand 165 (as fair: one link, the last byte leaves as late)",
-               (long long)r->total_ns);
+  if (r)
+    CHECK(r->total_ns == 165,
+          "bsp fifo total %lld, by hand 165 (as fair: one link, the last byte leaves as late)",
+          (long long)r->total_ns);
   lbs_replay_result_free(&r);
   r = run(line4, GRID, "mock", "fixed:2", LBS_MODE_BSP, 1);
   if (r) {
     CHECK(r->nrep == 1 && r->reparts[0].step == 2, "one repartition before step 2");
     CHECK(r->partition_ns == 50, "partitioning %lld, model 50", (long long)r->partition_ns);
-    CHECK(r->migration_ns == 105 && r->moved == 1, "migration %lld ns of %lld elements, by hand 105 ns of 1",
-          (long long)r->migration_ns, (long long)r->moved);
+    CHECK(r->migration_ns == 105 && r->moved == 1,
+          "migration %lld ns of %lld elements, by hand 105 ns of 1", (long long)r->migration_ns,
+          (long long)r->moved);
     CHECK(r->total_ns == 314, "bsp with a repartition %lld, by hand 314", (long long)r->total_ns);
     CHECK(r->assign[4 + 1] == 1 && r->assign[1] == 0, "saved assignments before and after");
     if (rank == 0) printf("bsp+repartition total %lld\n", (long long)r->total_ns);
@@ -196,12 +219,13 @@ int main(int argc, char **argv) {
     int ok = 1;
     for (int64_t s = 0; s < r->steps; s++) ok &= r->step_ns[s] == r->step_compute_ns[s];
     CHECK(ok, "%s: with free links a bsp step lasts exactly its largest load", parts[k]);
-    CHECK(r->total_ns == r->compute_ns + r->partition_ns + r->migration_ns, "%s: total = compute + partition + migration",
-          parts[k]);
+    CHECK(r->total_ns == r->compute_ns + r->partition_ns + r->migration_ns,
+          "%s: total = compute + partition + migration", parts[k]);
     CHECK(r->comm_ns == 0, "%s: no communication with free links", parts[k]);
     CHECK(r->nrep == 3, "%s: fixed:10 over 40 steps repartitions 3 times", parts[k]);
     int assigned = 1;
-    for (int64_t i = 0; i < (int64_t)(r->nrep + 1) * r->elements; i++) assigned &= r->assign[i] >= 0 && r->assign[i] < 16;
+    for (int64_t i = 0; i < (int64_t)(r->nrep + 1) * r->elements; i++)
+      assigned &= r->assign[i] >= 0 && r->assign[i] < 16;
     CHECK(assigned, "%s: every element assigned to exactly one processor", parts[k]);
     /* work conserved: the per-processor sums add up to the trace's total for every step */
     lbs_trace *t;
@@ -218,18 +242,21 @@ int main(int argc, char **argv) {
     lbs_trace_close(&t);
     CHECK(conserved, "%s: work conserved at every step", parts[k]);
     if (rank == 0) {
-      printf("%s: total %lld compute %lld partition %lld migration %lld moved %lld imbalance %.9f\n", parts[k],
-             (long long)r->total_ns, (long long)r->compute_ns, (long long)r->partition_ns, (long long)r->migration_ns,
-             (long long)r->moved, r->mean_imbalance);
+      printf(
+          "%s: total %lld compute %lld partition %lld migration %lld moved %lld imbalance %.9f\n",
+          parts[k], (long long)r->total_ns, (long long)r->compute_ns, (long long)r->partition_ns,
+          (long long)r->migration_ns, (long long)r->moved, r->mean_imbalance);
     }
     lbs_replay_result_free(&r);
   }
   /* the network on many flows: shared networks and NICs, fair and fifo, bsp and des; the lines
-   * printed must be the same on 1 and 2 ranks (ranks_equal), and fair is never idle where fifo is */
+   * printed must be the same on 1 and 2 ranks (ranks_equal), and fair is never idle where fifo is
+   */
   {
-    const char *net = "[grid]\nbytes_per_edge = 2000\nbytes_per_elem = 400\nsharing = %s\n[nodetype n]\nnic_gbps = 4\n"
-                      "[cluster A]\nnodes = 8\nnodetype = n\nshared = true\n[cluster B]\nnodes = 8\n"
-                      "[link A B]\nlatency_us = 20\nbandwidth_gbps = 2\nshared = true\n";
+    const char *net =
+        "[grid]\nbytes_per_edge = 2000\nbytes_per_elem = 400\nsharing = %s\n[nodetype n]\nnic_gbps = 4\n"
+        "[cluster A]\nnodes = 8\nnodetype = n\nshared = true\n[cluster B]\nnodes = 8\n"
+        "[link A B]\nlatency_us = 20\nbandwidth_gbps = 2\nshared = true\n";
     const char *sh[] = {"fair", "fifo"};
     int64_t tot[2][2] = {{0}};
     for (int m = 0; m < 2; m++)
@@ -241,12 +268,13 @@ int main(int argc, char **argv) {
         tot[m][k] = r->total_ns;
         CHECK(r->comm_ns > 0, "%s %s: halos cost time", sh[k], m ? "des" : "bsp");
         if (rank == 0)
-          printf("network %s %s: total %lld comm %lld migration %lld\n", m ? "des" : "bsp", sh[k], (long long)r->total_ns,
-                 (long long)r->comm_ns, (long long)r->migration_ns);
+          printf("network %s %s: total %lld comm %lld migration %lld\n", m ? "des" : "bsp", sh[k],
+                 (long long)r->total_ns, (long long)r->comm_ns, (long long)r->migration_ns);
         lbs_replay_result_free(&r);
       }
-    CHECK(tot[0][0] <= tot[0][1], "bsp: here fair sharing (%lld) is no slower than fifo (%lld), which holds the NICs idle", (long long)tot[0][0],
-          (long long)tot[0][1]);
+    CHECK(tot[0][0] <= tot[0][1],
+          "bsp: here fair sharing (%lld) is no slower than fifo (%lld), which holds the NICs idle",
+          (long long)tot[0][0], (long long)tot[0][1]);
   }
   /* step navigation: looking backwards and forwards does not move the simulation */
   lbs_policy_register(&probe);
@@ -254,11 +282,14 @@ int main(int argc, char **argv) {
   lbs_replay_result *ref = run(bump, eq16, "zoltan:hsfc", "none", LBS_MODE_BSP, 0);
   if (r && ref) {
     CHECK(probed, "the probe policy navigated");
-    CHECK(!memcmp(probe_back, r->proc_ns + 2 * 16, sizeof probe_back), "step 2 seen from step 5 = step 2 as replayed");
-    CHECK(!memcmp(probe_ahead, r->proc_ns + 9 * 16, sizeof probe_ahead), "step 9 seen from step 5 = step 9 as replayed");
-    CHECK(!memcmp(probe_now, r->proc_ns + 5 * 16, sizeof probe_now), "the view's loads are step 5's");
-    CHECK(r->total_ns == ref->total_ns, "navigating left simulated time alone (%lld vs %lld)", (long long)r->total_ns,
-          (long long)ref->total_ns);
+    CHECK(!memcmp(probe_back, r->proc_ns + 2 * 16, sizeof probe_back),
+          "step 2 seen from step 5 = step 2 as replayed");
+    CHECK(!memcmp(probe_ahead, r->proc_ns + 9 * 16, sizeof probe_ahead),
+          "step 9 seen from step 5 = step 9 as replayed");
+    CHECK(!memcmp(probe_now, r->proc_ns + 5 * 16, sizeof probe_now),
+          "the view's loads are step 5's");
+    CHECK(r->total_ns == ref->total_ns, "navigating left simulated time alone (%lld vs %lld)",
+          (long long)r->total_ns, (long long)ref->total_ns);
   }
   lbs_replay_result_free(&r);
   lbs_replay_result_free(&ref);
@@ -272,7 +303,8 @@ int main(int argc, char **argv) {
   lbs_trace_open(line4, &t);
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
-  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL && strstr(lbs_errmsg(), "5 processors but the trace only 4"),
+  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_INVAL &&
+            strstr(lbs_errmsg(), "5 processors but the trace only 4"),
         "more processors than elements: %s", lbs_errmsg());
   o.policy = "fixed:0";
   lbs_grid_destroy(&g);
@@ -283,7 +315,8 @@ int main(int argc, char **argv) {
         "bad policy argument: %s", lbs_errmsg());
   o.policy = "none";
   o.metric = "nosuch";
-  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_NOTFOUND && strstr(lbs_errmsg(), "it has: work"),
+  CHECK(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r) == LBS_NOTFOUND &&
+            strstr(lbs_errmsg(), "it has: work"),
         "unknown metric: %s", lbs_errmsg());
   lbs_trace_close(&t);
   lbs_grid_destroy(&g);

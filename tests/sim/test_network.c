@@ -127,7 +127,8 @@ Test(network, three_transfers_through_nics) {
   cr_assert_eq(y[1].arrival, 1000 + 16000000);
   lbs_transfer z[3] = {{1, 0, MB, 0, 0}, {2, 0, MB, 0, 0}, {2, 0, MB, 0, 0}};
   run("fair", NICS, z, 3);
-  for (int i = 0; i < 3; i++) cr_assert_eq(z[i].arrival, 1000 + 24000000, "%d: %lld", i, (long long)z[i].arrival);
+  for (int i = 0; i < 3; i++)
+    cr_assert_eq(z[i].arrival, 1000 + 24000000, "%d: %lld", i, (long long)z[i].arrival);
   /* no NIC: the dedicated links alone */
   lbs_transfer w = {0, 1, MB, 0, 0};
   run("fair", "[cluster A]\nnodes = 2\nbandwidth_gbps = 10\n", &w, 1);
@@ -157,8 +158,9 @@ Test(network, latency_weights_the_shares_at_a_nic) {
  * 0.75: 10,666,667 ns. In one batch both share the link, 0.5 each: the first ends at 12 ms,
  * the second's last 2,000,000 bits go at 0.75 (its NIC): 14,666,667 ns. */
 Test(network, a_later_batch_gets_what_earlier_ones_leave) {
-  lbs_grid *g = grid("[nodetype n]\nnic_gbps = 0.75\n[cluster A]\nnodes = 1\nnodetype = n\n"
-                     "[cluster B]\nnodes = 1\n[link A B]\nlatency_us = 0\nbandwidth_gbps = 1\nshared = true\n");
+  lbs_grid *g = grid(
+      "[nodetype n]\nnic_gbps = 0.75\n[cluster A]\nnodes = 1\nnodetype = n\n"
+      "[cluster B]\nnodes = 1\n[link A B]\nlatency_us = 0\nbandwidth_gbps = 1\nshared = true\n");
   lbs_net *n;
   cr_assert_eq(lbs_net_create(g, &n), LBS_OK);
   lbs_transfer a = {0, 1, 750000, 0, 0}, b = {1, 0, MB, 0, 0}, both[2] = {a, b};
@@ -195,15 +197,17 @@ Test(network, a_busy_shared_network_is_never_idle) {
   }
   const char *modes[] = {"fair", "fifo"};
   for (int m = 0; m < 2; m++) {
-    run(modes[m], "[cluster A]\nnodes = 8\nlatency_us = 2\nbandwidth_gbps = 4\nshared = true\n", x, N);
+    run(modes[m], "[cluster A]\nnodes = 8\nlatency_us = 2\nbandwidth_gbps = 4\nshared = true\n", x,
+        N);
     int64_t last = 0;
     for (int i = 0; i < N; i++) {
-      cr_assert_geq(x[i].arrival, x[i].ready + 2000 + (int64_t)(8 * x[i].bytes / 4), "%s %d", modes[m], i);
+      cr_assert_geq(x[i].arrival, x[i].ready + 2000 + (int64_t)(8 * x[i].bytes / 4), "%s %d",
+                    modes[m], i);
       if (x[i].arrival > last) last = x[i].arrival;
     }
     /* fair: each event rounds up to a whole ns (at most 1 ns each of 2N events) */
-    cr_assert(last >= 2000 + (int64_t)(bits / 4) && last <= 2000 + (int64_t)(bits / 4) + 2 * N, "%s: last %lld, bits %g",
-              modes[m], (long long)last, bits);
+    cr_assert(last >= 2000 + (int64_t)(bits / 4) && last <= 2000 + (int64_t)(bits / 4) + 2 * N,
+              "%s: last %lld, bits %g", modes[m], (long long)last, bits);
   }
 }
 
@@ -222,9 +226,11 @@ Test(network, bad_transfers_and_keys_are_refused) {
   lbs_config *c;
   struct {
     const char *text, *needle;
-  } bad[] = {{"[grid]\nsharing = maxmin\n[cluster A]\nnodes = 1\n", "net.ini:2: sharing = 'maxmin' must be fair or fifo"},
+  } bad[] = {{"[grid]\nsharing = maxmin\n[cluster A]\nnodes = 1\n",
+              "net.ini:2: sharing = 'maxmin' must be fair or fifo"},
              {"[grid]\nbarrier_us = -1\n[cluster A]\nnodes = 1\n", "barrier_us"},
-             {"[nodetype n]\nnic_gbps = 1e-12\n[cluster A]\nnodes = 1\nnodetype = n\n", "net.ini:2: nic_gbps = 1e-12"}};
+             {"[nodetype n]\nnic_gbps = 1e-12\n[cluster A]\nnodes = 1\nnodetype = n\n",
+              "net.ini:2: nic_gbps = 1e-12"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     lbs_grid *h = NULL;
     cr_assert_eq(lbs_config_parse_string("net.ini", bad[i].text, &c), LBS_OK);
@@ -232,7 +238,8 @@ Test(network, bad_transfers_and_keys_are_refused) {
     cr_assert(strstr(lbs_errmsg(), bad[i].needle), "'%s' lacks '%s'", lbs_errmsg(), bad[i].needle);
     lbs_config_destroy(&c);
   }
-  g = grid("[grid]\nbarrier_us = 2.5\n[nodetype n]\nnic_gbps = 0.5\n[cluster A]\nnodes = 1\n[cluster B]\nnodes = 2\nnodetype = n\n");
+  g = grid(
+      "[grid]\nbarrier_us = 2.5\n[nodetype n]\nnic_gbps = 0.5\n[cluster A]\nnodes = 1\n[cluster B]\nnodes = 2\nnodetype = n\n");
   cr_assert_eq(lbs_grid_sharing(g), LBS_SHARING_FAIR, "fair by default");
   cr_assert_eq(lbs_grid_barrier_ns(g), 2500);
   cr_assert_eq(lbs_grid_nic_gbps(g, 0), 0);
@@ -256,8 +263,13 @@ static lbs_err mock_partition(void *s, const lbs_part_input *in, int *np) {
   for (int64_t i = 0; i < in->nlocal; i++) np[i] = in->gid[i] < 2 ? 0 : 1;
   return LBS_OK;
 }
-static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI, .name = "halves", .methods = "", .create = mock_create,
-                                         .needs_graph = mock_no, .needs_coords = mock_no, .partition = mock_partition};
+static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI,
+                                         .name = "halves",
+                                         .methods = "",
+                                         .create = mock_create,
+                                         .needs_graph = mock_no,
+                                         .needs_coords = mock_no,
+                                         .partition = mock_partition};
 
 static char *dir, *line4;
 static void up(void) {
@@ -273,7 +285,8 @@ static void up(void) {
   lbs_trace_spec spec = {4, 2, 1, &ms, m, 0, NULL};
   lbs_trace_writer *w;
   cr_assert_eq(lbs_trace_create(line4, &spec, &w), LBS_OK, "%s", lbs_errmsg());
-  double v[5][4] = {{10, 10, 10, 10}, {30, 10, 10, 10}, {10, 10, 10, 40}, {5, 5, 5, 5}, {1, 2, 3, 4}};
+  double v[5][4] = {
+      {10, 10, 10, 10}, {30, 10, 10, 10}, {10, 10, 10, 40}, {5, 5, 5, 5}, {1, 2, 3, 4}};
   for (int s = 0; s < 5; s++) {
     const double *cols[1] = {v[s]};
     cr_assert_eq(lbs_trace_write_step(w, s, cols), LBS_OK);
@@ -288,7 +301,8 @@ static void down(void) {
 }
 TestSuite(network_replay, .init = up, .fini = down);
 
-static lbs_replay_result *replay(const char *barrier_us, const char *sharing, lbs_sim_mode mode, const char *policy) {
+static lbs_replay_result *replay(const char *barrier_us, const char *sharing, lbs_sim_mode mode,
+                                 const char *policy) {
   char text[512];
   snprintf(text, sizeof text,
            "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\nbarrier_us = %s\nsharing = %s\n"
@@ -300,7 +314,8 @@ static lbs_replay_result *replay(const char *barrier_us, const char *sharing, lb
   cr_assert_eq(lbs_trace_open(line4, &t), LBS_OK);
   lbs_replay_opts o;
   lbs_replay_opts_default(&o);
-  o.partitioner = "halves", o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05, o.part_per_elem_ns = 0;
+  o.partitioner = "halves", o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05,
+  o.part_per_elem_ns = 0;
   lbs_replay_result *r = NULL;
   cr_assert_eq(lbs_replay(t, g, &o, MPI_COMM_WORLD, &r), LBS_OK, "%s", lbs_errmsg());
   lbs_trace_close(&t);
@@ -314,20 +329,24 @@ static lbs_replay_result *replay(const char *barrier_us, const char *sharing, lb
 Test(network_replay, the_barrier_adds_its_cost_to_every_bsp_step) {
   const char *modes[] = {"fair", "fifo"};
   for (int m = 0; m < 2; m++) {
-    lbs_replay_result *a = replay("0", modes[m], LBS_MODE_BSP, "none"), *b = replay("2.5", modes[m], LBS_MODE_BSP, "none");
+    lbs_replay_result *a = replay("0", modes[m], LBS_MODE_BSP, "none"),
+                      *b = replay("2.5", modes[m], LBS_MODE_BSP, "none");
     cr_assert_eq(a->steps, 5);
-    cr_assert_eq(b->total_ns, a->total_ns + 5 * 2500, "%lld vs %lld", (long long)b->total_ns, (long long)a->total_ns);
+    cr_assert_eq(b->total_ns, a->total_ns + 5 * 2500, "%lld vs %lld", (long long)b->total_ns,
+                 (long long)a->total_ns);
     for (int s = 0; s < 5; s++) cr_assert_eq(b->step_ns[s], a->step_ns[s] + 2500);
     cr_assert_eq(b->comm_ns, a->comm_ns + 5 * 2500);
     cr_assert_eq(b->compute_ns, a->compute_ns);
     lbs_replay_result_free(&a);
     lbs_replay_result_free(&b);
-    a = replay("0", modes[m], LBS_MODE_BSP, "fixed:2"), b = replay("2.5", modes[m], LBS_MODE_BSP, "fixed:2");
+    a = replay("0", modes[m], LBS_MODE_BSP, "fixed:2"),
+    b = replay("2.5", modes[m], LBS_MODE_BSP, "fixed:2");
     cr_assert_eq(a->nrep, 2);
     cr_assert_eq(b->total_ns, a->total_ns + 5 * 2500);
     lbs_replay_result_free(&a);
     lbs_replay_result_free(&b);
-    a = replay("0", modes[m], LBS_MODE_DES, "none"), b = replay("2.5", modes[m], LBS_MODE_DES, "none");
+    a = replay("0", modes[m], LBS_MODE_DES, "none"),
+    b = replay("2.5", modes[m], LBS_MODE_DES, "none");
     cr_assert_eq(b->total_ns, a->total_ns);
     lbs_replay_result_free(&a);
     lbs_replay_result_free(&b);
@@ -341,7 +360,8 @@ Test(network_replay, the_barrier_adds_its_cost_to_every_bsp_step) {
    *           0.5 byte/ns each: p0's 12 bytes end at 36, p1's last 4 at 40 */
   lbs_replay_result *r = replay("1", "fair", LBS_MODE_BSP, "none");
   const int64_t hand[5] = {57, 61, 71, 47, 40};
-  for (int s = 0; s < 5; s++) cr_assert_eq(r->step_ns[s], hand[s] + 1000, "step %d: %lld", s, (long long)r->step_ns[s]);
+  for (int s = 0; s < 5; s++)
+    cr_assert_eq(r->step_ns[s], hand[s] + 1000, "step %d: %lld", s, (long long)r->step_ns[s]);
   cr_assert_eq(r->total_ns, 276 + 5000);
   lbs_replay_result_free(&r);
 }

@@ -5,7 +5,8 @@
 
 #include "lbs_sim.h"
 
-static lbs_err from_text(const char *text, const char *override, lbs_replay_opts *o, lbs_config **c) {
+static lbs_err from_text(const char *text, const char *override, lbs_replay_opts *o,
+                         lbs_config **c) {
   lbs_replay_opts_default(o);
   lbs_err e = lbs_config_parse_string("g.ini", text, c);
   if (!e && override) e = lbs_config_override(*c, override);
@@ -24,9 +25,11 @@ Test(options, defaults_and_the_file) {
   cr_assert_eq(o.nsteps, 0, "the whole trace");
   cr_assert_null(o.metric);
   lbs_config_destroy(&c);
-  cr_assert_eq(from_text("[sim]\npolicy = fixed:5\nmode = des\ncost = zero\nsteps = 10:25\nmetric = w\n"
-                         "partition_fixed_us = -1\ncost_scale = 2\napproach = repartition\n", NULL, &o, &c), LBS_OK,
-               "%s", lbs_errmsg());
+  cr_assert_eq(
+      from_text("[sim]\npolicy = fixed:5\nmode = des\ncost = zero\nsteps = 10:25\nmetric = w\n"
+                "partition_fixed_us = -1\ncost_scale = 2\napproach = repartition\n",
+                NULL, &o, &c),
+      LBS_OK, "%s", lbs_errmsg());
   cr_assert_str_eq(o.policy, "fixed:5");
   cr_assert_eq(o.mode, LBS_MODE_DES);
   cr_assert_eq(o.cost, LBS_COST_ZERO);
@@ -38,11 +41,13 @@ Test(options, defaults_and_the_file) {
   lbs_config_destroy(&c);
 }
 
-/* An override replaces the file's value; the later of two wins (the command line, left to right). */
+/* An override replaces the file's value; the later of two wins (the command line, left to right).
+ */
 Test(options, overrides_win_the_later_last) {
   lbs_replay_opts o;
   lbs_config *c = NULL;
-  cr_assert_eq(from_text("[sim]\nsteps = 0:5\nmode = des\n", "sim.steps=3:9", &o, &c), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(from_text("[sim]\nsteps = 0:5\nmode = des\n", "sim.steps=3:9", &o, &c), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(o.first_step, 3);
   cr_assert_eq(o.nsteps, 6);
   cr_assert_eq(o.mode, LBS_MODE_DES);
@@ -70,7 +75,8 @@ Test(options, bad_values_name_where) {
       {"[sim]\nmode = fast\n", "g.ini:2: mode = 'fast' must be bsp or des"},
       {"[sim]\ncost = free\n", "g.ini:2: cost = 'free' must be model, measured or zero"},
       {"[sim]\napproach = x\n", "g.ini:2: approach = 'x' must be partition or repartition"},
-      {"[sim]\npartition_mode = x\n", "g.ini:2: partition_mode = 'x' must be auto, rank0 or distributed"},
+      {"[sim]\npartition_mode = x\n",
+       "g.ini:2: partition_mode = 'x' must be auto, rank0 or distributed"},
       {"[sim]\ncost_scale = -1\n", "g.ini:2: cost_scale = -1 is outside [0, 1e+12]"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -56,7 +56,8 @@ Test(queue, matches_a_stable_sort_under_interleaved_pushes_and_pops) {
     popped[no++] = (item){ev.time, (int)ev.arg};
     for (int k = 0; k < 2 && np < N; k++)
       if (lbs_rng_u64(2, 0, (uint64_t)(np + k)) % 3) {
-        pushed[np] = (item){now + (int64_t)(lbs_rng_u64(3, 0, (uint64_t)np) % 7), np}; /* many ties */
+        pushed[np] =
+            (item){now + (int64_t)(lbs_rng_u64(3, 0, (uint64_t)np) % 7), np}; /* many ties */
         lbs_queue_push(q, pushed[np].t, 0, 0, np);
         np++;
       }
@@ -65,6 +66,7 @@ Test(queue, matches_a_stable_sort_under_interleaved_pushes_and_pops) {
   /* events pushed before being popped compare by (time, id): popping order is sorted */
   for (int i = 0; i < no; i++) expect[i] = popped[i];
   qsort(expect, (size_t)no, sizeof *expect, cmp_item);
-  for (int i = 0; i < no; i++) cr_assert(popped[i].t == expect[i].t && popped[i].id == expect[i].id, "position %d", i);
+  for (int i = 0; i < no; i++)
+    cr_assert(popped[i].t == expect[i].t && popped[i].id == expect[i].id, "position %d", i);
   lbs_queue_destroy(&q);
 }

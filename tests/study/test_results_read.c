@@ -14,14 +14,25 @@
 
 /* A study's provenance and a run's (task -1: none). */
 static lbs_study_info study(const char *id, const char *kind, const char *started) {
-  return (lbs_study_info){.id = id, .kind = kind, .command = "lbsim x", .version = "9.9",
-                          .host = "h", .started = started};
+  return (lbs_study_info){.id = id,
+                          .kind = kind,
+                          .command = "lbsim x",
+                          .version = "9.9",
+                          .host = "h",
+                          .started = started};
 }
 
 static lbs_run_info run_info(int64_t task) {
-  return (lbs_run_info){.trace = "dir/t.lbt", .grid = "g.ini", .trace_hash = "ab", .grid_hash = "cd",
-                        .cost = "model", .overrides = "grid.x=1\ngrid.y=2", .config = "[grid]\nx = 1\n",
-                        .labels = "{\"policy\":\"fixed:1\"}", .task = task, .optimum_s = NAN,
+  return (lbs_run_info){.trace = "dir/t.lbt",
+                        .grid = "g.ini",
+                        .trace_hash = "ab",
+                        .grid_hash = "cd",
+                        .cost = "model",
+                        .overrides = "grid.x=1\ngrid.y=2",
+                        .config = "[grid]\nx = 1\n",
+                        .labels = "{\"policy\":\"fixed:1\"}",
+                        .task = task,
+                        .optimum_s = NAN,
                         .gap_to_optimal = NAN};
 }
 
@@ -39,12 +50,27 @@ static void save_runs(const char *db, const char *id, const char *started, lbs_r
 /* Two partition rows of a study. */
 static void save_partitions(const char *db, const char *id) {
   lbs_study_info si = study(id, "partition", "2026-01-01T00:00:00Z");
-  lbs_partition_row w[2] = {{.run = {.trace = "t.lbt", .grid = "g.ini", .config = "[grid]\nx = 2\n"},
-                             .step = 4, .elements = 10, .moved = 3, .partitioner = "minex", .procs = 2,
-                             .maxqwgt_s = 1.5, .loadimb = 1.1, .edge_cut = NAN, .wall_s = 0.01},
-                            {.run = {.trace = "t.lbt", .grid = "g.ini", .config = "[grid]\nx = 2\n"},
-                             .step = 4, .elements = 10, .moved = 1, .partitioner = "metis", .procs = 2,
-                             .maxqwgt_s = 1.7, .loadimb = 1.2, .edge_cut = 12, .wall_s = 0.02}};
+  lbs_partition_row w[2] = {
+      {.run = {.trace = "t.lbt", .grid = "g.ini", .config = "[grid]\nx = 2\n"},
+       .step = 4,
+       .elements = 10,
+       .moved = 3,
+       .partitioner = "minex",
+       .procs = 2,
+       .maxqwgt_s = 1.5,
+       .loadimb = 1.1,
+       .edge_cut = NAN,
+       .wall_s = 0.01},
+      {.run = {.trace = "t.lbt", .grid = "g.ini", .config = "[grid]\nx = 2\n"},
+       .step = 4,
+       .elements = 10,
+       .moved = 1,
+       .partitioner = "metis",
+       .procs = 2,
+       .maxqwgt_s = 1.7,
+       .loadimb = 1.2,
+       .edge_cut = 12,
+       .wall_s = 0.02}};
   cr_assert_eq(lbs_results_save_partitions(db, &si, w, 2), LBS_OK, "%s", lbs_errmsg());
 }
 
@@ -105,11 +131,16 @@ static lbs_err on_row(void *arg, int n, const char *const *names, const lbs_resu
   char one[256];
   for (int k = 0; k < n; k++) {
     const lbs_results_val *v = row ? &row[k] : NULL;
-    if (!v) snprintf(one, sizeof one, "%s", names[k]);
-    else if (v->type == LBS_RV_INT) snprintf(one, sizeof one, "%lld", (long long)v->i);
-    else if (v->type == LBS_RV_REAL) snprintf(one, sizeof one, "%g", v->d);
-    else if (v->type == LBS_RV_TEXT) snprintf(one, sizeof one, "'%s'", v->s);
-    else snprintf(one, sizeof one, "NULL");
+    if (!v)
+      snprintf(one, sizeof one, "%s", names[k]);
+    else if (v->type == LBS_RV_INT)
+      snprintf(one, sizeof one, "%lld", (long long)v->i);
+    else if (v->type == LBS_RV_REAL)
+      snprintf(one, sizeof one, "%g", v->d);
+    else if (v->type == LBS_RV_TEXT)
+      snprintf(one, sizeof one, "'%s'", v->s);
+    else
+      snprintf(one, sizeof one, "NULL");
     if (k) add(b, ",");
     add(b, one);
   }
@@ -133,8 +164,14 @@ Test(results_read, every_reader_gives_back_what_was_written) {
   cr_assert_eq(lbs_results_save_study(db, &si, rs, ri, 2, NULL), LBS_OK, "%s", lbs_errmsg());
   save_partitions(db, "b");
   double m[3] = {3, 1, 2};
-  lbs_validation v = {.run = 1, .app = "wave", .args = "-n 4", .ranks = 2, .schedule = "10,20",
-                      .predicted_s = 2.5, .nmeasured = 3, .measured_s = m};
+  lbs_validation v = {.run = 1,
+                      .app = "wave",
+                      .args = "-n 4",
+                      .ranks = 2,
+                      .schedule = "10,20",
+                      .predicted_s = 2.5,
+                      .nmeasured = 3,
+                      .measured_s = m};
   cr_assert_eq(lbs_results_save_validation(db, &v), LBS_OK, "%s", lbs_errmsg());
 
   lbs_results *h;
@@ -288,7 +325,8 @@ Test(results_read, a_study_narrows_every_reader) {
   save_runs(db, "s1", "2026-01-01T00:00:00Z", &r, (int64_t[]){1}, 1); /* run 5 */
   save_partitions(db, "s2");
   double m[1] = {1};
-  lbs_validation v = {.run = 3, .app = "a", .ranks = 2, .predicted_s = 1, .nmeasured = 1, .measured_s = m};
+  lbs_validation v = {
+      .run = 3, .app = "a", .ranks = 2, .predicted_s = 1, .nmeasured = 1, .measured_s = m};
   cr_assert_eq(lbs_results_save_validation(db, &v), LBS_OK, "%s", lbs_errmsg());
 
   lbs_results *h;
@@ -302,10 +340,13 @@ Test(results_read, a_study_narrows_every_reader) {
   const lbs_results_run *rr;
   int64_t n;
   static const int64_t all[5] = {3, 5, 1, 2, 4};
-  cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(n, 5);
-  for (int i = 0; i < 5; i++) cr_assert_eq(rr[i].id, all[i], "run %d: %lld", i, (long long)rr[i].id);
-  cr_assert_eq(lbs_results_runs(h, "s1", LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s", lbs_errmsg());
+  for (int i = 0; i < 5; i++)
+    cr_assert_eq(rr[i].id, all[i], "run %d: %lld", i, (long long)rr[i].id);
+  cr_assert_eq(lbs_results_runs(h, "s1", LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert(n == 3 && rr[0].id == 3 && rr[1].id == 5 && rr[2].id == 1, "s1 in task order");
   cr_assert_eq(lbs_results_runs(h, "s1", LBS_RESULTS_BY_ID, &rr, &n), LBS_OK, "%s", lbs_errmsg());
   cr_assert(n == 3 && rr[0].id == 1 && rr[1].id == 3 && rr[2].id == 5);
@@ -342,9 +383,13 @@ Test(results_read, a_study_narrows_every_reader) {
   static text b;
   b.len = 0, b.data[0] = '\0';
   cr_assert_eq(lbs_results_table(h, "repartitions", "s2", on_row, &b), LBS_OK);
-  cr_assert(!strncmp(b.data, "run,step,partition_ns,migration_ns,moved_elements,moved_bytes,wall_s\n2,1,50,40,2,2048,",
-                     84) && !strchr(strchr(b.data, '\n') + 1, '\n')[1],
-            "%s", b.data);
+  cr_assert(
+      !strncmp(
+          b.data,
+          "run,step,partition_ns,migration_ns,moved_elements,moved_bytes,wall_s\n2,1,50,40,2,2048,",
+          84) &&
+          !strchr(strchr(b.data, '\n') + 1, '\n')[1],
+      "%s", b.data);
   b.len = 0, b.data[0] = '\0';
   cr_assert_eq(lbs_results_table(h, "studies", "s1", on_row, &b), LBS_OK);
   cr_assert(strstr(b.data, "\n's1','sweep'") && !strstr(b.data, "'s2'"), "%s", b.data);
@@ -372,11 +417,13 @@ Test(results_read, a_schema_1_store_reads_with_later_columns_null) {
   cr_assert_eq(lbs_results_has_study(h, "s", &found), LBS_OK);
   cr_assert_eq(found, 0);
   const lbs_results_run *rr;
-  cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(n, 1);
   cr_assert_str_eq(rr[0].trace, "old.lbt");
   cr_assert_str_eq(rr[0].policy, "none");
-  cr_assert(!rr[0].study && !rr[0].created && !rr[0].config && !rr[0].partition_mode && !rr[0].grid);
+  cr_assert(!rr[0].study && !rr[0].created && !rr[0].config && !rr[0].partition_mode &&
+            !rr[0].grid);
   cr_assert(rr[0].task == LBS_RESULTS_NONE && rr[0].ranks == LBS_RESULTS_NONE &&
             rr[0].elements == LBS_RESULTS_NONE);
   cr_assert(isnan(rr[0].total_time_s) && isnan(rr[0].optimum_s));
@@ -386,8 +433,8 @@ Test(results_read, a_schema_1_store_reads_with_later_columns_null) {
   seen sv = {0};
   cr_assert_eq(lbs_results_steps(h, 1, on_step, &sv), LBS_OK, "%s", lbs_errmsg());
   cr_assert(sv.n == 1 && sv.steps[0].step == 5 && sv.steps[0].time_ns == 100);
-  cr_assert(sv.steps[0].comm_ns == LBS_RESULTS_NONE && sv.steps[0].migration_ns == LBS_RESULTS_NONE &&
-            isnan(sv.steps[0].imbalance));
+  cr_assert(sv.steps[0].comm_ns == LBS_RESULTS_NONE &&
+            sv.steps[0].migration_ns == LBS_RESULTS_NONE && isnan(sv.steps[0].imbalance));
   sv = (seen){0};
   cr_assert_eq(lbs_results_procs(h, 1, on_proc, &sv), LBS_OK);
   cr_assert_eq(lbs_results_series(h, NULL, on_point, &sv), LBS_OK);
@@ -411,9 +458,10 @@ Test(results_read, a_schema_1_store_reads_with_later_columns_null) {
   cr_assert_eq(lbs_results_table(h, "runs", "s", on_row, &b), LBS_OK);
   cr_assert_eq(b.len, 0, "no study column: nothing of a study's");
   cr_assert_eq(lbs_results_table(h, "runs", NULL, on_row, &b), LBS_OK);
-  cr_assert(!strncmp(b.data, "id,trace,grid,metric,partitioner,policy,mode,elements,steps,procs,", 66) &&
-                !strstr(b.data, "study"),
-            "%s", b.data);
+  cr_assert(
+      !strncmp(b.data, "id,trace,grid,metric,partitioner,policy,mode,elements,steps,procs,", 66) &&
+          !strstr(b.data, "study"),
+      "%s", b.data);
   lbs_results_close(&h);
   char *after = slurp(db, &n1);
   cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "reading changed the file");
@@ -432,7 +480,8 @@ Test(results_read, a_schema_2_store_reads_without_its_schema_3_columns) {
   cr_assert_eq(lbs_results_version(h), 2);
   const lbs_results_run *rr;
   int64_t n;
-  cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(n, 1);
   cr_assert(!rr[0].partition_mode && rr[0].ranks == LBS_RESULTS_NONE);
   cr_assert_str_eq(rr[0].trace, "t.lbt");
@@ -464,7 +513,8 @@ Test(results_read, what_is_not_a_store_is_refused) {
   refused(dir, LBS_IO, "not a regular file");
   cr_assert_eq(mkfifo(fifo, 0600), 0);
   refused(fifo, LBS_IO, "not a regular file");
-  tu_write(txt, "not a database, but text of some length to look like one.............................");
+  tu_write(txt,
+           "not a database, but text of some length to look like one.............................");
   refused(txt, LBS_FORMAT, "t.db: not a results store (not an SQLite file)");
   exec_sql(other, "CREATE TABLE mine(x)");
   refused(other, LBS_FORMAT, "o.db: an SQLite file but not an lbsim results store");
@@ -475,13 +525,15 @@ Test(results_read, what_is_not_a_store_is_refused) {
   exec_sql(newer, "PRAGMA user_version=4");
   long n0, n1;
   char *before = slurp(newer, &n0);
-  refused(newer, LBS_VERSION, "results schema version 4, this lbsim reads versions 1 to 3 (a newer lbsim wrote it)");
+  refused(newer, LBS_VERSION,
+          "results schema version 4, this lbsim reads versions 1 to 3 (a newer lbsim wrote it)");
   char *after = slurp(newer, &n1);
   cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused store changed");
 
   /* the runs table's root page made a page of no kind */
   cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  long page = query(db, "PRAGMA page_size"), root = query(db, "SELECT rootpage FROM sqlite_master WHERE name = 'runs'");
+  long page = query(db, "PRAGMA page_size"),
+       root = query(db, "SELECT rootpage FROM sqlite_master WHERE name = 'runs'");
   FILE *f = fopen(db, "r+b");
   cr_assert(f && page > 0 && root > 1);
   cr_assert_eq(fseek(f, (root - 1) * page, SEEK_SET), 0);

@@ -7,7 +7,8 @@
 #include "testutil.h"
 
 static lbs_err parse(const char *g, const char *c, lbs_mesh **m, double **vw, int *ncon) {
-  return lbs_chaco_parse("g.graph", g, strlen(g), "g.coords", c, c ? strlen(c) : 0, m, vw, ncon, NULL);
+  return lbs_chaco_parse("g.graph", g, strlen(g), "g.coords", c, c ? strlen(c) : 0, m, vw, ncon,
+                         NULL);
 }
 
 Test(chaco, plain_graph_with_comments_and_an_isolated_vertex) {
@@ -56,16 +57,16 @@ Test(chaco, weights_sizes_and_coordinates) {
   lbs_mesh_destroy(&m);
 }
 
-#define BAD(text, coords, needle)                                                 \
-  do {                                                                            \
-    lbs_mesh *m = NULL;                                                           \
-    double *vw = NULL;                                                            \
-    int ncon;                                                                     \
-    lbs_err e = parse(text, coords, &m, &vw, &ncon);                              \
-    cr_assert_neq(e, LBS_OK, "accepted: %s", text);                               \
-    cr_assert(strstr(lbs_errmsg(), needle), "message '%s' lacks '%s'", lbs_errmsg(), needle); \
-    cr_assert_null(m);                                                            \
-    cr_assert_null(vw);                                                           \
+#define BAD(text, coords, needle)                                                                  \
+  do {                                                                                             \
+    lbs_mesh *m = NULL;                                                                            \
+    double *vw = NULL;                                                                             \
+    int ncon;                                                                                      \
+    lbs_err e = parse(text, coords, &m, &vw, &ncon);                                               \
+    cr_assert_neq(e, LBS_OK, "accepted: %s", text);                                                \
+    cr_assert(strstr(lbs_errmsg(), needle), "message '%s' lacks '%s'", lbs_errmsg(), needle);      \
+    cr_assert_null(m);                                                                             \
+    cr_assert_null(vw);                                                                            \
   } while (0)
 
 Test(chaco, malformed_files_name_the_line) {
@@ -75,13 +76,15 @@ Test(chaco, malformed_files_name_the_line) {
   BAD("2 1\n3\n1\n", NULL, "g.graph:2: vertex 1: neighbour 3 outside 1..2");
   BAD("3 2\n2\n1 3\n", NULL, "g.graph:3: file ends after 2 of 3 vertex lines");
   BAD("2 1\n2\n1\n1\n", NULL, "g.graph:4: more vertex lines");
-  BAD("4 5\n2 4\n1 3\n2 4\n1 3\n", NULL, "g.graph:1: the header says m = 5 edges, but the vertex lines hold 4 (8 neighbour entries");
+  BAD("4 5\n2 4\n1 3\n2 4\n1 3\n", NULL,
+      "g.graph:1: the header says m = 5 edges, but the vertex lines hold 4 (8 neighbour entries");
   BAD("3 1\n2 3\n1\n1\n", NULL, "g.graph:3: more edges than the header's m = 1");
   BAD("2 1 1\n2\n1 4\n", NULL, "g.graph:2: vertex 1: neighbour 2 has no edge weight");
   BAD("2 1 1\n2 -3\n1 -3\n", NULL, "negative edge weight");
   BAD("2 1 10\n-1 2\n1 1\n", NULL, "g.graph:2: vertex 1: negative vertex weight");
   BAD("2 1 7\n2\n1\n", NULL, "fmt 7");
-  BAD("900000000 1\n2\n1\n", NULL, "g.graph:3: file ends after 2 of the header's 900000000 vertex lines: more than 1048576");
+  BAD("900000000 1\n2\n1\n", NULL,
+      "g.graph:3: file ends after 2 of the header's 900000000 vertex lines: more than 1048576");
   BAD("3 1\n2\n3\n\n", NULL, "no reverse edge");
   BAD("2 1\n2\n1\n", "0 0\n1\n", "g.coords:2: expected 2 coordinates, found 1");
   BAD("2 1\n2\n1\n", "0 0\n", "g.coords:1: file ends after 1 of 2");
@@ -100,7 +103,8 @@ Test(chaco, files_on_disk) {
 static lbs_mesh *good(const char *g, const char *c, int64_t n, int64_t nedges, lbs_chaco_notes *nt,
                       double **vw, int *ncon) {
   lbs_mesh *m = NULL;
-  lbs_err e = lbs_chaco_parse("g.graph", g, strlen(g), "g.coords", c, c ? strlen(c) : 0, &m, vw, ncon, nt);
+  lbs_err e =
+      lbs_chaco_parse("g.graph", g, strlen(g), "g.coords", c, c ? strlen(c) : 0, &m, vw, ncon, nt);
   cr_assert_eq(e, LBS_OK, "refused: %s", lbs_errmsg());
   cr_assert_eq(lbs_mesh_elements(m), n);
   const int64_t *x, *a;
@@ -121,8 +125,9 @@ static int warned(const lbs_chaco_notes *nt, const char *needle) {
  * with one); we also take them between vertex lines (skipped, as METIS does) and after the
  * numbers of a line, and in the coordinates file. */
 Test(chaco, hash_and_percent_comments) {
-  const char *g = "# Tricky case: a comment first\n% and another\n\n4 4 % n m\n# vertex lines follow\n"
-                  "2 4\n1 3 # trailing\n% between\n2 4\n  # indented\n1 3 %\n# after the last\n\n";
+  const char *g =
+      "# Tricky case: a comment first\n% and another\n\n4 4 % n m\n# vertex lines follow\n"
+      "2 4\n1 3 # trailing\n% between\n2 4\n  # indented\n1 3 %\n# after the last\n\n";
   const char *c = "# x y\n0 0\n1 0 % right\n%\n1 1\n0 1\n# end\n";
   lbs_chaco_notes nt;
   double *vw;
@@ -151,8 +156,10 @@ Test(chaco, m_counting_both_directions) {
   lbs_mesh *m = good(drake, NULL, 4, 4, &nt, &vw, &ncon);
   cr_assert(nt.m_both_directions);
   cr_assert_eq(nt.nwarn, 1);
-  cr_assert(warned(&nt, "g.graph:1: the header says m = 8, but the lines hold 4 edges: m counts every"
-                        " edge in both directions"), "%s", nt.warning[0]);
+  cr_assert(warned(&nt,
+                   "g.graph:1: the header says m = 8, but the lines hold 4 edges: m counts every"
+                   " edge in both directions"),
+            "%s", nt.warning[0]);
   cr_assert_eq(vw[0], 4);
   cr_assert_eq(vw[1], 1);
   free(vw);
@@ -168,8 +175,10 @@ Test(chaco, m_counting_both_directions) {
   free(vw);
   lbs_mesh_destroy(&m);
   /* neither: refused with the count the lines give */
-  BAD("4 6\n2 4\n1 3\n2 4\n1 3\n", NULL, "g.graph:1: the header says m = 6 edges, but the vertex lines hold 4");
-  BAD("% c\n4 3\n2 4\n1 3\n2 4\n1 3\n", NULL, "g.graph:6: more edges than the header's m = 3 (each listed in both");
+  BAD("4 6\n2 4\n1 3\n2 4\n1 3\n", NULL,
+      "g.graph:1: the header says m = 6 edges, but the vertex lines hold 4");
+  BAD("% c\n4 3\n2 4\n1 3\n2 4\n1 3\n", NULL,
+      "g.graph:6: more edges than the header's m = 3 (each listed in both");
   /* an edge listed one way only stays an error, whatever m says */
   BAD("3 2\n2\n3\n\n", NULL, "no reverse edge");
 }
@@ -221,7 +230,8 @@ Test(chaco, missing_lines_for_trailing_isolated_vertices) {
   lbs_mesh *m = good("25 0\n", NULL, 25, 0, &nt, &vw, &ncon);
   cr_assert_eq(nt.missing_lines, 25);
   cr_assert(warned(&nt, "g.graph:1: file ends after 0 of 25 vertex lines: the last 25 vertices read"
-                        " as isolated ones"), "%s", nt.warning[0]);
+                        " as isolated ones"),
+            "%s", nt.warning[0]);
   cr_assert_eq(vw[24], 1);
   free(vw);
   lbs_mesh_destroy(&m);
@@ -236,10 +246,13 @@ Test(chaco, missing_lines_for_trailing_isolated_vertices) {
   free(vw);
   lbs_mesh_destroy(&m);
   /* a truncated file is called one */
-  BAD("3 2\n2\n1 3\n", NULL, "g.graph:3: file ends after 2 of 3 vertex lines, and the vertices without a line cannot be isolated ones");
-  BAD("4 3\n2\n1\n", NULL, "g.graph:3: file ends after 2 of 4 vertex lines, and the ones there hold 1 edges where the header says m = 3");
+  BAD("3 2\n2\n1 3\n", NULL,
+      "g.graph:3: file ends after 2 of 3 vertex lines, and the vertices without a line cannot be isolated ones");
+  BAD("4 3\n2\n1\n", NULL,
+      "g.graph:3: file ends after 2 of 4 vertex lines, and the ones there hold 1 edges where the header says m = 3");
   /* vertex weights need the lines */
-  BAD("3 1 10\n1 2\n1 1\n", NULL, "g.graph:3: file ends after 2 of 3 vertex lines (the format's vertex weights");
+  BAD("3 1 10\n1 2\n1 1\n", NULL,
+      "g.graph:3: file ends after 2 of 3 vertex lines (the format's vertex weights");
   BAD("25 0\n", "0 0\n", "g.coords:1: file ends after 1 of 25 coordinate lines");
 }
 
@@ -295,7 +308,8 @@ Test(chaco, metric_names) {
 Test(chaco, import_of_a_real_graph_with_two_weights) {
   char *dir = tu_tmpdir(), *path = tu_path(dir, "v.lbt");
   lbs_chaco_notes nt;
-  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, NULL, 0, path, &nt), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, NULL, 0, path, &nt), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_eq(nt.nwarn, 0);
   lbs_mesh *m;
   double *vw;
@@ -344,8 +358,8 @@ Test(chaco, import_of_a_real_graph_with_two_weights) {
 Test(chaco, import_keeps_coordinates_and_reports_the_notes) {
   char *dir = tu_tmpdir(), *p1 = tu_path(dir, "s.lbt"), *p2 = tu_path(dir, "7944.lbt");
   lbs_chaco_notes nt;
-  cr_assert_eq(lbs_chaco_import(MESH("simple.graph"), MESH("simple.coords"), NULL, 0, p1, &nt), LBS_OK, "%s",
-               lbs_errmsg());
+  cr_assert_eq(lbs_chaco_import(MESH("simple.graph"), MESH("simple.coords"), NULL, 0, p1, &nt),
+               LBS_OK, "%s", lbs_errmsg());
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(p1, &t), LBS_OK, "%s", lbs_errmsg());
   const double *xyz;
@@ -360,7 +374,8 @@ Test(chaco, import_keeps_coordinates_and_reports_the_notes) {
   cr_assert_eq(lbs_trace_read(t, 0, 0, 0, 25, w), LBS_OK);
   for (int i = 0; i < 25; i++) cr_assert_eq(w[i], 1.0, "no vertex weights: all 1");
   lbs_trace_close(&t);
-  cr_assert_eq(lbs_chaco_import(MESH("7944.graph"), NULL, NULL, 0, p2, &nt), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_chaco_import(MESH("7944.graph"), NULL, NULL, 0, p2, &nt), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert(nt.m_both_directions);
   cr_assert_eq(nt.nwarn, 1);
   free(p1), free(p2);
@@ -372,7 +387,8 @@ Test(chaco, import_takes_codecs_bounds_and_chunks) {
   char *dir = tu_tmpdir(), *path = tu_path(dir, "v.lbt");
   lbs_encoding enc = {0};
   cr_assert_eq(lbs_encoding_add_bound(&enc, "weight1=rel:0.1"), LBS_OK);
-  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, &enc, 7, path, NULL), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_chaco_import(MESH("vwgt2.graph"), NULL, &enc, 7, path, NULL), LBS_OK, "%s",
+               lbs_errmsg());
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_trace_chunk_elems(t), 7);
@@ -383,7 +399,8 @@ Test(chaco, import_takes_codecs_bounds_and_chunks) {
   cr_assert_eq(m0.codec, LBS_CODEC_LOSSLESS);
   cr_assert_eq(m1.bound.kind, LBS_BOUND_REL);
   cr_assert_eq(m1.bound.eps, 0.1);
-  cr_assert_eq(m1.codec, LBS_CODEC_DEFAULT, "a lossy bound over a lossless default brings the default codec");
+  cr_assert_eq(m1.codec, LBS_CODEC_DEFAULT,
+               "a lossy bound over a lossless default brings the default codec");
   lbs_trace_close(&t);
   free(path);
   tu_rmrf(dir);

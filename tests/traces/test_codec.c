@@ -31,9 +31,11 @@ static size_t check_codec(lbs_codec c, const double *v, size_t n, lbs_bound b, l
   lbs_codec u;
   char bs[LBS_BOUND_STRLEN];
   lbs_err e = lbs_codec_encode(ctx, c, v, n, b, &blob, &u);
-  cr_assert_eq(e, LBS_OK, "%s %s: encode failed: %s", lbs_codec_name(c), lbs_bound_format(b, bs), lbs_errmsg());
+  cr_assert_eq(e, LBS_OK, "%s %s: encode failed: %s", lbs_codec_name(c), lbs_bound_format(b, bs),
+               lbs_errmsg());
   double *d = malloc((n + 1) * sizeof *d), *p = malloc((n + 1) * sizeof *p);
-  cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, n, 0, n, d), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, n, 0, n, d), LBS_OK, "%s",
+               lbs_errmsg());
   for (size_t i = 0; i < n; i++) {
     if (isfinite(v[i])) {
       double tol = lbs_bound_tolerance(b, v[i], 0);
@@ -48,13 +50,14 @@ static size_t check_codec(lbs_codec c, const double *v, size_t n, lbs_bound b, l
     }
   }
   double se = lbs_sum_error(v, d, n);
-  cr_assert(se <= LBS_SUM_TOL, "%s (stored as %s) %s: chunk sum off by %g", lbs_codec_name(c), lbs_codec_name(u),
-            bs, se);
+  cr_assert(se <= LBS_SUM_TOL, "%s (stored as %s) %s: chunk sum off by %g", lbs_codec_name(c),
+            lbs_codec_name(u), bs, se);
   uint64_t s = n;
   for (int r = 0; r < 12 && n > 0; r++) {
     size_t a = (size_t)(urand(&s) * (double)n), k = (size_t)(urand(&s) * (double)(n - a + 1));
     cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, n, a, k, p), LBS_OK);
-    cr_assert(!memcmp(p, d + a, k * sizeof *p), "partial decode [%zu,+%zu) differs from full", a, k);
+    cr_assert(!memcmp(p, d + a, k * sizeof *p), "partial decode [%zu,+%zu) differs from full", a,
+              k);
   }
   size_t len = blob.len;
   if (used) *used = u;
@@ -65,7 +68,8 @@ static size_t check_codec(lbs_codec c, const double *v, size_t n, lbs_bound b, l
 
 static void check_all(const double *v, size_t n, const lbs_bound *bounds, size_t nb) {
   for (size_t k = 0; k < nb; k++)
-    for (size_t c = 0; c < sizeof lossy / sizeof *lossy; c++) check_codec(lossy[c], v, n, bounds[k], NULL);
+    for (size_t c = 0; c < sizeof lossy / sizeof *lossy; c++)
+      check_codec(lossy[c], v, n, bounds[k], NULL);
 }
 
 /* Random series of eight kinds, non-negative ones first (costs), then signed ones. */
@@ -75,14 +79,17 @@ static void series(int kind, double *v, size_t n) {
   for (size_t i = 0; i < n; i++) {
     double u = urand(&s);
     switch (kind) {
-    case 0: v[i] = u; break;                                                /* white noise */
+    case 0: v[i] = u; break;                                                      /* white noise */
     case 1: v[i] = 300 * exp(0.2 * (u - 0.5)) + (u < 0.001 ? 3e6 * u : 0); break; /* timings */
-    case 2: v[i] = 1 + sin((double)i * 0.01) + 0.05 * u; break;             /* smooth + noise */
-    case 3: v[i] = (double)((i / 37) % 5) * 10 + 0.001 * u; break;          /* steps, zeros */
-    case 4: v[i] = 1e9 + 100 * u; break;                                    /* large offset */
-    case 5: v[i] = u < 0.01 ? 1e6 * u : 0; break;                           /* spikes on zeros */
-    case 6: walk += u - 0.5; v[i] = walk; break;                            /* random walk */
-    case 7: v[i] = (double)(i % 2) * 2.0 - 1; break;                        /* sawtooth +-1 */
+    case 2: v[i] = 1 + sin((double)i * 0.01) + 0.05 * u; break;    /* smooth + noise */
+    case 3: v[i] = (double)((i / 37) % 5) * 10 + 0.001 * u; break; /* steps, zeros */
+    case 4: v[i] = 1e9 + 100 * u; break;                           /* large offset */
+    case 5: v[i] = u < 0.01 ? 1e6 * u : 0; break;                  /* spikes on zeros */
+    case 6:
+      walk += u - 0.5;
+      v[i] = walk;
+      break;                                         /* random walk */
+    case 7: v[i] = (double)(i % 2) * 2.0 - 1; break; /* sawtooth +-1 */
     }
   }
 }
@@ -90,7 +97,7 @@ static void series(int kind, double *v, size_t n) {
 Test(codec, bound_and_sum_hold_on_random_inputs) {
   enum { N = 5000 };
   static double v[N];
-  const lbs_bound b[] = {{LBS_BOUND_ABS, 1e-3}, {LBS_BOUND_ABS, 0.1}, {LBS_BOUND_ABS, 3.0},
+  const lbs_bound b[] = {{LBS_BOUND_ABS, 1e-3}, {LBS_BOUND_ABS, 0.1},  {LBS_BOUND_ABS, 3.0},
                          {LBS_BOUND_REL, 1e-3}, {LBS_BOUND_REL, 5e-3}, {LBS_BOUND_REL, 0.05}};
   for (int kind = 0; kind < 8; kind++) {
     series(kind, v, N);
@@ -174,13 +181,22 @@ Test(codec, codec_and_bound_must_fit) {
   double v[4] = {1, 2, 3, 4};
   lbs_buf b = {0};
   lbs_codec u;
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_POLYLINE, v, 4, (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &b, &u), LBS_INVAL);
+  cr_assert_eq(
+      lbs_codec_encode(ctx, LBS_CODEC_POLYLINE, v, 4, (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &b, &u),
+      LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "lossy"), "%s", lbs_errmsg());
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_LOSSLESS, v, 4, (lbs_bound){LBS_BOUND_REL, 0.1}, &b, &u), LBS_INVAL);
+  cr_assert_eq(
+      lbs_codec_encode(ctx, LBS_CODEC_LOSSLESS, v, 4, (lbs_bound){LBS_BOUND_REL, 0.1}, &b, &u),
+      LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "lossless"), "%s", lbs_errmsg());
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, 4, (lbs_bound){LBS_BOUND_REL, NAN}, &b, &u), LBS_INVAL);
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, 4, (lbs_bound){LBS_BOUND_ABS, -1}, &b, &u), LBS_INVAL);
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, 4, (lbs_bound){LBS_BOUND_RANGE, 0.1}, &b, &u), LBS_INVAL);
+  cr_assert_eq(
+      lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, 4, (lbs_bound){LBS_BOUND_REL, NAN}, &b, &u),
+      LBS_INVAL);
+  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, 4, (lbs_bound){LBS_BOUND_ABS, -1}, &b, &u),
+               LBS_INVAL);
+  cr_assert_eq(
+      lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, 4, (lbs_bound){LBS_BOUND_RANGE, 0.1}, &b, &u),
+      LBS_INVAL);
   cr_assert_eq(lbs_codec_check(LBS_CODEC_AUTO, (lbs_bound){LBS_BOUND_RANGE, 0.1}), LBS_OK);
   lbs_buf_free(&b);
 }
@@ -193,7 +209,8 @@ Test(codec, quant_wins_on_noise_and_auto_takes_the_smaller) {
   for (size_t i = 0; i < N; i++) v[i] = 500 * exp(0.05 * (urand(&s) - 0.5));
   lbs_bound b = {LBS_BOUND_REL, 0.005};
   lbs_codec u;
-  size_t poly = check_codec(LBS_CODEC_POLYLINE, v, N, b, NULL), quant = check_codec(LBS_CODEC_QUANT, v, N, b, NULL);
+  size_t poly = check_codec(LBS_CODEC_POLYLINE, v, N, b, NULL),
+         quant = check_codec(LBS_CODEC_QUANT, v, N, b, NULL);
   size_t aut = check_codec(LBS_CODEC_AUTO, v, N, b, &u);
   cr_assert(quant < poly / 2, "quant %zu bytes, polyline %zu", quant, poly);
   cr_assert_eq(u, LBS_CODEC_QUANT);
@@ -209,11 +226,13 @@ Test(codec, quant_wins_on_noise_and_auto_takes_the_smaller) {
 Test(codec, smooth_biased_data_keeps_its_sum) {
   enum { N = 4096 };
   static double v[N], d[N];
-  for (size_t i = 0; i < N; i++) v[i] = 321.7; /* 0.3 bins off the grid: every value rounds the same way */
+  for (size_t i = 0; i < N; i++)
+    v[i] = 321.7; /* 0.3 bins off the grid: every value rounds the same way */
   for (size_t c = 0; c < 2; c++) {
     lbs_buf blob = {0};
     lbs_codec u;
-    cr_assert_eq(lbs_codec_encode(ctx, lossy[c], v, N, (lbs_bound){LBS_BOUND_REL, 0.01}, &blob, &u), LBS_OK);
+    cr_assert_eq(lbs_codec_encode(ctx, lossy[c], v, N, (lbs_bound){LBS_BOUND_REL, 0.01}, &blob, &u),
+                 LBS_OK);
     cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, N, 0, N, d), LBS_OK);
     double s0 = 0, s1 = 0;
     for (size_t i = 0; i < N; i++) s0 += v[i], s1 += d[i];
@@ -234,7 +253,8 @@ static int feasible(const double *y, size_t m, double e) {
         for (int sj = -1; sj <= 1; sj += 2) {
           double yi = y[i] + si * e, yj = y[j] + sj * e, b = (yj - yi) / (double)(j - i);
           int ok = 1;
-          for (size_t k = 0; k < m && ok; k++) ok = fabs(yi + b * ((double)k - (double)i) - y[k]) <= e + tol;
+          for (size_t k = 0; k < m && ok; k++)
+            ok = fabs(yi + b * ((double)k - (double)i) - y[k]) <= e + tol;
           if (ok) return 1;
         }
   return 0;
@@ -275,9 +295,12 @@ Test(codec, least_squares_line_is_kept_when_feasible) {
   for (int i = 0; i < N; i++) v[i] = 3.0 + 0.002 * i + (i % 2 ? 0.01 : -0.01);
   lbs_buf b = {0};
   lbs_codec u;
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_POLYLINE, v, N, (lbs_bound){LBS_BOUND_ABS, 0.5}, &b, &u), LBS_OK);
+  cr_assert_eq(
+      lbs_codec_encode(ctx, LBS_CODEC_POLYLINE, v, N, (lbs_bound){LBS_BOUND_ABS, 0.5}, &b, &u),
+      LBS_OK);
   cr_assert_eq(lbs_codec_decode(ctx, u, b.data, b.len, N, 0, N, d), LBS_OK);
-  for (int i = 0; i < N; i++) cr_assert(fabs(d[i] - (3.0 + 0.002 * i)) <= 0.5 / 8 + 1e-9, "element %d", i);
+  for (int i = 0; i < N; i++)
+    cr_assert(fabs(d[i] - (3.0 + 0.002 * i)) <= 0.5 / 8 + 1e-9, "element %d", i);
   cr_assert(b.len < 40, "one segment expected, got %zu bytes", b.len);
   lbs_buf_free(&b);
 }
@@ -291,7 +314,9 @@ Test(codec, lossless_is_bit_exact) {
   double *v = (double *)bits, d[N];
   lbs_buf b = {0};
   lbs_codec u;
-  cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_LOSSLESS, v, N, (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &b, &u), LBS_OK);
+  cr_assert_eq(
+      lbs_codec_encode(ctx, LBS_CODEC_LOSSLESS, v, N, (lbs_bound){LBS_BOUND_LOSSLESS, 0}, &b, &u),
+      LBS_OK);
   cr_assert_eq(lbs_codec_decode(ctx, LBS_CODEC_LOSSLESS, b.data, b.len, N, 0, N, d), LBS_OK);
   cr_assert(!memcmp(d, v, sizeof d));
   cr_assert_eq(lbs_codec_decode(ctx, LBS_CODEC_LOSSLESS, b.data, b.len, N, 100, 50, d), LBS_OK);
@@ -307,7 +332,8 @@ Test(codec, damaged_blobs_are_errors_not_crashes) {
   for (int k = 0; k < 3; k++) {
     lbs_buf b = {0};
     lbs_codec c = cs[k], u;
-    lbs_bound bd = c == LBS_CODEC_LOSSLESS ? (lbs_bound){LBS_BOUND_LOSSLESS, 0} : (lbs_bound){LBS_BOUND_REL, 0.01};
+    lbs_bound bd = c == LBS_CODEC_LOSSLESS ? (lbs_bound){LBS_BOUND_LOSSLESS, 0}
+                                           : (lbs_bound){LBS_BOUND_REL, 0.01};
     cr_assert_eq(lbs_codec_encode(ctx, c, v, N, bd, &b, &u), LBS_OK);
     cr_assert_eq(u, c);
     for (size_t len = 0; len < b.len; len++)
@@ -323,8 +349,10 @@ Test(codec, damaged_blobs_are_errors_not_crashes) {
     cr_assert_eq(lbs_codec_decode(ctx, c, b.data, b.len, N, 10, N, d), LBS_RANGE);
     lbs_buf_free(&b);
   }
-  cr_assert_eq(lbs_codec_decode(ctx, (lbs_codec)77, (const uint8_t *)"x", 1, 1, 0, 1, d), LBS_CORRUPT);
-  cr_assert_eq(lbs_codec_decode(ctx, LBS_CODEC_AUTO, (const uint8_t *)"x", 1, 1, 0, 1, d), LBS_CORRUPT);
+  cr_assert_eq(lbs_codec_decode(ctx, (lbs_codec)77, (const uint8_t *)"x", 1, 1, 0, 1, d),
+               LBS_CORRUPT);
+  cr_assert_eq(lbs_codec_decode(ctx, LBS_CODEC_AUTO, (const uint8_t *)"x", 1, 1, 0, 1, d),
+               LBS_CORRUPT);
 }
 
 /* A version 1 polyline blob (before sum corrections) still decodes. */
@@ -334,7 +362,8 @@ Test(codec, polyline_version_1_blobs_decode) {
   double delta = 0.25, d[3];
   memcpy(blob + 2, &delta, 8);
   blob[10] = 3, blob[11] = 2 << 1, blob[12] = 8, blob[13] = 8;
-  cr_assert_eq(lbs_codec_decode(ctx, LBS_CODEC_POLYLINE, blob, 14, 3, 0, 3, d), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_codec_decode(ctx, LBS_CODEC_POLYLINE, blob, 14, 3, 0, 3, d), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert(d[0] == 1.0 && d[1] == 1.5 && d[2] == 2.0, "%g %g %g", d[0], d[1], d[2]);
 }
 
@@ -365,10 +394,12 @@ Test(codec, bounds_have_one_spelling) {
     cr_assert_eq(lbs_bound_parse(lbs_bound_format(b, s), &b2), LBS_OK);
     cr_assert(b.kind == b2.kind && b.eps == b2.eps, "%s -> %s", good[i], s);
   }
-  struct { const char *s, *why; } bad[] = {
-      {"rel:-0.1", "negative"}, {"rel:nan", "NaN"}, {"abs:inf", "infinite"}, {"rel:0", "lossless"},
-      {"rel:0.9", "keeps nothing"}, {"rel:", "not a number"}, {"rel:1x", "not a number"},
-      {"pct:1", "not one of"}, {"0.01", "not one of"}, {"", "not one of"}, {"lossless:0", "not one of"}};
+  struct {
+    const char *s, *why;
+  } bad[] = {{"rel:-0.1", "negative"},   {"rel:nan", "NaN"},           {"abs:inf", "infinite"},
+             {"rel:0", "lossless"},      {"rel:0.9", "keeps nothing"}, {"rel:", "not a number"},
+             {"rel:1x", "not a number"}, {"pct:1", "not one of"},      {"0.01", "not one of"},
+             {"", "not one of"},         {"lossless:0", "not one of"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     lbs_bound b;
     cr_assert_eq(lbs_bound_parse(bad[i].s, &b), LBS_PARSE, "'%s' accepted", bad[i].s);
@@ -384,23 +415,27 @@ Test(codec, no_values_on_a_fresh_context) {
   for (int k = 0; k < 4; k++) {
     lbs_codec_ctx *fresh;
     cr_assert_eq(lbs_codec_ctx_create(&fresh), LBS_OK);
-    lbs_bound b = all[k] == LBS_CODEC_LOSSLESS ? (lbs_bound){LBS_BOUND_LOSSLESS, 0} : (lbs_bound){LBS_BOUND_ABS, 1};
+    lbs_bound b = all[k] == LBS_CODEC_LOSSLESS ? (lbs_bound){LBS_BOUND_LOSSLESS, 0}
+                                               : (lbs_bound){LBS_BOUND_ABS, 1};
     lbs_buf blob = {0};
     lbs_codec u;
     double d[1];
     cr_assert_eq(lbs_codec_encode(fresh, all[k], d, 0, b, &blob, &u), LBS_OK, "%s", lbs_errmsg());
-    cr_assert_eq(lbs_codec_decode(fresh, u, blob.data, blob.len, 0, 0, 0, d), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(lbs_codec_decode(fresh, u, blob.data, blob.len, 0, 0, 0, d), LBS_OK, "%s",
+                 lbs_errmsg());
     lbs_buf_free(&blob);
     lbs_codec_ctx_destroy(&fresh);
   }
 }
 
 Test(codec, an_empty_blob_at_null_is_refused_cleanly) {
-  /* what SQLite hands back for a zero-length blob (fuzz_reader found the quant decoder offsetting it) */
+  /* what SQLite hands back for a zero-length blob (fuzz_reader found the quant decoder offsetting
+   * it) */
   lbs_codec_ctx *c;
   cr_assert_eq(lbs_codec_ctx_create(&c), LBS_OK);
   double out[4];
   for (int k = LBS_CODEC_LOSSLESS; k <= LBS_CODEC_QUANT; k++)
-    cr_assert_eq(lbs_codec_decode(c, (lbs_codec)k, NULL, 0, 4, 0, 4, out), LBS_CORRUPT, "codec %d", k);
+    cr_assert_eq(lbs_codec_decode(c, (lbs_codec)k, NULL, 0, 4, 0, 4, out), LBS_CORRUPT, "codec %d",
+                 k);
   lbs_codec_ctx_destroy(&c);
 }

@@ -128,8 +128,8 @@ Test(gen, a_progress_that_says_stop_keeps_the_complete_steps) {
 
 /* A trace whose source meta is g's recipe but whose values are g's times factor, or with one
  * value changed: what a damaged or foreign trace looks like to the check. */
-static void write_altered(const char *path, lbs_gen *g, const char *bnd, const char *encode, double factor,
-                          int64_t bad_step, int64_t bad_elem) {
+static void write_altered(const char *path, lbs_gen *g, const char *bnd, const char *encode,
+                          double factor, int64_t bad_step, int64_t bad_elem) {
   int64_t E = lbs_gen_elements(g), S = 3;
   lbs_mesh *mesh;
   cr_assert_eq(lbs_mesh_create_structured(E, 1, 1, LBS_ORDER_NATURAL, &mesh), LBS_OK);
@@ -163,7 +163,8 @@ Test(gen, check_source_names_the_first_value_outside_the_bound) {
   cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "the file itself is sound");
   lbs_source_check sc;
   cr_assert_eq(lbs_trace_check_source(t, NULL, NULL, &sc), LBS_CORRUPT);
-  cr_assert(strstr(lbs_errmsg(), "step 1 metric 'time_ns' element 17: stored "), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "step 1 metric 'time_ns' element 17: stored "), "%s",
+            lbs_errmsg());
   cr_assert(strstr(lbs_errmsg(), "outside the bound lossless"), "%s", lbs_errmsg());
   cr_assert_eq(sc.max_abs_error, sc.max_abs_error, "checked values give numbers, not NaN");
   lbs_trace_close(&t);
@@ -181,8 +182,9 @@ Test(gen, check_source_finds_a_chunk_sum_off_within_every_pointwise_bound) {
   cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
   lbs_source_check sc;
   cr_assert_eq(lbs_trace_check_source(t, NULL, NULL, &sc), LBS_CORRUPT);
-  cr_assert(strstr(lbs_errmsg(), "step 0 metric 'time_ns' chunk 0: sum off by 0.003 of its magnitude"), "%s",
-            lbs_errmsg());
+  cr_assert(
+      strstr(lbs_errmsg(), "step 0 metric 'time_ns' chunk 0: sum off by 0.003 of its magnitude"),
+      "%s", lbs_errmsg());
   lbs_trace_close(&t);
   lbs_gen_destroy(&g);
   free(path);
@@ -207,7 +209,8 @@ Test(gen, check_source_refuses_a_recipe_of_other_metrics) {
 /* The real profile has no generator behind it: nothing to check, and no numbers made up. */
 Test(gen, check_source_leaves_a_real_profile_alone) {
   lbs_trace *t = NULL;
-  cr_assert_eq(lbs_trace_open(LBS_SOURCE_DIR "/tests/data/heat_2ranks.lbt", &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_open(LBS_SOURCE_DIR "/tests/data/heat_2ranks.lbt", &t), LBS_OK, "%s",
+               lbs_errmsg());
   cr_assert_not(lbs_trace_has_gen_source(t));
   progress_log pl = {0, 0, 0, 0};
   lbs_source_check sc = {1, 0, 0, 0};
@@ -231,8 +234,8 @@ Test(gen, check_source_reports_progress_and_the_errors_it_measured) {
   cr_assert_eq(pl.calls, 4);
   cr_assert_eq(pl.total, 4);
   cr_assert(sc.checked);
-  cr_assert(sc.max_abs_error > 0 && sc.max_rel_error > 0 && sc.max_rel_error < 0.005, "%g %g", sc.max_abs_error,
-            sc.max_rel_error);
+  cr_assert(sc.max_abs_error > 0 && sc.max_rel_error > 0 && sc.max_rel_error < 0.005, "%g %g",
+            sc.max_abs_error, sc.max_rel_error);
   cr_assert(sc.max_sum_error <= LBS_SUM_TOL);
   lbs_trace_close(&t);
   free(path);

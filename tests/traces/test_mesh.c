@@ -17,7 +17,9 @@ Test(mesh, hilbert_is_a_permutation_and_continuous_on_a_cube) {
   for (int64_t i = 0; i < n; i++) {
     cr_assert(o[i] >= 0 && o[i] < n && !seen[o[i]]);
     seen[o[i]] = 1;
-    if (i) cr_assert(adjacent(o[i - 1], o[i], 8, 8), "curve jumps between %lld and %lld", (long long)o[i - 1], (long long)o[i]);
+    if (i)
+      cr_assert(adjacent(o[i - 1], o[i], 8, 8), "curve jumps between %lld and %lld",
+                (long long)o[i - 1], (long long)o[i]);
   }
   free(o);
   free(seen);
@@ -36,7 +38,8 @@ Test(mesh, hilbert_on_odd_and_flat_boxes) {
     }
     /* a flat power-of-two square is continuous; clipped boxes jump only at the edges */
     if (t == 1) cr_assert_eq(jumps, 0);
-    cr_assert(jumps <= n / 4, "box %d: %lld jumps in %lld cells", t, (long long)jumps, (long long)n);
+    cr_assert(jumps <= n / 4, "box %d: %lld jumps in %lld cells", t, (long long)jumps,
+              (long long)n);
     free(o);
     free(seen);
   }
@@ -76,15 +79,18 @@ Test(mesh, unstructured_validation) {
   int64_t xa[] = {0, 1, 1, 1}, ad[] = {2};
   cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xa, ad, NULL, 0, &m), LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "no reverse edge"), "%s", lbs_errmsg());
-  cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xa, ad, NULL, 1, &m), LBS_OK, "directed allowed");
+  cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xa, ad, NULL, 1, &m), LBS_OK,
+               "directed allowed");
   lbs_mesh_destroy(&m);
   double wneg[] = {-1, -1};
   cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xadj, adj, wneg, 0, &m), LBS_INVAL);
   double wzero[] = {0, 0};
-  cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xadj, adj, wzero, 0, &m), LBS_OK, "zero weights allowed");
+  cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xadj, adj, wzero, 0, &m), LBS_OK,
+               "zero weights allowed");
   lbs_mesh_destroy(&m);
   int64_t bad[] = {1, 0};
-  cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xadj, (int64_t[]){7, 0}, NULL, 0, &m), LBS_INVAL);
+  cr_assert_eq(lbs_mesh_create_unstructured(3, 0, NULL, xadj, (int64_t[]){7, 0}, NULL, 0, &m),
+               LBS_INVAL);
   (void)bad;
 }
 
@@ -101,15 +107,18 @@ static void rows_match(lbs_mesh *m, int64_t first, int64_t n) {
   cr_assert_eq(r.first, first);
   cr_assert_eq(r.n, n);
   cr_assert_eq(r.dim, dim);
-  for (int64_t i = 0; co && i < n * dim; i++) cr_assert_eq(r.coords[i], co[first * dim + i], "coordinate %lld", (long long)i);
+  for (int64_t i = 0; co && i < n * dim; i++)
+    cr_assert_eq(r.coords[i], co[first * dim + i], "coordinate %lld", (long long)i);
   cr_assert_eq(r.coords == NULL, co == NULL);
   cr_assert_eq(r.xadj[0], 0);
   int ones = 1;
   for (int64_t i = 0; i < n; i++) {
-    cr_assert_eq(r.xadj[i + 1] - r.xadj[i], xadj[first + i + 1] - xadj[first + i], "degree of %lld", (long long)(first + i));
+    cr_assert_eq(r.xadj[i + 1] - r.xadj[i], xadj[first + i + 1] - xadj[first + i], "degree of %lld",
+                 (long long)(first + i));
     for (int64_t k = 0; k < r.xadj[i + 1] - r.xadj[i]; k++) {
       int64_t a = xadj[first + i] + k;
-      cr_assert_eq(r.adj[r.xadj[i] + k], adj[a], "neighbour %lld of %lld", (long long)k, (long long)(first + i));
+      cr_assert_eq(r.adj[r.xadj[i] + k], adj[a], "neighbour %lld of %lld", (long long)k,
+                   (long long)(first + i));
       cr_assert_eq(r.adjw ? r.adjw[r.xadj[i] + k] : 1.0, w[a]);
       ones &= w[a] == 1.0;
     }
@@ -122,7 +131,8 @@ static void rows_match(lbs_mesh *m, int64_t first, int64_t n) {
 Test(mesh, rows_of_structured_boxes) {
   for (int h = 0; h < 2; h++) {
     lbs_mesh *m;
-    cr_assert_eq(lbs_mesh_create_structured(7, 5, 3, h ? LBS_ORDER_HILBERT : LBS_ORDER_NATURAL, &m), LBS_OK);
+    cr_assert_eq(lbs_mesh_create_structured(7, 5, 3, h ? LBS_ORDER_HILBERT : LBS_ORDER_NATURAL, &m),
+                 LBS_OK);
     rows_match(m, 0, 105);
     rows_match(m, 0, 1);
     rows_match(m, 17, 40);
@@ -143,7 +153,9 @@ Test(mesh, rows_of_structured_boxes) {
 
 Test(mesh, rows_of_real_chaco_meshes) {
   /* Zoltan's test meshes: one with edge weights (ewgt), one with coordinates (simple3d) */
-  const char *names[][2] = {{"ewgt.graph", NULL}, {"simple3d.graph", "simple3d.coords"}, {"grid20x19.graph", "grid20x19.coords"}};
+  const char *names[][2] = {{"ewgt.graph", NULL},
+                            {"simple3d.graph", "simple3d.coords"},
+                            {"grid20x19.graph", "grid20x19.coords"}};
   for (int k = 0; k < 3; k++) {
     char g[512], c[512];
     snprintf(g, sizeof g, "%s/tests/data/meshes/%s", LBS_SOURCE_DIR, names[k][0]);
@@ -151,7 +163,8 @@ Test(mesh, rows_of_real_chaco_meshes) {
     lbs_mesh *m;
     double *vw;
     int ncon;
-    cr_assert_eq(lbs_chaco_read(g, names[k][1] ? c : NULL, &m, &vw, &ncon, NULL), LBS_OK, "%s: %s", g, lbs_errmsg());
+    cr_assert_eq(lbs_chaco_read(g, names[k][1] ? c : NULL, &m, &vw, &ncon, NULL), LBS_OK, "%s: %s",
+                 g, lbs_errmsg());
     int64_t n = lbs_mesh_elements(m);
     rows_match(m, 0, n);
     rows_match(m, n / 3, n - n / 3);

@@ -29,7 +29,8 @@ static lbs_gen *make_trace(const char *path, const char *kind, int64_t nx, int64
   int nm = lbs_gen_nmetrics(g);
   lbs_metric_spec ms[2];
   for (int m = 0; m < nm; m++)
-    ms[m] = (lbs_metric_spec){lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_AUTO, bound(bnd), {0, 0}};
+    ms[m] = (lbs_metric_spec){
+        lbs_gen_metric_name(g, m), lbs_gen_metric_unit(g, m), LBS_CODEC_AUTO, bound(bnd), {0, 0}};
   const char *meta[] = {"source", lbs_gen_recipe(g)};
   int64_t E = nx * ny * nz;
   lbs_trace_spec spec = {E, chunk, nm, ms, mesh, 1, meta};
@@ -67,15 +68,16 @@ static void check_against_source(lbs_trace *t, lbs_gen *g) {
       }
       for (int64_t i = 0; i < E; i++)
         if (mi.bound.kind == LBS_BOUND_LOSSLESS)
-          cr_assert(!memcmp(&dec[i], &src[i], 8), "step %lld element %lld not bit-exact", (long long)s, (long long)i);
+          cr_assert(!memcmp(&dec[i], &src[i], 8), "step %lld element %lld not bit-exact",
+                    (long long)s, (long long)i);
         else
           cr_assert(fabs(dec[i] - src[i]) <= lbs_bound_tolerance(mi.bound, src[i], hi - lo),
                     "step %lld metric %d element %lld", (long long)s, m, (long long)i);
       int64_t C = lbs_trace_chunk_elems(t);
       for (int64_t f = 0; f < E; f += C) {
         size_t n = (size_t)(E - f < C ? E - f : C);
-        cr_assert(lbs_sum_error(src + f, dec + f, n) <= LBS_SUM_TOL, "step %lld chunk %lld: sum", (long long)s,
-                  (long long)(f / C));
+        cr_assert(lbs_sum_error(src + f, dec + f, n) <= LBS_SUM_TOL, "step %lld chunk %lld: sum",
+                  (long long)s, (long long)(f / C));
       }
     }
   free(src);
@@ -101,7 +103,8 @@ Test(store, roundtrip_within_bound_any_order) {
   cr_assert_eq(lbs_trace_get_stats(t, -1, &st), LBS_OK);
   cr_assert(st.has_error);
   cr_assert_eq(st.chunks, 30 * 2 * 4);
-  cr_assert(st.stored_bytes > 0 && st.stored_bytes < st.raw_bytes / 10, "ratio too low: %lld", (long long)st.stored_bytes);
+  cr_assert(st.stored_bytes > 0 && st.stored_bytes < st.raw_bytes / 10, "ratio too low: %lld",
+            (long long)st.stored_bytes);
   cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
   lbs_trace_close(&t);
   lbs_gen_destroy(&g);
@@ -136,7 +139,8 @@ Test(store, partial_decode_equals_slice_of_full) {
   double full[900], part[900];
   for (int64_t s = 2; s >= 0; s--) {
     cr_assert_eq(lbs_trace_read(t, s, 0, 0, E, full), LBS_OK);
-    int64_t ranges[][2] = {{0, 1}, {127, 2}, {128, 128}, {5, 890}, {899, 1}, {300, 0}, {0, 900}, {250, 311}};
+    int64_t ranges[][2] = {{0, 1},   {127, 2}, {128, 128}, {5, 890},
+                           {899, 1}, {300, 0}, {0, 900},   {250, 311}};
     for (int r = 0; r < 8; r++) {
       cr_assert_eq(lbs_trace_read(t, s, 0, ranges[r][0], ranges[r][1], part), LBS_OK);
       cr_assert(!memcmp(part, full + ranges[r][0], (size_t)ranges[r][1] * 8), "range %d", r);
@@ -180,8 +184,10 @@ static void flip_bit(const char *path, int64_t step, int metric, int64_t chunk, 
   sqlite3 *db;
   sqlite3_stmt *st;
   cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-  cr_assert_eq(sqlite3_prepare_v2(db, "SELECT id, data FROM chunks WHERE step=?1 AND metric=?2 AND chunk=?3",
-                                  -1, &st, NULL), SQLITE_OK);
+  cr_assert_eq(
+      sqlite3_prepare_v2(db, "SELECT id, data FROM chunks WHERE step=?1 AND metric=?2 AND chunk=?3",
+                         -1, &st, NULL),
+      SQLITE_OK);
   sqlite3_bind_int64(st, 1, step);
   sqlite3_bind_int(st, 2, metric);
   sqlite3_bind_int64(st, 3, chunk);
@@ -193,7 +199,8 @@ static void flip_bit(const char *path, int64_t step, int metric, int64_t chunk, 
   sqlite3_finalize(st);
   cr_assert_lt(byte, n);
   b[byte] ^= 0x10;
-  cr_assert_eq(sqlite3_prepare_v2(db, "UPDATE chunks SET data=?1 WHERE id=?2", -1, &st, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(db, "UPDATE chunks SET data=?1 WHERE id=?2", -1, &st, NULL),
+               SQLITE_OK);
   sqlite3_bind_blob(st, 1, b, n, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, id);
   cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
@@ -213,7 +220,8 @@ Test(store, bit_flip_in_a_chunk_is_named) {
   cr_assert_eq(lbs_trace_read(t, 3, 0, 0, 1000, v), LBS_OK, "other metrics stay readable");
   cr_assert_eq(lbs_trace_read(t, 3, 1, 0, 600, v), LBS_OK, "other chunks stay readable");
   cr_assert_eq(lbs_trace_read(t, 3, 1, 0, 1000, v), LBS_CORRUPT);
-  cr_assert(strstr(lbs_errmsg(), "step 3 metric 'weight' chunk 2: checksum mismatch"), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "step 3 metric 'weight' chunk 2: checksum mismatch"), "%s",
+            lbs_errmsg());
   cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_CORRUPT);
   cr_assert(strstr(lbs_errmsg(), "chunk 2"), "%s", lbs_errmsg());
   lbs_trace_close(&t);
@@ -350,7 +358,8 @@ Test(store, unstructured_mesh_roundtrip) {
   const double *w2, *c2;
   int dim;
   cr_assert_eq(lbs_mesh_graph(m2, &x2, &a2, &w2), LBS_OK);
-  cr_assert(!memcmp(x2, xadj, sizeof xadj) && !memcmp(a2, adj, sizeof adj) && !memcmp(w2, w, sizeof w));
+  cr_assert(!memcmp(x2, xadj, sizeof xadj) && !memcmp(a2, adj, sizeof adj) &&
+            !memcmp(w2, w, sizeof w));
   cr_assert_eq(lbs_mesh_coords(m2, &c2, &dim), LBS_OK);
   cr_assert_eq(dim, 2);
   cr_assert(!memcmp(c2, xy, sizeof xy));
@@ -372,7 +381,8 @@ Test(store, killed_writer_keeps_every_complete_step) {
     lbs_gen_params gp = {"hotspot", 60, 50, 20, 100000, 3, {0, 0, 0}};
     lbs_gen *g;
     lbs_mesh *mesh;
-    if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(60, 50, 20, LBS_ORDER_NATURAL, &mesh)) _exit(3);
+    if (lbs_gen_create(&gp, &g) || lbs_mesh_create_structured(60, 50, 20, LBS_ORDER_NATURAL, &mesh))
+      _exit(3);
     lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_AUTO, {LBS_BOUND_RANGE, 1e-3}, {0, 0}};
     const char *meta[] = {"source", lbs_gen_recipe(g)};
     lbs_trace_spec spec = {60000, 4096, 1, &ms, mesh, 1, meta};
@@ -437,8 +447,10 @@ Test(store, value_statistics_are_exact) {
       if (r % 89 == 0) v[i] = 0;
       if (r % 1009 == 0) v[i] = 3e6;
       if (r % 1013 == 0) v[i] = NAN;
-      if (isfinite(v[i])) all[n++] = v[i], neg += v[i] < 0;
-      else nonfinite++;
+      if (isfinite(v[i]))
+        all[n++] = v[i], neg += v[i] < 0;
+      else
+        nonfinite++;
     }
     const double *cols[1] = {v};
     cr_assert_eq(lbs_trace_write_step(w, s, cols), LBS_OK);
@@ -471,12 +483,13 @@ Test(store, value_statistics_are_exact) {
 Test(store, schema_1_files_are_read) {
   char *dir = tu_tmpdir(), *p = tu_path(dir, "t.lbt");
   lbs_gen *g = make_trace(p, "bump", 8, 6, 4, 3, "range:1e-3", LBS_ORDER_NATURAL, 100);
-  sql(p, "CREATE TABLE m1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,"
-         " codec TEXT NOT NULL, error_bound REAL NOT NULL, relative INTEGER NOT NULL);"
-         "INSERT INTO m1 SELECT id, name, unit, codec, 0.001, 1 FROM metrics;"
-         "DROP TABLE metrics; ALTER TABLE m1 RENAME TO metrics;"
-         "ALTER TABLE chunks DROP COLUMN err_rel; ALTER TABLE chunks DROP COLUMN sum_err;"
-         "UPDATE metrics SET error_bound = 0, relative = 0 WHERE name = 'weight'; PRAGMA user_version=1");
+  sql(p,
+      "CREATE TABLE m1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,"
+      " codec TEXT NOT NULL, error_bound REAL NOT NULL, relative INTEGER NOT NULL);"
+      "INSERT INTO m1 SELECT id, name, unit, codec, 0.001, 1 FROM metrics;"
+      "DROP TABLE metrics; ALTER TABLE m1 RENAME TO metrics;"
+      "ALTER TABLE chunks DROP COLUMN err_rel; ALTER TABLE chunks DROP COLUMN sum_err;"
+      "UPDATE metrics SET error_bound = 0, relative = 0 WHERE name = 'weight'; PRAGMA user_version=1");
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(p, &t), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_trace_schema_version(t), 1);
@@ -513,7 +526,9 @@ Test(store, gen_write_stores_the_generator_within_the_default_bound) {
   for (int64_t s = 0; s < 3; s++) {
     cr_assert_eq(lbs_trace_read(t, s, 0, 0, 120, got), LBS_OK, "%s", lbs_errmsg());
     lbs_gen_step(g, s, 0, NULL, want);
-    for (int i = 0; i < 120; i++) cr_assert(fabs(got[i] - want[i]) <= 0.005 * fabs(want[i]) + 1e-9, "step %lld element %d", (long long)s, i);
+    for (int i = 0; i < 120; i++)
+      cr_assert(fabs(got[i] - want[i]) <= 0.005 * fabs(want[i]) + 1e-9, "step %lld element %d",
+                (long long)s, i);
   }
   lbs_gen_destroy(&g);
   lbs_trace_close(&t);

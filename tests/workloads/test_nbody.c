@@ -31,14 +31,16 @@ Test(nbody, graph_and_weights_follow_the_seed, .init = setup, .fini = teardown) 
   cr_assert_lt(E, 3000);
   cr_assert_eq(lbs_trace_steps(t), 3);
   cr_assert_str_eq(lbs_trace_meta(t, "edge_weight"), "flag*rwgt[target]");
-  int pm = lbs_trace_metric_find(t, "pwgt"), rm = lbs_trace_metric_find(t, "rwgt"), im = lbs_trace_metric_find(t, "interactions");
+  int pm = lbs_trace_metric_find(t, "pwgt"), rm = lbs_trace_metric_find(t, "rwgt"),
+      im = lbs_trace_metric_find(t, "interactions");
   cr_assert(pm >= 0 && rm >= 0 && im >= 0);
   lbs_mesh *m = lbs_trace_mesh(t);
   cr_assert(lbs_mesh_directed(m));
   const int64_t *xadj, *adj;
   const double *flag;
   cr_assert_eq(lbs_mesh_graph(m, &xadj, &adj, &flag), LBS_OK);
-  double *pw = malloc((size_t)E * sizeof *pw), *rw = malloc((size_t)E * sizeof *rw), *it = malloc((size_t)E * sizeof *it);
+  double *pw = malloc((size_t)E * sizeof *pw), *rw = malloc((size_t)E * sizeof *rw),
+         *it = malloc((size_t)E * sizeof *it);
   int64_t zero = 0, ones = 0;
   for (int64_t v = 0; v < E; v++)
     for (int64_t j = xadj[v]; j < xadj[v + 1]; j++) {
@@ -67,13 +69,15 @@ Test(nbody, graph_and_weights_follow_the_seed, .init = setup, .fini = teardown) 
         continue;
       }
       double far = pw[v] / rw[v] - (rw[v] - 1 + close);
-      cr_assert(far >= 0 && far == floor(far), "step %lld cell %lld: Far = %g", (long long)s, (long long)v, far);
+      cr_assert(far >= 0 && far == floor(far), "step %lld cell %lld: Far = %g", (long long)s,
+                (long long)v, far);
       sx += pw[v], sy += it[v], sxx += pw[v] * pw[v], syy += it[v] * it[v], sxy += pw[v] * it[v];
     }
     cr_assert_eq(bodies, 3000, "step %lld holds %g bodies", (long long)s, bodies);
     /* the model weight tracks the force evaluations the integration made */
     double n = (double)E, r = (n * sxy - sx * sy) / sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
-    cr_assert_gt(r, 0.8, "step %lld: correlation of PWgt with real interactions %g", (long long)s, r);
+    cr_assert_gt(r, 0.8, "step %lld: correlation of PWgt with real interactions %g", (long long)s,
+                 r);
   }
   /* the bodies move: some cell's population changes between the first and the last step */
   double *rw0 = malloc((size_t)E * sizeof *rw0);
