@@ -77,7 +77,7 @@ fuzz-long: bootstrap
 # tracks (outside a git checkout, those found outside the build directories); generated files
 # live in the build directories and the tree holds no third-party C. `make format` rewrites
 # them in place; `make format-check` lists the files it would change and fails if there are
-# any. Neither is part of make check.
+# any: make check runs it first.
 CLANG_FORMAT ?= clang-format
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || \
                  find . \( -path './build*' -o -path './.git' \) -prune -o \( -name '*.c' -o -name '*.h' \) -print)

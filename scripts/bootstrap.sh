@@ -15,6 +15,8 @@ PKGS=(
   libtrilinos-zoltan-dev libptscotch-dev libscotch-dev libmetis-dev
   libpapi-dev ocl-icd-opencl-dev pocl-opencl-icd opencl-headers
   gfortran valgrind python3
+  # make format, and make check's format stage (.clang-format is written for clang-format 14)
+  clang-format
   # SimGrid with SMPI (smpirun, its trace replayer): lbsim export simgrid's cross-check
   libsimgrid-dev
   # VTK's Python modules (Debian's /usr/bin/python3): e2e.export_vtk reads lbsim export vtk's files

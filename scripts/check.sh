@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make check: build and test (Criterion units, CTest MPI/end-to-end), the same tests under
-# AddressSanitizer + UBSan, then each fuzz target for a few seconds.
+# make check: the tree's format (make format-check), then build and test (Criterion units, CTest
+# MPI/end-to-end), the same tests under AddressSanitizer + UBSan, then each fuzz target for a
+# few seconds.
 # The two test suites run side by side: most end-to-end cases run one at a time (RUN_SERIAL:
 # MPI jobs on 2 cores), so each suite alone leaves a core idle; every test must pass on a
 # loaded machine anyway. The sanitizer suite's output follows the normal one's.
@@ -8,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=$(nproc 2>/dev/null || echo 2)
 export LBSIM_NO_PROGRESS=1
+
+echo "== format (make format-check: clang-format with .clang-format changes no file)"
+make -s format-check
 
 echo "== build (RelWithDebInfo, -Wall -Wextra -Werror)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=-Werror >/dev/null
