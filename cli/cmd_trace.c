@@ -271,100 +271,6 @@ static int trace_gen(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- info */
 
-/* Every stored codec in id order (lbs_codec_at), joined by '/': its initial when counts is NULL
- * (the text's "l/p/q" header), else its count of chunks ("12/0/3", a metric's cell). */
-static const char *codec_column(char *buf, size_t n, const int64_t *counts) {
-  size_t at = 0;
-  buf[0] = '\0';
-  for (int k = 0; k < lbs_codec_count() && at < n; k++) {
-    const char *sep = k ? "/" : "";
-    int w = counts ? snprintf(buf + at, n - at, "%s%lld", sep, (long long)counts[k])
-                   : snprintf(buf + at, n - at, "%s%c", sep, lbs_codec_name(lbs_codec_at(k))[0]);
-    at += w > 0 ? (size_t)w : 0;
-  }
-  return buf;
-}
-
-/* The text's head: sizes, mesh, source, how a profiled run ended, the application's keys. */
-static void info_head(lbs_trace *t, const char *path, const lbs_trace_info *in) {
-  int64_t file = lbs_trace_file_bytes(t), S = lbs_trace_steps(t);
-  const char *src = lbs_trace_meta(t, "source");
-  printf("trace     %s\nelements  %lld\nsteps     %lld", path, (long long)lbs_trace_elements(t),
-         (long long)S);
-  if (S > 0) {
-    int64_t a0, a1;
-    lbs_trace_app_step(t, 0, &a0);
-    lbs_trace_app_step(t, S - 1, &a1);
-    printf(" (application steps %lld..%lld)", (long long)a0, (long long)a1);
-  }
-  printf("\nmesh      %s\nchunks    %lld elements each, %lld stored\nsource    %s\n", in->mesh,
-         (long long)lbs_trace_chunk_elems(t), (long long)in->all.chunks, src ? src : "unknown");
-  if (lbs_trace_meta(t, "profiler.ranks")) {
-    const char *c = lbs_trace_meta(t, "profiler.complete"),
-               *d = lbs_trace_meta(t, "profiler.dropped_steps");
-    const char *i = lbs_trace_meta(t, "profiler.incomplete_steps"),
-               *l = lbs_trace_meta(t, "profiler.lost_ranks");
-    printf("profiler  ranks %s, nodes %s, sample_every %s: %s; steps dropped %s, incomplete %s; "
-           "ranks lost %s\n",
-           lbs_trace_meta(t, "profiler.ranks"),
-           lbs_trace_meta(t, "profiler.nodes") ? lbs_trace_meta(t, "profiler.nodes") : "?",
-           lbs_trace_meta(t, "profiler.sample_every") ? lbs_trace_meta(t, "profiler.sample_every")
-                                                      : "?",
-           c && !strcmp(c, "yes") ? "complete"
-           : c                    ? "did not end cleanly"
-                                  : "still being written",
-           d ? d : "?", i ? i : "?", l ? l : "?");
-  }
-  for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
-    const char *key = lbs_trace_meta_key(t, k);
-    if (!strncmp(key, "app.", 4))
-      printf("%s%s=%s", n++ ? ", " : "app       ", key + 4, lbs_trace_meta(t, key));
-    if (n &&
-        (k + 1 == lbs_trace_meta_count(t) || strncmp(lbs_trace_meta_key(t, k + 1), "app.", 4))) {
-      printf("\n");
-      break;
-    }
-  }
-  printf("size      %lld bytes raw, %lld bytes on disk (ratio %.1f), %lld in chunks\n",
-         (long long)in->all.raw_bytes, (long long)file,
-         file > 0 ? (double)in->all.raw_bytes / (double)file : NAN,
-         (long long)in->all.stored_bytes);
-}
-
-/* The text: the head, a line per metric, the values table. */
-static void info_text(lbs_trace *t, const char *path, const lbs_trace_info *in, int values) {
-  info_head(t, path, in);
-  char head[128], col[96];
-  /* "chunks l/p/q": each codec's initial, in id order */
-  snprintf(head, sizeof head, "chunks %s", codec_column(col, sizeof col, NULL));
-  printf("metrics\n  %-12s %-6s %-14s %-9s %-16s %11s %10s %9s %9s\n", "name", "unit", "bound",
-         "codec", head, "chunk bytes", "max error", "max rel", "sum err");
-  for (int m = 0; m < in->nmetrics; m++) {
-    const lbs_trace_stats *ms = &in->metric[m];
-    lbs_metric_info mi;
-    char b[LBS_BOUND_STRLEN], e1[16] = "unknown", e2[16] = "unknown", e3[16] = "unknown";
-    lbs_trace_metric(t, m, &mi);
-    codec_column(col, sizeof col, in->codec_chunks + (size_t)m * in->ncodecs);
-    if (ms->has_error) snprintf(e1, sizeof e1, "%.4g", ms->max_abs_error);
-    if (ms->has_error && !isnan(ms->max_rel_error))
-      snprintf(e2, sizeof e2, "%.3g", ms->max_rel_error);
-    if (ms->has_sum_error) snprintf(e3, sizeof e3, "%.2g", ms->max_sum_error);
-    printf("  %-12s %-6s %-14s %-9s %-16s %11lld %10s %9s %9s\n", mi.name, mi.unit,
-           lbs_bound_format(mi.bound, b), lbs_codec_name(mi.codec), col,
-           (long long)ms->stored_bytes, e1, e2, e3);
-  }
-  if (!values) return;
-  printf("values    stored, over all steps\n  %-12s %12s %12s %12s %12s %9s %9s\n", "name", "min",
-         "median", "p99", "max", "negative", "nonfinite");
-  for (int m = 0; m < in->nmetrics; m++) {
-    const lbs_value_stats *vs = &in->values[m];
-    lbs_metric_info mi;
-    lbs_trace_metric(t, m, &mi);
-    printf("  %-12s %12.5g %12.5g %12.5g %12.5g %9lld %9lld\n", mi.name, vs->min, vs->median,
-           vs->p99, vs->max, (long long)vs->negative, (long long)vs->nonfinite);
-  }
-}
-
 /* The stored values of every metric, a progress bar each; a damaged chunk ends the scan, not
  * the report (its error comes last). 1 when every metric's values were read. */
 static int info_values(lbs_trace *t, lbs_trace_info *in) {
@@ -423,7 +329,7 @@ static int trace_info(int argc, char **argv) {
     rc = cli_json_print("trace info", lbs_trace_info_json(t, path, &in, values), LBS_JSON_COMPACT,
                         LBS_JSON_EXACT);
   else
-    info_text(t, path, &in, values);
+    lbs_trace_info_text(stdout, t, path, &in, values);
   for (int m = 0; m < in.nmetrics; m++)
     if (in.warning[m][0]) fprintf(stderr, "lbsim: warning: %s\n", in.warning[m]);
   if (in.values_error[0])

@@ -406,6 +406,10 @@ lbs_err lbs_trace_info_values(lbs_trace *t, int m, lbs_progress_fn progress, voi
  * unless values is set (then every metric's must have been read). NULL when out of memory. */
 struct json_t *lbs_trace_info_json(lbs_trace *t, const char *path, const lbs_trace_info *info,
                                    int values);
+/* The description as `trace info` prints it: a head (sizes, mesh, source, how a profiled run
+ * ended, the application's keys), a line per metric, and the values table when values is set. */
+void lbs_trace_info_text(FILE *f, lbs_trace *t, const char *path, const lbs_trace_info *info,
+                         int values);
 void lbs_trace_info_free(lbs_trace_info *info); /* frees the arrays; leaves the rest */
 
 /* ---------------------------------------------------------------- recoding (recode.c)
