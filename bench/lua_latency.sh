@@ -16,7 +16,7 @@ export LBSIM_NO_PROGRESS=1
 [ -f "$W/m_$SIZE.lbt" ] || $B/lbsim trace gen --kind bump --mesh "$SIZE" --steps 2 -o "$W/m_$SIZE.lbt" 2>/dev/null
 G=examples/grids/two_sites.ini
 wall() {
-  $B/lbsim partition "$W/m_$SIZE.lbt" --grid $G --partitioner minex -o "minex.latency=$1" --repeat 3 --json |
+  $B/lbsim partition "$W/m_$SIZE.lbt" --grid $G --partitioner minex --set "minex.latency=$1" --repeat 3 --json |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["partition_wall_s"], d["runtime_s"])'
 }
 : >"$W/c"; : >"$W/lua"

@@ -2,6 +2,7 @@
 #ifndef LBS_CLI_H
 #define LBS_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -16,6 +17,11 @@
 int cli_error(const char *what, lbs_err e);
 /* Prints a usage error and returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* getopt_long for every command (options.c), remembering its arguments so that cli_bad_option,
+ * called where it returns an option the command does not take ('?'), can say which and how:
+ * "unknown option '--jsn'; did you mean '--json'?", "--grid needs a value". Returns 2. */
+int cli_getopt(int argc, char *const *argv, const char *shortopts, const struct option *lo);
+int cli_bad_option(const char *cmd);
 
 /* Progress bar on stderr with elapsed time and ETA, drawn only when stderr is a terminal. */
 typedef struct cli_progress {
@@ -93,8 +99,8 @@ int cli_outdir_commit(cli_outdir *d);
 /* Removes d->tmp and what was written in it (nothing when it was committed). */
 void cli_outdir_abort(cli_outdir *d);
 
-/* One way to set options. Every replay flag is a config override: --policy X is -o sim.policy=X,
- * --steps A:B is -o sim.steps=A:B, and so on, appended in command-line order to the one list -o
+/* One way to set options. Every replay flag is a config override: --policy X is --set sim.policy=X,
+ * --steps A:B is --set sim.steps=A:B, and so on, appended in command-line order to the one list -o
  * (--set) fills. The precedence is one rule: the defaults, then the grid file's [sim], then the
  * command line's flags and overrides from left to right (the later wins);
  * lbs_replay_opts_from_config alone turns the result into options. */
@@ -105,8 +111,17 @@ typedef struct cli_overrides {
 /* Checks the form of an override (SECTION.KEY=VALUE, '+' to add a named section) as
  * lbs_config_override reads it: 0; 2 after a usage message for cmd; 1 out of memory. */
 int cli_override_check(const char *cmd, const char *assignment);
-/* Appends a copy of an assignment (-o's text as given) after cli_override_check: 0, 2 or 1. */
+/* Appends a copy of an assignment (--set's text as given) after cli_override_check: 0, 2 or 1. */
 int cli_override(cli_overrides *l, const char *cmd, const char *assignment);
+/* One grammar (docs/cli.md): --set KEY=VALUE is every command's override (code CLI_SET), -o FILE
+ * always an output. -o used to be the override in some commands: cli_o_output takes -o's argument
+ * as the output, but refuses one that reads as an override (an '=' and no '/') with a usage error
+ * that gives the --set spelling (2); cli_o_none is -o on a command that writes no file (2). */
+enum { CLI_SET = 1999 };
+#define CLI_SET_OPTION                                                                             \
+  { "set", required_argument, 0, CLI_SET }
+int cli_o_output(const char *cmd, const char *arg, const char **out);
+int cli_o_none(const char *cmd, const char *arg);
 /* Applies the list to cfg in order (lbs_config_override's errors). */
 lbs_err cli_overrides_apply(const cli_overrides *l, lbs_config *cfg);
 void cli_overrides_free(cli_overrides *l);

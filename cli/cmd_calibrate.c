@@ -46,7 +46,8 @@ static const char usage_text[] =
     "                      partial IPG, at 100% it is killed (failed); the others go on\n"
     "  --max-samples N     stop an implementation after N samples (default 4000)\n"
     "  --window N, --max-point-samples N, --confidence C, --sets PCT, --mets PCT, --ci PCT,\n"
-    "  --set PCT           the heuristic's parameters (seed 004 Table 4-3), see docs/calibration.md\n"
+    "  --set-pct PCT       the heuristic's parameters (seed 004 Table 4-3; --set-pct is its SET),\n"
+    "                      see docs/calibration.md\n"
     "  --seed N            data of the invocation parameters (default 1)\n"
     "  --repeat R          a sample is the median of R timed calls (default 3; 1..15): one\n"
     "                      preempted call does not make a sample (verify times its invocations\n"
@@ -504,7 +505,7 @@ static int number_opt(int c, const char *arg, opts *o) {
   case O_SETS: return cli_parse_f64("--sets", arg, 0.01, 1000, &o->sets);
   case O_METS: return cli_parse_f64("--mets", arg, 0.01, 1000, &o->mets);
   case O_CI: return cli_parse_f64("--ci", arg, 0.01, 1000, &o->ci);
-  case O_SET: return cli_parse_f64("--set", arg, 0.01, 1000, &o->set);
+  case O_SET: return cli_parse_f64("--set-pct", arg, 0.01, 1000, &o->set);
   case O_SEED: return cli_parse_i64("--seed", arg, 0, INT64_MAX, &o->seed);
   case O_FLOOR: return cli_parse_f64("--floor", arg, 0, 1e6, &o->floor_s);
   case O_REPEAT:
@@ -534,7 +535,8 @@ static int parse(int argc, char **argv, opts *o) {
                                      {"sets", 1, 0, O_SETS},
                                      {"mets", 1, 0, O_METS},
                                      {"ci", 1, 0, O_CI},
-                                     {"set", 1, 0, O_SET},
+                                     {"set-pct", 1, 0, O_SET},
+                                     CLI_SET_OPTION,
                                      {"seed", 1, 0, O_SEED},
                                      {"json", 0, 0, O_JSON},
                                      {"csv", 1, 0, O_CSV},
@@ -550,11 +552,17 @@ static int parse(int argc, char **argv, opts *o) {
   int c, rc = 0;
   optind = 2;
   opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, "o:n:h", lo, NULL)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "o:n:h", lo)) != -1) {
     if ((rc = number_opt(c, optarg, o)) >= 0) continue;
     rc = 0;
     switch (c) {
     case 'o': o->db = optarg; break;
+    case CLI_SET:
+      rc = cli_usage("calibrate",
+                     "--set %s: calibrate reads no configuration to override (--set KEY=VALUE); "
+                     "the heuristic's SET is --set-pct PCT",
+                     optarg);
+      break;
     case O_KERNEL: o->kernel = optarg; break;
     case O_IMPL: o->impls = o->only = optarg; break;
     case O_RANGE: o->range = optarg; break;
@@ -573,7 +581,7 @@ static int parse(int argc, char **argv, opts *o) {
     case O_NOTCOST: o->no_tcost = 1; break;
     case O_PARTIAL: o->allow_partial = 1; break;
     case 'h': fputs(usage_text, stdout); return -1;
-    default: return cli_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
+    default: return cli_bad_option("calibrate");
     }
   }
   return rc;

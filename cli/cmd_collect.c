@@ -60,7 +60,7 @@ static int parse(int argc, char **argv, args *a) {
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "l:o:n:ft:h", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "l:o:n:ft:h", lo)) != -1) {
     switch (c) {
     case 'l': a->addr = optarg; break;
     case 'o': a->out = optarg; break;
@@ -70,7 +70,7 @@ static int parse(int argc, char **argv, args *a) {
     case 'f': a->force = 1; break;
     case 't': a->token = optarg; break;
     case 'h': usage(); return -1;
-    default: return cli_usage("collect", "bad option");
+    default: return cli_bad_option("collect");
     }
   }
   if (!a->addr) return cli_usage("collect", "missing --listen ADDR");

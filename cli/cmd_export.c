@@ -33,7 +33,7 @@ static void usage(void) {
       "  --grid FILE, --partitioner NAME, --policy NAME, --mode bsp|des, --metric NAME,\n"
       "  --steps A:B, --cost model|measured|zero, --cost-scale X, --part-fixed-us US,\n"
       "  --part-per-elem-ns NS, --partition-metric NAME\n"
-      "  --set SECTION.KEY=VAL  override a grid key (replay's -o; here -o is the output)\n"
+      "  --set SECTION.KEY=VAL  override a grid key, as in every command\n"
       "                         Each replay flag is the [sim] override it names (--policy X\n"
       "                         is --set sim.policy=X): the defaults, then the grid file's\n"
       "                         [sim], then the flags and --set from left to right (the later\n"

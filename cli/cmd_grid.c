@@ -10,29 +10,30 @@
 #include "lbs_grid.h"
 
 static int grid_info(int argc, char **argv) {
-  static const struct option lo[] = {{"json", no_argument, 0, 'j'},
-                                     {"help", no_argument, 0, 'h'},
-                                     {"set", required_argument, 0, 'o'},
-                                     {0, 0, 0, 0}};
+  static const struct option lo[] = {
+      {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, CLI_SET_OPTION, {0, 0, 0, 0}};
   int json = 0, c, nover = 0;
   const char **over = calloc((size_t)argc, sizeof *over);
-  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "ho:", lo)) != -1) {
     if (c == 'j')
       json = 1;
-    else if (c == 'o') {
+    else if (c == 'o')
+      return free(over), cli_o_none("grid info", optarg);
+    else if (c == CLI_SET) {
       int rc = cli_override_check("grid info", optarg);
       if (rc) return free(over), rc;
       over[nover++] = optarg;
     } else if (c == 'h') {
-      printf("usage: lbsim grid info g.ini [-o section.key=value]... [--json]\n\n"
-             "Loads and validates a grid file and lists its clusters, node types, processors\n"
-             "and links. -o overrides a key, e.g. -o 'cluster A.nodes=32'. The keys are listed\n"
-             "by 'lbsim grid --help-config'.\n");
+      printf(
+          "usage: lbsim grid info g.ini [--set section.key=value]... [--json]\n\n"
+          "Loads and validates a grid file and lists its clusters, node types, processors\n"
+          "and links. --set overrides a key, e.g. --set 'cluster A.nodes=32'. The keys are listed\n"
+          "by 'lbsim grid --help-config'.\n");
       free(over);
       return 0;
     } else {
       free(over);
-      return cli_usage("grid info", "bad option");
+      return cli_bad_option("grid info");
     }
   }
   if (optind != argc - 1) {
@@ -98,7 +99,7 @@ static int grid_gen(int argc, char **argv) {
   int64_t P = 0, C = 1;
   double I = 1, lat = 10, bw = 10;
   int force = 0, c;
-  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
     switch (c) {
     case 'F': family = optarg; break;
     case 'P':
@@ -127,7 +128,7 @@ static int grid_gen(int argc, char **argv) {
           "  --latency-us L0, --bandwidth-gbps B0   the base link (default 10 us, 10 Gbit/s)\n"
           "  -o FILE   write there (default: standard output); -f replaces a regular file\n");
       return 0;
-    default: return cli_usage("grid gen", "bad option");
+    default: return cli_bad_option("grid gen");
     }
   }
   if (!family) return cli_usage("grid gen", "missing --family HO|UP|DN");

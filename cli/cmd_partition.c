@@ -49,7 +49,7 @@ static void usage(void) {
       "the edge cut (cut CWgt, each undirected edge once), the moved elements and the\n"
       "partitioner's wall time.\n\noptions:\n"
       "  --grid FILE          the grid (INI); may hold %s\n"
-      "  -o SECTION.KEY=VAL   override a grid key, e.g. -o minex.throttle=4\n"
+      "  --set SEC.KEY=VAL    override a grid key, e.g. --set minex.throttle=4\n"
       "  --partitioner LIST   comma-separated, from %s (default minex)\n"
       "  --step S             the trace step (default 0)\n"
       "  --metric NAME        processing weight (default: pwgt if the trace has it, else its first)\n"
@@ -60,10 +60,10 @@ static void usage(void) {
       "                       always measured on G\n"
       "  --procs P            fail unless the grid has P processors\n"
       "  --repeat N           run each partitioner N times, report the fastest wall time\n"
-      "  --out-parts FILE     the partition as METIS writes it (one part per line, element\n"
+      "  -o, --out-parts FILE the partition as METIS writes it (one part per line, element\n"
       "                       order), for gpmetis, zdrive or your tools; with several\n"
       "                       partitioners FILE.<name> each (':' as '-')\n"
-      "  -f, --force          replace existing --out-parts files\n"
+      "  -f, --force          replace existing -o files\n"
       "  --results FILE       append a row per partitioner to an SQLite results store (table\n"
       "                       partitions, with the run's provenance; 'lbsim results' lists it)\n"
       "  --json               JSON on stdout (an array when several partitioners)\n"
@@ -77,14 +77,14 @@ static void usage(void) {
 }
 
 enum { O_GRID = 1000, O_PART, O_STEP, O_METRIC, O_FROM, O_GRAPH, O_PROCS, O_REPEAT };
-enum { O_JSON = O_REPEAT + 1, O_HELPCFG, O_OUTPARTS, O_RESULTS };
+enum { O_JSON = O_REPEAT + 1, O_HELPCFG, O_RESULTS };
 enum { MAXP = 32 }; /* partitioners in one run */
 
 typedef struct {
   const char *trace, *grid, *plist, *out_parts, *results;
   int json, force;
   lbs_partition_opts o;
-  cli_overrides over; /* -o, in command-line order */
+  cli_overrides over; /* --set, in command-line order */
   char *names;        /* plist cut at its commas (owned) */
   int np;             /* partitioners */
   lbs_partition_eval ev[MAXP];
@@ -116,16 +116,18 @@ static int parse(int argc, char **argv, args *a) {
                                      {"repeat", required_argument, 0, O_REPEAT},
                                      {"json", no_argument, 0, O_JSON},
                                      {"help-config", no_argument, 0, O_HELPCFG},
-                                     {"out-parts", required_argument, 0, O_OUTPARTS},
+                                     {"out-parts", required_argument, 0, 'o'},
+                                     CLI_SET_OPTION,
                                      {"force", no_argument, 0, 'f'},
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c, rc = 0;
-  while (!rc && (c = getopt_long(argc, argv, "hfo:", lo, NULL)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "hfo:", lo)) != -1) {
     switch (c) {
     case O_GRID: a->grid = optarg; break;
-    case 'o': rc = cli_override(&a->over, "partition", optarg); break;
+    case CLI_SET: rc = cli_override(&a->over, "partition", optarg); break;
+    case 'o': rc = cli_o_output("partition", optarg, &a->out_parts); break;
     case O_PART: a->plist = optarg; break;
     case O_METRIC: a->o.metric = optarg; break;
     case O_STEP: rc = cli_parse_i64("--step", optarg, 0, INT64_MAX, &a->o.step); break;
@@ -134,12 +136,11 @@ static int parse(int argc, char **argv, args *a) {
     case O_FROM:
     case O_GRAPH: rc = parse_choice(c, optarg, a); break;
     case O_JSON: a->json = 1; break;
-    case O_OUTPARTS: a->out_parts = optarg; break;
     case O_RESULTS: a->results = optarg; break;
     case 'f': a->force = 1; break;
     case 'h': usage(); return -1;
     case O_HELPCFG: help_config(); return -1;
-    default: rc = cli_usage("partition", "bad option");
+    default: rc = cli_bad_option("partition");
     }
   }
   if (rc) return rc;

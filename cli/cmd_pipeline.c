@@ -9,8 +9,8 @@
 
 static void usage(void) {
   printf(
-      "usage: lbsim pipeline map.ini [--mappings A,B] [--json | --csv] [--output FILE [-f]]\n"
-      "                               [-o SECTION.KEY=VALUE]...\n"
+      "usage: lbsim pipeline map.ini [--mappings A,B] [--json | --csv] [-o FILE [-f]]\n"
+      "                               [--set SECTION.KEY=VALUE]...\n"
       "       lbsim pipeline --help-config\n\n"
       "Applies the operational laws of seed 000 (the Auto-Pipe Laplace solver's queueing model) to\n"
       "every mapping of a pipeline file: blocks with measured demands per job, processors, buffers\n"
@@ -23,14 +23,14 @@ static void usage(void) {
       "  --mappings LIST   only these mappings (comma-separated), in this order\n"
       "  --json            one JSON object instead of the tables\n"
       "  --csv             one CSV row per mapping and processor it uses\n"
-      "  --output FILE     write there instead of standard output; -f, --force replaces a\n"
+      "  -o, --output FILE write there instead of standard output; -f, --force replaces a\n"
       "                    regular file\n"
-      "  -o, --set S.K=V   override a key, e.g. -o pipeline.jobs=20000 or -o 'mapping 2A.AVG=cpu0'\n"
+      "  --set S.K=V       override a key, e.g. --set pipeline.jobs=20000 or --set 'mapping 2A.AVG=cpu0'\n"
       "  --help-config     every section and key of a pipeline file\n\n"
       "examples:\n"
       "  lbsim pipeline examples/pipeline/laplace.ini\n"
       "  lbsim pipeline examples/pipeline/laplace.ini --mappings 2A,2B --json\n"
-      "  lbsim pipeline examples/pipeline/laplace.ini --csv --output laplace.csv\n");
+      "  lbsim pipeline examples/pipeline/laplace.ini --csv -o laplace.csv\n");
 }
 
 static void write_human(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) {
@@ -77,12 +77,12 @@ static void write_human(FILE *f, const lbs_pipeline *p, const int *sel, int nsel
   }
 }
 
-enum { O_JSON = 1000, O_CSV, O_MAPPINGS, O_OUTPUT, O_HELPCFG };
+enum { O_JSON = 1000, O_CSV, O_MAPPINGS, O_HELPCFG };
 
 typedef struct {
   const char *file, *list, *out;
   int json, csv, force;
-  const char **over; /* -o, as given */
+  const char **over; /* --set, as given */
   int nover;
 } args;
 
@@ -92,9 +92,9 @@ static int parse(int argc, char **argv, args *a) {
   static const struct option lo[] = {{"json", no_argument, 0, O_JSON},
                                      {"csv", no_argument, 0, O_CSV},
                                      {"mappings", required_argument, 0, O_MAPPINGS},
-                                     {"output", required_argument, 0, O_OUTPUT},
+                                     {"output", required_argument, 0, 'o'},
                                      {"force", no_argument, 0, 'f'},
-                                     {"set", required_argument, 0, 'o'},
+                                     CLI_SET_OPTION,
                                      {"help-config", no_argument, 0, O_HELPCFG},
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
@@ -102,14 +102,16 @@ static int parse(int argc, char **argv, args *a) {
   if (!(a->over = calloc((size_t)argc + 1, sizeof *a->over)))
     return fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "fho:", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "fho:", lo)) != -1) {
     switch (c) {
     case O_JSON: a->json = 1; break;
     case O_CSV: a->csv = 1; break;
     case O_MAPPINGS: a->list = optarg; break;
-    case O_OUTPUT: a->out = optarg; break;
-    case 'f': a->force = 1; break;
     case 'o':
+      if ((rc = cli_o_output("pipeline", optarg, &a->out))) return rc;
+      break;
+    case 'f': a->force = 1; break;
+    case CLI_SET:
       if ((rc = cli_override_check("pipeline", optarg))) return rc;
       a->over[a->nover++] = optarg;
       break;
@@ -119,12 +121,12 @@ static int parse(int argc, char **argv, args *a) {
       lbs_config_help(stdout, lbs_pipeline_spec());
       return -1;
     case 'h': usage(); return -1;
-    default: return cli_usage("pipeline", "bad option");
+    default: return cli_bad_option("pipeline");
     }
   }
   if (a->json && a->csv) return cli_usage("pipeline", "--json and --csv exclude each other");
   if (optind != argc - 1) return cli_usage("pipeline", "expected one pipeline file");
-  if (a->force && !a->out) return cli_usage("pipeline", "--force goes with --output FILE");
+  if (a->force && !a->out) return cli_usage("pipeline", "--force goes with -o FILE");
   if (a->out && cli_check_output(a->out, a->force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
   a->file = argv[optind];
   return 0;

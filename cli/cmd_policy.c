@@ -23,15 +23,15 @@ static void usage(void) {
       "  --partition-metric NAME; --part-fixed-us US; --part-per-elem-ns NS: as in 'lbsim replay'\n"
       "  --cost model|zero    partitioning time; not measured, which is not reproducible (a\n"
       "                       measured from the grid file or -o is taken as model)\n"
-      "  -o SECTION.KEY=VAL   override a grid key, e.g. -o sim.mode=des\n"
+      "  --set SEC.KEY=VAL    override a grid key, e.g. --set sim.mode=des\n"
       "  --csv DIR            DIR/summary.csv, DIR/imbalance.csv (imbalance per step per policy,\n"
       "                       Figure 10 of seed 002), DIR/series_<policy>.csv (adaptive's interval\n"
       "                       at each probe, Figure 9); written fresh and renamed into place\n"
       "  -f, --force          replace DIR when it holds an earlier output of lbsim\n"
       "  --results FILE       append every run to an SQLite results store\n"
       "  --json               one JSON object on stdout\n\n"
-      "Each replay flag is the [sim] override it names (--mode des is -o sim.mode=des): the\n"
-      "defaults, then the grid file's [sim], then the command line's flags and -o overrides\n"
+      "Each replay flag is the [sim] override it names (--mode des is --set sim.mode=des): the\n"
+      "defaults, then the grid file's [sim], then the command line's flags and --set overrides\n"
       "from left to right (the later wins). [sim] policy is not read: --policies names them.\n",
       lbs_policy_known());
 }
@@ -60,10 +60,11 @@ static int parse(int argc, char **argv, args *a) {
                                      {"json", no_argument, 0, O_JSON},
                                      {"csv", required_argument, 0, O_CSV},
                                      {"force", no_argument, 0, 'f'},
+                                     CLI_SET_OPTION,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c, rc = 0;
-  while (!rc && (c = getopt_long(argc, argv, "fho:", lo, NULL)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "fho:", lo)) != -1) {
     if (c == CLI_RO_COST && !strcmp(optarg, "measured")) {
       rc = cli_usage("policy compare", "--cost: 'measured' is not reproducible: model or zero");
       continue;
@@ -75,13 +76,14 @@ static int parse(int argc, char **argv, args *a) {
     switch (c) {
     case 'f': a->force = 1; break;
     case O_GRID: a->grid = optarg; break;
-    case 'o': rc = cli_override(&a->over, "policy compare", optarg); break;
+    case CLI_SET: rc = cli_override(&a->over, "policy compare", optarg); break;
+    case 'o': rc = cli_o_none("policy compare", optarg); break;
     case O_POLICIES: a->policies = optarg; break;
     case O_RESULTS: a->results = optarg; break;
     case O_CSV: a->csv = optarg; break;
     case O_JSON: a->json = 1; break;
     case 'h': usage(); return -1;
-    default: rc = cli_usage("policy compare", "bad option");
+    default: rc = cli_bad_option("policy compare");
     }
   }
   if (!rc && optind != argc - 1)

@@ -48,7 +48,7 @@ static int parse(int argc, char **argv, args *a) {
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "ho:f", lo)) != -1) {
     switch (c) {
     case 'o': a->out = optarg; break;
     case 'f': a->force = 1; break;
@@ -56,7 +56,7 @@ static int parse(int argc, char **argv, args *a) {
     case O_PART: a->partitioner = optarg; break;
     case O_QUICK: a->quick = 1; break;
     case 'h': fputs(usage_text, stdout); return -1;
-    default: return cli_usage("grid probe", "bad option");
+    default: return cli_bad_option("grid probe");
     }
   }
   if (optind < argc) return cli_usage("grid probe", "unexpected argument '%s'", argv[optind]);

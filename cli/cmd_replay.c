@@ -20,7 +20,7 @@ static void usage(void) {
       "of MPI ranks; each rank decodes only its share of the elements.\n\noptions:\n"
       "  --grid FILE          the grid (INI; 'lbsim grid --help-config'); may hold [zoltan]\n"
       "                       and [sim] (the replay's settings: --help-config)\n"
-      "  -o SECTION.KEY=VAL   override a grid key, e.g. -o zoltan.IMBALANCE_TOL=1.05\n"
+      "  --set SEC.KEY=VAL    override a grid key, e.g. --set zoltan.IMBALANCE_TOL=1.05\n"
       "  --partitioner NAME   %s (default zoltan:rcb)\n"
       "  --policy NAME        %s (default none)\n"
       "  --mode bsp|des       barrier per step (default) or discrete events per processor\n"
@@ -37,17 +37,17 @@ static void usage(void) {
       "  --results FILE       append the run to an SQLite results store\n"
       "  --save-assignment    with --results: the assignment after every repartition\n"
       "  --json               one JSON object on stdout\n"
-      "  --help-config        the [sim] keys a grid file (or -o sim.KEY=VALUE) may set\n\n"
-      "Each replay flag is the [sim] override it names: --policy X is -o sim.policy=X, --steps\n"
-      "A:B is -o sim.steps=A:B, --part-fixed-us US is -o sim.partition_fixed_us=US (docs/config.md).\n"
+      "  --help-config        the [sim] keys a grid file (or --set sim.KEY=VALUE) may set\n\n"
+      "Each replay flag is the [sim] override it names: --policy X is --set sim.policy=X, --steps\n"
+      "A:B is --set sim.steps=A:B, --part-fixed-us US is --set sim.partition_fixed_us=US (docs/config.md).\n"
       "One precedence: the defaults, then the grid file's [sim], then the command line's flags\n"
-      "and -o overrides from left to right (the later wins). A bad flag value is a usage error\n"
+      "and --set overrides from left to right (the later wins). A bad flag value is a usage error\n"
       "(exit 2); errors found later exit 1.\n\n"
-      "Under MPI each rank holds its share of the elements; -o sim.partition_mode=rank0 (the same\n"
+      "Under MPI each rank holds its share of the elements; --set sim.partition_mode=rank0 (the same\n"
       "answer on any number of ranks), distributed (the partitioner runs where the elements are:\n"
       "memory per rank shrinks with ranks, answers reproducible at a fixed number of ranks) or\n"
       "auto (the default: distributed from 1,000,000 elements on 2 or more ranks). Example:\n"
-      "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini -o sim.partition_mode=distributed\n",
+      "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini --set sim.partition_mode=distributed\n",
       lbs_part_known(), lbs_policy_known());
 }
 
@@ -67,24 +67,25 @@ static int parse(int argc, char **argv, args *a) {
                                      {"save-assignment", no_argument, 0, O_SAVE},
                                      {"json", no_argument, 0, O_JSON},
                                      {"help-config", no_argument, 0, O_HELPCFG},
-                                     {"set", required_argument, 0, 'o'},
+                                     CLI_SET_OPTION,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c, rc = 0;
-  while (!rc && (c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "ho:", lo)) != -1) {
     if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST) {
       rc = cli_replay_flag(&a->over, "replay", c, optarg);
       continue;
     }
     switch (c) {
     case O_GRID: a->grid = optarg; break;
-    case 'o': rc = cli_override(&a->over, "replay", optarg); break;
+    case CLI_SET: rc = cli_override(&a->over, "replay", optarg); break;
+    case 'o': rc = cli_o_none("replay", optarg); break;
     case O_RESULTS: a->results = optarg; break;
     case O_SAVE: a->save_assignment = 1; break;
     case O_JSON: a->json = 1; break;
     case 'h': usage(); return -1;
     case O_HELPCFG: lbs_config_help(stdout, lbs_sim_spec); return -1;
-    default: rc = cli_usage("replay", "bad option");
+    default: rc = cli_bad_option("replay");
     }
   }
   if (!rc && optind != argc - 1)

@@ -135,7 +135,7 @@ int cmd_report(int argc, char **argv) {
   lbs_report_opts o = {.generator = GENERATOR};
   const char *out = NULL;
   int force = 0, c;
-  while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "ho:f", lo)) != -1) {
     switch (c) {
     case 'o': out = optarg; break;
     case 'f': force = 1; break;
@@ -148,7 +148,7 @@ int cmd_report(int argc, char **argv) {
       if (cli_parse_i64("--max-points", optarg, 10, INT64_C(1) << 40, &o.max_points)) return 2;
       break;
     case 'h': usage(); return 0;
-    default: return cli_usage("report", "bad option");
+    default: return cli_bad_option("report");
     }
   }
   if (optind != argc - 1) return cli_usage("report", "expected one results store");

@@ -212,14 +212,14 @@ static int parse(int argc, char **argv, opts *o) {
   int c;
   *o = (opts){0};
   optind = 1;
-  while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "fh", lo)) != -1) {
     switch (c) {
     case O_JSON: o->json = 1; break;
     case O_CSV: o->csv = optarg; break;
     case O_STUDY: o->study = optarg; break;
     case 'f': o->force = 1; break;
     case 'h': usage(); return -1;
-    default: return cli_usage("results", "bad option");
+    default: return cli_bad_option("results");
     }
   }
   if (optind != argc - 1) return cli_usage("results", "expected one results store (r.db)");

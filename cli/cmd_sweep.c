@@ -37,7 +37,7 @@ static void usage(void) {
       "  policies = none, fixed:10            (default none)\n"
       "  steps = 0:50                         the trace steps replayed (default: [sim] steps,\n"
       "                                       else all)\n"
-      "  [overrides]                          'lbsim replay -o' keys: one value is a setting,\n"
+      "  [overrides]                          'lbsim replay --set' keys: one value is a setting,\n"
       "  sim.cost = model                     several (comma-separated) are an axis\n"
       "  cluster main.bandwidth_gbps = 1, 10, 100\n\n"
       "options:\n"
@@ -69,14 +69,14 @@ static int parse(int argc, char **argv, args *a) {
                                      {0, 0, 0, 0}};
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "fh", lo)) != -1) {
     switch (c) {
     case O_RESULTS: a->results = optarg; break;
     case O_CSV: a->csv = optarg; break;
     case O_DRY: a->dry = 1; break;
     case 'f': a->force = 1; break;
     case 'h': usage(); return -1;
-    default: return cli_usage("sweep", "bad option");
+    default: return cli_bad_option("sweep");
     }
   }
   if (optind != argc - 1) return cli_usage("sweep", "expected one study file");

@@ -176,7 +176,7 @@ static int gen_opt(int c, const char *arg, gen_args *a) {
       return cli_usage("trace gen", "--order must be natural or hilbert");
     return 0;
   }
-  return cli_usage("trace gen", "bad option");
+  return cli_bad_option("trace gen");
 }
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
@@ -196,7 +196,7 @@ static int gen_parse(int argc, char **argv, gen_args *a) {
                                      {"noise", required_argument, 0, O_NOISE},
                                      {0, 0, 0, 0}};
   int c, r;
-  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
     if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     if (c == 'h') return gen_usage(), -1;
@@ -294,7 +294,7 @@ static int trace_info(int argc, char **argv) {
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int json = 0, novalues = 0, c;
-  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
     if (c == O_JSON)
       json = 1;
     else if (c == O_NOVALUES)
@@ -311,7 +311,7 @@ static int trace_info(int argc, char **argv) {
              ".metrics\n");
       return 0;
     } else
-      return cli_usage("trace info", "bad option");
+      return cli_bad_option("trace info");
   }
   if (optind != argc - 1) return cli_usage("trace info", "expected one trace file");
   const char *path = argv[optind];
@@ -351,7 +351,7 @@ static int trace_check(int argc, char **argv) {
                                      {"no-source", no_argument, 0, 'n'},
                                      {0, 0, 0, 0}};
   int json = 0, nosrc = 0, c;
-  while ((c = getopt_long(argc, argv, "hn", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "hn", lo)) != -1) {
     if (c == O_JSON)
       json = 1;
     else if (c == 'n')
@@ -365,7 +365,7 @@ static int trace_check(int argc, char **argv) {
              "step, metric and chunk.\n");
       return 0;
     } else
-      return cli_usage("trace check", "bad option");
+      return cli_bad_option("trace check");
   }
   if (optind != argc - 1) return cli_usage("trace check", "expected one trace file");
   const char *path = argv[optind];
@@ -432,7 +432,7 @@ static int trace_export(int argc, char **argv) {
   const char *csv = NULL, *dir = NULL;
   int64_t first = 0, n = -1;
   int c, force = 0;
-  while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "fh", lo)) != -1) {
     switch (c) {
     case 'f': force = 1; break;
     case O_CSV: csv = optarg; break;
@@ -457,7 +457,7 @@ static int trace_export(int argc, char **argv) {
           "DIR is written fresh beside it and renamed into place when complete; an existing\n"
           "DIR must be empty, or with --force hold only files lbsim writes there.\n");
       return 0;
-    default: return cli_usage("trace export", "bad option");
+    default: return cli_bad_option("trace export");
     }
   }
   if (optind != argc - 1) return cli_usage("trace export", "expected one trace file");
@@ -492,7 +492,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
                                      {"allow-nonfinite", no_argument, 0, O_NONFINITE},
                                      {0, 0, 0, 0}};
   int c, r;
-  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
     if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
@@ -518,7 +518,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
              "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n",
              LBS_BOUND_DEFAULT, "rel:0.005 for a steps directory, lossless for a Chaco graph");
       return -1;
-    default: return cli_usage("trace import", "bad option");
+    default: return cli_bad_option("trace import");
     }
   }
   if (!a->out) return cli_usage("trace import", "missing -o FILE");
@@ -584,7 +584,7 @@ static int trace_import(int argc, char **argv) {
 static int recode_parse(int argc, char **argv, enc_opts *eo, const char **out, const char **in) {
   static const struct option lo[] = {ENC_LONGOPTS, {0, 0, 0, 0}};
   int c, r;
-  while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
+  while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
     if ((r = enc_opt(c, optarg, eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
@@ -602,7 +602,7 @@ static int recode_parse(int argc, char **argv, enc_opts *eo, const char **out, c
              "  lbsim trace recode old.lbt -o new.lbt --bound lossless       # schema upgrade\n",
              LBS_BOUND_DEFAULT " for every metric");
       return -1;
-    default: return cli_usage("trace recode", "bad option");
+    default: return cli_bad_option("trace recode");
     }
   }
   if (!*out) return cli_usage("trace recode", "missing -o FILE");

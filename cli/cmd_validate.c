@@ -37,8 +37,8 @@ static void usage(void) {
       "  --partitioner NAME   the replay's (default: the grid's [sim], else the trace's\n"
       "                       app.partitioner, else zoltan:rcb)\n"
       "  --mode bsp|des       the replay's mode (default: the grid's [sim], else bsp)\n"
-      "  -o SECTION.KEY=VAL   override a grid key; --partitioner X is -o sim.partitioner=X,\n"
-      "                       --mode M is -o sim.mode=M, and the later on the line wins\n"
+      "  --set SEC.KEY=VAL    override a grid key; --partitioner X is --set sim.partitioner=X,\n"
+      "                       --mode M is --set sim.mode=M, and the later on the line wins\n"
       "  --results FILE       append the replays and the measurements to a results store\n"
       "  --json               one JSON object on stdout\n\n"
       "example:\n"
@@ -51,7 +51,7 @@ typedef struct args {
   const char *trace, *grid, *policies, *results;
   int json;
   lbs_validate_opts o; /* how the app runs */
-  cli_overrides over;  /* -o, --partitioner and --mode, in command-line order */
+  cli_overrides over;  /* --set, --partitioner and --mode, in command-line order */
 } args;
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
@@ -68,14 +68,14 @@ static int parse(int argc, char **argv, args *a) {
                                      {"mode", required_argument, 0, CLI_RO_MODE},
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"json", no_argument, 0, O_JSON},
-                                     {"set", required_argument, 0, 'o'},
+                                     CLI_SET_OPTION,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int64_t runs = 3, ranks = 0;
   int c, bad = 0;
   a->policies = "none,fixed:20,adaptive:0.15:5:20,optimal";
   a->o = (lbs_validate_opts){.launcher = getenv("LBSIM_MPIEXEC"), .timeout_s = 600};
-  while (!bad && (c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+  while (!bad && (c = cli_getopt(argc, argv, "ho:", lo)) != -1) {
     switch (c) {
     case O_GRID: a->grid = optarg; break;
     case O_POL: a->policies = optarg; break;
@@ -88,9 +88,10 @@ static int parse(int argc, char **argv, args *a) {
     case CLI_RO_MODE: bad = cli_replay_flag(&a->over, "validate", c, optarg); break;
     case O_RESULTS: a->results = optarg; break;
     case O_JSON: a->json = 1; break;
-    case 'o': bad = cli_override(&a->over, "validate", optarg); break;
+    case CLI_SET: bad = cli_override(&a->over, "validate", optarg); break;
+    case 'o': bad = cli_o_none("validate", optarg); break;
     case 'h': usage(); return -1;
-    default: bad = cli_usage("validate", "bad option");
+    default: bad = cli_bad_option("validate");
     }
   }
   if (!bad && optind != argc - 1)

@@ -9,37 +9,36 @@
 #include "cmd_export.h"
 #include "lbs_mpi.h"
 
-enum { O_GRID = 1000, O_SET };
+enum { O_GRID = 1000 };
 
 int cli_export_parse(int argc, char **argv, const struct option *own, cli_export_opt opt, void *arg,
                      void (*usage)(void), cli_export_args *a) {
-  static const struct option common[] = {
-      {"grid", required_argument, 0, O_GRID}, CLI_REPLAY_OPTIONS,
-      {"set", required_argument, 0, O_SET},   {"output", required_argument, 0, 'o'},
-      {"force", no_argument, 0, 'f'},         {"help", no_argument, 0, 'h'}};
+  static const struct option common[] = {{"grid", required_argument, 0, O_GRID},
+                                         CLI_REPLAY_OPTIONS,
+                                         CLI_SET_OPTION,
+                                         {"output", required_argument, 0, 'o'},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'}};
   enum { NC = sizeof common / sizeof *common };
   struct option lo[NC + 9] = {{0}};
   memcpy(lo, common, sizeof common);
   for (int i = 0; own[i].name && i < 8; i++) lo[NC + i] = own[i];
   int c, rc = 0;
-  while (!rc && (c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "ho:f", lo)) != -1) {
     if (c >= CLI_RO_FIRST && c <= CLI_RO_LAST)
       rc = cli_replay_flag(&a->over, a->cmd, c, optarg);
     else if (c == O_GRID)
       a->grid = optarg;
-    else if (c == O_SET)
+    else if (c == CLI_SET)
       rc = cli_override(&a->over, a->cmd, optarg);
     else if (c == 'f')
       a->force = 1;
     else if (c == 'h')
       return usage(), -1;
-    else if (c == 'o' && strchr(optarg, '=') && !strchr(optarg, '/'))
-      rc = cli_usage(a->cmd, "-o names the output directory here; override grid keys with --set %s",
-                     optarg);
     else if (c == 'o')
-      a->out = optarg;
+      rc = cli_o_output(a->cmd, optarg, &a->out);
     else if (!(rc = opt(arg, c, optarg)))
-      rc = cli_usage(a->cmd, "bad option");
+      rc = cli_bad_option(a->cmd);
     else if (rc == 1)
       rc = 0;
   }

@@ -35,6 +35,7 @@ static const struct {
      "write a results store as one self-contained HTML page (charts, tables)"},
     {"pipeline", cmd_pipeline,
      "operational laws for block-to-processor mappings of a pipeline (seed 000)"},
+    {"help", NULL, "this list, or a command's help: lbsim help replay, lbsim help trace gen"},
     {NULL, NULL, NULL},
 };
 
@@ -49,8 +50,10 @@ static void usage(FILE *f) {
              "(see include/lbsim_plugin.h). --lua-unsafe opens every Lua library (os, io,\n"
              "require, ...) to Lua scripts (lua:FILE.lua policies and MinEX latencies), which\n"
              "otherwise see only base, string, table and math (also LBSIM_LUA_UNSAFE=1).\n");
-  fprintf(f, "\n'lbsim <command> --help' describes a command. Errors: 'lbsim: what: why', exit 1;\n"
-             "usage errors (an unknown command or option, a missing or extra argument, a bad\n"
+  fprintf(f, "\n'lbsim help <command>' or 'lbsim <command> --help' describes a command; every\n"
+             "command follows one grammar (docs/cli.md): -o FILE is an output, --set KEY=VALUE an\n"
+             "override, --json one JSON document on stdout. Errors: 'lbsim: CMD: what: why', exit\n"
+             "1; usage errors (an unknown command or option, a missing or extra argument, a bad\n"
              "option value) exit 2.\n");
 }
 
@@ -68,6 +71,36 @@ static int close_stdout(int rc) {
   return rc;
 }
 
+/* The command named name, or -1 after a usage error (from `lbsim` or `lbsim help`) that names
+ * the closest one. */
+static int find_command(const char *name, const char *from) {
+  int best = -1, bd = 1 << 30;
+  for (int i = 0; commands[i].name; i++) {
+    if (!strcmp(name, commands[i].name)) return i;
+    int d = lbs_edit_distance(name, commands[i].name);
+    if (d < bd) bd = d, best = i;
+  }
+  fprintf(stderr, "lbsim: %sunknown command '%s'", from, name);
+  if (bd <= 2 && (size_t)bd < strlen(name))
+    fprintf(stderr, "; did you mean '%s'?", commands[best].name);
+  fprintf(stderr, " (known:");
+  for (int i = 0; commands[i].name; i++) fprintf(stderr, " %s", commands[i].name);
+  fprintf(stderr, ")\n");
+  return -1;
+}
+
+/* lbsim help [CMD [SUB]]: the list, or the command run with --help. */
+static int help(int argc, char **argv) {
+  if (argc < 2) return usage(stdout), 0;
+  if (argv[1][0] == '-') return cli_usage("help", "unknown option '%s'", argv[1]);
+  if (argc > 3) return cli_usage("help", "expected a command and at most one sub-command");
+  int i = find_command(argv[1], "help: ");
+  if (i < 0) return 2;
+  if (!commands[i].run) return usage(stdout), 0;
+  char *args[4] = {argv[1], argc > 2 ? argv[2] : "--help", argc > 2 ? "--help" : NULL, NULL};
+  return commands[i].run(argc > 2 ? 3 : 2, args);
+}
+
 static int run(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
@@ -77,12 +110,9 @@ static int run(int argc, char **argv) {
     printf("lbsim %s\n", LBSIM_VERSION);
     return 0;
   }
-  for (int i = 0; commands[i].name; i++)
-    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "lbsim: unknown command '%s' (known:", argv[1]);
-  for (int i = 0; commands[i].name; i++) fprintf(stderr, " %s", commands[i].name);
-  fprintf(stderr, ")\n");
-  return 2;
+  if (!strcmp(argv[1], "help")) return help(argc - 1, argv + 1);
+  int i = find_command(argv[1], "");
+  return i < 0 ? 2 : commands[i].run(argc - 1, argv + 1);
 }
 
 /* Where the libraries' lbs_log messages go: stderr, each line prefixed "lbsim: ", or
@@ -126,6 +156,7 @@ static void lua_unsafe_option(int *argc, char **argv) {
 
 int main(int argc, char **argv) {
   lbs_prov_capture(argc, argv);
+  opterr = 0; /* a command's refused option is cli_bad_option's message, not getopt's */
   if (setup_log()) return 2;
   lua_unsafe_option(&argc, argv);
   int rc = cli_plugins_load(&argc, &argv);

@@ -431,6 +431,28 @@ int cli_override(cli_overrides *l, const char *cmd, const char *assignment) {
   return 0;
 }
 
+/* SECTION.KEY=VALUE, not a path: what -o held when it was an override. */
+static int looks_like_override(const char *arg) { return strchr(arg, '=') && !strchr(arg, '/'); }
+
+int cli_o_output(const char *cmd, const char *arg, const char **out) {
+  if (looks_like_override(arg))
+    return cli_usage(cmd,
+                     "-o %s: -o names the output file; override a key with --set %s (a file "
+                     "name with '=' is written as ./NAME)",
+                     arg, arg);
+  *out = arg;
+  return 0;
+}
+
+int cli_o_none(const char *cmd, const char *arg) {
+  if (looks_like_override(arg))
+    return cli_usage(cmd,
+                     "-o %s: -o names an output file, and this command writes none; override "
+                     "a key with --set %s",
+                     arg, arg);
+  return cli_usage(cmd, "-o %s: this command writes no output file", arg);
+}
+
 lbs_err cli_overrides_apply(const cli_overrides *l, lbs_config *cfg) {
   lbs_err e = LBS_OK;
   for (int i = 0; !e && i < l->n; i++) e = lbs_config_override(cfg, l->v[i]);

@@ -5,8 +5,8 @@
  * once, with type, default, range and help text; lbs_config_check() then rejects unknown
  * kinds and keys (naming file, line and the closest known one), bad types and values out
  * of range, and lbs_config_help() prints the whole table (--help-config). Command-line
- * overrides "-o kind.key=value" or "-o 'kind name.key=value'" replace file values; a named
- * section an override names must exist, or be added explicitly: "-o '+kind name.key=value'". */
+ * overrides "--set kind.key=value" or "--set 'kind name.key=value'" replace file values; a named
+ * section an override names must exist, or be added explicitly: "--set '+kind name.key=value'". */
 #ifndef LBS_CONFIG_H
 #define LBS_CONFIG_H
 

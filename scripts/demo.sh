@@ -44,7 +44,7 @@ step "Seed 003's N-body workload: a Barnes-Hut integration of a Plummer sphere (
   $L trace gen --kind nbody --bodies 4096 --steps 2 -o "$OUT/nbody.lbt" --force
 $L grid gen --family UP --procs 16 --clusters 4 --slowdown 10 -o "$OUT/up.ini" --force 2>/dev/null
 step "MinEX against METIS on an UP grid (faster processors have faster networks): projected run time" \
-  $L partition "$OUT/nbody.lbt" --grid "$OUT/up.ini" --partitioner minex,metis,zoltan:rcb -o grid.ns_per_work=20
+  $L partition "$OUT/nbody.lbt" --grid "$OUT/up.ini" --partitioner minex,metis,zoltan:rcb --set grid.ns_per_work=20
 rm -f "$OUT/heat.lbt"
 step "The profiler: a small MPI heat code on 2 ranks, every element timed, node agent and collector (default bound rel:0.005)" \
   mpiexec --allow-run-as-root --oversubscribe -n 2 build/bin/heat "$OUT/heat.lbt" 96 40
@@ -64,7 +64,7 @@ step "This machine as a grid: MPI ping-pong, barrier, partitioner cost (lbsim gr
   mpiexec --allow-run-as-root --oversubscribe -n 2 $L grid probe -o "$OUT/machine.ini"
 step "Which repartitioning schedule? fixed:20, seed 002's adaptive heuristic and the optimum, in simulation (Zoltan given the cells' weights, as wave gives them)" \
   $L policy compare "$OUT/wave.lbt" --grid "$OUT/machine.ini" --policies none,fixed:20,adaptive:0.15:5:20,optimal \
-  -o sim.partition_metric=weight
+  --set sim.partition_metric=weight
 step "The chosen schedules run for real, twice each: predicted against measured" \
   $L validate "$OUT/wave.lbt" --grid "$OUT/machine.ini" --policies fixed:20,adaptive:0.15:5:20,optimal --runs 2 \
   --mpiexec "mpiexec --allow-run-as-root --oversubscribe" --results "$OUT/validate.db"

@@ -35,7 +35,7 @@ typedef struct lbs_run_info {
   const char *trace, *grid;           /* as given */
   const char *trace_hash, *grid_hash; /* hex SHA-256 of the files (lbs_file_sha256) */
   const char *cost;                   /* "model", "measured", "zero" */
-  const char *overrides;              /* the -o assignments, one per line */
+  const char *overrides;              /* the --set assignments, one per line */
   const char *config;                 /* the resolved configuration (lbs_config_dump) */
   const char *labels;                 /* a JSON object: the sweep axes' values of this run */
   int64_t task;                       /* the sweep's task number, -1 for none */

@@ -53,10 +53,10 @@ for B in $BODIES; do
       for I in 10 100; do
         for F in HO UP DN; do
           g=$(grid $F "$P" $C $I)
-          $L partition "$OUT/nbody$B.lbt" --grid "$g" --from none -o grid.ns_per_work="$NPW" \
+          $L partition "$OUT/nbody$B.lbt" --grid "$g" --from none --set grid.ns_per_work="$NPW" \
             --partitioner minex,metis --json >"$OUT/last.json"
           row "$B,$F,$P,$C,$I" "$OUT/last.json" >>"$OUT/quality.csv"
-          $L partition "$OUT/nbody$B.lbt" --grid "$g" --from none -o grid.ns_per_work="$NPW" \
+          $L partition "$OUT/nbody$B.lbt" --grid "$g" --from none --set grid.ns_per_work="$NPW" \
             --partitioner minex --graph Gm --json >"$OUT/last.json"
           row "$B,$F,$P,$C,$I" "$OUT/last.json" >>"$OUT/quality.csv"
           echo "quality: $B bodies, $F P=$P C=$C I=$I" >&2

@@ -60,19 +60,19 @@ expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 8x4x4 --steps 10 -o t.lb
 printf '[pipeline]\n' >p.ini
 usage_error "replay --mode" "replay" -- "$LBSIM" replay t.lbt --grid "$G" --mode fast
 usage_error "replay --steps" "replay" -- "$LBSIM" replay t.lbt --grid "$G" --steps 5:3
-usage_error "replay -o without a key" "replay" -- "$LBSIM" replay t.lbt --grid "$G" -o nodot
+usage_error "replay --set without a key" "replay" -- "$LBSIM" replay t.lbt --grid "$G" --set nodot
 has "$T/err" "override 'nodot' is not SECTION.KEY=VALUE" "the override named"
 usage_error "policy compare --cost measured" "policy compare" -- "$LBSIM" policy compare t.lbt --grid "$G" --policies none --cost measured
-usage_error "policy compare -o without a key" "policy compare" -- "$LBSIM" policy compare t.lbt --grid "$G" --policies none -o x=1
+usage_error "policy compare --set without a key" "policy compare" -- "$LBSIM" policy compare t.lbt --grid "$G" --policies none --set x=1
 usage_error "export simgrid --steps" "export simgrid" -- "$LBSIM" export simgrid t.lbt --grid "$G" --steps x -o d
 usage_error "export simgrid --set without a key" "export simgrid" -- "$LBSIM" export simgrid t.lbt --grid "$G" --set .k=1 -o d
 usage_error "export vtk --time" "export vtk" -- "$LBSIM" export vtk t.lbt --grid "$G" --time wall -o d
 usage_error "validate --mode" "validate" -- "$LBSIM" validate t.lbt --grid "$G" --mode fast
-usage_error "validate -o without a key" "validate" -- "$LBSIM" validate t.lbt --grid "$G" -o sim.mode
-usage_error "grid info -o without a key" "grid info" -- "$LBSIM" grid info "$G" -o nodot
-usage_error "partition -o without a key" "partition" -- "$LBSIM" partition t.lbt --grid "$G" -o nodot
+usage_error "validate --set without a value" "validate" -- "$LBSIM" validate t.lbt --grid "$G" --set sim.mode
+usage_error "grid info --set without a key" "grid info" -- "$LBSIM" grid info "$G" --set nodot
+usage_error "partition --set without a key" "partition" -- "$LBSIM" partition t.lbt --grid "$G" --set nodot
 usage_error "partition --from" "partition" -- "$LBSIM" partition t.lbt --grid "$G" --from x
-usage_error "pipeline -o without a key" "pipeline" -- "$LBSIM" pipeline p.ini -o nodot
+usage_error "pipeline --set without a key" "pipeline" -- "$LBSIM" pipeline p.ini --set nodot
 usage_error "grid gen --family" "grid gen" -- "$LBSIM" grid gen --family XX --procs 4
 usage_error "grid gen: clusters that do not divide" "grid gen" -- "$LBSIM" grid gen --family HO --procs 4 --clusters 8
 usage_error "trace gen --kind" "trace gen" -- "$LBSIM" trace gen --kind nope -o n.lbt
@@ -90,8 +90,8 @@ has "$T/err" "--nodes" "--nodes named"
 expect 1 "a missing grid file" -- "$LBSIM" grid info nope.ini
 expect 1 "a missing results store" -- "$LBSIM" results nope.db
 expect 1 "a missing study" -- "$LBSIM" sweep nope.ini
-expect 1 "a section the grid lacks" -- "$LBSIM" replay t.lbt --grid "$G" -o 'cluster nope.nodes=2'
+expect 1 "a section the grid lacks" -- "$LBSIM" replay t.lbt --grid "$G" --set 'cluster nope.nodes=2'
 has "$T/err" "there is no [cluster nope]" "the override's section named"
-expect 1 "a bad [sim] value by -o" -- "$LBSIM" replay t.lbt --grid "$G" -o sim.mode=fast
-has "$T/err" "(command line): mode = 'fast' must be bsp or des" "the -o value named"
+expect 1 "a bad [sim] value by --set" -- "$LBSIM" replay t.lbt --grid "$G" --set sim.mode=fast
+has "$T/err" "(command line): mode = 'fast' must be bsp or des" "the --set value named"
 finish

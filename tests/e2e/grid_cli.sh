@@ -17,25 +17,25 @@ has "$T/out" "how work becomes time (linear" "help-config: the speed models"
 expect 0 "info two_sites" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --json
 has "$T/out" '"procs":32' "processor count"
 has "$T/out" '"latency_ns":5000000' "link latency"
-expect 0 "override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o "cluster siteB.nodes=4" --json
+expect 0 "override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set "cluster siteB.nodes=4" --json
 has "$T/out" '"procs":20' "override applied"
 # An override cannot invent a platform: a misspelt cluster is an error, '+' adds one.
-expect 1 "override of a missing cluster" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o "cluster SiteB.nodes=4"
+expect 1 "override of a missing cluster" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set "cluster SiteB.nodes=4"
 has "$T/err" "there is no [cluster SiteB] (known: [cluster siteA], [cluster siteB]); '+cluster SiteB.nodes=4' adds one" \
   "names the known clusters and the explicit form"
-expect 0 "an added cluster" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o "+cluster siteC.nodes=4" \
-  -o "+cluster siteC.nodetype=fast" --json
+expect 0 "an added cluster" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set "+cluster siteC.nodes=4" \
+  --set "+cluster siteC.nodetype=fast" --json
 has "$T/out" '"procs":40' "the added cluster's processors (4 nodes of 2 cores)"
 has "$T/out" '"name":"siteC"' "the added cluster"
 printf '[cluster a]\nnodes = 2\n[cluster b]\nnodes = 2\n[link a b]\nlatency_us = 5\nbandwidth_gbps = 1\n[link b a]\nlatency_us = 9\nbandwidth_gbps = 1\n' >"$T/twolinks.ini"
 expect 1 "a link given both ways" -- "$LBSIM" grid info "$T/twolinks.ini"
 has "$T/err" "$T/twolinks.ini:8: [link b a] is [link a b] ($T/twolinks.ini:5) again, the other way round; give one" \
   "names both links"
-expect 0 "network keys" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o grid.sharing=fifo -o grid.barrier_us=3 \
-  -o "nodetype fast.nic_gbps=25" --json
+expect 0 "network keys" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set grid.sharing=fifo --set grid.barrier_us=3 \
+  --set "nodetype fast.nic_gbps=25" --json
 has "$T/out" '"sharing":"fifo","barrier_ns":3000' "sharing and barrier shown"
 has "$T/out" '"nic_gbps":25}' "NIC shown"
-expect 1 "bad sharing" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o grid.sharing=maxmin
+expect 1 "bad sharing" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set grid.sharing=maxmin
 has "$T/err" "sharing = 'maxmin' must be fair or fifo" "sharing message"
 printf '[cluster A]\nnodes = 4\nbandwith_gbps = 10\n' >"$T/typo.ini"
 expect 1 "unknown key" -- "$LBSIM" grid info "$T/typo.ini"

@@ -158,7 +158,7 @@ cp "$SRC/examples/minex/overlap.lua" grids/
 printf '\n[minex]\nlatency = lua:overlap.lua:0.5\n' >>grids/g.ini
 expect 0 "gen small" -- "$LBSIM" trace gen --kind bump --mesh 12x10x8 --steps 12 -o s.lbt
 M=(replay s.lbt --partitioner minex --policy fixed:4 --json)
-expect 0 "minex with overlap:0.5" -- "$LBSIM" "${M[@]}" --grid "$SRC/examples/grids/two_sites.ini" -o minex.latency=overlap:0.5
+expect 0 "minex with overlap:0.5" -- "$LBSIM" "${M[@]}" --grid "$SRC/examples/grids/two_sites.ini" --set minex.latency=overlap:0.5
 sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >builtin
 expect 0 "minex with lua:overlap.lua:0.5 beside the grid" -- "$LBSIM" "${M[@]}" --grid grids/g.ini
 sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >lua1
@@ -168,12 +168,12 @@ sed 's/"wall_s":[0-9.]*//g; s/"grid":"[^"]*"//' out >lua2
 cmp -s lua1 lua2 && ok || bad "the Lua latency replays differently on 1 and 2 ranks"
 printf 'function latency(ipg, tot)\n  if tot.p == 5 then error("boom") end\n  return tot.pproc\nend\n' >boom.lua
 expect 1 "a failing latency script on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" "${M[@]}" --grid "$SRC/examples/grids/two_sites.ini" \
-  -o minex.latency=lua:boom.lua
+  --set minex.latency=lua:boom.lua
 has err "lbsim: replay: minex latency lua:boom.lua:2: boom (processor 5)" "the latency script's message"
-expect 1 "both latency and latency_tolerance" -- "$LBSIM" "${M[@]}" --grid grids/g.ini -o minex.latency_tolerance=0.2
+expect 1 "both latency and latency_tolerance" -- "$LBSIM" "${M[@]}" --grid grids/g.ini --set minex.latency_tolerance=0.2
 has err "[minex] gives both latency and latency_tolerance; give one" "latency and latency_tolerance refused together"
 expect 1 "an unknown latency function" -- "$LBSIM" partition s.lbt --grid "$SRC/examples/grids/two_sites.ini" \
-  --partitioner minex -o minex.latency=overlp:0.5
+  --partitioner minex --set minex.latency=overlp:0.5
 has err "unknown latency function 'overlp:0.5' (known: none, overlap:F, lua:FILE.lua[:ARGS]); did you mean 'overlap'?" \
   "the unknown latency's message"
 

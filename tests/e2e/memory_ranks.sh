@@ -27,19 +27,19 @@ echo "peak memory of the largest rank: 1 rank $m1 MB, 2 ranks $m2 MB"
 if awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a > 100 && b > 0 && b <= 0.75 * a) }'; then ok; else
   bad "2 ranks should hold at most 0.75x of 1 rank's memory each: $m2 MB against $m1 MB"
 fi
-expect 0 "2 ranks, rank0" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" -o sim.partition_mode=rank0
+expect 0 "2 ranks, rank0" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" --set sim.partition_mode=rank0
 [ "$(grep '^simulated' "$T/out")" = "$sim1" ] && ok || bad "rank0 on 2 ranks must simulate what 1 rank does"
 m0=$(peak)
 echo "2 ranks, partition_mode rank0: $m0 MB (rank 0 gathers every element)"
 
 # bad input: each a clear error before the work
-expect 1 "distributed on 1 rank" -- "${MPI[@]}" -n 1 "$LBSIM" replay "$T/m.lbt" --grid "$G" -o sim.partition_mode=distributed
+expect 1 "distributed on 1 rank" -- "${MPI[@]}" -n 1 "$LBSIM" replay "$T/m.lbt" --grid "$G" --set sim.partition_mode=distributed
 has "$T/err" "partition_mode = distributed needs 2 or more MPI ranks" "distributed on 1 rank says why"
-expect 1 "distributed METIS" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" --partitioner metis -o sim.partition_mode=distributed
+expect 1 "distributed METIS" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" --partitioner metis --set sim.partition_mode=distributed
 has "$T/err" "metis has no distributed path" "METIS says it has no distributed path"
-expect 1 "too little memory" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" -o sim.memory_limit_gb=0.2
+expect 1 "too little memory" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/m.lbt" --grid "$G" --set sim.memory_limit_gb=0.2
 has "$T/err" "partition_mode = distributed needs about" "the memory check names the mode"
 has "$T/err" "GB on this node for 1572864 elements (2 of 2 ranks here)" "the memory check gives the figure"
-"$LBSIM" replay "$T/m.lbt" --grid "$G" -o sim.partition_mode=everywhere >"$T/out" 2>"$T/err" && bad "an unknown mode must fail" || ok
+"$LBSIM" replay "$T/m.lbt" --grid "$G" --set sim.partition_mode=everywhere >"$T/out" 2>"$T/err" && bad "an unknown mode must fail" || ok
 has "$T/err" "partition_mode = 'everywhere' must be auto, rank0 or distributed" "an unknown mode is named"
 finish

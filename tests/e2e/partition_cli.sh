@@ -38,7 +38,7 @@ json 'assert d["procs"] == 16 and d["runtime_s"] > 0 and d["loadimb"] >= 1, d' &
 # METIS-Gm's with equal parts, and on the homogeneous one it stays within 10% (100 ns per
 # interaction: on this small graph communication dominates otherwise)
 for f in UP DN HO; do
-  expect 0 "compare $f" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/$f.ini" --partitioner minex,metis --from none -o grid.ns_per_work=100 --json
+  expect 0 "compare $f" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/$f.ini" --partitioner minex,metis --from none --set grid.ns_per_work=100 --json
   if [ $f = HO ]; then
     json 'm,x=d; assert m["runtime_s"] <= 1.10 * x["runtime_s"], (m, x)' && ok || bad "HO quality: $(cat "$T/out")"
   else
@@ -78,9 +78,9 @@ expect 1 "unknown partitioner" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.i
 has "$T/err" "unknown partitioner 'nope'" "partitioner message"
 expect 1 "unknown minex option" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --partitioner minex:fast
 has "$T/err" "known: minex, minex:scratch, minex:diffusive" "minex option message"
-expect 1 "unknown minex key" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" -o minex.throtle=2
+expect 1 "unknown minex key" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --set minex.throtle=2
 has "$T/err" "did you mean 'throttle'" "minex key suggestion"
-expect 1 "negative throttle" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" -o minex.throttle=-1
+expect 1 "negative throttle" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --set minex.throttle=-1
 has "$T/err" "throttle" "range message"
 "$LBSIM" grid gen --family HO --procs 4096 --clusters 4 --slowdown 10 -o "$T/big.ini" 2>/dev/null
 expect 1 "more processors than elements" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/big.ini"

@@ -38,7 +38,7 @@ expect 0 "csv" -- "$LBSIM" pipeline "$EX" --csv
 has "$T/out" "mapping,processor,speed,demand_s,utilization,busy_s,bottleneck,copies," "csv header"
 has "$T/out" "2A,p2,1,0.0014615296738,1,14.615296738,1,RNG*0.5 Walk*0.5 AVG Print," "csv row"
 [ "$(wc -l <"$T/out")" -eq 13 ] && ok || bad "csv: 12 rows and a header, got $(wc -l <"$T/out") lines"
-expect 0 "override" -- "$LBSIM" pipeline "$EX" --mappings 2A -o pipeline.jobs=20000 --json
+expect 0 "override" -- "$LBSIM" pipeline "$EX" --mappings 2A --set pipeline.jobs=20000 --json
 has "$T/out" '"response_s":14.615296738' "more jobs, the same demands per job: seconds are over the jobs"
 
 # Outputs: a new file, refused when there, replaced with -f, never a directory; stdout errors.
@@ -46,7 +46,7 @@ expect 0 "output file" -- "$LBSIM" pipeline "$EX" --csv --output "$T/p.csv"
 has "$T/p.csv" "4B,p4," "written"
 expect 1 "output exists" -- "$LBSIM" pipeline "$EX" --output "$T/p.csv"
 has "$T/err" "lbsim: $T/p.csv: file exists (use --force to overwrite)" "exists message"
-expect 0 "output forced" -- "$LBSIM" pipeline "$EX" --output "$T/p.csv" -f
+expect 0 "output forced" -- "$LBSIM" pipeline "$EX" -o "$T/p.csv" -f
 has "$T/p.csv" "mapping    procs  bottleneck" "replaced"
 mkdir "$T/dir"
 expect 1 "output directory" -- "$LBSIM" pipeline "$EX" --output "$T/dir" -f
@@ -112,7 +112,7 @@ printf '[pipeline]\njobs = 1\n[block A]\nseconds = 0\n[processor x]\n[mapping m]
 expect 1 "all demands zero" -- "$LBSIM" pipeline "$T/idle.ini"
 has "$T/err" "lbsim: pipeline: $T/idle.ini:6: [mapping m]: every processor's demand is 0, so nothing bounds the throughput" \
   "zero demand message"
-expect 1 "bad override" -- "$LBSIM" pipeline "$EX" -o "mapping 2A.Walk=p9"
+expect 1 "bad override" -- "$LBSIM" pipeline "$EX" --set "mapping 2A.Walk=p9"
 has "$T/err" "[mapping 2A] puts block Walk on processor 'p9', which has no [processor p9] section" "override checked too"
 
 finish

@@ -58,7 +58,7 @@ expect 1 "threshold:-1" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --poli
 has "$T/err" "T must be an imbalance between 0 and 1" "threshold message"
 expect 1 "optimal bound" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal:10
 has "$T/err" "79 candidate steps exceed its bound of 10" "bound message"
-expect 1 "optimal with repartition approach" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal -o sim.approach=repartition
+expect 1 "optimal with repartition approach" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal --set sim.approach=repartition
 has "$T/err" "approach = partition" "approach message"
 expect 1 "window too short" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:20 --steps 70:90
 has "$T/err" "outside the trace's 80 steps" "window message"
@@ -71,12 +71,12 @@ has "$T/err" "lbsim: policy compare: --cost: 'measured' is not reproducible" "--
 expect 2 "bad --steps" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --steps 10
 has "$T/err" "lbsim: policy compare: --steps: '10' must be A:B" "--steps named"
 
-# the flags are [sim] overrides: -o sim.steps is --steps, the later of the two wins, and a flag is
+# the flags are [sim] overrides: --set sim.steps is --steps, the later of the two wins, and a flag is
 # stored as the override it is
-expect 0 "-o sim.steps" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none,fixed:10 -o sim.steps=10:30 --json
+expect 0 "--set sim.steps" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none,fixed:10 --set sim.steps=10:30 --json
 python3 -c 'import json, sys; assert all(p["steps"] == 20 and p["first_step"] == 10 for p in json.load(open(sys.argv[1]))["policies"])' \
-  "$T/out" && ok || bad "-o sim.steps window: $(head -c 300 "$T/out")"
-expect 0 "the later wins" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --steps 0:40 -o sim.steps=10:30 \
+  "$T/out" && ok || bad "--set sim.steps window: $(head -c 300 "$T/out")"
+expect 0 "the later wins" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none --steps 0:40 --set sim.steps=10:30 \
   --mode des --results "$T/r.db"
 [ "$(sqlite3 "$T/r.db" "SELECT steps || ' ' || mode FROM runs")" = "20 des" ] && ok || bad "steps, mode: $(sqlite3 "$T/r.db" "SELECT steps, mode FROM runs")"
 [ "$(sqlite3 "$T/r.db" "SELECT overrides FROM runs")" = "$(printf 'sim.steps=0:40\nsim.steps=10:30\nsim.mode=des')" ] && ok ||

@@ -54,22 +54,22 @@ has "$T/out" '"repartition_steps":[35,45]' "window repartitions in trace steps"
 expect 1 "window outside the trace" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --steps 50:70
 has "$T/err" "steps [50, 70) are outside the trace's 60 steps" "window message"
 
-# [sim] settings from the grid file or -o, flags on top
+# [sim] settings from the grid file or --set, flags on top
 printf '[cluster A]\nnodes = 4\n[sim]\npolicy = fixed:30\npartition_fixed_us = 1000\npartition_per_elem_ns = 0\n' >"$T/sim.ini"
 expect 0 "[sim] from the file" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --json
 has "$T/out" '"policy":"fixed:30"' "[sim] policy"
 has "$T/out" '"partition_time_s":0.001,' "[sim] cost model: one call of 1000 us"
-expect 0 "flag over [sim]" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none -o sim.mode=des --json
+expect 0 "flag over [sim]" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none --set sim.mode=des --json
 has "$T/out" '"policy":"none"' "flag wins"
-has "$T/out" '"mode":"des"' "-o sim.mode"
-# one precedence: the defaults, the file's [sim], then the flags and -o from left to right
-expect 0 "-o after the flag wins" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none -o sim.policy=fixed:25 --json
+has "$T/out" '"mode":"des"' "--set sim.mode"
+# one precedence: the defaults, the file's [sim], then the flags and --set from left to right
+expect 0 "-o after the flag wins" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --policy none --set sim.policy=fixed:25 --json
 has "$T/out" '"policy":"fixed:25"' "the later -o wins over the flag"
-expect 0 "the flag after -o wins" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.policy=fixed:25 --policy fixed:40 --json
+expect 0 "the flag after -o wins" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --set sim.policy=fixed:25 --policy fixed:40 --json
 has "$T/out" '"policy":"fixed:40"' "the later flag wins over -o"
-expect 0 "--steps is sim.steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:10 -o sim.steps=25:50 --json
-has "$T/out" '"steps":25,"first_step":25' "-o sim.steps window"
-has "$T/out" '"repartition_steps":[35,45]' "-o sim.steps: the same as --steps"
+expect 0 "--steps is sim.steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:10 --set sim.steps=25:50 --json
+has "$T/out" '"steps":25,"first_step":25' "--set sim.steps window"
+has "$T/out" '"repartition_steps":[35,45]' "--set sim.steps: the same as --steps"
 printf '[cluster A]\nnodes = 4\n[sim]\nsteps = 10:20\n' >"$T/steps.ini"
 expect 0 "[sim] steps" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/steps.ini" --json
 has "$T/out" '"steps":10,"first_step":10' "[sim] steps from the file"
@@ -89,9 +89,9 @@ expect 2 "bad --cost-scale" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --cost-sca
 has "$T/err" "lbsim: replay: --cost-scale: -2 is outside [0, 1e+12]" "--cost-scale named"
 expect 2 "bad --part-fixed-us" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --part-fixed-us lots
 has "$T/err" "lbsim: replay: --part-fixed-us: 'lots' is not a number" "--part-fixed-us named"
-expect 1 "bad [sim] key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.polcy=none
+expect 1 "bad [sim] key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --set sim.polcy=none
 has "$T/err" "unknown key 'polcy' in [sim] (did you mean 'policy'?)" "sim key typo"
-expect 1 "bad [sim] mode" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" -o sim.mode=fast
+expect 1 "bad [sim] mode" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/sim.ini" --set sim.mode=fast
 has "$T/err" "mode = 'fast' must be bsp or des" "sim mode message"
 
 # results store
@@ -124,7 +124,7 @@ has "$T/err" "zero.ini:3: bandwidth_gbps = 0 is outside" "bandwidth message"
 printf '[cluster A]\nnodes = 4\nlatncy_us = 2\n' >"$T/typo.ini"
 expect 1 "unknown key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/typo.ini"
 has "$T/err" "did you mean 'latency_us'" "closest key"
-expect 1 "zoltan parameter rejected" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" -o zoltan.NO_SUCH_PARAM=3
+expect 1 "zoltan parameter rejected" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --set zoltan.NO_SUCH_PARAM=3
 has "$T/err" "zoltan: parameter NO_SUCH_PARAM = 3 was rejected" "zoltan parameter message"
 # a trace without a graph or coordinates: import one step from a steps directory without a mesh
 mkdir -p "$T/sd" && printf 'lbsim-steps 1\nelements 40\nmetric w 1\nstep s0 0\n' >"$T/sd/manifest"
@@ -153,7 +153,7 @@ python3 -c "import sys; sys.exit(0 if $c1 > 1.05 * $c0 > 0 else 1)" && ok || bad
 # it) while the work stays the replayed metric: bodies per cell balance interactions worse
 imb() { "$LBSIM" replay "$T/nb.lbt" --grid "$G" --metric interactions --policy fixed:2 --json "$@" |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["mean_imbalance"])'; }
-i0=$(imb) i1=$(imb --partition-metric rwgt) i2=$(imb -o sim.partition_metric=rwgt)
+i0=$(imb) i1=$(imb --partition-metric rwgt) i2=$(imb --set sim.partition_metric=rwgt)
 python3 -c "import sys; sys.exit(0 if $i1 > $i0 else 1)" && ok || bad "partition by rwgt: imbalance $i1, by interactions $i0"
 [ "$i1" = "$i2" ] && ok || bad "--partition-metric and [sim] partition_metric differ: $i1 $i2"
 [ "$(imb --partition-metric interactions)" = "$i0" ] && ok || bad "the replayed metric as partition metric changes the run"

@@ -135,7 +135,7 @@ has "$T/err" "no study 'nope'" "unknown study named"
 [ ! -e "$T/n.html" ] && ok || bad "a page for an unknown study"
 
 # provenance of a replay and a partition: hashes as sha256sum computes them, the command line
-expect 0 "replay --results" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/h16.ini" --policy fixed:7 --results "$T/p.db" -o grid.barrier_us=3
+expect 0 "replay --results" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/h16.ini" --policy fixed:7 --results "$T/p.db" --set grid.barrier_us=3
 expect 0 "partition --results" -- "$LBSIM" partition "$T/b.lbt" --grid "$T/h16.ini" --partitioner minex,metis --results "$T/p.db"
 th=$(sha256sum "$T/b.lbt" | cut -d' ' -f1)
 gh=$(sha256sum "$T/h16.ini" | cut -d' ' -f1)

@@ -88,7 +88,7 @@ expect 2 "no grid" -- "$LBSIM" validate "$T/p.lbt"
 expect 2 "bad --mode" -- "${V[@]}" --mode fast
 has "$T/err" "lbsim: validate: --mode: 'fast' must be bsp or des" "--mode named"
 # --partitioner and --mode are the [sim] overrides they name, stored as such, the later winning
-expect 0 "flags as overrides" -- "${V[@]}" --policies none --runs 1 -o sim.mode=bsp --partitioner zoltan:hsfc --mode des \
+expect 0 "flags as overrides" -- "${V[@]}" --policies none --runs 1 --set sim.mode=bsp --partitioner zoltan:hsfc --mode des \
   --results "$T/f.db"
 [ "$(sqlite3 "$T/f.db" "SELECT partitioner || ' ' || mode FROM runs")" = "zoltan:hsfc des" ] && ok ||
   bad "partitioner, mode: $(sqlite3 "$T/f.db" "SELECT partitioner, mode FROM runs")"

@@ -1,0 +1,67 @@
+/* options.c - every command's getopt_long, and one message for an option it does not take:
+ * "lbsim: CMD: unknown option '--jsn'; did you mean '--json'?" or "--grid needs a value", in
+ * place of getopt's own line (main sets opterr to 0). */
+#include <ctype.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The last call's arguments, for cli_bad_option. */
+static char *const *last_argv;
+static const char *last_short = "";
+static const struct option *last_long;
+
+int cli_getopt(int argc, char *const *argv, const char *shortopts, const struct option *lo) {
+  last_argv = argv, last_short = shortopts, last_long = lo;
+  return getopt_long(argc, argv, shortopts, lo, NULL);
+}
+
+/* The long option of that name, or NULL. */
+static const struct option *long_named(const char *name) {
+  for (const struct option *o = last_long; o && o->name; o++)
+    if (!strcmp(o->name, name)) return o;
+  return NULL;
+}
+
+/* A long option name from the table near name (the closest, at most a third of its letters off,
+ * and at least 2), else NULL. */
+static const char *near_long(const char *name) {
+  const char *best = NULL;
+  int bd = 1 << 30, limit = (int)strlen(name) / 3 > 2 ? (int)strlen(name) / 3 : 2;
+  for (const struct option *o = last_long; o && o->name; o++) {
+    int d = lbs_edit_distance(name, o->name);
+    if (d < bd) bd = d, best = o->name;
+  }
+  return bd <= limit ? best : NULL;
+}
+
+/* A long option getopt refused: unknown, ambiguous, given no value it needs or one it takes not. */
+static int bad_long(const char *cmd, const char *arg) {
+  char name[64];
+  size_t n = strcspn(arg + 2, "=");
+  snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), arg + 2);
+  const struct option *o = long_named(name);
+  if (o && o->has_arg == required_argument) return cli_usage(cmd, "--%s needs a value", name);
+  if (o) return cli_usage(cmd, "--%s takes no value ('%s')", name, arg);
+  int prefixed = 0;
+  for (const struct option *p = last_long; p && p->name; p++)
+    prefixed += !strncmp(p->name, name, strlen(name));
+  if (prefixed > 1) return cli_usage(cmd, "option '--%s' is ambiguous: spell it whole", name);
+  const char *near = near_long(name);
+  if (near) return cli_usage(cmd, "unknown option '--%s'; did you mean '--%s'?", name, near);
+  return cli_usage(cmd, "unknown option '--%s'", name);
+}
+
+int cli_bad_option(const char *cmd) {
+  const char *arg = last_argv && optind > 0 ? last_argv[optind - 1] : NULL;
+  if (arg && !strncmp(arg, "--", 2) && arg[2]) return bad_long(cmd, arg);
+  if (optopt > 0 && optopt < 256 && isprint(optopt)) {
+    const char *at = strchr(last_short, optopt);
+    if (at && at[1] == ':') return cli_usage(cmd, "-%c needs a value", optopt);
+    for (const struct option *o = last_long; o && o->name; o++)
+      if (o->val == optopt && o->has_arg == required_argument)
+        return cli_usage(cmd, "-%c needs a value", optopt);
+    return cli_usage(cmd, "unknown option '-%c'", optopt);
+  }
+  return cli_usage(cmd, "bad option '%s'", arg ? arg : "");
+}
