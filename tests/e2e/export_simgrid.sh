@@ -128,7 +128,7 @@ expect 1 "csv over an export" -- "$LBSIM" trace export "$T/h.lbt" --csv "$T/x" -
 has "$T/err" "not a file lbsim writes there" "another kind of output"
 [ -s "$T/x/platform.xml" ] && ok || bad "the export is left alone"
 expect 2 "-o KEY=VAL" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" -o sim.mode=des
-has "$T/err" "override grid keys with --set sim.mode=des" "hint for replay's -o"
+has "$T/err" "override a key with --set sim.mode=des" "the --set spelling given"
 expect 2 "no output" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini"
 has "$T/err" "missing -o DIR" "missing output message"
 expect 2 "unknown format" -- "$LBSIM" export ns3 "$T/h.lbt"

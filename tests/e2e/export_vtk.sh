@@ -95,7 +95,7 @@ has "$T/err" "lbsim: export vtk: missing --grid FILE" "missing --grid"
 expect 2 "missing -o" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID"
 has "$T/err" "lbsim: export vtk: missing -o DIR" "missing -o"
 expect 2 "-o KEY=VAL" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" -o sim.mode=des
-has "$T/err" "override grid keys with --set sim.mode=des" "hint for replay's -o"
+has "$T/err" "override a key with --set sim.mode=des" "the --set spelling given"
 expect 2 "--every 0" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --every 0 -o "$T/x"
 has "$T/err" "--every" "names --every"
 expect 2 "bad --steps" -- "$LBSIM" export vtk "$T/b.lbt" --grid "$GRID" --steps 9:2 -o "$T/x"

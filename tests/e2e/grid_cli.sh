@@ -52,7 +52,7 @@ expect 1 "zero bandwidth" -- "$LBSIM" grid info "$T/zero.ini"
 has "$T/err" "$T/zero.ini:3: bandwidth_gbps = 0 is outside" "zero bandwidth message"
 expect 1 "missing file" -- "$LBSIM" grid info "$T/nope.ini"
 has "$T/err" "cannot open" "missing file message"
-expect 2 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" -o nodes=3
+expect 2 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set nodes=3
 has "$T/err" "SECTION.KEY=VALUE" "override message"
 
 # speed_model = roofline: a described node (a CPU and a GPU) beside linear cores
