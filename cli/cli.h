@@ -22,6 +22,9 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
  * "unknown option '--jsn'; did you mean '--json'?", "--grid needs a value". Returns 2. */
 int cli_getopt(int argc, char *const *argv, const char *shortopts, const struct option *lo);
 int cli_bad_option(const char *cmd);
+/* A sub-command cmd does not have ('what': "command", "format"), among known (comma-separated):
+ * "lbsim: trace: unknown command 'gne'; did you mean 'gen'? (known: gen, info, ...)". Returns 2. */
+int cli_unknown_sub(const char *cmd, const char *what, const char *word, const char *known);
 
 /* Progress bar on stderr with elapsed time and ETA, drawn only when stderr is a terminal. */
 typedef struct cli_progress {

@@ -635,7 +635,6 @@ int cmd_calibrate(int argc, char **argv) {
     if (!arg) return cli_usage("calibrate", "import needs a CSV file of samples");
     return do_import(&o, arg, command);
   }
-  return cli_usage("calibrate",
-                   "unknown sub-command '%s' (run, verify, show, import, list, plan, run-plan)",
-                   sub);
+  return cli_unknown_sub("calibrate", "sub-command", sub,
+                         "run, verify, show, import, list, plan, run-plan");
 }

@@ -133,5 +133,5 @@ int cmd_export(int argc, char **argv) {
     return 0;
   }
   if (argc < 2) return cli_usage("export", "expected a format: simgrid or vtk");
-  return cli_usage("export", "unknown format '%s' (known: simgrid, vtk)", argv[1]);
+  return cli_unknown_sub("export", "format", argv[1], "simgrid, vtk");
 }

@@ -183,5 +183,5 @@ int cmd_grid(int argc, char **argv) {
     optind = 1;
     return cmd_grid_probe(argc - 1, argv + 1);
   }
-  return cli_usage("grid", "unknown command '%s' (known: info, gen, probe)", argv[1]);
+  return cli_unknown_sub("grid", "command", argv[1], "info, gen, probe");
 }

@@ -233,5 +233,5 @@ int cmd_policy(int argc, char **argv) {
     optind = 1;
     return compare(argc - 1, argv + 1);
   }
-  return cli_usage("policy", "unknown command '%s' (known: compare)", argv[1]);
+  return cli_unknown_sub("policy", "command", argv[1], "compare");
 }

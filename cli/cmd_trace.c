@@ -677,8 +677,5 @@ int cmd_trace(int argc, char **argv) {
       optind = 1;
       return subs[i].run(argc - 1, argv + 1);
     }
-  fprintf(stderr,
-          "lbsim: trace: unknown command '%s' (known: gen, info, check, export, import, recode)\n",
-          argv[1]);
-  return 2;
+  return cli_unknown_sub("trace", "command", argv[1], "gen, info, check, export, import, recode");
 }

@@ -65,3 +65,21 @@ int cli_bad_option(const char *cmd) {
   }
   return cli_usage(cmd, "bad option '%s'", arg ? arg : "");
 }
+
+int cli_unknown_sub(const char *cmd, const char *what, const char *word, const char *known) {
+  char best[32] = "";
+  int bd = 1 << 30;
+  for (const char *k = known; *k;) {
+    size_t n = strcspn(k, ",");
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), k);
+    int d = lbs_edit_distance(word, name);
+    if (d < bd) bd = d, snprintf(best, sizeof best, "%s", name);
+    k += n;
+    while (*k == ',' || *k == ' ') k++;
+  }
+  if (bd <= 2 && (size_t)bd < strlen(word))
+    return cli_usage(cmd, "unknown %s '%s'; did you mean '%s'? (known: %s)", what, word, best,
+                     known);
+  return cli_usage(cmd, "unknown %s '%s' (known: %s)", what, word, known);
+}

@@ -110,6 +110,11 @@ has "$T/err" "lbsim: replay: " "a failure's prefix"
 # did you mean: commands and options
 expect 2 "a mistyped command" -- "$LBSIM" replya
 has "$T/err" "lbsim: unknown command 'replya'; did you mean 'replay'?" "a command suggested"
+for w in "trace gne gen" "grid ifno info" "policy compaer compare" "export vkt vtk" "calibrate shwo show"; do
+  set -- $w
+  expect 2 "a mistyped sub-command: $1 $2" -- "$LBSIM" "$1" "$2"
+  has "$T/err" "'$2'; did you mean '$3'?" "$1: the sub-command suggested"
+done
 expect 2 "a mistyped option" -- "$LBSIM" replay t.lbt --grid "$G" --jsn
 has "$T/err" "lbsim: replay: unknown option '--jsn'; did you mean '--json'?" "an option suggested"
 expect 2 "a far option" -- "$LBSIM" trace gen --zzzzzzzz
