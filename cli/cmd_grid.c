@@ -1,4 +1,5 @@
-/* cmd_grid.c - lbsim grid info: load, validate and describe a grid file (grid/describe.c); grid
+/* cmd_grid.c - lbsim grid info: load and validate a grid file as a replay session does
+ * (study/session.c) and describe it (grid/describe.c); grid
  * gen: write a grid of the seed's families (grid/family.c). */
 #include <errno.h>
 #include <getopt.h>
@@ -8,6 +9,40 @@
 
 #include "cli.h"
 #include "lbs_grid.h"
+
+/* grid info's text: the clusters, the links between them, the availability profiles. */
+static void print_grid(const lbs_grid *g) {
+  int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
+  printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
+  printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
+         lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair (max-min)" : "fifo",
+         (long long)lbs_grid_barrier_ns(g));
+  printf("  %-12s %-11s %-10s %8s %12s %14s %-6s %s\n", "cluster", "procs", "nodetype", "speed",
+         "latency ns", "bandwidth Gb/s", "shared", "NIC Gb/s");
+  for (int k = 0; k < C; k++) {
+    int p0 = lbs_grid_cluster_first(g, k);
+    lbs_link l = lbs_grid_link(g, k, k);
+    char range[32];
+    snprintf(range, sizeof range, "%d..%d", p0, p0 + lbs_grid_cluster_procs(g, k) - 1);
+    char nic[32] = "-";
+    if (lbs_grid_nic_gbps(g, p0) > 0) snprintf(nic, sizeof nic, "%.4g", lbs_grid_nic_gbps(g, p0));
+    printf("  %-12s %-11s %-10s %8.3g %12lld %14.4g %-6s %s\n", lbs_grid_cluster_name(g, k), range,
+           lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps,
+           l.shared ? "yes" : "no", nic);
+  }
+  for (int a = 0; a < C; a++)
+    for (int b = a + 1; b < C; b++) {
+      lbs_link l = lbs_grid_link(g, a, b);
+      printf("  link %s - %s: latency %lld ns, %.4g Gb/s%s\n", lbs_grid_cluster_name(g, a),
+             lbs_grid_cluster_name(g, b), (long long)l.lat_ns, l.bw_gbps,
+             l.shared ? ", shared" : "");
+    }
+  for (int i = 0; i < lbs_grid_avail_count(g); i++) {
+    char what[512];
+    printf("  availability %s: %s\n", lbs_grid_avail(g, i)->name,
+           lbs_avail_describe(g, lbs_grid_avail(g, i), what, sizeof what));
+  }
+}
 
 static int grid_info(int argc, char **argv) {
   static const struct option lo[] = {
@@ -24,11 +59,11 @@ static int grid_info(int argc, char **argv) {
       if (rc) return free(over), rc;
       over[nover++] = optarg;
     } else if (c == 'h') {
-      printf(
-          "usage: lbsim grid info g.ini [--set section.key=value]... [--json]\n\n"
-          "Loads and validates a grid file and lists its clusters, node types, processors\n"
-          "and links. --set overrides a key, e.g. --set 'cluster A.nodes=32'. The keys are listed\n"
-          "by 'lbsim grid --help-config'.\n");
+      printf("usage: lbsim grid info g.ini [--set section.key=value]... [--json]\n\n"
+             "Loads and validates a grid file as a replay does ([sim] and the partitioners'\n"
+             "sections too) and lists its clusters, node types, processors and links. --set\n"
+             "overrides a key, e.g. --set 'cluster A.nodes=32'. The keys are listed by 'lbsim\n"
+             "grid --help-config'.\n");
       free(over);
       return 0;
     } else {
@@ -40,47 +75,19 @@ static int grid_info(int argc, char **argv) {
     free(over);
     return cli_usage("grid info", "expected one grid file");
   }
-  lbs_grid *g;
-  lbs_err e = lbs_grid_load(argv[optind], over, nover, &g);
+  /* loaded as a replay loads it (a session without a trace): the grid, [sim] and every
+   * partitioner's section are checked, so that a file this accepts a replay accepts too */
+  lbs_session s;
+  lbs_err e = lbs_session_open(&s, NULL, argv[optind], over, nover);
   free(over);
-  if (e) return cli_error("grid info", e);
-  int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
   int rc = 0;
-  if (json) {
-    rc = cli_json_print("grid info", lbs_grid_json(g), LBS_JSON_COMPACT, LBS_JSON_EXACT);
-  } else {
-    printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C,
-           C == 1 ? "" : "s");
-    printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
-           lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair (max-min)" : "fifo",
-           (long long)lbs_grid_barrier_ns(g));
-    printf("  %-12s %-11s %-10s %8s %12s %14s %-6s %s\n", "cluster", "procs", "nodetype", "speed",
-           "latency ns", "bandwidth Gb/s", "shared", "NIC Gb/s");
-    for (int k = 0; k < C; k++) {
-      int p0 = lbs_grid_cluster_first(g, k);
-      lbs_link l = lbs_grid_link(g, k, k);
-      char range[32];
-      snprintf(range, sizeof range, "%d..%d", p0, p0 + lbs_grid_cluster_procs(g, k) - 1);
-      char nic[32] = "-";
-      if (lbs_grid_nic_gbps(g, p0) > 0) snprintf(nic, sizeof nic, "%.4g", lbs_grid_nic_gbps(g, p0));
-      printf("  %-12s %-11s %-10s %8.3g %12lld %14.4g %-6s %s\n", lbs_grid_cluster_name(g, k),
-             range, lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns,
-             l.bw_gbps, l.shared ? "yes" : "no", nic);
-    }
-    for (int a = 0; a < C; a++)
-      for (int b = a + 1; b < C; b++) {
-        lbs_link l = lbs_grid_link(g, a, b);
-        printf("  link %s - %s: latency %lld ns, %.4g Gb/s%s\n", lbs_grid_cluster_name(g, a),
-               lbs_grid_cluster_name(g, b), (long long)l.lat_ns, l.bw_gbps,
-               l.shared ? ", shared" : "");
-      }
-    for (int i = 0; i < lbs_grid_avail_count(g); i++) {
-      char what[512];
-      printf("  availability %s: %s\n", lbs_grid_avail(g, i)->name,
-             lbs_avail_describe(g, lbs_grid_avail(g, i), what, sizeof what));
-    }
-  }
-  lbs_grid_destroy(&g);
+  if (e)
+    rc = cli_error("grid info", e);
+  else if (json)
+    rc = cli_json_print("grid info", lbs_grid_json(s.grid), LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  else
+    print_grid(s.grid);
+  lbs_session_close(&s);
   return rc;
 }
 

@@ -367,8 +367,9 @@ static lbs_err check(lbs_db *d, const lbs_db_opts *o) {
   return e;
 }
 
-lbs_err lbs_db_open(const lbs_db_kind *kind, const char *path, const lbs_db_opts *opts,
-                    lbs_db **out) {
+/* One try at lbs_db_open. */
+static lbs_err open_once(const lbs_db_kind *kind, const char *path, const lbs_db_opts *opts,
+                         lbs_db **out) {
   *out = NULL;
   if (!path || !*path) /* SQLite would open a temporary database */
     return lbs_fail(LBS_INVAL, "%s: empty path", kind->what);
@@ -392,4 +393,57 @@ lbs_err lbs_db_open(const lbs_db_kind *kind, const char *path, const lbs_db_opts
   if (e) return lbs_db_finish(&d, e);
   *out = d;
   return LBS_OK;
+}
+
+/* ================================================================ a killed writer's journal */
+
+/* Does a rollback journal that SQLite would play back lie beside path: PATH-journal, a regular
+ * file that starts with the journal's magic, beside a regular file? (A file of that name
+ * without the magic is not SQLite's to replay, and is left alone.) */
+static int journal_left(const char *path) {
+  static const unsigned char magic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+  char j[4096];
+  struct stat sb;
+  if (snprintf(j, sizeof j, "%s-journal", path) >= (int)sizeof j) return 0;
+  if (stat(path, &sb) || !S_ISREG(sb.st_mode)) return 0;
+  int fd = open(j, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  unsigned char head[8];
+  int left = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && read(fd, head, sizeof head) == 8 &&
+             !memcmp(head, magic, sizeof magic);
+  close(fd);
+  return left;
+}
+
+/* Lets SQLite roll back what a killed writer left: a read-write connection that reads the
+ * schema plays the journal back into the file and deletes it, which a read-only connection
+ * cannot do ("attempt to write a readonly database"), and until then page 1 may even be torn
+ * ("not an SQLite file"). Only where the file and its directory may be written. 1: try the
+ * open again (the file was read, or the journal is gone); 0: the journal is still there. */
+static int recover(const char *path, int busy_ms) {
+  if (access(path, W_OK) || lbs_parent_writable(path)) return 0;
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+  if (rc == SQLITE_OK && sqlite3_db_readonly(db, "main")) rc = SQLITE_READONLY;
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db, busy_ms);
+    rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  }
+  sqlite3_close(db);
+  return rc == SQLITE_OK || !journal_left(path);
+}
+
+lbs_err lbs_db_open(const lbs_db_kind *kind, const char *path, const lbs_db_opts *opts,
+                    lbs_db **out) {
+  lbs_err e = open_once(kind, path, opts, out);
+  /* a reader that fails beside a killed writer's journal: roll it back and read again, or say
+   * what is wrong and how to mend it (writing opens read-write, and SQLite rolls it back) */
+  if (!e || opts->mode != LBS_DB_READ || e == LBS_NOMEM || e == LBS_INVAL || !journal_left(path))
+    return e;
+  if (!recover(path, opts->busy_ms))
+    return lbs_fail(LBS_IO,
+                    "%s: an interrupted write left %s-journal; open it writable once (any lbsim "
+                    "command that writes it) to recover",
+                    path, path);
+  return open_once(kind, path, opts, out);
 }

@@ -11,7 +11,10 @@
  *   - checks the schema version ("PATH: results schema version 4, this lbsim reads versions 1
  *     to 3 (a newer lbsim wrote it)") and upgrades an older file opened for writing, every step
  *     in the one write transaction;
- *   - removes a file it created when a failure leaves it empty.
+ *   - removes a file it created when a failure leaves it empty;
+ *   - reading, rolls back a killed writer's journal (PATH-journal) that made the read fail, by
+ *     opening the file read-write once where it and its directory may be written, and else
+ *     says so ("PATH: an interrupted write left PATH-journal; open it writable once ...").
  * Errors from SQLite map to lbs_err in one place (lbs_db_err), and rows go in through
  * lbs_db_row / lbs_db_insert from an array of typed values. */
 #ifndef LBS_DB_H

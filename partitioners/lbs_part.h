@@ -111,6 +111,11 @@ const lbs_partitioner_ops *lbs_part_find(const char *spec);
  * next lbs_part_register. */
 const lbs_section_spec *lbs_part_sections(void);
 #define LBS_PART_MAX_SECTIONS 32 /* sections of all partitioners together */
+/* Checks what a grid file (after overrides) gives every registered partitioner, whichever runs:
+ * their sections' keys (lbs_config_check_only), no [zoltan] key the Zoltan adapter sets itself
+ * (LB_METHOD: the partitioner's name chooses the method), a [minex] latency that exists. The
+ * messages name file:line and key, as the partitioner's create would. */
+lbs_err lbs_part_check_config(const lbs_config *cfg);
 /* Known names for messages, e.g. "zoltan:{rcb,rib,...}". Static storage. */
 const char *lbs_part_known(void);
 

@@ -14,4 +14,8 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
 /* MinEX's section [minex] (part_minex.c), which its latency function reads too (latency.c). */
 extern const lbs_section_spec lbs__minex_spec[];
 
+/* Refuses a [zoltan] key the Zoltan adapter sets itself (LB_METHOD, OBJ_WEIGHT_DIM, ...),
+ * naming where it was given and what to do instead (zoltan.c). */
+lbs_err lbs__zoltan_check(const lbs_config *cfg);
+
 #endif

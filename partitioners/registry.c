@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "lbs_grid.h"
-#include "lbs_part.h"
+#include "lbs_minex.h"
 #include "lbs_registry.h"
+#include "part_int.h"
 
 extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua;
 
@@ -69,6 +70,15 @@ static lbs_err check_sections(const lbs_partitioner_ops *ops) {
                         ops->name, s->kind);
   }
   return LBS_OK;
+}
+
+lbs_err lbs_part_check_config(const lbs_config *cfg) {
+  lbs_err e = lbs_config_check_only(cfg, lbs_part_sections());
+  if (!e) e = lbs__zoltan_check(cfg);
+  lbs_minex_latency *l = NULL; /* [minex] latency names a function that must exist */
+  if (!e) e = lbs_minex_latency_from_config(cfg, &l);
+  lbs_minex_latency_destroy(&l);
+  return e;
 }
 
 lbs_err lbs_part_register(const lbs_partitioner_ops *ops) {

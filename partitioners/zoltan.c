@@ -6,7 +6,8 @@
  * and are reset before every call (Zoltan accumulates them otherwise); weights are used
  * because OBJ_WEIGHT_DIM is set; RETURN_LISTS=PARTS gives every local object's part, so an
  * export "to its own rank" needs no special case. Parameters in a [zoltan] section are
- * passed through (IMBALANCE_TOL, RCB_REUSE, PHG_REPART_MULTIPLIER, ...). phg builds its
+ * passed through (IMBALANCE_TOL, RCB_REUSE, PHG_REPART_MULTIPLIER, ...), except those this
+ * adapter sets itself (lbs__zoltan_check: the method, the weight and id sizes...). phg builds its
  * hypergraph from the mesh graph; graph runs Scotch through Zoltan.
  *
  * Same answer on any number of ranks (the default, partition_mode rank0): Zoltan's parallel
@@ -52,7 +53,8 @@ typedef struct {
 
 static int initialized;
 
-/* [zoltan]: Zoltan's parameters by name, passed through as they are (Zoltan refuses a bad one). */
+/* [zoltan]: Zoltan's parameters by name, passed through as they are (Zoltan refuses a bad one),
+ * but for those the adapter sets (owned, below). */
 static const lbs_section_spec sections[] = {
     {"zoltan", 0, 0, NULL, "parameters passed to Zoltan as they are (IMBALANCE_TOL = 1.05, ...)"},
     {NULL, 0, 0, NULL, NULL}};
@@ -61,6 +63,41 @@ static const lbs_section_spec sections[] = {
  * from one process-wide state, so without a reset a partition depends on what ran before it. */
 void Zoltan_Srand(unsigned int seed, unsigned int *state);
 #define LBS_ZOLTAN_SEED 123456789u /* ZOLTAN_RAND_INIT: a fresh process's state */
+
+/* The parameters this adapter sets itself, which [zoltan] may not: the run would be recorded
+ * under a method it did not run (LB_METHOD), or Zoltan would read the query functions' arrays
+ * at another size than they are written (OBJ_WEIGHT_DIM = 3 reads two weights per object that
+ * were never written), or the value would be replaced at each call without a word. */
+static const struct {
+  const char *key, *why;
+} owned[] = {
+    {"LB_METHOD", "the method is the partitioner's name: choose it there (zoltan:hsfc, zoltan:phg, "
+                  "...), not in [zoltan]"},
+    {"HYPERGRAPH_PACKAGE", "the method is the partitioner's name: choose it there (zoltan:phg, "
+                           "zoltan:graph, ...), not in [zoltan]"},
+    {"GRAPH_PACKAGE", "the method is the partitioner's name: choose it there (zoltan:graph, "
+                      "zoltan:phg, ...), not in [zoltan]"},
+    {"LB_APPROACH", "lbsim sets it at every call (PARTITION first, REPARTITION after)"},
+    {"OBJ_WEIGHT_DIM", "lbsim gives one weight per element (the trace's metric)"},
+    {"EDGE_WEIGHT_DIM", "lbsim gives one weight per edge, to the graph methods only"},
+    {"NUM_GID_ENTRIES", "lbsim's element ids are one integer"},
+    {"NUM_LID_ENTRIES", "lbsim's element ids are one integer"},
+    {"NUM_GLOBAL_PARTS", "the parts are the grid's processors"},
+    {"NUM_LOCAL_PARTS", "the parts are the grid's processors"},
+    {"RETURN_LISTS", "lbsim reads every element's part (PARTS)"},
+    {"KEEP_CUTS", "lbsim sets it (0)"},
+    {"DEBUG_LEVEL", "Zoltan would print into lbsim's output"},
+    {NULL, NULL}};
+
+lbs_err lbs__zoltan_check(const lbs_config *cfg) {
+  const char *k, *v;
+  for (int i = 0; cfg && lbs_config_entry(cfg, sections[0].kind, "", i, &k, &v); i++)
+    for (int j = 0; owned[j].key; j++)
+      if (!strcasecmp(k, owned[j].key)) /* Zoltan's names are case-insensitive */
+        return lbs_fail(LBS_INVAL, "%s: [zoltan] %s is set by lbsim: %s",
+                        lbs_config_where(cfg, sections[0].kind, "", k), k, owned[j].why);
+  return LBS_OK;
+}
 
 static lbs_err set(struct Zoltan_Struct *zz, const char *k, const char *v) {
   if (Zoltan_Set_Param(zz, k, v) != ZOLTAN_OK)
@@ -93,7 +130,9 @@ static lbs_err configure(struct Zoltan_Struct *zz, int m, const lbs_config *cfg,
   const char *k, *v;
   *tol = 1.1;
   for (int i = 0; !e && cfg && lbs_config_entry(cfg, sections[0].kind, "", i, &k, &v); i++) {
-    e = set(zz, k, v);
+    if (Zoltan_Set_Param(zz, k, v) != ZOLTAN_OK) /* where it was given */
+      e = lbs_fail(LBS_INVAL, "%s: [zoltan] %s = %s was rejected by Zoltan",
+                   lbs_config_where(cfg, sections[0].kind, "", k), k, v);
     if (!strcasecmp(k, "IMBALANCE_TOL")) *tol = atof(v);
   }
   return e;
@@ -108,6 +147,8 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
                     "unknown Zoltan method '%s' (known: zoltan:rcb, zoltan:rib, zoltan:hsfc, "
                     "zoltan:block, zoltan:random, zoltan:phg, zoltan:graph)",
                     args);
+  lbs_err e = lbs__zoltan_check(cfg); /* every rank reads the same cfg: fails alike */
+  if (e) return e;
   if (!strcmp(args, "graph")) setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
   if (!initialized) {
     float ver;
@@ -124,7 +165,6 @@ static lbs_err create(void **state, const char *args, const lbs_config *cfg, MPI
   z->comm = comm;
   z->m = m;
   MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &z->solo);
-  lbs_err e = LBS_OK;
   if (z->solo != MPI_COMM_NULL && !(z->zz = Zoltan_Create(z->solo)))
     e = lbs_fail(LBS_NOMEM, "Zoltan_Create failed");
   if (size > 1 && !(z->zzp = Zoltan_Create(comm)) && !e)

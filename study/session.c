@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_part.h"
 #include "lbs_study.h"
 
 lbs_err lbs_session_open(lbs_session *s, const char *trace, const char *grid,
@@ -19,6 +20,9 @@ lbs_err lbs_session_open(lbs_session *s, const char *trace, const char *grid,
   if (!e)
     e = lbs_replay_opts_from_config(s->cfg,
                                     &s->opts); /* [sim]: the grid file's, then the overrides' */
+  /* every partitioner's section, not only the one this run creates: a file is sound or not
+   * whichever partitioner a later run names, and `grid info` checks it the same way */
+  if (!e) e = lbs_part_check_config(s->cfg);
   if (e) return e;
   s->opts.cfg = s->cfg;
   s->failed = trace;

@@ -530,3 +530,110 @@ Test(db, detach_hands_the_connection_over) {
   free(p);
   tu_rmrf(dir);
 }
+
+/* ---------------------------------------------------------------- a killed writer */
+
+static void copy_file(const char *from, const char *to) {
+  long n;
+  char *b = slurp(from, &n);
+  FILE *f = fopen(to, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  free(b);
+}
+
+/* A write killed in the middle, as a pair of files: a store of 3 committed rows is copied to
+ * to, with its journal, while a transaction that deleted them and spilled new pages into the
+ * file (a cache of a few pages) is still open; the original is then rolled back. */
+static void killed_write(const char *dir, const char *to) {
+  char *p = tu_path(dir, "live.db"), *pj = tu_path(dir, "live.db-journal"),
+       *toj = malloc(strlen(to) + 9);
+  sprintf(toj, "%s-journal", to);
+  lbs_db *d;
+  cr_assert_eq(lbs_db_open(&WIDGET, p, &CREATE, &d), LBS_OK, "%s", lbs_errmsg());
+  lbs_db_close(&d);
+  sql(p, "INSERT INTO w VALUES(1, 'a', 'b'), (2, 'c', 'd'), (3, 'e', 'f')");
+  sqlite3 *db;
+  cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(db,
+                            "PRAGMA cache_size=2; BEGIN; DELETE FROM w;"
+                            "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k "
+                            "WHERE i < 400) INSERT INTO w SELECT i, hex(randomblob(1000)), '' "
+                            "FROM k",
+                            NULL, NULL, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(db));
+  copy_file(p, to);
+  copy_file(pj, toj);
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close(db);
+  struct stat sb;
+  cr_assert(stat(to, &sb) == 0 && sb.st_size > 100 * 1024, "pages were spilled into the file");
+  unlink(p);
+  free(p), free(pj), free(toj);
+}
+
+/* Reading a killed write's file rolls its journal back (SQLite does it on a read-write
+ * connection, never on a read-only one): the committed rows are read, the journal is gone;
+ * even when the file's first page was torn ("not an SQLite file" until it is rolled back). */
+Test(db, a_killed_write_is_rolled_back_when_read) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "k.db"), *j = tu_path(dir, "k.db-journal");
+  for (int torn = 0; torn < 2; torn++) {
+    killed_write(dir, p);
+    if (torn) {
+      FILE *f = fopen(p, "r+b");
+      cr_assert_not_null(f);
+      fputs("torn torn torn torn torn", f);
+      fclose(f);
+    }
+    lbs_db *d;
+    cr_assert_eq(lbs_db_open(&WIDGET, p, &READ, &d), LBS_OK, "torn %d: %s", torn, lbs_errmsg());
+    lbs_db_close(&d);
+    cr_assert_eq(query(p, "SELECT count(*) FROM w"), 3, "the committed rows, no more");
+    cr_assert_eq(query(p, "SELECT count(*) FROM w WHERE a + 0 < 4 AND b IN ('a', 'c', 'e')"), 3);
+    cr_assert_neq(access(j, F_OK), 0, "the journal was played back and removed");
+    unlink(p);
+  }
+  free(p), free(j);
+  tu_rmrf(dir);
+}
+
+/* Where the file may not be written, the journal cannot be rolled back: the message says what
+ * is wrong and how to mend it, and both files are left as they are. (Permission bits do not
+ * stop root: as root this part is skipped.) */
+Test(db, a_killed_write_that_cannot_be_rolled_back_is_named) {
+  if (geteuid() == 0) cr_skip_test("root writes a read-only file");
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "k.db"), *j = tu_path(dir, "k.db-journal");
+  killed_write(dir, p);
+  cr_assert_eq(chmod(p, 0444), 0);
+  long n, nj;
+  char *before = slurp(p, &n), *before_j = slurp(j, &nj);
+  lbs_db *d;
+  cr_assert_eq(lbs_db_open(&TERSE, p, &READ, &d), LBS_IO);
+  char want[512];
+  snprintf(want, sizeof want,
+           "%s: an interrupted write left %s-journal; open it writable once (any lbsim command "
+           "that writes it) to recover",
+           p, p);
+  cr_assert_str_eq(lbs_errmsg(), want);
+  unchanged(p, before, n);
+  unchanged(j, before_j, nj);
+  free(before), free(before_j), free(p), free(j);
+  tu_rmrf(dir);
+}
+
+/* A file named like a journal that is not SQLite's is not played back, nor removed: the file
+ * beside it is refused for what it is. */
+Test(db, a_file_named_like_a_journal_is_left_alone) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "notes.db"), *j = tu_path(dir, "notes.db-journal");
+  tu_write(p, "not a database, but text of some length to look like one........................");
+  tu_write(j, "my journal, dear diary");
+  lbs_db *d;
+  cr_assert_eq(lbs_db_open(&WIDGET, p, &READ, &d), LBS_FORMAT);
+  cr_assert(strstr(lbs_errmsg(), "(not an SQLite file)"), "%s", lbs_errmsg());
+  long n;
+  char *b = slurp(j, &n);
+  cr_assert(n == 22 && !memcmp(b, "my journal, dear diary", 22), "the journal is as it was");
+  free(b), free(p), free(j);
+  tu_rmrf(dir);
+}

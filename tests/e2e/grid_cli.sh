@@ -55,6 +55,26 @@ has "$T/err" "cannot open" "missing file message"
 expect 2 "bad override" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set nodes=3
 has "$T/err" "SECTION.KEY=VALUE" "override message"
 
+# the sections a replay reads are checked as a replay checks them, with its message: [sim],
+# [minex] (whichever partitioner runs), [zoltan]'s keys that lbsim sets itself
+expect 0 "a trace" -- "$LBSIM" trace gen --kind bump --mesh 8x6x4 --steps 4 -o "$T/b.lbt"
+printf '[cluster A]\nnodes = 4\n[sim]\nsteps = abc\n' >"$T/sim.ini"
+printf '[cluster A]\nnodes = 4\n[minex]\nthrotle = 0.5\n' >"$T/minex.ini"
+printf '[cluster A]\nnodes = 4\n[minex]\npasses = many\n' >"$T/minex2.ini"
+printf '[cluster A]\nnodes = 4\n[zoltan]\nLB_METHOD = BLOCK\n' >"$T/zoltan.ini"
+for f in sim minex minex2 zoltan; do
+  expect 1 "replay, a bad [$f]" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/$f.ini" --partitioner minex
+  sed 's/^lbsim: replay: /lbsim: grid info: /' "$T/err" >"$T/replay.err"
+  expect 1 "grid info, a bad [$f]" -- "$LBSIM" grid info "$T/$f.ini"
+  cmp -s "$T/err" "$T/replay.err" && ok || bad "grid info's message is not replay's: $(cat "$T/err") / $(cat "$T/replay.err")"
+  has "$T/err" "lbsim: grid info: $T/$f.ini:4: " "$f: the file and line"
+done
+has "$T/err" "[zoltan] LB_METHOD is set by lbsim" "zoltan message"
+expect 1 "grid info, [zoltan] by --set" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set zoltan.OBJ_WEIGHT_DIM=3
+has "$T/err" "(command line): [zoltan] OBJ_WEIGHT_DIM is set by lbsim" "--set zoltan message"
+expect 0 "grid info, keys a replay takes" -- "$LBSIM" grid info "$SRC/examples/grids/two_sites.ini" --set sim.steps=0:2 \
+  --set minex.passes=3 --set zoltan.IMBALANCE_TOL=1.2
+
 # speed_model = roofline: a described node (a CPU and a GPU) beside linear cores
 R=$SRC/examples/grids/roofline.ini
 expect 0 "help-config: roofline keys" -- "$LBSIM" grid --help-config

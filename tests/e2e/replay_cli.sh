@@ -125,7 +125,20 @@ printf '[cluster A]\nnodes = 4\nlatncy_us = 2\n' >"$T/typo.ini"
 expect 1 "unknown key" -- "$LBSIM" replay "$T/b.lbt" --grid "$T/typo.ini"
 has "$T/err" "did you mean 'latency_us'" "closest key"
 expect 1 "zoltan parameter rejected" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --set zoltan.NO_SUCH_PARAM=3
-has "$T/err" "zoltan: parameter NO_SUCH_PARAM = 3 was rejected" "zoltan parameter message"
+has "$T/err" "(command line): [zoltan] NO_SUCH_PARAM = 3 was rejected by Zoltan" "zoltan parameter message"
+# a key the adapter sets itself: the method is the name (the run would be recorded as zoltan:rcb),
+# the weight dimension what the query functions write (Zoltan would read past them)
+expect 1 "zoltan LB_METHOD" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --set zoltan.LB_METHOD=BLOCK
+has "$T/err" "(command line): [zoltan] LB_METHOD is set by lbsim: the method is the partitioner's name: choose it there (zoltan:hsfc" "LB_METHOD message"
+expect 1 "zoltan OBJ_WEIGHT_DIM" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --set zoltan.obj_weight_dim=3
+has "$T/err" "[zoltan] obj_weight_dim is set by lbsim: lbsim gives one weight per element" "OBJ_WEIGHT_DIM message"
+cp "$G" "$T/zw.ini" && printf '[zoltan]
+IMBALANCE_TOL = 1.2
+EDGE_WEIGHT_DIM = 2
+' >>"$T/zw.ini"
+expect 1 "zoltan EDGE_WEIGHT_DIM in the file" -- "$LBSIM" partition "$T/b.lbt" --grid "$T/zw.ini" --partitioner zoltan:phg
+has "$T/err" "zw.ini:$(grep -c '' "$T/zw.ini"): [zoltan] EDGE_WEIGHT_DIM is set by lbsim" "EDGE_WEIGHT_DIM message"
+expect 0 "zoltan keys of its own" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --set zoltan.IMBALANCE_TOL=1.2 --set zoltan.RCB_REUSE=1
 # a trace without a graph or coordinates: import one step from a steps directory without a mesh
 mkdir -p "$T/sd" && printf 'lbsim-steps 1\nelements 40\nmetric w 1\nstep s0 0\n' >"$T/sd/manifest"
 for i in $(seq 0 39); do echo "$i $((i % 7 + 1))"; done >"$T/sd/s0"

@@ -122,6 +122,26 @@ expect 1 "a FIFO as the store" -- timeout 20 "$LBSIM" report "$T/fifo.db" -o "$T
 has "$T/err" "not a regular file" "FIFO store message"
 [ ! -e "$T/x.html" ] && ok || bad "a page was left after an error"
 
+# ---- a write killed in the middle (gone inside a transaction that spilled pages into the
+# file) leaves a hot journal: reading rolls it back, and the committed runs are all there
+cp "$T/r.db" "$T/killed.db"
+python3 -c '
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA cache_size=2")
+c.execute("BEGIN IMMEDIATE")
+c.execute("DELETE FROM runs")
+c.execute("CREATE TABLE junk(x)")
+for i in range(400):
+    c.execute("INSERT INTO junk VALUES(randomblob(1000))")
+os._exit(9)  # no rollback, no close: what kill -9 leaves' "$T/killed.db"
+[ -s "$T/killed.db-journal" ] && ok || bad "the killed write left no journal"
+expect 0 "results of a killed write" -- "$LBSIM" results "$T/killed.db" --json
+"$LBSIM" results "$T/r.db" --json | sed 's#"path":"[^"]*"##' >"$T/r.json"
+sed 's#"path":"[^"]*"##' "$T/out" | cmp -s - "$T/r.json" && ok || bad "the killed write's store reads otherwise: $(head -c 300 "$T/err")"
+[ ! -e "$T/killed.db-journal" ] && ok || bad "the journal was not rolled back"
+expect 0 "report of a killed write" -- "$LBSIM" report "$T/killed.db" -o "$T/killed.html"
+
 # ---- outputs: checked before the work; only a report lbsim wrote is replaced, with -f
 expect 1 "existing output" -- "$LBSIM" report "$T/r.db" -o "$T/r.html"
 has "$T/err" "file exists (use --force to overwrite)" "existing output message"

@@ -126,3 +126,38 @@ Test(part_sections, a_section_a_grid_file_has_is_refused) {
                    "cannot register partitioner 'again': a grid file's [tiles] is taken");
   cr_assert_eq(lbs_part_register(&tiles), LBS_INVAL, "the name is taken");
 }
+
+/* What a grid file gives every partitioner is checked whichever runs (lbs_part_check_config:
+ * `grid info` and every replay session): [minex]'s keys, and no [zoltan] key the Zoltan adapter
+ * sets itself (the method would not be the one recorded; a weight dimension Zoltan would read
+ * past the query functions' arrays), in any case; Zoltan's other parameters pass. */
+Test(part_sections, a_grid_files_partitioner_sections_are_checked) {
+  static const struct {
+    const char *text, *msg;
+  } cases[] = {
+      {"[zoltan]\nIMBALANCE_TOL = 1.2\nRCB_REUSE = 1\n[minex]\npasses = 3\n", NULL},
+      {"[zoltan]\nRCB_REUSE = 1\nLB_METHOD = BLOCK\n",
+       "g.ini:3: [zoltan] LB_METHOD is set by lbsim: the method is the partitioner's name: choose "
+       "it there (zoltan:hsfc, zoltan:phg, ...), not in [zoltan]"},
+      {"[zoltan]\nobj_weight_dim = 3\n",
+       "g.ini:2: [zoltan] obj_weight_dim is set by lbsim: lbsim gives one weight per element (the "
+       "trace's metric)"},
+      {"[zoltan]\nEDGE_WEIGHT_DIM = 2\n", "g.ini:2: [zoltan] EDGE_WEIGHT_DIM is set by lbsim"},
+      {"[minex]\nthrotle = 0.5\n", "g.ini:2: unknown key 'throtle' in [minex]"},
+      {"[minex]\nlatency = nosuch\n", "nosuch"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    lbs_config *c;
+    cr_assert_eq(lbs_config_parse_string("g.ini", cases[i].text, &c), LBS_OK, "%s", lbs_errmsg());
+    lbs_err e = lbs_part_check_config(c);
+    lbs_config_destroy(&c);
+    if (!cases[i].msg) {
+      cr_assert_eq(e, LBS_OK, "%s", lbs_errmsg());
+      continue;
+    }
+    cr_assert_neq(e, LBS_OK, "case %zu", i);
+    cr_assert(!strncmp(lbs_errmsg(), cases[i].msg, strlen(cases[i].msg)) ||
+                  (i == 5 && strstr(lbs_errmsg(), cases[i].msg)),
+              "case %zu: %s", i, lbs_errmsg());
+  }
+}
