@@ -10,40 +10,6 @@
 #include "cli.h"
 #include "lbs_grid.h"
 
-/* grid info's text: the clusters, the links between them, the availability profiles. */
-static void print_grid(const lbs_grid *g) {
-  int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
-  printf("grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C, C == 1 ? "" : "s");
-  printf("network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
-         lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair (max-min)" : "fifo",
-         (long long)lbs_grid_barrier_ns(g));
-  printf("  %-12s %-11s %-10s %8s %12s %14s %-6s %s\n", "cluster", "procs", "nodetype", "speed",
-         "latency ns", "bandwidth Gb/s", "shared", "NIC Gb/s");
-  for (int k = 0; k < C; k++) {
-    int p0 = lbs_grid_cluster_first(g, k);
-    lbs_link l = lbs_grid_link(g, k, k);
-    char range[32];
-    snprintf(range, sizeof range, "%d..%d", p0, p0 + lbs_grid_cluster_procs(g, k) - 1);
-    char nic[32] = "-";
-    if (lbs_grid_nic_gbps(g, p0) > 0) snprintf(nic, sizeof nic, "%.4g", lbs_grid_nic_gbps(g, p0));
-    printf("  %-12s %-11s %-10s %8.3g %12lld %14.4g %-6s %s\n", lbs_grid_cluster_name(g, k), range,
-           lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns, l.bw_gbps,
-           l.shared ? "yes" : "no", nic);
-  }
-  for (int a = 0; a < C; a++)
-    for (int b = a + 1; b < C; b++) {
-      lbs_link l = lbs_grid_link(g, a, b);
-      printf("  link %s - %s: latency %lld ns, %.4g Gb/s%s\n", lbs_grid_cluster_name(g, a),
-             lbs_grid_cluster_name(g, b), (long long)l.lat_ns, l.bw_gbps,
-             l.shared ? ", shared" : "");
-    }
-  for (int i = 0; i < lbs_grid_avail_count(g); i++) {
-    char what[512];
-    printf("  availability %s: %s\n", lbs_grid_avail(g, i)->name,
-           lbs_avail_describe(g, lbs_grid_avail(g, i), what, sizeof what));
-  }
-}
-
 static int grid_info(int argc, char **argv) {
   static const struct option lo[] = {
       {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, CLI_SET_OPTION, {0, 0, 0, 0}};
@@ -86,7 +52,7 @@ static int grid_info(int argc, char **argv) {
   else if (json)
     rc = cli_json_print("grid info", lbs_grid_json(s.grid), LBS_JSON_COMPACT, LBS_JSON_EXACT);
   else
-    print_grid(s.grid);
+    lbs_grid_text(stdout, s.grid);
   lbs_session_close(&s);
   return rc;
 }

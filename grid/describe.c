@@ -1,5 +1,5 @@
 /* describe.c - a grid described: INI text checked to load, an availability profile in words,
- * the grid as JSON (what `lbsim grid info` and `grid gen` show and check). */
+ * the grid as text and as JSON (what `lbsim grid info` and `grid gen` show and check). */
 #include <stdio.h>
 
 #include "lbs_grid.h"
@@ -102,4 +102,38 @@ json_t *lbs_grid_json(const lbs_grid *g) {
   json_decref(links);
   if (bad) json_decref(o), o = NULL;
   return o;
+}
+
+void lbs_grid_text(FILE *f, const lbs_grid *g) {
+  int C = lbs_grid_nclusters(g), P = lbs_grid_procs(g);
+  fprintf(f, "grid      %s\nprocs     %d in %d cluster%s\n", lbs_grid_name(g), P, C,
+          C == 1 ? "" : "s");
+  fprintf(f, "network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
+          lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair (max-min)" : "fifo",
+          (long long)lbs_grid_barrier_ns(g));
+  fprintf(f, "  %-12s %-11s %-10s %8s %12s %14s %-6s %s\n", "cluster", "procs", "nodetype", "speed",
+          "latency ns", "bandwidth Gb/s", "shared", "NIC Gb/s");
+  for (int k = 0; k < C; k++) {
+    int p0 = lbs_grid_cluster_first(g, k);
+    lbs_link l = lbs_grid_link(g, k, k);
+    char range[32];
+    snprintf(range, sizeof range, "%d..%d", p0, p0 + lbs_grid_cluster_procs(g, k) - 1);
+    char nic[32] = "-";
+    if (lbs_grid_nic_gbps(g, p0) > 0) snprintf(nic, sizeof nic, "%.4g", lbs_grid_nic_gbps(g, p0));
+    fprintf(f, "  %-12s %-11s %-10s %8.3g %12lld %14.4g %-6s %s\n", lbs_grid_cluster_name(g, k),
+            range, lbs_grid_proc_nodetype(g, p0), lbs_grid_rate(g, p0), (long long)l.lat_ns,
+            l.bw_gbps, l.shared ? "yes" : "no", nic);
+  }
+  for (int a = 0; a < C; a++)
+    for (int b = a + 1; b < C; b++) {
+      lbs_link l = lbs_grid_link(g, a, b);
+      fprintf(f, "  link %s - %s: latency %lld ns, %.4g Gb/s%s\n", lbs_grid_cluster_name(g, a),
+              lbs_grid_cluster_name(g, b), (long long)l.lat_ns, l.bw_gbps,
+              l.shared ? ", shared" : "");
+    }
+  for (int i = 0; i < lbs_grid_avail_count(g); i++) {
+    char what[512];
+    fprintf(f, "  availability %s: %s\n", lbs_grid_avail(g, i)->name,
+            lbs_avail_describe(g, lbs_grid_avail(g, i), what, sizeof what));
+  }
 }

@@ -177,5 +177,8 @@ const char *lbs_avail_describe(const lbs_grid *g, const lbs_avail *a, char *buf,
  * (its first processor's node type, speed and NIC, its network) and each link between clusters,
  * and the availability profiles in words when there are any. NULL when out of memory. */
 struct json_t *lbs_grid_json(const lbs_grid *g);
+/* The grid as `grid info` prints it: name, processors, sharing and barrier, a line per cluster,
+ * a line per link between clusters, and the availability profiles in words. */
+void lbs_grid_text(FILE *f, const lbs_grid *g);
 
 #endif
