@@ -113,6 +113,10 @@ void lbs_pipeline_copies_text(FILE *f, const lbs_pipeline *p, int m, int k);
  * line, to f: the processor's speed, demand, utilisation, busy time and copies, the mapping's laws.
  */
 void lbs_pipeline_write_csv(FILE *f, const lbs_pipeline *p, const int *sel, int nsel);
+/* The report as `lbsim pipeline` prints it: the jobs, blocks and buffers, each selected mapping's
+ * processors (demand, utilisation, busy time, copies, the bottleneck), then a line per mapping
+ * (processors used, bottleneck, Dmax, throughput X, response time R, the balanced X). */
+void lbs_pipeline_write_text(FILE *f, const lbs_pipeline *p, const int *sel, int nsel);
 /* The pipeline (blocks, processors, buffers) and the selected mappings' laws as one JSON object;
  * NULL when out of memory. */
 struct json_t *lbs_pipeline_json(const lbs_pipeline *p, const int *sel, int nsel);

@@ -1,5 +1,5 @@
 /* report.c - a pipeline's laws as `lbsim pipeline` reports them: the mappings asked for, a
- * mapping's copies on a processor in words, the whole as JSON or CSV (lbs_pipeline.h). */
+ * mapping's copies on a processor in words, the whole as text, JSON or CSV (lbs_pipeline.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +50,50 @@ void lbs_pipeline_copies_text(FILE *f, const lbs_pipeline *p, int m, int k) {
     fprintf(f, "%s%s", first ? "" : " ", lbs_pipeline_block_name(p, c[i].block));
     if (c[i].share != 1) fprintf(f, "*%.6g", c[i].share);
     first = 0;
+  }
+}
+
+void lbs_pipeline_write_text(FILE *f, const lbs_pipeline *p, const int *sel, int nsel) {
+  double N = (double)lbs_pipeline_jobs(p);
+  fprintf(f, "pipeline %s: %lld jobs, think time %g s\n", lbs_pipeline_name(p),
+          lbs_pipeline_jobs(p), lbs_pipeline_think_s(p));
+  fprintf(f, "  %-12s %14s\n", "block", "demand s/job");
+  for (int b = 0; b < lbs_pipeline_nblocks(p); b++)
+    fprintf(f, "  %-12s %14.6g\n", lbs_pipeline_block_name(p, b),
+            lbs_pipeline_block_demand_s(p, b));
+  for (int i = 0; i < lbs_pipeline_nbuffers(p); i++) {
+    int a, b;
+    long long cap;
+    lbs_pipeline_buffer(p, i, &a, &b, &cap);
+    fprintf(f, "  buffer %s -> %s: ", lbs_pipeline_block_name(p, a), lbs_pipeline_block_name(p, b));
+    if (cap)
+      fprintf(f, "%lld jobs\n", cap);
+    else
+      fprintf(f, "unbounded\n");
+  }
+  if (lbs_pipeline_nbuffers(p))
+    fprintf(f, "  (the laws assume no buffer fills: X is an upper bound)\n");
+  for (int j = 0; j < nsel; j++) {
+    int m = sel[j];
+    const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, m);
+    fprintf(f, "\nmapping %s\n  %-12s %14s %12s %12s  %s\n", lbs_pipeline_mapping_name(p, m),
+            "processor", "demand s/job", "utilisation", "busy s", "copies");
+    for (int k = 0; k < lbs_pipeline_nprocs(p); k++) {
+      if (!L->used[k]) continue;
+      fprintf(f, "  %-12s %14.6g %11.4f%% %12.6g  ", lbs_pipeline_proc_name(p, k), L->demand_s[k],
+              100 * L->util[k], N * L->demand_s[k]);
+      lbs_pipeline_copies_text(f, p, m, k);
+      fprintf(f, "%s\n", k == L->bottleneck ? "  <- bottleneck" : "");
+    }
+  }
+  fprintf(f, "\n%-10s %5s  %-12s %14s %14s %12s %14s\n", "mapping", "procs", "bottleneck",
+          "Dmax s/job", "X jobs/s", "R s", "balanced X");
+  for (int j = 0; j < nsel; j++) {
+    const lbs_pipeline_law *L = lbs_pipeline_mapping_law(p, sel[j]);
+    fprintf(f, "%-10s %5d  %-12s %14.6g %14.6g %12.6g %14.6g\n",
+            lbs_pipeline_mapping_name(p, sel[j]), L->nused,
+            lbs_pipeline_proc_name(p, L->bottleneck), L->dmax_s, L->throughput, L->response_s,
+            L->balanced);
   }
 }
 
