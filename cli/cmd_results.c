@@ -87,8 +87,16 @@ static int write_csvs(lbs_results *h, const char *dir, const char *study) {
 
 /* ---------------------------------------------------------------- --json */
 
+/* A text column: a string, but the columns the store keeps as JSON text (a study's axes, a sweep
+ * run's labels) as the JSON they hold, not a string of it. */
+static json_t *text_json(const char *name, const char *s) {
+  if (strcmp(name, "axes") && strcmp(name, "labels")) return lbs_json_str(s);
+  json_t *j = json_loads(s, JSON_DECODE_ANY, NULL);
+  return j ? j : lbs_json_str(s);
+}
+
 /* One row as a JSON object into the array arg: NULL as null, numbers as numbers, text as a
- * string. */
+ * string (JSON text as JSON). */
 static lbs_err json_row(void *arg, int n, const char *const *names, const lbs_results_val *row) {
   if (!row) return LBS_OK;
   json_t *o = json_object();
@@ -98,7 +106,7 @@ static lbs_err json_row(void *arg, int n, const char *const *names, const lbs_re
     bad = lbs_json_set(o, names[k],
                        v->type == LBS_RV_INT    ? lbs_json_int(v->i)
                        : v->type == LBS_RV_REAL ? lbs_json_real(v->d)
-                       : v->type == LBS_RV_TEXT ? lbs_json_str(v->s)
+                       : v->type == LBS_RV_TEXT ? text_json(names[k], v->s)
                                                 : json_null());
   }
   return bad ? lbs_fail(LBS_NOMEM, "out of memory") : LBS_OK;

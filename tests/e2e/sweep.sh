@@ -110,9 +110,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 3 and len(d["studies"]) == 1 and len(d["runs"]) == 16, d.keys()
 st = d["studies"][0]
-assert st["kind"] == "sweep" and st["tasks"] == 16 and json.loads(st["axes"])["grid.barrier_us"] == ["1", "20"]
+assert st["kind"] == "sweep" and st["tasks"] == 16 and st["axes"]["grid.barrier_us"] == ["1", "20"]
 for r in d["runs"]:
-    lab = json.loads(r["labels"])
+    lab = r["labels"]  # JSON, not a string of it
     assert lab["partitioner"] == r["partitioner"] and lab["policy"] == r["policy"], lab
     assert ("grid.barrier_us=" + lab["grid.barrier_us"]) in r["overrides"] and r["study"] == st["id"]
     assert r["config"].startswith("[grid]") and r["version"] and r["host"] and r["created"]
