@@ -359,10 +359,12 @@ static int trace_check(int argc, char **argv) {
     else if (c == 'h') {
       printf("usage: lbsim trace check t.lbt [--json] [--no-source]\n\n"
              "Verifies the SQLite file, the structure (every chunk of every metric of every\n"
-             "step, with its element range), every CRC-32 and that every chunk decodes. When\n"
-             "the trace records a generator recipe, regenerates the source and checks every\n"
-             "value against the error bound (skip with --no-source). Exit 1 names the bad\n"
-             "step, metric and chunk.\n");
+             "step, with its element range), every CRC-32 and that every chunk decodes, and\n"
+             "that the writer finished (as many steps as a generator's recipe says, a\n"
+             "profiled run's profiler.complete, the file closed). When the trace records a\n"
+             "generator recipe, regenerates the source and checks every value against the\n"
+             "error bound (skip with --no-source). Exit 1 names the bad step, metric and\n"
+             "chunk, or the steps missing.\n");
       return 0;
     } else
       return cli_usage("trace check", "bad option");
@@ -376,6 +378,7 @@ static int trace_check(int argc, char **argv) {
   cli_progress_start(&p, "verifying", lbs_trace_steps(t));
   e = lbs_trace_verify(t, cli_progress_cb, &p);
   cli_progress_end(&p);
+  if (!e) e = lbs_trace_check_complete(t); /* a trace cut short is whole in every other way */
   lbs_source_check sc = {0, NAN, NAN, NAN};
   if (!e && !nosrc && lbs_trace_has_gen_source(t)) {
     cli_progress_start(&p, "checking source", lbs_trace_steps(t));
