@@ -209,6 +209,11 @@ static int gen_parse(int argc, char **argv, gen_args *a) {
   return 0;
 }
 
+/* A new trace being written at path: removed with its side files if a signal interrupts the
+ * command (a half trace only misleads, and the command makes it again), kept once complete
+ * (cli_interrupt_keep). */
+static int guard_trace(const char *path) { return cli_interrupt_remove(path, CLI_RM_DB, NULL); }
+
 /* The nbody workload: integrated and written. */
 static int gen_nbody(const gen_args *a) {
   if (a->eo.enc.nset || a->eo.chunk)
@@ -217,7 +222,9 @@ static int gen_nbody(const gen_args *a) {
   if (cli_replace_output(a->out, a->eo.force)) return 1;
   cli_progress p;
   cli_progress_start(&p, "integrating", a->np.steps);
+  int guard = guard_trace(a->out);
   lbs_err e = lbs_nbody_trace(&a->np, a->out, cli_progress_cb, &p);
+  cli_interrupt_keep(guard);
   cli_progress_end(&p);
   if (e) return cli_error(a->out, e);
   fprintf(stderr, "lbsim: wrote %s: %lld bodies, %lld steps\n", a->out, (long long)a->np.bodies,
@@ -243,7 +250,9 @@ static int gen_mesh(gen_args *a) {
     lbs_gen_write_opts wo = {a->order, a->eb, a->gb, a->eo.chunk, &a->eo.enc};
     cli_progress p;
     cli_progress_start(&p, "generating", a->gp.steps);
+    int guard = guard_trace(a->out);
     e = lbs_gen_write_trace(g, &wo, a->out, cli_progress_cb, &p);
+    cli_interrupt_keep(guard);
     cli_progress_end(&p);
     if (e)
       rc = cli_error(a->out, e);
@@ -541,7 +550,9 @@ static int import_stepsdir(const import_args *a) {
   lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, a->eo.chunk, a->eo.allow_nonfinite, 0};
   if (enc_resolve(&a->eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
   if (cli_replace_output(a->out, a->eo.force)) return 1;
+  int guard = guard_trace(a->out);
   lbs_err e = lbs_stepsdir_import(a->dir, a->out, &io);
+  cli_interrupt_keep(guard);
   if (!e && io.nonfinite)
     fprintf(stderr, "lbsim: warning: %s: %lld NaN or infinite values imported as they are\n",
             a->dir, (long long)io.nonfinite);
@@ -563,8 +574,11 @@ static int import_chaco(const import_args *a) {
     rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
   else if (!e && cli_replace_output(a->out, a->eo.force))
     rc = 1;
-  else if (!e)
+  else if (!e) {
+    int guard = guard_trace(a->out);
     e = lbs_chaco_write_trace(a->chaco, mesh, vw, ncon, &a->eo.enc, a->eo.chunk, a->out);
+    cli_interrupt_keep(guard);
+  }
   free(vw);
   lbs_mesh_destroy(&mesh);
   if (!rc && e) rc = cli_error("trace import", e);
@@ -638,7 +652,9 @@ static int trace_recode(int argc, char **argv) {
   cli_progress p;
   int64_t kept;
   cli_progress_start(&p, "recoding", lbs_trace_steps(t));
+  int guard = guard_trace(out);
   e = lbs_trace_recode(t, in, &eo.enc, eo.chunk, out, cli_progress_cb, &p, &kept);
+  cli_interrupt_keep(guard);
   cli_progress_end(&p);
   struct stat sb;
   if (e && kept >= 0)
