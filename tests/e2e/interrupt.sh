@@ -2,7 +2,10 @@
 # End-to-end checks of interrupted commands (issues 10 and 14), each interrupted for real with a
 # signal while it writes: `export vtk` and `trace export` leave no DIR.tmp-XXXXXX behind on SIGINT
 # or SIGTERM and exit with the signal's status; `trace gen` leaves no half trace on SIGINT, and
-# one killed with SIGKILL (which nothing can catch) is named short by `trace check`.
+# one killed with SIGKILL (which nothing can catch) is named short by `trace check`; `collect`
+# removes its socket and token on SIGTERM and SIGINT, and the socket and token a collector
+# killed with SIGKILL left are replaced with a warning, never silently reused, while a live
+# collector's token is refused.
 # usage: interrupt.sh lbsim source-dir
 set -u
 LBSIM=${1:?usage: interrupt.sh lbsim source-dir}
@@ -105,5 +108,45 @@ has "$T/out" '"ok":false' "JSON says not ok"
 # a whole one is still ok
 expect 0 "trace check of a whole trace" -- "$LBSIM" trace check "$T/t.lbt" --no-source
 has "$T/out" "ok: 30 steps" "whole trace ok"
+
+# ---- 3. collect: its socket and default token
+for sig in TERM INT; do
+  bg collect --listen "unix:$T/c.sock" -o "$T/c.lbt" 2>"$T/c.err"
+  pid=$!
+  PIDS+=($pid)
+  until_there $pid "$T/c.sock" && ok || bad "collect ($sig) did not listen: $(cat "$T/c.err")"
+  [ -f "$T/c.lbt.token" ] && ok || bad "collect ($sig) made no token"
+  kill -"$sig" $pid
+  wait $pid
+  rc=$?
+  [ "$rc" = "$(status $sig)" ] && ok || bad "collect ($sig): exit $rc, expected $(status $sig)"
+  [ ! -e "$T/c.sock" ] && ok || bad "collect ($sig) left its socket"
+  [ ! -e "$T/c.lbt.token" ] && ok || bad "collect ($sig) left its token"
+done
+# killed with SIGKILL: the socket and the token stay; the next collector replaces both and says so
+bg collect --listen "unix:$T/c.sock" -o "$T/c.lbt" 2>"$T/c.err"
+pid=$!
+PIDS+=($pid)
+until_there $pid "$T/c.sock" && ok || bad "collect did not listen: $(cat "$T/c.err")"
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ -S "$T/c.sock" ] && [ -f "$T/c.lbt.token" ] && ok || bad "SIGKILL: no stale socket and token to test with"
+old=$(cat "$T/c.lbt.token")
+LBSPROF_COLLECT_IDLE_S=30 "$LBSIM" collect --listen "unix:$T/c.sock" -o "$T/c.lbt" 2>"$T/c.err" &
+pid=$!
+PIDS+=($pid)
+for _ in $(seq 3000); do grep -q "listening on" "$T/c.err" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+has "$T/c.err" "lbsim: collect: warning: $T/c.lbt.token: a stale token left by a collector that did not finish; removed" "stale token said"
+has "$T/c.err" "lbsim: collect: warning: $T/c.sock: a stale socket" "stale socket said"
+has "$T/c.err" "listening on unix:$T/c.sock" "listens after replacing the stale socket"
+[ -f "$T/c.lbt.token" ] && [ "$(cat "$T/c.lbt.token")" != "$old" ] && ok || bad "the stale token was reused"
+# a live collector's token is not stale: a second collector of the same output is refused
+expect 1 "a second collector of the same output" -- "$LBSIM" collect --listen "unix:$T/c2.sock" -o "$T/c.lbt"
+has "$T/err" "lbsim: collect: $T/c.lbt.token: in use by a running collector" "live token refused"
+[ ! -e "$T/c2.sock" ] && ok || bad "the refused collector left a socket"
+[ -S "$T/c.sock" ] && [ -f "$T/c.lbt.token" ] && ok || bad "the refused collector removed the live one's socket or token"
+kill -TERM $pid
+wait $pid
+[ ! -e "$T/c.sock" ] && [ ! -e "$T/c.lbt.token" ] && ok || bad "collect (TERM) left its socket or token"
 
 finish
