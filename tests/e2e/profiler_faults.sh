@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The profiler with real processes: a normal run, a stand-alone collector, and the faults of
 # issue 6 (agent killed, collector killed, application killed, a full ring in drop and wait
-# modes). Every trace left behind must pass `lbsim trace check`.
+# modes). Every trace left behind must pass `lbsim trace check`, but for the killed collector's,
+# which it names unfinished.
 set -u
 LBSIM=${1:?usage: profiler_faults.sh lbsim prof_app}
 APP=${2:?usage: profiler_faults.sh lbsim prof_app}
