@@ -5,8 +5,9 @@
  * the signal again under its default action, so that the exit status says the command was
  * killed by it. The handler runs at any moment, so it touches only a fixed table whose entries
  * become visible to it whole (an atomic flag set after the path is copied) and calls only
- * async-signal-safe functions: open, close, lstat, unlink, unlinkat, rmdir, sigaction, raise,
- * and the getdents64 system call that lists a directory without readdir's malloc. */
+ * async-signal-safe functions: open, close, lstat, unlink, unlinkat, rmdir, getpid, sigaction,
+ * raise, and the getdents64 system call (through syscall(), a plain trap on Linux) that lists a
+ * directory without readdir's malloc. */
 #include "cli.h"
 
 #include <errno.h>
@@ -30,6 +31,10 @@ typedef struct {
 } slot;
 
 static slot slots[SLOTS];
+/* The process that registered the paths: a child forked by a command (a calibration kernel, a
+ * validation run before its exec) inherits the handler, and Ctrl-C reaches it too, but what the
+ * table names is its parent's to remove. */
+static pid_t owner;
 static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 
 /* Appends s to the end of b (n bytes) without snprintf, which is not async-signal-safe. */
@@ -92,7 +97,7 @@ static void remove_slot(const slot *s) {
 
 static void on_signal(int sig) {
   int saved = errno;
-  for (int i = 0; i < SLOTS; i++)
+  for (int i = 0; i < SLOTS && getpid() == owner; i++)
     if (atomic_load(&slots[i].used)) remove_slot(&slots[i]);
   /* the default action, raised again: it arrives when the handler returns (the signal is
    * blocked until then) and ends the process as the signal would have */
@@ -109,6 +114,7 @@ static void install(void) {
   static int done;
   if (done) return;
   done = 1;
+  owner = getpid();
   struct sigaction sa = {.sa_handler = on_signal};
   sigemptyset(&sa.sa_mask);
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaddset(&sa.sa_mask, sigs[i]);
