@@ -132,7 +132,7 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 [ -S "$T/c.sock" ] && [ -f "$T/c.lbt.token" ] && ok || bad "SIGKILL: no stale socket and token to test with"
 old=$(cat "$T/c.lbt.token")
-LBSPROF_COLLECT_IDLE_S=30 "$LBSIM" collect --listen "unix:$T/c.sock" -o "$T/c.lbt" 2>"$T/c.err" &
+LBSPROF_COLLECT_IDLE_S=600 "$LBSIM" collect --listen "unix:$T/c.sock" -o "$T/c.lbt" 2>"$T/c.err" &
 pid=$!
 PIDS+=($pid)
 for _ in $(seq 3000); do grep -q "listening on" "$T/c.err" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
