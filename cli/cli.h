@@ -3,8 +3,10 @@
 #define LBS_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "lbs_config.h"
 #include "lbs_core.h"
@@ -80,6 +82,7 @@ typedef enum {
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */
   char tmp[4200]; /* the directory being written; "" when none */
+  int guard;      /* its cli_interrupt_remove id while it is being written, else -1 */
   int force;
   cli_dir_kind kind;
   const char
@@ -94,7 +97,8 @@ int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kin
 /* The same, cmd (borrowed, may be NULL) naming the command in every message about d. */
 int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,
                         cli_dir_kind kind);
-/* Makes the fresh directory d->tmp to write into; prints why not and returns 1. */
+/* Makes the fresh directory d->tmp to write into, removed with its files if a signal ends the
+ * command before cli_outdir_commit (cli_interrupt_remove); prints why not and returns 1. */
 int cli_outdir_begin(cli_outdir *d);
 /* Checks DIR again and renames d->tmp into place (lbsim's old output there is moved aside,
  * then removed). Prints why not and returns 1; the caller then calls cli_outdir_abort. */
@@ -102,9 +106,28 @@ int cli_outdir_commit(cli_outdir *d);
 /* Removes d->tmp and what was written in it (nothing when it was committed). */
 void cli_outdir_abort(cli_outdir *d);
 
+/* What an interrupted command leaves (interrupt.c). A path registered here is removed when
+ * SIGINT, SIGTERM or SIGHUP arrives (one the process did not ignore when it started), then the
+ * signal is raised again under its default action, so the exit status is the signal's. What a
+ * path is: */
+typedef enum {
+  CLI_RM_FILE, /* a file */
+  CLI_RM_DB,   /* an SQLite file with its side files (-wal, -shm, -journal) */
+  CLI_RM_DIR   /* a fresh directory of lbsim's: everything in it, then it */
+} cli_rm;
+/* Registers path (copied); with same, only while it is still that file (its st_dev and st_ino),
+ * never what replaced it. An id for cli_interrupt_keep, or -1 when the table is full. */
+int cli_interrupt_remove(const char *path, cli_rm kind, const struct stat *same);
+/* Forgets id (-1: nothing): the output is complete, or removed already. */
+void cli_interrupt_keep(int id);
+/* Blocks the signals until release, so that making an output and registering it are one step
+ * for a signal (mkdtemp, then cli_interrupt_remove). */
+void cli_interrupt_hold(sigset_t *saved);
+void cli_interrupt_release(const sigset_t *saved);
+
 /* One way to set options. Every replay flag is a config override: --policy X is --set sim.policy=X,
- * --steps A:B is --set sim.steps=A:B, and so on, appended in command-line order to the one list -o
- * (--set) fills. The precedence is one rule: the defaults, then the grid file's [sim], then the
+ * --steps A:B is --set sim.steps=A:B, and so on, appended in command-line order to the one list
+ * --set fills. The precedence is one rule: the defaults, then the grid file's [sim], then the
  * command line's flags and overrides from left to right (the later wins);
  * lbs_replay_opts_from_config alone turns the result into options. */
 typedef struct cli_overrides {

@@ -1,9 +1,11 @@
 /* cmd_collect.c - lbsim collect: a stand-alone profiler collector (the seed's GlobalAgent). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +18,14 @@ static void unlink_socket(const char *addr) {
   if (!strncmp(addr, "unix:", 5) && lstat(addr + 5, &sb) == 0 && S_ISSOCK(sb.st_mode) &&
       sb.st_uid == geteuid())
     unlink(addr + 5);
+}
+
+/* The socket this command listens on, removed if a signal ends the command (the same file only):
+ * an id for cli_interrupt_keep, or -1 (a TCP address has nothing to remove). */
+static int guard_socket(const char *addr) {
+  struct stat sb;
+  if (strncmp(addr, "unix:", 5) || lstat(addr + 5, &sb)) return -1;
+  return cli_interrupt_remove(addr + 5, CLI_RM_FILE, &sb);
 }
 
 static void usage(void) {
@@ -32,13 +42,16 @@ static void usage(void) {
       "LBSPROF_TOKEN_FILE=F (or opts.token_file).\n\noptions:\n"
       "  --token-file F  read the token from F, or write a new one there when F does\n"
       "                  not exist; it stays, so a restarted collector lets the same\n"
-      "                  agents back in (default: t.lbt.token, made and removed here)\n"
+      "                  agents back in (default: t.lbt.token, made and removed here,\n"
+      "                  also on SIGINT and SIGTERM; one a killed collector left is\n"
+      "                  replaced with a warning, one a running collector holds refused)\n"
       "  --nodes N       expect N node agents (default: as the run says)\n"
       "  -f, --force     replace the output file (a regular file only)\n\n"
       "Limits (environment): LBSPROF_AUTH_TIMEOUT_S (5: to authenticate),\n"
       "LBSPROF_CONN_IDLE_S (60: an agent's silence), LBSPROF_COLLECT_CONN_MB (1024: one\n"
       "connection's buffer), LBSPROF_COLLECT_IDLE_S (120: no agent at all).\n"
-      "A unix socket is made mode 0600; its path may hold only a stale socket of ours.\n\n"
+      "A unix socket is made mode 0600; its path may hold only a stale socket of ours\n"
+      "(replaced with a warning).\n\n"
       "example:\n"
       "  lbsim collect --listen tcp:node0:7000 -o run.lbt --token-file ~/.lbsim-token &\n"
       "  LBSPROF_COLLECTOR=tcp:node0:7000 LBSPROF_TOKEN_FILE=~/.lbsim-token mpiexec -n 64 ./app\n");
@@ -79,9 +92,43 @@ static int parse(int argc, char **argv, args *a) {
   return 0;
 }
 
+/* A default token already there was made by another collector of the same output: one that
+ * runs (it holds the token's lock: refused) or one that was killed before it could remove it
+ * (nobody holds the lock: removed, so that the agents of that dead run, still holding its
+ * secret, cannot get into this one). Anything but a regular file of ours is left to
+ * lbs__token_read to name. 0, or 1 after the error. */
+static int clear_stale_token(const char *token) {
+  int fd = open(token, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0) return 0;
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) return close(fd), 0;
+  if (flock(fd, LOCK_EX | LOCK_NB)) {
+    fprintf(stderr,
+            "lbsim: collect: %s: in use by a running collector (is another 'lbsim collect' "
+            "writing the same output?)\n",
+            token);
+    return close(fd), 1;
+  }
+  if (unlink(token)) {
+    fprintf(stderr, "lbsim: collect: %s: cannot remove the stale token: %s\n", token,
+            strerror(errno));
+    return close(fd), 1;
+  }
+  close(fd);
+  fprintf(stderr,
+          "lbsim: collect: warning: %s: a stale token left by a collector that did not finish; "
+          "removed (a new one follows)\n",
+          token);
+  return 0;
+}
+
 /* The token: an existing file is read (and must be private), else a new one is written. *made
- * records a default token made here (made->st_ino 0 otherwise), to remove at the end. 0 or 1. */
-static int take_token(const char *token, int is_default, uint8_t *secret, struct stat *made) {
+ * records a default token made here (made->st_ino 0 otherwise), to remove at the end; *lock is
+ * then a descriptor of it holding its lock while this collector runs (clear_stale_token). 0 or
+ * 1. */
+static int take_token(const char *token, int is_default, uint8_t *secret, struct stat *made,
+                      int *lock) {
+  if (is_default && clear_stale_token(token)) return 1;
   if (access(token, F_OK) == 0 || errno != ENOENT) {
     if (lbs__token_read(token, secret)) return cli_error("collect", LBS_IO);
     fprintf(stderr, "lbsim collect: token from %s\n", token);
@@ -89,6 +136,8 @@ static int take_token(const char *token, int is_default, uint8_t *secret, struct
   }
   if (lbs__token_create(token, secret)) return cli_error("collect", LBS_IO);
   if (!is_default || stat(token, made)) *made = (struct stat){0};
+  if (made->st_ino && (*lock = open(token, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+    flock(*lock, LOCK_EX | LOCK_NB);
   fprintf(stderr, "lbsim collect: wrote a new token to %s (give the run LBSPROF_TOKEN_FILE=%s)\n",
           token, token);
   return 0;
@@ -105,9 +154,18 @@ int cmd_collect(int argc, char **argv) {
   uint8_t secret[LBSPROF_SECRET_BYTES];
   if (!a.token)
     snprintf(token_default, sizeof token_default, "%s.token", a.out), a.token = token_default;
-  if (take_token(a.token, a.token == token_default, secret, &made)) return 1;
+  /* the token this command makes and its socket are removed if a signal ends it: registered as
+   * they are made, no signal in between */
+  int lock = -1, guard_token = -1, guard_sock = -1, fd = -1;
   char actual[512];
-  int fd = lbs__listen(a.addr, actual, sizeof actual);
+  sigset_t saved;
+  cli_interrupt_hold(&saved);
+  rc = take_token(a.token, a.token == token_default, secret, &made, &lock);
+  if (!rc && made.st_ino) guard_token = cli_interrupt_remove(a.token, CLI_RM_FILE, &made);
+  if (!rc && (fd = lbs__listen(a.addr, actual, sizeof actual)) >= 0)
+    guard_sock = guard_socket(actual);
+  cli_interrupt_release(&saved);
+  if (rc) return 1;
   rc = 1;
   if (fd < 0)
     cli_error("collect", LBS_IO);
@@ -116,10 +174,13 @@ int cmd_collect(int argc, char **argv) {
     rc = lbs__collect_main(fd, actual, a.out, (int)a.nodes, secret);
   }
   if (fd >= 0) close(fd), unlink_socket(actual);
+  cli_interrupt_keep(guard_sock);
   struct stat now;
   if (made.st_ino && lstat(a.token, &now) == 0 && now.st_dev == made.st_dev &&
       now.st_ino == made.st_ino)
     unlink(a.token);
+  cli_interrupt_keep(guard_token);
+  if (lock >= 0) close(lock);
   OPENSSL_cleanse(secret, sizeof secret);
   return rc;
 }

@@ -86,13 +86,17 @@ static int check_output(const char *out, const char *store, int force) {
   return 0;
 }
 
-/* Writes the page beside out and renames it into place: a failed write leaves what was there. */
+/* Writes the page beside out and renames it into place: a failed write leaves what was there,
+ * and so does a signal (the file beside out is removed, cli_interrupt_remove). */
 static int write_page(const char *out, const void *data, size_t len) {
   size_t n = strlen(out);
   char *tmp = malloc(n + 16);
   if (!tmp) return fprintf(stderr, "lbsim: report: out of memory\n"), 1;
   snprintf(tmp, n + 16, "%s.tmp-XXXXXX", out);
-  int fd = mkstemp(tmp);
+  sigset_t saved;
+  cli_interrupt_hold(&saved); /* no signal between making it and registering it */
+  int fd = mkstemp(tmp), guard = fd < 0 ? -1 : cli_interrupt_remove(tmp, CLI_RM_FILE, NULL);
+  cli_interrupt_release(&saved);
   if (fd < 0) {
     fprintf(stderr, "lbsim: %s: cannot create: %s\n", tmp, strerror(errno));
     return free(tmp), 1;
@@ -120,6 +124,7 @@ static int write_page(const char *out, const void *data, size_t len) {
     fprintf(stderr, "lbsim: %s: write failed: %s\n", out,
             err == EEXIST ? "no longer a regular file" : strerror(err));
   }
+  cli_interrupt_keep(guard); /* renamed into place, or removed */
   free(tmp);
   return err ? 1 : 0;
 }

@@ -209,6 +209,11 @@ static int gen_parse(int argc, char **argv, gen_args *a) {
   return 0;
 }
 
+/* A new trace being written at path: removed with its side files if a signal interrupts the
+ * command (a half trace only misleads, and the command makes it again), kept once complete
+ * (cli_interrupt_keep). */
+static int guard_trace(const char *path) { return cli_interrupt_remove(path, CLI_RM_DB, NULL); }
+
 /* The nbody workload: integrated and written. */
 static int gen_nbody(const gen_args *a) {
   if (a->eo.enc.nset || a->eo.chunk)
@@ -217,7 +222,9 @@ static int gen_nbody(const gen_args *a) {
   if (cli_replace_output(a->out, a->eo.force)) return 1;
   cli_progress p;
   cli_progress_start(&p, "integrating", a->np.steps);
+  int guard = guard_trace(a->out);
   lbs_err e = lbs_nbody_trace(&a->np, a->out, cli_progress_cb, &p);
+  cli_interrupt_keep(guard);
   cli_progress_end(&p);
   if (e) return cli_error(a->out, e);
   fprintf(stderr, "lbsim: wrote %s: %lld bodies, %lld steps\n", a->out, (long long)a->np.bodies,
@@ -243,7 +250,9 @@ static int gen_mesh(gen_args *a) {
     lbs_gen_write_opts wo = {a->order, a->eb, a->gb, a->eo.chunk, &a->eo.enc};
     cli_progress p;
     cli_progress_start(&p, "generating", a->gp.steps);
+    int guard = guard_trace(a->out);
     e = lbs_gen_write_trace(g, &wo, a->out, cli_progress_cb, &p);
+    cli_interrupt_keep(guard);
     cli_progress_end(&p);
     if (e)
       rc = cli_error(a->out, e);
@@ -359,10 +368,12 @@ static int trace_check(int argc, char **argv) {
     else if (c == 'h') {
       printf("usage: lbsim trace check t.lbt [--json] [--no-source]\n\n"
              "Verifies the SQLite file, the structure (every chunk of every metric of every\n"
-             "step, with its element range), every CRC-32 and that every chunk decodes. When\n"
-             "the trace records a generator recipe, regenerates the source and checks every\n"
-             "value against the error bound (skip with --no-source). Exit 1 names the bad\n"
-             "step, metric and chunk.\n");
+             "step, with its element range), every CRC-32 and that every chunk decodes, and\n"
+             "that the writer finished (as many steps as a generator's recipe says, a\n"
+             "profiled run's profiler.complete, the file closed). When the trace records a\n"
+             "generator recipe, regenerates the source and checks every value against the\n"
+             "error bound (skip with --no-source). Exit 1 names the bad step, metric and\n"
+             "chunk, or the steps missing.\n");
       return 0;
     } else
       return cli_bad_option("trace check");
@@ -376,6 +387,7 @@ static int trace_check(int argc, char **argv) {
   cli_progress_start(&p, "verifying", lbs_trace_steps(t));
   e = lbs_trace_verify(t, cli_progress_cb, &p);
   cli_progress_end(&p);
+  if (!e) e = lbs_trace_check_complete(t); /* a trace cut short is whole in every other way */
   lbs_source_check sc = {0, NAN, NAN, NAN};
   if (!e && !nosrc && lbs_trace_has_gen_source(t)) {
     cli_progress_start(&p, "checking source", lbs_trace_steps(t));
@@ -538,7 +550,9 @@ static int import_stepsdir(const import_args *a) {
   lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, a->eo.chunk, a->eo.allow_nonfinite, 0};
   if (enc_resolve(&a->eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
   if (cli_replace_output(a->out, a->eo.force)) return 1;
+  int guard = guard_trace(a->out);
   lbs_err e = lbs_stepsdir_import(a->dir, a->out, &io);
+  cli_interrupt_keep(guard);
   if (!e && io.nonfinite)
     fprintf(stderr, "lbsim: warning: %s: %lld NaN or infinite values imported as they are\n",
             a->dir, (long long)io.nonfinite);
@@ -560,8 +574,11 @@ static int import_chaco(const import_args *a) {
     rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
   else if (!e && cli_replace_output(a->out, a->eo.force))
     rc = 1;
-  else if (!e)
+  else if (!e) {
+    int guard = guard_trace(a->out);
     e = lbs_chaco_write_trace(a->chaco, mesh, vw, ncon, &a->eo.enc, a->eo.chunk, a->out);
+    cli_interrupt_keep(guard);
+  }
   free(vw);
   lbs_mesh_destroy(&mesh);
   if (!rc && e) rc = cli_error("trace import", e);
@@ -635,7 +652,9 @@ static int trace_recode(int argc, char **argv) {
   cli_progress p;
   int64_t kept;
   cli_progress_start(&p, "recoding", lbs_trace_steps(t));
+  int guard = guard_trace(out);
   e = lbs_trace_recode(t, in, &eo.enc, eo.chunk, out, cli_progress_cb, &p, &kept);
+  cli_interrupt_keep(guard);
   cli_progress_end(&p);
   struct stat sb;
   if (e && kept >= 0)

@@ -276,6 +276,7 @@ int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kin
 int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,
                         cli_dir_kind kind) {
   memset(d, 0, sizeof *d);
+  d->guard = -1;
   d->kind = kind;
   d->cmd = cmd;
   size_t n = strlen(dir);
@@ -315,14 +316,20 @@ int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int for
   return 0;
 }
 
-/* Makes the fresh directory DIR.tmp-XXXXXX beside DIR, with the usual mode. */
+/* Makes the fresh directory DIR.tmp-XXXXXX beside DIR, with the usual mode, removed with what
+ * it holds if a signal interrupts the command before it is renamed into place. */
 int cli_outdir_begin(cli_outdir *d) {
   snprintf(d->tmp, sizeof d->tmp, "%s.tmp-XXXXXX", d->dir);
+  sigset_t saved;
+  cli_interrupt_hold(&saved); /* no signal between making it and registering it */
   if (!mkdtemp(d->tmp)) {
+    cli_interrupt_release(&saved);
     say(d, "%s: cannot create: %s", d->tmp, strerror(errno));
     d->tmp[0] = '\0';
     return 1;
   }
+  d->guard = cli_interrupt_remove(d->tmp, CLI_RM_DIR, NULL);
+  cli_interrupt_release(&saved);
   mode_t um = umask(0); /* mkdtemp makes 0700; the output gets the usual mode */
   umask(um);
   chmod(d->tmp, 0777 & ~um);
@@ -347,14 +354,21 @@ static int remove_dir(const char *dir, int any, cli_dir_kind kind) {
 
 /* Removes the fresh directory after a failure; nothing after a commit. */
 void cli_outdir_abort(cli_outdir *d) {
-  if (d->tmp[0])
+  if (d->tmp[0]) {
     remove_dir(d->tmp, 1, d->kind); /* a fresh directory: everything in it is lbsim's */
+    cli_interrupt_keep(d->guard);
+  }
   d->tmp[0] = '\0';
+  d->guard = -1;
 }
 
 /* Renames d->tmp to d->dir; prints why not and returns 1. */
 static int rename_in(cli_outdir *d) {
-  if (!rename(d->tmp, d->dir)) return d->tmp[0] = '\0', 0;
+  if (!rename(d->tmp, d->dir)) { /* in place: a signal now leaves it (its old name is gone) */
+    cli_interrupt_keep(d->guard);
+    d->tmp[0] = '\0', d->guard = -1;
+    return 0;
+  }
   say(d, "%s: cannot rename %s into place: %s", d->dir, d->tmp, strerror(errno));
   return 1;
 }

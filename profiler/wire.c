@@ -145,8 +145,9 @@ static int parse_tcp(const char *addr, char *host, size_t hl, char *port, size_t
 }
 
 /* What is at a unix socket path may go only when it is a stale socket of this user: a socket
- * file we own that nobody listens on (connect() is refused). Anything else there is an error
- * naming it. */
+ * file we own that nobody listens on (connect() is refused), left by a collector that was killed.
+ * Its removal is said, so that a run reusing a dead one's path is not silent about it. Anything
+ * else there is an error naming it. */
 static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
   const char *path = sa->sun_path;
   struct stat sb;
@@ -167,6 +168,10 @@ static lbs_err clear_stale_socket(const struct sockaddr_un *sa) {
     return lbs_fail(LBS_IO, "%s: cannot tell whether it is in use: %s", path, strerror(err));
   if (unlink(path) && errno != ENOENT)
     return lbs_fail(LBS_IO, "%s: cannot remove the stale socket: %s", path, strerror(errno));
+  lbs_log(LBS_LOG_WARN,
+          "collect: warning: %s: a stale socket (nobody listens on it: its collector is gone); "
+          "removed",
+          path);
   return LBS_OK;
 }
 

@@ -377,6 +377,12 @@ int64_t lbs_trace_file_bytes(const lbs_trace *t);
  * metric with the right element range, every CRC-32, every chunk decodes, the mesh
  * arrays' CRCs. Returns the first problem, naming step, metric and chunk. */
 lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg);
+/* Whether the writer finished the trace: as many steps as its `source` promises (a generator's
+ * recipe, steps=N), profiler.complete in a profiled trace (the collector writes it as it ends),
+ * and the file closed (not left in WAL mode, as a killed writer leaves it). LBS_CORRUPT
+ * "PATH: 47 of 200 steps: the writer did not finish" (or what else is missing); LBS_OK also for
+ * a trace that promises nothing. What `lbsim trace check` adds to lbs_trace_verify. */
+lbs_err lbs_trace_check_complete(lbs_trace *t);
 
 /* ---------------------------------------------------------------- a trace described (info.c)
  * What `lbsim trace info` shows: the sizes, the errors the writer measured, the chunks of each

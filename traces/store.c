@@ -17,6 +17,7 @@
 #include "codec_int.h"
 #include "traces_int.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -843,4 +844,43 @@ lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {
   }
   free(buf);
   return e;
+}
+
+/* The steps a trace's `source` promises: the " steps=N" of a generator's recipe (bump, hotspot,
+ * random, nbody); -1 for any other source, or none. */
+static int64_t source_steps(const lbs_trace *t) {
+  const char *src = lbs_trace_meta(t, "source");
+  const char *p = src ? strstr(src, " steps=") : NULL;
+  if (!p) return -1;
+  char *end;
+  errno = 0;
+  long long n = strtoll(p + 7, &end, 10);
+  return errno || end == p + 7 || (*end && *end != ' ') || n < 0 ? -1 : (int64_t)n;
+}
+
+lbs_err lbs_trace_check_complete(lbs_trace *t) {
+  int64_t want = source_steps(t);
+  if (want >= 0 && t->S < want)
+    return lbs_fail(LBS_CORRUPT, "%s: %lld of %lld steps: the writer did not finish", t->path,
+                    (long long)t->S, (long long)want);
+  /* the collector writes profiler.complete ("yes", or "no" for a run that ended badly) as it
+   * finishes: a profiled trace without it lost its collector */
+  if (lbs_trace_meta(t, "profiler.ranks") && !lbs_trace_meta(t, "profiler.complete"))
+    return lbs_fail(LBS_CORRUPT,
+                    "%s: %lld steps: the collector did not finish (no profiler.complete)", t->path,
+                    (long long)t->S);
+  /* the writer leaves WAL mode as it closes the file (lbs_trace_writer_close): a file still in
+   * it was never closed, whatever it says it holds */
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
+    return lbs_db_err(t->db, t->path, "journal mode");
+  int rc = sqlite3_step(st);
+  const char *mode = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+  int wal = mode && !strcmp(mode, "wal");
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return lbs_db_err(t->db, t->path, "journal mode");
+  if (wal)
+    return lbs_fail(LBS_CORRUPT, "%s: %lld steps: the writer did not finish (never closed)",
+                    t->path, (long long)t->S);
+  return LBS_OK;
 }

@@ -413,6 +413,10 @@ Test(store, killed_writer_keeps_every_complete_step) {
   int64_t S = lbs_trace_steps(t);
   cr_assert_geq(S, 7, "complete steps lost: %lld", (long long)S);
   cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  /* whole in every way but its length: told apart from a finished trace */
+  cr_assert_eq(lbs_trace_check_complete(t), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), " of 100000 steps: the writer did not finish"), "%s",
+            lbs_errmsg());
   lbs_gen *g;
   cr_assert_eq(lbs_gen_from_recipe(lbs_trace_meta(t, "source"), &g), LBS_OK);
   check_against_source(t, g);
@@ -533,5 +537,100 @@ Test(store, gen_write_stores_the_generator_within_the_default_bound) {
   lbs_gen_destroy(&g);
   lbs_trace_close(&t);
   free(path);
+  tu_rmrf(dir);
+}
+
+/* Stops lbs_gen_write_trace after *arg steps, as a writer cut short would. */
+static int stop_after(void *arg, int64_t done, int64_t total) {
+  (void)total;
+  return done >= *(int64_t *)arg;
+}
+
+/* lbs_trace_check_complete, without signals: a generated trace stopped after 3 of its recipe's
+ * 10 steps (closed, valid in every other way) is named short; a whole one passes. */
+Test(store, check_complete_names_the_steps_a_recipe_misses) {
+  char *dir = tu_tmpdir(), *full = tu_path(dir, "full.lbt"), *cut = tu_path(dir, "cut.lbt");
+  lbs_gen_params p = {"bump", 6, 5, 4, 10, 7, {0, 0, 0}};
+  int64_t three = 3;
+  cr_assert_eq(lbs_gen_write(&p, LBS_ORDER_NATURAL, full, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_gen_write(&p, LBS_ORDER_NATURAL, cut, stop_after, &three), LBS_INVAL);
+  lbs_trace *t = NULL;
+  cr_assert_eq(lbs_trace_open(full, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_check_complete(t), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  cr_assert_eq(lbs_trace_open(cut, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_steps(t), 3);
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_check_complete(t), LBS_CORRUPT);
+  cr_assert(strstr(lbs_errmsg(), "cut.lbt: 3 of 10 steps: the writer did not finish"), "%s",
+            lbs_errmsg());
+  lbs_trace_close(&t);
+  free(full), free(cut);
+  tu_rmrf(dir);
+}
+
+/* A trace written by a child that writes 2 steps of source meta[1] with the extra pair meta[2..3]
+ * and closes the writer only when close_it is set (else it exits at once, as a killed writer). */
+static void write_two_steps(const char *path, const char *const meta[4], int close_it) {
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
+    lbs_trace_spec spec = {8, 0, 1, &ms, NULL, 2, meta};
+    lbs_trace_writer *w;
+    double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const double *cols[1] = {v};
+    if (lbs_trace_create(path, &spec, &w) || lbs_trace_write_step(w, 0, cols) ||
+        lbs_trace_write_step(w, 1, cols))
+      _exit(3);
+    if (close_it && lbs_trace_writer_close(&w)) _exit(4);
+    _exit(0);
+  }
+  int status;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer failed: %d", status);
+}
+
+/* Traces that promise no step count: one whose writer never closed it, and a profiled one
+ * without profiler.complete (its collector never finished), are named; a profiled one with it
+ * (even "no": a run that ended badly, faithfully recorded) and an imported one pass. */
+Test(store, check_complete_names_unclosed_and_unfinished_profiles) {
+  char *dir = tu_tmpdir();
+  struct {
+    const char *name, *key, *value;
+    int close_it;
+    const char *want; /* in the message, or NULL: LBS_OK */
+  } cases[] = {
+      {"open.lbt", "workload", "x", 0,
+       "open.lbt: 2 steps: the writer did not finish (never closed)"},
+      {"closed.lbt", "workload", "x", 1, NULL},
+      {"prof.lbt", "profiler.ranks", "2", 1,
+       "prof.lbt: 2 steps: the collector did not finish (no profiler.complete)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *p = tu_path(dir, cases[i].name);
+    const char *meta[4] = {"source", "steps-dir", cases[i].key, cases[i].value};
+    write_two_steps(p, meta, cases[i].close_it);
+    lbs_trace *t = NULL;
+    cr_assert_eq(lbs_trace_open(p, &t), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(lbs_trace_steps(t), 2);
+    lbs_err e = lbs_trace_check_complete(t);
+    if (cases[i].want)
+      cr_assert(e == LBS_CORRUPT && strstr(lbs_errmsg(), cases[i].want), "%s: %s", cases[i].name,
+                lbs_errmsg());
+    else
+      cr_assert_eq(e, LBS_OK, "%s: %s", cases[i].name, lbs_errmsg());
+    lbs_trace_close(&t);
+    free(p);
+  }
+  /* the collector's ending key, as it writes it for a run that lost a rank */
+  char *p = tu_path(dir, "ended.lbt");
+  const char *meta[4] = {"profiler.ranks", "2", "profiler.complete", "no"};
+  write_two_steps(p, meta, 1);
+  lbs_trace *t = NULL;
+  cr_assert_eq(lbs_trace_open(p, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_check_complete(t), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  free(p);
   tu_rmrf(dir);
 }
