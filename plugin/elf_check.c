@@ -47,14 +47,12 @@ static int read_at(int fd, void *buf, size_t size, uint64_t off) {
 /* The header's own refusals, into why: 0 when it is a shared object of this machine whose
  * section header table lies inside the file's size bytes. */
 static int check_header(const ehdr_t *h, uint64_t size, char *why, size_t n) {
-  if (memcmp(h->e_ident, ELFMAG, SELFMAG))
-    return snprintf(why, n, "invalid ELF header"), -1;
+  if (memcmp(h->e_ident, ELFMAG, SELFMAG)) return snprintf(why, n, "invalid ELF header"), -1;
   if (h->e_ident[EI_CLASS] != NATIVE_CLASS || h->e_ident[EI_DATA] != NATIVE_DATA)
     return snprintf(why, n, "an ELF file of another class or byte order than this lbsim's"), -1;
   if (h->e_type != ET_DYN) return snprintf(why, n, "ELF type %u, not ET_DYN", h->e_type), -1;
   if (h->e_phnum && h->e_phentsize != sizeof(phdr_t))
-    return snprintf(why, n, "program headers of %u bytes, not %zu", h->e_phentsize,
-                    sizeof(phdr_t)),
+    return snprintf(why, n, "program headers of %u bytes, not %zu", h->e_phentsize, sizeof(phdr_t)),
            -1;
   /* e_shnum 0 with a table: the count is in section 0 (extended numbering), which must be there */
   uint64_t shn = h->e_shoff && !h->e_shnum ? 1 : h->e_shnum;
@@ -101,8 +99,7 @@ int lbs__plugin_elf_check(const char *path, char *why, size_t n) {
     snprintf(why, n, "not a regular file");
   } else if (read_at(fd, &h, sizeof h, 0)) {
     rc = 2;
-    snprintf(why, n, "%llu bytes, shorter than an ELF header",
-             (unsigned long long)st.st_size);
+    snprintf(why, n, "%llu bytes, shorter than an ELF header", (unsigned long long)st.st_size);
   } else if (check_header(&h, (uint64_t)st.st_size, why, n) ||
              check_segments(fd, &h, (uint64_t)st.st_size, why, n)) {
     rc = 2;
