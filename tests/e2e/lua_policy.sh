@@ -110,6 +110,28 @@ has err "lbsim: replay: policy lua:$D/runtime.lua:3: boom (deciding step 7)" "th
 expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
 [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=1 did not open os"
 rm -f escaped
+# LBSIM_LUA_UNSAFE is a boolean: a "no" in any spelling is the sandbox (it opened os before)
+for v in false no off 0 FALSE Off ""; do
+  expect 1 "LBSIM_LUA_UNSAFE='$v' keeps the sandbox" -- env LBSIM_LUA_UNSAFE="$v" "$LBSIM" replay b.lbt --grid "$G" \
+    --policy lua:os.lua
+  has err "lbsim: replay: policy lua:os.lua:2: attempt to index a nil value (global 'os') (deciding step 0)" \
+    "LBSIM_LUA_UNSAFE='$v''s sandbox message"
+done
+for v in yes TRUE On; do
+  expect 0 "LBSIM_LUA_UNSAFE=$v opens os" -- env LBSIM_LUA_UNSAFE=$v "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+  [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=$v did not open os"
+  rm -f escaped
+done
+for v in maybe 2 " 1" yess; do
+  expect 2 "LBSIM_LUA_UNSAFE='$v' refused" -- env LBSIM_LUA_UNSAFE="$v" "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+  has err "lbsim: LBSIM_LUA_UNSAFE: '$v': not a boolean (1, 0, yes, no, true, false, on, off)" \
+    "LBSIM_LUA_UNSAFE='$v''s message"
+done
+[ ! -e escaped ] && ok || bad "os.execute ran under a refused LBSIM_LUA_UNSAFE"
+expect 2 "a bad LBSIM_LUA_UNSAFE with --lua-unsafe, on 2 ranks" -- env LBSIM_LUA_UNSAFE=maybe "${MPI[@]}" -n 2 "$LBSIM" \
+  --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
+has err "lbsim: LBSIM_LUA_UNSAFE: 'maybe': not a boolean" "the bad value named on 2 ranks"
+[ ! -e escaped ] && ok || bad "os.execute ran under a refused LBSIM_LUA_UNSAFE on 2 ranks"
 expect 0 "--lua-unsafe opens os" -- "$LBSIM" --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
 [ -e escaped ] && ok || bad "--lua-unsafe did not open os"
 rm -f escaped
