@@ -175,7 +175,8 @@ static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
                     .eval_step = eval_step,
                     .optimize = lbs__plans_ahead(x) ? optimize_hook : NULL,
                     .nav = x};
-  return lbs__agree(x, lbs_policy_decide(x->policy, &v, rep));
+  lbs_err e = lbs__agree(x, lbs_policy_decide(x->policy, &v, rep));
+  return e ? e : lbs__agree_decision(x, s, rep);
 }
 
 /* Local: what step s did, into the result. */

@@ -91,6 +91,11 @@ typedef struct lbs__engine {
 /* Collective: every rank returns the first failing rank's code and message (lbs_mpi_agree over
  * x->comm). */
 lbs_err lbs__agree(lbs__engine *x, lbs_err e);
+/* Collective: the policy's decision *rep (0 or not) before window step s, the same on every rank,
+ * or LBS_INVAL on every rank naming the step and how many ranks would repartition. Every rank
+ * runs the policy on the same view, but a script's decision may still differ (the order of
+ * pairs(), the clock): ranks that went on apart would wait for ever in different collectives. */
+lbs_err lbs__agree_decision(lbs__engine *x, int64_t s, int *rep);
 /* Local: 1 when the run's policy plans the whole run ahead (LBS_POLICY_PLANS_AHEAD): it alone is
  * offered the optimum, and the grid must not change nor the partitioner use the current
  * assignment. 0 before the policy is created. */

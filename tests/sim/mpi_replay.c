@@ -11,7 +11,10 @@
  *    (50 ns partitioning, 1 element migrated: 105 ns) 314 ns.
  * 2. Properties on a bump trace with real Zoltan: every element assigned exactly once; work
  *    conserved; with free links (no halo bytes) and equal speeds a bsp step lasts exactly
- *    its largest load and the total is compute + partitioning + migration. */
+ *    its largest load and the total is compute + partitioning + migration.
+ * 3. A policy that decides differently on the ranks (the last rank alone repartitions before
+ *    step 1): on 1 rank a run like any other; on 2 ranks every rank fails with the same
+ *    message naming the step, where the ranks went on apart and waited for ever before. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +75,21 @@ static const lbs_policy_ops probe = {.abi = LBS_POLICY_ABI,
                                      .usage = "probe",
                                      .init = probe_init,
                                      .decide = probe_decide};
+
+/* Repartitions before step 1 on the last rank alone: a decision that differs between ranks. */
+static lbs_err split_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  *rep = v->step == 1 && rank == size - 1;
+  return LBS_OK;
+}
+static const lbs_policy_ops split = {.abi = LBS_POLICY_ABI,
+                                     .name = "split",
+                                     .usage = "split",
+                                     .init = probe_init,
+                                     .decide = split_decide};
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
@@ -293,6 +311,41 @@ int main(int argc, char **argv) {
   }
   lbs_replay_result_free(&r);
   lbs_replay_result_free(&ref);
+
+  /* a decision that differs between ranks: an error on every rank, the same, naming the step */
+  lbs_policy_register(&split);
+  {
+    lbs_config *cfg;
+    lbs_grid *g;
+    lbs_trace *t;
+    lbs_config_parse_string("grid.ini", GRID, &cfg);
+    lbs_grid_from_config(cfg, &g);
+    lbs_trace_open(line4, &t);
+    lbs_replay_opts o;
+    lbs_replay_opts_default(&o);
+    o.partitioner = "mock", o.policy = "split", o.cfg = cfg;
+    lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
+    if (size == 1) { /* as many checks as on 2 ranks: the tallies are compared */
+      CHECK(!e && r, "one rank: split runs: %s", lbs_errmsg());
+      CHECK(r && r->nrep == 1, "one rank: split repartitions once");
+      CHECK(r && r->repartitioned[1], "one rank: split repartitions before step 1");
+    } else {
+      CHECK(e == LBS_INVAL && !r, "ranks that disagree fail: %d", (int)e);
+      char want[256], first[256] = "";
+      snprintf(want, sizeof want,
+               "policy split: decided differently on the ranks (deciding step 1: repartition on "
+               "1 of %d ranks); a policy must decide the same on every rank",
+               size);
+      CHECK(!strcmp(lbs_errmsg(), want), "the message: '%s'", lbs_errmsg());
+      snprintf(first, sizeof first, "%s", lbs_errmsg());
+      MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
+      CHECK(!strcmp(first, lbs_errmsg()), "rank 0's message, '%s', is this rank's", first);
+    }
+    lbs_replay_result_free(&r);
+    lbs_trace_close(&t);
+    lbs_grid_destroy(&g);
+    lbs_config_destroy(&cfg);
+  }
 
   /* bad input: more processors than elements, graph method without graph */
   lbs_config *cfg;
