@@ -140,9 +140,10 @@ expect 0 "--lua-unsafe after --plugin-less options, on 2 ranks" -- "${MPI[@]}" -
 [ -e escaped ] && ok || bad "--lua-unsafe did not open os on 2 ranks"
 expect 2 "--lua-unsafe is a global option only" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua --lua-unsafe
 expect 2 "--lua-unsafe without a command" -- "$LBSIM" --lua-unsafe
-# a decision that differs between ranks (the rank from the MPI launcher's environment, which
-# --lua-unsafe lets the script read): an error naming the step, exit 1, where the ranks waited
-# for ever before; timeout makes a regression a failure, not a hang
+# a decision, or a call of view.eval_step (collective), that differs between ranks (the rank
+# from the MPI launcher's environment, which --lua-unsafe lets the script read): an error naming
+# the step, exit 1, where the ranks waited for ever before; timeout makes a regression a
+# failure, not a hang (navrank.lua goes on after eval_step's error, under pcall)
 cat >byrank.lua <<'LUA'
 local rank = tonumber(os.getenv("OMPI_COMM_WORLD_RANK") or os.getenv("PMI_RANK") or error("no rank in the environment"))
 function decide(view) return view.step == 5 and rank == 1 end
@@ -151,6 +152,17 @@ expect 1 "a decision that differs between ranks" -- timeout 120 "${MPI[@]}" -n 2
   --grid "$G" --policy lua:byrank.lua
 has err "lbsim: replay: policy lua:byrank.lua: decided differently on the ranks (deciding step 5: repartition on 1 of 2 ranks); a policy must decide the same on every rank" \
   "the divergent decision's message"
+cat >navrank.lua <<'LUA'
+local rank = tonumber(os.getenv("OMPI_COMM_WORLD_RANK") or os.getenv("PMI_RANK") or error("no rank in the environment"))
+function decide(view)
+  if view.step == 5 and rank == 1 then pcall(view.eval_step, 0); pcall(view.eval_step, 1) end
+  return false
+end
+LUA
+expect 1 "view.eval_step called on one rank only" -- timeout 120 "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe replay b.lbt \
+  --grid "$G" --policy lua:navrank.lua
+has err "lbsim: replay: policy lua:navrank.lua: its ranks went apart in deciding step 5 (1 of 2 ranks call view.eval_step where the others have decided); a policy must make the same calls on every rank" \
+  "the divergent navigation's message"
 expect 1 "... in policy compare too" -- timeout 120 "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe policy compare b.lbt \
   --grid "$G" --policies fixed:10,lua:byrank.lua
 has err "policy lua:byrank.lua: decided differently on the ranks (deciding step 5" "policy compare's message"
