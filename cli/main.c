@@ -49,7 +49,8 @@ static void usage(FILE *f) {
              "plug-in's policies, partitioners, speed models and MinEX latency functions\n"
              "(see include/lbsim_plugin.h). --lua-unsafe opens every Lua library (os, io,\n"
              "require, ...) to Lua scripts (lua:FILE.lua policies and MinEX latencies), which\n"
-             "otherwise see only base, string, table and math (also LBSIM_LUA_UNSAFE=1).\n");
+             "otherwise see only base, string, table and math (also LBSIM_LUA_UNSAFE=1, a\n"
+             "boolean: 1, yes, true or on; 0, no, false, off or empty leave it off).\n");
   fprintf(f, "\n'lbsim help <command>' or 'lbsim <command> --help' describes a command; every\n"
              "command follows one grammar (docs/cli.md): -o FILE is an output, --set KEY=VALUE an\n"
              "override, --json one JSON document on stdout. Errors: 'lbsim: CMD: what: why', exit\n"
@@ -154,10 +155,19 @@ static void lua_unsafe_option(int *argc, char **argv) {
   *argc = j;
 }
 
+/* LBSIM_LUA_UNSAFE checked before any command, as LBSIM_LOG: a bad value is a usage error, not
+ * a script's failure later (and not the unsafe mode: "false" is no). 0, or 2 after a message. */
+static int check_lua_unsafe(void) {
+  int on;
+  if (!lbs_lua_unsafe_from_env(&on)) return 0;
+  fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
+  return 2;
+}
+
 int main(int argc, char **argv) {
   lbs_prov_capture(argc, argv);
   opterr = 0; /* a command's refused option is cli_bad_option's message, not getopt's */
-  if (setup_log()) return 2;
+  if (setup_log() || check_lua_unsafe()) return 2;
   lua_unsafe_option(&argc, argv);
   int rc = cli_plugins_load(&argc, &argv);
   if (rc) return rc;

@@ -2,9 +2,9 @@
  * (policies/lua.c) and a MinEX latency-tolerance function (partitioners/latency.c).
  *
  * Sandbox: only the base (without dofile, loadfile and load), string, table and math
- * libraries, unless lbs_lua_set_unsafe(1) (lbsim --lua-unsafe) or LBSIM_LUA_UNSAFE=1 open every
- * standard library. Only text chunks are loaded: a precompiled one could break the sandbox.
- * math.random is seeded with 0, so that every rank draws the same numbers.
+ * libraries, unless lbs_lua_set_unsafe(1) (lbsim --lua-unsafe) or LBSIM_LUA_UNSAFE (a boolean:
+ * 1, yes, true, on) open every standard library. Only text chunks are loaded: a precompiled one
+ * could break the sandbox. math.random is seeded with 0, so that every rank draws the same numbers.
  *
  * Limits: each call (the chunk, then each function lbs_lua_call runs) may run LBSIM_LUA_BUDGET
  * virtual-machine instructions (10 million by default), and the state may hold
@@ -24,6 +24,10 @@ typedef struct lbs_lua lbs_lua;
 
 /* 1: open every standard library to the scripts opened from now on (--lua-unsafe). */
 void lbs_lua_set_unsafe(int on);
+/* LBSIM_LUA_UNSAFE into *on: 1, yes, true, on (any case) 1; 0, no, false, off, empty or unset 0;
+ * anything else LBS_INVAL "LBSIM_LUA_UNSAFE: 'v': not a boolean (...)", which lbs_lua_open
+ * returns too. */
+lbs_err lbs_lua_unsafe_from_env(int *on);
 
 /* Opens a state, loads the script at path and runs its chunk under the budget. kind names the
  * user in messages ("policy", "minex latency"). user is what lbs_lua_user gives back. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "lbs_lua.h"
@@ -27,9 +28,19 @@ static int unsafe_flag;
 
 void lbs_lua_set_unsafe(int on) { unsafe_flag = on; }
 
-static int unsafe(void) {
-  const char *e = getenv("LBSIM_LUA_UNSAFE");
-  return unsafe_flag || (e && *e && strcmp(e, "0"));
+/* A boolean, not "anything but 0": LBSIM_LUA_UNSAFE=false must never open os and io. */
+lbs_err lbs_lua_unsafe_from_env(int *on) {
+  static const char *const yes[] = {"1", "yes", "true", "on"};
+  static const char *const no[] = {"0", "no", "false", "off"};
+  const char *v = getenv("LBSIM_LUA_UNSAFE");
+  *on = 0;
+  if (!v || !*v) return LBS_OK;
+  for (int i = 0; i < 4; i++) {
+    if (!strcasecmp(v, yes[i])) return *on = 1, LBS_OK;
+    if (!strcasecmp(v, no[i])) return LBS_OK;
+  }
+  return lbs_fail(LBS_INVAL,
+                  "LBSIM_LUA_UNSAFE: '%s': not a boolean (1, 0, yes, no, true, false, on, off)", v);
 }
 
 lua_State *lbs_lua_state(const lbs_lua *b) { return b->L; }
@@ -113,8 +124,8 @@ int lbs_lua_defined_at(lua_State *L) {
   return ar.linedefined > 0 ? ar.linedefined : 0;
 }
 
-static void open_libs(lua_State *L) {
-  if (unsafe()) {
+static void open_libs(lua_State *L, int unsafe) {
+  if (unsafe) {
     luaL_openlibs(L);
   } else {
     static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
@@ -168,6 +179,8 @@ lbs_err lbs_lua_open(const char *kind, const char *path, void *user, lbs_lua **o
   long long budget, mib;
   lbs_err e = env_count("LBSIM_LUA_BUDGET", DEFAULT_BUDGET, 1LL << 62, "", &budget);
   if (!e) e = env_count("LBSIM_LUA_MEMORY", DEFAULT_MEMORY_MIB, 1LL << 30, " of MiB", &mib);
+  int env_unsafe;
+  if (!e) e = lbs_lua_unsafe_from_env(&env_unsafe);
   if (e) return e;
   lbs_lua *b = calloc(1, sizeof *b);
   if (!b || !(b->kind = strdup(kind)) || !(b->path = strdup(path)) || !(b->L = luaL_newstate())) {
@@ -181,7 +194,7 @@ lbs_err lbs_lua_open(const char *kind, const char *path, void *user, lbs_lua **o
   lua_State *L = b->L;
   lua_setallocf(L, limited_alloc, b); /* luaL_newstate's allocator is realloc/free too */
   *(lbs_lua **)lua_getextraspace(L) = b;
-  open_libs(L);
+  open_libs(L, unsafe_flag || env_unsafe);
   struct stat st; /* a FIFO would block the read, a directory reads as nothing */
   if (stat(path, &st))
     e = lbs_fail(LBS_INVAL, "%s lua:%s: cannot open it: %s", kind, path, strerror(errno));

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "elf_check.h"
 #include "lbs_grid.h"
 #include "lbs_minex.h"
 #include "lbs_part.h"
@@ -267,12 +268,16 @@ static void join_kinds(char *buf, size_t size, const int *counts) {
   }
 }
 
-/* dlopen's handle of path (a name without '/' opened as ./name: a plug-in is a file). */
+/* dlopen's handle of path (a name without '/' opened as ./name: a plug-in is a file), once the
+ * file is checked to hold what dlopen will map (elf_check.c: a truncated one would be a SIGBUS). */
 static lbs_err open_file(const char *path, void **h) {
   struct stat st;
   if (stat(path, &st)) return plugin_fail(LBS_IO, path, "%s", strerror(errno));
   if (!S_ISREG(st.st_mode)) return plugin_fail(LBS_IO, path, "not a regular file");
   char buf[4096];
+  int bad = lbs__plugin_elf_check(path, buf, sizeof buf);
+  if (bad == 1) return plugin_fail(LBS_IO, path, "%s", buf);
+  if (bad) return plugin_fail(LBS_INVAL, path, "truncated or not a shared object: %s", buf);
   const char *open_as = path;
   if (!strchr(path, '/')) {
     if (snprintf(buf, sizeof buf, "./%s", path) >= (int)sizeof buf)

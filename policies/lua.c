@@ -10,7 +10,9 @@
  * past steps: entry i is step i-1), and view.eval_step(s) returning (load_ns, imbalance) of
  * step s (0-based) under the current assignment. eval_step is collective under MPI: every
  * rank's script must make the same calls, which a deterministic script does (math.random is
- * seeded with 0 on every rank; pairs() order over string keys is not guaranteed to match).
+ * seeded with 0 on every rank; pairs() order over string keys is not guaranteed to match). The
+ * replay agrees on each decision and each eval_step call over the ranks (sim/base.c): one that
+ * differs is an error on every rank.
  *
  * The sandbox and the limits are lbs_lua.h's (--lua-unsafe, LBSIM_LUA_BUDGET, LBSIM_LUA_MEMORY). A
  * syntax error, a runtime error, a stack overflow, the budget, the memory limit and a non-boolean

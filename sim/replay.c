@@ -37,13 +37,16 @@ static double now_s(void) {
  */
 static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imb) {
   lbs__engine *x = nav;
-  if (s < 0 || s >= x->S)
-    return lbs_fail(LBS_RANGE, "step navigation: step %lld outside 0..%lld", (long long)s,
-                    (long long)(x->S - 1));
-  if (!x->wnav)
+  lbs_err e = lbs__decide_nav(x); /* every rank navigates now, or none goes on (base.c) */
+  if (e) return e;
+  if (s < 0 || s >= x->S) /* agreed below: a rank's script may ask for another step */
+    e = lbs_fail(LBS_RANGE, "step navigation: step %lld outside 0..%lld", (long long)s,
+                 (long long)(x->S - 1));
+  else if (!x->wnav)
     x->wnav =
         malloc((size_t)(x->n + 1) * sizeof *x->wnav); /* on first use: most policies never look */
-  lbs_err e = lbs__agree(x, x->wnav ? LBS_OK : lbs_fail(LBS_NOMEM, "step navigation"));
+  if (!e && !x->wnav) e = lbs_fail(LBS_NOMEM, "step navigation");
+  e = lbs__agree(x, e);
   if (!e) e = lbs__read_work(x, x->S0 + s, x->wnav);
   if (e) return e;
   const lbs_grid *g = lbs__avail_grid_at(x, s); /* x->g, or as it is at step s (avail.c) */
@@ -175,7 +178,8 @@ static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
                     .eval_step = eval_step,
                     .optimize = lbs__plans_ahead(x) ? optimize_hook : NULL,
                     .nav = x};
-  return lbs__agree(x, lbs_policy_decide(x->policy, &v, rep));
+  x->deciding = s, x->split_nav = 0;
+  return lbs__decide_done(x, lbs_policy_decide(x->policy, &v, rep), rep);
 }
 
 /* Local: what step s did, into the result. */

@@ -84,6 +84,10 @@ typedef struct lbs__engine {
    * profiles, else NULL */
   lbs_grid *live;
   lbs_grid *live_nav; /* the grid as it is at a step the policy navigates to, or NULL */
+  /* the decision under way (base.c): its window step, and once the ranks went apart in it (some
+   * navigating, the others decided), how many navigate: 0 while they go together */
+  int64_t deciding;
+  int split_nav;
 } lbs__engine;
 
 /* ---------------------------------------------------------------- base.c (the leaves) */
@@ -91,6 +95,18 @@ typedef struct lbs__engine {
 /* Collective: every rank returns the first failing rank's code and message (lbs_mpi_agree over
  * x->comm). */
 lbs_err lbs__agree(lbs__engine *x, lbs_err e);
+/* A decision is collective in steps: every rank runs the policy on the same view, but a script
+ * may still go its own way on a rank (the order of pairs(), the clock), and ranks that went on
+ * apart would wait for ever in different collectives. So each collective step of a decision
+ * (x->deciding: its window step) first says what it is, and the ranks check that they all take
+ * the same one; once they do not, every rank fails with the same LBS_INVAL naming the step, and
+ * the later steps of that decision fail at once, with no collective.
+ * Collective: the first step of view->eval_step (navigating). */
+lbs_err lbs__decide_nav(lbs__engine *x);
+/* Collective: the end of the decision, with the policy's result e and decision *rep (0 or not):
+ * e agreed (lbs__agree), then *rep the same on every rank, or LBS_INVAL naming the step and how
+ * many ranks would repartition. */
+lbs_err lbs__decide_done(lbs__engine *x, lbs_err e, int *rep);
 /* Local: 1 when the run's policy plans the whole run ahead (LBS_POLICY_PLANS_AHEAD): it alone is
  * offered the optimum, and the grid must not change nor the partitioner use the current
  * assignment. 0 before the policy is created. */

@@ -3,7 +3,7 @@
 # built against the installed library with find_package(lbsim) and with pkg-config, run on
 # 2 ranks, and the lbsim command from the install tree reading the traces; the example
 # plug-in (examples/plugins/) built both ways and loaded by the installed lbsim, and the
-# plug-ins it refuses.
+# plug-ins it refuses (a truncated one included, before dlopen maps it).
 set -u
 BUILD=${1:?usage: install.sh build-dir source-dir}
 SRC=${2:?usage: install.sh build-dir source-dir}
@@ -147,7 +147,14 @@ refused() { # SO WHY: lbsim --plugin SO exits 1 with 'lbsim: plugin SO: WHY'
   has "$T/err" "lbsim: plugin $1: $2" "plug-in $1's message"
 }
 refused "$PL/missing.so" "No such file or directory"
-refused "$PL/text.so" "invalid ELF header"
+refused "$PL/text.so" "truncated or not a shared object: invalid ELF header"
+# a truncated plug-in is refused before dlopen maps it (a SIGBUS in every command before)
+head -c 5000 "$PL/libahead.so" >"$PL/cut.so"
+refused "$PL/cut.so" "truncated or not a shared object: 5000 bytes, its section headers end at byte"
+expect 1 "a truncated plug-in with --version" -- "$P/bin/lbsim" --plugin "$PL/cut.so" --version
+has "$T/err" "lbsim: plugin $PL/cut.so: truncated or not a shared object: 5000 bytes" "--version's message"
+expect 1 "a truncated plug-in in LBSIM_PLUGIN_PATH" -- env LBSIM_PLUGIN_PATH="$PL/cut.so" "$P/bin/lbsim" --version
+has "$T/err" "lbsim: plugin $PL/cut.so: truncated or not a shared object: 5000 bytes" "LBSIM_PLUGIN_PATH's truncated message"
 refused "$PL/noentry.so" "no function lbsim_plugin_entry: not an lbsim plug-in"
 refused "$PL/old.so" "built against plug-in ABI 999, this lbsim has 2: rebuild it"
 refused "$PL/oldpolicy.so" "policy 'old' built against policy ABI 999, this lbsim has 3: rebuild it"

@@ -110,6 +110,28 @@ has err "lbsim: replay: policy lua:$D/runtime.lua:3: boom (deciding step 7)" "th
 expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
 [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=1 did not open os"
 rm -f escaped
+# LBSIM_LUA_UNSAFE is a boolean: a "no" in any spelling is the sandbox (it opened os before)
+for v in false no off 0 FALSE Off ""; do
+  expect 1 "LBSIM_LUA_UNSAFE='$v' keeps the sandbox" -- env LBSIM_LUA_UNSAFE="$v" "$LBSIM" replay b.lbt --grid "$G" \
+    --policy lua:os.lua
+  has err "lbsim: replay: policy lua:os.lua:2: attempt to index a nil value (global 'os') (deciding step 0)" \
+    "LBSIM_LUA_UNSAFE='$v''s sandbox message"
+done
+for v in yes TRUE On; do
+  expect 0 "LBSIM_LUA_UNSAFE=$v opens os" -- env LBSIM_LUA_UNSAFE=$v "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+  [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=$v did not open os"
+  rm -f escaped
+done
+for v in maybe 2 " 1" yess; do
+  expect 2 "LBSIM_LUA_UNSAFE='$v' refused" -- env LBSIM_LUA_UNSAFE="$v" "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+  has err "lbsim: LBSIM_LUA_UNSAFE: '$v': not a boolean (1, 0, yes, no, true, false, on, off)" \
+    "LBSIM_LUA_UNSAFE='$v''s message"
+done
+[ ! -e escaped ] && ok || bad "os.execute ran under a refused LBSIM_LUA_UNSAFE"
+expect 2 "a bad LBSIM_LUA_UNSAFE with --lua-unsafe, on 2 ranks" -- env LBSIM_LUA_UNSAFE=maybe "${MPI[@]}" -n 2 "$LBSIM" \
+  --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
+has err "lbsim: LBSIM_LUA_UNSAFE: 'maybe': not a boolean" "the bad value named on 2 ranks"
+[ ! -e escaped ] && ok || bad "os.execute ran under a refused LBSIM_LUA_UNSAFE on 2 ranks"
 expect 0 "--lua-unsafe opens os" -- "$LBSIM" --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
 [ -e escaped ] && ok || bad "--lua-unsafe did not open os"
 rm -f escaped
@@ -118,6 +140,32 @@ expect 0 "--lua-unsafe after --plugin-less options, on 2 ranks" -- "${MPI[@]}" -
 [ -e escaped ] && ok || bad "--lua-unsafe did not open os on 2 ranks"
 expect 2 "--lua-unsafe is a global option only" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua --lua-unsafe
 expect 2 "--lua-unsafe without a command" -- "$LBSIM" --lua-unsafe
+# a decision, or a call of view.eval_step (collective), that differs between ranks (the rank
+# from the MPI launcher's environment, which --lua-unsafe lets the script read): an error naming
+# the step, exit 1, where the ranks waited for ever before; timeout makes a regression a
+# failure, not a hang (navrank.lua goes on after eval_step's error, under pcall)
+cat >byrank.lua <<'LUA'
+local rank = tonumber(os.getenv("OMPI_COMM_WORLD_RANK") or os.getenv("PMI_RANK") or error("no rank in the environment"))
+function decide(view) return view.step == 5 and rank == 1 end
+LUA
+expect 1 "a decision that differs between ranks" -- timeout 120 "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe replay b.lbt \
+  --grid "$G" --policy lua:byrank.lua
+has err "lbsim: replay: policy lua:byrank.lua: decided differently on the ranks (deciding step 5: repartition on 1 of 2 ranks); a policy must decide the same on every rank" \
+  "the divergent decision's message"
+cat >navrank.lua <<'LUA'
+local rank = tonumber(os.getenv("OMPI_COMM_WORLD_RANK") or os.getenv("PMI_RANK") or error("no rank in the environment"))
+function decide(view)
+  if view.step == 5 and rank == 1 then pcall(view.eval_step, 0); pcall(view.eval_step, 1) end
+  return false
+end
+LUA
+expect 1 "view.eval_step called on one rank only" -- timeout 120 "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe replay b.lbt \
+  --grid "$G" --policy lua:navrank.lua
+has err "lbsim: replay: policy lua:navrank.lua: its ranks went apart in deciding step 5 (1 of 2 ranks call view.eval_step where the others have decided); a policy must make the same calls on every rank" \
+  "the divergent navigation's message"
+expect 1 "... in policy compare too" -- timeout 120 "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe policy compare b.lbt \
+  --grid "$G" --policies fixed:10,lua:byrank.lua
+has err "policy lua:byrank.lua: decided differently on the ranks (deciding step 5" "policy compare's message"
 expect 1 "a smaller budget" -- env LBSIM_LUA_BUDGET=20 "$LBSIM" replay b.lbt --grid "$G" --policy lua:$A:0.15:5:20
 has err "ran past its budget of 20 instructions per call" "LBSIM_LUA_BUDGET's message"
 expect 1 "a bad budget" -- env LBSIM_LUA_BUDGET=x "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10

@@ -1,10 +1,16 @@
 /* test_loader.c - lbs_plugin_load and the ops ABIs before this lbsim's: a plug-in built against
  * them (tests/plugins/old_abi.c) loads, each of its tables taken as today's with the fields
  * added since at 0 (no flags, usage, example or sections), and works; an ABI older still is
- * refused with the message that says to rebuild it. */
+ * refused with the message that says to rebuild it. A truncated copy of a real plug-in is refused
+ * before dlopen maps it (elf_check.c), where it would have been a SIGBUS. */
 #include <criterion/criterion.h>
+#include <elf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "elf_check.h"
 
 #include "lbs_minex.h"
 #include "lbs_part.h"
@@ -83,4 +89,57 @@ Test(loader, an_abi_older_than_the_one_before_is_refused) {
   cr_assert_eq(lbs_plugin_load(LBS_TEST_PLUGIN_ANCIENT), LBS_INVAL);
   cr_assert_str_eq(lbs_errmsg(), want);
   cr_assert_null(lbs_policy_find("ancient"));
+}
+
+/* A copy of the plug-in at src, its first keep bytes, into dir/name; when no_sections, its
+ * header first says it has no section headers (so that only its segments can be cut short). */
+static void truncated_copy(const char *src, const char *path, long keep, int no_sections) {
+  FILE *in = fopen(src, "rb");
+  cr_assert_not_null(in);
+  char *buf = malloc((size_t)keep);
+  cr_assert_not_null(buf);
+  cr_assert_eq(fread(buf, 1, (size_t)keep, in), (size_t)keep, "the plug-in is shorter than %ld",
+               keep);
+  fclose(in);
+  if (no_sections) {
+    Elf64_Ehdr h;
+    memcpy(&h, buf, sizeof h);
+    h.e_shoff = 0, h.e_shnum = 0, h.e_shstrndx = 0;
+    memcpy(buf, &h, sizeof h);
+  }
+  FILE *out = fopen(path, "wb");
+  cr_assert_not_null(out);
+  cr_assert_eq(fwrite(buf, 1, (size_t)keep, out), (size_t)keep);
+  cr_assert_eq(fclose(out), 0);
+  free(buf);
+}
+
+Test(loader, a_truncated_plugin_is_refused_before_dlopen) {
+  char dir[] = "/tmp/lbs_loader_XXXXXX", path[64], want[256];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/cut.so", dir);
+  truncated_copy(LBS_TEST_PLUGIN_OLD_ABI, path, 5000, 0);
+  cr_assert_eq(lbs_plugin_load(path), LBS_INVAL, "%s", lbs_errmsg());
+  snprintf(want, sizeof want, "plugin %s: truncated or not a shared object: 5000 bytes, ", path);
+  cr_assert(!strncmp(lbs_errmsg(), want, strlen(want)), "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "its section headers end at byte"), "%s", lbs_errmsg());
+  unlink(path);
+  rmdir(dir);
+}
+
+Test(loader, a_segment_cut_short_is_refused_without_section_headers) {
+  char dir[] = "/tmp/lbs_loader_XXXXXX", path[64], why[256];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/cut.so", dir);
+  truncated_copy(LBS_TEST_PLUGIN_OLD_ABI, path, 5000, 1);
+  cr_assert_eq(lbs__plugin_elf_check(path, why, sizeof why), 2, "%s", why);
+  cr_assert(strstr(why, "5000 bytes, its segment "), "%s", why);
+  truncated_copy(LBS_TEST_PLUGIN_OLD_ABI, path, 40, 0);
+  cr_assert_eq(lbs__plugin_elf_check(path, why, sizeof why), 2);
+  cr_assert_str_eq(why, "40 bytes, shorter than an ELF header");
+  cr_assert_eq(lbs__plugin_elf_check(LBS_TEST_PLUGIN_OLD_ABI, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(lbs__plugin_elf_check(dir, why, sizeof why), 1);
+  cr_assert_str_eq(why, "not a regular file");
+  unlink(path);
+  rmdir(dir);
 }

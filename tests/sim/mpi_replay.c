@@ -11,7 +11,11 @@
  *    (50 ns partitioning, 1 element migrated: 105 ns) 314 ns.
  * 2. Properties on a bump trace with real Zoltan: every element assigned exactly once; work
  *    conserved; with free links (no halo bytes) and equal speeds a bsp step lasts exactly
- *    its largest load and the total is compute + partitioning + migration. */
+ *    its largest load and the total is compute + partitioning + migration.
+ * 3. A policy that decides differently on the ranks (the last rank alone repartitions before
+ *    step 1), and one that navigates on the last rank alone (view->eval_step, collective): on
+ *    1 rank a run like any other; on 2 ranks every rank fails with the same message naming the
+ *    step, where the ranks went on apart and waited for ever before. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +76,38 @@ static const lbs_policy_ops probe = {.abi = LBS_POLICY_ABI,
                                      .usage = "probe",
                                      .init = probe_init,
                                      .decide = probe_decide};
+
+/* Repartitions before step 1 on the last rank alone: a decision that differs between ranks. */
+static lbs_err split_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  *rep = v->step == 1 && rank == size - 1;
+  return LBS_OK;
+}
+static const lbs_policy_ops split = {.abi = LBS_POLICY_ABI,
+                                     .name = "split",
+                                     .usage = "split",
+                                     .init = probe_init,
+                                     .decide = split_decide};
+
+/* Looks at step 0 before step 1 on the last rank alone: collective calls that differ. */
+static lbs_err navsplit_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  int rank, size;
+  int64_t load[2];
+  double imb;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  *rep = 0;
+  return v->step == 1 && rank == size - 1 ? v->eval_step(v->nav, 0, load, &imb) : LBS_OK;
+}
+static const lbs_policy_ops navsplit = {.abi = LBS_POLICY_ABI,
+                                        .name = "navsplit",
+                                        .usage = "navsplit",
+                                        .init = probe_init,
+                                        .decide = navsplit_decide};
 
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
@@ -293,6 +329,51 @@ int main(int argc, char **argv) {
   }
   lbs_replay_result_free(&r);
   lbs_replay_result_free(&ref);
+
+  /* a decision, or a navigation, that differs between ranks: an error on every rank, the same,
+   * naming the step */
+  lbs_policy_register(&split);
+  lbs_policy_register(&navsplit);
+  for (int k = 0; k < 2; k++) {
+    const char *pol = k ? "navsplit" : "split";
+    lbs_config *cfg;
+    lbs_grid *g;
+    lbs_trace *t;
+    lbs_config_parse_string("grid.ini", GRID, &cfg);
+    lbs_grid_from_config(cfg, &g);
+    lbs_trace_open(line4, &t);
+    lbs_replay_opts o;
+    lbs_replay_opts_default(&o);
+    o.partitioner = "mock", o.policy = pol, o.cfg = cfg;
+    lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
+    if (size == 1) { /* as many checks as on 2 ranks: the tallies are compared */
+      CHECK(!e && r, "one rank: %s runs: %s", pol, lbs_errmsg());
+      CHECK(r && r->nrep == 1 - k, "one rank: %s repartitions %d times", pol, 1 - k);
+      CHECK(r && r->repartitioned[1] == 1 - k, "one rank: %s before step 1", pol);
+    } else {
+      CHECK(e == LBS_INVAL && !r, "%s: ranks that go apart fail: %d", pol, (int)e);
+      char want[512], first[512] = "";
+      if (k)
+        snprintf(want, sizeof want,
+                 "policy navsplit: its ranks went apart in deciding step 1 (1 of %d ranks call "
+                 "view.eval_step where the others have decided); a policy must make the same "
+                 "calls on every rank",
+                 size);
+      else
+        snprintf(want, sizeof want,
+                 "policy split: decided differently on the ranks (deciding step 1: repartition "
+                 "on 1 of %d ranks); a policy must decide the same on every rank",
+                 size);
+      CHECK(!strcmp(lbs_errmsg(), want), "%s's message: '%s'", pol, lbs_errmsg());
+      snprintf(first, sizeof first, "%s", lbs_errmsg());
+      MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
+      CHECK(!strcmp(first, lbs_errmsg()), "rank 0's message, '%s', is this rank's", first);
+    }
+    lbs_replay_result_free(&r);
+    lbs_trace_close(&t);
+    lbs_grid_destroy(&g);
+    lbs_config_destroy(&cfg);
+  }
 
   /* bad input: more processors than elements, graph method without graph */
   lbs_config *cfg;
