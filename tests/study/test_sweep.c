@@ -197,6 +197,19 @@ Test(sweep, bad_studies_are_named_by_file_and_line) {
           "steps: 0:99 is past the end of trace 't.lbt' (12 steps)");
   refused("[study]\nname = x\ntraces = gen:random:4x4x2:5:3\nseeds = 1\ngrids = g.ini\n", LBS_PARSE,
           "bad.ini:3: traces: 'gen:random:4x4x2:5:3': with seeds");
+  /* trace gen's caps, not a generation without end */
+  refused(
+      "[study]\nname = x\ntraces = gen:random:4x4x4:99999999999\ngrids = g.ini\n", LBS_INVAL,
+      "bad.ini:3: traces: 'gen:random:4x4x4:99999999999': expected gen:KIND:NXxNYxNZ:STEPS[:SEED] "
+      "with KIND bump, hotspot or random: steps must be in 1..100000000 (got 99999999999)");
+  refused("[study]\nname = x\ntraces = gen:random:9999999999x9999999999x1:5\ngrids = g.ini\n",
+          LBS_INVAL, "bad.ini:3: traces: 'gen:random:9999999999x9999999999x1:5'");
+  refused("[study]\nname = x\ntraces = gen:random:4x4x4:1:99999999999999999999\ngrids = g.ini\n",
+          LBS_PARSE, "bad.ini:3: traces: 'gen:random:4x4x4:1:99999999999999999999'");
+  refused("[study]\nname = x\ntraces = gen:random:4x4x4x4:5\ngrids = g.ini\n", LBS_PARSE,
+          "bad.ini:3: traces: 'gen:random:4x4x4x4:5'");
+  refused("[study]\nname = x\ntraces = gen:random:4x4x4:5:1:2\ngrids = g.ini\n", LBS_PARSE,
+          "bad.ini:3: traces: 'gen:random:4x4x4:5:1:2'");
   refused(
       "[study]\nname = x\ntraces = t.lbt\ngrids = g.ini\n[overrides]\ncluster nope.nodes = 1, 2\n",
       LBS_PARSE, "bad.ini:6: cluster nope.nodes");
