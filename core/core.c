@@ -69,7 +69,7 @@ lbs_err lbs_env_f64(const char *name, double dflt, double lo, double hi, double 
   const char *v = getenv(name);
   if (!v || !*v) return *out = dflt, LBS_OK;
   if (lbs_parse_f64(v, lo, hi, out))
-    return lbs_fail(LBS_INVAL, "%s='%s' is not a number in [%g, %g]", name, v, lo, hi);
+    return lbs_fail(LBS_INVAL, "%s='%s' is not a number in [%.10g, %.10g]", name, v, lo, hi);
   return LBS_OK;
 }
 

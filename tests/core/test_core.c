@@ -94,6 +94,6 @@ Test(core, environment_numbers_are_strict_and_named) {
   cr_assert_eq(d, 2.5);
   setenv("LBS_TEST_NUM", "abc", 1);
   cr_assert_eq(lbs_env_f64("LBS_TEST_NUM", 120, 0, 1e6, &d), LBS_INVAL, "abc is not 0");
-  cr_assert_str_eq(lbs_errmsg(), "LBS_TEST_NUM='abc' is not a number in [0, 1e+06]");
+  cr_assert_str_eq(lbs_errmsg(), "LBS_TEST_NUM='abc' is not a number in [0, 1000000]");
   unsetenv("LBS_TEST_NUM");
 }
