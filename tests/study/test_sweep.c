@@ -214,9 +214,25 @@ Test(sweep, bad_studies_are_named_by_file_and_line) {
       "[study]\nname = x\ntraces = t.lbt\ngrids = g.ini\n[overrides]\ncluster nope.nodes = 1, 2\n",
       LBS_PARSE, "bad.ini:6: cluster nope.nodes");
   char text[4096] = "[study]\nname = x\ntraces = t.lbt\ngrids = g.ini\npolicies = x";
-  for (int k = 0; k < 64; k++) strcat(text, ",x"); /* (a line holds 198 characters) */
+  for (int k = 0; k < 64; k++) strcat(text, ",x");
   strcat(text, "\n");
   refused(text, LBS_PARSE, "bad.ini:5: policies: more than 64 values");
+}
+
+/* An axis of 64 values on one line of some 700 characters: the INI reader once stopped at 198. */
+Test(sweep, an_axis_lists_its_64_values_on_one_long_line) {
+  char text[4096] = "[study]\nname = long\ntraces = t.lbt\ngrids = g.ini\npolicies = none";
+  for (int k = 1; k < 64; k++) snprintf(text + strlen(text), 32, ",  fixed:%d", 1000 + k);
+  strcat(text, "\n");
+  cr_assert_gt(strlen(strstr(text, "policies")), 600);
+  char *f = study("long.ini", text);
+  lbs_sweep s;
+  cr_assert_eq(lbs_sweep_load(&s, f), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(s.ax[LBS_SWEEP_POLICIES].n, 64);
+  cr_assert_str_eq(s.ax[LBS_SWEEP_POLICIES].v[63], "fixed:1063");
+  cr_assert_eq(s.ntasks, 64);
+  lbs_sweep_free(&s);
+  free(f);
 }
 
 /* lbs_sweep_inputs' note: counts the traces made (the second trace value is the generated one). */
