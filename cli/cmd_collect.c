@@ -33,9 +33,10 @@ static void usage(void) {
       "usage: lbsim collect --listen ADDR -o t.lbt [--token-file F] [--nodes N] [--force]\n\n"
       "Receives the profiler's node agents (liblbsprof with opts.collector = ADDR) and\n"
       "writes the trace store, one transaction per step completed by every node. ADDR is\n"
-      "unix:/path/to/socket or tcp:HOST:PORT (tcp:*:0 picks a port on every interface;\n"
-      "the address is printed). Exits when every agent has ended; steps some node never\n"
-      "completed are left out and counted in the trace's profiler.* metadata.\n\n"
+      "unix:/path/to/socket or tcp:HOST:PORT, PORT in 1..65535 (tcp:*:0 picks a port on\n"
+      "every interface; the address is printed). Exits when every agent has ended; steps\n"
+      "some node never completed are left out and counted in the trace's profiler.*\n"
+      "metadata.\n\n"
       "Only agents holding the token get in: every connection answers a challenge\n"
       "(HMAC-SHA256 over a fresh nonce) before anything it sends is read; others are\n"
       "dropped and logged. The token is a file of mode 0600: give the application\n"
@@ -49,7 +50,9 @@ static void usage(void) {
       "  -f, --force     replace the output file (a regular file only)\n\n"
       "Limits (environment): LBSPROF_AUTH_TIMEOUT_S (5: to authenticate),\n"
       "LBSPROF_CONN_IDLE_S (60: an agent's silence), LBSPROF_COLLECT_CONN_MB (1024: one\n"
-      "connection's buffer), LBSPROF_COLLECT_IDLE_S (120: no agent at all).\n"
+      "connection's buffer), LBSPROF_COLLECT_STEP_MB (16384: the steps being assembled),\n"
+      "LBSPROF_COLLECT_IDLE_S (120: no agent at all); a value that is not a number in its\n"
+      "range is refused.\n"
       "A unix socket is made mode 0600; its path may hold only a stale socket of ours\n"
       "(replaced with a warning).\n\n"
       "example:\n"
@@ -87,6 +90,7 @@ static int parse(int argc, char **argv, args *a) {
     }
   }
   if (!a->addr) return cli_usage("collect", "missing --listen ADDR");
+  if (lbs__addr_check(a->addr, 1)) return cli_usage("collect", "--listen: %s", lbs_errmsg());
   if (!a->out) return cli_usage("collect", "missing -o FILE");
   if (optind < argc) return cli_usage("collect", "unexpected argument '%s'", argv[optind]);
   return 0;
@@ -147,6 +151,8 @@ int cmd_collect(int argc, char **argv) {
   args a = {0};
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
+  /* the limits from the environment before anything is made (the collector reads them) */
+  if (lbs__env_check(LBS_ENV_FIRST_COLLECTOR, LBS_ENV_N)) return cli_error("collect", LBS_INVAL);
   /* the output before the socket: an unwritable output is found now, not after the run */
   if (cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
   char token_default[4200];

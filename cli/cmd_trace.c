@@ -155,7 +155,7 @@ static int gen_opt(int c, const char *arg, gen_args *a) {
     return 0;
   case O_STEPS:
     a->steps_given = 1;
-    return cli_parse_i64("--steps", arg, 1, 100000000, &a->gp.steps);
+    return cli_parse_i64("--steps", arg, 1, LBS_GEN_MAX_STEPS, &a->gp.steps);
   case O_BODIES: return cli_parse_i64("--bodies", arg, 2, INT64_C(1) << 31, &a->np.bodies);
   case O_LEAF: return cli_parse_i64("--leaf", arg, 1, 1024, &a->leaf);
   case O_THETA: return cli_parse_f64("--theta", arg, 0.01, 1.99, &a->np.theta);

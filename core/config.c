@@ -1,9 +1,8 @@
-/* config.c - INI files through libinih into a flat table, read through declarative specs. */
+/* config.c - INI files into a flat table, read through declarative specs. */
 #include "lbs_config.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,58 +129,62 @@ static lbs_err set_entry(lbs_config *c, int sec, const char *key, const char *va
 
 /* ---------------------------------------------------------------- parsing */
 
-typedef struct {
-  lbs_config *c;
-  const char *p, *end; /* remaining text */
-  int line;            /* line last handed to inih */
-  int cur;             /* current section, -1 before the first */
-  lbs_err err;         /* first error (message recorded) */
-} parse_state;
+/* The INI format (docs/config.md): a line is blank, a comment (';' or '#' first), "[kind]" or
+ * "[kind name]", or "key = value" (':' also separates, as libinih, which lbsim once used, had it).
+ * A ';' or '#' after a blank starts a comment to the end of the line, so a value holds one only
+ * inside a word ("a#b"). Lines are read here, whole, rather than by libinih, whose Debian build
+ * cuts them at 199 characters and drops an unclosed header without a word. */
 
-/* fgets-like reader for inih that counts lines and records section headers with them. */
-static char *reader(char *str, int num, void *stream) {
-  parse_state *ps = stream;
-  if (ps->p >= ps->end || num < 2) return NULL;
-  const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
-  size_t len = nl ? (size_t)(nl - ps->p) + 1 : (size_t)(ps->end - ps->p);
-  if (len > (size_t)num - 1) len = (size_t)num - 1;
-  memcpy(str, ps->p, len);
-  str[len] = '\0';
-  ps->p += len;
-  ps->line++;
-  if (str[len - 1] != '\n' && ps->p < ps->end) { /* inih would take the rest as a line of its own */
-    if (!ps->err)
-      ps->err = lbs_fail(LBS_PARSE, "%s:%d: line longer than %d characters", ps->c->file, ps->line,
-                         num - 2);
-    return NULL;
-  }
-  const char *q = str;
-  while (isspace((unsigned char)*q)) q++;
-  const char *close = *q == '[' ? strchr(q, ']') : NULL;
-  if (close && !ps->err) {
-    char *text = dup_trim(q + 1, (size_t)(close - q - 1));
-    if (!text)
-      ps->err = lbs_fail(LBS_NOMEM, "config");
-    else if (!*text)
-      ps->err = lbs_fail(LBS_PARSE, "%s:%d: empty section name", ps->c->file, ps->line);
-    else
-      ps->err = add_section(ps->c, text, ps->line, &ps->cur);
-    free(text);
-  }
-  return str;
+/* s with blanks trimmed at both ends, in place. */
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) n--;
+  s[n] = '\0';
+  return s;
 }
 
-static int handler(void *user, const char *sec, const char *key, const char *value) {
-  parse_state *ps = user;
-  (void)sec;
-  if (ps->err) return 0;
-  if (ps->cur < 0) {
-    ps->err =
-        lbs_fail(LBS_PARSE, "%s:%d: key '%s' before any [section]", ps->c->file, ps->line, key);
-    return 0;
-  }
-  ps->err = set_entry(ps->c, ps->cur, key, value, ps->line);
-  return ps->err == LBS_OK;
+/* Ends the line at its comment: a ';' or '#' first or after a blank. */
+static void strip_comment(char *s) {
+  for (char *p = s; *p; p++)
+    if ((*p == ';' || *p == '#') && (p == s || isspace((unsigned char)p[-1]))) {
+      *p = '\0';
+      return;
+    }
+}
+
+/* "[kind name]" (t trimmed, starting with '[') as the current section. */
+static lbs_err parse_header(lbs_config *c, char *t, int line, int *cur) {
+  char *close = strchr(t, ']');
+  if (!close)
+    return lbs_fail(LBS_PARSE, "%s:%d: '%s': section header without ']'", c->file, line, t);
+  if (close[1])
+    return lbs_fail(LBS_PARSE, "%s:%d: '%s': text after the section header's ']'", c->file, line,
+                    t);
+  *close = '\0';
+  char *text = trim(t + 1);
+  if (!*text) return lbs_fail(LBS_PARSE, "%s:%d: empty section name", c->file, line);
+  return add_section(c, text, line, cur);
+}
+
+/* One line (its break removed) into c; *cur is the current section, -1 before the first. */
+static lbs_err parse_line(lbs_config *c, char *s, int line, int *cur) {
+  if (strlen(s) > LBS_CONFIG_MAX_LINE)
+    return lbs_fail(LBS_PARSE, "%s:%d: line longer than %d characters", c->file, line,
+                    LBS_CONFIG_MAX_LINE);
+  strip_comment(s);
+  char *t = trim(s);
+  if (!*t) return LBS_OK;
+  if (*t == '[') return parse_header(c, t, line, cur);
+  char *eq = strpbrk(t, "=:");
+  if (!eq || eq == t)
+    return lbs_fail(LBS_PARSE, "%s:%d: malformed line (expected '[section]' or 'key = value')",
+                    c->file, line);
+  *eq = '\0';
+  char *key = trim(t), *value = trim(eq + 1);
+  if (*cur < 0)
+    return lbs_fail(LBS_PARSE, "%s:%d: key '%s' before any [section]", c->file, line, key);
+  return set_entry(c, *cur, key, value, line);
 }
 
 lbs_err lbs_config_create(lbs_config **out) {
@@ -203,15 +206,18 @@ lbs_err lbs_config_parse_string(const char *name, const char *text, lbs_config *
     lbs_config_destroy(&c);
     return lbs_fail(LBS_NOMEM, "config");
   }
-  parse_state ps = {c, text, text + strlen(text), 0, -1, LBS_OK};
-  int rc = ini_parse_stream(reader, &ps, handler, &ps);
-  if (ps.err)
-    e = ps.err;
-  else if (rc > 0)
-    e = lbs_fail(LBS_PARSE, "%s:%d: malformed line (expected '[section]' or 'key = value')", name,
-                 rc);
-  else if (rc < 0)
-    e = lbs_fail(LBS_NOMEM, "%s: parser out of memory", name);
+  /* a copy to cut into lines; an editor's UTF-8 byte order mark is no part of the first line */
+  if (!strncmp(text, "\xEF\xBB\xBF", 3)) text += 3;
+  char *buf = strdup(text);
+  if (!buf) e = lbs_fail(LBS_NOMEM, "config");
+  int line = 0, cur = -1;
+  for (char *p = buf; p && !e; line++) {
+    char *nl = strchr(p, '\n');
+    if (nl) *nl = '\0';
+    e = parse_line(c, p, line + 1, &cur);
+    p = nl ? nl + 1 : NULL;
+  }
+  free(buf);
   if (e) lbs_config_destroy(&c);
   *out = c;
   return e;

@@ -39,6 +39,40 @@ lbs_err lbs_fail(lbs_err e, const char *fmt, ...) {
 const char *lbs_errmsg(void) { return last_msg; }
 void lbs_clear_error(void) { last_msg[0] = '\0'; }
 
+/* A number starts with a digit, a sign or a point: strtoll and strtod would skip blanks first. */
+static int number_start(const char *s) {
+  return (*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.';
+}
+
+int lbs_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  if (!s || !number_start(s)) return -1;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*end || errno || v < lo || v > hi) return -1;
+  *out = (int64_t)v;
+  return 0;
+}
+
+int lbs_parse_f64(const char *s, double lo, double hi, double *out) {
+  if (!s || !number_start(s)) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  /* the range test is false for NaN; ERANGE also flags an underflow to 0, which is a number */
+  if (*end || (errno && fabs(v) > 1) || !(v >= lo && v <= hi)) return -1;
+  *out = v;
+  return 0;
+}
+
+lbs_err lbs_env_f64(const char *name, double dflt, double lo, double hi, double *out) {
+  const char *v = getenv(name);
+  if (!v || !*v) return *out = dflt, LBS_OK;
+  if (lbs_parse_f64(v, lo, hi, out))
+    return lbs_fail(LBS_INVAL, "%s='%s' is not a number in [%.10g, %.10g]", name, v, lo, hi);
+  return LBS_OK;
+}
+
 uint32_t lbs_crc32(const void *p, size_t n) {
   uLong c = crc32(0L, Z_NULL, 0);
   const Bytef *b = p;

@@ -1,4 +1,4 @@
-/* lbs_config.h - INI configuration (parsed with libinih) read through declarative tables.
+/* lbs_config.h - INI configuration (docs/config.md) read through declarative tables.
  *
  * A file holds sections "[kind]" or "[kind name]" (e.g. "[grid]", "[cluster A]",
  * "[link A B]") with "key = value" lines. Every module declares its section kinds and keys
@@ -13,6 +13,10 @@
 #include <stdio.h>
 
 #include "lbs_core.h"
+
+/* The longest line a file may hold, in characters without its line break: a longer one is an
+ * error naming it (never cut). */
+#define LBS_CONFIG_MAX_LINE 65536
 
 typedef enum { LBS_OPT_INT, LBS_OPT_DOUBLE, LBS_OPT_BOOL, LBS_OPT_STRING } lbs_opt_type;
 

@@ -96,6 +96,15 @@ int lbs_log_mpi_env(int *rank, int *size);
  * more than one rank; into buf (n bytes), returns buf. */
 char *lbs_log_prefix(char *buf, size_t n, const char *name, int rank, int size);
 
+/* Strict numbers: s is all of one decimal number (no blanks, no trailing text, no overflow) in
+ * [lo, hi]; 0 with *out set, or -1 with *out untouched. What strtoll/atof alone let through
+ * ("abc" as 0, "99999" cut to 16 bits, "5x" as 5) every reader of a number refuses this way. */
+int lbs_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+int lbs_parse_f64(const char *s, double lo, double hi, double *out);
+/* The number in environment variable name, in [lo, hi]; dflt when it is unset or empty. LBS_INVAL
+ * "NAME='VALUE' is not a number in [LO, HI]" otherwise (never a silent default). */
+lbs_err lbs_env_f64(const char *name, double dflt, double lo, double hi, double *out);
+
 /* CRC-32 (IEEE, as zlib's crc32) of n bytes. */
 uint32_t lbs_crc32(const void *p, size_t n);
 

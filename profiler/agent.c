@@ -111,8 +111,7 @@ static void try_connect(agent *a) {
     }
     close(fd);
   }
-  const char *s = getenv("LBSPROF_RETRY_S"), *b = getenv("LBSPROF_BUFFER_MB");
-  double limit = s ? atof(s) : 10, maxb = (b ? atof(b) : 256) * 1048576;
+  double limit = lbs__env(LBS_ENV_RETRY_S), maxb = lbs__env(LBS_ENV_BUFFER_MB) * 1048576;
   char why[600];
   if (refused) /* another run's collector, or a wrong token file: trying again changes nothing */
     snprintf(why, sizeof why, "%s", lbs_errmsg());
@@ -353,8 +352,8 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   memset(a, 0, sizeof A);
   a->node = node, a->addr = collector, a->fd = -1;
   memcpy(a->secret, secret, sizeof a->secret);
-  const char *pe = getenv("LBSPROF_PING_S");
-  double ping_every = pe && atof(pe) > 0 ? atof(pe) : 5;
+  /* liblbsprof's init has refused a bad number in the environment before starting agents */
+  double ping_every = lbs__env(LBS_ENV_PING_S);
   size_t bytes = 0;
   if (map_segment(a, fd, label, &bytes) || start_ranks(a)) return 1;
   lbs_buf rec = {0};

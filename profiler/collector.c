@@ -605,28 +605,16 @@ static int on_frame(coll *c, conn *k, uint16_t type, const uint8_t *p, uint32_t 
 
 /* ---------------------------------------------------------------- connections */
 
-static double env_num(const char *name, double dflt, double lo, double hi) {
-  const char *v = getenv(name);
-  char *end;
-  double x = v && *v ? strtod(v, &end) : dflt;
-  if (v && *v && (*end || !(x >= lo && x <= hi))) {
-    lbs_log(LBS_LOG_WARN, "collect: %s='%s' is not a number in [%g, %g]; using %g", name, v, lo, hi,
-            dflt);
-    x = dflt;
-  }
-  return x;
-}
-
 lbs_coll *lbs__coll_create(const char *out_path, int nodes,
                            const uint8_t secret[LBSPROF_SECRET_BYTES]) {
   coll *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->out = out_path, c->nodes = nodes;
   memcpy(c->secret, secret, LBSPROF_SECRET_BYTES);
-  c->auth_timeout = env_num("LBSPROF_AUTH_TIMEOUT_S", 5, 0.01, 3600);
-  c->idle_timeout = env_num("LBSPROF_CONN_IDLE_S", 60, 0.1, 1e6);
-  c->conn_cap = (uint64_t)(env_num("LBSPROF_COLLECT_CONN_MB", 1024, 1, 1 << 20) * 1048576);
-  c->step_cap = (uint64_t)(env_num("LBSPROF_COLLECT_STEP_MB", 16384, 1, 1 << 30) * 1048576);
+  c->auth_timeout = lbs__env(LBS_ENV_AUTH_TIMEOUT_S);
+  c->idle_timeout = lbs__env(LBS_ENV_CONN_IDLE_S);
+  c->conn_cap = (uint64_t)(lbs__env(LBS_ENV_COLLECT_CONN_MB) * 1048576);
+  c->step_cap = (uint64_t)(lbs__env(LBS_ENV_COLLECT_STEP_MB) * 1048576);
   if (lbs_codec_ctx_create(&c->cc)) return free(c), NULL;
   return c;
 }
@@ -852,10 +840,11 @@ static int describe_peer(int fd, int *uid_ok, char *out, size_t n) {
 int lbs__collect_main(int lfd, const char *addr, const char *out_path, int nodes,
                       const uint8_t secret[LBSPROF_SECRET_BYTES]) {
   signal(SIGPIPE, SIG_IGN);
+  if (lbs__env_check(LBS_ENV_FIRST_COLLECTOR, LBS_ENV_N))
+    return lbs_log(LBS_LOG_ERROR, "collect: %s", lbs_errmsg()), 1;
   coll *c = lbs__coll_create(out_path, nodes, secret);
   if (!c) return lbs_log(LBS_LOG_ERROR, "collect: out of memory"), 1;
-  const char *idle_env = getenv("LBSPROF_COLLECT_IDLE_S");
-  double idle_limit = idle_env ? atof(idle_env) : 120, idle_since = lbs__now_s();
+  double idle_limit = lbs__env(LBS_ENV_COLLECT_IDLE_S), idle_since = lbs__now_s();
   struct pollfd *pf = NULL;
   int *ids = NULL;
   uint8_t *rbuf = malloc(1 << 16);

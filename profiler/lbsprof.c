@@ -186,13 +186,16 @@ static lbs_err read_environment(lbsprof *p) {
     return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   lbs_log_set_level(level);
   if ((v = getenv("LBSPROF_SAMPLE_EVERY")) && *v) {
-    char *end;
-    long k = strtol(v, &end, 10);
-    if (*end || k < 1 || k > 1000000000)
+    int64_t k;
+    if (lbs_parse_i64(v, 1, 1000000000, &k))
       return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_SAMPLE_EVERY='%s' is not an integer in [1, 1e9]",
                       v);
     o->sample_every = (int)k;
   }
+  /* the agents' and the collector's numbers, which they read when they start: refused here, before
+   * anything starts, rather than read as 0 */
+  if (lbs__env_check(LBS_ENV_RETRY_S, LBS_ENV_N))
+    return lbs_fail(LBS_INVAL, "lbsprof: %s", lbs_errmsg());
   if ((v = getenv("LBSPROF_COLLECTOR")) && *v) {
     if (strncmp(v, "unix:", 5) && strncmp(v, "tcp:", 4))
       return lbs_fail(LBS_INVAL,

@@ -170,6 +170,30 @@ int lbs__connect(const char *addr);
 double lbs__now_s(void);
 /* Does tcp:HOST:PORT resolve (passive: as an address to listen on, "*" allowed)? */
 lbs_err lbs__resolve(const char *addr, int passive);
+/* Is addr unix:PATH or tcp:HOST:PORT with PORT in 1..65535 (0 too where passive), without
+ * resolving it? LBS_INVAL "'ADDR': port P is not in 1..65535" and the like. */
+lbs_err lbs__addr_check(const char *addr, int passive);
+
+/* The profiler's numbers from the environment (README.md), each with its default and range: the
+ * agents' first, then the collector's. */
+typedef enum {
+  LBS_ENV_RETRY_S,         /* how long an agent retries a lost collector */
+  LBS_ENV_BUFFER_MB,       /* what it buffers meanwhile */
+  LBS_ENV_PING_S,          /* an idle agent's heartbeat */
+  LBS_ENV_AUTH_TIMEOUT_S,  /* the collector: a connection's time to authenticate */
+  LBS_ENV_CONN_IDLE_S,     /* an agent's silence before its connection is dropped */
+  LBS_ENV_COLLECT_CONN_MB, /* one connection's buffer */
+  LBS_ENV_COLLECT_STEP_MB, /* the steps being assembled */
+  LBS_ENV_COLLECT_IDLE_S,  /* no agent at all before the collector gives up */
+  LBS_ENV_N
+} lbs__env_var;
+#define LBS_ENV_FIRST_COLLECTOR LBS_ENV_AUTH_TIMEOUT_S
+/* Checks the variables [first, end): LBS_INVAL "NAME='VALUE' is not a number in [LO, HI]" for
+ * the first that is set and bad. liblbsprof's init and `lbsim collect` check before they start
+ * anything, and each agent and collector at its start. */
+lbs_err lbs__env_check(lbs__env_var first, lbs__env_var end);
+/* Variable v's value: its default when unset (or bad, which the check above has refused). */
+double lbs__env(lbs__env_var v);
 
 /* The bound each of the two lossy stages (0: the node agents, 1: the store) works to, so that
  * the stored values meet `whole` against the measured ones: rel:eps as sqrt(1 + eps) - 1 at

@@ -135,13 +135,34 @@ int lbs__frame_next(frame_reader *fr, uint16_t *type, const uint8_t **payload, u
 
 /* ---------------------------------------------------------------- addresses */
 
-static int parse_tcp(const char *addr, char *host, size_t hl, char *port, size_t pl) {
-  const char *colon = strrchr(addr, ':');
-  if (!colon || (size_t)(colon - addr) >= hl || strlen(colon + 1) >= pl) return -1;
-  memcpy(host, addr, (size_t)(colon - addr));
-  host[colon - addr] = '\0';
-  strcpy(port, colon + 1);
-  return 0;
+/* "tcp:HOST:PORT" into host and port, the port a decimal number in 1..65535, or 0 (any free port)
+ * where listening (passive): getaddrinfo alone would take a service name, and 99999 cut to 16 bits
+ * (34463). LBS_INVAL naming the address and why. */
+static lbs_err parse_tcp(const char *addr, int passive, char *host, size_t hl, char *port,
+                         size_t pl) {
+  const char *colon = strncmp(addr, "tcp:", 4) ? NULL : strrchr(addr + 4, ':');
+  if (!colon || (size_t)(colon - addr - 4) >= hl || strlen(colon + 1) >= pl)
+    return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr);
+  int64_t n;
+  if (lbs_parse_i64(colon + 1, passive ? 0 : 1, 65535, &n) || (colon[1] < '0' || colon[1] > '9'))
+    return lbs_fail(LBS_INVAL, "'%s': port %s is not in 1..65535%s", addr,
+                    colon[1] ? colon + 1 : "''", passive ? " (or 0: any free port)" : "");
+  memcpy(host, addr + 4, (size_t)(colon - addr - 4));
+  host[colon - addr - 4] = '\0';
+  snprintf(port, pl, "%d", (int)n);
+  return LBS_OK;
+}
+
+lbs_err lbs__addr_check(const char *addr, int passive) {
+  char host[256], port[32];
+  if (!strncmp(addr, "unix:", 5)) {
+    if (strlen(addr + 5) >= sizeof(((struct sockaddr_un *)0)->sun_path) || !addr[5])
+      return lbs_fail(LBS_INVAL, "'%s': the socket path is empty or too long", addr);
+    return LBS_OK;
+  }
+  if (strncmp(addr, "tcp:", 4))
+    return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr);
+  return parse_tcp(addr, passive, host, sizeof host, port, sizeof port);
 }
 
 /* What is at a unix socket path may go only when it is a stale socket of this user: a socket
@@ -197,8 +218,7 @@ int lbs__listen(const char *addr, char *actual, size_t actual_len) {
   if (strncmp(addr, "tcp:", 4))
     return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
   char host[256], port[32];
-  if (parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
-    return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr), -1;
+  if (parse_tcp(addr, 1, host, sizeof host, port, sizeof port)) return -1;
   struct addrinfo hints = {.ai_family = AF_UNSPEC,
                            .ai_socktype = SOCK_STREAM,
                            .ai_flags = AI_PASSIVE},
@@ -238,8 +258,9 @@ int lbs__connect(const char *addr) {
     return fd;
   }
   char host[256], port[32];
-  if (strncmp(addr, "tcp:", 4) || parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
+  if (strncmp(addr, "tcp:", 4))
     return lbs_fail(LBS_INVAL, "address '%s' is not unix:PATH or tcp:HOST:PORT", addr), -1;
+  if (parse_tcp(addr, 0, host, sizeof host, port, sizeof port)) return -1;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
   int gai = getaddrinfo(host, port, &hints, &res);
   if (gai)
@@ -262,8 +283,8 @@ double lbs__now_s(void) {
 
 lbs_err lbs__resolve(const char *addr, int passive) {
   char host[256], port[32];
-  if (strncmp(addr, "tcp:", 4) || parse_tcp(addr + 4, host, sizeof host, port, sizeof port))
-    return lbs_fail(LBS_INVAL, "address '%s' is not tcp:HOST:PORT", addr);
+  lbs_err e = parse_tcp(addr, passive, host, sizeof host, port, sizeof port);
+  if (e) return e;
   struct addrinfo hints = {.ai_family = AF_UNSPEC,
                            .ai_socktype = SOCK_STREAM,
                            .ai_flags = passive ? AI_PASSIVE : 0},
@@ -272,6 +293,37 @@ lbs_err lbs__resolve(const char *addr, int passive) {
   if (rc) return lbs_fail(LBS_IO, "cannot resolve %s in %s: %s", host, addr, gai_strerror(rc));
   freeaddrinfo(res);
   return LBS_OK;
+}
+
+/* ---------------------------------------------------------------- environment */
+
+static const struct {
+  const char *name;
+  double dflt, lo, hi;
+} env_vars[LBS_ENV_N] = {
+    [LBS_ENV_RETRY_S] = {"LBSPROF_RETRY_S", 10, 0, 1e6},
+    [LBS_ENV_BUFFER_MB] = {"LBSPROF_BUFFER_MB", 256, 0, 1 << 20},
+    [LBS_ENV_PING_S] = {"LBSPROF_PING_S", 5, 0.01, 3600},
+    [LBS_ENV_AUTH_TIMEOUT_S] = {"LBSPROF_AUTH_TIMEOUT_S", 5, 0.01, 3600},
+    [LBS_ENV_CONN_IDLE_S] = {"LBSPROF_CONN_IDLE_S", 60, 0.1, 1e6},
+    [LBS_ENV_COLLECT_CONN_MB] = {"LBSPROF_COLLECT_CONN_MB", 1024, 1, 1 << 20},
+    [LBS_ENV_COLLECT_STEP_MB] = {"LBSPROF_COLLECT_STEP_MB", 16384, 1, 1 << 30},
+    [LBS_ENV_COLLECT_IDLE_S] = {"LBSPROF_COLLECT_IDLE_S", 120, 0.1, 1e6},
+};
+
+lbs_err lbs__env_check(lbs__env_var first, lbs__env_var end) {
+  double x;
+  for (int v = first; v < (int)end; v++)
+    if (lbs_env_f64(env_vars[v].name, env_vars[v].dflt, env_vars[v].lo, env_vars[v].hi, &x))
+      return LBS_INVAL;
+  return LBS_OK;
+}
+
+double lbs__env(lbs__env_var v) {
+  double x;
+  if (lbs_env_f64(env_vars[v].name, env_vars[v].dflt, env_vars[v].lo, env_vars[v].hi, &x))
+    x = env_vars[v].dflt;
+  return x;
 }
 
 lbs_bound lbs__bound_stage(lbs_bound whole, int stage) {

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libssl-dev
-  libcriterion-dev libinih-dev libgsl-dev metis
+  libcriterion-dev libgsl-dev metis
   # every JSON lbsim writes (core/lbs_json.h)
   libjansson-dev
   # policies written in Lua (policies/lua.c)

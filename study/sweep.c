@@ -95,18 +95,26 @@ void lbs_sweep_free(lbs_sweep *s) {
 /* "gen:KIND:NXxNYxNZ:STEPS[:SEED]" ('lbsim trace gen' with its defaults) into p; kind points
  * into kbuf (16 bytes). *has_seed: the spec names its seed. */
 static int parse_gen(const char *spec, lbs_gen_params *p, char *kbuf, int *has_seed) {
-  long long nx = 0, ny = 1, nz = 1, steps = 0, seed = 1;
-  char mesh[64], tail[32] = "";
+  char mesh[64], num[2][32] = {"", ""}, extra;
+  int64_t nx = 0, ny = 1, nz = 1, steps = 0, seed = 1;
   memset(p, 0, sizeof *p);
-  if (sscanf(spec, "gen:%15[a-z]:%63[0-9x]:%lld%31s", kbuf, mesh, &steps, tail) < 3) return -1;
-  int k = sscanf(mesh, "%lldx%lldx%lld", &nx, &ny, &nz);
-  if (k < 1 || nx < 1 || ny < 1 || nz < 1 || steps < 1) return -1;
-  *has_seed = 0;
-  if (*tail) {
-    char extra;
-    if (sscanf(tail, ":%lld%c", &seed, &extra) != 1 || seed < 0) return -1;
-    *has_seed = 1;
-  }
+  /* the numbers as text, each read strictly: sscanf's %lld would take an overflow as the
+   * largest number (a seed silently changed) */
+  int n = sscanf(spec, "gen:%15[a-z]:%63[0-9x]:%31[0-9]:%31[0-9]%c", kbuf, mesh, num[0], num[1],
+                 &extra);
+  if (n < 3 || n > 4 || lbs_parse_i64(num[0], 1, INT64_MAX, &steps) ||
+      (n == 4 && lbs_parse_i64(num[1], 0, INT64_MAX, &seed)))
+    return -1;
+  if (strlen(spec) !=
+      (size_t)snprintf(NULL, 0, "gen:%s:%s:%s%s%s", kbuf, mesh, num[0], n == 4 ? ":" : "", num[1]))
+    return -1; /* something after the steps other than :SEED */
+  char *part[3] = {mesh, NULL, NULL}, *x = mesh;
+  for (int k = 1; k < 3 && (x = strchr(x, 'x')); k++) *x++ = '\0', part[k] = x;
+  if ((x && strchr(x, 'x')) || lbs_parse_i64(part[0], 1, INT64_MAX, &nx) ||
+      (part[1] && lbs_parse_i64(part[1], 1, INT64_MAX, &ny)) ||
+      (part[2] && lbs_parse_i64(part[2], 1, INT64_MAX, &nz)))
+    return -1;
+  *has_seed = n == 4;
   *p = (lbs_gen_params){kbuf, nx, ny, nz, steps, (uint64_t)seed, {0, 0, 0}};
   return 0;
 }

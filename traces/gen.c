@@ -30,11 +30,15 @@ lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out) {
   if (k < 0)
     return lbs_fail(LBS_NOTFOUND, "unknown generator '%s' (known: bump, hotspot, random)",
                     p->kind ? p->kind : "");
-  if (p->nx < 1 || p->ny < 1 || p->nz < 1 || p->nx * p->ny > (INT64_C(1) << 34) / p->nz)
-    return lbs_fail(LBS_INVAL, "bad mesh %lldx%lldx%lld", (long long)p->nx, (long long)p->ny,
-                    (long long)p->nz);
-  if (p->steps < 1)
-    return lbs_fail(LBS_INVAL, "steps must be >= 1 (got %lld)", (long long)p->steps);
+  /* Each side within the cap before the product, so that the product cannot overflow. */
+  const int64_t cap = LBS_GEN_MAX_ELEMENTS;
+  if (p->nx < 1 || p->ny < 1 || p->nz < 1 || p->nx > cap || p->ny > cap || p->nz > cap ||
+      p->nx * p->ny > cap / p->nz)
+    return lbs_fail(LBS_INVAL, "bad mesh %lldx%lldx%lld (at most %lld elements)", (long long)p->nx,
+                    (long long)p->ny, (long long)p->nz, (long long)cap);
+  if (p->steps < 1 || p->steps > LBS_GEN_MAX_STEPS)
+    return lbs_fail(LBS_INVAL, "steps must be in 1..%lld (got %lld)", (long long)LBS_GEN_MAX_STEPS,
+                    (long long)p->steps);
   const lbs_gen_noise *nz = &p->noise;
   if (!(nz->jitter >= 0 && nz->jitter <= 2) || !(nz->tick_ns >= 0 && nz->tick_ns <= 1e9) ||
       nz->spikes < 0 || nz->spikes > 1000000)

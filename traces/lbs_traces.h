@@ -460,6 +460,10 @@ typedef struct lbs_gen_noise {
 #define LBS_GEN_NOISE_SPIKES 2
 /* Parses "default", "none" or any of "jitter=J,tick=T,spikes=N" (the keys not given: none). */
 lbs_err lbs_gen_noise_parse(const char *s, lbs_gen_noise *out);
+/* The largest recipe a generator takes (lbs_gen_create refuses more): `trace gen` and a study's
+ * gen: traces share these, so that neither generates without end. */
+#define LBS_GEN_MAX_STEPS INT64_C(100000000)
+#define LBS_GEN_MAX_ELEMENTS (INT64_C(1) << 34)
 typedef struct lbs_gen_params {
   const char *kind;    /* "bump", "hotspot", "random" */
   int64_t nx, ny, nz;  /* mesh */

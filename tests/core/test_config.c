@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbs_config.h"
@@ -119,23 +120,83 @@ Test(config, edit_distance) {
   cr_assert_eq(lbs_edit_distance("Speed", "speed"), 0);
 }
 
-/* libinih hands lines over in pieces of at most 199 characters: the rest of a longer line came
- * back as a line of its own, so a long value was "malformed" one line later, or, when its rest
- * began with '[', silently made a section. Such a line is refused, naming its line. */
-Test(config, lines_longer_than_the_parser_buffer_are_refused) {
-  char text[512];
-  snprintf(text, sizeof text, "[alpha]\nlabel = %0191d[beta z]\nratio = 0.5\n", 0);
-  cr_assert_eq(strchr(text + 8, '[') - (text + 8), 199, "the rest of line 2 starts with '['");
+/* Lines are read whole up to LBS_CONFIG_MAX_LINE characters (a study's axis may list 64 values
+ * of any length); a longer line is refused, naming it, never cut: libinih's 199-character pieces
+ * once made the rest of a long line a line of its own, a section when it began with '['. */
+Test(config, long_lines_are_read_whole_and_too_long_ones_named) {
+  size_t n = LBS_CONFIG_MAX_LINE + 64;
+  char *text = malloc(n + 64);
+  snprintf(text, n + 64, "[alpha]\nlabel = %05000d[beta z]\nratio = 0.5\n", 0);
   lbs_config *c;
-  cr_assert_eq(lbs_config_parse_string("t.ini", text, &c), LBS_PARSE);
-  cr_assert_null(c);
-  cr_assert(strstr(lbs_errmsg(), "t.ini:2: line longer than 198 characters"), "%s", lbs_errmsg());
-  /* a line of 198 characters and its newline still fits */
-  snprintf(text, sizeof text, "[alpha]\nlabel = %0190d\nratio = 0.5\n", 0);
   cr_assert_eq(parse_check(text, &c), LBS_OK, "%s", lbs_errmsg());
   const char *s;
   cr_assert_eq(lbs_config_string(c, specs, "alpha", "", "label", &s), LBS_OK);
-  cr_assert_eq(strlen(s), 190);
+  cr_assert_eq(strlen(s), 5008, "the whole value, '[beta z]' included");
+  cr_assert_eq(lbs_config_count(c, "beta"), 0, "no section made of a line's rest");
+  lbs_config_destroy(&c);
+  /* the longest line taken, and one character more */
+  for (int over = 0; over < 2; over++) {
+    int len = LBS_CONFIG_MAX_LINE + over;
+    snprintf(text, n + 64, "[alpha]\nlabel = %0*d\nratio = 0.5\n", len - 8, 0);
+    lbs_err e = lbs_config_parse_string("t.ini", text, &c);
+    cr_assert_eq(e, over ? LBS_PARSE : LBS_OK, "%d characters: %s", len, lbs_errmsg());
+    if (over)
+      cr_assert(strstr(lbs_errmsg(), "t.ini:2: line longer than 65536 characters"), "%s",
+                lbs_errmsg());
+    lbs_config_destroy(&c);
+  }
+  free(text);
+}
+
+/* An unclosed header was dropped, so the error blamed the next line ("key before any
+ * [section]", or a key in the section before). */
+Test(config, an_unclosed_section_header_is_named_on_its_own_line) {
+  BAD("[alpha\nratio = 0.5\n", LBS_PARSE, "t.ini:1: '[alpha': section header without ']'");
+  BAD("[alpha]\nratio = 0.5\n[beta b ; a comment\nweight = 1\n", LBS_PARSE,
+      "t.ini:3: '[beta b': section header without ']'");
+  BAD("[alpha]\nratio = 0.5\n[beta b] weight = 1\n", LBS_PARSE,
+      "t.ini:3: '[beta b] weight = 1': text after the section header's ']'");
+}
+
+/* An editor's UTF-8 byte order mark hid the first header ("key before any [section]"). */
+Test(config, a_byte_order_mark_is_skipped) {
+  lbs_config *c;
+  cr_assert_eq(parse_check("\xEF\xBB\xBF[alpha]\nratio = 0.5\n", &c), LBS_OK, "%s", lbs_errmsg());
+  double r;
+  cr_assert_eq(lbs_config_double(c, specs, "alpha", "", "ratio", &r), LBS_OK);
+  cr_assert_eq(r, 0.5);
+  lbs_config_destroy(&c);
+  BAD("[alpha]\nratio = 0.5\n\xEF\xBB\xBF[beta b]\n", LBS_PARSE, "t.ini:3: malformed line");
+}
+
+/* Comments after a value, '#' as ';', when a blank comes before them: '#' was kept in the
+ * value ("'0.5 # half' is not a number"). A '#' or ';' inside a word stays. */
+Test(config, inline_comments_are_stripped) {
+  lbs_config *c;
+  cr_assert_eq(parse_check("[alpha] # the first\nratio = 0.5 # half\nlabel = a#b;c\tmore\t; x\n"
+                           "count=4\t#tab\n[beta  b]  ; named\nweight = 2#\n",
+                           &c),
+               LBS_PARSE, "%s", lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "weight"), "'2#' is not a number: %s", lbs_errmsg());
+  lbs_config_destroy(&c);
+  cr_assert_eq(parse_check("[alpha] # the first\nratio = 0.5 # half\nlabel = a#b;c\tmore\t; x\n"
+                           "count=4\t#tab\n  flag = yes\n[beta  b]  ; named\nweight = 2\n",
+                           &c),
+               LBS_OK, "%s", lbs_errmsg());
+  double r;
+  const char *s;
+  long long n;
+  int f;
+  cr_assert_eq(lbs_config_double(c, specs, "alpha", "", "ratio", &r), LBS_OK);
+  cr_assert_eq(r, 0.5);
+  cr_assert_eq(lbs_config_string(c, specs, "alpha", "", "label", &s), LBS_OK);
+  cr_assert_str_eq(s, "a#b;c\tmore");
+  cr_assert_eq(lbs_config_int(c, specs, "alpha", "", "count", &n), LBS_OK);
+  cr_assert_eq(n, 4);
+  cr_assert_eq(lbs_config_bool(c, specs, "alpha", "", "flag", &f), LBS_OK, "an indented key");
+  cr_assert_eq(f, 1);
+  cr_assert_eq(lbs_config_double(c, specs, "beta", "b", "weight", &r), LBS_OK);
+  cr_assert_eq(r, 2);
   lbs_config_destroy(&c);
 }
 

@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbs_core.h"
@@ -58,4 +59,41 @@ Test(core, error_messages) {
   /* wrapping the last message in a new one, as callers do */
   lbs_fail(LBS_PARSE, "outer: %s (more)", lbs_errmsg());
   cr_assert_str_eq(lbs_errmsg(), "outer: file x.graph line 3 (more)");
+}
+
+Test(core, strict_numbers_refuse_what_atoi_lets_through) {
+  int64_t i = 7;
+  cr_assert_eq(lbs_parse_i64("65535", 1, 65535, &i), 0);
+  cr_assert_eq(i, 65535);
+  const char *bad_i[] = {"",    "abc",  "99999", "0", " 5", "5 ", "5x",
+                         "1e3", "0x10", "-1",    "-", "+",  ".5", "99999999999999999999"};
+  for (size_t k = 0; k < sizeof bad_i / sizeof *bad_i; k++) {
+    i = 7;
+    cr_assert_eq(lbs_parse_i64(bad_i[k], 1, 65535, &i), -1, "'%s' taken", bad_i[k]);
+    cr_assert_eq(i, 7, "'%s' changed the output", bad_i[k]);
+  }
+  double d = 7;
+  cr_assert_eq(lbs_parse_f64("1e-300", 0, 10, &d), 0);
+  cr_assert_eq(lbs_parse_f64("2.5", 0, 10, &d), 0);
+  cr_assert_eq(d, 2.5);
+  const char *bad_d[] = {"", "abc", " 1", "1 ", "1s", "nan", "inf", "-0.5", "11", "1e999"};
+  for (size_t k = 0; k < sizeof bad_d / sizeof *bad_d; k++) {
+    d = 7;
+    cr_assert_eq(lbs_parse_f64(bad_d[k], 0, 10, &d), -1, "'%s' taken", bad_d[k]);
+    cr_assert_eq(d, 7);
+  }
+}
+
+Test(core, environment_numbers_are_strict_and_named) {
+  double d = 0;
+  unsetenv("LBS_TEST_NUM");
+  cr_assert_eq(lbs_env_f64("LBS_TEST_NUM", 120, 0, 1e6, &d), LBS_OK);
+  cr_assert_eq(d, 120, "unset: the default");
+  setenv("LBS_TEST_NUM", "2.5", 1);
+  cr_assert_eq(lbs_env_f64("LBS_TEST_NUM", 120, 0, 1e6, &d), LBS_OK);
+  cr_assert_eq(d, 2.5);
+  setenv("LBS_TEST_NUM", "abc", 1);
+  cr_assert_eq(lbs_env_f64("LBS_TEST_NUM", 120, 0, 1e6, &d), LBS_INVAL, "abc is not 0");
+  cr_assert_str_eq(lbs_errmsg(), "LBS_TEST_NUM='abc' is not a number in [0, 1000000]");
+  unsetenv("LBS_TEST_NUM");
 }

@@ -85,6 +85,15 @@ expect 2 "report --max-cells" -- "$LBSIM" report r.db -o r.html --max-cells 5
 has "$T/err" "--max-cells" "--max-cells named"
 expect 2 "collect --nodes" -- "$LBSIM" collect --listen unix:s --nodes 0 -o c.lbt
 has "$T/err" "--nodes" "--nodes named"
+expect 2 "collect --listen port out of range" -- "$LBSIM" collect --listen tcp:127.0.0.1:99999 -o c.lbt
+has "$T/err" "lbsim: collect: --listen: 'tcp:127.0.0.1:99999': port 99999 is not in 1..65535" "the port named"
+expect 2 "collect --listen port not a number" -- "$LBSIM" collect --listen tcp:127.0.0.1:http -o c.lbt
+has "$T/err" "port http is not in 1..65535" "a service name is no port"
+expect 1 "collect: a limit in the environment that is not a number" -- env LBSPROF_COLLECT_IDLE_S=abc "$LBSIM" collect --listen tcp:127.0.0.1:0 -o c.lbt
+has "$T/err" "lbsim: collect: LBSPROF_COLLECT_IDLE_S='abc' is not a number in [0.1, 1000000]" "the variable and its value named"
+expect 1 "collect: a limit out of range" -- env LBSPROF_COLLECT_CONN_MB=0 "$LBSIM" collect --listen tcp:127.0.0.1:0 -o c.lbt
+has "$T/err" "LBSPROF_COLLECT_CONN_MB='0' is not a number in [1, 1048576]" "a limit out of range named"
+[ ! -e c.lbt ] && [ ! -e c.lbt.token ] && ok || bad "a refused collect wrote something: $(ls)"
 
 # errors met while working: exit 1
 expect 1 "a missing grid file" -- "$LBSIM" grid info nope.ini

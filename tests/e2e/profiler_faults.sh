@@ -62,6 +62,9 @@ for bad in "LBSPROF_BOUND=rel:-1|LBSPROF_BOUND='rel:-1': error bound 'rel:-1': e
            "LBSPROF_CODEC=gzip|LBSPROF_CODEC='gzip': unknown codec 'gzip'" \
            "LBSPROF_SAMPLE_EVERY=0|LBSPROF_SAMPLE_EVERY='0' is not an integer in [1, 1e9]" \
            "LBSPROF_SAMPLE_EVERY=2x|LBSPROF_SAMPLE_EVERY='2x' is not an integer" \
+           "LBSPROF_PING_S=abc|LBSPROF_PING_S='abc' is not a number in [0.01, 3600]" \
+           "LBSPROF_RETRY_S=5s|LBSPROF_RETRY_S='5s' is not a number in [0, 1000000]" \
+           "LBSPROF_COLLECT_IDLE_S=abc|LBSPROF_COLLECT_IDLE_S='abc' is not a number in [0.1, 1000000]" \
            "LBSPROF_ON_FULL=maybe|LBSPROF_ON_FULL='maybe' is not wait or drop" \
            "LBSPROF_COLLECTOR=/tmp/x|LBSPROF_COLLECTOR='/tmp/x' is not unix:/path or tcp:HOST:PORT"; do
   var=${bad%%|*} msg=${bad#*|}

@@ -116,3 +116,24 @@ Test(address, bad_addresses_are_named) {
   cr_assert_geq(c, 0, "%s", lbs_errmsg());
   close(c), close(fd);
 }
+
+/* getaddrinfo alone takes 99999 as port 34463 (16 bits) and a service name as its port. */
+Test(address, ports_are_read_strictly) {
+  char a[64];
+  cr_assert_eq(lbs__listen("tcp:127.0.0.1:99999", a, sizeof a), -1, "listened on %s", a);
+  cr_assert_str_eq(lbs_errmsg(),
+                   "'tcp:127.0.0.1:99999': port 99999 is not in 1..65535 (or 0: any free port)");
+  const char *bad[] = {"tcp:127.0.0.1:http", "tcp:127.0.0.1:",    "tcp:127.0.0.1:-1",
+                       "tcp:127.0.0.1: 80",  "tcp:127.0.0.1:80x", "tcp:127.0.0.1:+80"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    cr_assert_eq(lbs__addr_check(bad[k], 1), LBS_INVAL, "%s taken", bad[k]);
+    cr_assert(strstr(lbs_errmsg(), "is not in 1..65535"), "%s", lbs_errmsg());
+  }
+  cr_assert_eq(lbs__connect("tcp:127.0.0.1:0"), -1, "port 0 is no peer's");
+  cr_assert_str_eq(lbs_errmsg(), "'tcp:127.0.0.1:0': port 0 is not in 1..65535");
+  cr_assert_eq(lbs__resolve("tcp:127.0.0.1:65536", 0), LBS_INVAL);
+  cr_assert_eq(lbs__addr_check("tcp:127.0.0.1:65535", 0), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__addr_check("tcp:*:0", 1), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__addr_check("unix:/tmp/s", 1), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__addr_check("udp:x:1", 1), LBS_INVAL);
+}

@@ -197,13 +197,42 @@ Test(sweep, bad_studies_are_named_by_file_and_line) {
           "steps: 0:99 is past the end of trace 't.lbt' (12 steps)");
   refused("[study]\nname = x\ntraces = gen:random:4x4x2:5:3\nseeds = 1\ngrids = g.ini\n", LBS_PARSE,
           "bad.ini:3: traces: 'gen:random:4x4x2:5:3': with seeds");
+  /* trace gen's caps, not a generation without end */
+  refused(
+      "[study]\nname = x\ntraces = gen:random:4x4x4:99999999999\ngrids = g.ini\n", LBS_INVAL,
+      "bad.ini:3: traces: 'gen:random:4x4x4:99999999999': expected gen:KIND:NXxNYxNZ:STEPS[:SEED] "
+      "with KIND bump, hotspot or random: steps must be in 1..100000000 (got 99999999999)");
+  refused("[study]\nname = x\ntraces = gen:random:9999999999x9999999999x1:5\ngrids = g.ini\n",
+          LBS_INVAL, "bad.ini:3: traces: 'gen:random:9999999999x9999999999x1:5'");
+  refused("[study]\nname = x\ntraces = gen:random:4x4x4:1:99999999999999999999\ngrids = g.ini\n",
+          LBS_PARSE, "bad.ini:3: traces: 'gen:random:4x4x4:1:99999999999999999999'");
+  refused("[study]\nname = x\ntraces = gen:random:4x4x4x4:5\ngrids = g.ini\n", LBS_PARSE,
+          "bad.ini:3: traces: 'gen:random:4x4x4x4:5'");
+  refused("[study]\nname = x\ntraces = gen:random:4x4x4:5:1:2\ngrids = g.ini\n", LBS_PARSE,
+          "bad.ini:3: traces: 'gen:random:4x4x4:5:1:2'");
   refused(
       "[study]\nname = x\ntraces = t.lbt\ngrids = g.ini\n[overrides]\ncluster nope.nodes = 1, 2\n",
       LBS_PARSE, "bad.ini:6: cluster nope.nodes");
   char text[4096] = "[study]\nname = x\ntraces = t.lbt\ngrids = g.ini\npolicies = x";
-  for (int k = 0; k < 64; k++) strcat(text, ",x"); /* (a line holds 198 characters) */
+  for (int k = 0; k < 64; k++) strcat(text, ",x");
   strcat(text, "\n");
   refused(text, LBS_PARSE, "bad.ini:5: policies: more than 64 values");
+}
+
+/* An axis of 64 values on one line of some 700 characters: the INI reader once stopped at 198. */
+Test(sweep, an_axis_lists_its_64_values_on_one_long_line) {
+  char text[4096] = "[study]\nname = long\ntraces = t.lbt\ngrids = g.ini\npolicies = none";
+  for (int k = 1; k < 64; k++) snprintf(text + strlen(text), 32, ",  fixed:%d", 1000 + k);
+  strcat(text, "\n");
+  cr_assert_gt(strlen(strstr(text, "policies")), 600);
+  char *f = study("long.ini", text);
+  lbs_sweep s;
+  cr_assert_eq(lbs_sweep_load(&s, f), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(s.ax[LBS_SWEEP_POLICIES].n, 64);
+  cr_assert_str_eq(s.ax[LBS_SWEEP_POLICIES].v[63], "fixed:1063");
+  cr_assert_eq(s.ntasks, 64);
+  lbs_sweep_free(&s);
+  free(f);
 }
 
 /* lbs_sweep_inputs' note: counts the traces made (the second trace value is the generated one). */
