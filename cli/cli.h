@@ -40,6 +40,11 @@ int cli_json_print(const char *what, json_t *v, size_t flags, int precision);
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_f64(const char *opt, const char *s, double lo, double hi, double *out);
 
+/* An output path option's argument (-o FILE, --output FILE, -o DIR) into *out: 0, or 2 after
+ * "lbsim: CMD: OPT: empty path". An empty path names no file: SQLite would take it for a
+ * temporary database, and the command would say it wrote what it threw away. */
+int cli_output_arg(const char *cmd, const char *opt, const char *arg, const char **out);
+
 /* Output files. What an existing output may be: NEW refuses it ('file exists'), FORCE
  * (--force) replaces it, APPEND (a results store) adds to it. */
 typedef enum { CLI_OUT_NEW, CLI_OUT_FORCE, CLI_OUT_APPEND } cli_out_mode;

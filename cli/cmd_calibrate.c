@@ -554,7 +554,7 @@ static int parse(int argc, char **argv, opts *o) {
     if ((rc = number_opt(c, optarg, o)) >= 0) continue;
     rc = 0;
     switch (c) {
-    case 'o': o->db = optarg; break;
+    case 'o': rc = cli_output_arg("calibrate", "-o", optarg, &o->db); break;
     case O_KERNEL: o->kernel = optarg; break;
     case O_IMPL: o->impls = o->only = optarg; break;
     case O_RANGE: o->range = optarg; break;

@@ -63,7 +63,9 @@ static int parse(int argc, char **argv, args *a) {
   while ((c = getopt_long(argc, argv, "l:o:n:ft:h", lo, NULL)) != -1) {
     switch (c) {
     case 'l': a->addr = optarg; break;
-    case 'o': a->out = optarg; break;
+    case 'o':
+      if (cli_output_arg("collect", "-o", optarg, &a->out)) return 2;
+      break;
     case 'n':
       if (cli_parse_i64("--nodes", optarg, 1, 1 << 20, &a->nodes)) return 2;
       break;

@@ -116,7 +116,9 @@ static int grid_gen(int argc, char **argv) {
     case 'B':
       if (cli_parse_f64("--bandwidth-gbps", optarg, 1e-9, 1e9, &bw)) return 2;
       break;
-    case 'o': out = optarg; break;
+    case 'o':
+      if (cli_output_arg("grid gen", "-o", optarg, &out)) return 2;
+      break;
     case 'f': force = 1; break;
     case 'h':
       printf(

@@ -134,7 +134,7 @@ static int parse(int argc, char **argv, args *a) {
     case O_FROM:
     case O_GRAPH: rc = parse_choice(c, optarg, a); break;
     case O_JSON: a->json = 1; break;
-    case O_OUTPARTS: a->out_parts = optarg; break;
+    case O_OUTPARTS: rc = cli_output_arg("partition", "--out-parts", optarg, &a->out_parts); break;
     case O_RESULTS: a->results = optarg; break;
     case 'f': a->force = 1; break;
     case 'h': usage(); return -1;

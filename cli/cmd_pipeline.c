@@ -107,7 +107,9 @@ static int parse(int argc, char **argv, args *a) {
     case O_JSON: a->json = 1; break;
     case O_CSV: a->csv = 1; break;
     case O_MAPPINGS: a->list = optarg; break;
-    case O_OUTPUT: a->out = optarg; break;
+    case O_OUTPUT:
+      if ((rc = cli_output_arg("pipeline", "--output", optarg, &a->out))) return rc;
+      break;
     case 'f': a->force = 1; break;
     case 'o':
       if ((rc = cli_override_check("pipeline", optarg))) return rc;

@@ -50,7 +50,9 @@ static int parse(int argc, char **argv, args *a) {
   int c;
   while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
     switch (c) {
-    case 'o': a->out = optarg; break;
+    case 'o':
+      if (cli_output_arg("grid probe", "-o", optarg, &a->out)) return 2;
+      break;
     case 'f': a->force = 1; break;
     case O_JSON: a->json = 1; break;
     case O_PART: a->partitioner = optarg; break;

@@ -145,7 +145,7 @@ static int gen_opt(int c, const char *arg, gen_args *a) {
   char tail;
   int n;
   switch (c) {
-  case 'o': a->out = arg; return 0;
+  case 'o': return cli_output_arg("trace gen", "-o", arg, &a->out);
   case O_KIND: a->gp.kind = arg; return 0;
   case O_MESH:
     n = sscanf(arg, "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail);
@@ -496,7 +496,9 @@ static int import_parse(int argc, char **argv, import_args *a) {
     if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
-    case 'o': a->out = optarg; break;
+    case 'o':
+      if (cli_output_arg("trace import", "-o", optarg, &a->out)) return 2;
+      break;
     case O_STEPSDIR: a->dir = optarg; break;
     case O_CHACO: a->chaco = optarg; break;
     case O_COORDS: a->coords = optarg; break;
@@ -588,7 +590,9 @@ static int recode_parse(int argc, char **argv, enc_opts *eo, const char **out, c
     if ((r = enc_opt(c, optarg, eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
-    case 'o': *out = optarg; break;
+    case 'o':
+      if (cli_output_arg("trace recode", "-o", optarg, out)) return 2;
+      break;
     case 'h':
       printf("usage: lbsim trace recode in.lbt -o out.lbt [--bound [M=]B] [--codec [M=]C] [--chunk "
              "N]\n\n"

@@ -37,7 +37,7 @@ int cli_export_parse(int argc, char **argv, const struct option *own, cli_export
       rc = cli_usage(a->cmd, "-o names the output directory here; override grid keys with --set %s",
                      optarg);
     else if (c == 'o')
-      a->out = optarg;
+      rc = cli_output_arg(a->cmd, "-o", optarg, &a->out);
     else if (!(rc = opt(arg, c, optarg)))
       rc = cli_usage(a->cmd, "bad option");
     else if (rc == 1)

@@ -133,6 +133,12 @@ static int file_kind(const char *path) {
   return S_ISREG(sb.st_mode) ? 1 : -1;
 }
 
+int cli_output_arg(const char *cmd, const char *opt, const char *arg, const char **out) {
+  if (!arg[0]) return cli_usage(cmd, "%s: empty path", opt);
+  *out = arg;
+  return 0;
+}
+
 /* Checks an output file before the work; changes nothing (see cli.h). */
 int cli_check_output(const char *path, cli_out_mode mode) {
   char side[4200];
