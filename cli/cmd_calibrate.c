@@ -219,7 +219,7 @@ static int do_run(const opts *o, const char *command) {
   int n = pick_impls(o, impls, 64);
   if (n < 0) return -n;
   if (!n) return cli_usage("calibrate", "no implementation of kernel '%s' was built", o->kernel);
-  if (cli_check_output(o->db, CLI_OUT_APPEND)) return 1;
+  if (cli_check_output(o->db, CLI_OUT_APPEND, CLI_FILE_STORE)) return 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
   lbs_err e = lbs_calib_open(o->db, 1, &db);
@@ -391,7 +391,8 @@ static int do_import(const opts *o, const char *csv, const char *command) {
   int ng = 0, bad = 0;
   lbs_err e = lbs_calib_read_csv(csv, &g, &ng);
   if (e) return cli_error(csv, e);
-  if (cli_check_output(o->db, CLI_OUT_APPEND)) return lbs_import_groups_free(g, ng), 1;
+  if (cli_check_output(o->db, CLI_OUT_APPEND, CLI_FILE_STORE))
+    return lbs_import_groups_free(g, ng), 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
   json_t *mj = json_pack("{s:o}", "imported", lbs_json_str(csv)),

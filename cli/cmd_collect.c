@@ -101,7 +101,7 @@ int cmd_collect(int argc, char **argv) {
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   /* the output before the socket: an unwritable output is found now, not after the run */
-  if (cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+  if (cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_TRACE)) return 1;
   char token_default[4200];
   struct stat made = {0}; /* the default token made here: removed at the end (the same file only) */
   uint8_t secret[LBSPROF_SECRET_BYTES];
@@ -113,7 +113,7 @@ int cmd_collect(int argc, char **argv) {
   rc = 1;
   if (fd < 0)
     cli_error("collect", LBS_IO);
-  else if (!cli_replace_output(a.out, a.force)) {
+  else if (!cli_replace_output(a.out, a.force, CLI_FILE_TRACE)) {
     fprintf(stderr, "lbsim collect: listening on %s\n", actual);
     rc = lbs__collect_main(fd, actual, a.out, (int)a.nodes, secret);
   }

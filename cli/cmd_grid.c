@@ -135,7 +135,7 @@ static int grid_gen(int argc, char **argv) {
   if (!family) return cli_usage("grid gen", "missing --family HO|UP|DN");
   if (!P) return cli_usage("grid gen", "missing --procs P");
   if (optind < argc) return cli_usage("grid gen", "unexpected argument '%s'", argv[optind]);
-  if (out && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+  if (out && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_GRID)) return 1;
   lbs_buf b = {0};
   lbs_err e = lbs_grid_family_ini(family, (int)P, (int)C, I, lat, bw, &b);
   if (e && e != LBS_NOMEM) { /* the flags alone say what it makes: they are wrong */
@@ -152,7 +152,7 @@ static int grid_gen(int argc, char **argv) {
     lbs_buf_free(&b);
     return 0;
   }
-  int rc = cli_replace_output(out, force) || cli_write_file(out, b.data, b.len);
+  int rc = cli_replace_output(out, force, CLI_FILE_GRID) || cli_write_file(out, b.data, b.len);
   lbs_buf_free(&b);
   return rc;
 }
