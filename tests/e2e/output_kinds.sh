@@ -4,7 +4,8 @@
 # replaces only a file of the kind the command writes (a trace, an lbsim grid file, a
 # partition, a pipeline report), never a results store, a grid or a user's text; and an output
 # directory (--csv DIR) is replaced only when it holds what that same command writes there, so
-# that policy compare -f never deletes a trace export's files.
+# that policy compare -f never deletes a trace export's files and calibrate show --csv never
+# writes over a user's files.
 set -u
 LBSIM=${1:?usage: output_kinds.sh lbsim source-dir}
 SRC=${2:?usage: output_kinds.sh lbsim source-dir}
@@ -120,6 +121,31 @@ expect 1 "trace export --csv -f onto policy compare's" -- run trace export "$T/t
 expect 0 "policy compare --csv -f onto its own" -- run policy compare "$T/t.lbt" --grid "$G" --policies none --csv "$T/pc" -f
 expect 0 "trace export -f: a csv dir onto a steps dir" -- run trace export "$T/t.lbt" --csv "$T/sd" -f
 
+# ---- 4. calibrate show --csv DIR: a new or empty directory, or with -f its own earlier output
+mkdir "$T/mine"
+printf 'mine\n' >"$T/mine/notes.txt"
+printf 'my ipgs\n' >"$T/mine/ipgs.csv"
+before=$(sums "$T/mine")
+expect 1 "calibrate show --csv into a user's directory" -- run calibrate show "$T/c.db" --csv "$T/mine"
+has "$T/err" "lbsim: calibrate show: $T/mine/notes.txt: not a file lbsim writes there" "calibrate show user's directory message"
+expect 1 "calibrate show --csv -f into a user's directory" -- run calibrate show "$T/c.db" --csv "$T/mine" -f
+has "$T/err" "$T/mine/notes.txt: not a file lbsim writes there" "calibrate show -f user's directory message"
+[ "$(sums "$T/mine")" = "$before" ] && ok || bad "calibrate show changed a user's directory: $(ls "$T/mine")"
+mkdir "$T/cal"
+printf 'my ipgs\n' >"$T/cal/ipgs.csv"
+expect 1 "calibrate show --csv over a file it writes, without -f" -- run calibrate show "$T/c.db" --csv "$T/cal"
+has "$T/err" "lbsim: calibrate show: $T/cal: directory is not empty (use --force" "calibrate show non-empty message"
+[ "$(cat "$T/cal/ipgs.csv")" = "my ipgs" ] && ok || bad "calibrate show wrote over ipgs.csv without -f"
+expect 0 "calibrate show --csv -f replaces its own files" -- run calibrate show "$T/c.db" --csv "$T/cal" -f
+has "$T/cal/ipgs.csv" "node.cpu" "the new ipgs.csv"
+expect 0 "calibrate show --csv into a new directory" -- run calibrate show "$T/c.db" --csv "$T/new"
+for f in ipgs points samples verifies plan_pieces; do [ -f "$T/new/$f.csv" ] && ok || bad "calibrate csv: $f.csv missing"; done
+expect 1 "calibrate show --csv again" -- run calibrate show "$T/c.db" --csv "$T/new"
+expect 0 "calibrate show --csv -f" -- run calibrate show "$T/c.db" --csv "$T/new" -f
+before=$(sums "$T/te")
+expect 1 "calibrate show --csv -f onto trace export's" -- run calibrate show "$T/c.db" --csv "$T/te" -f
+[ "$(sums "$T/te")" = "$before" ] && ok || bad "calibrate show -f changed trace export's files"
+expect 2 "calibrate -f without show --csv" -- run calibrate show "$T/c.db" -f
 left=$(find "$T" -maxdepth 1 \( -name '*.tmp-*' -o -name '*.old-*' \))
 [ -z "$left" ] && ok || bad "temporary directories left: $left"
 finish
