@@ -51,18 +51,38 @@ int cli_json_print(const char *what, json_t *v, size_t flags, int precision);
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_f64(const char *opt, const char *s, double lo, double hi, double *out);
 
+/* An output path option's argument (-o FILE, --output FILE, -o DIR) into *out: 0, or 2 after
+ * "lbsim: CMD: OPT: empty path". An empty path names no file: SQLite would take it for a
+ * temporary database, and the command would say it wrote what it threw away. */
+int cli_output_arg(const char *cmd, const char *opt, const char *arg, const char **out);
+
 /* Output files. What an existing output may be: NEW refuses it ('file exists'), FORCE
- * (--force) replaces it, APPEND (a results store) adds to it. */
+ * (--force) replaces it when it is of the kind the command writes, APPEND (a results store)
+ * adds to it. */
 typedef enum { CLI_OUT_NEW, CLI_OUT_FORCE, CLI_OUT_APPEND } cli_out_mode;
+/* The kind of file a command writes, which is all that --force may replace: a user's file of
+ * another kind (a results store under trace gen -f, a hand-written CSV) is never lost to a typo.
+ * An empty file holds nothing to lose and counts as any kind. */
+typedef enum {
+  CLI_FILE_TRACE,     /* trace gen, import, recode, collect: an SQLite file with a trace's
+                         application_id (LBS_TRACE_APP_ID) */
+  CLI_FILE_GRID,      /* grid gen, grid probe: a grid file that starts with their comment line */
+  CLI_FILE_PARTS,     /* partition --out-parts: digits and line ends only (one part per line) */
+  CLI_FILE_PIPELINE,  /* pipeline --output: its tables, CSV or JSON, by how each starts */
+  CLI_FILE_SWEEP_CSV, /* sweep --csv: a tidy CSV (its header starts "study,task,") */
+  CLI_FILE_STORE      /* a results store or calibration database, only ever added to (APPEND):
+                         its own open refuses a file of another kind; never replaced */
+} cli_file_kind;
 /* Checks an output file before the work, changing nothing: what is at path and at its SQLite
  * side files (-wal, -shm, -journal), if anything, must be a regular file or a link to one (a
- * directory, device, FIFO or socket is never replaced nor opened), which mode must allow; and
- * the directory that holds path must take a new file (a probe: as root, permission bits say
- * yes on a read-only mount). Prints 'lbsim: PATH: why' and returns 1; 0 when fine. */
-int cli_check_output(const char *path, cli_out_mode mode);
+ * directory, device, FIFO or socket is never replaced nor opened), which mode must allow (FORCE:
+ * only a file of kind); and the directory that holds path must take a new file (a probe: as
+ * root, permission bits say yes on a read-only mount). Prints 'lbsim: PATH: why' and returns 1;
+ * 0 when fine. */
+int cli_check_output(const char *path, cli_out_mode mode, cli_file_kind kind);
 /* cli_check_output, then with force removes the regular file at path and its side files (a
  * link is removed, not what it points to). Call it just before the output is created. */
-int cli_replace_output(const char *path, int force);
+int cli_replace_output(const char *path, int force, cli_file_kind kind);
 /* Writes len bytes to a new file at path (after cli_replace_output): 0, or 1 with 'lbsim: PATH:
  * why' printed and the half-written file removed. */
 int cli_write_file(const char *path, const void *data, size_t len);
@@ -70,14 +90,18 @@ int cli_write_file(const char *path, const void *data, size_t len);
 /* An output directory (--csv DIR, --steps-dir DIR) is written into a fresh directory beside
  * it (DIR.tmp-XXXXXX) and renamed into place when complete, so no stale file of an earlier
  * run stays beside the new ones and nothing lbsim did not write is ever deleted. */
-/* What an output directory holds: the names lbsim writes there, which force may replace. */
+/* What an output directory holds: the names one command writes there, which its force may
+ * replace (never a directory another command wrote, whose files would go with it). */
 typedef enum {
-  CLI_DIR_DATA = 0, /* trace export, policy compare: manifest, step_*.txt, mesh.graph, mesh.coords,
-                       steps.csv, elements.csv, summary.csv, imbalance.csv, series_*.csv */
-  CLI_DIR_SIMGRID,  /* export simgrid: platform.xml, hostfile, replay.txt, rank_*.txt, run.sh,
-                       README, lbsim.json */
-  CLI_DIR_RESULTS,  /* lbsim results --csv: <table>.csv for each table of a results store */
-  CLI_DIR_VTK       /* export vtk: replay.pvd, step_NNNNNN.vti or .vtu */
+  CLI_DIR_EXPORT = 0, /* trace export --csv: steps.csv, elements.csv; --steps-dir: manifest,
+                         step_NNNNNN.txt, mesh.graph, mesh.coords (either replaces the other) */
+  CLI_DIR_COMPARE,    /* policy compare --csv: summary.csv, imbalance.csv, series_*.csv */
+  CLI_DIR_SIMGRID,    /* export simgrid: platform.xml, hostfile, replay.txt, rank_*.txt, run.sh,
+                         README, lbsim.json */
+  CLI_DIR_RESULTS,    /* lbsim results --csv: <table>.csv for each table of a results store */
+  CLI_DIR_VTK,        /* export vtk: replay.pvd, step_NNNNNN.vti or .vtu */
+  CLI_DIR_CALIB       /* calibrate show --csv: ipgs.csv, points.csv, samples.csv, verifies.csv,
+                         plan_pieces.csv */
 } cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */
@@ -89,10 +113,8 @@ typedef struct cli_outdir {
       *cmd; /* "export vtk": messages read "lbsim: export vtk: DIR: why"; NULL: "lbsim: DIR: why" */
 } cli_outdir;
 /* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
- * or, with force, a directory holding only regular files lbsim writes there (CLI_DIR_DATA's
- * names). Prints why not and returns 1. */
-int cli_outdir_check(cli_outdir *d, const char *dir, int force);
-/* The same for a directory of another kind. */
+ * or, with force, a directory holding only regular files that a command of kind writes there.
+ * Prints why not and returns 1. */
 int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind);
 /* The same, cmd (borrowed, may be NULL) naming the command in every message about d. */
 int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,

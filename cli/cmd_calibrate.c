@@ -19,7 +19,7 @@
 static const char usage_text[] =
     "usage: lbsim calibrate run --kernel K [--impl LIST] -o calib.db [options]\n"
     "       lbsim calibrate verify calib.db [--impl NAME] [-n 250] [--json]\n"
-    "       lbsim calibrate show calib.db [--json | --csv DIR]\n"
+    "       lbsim calibrate show calib.db [--json | --csv DIR [-f]]\n"
     "       lbsim calibrate import samples.csv -o calib.db [--accuracy PCT] [--min-abs S]\n"
     "       lbsim calibrate list\n"
     "       lbsim calibrate plan --kernel K [--node threads=N,opencl=N,cuda=N] -o calib.db\n"
@@ -73,6 +73,10 @@ static const char usage_text[] =
     "  --work W,...        works to run (default: six from HI/1000 to HI)\n"
     "  --repeat R          runs per measurement, the median taken (default 3)\n"
     "show prints the plans' implementation and parallelization tables after the IPGs.\n"
+    "show options:\n"
+    "  --csv DIR           ipgs.csv, points.csv, samples.csv, verifies.csv and plan_pieces.csv in\n"
+    "                      DIR, which must be new or empty\n"
+    "  -f, --force         replace DIR when it holds only an earlier 'calibrate show --csv'\n"
     "common: --json (machine-readable output on stdout), -h/--help\n"
     "\n"
     "examples:\n"
@@ -87,8 +91,8 @@ typedef struct {
   const char *db, *kernel, *impls, *only, *csv_dir, *range, *node, *works;
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
-  int threads, device, json, nverify, window, max_point, max_samples, repeat, varied, no_tcost,
-      allow_partial;
+  int threads, device, json, force, nverify, window, max_point, max_samples, repeat, varied,
+      no_tcost, allow_partial;
   int64_t seed;
 } opts;
 
@@ -220,7 +224,7 @@ static int do_run(const opts *o, const char *command) {
   int n = pick_impls(o, impls, 64);
   if (n < 0) return -n;
   if (!n) return cli_usage("calibrate", "no implementation of kernel '%s' was built", o->kernel);
-  if (cli_check_output(o->db, CLI_OUT_APPEND)) return 1;
+  if (cli_check_output(o->db, CLI_OUT_APPEND, CLI_FILE_STORE)) return 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
   lbs_err e = lbs_calib_open(o->db, 1, &db);
@@ -353,14 +357,31 @@ static int do_verify(const opts *o) {
 
 /* ---------------------------------------------------------------- show, import, list */
 
+/* --csv DIR: written into a fresh directory renamed into place, as every --csv DIR is, so that
+ * a user's files there are never written over and no stale file of an earlier export stays. */
+static int show_csv(const opts *o) {
+  cli_outdir od;
+  if (cli_outdir_check_as(&od, "calibrate show", o->csv_dir, o->force, CLI_DIR_CALIB)) return 1;
+  lbs_calib_db *db = NULL;
+  lbs_err e = lbs_calib_open(o->db, 0, &db);
+  if (e) return cli_error(o->db, e);
+  int rc = cli_outdir_begin(&od);
+  if (!rc && (e = lbs_calib_export_csv(db, od.tmp))) rc = cli_error("calibrate show", e);
+  if (!rc) rc = cli_outdir_commit(&od);
+  cli_outdir_abort(&od);
+  lbs_calib_close(&db);
+  return rc;
+}
+
 static int do_show(const opts *o) {
+  if (o->force && (!o->csv_dir || o->json))
+    return cli_usage("calibrate", "--force goes with show --csv DIR");
+  if (o->csv_dir && !o->json) return show_csv(o);
   lbs_calib_db *db = NULL;
   lbs_err e = lbs_calib_open(o->db, 0, &db);
   if (e) return cli_error(o->db, e);
   if (o->json)
     e = lbs_calib_export_json(db, stdout);
-  else if (o->csv_dir)
-    e = lbs_calib_export_csv(db, o->csv_dir);
   else {
     lbs_ipg_rec *recs = NULL;
     int n = 0;
@@ -383,7 +404,7 @@ static int do_show(const opts *o) {
     if (!e) e = cli_calibrate_show_plans(o->db, stdout);
   }
   lbs_calib_close(&db);
-  return e ? cli_error(o->csv_dir && !o->json ? o->csv_dir : o->db, e) : 0;
+  return e ? cli_error(o->db, e) : 0;
 }
 
 static int do_import(const opts *o, const char *csv, const char *command) {
@@ -392,7 +413,8 @@ static int do_import(const opts *o, const char *csv, const char *command) {
   int ng = 0, bad = 0;
   lbs_err e = lbs_calib_read_csv(csv, &g, &ng);
   if (e) return cli_error(csv, e);
-  if (cli_check_output(o->db, CLI_OUT_APPEND)) return lbs_import_groups_free(g, ng), 1;
+  if (cli_check_output(o->db, CLI_OUT_APPEND, CLI_FILE_STORE))
+    return lbs_import_groups_free(g, ng), 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
   json_t *mj = json_pack("{s:o}", "imported", lbs_json_str(csv)),
@@ -540,6 +562,7 @@ static int parse(int argc, char **argv, opts *o) {
                                      {"seed", 1, 0, O_SEED},
                                      {"json", 0, 0, O_JSON},
                                      {"csv", 1, 0, O_CSV},
+                                     {"force", 0, 0, 'f'},
                                      {"floor", 1, 0, O_FLOOR},
                                      {"repeat", 1, 0, O_REPEAT},
                                      {"invocations", 1, 0, O_INVOC},
@@ -552,11 +575,11 @@ static int parse(int argc, char **argv, opts *o) {
   int c, rc = 0;
   optind = 2;
   opterr = 0;
-  while (!rc && (c = cli_getopt(argc, argv, "o:n:h", lo)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "o:n:fh", lo)) != -1) {
     if ((rc = number_opt(c, optarg, o)) >= 0) continue;
     rc = 0;
     switch (c) {
-    case 'o': o->db = optarg; break;
+    case 'o': rc = cli_output_arg("calibrate", "-o", optarg, &o->db); break;
     case CLI_SET:
       rc = cli_usage("calibrate",
                      "--set %s: calibrate reads no configuration to override (--set KEY=VALUE); "
@@ -568,6 +591,7 @@ static int parse(int argc, char **argv, opts *o) {
     case O_RANGE: o->range = optarg; break;
     case O_JSON: o->json = 1; break;
     case O_CSV: o->csv_dir = optarg; break;
+    case 'f': o->force = 1; break;
     case O_INVOC:
       if (!strcmp(optarg, "usage"))
         o->varied = 0;
@@ -608,6 +632,8 @@ int cmd_calibrate(int argc, char **argv) {
   const char *arg = optind < argc ? argv[optind] : NULL;
   if (optind + 1 < argc)
     return cli_usage("calibrate", "unexpected argument '%s'", argv[optind + 1]);
+  if (o.force && strcmp(sub, "show")) /* the databases are added to, never replaced */
+    return cli_usage("calibrate", "--force goes with show --csv DIR");
   if (!strcmp(sub, "run")) {
     if (arg) return cli_usage("calibrate", "unexpected argument '%s'", arg);
     o.only = NULL;

@@ -79,7 +79,9 @@ static int parse(int argc, char **argv, args *a) {
   while ((c = cli_getopt(argc, argv, "l:o:n:ft:h", lo)) != -1) {
     switch (c) {
     case 'l': a->addr = optarg; break;
-    case 'o': a->out = optarg; break;
+    case 'o':
+      if (cli_output_arg("collect", "-o", optarg, &a->out)) return 2;
+      break;
     case 'n':
       if (cli_parse_i64("--nodes", optarg, 1, 1 << 20, &a->nodes)) return 2;
       break;
@@ -154,7 +156,7 @@ int cmd_collect(int argc, char **argv) {
   /* the limits from the environment before anything is made (the collector reads them) */
   if (lbs__env_check(LBS_ENV_FIRST_COLLECTOR, LBS_ENV_N)) return cli_error("collect", LBS_INVAL);
   /* the output before the socket: an unwritable output is found now, not after the run */
-  if (cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+  if (cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_TRACE)) return 1;
   char token_default[4200];
   struct stat made = {0}; /* the default token made here: removed at the end (the same file only) */
   uint8_t secret[LBSPROF_SECRET_BYTES];
@@ -175,7 +177,7 @@ int cmd_collect(int argc, char **argv) {
   rc = 1;
   if (fd < 0)
     cli_error("collect", LBS_IO);
-  else if (!cli_replace_output(a.out, a.force)) {
+  else if (!cli_replace_output(a.out, a.force, CLI_FILE_TRACE)) {
     fprintf(stderr, "lbsim collect: listening on %s\n", actual);
     rc = lbs__collect_main(fd, actual, a.out, (int)a.nodes, secret);
   }

@@ -90,7 +90,9 @@ static int grid_gen(int argc, char **argv) {
     case 'B':
       if (cli_parse_f64("--bandwidth-gbps", optarg, 1e-9, 1e9, &bw)) return 2;
       break;
-    case 'o': out = optarg; break;
+    case 'o':
+      if (cli_output_arg("grid gen", "-o", optarg, &out)) return 2;
+      break;
     case 'f': force = 1; break;
     case 'h':
       printf(
@@ -107,7 +109,7 @@ static int grid_gen(int argc, char **argv) {
   if (!family) return cli_usage("grid gen", "missing --family HO|UP|DN");
   if (!P) return cli_usage("grid gen", "missing --procs P");
   if (optind < argc) return cli_usage("grid gen", "unexpected argument '%s'", argv[optind]);
-  if (out && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+  if (out && cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_GRID)) return 1;
   lbs_buf b = {0};
   lbs_err e = lbs_grid_family_ini(family, (int)P, (int)C, I, lat, bw, &b);
   if (e && e != LBS_NOMEM) { /* the flags alone say what it makes: they are wrong */
@@ -124,7 +126,7 @@ static int grid_gen(int argc, char **argv) {
     lbs_buf_free(&b);
     return 0;
   }
-  int rc = cli_replace_output(out, force) || cli_write_file(out, b.data, b.len);
+  int rc = cli_replace_output(out, force, CLI_FILE_GRID) || cli_write_file(out, b.data, b.len);
   lbs_buf_free(&b);
   return rc;
 }

@@ -166,9 +166,9 @@ static int check_outputs(args *a) {
       for (char *q = out + strlen(a->out_parts) + 1; *q; q++)
         if (*q == ':' || *q == '/') *q = '-';
     }
-    if (cli_check_output(out, a->force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+    if (cli_check_output(out, a->force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_PARTS)) return 1;
   }
-  return a->results && cli_check_output(a->results, CLI_OUT_APPEND);
+  return a->results && cli_check_output(a->results, CLI_OUT_APPEND, CLI_FILE_STORE);
 }
 
 /* The partition, one part per line in element order (METIS's .part format). */
@@ -197,7 +197,8 @@ static lbs_err on_done(void *arg, const lbs_partition_eval *ev, const int *part,
         stderr,
         "lbsim partition: warning: %s left a work imbalance of %.4f%s, above its tolerance %.4g\n",
         ev->name, ev->own_imb, ev->own_sizes ? "" : " against equal parts", ev->tol);
-  if (a->out[k][0] && (cli_replace_output(a->out[k], a->force) || write_parts(a->out[k], part, E)))
+  if (a->out[k][0] &&
+      (cli_replace_output(a->out[k], a->force, CLI_FILE_PARTS) || write_parts(a->out[k], part, E)))
     return LBS_IO;
   return LBS_OK;
 }

@@ -83,7 +83,8 @@ static int parse(int argc, char **argv, args *a) {
   if (a->json && a->csv) return cli_usage("pipeline", "--json and --csv exclude each other");
   if (optind != argc - 1) return cli_usage("pipeline", "expected one pipeline file");
   if (a->force && !a->out) return cli_usage("pipeline", "--force goes with -o FILE");
-  if (a->out && cli_check_output(a->out, a->force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+  if (a->out && cli_check_output(a->out, a->force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_PIPELINE))
+    return 1;
   a->file = argv[optind];
   return 0;
 }
@@ -122,7 +123,7 @@ int cmd_pipeline(int argc, char **argv) {
     if (bad)
       rc = (fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1);
     else
-      rc = cli_replace_output(a.out, a.force) || cli_write_file(a.out, buf, len);
+      rc = cli_replace_output(a.out, a.force, CLI_FILE_PIPELINE) || cli_write_file(a.out, buf, len);
   } else if (write_report(f, &a, p, sel, nsel) && !ferror(stdout)) {
     rc = (fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1);
   }

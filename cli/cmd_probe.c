@@ -50,7 +50,9 @@ static int parse(int argc, char **argv, args *a) {
   int c;
   while ((c = cli_getopt(argc, argv, "ho:f", lo)) != -1) {
     switch (c) {
-    case 'o': a->out = optarg; break;
+    case 'o':
+      if (cli_output_arg("grid probe", "-o", optarg, &a->out)) return 2;
+      break;
     case 'f': a->force = 1; break;
     case O_JSON: a->json = 1; break;
     case O_PART: a->partitioner = optarg; break;
@@ -85,7 +87,8 @@ static int write_grid(const args *a, const lbs_probe *p) {
   lbs_buf b = {0};
   lbs_err e = lbs_probe_grid(p, &b);
   int rc = e ? cli_error("grid probe", e)
-             : cli_replace_output(a->out, a->force) || cli_write_file(a->out, b.data, b.len);
+             : cli_replace_output(a->out, a->force, CLI_FILE_GRID) ||
+                   cli_write_file(a->out, b.data, b.len);
   lbs_buf_free(&b);
   if (!rc && a->json)
     rc = cli_json_print("grid probe", lbs_probe_json(p, a->out), LBS_JSON_COMPACT, LBS_JSON_SHORT);
@@ -111,7 +114,8 @@ int cmd_grid_probe(int argc, char **argv) {
     rc = 1;
   } else if (lbs_mpi_agree(MPI_COMM_WORLD,
                            rank == 0 &&
-                                   cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW)
+                                   cli_check_output(a.out, a.force ? CLI_OUT_FORCE : CLI_OUT_NEW,
+                                                    CLI_FILE_GRID)
                                ? LBS_IO
                                : LBS_OK)) {
     rc = 1; /* said on rank 0 */

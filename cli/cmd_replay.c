@@ -172,7 +172,7 @@ int cmd_replay(int argc, char **argv) {
   double t_cmd =
       MPI_Wtime(); /* the wall time printed counts the search, the replay and the store */
   /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
-  int bad = rank == 0 && a.results && cli_check_output(a.results, CLI_OUT_APPEND);
+  int bad = rank == 0 && a.results && cli_check_output(a.results, CLI_OUT_APPEND, CLI_FILE_STORE);
   if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */
     cli_overrides_free(&a.over);
     MPI_Finalize();

@@ -142,7 +142,9 @@ int cmd_report(int argc, char **argv) {
   int force = 0, c;
   while ((c = cli_getopt(argc, argv, "ho:f", lo)) != -1) {
     switch (c) {
-    case 'o': out = optarg; break;
+    case 'o':
+      if (cli_output_arg("report", "-o", optarg, &out)) return 2;
+      break;
     case 'f': force = 1; break;
     case O_TITLE: o.title = optarg; break;
     case O_STUDY: o.study = optarg; break;

@@ -44,7 +44,7 @@ static void usage(void) {
       "  --results FILE       the results store (default NAME.db); runs are appended\n"
       "  --csv FILE           the tidy CSV (default NAME.csv): study, task, the axes, measure,\n"
       "                       value; rewritten from the store at the end, in task order\n"
-      "  -f, --force          replace an existing CSV file\n"
+      "  -f, --force          replace another study's tidy CSV (never a file of another kind)\n"
       "  --dry-run            list the tasks and exit\n\n"
       "examples:\n"
       "  lbsim sweep examples/whatif/study.ini\n"
@@ -111,7 +111,7 @@ static void dry_run(const lbs_sweep *s) {
   }
 }
 
-/* The CSV is ours to rewrite only when it is this study's tidy CSV (or with --force). */
+/* The CSV is ours to rewrite only when it is this study's tidy CSV (with --force, any study's). */
 static int csv_is_ours(const lbs_sweep *s, const char *csv) {
   FILE *f = fopen(csv, "r");
   char head[512] = "", line[512] = "";
@@ -124,8 +124,15 @@ static int csv_is_ours(const lbs_sweep *s, const char *csv) {
 /* Rank 0, before the work: the outputs, and what the store holds of this study already. 0, or
  * 1 after saying why not. */
 static int prepare(const lbs_sweep *s, const args *a, uint8_t *done, int64_t *ndone) {
-  if (cli_check_output(a->results, CLI_OUT_APPEND) ||
-      cli_check_output(a->csv, a->force ? CLI_OUT_FORCE : CLI_OUT_APPEND))
+  /* the CSV is written over only when it is not the store (said first: the plainest reason) */
+  struct stat x, y;
+  if (!strcmp(a->csv, a->results) || (stat(a->csv, &x) == 0 && stat(a->results, &y) == 0 &&
+                                      x.st_dev == y.st_dev && x.st_ino == y.st_ino)) {
+    fprintf(stderr, "lbsim: sweep: %s: the tidy CSV would replace the results store\n", a->csv);
+    return 1;
+  }
+  if (cli_check_output(a->results, CLI_OUT_APPEND, CLI_FILE_STORE) ||
+      cli_check_output(a->csv, a->force ? CLI_OUT_FORCE : CLI_OUT_APPEND, CLI_FILE_SWEEP_CSV))
     return 1;
   if (!a->force && access(a->csv, F_OK) == 0 && !csv_is_ours(s, a->csv)) {
     fprintf(
@@ -135,15 +142,7 @@ static int prepare(const lbs_sweep *s, const args *a, uint8_t *done, int64_t *nd
     return 1;
   }
   lbs_err e = lbs_sweep_done(s, a->results, done, ndone);
-  if (e) return cli_error("sweep", e);
-  /* the CSV is written over only when it is not the store */
-  struct stat x, y;
-  if (!strcmp(a->csv, a->results) || (stat(a->csv, &x) == 0 && stat(a->results, &y) == 0 &&
-                                      x.st_dev == y.st_dev && x.st_ino == y.st_ino)) {
-    fprintf(stderr, "lbsim: sweep: %s: the tidy CSV would replace the results store\n", a->csv);
-    return 1;
-  }
-  return 0;
+  return e ? cli_error("sweep", e) : 0;
 }
 
 /* lbs_sweep_inputs' note: a generated trace is being made. */

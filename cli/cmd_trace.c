@@ -88,7 +88,7 @@ static int enc_resolve(const enc_opts *o, const char *name, lbs_codec dcodec, lb
 
 /* Checks the output file before the work (see cli_check_output). */
 static int check_output(const char *out, int force) {
-  return cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW);
+  return cli_check_output(out, force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_TRACE);
 }
 
 #define ENC_LONGOPTS                                                                               \
@@ -145,7 +145,7 @@ static int gen_opt(int c, const char *arg, gen_args *a) {
   char tail;
   int n;
   switch (c) {
-  case 'o': a->out = arg; return 0;
+  case 'o': return cli_output_arg("trace gen", "-o", arg, &a->out);
   case O_KIND: a->gp.kind = arg; return 0;
   case O_MESH:
     n = sscanf(arg, "%lldx%lldx%lld%c", &nx, &ny, &nz, &tail);
@@ -219,7 +219,7 @@ static int gen_nbody(const gen_args *a) {
   if (a->eo.enc.nset || a->eo.chunk)
     return cli_usage("trace gen", "the nbody workload is stored losslessly in its own chunks: no "
                                   "--bound, --codec or --chunk");
-  if (cli_replace_output(a->out, a->eo.force)) return 1;
+  if (cli_replace_output(a->out, a->eo.force, CLI_FILE_TRACE)) return 1;
   cli_progress p;
   cli_progress_start(&p, "integrating", a->np.steps);
   int guard = guard_trace(a->out);
@@ -244,7 +244,7 @@ static int gen_mesh(gen_args *a) {
   if (lbs_gen_metric_specs(g, &a->eo.enc, ms)) {
     fprintf(stderr, "lbsim: %s\n", lbs_errmsg());
     rc = 2;
-  } else if (cli_replace_output(a->out, a->eo.force)) {
+  } else if (cli_replace_output(a->out, a->eo.force, CLI_FILE_TRACE)) {
     rc = 1;
   } else {
     lbs_gen_write_opts wo = {a->order, a->eb, a->gb, a->eo.chunk, &a->eo.enc};
@@ -475,7 +475,7 @@ static int trace_export(int argc, char **argv) {
   if (optind != argc - 1) return cli_usage("trace export", "expected one trace file");
   if (!csv == !dir) return cli_usage("trace export", "give exactly one of --csv and --steps-dir");
   cli_outdir od;
-  if (cli_outdir_check(&od, csv ? csv : dir, force)) return 1;
+  if (cli_outdir_check_kind(&od, csv ? csv : dir, force, CLI_DIR_EXPORT)) return 1;
   lbs_trace *t;
   lbs_err e = lbs_trace_open(argv[optind], &t);
   if (e) return cli_error("trace export", e);
@@ -508,7 +508,9 @@ static int import_parse(int argc, char **argv, import_args *a) {
     if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
-    case 'o': a->out = optarg; break;
+    case 'o':
+      if (cli_output_arg("trace import", "-o", optarg, &a->out)) return 2;
+      break;
     case O_STEPSDIR: a->dir = optarg; break;
     case O_CHACO: a->chaco = optarg; break;
     case O_COORDS: a->coords = optarg; break;
@@ -549,7 +551,7 @@ static int import_stepsdir(const import_args *a) {
   lbs_bound_parse(LBS_BOUND_DEFAULT, &dflt);
   lbs_import_opts io = {LBS_CODEC_DEFAULT, dflt, a->eo.chunk, a->eo.allow_nonfinite, 0};
   if (enc_resolve(&a->eo, "*", LBS_CODEC_DEFAULT, dflt, &io.codec, &io.bound)) return 2;
-  if (cli_replace_output(a->out, a->eo.force)) return 1;
+  if (cli_replace_output(a->out, a->eo.force, CLI_FILE_TRACE)) return 1;
   int guard = guard_trace(a->out);
   lbs_err e = lbs_stepsdir_import(a->dir, a->out, &io);
   cli_interrupt_keep(guard);
@@ -572,7 +574,7 @@ static int import_chaco(const import_args *a) {
     fprintf(stderr, "lbsim: warning: %s\n", notes.warning[i]);
   if (!e && lbs_chaco_check_encoding(ncon, &a->eo.enc))
     rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
-  else if (!e && cli_replace_output(a->out, a->eo.force))
+  else if (!e && cli_replace_output(a->out, a->eo.force, CLI_FILE_TRACE))
     rc = 1;
   else if (!e) {
     int guard = guard_trace(a->out);
@@ -605,7 +607,9 @@ static int recode_parse(int argc, char **argv, enc_opts *eo, const char **out, c
     if ((r = enc_opt(c, optarg, eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
-    case 'o': *out = optarg; break;
+    case 'o':
+      if (cli_output_arg("trace recode", "-o", optarg, out)) return 2;
+      break;
     case 'h':
       printf("usage: lbsim trace recode in.lbt -o out.lbt [--bound [M=]B] [--codec [M=]C] [--chunk "
              "N]\n\n"
@@ -646,7 +650,7 @@ static int trace_recode(int argc, char **argv) {
   if ((e = lbs_trace_recode_check(t, &eo.enc))) /* the settings against the trace's metrics */
     rc = e == LBS_NOMEM ? cli_error("trace recode", e)
                         : (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
-  else if (cli_replace_output(out, eo.force))
+  else if (cli_replace_output(out, eo.force, CLI_FILE_TRACE))
     rc = 1;
   if (rc) return lbs_trace_close(&t), rc;
   cli_progress p;

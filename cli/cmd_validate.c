@@ -184,7 +184,7 @@ int cmd_validate(int argc, char **argv) {
     cli_overrides_free(&a.over);
     return cli_usage("validate", "--policies: 1 to %d policies", MAXPOL);
   }
-  if (a.results && cli_check_output(a.results, CLI_OUT_APPEND)) rc = 1;
+  if (a.results && cli_check_output(a.results, CLI_OUT_APPEND, CLI_FILE_STORE)) rc = 1;
   lbs_validate v;
   lbs_err e =
       rc ? LBS_OK : lbs_validate_init(&v); /* the environment as it was, for the app's runs */

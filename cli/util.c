@@ -1,10 +1,12 @@
 /* util.c - error printing, progress bar, JSON, option parsing and outputs for the CLI. */
 #include "cli.h"
 #include "lbs_sim.h"
+#include "lbs_traces.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -133,8 +135,85 @@ static int file_kind(const char *path) {
   return S_ISREG(sb.st_mode) ? 1 : -1;
 }
 
+int cli_output_arg(const char *cmd, const char *opt, const char *arg, const char **out) {
+  if (!arg[0]) return cli_usage(cmd, "%s: empty path", opt);
+  *out = arg;
+  return 0;
+}
+
+/* Reads from fd into buf until n bytes or the end: the count, or -1 on a read error. */
+static ssize_t read_some(int fd, char *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+/* 1 when the whole file is digits and line ends: a partition as partition --out-parts writes it. */
+static int parts_only(int fd, const char *head, ssize_t n) {
+  char buf[65536];
+  for (;;) {
+    for (ssize_t i = 0; i < n; i++)
+      if (head[i] != '\n' && (head[i] < '0' || head[i] > '9')) return 0;
+    if ((n = read_some(fd, buf, sizeof buf)) <= 0) return n == 0;
+    head = buf;
+  }
+}
+
+/* 1 when the start of a file (n bytes of head, NUL-terminated) is what a command of kind writes;
+ * fd reads on after it. Each kind by what lbsim puts first, so that a user's file of another
+ * kind is never taken for one. */
+static int head_of_kind(int fd, const char *head, ssize_t n, cli_file_kind kind) {
+  const unsigned char *u = (const unsigned char *)head;
+  switch (kind) {
+  case CLI_FILE_TRACE: /* SQLite's header holds the application_id at offset 68, big-endian */
+    return n >= 100 && !memcmp(head, "SQLite format 3", 16) &&
+           ((uint32_t)u[68] << 24 | (uint32_t)u[69] << 16 | (uint32_t)u[70] << 8 | u[71]) ==
+               LBS_TRACE_APP_ID;
+  case CLI_FILE_GRID:
+    return !strncmp(head, "; lbsim grid gen ", 17) ||
+           !strncmp(head, "; written by 'lbsim grid probe'", 31);
+  case CLI_FILE_PARTS: return parts_only(fd, head, n);
+  case CLI_FILE_PIPELINE: /* the tables, the CSV's header, the JSON object's first keys */
+    return !strncmp(head, "pipeline ", 9) || !strncmp(head, "mapping,processor,speed,", 24) ||
+           (!strncmp(head, "{\"name\":", 8) && strstr(head, ",\"think_s\":"));
+  case CLI_FILE_SWEEP_CSV: return !strncmp(head, "study,task,", 11);
+  case CLI_FILE_STORE: return 0; /* added to, never replaced */
+  }
+  return 0;
+}
+
+/* 1 when the regular file at path is empty or of kind (see cli_file_kind). It is opened without
+ * blocking: a FIFO put there since it was checked reads as nothing, and is no kind. */
+static int of_kind(const char *path, cli_file_kind kind) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return 0;
+  struct stat sb;
+  char head[4097];
+  ssize_t n = fstat(fd, &sb) || !S_ISREG(sb.st_mode) ? -1 : read_some(fd, head, sizeof head - 1);
+  int yes = n == 0 || (n > 0 && (head[n] = '\0', head_of_kind(fd, head, n, kind)));
+  close(fd);
+  return yes;
+}
+
+/* What --force may replace, for the message that refuses anything else. */
+static const char *kind_name(cli_file_kind kind) {
+  static const char *const name[] = {"an lbsim trace",
+                                     "a grid file lbsim wrote",
+                                     "a partition file (one part per line)",
+                                     "a pipeline report lbsim wrote",
+                                     "a sweep's tidy CSV",
+                                     "a file --force replaces"};
+  return name[kind];
+}
+
 /* Checks an output file before the work; changes nothing (see cli.h). */
-int cli_check_output(const char *path, cli_out_mode mode) {
+int cli_check_output(const char *path, cli_out_mode mode, cli_file_kind kind) {
   char side[4200];
   int main_kind = 0;
   for (int k = 0; k < 4; k++) {
@@ -151,14 +230,18 @@ int cli_check_output(const char *path, cli_out_mode mode) {
     fprintf(stderr, "lbsim: %s: file exists (use --force to overwrite)\n", path);
     return 1;
   }
+  if (main_kind && mode == CLI_OUT_FORCE && !of_kind(path, kind)) {
+    fprintf(stderr, "lbsim: %s: not %s; refusing to replace it\n", path, kind_name(kind));
+    return 1;
+  }
   lbs_err e = lbs_parent_writable(path);
   if (e) return fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 1; /* names path and its directory */
   return 0;
 }
 
 /* Checks again, then with force removes the old regular file and its side files. */
-int cli_replace_output(const char *path, int force) {
-  if (cli_check_output(path, force ? CLI_OUT_FORCE : CLI_OUT_NEW)) return 1;
+int cli_replace_output(const char *path, int force, cli_file_kind kind) {
+  if (cli_check_output(path, force ? CLI_OUT_FORCE : CLI_OUT_NEW, kind)) return 1;
   char side[4200];
   for (int k = 0; force && k < 4; k++) {
     snprintf(side, sizeof side, "%s%s", path, side_suffix[k]);
@@ -196,12 +279,13 @@ static int numbered(const char *n, const char *prefix, size_t min, const char *s
   return 1;
 }
 
-/* The names lbsim writes in an output directory: trace export --csv and --steps-dir and
- * policy compare --csv (CLI_DIR_DATA); export simgrid (CLI_DIR_SIMGRID); export vtk (CLI_DIR_VTK).
- */
+/* The names a command of kind writes in an output directory (see cli_dir_kind). */
 static int lbsim_name(const char *n, cli_dir_kind kind) {
-  static const char *const data[] = {"manifest",     "mesh.graph",  "mesh.coords",   "steps.csv",
-                                     "elements.csv", "summary.csv", "imbalance.csv", NULL};
+  static const char *const export[] = {"manifest",  "mesh.graph",   "mesh.coords",
+                                       "steps.csv", "elements.csv", NULL};
+  static const char *const compare[] = {"summary.csv", "imbalance.csv", NULL};
+  static const char *const calib[] = {"ipgs.csv",     "points.csv",      "samples.csv",
+                                      "verifies.csv", "plan_pieces.csv", NULL};
   static const char *const simgrid[] = {"platform.xml", "hostfile",   "replay.txt", "run.sh",
                                         "README",       "lbsim.json", NULL};
   static const char *const results[] = {
@@ -209,19 +293,20 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
       "assignment.csv",  "series.csv",       "studies.csv", "partitions.csv",
       "validations.csv", "measurements.csv", NULL};
   static const char *const vtk[] = {"replay.pvd", NULL};
-  const char *const *fixed = kind == CLI_DIR_SIMGRID   ? simgrid
-                             : kind == CLI_DIR_RESULTS ? results
-                             : kind == CLI_DIR_VTK     ? vtk
-                                                       : data;
-  for (size_t i = 0; fixed[i]; i++)
-    if (!strcmp(n, fixed[i])) return 1;
-  if (kind == CLI_DIR_SIMGRID) return numbered(n, "rank_", 1, ".txt");
-  if (kind == CLI_DIR_RESULTS) return 0;
-  if (kind == CLI_DIR_VTK)
-    return numbered(n, "step_", 6, ".vti") || numbered(n, "step_", 6, ".vtu");
+  const char *const *const fixed[] = {export, compare, simgrid, results, vtk, calib};
+  for (size_t i = 0; fixed[kind][i]; i++)
+    if (!strcmp(n, fixed[kind][i])) return 1;
   size_t len = strlen(n);
-  if (numbered(n, "step_", 6, ".txt")) return 1;
-  return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
+  switch (kind) {
+  case CLI_DIR_EXPORT: return numbered(n, "step_", 6, ".txt");
+  case CLI_DIR_COMPARE:
+    return !strncmp(n, "series_", 7) && len > 7 + 4 && !strcmp(n + len - 4, ".csv");
+  case CLI_DIR_SIMGRID: return numbered(n, "rank_", 1, ".txt");
+  case CLI_DIR_VTK: return numbered(n, "step_", 6, ".vti") || numbered(n, "step_", 6, ".vtu");
+  case CLI_DIR_RESULTS:
+  case CLI_DIR_CALIB: return 0;
+  }
+  return 0;
 }
 
 /* Prints "lbsim: [CMD: ]message" for an output directory d (CMD: cli_outdir_check_as's). */
@@ -265,10 +350,6 @@ static int own_entries(const cli_outdir *d) {
 }
 
 /* Checks an output directory before the work (see cli.h). */
-int cli_outdir_check(cli_outdir *d, const char *dir, int force) {
-  return cli_outdir_check_kind(d, dir, force, CLI_DIR_DATA);
-}
-
 int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind) {
   return cli_outdir_check_as(d, NULL, dir, force, kind);
 }
@@ -454,8 +535,7 @@ int cli_o_output(const char *cmd, const char *arg, const char **out) {
                      "-o %s: -o names the output file; override a key with --set %s (a file "
                      "name with '=' is written as ./NAME)",
                      arg, arg);
-  *out = arg;
-  return 0;
+  return cli_output_arg(cmd, "-o", arg, out);
 }
 
 int cli_o_none(const char *cmd, const char *arg) {

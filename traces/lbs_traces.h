@@ -16,6 +16,8 @@
 struct json_t; /* jansson's (lbs_json.h) */
 
 #define LBS_TRACE_SCHEMA_VERSION 2
+/* A trace's SQLite application_id ('LBST'), which tells a trace from another SQLite file. */
+#define LBS_TRACE_APP_ID 0x4C425354u
 #define LBS_TRACE_DEFAULT_CHUNK 8192
 #define LBS_TRACE_MAX_CHUNK (1 << 20)
 

@@ -44,7 +44,7 @@ static const lbs_db_kind TRACE = {
     .what = "trace",
     .a_what = "an lbsim trace",
     .schema_name = "trace",
-    .app_id = 0x4C425354, /* 'LBST' */
+    .app_id = LBS_TRACE_APP_ID,
     .version = LBS_TRACE_SCHEMA_VERSION,
     .oldest = 1,
     .new_pragmas = "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",

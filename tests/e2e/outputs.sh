@@ -96,9 +96,9 @@ expect 0 "existing trace with -f" -- run trace gen --kind bump --mesh 8x8x4 --st
 expect 0 "replaced trace reads" -- run trace info "$T/t.lbt" --json
 has "$T/out" '"steps":2' "the new trace"
 expect 0 "gen back to 4 steps" -- run trace gen --kind bump --mesh 8x8x4 --steps 4 -o "$T/t.lbt" -f
-echo "[grid]" >"$T/g.ini"
-expect 0 "grid gen -f over a regular file" -- run grid gen --family HO --procs 4 -o "$T/g.ini" -f
-has "$T/g.ini" "[cluster" "grid written"
+expect 0 "grid gen" -- run grid gen --family UP --procs 4 -o "$T/g.ini"
+expect 0 "grid gen -f over its own grid file" -- run grid gen --family HO --procs 4 -o "$T/g.ini" -f
+has "$T/g.ini" "--family HO" "grid written"
 
 # ---- 2. a listen path may hold only a stale socket
 printf 'precious\n' >"$T/listen.file"
