@@ -14,7 +14,8 @@
 #        QUICK=1 examples/seed003/run.sh    (16K bodies, P = 32 only)
 # Output: OUT/quality.csv, OUT/speed.csv and the Markdown tables OUT/tables.md (printed).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/../.."
 L=${LBSIM:-build/bin/lbsim}
 OUT=${OUT:-demo-out/seed003}
 NPW=${NPW:-20}
@@ -78,4 +79,4 @@ for B in $BODIES; do
   done
 done
 rm -f "$OUT/last.json"
-python3 "$(dirname "$0")/tables.py" "$OUT/quality.csv" "$OUT/speed.csv" | tee "$OUT/tables.md"
+python3 "$HERE/tables.py" "$OUT/quality.csv" "$OUT/speed.csv" | tee "$OUT/tables.md"
