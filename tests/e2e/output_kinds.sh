@@ -49,10 +49,11 @@ for cmd in "${empty[@]}"; do
   has "$T/err" "-o: empty path" "$cmd '' message"
   ! grep -q wrote "$T/err" && ok || bad "$cmd '': says it wrote something"
 done
+# --output and --out-parts are -o's long names: the message names -o
 expect 2 "pipeline --output ''" -- run pipeline "$PIPE" --output ''
-has "$T/err" "lbsim: pipeline: --output: empty path" "pipeline --output '' message"
+has "$T/err" "lbsim: pipeline: -o: empty path" "pipeline --output '' message"
 expect 2 "partition --out-parts ''" -- run partition "$T/t.lbt" --grid "$G" --out-parts ''
-has "$T/err" "lbsim: partition: --out-parts: empty path" "partition --out-parts '' message"
+has "$T/err" "lbsim: partition: -o: empty path" "partition --out-parts '' message"
 [ -z "$(ls -A "$T/cwd")" ] && ok || bad "an empty -o left files behind: $(ls -A "$T/cwd")"
 
 # ---- 2. --force replaces only a file of the kind the command writes
