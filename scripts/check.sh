@@ -22,15 +22,20 @@ cmake --build build-asan -j"$JOBS"
 
 echo "== tests, and beside them the same tests under sanitizers"
 log=build-asan/check-ctest.log
+# Each suite keeps Open MPI's session directories apart (one tree per suite under /tmp): two
+# suites' jobs in one /tmp/ompi.HOST.UID race to create and remove its subdirectories.
+ompi_normal=$(mktemp -d /tmp/lbs-ompi-XXXXXX) ompi_asan=$(mktemp -d /tmp/lbs-ompi-XXXXXX)
+trap 'rm -rf "$ompi_normal" "$ompi_asan"' EXIT
 (
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export OMPI_MCA_orte_tmpdir_base=$ompi_asan
   rc=0
   ctest --test-dir build-asan --output-on-failure -j"$JOBS" >"$log" 2>&1 || rc=$?
   exit "$rc"
 ) &
 asan=$!
 normal_rc=0
-ctest --test-dir build --output-on-failure -j"$JOBS" || normal_rc=$?
+OMPI_MCA_orte_tmpdir_base=$ompi_normal ctest --test-dir build --output-on-failure -j"$JOBS" || normal_rc=$?
 asan_rc=0
 wait "$asan" || asan_rc=$?
 echo "== tests under sanitizers"

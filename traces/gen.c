@@ -33,7 +33,7 @@ lbs_err lbs_gen_create(const lbs_gen_params *p, lbs_gen **out) {
   /* Each side within the cap before the product, so that the product cannot overflow. */
   const int64_t cap = LBS_GEN_MAX_ELEMENTS;
   if (p->nx < 1 || p->ny < 1 || p->nz < 1 || p->nx > cap || p->ny > cap || p->nz > cap ||
-      p->nx * p->ny > cap / p->nz)
+      p->nx > cap / p->ny || p->nx * p->ny > cap / p->nz)
     return lbs_fail(LBS_INVAL, "bad mesh %lldx%lldx%lld (at most %lld elements)", (long long)p->nx,
                     (long long)p->ny, (long long)p->nz, (long long)cap);
   if (p->steps < 1 || p->steps > LBS_GEN_MAX_STEPS)
