@@ -17,6 +17,10 @@
 /* Prints "lbsim: <what>: <why>" to stderr, why from lbs_errmsg() or lbs_strerror(e);
  * returns 1. */
 int cli_error(const char *what, lbs_err e);
+/* The one success line of a command that wrote an output, on stderr (stdout is the command's
+ * report or JSON): "lbsim: CMD: wrote PATH" and, when fmt is given, ": " and the details. */
+void cli_wrote(const char *cmd, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Prints a usage error and returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* getopt_long for every command (options.c), remembering its arguments so that cli_bad_option,
@@ -114,9 +118,8 @@ typedef struct cli_outdir {
 } cli_outdir;
 /* Before the work: DIR's parent takes a new directory, and DIR is absent, an empty directory
  * or, with force, a directory holding only regular files that a command of kind writes there.
- * Prints why not and returns 1. */
-int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind);
-/* The same, cmd (borrowed, may be NULL) naming the command in every message about d. */
+ * Prints why not and returns 1. cmd (borrowed) names the command in every message about d
+ * ("lbsim: CMD: DIR: why") and in its success line (cli_wrote). */
 int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,
                         cli_dir_kind kind);
 /* Makes the fresh directory d->tmp to write into, removed with its files if a signal ends the

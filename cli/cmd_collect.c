@@ -137,14 +137,14 @@ static int take_token(const char *token, int is_default, uint8_t *secret, struct
   if (is_default && clear_stale_token(token)) return 1;
   if (access(token, F_OK) == 0 || errno != ENOENT) {
     if (lbs__token_read(token, secret)) return cli_error("collect", LBS_IO);
-    fprintf(stderr, "lbsim collect: token from %s\n", token);
+    fprintf(stderr, "lbsim: collect: token from %s\n", token);
     return 0;
   }
   if (lbs__token_create(token, secret)) return cli_error("collect", LBS_IO);
   if (!is_default || stat(token, made)) *made = (struct stat){0};
   if (made->st_ino && (*lock = open(token, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
     flock(*lock, LOCK_EX | LOCK_NB);
-  fprintf(stderr, "lbsim collect: wrote a new token to %s (give the run LBSPROF_TOKEN_FILE=%s)\n",
+  fprintf(stderr, "lbsim: collect: wrote a new token to %s (give the run LBSPROF_TOKEN_FILE=%s)\n",
           token, token);
   return 0;
 }
@@ -178,7 +178,7 @@ int cmd_collect(int argc, char **argv) {
   if (fd < 0)
     cli_error("collect", LBS_IO);
   else if (!cli_replace_output(a.out, a.force, CLI_FILE_TRACE)) {
-    fprintf(stderr, "lbsim collect: listening on %s\n", actual);
+    fprintf(stderr, "lbsim: collect: listening on %s\n", actual);
     rc = lbs__collect_main(fd, actual, a.out, (int)a.nodes, secret);
   }
   if (fd >= 0) close(fd), unlink_socket(actual);

@@ -128,6 +128,7 @@ static int grid_gen(int argc, char **argv) {
   }
   int rc = cli_replace_output(out, force, CLI_FILE_GRID) || cli_write_file(out, b.data, b.len);
   lbs_buf_free(&b);
+  if (!rc) cli_wrote("grid gen", out, NULL);
   return rc;
 }
 

@@ -183,6 +183,7 @@ static int write_parts(const char *path, const int *part, int64_t E) {
   else
     bad = cli_write_file(path, b.data, b.len);
   lbs_buf_free(&b);
+  if (!bad) cli_wrote("partition", path, "%lld parts, one per line", (long long)E);
   return bad;
 }
 
@@ -195,7 +196,7 @@ static lbs_err on_done(void *arg, const lbs_partition_eval *ev, const int *part,
   if (ev->tol > 0 && ev->own_imb > ev->tol * (1 + 1e-9))
     fprintf(
         stderr,
-        "lbsim partition: warning: %s left a work imbalance of %.4f%s, above its tolerance %.4g\n",
+        "lbsim: partition: warning: %s left a work imbalance of %.4f%s, above its tolerance %.4g\n",
         ev->name, ev->own_imb, ev->own_sizes ? "" : " against equal parts", ev->tol);
   if (a->out[k][0] &&
       (cli_replace_output(a->out[k], a->force, CLI_FILE_PARTS) || write_parts(a->out[k], part, E)))

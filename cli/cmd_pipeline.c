@@ -124,6 +124,7 @@ int cmd_pipeline(int argc, char **argv) {
       rc = (fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1);
     else
       rc = cli_replace_output(a.out, a.force, CLI_FILE_PIPELINE) || cli_write_file(a.out, buf, len);
+    if (!rc) cli_wrote("pipeline", a.out, NULL);
   } else if (write_report(f, &a, p, sel, nsel) && !ferror(stdout)) {
     rc = (fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1);
   }

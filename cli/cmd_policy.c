@@ -196,8 +196,9 @@ static int compare(int argc, char **argv) {
   /* the outputs before the work (rank 0 writes them; every rank learns the answer) */
   cli_outdir od = {0};
   int bad =
-      rank == 0 && ((a.results && cli_check_output(a.results, CLI_OUT_APPEND, CLI_FILE_STORE)) ||
-                    (a.csv && cli_outdir_check_kind(&od, a.csv, a.force, CLI_DIR_COMPARE)));
+      rank == 0 &&
+      ((a.results && cli_check_output(a.results, CLI_OUT_APPEND, CLI_FILE_STORE)) ||
+       (a.csv && cli_outdir_check_as(&od, "policy compare", a.csv, a.force, CLI_DIR_COMPARE)));
   lbs_session s = {0};
   lbs_compare c = {.iopt = -1};
   if (lbs_mpi_agree(MPI_COMM_WORLD, bad ? LBS_IO : LBS_OK)) { /* said on rank 0 */

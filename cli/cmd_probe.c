@@ -67,7 +67,7 @@ static int parse(int argc, char **argv, args *a) {
 }
 
 /* The measurements in words. */
-static void print_probe(const lbs_probe *p, const char *out) {
+static void print_probe(const lbs_probe *p) {
   printf("probed %d ranks on %d node%s (%s)\n", p->ranks, p->nodes, p->nodes > 1 ? "s" : "",
          p->host);
   if (p->intra.measured)
@@ -78,8 +78,8 @@ static void print_probe(const lbs_probe *p, const char *out) {
            p->inter.bandwidth_gbps);
   printf("  barrier         %.3f us\n  %-15s %.1f us + %.2f ns per element\n", p->barrier_us,
          p->partitioner, p->part_fixed_us, p->part_per_elem_ns);
-  printf("  migration       %.1f us + %.2f Gbit/s (MPI_Alltoallv with packing)\nwrote %s\n",
-         p->mig_fixed_us, p->mig_gbps, out);
+  printf("  migration       %.1f us + %.2f Gbit/s (MPI_Alltoallv with packing)\n", p->mig_fixed_us,
+         p->mig_gbps);
 }
 
 /* Rank 0: the grid file written, the measurements printed. Exit code. */
@@ -90,10 +90,11 @@ static int write_grid(const args *a, const lbs_probe *p) {
              : cli_replace_output(a->out, a->force, CLI_FILE_GRID) ||
                    cli_write_file(a->out, b.data, b.len);
   lbs_buf_free(&b);
+  if (!rc) cli_wrote("grid probe", a->out, NULL);
   if (!rc && a->json)
     rc = cli_json_print("grid probe", lbs_probe_json(p, a->out), LBS_JSON_COMPACT, LBS_JSON_SHORT);
   else if (!rc)
-    print_probe(p, a->out);
+    print_probe(p);
   return rc;
 }
 

@@ -165,6 +165,7 @@ int cmd_report(int argc, char **argv) {
   lbs_buf page = {0};
   lbs_err e = lbs_report_html(store, &o, &page);
   int rc = e ? cli_error("report", e) : write_page(out, page.data, page.len);
+  if (!rc) cli_wrote("report", out, "%zu bytes", page.len);
   lbs_buf_free(&page);
   return rc;
 }

@@ -258,7 +258,7 @@ int cmd_results(int argc, char **argv) {
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;
   cli_outdir od = {0};
-  if (o.csv && cli_outdir_check_kind(&od, o.csv, o.force, CLI_DIR_RESULTS)) return 1;
+  if (o.csv && cli_outdir_check_as(&od, "results", o.csv, o.force, CLI_DIR_RESULTS)) return 1;
   lbs_results *h;
   lbs_err e = lbs_results_open(o.path, &h);
   if (e) return cli_error("results", e);

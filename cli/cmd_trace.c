@@ -227,8 +227,8 @@ static int gen_nbody(const gen_args *a) {
   cli_interrupt_keep(guard);
   cli_progress_end(&p);
   if (e) return cli_error(a->out, e);
-  fprintf(stderr, "lbsim: wrote %s: %lld bodies, %lld steps\n", a->out, (long long)a->np.bodies,
-          (long long)a->np.steps);
+  cli_wrote("trace gen", a->out, "%lld bodies, %lld steps", (long long)a->np.bodies,
+            (long long)a->np.steps);
   return 0;
 }
 
@@ -257,8 +257,8 @@ static int gen_mesh(gen_args *a) {
     if (e)
       rc = cli_error(a->out, e);
     else
-      fprintf(stderr, "lbsim: wrote %s: %lld elements, %lld steps (%s)\n", a->out,
-              (long long)lbs_gen_elements(g), (long long)a->gp.steps, lbs_gen_recipe(g));
+      cli_wrote("trace gen", a->out, "%lld elements, %lld steps (%s)",
+                (long long)lbs_gen_elements(g), (long long)a->gp.steps, lbs_gen_recipe(g));
   }
   lbs_gen_destroy(&g);
   return rc;
@@ -409,13 +409,13 @@ static int trace_check(int argc, char **argv) {
                           json_pack("{s:b,s:I,s:i,s:b,s:o,s:o,s:o}", "ok", 1, "steps",
                                     (json_int_t)S, "metrics", nm, "source_checked", sc.checked,
                                     "max_abs_error", lbs_json_real(sc.max_abs_error),
-                                    "max_rel_error", lbs_json_real(sc.max_rel_error),
+                                    "max_range_error", lbs_json_real(sc.max_range_error),
                                     "max_sum_error", lbs_json_real(sc.max_sum_error)),
                           LBS_JSON_COMPACT, LBS_JSON_EXACT);
   printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
   if (sc.checked)
-    printf("; against the source: max error %.4g (%.3g of range), worst chunk sum %.2g",
-           sc.max_abs_error, sc.max_rel_error, sc.max_sum_error);
+    printf("; against the source: max error %.4g (%.3g of its step's range), worst chunk sum %.2g",
+           sc.max_abs_error, sc.max_range_error, sc.max_sum_error);
   printf("\n");
   return 0;
 }
@@ -475,7 +475,7 @@ static int trace_export(int argc, char **argv) {
   if (optind != argc - 1) return cli_usage("trace export", "expected one trace file");
   if (!csv == !dir) return cli_usage("trace export", "give exactly one of --csv and --steps-dir");
   cli_outdir od;
-  if (cli_outdir_check_kind(&od, csv ? csv : dir, force, CLI_DIR_EXPORT)) return 1;
+  if (cli_outdir_check_as(&od, "trace export", csv ? csv : dir, force, CLI_DIR_EXPORT)) return 1;
   lbs_trace *t;
   lbs_err e = lbs_trace_open(argv[optind], &t);
   if (e) return cli_error("trace export", e);
@@ -593,7 +593,7 @@ static int trace_import(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   if (check_output(a.out, a.eo.force)) return 1;
   rc = a.dir ? import_stepsdir(&a) : import_chaco(&a);
-  if (!rc) fprintf(stderr, "lbsim: wrote %s\n", a.out);
+  if (!rc) cli_wrote("trace import", a.out, NULL);
   return rc;
 }
 
@@ -668,9 +668,9 @@ static int trace_recode(int argc, char **argv) {
   else if (e)
     rc = cli_error("trace recode", e);
   else
-    fprintf(stderr, "lbsim: wrote %s: %lld steps, %lld bytes (from %lld)\n", out,
-            (long long)lbs_trace_steps(t), stat(out, &sb) ? -1LL : (long long)sb.st_size,
-            (long long)lbs_trace_file_bytes(t));
+    cli_wrote("trace recode", out, "%lld steps, %lld bytes (from %lld)",
+              (long long)lbs_trace_steps(t), stat(out, &sb) ? -1LL : (long long)sb.st_size,
+              (long long)lbs_trace_file_bytes(t));
   lbs_trace_close(&t);
   return rc;
 }

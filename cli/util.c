@@ -31,6 +31,18 @@ int cli_usage(const char *cmd, const char *fmt, ...) {
   return 2;
 }
 
+void cli_wrote(const char *cmd, const char *path, const char *fmt, ...) {
+  fprintf(stderr, "lbsim: %s: wrote %s", cmd, path);
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+  }
+  fputc('\n', stderr);
+}
+
 static double mono_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -350,10 +362,6 @@ static int own_entries(const cli_outdir *d) {
 }
 
 /* Checks an output directory before the work (see cli.h). */
-int cli_outdir_check_kind(cli_outdir *d, const char *dir, int force, cli_dir_kind kind) {
-  return cli_outdir_check_as(d, NULL, dir, force, kind);
-}
-
 int cli_outdir_check_as(cli_outdir *d, const char *cmd, const char *dir, int force,
                         cli_dir_kind kind) {
   memset(d, 0, sizeof *d);
@@ -448,6 +456,7 @@ static int rename_in(cli_outdir *d) {
   if (!rename(d->tmp, d->dir)) { /* in place: a signal now leaves it (its old name is gone) */
     cli_interrupt_keep(d->guard);
     d->tmp[0] = '\0', d->guard = -1;
+    cli_wrote(d->cmd ? d->cmd : "output", d->dir, NULL);
     return 0;
   }
   say(d, "%s: cannot rename %s into place: %s", d->dir, d->tmp, strerror(errno));

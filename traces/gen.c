@@ -325,7 +325,7 @@ static lbs_err check_values(const lbs_trace *t, int64_t s, const lbs_metric_info
   for (int64_t i = 0; i < E; i++) {
     double err = fabs(dec[i] - src[i]), tol = lbs_bound_tolerance(mi->bound, src[i], hi - lo);
     if (err > out->max_abs_error) out->max_abs_error = err;
-    if (hi > lo && err / (hi - lo) > out->max_rel_error) out->max_rel_error = err / (hi - lo);
+    if (hi > lo && err / (hi - lo) > out->max_range_error) out->max_range_error = err / (hi - lo);
     if (mi->bound.kind == LBS_BOUND_LOSSLESS ? memcmp(&dec[i], &src[i], sizeof *src) != 0
                                              : !(err <= tol))
       return lbs_fail(

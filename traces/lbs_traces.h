@@ -520,10 +520,10 @@ lbs_err lbs_gen_write(const lbs_gen_params *p, lbs_order order, const char *path
 
 /* What lbs_trace_check_source measured. */
 typedef struct lbs_source_check {
-  int checked;          /* 1 when the trace's source is a generator recipe, and it was checked */
-  double max_abs_error; /* largest |stored - source| over every value (NaN when not checked) */
-  double max_rel_error; /* the same relative to its step's range, max - min of the source */
-  double max_sum_error; /* worst lossy chunk's |sum(stored) - sum(source)| / sum(|source|) */
+  int checked;            /* 1 when the trace's source is a generator recipe, and it was checked */
+  double max_abs_error;   /* largest |stored - source| over every value (NaN when not checked) */
+  double max_range_error; /* the same as a fraction of its step's range, max - min of the source */
+  double max_sum_error;   /* worst lossy chunk's |sum(stored) - sum(source)| / sum(|source|) */
 } lbs_source_check;
 /* 1 when the trace's metadata `source` is a recipe of lbs_gen (bump, hotspot, random): a trace
  * lbs_trace_check_source can regenerate. N-body, Chaco, imported and profiled traces are not. */

@@ -62,13 +62,18 @@ done
 # inputs for the runs below
 expect 0 "trace gen -o" -- "$LBSIM" trace gen --kind bump --mesh 8x8x4 --steps 20 -o t.lbt
 [ -s t.lbt ] && ok || bad "trace gen -o wrote no file"
+# the success line: one form, on stderr, stdout left to the report
+has "$T/err" "lbsim: trace gen: wrote t.lbt: 256 elements, 20 steps" "trace gen's success line"
+[ ! -s "$T/out" ] && ok || bad "trace gen wrote its success line to stdout"
 cp "$SRC/examples/pipeline/laplace.ini" p.ini
 
 # -o is the output: written where it says, and only with -f over an earlier one
 expect 0 "grid gen -o" -- "$LBSIM" grid gen --family HO --procs 4 -o g4.ini
 [ -s g4.ini ] && ok || bad "grid gen -o wrote no file"
+has "$T/err" "lbsim: grid gen: wrote g4.ini" "grid gen's success line"
 expect 0 "partition -o" -- "$LBSIM" partition t.lbt --grid "$G" --partitioner zoltan:rcb -o parts.txt
 [ "$(wc -l <parts.txt)" -eq 256 ] && ok || bad "partition -o: $(wc -l <parts.txt) lines, not one per element"
+has "$T/err" "lbsim: partition: wrote parts.txt" "partition's success line"
 expect 1 "partition -o over an existing file" -- "$LBSIM" partition t.lbt --grid "$G" --partitioner zoltan:rcb -o parts.txt
 expect 0 "pipeline -o" -- "$LBSIM" pipeline p.ini --csv -o p.csv
 [ -s p.csv ] && ok || bad "pipeline -o wrote no file"
@@ -93,6 +98,8 @@ for c in "policy compare t.lbt --grid $G --policies none,fixed:5" "results r.db"
   # shellcheck disable=SC2086
   expect 0 "$c --csv DIR" -- "$LBSIM" $c --csv csv
   [ -d csv ] && ls csv/*.csv >/dev/null 2>&1 && ok || bad "$c --csv: no directory of CSV files"
+  case $c in policy*) name="policy compare" ;; results*) name=results ;; *) name="trace export" ;; esac
+  has "$T/err" "lbsim: $name: wrote csv" "$c --csv: the success line"
 done
 
 # exit codes and the prefix: 0 help, 2 a usage error, 1 a failure while working

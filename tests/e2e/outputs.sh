@@ -188,7 +188,7 @@ intact "standard output"
 expect 0 "export csv" -- run trace export "$T/t.lbt" --csv "$T/csv"
 [ -f "$T/csv/steps.csv" ] && [ -f "$T/csv/elements.csv" ] && ok || bad "csv files"
 expect 1 "export into a non-empty directory" -- run trace export "$T/t.lbt" --csv "$T/csv"
-has "$T/err" "lbsim: $T/csv: directory is not empty (use --force to replace lbsim's output there)" "non-empty message"
+has "$T/err" "lbsim: trace export: $T/csv: directory is not empty (use --force to replace lbsim's output there)" "non-empty message"
 expect 0 "export steps dir" -- run trace export "$T/t.lbt" --steps-dir "$T/steps"
 [ -f "$T/steps/step_000003.txt" ] && ok || bad "4 steps exported"
 expect 0 "export fewer steps with -f" -- run trace export "$T/t.lbt" --steps-dir "$T/steps/" --steps 0:2 --force

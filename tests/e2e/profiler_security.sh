@@ -19,7 +19,7 @@ collector() {
   cpid=$!
   addr=
   for _ in $(seq 100); do
-    addr=$(sed -n 's/^lbsim collect: listening on //p' "$2.log" 2>/dev/null)
+    addr=$(sed -n 's/^lbsim: collect: listening on //p' "$2.log" 2>/dev/null)
     [ -n "$addr" ] && [ -e "$2.token" ] && return 0
     sleep 0.1
   done

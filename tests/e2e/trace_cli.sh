@@ -41,6 +41,10 @@ has "$T/out" "against the source" "check measures against the generator"
 expect 0 "gen hotspot hilbert" -- "$LBSIM" trace gen --kind hotspot --mesh 16x16x4 --steps 4 --order hilbert --bound rel:0.01 -o "$T/h.lbt"
 expect 0 "check hotspot" -- "$LBSIM" trace check "$T/h.lbt" --json
 has "$T/out" '"ok":true' "check --json ok"
+# against its recipe: the error as a fraction of the step's range, named so (trace info's
+# max_rel_error is pointwise)
+has "$T/out" '"max_range_error":' "check --json names the range error"
+! grep -q max_rel_error "$T/out" && ok || bad "check --json calls a range error max_rel_error"
 expect 0 "gen random lossless" -- "$LBSIM" trace gen --kind random --mesh 10x10 --steps 3 --bound lossless -o "$T/r.lbt"
 expect 0 "check random" -- "$LBSIM" trace check "$T/r.lbt" --json
 has "$T/out" '"max_abs_error":0,' "eps 0 is exact"

@@ -216,7 +216,7 @@ Test(gen, check_source_leaves_a_real_profile_alone) {
   lbs_source_check sc = {1, 0, 0, 0};
   cr_assert_eq(lbs_trace_check_source(t, progress, &pl, &sc), LBS_OK);
   cr_assert_eq(sc.checked, 0);
-  cr_assert(isnan(sc.max_abs_error) && isnan(sc.max_rel_error) && isnan(sc.max_sum_error));
+  cr_assert(isnan(sc.max_abs_error) && isnan(sc.max_range_error) && isnan(sc.max_sum_error));
   cr_assert_eq(pl.calls, 0);
   lbs_trace_close(&t);
 }
@@ -234,8 +234,8 @@ Test(gen, check_source_reports_progress_and_the_errors_it_measured) {
   cr_assert_eq(pl.calls, 4);
   cr_assert_eq(pl.total, 4);
   cr_assert(sc.checked);
-  cr_assert(sc.max_abs_error > 0 && sc.max_rel_error > 0 && sc.max_rel_error < 0.005, "%g %g",
-            sc.max_abs_error, sc.max_rel_error);
+  cr_assert(sc.max_abs_error > 0 && sc.max_range_error > 0 && sc.max_range_error < 0.005, "%g %g",
+            sc.max_abs_error, sc.max_range_error);
   cr_assert(sc.max_sum_error <= LBS_SUM_TOL);
   lbs_trace_close(&t);
   free(path);
