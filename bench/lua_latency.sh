@@ -17,7 +17,7 @@ export LBSIM_NO_PROGRESS=1
 G=examples/grids/two_sites.ini
 wall() {
   $B/lbsim partition "$W/m_$SIZE.lbt" --grid $G --partitioner minex --set "minex.latency=$1" --repeat 3 --json |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["partition_wall_s"], d["runtime_s"])'
+    python3 -c 'import json,sys; d,=json.load(sys.stdin); print(d["partition_wall_s"], d["runtime_s"])'
 }
 : >"$W/c"; : >"$W/lua"
 for r in $(seq "$REPS"); do

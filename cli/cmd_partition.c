@@ -66,7 +66,7 @@ static void usage(void) {
       "  -f, --force          replace existing -o files\n"
       "  --results FILE       append a row per partitioner to an SQLite results store (table\n"
       "                       partitions, with the run's provenance; 'lbsim results' lists it)\n"
-      "  --json               JSON on stdout (an array when several partitioners)\n"
+      "  --json               a JSON array on stdout, an object per partitioner\n"
       "  --help-config        the %s keys\n\n"
       "The trace's rwgt metric, when present, gives relocation weights, and its meta key\n"
       "edge_weight=flag*rwgt[target] (N-body traces) the communication weights at the step.\n"

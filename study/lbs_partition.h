@@ -66,8 +66,8 @@ lbs_err lbs_partition_study(lbs_session *s, const lbs_partition_opts *o, lbs_par
 lbs_err lbs_partition_save(const lbs_session *s, const char *results, const lbs_partition_opts *o,
                            const lbs_partition_eval *ev, int n, const lbs_partition_info *info);
 
-/* The evaluations as `lbsim partition --json` prints them: an object per partitioner, an array of
- * them when n > 1; NULL when out of memory. */
+/* The evaluations as `lbsim partition --json` prints them: an array of an object per partitioner
+ * (an array for one too); NULL when out of memory. */
 json_t *lbs_partition_json(const lbs_partition_opts *o, const lbs_partition_eval *ev, int n,
                            const lbs_partition_info *info);
 

@@ -290,8 +290,7 @@ static json_t *eval_json(const lbs_partition_opts *o, const lbs_partition_eval *
 
 json_t *lbs_partition_json(const lbs_partition_opts *o, const lbs_partition_eval *ev, int n,
                            const lbs_partition_info *info) {
-  if (n == 1) return eval_json(o, ev, info);
-  json_t *all = json_array();
+  json_t *all = json_array(); /* one shape however many partitioners: an array */
   for (int k = 0; all && k < n; k++)
     if (json_array_append_new(all, eval_json(o, &ev[k], info))) json_decref(all), all = NULL;
   return all;

@@ -42,7 +42,7 @@ row() { # csv prefix, json file: one CSV line per partitioner
 import json, sys
 prefix, path = sys.argv[1], sys.argv[2]
 d = json.load(open(path))
-for r in d if isinstance(d, list) else [d]:
+for r in d:
     print(f'{prefix},{r["partitioner"]},{r["graph"]},{r["runtime_s"]:.9g},{r["loadimb"]:.6g},{r["edge_cut"]:.9g},{r["partition_wall_s"]:.6g}')
 PY
 }

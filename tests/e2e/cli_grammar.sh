@@ -92,6 +92,11 @@ for j in "${J[@]}"; do
   json_one "$T/out" && ok || bad "$j --json: not one JSON document: $(head -c 200 "$T/out")"
 done
 
+# stable shapes: an array where there can be several, also when there is one
+expect 0 "partition --json, one partitioner" -- "$LBSIM" partition t.lbt --grid "$G" --partitioner minex --json
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and len(d) == 1, d' \
+  "$T/out" && ok || bad "partition --json of one partitioner is not an array of one"
+
 # --csv DIR: a directory of CSV files
 for c in "policy compare t.lbt --grid $G --policies none,fixed:5" "results r.db" "trace export t.lbt"; do
   rm -rf csv

@@ -105,7 +105,7 @@ expect 0 "partition with a plug-in's partitioner" -- "$P/bin/lbsim" --plugin "$P
 # from equal blocks of 250 ids on 16 processors, element e stays only where e mod 16 = e / 250
 python3 - "$T/out" <<'PY' && ok || bad "stripes' partition: $(head -c 300 "$T/out")"
 import json, sys
-r = json.load(open(sys.argv[1]))
+r, = json.load(open(sys.argv[1]))  # an array, of one partitioner here
 want = sum(1 for e in range(4000) if e % 16 != e // 250)
 assert r["partitioner"] == "stripes" and r["moved_elements"] == want, (r["moved_elements"], want)
 PY

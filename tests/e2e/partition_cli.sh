@@ -28,11 +28,11 @@ has "$T/out" "--graph G|Gm" "help names --graph"
 expect 0 "partition --help-config" -- "$LBSIM" partition --help-config
 has "$T/out" "throttle" "help-config lists throttle"
 
-# one partitioner: an object with DESIGN.md's fields
+# one partitioner: an array of one object with DESIGN.md's fields (an array however many)
 expect 0 "minex json" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --partitioner minex --json
-json 'assert all(k in d for k in ("partitioner","runtime_s","loadimb","edge_cut","moved_elements","partition_wall_s")), d' \
+json 'd, = d; assert all(k in d for k in ("partitioner","runtime_s","loadimb","edge_cut","moved_elements","partition_wall_s")), d' \
   && ok || bad "fields: $(cat "$T/out")"
-json 'assert d["procs"] == 16 and d["runtime_s"] > 0 and d["loadimb"] >= 1, d' && ok || bad "values: $(cat "$T/out")"
+json 'd, = d; assert d["procs"] == 16 and d["runtime_s"] > 0 and d["loadimb"] >= 1, d' && ok || bad "values: $(cat "$T/out")"
 
 # several: one array, the same graph; on heterogeneous grids MinEX's projected run time beats
 # METIS-Gm's with equal parts, and on the homogeneous one it stays within 10% (100 ns per
