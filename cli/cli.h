@@ -57,7 +57,8 @@ int cli_parse_f64(const char *opt, const char *s, double lo, double hi, double *
 
 /* An output path option's argument (-o FILE, --output FILE, -o DIR) into *out: 0, or 2 after
  * "lbsim: CMD: OPT: empty path". An empty path names no file: SQLite would take it for a
- * temporary database, and the command would say it wrote what it threw away. */
+ * temporary database, and the command would say it wrote what it threw away. The option given
+ * twice is a usage error too (*out must start NULL): the later would silently win. */
 int cli_output_arg(const char *cmd, const char *opt, const char *arg, const char **out);
 
 /* Output files. What an existing output may be: NEW refuses it ('file exists'), FORCE

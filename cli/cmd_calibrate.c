@@ -224,6 +224,9 @@ static int do_run(const opts *o, const char *command) {
   int n = pick_impls(o, impls, 64);
   if (n < 0) return -n;
   if (!n) return cli_usage("calibrate", "no implementation of kernel '%s' was built", o->kernel);
+  double lo, hi; /* checked before the database is made or added to */
+  if (o->range && parse_range(o->range, &lo, &hi))
+    return cli_usage("calibrate", "--range %s: expected LO:HI with 0 <= LO <= HI", o->range);
   if (cli_check_output(o->db, CLI_OUT_APPEND, CLI_FILE_STORE)) return 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
@@ -232,10 +235,6 @@ static int do_run(const opts *o, const char *command) {
   if (!e) e = lbs_calib_begin_run(db, command, machine, &run_id);
   free(machine);
   if (e) return lbs_calib_close(&db), cli_error(o->db, e);
-  double lo, hi;
-  if (o->range && parse_range(o->range, &lo, &hi))
-    return lbs_calib_close(&db),
-           cli_usage("calibrate", "--range %s: expected LO:HI with 0 <= LO <= HI", o->range);
   int complete = 0, rc = 0;
   json_t *ipgs = o->json ? json_array() : NULL; /* --json: one line at the end */
   const char *bad = NULL;
@@ -374,6 +373,7 @@ static int show_csv(const opts *o) {
 }
 
 static int do_show(const opts *o) {
+  if (o->json && o->csv_dir) return cli_usage("calibrate", "--json and --csv go separately");
   if (o->force && (!o->csv_dir || o->json))
     return cli_usage("calibrate", "--force goes with show --csv DIR");
   if (o->csv_dir && !o->json) return show_csv(o);
@@ -611,12 +611,23 @@ static int parse(int argc, char **argv, opts *o) {
   return rc;
 }
 
+/* One of the sub-commands, so that 'lbsim help calibrate NAME' names a wrong NAME too. */
+static int known_sub(const char *sub) {
+  static const char *const subs[] = {"run", "verify", "show", "import", "list", "plan", "run-plan"};
+  for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+    if (!strcmp(sub, subs[i])) return 1;
+  return 0;
+}
+
 int cmd_calibrate(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage_text, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+    return argc < 2 ? cli_usage("calibrate", "expected a sub-command") : 0;
   }
   const char *sub = argv[1];
+  if (!known_sub(sub))
+    return cli_unknown_sub("calibrate", "sub-command", sub,
+                           "run, verify, show, import, list, plan, run-plan");
   char command[2048] = "lbsim calibrate";
   for (int i = 1; i < argc; i++)
     snprintf(command + strlen(command), sizeof command - strlen(command), " %s", argv[i]);
@@ -639,7 +650,8 @@ int cmd_calibrate(int argc, char **argv) {
     o.only = NULL;
     return do_run(&o, command);
   }
-  if (!strcmp(sub, "list")) return do_list(&o);
+  if (!strcmp(sub, "list"))
+    return arg ? cli_usage("calibrate", "unexpected argument '%s'", arg) : do_list(&o);
   cli_plan_opts po = {o.db,     o.kernel, o.node,      o.range,        o.works,
                       o.repeat, o.json,   !o.no_tcost, o.allow_partial};
   if (!strcmp(sub, "plan")) {

@@ -145,7 +145,7 @@ int cmd_grid(int argc, char **argv) {
                "  gen     write a grid of the seed's families HO, UP, DN\n"
                "  probe   measure the machine it runs on (MPI) and write it as a grid\n\n"
                "'lbsim grid --help-config' lists every section and key of a grid file.\n");
-    return argc < 2 ? 2 : 0;
+    return argc < 2 ? cli_usage("grid", "expected a command") : 0;
   }
   if (!strcmp(argv[1], "info")) {
     optind = 1;

@@ -181,14 +181,31 @@ static int report(const args *a, const lbs_session *s, const lbs_compare *c, con
   return out->re || out->csv_bad || json_bad;
 }
 
+/* --policies LIST split at its commas into names (list is modified): 0, or 2 after naming an
+ * empty name or more than LBS_COMPARE_MAX of them. */
+static int split_policies(char *list, char **names, int *n) {
+  size_t len = strlen(list);
+  if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+    return cli_usage("policy compare", "--policies '%s': an empty policy name", list);
+  *n = 0;
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    if (*n == LBS_COMPARE_MAX)
+      return cli_usage("policy compare", "--policies: more than %d policies", LBS_COMPARE_MAX);
+    names[(*n)++] = tok;
+  }
+  return 0;
+}
+
 static int compare(int argc, char **argv) {
   args a = {0};
   int rc = parse(argc, argv, &a);
   if (rc) return cli_overrides_free(&a.over), rc < 0 ? 0 : rc;
   char *list = strdup(a.policies), *names[LBS_COMPARE_MAX];
   int n = 0;
-  for (char *tok = strtok(list, ","); tok && n < LBS_COMPARE_MAX; tok = strtok(NULL, ","))
-    names[n++] = tok;
+  if (!list)
+    return cli_overrides_free(&a.over), fprintf(stderr, "lbsim: policy compare: out of memory\n"),
+           1;
+  if (split_policies(list, names, &n)) return free(list), cli_overrides_free(&a.over), 2;
   MPI_Init(NULL, NULL);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -229,7 +246,7 @@ int cmd_policy(int argc, char **argv) {
         f,
         "usage: lbsim policy compare t.lbt --grid g.ini --policies A,B,C [options]\n\npolicies: %s\n",
         lbs_policy_known());
-    return argc < 2 ? 2 : 0;
+    return argc < 2 ? cli_usage("policy", "expected a command") : 0;
   }
   if (!strcmp(argv[1], "compare")) {
     optind = 1;

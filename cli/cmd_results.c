@@ -232,6 +232,7 @@ static int parse(int argc, char **argv, opts *o) {
   }
   if (optind != argc - 1) return cli_usage("results", "expected one results store (r.db)");
   if (o->json && o->csv) return cli_usage("results", "--json and --csv go separately");
+  if (o->force && !o->csv) return cli_usage("results", "--force goes with --csv DIR");
   o->path = argv[optind];
   return 0;
 }

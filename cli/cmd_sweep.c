@@ -71,8 +71,12 @@ static int parse(int argc, char **argv, args *a) {
   optind = 1;
   while ((c = cli_getopt(argc, argv, "fh", lo)) != -1) {
     switch (c) {
-    case O_RESULTS: a->results = optarg; break;
-    case O_CSV: a->csv = optarg; break;
+    case O_RESULTS:
+      if (cli_output_arg("sweep", "--results", optarg, &a->results)) return 2;
+      break;
+    case O_CSV:
+      if (cli_output_arg("sweep", "--csv", optarg, &a->csv)) return 2;
+      break;
     case O_DRY: a->dry = 1; break;
     case 'f': a->force = 1; break;
     case 'h': usage(); return -1;

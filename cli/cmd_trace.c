@@ -130,9 +130,9 @@ static void gen_usage(void) {
 
 typedef struct {
   enc_opts eo;
-  lbs_gen_params gp;   /* kind, mesh, steps, seed, noise */
-  lbs_nbody_params np; /* the nbody kind's */
-  int steps_given;
+  lbs_gen_params gp;                        /* kind, mesh, steps, seed, noise */
+  lbs_nbody_params np;                      /* the nbody kind's */
+  int steps_given, mesh_given, nbody_given; /* --mesh; --bodies, --leaf, --theta or --dt */
   int64_t seed, leaf;
   lbs_order order;
   double eb, gb; /* migration bytes per element, halo bytes per edge */
@@ -152,6 +152,7 @@ static int gen_opt(int c, const char *arg, gen_args *a) {
     if ((n != 2 && n != 3) || nx < 1 || ny < 1 || (n == 3 && nz < 1))
       return cli_usage("trace gen", "--mesh '%s' is not NXxNY or NXxNYxNZ", arg);
     a->gp.nx = nx, a->gp.ny = ny, a->gp.nz = n == 2 ? 1 : nz;
+    a->mesh_given = 1;
     return 0;
   case O_STEPS:
     a->steps_given = 1;
@@ -200,10 +201,16 @@ static int gen_parse(int argc, char **argv, gen_args *a) {
     if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     if (c == 'h') return gen_usage(), -1;
+    if (c == O_BODIES || c == O_LEAF || c == O_THETA || c == O_DT) a->nbody_given = 1;
     if ((r = gen_opt(c, optarg, a))) return r;
   }
   if (!a->out) return cli_usage("trace gen", "missing -o FILE");
   if (optind < argc) return cli_usage("trace gen", "unexpected argument '%s'", argv[optind]);
+  int nbody = a->gp.kind && !strcmp(a->gp.kind, "nbody");
+  if (nbody && a->mesh_given)
+    return cli_usage("trace gen", "--mesh goes with a mesh kind, not nbody");
+  if (!nbody && a->nbody_given)
+    return cli_usage("trace gen", "--bodies, --leaf, --theta and --dt go with --kind nbody");
   a->gp.seed = (uint64_t)a->seed, a->np.seed = (uint64_t)a->seed, a->np.leaf = (int)a->leaf;
   a->np.steps = a->steps_given ? a->gp.steps : 10;
   return 0;
@@ -425,7 +432,7 @@ static int trace_check(int argc, char **argv) {
 static int parse_steps(const char *arg, int64_t *first, int64_t *n) {
   long long a, b;
   char tail;
-  if (sscanf(arg, "%lld:%lld%c", &a, &b, &tail) == 2 && a >= 0 && b >= a) {
+  if (sscanf(arg, "%lld:%lld%c", &a, &b, &tail) == 2 && a >= 0 && b > a) {
     *first = a;
     *n = b - a;
     return 0;
@@ -450,12 +457,14 @@ static int trace_export(int argc, char **argv) {
     case O_CSV: csv = optarg; break;
     case O_STEPSDIR: dir = optarg; break;
     case O_STEP:
+      if (n >= 0) return cli_usage("trace export", "give one of --step and --steps, once");
       if (cli_parse_i64("--step", optarg, 0, INT64_MAX, &first)) return 2;
       n = 1;
       break;
     case O_STEPS:
+      if (n >= 0) return cli_usage("trace export", "give one of --step and --steps, once");
       if (parse_steps(optarg, &first, &n))
-        return cli_usage("trace export", "--steps wants A:B (steps A..B-1)");
+        return cli_usage("trace export", "--steps wants A:B (steps A..B-1, A < B)");
       break;
     case 'h':
       printf(
@@ -661,7 +670,8 @@ static int trace_recode(int argc, char **argv) {
   cli_interrupt_keep(guard);
   cli_progress_end(&p);
   struct stat sb;
-  if (e && kept >= 0)
+  if (e && kept == 0) remove(out); /* damaged from its first step: nothing worth keeping */
+  if (e && kept > 0)
     rc = (fprintf(stderr, "lbsim: trace recode: %s; %s keeps the %lld steps before it\n",
                   lbs_errmsg(), out, (long long)kept),
           1);
@@ -693,7 +703,7 @@ int cmd_trace(int argc, char **argv) {
     FILE *f = argc < 2 ? stderr : stdout;
     fprintf(f, "usage: lbsim trace <command> [options]\n\ncommands:\n");
     for (int i = 0; subs[i].name; i++) fprintf(f, "  %-7s %s\n", subs[i].name, subs[i].help);
-    return argc < 2 ? 2 : 0;
+    return argc < 2 ? cli_usage("trace", "expected a command") : 0;
   }
   for (int i = 0; subs[i].name; i++)
     if (!strcmp(argv[1], subs[i].name)) {

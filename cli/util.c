@@ -149,6 +149,7 @@ static int file_kind(const char *path) {
 
 int cli_output_arg(const char *cmd, const char *opt, const char *arg, const char **out) {
   if (!arg[0]) return cli_usage(cmd, "%s: empty path", opt);
+  if (*out) return cli_usage(cmd, "%s given twice ('%s' and '%s')", opt, *out, arg);
   *out = arg;
   return 0;
 }
@@ -581,6 +582,7 @@ int cli_replay_flag(cli_overrides *l, const char *cmd, int c, const char *arg) {
   _Static_assert(sizeof key / sizeof *key == CLI_RO_LAST - CLI_RO_FIRST + 1, "a key per code");
   if (c < CLI_RO_FIRST || c > CLI_RO_LAST) return cli_usage(cmd, "bad option");
   int k = c - CLI_RO_FIRST;
+  if (!*arg) return cli_usage(cmd, "%s: empty value", flag[k]);
   lbs_replay_opts
       scratch; /* the value parsed where [sim]'s are, so that a bad one names the flag */
   lbs_replay_opts_default(&scratch);

@@ -418,6 +418,7 @@ lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_import_op
   lbs_err e = parse_manifest(dir, &mf);
   double *v = NULL;
   lbs_trace_writer *w = NULL;
+  int made = 0;
   if (e) goto done;
   lbs_metric_spec ms[MAX_METRICS];
   for (int m = 0; m < mf.nm; m++)
@@ -427,6 +428,7 @@ lbs_err lbs_stepsdir_import(const char *dir, const char *out_path, lbs_import_op
   /* Read the first step before creating the output, so a bad directory leaves nothing. */
   if ((e = read_step(dir, mf.files[0], &mf, &v, nf))) goto done;
   if ((e = lbs_trace_create(out_path, &spec, &w))) goto done;
+  made = 1;
   const double *cols[MAX_METRICS];
   for (int m = 0; m < mf.nm; m++) cols[m] = v + (int64_t)m * mf.E;
   for (int64_t s = 0; s < mf.S && !e; s++) {
@@ -438,6 +440,7 @@ done:
     lbs_err e2 = lbs_trace_writer_close(&w);
     if (!e) e = e2;
   }
+  if (e && made) remove(out_path); /* a bad later step: the half trace made here only misleads */
   free(v);
   manifest_free(&mf);
   return e;
