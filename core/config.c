@@ -347,6 +347,7 @@ static int parse_value(lbs_opt_type t, const char *v, double *num, int *flag) {
     return 0;
   }
   case LBS_OPT_DOUBLE:
+    if (strpbrk(v, "xXpP")) return -1; /* decimal only: strtod would read C's hex (0x10 as 16) */
     *num = strtod(v, &end);
     return !*v || *end || errno || !isfinite(*num) ? -1 : 0;
   case LBS_OPT_BOOL:

@@ -95,6 +95,9 @@ Test(config, bad_files_name_file_line_and_closest_key) {
       "t.ini:3: unknown section [betta] (did you mean [beta]?");
   BAD("[alpha]\ncount = 2\n", LBS_PARSE, "t.ini:1: [alpha] needs 'ratio' (a required ratio)");
   BAD("[alpha]\nratio = lots\n", LBS_PARSE, "t.ini:2: ratio = 'lots' is not a number");
+  /* decimal only: strtod reads C's hex, and 0x10 would be 16 */
+  BAD("[alpha]\nratio = 0x10\n", LBS_PARSE, "t.ini:2: ratio = '0x10' is not a number");
+  BAD("[alpha]\nratio = 0x1p-2\n", LBS_PARSE, "t.ini:2: ratio = '0x1p-2' is not a number");
   BAD("[alpha]\nratio = 0.5\ncount = 2.5\n", LBS_PARSE, "t.ini:3: count = '2.5' is not an integer");
   BAD("[alpha]\nratio = 0.5\nflag = maybe\n", LBS_PARSE, "flag = 'maybe' is not a true/false");
   BAD("[alpha]\nratio = 1.5\n", LBS_RANGE, "t.ini:2: ratio = 1.5 is outside [0, 1]");
