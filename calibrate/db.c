@@ -835,7 +835,7 @@ lbs_err lbs_calib_export_json(lbs_calib_db *db, FILE *f) {
     if (bad) e = LBS_NOMEM;
   }
   if (e == LBS_NOMEM) e = lbs_fail(LBS_NOMEM, "%s: JSON export: out of memory", db->path);
-  if (!e && (lbs_json_write(f, doc, LBS_JSON_SPACED, LBS_JSON_EXACT) || fflush(f) || ferror(f)))
+  if (!e && (lbs_json_write(f, doc, LBS_JSON_SPACED) || fflush(f) || ferror(f)))
     e = ferror(f) ? lbs_fail(LBS_IO, "%s: JSON export: write failed: %s", db->path, strerror(errno))
                   : lbs_fail(LBS_NOMEM, "%s: JSON export: out of memory", db->path);
   json_decref(doc), json_decref(ipgs), json_decref(vers);

@@ -32,7 +32,7 @@ char *lbs_calib_machine_json(void) {
   json_t *o = json_pack("{s:o,s:o,s:I,s:o,s:s}", "host", lbs_json_str(host), "cpu",
                         lbs_json_str(model), "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
                         "os", lbs_json_str(os), "lbsim", LBSIM_VERSION);
-  char *txt = lbs_json_dumps(o, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  char *txt = lbs_json_dumps(o, LBS_JSON_SPACED);
   json_decref(o);
   return txt;
 }
@@ -50,14 +50,14 @@ static char *params_json(const lbs_ia_opts *o) {
                         "mets", bound_json(o->mets), "ci", bound_json(o->ci), "confidence",
                         lbs_json_sig(o->confidence, 6), "max_point_samples", o->max_point_samples,
                         "set", bound_json(o->set), "max_samples", o->max_samples);
-  char *txt = lbs_json_dumps(j, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  char *txt = lbs_json_dumps(j, LBS_JSON_SPACED);
   json_decref(j);
   return txt;
 }
 
 char *lbs_calib_import_params_json(const lbs_ia_bound *acc) {
   json_t *pj = json_pack("{s:o,s:b}", "accuracy", bound_json(*acc), "imported", 1);
-  char *params = lbs_json_dumps(pj, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  char *params = lbs_json_dumps(pj, LBS_JSON_SPACED);
   json_decref(pj);
   return params;
 }

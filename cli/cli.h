@@ -32,14 +32,17 @@ int cli_bad_option(const char *cmd);
  * "lbsim: trace: unknown command 'gne'; did you mean 'gen'? (known: gen, info, ...)". Returns 2. */
 int cli_unknown_sub(const char *cmd, const char *what, const char *word, const char *known);
 
-/* Progress bar on stderr with elapsed time and ETA, drawn only when stderr is a terminal. */
+/* Progress bar on stderr with elapsed time and ETA, drawn only when stderr is a terminal. The
+ * ETA is the pace since the first update: what came before it (a resumed sweep's tasks, the
+ * search of a policy that plans ahead, opening the trace) is not extrapolated. */
 typedef struct cli_progress {
   const char *label;
   int64_t total;
   int on;
   int last_pct;
   double t0, last_t; /* when it started, when it was last drawn (monotonic s) */
-  int64_t base;      /* done before it started (a resume): the ETA counts only what follows */
+  double pace_t0;    /* the first update's time (0: none yet) */
+  int64_t base;      /* done at the first update: the ETA counts only what follows */
 } cli_progress;
 void cli_progress_start(cli_progress *p, const char *label, int64_t total);
 void cli_progress_update(cli_progress *p, int64_t done);
@@ -49,7 +52,7 @@ int cli_progress_cb(void *arg, int64_t done, int64_t total); /* for lbs_progress
 /* v (its reference taken; NULL when building it ran out of memory) as one line on stdout
  * (lbs_json_write): 0, or 1 with 'lbsim: what: JSON output: out of memory' printed. A write
  * error is left to main(), which checks standard output when it closes it. */
-int cli_json_print(const char *what, json_t *v, size_t flags, int precision);
+int cli_json_print(const char *what, json_t *v, size_t flags);
 
 /* Strict number parsing for options; print a usage error naming the option on failure. */
 int cli_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out);

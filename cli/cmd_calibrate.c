@@ -249,7 +249,7 @@ static int do_run(const opts *o, const char *command) {
                                 json_pack("{s:o,s:I,s:o,s:i,s:i}", "database", lbs_json_str(o->db),
                                           "run", (json_int_t)run_id, "ipgs", ipgs, "complete",
                                           complete, "failed", n - complete),
-                                LBS_JSON_SPACED, LBS_JSON_SHORT))
+                                LBS_JSON_SPACED))
     return 1;
   return n - complete ? 1 : 0;
 }
@@ -339,7 +339,7 @@ static int do_verify(const opts *o) {
     jbad = cli_json_print(
         "calibrate verify",
         json_pack("{s:o,s:o}", "database", lbs_json_str(o->db), "verifications", json_incref(vers)),
-        LBS_JSON_SPACED, LBS_JSON_SHORT);
+        LBS_JSON_SPACED);
   json_decref(vers);
   for (int k = 0; k < n; k++) lbs_ipg_rec_free(&recs[k]);
   free(recs);
@@ -419,7 +419,7 @@ static int do_import(const opts *o, const char *csv, const char *command) {
   int64_t run_id = 0;
   json_t *mj = json_pack("{s:o}", "imported", lbs_json_str(csv)),
          *ipgs = o->json ? json_array() : NULL;
-  char *machine = lbs_json_dumps(mj, LBS_JSON_SPACED, LBS_JSON_SHORT);
+  char *machine = lbs_json_dumps(mj, LBS_JSON_SPACED);
   json_decref(mj);
   if (!(e = lbs_calib_open(o->db, 1, &db))) e = lbs_calib_begin_run(db, command, machine, &run_id);
   free(machine);
@@ -440,8 +440,7 @@ static int do_import(const opts *o, const char *csv, const char *command) {
     lbs_ipg_free(&r.ipg);
   }
   if (o->json && !e &&
-      cli_json_print("calibrate import", json_pack("{s:O}", "ipgs", ipgs), LBS_JSON_SPACED,
-                     LBS_JSON_SHORT))
+      cli_json_print("calibrate import", json_pack("{s:O}", "ipgs", ipgs), LBS_JSON_SPACED))
     bad++;
   json_decref(ipgs);
   free(params);
@@ -470,8 +469,7 @@ static int do_list(const opts *o) {
              a->hi, names, a->help);
   }
   if (o->json)
-    return cli_json_print("calibrate list", json_pack("{s:o}", "kernels", ks), LBS_JSON_SPACED,
-                          LBS_JSON_EXACT);
+    return cli_json_print("calibrate list", json_pack("{s:o}", "kernels", ks), LBS_JSON_SPACED);
   return 0;
 }
 

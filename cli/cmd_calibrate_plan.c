@@ -86,7 +86,7 @@ int cli_calibrate_plan(const cli_plan_opts *o, const char *command) {
                   lbs_json_real(p.hi), "template", lbs_json_str(p.tmpl), "template_s",
                   lbs_json_real(p.ovh_s), "template_per_work_s", lbs_json_real(p.ovh_per_work_s),
                   "planning_s", lbs_json_real(p.plan_s), "working_sets", p.nws, "splits", p.nsplit),
-        LBS_JSON_SPACED, LBS_JSON_EXACT);
+        LBS_JSON_SPACED);
   } else {
     printf("plan %lld of %s written to %s\n\n", (long long)p.id, p.kernel, o->db);
     lbs_plan_print(&p, stdout);
@@ -173,7 +173,7 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
                         json_pack("{s:I,s:o,s:i,s:i,s:i,s:O}", "plan", (json_int_t)p.id, "kernel",
                                   lbs_json_str(p.kernel), "threads", p.threads, "devices", p.ndev,
                                   "repeat", o->repeat, "runs", runs),
-                        LBS_JSON_SPACED, LBS_JSON_SHORT);
+                        LBS_JSON_SPACED);
   json_decref(runs);
   lbs_plan_free(&p);
   if (!rc && (fflush(stdout) || ferror(stdout)))

@@ -74,8 +74,7 @@ static int simgrid_write(const cli_export_args *a, const simgrid_args *x, cli_ou
            ((e = lbs_simgrid_write(sg, od->tmp, res)) && cli_error(a->cmd, e)) ||
            cli_outdir_commit(od);
   cli_outdir_abort(od);
-  if (!rc && x->json)
-    return cli_json_print(a->cmd, lbs_replay_json(res), LBS_JSON_COMPACT, LBS_JSON_SHORT);
+  if (!rc && x->json) return cli_json_print(a->cmd, lbs_replay_json(res), LBS_JSON_COMPACT);
   if (!rc)
     printf("export        %s: %d processors, %lld steps, %lld messages; lbsim: %.9f s (%s); "
            "replay: %s/run.sh\n",

@@ -50,7 +50,7 @@ static int grid_info(int argc, char **argv) {
   if (e)
     rc = cli_error("grid info", e);
   else if (json)
-    rc = cli_json_print("grid info", lbs_grid_json(s.grid), LBS_JSON_COMPACT, LBS_JSON_EXACT);
+    rc = cli_json_print("grid info", lbs_grid_json(s.grid), LBS_JSON_COMPACT);
   else
     lbs_grid_text(stdout, s.grid);
   lbs_session_close(&s);

@@ -231,7 +231,7 @@ static int report(const args *a, const lbs_session *s, lbs_err e, const lbs_part
     rc = info->failed ? cli_error(info->failed, e) : 1; /* failed NULL: said already */
   else if (a->json)
     rc = cli_json_print("partition", lbs_partition_json(&a->o, a->ev, a->np, info),
-                        LBS_JSON_COMPACT, LBS_JSON_EXACT);
+                        LBS_JSON_COMPACT);
   else
     print_table(a, info, lbs_grid_nclusters(s->grid));
   if (re) {

@@ -96,7 +96,7 @@ static int write_report(FILE *f, const args *a, const lbs_pipeline *p, const int
                   : lbs_pipeline_write_text(f, p, sel, nsel),
            0;
   json_t *o = lbs_pipeline_json(p, sel, nsel);
-  int rc = lbs_json_write(f, o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  int rc = lbs_json_write(f, o, LBS_JSON_COMPACT);
   json_decref(o);
   return rc;
 }

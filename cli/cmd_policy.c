@@ -154,8 +154,7 @@ static int report(const args *a, const lbs_session *s, const lbs_compare *c, con
   double opt = c->iopt >= 0 ? (double)c->r[c->iopt]->total_ns : 0;
   int json_bad = 0;
   if (a->json) {
-    json_bad =
-        cli_json_print("policy compare", lbs_compare_json(c, s), LBS_JSON_COMPACT, LBS_JSON_SHORT);
+    json_bad = cli_json_print("policy compare", lbs_compare_json(c, s), LBS_JSON_COMPACT);
   } else {
     printf("%s on %s (%d processors, %s), %s\n", a->trace, a->grid, lbs_grid_procs(s->grid),
            s->opts.mode == LBS_MODE_BSP ? "bsp" : "des", s->opts.partitioner);

@@ -92,7 +92,7 @@ static int write_grid(const args *a, const lbs_probe *p) {
   lbs_buf_free(&b);
   if (!rc) cli_wrote("grid probe", a->out, NULL);
   if (!rc && a->json)
-    rc = cli_json_print("grid probe", lbs_probe_json(p, a->out), LBS_JSON_COMPACT, LBS_JSON_SHORT);
+    rc = cli_json_print("grid probe", lbs_probe_json(p, a->out), LBS_JSON_COMPACT);
   else if (!rc)
     print_probe(p);
   return rc;

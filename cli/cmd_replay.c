@@ -143,7 +143,7 @@ static int report(const args *a, const lbs_replay_result *r, double t_cmd, doubl
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   int rc = 0;
   if (a->json)
-    rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT, LBS_JSON_SHORT);
+    rc = cli_json_print("replay", lbs_replay_json(r), LBS_JSON_COMPACT);
   else
     print_run(a, r, MPI_Wtime() - t_cmd, a->results && !re ? saved_s : -1);
   if (r->tolerance_missed) {

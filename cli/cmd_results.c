@@ -132,7 +132,7 @@ static int print_json(lbs_results *h, const char *path, const char *study) {
     return cli_error("results", e);
   }
   if (e) json_decref(o), o = NULL;
-  return cli_json_print("results", o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  return cli_json_print("results", o, LBS_JSON_COMPACT);
 }
 
 /* ---------------------------------------------------------------- the listing */

@@ -342,8 +342,7 @@ static int trace_info(int argc, char **argv) {
   }
   int values = !novalues && info_values(t, &in), rc = 0;
   if (json)
-    rc = cli_json_print("trace info", lbs_trace_info_json(t, path, &in, values), LBS_JSON_COMPACT,
-                        LBS_JSON_EXACT);
+    rc = cli_json_print("trace info", lbs_trace_info_json(t, path, &in, values), LBS_JSON_COMPACT);
   else
     lbs_trace_info_text(stdout, t, path, &in, values);
   for (int m = 0; m < in.nmetrics; m++)
@@ -408,7 +407,7 @@ static int trace_check(int argc, char **argv) {
     if (json)
       cli_json_print("trace check",
                      json_pack("{s:b,s:o}", "ok", 0, "error", lbs_json_str(lbs_errmsg())),
-                     LBS_JSON_COMPACT, LBS_JSON_EXACT);
+                     LBS_JSON_COMPACT);
     return cli_error("trace check", e);
   }
   if (json)
@@ -418,7 +417,7 @@ static int trace_check(int argc, char **argv) {
                                     "max_abs_error", lbs_json_real(sc.max_abs_error),
                                     "max_range_error", lbs_json_real(sc.max_range_error),
                                     "max_sum_error", lbs_json_real(sc.max_sum_error)),
-                          LBS_JSON_COMPACT, LBS_JSON_EXACT);
+                          LBS_JSON_COMPACT);
   printf("%s: ok: %lld steps x %d metrics verified", path, (long long)S, nm);
   if (sc.checked)
     printf("; against the source: max error %.4g (%.3g of its step's range), worst chunk sum %.2g",

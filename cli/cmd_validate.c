@@ -155,8 +155,7 @@ static int validate(const args *a, lbs_validate *v, char **pl, int np) {
   if (re) snprintf(rmsg, sizeof rmsg, "%s", lbs_errmsg());
   int rc = 0;
   if (a->json)
-    rc = cli_json_print("validate", lbs_validate_json(v, a->o.runs), LBS_JSON_COMPACT,
-                        LBS_JSON_SHORT);
+    rc = cli_json_print("validate", lbs_validate_json(v, a->o.runs), LBS_JSON_COMPACT);
   else
     print_table(a, v, re);
   if (re) {

@@ -56,6 +56,7 @@ void cli_progress_start(cli_progress *p, const char *label, int64_t total) {
   p->last_pct = -1;
   p->t0 = mono_s();
   p->last_t = 0;
+  p->pace_t0 = 0;
   p->base = 0;
 }
 
@@ -74,6 +75,7 @@ void cli_progress_update(cli_progress *p, int64_t done) {
   if (!p->on || p->total <= 0) return;
   int pct = (int)(100 * done / p->total);
   double now = mono_s();
+  if (p->pace_t0 == 0) p->pace_t0 = now, p->base = done;
   if (pct == p->last_pct && now - p->last_t < 1) return; /* the clock moves at least each second */
   p->last_pct = pct;
   p->last_t = now;
@@ -83,7 +85,8 @@ void cli_progress_update(cli_progress *p, int64_t done) {
   bar[40] = '\0';
   fmt_dur(el, sizeof el, now - p->t0);
   if (done > p->base)
-    fmt_dur(eta, sizeof eta, (now - p->t0) * (double)(p->total - done) / (double)(done - p->base));
+    fmt_dur(eta, sizeof eta,
+            (now - p->pace_t0) * (double)(p->total - done) / (double)(done - p->base));
   fprintf(stderr, "\r%s [%s] %3d%% %lld/%lld  %s, ETA %s   ", p->label, bar, pct, (long long)done,
           (long long)p->total, el, eta);
   fflush(stderr);
@@ -101,8 +104,8 @@ int cli_progress_cb(void *arg, int64_t done, int64_t total) {
   return 0;
 }
 
-int cli_json_print(const char *what, json_t *v, size_t flags, int precision) {
-  int bad = lbs_json_write(stdout, v, flags, precision) && !ferror(stdout);
+int cli_json_print(const char *what, json_t *v, size_t flags) {
+  int bad = lbs_json_write(stdout, v, flags) && !ferror(stdout);
   json_decref(v);
   if (bad) fprintf(stderr, "lbsim: %s: JSON output: out of memory\n", what);
   return bad;

@@ -194,9 +194,9 @@ typedef struct lbs_replay_recorder {
 /* lbs_replay, telling rec (may be NULL) what happens. */
 lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts *o,
                           const lbs_replay_recorder *rec, MPI_Comm comm, lbs_replay_result **out);
-/* The run as one JSON object (DESIGN.md's fields; NULL when out of memory), to be written at
- * LBS_JSON_SHORT (lbs_json_write): its values are what it has always shown, seconds to the
- * nanosecond, imbalances to 9 decimals, wall_s to the millisecond. */
+/* The run as one JSON object (DESIGN.md's fields; NULL when out of memory): its values are
+ * rounded to what it has always shown, seconds to the nanosecond, imbalances to 9 decimals,
+ * wall_s to the millisecond (lbs_json_fixed). */
 json_t *lbs_replay_json(const lbs_replay_result *r);
 /* The same fields, in the same order, set in the object o (policy compare adds its own after
  * them): 0, or -1 when out of memory. */

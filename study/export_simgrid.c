@@ -280,7 +280,7 @@ static lbs_err answer_json(const char *dir, const lbs_replay_result *res) {
   FILE *f = open_memstream(&text, &len);
   if (!f) return lbs_fail(LBS_NOMEM, "out of memory");
   json_t *o = lbs_replay_json(res);
-  int jbad = lbs_json_write(f, o, LBS_JSON_COMPACT, LBS_JSON_SHORT);
+  int jbad = lbs_json_write(f, o, LBS_JSON_COMPACT);
   json_decref(o);
   lbs_err e = fclose(f) || jbad ? lbs_fail(LBS_NOMEM, "lbsim.json: out of memory") : LBS_OK;
   lbs_buf j = {(uint8_t *)text, len, len};

@@ -475,7 +475,7 @@ char *lbs_sweep_axes_json(const lbs_sweep *s) {
     for (int i = 0; !bad && i < a->n; i++) bad = json_array_append_new(v, lbs_json_str(a->v[i]));
     json_decref(v);
   }
-  char *txt = bad ? NULL : lbs_json_dumps(o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  char *txt = bad ? NULL : lbs_json_dumps(o, LBS_JSON_COMPACT);
   json_decref(o);
   return txt;
 }
@@ -491,7 +491,7 @@ char *lbs_sweep_labels_json(const lbs_sweep *s, int64_t t) {
     if (!bad && k == 0 && s->has_seeds)
       bad = lbs_json_set(o, "seed", json_integer((json_int_t)s->gen[i4[0]].seed));
   }
-  char *txt = bad ? NULL : lbs_json_dumps(o, LBS_JSON_COMPACT, LBS_JSON_EXACT);
+  char *txt = bad ? NULL : lbs_json_dumps(o, LBS_JSON_COMPACT);
   json_decref(o);
   return txt;
 }

@@ -12,7 +12,19 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 G=$SRC/examples/grids/homogeneous16.ini
 cd "$T" || exit 1
-json_one() { /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"; }
+# one JSON document, its reals in the one number format: the shortest decimal that reads back
+# (as many significant digits as Python's repr), the exponent without '+' or leading zeros
+json_one() {
+  /usr/bin/python3 -c '
+import json, re, sys
+def digits(t):
+    return len(t.lstrip("-").split("e")[0].replace(".", "").lstrip("0").rstrip("0")) or 1
+def real(t):
+    assert digits(t) == digits(repr(float(t))), "%s is not the shortest form, %r" % (t, float(t))
+    assert not re.search("e[+]|e-?0", t), "%s: the exponent" % t
+    return float(t)
+json.load(open(sys.argv[1]), parse_float=real)' "$1"
+}
 
 # every command, and the sub-commands of those that have them (as cli_usage.sh knows them)
 declare -A SUBS=([trace]="gen info check export import recode" [grid]="info gen probe" [policy]="compare"
