@@ -249,6 +249,12 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
 /* Sets (or replaces) a metadata key after creation, in its own transaction (e.g. counts
  * known only at the end of a run). */
 lbs_err lbs_trace_writer_set_meta(lbs_trace_writer *w, const char *key, const char *value);
+/* Element ownership (the profiler's lbsprof_remap, an application that migrates elements): the
+ * rank that holds each element from application step app_step on, owner[0..E) in 0..INT32_MAX,
+ * committed in its own transaction. Written before the first step it applies to, so that a
+ * writer killed at any moment leaves no step without its owners. A second call for the same
+ * step replaces the first. */
+lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int64_t *owner);
 /* Seconds spent encoding so far (for progress reports). */
 double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w);
 /* Finishes the file (single self-contained file, no journal) and destroys the writer;
@@ -285,6 +291,13 @@ lbs_err lbs_trace_metric(const lbs_trace *t, int metric, lbs_metric_info *out);
 int lbs_trace_metric_find(const lbs_trace *t, const char *name); /* index, or -1 */
 /* The application's step number of step s (O(1), any order). */
 lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
+/* The recorded assignments (lbs_trace_write_owners): how many (0: the trace has none), the i-th's
+ * first application step (ascending in i; -1 outside), and its owners into owner[0..E) (LBS_RANGE
+ * for i outside, LBS_CORRUPT for a damaged one). The assignment at application step a is the
+ * last one whose first step is <= a. */
+int64_t lbs_trace_owners_count(const lbs_trace *t);
+int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i);
+lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner);
 /* A metadata value (valid while open), or NULL. */
 const char *lbs_trace_meta(const lbs_trace *t, const char *key);
 /* The metadata keys, in key order: lbs_trace_meta_key(t, i) for i < lbs_trace_meta_count(t)

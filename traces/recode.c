@@ -85,6 +85,19 @@ static lbs_err copy_steps(lbs_trace *t, lbs_trace_writer **w, double *vals, cons
   return e;
 }
 
+/* The recorded assignments (an application that migrated elements), as they are. */
+static lbs_err copy_owners(lbs_trace *t, lbs_trace_writer *w) {
+  int64_t n = lbs_trace_owners_count(t);
+  if (!n) return LBS_OK;
+  int64_t *owner = malloc((size_t)lbs_trace_elements(t) * sizeof *owner);
+  lbs_err e = owner ? LBS_OK : lbs_fail(LBS_NOMEM, "recorded owners");
+  for (int64_t i = 0; i < n && !e; i++)
+    if (!(e = lbs_trace_owners_read(t, i, owner)))
+      e = lbs_trace_write_owners(w, lbs_trace_owners_step(t, i), owner);
+  free(owner);
+  return e;
+}
+
 lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *enc,
                          int64_t chunk_elems, const char *out_path, lbs_progress_fn progress,
                          void *arg, int64_t *kept) {
@@ -112,6 +125,7 @@ lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *
                            meta};
     e = lbs_trace_create(out_path, &spec, &w);
   }
+  if (!e) e = copy_owners(t, w);
   if (!e) e = copy_steps(t, &w, vals, cols, progress, arg, kept);
   if (!e) e = lbs_trace_writer_close(&w);
   lbs_trace_writer_close(&w);

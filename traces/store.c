@@ -351,6 +351,25 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
   return LBS_OK;
 }
 
+lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int64_t *owner) {
+  if (app_step < 0) return lbs_fail(LBS_INVAL, "owners from step %lld", (long long)app_step);
+  for (int64_t i = 0; i < w->E; i++)
+    if (owner[i] < 0 || owner[i] > INT32_MAX)
+      return lbs_fail(LBS_INVAL, "owners from step %lld: element %lld has owner %lld",
+                      (long long)app_step, (long long)i, (long long)owner[i]);
+  char name[48];
+  snprintf(name, sizeof name, "owners@%lld", (long long)app_step);
+  lbs_err e = lbs_db_begin(w->d, "owners");
+  if (e) return e;
+  /* a second assignment for the same step replaces the first */
+  lbs_db_val key[] = {LBS_DB_TEXT(name)};
+  e = lbs_db_insert(w->d, "DELETE FROM arrays WHERE name=?1", "owners", key, LBS_DB_COUNT(key));
+  if (!e) e = put_array(w, name, "i64", owner, w->E);
+  if (!e) e = lbs_db_commit(w->d, "owners");
+  if (e) lbs_db_rollback(w->d);
+  return e;
+}
+
 lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
   if (!wp || !*wp) return LBS_OK;
   lbs_trace_writer *w = *wp;
@@ -379,6 +398,7 @@ struct lbs_trace {
   lbs_mesh *mesh;
   sqlite3_stmt *get_chunk;
   lbs_codec_ctx *ctx;
+  int64_t nowners, *owners_step; /* the recorded assignments' first steps, ascending */
 };
 
 void lbs_trace_close(lbs_trace **tp) {
@@ -396,6 +416,7 @@ void lbs_trace_close(lbs_trace **tp) {
   free(t->meta);
   lbs_mesh_destroy(&t->mesh);
   lbs_codec_ctx_destroy(&t->ctx);
+  free(t->owners_step);
   free(t);
   *tp = NULL;
 }
@@ -639,11 +660,69 @@ static lbs_err load_steps(lbs_trace *t) {
   return LBS_OK;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The recorded assignments' steps (arrays named owners@STEP), ascending. */
+static lbs_err load_owners(lbs_trace *t) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, "SELECT name FROM arrays WHERE name LIKE 'owners@%'", -1, &st,
+                         NULL))
+    return lbs_db_err(t->db, t->path, "owners");
+  lbs_err e = LBS_OK;
+  int rc;
+  while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 0);
+    int64_t step;
+    if (!name || lbs_parse_i64(name + 7, 0, INT64_MAX, &step)) {
+      e = lbs_fail(LBS_CORRUPT, "%s: recorded owners '%s': not a step", t->path, name ? name : "");
+      break;
+    }
+    int64_t *s = realloc(t->owners_step, (size_t)(t->nowners + 1) * sizeof *s);
+    if (!s)
+      e = lbs_fail(LBS_NOMEM, "recorded owners");
+    else
+      t->owners_step = s, s[t->nowners++] = step;
+  }
+  if (!e && rc != SQLITE_DONE) e = lbs_db_err(t->db, t->path, "owners");
+  sqlite3_finalize(st);
+  if (!e && t->nowners) qsort(t->owners_step, (size_t)t->nowners, sizeof *t->owners_step, cmp_i64);
+  return e;
+}
+
+int64_t lbs_trace_owners_count(const lbs_trace *t) { return t->nowners; }
+
+int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i) {
+  return i >= 0 && i < t->nowners ? t->owners_step[i] : -1;
+}
+
+lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner) {
+  if (i < 0 || i >= t->nowners)
+    return lbs_fail(LBS_RANGE, "%s: recorded assignment %lld of %lld", t->path, (long long)i,
+                    (long long)t->nowners);
+  char name[48];
+  snprintf(name, sizeof name, "owners@%lld", (long long)t->owners_step[i]);
+  void *v;
+  lbs_err e = get_array(t, name, t->E, &v);
+  if (e) return e;
+  memcpy(owner, v, (size_t)t->E * sizeof *owner);
+  free(v);
+  for (int64_t k = 0; k < t->E; k++)
+    if (owner[k] < 0 || owner[k] > INT32_MAX)
+      return lbs_fail(LBS_CORRUPT,
+                      "%s: recorded owners from step %lld: element %lld has owner %lld", t->path,
+                      (long long)t->owners_step[i], (long long)k, (long long)owner[k]);
+  return LBS_OK;
+}
+
 /* Reads what a trace holds beyond its chunks (lbs_db_open checked that it is one, and its
  * version). */
 static lbs_err load(lbs_trace *t) {
   lbs_err e;
-  if ((e = load_meta(t)) || (e = load_metrics(t)) || (e = load_steps(t))) return e;
+  if ((e = load_meta(t)) || (e = load_metrics(t)) || (e = load_steps(t)) || (e = load_owners(t)))
+    return e;
   if (sqlite3_prepare_v2(t->db,
                          "SELECT step, metric, chunk, first_elem, count, codec, crc32, data"
                          " FROM chunks WHERE id=?1",

@@ -634,3 +634,54 @@ Test(store, check_complete_names_unclosed_and_unfinished_profiles) {
   free(p);
   tu_rmrf(dir);
 }
+
+/* Recorded owners (an application that migrates): written between steps, out of order and once
+ * replaced, read back ascending; a trace without them has none; recode keeps them; a bad owner
+ * is refused before anything is written. */
+Test(store, recorded_owners_roundtrip_and_survive_recode) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "o.lbt"), *q = tu_path(dir, "r.lbt");
+  lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_AUTO, bound("rel:0.005"), {0, 0}};
+  lbs_trace_spec spec = {6, 0, 1, &ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  int64_t a0[6] = {0, 0, 0, 1, 1, 1}, a1[6] = {1, 0, 0, 1, 1, 0}, a2[6] = {1, 1, 1, 1, 1, 1},
+          bad[6] = {0, 0, -1, 1, 1, 1};
+  double v[6] = {1, 2, 3, 4, 5, 6};
+  const double *cols[1] = {v};
+  cr_assert_eq(lbs_trace_write_owners(w, 0, a0), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_write_step(w, 0, cols), LBS_OK);
+  cr_assert_eq(lbs_trace_write_owners(w, 20, a2), LBS_OK); /* a rank gives all away */
+  cr_assert_eq(lbs_trace_write_owners(w, 10, a2), LBS_OK);
+  cr_assert_eq(lbs_trace_write_owners(w, 10, a1), LBS_OK, "the same step again replaces");
+  cr_assert_eq(lbs_trace_write_owners(w, 30, bad), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "element 2 has owner -1"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_write_step(w, 10, cols), LBS_OK);
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    lbs_trace *t;
+    cr_assert_eq(lbs_trace_open(pass ? q : p, &t), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(lbs_trace_owners_count(t), 3);
+    int64_t want_step[3] = {0, 10, 20}, *want[3] = {a0, a1, a2}, got[6];
+    for (int i = 0; i < 3; i++) {
+      cr_assert_eq(lbs_trace_owners_step(t, i), want_step[i]);
+      cr_assert_eq(lbs_trace_owners_read(t, i, got), LBS_OK, "%s", lbs_errmsg());
+      cr_assert_arr_eq(got, want[i], sizeof got, "assignment %d", i);
+    }
+    cr_assert_eq(lbs_trace_owners_step(t, 3), -1);
+    cr_assert_eq(lbs_trace_owners_read(t, 3, got), LBS_RANGE);
+    if (!pass)
+      cr_assert_eq(lbs_trace_recode(t, p, NULL, 0, q, NULL, NULL, NULL), LBS_OK, "%s",
+                   lbs_errmsg());
+    lbs_trace_close(&t);
+  }
+  /* a trace written without them */
+  char *n = tu_path(dir, "n.lbt");
+  lbs_gen *g = make_trace(n, "bump", 4, 4, 1, 2, "rel:0.005", LBS_ORDER_NATURAL, 0);
+  lbs_gen_destroy(&g);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(n, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_owners_count(t), 0);
+  lbs_trace_close(&t);
+  free(p), free(q), free(n);
+  tu_rmrf(dir);
+}
