@@ -75,15 +75,14 @@ static int close_stdout(int rc) {
 /* The command named name, or -1 after a usage error (from `lbsim` or `lbsim help`) that names
  * the closest one. */
 static int find_command(const char *name, const char *from) {
-  int best = -1, bd = 1 << 30;
+  lbs_near near;
+  lbs_near_init(&near, name);
   for (int i = 0; commands[i].name; i++) {
     if (!strcmp(name, commands[i].name)) return i;
-    int d = lbs_edit_distance(name, commands[i].name);
-    if (d < bd) bd = d, best = i;
+    lbs_near_offer(&near, commands[i].name);
   }
   fprintf(stderr, "lbsim: %sunknown command '%s'", from, name);
-  if (bd <= 2 && (size_t)bd < strlen(name))
-    fprintf(stderr, "; did you mean '%s'?", commands[best].name);
+  if (lbs_near_best(&near)) fprintf(stderr, "; did you mean '%s'?", lbs_near_best(&near));
   fprintf(stderr, " (known:");
   for (int i = 0; commands[i].name; i++) fprintf(stderr, " %s", commands[i].name);
   fprintf(stderr, ")\n");

@@ -23,18 +23,6 @@ static const struct option *long_named(const char *name) {
   return NULL;
 }
 
-/* A long option name from the table near name (the closest, at most a third of its letters off,
- * and at least 2), else NULL. */
-static const char *near_long(const char *name) {
-  const char *best = NULL;
-  int bd = 1 << 30, limit = (int)strlen(name) / 3 > 2 ? (int)strlen(name) / 3 : 2;
-  for (const struct option *o = last_long; o && o->name; o++) {
-    int d = lbs_edit_distance(name, o->name);
-    if (d < bd) bd = d, best = o->name;
-  }
-  return bd <= limit ? best : NULL;
-}
-
 /* A long option getopt refused: unknown, ambiguous, given no value it needs or one it takes not. */
 static int bad_long(const char *cmd, const char *arg) {
   char name[64];
@@ -47,8 +35,12 @@ static int bad_long(const char *cmd, const char *arg) {
   for (const struct option *p = last_long; p && p->name; p++)
     prefixed += !strncmp(p->name, name, strlen(name));
   if (prefixed > 1) return cli_usage(cmd, "option '--%s' is ambiguous: spell it whole", name);
-  const char *near = near_long(name);
-  if (near) return cli_usage(cmd, "unknown option '--%s'; did you mean '--%s'?", name, near);
+  lbs_near near;
+  lbs_near_init(&near, name);
+  for (const struct option *p = last_long; p && p->name; p++) lbs_near_offer(&near, p->name);
+  if (lbs_near_best(&near))
+    return cli_usage(cmd, "unknown option '--%s'; did you mean '--%s'?", name,
+                     lbs_near_best(&near));
   return cli_usage(cmd, "unknown option '--%s'", name);
 }
 
@@ -67,19 +59,18 @@ int cli_bad_option(const char *cmd) {
 }
 
 int cli_unknown_sub(const char *cmd, const char *what, const char *word, const char *known) {
-  char best[32] = "";
-  int bd = 1 << 30;
+  lbs_near near;
+  lbs_near_init(&near, word);
   for (const char *k = known; *k;) {
     size_t n = strcspn(k, ",");
-    char name[32];
+    char name[65];
     snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), k);
-    int d = lbs_edit_distance(word, name);
-    if (d < bd) bd = d, snprintf(best, sizeof best, "%s", name);
+    lbs_near_offer(&near, name);
     k += n;
     while (*k == ',' || *k == ' ') k++;
   }
-  if (bd <= 2 && (size_t)bd < strlen(word))
-    return cli_usage(cmd, "unknown %s '%s'; did you mean '%s'? (known: %s)", what, word, best,
-                     known);
+  if (lbs_near_best(&near))
+    return cli_usage(cmd, "unknown %s '%s'; did you mean '%s'? (known: %s)", what, word,
+                     lbs_near_best(&near), known);
   return cli_usage(cmd, "unknown %s '%s' (known: %s)", what, word, known);
 }

@@ -307,6 +307,19 @@ int lbs_edit_distance(const char *a, const char *b) {
   return d[n][m];
 }
 
+void lbs_near_init(lbs_near *n, const char *word) { n->word = word, n->best[0] = '\0', n->d = 99; }
+
+void lbs_near_offer(lbs_near *n, const char *name) {
+  int d = lbs_edit_distance(n->word, name);
+  if (d < n->d && strlen(name) < sizeof n->best)
+    n->d = d, snprintf(n->best, sizeof n->best, "%s", name);
+}
+
+const char *lbs_near_best(const lbs_near *n) {
+  int len = (int)strlen(n->word), limit = len / 3 > 2 ? len / 3 : 2;
+  return n->best[0] && n->d <= limit && n->d < len ? n->best : NULL;
+}
+
 static const char *where_line(const lbs_config *c, int line) {
   static _Thread_local char buf[512];
   if (line > 0)
@@ -399,16 +412,16 @@ static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int onl
     const lbs_section_spec *sp = find_spec(specs, sec->kind);
     if (!sp && only) continue;
     if (!sp) {
-      const char *best = NULL;
-      int bd = 99;
+      lbs_near near;
+      lbs_near_init(&near, sec->kind);
       char known[512] = "";
       for (const lbs_section_spec *q = specs; q->kind; q++) {
-        int d = lbs_edit_distance(sec->kind, q->kind);
-        if (d < bd) bd = d, best = q->kind;
+        lbs_near_offer(&near, q->kind);
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", q > specs ? ", " : "",
                  q->kind);
       }
-      if (best && bd <= 2)
+      const char *best = lbs_near_best(&near);
+      if (best)
         return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (did you mean [%s]? known: %s)",
                         where_line(c, sec->line), sec->kind, best, known);
       return lbs_fail(LBS_PARSE, "%s: unknown section [%s] (known: %s)", where_line(c, sec->line),
@@ -432,14 +445,11 @@ static lbs_err check(const lbs_config *c, const lbs_section_spec *specs, int onl
     if (!sp || !sp->opts) continue; /* another module's, or pass-through: checked there */
     const lbs_opt *o = find_opt(sp, en->key);
     if (!o) {
-      const char *best = NULL;
-      int bd = 99;
-      for (const lbs_opt *q = sp->opts; q && q->key; q++) {
-        int d = lbs_edit_distance(en->key, q->key);
-        if (d < bd) bd = d, best = q->key;
-      }
-      size_t len = strlen(en->key);
-      if (best && bd <= (int)(len / 3 > 2 ? len / 3 : 2))
+      lbs_near near;
+      lbs_near_init(&near, en->key);
+      for (const lbs_opt *q = sp->opts; q && q->key; q++) lbs_near_offer(&near, q->key);
+      const char *best = lbs_near_best(&near);
+      if (best)
         return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (did you mean '%s'?)",
                         where_line(c, en->line), en->key, sec->kind, best);
       return lbs_fail(LBS_PARSE, "%s: unknown key '%s' in [%s] (see --help-config)",

@@ -107,7 +107,20 @@ lbs_err lbs_config_dump_resolved(const lbs_config *c, const lbs_section_spec *co
 /* Prints every section kind and key with type, default, range and help. */
 void lbs_config_help(FILE *f, const lbs_section_spec *specs);
 
-/* Edit distance, for "did you mean" suggestions. */
+/* Edit distance, for "did you mean" suggestions (case ignored; 99 past 64 characters). */
 int lbs_edit_distance(const char *a, const char *b);
+/* "Did you mean": one rule for every name lbsim suggests (commands, options, sub-commands,
+ * sections, keys, partitioners and policies). Offer each known name; the closest one is
+ * suggested when it is near enough: at most a third of the word's letters off (at least 2),
+ * and never all of them. */
+typedef struct lbs_near {
+  const char *word;
+  char best[65]; /* a copy: the names offered may be a caller's scratch */
+  int d;
+} lbs_near;
+void lbs_near_init(lbs_near *n, const char *word);
+void lbs_near_offer(lbs_near *n, const char *name);
+/* The name to suggest (valid while n lives), or NULL when none is near enough. */
+const char *lbs_near_best(const lbs_near *n);
 
 #endif

@@ -76,17 +76,16 @@ const char *lbs_registry_closest(const lbs_registry *r, const char *spec) {
   if (len == 0 || len >= sizeof name) return NULL;
   memcpy(name, spec, len);
   name[len] = '\0';
-  const char *best = NULL;
-  int bd = 99;
+  lbs_near near;
+  lbs_near_init(&near, name);
   const void *entry;
-  for (int i = 0; (entry = lbs_registry_at(r, i)); i++) {
-    const char *n = lbs_registry_name(r, entry);
-    int d = lbs_edit_distance(name, n);
-    if (d < bd) bd = d, best = n;
-  }
-  /* as config.c takes a key for a typo: a third of the letters, at least 2, never all */
-  int near = len / 3 > 2 ? (int)(len / 3) : 2;
-  return best && bd <= near && bd < (int)len ? best : NULL;
+  for (int i = 0; (entry = lbs_registry_at(r, i)); i++)
+    lbs_near_offer(&near, lbs_registry_name(r, entry));
+  const char *best = lbs_near_best(&near);
+  if (!best) return NULL;
+  for (int i = 0; (entry = lbs_registry_at(r, i)); i++) /* the registry's own string */
+    if (!strcmp(lbs_registry_name(r, entry), best)) return lbs_registry_name(r, entry);
+  return NULL;
 }
 
 lbs_err lbs_registry_unknown(const lbs_registry *r, const char *where, const char *spec) {

@@ -126,6 +126,29 @@ Test(config, edit_distance) {
 /* Lines are read whole up to LBS_CONFIG_MAX_LINE characters (a study's axis may list 64 values
  * of any length); a longer line is refused, naming it, never cut: libinih's 199-character pieces
  * once made the rest of a long line a line of its own, a section when it began with '['. */
+/* One "did you mean" rule: the closest name, at most a third of the letters off (at least 2),
+ * never all of them. */
+static const char *near(const char *word, const char *const *names) {
+  static lbs_near n;
+  lbs_near_init(&n, word);
+  for (; *names; names++) lbs_near_offer(&n, *names);
+  return lbs_near_best(&n);
+}
+
+Test(config, did_you_mean_one_rule) {
+  const char *cmds[] = {"replay", "partition", "policy", "results", "report", NULL};
+  cr_assert_str_eq(near("replya", cmds), "replay");
+  cr_assert_str_eq(near("RESULT", cmds), "results"); /* case is no letter off */
+  cr_assert_str_eq(near("partitoin", cmds), "partition");
+  cr_assert_null(near("xyz", cmds), "three letters, all off");
+  cr_assert_str_eq(near("po", (const char *[]){"px", "ab", NULL}), "px"); /* 1 of 2 letters */
+  cr_assert_null(near("polisy_compare", cmds), "too far from every name");
+  const char *keys[] = {"bandwidth_gbps", "latency_us", NULL};
+  cr_assert_str_eq(near("bandwith_gbs", keys), "bandwidth_gbps"); /* 2 off in 12 */
+  cr_assert_null(near("bw", keys));
+  cr_assert_null(near("x", (const char *[]){"y", NULL}), "one letter, all of it off");
+}
+
 Test(config, long_lines_are_read_whole_and_too_long_ones_named) {
   size_t n = LBS_CONFIG_MAX_LINE + 64;
   char *text = malloc(n + 64);
