@@ -228,7 +228,7 @@ has "$T/err" "results schema version 4, this lbsim reads versions 1 to 3" "schem
 expect 1 "results of a newer store" -- "$LBSIM" results "$T/v3.db"
 # the default outputs: NAME.db and the directory NAME-csv/ (name = t), in the current directory
 expect 0 "default outputs" -- bash -c 'cd "$1" && "$2" sweep w.ini' _ "$T" "$L_ABS"
-[ -s "$T/t.db" ] && [ -s "$T/t-csv/tidy.csv" ] && ok || bad "default outputs: $(ls "$T" | grep '^t[.-]')"
+[ -s "$T/t.db" ] && [ -s "$T/t-csv/tidy.csv" ] && ok || bad "default outputs: $(ls -d "$T"/t.* "$T"/t-* 2>/dev/null)"
 # --csv DIR is a directory: another study's tidy CSV directory is replaced only with -f
 expect 1 "another study's CSV directory" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w2.db" --csv "$T/ref"
 has "$T/err" "lbsim: sweep: $T/ref: directory is not empty (use --force" "another study's: message"
