@@ -72,14 +72,13 @@ typedef enum { CLI_OUT_NEW, CLI_OUT_FORCE, CLI_OUT_APPEND } cli_out_mode;
  * another kind (a results store under trace gen -f, a hand-written CSV) is never lost to a typo.
  * An empty file holds nothing to lose and counts as any kind. */
 typedef enum {
-  CLI_FILE_TRACE,     /* trace gen, import, recode, collect: an SQLite file with a trace's
-                         application_id (LBS_TRACE_APP_ID) */
-  CLI_FILE_GRID,      /* grid gen, grid probe: a grid file that starts with their comment line */
-  CLI_FILE_PARTS,     /* partition --out-parts: digits and line ends only (one part per line) */
-  CLI_FILE_PIPELINE,  /* pipeline --output: its tables, CSV or JSON, by how each starts */
-  CLI_FILE_SWEEP_CSV, /* sweep --csv: a tidy CSV (its header starts "study,task,") */
-  CLI_FILE_STORE      /* a results store or calibration database, only ever added to (APPEND):
-                         its own open refuses a file of another kind; never replaced */
+  CLI_FILE_TRACE,    /* trace gen, import, recode, collect: an SQLite file with a trace's
+                        application_id (LBS_TRACE_APP_ID) */
+  CLI_FILE_GRID,     /* grid gen, grid probe: a grid file that starts with their comment line */
+  CLI_FILE_PARTS,    /* partition --out-parts: digits and line ends only (one part per line) */
+  CLI_FILE_PIPELINE, /* pipeline --output: its tables or JSON, by how each starts */
+  CLI_FILE_STORE     /* a results store or calibration database, only ever added to (APPEND):
+                        its own open refuses a file of another kind; never replaced */
 } cli_file_kind;
 /* Checks an output file before the work, changing nothing: what is at path and at its SQLite
  * side files (-wal, -shm, -journal), if anything, must be a regular file or a link to one (a
@@ -108,8 +107,10 @@ typedef enum {
                          README, lbsim.json */
   CLI_DIR_RESULTS,    /* lbsim results --csv: <table>.csv for each table of a results store */
   CLI_DIR_VTK,        /* export vtk: replay.pvd, step_NNNNNN.vti or .vtu */
-  CLI_DIR_CALIB       /* calibrate show --csv: ipgs.csv, points.csv, samples.csv, verifies.csv,
+  CLI_DIR_CALIB,      /* calibrate show --csv: ipgs.csv, points.csv, samples.csv, verifies.csv,
                          plan_pieces.csv */
+  CLI_DIR_SWEEP,      /* sweep --csv: tidy.csv */
+  CLI_DIR_PIPELINE    /* pipeline --csv: mappings.csv */
 } cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */

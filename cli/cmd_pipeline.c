@@ -9,7 +9,7 @@
 
 static void usage(void) {
   printf(
-      "usage: lbsim pipeline map.ini [--mappings A,B] [--json | --csv] [-o FILE [-f]]\n"
+      "usage: lbsim pipeline map.ini [--mappings A,B] [--json] [-o FILE] [--csv DIR] [-f]\n"
       "                               [--set SECTION.KEY=VALUE]...\n"
       "       lbsim pipeline --help-config\n\n"
       "Applies the operational laws of seed 000 (the Auto-Pipe Laplace solver's queueing model) to\n"
@@ -22,31 +22,47 @@ static void usage(void) {
       "options:\n"
       "  --mappings LIST   only these mappings (comma-separated), in this order\n"
       "  --json            one JSON object instead of the tables\n"
-      "  --csv             one CSV row per mapping and processor it uses\n"
-      "  -o, --output FILE write there instead of standard output; -f, --force replaces a\n"
-      "                    regular file\n"
+      "  -o, --output FILE the tables (or JSON) there instead of standard output\n"
+      "  --csv DIR         also DIR/mappings.csv: one CSV row per mapping and processor it uses\n"
+      "  -f, --force       replace an earlier pipeline report at -o FILE, an earlier --csv DIR\n"
       "  --set S.K=V       override a key, e.g. --set pipeline.jobs=20000 or --set 'mapping 2A.AVG=cpu0'\n"
       "  --help-config     every section and key of a pipeline file\n\n"
       "examples:\n"
       "  lbsim pipeline examples/pipeline/laplace.ini\n"
       "  lbsim pipeline examples/pipeline/laplace.ini --mappings 2A,2B --json\n"
-      "  lbsim pipeline examples/pipeline/laplace.ini --csv -o laplace.csv\n");
+      "  lbsim pipeline examples/pipeline/laplace.ini --csv laplace   # laplace/mappings.csv\n");
 }
 
 enum { O_JSON = 1000, O_CSV, O_MAPPINGS, O_HELPCFG };
 
 typedef struct {
-  const char *file, *list, *out;
-  int json, csv, force;
+  const char *file, *list, *out, *csv; /* csv: --csv's directory */
+  int json, force;
   const char **over; /* --set, as given */
   int nover;
+  cli_outdir od; /* --csv's directory, checked before the work */
 } args;
+
+/* --csv used to be a flag (CSV instead of the tables): its old spellings are refused, never
+ * read as a directory. arg is --csv's argument, NULL when there was none. 0, or 2. */
+static int csv_arg(const char *arg, args *a) {
+  if (!arg || arg[0] == '-')
+    return cli_usage("pipeline", "--csv takes a directory (the CSV goes to DIR/mappings.csv)%s%s%s",
+                     arg ? ", not '" : "", arg ? arg : "", arg ? "'" : "");
+  return cli_output_arg("pipeline", "--csv", arg, &a->csv);
+}
+
+/* 1 when getopt's last word was --csv (or a prefix of it) given no value. */
+static int csv_without_value(char **argv) {
+  const char *w = optind > 0 ? argv[optind - 1] : "";
+  return strlen(w) >= 3 && !strncmp(w, "--csv", strlen(w));
+}
 
 /* The command line into a: 0, 2 after a usage error (1: out of memory), or -1 after --help or
  * --help-config. */
 static int parse(int argc, char **argv, args *a) {
   static const struct option lo[] = {{"json", no_argument, 0, O_JSON},
-                                     {"csv", no_argument, 0, O_CSV},
+                                     {"csv", required_argument, 0, O_CSV},
                                      {"mappings", required_argument, 0, O_MAPPINGS},
                                      {"output", required_argument, 0, 'o'},
                                      {"force", no_argument, 0, 'f'},
@@ -61,7 +77,9 @@ static int parse(int argc, char **argv, args *a) {
   while ((c = cli_getopt(argc, argv, "fho:", lo)) != -1) {
     switch (c) {
     case O_JSON: a->json = 1; break;
-    case O_CSV: a->csv = 1; break;
+    case O_CSV:
+      if ((rc = csv_arg(optarg, a))) return rc;
+      break;
     case O_MAPPINGS: a->list = optarg; break;
     case 'o':
       if ((rc = cli_o_output("pipeline", optarg, &a->out))) return rc;
@@ -77,27 +95,44 @@ static int parse(int argc, char **argv, args *a) {
       lbs_config_help(stdout, lbs_pipeline_spec());
       return -1;
     case 'h': usage(); return -1;
-    default: return cli_bad_option("pipeline");
+    default: return csv_without_value(argv) ? csv_arg(NULL, a) : cli_bad_option("pipeline");
     }
   }
-  if (a->json && a->csv) return cli_usage("pipeline", "--json and --csv exclude each other");
   if (optind != argc - 1) return cli_usage("pipeline", "expected one pipeline file");
-  if (a->force && !a->out) return cli_usage("pipeline", "--force goes with -o FILE");
+  if (a->force && !a->out && !a->csv)
+    return cli_usage("pipeline", "--force goes with -o FILE or --csv DIR");
   if (a->out && cli_check_output(a->out, a->force ? CLI_OUT_FORCE : CLI_OUT_NEW, CLI_FILE_PIPELINE))
+    return 1;
+  if (a->csv && cli_outdir_check_as(&a->od, "pipeline", a->csv, a->force, CLI_DIR_PIPELINE))
     return 1;
   a->file = argv[optind];
   return 0;
 }
 
-/* The report (JSON, CSV or tables) to f: 0, or -1 when out of memory (JSON). */
+/* The report (JSON or tables) to f: 0, or -1 when out of memory (JSON). */
 static int write_report(FILE *f, const args *a, const lbs_pipeline *p, const int *sel, int nsel) {
-  if (!a->json)
-    return a->csv ? lbs_pipeline_write_csv(f, p, sel, nsel)
-                  : lbs_pipeline_write_text(f, p, sel, nsel),
-           0;
+  if (!a->json) return lbs_pipeline_write_text(f, p, sel, nsel), 0;
   json_t *o = lbs_pipeline_json(p, sel, nsel);
   int rc = lbs_json_write(f, o, LBS_JSON_COMPACT);
   json_decref(o);
+  return rc;
+}
+
+/* --csv DIR: DIR/mappings.csv, written into a fresh directory renamed into place (cli_outdir).
+ * 0, or 1 after saying why not. */
+static int write_csv(args *a, const lbs_pipeline *p, const int *sel, int nsel) {
+  char *buf = NULL, path[4400];
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (f) lbs_pipeline_write_csv(f, p, sel, nsel);
+  int rc = !f || fclose(f) != 0 ? (fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1) : 0;
+  if (!rc) rc = cli_outdir_begin(&a->od);
+  if (!rc) {
+    snprintf(path, sizeof path, "%s/mappings.csv", a->od.tmp);
+    rc = cli_write_file(path, buf, len) || cli_outdir_commit(&a->od);
+  }
+  cli_outdir_abort(&a->od);
+  free(buf);
   return rc;
 }
 
@@ -128,6 +163,7 @@ int cmd_pipeline(int argc, char **argv) {
   } else if (write_report(f, &a, p, sel, nsel) && !ferror(stdout)) {
     rc = (fprintf(stderr, "lbsim: pipeline: out of memory\n"), 1);
   }
+  if (!rc && a.csv) rc = write_csv(&a, p, sel, nsel);
   free(buf);
   free(sel);
   lbs_pipeline_destroy(&p);

@@ -1,16 +1,15 @@
 /* cmd_sweep.c - lbsim sweep study.ini: the product of traces, grids, partitioners, policies
  * and override values, replayed as a dynamic task farm over the MPI ranks (MPI starts once for
- * the whole study), into one results store and a tidy CSV. Resumable: a restarted sweep skips
- * the tasks the store holds already. The study, its tasks, its id, its generated traces and the
- * farm are study/'s (lbs_sweep.h, docs/sweep.md); this face parses, checks the outputs, prints
- * and writes the tidy CSV. */
+ * the whole study), into one results store and a tidy CSV (DIR/tidy.csv). Resumable: a restarted
+ * sweep skips the tasks the store holds already. The study, its tasks, its id, its generated traces
+ * and the farm are study/'s (lbs_sweep.h, docs/sweep.md); this face parses, checks the outputs,
+ * prints and writes the tidy CSV. */
 #include <errno.h>
 #include <getopt.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "lbs_mpi.h"
@@ -18,7 +17,7 @@
 
 static void usage(void) {
   printf(
-      "usage: [mpirun -n R] lbsim sweep study.ini [--results r.db] [--csv tidy.csv] [-f]\n\n"
+      "usage: [mpirun -n R] lbsim sweep study.ini [--results r.db] [--csv DIR] [-f] [--dry-run]\n\n"
       "Replays every combination of the study's traces, grids, partitioners, policies and\n"
       "override values (a what-if study), farming the replays over the MPI ranks, and appends\n"
       "each run to one results store with its provenance and its axis values (runs.labels).\n"
@@ -26,7 +25,7 @@ static void usage(void) {
       "and started again skips the runs the store holds: nothing done is lost or redone.\n\n"
       "study file:\n"
       "  [study]\n"
-      "  name = whatif                        the default outputs: whatif.db, whatif.csv\n"
+      "  name = whatif                        the default outputs: whatif.db, whatif-csv/\n"
       "  traces = bump.lbt                    comma-separated, relative to the study file, or\n"
       "                                       gen:KIND:NXxNYxNZ:STEPS[:SEED] ('lbsim trace gen',\n"
       "                                       KIND bump|hotspot|random), made in RESULTS.traces/\n"
@@ -42,20 +41,24 @@ static void usage(void) {
       "  cluster main.bandwidth_gbps = 1, 10, 100\n\n"
       "options:\n"
       "  --results FILE       the results store (default NAME.db); runs are appended\n"
-      "  --csv FILE           the tidy CSV (default NAME.csv): study, task, the axes, measure,\n"
-      "                       value; rewritten from the store at the end, in task order\n"
-      "  -f, --force          replace another study's tidy CSV (never a file of another kind)\n"
+      "  --csv DIR            the tidy CSV, DIR/tidy.csv (default NAME-csv): study, task, the\n"
+      "                       axes, measure, value; rewritten from the store at the end, in task\n"
+      "                       order. DIR may hold this study's tidy CSV already (a re-run)\n"
+      "  -f, --force          replace another study's tidy CSV directory (never a directory\n"
+      "                       holding any other file)\n"
       "  --dry-run            list the tasks and exit\n\n"
       "examples:\n"
       "  lbsim sweep examples/whatif/study.ini\n"
       "  mpirun -n 2 lbsim sweep study.ini --results whatif.db   # two replays at a time\n"
+      "  lbsim sweep study.ini --csv tidy   # the tidy CSV in tidy/tidy.csv\n"
       "  lbsim results whatif.db; lbsim report whatif.db -o whatif.html\n");
 }
 
 typedef struct args {
-  const char *file, *results, *csv; /* the study file, the store, the tidy CSV */
+  const char *file, *results, *csv; /* the study file, the store, the tidy CSV's directory */
   int force, dry;
-  char dbname[4200], csvname[4200]; /* the default outputs, NAME.db and NAME.csv */
+  char dbname[4200], csvname[4200]; /* the default outputs, NAME.db and NAME-csv */
+  cli_outdir od;                    /* rank 0: the tidy CSV's directory, checked in prepare */
 } args;
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
@@ -115,34 +118,69 @@ static void dry_run(const lbs_sweep *s) {
   }
 }
 
-/* The CSV is ours to rewrite only when it is this study's tidy CSV (with --force, any study's). */
-static int csv_is_ours(const lbs_sweep *s, const char *csv) {
-  FILE *f = fopen(csv, "r");
-  char head[512] = "", line[512] = "";
-  int ours = f && fgets(head, sizeof head, f) && !strncmp(head, "study,task,", 11) &&
-             (!fgets(line, sizeof line, f) || !strncmp(line, s->id, strlen(s->id)));
+/* What DIR/tidy.csv is, for what may replace it. Only a regular file is opened (never a FIFO);
+ * anything else there is cli_outdir's to refuse. */
+enum { TIDY_NONE, TIDY_FOREIGN, TIDY_OTHER, TIDY_OURS };
+/* TIDY_NONE: no regular file there; TIDY_FOREIGN: not a tidy CSV (its header does not start
+ * "study,task,"); TIDY_OTHER: another study's, or empty; TIDY_OURS: this study's (no row, or its
+ * first row's study is s->id). A re-run or a resume replaces its own without --force, --force any
+ * study's, nothing replaces a foreign one. */
+static int tidy_kind(const lbs_sweep *s, const char *dir) {
+  char path[4200], head[512] = "", line[512] = "";
+  struct stat sb;
+  if (snprintf(path, sizeof path, "%s/tidy.csv", dir) >= (int)sizeof path || lstat(path, &sb) ||
+      !S_ISREG(sb.st_mode))
+    return TIDY_NONE;
+  if (sb.st_size == 0) return TIDY_OTHER; /* holds nothing to lose: --force replaces it */
+  FILE *f = fopen(path, "r");
+  size_t n = strlen(s->id);
+  int kind = TIDY_FOREIGN;
+  if (f && fgets(head, sizeof head, f) && !strncmp(head, "study,task,", 11))
+    kind = !fgets(line, sizeof line, f) || (!strncmp(line, s->id, n) && line[n] == ',')
+               ? TIDY_OURS
+               : TIDY_OTHER;
   if (f) fclose(f);
-  return ours;
+  return kind;
+}
+
+/* 1 when the tidy CSV's directory csv (its trailing slashes dropped) would replace the results
+ * store, 2 when it holds it (the store's own directory: its rename would take the store along),
+ * else 0. */
+static int csv_meets_store(const char *csv, const char *results) {
+  char dir[4200], parent[4200];
+  size_t n = strlen(csv);
+  while (n > 1 && csv[n - 1] == '/') n--;
+  snprintf(dir, sizeof dir, "%.*s", (int)n, csv);
+  snprintf(parent, sizeof parent, "%s", results);
+  char *slash = strrchr(parent, '/');
+  if (slash)
+    *(slash == parent ? slash + 1 : slash) = '\0';
+  else
+    snprintf(parent, sizeof parent, ".");
+  struct stat x, y, p;
+  if (!strcmp(dir, results) || stat(dir, &x)) return !strcmp(dir, results);
+  if (stat(results, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino) return 1;
+  return stat(parent, &p) == 0 && x.st_dev == p.st_dev && x.st_ino == p.st_ino ? 2 : 0;
 }
 
 /* Rank 0, before the work: the outputs, and what the store holds of this study already. 0, or
  * 1 after saying why not. */
-static int prepare(const lbs_sweep *s, const args *a, uint8_t *done, int64_t *ndone) {
-  /* the CSV is written over only when it is not the store (said first: the plainest reason) */
-  struct stat x, y;
-  if (!strcmp(a->csv, a->results) || (stat(a->csv, &x) == 0 && stat(a->results, &y) == 0 &&
-                                      x.st_dev == y.st_dev && x.st_ino == y.st_ino)) {
-    fprintf(stderr, "lbsim: sweep: %s: the tidy CSV would replace the results store\n", a->csv);
+static int prepare(const lbs_sweep *s, args *a, uint8_t *done, int64_t *ndone) {
+  /* the CSV's directory is never the store, nor the store's directory (said first: the
+   * plainest reason) */
+  int meets = csv_meets_store(a->csv, a->results);
+  if (meets) {
+    fprintf(stderr, "lbsim: sweep: %s: the tidy CSV's directory would %s the results store %s\n",
+            a->csv, meets == 1 ? "replace" : "hold", a->results);
     return 1;
   }
+  int tidy = tidy_kind(s, a->csv);
   if (cli_check_output(a->results, CLI_OUT_APPEND, CLI_FILE_STORE) ||
-      cli_check_output(a->csv, a->force ? CLI_OUT_FORCE : CLI_OUT_APPEND, CLI_FILE_SWEEP_CSV))
+      cli_outdir_check_as(&a->od, "sweep", a->csv, a->force || tidy == TIDY_OURS, CLI_DIR_SWEEP))
     return 1;
-  if (!a->force && access(a->csv, F_OK) == 0 && !csv_is_ours(s, a->csv)) {
-    fprintf(
-        stderr,
-        "lbsim: sweep: %s: exists and is not this study's tidy CSV (use --force to replace it)\n",
-        a->csv);
+  if (tidy == TIDY_FOREIGN) { /* a user's file of that name: never replaced */
+    fprintf(stderr, "lbsim: sweep: %s/tidy.csv: not a sweep's tidy CSV; refusing to replace %s\n",
+            a->od.dir, a->od.dir);
     return 1;
   }
   lbs_err e = lbs_sweep_done(s, a->results, done, ndone);
@@ -169,9 +207,23 @@ static void task_failed(void *arg, const lbs_sweep *s, int64_t t, lbs_err e) {
           s->ax[1].v[i4[1]], s->ax[2].v[i4[2]], s->ax[3].v[i4[3]], lbs_errmsg());
 }
 
+/* Rank 0, after the farm: the tidy CSV from the store, written into a fresh directory that is
+ * then renamed onto --csv's (cli_outdir): a killed sweep leaves no CSV, an older one stays whole
+ * until the new one is complete. 0, or 1 after saying why not. */
+static int write_csv(const lbs_sweep *s, args *a) {
+  char path[4400];
+  int bad = cli_outdir_begin(&a->od);
+  if (!bad) {
+    snprintf(path, sizeof path, "%s/tidy.csv", a->od.tmp);
+    lbs_err e = lbs_sweep_write_tidy(s, a->results, path);
+    bad = (e && cli_error("sweep", e)) || cli_outdir_commit(&a->od);
+  }
+  cli_outdir_abort(&a->od);
+  return bad;
+}
+
 /* The farm, with rank 0's progress bar, then rank 0's tidy CSV and summary. The exit code. */
-static int farm(const lbs_sweep *s, const args *a, uint8_t *done, int64_t ndone, int rank,
-                int size) {
+static int farm(const lbs_sweep *s, args *a, uint8_t *done, int64_t ndone, int rank, int size) {
   if (rank == 0) {
     fprintf(stderr, "lbsim: sweep: study %s: %lld tasks", s->id, (long long)s->ntasks);
     if (ndone) fprintf(stderr, ", %lld done already (resuming)", (long long)ndone);
@@ -186,12 +238,11 @@ static int farm(const lbs_sweep *s, const args *a, uint8_t *done, int64_t ndone,
   cli_progress_end(&bar);
   int rc = f.failures ? 1 : 0;
   if (rank == 0) {
-    lbs_err te = lbs_sweep_write_tidy(s, a->results, a->csv);
-    int csv_bad = te ? cli_error("sweep", te) : 0;
-    printf("sweep %s: %lld tasks (%lld resumed) in %.3f s on %d rank%s: results in %s, tidy CSV in "
-           "%s\n",
+    int csv_bad = write_csv(s, a);
+    printf("sweep %s: %lld tasks (%lld resumed) in %.3f s on %d rank%s: results in %s, tidy CSV "
+           "%s %s/tidy.csv\n",
            s->id, (long long)s->ntasks, (long long)f.resumed, f.wall_s, size, size > 1 ? "s" : "",
-           a->results, a->csv);
+           a->results, csv_bad ? "not written to" : "in", a->od.dir);
     if (f.failures)
       fprintf(stderr, "lbsim: sweep: %d task%s failed; run the sweep again to retry them\n",
               f.failures, f.failures > 1 ? "s" : "");
@@ -201,7 +252,7 @@ static int farm(const lbs_sweep *s, const args *a, uint8_t *done, int64_t ndone,
 }
 
 /* The outputs checked and the generated traces made (rank 0), agreed, then the farm. */
-static int sweep(lbs_sweep *s, const args *a, int rank, int size) {
+static int sweep(lbs_sweep *s, args *a, int rank, int size) {
   uint8_t *done = calloc((size_t)s->ntasks, 1);
   int64_t ndone = 0;
   int bad = !done || (rank == 0 && prepare(s, a, done, &ndone));
@@ -229,7 +280,7 @@ int cmd_sweep(int argc, char **argv) {
   rc = load(&s, a.file, rank);
   if (!rc) {
     snprintf(a.dbname, sizeof a.dbname, "%s.db", s.name);
-    snprintf(a.csvname, sizeof a.csvname, "%s.csv", s.name);
+    snprintf(a.csvname, sizeof a.csvname, "%s-csv", s.name);
     if (!a.results) a.results = a.dbname;
     if (!a.csv) a.csv = a.csvname;
     if (a.dry) {

@@ -195,10 +195,9 @@ static int head_of_kind(int fd, const char *head, ssize_t n, cli_file_kind kind)
     return !strncmp(head, "; lbsim grid gen ", 17) ||
            !strncmp(head, "; written by 'lbsim grid probe'", 31);
   case CLI_FILE_PARTS: return parts_only(fd, head, n);
-  case CLI_FILE_PIPELINE: /* the tables, the CSV's header, the JSON object's first keys */
-    return !strncmp(head, "pipeline ", 9) || !strncmp(head, "mapping,processor,speed,", 24) ||
+  case CLI_FILE_PIPELINE: /* the tables, the JSON object's first keys */
+    return !strncmp(head, "pipeline ", 9) ||
            (!strncmp(head, "{\"name\":", 8) && strstr(head, ",\"think_s\":"));
-  case CLI_FILE_SWEEP_CSV: return !strncmp(head, "study,task,", 11);
   case CLI_FILE_STORE: return 0; /* added to, never replaced */
   }
   return 0;
@@ -219,12 +218,9 @@ static int of_kind(const char *path, cli_file_kind kind) {
 
 /* What --force may replace, for the message that refuses anything else. */
 static const char *kind_name(cli_file_kind kind) {
-  static const char *const name[] = {"an lbsim trace",
-                                     "a grid file lbsim wrote",
+  static const char *const name[] = {"an lbsim trace", "a grid file lbsim wrote",
                                      "a partition file (one part per line)",
-                                     "a pipeline report lbsim wrote",
-                                     "a sweep's tidy CSV",
-                                     "a file --force replaces"};
+                                     "a pipeline report lbsim wrote", "a file --force replaces"};
   return name[kind];
 }
 
@@ -309,7 +305,10 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
       "assignment.csv",  "series.csv",       "studies.csv", "partitions.csv",
       "validations.csv", "measurements.csv", NULL};
   static const char *const vtk[] = {"replay.pvd", NULL};
-  const char *const *const fixed[] = {export, compare, simgrid, results, vtk, calib};
+  static const char *const sweep[] = {"tidy.csv", NULL};
+  static const char *const pipeline[] = {"mappings.csv", NULL};
+  const char *const *const fixed[] = {export, compare, simgrid, results,
+                                      vtk,    calib,   sweep,   pipeline};
   for (size_t i = 0; fixed[kind][i]; i++)
     if (!strcmp(n, fixed[kind][i])) return 1;
   size_t len = strlen(n);
@@ -320,7 +319,9 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   case CLI_DIR_SIMGRID: return numbered(n, "rank_", 1, ".txt");
   case CLI_DIR_VTK: return numbered(n, "step_", 6, ".vti") || numbered(n, "step_", 6, ".vtu");
   case CLI_DIR_RESULTS:
-  case CLI_DIR_CALIB: return 0;
+  case CLI_DIR_CALIB:
+  case CLI_DIR_SWEEP:
+  case CLI_DIR_PIPELINE: return 0;
   }
   return 0;
 }

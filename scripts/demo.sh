@@ -72,7 +72,7 @@ step "The chosen schedules run for real, twice each: predicted against measured"
 # farmed over 2 MPI ranks, one results store with provenance, then the report and ParaView files
 cp examples/whatif/study.ini "$OUT/study.ini"
 step "A what-if study (examples/whatif/study.ini): 3 grids x 3 partitioners x 3 policies on the bump, 2 MPI ranks" \
-  mpiexec --allow-run-as-root --oversubscribe -n 2 $L sweep "$OUT/study.ini" --results "$OUT/whatif.db" --csv "$OUT/whatif.csv"
+  mpiexec --allow-run-as-root --oversubscribe -n 2 $L sweep "$OUT/study.ini" --results "$OUT/whatif.db" --csv "$OUT/whatif-csv"
 step "What the store holds, with its provenance" $L results "$OUT/whatif.db"
 step "The study as one self-contained HTML page (Vega inlined)" \
   $L report "$OUT/whatif.db" -o "$OUT/whatif.html" -f

@@ -36,7 +36,7 @@ typedef struct lbs_sweep_axis {
 typedef struct lbs_sweep {
   const char *file;      /* the study file (borrowed: it outlives the study) */
   char dir[4096];        /* its directory: relative trace and grid paths start there */
-  char *name;            /* [study] name: the default outputs NAME.db, NAME.csv (owned) */
+  char *name;            /* [study] name: the default outputs NAME.db, NAME-csv/ (owned) */
   lbs_sweep_axis ax[4];  /* traces, grids, partitioners, policies (LBS_SWEEP_TRACES, ...) */
   lbs_sweep_axis *ov;    /* the [overrides] keys, in file order (owned) */
   int nov;               /* override keys */

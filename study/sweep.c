@@ -31,7 +31,7 @@ const char *const lbs_sweep_axis_label[4] = {"trace", "grid", "partitioner", "po
 
 static const lbs_opt study_opts[] = {
     {"name", LBS_OPT_STRING, "study", 0, -1,
-     "the study's name: default outputs NAME.db and NAME.csv"},
+     "the study's name: default outputs NAME.db and NAME-csv/"},
     {"traces", LBS_OPT_STRING, NULL, 0, -1,
      "trace files, comma-separated (relative to the study file)"},
     {"grids", LBS_OPT_STRING, NULL, 0, -1, "grid files or gen:FAMILY:P:C:I specs, comma-separated"},

@@ -13,6 +13,6 @@ cp "$HERE/study.ini" "$OUT/study.ini"
 cd "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpiexec --allow-run-as-root --oversubscribe -n "$R" "$L" sweep study.ini   # resumes if stopped
-"$L" results whatif.db --study "$(sed -n 2p whatif.csv | cut -d, -f1)" | sed -n 1,12p   # not head: lbsim would die of SIGPIPE
+"$L" results whatif.db --study "$(sed -n 2p whatif-csv/tidy.csv | cut -d, -f1)" | sed -n 1,12p   # not head: lbsim would die of SIGPIPE
 "$L" report whatif.db -o whatif.html -f
-echo "study in $OUT: whatif.db, whatif.csv (tidy), whatif.html"
+echo "study in $OUT: whatif.db, whatif-csv/tidy.csv, whatif.html"

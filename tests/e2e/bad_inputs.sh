@@ -859,26 +859,33 @@ sweep $P/fifo
 sweep $P/dir
 sweep $P/t.lbt
 sweep $P/r.db
-sweep $I/study_pol.ini --results $W/s.db --csv $W/s.csv
-sweep $I/study_trace.ini --results $W/s.db --csv $W/s.csv
-sweep $I/study_gen.ini --results $W/s.db --csv $W/s.csv
-sweep $I/study_key.ini --results $W/s.db --csv $W/s.csv
-sweep $I/study_empty.ini --results $W/s.db --csv $W/s.csv
-sweep $I/study_ovr.ini --results $W/s.db --csv $W/s.csv
-sweep $I/study_half.ini --results $W/s.db --csv $W/s.csv
-sweep $P/study.ini --results $P/t.lbt --csv $W/s.csv
-sweep $P/study.ini --results $P/notes.txt --csv $W/s.csv
-sweep $P/study.ini --results $P/fifo --csv $W/s.csv
-sweep $P/study.ini --results $P/dir --csv $W/s.csv
+sweep $I/study_pol.ini --results $W/s.db --csv $W/s
+sweep $I/study_trace.ini --results $W/s.db --csv $W/s
+sweep $I/study_gen.ini --results $W/s.db --csv $W/s
+sweep $I/study_key.ini --results $W/s.db --csv $W/s
+sweep $I/study_empty.ini --results $W/s.db --csv $W/s
+sweep $I/study_ovr.ini --results $W/s.db --csv $W/s
+sweep $I/study_half.ini --results $W/s.db --csv $W/s
+sweep $P/study.ini --results $P/t.lbt --csv $W/s
+sweep $P/study.ini --results $P/notes.txt --csv $W/s
+sweep $P/study.ini --results $P/fifo --csv $W/s
+sweep $P/study.ini --results $P/dir --csv $W/s
 sweep $P/study.ini --results $W/s.db --csv $P/notes.txt
 sweep $P/study.ini --results $W/s.db --csv $P/notes.txt -f
 sweep $P/study.ini --results $W/s.db --csv $P/t.lbt -f
 sweep $P/study.ini --results $W/s.db --csv $P/fifo -f
 sweep $P/study.ini --results $W/s.db --csv $P/dir -f
+sweep $P/study.ini --results $W/s.db --csv $P/dir/a.txt -f
+sweep $P/study.ini --results $W/s.db --csv $P/csv -f
+sweep $P/study.ini --results $W/s.db --csv $P/sd -f
+sweep $P/study.ini --results $P/r.db --csv $P/r.db -f
+sweep $P/study.ini --results $P/r.db --csv $P -f
+sweep $P/study.ini --results $W/s.db --csv
+sweep $P/study.ini --results $W/s.db --csv $W/a --csv $W/b
 sweep $P/study.ini --results $W/s.db --csv ''
-sweep $P/study.ini --results '' --csv $W/s.csv
-sweep $P/study.ini --results $W/s.db --csv $W/s.csv --json
-sweep $P/study.ini --results $W/s.db --csv $W/s.csv --set sim.steps=1:2
+sweep $P/study.ini --results '' --csv $W/s
+sweep $P/study.ini --results $W/s.db --csv $W/s --json
+sweep $P/study.ini --results $W/s.db --csv $W/s --set sim.steps=1:2
 sweep $P/study.ini $P/study.ini
 sweep $P/study.ini --dry-run extra
 sweep $P/study.ini --results $W/a.db --results $W/b.db
@@ -957,6 +964,20 @@ pipeline $P/pipe.ini --mappings nope
 pipeline $P/pipe.ini --mappings ''
 pipeline $P/pipe.ini --mappings ,
 pipeline $P/pipe.ini --json --csv
+pipeline $P/pipe.ini --csv
+pipeline $P/pipe.ini --csv -o $W/p.csv
+pipeline $P/pipe.ini --csv --json
+pipeline $P/pipe.ini --csv ''
+pipeline $P/pipe.ini --csv $P/dir
+pipeline $P/pipe.ini --csv $P/dir -f
+pipeline $P/pipe.ini --csv $P/csv -f
+pipeline $P/pipe.ini --csv $P/sd -f
+pipeline $P/pipe.ini --csv $P/notes.txt -f
+pipeline $P/pipe.ini --csv $P/fifo -f
+pipeline $P/pipe.ini --csv $P/link.txt -f
+pipeline $P/pipe.ini --csv $W/a --csv $W/b
+pipeline $P/pipe.ini --csv $W/nodir/d
+pipeline $P/pipe.ini -f
 pipeline $P/pipe.ini --set nodot
 pipeline $P/pipe.ini --set pipeline.jobs=abc
 pipeline $P/pipe.ini --set pipeline.jobs=-1

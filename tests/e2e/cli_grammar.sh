@@ -87,8 +87,8 @@ expect 0 "partition -o" -- "$LBSIM" partition t.lbt --grid "$G" --partitioner zo
 [ "$(wc -l <parts.txt)" -eq 256 ] && ok || bad "partition -o: $(wc -l <parts.txt) lines, not one per element"
 has "$T/err" "lbsim: partition: wrote parts.txt" "partition's success line"
 expect 1 "partition -o over an existing file" -- "$LBSIM" partition t.lbt --grid "$G" --partitioner zoltan:rcb -o parts.txt
-expect 0 "pipeline -o" -- "$LBSIM" pipeline p.ini --csv -o p.csv
-[ -s p.csv ] && ok || bad "pipeline -o wrote no file"
+expect 0 "pipeline -o" -- "$LBSIM" pipeline p.ini -o p.txt
+[ -s p.txt ] && ok || bad "pipeline -o wrote no file"
 expect 0 "replay --set" -- "$LBSIM" replay t.lbt --grid "$G" --set sim.steps=0:10 --json --results r.db
 json_one "$T/out" && ok || bad "replay --json is not one JSON document"
 has "$T/out" '"steps":10' "--set sim.steps applied"
@@ -109,15 +109,29 @@ expect 0 "partition --json, one partitioner" -- "$LBSIM" partition t.lbt --grid 
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and len(d) == 1, d' \
   "$T/out" && ok || bad "partition --json of one partitioner is not an array of one"
 
-# --csv DIR: a directory of CSV files
-for c in "policy compare t.lbt --grid $G --policies none,fixed:5" "results r.db" "trace export t.lbt"; do
+# --csv DIR: a directory of CSV files, for every command that writes CSV
+printf '[study]\nname = g\ntraces = t.lbt\ngrids = %s\npolicies = none\n' "$G" >study.ini
+for c in "policy compare t.lbt --grid $G --policies none,fixed:5" "results r.db" "trace export t.lbt" \
+  "sweep study.ini" "pipeline p.ini"; do
   rm -rf csv
   # shellcheck disable=SC2086
   expect 0 "$c --csv DIR" -- "$LBSIM" $c --csv csv
   [ -d csv ] && ls csv/*.csv >/dev/null 2>&1 && ok || bad "$c --csv: no directory of CSV files"
-  case $c in policy*) name="policy compare" ;; results*) name=results ;; *) name="trace export" ;; esac
+  case $c in policy*) name="policy compare" ;; trace*) name="trace export" ;; *) name=${c%% *} ;; esac
   has "$T/err" "lbsim: $name: wrote csv" "$c --csv: the success line"
 done
+# every help that offers --csv offers a directory, and --csv without one is a usage error
+for cs in "${all[@]}"; do
+  # shellcheck disable=SC2086
+  "$LBSIM" $cs --help >"$T/h1" 2>&1
+  grep -qE -- '--csv( |$)' "$T/h1" || continue
+  grep -E -- '^ *(\[|usage:.*)?--csv|\[--csv' "$T/h1" | grep -vqE -- '--csv DIR' &&
+    bad "$cs --help: --csv without DIR: $(grep -- '--csv' "$T/h1" | head -2)" || ok
+done
+expect 2 "pipeline --csv without DIR" -- "$LBSIM" pipeline p.ini --csv
+has "$T/err" "lbsim: pipeline: --csv takes a directory" "pipeline --csv: a directory asked for"
+expect 2 "sweep --csv without DIR" -- "$LBSIM" sweep study.ini --csv
+has "$T/err" "lbsim: sweep: --csv needs a value" "sweep --csv: the value asked for"
 
 # exit codes and the prefix: 0 help, 2 a usage error, 1 a failure while working
 for cs in "${all[@]}"; do

@@ -86,7 +86,7 @@ printf '[study]\nname = k\ntraces = t.lbt\ngrids = %s\npolicies = none\n' "$G" >
 for f in t.lbt r.db x.txt; do
   before=$(sum "$T/$f")
   expect 1 "sweep --csv -f onto $f" -- run sweep "$T/study.ini" --results "$T/s.db" --csv "$T/$f" -f
-  has "$T/err" "lbsim: $T/$f: not a sweep's tidy CSV; refusing to replace it" "sweep -f onto $f message"
+  has "$T/err" "lbsim: sweep: $T/$f: exists and is not a directory; refusing to replace it" "sweep -f onto $f message"
   [ "$(sum "$T/$f")" = "$before" ] && ok || bad "sweep -f changed $f"
 done
 # what the command wrote itself is replaced
@@ -99,7 +99,7 @@ expect 0 "trace recode -f onto a trace" -- run trace recode "$T/t.lbt" -o "$T/ol
 expect 0 "trace gen -f onto an empty file" -- run trace gen --kind bump --mesh 4x4 --steps 2 -o "$T/empty.lbt" -f
 expect 0 "grid gen -f onto grid gen's file" -- run grid gen --family UP --procs 4 --clusters 2 -o "$T/g.ini" -f
 has "$T/g.ini" "--family UP" "grid replaced"
-for fmt in "" --csv --json; do
+for fmt in "" --json; do
   # shellcheck disable=SC2086
   expect 0 "pipeline $fmt --output" -- run pipeline "$PIPE" $fmt --output "$T/p.out" -f
 done
@@ -121,6 +121,26 @@ expect 1 "trace export --csv -f onto policy compare's" -- run trace export "$T/t
 [ "$(sums "$T/pc")" = "$before" ] && ok || bad "trace export -f changed policy compare's csv: $(ls "$T/pc")"
 expect 0 "policy compare --csv -f onto its own" -- run policy compare "$T/t.lbt" --grid "$G" --policies none --csv "$T/pc" -f
 expect 0 "trace export -f: a csv dir onto a steps dir" -- run trace export "$T/t.lbt" --csv "$T/sd" -f
+# sweep --csv DIR (tidy.csv) and pipeline --csv DIR (mappings.csv): each replaces only its own
+expect 0 "sweep --csv" -- run sweep "$T/study.ini" --results "$T/s.db" --csv "$T/sw"
+expect 0 "pipeline --csv" -- run pipeline "$PIPE" --csv "$T/pl"
+for d in sw pl pc; do
+  before=$(sums "$T/$d")
+  for cmd in "sweep $T/study.ini --results $T/s.db" "pipeline $PIPE"; do
+    [ "$d" = sw ] && [ "${cmd%% *}" = sweep ] && continue
+    [ "$d" = pl ] && [ "${cmd%% *}" = pipeline ] && continue
+    # shellcheck disable=SC2086
+    expect 1 "${cmd%% *} --csv -f onto $d" -- run $cmd --csv "$T/$d" -f
+    has "$T/err" "not a file lbsim writes there; refusing to replace $T/$d" "${cmd%% *} onto $d message"
+  done
+  [ "$(sums "$T/$d")" = "$before" ] && ok || bad "a --csv -f changed $d: $(ls "$T/$d")"
+done
+before=$(sums "$T/sw")
+expect 1 "policy compare --csv -f onto sweep's" -- run policy compare "$T/t.lbt" --grid "$G" --policies none --csv "$T/sw" -f
+[ "$(sums "$T/sw")" = "$before" ] && ok || bad "policy compare -f changed sweep's csv: $(ls "$T/sw")"
+expect 0 "sweep --csv onto its own, no -f (a re-run)" -- run sweep "$T/study.ini" --results "$T/s.db" --csv "$T/sw"
+expect 1 "pipeline --csv onto its own, no -f" -- run pipeline "$PIPE" --csv "$T/pl"
+expect 0 "pipeline --csv -f onto its own" -- run pipeline "$PIPE" --csv "$T/pl" -f
 
 # ---- 4. calibrate show --csv DIR: a new or empty directory, or with -f its own earlier output
 mkdir "$T/mine"

@@ -34,16 +34,37 @@ if command -v python3 >/dev/null; then
   cp "$T/out" "$T/p.json"
   expect 0 "json parses" -- python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [m["name"] for m in d["mappings"]]==["2B","2A"]' "$T/p.json"
 fi
-expect 0 "csv" -- "$LBSIM" pipeline "$EX" --csv
-has "$T/out" "mapping,processor,speed,demand_s,utilization,busy_s,bottleneck,copies," "csv header"
-has "$T/out" "2A,p2,1,0.0014615296738,1,14.615296738,1,RNG*0.5 Walk*0.5 AVG Print," "csv row"
-[ "$(wc -l <"$T/out")" -eq 13 ] && ok || bad "csv: 12 rows and a header, got $(wc -l <"$T/out") lines"
+# --csv DIR: DIR/mappings.csv, and the tables on stdout as ever
+expect 0 "csv" -- "$LBSIM" pipeline "$EX" --csv "$T/csv"
+has "$T/csv/mappings.csv" "mapping,processor,speed,demand_s,utilization,busy_s,bottleneck,copies," "csv header"
+has "$T/csv/mappings.csv" "2A,p2,1,0.0014615296738,1,14.615296738,1,RNG*0.5 Walk*0.5 AVG Print," "csv row"
+[ "$(wc -l <"$T/csv/mappings.csv")" -eq 13 ] && ok || bad "csv: 12 rows and a header, got $(wc -l <"$T/csv/mappings.csv") lines"
+[ "$(ls -A "$T/csv")" = mappings.csv ] && ok || bad "--csv DIR holds mappings.csv alone: $(ls -A "$T/csv")"
+has "$T/out" "2A             2  p2               0.00146153        684.215      14.6153" "csv: the tables on stdout too"
+has "$T/err" "lbsim: pipeline: wrote $T/csv" "csv: the success line"
+expect 1 "csv directory exists" -- "$LBSIM" pipeline "$EX" --csv "$T/csv"
+has "$T/err" "lbsim: pipeline: $T/csv: directory is not empty (use --force" "csv exists message"
+expect 0 "csv and json to a file" -- "$LBSIM" pipeline "$EX" --mappings 2B --csv "$T/csv" -f --json -o "$T/p2.json"
+[ "$(wc -l <"$T/csv/mappings.csv")" -eq 3 ] && ok || bad "csv -f: 2B's 2 rows and a header, got $(wc -l <"$T/csv/mappings.csv")"
+has "$T/p2.json" '"mappings":[{"name":"2B"' "csv with json: the JSON to -o"
+[ ! -s "$T/out" ] && ok || bad "csv with -o: something on stdout"
+mkdir "$T/mine"
+echo precious >"$T/mine/notes.txt"
+expect 1 "csv into a user's directory -f" -- "$LBSIM" pipeline "$EX" --csv "$T/mine" -f
+has "$T/err" "lbsim: pipeline: $T/mine/notes.txt: not a file lbsim writes there; refusing to replace $T/mine" \
+  "a user's directory message"
+# the old flag: a usage error, never a directory named after the next word
+expect 2 "csv without a directory" -- "$LBSIM" pipeline "$EX" --csv
+has "$T/err" "lbsim: pipeline: --csv takes a directory (the CSV goes to DIR/mappings.csv)" "csv flag message"
+expect 2 "the old --csv -o FILE" -- "$LBSIM" pipeline "$EX" --csv -o "$T/old.csv"
+has "$T/err" "lbsim: pipeline: --csv takes a directory (the CSV goes to DIR/mappings.csv), not '-o'" "old csv message"
+[ ! -e "$T/old.csv" ] && [ ! -e "$T/-o" ] && ok || bad "the old --csv -o FILE wrote something"
 expect 0 "override" -- "$LBSIM" pipeline "$EX" --mappings 2A --set pipeline.jobs=20000 --json
 has "$T/out" '"response_s":14.615296738' "more jobs, the same demands per job: seconds are over the jobs"
 
 # Outputs: a new file, refused when there, replaced with -f, never a directory; stdout errors.
-expect 0 "output file" -- "$LBSIM" pipeline "$EX" --csv --output "$T/p.csv"
-has "$T/p.csv" "4B,p4," "written"
+expect 0 "output file" -- "$LBSIM" pipeline "$EX" --json --output "$T/p.csv"
+has "$T/p.csv" '"name":"4B"' "written"
 expect 1 "output exists" -- "$LBSIM" pipeline "$EX" --output "$T/p.csv"
 has "$T/err" "lbsim: $T/p.csv: file exists (use --force to overwrite)" "exists message"
 expect 0 "output forced" -- "$LBSIM" pipeline "$EX" -o "$T/p.csv" -f
@@ -56,8 +77,8 @@ if [ -w /dev/full ]; then
   [ $? -eq 1 ] && ok || bad "a full standard output must fail"
   has "$T/err" "lbsim: standard output: No space left on device" "stdout message"
 fi
-expect 2 "json and csv" -- "$LBSIM" pipeline "$EX" --json --csv
-has "$T/err" "lbsim: pipeline: --json and --csv exclude each other" "usage message"
+expect 2 "force without an output" -- "$LBSIM" pipeline "$EX" -f
+has "$T/err" "lbsim: pipeline: --force goes with -o FILE or --csv DIR" "usage message"
 expect 2 "no file" -- "$LBSIM" pipeline
 has "$T/err" "lbsim: pipeline: expected one pipeline file" "usage message"
 expect 1 "unknown mapping" -- "$LBSIM" pipeline "$EX" --mappings 2A,4C

@@ -34,21 +34,24 @@ expect 0 "dry run" -- "$LBSIM" sweep "$T/s.ini" --dry-run
 has "$T/out" ": 16 tasks" "2 x 2 x 2 x 2 tasks"
 
 # the reference: uninterrupted, on 2 ranks
-expect 0 "sweep on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.ini" --results "$T/ref.db" --csv "$T/ref.csv"
+expect 0 "sweep on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.ini" --results "$T/ref.db" --csv "$T/ref"
 has "$T/out" "16 tasks (0 resumed)" "all tasks run"
-[ "$(wc -l <"$T/ref.csv")" -eq 161 ] && ok || bad "tidy CSV: 16 runs x 10 measures + header, got $(wc -l <"$T/ref.csv")"
-has "$T/ref.csv" "study,task,trace,grid,partitioner,policy,sim.cost,grid.barrier_us,measure,value" "tidy header"
+has "$T/out" "tidy CSV in $T/ref/tidy.csv" "the summary names the tidy CSV"
+has "$T/err" "lbsim: sweep: wrote $T/ref" "the success line names the directory"
+[ "$(ls -A "$T/ref")" = tidy.csv ] && ok || bad "--csv DIR holds tidy.csv alone: $(ls -A "$T/ref")"
+[ "$(wc -l <"$T/ref/tidy.csv")" -eq 161 ] && ok || bad "tidy CSV: 16 runs x 10 measures + header, got $(wc -l <"$T/ref/tidy.csv")"
+has "$T/ref/tidy.csv" "study,task,trace,grid,partitioner,policy,sim.cost,grid.barrier_us,measure,value" "tidy header"
 [ "$(sqlite3 "$T/ref.db" "SELECT count(DISTINCT task) || '/' || count(*) FROM runs")" = "16/16" ] && ok || bad "one run per task"
 # on 1 rank: the same CSV
-expect 0 "sweep on 1 rank" -- "$LBSIM" sweep "$T/s.ini" --results "$T/one.db" --csv "$T/one.csv"
-cmp -s "$T/ref.csv" "$T/one.csv" && ok || bad "1 and 2 ranks give different results: $(diff "$T/ref.csv" "$T/one.csv" | head -4)"
+expect 0 "sweep on 1 rank" -- "$LBSIM" sweep "$T/s.ini" --results "$T/one.db" --csv "$T/one"
+cmp -s "$T/ref/tidy.csv" "$T/one/tidy.csv" && ok || bad "1 and 2 ranks give different results: $(diff "$T/ref/tidy.csv" "$T/one/tidy.csv" | head -4)"
 
 # killed half-way with SIGKILL (mpiexec and its ranks), then resumed: on a larger trace, so that
 # the sweep is still running when the test sees its first runs stored (about 0.3 s a task)
 expect 0 "gen a larger trace" -- "$LBSIM" trace gen --kind bump --mesh 32x24x16 --steps 120 -o "$T/kb.lbt"
 sed 's/^traces = .*/traces = kb.lbt/' "$T/s.ini" >"$T/k.ini"
-expect 0 "uninterrupted larger sweep" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/k.ini" --results "$T/kref.db" --csv "$T/kref.csv"
-setsid "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k.csv" >"$T/kout" 2>&1 &
+expect 0 "uninterrupted larger sweep" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/k.ini" --results "$T/kref.db" --csv "$T/kref"
+setsid "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k" >"$T/kout" 2>&1 &
 pid=$!
 n=0
 for _ in $(seq 1 600); do
@@ -63,13 +66,16 @@ wait "$pid" 2>/dev/null
 for _ in $(seq 1 100); do pgrep -s "$pid" >/dev/null || break; sleep 0.05; done
 n=$(sqlite3 -cmd ".timeout 5000" "$T/k.db" "SELECT count(*) FROM runs")
 if [ "$n" -ge 3 ] && [ "$n" -lt 16 ]; then ok; else bad "the kill did not land half-way ($n of 16 runs stored)"; fi
-[ ! -e "$T/k.csv" ] && ok || bad "a killed sweep wrote its CSV"
-expect 0 "resume" -- "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k.csv"
+[ ! -e "$T/k" ] && ok || bad "a killed sweep wrote its CSV directory"
+[ -z "$(ls -d "$T"/k.tmp-* 2>/dev/null)" ] && ok || bad "a killed sweep left a half-written CSV directory"
+expect 0 "resume" -- "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k"
 has "$T/err" "$n done already (resuming)" "resume says what it skips"
 [ "$(sqlite3 "$T/k.db" "SELECT count(DISTINCT task) || '/' || count(*) FROM runs")" = "16/16" ] && ok || bad "resumed store: one run per task"
-cmp -s "$T/kref.csv" "$T/k.csv" && ok || bad "killed and resumed differs from uninterrupted: $(diff "$T/kref.csv" "$T/k.csv" | head -4)"
-expect 0 "resume of a complete sweep" -- "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k.csv"
+cmp -s "$T/kref/tidy.csv" "$T/k/tidy.csv" && ok || bad "killed and resumed differs from uninterrupted: $(diff "$T/kref/tidy.csv" "$T/k/tidy.csv" | head -4)"
+expect 0 "resume of a complete sweep" -- "$LBSIM" sweep "$T/k.ini" --results "$T/k.db" --csv "$T/k"
 has "$T/out" "16 tasks (16 resumed)" "nothing redone"
+has "$T/err" "lbsim: sweep: wrote $T/k" "a re-run replaces its own CSV directory without -f"
+cmp -s "$T/kref/tidy.csv" "$T/k/tidy.csv" && ok || bad "the re-run's tidy CSV differs"
 
 # generated traces, once per seed: made beside the store, reused by a resume, a seed column
 cat >"$T/g.ini" <<'INI'
@@ -80,14 +86,14 @@ seeds = 1, 2
 grids = h16.ini
 policies = none
 INI
-expect 0 "seeded sweep" -- "$LBSIM" sweep "$T/g.ini" --results "$T/g.db" --csv "$T/g.csv"
+expect 0 "seeded sweep" -- "$LBSIM" sweep "$T/g.ini" --results "$T/g.db" --csv "$T/g"
 [ "$(ls "$T/g.db.traces" | wc -l)" = 2 ] && ok || bad "two generated traces: $(ls "$T/g.db.traces")"
-has "$T/g.csv" "study,task,trace,seed,grid,partitioner,policy,measure,value" "seed column"
-has "$T/g.csv" ",gen:random:12x8x4:10:2,2,h16.ini," "seed 2's rows"
-[ "$(grep ',total_time_s,' "$T/g.csv" | cut -d, -f9 | sort -u | wc -l)" = 2 ] && ok || bad "two seeds, two totals"
+has "$T/g/tidy.csv" "study,task,trace,seed,grid,partitioner,policy,measure,value" "seed column"
+has "$T/g/tidy.csv" ",gen:random:12x8x4:10:2,2,h16.ini," "seed 2's rows"
+[ "$(grep ',total_time_s,' "$T/g/tidy.csv" | cut -d, -f9 | sort -u | wc -l)" = 2 ] && ok || bad "two seeds, two totals"
 "$LBSIM" trace info "$T/g.db.traces/gen_random_12x8x4_10_2.lbt" >"$T/out" 2>&1
 has "$T/out" "random 12x8x4 steps=10 seed=2" "the generated trace's recipe"
-expect 0 "seeded resume" -- "$LBSIM" sweep "$T/g.ini" --results "$T/g.db" --csv "$T/g.csv"
+expect 0 "seeded resume" -- "$LBSIM" sweep "$T/g.ini" --results "$T/g.db" --csv "$T/g"
 has "$T/out" "2 tasks (2 resumed)" "nothing regenerated or redone"
 [ ! -s "$T/err" ] || ! grep -q generating "$T/err" && ok || bad "a resume regenerated a trace"
 sed 's/^traces = .*/traces = gen:random:12x8x4:10:7/' "$T/g.ini" >"$T/g2.ini"
@@ -184,8 +190,8 @@ has "$T/err" "more than 10000000 tasks" "tasks bounded"
 # values with commas and quotes are quoted in the tidy CSV, quotes doubled
 sed 's/^grid.barrier_us = .*/grid.name = a"b, c/' "$T/s.ini" >"$T/q.ini"
 sed -i 's/^policies = .*/policies = none/; s/^partitioners = .*/partitioners = zoltan:rcb/; s/^grids = .*/grids = h16.ini/' "$T/q.ini"
-expect 0 "quoted values" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T/q.csv"
-python3 - "$T/q.csv" <<'PY' && ok || bad "tidy CSV quoting"
+expect 0 "quoted values" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T/q"
+python3 - "$T/q/tidy.csv" <<'PY' && ok || bad "tidy CSV quoting"
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
@@ -194,11 +200,11 @@ PY
 # [sim] steps from the study's overrides (an axis here); the study's own steps, when given, win
 sed -e 's/^policies = .*/policies = none/; s/^partitioners = .*/partitioners = zoltan:rcb/; s/^grids = .*/grids = h16.ini/' \
   -e 's/^grid.barrier_us = .*/sim.steps = 0:10, 5:25/' "$T/s.ini" >"$T/w.ini"
-expect 0 "[sim] steps as an override" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w.db" --csv "$T/w.csv"
+expect 0 "[sim] steps as an override" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w.db" --csv "$T/w"
 [ "$(sqlite3 "$T/w.db" "SELECT group_concat(steps) FROM (SELECT steps FROM runs ORDER BY task)")" = "10,20" ] && ok ||
   bad "sim.steps override: $(sqlite3 "$T/w.db" "SELECT task, steps FROM runs")"
 sed -i 's/^policies = .*/&\nsteps = 2:7/' "$T/w.ini"
-expect 0 "the study's steps over [sim]'s" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w2.db" --csv "$T/w2.csv"
+expect 0 "the study's steps over [sim]'s" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w2.db" --csv "$T/w2"
 [ "$(sqlite3 "$T/w2.db" "SELECT group_concat(steps) FROM (SELECT steps FROM runs ORDER BY task)")" = "5,5" ] && ok ||
   bad "study steps: $(sqlite3 "$T/w2.db" "SELECT task, steps FROM runs")"
 expect 1 "the CSV over the store" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T/q.db" -f
@@ -216,14 +222,46 @@ has "$T/err" "nope.ini" "missing study named"
 cp "$T/ref.db" "$T/v3.db"
 sqlite3 "$T/v3.db" "PRAGMA user_version = 4"
 sum0=$(sha256sum "$T/v3.db")
-expect 1 "newer store" -- "$LBSIM" sweep "$T/s.ini" --results "$T/v3.db" --csv "$T/v3.csv"
+expect 1 "newer store" -- "$LBSIM" sweep "$T/s.ini" --results "$T/v3.db" --csv "$T/v3"
 has "$T/err" "results schema version 4, this lbsim reads versions 1 to 3" "schema version message"
 [ "$(sha256sum "$T/v3.db")" = "$sum0" ] && ok || bad "a newer store was changed"
 expect 1 "results of a newer store" -- "$LBSIM" results "$T/v3.db"
-# a CSV that is not this study's is not replaced
+# the default outputs: NAME.db and the directory NAME-csv/ (name = t), in the current directory
+expect 0 "default outputs" -- bash -c 'cd "$1" && "$2" sweep w.ini' _ "$T" "$L_ABS"
+[ -s "$T/t.db" ] && [ -s "$T/t-csv/tidy.csv" ] && ok || bad "default outputs: $(ls -d "$T"/t.* "$T"/t-* 2>/dev/null)"
+# --csv DIR is a directory: another study's tidy CSV directory is replaced only with -f
+expect 1 "another study's CSV directory" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w2.db" --csv "$T/ref"
+has "$T/err" "lbsim: sweep: $T/ref: directory is not empty (use --force" "another study's: message"
+has "$T/ref/tidy.csv" ",grid.barrier_us,measure,value" "another study's CSV kept without -f"
+expect 0 "another study's CSV directory, -f" -- "$LBSIM" sweep "$T/w.ini" --results "$T/w2.db" --csv "$T/ref/" -f
+has "$T/ref/tidy.csv" "study,task,trace,grid,partitioner,policy,sim.cost,sim.steps,measure,value" "replaced with -f"
+# a directory holding anything else, or a tidy.csv that is not a sweep's, is never replaced
+for d in mine theirs; do
+  mkdir "$T/$d"
+  echo "precious" >"$T/$d/tidy.csv"
+done
+echo "precious" >"$T/mine/notes.txt"
+for f in "" -f; do
+  expect 1 "a user's directory $f" -- "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/mine" $f
+  has "$T/err" "lbsim: sweep: $T/mine/notes.txt: not a file lbsim writes there; refusing to replace $T/mine" \
+    "a user's directory $f: message"
+done
+expect 1 "a user's tidy.csv -f" -- "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/theirs" -f
+has "$T/err" "lbsim: sweep: $T/theirs/tidy.csv: not a sweep's tidy CSV; refusing to replace $T/theirs" \
+  "a user's tidy.csv: message"
+[ "$(cat "$T/mine/tidy.csv" "$T/mine/notes.txt" "$T/theirs/tidy.csv")" = "$(printf 'precious\nprecious\nprecious')" ] &&
+  [ "$(ls -A "$T/mine" | wc -l)" = 2 ] && [ "$(ls -A "$T/theirs")" = tidy.csv ] && ok || bad "a user's files changed"
 echo "precious" >"$T/mine.csv"
-expect 1 "foreign csv" -- "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/mine.csv"
-has "$T/mine.csv" "precious" "a foreign CSV kept"
+expect 1 "a file as --csv DIR" -- "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/mine.csv" -f
+has "$T/err" "lbsim: sweep: $T/mine.csv: exists and is not a directory; refusing to replace it" "a file: message"
+has "$T/mine.csv" "precious" "a file kept"
 mkfifo "$T/fifo.csv"
 expect 1 "fifo csv" -- timeout 20 "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/fifo.csv"
+mkdir "$T/fifo"
+mkfifo "$T/fifo/tidy.csv"
+expect 1 "fifo tidy.csv" -- timeout 20 "$LBSIM" sweep "$T/s.ini" --results "$T/f.db" --csv "$T/fifo" -f
+has "$T/err" "$T/fifo/tidy.csv: not a file lbsim writes there" "fifo tidy.csv: message"
+# the CSV's directory never holds the results store (its rename would take the store along)
+expect 1 "the store's directory as --csv" -- "$LBSIM" sweep "$T/q.ini" --results "$T/q.db" --csv "$T"
+has "$T/err" "would hold the results store" "the store's directory: message"
 finish
