@@ -231,7 +231,6 @@ static int farm(const lbs_sweep *s, args *a, uint8_t *done, int64_t ndone, int r
   }
   cli_progress bar;
   cli_progress_start(&bar, "sweep", rank == 0 ? s->ntasks : 0);
-  bar.base = ndone; /* the ETA from this run's pace, not the resumed tasks' */
   lbs_sweep_farm f = {
       .progress = bar.on ? cli_progress_cb : NULL, .progress_arg = &bar, .failed = task_failed};
   lbs_sweep_run(s, a->results, done, MPI_COMM_WORLD, &f);
