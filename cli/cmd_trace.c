@@ -32,6 +32,7 @@ typedef struct {
   "  -f, --force      replace the output file (a regular file only, never a directory or device)\n"
 
 enum {
+  O_DENOISE = 999,
   O_BOUND = 1000,
   O_CODEC,
   O_CHUNK,
@@ -607,44 +608,72 @@ static int trace_import(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- recode */
 
-/* The command line into eo, *out and *in: 0, 2 after a usage error, or -1 after --help. */
-static int recode_parse(int argc, char **argv, enc_opts *eo, const char **out, const char **in) {
-  static const struct option lo[] = {ENC_LONGOPTS, {0, 0, 0, 0}};
+/* trace recode's command line: the encoding, the denoising rules, the output and the input. */
+typedef struct {
+  enc_opts eo;
+  lbs_denoise dn[LBS_DENOISE_MAX_RULES];
+  int ndn;
+  const char *out, *in;
+} recode_args;
+
+/* The command line into a: 0, 2 after a usage error, or -1 after --help. */
+static int recode_parse(int argc, char **argv, recode_args *a) {
+  static const struct option lo[] = {
+      {"denoise", required_argument, 0, O_DENOISE}, ENC_LONGOPTS, {0, 0, 0, 0}};
   int c, r;
   while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
-    if ((r = enc_opt(c, optarg, eo)) == 2) return 2;
+    if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
     switch (c) {
     case 'o':
-      if (cli_output_arg("trace recode", "-o", optarg, out)) return 2;
+      if (cli_output_arg("trace recode", "-o", optarg, &a->out)) return 2;
+      break;
+    case O_DENOISE:
+      if (a->ndn == LBS_DENOISE_MAX_RULES)
+        return cli_usage("trace recode", "at most %d --denoise rules", LBS_DENOISE_MAX_RULES);
+      if (lbs_denoise_parse(optarg, &a->dn[a->ndn]))
+        return cli_usage("trace recode", "%s", lbs_errmsg());
+      a->ndn++;
       break;
     case 'h':
       printf("usage: lbsim trace recode in.lbt -o out.lbt [--bound [M=]B] [--codec [M=]C] [--chunk "
-             "N]\n\n"
+             "N]\n"
+             "                          [--denoise [M=]RULE]\n\n"
              "Writes the trace again with other error bounds, codecs or chunk size: profile\n"
-             "losslessly, decide the compaction later. The metadata, the mesh and the steps are\n"
-             "kept. The bound applies to the values read (a lossy input's errors add up). A\n"
-             "damaged input stops at the bad chunk, named, and the output keeps the steps\n"
-             "before it.\n\noptions:\n" ENC_HELP "\nexamples:\n"
+             "losslessly, decide the compaction later. The metadata, the mesh, the recorded\n"
+             "owners and the steps are kept. The bound applies to the values read (a lossy\n"
+             "input's errors add up). A damaged input stops at the bad chunk, named, and the\n"
+             "output keeps the steps before it.\n\noptions:\n" ENC_HELP
+             "  --denoise [M=]RULE  remove noise that is not the application's from metric M\n"
+             "                   (default time_ns; repeatable, one rule a metric), comparing each\n"
+             "                   value with the same element's at the W nearest sampled steps:\n"
+             "                   spike[:W[:F]]  a value above F x their median becomes the median\n"
+             "                                  (default W 3, F 3: preemption spikes), the rest\n"
+             "                                  stays as measured\n"
+             "                   median[:W]     every value becomes that median (default W 3)\n"
+             "                   Recorded in the trace's metadata (denoise).\n"
+             "\nexamples:\n"
              "  lbsim trace recode run.lbt -o small.lbt                      # default bound\n"
              "  lbsim trace recode run.lbt -o small.lbt --bound time_ns=rel:0.01\n"
-             "  lbsim trace recode old.lbt -o new.lbt --bound lossless       # schema upgrade\n",
+             "  lbsim trace recode old.lbt -o new.lbt --bound lossless       # schema upgrade\n"
+             "  lbsim trace recode run.lbt -o clean.lbt --denoise spike      # preemption spikes\n",
              LBS_BOUND_DEFAULT " for every metric");
       return -1;
     default: return cli_bad_option("trace recode");
     }
   }
-  if (!*out) return cli_usage("trace recode", "missing -o FILE");
+  if (!a->out) return cli_usage("trace recode", "missing -o FILE");
   if (optind != argc - 1) return cli_usage("trace recode", "expected one input trace");
-  *in = argv[optind];
+  a->in = argv[optind];
   return 0;
 }
 
 static int trace_recode(int argc, char **argv) {
-  enc_opts eo = {0};
-  const char *out = NULL, *in = NULL;
-  int rc = recode_parse(argc, argv, &eo, &out, &in);
+  recode_args a = {0};
+  int rc = recode_parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
+  const char *out = a.out, *in = a.in;
+  enc_opts eo = a.eo;
   struct stat si, so;
   if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
       si.st_ino == so.st_ino) {
@@ -655,9 +684,10 @@ static int trace_recode(int argc, char **argv) {
   lbs_trace *t;
   lbs_err e = lbs_trace_open(in, &t);
   if (e) return cli_error("trace recode", e);
-  if ((e = lbs_trace_recode_check(t, &eo.enc))) /* the settings against the trace's metrics */
+  if ((e = lbs_trace_recode_check(t, &eo.enc)) || (e = lbs_trace_denoise_check(t, a.dn, a.ndn)))
+    /* the settings against the trace's metrics */
     rc = e == LBS_NOMEM ? cli_error("trace recode", e)
-                        : (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
+                        : (fprintf(stderr, "lbsim: trace recode: %s\n", lbs_errmsg()), 2);
   else if (cli_replace_output(out, eo.force, CLI_FILE_TRACE))
     rc = 1;
   if (rc) return lbs_trace_close(&t), rc;
@@ -665,7 +695,7 @@ static int trace_recode(int argc, char **argv) {
   int64_t kept;
   cli_progress_start(&p, "recoding", lbs_trace_steps(t));
   int guard = guard_trace(out);
-  e = lbs_trace_recode(t, in, &eo.enc, eo.chunk, out, cli_progress_cb, &p, &kept);
+  e = lbs_trace_recode(t, in, &eo.enc, eo.chunk, a.dn, a.ndn, out, cli_progress_cb, &p, &kept);
   cli_interrupt_keep(guard);
   cli_progress_end(&p);
   struct stat sb;
@@ -676,10 +706,18 @@ static int trace_recode(int argc, char **argv) {
           1);
   else if (e)
     rc = cli_error("trace recode", e);
-  else
-    cli_wrote("trace recode", out, "%lld steps, %lld bytes (from %lld)",
+  else {
+    char changed[1024] = "";
+    for (int k = 0; k < a.ndn; k++) {
+      char rule[128];
+      size_t len = strlen(changed);
+      snprintf(changed + len, sizeof changed - len, "; %s changed %lld values",
+               lbs_denoise_format(&a.dn[k], rule, sizeof rule), (long long)a.dn[k].changed);
+    }
+    cli_wrote("trace recode", out, "%lld steps, %lld bytes (from %lld)%s",
               (long long)lbs_trace_steps(t), stat(out, &sb) ? -1LL : (long long)sb.st_size,
-              (long long)lbs_trace_file_bytes(t));
+              (long long)lbs_trace_file_bytes(t), changed);
+  }
   lbs_trace_close(&t);
   return rc;
 }

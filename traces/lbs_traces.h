@@ -433,6 +433,37 @@ void lbs_trace_info_text(FILE *f, lbs_trace *t, const char *path, const lbs_trac
                          int values);
 void lbs_trace_info_free(lbs_trace_info *info); /* frees the arrays; leaves the rest */
 
+/* ---------------------------------------------------------------- denoising (denoise.c)
+ * Noise that is not the application's: a preempted element's time (a spike of milliseconds
+ * against a median of microseconds) is the machine's, and a replay would make one processor
+ * carry it. A rule compares each value of a metric with the same element's values at the W
+ * nearest sampled steps (centred, shifted inward at the trace's ends, all steps when there are
+ * fewer than W), over their finite values:
+ *   spike[:W[:F]]  (default 3 and 3) a value above F times that median becomes the median; every
+ *                  other value stays as it is
+ *   median[:W]     (default 3) every value becomes the median
+ * Non-finite values stay. Opt-in (trace recode --denoise), recorded in the trace's metadata. */
+#define LBS_DENOISE_MAX_WINDOW 99
+#define LBS_DENOISE_MAX_RULES 16
+typedef enum { LBS_DENOISE_SPIKE = 1, LBS_DENOISE_MEDIAN = 2 } lbs_denoise_kind;
+typedef struct lbs_denoise {
+  char metric[64]; /* the metric it applies to (time_ns when not named) */
+  lbs_denoise_kind kind;
+  int window;      /* W, odd, 3..LBS_DENOISE_MAX_WINDOW */
+  double factor;   /* spike: F > 1 */
+  int64_t changed; /* set by lbs_trace_recode: the values it changed */
+} lbs_denoise;
+/* "[METRIC=]spike[:W[:F]]" or "[METRIC=]median[:W]" into *out; LBS_PARSE naming the text. */
+lbs_err lbs_denoise_parse(const char *arg, lbs_denoise *out);
+/* Its one spelling, "time_ns=spike:3:3", into buf (n bytes); returns buf. */
+char *lbs_denoise_format(const lbs_denoise *d, char *buf, size_t n);
+/* The window [*lo, *hi] of step s of S. */
+void lbs_denoise_window(int window, int64_t s, int64_t S, int64_t *lo, int64_t *hi);
+/* Applies d to n elements: win[0..nwin) are the window's steps (their values of the metric),
+ * win[self] the step being written; the result into out. Returns how many values changed. */
+int64_t lbs_denoise_apply(const lbs_denoise *d, const double *const *win, int nwin, int self,
+                          int64_t n, double *out);
+
 /* ---------------------------------------------------------------- recoding (recode.c)
  * A trace written again with other error bounds, codecs or chunk size: the metadata, the mesh
  * and the steps kept. The bound applies to the values read (a lossy input's errors add up). */
@@ -445,12 +476,18 @@ lbs_err lbs_trace_recode_check(lbs_trace *t, const lbs_encoding *enc);
  * chunk_elems elements a chunk (0: t's). The metadata is t's less what the writer sets itself
  * (format, schema, sizes, the mesh's), plus recoded_from = in_path; `source`, which lets trace
  * check regenerate the values, stays only when every metric of t is lossless (else it becomes
- * recoded_source, so that a check does not count t's errors too). progress (may be NULL) is told
- * each step. A damaged input stops at the bad chunk, named: *kept (may be NULL) is then the
- * number of steps the new file keeps before it, else -1. */
+ * recoded_source, so that a check does not count t's errors too). dn[0..ndn) (may be NULL with
+ * ndn 0): denoising rules, each for another metric of t, recorded in the metadata as denoise
+ * (after the input's own, if it had one); each one's changed count is set. progress (may be
+ * NULL) is told each step. A damaged input stops at the bad chunk, named: *kept (may be NULL) is
+ * then the number of steps the new file keeps before it, else -1. */
+/* dn[0..ndn) against t's metrics, as lbs_trace_recode checks them first: LBS_NOTFOUND "--denoise:
+ * no metric 'X' (metrics: ...)", LBS_INVAL for two rules on one metric, LBS_RANGE for more than
+ * LBS_DENOISE_MAX_RULES. */
+lbs_err lbs_trace_denoise_check(lbs_trace *t, lbs_denoise *dn, int ndn);
 lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *enc,
-                         int64_t chunk_elems, const char *out_path, lbs_progress_fn progress,
-                         void *arg, int64_t *kept);
+                         int64_t chunk_elems, lbs_denoise *dn, int ndn, const char *out_path,
+                         lbs_progress_fn progress, void *arg, int64_t *kept);
 
 /* ---------------------------------------------------------------- generators */
 

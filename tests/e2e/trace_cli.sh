@@ -210,6 +210,19 @@ has "$T/out" '"schema_version":2' "upgraded"
 expect 2 "recode with a bad bound" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/x.lbt" --bound range:2
 has "$T/err" "keeps nothing of the data" "bad bound message"
 
+# --denoise: opt-in, recorded, each value kept or set to its neighbouring steps' median
+expect 0 "recode with --denoise" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/dn.lbt" --denoise spike
+has "$T/err" "time_ns=spike:3:3 changed" "the changed values counted"
+expect 0 "denoise it again" -- "$LBSIM" trace recode "$T/dn.lbt" -o "$T/dn2.lbt" --denoise median:5
+expect 0 "denoised info" -- "$LBSIM" trace info "$T/dn2.lbt" --json
+has "$T/out" '"denoise":"time_ns=spike:3:3; time_ns=median:5"' "the rules in the trace's metadata, in order"
+expect 2 "two rules for one metric" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/x.lbt" --denoise spike --denoise median
+has "$T/err" "lbsim: trace recode: --denoise: two rules for metric 'time_ns'" "two rules refused"
+expect 2 "denoise a metric the trace lacks" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/x.lbt" --denoise cycles=spike
+has "$T/err" "no metric 'cycles'" "unknown metric named"
+expect 2 "an even window" -- "$LBSIM" trace recode "$T/ll.lbt" -o "$T/x.lbt" --denoise median:4
+[ ! -e "$T/x.lbt" ] && ok || bad "a refused recode wrote its output"
+
 # Import of measured values: NaN refused unless allowed
 mkdir -p "$T/nf"
 printf 'lbsim-steps 1\nelements 3\nmetric time_ns ns\nstep s0 0\n' >"$T/nf/manifest"

@@ -139,7 +139,7 @@ Test(recode, stays_within_its_bound_and_keeps_the_metadata) {
   int64_t kept = 7;
   cr_assert_eq(lbs_trace_open(in, &t), LBS_OK);
   cr_assert_eq(lbs_trace_recode_check(t, &enc), LBS_OK);
-  cr_assert_eq(lbs_trace_recode(t, in, &enc, 16, out, NULL, NULL, &kept), LBS_OK, "%s",
+  cr_assert_eq(lbs_trace_recode(t, in, &enc, 16, NULL, 0, out, NULL, NULL, &kept), LBS_OK, "%s",
                lbs_errmsg());
   cr_assert_eq(kept, -1);
   cr_assert_eq(lbs_trace_open(out, &r), LBS_OK);
@@ -164,7 +164,7 @@ Test(recode, stays_within_its_bound_and_keeps_the_metadata) {
   char *again = tu_path(dir, "again.lbt");
   lbs_trace *o;
   cr_assert_eq(lbs_trace_open(out, &o), LBS_OK);
-  cr_assert_eq(lbs_trace_recode(o, out, NULL, 0, again, NULL, NULL, NULL), LBS_OK, "%s",
+  cr_assert_eq(lbs_trace_recode(o, out, NULL, 0, NULL, 0, again, NULL, NULL, NULL), LBS_OK, "%s",
                lbs_errmsg());
   lbs_trace_close(&o);
   cr_assert_eq(lbs_trace_open(again, &r), LBS_OK);
@@ -173,7 +173,7 @@ Test(recode, stays_within_its_bound_and_keeps_the_metadata) {
   cr_assert_str_eq(lbs_trace_meta(r, "recoded_from"), out);
   lbs_trace_close(&r);
   /* an existing output is not replaced */
-  cr_assert_eq(lbs_trace_recode(t, in, NULL, 0, again, NULL, NULL, NULL), LBS_IO);
+  cr_assert_eq(lbs_trace_recode(t, in, NULL, 0, NULL, 0, again, NULL, NULL, NULL), LBS_IO);
   lbs_trace_close(&t);
   free(in), free(out), free(again);
 }
@@ -200,7 +200,7 @@ Test(recode, a_damaged_input_leaves_the_steps_before_it) {
   lbs_trace *t;
   int64_t kept = -1;
   cr_assert_eq(lbs_trace_open(in, &t), LBS_OK);
-  cr_assert_eq(lbs_trace_recode(t, in, NULL, 0, out, NULL, NULL, &kept), LBS_CORRUPT);
+  cr_assert_eq(lbs_trace_recode(t, in, NULL, 0, NULL, 0, out, NULL, NULL, &kept), LBS_CORRUPT);
   cr_assert_eq(kept, 2);
   cr_assert(strstr(lbs_errmsg(), "step 2 metric 'time_ns' chunk 0: checksum mismatch"), "%s",
             lbs_errmsg());

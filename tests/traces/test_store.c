@@ -670,7 +670,7 @@ Test(store, recorded_owners_roundtrip_and_survive_recode) {
     cr_assert_eq(lbs_trace_owners_step(t, 3), -1);
     cr_assert_eq(lbs_trace_owners_read(t, 3, got), LBS_RANGE);
     if (!pass)
-      cr_assert_eq(lbs_trace_recode(t, p, NULL, 0, q, NULL, NULL, NULL), LBS_OK, "%s",
+      cr_assert_eq(lbs_trace_recode(t, p, NULL, 0, NULL, 0, q, NULL, NULL, NULL), LBS_OK, "%s",
                    lbs_errmsg());
     lbs_trace_close(&t);
   }
