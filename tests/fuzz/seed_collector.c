@@ -36,7 +36,7 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
   for (int r = 0; r < ranks; r++) {
     int64_t lo = n * r / ranks, hi = n * (r + 1) / ranks, cnt = hi - lo;
     lbs_buf part = {0};
-    int64_t h[3] = {cnt, m.dim, m.has_adj};
+    int64_t h[4] = {cnt, m.dim, m.has_adj, (node * ranks + r) % m.ranks};
     lbs_buf_append(&part, h, sizeof h);
     lbs_buf_append(&part, mine + lo, (size_t)cnt * 8);
     for (int64_t i = lo; i < hi && m.dim; i++) {

@@ -34,11 +34,12 @@ static void frame(lbs_buf *out, uint16_t type, int32_t node, const void *b, size
 
 /* node k holds elements 4k..4k+3 (one rank) */
 static void mesh(lbs_buf *out, int32_t node, int64_t first) {
-  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, ids} */
-  uint8_t part[8 + 24 + 32];
-  uint64_t len = 24 + 32;
-  int64_t h[3] = {4, 0, 0}, g[4] = {first, first + 1, first + 2, first + 3};
-  memcpy(part, &len, 8), memcpy(part + 8, h, 24), memcpy(part + 32, g, 32);
+  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, rank = node,
+   * ids} */
+  uint8_t part[8 + 32 + 32];
+  uint64_t len = 32 + 32;
+  int64_t h[4] = {4, 0, 0, node}, g[4] = {first, first + 1, first + 2, first + 3};
+  memcpy(part, &len, 8), memcpy(part + 8, h, 32), memcpy(part + 40, g, 32);
   int32_t head[2] = {node, 1};
   cr_assert_eq(lbs__frame_build(out, FR_MESH, head, 8, part, sizeof part), LBS_OK);
 }
