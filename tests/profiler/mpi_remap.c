@@ -72,7 +72,9 @@ static void run_step(lbsprof *p, int w, int64_t n, const int64_t *gid, int s, in
     lbsprof_elem_end(p, i);
     CHECK(lbsprof_set_value(p, w, i, (double)gid[i] + 1000.0 * s) == 0, "set_value");
   }
-  if (mid) refused(p, n, gid, "step 2 (elements measured or values set); call it after lbsprof_step_end", "mid-step");
+  if (mid)
+    refused(p, n, gid, "step 2 (elements measured or values set); call it after lbsprof_step_end",
+            "mid-step");
   CHECK(lbsprof_step_end(p) == 0, "step_end: %s", lbsprof_errmsg());
 }
 
