@@ -22,17 +22,30 @@ typedef struct {
   double **vals; /* per local rank: M x n_r, or NULL */
 } pstep;
 
+/* A rank's layout from one of its remaps on (lbsprof_remap): n elements, ids gid. */
+typedef struct {
+  int64_t from, n, *gid;
+} layout;
+
+/* A rank's layouts received but not yet in force for the node's steps, oldest first. */
+typedef struct {
+  layout *l;
+  int n, cap;
+} layouts;
+
 typedef struct {
   prof_shm *shm;
   int nl, node, M;
   const char *addr;
   prof_meta meta;
   int have_meta;
-  lbs_buf *mesh;    /* per rank: its MESH payload */
-  int64_t *n;       /* per rank: elements */
-  int *done, *lost; /* per rank */
-  int64_t *last;    /* per rank: last step delivered, -1 */
-  pstep *ps;        /* pending steps */
+  lbs_buf *mesh;      /* per rank: its MESH payload */
+  int64_t *n;         /* per rank: elements in the layout of the steps emitted */
+  layouts *pend;      /* per rank: its remaps still to come into force */
+  lbs_buf last_remap; /* the last REMAP frame sent: again after MESH on a new connection */
+  int *done, *lost;   /* per rank */
+  int64_t *last;      /* per rank: last step delivered, -1 */
+  pstep *ps;          /* pending steps */
   int nps, cps;
   lbs_buf hello; /* HELLO and MESH frames, sent first on every connection */
   lbs_buf *q;    /* frames waiting to go */
@@ -73,6 +86,9 @@ static void flush(agent *a) {
       return;
     }
     a->qbytes -= f->len;
+    uint16_t type;
+    memcpy(&type, f->data + 6, sizeof type); /* {magic, version, type, ...} */
+    if (type == FR_REMAP) lbs_buf_free(&a->last_remap), a->last_remap = *f, memset(f, 0, sizeof *f);
     lbs_buf_free(f);
     a->qhead++;
     a->last_sent = lbs__now_s();
@@ -103,6 +119,7 @@ static void try_connect(agent *a) {
     lbs_err e = lbs__auth_client(fd, a->secret, a->node, 5);
     refused = e == LBS_INVAL;
     if (!e && a->hello.len) e = lbs__frame_send_raw(fd, a->hello.data, a->hello.len);
+    if (!e && a->last_remap.len) e = lbs__frame_send_raw(fd, a->last_remap.data, a->last_remap.len);
     if (!e) {
       a->fd = fd;
       a->last_sent = lbs__now_s();
@@ -184,6 +201,50 @@ static int emit_step(agent *a, pstep *p) {
   return err ? -1 : 0;
 }
 
+/* The step from which the node's next layout is in force, when every local rank's remap for it
+ * is in (ranks remap together: each rank's oldest pending layout is for the same step), or -1. */
+static int64_t next_layout(const agent *a) {
+  int64_t from = -1;
+  for (int r = 0; r < a->nl; r++) {
+    if (a->lost[r]) return -1;
+    if (!a->pend[r].n || (r && a->pend[r].l[0].from != from)) return -1;
+    from = a->pend[r].l[0].from;
+  }
+  return from;
+}
+
+/* The node's layouts in force from steps up to `upto`: one REMAP frame each, {node, nranks,
+ * from_step, n[nranks]} and the ids of the ranks in turn; the ranks' counts follow. */
+static void emit_remaps(agent *a, int64_t upto) {
+  int64_t from;
+  while ((from = next_layout(a)) >= 0 && from <= upto) {
+    prof_remap_hdr h = {a->node, a->nl, from};
+    lbs_buf pay = {0}, fr = {0};
+    int err = lbs_buf_append(&pay, &h, sizeof h);
+    for (int r = 0; !err && r < a->nl; r++)
+      err = lbs_buf_append(&pay, &a->pend[r].l[0].n, sizeof(int64_t));
+    for (int r = 0; !err && r < a->nl; r++)
+      err = lbs_buf_append(&pay, a->pend[r].l[0].gid, (size_t)a->pend[r].l[0].n * sizeof(int64_t));
+    if (!err) err = lbs__frame_build(&fr, FR_REMAP, pay.data, pay.len, NULL, 0) || enqueue(a, &fr);
+    if (err) lbs_log(LBS_LOG_WARN, "out of memory for the layout from step %lld", (long long)from);
+    lbs_buf_free(&pay), lbs_buf_free(&fr);
+    for (int r = 0; r < a->nl; r++) { /* in force: the oldest pending layout goes */
+      layouts *q = &a->pend[r];
+      a->n[r] = q->l[0].n;
+      free(q->l[0].gid);
+      memmove(q->l, q->l + 1, (size_t)(--q->n) * sizeof *q->l);
+    }
+  }
+}
+
+/* The number of elements rank r sends at step `step`: its newest layout from that step or
+ * before. */
+static int64_t elements_at(const agent *a, int r, int64_t step) {
+  int64_t n = a->n[r];
+  for (int i = 0; i < a->pend[r].n && a->pend[r].l[i].from <= step; i++) n = a->pend[r].l[i].n;
+  return n;
+}
+
 /* Steps every live rank has delivered go out; steps a live rank skipped (dropped) are
  * given up once it has moved past them. */
 static void complete_steps(agent *a) {
@@ -207,6 +268,7 @@ static void complete_steps(agent *a) {
         i++;
         continue;
       }
+      emit_remaps(a, p->step); /* a new layout's frame before its first step */
       emit_step(a, p);
       drop_step(a, i);
       i = 0;
@@ -218,6 +280,8 @@ static void complete_steps(agent *a) {
       i++;
     }
   }
+  /* every rank's steps before the layouts now in are settled: they may go */
+  if (live) emit_remaps(a, INT64_MAX);
 }
 
 static void build_hello(agent *a) {
@@ -271,11 +335,34 @@ static int start_ranks(agent *a) {
   a->done = calloc((size_t)a->nl, sizeof *a->done);
   a->lost = calloc((size_t)a->nl, sizeof *a->lost);
   a->last = malloc((size_t)a->nl * sizeof *a->last);
-  if (!a->mesh || !a->n || !a->done || !a->lost || !a->last || lbs_codec_ctx_create(&a->cc))
+  a->pend = calloc((size_t)a->nl, sizeof *a->pend);
+  if (!a->mesh || !a->n || !a->done || !a->lost || !a->last || !a->pend ||
+      lbs_codec_ctx_create(&a->cc))
     return 1;
   for (int r = 0; r < a->nl; r++) a->last[r] = -1;
   a->down_since = lbs__now_s();
   return 0;
+}
+
+/* Rank r's REC_REMAP {from_step, n, gid[n]}: a layout pending until the node's steps before it
+ * have gone. */
+static void take_remap(agent *a, int r, const lbs_buf *rec) {
+  int64_t h[2];
+  memcpy(h, rec->data, sizeof h);
+  layouts *q = &a->pend[r];
+  if (h[1] < 0 || rec->len != sizeof h + (size_t)h[1] * sizeof(int64_t)) return;
+  if (q->n == q->cap) {
+    int c = q->cap ? 2 * q->cap : 4;
+    layout *l = realloc(q->l, (size_t)c * sizeof *l);
+    if (!l) return;
+    q->l = l, q->cap = c;
+  }
+  layout *l = &q->l[q->n];
+  l->from = h[0], l->n = h[1];
+  if (!(l->gid = malloc((size_t)(h[1] ? h[1] : 1) * sizeof *l->gid))) return;
+  memcpy(l->gid, rec->data + sizeof h, (size_t)h[1] * sizeof *l->gid);
+  q->n++;
+  complete_steps(a); /* the layout may go at once when the node's ranks are all past it */
 }
 
 /* Takes record rec of type from local rank r: the run's metadata (the first), the rank's mesh
@@ -293,11 +380,13 @@ static void take_record(agent *a, int r, uint32_t type, const lbs_buf *rec, int 
     memcpy(&sh, rec->data, sizeof sh);
     pstep *p = find_step(a, sh.step, sh.app_step);
     size_t nb = (size_t)(sh.n * sh.nmetrics) * sizeof(double);
-    if (p && sh.n == a->n[r] && sh.nmetrics == a->M && rec->len == sizeof sh + nb &&
-        (p->vals[r] = malloc(nb ? nb : 1)))
+    if (p && sh.n == elements_at(a, r, sh.step) && sh.nmetrics == a->M &&
+        rec->len == sizeof sh + nb && (p->vals[r] = malloc(nb ? nb : 1)))
       memcpy(p->vals[r], rec->data + sizeof sh, nb);
     a->last[r] = sh.step;
     complete_steps(a);
+  } else if (type == REC_REMAP && rec->len >= 16) {
+    take_remap(a, r, rec);
   } else if (type == REC_END && rec->len == sizeof(prof_end)) {
     prof_end pe;
     memcpy(&pe, rec->data, sizeof pe);

@@ -33,6 +33,18 @@ typedef struct {
   struct lbs_coll *c;
 } conn;
 
+/* A node's layout from step `from` on (its mesh from step 0, each remap after): n elements, the
+ * ids in the node's order and the MPI rank that holds each. */
+typedef struct {
+  int64_t from, n, *gid;
+  int32_t *rank;
+} nlayout;
+
+typedef struct {
+  nlayout *l; /* oldest first: the one in force at the last owners written, and newer ones */
+  int n, cap;
+} nlayouts;
+
 typedef struct {
   int64_t step, app;
   int count;
@@ -46,8 +58,14 @@ struct lbs_coll {
   prof_meta meta;
   int have_meta, M;
   int64_t E;
-  lbs_buf *mesh;     /* per node: its MESH payload */
-  int64_t **gid, *n; /* per node: global ids in the node's order */
+  lbs_buf *mesh;       /* per node: its MESH payload */
+  int64_t **gid, *n;   /* per node: global ids in the node's order (its newest layout) */
+  int *nranks;         /* per node: local ranks */
+  int32_t **rank;      /* per node: each local rank's MPI rank */
+  nlayouts *lay;       /* per node: its layouts, for the owners recorded */
+  int64_t owners_from; /* the last assignment written: from this step (-1: none yet) */
+  int64_t *owner;      /* E: scratch for an assignment */
+  uint8_t *mark;       /* E: scratch for a remap's check */
   int *ended, *lost, meshed;
   int64_t *last;
   lbs_trace_writer *w;
@@ -73,15 +91,20 @@ static int setup_nodes(coll *c, int nodes) {
   c->n = calloc((size_t)nodes, sizeof *c->n), c->ended = calloc((size_t)nodes, sizeof *c->ended);
   c->lost = calloc((size_t)nodes, sizeof *c->lost),
   c->last = malloc((size_t)nodes * sizeof *c->last);
-  if (!c->mesh || !c->gid || !c->n || !c->ended || !c->lost || !c->last) return -1;
+  c->nranks = calloc((size_t)nodes, sizeof *c->nranks);
+  c->rank = calloc((size_t)nodes, sizeof *c->rank), c->lay = calloc((size_t)nodes, sizeof *c->lay);
+  c->owners_from = -1;
+  if (!c->mesh || !c->gid || !c->n || !c->ended || !c->lost || !c->last || !c->nranks || !c->rank ||
+      !c->lay)
+    return -1;
   for (int i = 0; i < nodes; i++) c->last[i] = -1;
   return 0;
 }
 
-/* One rank's part of a node's MESH payload: {u64 len, i64 n, dim, has_adj, gid[n],
+/* One rank's part of a node's MESH payload: {u64 len, i64 n, dim, has_adj, rank, gid[n],
  * coords[n * dim], deg[n] (has_adj), adj[sum deg]} (see describe() in lbsprof.c). */
 typedef struct {
-  int64_t n;
+  int64_t n, rank;
   const int64_t *gid, *deg, *adj;
   const double *x;
 } mesh_part;
@@ -98,7 +121,7 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len,
   size_t at = 8;
   for (int r = 0; r < nranks; r++) {
     uint64_t l;
-    int64_t h[3];
+    int64_t h[4];
     if (len - at < 8 + sizeof h) return lbs_fail(LBS_FORMAT, "rank %d's mesh is cut short", r);
     memcpy(&l, p + at, 8), memcpy(h, p + at + 8, sizeof h);
     at += 8;
@@ -106,9 +129,10 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len,
       return lbs_fail(LBS_FORMAT, "rank %d's mesh has a bad length", r);
     uint64_t words = (l - sizeof h) / 8,
              per = 1 + (uint64_t)c->meta.dim + (c->meta.has_adj ? 1 : 0);
-    if (h[0] < 0 || h[1] != c->meta.dim || h[2] != c->meta.has_adj || (uint64_t)h[0] > words / per)
+    if (h[0] < 0 || h[1] != c->meta.dim || h[2] != c->meta.has_adj || h[3] < 0 ||
+        h[3] >= c->meta.ranks || (uint64_t)h[0] > words / per)
       return lbs_fail(LBS_FORMAT, "rank %d's mesh does not fit the run's description", r);
-    mesh_part m = {h[0], NULL, NULL, NULL, NULL};
+    mesh_part m = {h[0], h[3], NULL, NULL, NULL, NULL};
     const int64_t *w = (const int64_t *)(const void *)(p + at + sizeof h);
     m.gid = w, m.x = (const double *)(const void *)(w + m.n);
     uint64_t used = (uint64_t)m.n * per;
@@ -140,13 +164,17 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len,
 /* Elements of a node's mesh, counted or listed in the node's order. */
 typedef struct {
   int64_t count, *gid;
+  int nparts;
+  int32_t *owner, *part_rank; /* with gid: each element's rank; each part's rank */
 } id_list;
 
 static lbs_err list_ids(coll *c, const mesh_part *m, void *arg) {
   (void)c;
   id_list *l = arg;
   if (l->gid) memcpy(l->gid + l->count, m->gid, (size_t)m->n * sizeof *m->gid);
-  l->count += m->n;
+  for (int64_t i = 0; l->owner && i < m->n; i++) l->owner[l->count + i] = (int32_t)m->rank;
+  if (l->part_rank) l->part_rank[l->nparts] = (int32_t)m->rank;
+  l->count += m->n, l->nparts++;
   return LBS_OK;
 }
 
@@ -309,6 +337,42 @@ static void drop_cstep(coll *c, int i) {
   c->cs[i] = c->cs[--c->ncs];
 }
 
+/* The owners at step `at`: each node's newest layout from that step or before. */
+static void owners_at(coll *c, int64_t at) {
+  for (int k = 0; k < c->nodes; k++) {
+    const nlayouts *q = &c->lay[k];
+    int i = 0;
+    while (i + 1 < q->n && q->l[i + 1].from <= at) i++;
+    for (int64_t j = 0; j < q->l[i].n; j++) c->owner[q->l[i].gid[j]] = q->l[i].rank[j];
+  }
+}
+
+/* Records the assignments in force from steps after the last recorded up to step `upto` (the
+ * next step written), in order: each step from which some node's layout changed. The older
+ * layouts are forgotten. */
+static lbs_err write_owners(coll *c, int64_t upto) {
+  for (;;) {
+    int64_t next = INT64_MAX;
+    for (int k = 0; k < c->nodes; k++)
+      for (int i = 0; i < c->lay[k].n; i++) {
+        int64_t f = c->lay[k].l[i].from;
+        if (f > c->owners_from && f <= upto && f < next) next = f;
+      }
+    if (next == INT64_MAX) return LBS_OK;
+    owners_at(c, next);
+    lbs_err e = lbs_trace_write_owners(c->w, next, c->owner);
+    if (e) return e;
+    c->owners_from = next;
+    for (int k = 0; k < c->nodes; k++) { /* the one in force at `next` and newer stay */
+      nlayouts *q = &c->lay[k];
+      while (q->n > 1 && q->l[1].from <= next) {
+        free(q->l[0].gid), free(q->l[0].rank);
+        memmove(q->l, q->l + 1, (size_t)(--q->n) * sizeof *q->l);
+      }
+    }
+  }
+}
+
 /* Writes complete steps in order; forgets steps no node can complete any more. */
 static void write_ready(coll *c) {
   if (!c->w) return;
@@ -327,7 +391,8 @@ static void write_ready(coll *c) {
     if (s->count == c->nodes) {
       const double *cols[LBSPROF_MAX_METRICS];
       for (int m = 0; m < c->M; m++) cols[m] = s->vals + (size_t)m * (size_t)c->E;
-      lbs_err e = lbs_trace_write_step(c->w, s->app, cols);
+      lbs_err e = write_owners(c, s->step); /* the owners first: a step never goes without */
+      if (!e) e = lbs_trace_write_step(c->w, s->app, cols);
       if (e) {
         lbs_log(LBS_LOG_ERROR, "collect: cannot write step %lld: %s", (long long)s->app,
                 lbs_errmsg());
@@ -401,33 +466,52 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
   return 0;
 }
 
+/* Appends node k's layout from step `from` (n ids gid and their ranks, which it takes). */
+static lbs_err push_layout(coll *c, int k, int64_t from, int64_t n, int64_t *gid, int32_t *rank) {
+  nlayouts *q = &c->lay[k];
+  if (q->n == q->cap) {
+    int cap = q->cap ? 2 * q->cap : 4;
+    nlayout *l = realloc(q->l, (size_t)cap * sizeof *l);
+    if (!l) return free(gid), free(rank), lbs_fail(LBS_NOMEM, "a layout of node %d", k);
+    q->l = l, q->cap = cap;
+  }
+  q->l[q->n++] = (nlayout){from, n, gid, rank};
+  return LBS_OK;
+}
+
+/* Node `node`'s mesh: its ids and each one's rank (its layout from step 0), every element on one
+ * node only. Checked against the run's description before anything is kept. */
 static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   if (c->mesh[node].len) return 0; /* a reconnecting agent sends it again */
   lbs_buf copy = {0};              /* aligned for the walk */
-  id_list l = {0, NULL};
+  id_list l = {0};
   if (lbs_buf_append(&copy, p, len)) return -1;
   lbs_err e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
-  if (!e && !(l.gid = malloc((size_t)(l.count ? l.count : 1) * sizeof *l.gid)))
-    e = lbs_fail(LBS_NOMEM, "mesh");
-  if (!e) l.count = 0, e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
-  if (e) {
-    free(l.gid), lbs_buf_free(&copy);
-    return -1;
-  }
+  int64_t N = l.count;
+  int64_t *gid = e ? NULL : malloc((size_t)(N ? N : 1) * sizeof *gid);
+  int32_t *own = e ? NULL : malloc((size_t)(N ? N : 1) * sizeof *own),
+          *ranks = e ? NULL : malloc((size_t)l.nparts * sizeof *ranks);
+  if (!e && !(gid && own && ranks)) e = lbs_fail(LBS_NOMEM, "mesh");
+  l = (id_list){0, gid, 0, own, ranks};
+  if (!e) e = mesh_walk(c, copy.data, copy.len, list_ids, &l);
   /* every element on one node only: claimed now, so a step never holds more than E values */
-  for (int64_t i = 0; i < l.count; i++)
-    if (c->owned[l.gid[i]]) {
-      e = lbs_fail(LBS_INVAL, "element %lld is given twice", (long long)l.gid[i]);
-      while (i--) c->owned[l.gid[i]] = 0;
-      break;
+  for (int64_t i = 0; !e && i < N; i++)
+    if (c->owned[gid[i]]) {
+      e = lbs_fail(LBS_INVAL, "element %lld is given twice", (long long)gid[i]);
+      while (i--) c->owned[gid[i]] = 0;
     } else {
-      c->owned[l.gid[i]] = 1;
+      c->owned[gid[i]] = 1;
     }
+  int64_t *cur = e ? NULL : malloc((size_t)(N ? N : 1) * sizeof *cur);
+  if (!e && !cur) e = lbs_fail(LBS_NOMEM, "mesh");
   if (e) {
-    free(l.gid), lbs_buf_free(&copy);
+    free(gid), free(own), free(ranks), free(cur), lbs_buf_free(&copy);
     return -1;
   }
-  c->mesh[node] = copy, c->gid[node] = l.gid, c->n[node] = l.count;
+  memcpy(cur, gid, (size_t)N * sizeof *cur);
+  c->mesh[node] = copy, c->gid[node] = cur, c->n[node] = N;
+  c->nranks[node] = l.nparts, c->rank[node] = ranks;
+  if (push_layout(c, node, 0, N, gid, own)) return -1;
   if (++c->meshed == c->nodes) {
     if (create_trace(c)) {
       lbs_log(LBS_LOG_ERROR, "collect: cannot create %s: %s", c->out, lbs_errmsg());
@@ -438,6 +522,55 @@ static int on_mesh(coll *c, int node, const uint8_t *p, uint32_t len) {
   return 0;
 }
 
+/* Node `node`'s REMAP: {node, nranks, from_step, n[nranks]}, then the ids of its ranks in turn;
+ * in force for its step frames from here on. One already had (a reconnecting agent sends its last
+ * again) is skipped; the ids must be in range and each once on the node (the ranks have checked
+ * the whole mesh before sending). */
+static int on_remap(coll *c, int node, const uint8_t *p, uint32_t len) {
+  prof_remap_hdr h;
+  memcpy(&h, p, sizeof h);
+  int nr = c->nranks[node];
+  if (h.nranks != nr || len < sizeof h + (size_t)nr * 8)
+    return lbs_fail(LBS_FORMAT, "a remap of %d ranks on a node of %d", h.nranks, nr), -1;
+  nlayouts *q = &c->lay[node];
+  if (h.from_step <= q->l[q->n - 1].from) return 0;
+  if (h.from_step <= c->last[node])
+    return lbs_fail(LBS_FORMAT, "a remap from step %lld after step %lld", (long long)h.from_step,
+                    (long long)c->last[node]),
+           -1;
+  int64_t N = 0, cnt[nr];
+  memcpy(cnt, p + sizeof h, sizeof cnt);
+  for (int r = 0; r < nr; r++) {
+    if (cnt[r] < 0 || cnt[r] > c->E - N)
+      return lbs_fail(LBS_FORMAT, "a remap of more than %lld elements", (long long)c->E), -1;
+    N += cnt[r];
+  }
+  if (len != sizeof h + sizeof cnt + (size_t)N * 8)
+    return lbs_fail(LBS_FORMAT, "a remap of %lld elements in %u bytes", (long long)N, len), -1;
+  int64_t *gid = malloc((size_t)(N ? N : 1) * sizeof *gid), *cur = malloc((size_t)(N ? N : 1) * 8);
+  int32_t *own = malloc((size_t)(N ? N : 1) * sizeof *own);
+  lbs_err e =
+      gid && cur && own ? LBS_OK : lbs_fail(LBS_NOMEM, "a remap of %lld elements", (long long)N);
+  if (!e) memcpy(gid, p + sizeof h + sizeof cnt, (size_t)N * sizeof *gid);
+  for (int64_t i = 0, r = 0, left = nr ? cnt[0] : 0; !e && i < N; i++, left--) {
+    while (!left) left = cnt[++r];
+    own[i] = c->rank[node][r];
+    if (gid[i] < 0 || gid[i] >= c->E)
+      e = lbs_fail(LBS_FORMAT, "a remap from step %lld: element id %lld is out of range",
+                   (long long)h.from_step, (long long)gid[i]);
+    else if (c->mark[gid[i]]++)
+      e = lbs_fail(LBS_INVAL, "a remap from step %lld: element %lld is on the node twice",
+                   (long long)h.from_step, (long long)gid[i]);
+  }
+  for (int64_t i = 0; gid && i < N; i++)
+    if (gid[i] >= 0 && gid[i] < c->E) c->mark[gid[i]] = 0;
+  if (e) return free(gid), free(cur), free(own), -1;
+  memcpy(cur, gid, (size_t)N * sizeof *cur);
+  free(c->gid[node]);
+  c->gid[node] = cur, c->n[node] = N;
+  return push_layout(c, node, h.from_step, N, gid, own) ? -1 : 0;
+}
+
 /* The largest encoded step node k may send (every metric at its codec's worst). */
 static uint64_t step_max(const coll *c, int k) {
   return 32 + (uint64_t)c->M * (16 + (uint64_t)lbs_codec_max_bytes((size_t)c->n[k]));
@@ -446,12 +579,12 @@ static uint64_t step_max(const coll *c, int k) {
 /* The largest MESH record the run's description allows. */
 static double mesh_max(const coll *c) {
   double E = (double)c->E, per = 8.0 * (1 + c->meta.dim + (c->meta.has_adj ? 1 : 0));
-  return 8 + 32.0 * c->meta.ranks + E * per + 8.0 * (double)c->meta.adj_entries;
+  return 8 + 40.0 * c->meta.ranks + E * per + 8.0 * (double)c->meta.adj_entries;
 }
 
 static const char *frame_name(uint16_t type) {
-  static const char *names[] = {"?",   "hello",     "mesh", "step",
-                                "end", "challenge", "auth", "ping"}; /* "a %s frame" */
+  static const char *names[] = {"?",    "hello", "mesh",    "step", "end", "challenge",
+                                "auth", "ping",  "verdict", "remap"}; /* "a %s frame" */
   return type < sizeof names / sizeof *names ? names[type] : "unknown";
 }
 
@@ -477,14 +610,19 @@ static int frame_check(void *ctx, uint16_t type, uint32_t len) {
     switch (type) {
     case FR_MESH: max = mesh_max(c); break;
     case FR_STEP: max = c->mesh[k->node].len ? (double)step_max(c, k->node) : 0; break;
+    case FR_REMAP:
+      max = c->mesh[k->node].len
+                ? (double)sizeof(prof_remap_hdr) + 8.0 * c->meta.ranks + 8.0 * (double)c->E
+                : 0;
+      break;
     case FR_END: max = 8 + sizeof(prof_end), exact = 1; break;
     case FR_PING: max = 8, exact = 1; break;
     default:
       return lbs_fail(LBS_FORMAT, "a frame (%s, type %u) after the hello", frame_name(type), type),
              -1;
     }
-    if (type == FR_STEP && max == 0)
-      return lbs_fail(LBS_FORMAT, "a step before the node's mesh"), -1;
+    if ((type == FR_STEP || type == FR_REMAP) && max == 0)
+      return lbs_fail(LBS_FORMAT, "a %s before the node's mesh", frame_name(type)), -1;
   }
   if ((exact && len != max) || (double)len > max || len < 8)
     return lbs_fail(LBS_FORMAT, "a frame (%s) announcing %u bytes (%s %.0f)", frame_name(type), len,
@@ -544,7 +682,8 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       return lbs_fail(LBS_FORMAT, "a bad run description (the application's keys)"), -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
     if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) ||
-        !(c->owned = calloc((size_t)c->E, 1)))
+        !(c->owned = calloc((size_t)c->E, 1)) || !(c->mark = calloc((size_t)c->E, 1)) ||
+        !(c->owner = malloc((size_t)c->E * sizeof *c->owner)))
       return lbs_fail(LBS_NOMEM, "a run of %lld elements", (long long)m.elements), -1;
   } else if (memcmp(&m, &c->meta, sizeof m)) {
     return lbs_fail(LBS_INVAL, "node %d describes another run", node), -1;
@@ -593,6 +732,7 @@ static int on_frame(coll *c, conn *k, uint16_t type, const uint8_t *p, uint32_t 
   if (type == FR_PING) return 0;
   if (type == FR_MESH) return on_mesh(c, node, p, len);
   if (type == FR_STEP) return on_step(c, node, p, len);
+  if (type == FR_REMAP) return on_remap(c, node, p, len);
   /* FR_END */
   prof_end e;
   memcpy(&e, p + 8, sizeof e);
@@ -762,6 +902,12 @@ int lbs__coll_finish(lbs_coll *c) {
   if (c->w) {
     write_ready(c);
     c->incomplete += c->ncs;
+    int ended = 1; /* then every remap is in: those after the last step are recorded too */
+    for (int k = 0; k < c->nodes; k++) ended &= c->ended[k];
+    if (ended && write_owners(c, INT64_MAX)) {
+      lbs_log(LBS_LOG_ERROR, "collect: cannot record the owners: %s", lbs_errmsg());
+      c->failed = 1;
+    }
     char v[32];
     snprintf(v, sizeof v, "%lld", (long long)c->dropped);
     lbs_trace_writer_set_meta(c->w, "profiler.dropped_steps", v);
@@ -800,9 +946,14 @@ void lbs__coll_free(lbs_coll *c) {
   if (c->w) lbs_trace_writer_close(&c->w);
   for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals);
   free(c->cs);
-  for (int k = 0; k < c->nodes && c->mesh; k++) lbs_buf_free(&c->mesh[k]), free(c->gid[k]);
+  for (int k = 0; k < c->nodes && c->mesh && c->rank && c->lay; k++) {
+    lbs_buf_free(&c->mesh[k]), free(c->gid[k]), free(c->rank[k]);
+    for (int i = 0; i < c->lay[k].n; i++) free(c->lay[k].l[i].gid), free(c->lay[k].l[i].rank);
+    free(c->lay[k].l);
+  }
   free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last),
-      free(c->tmp), free(c->owned);
+      free(c->tmp), free(c->owned), free(c->mark), free(c->owner), free(c->nranks), free(c->rank),
+      free(c->lay);
   lbs_codec_ctx_destroy(&c->cc);
   OPENSSL_cleanse(c->secret, sizeof c->secret);
   free(c);

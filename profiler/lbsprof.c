@@ -58,7 +58,9 @@ struct lbsprof {
   int papi_set, papi_n; /* PAPI event set and its events (cycles first if present) */
   long long papi0[2], papi1[2];
   int64_t n;   /* local elements */
+  int64_t E;   /* elements over all ranks */
   double *val; /* M x n */
+  int begun;   /* an element measured or a value set in this sampled step (lbsprof_remap) */
   int64_t step, sent, dropped;
   int sampled;
   int time_m;           /* the time_ns metric, or -1 */
@@ -714,7 +716,7 @@ static lbs_err check_elements(lbsprof *p, int kind, const int64_t dims[3], int64
     e = lbs_fail(LBS_INVAL,
                  "lbsprof: element ids must be 0..%lld over all ranks (largest given: %lld)",
                  (long long)*E - 1, (long long)maxid);
-  p->n = n;
+  p->n = n, p->E = *E;
   p->val = calloc((size_t)(n ? n : 1) * (size_t)(p->M ? p->M : 1), sizeof *p->val);
   if (!e && !p->val) e = lbs_fail(LBS_NOMEM, "lbsprof: %lld elements", (long long)n);
   if (!e && p->M == 0) e = lbs_fail(LBS_INVAL, "lbsprof: no metrics to record");
@@ -753,13 +755,13 @@ static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
   return LBS_OK;
 }
 
-/* Collective: this rank's MESH record into mesh, {n, dim, has_adj, gid[n], coords[n*dim],
- * deg[n], adj[]}, and into meta the adjacency entries of all ranks (the collector's bound on a
- * mesh). The error is this rank's. */
+/* Collective: this rank's MESH record into mesh, {n, dim, has_adj, rank, gid[n],
+ * coords[n*dim], deg[n], adj[]} (prof_int.h), and into meta the adjacency entries of all ranks (the
+ * collector's bound on a mesh). The error is this rank's. */
 static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double *coords,
                          const int64_t *xadj, const int64_t *adj, int has_adj, prof_meta *meta,
                          lbs_buf *mesh) {
-  int64_t hdr[3] = {n, meta->dim, has_adj}, ne = has_adj ? xadj[n] - xadj[0] : 0;
+  int64_t hdr[4] = {n, meta->dim, has_adj, p->rank}, ne = has_adj ? xadj[n] - xadj[0] : 0;
   MPI_Allreduce(&ne, &meta->adj_entries, 1, MPI_INT64_T, MPI_SUM, p->comm);
   lbs_err e = lbs_buf_append(mesh, hdr, sizeof hdr);
   if (!e && n) e = lbs_buf_append(mesh, gid, (size_t)n * sizeof *gid);
@@ -951,13 +953,14 @@ int lbsprof_set_value(lbsprof *p, int metric, int64_t i, double v) {
   if (metric < 0 || metric >= p->M || p->m[metric].kind != K_VALUE || i < 0 || i >= p->n)
     return lbs_fail(LBS_RANGE, "lbsprof: set_value(metric %d, element %lld) is out of range",
                     metric, (long long)i);
-  if (p->sampled) p->val[(size_t)metric * (size_t)p->n + (size_t)i] = v;
+  if (p->sampled) p->val[(size_t)metric * (size_t)p->n + (size_t)i] = v, p->begun = 1;
   return 0;
 }
 
 void lbsprof_elem_begin(lbsprof *p, int64_t i) {
   (void)i;
   if (!p->sampled) return;
+  p->begun = 1;
   if (p->slow) {
     for (int k = 0; k < p->M; k++)
       if (p->m[k].kind == K_PROBE && p->m[k].begin) p->m[k].begin(p->m[k].arg);
@@ -1001,8 +1004,90 @@ int lbsprof_step_end(lbsprof *p) {
     }
     memset(p->val, 0, (size_t)(p->n * p->M) * sizeof *p->val);
   }
-  p->step++;
+  p->step++, p->begun = 0;
   p->sampled = p->enabled && p->step % p->o.sample_every == 0;
+  return 0;
+}
+
+/* Collective: do the ranks' new elements, n here and ids gid, cover the mesh's 0..E-1 once each?
+ * The ids are counted in an E-sized array summed over the ranks; the first element on no rank or
+ * on several is named. The same error on every rank. */
+static lbs_err check_remap(lbsprof *p, int64_t n, const int64_t *gid) {
+  int64_t tot = 0, steps[2] = {p->step, -p->step};
+  MPI_Allreduce(&n, &tot, 1, MPI_INT64_T, MPI_SUM, p->comm);
+  MPI_Allreduce(MPI_IN_PLACE, steps, 2, MPI_INT64_T, MPI_MAX, p->comm);
+  if (steps[0] != -steps[1])
+    return lbs_fail(LBS_INVAL,
+                    "lbsprof_remap: the ranks are at different steps (%lld and %lld); every rank "
+                    "remaps after the same lbsprof_step_end",
+                    (long long)-steps[1], (long long)steps[0]);
+  if (tot != p->E)
+    return lbs_fail(LBS_INVAL,
+                    "lbsprof_remap: the ranks give %lld elements in all, the mesh has %lld: every "
+                    "element must be on one rank",
+                    (long long)tot, (long long)p->E);
+  lbs_err e = LBS_OK;
+  for (int64_t i = 0; !e && i < n; i++)
+    if (gid[i] < 0 || gid[i] >= p->E)
+      e = lbs_fail(LBS_INVAL,
+                   "lbsprof_remap: rank %d's local element %lld has id %lld, outside 0..%lld",
+                   p->rank, (long long)i, (long long)gid[i], (long long)p->E - 1);
+  int *count = e ? NULL : calloc((size_t)p->E, sizeof *count);
+  if (!e && !count) e = lbs_fail(LBS_NOMEM, "lbsprof_remap: %lld elements", (long long)p->E);
+  if ((e = agree(p, e))) return free(count), e;
+  for (int64_t i = 0; i < n; i++) count[gid[i]]++;
+  for (int64_t at = 0; at < p->E; at += 1 << 28) { /* MPI counts are ints */
+    int len = (int)(p->E - at < (1 << 28) ? p->E - at : (1 << 28));
+    MPI_Allreduce(MPI_IN_PLACE, count + at, len, MPI_INT, MPI_SUM, p->comm);
+  }
+  for (int64_t g = 0; !e && g < p->E; g++)
+    if (count[g] != 1)
+      e = lbs_fail(
+          LBS_INVAL,
+          "lbsprof_remap: element %lld is given %d times over the ranks (each must be given once)",
+          (long long)g, count[g]);
+  free(count);
+  return e;
+}
+
+/* Collective (lbsprof.h): the rank's elements from the next step on. Checked on every rank
+ * first; then the values are sized for n and the node agent told (REC_REMAP). */
+int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid) {
+  lbs_err e = LBS_OK;
+  if (!p->described)
+    e = lbs_fail(LBS_INVAL, "lbsprof_remap: before the mesh was described");
+  else if (n < 0 || (n && !gid))
+    e = lbs_fail(LBS_INVAL, "lbsprof_remap: rank %d gives %lld elements%s", p->rank, (long long)n,
+                 n < 0 ? "" : " without ids");
+  else if (p->begun)
+    e = lbs_fail(
+        LBS_INVAL,
+        "lbsprof_remap: rank %d is in the middle of step %lld (elements measured or values "
+        "set); call it after lbsprof_step_end",
+        p->rank, (long long)p->step);
+  if ((e = agree(p, e)) || (e = agree(p, check_remap(p, n, gid)))) return e;
+  /* a step of the largest rank, and the remap record, must fit the rings sized at the mesh */
+  int64_t most = n;
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, p->comm);
+  uint64_t need =
+      lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(most * p->M) * sizeof(double));
+  if (lbs__ring_record_bytes(16 + (size_t)most * sizeof *gid) > need)
+    need = lbs__ring_record_bytes(16 + (size_t)most * sizeof *gid);
+  if (need > p->shm->ring[p->lrank].cap)
+    e = lbs_fail(
+        LBS_RANGE,
+        "lbsprof_remap: a rank would hold %lld elements, whose step takes %llu bytes, over "
+        "its ring of %llu bytes sized when the mesh was described: set opts.ring_bytes to "
+        "at least %llu",
+        (long long)most, (unsigned long long)need, (unsigned long long)p->shm->ring[p->lrank].cap,
+        (unsigned long long)need);
+  double *val = e ? NULL : calloc((size_t)(n ? n : 1) * (size_t)p->M, sizeof *val);
+  if (!e && !val) e = lbs_fail(LBS_NOMEM, "lbsprof_remap: %lld elements", (long long)n);
+  if ((e = agree(p, e))) return free(val), e;
+  free(p->val);
+  p->val = val, p->n = n;
+  int64_t h[2] = {p->step, n};
+  if (p->enabled) put_record(p, REC_REMAP, h, sizeof h, gid, (size_t)n * sizeof *gid, 0);
   return 0;
 }
 

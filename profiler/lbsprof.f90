@@ -12,6 +12,7 @@
 !     call lbsprof_elem_end(p, i)
 !     ierr = lbsprof_set_value(p, w, i, value)
 !     ierr = lbsprof_step_end(p)
+!     ierr = lbsprof_remap(p, n, gid)   ! collective, after elements moved: local i is gid(i+1)
 !   end do
 !   ierr = lbsprof_finalize(p)                                   ! collective
 module lbsprof
@@ -19,7 +20,7 @@ module lbsprof
   implicit none
   private
   public :: lbsprof_start, lbsprof_metric, lbsprof_mesh_box, lbsprof_elem_begin, lbsprof_elem_end, &
-            lbsprof_set_value, lbsprof_step_end, lbsprof_finalize, lbsprof_error, c_ptr, c_int64_t, c_double
+            lbsprof_set_value, lbsprof_step_end, lbsprof_remap, lbsprof_finalize, lbsprof_error, c_ptr, c_int64_t, c_double
 
   interface
     function c_init(comm, path, metrics, every, bound, p) bind(c, name='lbsprof_init_f') result(rc)
@@ -62,6 +63,14 @@ module lbsprof
     function lbsprof_step_end(p) bind(c, name='lbsprof_step_end') result(rc)
       import :: c_ptr, c_int
       type(c_ptr), value :: p
+      integer(c_int) :: rc
+    end function
+    ! n: the rank's elements after a migration; gid(1:n): their global ids, 0-based
+    function lbsprof_remap(p, n, gid) bind(c, name='lbsprof_remap') result(rc)
+      import :: c_ptr, c_int64_t, c_int
+      type(c_ptr), value :: p
+      integer(c_int64_t), value :: n
+      integer(c_int64_t) :: gid(*)
       integer(c_int) :: rc
     end function
     function lbsprof_finalize(p) bind(c, name='lbsprof_finalize') result(rc)

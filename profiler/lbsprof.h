@@ -15,6 +15,8 @@
  *       lbsprof_set_value(p, w, i, weight[i]);
  *     }
  *     lbsprof_step_end(p);                       // every step; sampled ones are sent
+ *     if (migrated)                              // the application moved elements:
+ *       lbsprof_remap(p, n, gid);                // collective: local index i is gid[i] from now
  *   }
  *   lbsprof_finalize(&p);                        // collective: waits until the trace is written
  *
@@ -132,6 +134,17 @@ int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, co
  * described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of them
  * together fit in 1000 bytes. */
 int lbsprof_meta(lbsprof *p, const char *key, const char *value);
+
+/* Collective: after the application moved elements between ranks, this rank's elements by
+ * global id (each of 0..E-1 on one rank over all); local index i is gid[i] from the next step on,
+ * and the trace records which rank owns each element from that step (lbs_trace_owners_*). Call it
+ * between lbsprof_step_end and the next step's first lbsprof_elem_begin or lbsprof_set_value, at
+ * the same step on every rank; any step will do, sampled or not. An error (before the mesh was
+ * described, in the middle of a step, a total that is not the mesh's, an id out of range, an
+ * element on no rank or on several, n < 0) is returned on every rank with the same message, and
+ * the layout stays as it was. The node's ring must hold a step of the largest rank's new
+ * elements (opts.ring_bytes). */
+int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid);
 
 /* The metric's id by name (built-in, probe or value), or -1. */
 int lbsprof_metric_id(const lbsprof *p, const char *name);

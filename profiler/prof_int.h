@@ -17,8 +17,9 @@
  * secret (32 random bytes) reaches the agents and rank 0's collector in LBSPROF_SECRET (hex, in
  * their environment only), and a stand-alone `lbsim collect` keeps it in a token file of mode 0600
  * (LBSPROF_TOKEN_FILE / opts.token_file for the application). Then: HELLO, MESH, STEP..., END, with
- * PING while an agent has nothing to send. Every frame's announced length is checked against what
- * its type may carry in the connection's state before a byte of its payload is buffered. */
+ * PING while an agent has nothing to send, and REMAP before the first step of a new layout. Every
+ * frame's announced length is checked against what its type may carry in the connection's state
+ * before a byte of its payload is buffered. */
 #ifndef LBS_PROF_INT_H
 #define LBS_PROF_INT_H
 
@@ -29,12 +30,12 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 4
+#define LBSPROF_PROTO_VERSION 5
 #define LBSPROF_APP_META 1024 /* bytes of application keys in the run description */
 #define LBSPROF_MAX_METRICS 16
 
 /* ring records */
-enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4 };
+enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4, REC_REMAP = 5 };
 /* frames */
 enum {
   FR_HELLO = 1,
@@ -44,7 +45,8 @@ enum {
   FR_CHALLENGE = 5,
   FR_AUTH = 6,
   FR_PING = 7,
-  FR_VERDICT = 8
+  FR_VERDICT = 8,
+  FR_REMAP = 9
 };
 /* agent states in the segment header */
 enum { AGENT_STARTING = 0, AGENT_RUNNING = 1, AGENT_GONE = 2 };
@@ -93,6 +95,22 @@ typedef struct {
   int64_t step, app_step, n;
   int32_t nmetrics, pad;
 } prof_step_hdr;
+
+/* A rank's MESH record: {i64 n, dim, has_adj, rank (its rank in the profiler's communicator)},
+ * gid[n], coords[n * dim], deg[n] (has_adj), adj[sum deg]. A node's FR_MESH: {i32 node, nranks},
+ * then per local rank {u64 len} and its record.
+ *
+ * Migration (lbsprof_remap): REC_REMAP {i64 from_step, n, gid[n]}: the rank's elements from its
+ * step from_step on (every rank remaps at the same step). A rank's records come in order (STEP s,
+ * REMAP from s + 1, STEP s + 1, ...), so the agent keeps each rank's layouts until the node's
+ * steps before from_step have gone, then sends FR_REMAP {i32 node, nranks, i64 from_step,
+ * n[nranks]} and the node's ids concatenated in local rank order, before the first step frame of
+ * the new layout. An agent that reconnects sends the last REMAP it sent after its MESH again: the
+ * collector keeps the newest from_step per node and ignores an older or equal one. */
+typedef struct {
+  int32_t node, nranks;
+  int64_t from_step;
+} prof_remap_hdr;
 
 /* REC_END / FR_END payload */
 typedef struct {

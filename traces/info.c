@@ -124,6 +124,13 @@ static void info_head(FILE *f, lbs_trace *t, const char *path, const lbs_trace_i
                                    : "still being written",
             d ? d : "?", i ? i : "?", l ? l : "?");
   }
+  int64_t na = lbs_trace_owners_count(t); /* an application that migrates (lbsprof_remap) */
+  if (na > 0) {
+    fprintf(f, "owners    recorded assignments: %lld (from steps", (long long)na);
+    for (int64_t i = 0; i < na && i < 20; i++)
+      fprintf(f, "%s %lld", i ? "," : "", (long long)lbs_trace_owners_step(t, i));
+    fprintf(f, "%s)\n", na > 20 ? ", ..." : "");
+  }
   for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
     const char *key = lbs_trace_meta_key(t, k);
     if (!strncmp(key, "app.", 4))
@@ -193,8 +200,9 @@ static int json_errors(json_t *o, const lbs_trace_stats *st) {
          lbs_json_set(o, "max_sum_error", json_known(st->has_sum_error, st->max_sum_error));
 }
 
-/* A profiled run's profiler.* keys (profiler/collector.c) and the application's own (app.*), when
- * the trace has them. 0, or -1 when out of memory. */
+/* A profiled run's profiler.* keys (profiler/collector.c), the application's own (app.*) and its
+ * recorded element owners (the first step of each assignment), when the trace has them. 0, or -1
+ * when out of memory. */
 static int json_meta(json_t *o, const lbs_trace *t) {
   static const char *const pk[] = {"ranks",     "nodes",    "sample_every",  "on_full",
                                    "bound",     "complete", "dropped_steps", "incomplete_steps",
@@ -220,6 +228,16 @@ static int json_meta(json_t *o, const lbs_trace *t) {
     if (!bad) bad = lbs_json_set(app, key + 4, lbs_json_str(lbs_trace_meta(t, key)));
   }
   json_decref(app);
+  int64_t na = lbs_trace_owners_count(t);
+  if (!bad && na > 0) { /* "owners": {"assignments": N, "steps": [first step of each]} */
+    json_t *own = json_object(), *steps = json_array();
+    bad = lbs_json_set(o, "owners", json_incref(own)) ||
+          lbs_json_set(own, "assignments", lbs_json_int(na)) ||
+          lbs_json_set(own, "steps", json_incref(steps));
+    for (int64_t i = 0; !bad && i < na; i++)
+      bad = json_array_append_new(steps, lbs_json_int(lbs_trace_owners_step(t, i)));
+    json_decref(own), json_decref(steps);
+  }
   return bad ? -1 : 0;
 }
 

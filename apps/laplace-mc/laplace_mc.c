@@ -25,9 +25,9 @@
  * points are independent.
  *
  * Profiling (--trace): time_ns per point and walk_steps (the walk steps taken at the point in
- * the step) for every step; the mesh is the N x N box, each rank its rows. The profiler records
- * an element on the rank that described it, so a profiled run keeps its initial distribution:
- * --trace with --schedule or a policy other than none is refused. */
+ * the step) for every step; the mesh is the N x N box, each rank its rows. After each migration
+ * every rank gives its new range to lbsprof_remap, so a profiled run repartitions as an
+ * unprofiled one does and the trace records each point's rank from every repartition on. */
 #include <lbsprof.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +59,7 @@ static const char usage[] =
     "                  and optimal need lbsim: use --schedule with the steps they choose)\n"
     "                  A repartition splits the row-major point order into contiguous ranges of\n"
     "                  equal time measured at the step before, and migrates the moved points.\n"
-    "                  Not with --trace (a profiled run keeps its initial rows).\n"
+    "                  With --trace the profile follows the points (lbsprof_remap).\n"
     "  --json FILE     the run's summary as one JSON line (\"-\": stdout), apps/README.md's\n"
     "                  fields and compute_s (the sweeps' time, max over ranks, summed),\n"
     "                  rank_compute_s (each rank's), size, walks_per_point, mean_sigma,\n"
@@ -103,6 +103,17 @@ static void split_by_time(const app *a, const int64_t *first, const double *w, i
     nfirst[k] = nfirst[k] > nfirst[k - 1] + 1 ? nfirst[k] : nfirst[k - 1] + 1;
   for (int k = P - 1; k >= 1; k--)
     nfirst[k] = nfirst[k] < nfirst[k + 1] - 1 ? nfirst[k] : nfirst[k + 1] - 1;
+}
+
+/* After a migration: this rank's points, ids g0 .. g0 + n - 1, to the profiler (collective).
+ * 0, or -1 with the message given. */
+static int remap_profile(const app *a, lbsprof *prof, int64_t g0, int64_t n) {
+  int64_t *gid = malloc((size_t)(n ? n : 1) * sizeof *gid);
+  for (int64_t i = 0; gid && i < n; i++) gid[i] = g0 + i;
+  int rc = gid ? lbsprof_remap(prof, n, gid) : lbsprof_remap(prof, -1, NULL);
+  free(gid);
+  if (rc) app_error(a, "--trace %s: %s", a->trace, lbsprof_errmsg());
+  return rc ? -1 : 0;
 }
 
 /* Moves the points from ranges first to ranges nfirst: *st is replaced. Collective. */
@@ -187,14 +198,6 @@ int main(int argc, char **argv) {
   app_sched sch;
   memset(&sch, 0, sizeof sch);
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
-  if (!bad && a.trace && sch.active) {
-    app_error(
-        &a,
-        "--trace with %s: the profiler records each point on the rank that described it, so a profiled run "
-        "keeps its initial rows; profile without repartitioning and let lbsim choose the schedule",
-        a.schedule ? "--schedule" : "--policy");
-    bad = 1;
-  }
   if (!bad) bad = app_check_output(&a, "--json", a.json) || app_check_output(&a, "--out", out);
   if (bad) {
     app_sched_free(&sch);
@@ -277,6 +280,10 @@ int main(int argc, char **argv) {
       tw = calloc((size_t)(n ? n : 1), sizeof *tw);
       if (app_agree(&a, !tw)) {
         app_error(&a, "repartition: out of memory");
+        err = 1;
+        break;
+      }
+      if (prof && remap_profile(&a, prof, first[me], n)) {
         err = 1;
         break;
       }

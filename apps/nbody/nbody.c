@@ -24,8 +24,9 @@
  *
  * Profiling (--trace): per cell, time_ns (the force computation of the cell's bodies), pwgt
  * (seed 003's PWgt_v = |Cv| (|Cv| - 1 + Close_v + Far_v)), rwgt (|Cv|) and interactions (the
- * body-body and body-node evaluations done), every step. A profiled run keeps its initial
- * partition (the profiler records a cell on the rank that described it). */
+ * body-body and body-node evaluations done), every step. A profiled run repartitions as an
+ * unprofiled one does: after each change of ownership every rank gives its cells to
+ * lbsprof_remap, and the trace records each cell's rank from every repartition step on. */
 #include <lbsprof.h>
 #include <math.h>
 #include <stdio.h>
@@ -70,7 +71,7 @@ static const char usage[] =
     "                     and optimal need lbsim: use --schedule with the steps they choose)\n"
     "                     A repartition gives the partitioner each cell's time at the step before;\n"
     "                     bodies are replicated, so migration only changes who advances them.\n"
-    "                     Not with --trace (a profiled run keeps its initial partition).\n"
+    "                     With --trace the profile follows the cells (lbsprof_remap).\n"
     "  --json FILE        the run's summary as one JSON line (\"-\": stdout): apps/README.md's\n"
     "                     fields and compute_s (the force computations' time, max over ranks,\n"
     "                     summed over steps), rank_compute_s (each rank's), bodies, cells,\n"
@@ -237,14 +238,6 @@ int main(int argc, char **argv) {
   app_sched sch;
   memset(&sch, 0, sizeof sch);
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
-  if (!bad && a.trace && sch.active) {
-    app_error(
-        &a,
-        "--trace with %s: the profiler records each cell on the rank that described it, so a profiled run "
-        "keeps its initial partition; profile without repartitioning and let lbsim choose the schedule",
-        a.schedule ? "--schedule" : "--policy");
-    bad = 1;
-  }
   if (!bad) bad = app_check_output(&a, "--json", a.json) != 0;
   /* the platform (one processor per rank) and the partitioner, on every rank */
   lbs_grid *grid = NULL;
@@ -450,6 +443,11 @@ int main(int argc, char **argv) {
       nmine = 0; /* migration: the bodies are everywhere; only the owners change */
       for (int32_t c = 0; c < L; c++)
         if (owner[c] == me) mine[nmine++] = c;
+      if (prof && lbsprof_remap(prof, nmine, mine)) { /* every rank fails alike */
+        app_error(&a, "--trace %s: %s", a.trace, lbsprof_errmsg());
+        err = 1;
+        break;
+      }
       double d[2] = {tm - tp, app_now() - tm};
       MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_DOUBLE, MPI_MAX, a.comm);
       part_s += d[0], mig_s += d[1];

@@ -30,11 +30,11 @@
  * neighbours' faces in a fixed order, and the checksum is order-free.
  *
  * Profiling (--trace): time_ns per cell (elem_begin/end around each of its two updates, which
- * the profiler accumulates) and the `weight` value. The profiler's elements are fixed when the
- * mesh is described (lbsprof_mesh_elements: a rank's local index i is the global id it gave
- * then, for the whole run), so a profiled run keeps its initial partition: --schedule and
- * --policy are ignored with a warning. Profile once, simulate schedules with lbsim, validate
- * them with unprofiled runs, which do repartition and migrate. */
+ * the profiler accumulates) and the `weight` value. The mesh is described once
+ * (lbsprof_mesh_elements: a rank's local index i is the global id it gave); after each
+ * Zoltan_Migrate the rank gives its new cells to lbsprof_remap, so a profiled run repartitions
+ * under --schedule and --policy as an unprofiled one does, and the trace records each cell's
+ * rank from every repartition step on (its owners). */
 #include <errno.h>
 #include <inttypes.h>
 #include <lbsprof.h>
@@ -116,8 +116,8 @@ static void usage(FILE *f) {
       "  --policy SPEC     or decide online with an lbsim policy: none, fixed:K, threshold:T,\n"
       "                    stop-at-rise, metabalancer, cost-benefit:H (adaptive and optimal need\n"
       "                    look-ahead: choose with lbsim, then run the schedule with --schedule)\n"
-      "  --trace FILE      profile into FILE (liblbsprof: time_ns and weight per cell, every step);\n"
-      "                    a profiled run keeps its initial partition (--schedule/--policy ignored)\n"
+      "  --trace FILE      profile into FILE (liblbsprof: time_ns and weight per cell, every step,\n"
+      "                    and each cell's rank from every repartition on)\n"
       "  --json FILE       the run's summary as one line of JSON (\"-\": stdout, the report goes to\n"
       "                    stderr)\n"
       "  --quiet           no line per step\n"
@@ -740,6 +740,17 @@ static int repartition(app *a, struct Zoltan_Struct *zz, double *part_s, double 
   return 0;
 }
 
+/* After a migration: the rank's cells, by global id in local order, to the profiler (collective).
+ * 0, or -1 with a message printed. */
+static int remap_profile(const app *a, lbsprof *prof) {
+  int64_t *gid = malloc((size_t)(a->n + 1) * sizeof *gid);
+  for (int i = 0; gid && i < a->n; i++) gid[i] = a->c[i].gid;
+  int rc = gid ? lbsprof_remap(prof, a->n, gid) : lbsprof_remap(prof, -1, NULL);
+  free(gid);
+  if (rc) return fail("--trace", "%s: %s", a->o.trace, lbsprof_errmsg()), -1;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- the run */
 
 /* An order-free hash of every cell's state (its id, levels, indicator and interior fields):
@@ -850,15 +861,6 @@ int main(int argc, char **argv) {
     snprintf(spec, sizeof spec, "steps:%s", o->schedule);
   else
     snprintf(spec, sizeof spec, "%s", o->policy ? o->policy : "none");
-  if (o->trace && (o->schedule || o->policy)) {
-    if (rank_ == 0)
-      fprintf(
-          stderr,
-          "wave: warning: %s is ignored under --trace: a profiled run keeps its initial partition (the "
-          "profiler's elements are fixed when the mesh is described); simulate schedules on the trace with "
-          "lbsim, then run them unprofiled\n",
-          asked);
-  }
   {
     lbs_policy *probe = NULL;
     lbs_err e = lbs_policy_create(spec, &probe);
@@ -887,10 +889,7 @@ int main(int argc, char **argv) {
       MPI_Finalize();
       return 2;
     }
-    if (!o->trace)
-      lbs_policy_create(spec, &pol);
-    else
-      lbs_policy_create("none", &pol);
+    lbs_policy_create(spec, &pol);
   }
   if (o->json) {
     int bad = 0;
@@ -947,7 +946,7 @@ int main(int argc, char **argv) {
   int *owner0 = malloc((size_t)o->E * sizeof *owner0);
   if (owner0) memcpy(owner0, a->owner, (size_t)o->E * sizeof *owner0);
 
-  /* the profiler: this rank's cells as they are now (they stay: no repartition under it) */
+  /* the profiler: this rank's cells as they are now (remapped after each migration) */
   lbsprof *prof = NULL;
   int wm = -1;
   if (o->trace) {
@@ -1069,6 +1068,11 @@ int main(int argc, char **argv) {
     if (repart) {
       double ps, ms;
       if (repartition(a, zz, &ps, &ms, &moved)) { /* said why already */
+        perr = LBS_INVAL;
+        reported = 1;
+        break;
+      }
+      if (prof && remap_profile(a, prof)) {
         perr = LBS_INVAL;
         reported = 1;
         break;

@@ -4,7 +4,8 @@
 #   same grid within the Monte-Carlo error (apps_check.py laplace); repartitioned runs
 #   (--schedule on 2 and 3 ranks, --policy fixed:2) migrate the points and still give it
 # - profiled on 1 and 2 ranks: the trace passes `lbsim trace check`, replays, holds the app.*
-#   keys, and per rank walk_steps correlates with time_ns (r >= 0.9)
+#   keys, and per rank walk_steps correlates with time_ns (r >= 0.9); profiled with --schedule 3,6:
+#   the owners recorded from steps 0, 3, 6 and every point's walk_steps on its own id
 # - bad parameters: `laplace-mc: what: why` and a non-zero exit on every rank, no hang
 set -u
 LBSIM=${1:?usage: app_laplace_mc.sh lbsim laplace-mc source-dir}
@@ -54,6 +55,23 @@ for n in 1 2; do
   expect 0 "export of the $n-rank trace" -- "$LBSIM" trace export "$T/p$n.lbt" --csv "$T/csv$n"
   "${CHECK[@]}" corr "$T/csv$n/steps.csv" "$T/p$n.json" walk_steps 0.9 && ok || bad "correlation on $n ranks"
 done
+# profiled while repartitioning (lbsprof_remap after each migration): the owners from steps 0, 3
+# and 6, and every point's walk_steps (which depend on the point alone) on its own id
+for n in 1 2; do
+  expect 0 "profile with a schedule on $n ranks" -- "${PMPI[@]}" -n $n "$APP" --size 40 --walks 32 --steps 8 \
+    --trace "$T/ps$n.lbt" --json "$T/ps$n.json" --schedule 3,6
+  expect 0 "migrating trace check on $n ranks" -- "$LBSIM" trace check "$T/ps$n.lbt"
+  expect 0 "migrating trace info on $n ranks" -- "$LBSIM" trace info "$T/ps$n.lbt"
+  has "$T/out" "recorded assignments: 3 (from steps 0, 3, 6)" "the owners of the $n-rank run"
+  expect 0 "export of the migrating $n-rank trace" -- "$LBSIM" trace export "$T/ps$n.lbt" --csv "$T/csvs$n"
+  python3 - "$T/csv1/steps.csv" "$T/csvs$n/steps.csv" <<'PY' && ok || bad "walk_steps after migration on $n ranks"
+import csv, sys
+a, b = ({(r["app_step"], r["element"]): float(r["walk_steps"]) for r in csv.DictReader(open(f))} for f in sys.argv[1:3])
+assert a.keys() == b.keys() and len(a) == 8 * 1600, (len(a), len(b))
+bad = [k for k in a if abs(a[k] - b[k]) > 0.011 * abs(a[k])]
+assert not bad, ("walk_steps differ", bad[:5], [(a[k], b[k]) for k in bad[:5]])
+PY
+done
 
 # bad parameters: a message naming the app, a non-zero exit, no hang (timeout gives 124)
 badrun() {
@@ -70,7 +88,6 @@ badrun 2 "--schedule 9: steps:9: step 9 is out of range" --size 8 --steps 8 --sc
 badrun 2 "--schedule 0:" --size 8 --schedule 0
 badrun 2 "--policy adaptive: needs to look ahead" --size 8 --policy adaptive
 badrun 2 "--policy nope: unknown policy" --size 8 --policy nope
-badrun 2 "--trace with --schedule" --size 8 --steps 4 --trace "$T/x.lbt" --schedule 2
 badrun 2 "--walks x: not a whole number" --walks x
 badrun 2 "--bogus: unknown option" --bogus
 badrun 2 "--json $T/no/such/dir/x.json" --size 8 --json "$T/no/such/dir/x.json"

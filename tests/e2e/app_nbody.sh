@@ -6,7 +6,8 @@
 # - profiled on 1 and 2 ranks: the trace passes `lbsim trace check`, replays, holds the app.*
 #   keys; pwgt, rwgt and interactions equal those of `lbsim trace gen --kind nbody` with the same
 #   parameters (within the profiler's bound) on the same cells; per rank pwgt correlates with
-#   time_ns (r >= 0.9)
+#   time_ns (r >= 0.9); profiled with --schedule 4,8: the owners recorded from steps 0, 4, 8 and
+#   the weights still the generator's on each cell
 # - bad parameters: `nbody: what: why` and a non-zero exit on every rank, no hang
 set -u
 LBSIM=${1:?usage: app_nbody.sh lbsim nbody source-dir}
@@ -67,6 +68,18 @@ for n in 1 2; do
   cmp -s "$T/csv$n/elements.csv" "$T/gencsv/elements.csv" && ok || bad "the $n-rank profile's cells differ from the generator's"
   "${CHECK[@]}" corr "$T/csv$n/steps.csv" "$T/p$n.json" pwgt 0.9 && ok || bad "correlation on $n ranks"
 done
+# profiled while repartitioning (lbsprof_remap after each change of owners): the owners from
+# steps 0, 4 and 8, and each cell's weights still the generator's, on its own id
+for n in 1 2; do
+  expect 0 "profile with a schedule on $n ranks" -- "${PMPI[@]}" -n $n "$APP" "${PSIZE[@]}" --trace "$T/ps$n.lbt" \
+    --json "$T/ps$n.json" --schedule 4,8
+  expect 0 "migrating trace check on $n ranks" -- "$LBSIM" trace check "$T/ps$n.lbt"
+  expect 0 "migrating trace info on $n ranks" -- "$LBSIM" trace info "$T/ps$n.lbt"
+  has "$T/out" "recorded assignments: 3 (from steps 0, 4, 8)" "the owners of the $n-rank run"
+  expect 0 "export of the migrating $n-rank trace" -- "$LBSIM" trace export "$T/ps$n.lbt" --csv "$T/csvs$n"
+  "${CHECK[@]}" same "$T/csvs$n/steps.csv" "$T/gencsv/steps.csv" 0.0051 pwgt rwgt interactions && ok ||
+    bad "the migrating $n-rank profile's weights differ from the generator's"
+done
 
 # bad parameters
 badrun() {
@@ -86,7 +99,6 @@ badrun 2 "--partitioner nope:" --bodies 64 --partitioner nope
 badrun 2 "--grid $G: 16 processors, and the run has 2 ranks" --bodies 64 --grid "$G"
 badrun 2 "--schedule 6: steps:6: step 6 is out of range" --bodies 64 --steps 6 --schedule 6
 badrun 2 "--policy optimal: needs to look ahead" --bodies 64 --policy optimal
-badrun 2 "--trace with --policy" --bodies 64 --trace "$T/x.lbt" --policy fixed:2
 badrun 2 "--frob: unknown option" --frob
 expect 0 "--help" -- "$APP" --help
 has "$T/out" "examples:" "--help has examples"

@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 
-MAGIC, VERSION = 0x4C425346, 4
+MAGIC, VERSION = 0x4C425346, 5
 HELLO, MESH, STEP, END, CHALLENGE, AUTH = 1, 2, 3, 4, 5, 6
 
 
@@ -61,7 +61,7 @@ def forged_frames():
     node = struct.pack("<ii", 0, 0)
     out = frame(HELLO, node + meta())
     gids = struct.pack("<800q", *range(800))
-    part = struct.pack("<qqq", 800, 0, 0) + gids
+    part = struct.pack("<qqqq", 800, 0, 0, 0) + gids  # n, dim, has_adj, rank
     out += frame(MESH, struct.pack("<ii", 0, 1) + struct.pack("<Q", len(part)) + part)
     for step in range(3):
         blob = struct.pack("<800d", *([1e9] * 800))

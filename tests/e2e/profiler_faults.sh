@@ -46,6 +46,17 @@ has "$T/out" '"profiler":{"ranks":"2","nodes":"1","sample_every":"1","on_full":"
 has "$T/out" "\"app\":{\"args\":\"--a value with spaces\",\"bytes_per_elem\":\"96\",\"name\":\"prof_app\"}" "app keys in info json"
 [ "$(meta "$T/a.lbt" app.name)" = prof_app ] && ok || bad "app.name in metadata"
 
+# a run that migrates after every 5th step (lbsprof_remap): every step, and the owners from step 0
+# and each remap's step (the one after the last step too)
+owners() { "$LBSIM" trace info "$1" --json | python3 -c 'import json,sys; o=json.load(sys.stdin).get("owners"); print(o["steps"] if o else [])'; }
+for n in 1 2; do
+  expect 0 "remap run on $n ranks" -- "${MPI[@]}" -n $n "$APP" "$T/r$n.lbt" 20 0 remap
+  has "$T/out" "done 20 finalize 0" "remap run finished"
+  expect 0 "remap trace check ($n ranks)" -- "$LBSIM" trace check "$T/r$n.lbt"
+  [ "$(steps "$T/r$n.lbt")" = 20 ] && ok || bad "remap run: $(steps "$T/r$n.lbt") steps"
+  [ "$(owners "$T/r$n.lbt")" = "[0, 5, 10, 15, 20]" ] && ok || bad "remap run owners: $(owners "$T/r$n.lbt")"
+done
+
 # run-time settings: LBSPROF_* override what the program set, bad values name the variable
 expect 0 "settings from the environment" -- env LBSPROF_BOUND=lossless LBSPROF_SAMPLE_EVERY=4 "${MPI[@]}" -n 2 \
   "$APP" "$T/env.lbt" 20 0
@@ -128,6 +139,30 @@ expect 0 "collector killed: the steps read" -- "$LBSIM" trace info "$T/c2.lbt" -
 expect 1 "collector killed: trace check" -- "$LBSIM" trace check "$T/c2.lbt"
 has "$T/err" "steps: the collector did not finish (no profiler.complete)" "collector killed: named unfinished"
 s=$(steps "$T/c2.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 80 ] && ok || bad "collector killed: $s steps"
+
+# the same two faults in a run that migrates every 5 steps: the complete steps stay, each with
+# its owners recorded before it
+for fault in agent collector; do
+  LBSPROF_RETRY_S=1 "${MPI[@]}" -n 2 "$APP" "$T/m$fault.lbt" 80 40 remap >"$T/m.out" 2>"$T/m.err" &
+  mpid=$!
+  agent_up "$T/m$fault.lbt"
+  sleep 1.2
+  if [ $fault = agent ]; then kill_agent "$T/m$fault.lbt" 9 && ok || bad "no agent to kill"
+  else pkill -9 -f "collect .*$T/m$fault.lbt" && ok || bad "no collector to kill"; fi
+  wait $mpid && ok || bad "remap, $fault killed: the application failed: $(tail -3 "$T/m.err")"
+  has "$T/m.out" "done 80" "remap, $fault killed: finished"
+  gone "$T/m$fault.lbt"
+  s=$(steps "$T/m$fault.lbt"); [ "$s" -ge 1 ] && [ "$s" -lt 80 ] && ok || bad "remap, $fault killed: $s steps"
+  python3 - "$LBSIM" "$T/m$fault.lbt" <<'PY' && ok || bad "remap, $fault killed: owners $(owners "$T/m$fault.lbt")"
+import subprocess, sys, json
+d = json.loads(subprocess.run([sys.argv[1], "trace", "info", sys.argv[2], "--json", "--no-values"],
+                              capture_output=True, text=True).stdout)
+last = d["steps"] - 1  # the complete steps are 0..last
+want = [0] + [k for k in range(5, 80, 5) if k <= last]  # each remap up to the last step written
+assert d["owners"]["steps"] == want, (d["owners"], want)
+PY
+done
+[ "$(meta "$T/magent.lbt" profiler.complete)" = no ] && ok || bad "remap, agent killed: complete should be no"
 
 # the application killed: the trace is valid up to its last complete step
 "${MPI[@]}" -n 2 "$APP" "$T/x.lbt" 200 40 >"$T/x.out" 2>"$T/x.err" &

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Fortran module end to end on 1 and 2 ranks: the trace holds the values the program set
-# and times that follow its work pattern.
+# The Fortran module end to end on 1 and 2 ranks: the trace holds the values the program set and
+# times that follow its work pattern, on their cells across the remap after step 4 (lbsprof_remap),
+# whose owners it records.
 set -u
 LBSIM=${1:?usage: profiler_fortran.sh lbsim fprof}
 FPROF=${2:?usage: profiler_fortran.sh lbsim fprof}
@@ -12,6 +13,8 @@ for n in 1 2; do
   expect 0 "fortran np$n" -- "${MPI[@]}" -n $n "$FPROF" "$T/f$n.lbt"
   has "$T/out" "fprof done, finalize 0 T" "finished"
   expect 0 "np$n trace check" -- "$LBSIM" trace check "$T/f$n.lbt"
+  expect 0 "np$n trace info" -- "$LBSIM" trace info "$T/f$n.lbt"
+  has "$T/out" "recorded assignments: 2 (from steps 0, 5)" "np$n: lbsprof_remap after step 4 recorded"
   expect 0 "np$n export" -- "$LBSIM" trace export "$T/f$n.lbt" --csv "$T/csv$n" --steps 0:9
   python3 - "$T/csv$n/steps.csv" $n <<'PY' && ok || bad "np$n values"
 import csv, statistics, sys

@@ -7,7 +7,8 @@
 #           would (within 15%: the beam's near field and the grid's dispersion delay it a little)
 #   trace:  profiled runs on 1 and 2 ranks: same checksum as unprofiled, the trace passes
 #           `lbsim trace check`, records the app keys and replays; weight against time_ns per
-#           rank (tests/e2e/wave_corr.py) r >= 0.85; --schedule is ignored under --trace
+#           rank (tests/e2e/wave_corr.py) r >= 0.85; profiled with --schedule 20,40 (lbsprof_remap):
+#           the owners recorded from steps 0, 20, 40, each cell's weight on its own id
 #   errors: bad parameters give `wave: what: why` and a non-zero exit on every rank, no hang
 # usage: wave.sh runs|trace|errors lbsim wave source-dir
 set -u
@@ -107,11 +108,32 @@ trace)
   # suite beside this one, and a check run saw r = 0.896 and 0.950 on its two ranks
   if python3 "$(dirname "$0")/wave_corr.py" "$T/csv/steps.csv" "$T/w2.json" 0.85 >"$T/corr"; then ok; else bad "weight vs time: $(cat "$T/corr")"; fi
   cat "$T/corr"
-  # a profiled run keeps its initial partition
-  expect 0 "profiled with a schedule" -- "${MPI[@]}" -n 2 "$WAVE" "${SIZE[@]}" --quiet --trace "$T/ws.lbt" --json "$T/ws.json" \
-    --schedule 20,40
-  has "$T/err" "wave: warning: --schedule is ignored under --trace" "the schedule is ignored, with a warning"
-  check ws "d['repartitions'] == [] and d['wave']['checksum'] == '$(cat "$T/plain.sum")'" "no repartition, same physics"
+  # a profiled run that repartitions (lbsprof_remap after each migration): the same physics, the
+  # owners recorded from steps 0, 20 and 40, each cell's weight on its own id at every step
+  # (the same as in the run that kept its partition)
+  expect 0 "export the 1-rank trace" -- "$LBSIM" trace export "$T/w1.lbt" --csv "$T/csv1"
+  for n in 1 2; do
+    expect 0 "profiled with a schedule on $n ranks" -- "${MPI[@]}" -n $n "$WAVE" "${SIZE[@]}" --quiet \
+      --trace "$T/ws$n.lbt" --json "$T/ws$n.json" --schedule 20,40
+    has "$T/out" "(complete)" "the migrating profile on $n ranks is complete"
+    check ws$n "d['repartitions'] == [20, 40] and d['wave']['checksum'] == '$(cat "$T/plain.sum")'" \
+      "repartitioned at 20 and 40, same physics"
+    expect 0 "migrating trace check ($n ranks)" -- "$LBSIM" trace check "$T/ws$n.lbt"
+    expect 0 "migrating trace info ($n ranks)" -- "$LBSIM" trace info "$T/ws$n.lbt" --json
+    cp "$T/out" "$T/infos$n.json"
+    check infos$n "d['owners'] == {'assignments': 3, 'steps': [0, 20, 40]} and d['steps'] == 90" \
+      "three assignments recorded, from steps 0, 20, 40"
+    expect 0 "migrating trace info text ($n ranks)" -- "$LBSIM" trace info "$T/ws$n.lbt"
+    has "$T/out" "recorded assignments: 3 (from steps 0, 20, 40)" "the owners in the text"
+    expect 0 "export the migrating trace ($n ranks)" -- "$LBSIM" trace export "$T/ws$n.lbt" --csv "$T/csvs$n"
+    python3 - "$T/csv1/steps.csv" "$T/csvs$n/steps.csv" <<'PY' && ok || bad "weights after migration ($n ranks)"
+import csv, sys
+a, b = ({(r["app_step"], r["element"]): float(r["weight"]) for r in csv.DictReader(open(f))} for f in sys.argv[1:3])
+assert a.keys() == b.keys() and len(a) == 90 * 288, (len(a), len(b))
+bad = [k for k in a if abs(a[k] - b[k]) > 0.011 * abs(a[k])]
+assert not bad, ("weights differ", bad[:5], [(a[k], b[k]) for k in bad[:5]])
+PY
+  done
   # the profiler never overwrites a trace
   expect 1 "an existing trace" -- "${MPI[@]}" -n 2 "$WAVE" "${SIZE[@]}" --quiet --trace "$T/w2.lbt"
   has "$T/err" "wave: --trace:" "names --trace"

@@ -4,11 +4,12 @@ profiled apps/wave run, per rank (seed 002, Figures 5-8: a cell's weight follows
 
 STEPS_CSV is `lbsim trace export --csv`'s steps.csv (step,app_step,element,time_ns,weight);
 SUMMARY_JSON is the run's --json, whose wave.initial_owner names each cell's rank (a profiled
-run keeps its initial partition). For each rank: Pearson's r between weight and time_ns over
-its cells and steps, leaving out the samples that a preemption inflated (time_ns above three
-times the median of its weight level on that rank: on a busy machine a bracket sometimes holds
-another process's time slice). Prints one line per rank and exits 1 when a rank's r is below
-MIN_R (default 0.9) or it lost more than 5% of its samples to preemption."""
+run without --schedule or --policy keeps its initial partition). For each rank: Pearson's r
+between weight and time_ns over its cells and steps, leaving out the samples that a preemption
+inflated (time_ns above three times the median of its weight level on that rank: on a busy
+machine a bracket sometimes holds another process's time slice). Prints one line per rank and
+exits 1 when a rank's r is below MIN_R (default 0.9) or it lost more than 5% of its samples to
+preemption."""
 import csv
 import json
 import math

@@ -1,8 +1,8 @@
 /* libFuzzer: the collector's real state machine (profiler/collector.c) fed arbitrary bytes on
- * three connections: two that skip the challenge (so the hello, mesh, step, end and ping
+ * three connections: two that skip the challenge (so the hello, mesh, step, remap, end and ping
  * records are reached) and one that must answer it. Input: records {u8 control, u32 length,
  * bytes}, each one recv() of connection control % 3: raw bytes, or when control has bit 7 a
- * payload sent as a well-formed frame (checksum and all) of type (control >> 2) & 7, so that
+ * payload sent as a well-formed frame (checksum and all) of type (control >> 2) & 15, so that
  * mutations reach the records behind the frame checksum. The trace goes to a temporary file. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (len > size - at) len = (uint32_t)(size - at);
     f.len = 0;
     if (ctl & 0x80)
-      lbs__frame_build(&f, (uint16_t)((ctl >> 2) & 7), data + at, len, NULL, 0);
+      lbs__frame_build(&f, (uint16_t)((ctl >> 2) & 15), data + at, len, NULL, 0);
     else
       lbs_buf_append(&f, data + at, len);
     if (live[k] && lbs__coll_input(c, id[k], f.data, f.len) != 0) live[k] = 0;

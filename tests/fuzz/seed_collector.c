@@ -1,6 +1,7 @@
 /* seed_collector DIR: writes seed inputs for fuzz_collector (records {u8 control, u32 length,
  * payload}, each sent as a frame: see fuzz_collector.c) that hold a whole run as agents send it:
- * hello, mesh, encoded steps, pings and ends, from two nodes (elements with coordinates and
+ * hello, mesh, encoded steps, a remap (from step 2: each rank's ids reversed), pings and ends,
+ * from two nodes (elements with coordinates and
  * adjacency) and from one node (a box). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
   for (int r = 0; r < ranks; r++) {
     int64_t lo = n * r / ranks, hi = n * (r + 1) / ranks, cnt = hi - lo;
     lbs_buf part = {0};
-    int64_t h[3] = {cnt, m.dim, m.has_adj};
+    int64_t h[4] = {cnt, m.dim, m.has_adj, (node * ranks + r) % m.ranks};
     lbs_buf_append(&part, h, sizeof h);
     lbs_buf_append(&part, mine + lo, (size_t)cnt * 8);
     for (int64_t i = lo; i < hi && m.dim; i++) {
@@ -87,6 +88,17 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
     if (s == 1) {
       f.len = 0;
       lbs__frame_build(&f, FR_PING, hn, 8, NULL, 0), rec(out, conn, &f);
+      prof_remap_hdr rh = {node, ranks, 2};
+      pay.len = 0, f.len = 0;
+      lbs_buf_append(&pay, &rh, sizeof rh);
+      for (int r = 0; r < ranks; r++) {
+        int64_t cnt = n * (r + 1) / ranks - n * r / ranks;
+        lbs_buf_append(&pay, &cnt, 8);
+      }
+      for (int r = 0; r < ranks; r++)
+        for (int64_t i = n * (r + 1) / ranks - 1; i >= n * r / ranks; i--)
+          lbs_buf_append(&pay, &mine[i], 8);
+      lbs__frame_build(&f, FR_REMAP, pay.data, pay.len, NULL, 0), rec(out, conn, &f);
     }
   }
   prof_end e = {0, steps, 0, 0};

@@ -1,5 +1,7 @@
 ! fprof.f90 - the Fortran interface end to end: a 64x32 box split over the ranks, each cell
-! doing work proportional to its pattern value, which it also sets as the metric 'weight'.
+! doing work proportional to its pattern value, which it also sets as the metric 'weight'. After
+! step 4 each rank reverses the order of its cells and tells lbsprof_remap (the values stay with
+! the cells: the trace's are checked by element id).
 ! usage: fprof TRACE   (tests/e2e/profiler_fortran.sh checks the trace)
 program fprof
   use mpi
@@ -7,7 +9,8 @@ program fprof
   use iso_c_binding, only: c_int
   implicit none
   integer :: ierr, rank, nranks, w, s, rc
-  integer(c_int64_t) :: g(3), lo(3), hi(3), i, x, y
+  integer(c_int64_t) :: g(3), lo(3), hi(3), i, x, y, n, id
+  integer(c_int64_t), allocatable :: gids(:)
   type(c_ptr) :: p
   character(len=512) :: path
   real(c_double) :: acc
@@ -39,19 +42,33 @@ program fprof
     print *, 'lbsprof_mesh_box: ', trim(lbsprof_error())
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
+  n = (hi(1) - lo(1)) * (hi(2) - lo(2))
+  allocate(gids(max(n, 1_c_int64_t)))
+  i = 0
+  do y = lo(2), hi(2) - 1
+    do x = lo(1), hi(1) - 1
+      i = i + 1
+      gids(i) = x + 64 * y
+    end do
+  end do
   acc = 0
   do s = 0, 8
-    i = 0
-    do y = lo(2), hi(2) - 1
-      do x = lo(1), hi(1) - 1
-        call lbsprof_elem_begin(p, i)
-        acc = acc + work(1 + mod(x + 64 * y, 4))
-        call lbsprof_elem_end(p, i)
-        rc = lbsprof_set_value(p, w, i, real(1 + mod(x + 64 * y, 4), c_double))
-        i = i + 1
-      end do
+    do i = 0, n - 1
+      id = gids(i + 1)
+      call lbsprof_elem_begin(p, i)
+      acc = acc + work(1 + mod(id, 4_c_int64_t))
+      call lbsprof_elem_end(p, i)
+      rc = lbsprof_set_value(p, w, i, real(1 + mod(id, 4_c_int64_t), c_double))
     end do
     rc = lbsprof_step_end(p)
+    if (s == 4) then
+      gids(1:n) = gids(n:1:-1)
+      rc = lbsprof_remap(p, n, gids)
+      if (rc /= 0) then
+        print *, 'lbsprof_remap: ', trim(lbsprof_error())
+        call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+      end if
+    end if
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     rc = usleep(20000_c_int)
   end do

@@ -1,13 +1,15 @@
 /* prof_app.c - a small instrumented MPI program for the fault and security tests
  * (tests/e2e/profiler_faults.sh, profiler_security.sh):
- *   prof_app TRACE STEPS SLEEP_MS [drop|wait|elements|values [RING_BYTES]]
+ *   prof_app TRACE STEPS SLEEP_MS [drop|wait|elements|values|remap [RING_BYTES]]
  * Each step: every element of a 20x20x2 box (split over the ranks) does about 1 us of work,
  * then the rank sleeps SLEEP_MS. Prints "done N" on rank 0 when it finishes. `elements`
  * describes the mesh by ids instead (rank r holds ids r, r+R, r+2R, ... of 800, with
  * coordinates and a ring adjacency i-1, i+1). `values` records no timings, only a value metric
  * `weight` that depends on the element and the step alone, so that two runs give the same
- * trace. After the mesh is described rank 0 prints "segments N": the shared-memory names of
- * this run still in /dev/shm (lbsprof_init unlinks them). */
+ * trace. `remap` migrates after every 5th step (lbsprof_remap): at the k-th, rank r takes the
+ * slab of rank (r + k) mod R, in reverse order when k is odd. After the mesh is described rank 0
+ * prints "segments N": the shared-memory names of this run still in /dev/shm (lbsprof_init unlinks
+ * them). */
 #include <dirent.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -19,6 +21,19 @@
 #include "lbsprof.h"
 
 static volatile double sink;
+
+/* The box's ids of rank r's slab of R (x fastest), reversed when rev, into gid; their count. */
+static int64_t slab(int r, int R, int rev, int64_t *gid) {
+  int64_t n = 0, x0 = 20 * r / R, x1 = 20 * (r + 1) / R;
+  for (int64_t z = 0; z < 2; z++)
+    for (int64_t y = 0; y < 20; y++)
+      for (int64_t x = x0; x < x1; x++) gid[n++] = x + 20 * (y + 20 * z);
+  for (int64_t i = 0; rev && i < n / 2; i++) {
+    int64_t t = gid[i];
+    gid[i] = gid[n - 1 - i], gid[n - 1 - i] = t;
+  }
+  return n;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -90,6 +105,8 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   struct timespec nap = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  int remap = argc > 4 && !strcmp(argv[4], "remap");
+  int64_t mine[800];
   for (int s = 0; s < steps; s++) {
     for (int64_t i = 0; i < n; i++) {
       lbsprof_elem_begin(p, i);
@@ -98,6 +115,14 @@ int main(int argc, char **argv) {
       if (values) lbsprof_set_value(p, wm, i, (double)(1 + (rank * 1000 + i * 7 + s) % 13));
     }
     lbsprof_step_end(p);
+    if (remap && s % 5 == 4) {
+      int k = s / 5 + 1;
+      n = slab((rank + k) % size, size, k % 2, mine);
+      if (lbsprof_remap(p, n, mine)) {
+        if (rank == 0) fprintf(stderr, "prof_app: %s\n", lbsprof_errmsg());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
     nanosleep(&nap, NULL);
   }
   int rc = lbsprof_finalize(&p);

@@ -1,6 +1,7 @@
 /* test_collector.c - the collector's state machine (profiler/collector.c) without its sockets:
  * the challenge and its answer, frame lengths refused before their payload is kept, a whole
- * run from two nodes, and records that would break it (steps out of order, an element twice). */
+ * run from two nodes, and records that would break it (steps out of order, an element twice);
+ * remaps: values and owners follow them, bad ones are refused. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,11 +35,12 @@ static void frame(lbs_buf *out, uint16_t type, int32_t node, const void *b, size
 
 /* node k holds elements 4k..4k+3 (one rank) */
 static void mesh(lbs_buf *out, int32_t node, int64_t first) {
-  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, ids} */
-  uint8_t part[8 + 24 + 32];
-  uint64_t len = 24 + 32;
-  int64_t h[3] = {4, 0, 0}, g[4] = {first, first + 1, first + 2, first + 3};
-  memcpy(part, &len, 8), memcpy(part + 8, h, 24), memcpy(part + 32, g, 32);
+  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, rank = node,
+   * ids} */
+  uint8_t part[8 + 32 + 32];
+  uint64_t len = 32 + 32;
+  int64_t h[4] = {4, 0, 0, node}, g[4] = {first, first + 1, first + 2, first + 3};
+  memcpy(part, &len, 8), memcpy(part + 8, h, 32), memcpy(part + 40, g, 32);
   int32_t head[2] = {node, 1};
   cr_assert_eq(lbs__frame_build(out, FR_MESH, head, 8, part, sizeof part), LBS_OK);
 }
@@ -309,4 +311,87 @@ Test(collector, it_speaks_through_the_log) {
   lbs_codec_ctx_destroy(&cc);
   lbs_buf_free(&fa), lbs_buf_free(&fb);
   remove(path);
+}
+
+/* node's REMAP from step `from`: its one rank holds ids g[0..3] */
+static void remap(lbs_buf *out, int32_t node, int64_t from, const int64_t g[4]) {
+  prof_remap_hdr h = {node, 1, from};
+  uint8_t rest[8 + 32];
+  int64_t n = 4;
+  memcpy(rest, &n, 8), memcpy(rest + 8, g, 32);
+  cr_assert_eq(lbs__frame_build(out, FR_REMAP, &h, sizeof h, rest, sizeof rest), LBS_OK);
+}
+
+Test(collector, a_remap_moves_the_values_and_records_the_owners) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1), b = lbs__coll_open(c, -1, "b", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = run_meta();
+  lbs_buf fa = {0}, fb = {0};
+  frame(&fa, FR_HELLO, 0, &m, sizeof m), mesh(&fa, 0, 0);
+  frame(&fb, FR_HELLO, 1, &m, sizeof m), mesh(&fb, 1, 4);
+  for (int s = 0; s < 2; s++) step(&fa, cc, 0, s), step(&fb, cc, 1, s);
+  /* from step 2 the nodes swap their elements (node 0's in reverse); node 0's remap comes
+   * twice, as from an agent that reconnected: the second is skipped */
+  static const int64_t g0[4] = {7, 6, 5, 4}, g1[4] = {0, 1, 2, 3};
+  remap(&fa, 0, 2, g0), remap(&fa, 0, 2, g0), remap(&fb, 1, 2, g1);
+  for (int s = 2; s < 4; s++) step(&fa, cc, 0, s), step(&fb, cc, 1, s);
+  prof_end e = {0, 4, 0, 0};
+  frame(&fa, FR_END, 0, &e, sizeof e), frame(&fb, FR_END, 1, &e, sizeof e);
+  cr_assert_eq(lbs__coll_input(c, a, fa.data, fa.len), 1, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 1, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_finish(c), 0);
+  lbs__coll_free(c);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_steps(t), 4);
+  double v[8];
+  cr_assert_eq(lbs_trace_read(t, 1, 0, 0, 8, v), LBS_OK);
+  cr_assert(v[0] == 100 && v[3] == 401 && v[4] == 101 && v[7] == 401, "step 1 as meshed");
+  cr_assert_eq(lbs_trace_read(t, 3, 0, 0, 8, v), LBS_OK);
+  cr_assert(v[7] == 100 && v[4] == 403 && v[0] == 101 && v[3] == 403, "step 3 as remapped");
+  cr_assert_eq(lbs_trace_owners_count(t), 2);
+  cr_assert(lbs_trace_owners_step(t, 0) == 0 && lbs_trace_owners_step(t, 1) == 2);
+  int64_t own[8];
+  cr_assert_eq(lbs_trace_owners_read(t, 0, own), LBS_OK);
+  for (int i = 0; i < 8; i++) cr_assert_eq(own[i], i / 4, "element %d at step 0", i);
+  cr_assert_eq(lbs_trace_owners_read(t, 1, own), LBS_OK);
+  for (int i = 0; i < 8; i++) cr_assert_eq(own[i], 1 - i / 4, "element %d from step 2", i);
+  lbs_trace_close(&t);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&fa), lbs_buf_free(&fb);
+  remove(path);
+}
+
+Test(collector, bad_remaps_are_refused) {
+  static const int64_t twice[4] = {0, 1, 1, 2}, out[4] = {0, 1, 2, 8}, ok[4] = {3, 2, 1, 0};
+  const struct {
+    const int64_t *g;
+    int64_t from;
+    const char *msg;
+  } bad[] = {{twice, 2, "a remap from step 2: element 1 is on the node twice"},
+             {out, 2, "a remap from step 2: element id 8 is out of range"},
+             {ok, 1, "a remap from step 1 after step 1"}};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char path[64];
+    tmp_path(path, sizeof path);
+    lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+    int a = lbs__coll_open(c, -1, "a", 1);
+    lbs_codec_ctx *cc;
+    lbs_codec_ctx_create(&cc);
+    prof_meta m = run_meta();
+    lbs_buf f = {0};
+    frame(&f, FR_HELLO, 0, &m, sizeof m), mesh(&f, 0, 0), step(&f, cc, 0, 0), step(&f, cc, 0, 1);
+    remap(&f, 0, bad[k].from, bad[k].g);
+    cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1);
+    cr_assert_str_eq(lbs_errmsg(), bad[k].msg);
+    lbs__coll_finish(c);
+    lbs__coll_free(c);
+    lbs_codec_ctx_destroy(&cc);
+    lbs_buf_free(&f);
+    remove(path);
+  }
 }

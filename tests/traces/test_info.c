@@ -1,6 +1,6 @@
 /* A trace described (traces/info.c) and recoded (traces/recode.c): the description against what
  * the trace holds, the range-bound warning, a damaged chunk's error kept for the end; a recode
- * within its bound, its metadata, the steps a damaged input leaves. */
+ * within its bound, its metadata, the steps a damaged input leaves; the recorded owners named. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -209,4 +209,40 @@ Test(recode, a_damaged_input_leaves_the_steps_before_it) {
   cr_assert_eq(lbs_trace_steps(t), 2);
   lbs_trace_close(&t);
   free(in), free(out);
+}
+
+Test(info, names_the_recorded_owners) {
+  char *path = tu_path(dir, "o.lbt");
+  lbs_metric_spec ms = {"t", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
+  lbs_trace_spec spec = {4, 0, 1, &ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  double v[4] = {1, 2, 3, 4};
+  const double *cols[1] = {v};
+  const int64_t o0[4] = {0, 0, 1, 1}, o1[4] = {1, 1, 0, 0};
+  cr_assert_eq(lbs_trace_write_owners(w, 0, o0), LBS_OK);
+  for (int s = 0; s < 40; s += 10) {
+    if (s == 20) cr_assert_eq(lbs_trace_write_owners(w, 20, o1), LBS_OK);
+    cr_assert_eq(lbs_trace_write_step(w, s, cols), LBS_OK);
+  }
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  lbs_trace *t;
+  lbs_trace_info in;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_info_get(t, &in), LBS_OK, "%s", lbs_errmsg());
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  lbs_trace_info_text(f, t, path, &in, 0);
+  fclose(f);
+  cr_assert(strstr(text, "owners    recorded assignments: 2 (from steps 0, 20)\n"), "%s", text);
+  free(text);
+  json_t *j = lbs_trace_info_json(t, path, &in, 0), *o = json_object_get(j, "owners");
+  cr_assert_eq(json_integer_value(json_object_get(o, "assignments")), 2);
+  json_t *steps = json_object_get(o, "steps");
+  cr_assert(json_array_size(steps) == 2 && json_integer_value(json_array_get(steps, 1)) == 20);
+  json_decref(j);
+  lbs_trace_info_free(&in);
+  lbs_trace_close(&t);
+  free(path);
 }
