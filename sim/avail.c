@@ -43,6 +43,12 @@ lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps) {
         "%s: [availability %s]: a recorded replay (export simgrid) cannot follow availability "
         "profiles (the exported platform is fixed); remove them",
         a0->where, a0->name);
+  if (x->recorded)
+    return lbs_fail(LBS_INVAL,
+                    "%s: [availability %s]: policy recorded replays the application's own "
+                    "assignments, which cannot follow a failing processor; remove the "
+                    "availability profiles or choose another policy",
+                    a0->where, a0->name);
   if (lbs__plans_ahead(x))
     return lbs_fail(LBS_INVAL,
                     "%s: [availability %s]: the %s policy plans on a grid that does not change; "
