@@ -12,7 +12,8 @@
  * as "recorded" (the option names one that cannot even run on this trace: it has no
  * coordinates). A window from trace step 3 starts from the assignment in force there. Refused,
  * on every rank, naming the trace: a trace with no recorded owners, a grid with fewer
- * processors than the recorded ranks. */
+ * processors than the recorded ranks. `mpi_recorded --write DIR` writes the two traces (own.lbt,
+ * bare.lbt) for e2e.recorded_cli and does nothing else. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,9 +156,15 @@ static void check_refused(lbs_err e, lbs_replay_result *r, lbs_err want, const c
 }
 
 int main(int argc, char **argv) {
+  char own[128], bare[128];
+  if (argc == 3 && !strcmp(argv[1], "--write")) { /* the traces for e2e.recorded_cli, no MPI */
+    snprintf(own, sizeof own, "%s/own.lbt", argv[2]);
+    snprintf(bare, sizeof bare, "%s/bare.lbt", argv[2]);
+    return write_trace(own, 1) || write_trace(bare, 0) ? 2 : 0;
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &check_rank);
-  char dir[64] = "/tmp/lbs_recorded_XXXXXX", own[128], bare[128];
+  char dir[64] = "/tmp/lbs_recorded_XXXXXX";
   if (check_rank == 0 && !mkdtemp(dir)) return 2;
   MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
   snprintf(own, sizeof own, "%s/own.lbt", dir);
