@@ -52,6 +52,9 @@ expect 1 "too few processors" -- "$LBSIM" replay "$T/own.lbt" --grid "$T/g2.ini"
 has "$T/err" "puts elements on rank 2, and the grid has 2 processors: it needs 3 or more" "too few processors: why"
 expect 1 "too few processors on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/own.lbt" --grid "$T/g2.ini" --policy recorded
 has "$T/err" "it needs 3 or more" "too few processors on 2 ranks: why"
+{ cat "$G"; printf '[availability down]\ntarget = proc 1\nfrom_step = 3\nfail = true\n'; } >"$T/gfail.ini"
+expect 1 "availability profiles" -- "$LBSIM" replay "$T/own.lbt" --grid "$T/gfail.ini" --policy recorded
+has "$T/err" "cannot follow a failing processor" "availability profiles: why"
 expect 1 "no arguments" -- "$LBSIM" replay "$T/own.lbt" --grid "$G" --policy recorded:1
 has "$T/err" "takes no arguments" "recorded:1"
 finish
