@@ -53,8 +53,11 @@ has "$T/err" "puts elements on rank 2, and the grid has 2 processors: it needs 3
 expect 1 "too few processors on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/own.lbt" --grid "$T/g2.ini" --policy recorded
 has "$T/err" "it needs 3 or more" "too few processors on 2 ranks: why"
 { cat "$G"; printf '[availability down]\ntarget = proc 1\nfrom_step = 3\nfail = true\n'; } >"$T/gfail.ini"
-expect 1 "availability profiles" -- "$LBSIM" replay "$T/own.lbt" --grid "$T/gfail.ini" --policy recorded
-has "$T/err" "cannot follow a failing processor" "availability profiles: why"
+expect 1 "a failing processor" -- "$LBSIM" replay "$T/own.lbt" --grid "$T/gfail.ini" --policy recorded
+has "$T/err" "[availability down]: policy recorded replays the application's own assignments, which cannot follow a failing processor" "a failing processor: why"
+{ cat "$G"; printf '[availability slow]\ntarget = proc 1\nfrom_step = 3\nspeed_factor = 0.5\n'; } >"$T/gslow.ini"
+expect 0 "a slowdown" -- "$LBSIM" replay "$T/own.lbt" --grid "$T/gslow.ini" --policy recorded --json
+has "$T/out" '"repartition_steps":[2,4,5,6]' "a slowdown leaves the recorded schedule alone"
 expect 1 "no arguments" -- "$LBSIM" replay "$T/own.lbt" --grid "$G" --policy recorded:1
 has "$T/err" "takes no arguments" "recorded:1"
 finish
