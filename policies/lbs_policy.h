@@ -53,6 +53,11 @@ enum {
   /* It needs view->eval_step, the loads of steps to come (adaptive): only a replay, which knows
    * every step's work, offers it; an application deciding as it runs (apps/) refuses it. */
   LBS_POLICY_NAVIGATES = 1u << 3,
+  /* Its partitions are the application's own: the trace's recorded assignments (element owners,
+   * lbs_trace_owners_*). The replay starts from the one in force at its first step and moves to
+   * each later one before the first step it applies to, instead of running the partitioner or
+   * asking decide; a trace without them, or an application deciding as it runs, refuses it. */
+  LBS_POLICY_RECORDED = 1u << 4,
 };
 
 typedef struct lbs_policy_ops {

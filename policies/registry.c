@@ -7,19 +7,14 @@
 
 extern const lbs_policy_ops lbs__policy_none, lbs__policy_fixed, lbs__policy_threshold,
     lbs__policy_adaptive, lbs__policy_stop_at_rise, lbs__policy_metabalancer,
-    lbs__policy_cost_benefit, lbs__policy_optimal, lbs__policy_steps, lbs__policy_lua;
+    lbs__policy_cost_benefit, lbs__policy_optimal, lbs__policy_steps, lbs__policy_recorded,
+    lbs__policy_lua;
 
-static const void *const builtin[] = {&lbs__policy_none,
-                                      &lbs__policy_fixed,
-                                      &lbs__policy_threshold,
-                                      &lbs__policy_adaptive,
-                                      &lbs__policy_stop_at_rise,
-                                      &lbs__policy_metabalancer,
-                                      &lbs__policy_cost_benefit,
-                                      &lbs__policy_optimal,
-                                      &lbs__policy_steps,
-                                      &lbs__policy_lua,
-                                      NULL};
+static const void *const builtin[] = {
+    &lbs__policy_none,         &lbs__policy_fixed,        &lbs__policy_threshold,
+    &lbs__policy_adaptive,     &lbs__policy_stop_at_rise, &lbs__policy_metabalancer,
+    &lbs__policy_cost_benefit, &lbs__policy_optimal,      &lbs__policy_steps,
+    &lbs__policy_recorded,     &lbs__policy_lua,          NULL};
 
 /* Lists show a policy with its arguments ("fixed:K"). */
 static const char *usage(const void *ops, char *buf, size_t size) {

@@ -43,6 +43,15 @@ lbs_err lbs__avail_setup(lbs__engine *x, int64_t total_steps) {
         "%s: [availability %s]: a recorded replay (export simgrid) cannot follow availability "
         "profiles (the exported platform is fixed); remove them",
         a0->where, a0->name);
+  for (int i = 0; x->recorded && i < lbs_grid_avail_count(x->g); i++) {
+    const lbs_avail *a = lbs_grid_avail(x->g, i); /* slowdowns and links it follows */
+    if (a->kind == LBS_AVAIL_PROCS && a->fail)
+      return lbs_fail(LBS_INVAL,
+                      "%s: [availability %s]: policy recorded replays the application's own "
+                      "assignments, which cannot follow a failing processor (its elements would "
+                      "need a partitioner); remove the failure or choose another policy",
+                      a->where, a->name);
+  }
   if (lbs__plans_ahead(x))
     return lbs_fail(LBS_INVAL,
                     "%s: [availability %s]: the %s policy plans on a grid that does not change; "

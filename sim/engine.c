@@ -286,6 +286,7 @@ lbs_err lbs__run_step(lbs__engine *x, int64_t *advance) {
 
 int64_t lbs__model_partition_ns(const lbs__engine *x) {
   double fixed_us = x->o->part_fixed_us, per_ns = x->o->part_per_elem_ns, dfix, dper;
+  if (!x->part) return 0; /* recorded partitions: the application's partitioner ran */
   lbs_part_cost_model(x->part, &dfix, &dper);
   if (fixed_us < 0) fixed_us = dfix;
   if (per_ns < 0) per_ns = dper;
@@ -359,7 +360,8 @@ static double partition_imbalance(lbs__engine *x, const double *w) {
     wl[x->newp[i]] += v, wl[x->P] += v;
   }
   MPI_Allreduce(MPI_IN_PLACE, wl, x->P + 1, MPI_INT64_T, MPI_SUM, x->comm);
-  int own = lbs_part_takes_sizes(x->part); /* the shares it aimed at: the grid's, or equal */
+  /* the shares it aimed at: the grid's, or equal (recorded partitions: equal, as the ranks) */
+  int own = x->part && lbs_part_takes_sizes(x->part);
   x->own_imb = 0;
   for (int p = 0; p < x->P && wl[x->P] > 0; p++) {
     double r =
@@ -400,7 +402,9 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
   MPI_Barrier(x->comm);
   double t0 = now_s();
   lbs_err e = LBS_OK;
-  if (x->opt_assign && x->cur_step > 0) /* the optimiser computed this partition already */
+  if (x->recorded) /* the application's own (recorded.c) */
+    e = lbs__recorded_assign(x, x->cur_step, x->newp);
+  else if (x->opt_assign && x->cur_step > 0) /* the optimiser computed this partition already */
     memcpy(x->newp, x->opt_assign + (size_t)x->cur_step * (size_t)x->n,
            (size_t)x->n * sizeof *x->newp);
   else
@@ -417,7 +421,7 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
   memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
   e = lbs__ghost_exchange(x, x->cur, x->gpart, MPI_INT, sizeof *x->cur);
   /* charged times */
-  int64_t part_ns = x->o->cost == LBS_COST_ZERO       ? 0
+  int64_t part_ns = x->o->cost == LBS_COST_ZERO || x->recorded ? 0
                     : x->o->cost == LBS_COST_MEASURED ? llround(wall * 1e9 * x->o->cost_scale)
                                                       : lbs__model_partition_ns(x);
   int64_t start = T + part_ns, latest = start, *ready = x->fix;

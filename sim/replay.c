@@ -66,7 +66,8 @@ static lbs_err result_alloc(lbs__engine *x) {
   if (!r) return lbs_fail(LBS_NOMEM, "result");
   size_t S = (size_t)x->S;
   r->metric = strdup(x->o->metric ? x->o->metric : "");
-  r->partitioner = strdup(x->o->partitioner);
+  /* recorded partitions: the application's, not the partitioner option's */
+  r->partitioner = strdup(x->recorded ? "recorded" : x->o->partitioner);
   r->policy = strdup(x->o->policy);
   r->app_step = malloc(S * sizeof *r->app_step);
   r->step_ns = malloc(S * sizeof *r->step_ns);
@@ -143,7 +144,7 @@ static lbs_err initial_partition(lbs__engine *x) {
   if (!e && r->assign) e = lbs__gather_assignment(x, r->assign);
   if (e) return e;
   /* balance: the partitioner's promise against what it did */
-  r->tolerance = lbs_part_tolerance(x->part);
+  r->tolerance = x->part ? lbs_part_tolerance(x->part) : 0;
   r->initial_work_imbalance = r->max_work_imbalance = rec.work_imbalance;
   r->tolerance_missed = r->tolerance > 0 && x->own_imb > r->tolerance * (1 + 1e-9);
   /* time and links start afresh */
@@ -155,6 +156,8 @@ static lbs_err initial_partition(lbs__engine *x) {
 /* Collective: the policy's view before window step s and its decision (1 in *rep: repartition). */
 static lbs_err decide(lbs__engine *x, int64_t s, double imb, int *rep) {
   lbs_replay_result *r = x->r;
+  if (x->recorded) /* where the recorded assignment changes (recorded.c), the same on every rank */
+    return *rep = lbs__recorded_due(x, s), LBS_OK;
   int64_t since = s;
   for (int k = r->nrep - 1; k >= 0; k--)
     if (r->reparts[k].step <= s) {

@@ -30,8 +30,12 @@ void lbs__engine_free(lbs__engine *x) {
   free(x->rank_first), free(x->sizes), free(x->cur), free(x->newp), free(x->gid);
   free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix),
       free(x->load), free(x->halo);
-  free(x->clock), free(x->arrive), free(x->opt_steps), free(x->opt_assign);
+  free(x->clock), free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->rec_idx);
 }
+
+/* What the partitioner needs of the mesh; nothing without one (recorded partitions). */
+static int needs_graph(const lbs__engine *x) { return x->part && lbs_part_needs_graph(x->part); }
+static int needs_coords(const lbs__engine *x) { return x->part && lbs_part_needs_coords(x->part); }
 
 /* Local: the metrics, the window and the sizes against the trace and grid. */
 static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
@@ -79,13 +83,16 @@ static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
   return LBS_OK;
 }
 
-/* Local: what the partitioner (created) needs of the mesh, and the partitioning mode. */
+/* Local: what the partitioner (created) needs of the mesh, and the partitioning mode. Recorded
+ * partitions need no partitioner: each rank reads its elements' parts (as rank0, the same answer
+ * on any number of ranks). */
 static lbs_err setup_partitioner(lbs__engine *x) {
   x->mesh = lbs_trace_mesh(x->t);
-  if (lbs_part_needs_graph(x->part) && !x->mesh)
+  if (!x->part) return x->pmode = LBS_PARTMODE_RANK0, LBS_OK;
+  if (needs_graph(x) && !x->mesh)
     return lbs_fail(LBS_INVAL, "%s needs the mesh graph, and this trace has none",
                     x->o->partitioner);
-  if (lbs_part_needs_coords(x->part) && !(x->mesh && lbs_mesh_dim(x->mesh) > 0))
+  if (needs_coords(x) && !(x->mesh && lbs_mesh_dim(x->mesh) > 0))
     return lbs_fail(LBS_INVAL, "%s needs element coordinates, and this trace has none",
                     x->o->partitioner);
   /* the optimum caches one partition per step: it holds only when a partition depends on the step
@@ -115,8 +122,8 @@ static lbs_err setup_partitioner(lbs__engine *x) {
   /* rank0 gathers every coordinate and arc on rank 0, and MPI counts are ints */
   double deg = x->mesh ? lbs_mesh_avg_degree(x->mesh) : 0, arcs = (double)x->E * deg;
   if (x->pmode == LBS_PARTMODE_RANK0 && x->size > 1 &&
-      ((lbs_part_needs_graph(x->part) && arcs >= 2147483647.0) ||
-       (lbs_part_needs_coords(x->part) && 3.0 * (double)x->E >= 2147483647.0)))
+      ((needs_graph(x) && arcs >= 2147483647.0) ||
+       (needs_coords(x) && 3.0 * (double)x->E >= 2147483647.0)))
     return lbs_fail(
         LBS_RANGE,
         "partition_mode = rank0 gathers the whole mesh on rank 0, and this trace's %.0f "
@@ -156,8 +163,8 @@ static double mem_available(void) {
 static lbs_err check_memory(lbs__engine *x) {
   double deg = x->mesh ? lbs_mesh_avg_degree(x->mesh) : 0,
          dim = x->mesh ? lbs_mesh_dim(x->mesh) : 0;
-  int graph = x->mesh && (x->bytes_edge > 0 || lbs_part_needs_graph(x->part));
-  int gpart = lbs_part_needs_graph(x->part), cpart = lbs_part_needs_coords(x->part);
+  int graph = x->mesh && (x->bytes_edge > 0 || needs_graph(x));
+  int gpart = needs_graph(x), cpart = needs_coords(x);
   int weighted = x->mesh && lbs_mesh_get_kind(x->mesh) !=
                                 LBS_MESH_STRUCTURED; /* arc weights stored, not all 1 */
   /* gid, cur, newp, w, wprev; the partition metric; coordinates; graph rows; unit weights */
@@ -171,7 +178,9 @@ static lbs_err check_memory(lbs__engine *x) {
     mine +=
         8.0 *
         (double)x->E; /* a Hilbert box's rows need its inverse cell index while they are built */
-  if (x->pmode == LBS_PARTMODE_RANK0 && x->rank == 0)
+  if (!x->part) /* recorded partitions: every rank reads a whole assignment (sim/recorded.c) */
+    mine += MEMORY_MARGIN * 8.0 * (double)x->E;
+  else if (x->pmode == LBS_PARTMODE_RANK0 && x->rank == 0)
     mine += MEMORY_MARGIN * (double)x->E *
             (obj + BYTES_GATHER_OBJ + (cpart ? 8 * dim : 0) + (gpart ? 16 * deg : 0));
   MPI_Comm node;
@@ -189,10 +198,10 @@ static lbs_err check_memory(lbs__engine *x) {
                  "rank%s here%s), and the node has %.1f GB (%s); %s",
                  lbs_partition_mode_name(x->pmode), need / 1e9, (long long)x->E, on_node, x->size,
                  x->size > 1 ? "s" : "",
-                 x->pmode == LBS_PARTMODE_RANK0 ? "; rank 0 gathers every element" : "",
+                 x->part && x->pmode == LBS_PARTMODE_RANK0 ? "; rank 0 gathers every element" : "",
                  avail / 1e9,
                  x->o->memory_limit_gb > 0 ? "[sim] memory_limit_gb" : "available memory",
-                 x->pmode == LBS_PARTMODE_RANK0
+                 x->part && x->pmode == LBS_PARTMODE_RANK0
                      ? (lbs_part_has_distributed(x->part)
                             ? "use partition_mode = distributed on more ranks"
                             : "this partitioner runs on one rank: use a zoltan:* method "
@@ -206,14 +215,12 @@ static lbs_err read_rows(lbs__engine *x) {
   lbs_err e = LBS_OK;
   x->edge_step = -1;
   if (!x->mesh) return LBS_OK;
-  int want_graph =
-      x->bytes_edge > 0 || lbs_part_needs_graph(x->part) || lbs_trace_edge_weights_vary(x->t);
-  if ((e = lbs_mesh_rows_get(x->mesh, x->first, x->n, lbs_part_needs_coords(x->part), want_graph,
-                             &x->rows)))
+  int want_graph = x->bytes_edge > 0 || needs_graph(x) || lbs_trace_edge_weights_vary(x->t);
+  if ((e = lbs_mesh_rows_get(x->mesh, x->first, x->n, needs_coords(x), want_graph, &x->rows)))
     return e;
   x->adjw = x->rows.adjw;
   int64_t ne = x->rows.xadj ? x->rows.xadj[x->n] : 0;
-  if (x->rows.xadj && !x->rows.adjw && lbs_part_needs_graph(x->part)) {
+  if (x->rows.xadj && !x->rows.adjw && needs_graph(x)) {
     if (!(x->ones = malloc((size_t)(ne + 1) * sizeof *x->ones)))
       return lbs_fail(LBS_NOMEM, "edge weights");
     for (int64_t k = 0; k < ne; k++) x->ones[k] = 1;
@@ -257,7 +264,9 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   int64_t total_steps = 0;
   lbs_err e = lbs__agree(x, check_trace(x, &total_steps));
   if (!e) e = lbs__agree(x, lbs_policy_create(x->o->policy, &x->policy));
-  if (!e)
+  /* a policy whose partitions are recorded ones runs no partitioner (recorded.c) */
+  if (!e) x->recorded = (lbs_policy_ops_of(x->policy)->flags & LBS_POLICY_RECORDED) != 0;
+  if (!e && !x->recorded)
     e = lbs__agree(
         x, lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part)); /* collective */
   if (!e) e = lbs__agree(x, setup_partitioner(x));
@@ -273,6 +282,7 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   if ((e = lbs__agree(x, read_rows(x)))) return e;
   if ((e = lbs__ghost_setup(x))) return e;
   if (!e) e = lbs__agree(x, alloc_state(x));
+  if (!e && x->recorded) e = lbs__recorded_setup(x);
   if (!e)
     e = lbs__agree(x, lbs__avail_setup(x, total_steps)); /* a changing grid: x->g follows it */
   if (!e) e = lbs__agree(x, lbs_net_create(x->g, &x->net));

@@ -50,11 +50,13 @@ typedef struct lbs__engine {
   int64_t edge_step;  /* the trace step adjw_step holds, -1 none */
   double bytes_elem, bytes_edge;
   lbs__ghosts gh;
-  int *gpart; /* gh.ng: the current part of each ghost */
-  lbs_partitioner *part;
+  int *gpart;               /* gh.ng: the current part of each ghost */
+  lbs_partitioner *part;    /* NULL when the policy's partitions are recorded ones */
   lbs_partition_mode pmode; /* rank0 or distributed: the one that runs */
   lbs_policy *policy;
-  double *sizes; /* P part sizes */
+  int recorded;     /* the policy's partitions are the trace's recorded ones (recorded.c) */
+  int64_t *rec_idx; /* recorded: S, the recorded assignment in force at each window step */
+  double *sizes;    /* P part sizes */
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
   int64_t *gid;      /* n: local global ids */
@@ -169,6 +171,16 @@ lbs_err lbs__gather_assignment(lbs__engine *x, int *out);
 
 /* Collective: the offline optimal plan (computed once, then cached in x). */
 lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *nsteps);
+
+/* ---------------------------------------------------------------- recorded.c
+ * The application's own assignments (a policy whose flags say LBS_POLICY_RECORDED).
+ * Setup (collective): the assignment in force at each window step into x->rec_idx; refuses a
+ * trace without recorded owners and a grid with fewer processors than the ranks they name. */
+lbs_err lbs__recorded_setup(lbs__engine *x);
+/* Local: 1 when the recorded assignment changes before window step s. */
+int lbs__recorded_due(const lbs__engine *x, int64_t s);
+/* Collective: this rank's elements' parts under the assignment in force at window step s. */
+lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's

@@ -298,6 +298,8 @@ lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
 int64_t lbs_trace_owners_count(const lbs_trace *t);
 int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i);
 lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner);
+/* The path it was opened from (valid while open), for messages. */
+const char *lbs_trace_path(const lbs_trace *t);
 /* A metadata value (valid while open), or NULL. */
 const char *lbs_trace_meta(const lbs_trace *t, const char *key);
 /* The metadata keys, in key order: lbs_trace_meta_key(t, i) for i < lbs_trace_meta_count(t)

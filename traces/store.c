@@ -426,6 +426,8 @@ const char *lbs_trace_meta_key(const lbs_trace *t, int i) {
   return i >= 0 && i < t->nmeta ? t->meta[2 * i] : NULL;
 }
 
+const char *lbs_trace_path(const lbs_trace *t) { return t->path; }
+
 const char *lbs_trace_meta(const lbs_trace *t, const char *key) {
   for (int i = 0; i < t->nmeta; i++)
     if (!strcmp(t->meta[2 * i], key)) return t->meta[2 * i + 1];

@@ -141,6 +141,14 @@ int app_sched_create(const app *a, app_sched *s, int64_t steps) {
     free(owned);
     return -1;
   }
+  if (ops && (ops->flags & LBS_POLICY_RECORDED)) {
+    app_error(a,
+              "--policy %s: replays the assignments a trace recorded, which only the simulator "
+              "reads (`lbsim replay TRACE --policy %s`); an application chooses its own here",
+              spec, spec);
+    free(owned);
+    return -1;
+  }
   int bad = 0;
   if (a->rank == 0) {
     lbs_err e = lbs_policy_create(spec, &s->pol);

@@ -99,6 +99,7 @@ badrun 2 "--partitioner nope:" --bodies 64 --partitioner nope
 badrun 2 "--grid $G: 16 processors, and the run has 2 ranks" --bodies 64 --grid "$G"
 badrun 2 "--schedule 6: steps:6: step 6 is out of range" --bodies 64 --steps 6 --schedule 6
 badrun 2 "--policy optimal: needs to look ahead" --bodies 64 --policy optimal
+badrun 2 "--policy recorded: replays the assignments a trace recorded" --bodies 64 --policy recorded
 badrun 2 "--frob: unknown option" --frob
 expect 0 "--help" -- "$APP" --help
 has "$T/out" "examples:" "--help has examples"

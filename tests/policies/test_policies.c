@@ -318,3 +318,24 @@ Test(policies, lua_errors_name_file_and_line) {
                    "policy lua:/nonexistent/x.lua: cannot open it: No such file or directory");
   unscript();
 }
+
+/* ---------------------------------------------------------------- recorded */
+
+/* Its partitions and schedule are the trace's (the replay reads them, sim/recorded.c): it takes
+ * no arguments, and a caller that asks it to decide is told why it cannot. */
+Test(policies, recorded_is_known_by_its_flag_and_decides_nothing_itself) {
+  const lbs_policy_ops *ops = lbs_policy_find("recorded");
+  cr_assert_not_null(ops);
+  cr_assert_eq(ops->flags, LBS_POLICY_RECORDED);
+  lbs_policy *p;
+  cr_assert_eq(lbs_policy_create("recorded:1", &p), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "takes no arguments"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_policy_create("recorded", &p), LBS_OK, "%s", lbs_errmsg());
+  int64_t load[2] = {1, 1};
+  lbs_loadview v = {.step = 3, .steps = 10, .procs = 2, .load_ns = load};
+  int rep = -1;
+  cr_assert_eq(lbs_policy_decide(p, &v, &rep), LBS_INVAL);
+  cr_assert_eq(rep, 0);
+  cr_assert(strstr(lbs_errmsg(), "only a replay"), "%s", lbs_errmsg());
+  lbs_policy_destroy(&p);
+}

@@ -7,7 +7,8 @@
  * a message that names the policy, or accepted, never a crash. A policy whose argument is a
  * script (LBS_POLICY_SCRIPT: lua) runs its example's script from the source tree. Its flags
  * hold together, and the view offers optimize to a policy that plans ahead alone, as the
- * replay does. */
+ * replay does. A policy with no example (recorded: the trace decides, on no view) is skipped
+ * where it would run. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -313,12 +314,17 @@ ParameterizedTest(policy *param, policy_contract, series_is_well_formed) {
 ParameterizedTestParameters(policy_contract, flags_hold_together) { return every_policy(); }
 ParameterizedTest(policy *param, policy_contract, flags_hold_together) {
   const lbs_policy_ops *ops = ops_of(param);
-  unsigned known =
-      LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT | LBS_POLICY_NAVIGATES;
+  unsigned known = LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT |
+                   LBS_POLICY_NAVIGATES | LBS_POLICY_RECORDED;
   cr_assert_eq(ops->flags & ~known, 0, "%s: unknown flags %#x", ops->name, ops->flags);
   if (ops->flags & LBS_POLICY_OPTIMUM)
     cr_assert(ops->flags & LBS_POLICY_PLANS_AHEAD, "%s: the optimum without planning ahead",
               ops->name);
+  /* the trace's recorded assignments decide for it: the replay never asks it, so it neither
+   * plans nor navigates */
+  if (ops->flags & LBS_POLICY_RECORDED)
+    cr_assert_eq(ops->flags & ~LBS_POLICY_RECORDED, 0, "%s: recorded with other flags %#x",
+                 ops->name, ops->flags);
   if (ops->flags & LBS_POLICY_SCRIPT) {
     cr_assert_not_null(ops->example, "%s: a script policy without an example script", ops->name);
     char path[4096];

@@ -1,0 +1,96 @@
+/* recorded.c - the application's own assignments replayed (a policy whose flags say
+ * LBS_POLICY_RECORDED: `recorded`). The trace records which rank held each element from which
+ * application step on (lbs_trace_owners_*); the assignment at application step a is the last one
+ * whose first step is <= a. The replay starts from the one in force at its window's first step
+ * (the first recorded one when that step comes before it), rank r on processor r, and moves to
+ * the one in force at window step s before s wherever it differs from step s-1's: several
+ * recorded between two sampled steps collapse to the last. The moves are charged by the
+ * migration model like any repartition's; the partitioning time is 0 (the application's
+ * partitioner ran, not one of ours: its measured cost is not in the trace yet).
+ *
+ * Each rank reads a whole assignment (E owners) and keeps its own elements' parts: O(E)
+ * transient memory per rank while it reads, once per change of assignment. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+/* Local: the index of the recorded assignment in force at trace step ts (0 before the first). */
+static int64_t in_force(const lbs__engine *x, int64_t ts) {
+  int64_t app = 0, lo = 0, hi = lbs_trace_owners_count(x->t); /* the last i with step <= app */
+  lbs_trace_app_step(x->t, ts, &app);
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (lbs_trace_owners_step(x->t, mid) <= app)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Local: the owners of assignment i into owner (E), the largest into *max. */
+static lbs_err read_owners(lbs__engine *x, int64_t i, int64_t *owner, int64_t *max) {
+  lbs_err e = lbs_trace_owners_read(x->t, i, owner);
+  *max = -1;
+  for (int64_t k = 0; !e && k < x->E; k++) *max = owner[k] > *max ? owner[k] : *max;
+  return e;
+}
+
+/* Collective: every assignment the window uses puts its elements on the grid's processors. The
+ * ranks share the reading (assignment k of the window's on rank k mod size); the largest owner
+ * and the first assignment that has it are agreed (MPI_MAXLOC). */
+static lbs_err check_owners(lbs__engine *x) {
+  int64_t *owner = malloc((size_t)x->E * sizeof *owner), max;
+  lbs_err e =
+      owner ? LBS_OK : lbs_fail(LBS_NOMEM, "recorded owners of %lld elements", (long long)x->E);
+  struct {
+    int owner, k; /* the largest owner; the window step of the first assignment that has it
+                     (MAXLOC keeps the smallest index of equal values) */
+  } mine = {-1, 0}, all;
+  for (int64_t s = 0, k = 0; !e && s < x->S; s++) {
+    if (s && x->rec_idx[s] == x->rec_idx[s - 1]) continue;
+    if (k++ % x->size != x->rank) continue;
+    if (!(e = read_owners(x, x->rec_idx[s], owner, &max)) && max > mine.owner)
+      mine.owner = (int)max, mine.k = (int)s;
+  }
+  free(owner);
+  if ((e = lbs__agree(x, e))) return e;
+  MPI_Allreduce(&mine, &all, 1, MPI_2INT, MPI_MAXLOC, x->comm);
+  if (all.owner < x->P) return LBS_OK;
+  int64_t app = 0;
+  lbs_trace_app_step(x->t, x->S0 + all.k, &app);
+  return lbs_fail(LBS_INVAL,
+                  "%s: policy recorded: the recorded assignment in force at application step %lld "
+                  "puts elements on rank %d, and the grid has %d processors: it needs %d or more "
+                  "(one per rank of the recorded run)",
+                  lbs_trace_path(x->t), (long long)app, all.owner, x->P, all.owner + 1);
+}
+
+lbs_err lbs__recorded_setup(lbs__engine *x) {
+  lbs_err e = LBS_OK;
+  if (lbs_trace_owners_count(x->t) < 1)
+    e = lbs_fail(LBS_INVAL,
+                 "%s: policy recorded replays the application's own assignments, and this trace "
+                 "has none recorded (the profiler records them where the application migrates "
+                 "elements: lbsprof_remap); choose another policy",
+                 lbs_trace_path(x->t));
+  else if (!(x->rec_idx = malloc((size_t)x->S * sizeof *x->rec_idx)))
+    e = lbs_fail(LBS_NOMEM, "recorded assignments of %lld steps", (long long)x->S);
+  for (int64_t s = 0; !e && s < x->S; s++) x->rec_idx[s] = in_force(x, x->S0 + s);
+  if ((e = lbs__agree(x, e))) return e;
+  return lbs__agree(x, check_owners(x));
+}
+
+int lbs__recorded_due(const lbs__engine *x, int64_t s) {
+  return s > 0 && s < x->S && x->rec_idx[s] != x->rec_idx[s - 1];
+}
+
+lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part) {
+  int64_t *owner = malloc((size_t)x->E * sizeof *owner), max;
+  lbs_err e = owner ? read_owners(x, x->rec_idx[s], owner, &max)
+                    : lbs_fail(LBS_NOMEM, "recorded owners of %lld elements", (long long)x->E);
+  for (int64_t i = 0; !e && i < x->n; i++) part[i] = (int)owner[x->first + i];
+  free(owner);
+  return lbs__agree(x, e);
+}
