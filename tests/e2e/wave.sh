@@ -134,6 +134,17 @@ bad = [k for k in a if abs(a[k] - b[k]) > 0.011 * abs(a[k])]
 assert not bad, ("weights differ", bad[:5], [(a[k], b[k]) for k in bad[:5]])
 PY
   done
+  # the application's own assignments replayed (--policy recorded) on 1 and 2 lbsim ranks: the
+  # same result (less the wall clock, memory and rank count), repartitions at the recorded steps,
+  # the partitioner named for what ran
+  for n in 1 2; do
+    expect 0 "recorded replay of the 2-rank migrating trace on $n lbsim ranks" -- \
+      "${MPI[@]}" -n $n "$LBSIM" replay "$T/ws2.lbt" --grid "$G" --policy recorded --json
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [d.pop(k, None) for k in ("wall_s", "peak_rss_mb", "ranks")]; print(json.dumps(d, sort_keys=True))' "$T/out" >"$T/rec$n.json"
+  done
+  check rec2 "d['policy'] == 'recorded' and d['partitioner'] == 'recorded' and d['repartitions'] == 2" \
+    "two recorded repartitions, the partitioner named 'recorded'"
+  cmp -s "$T/rec1.json" "$T/rec2.json" && ok || bad "the recorded replay differs on 1 and 2 ranks: $(diff "$T/rec1.json" "$T/rec2.json" | head -3)"
   # the profiler never overwrites a trace
   expect 1 "an existing trace" -- "${MPI[@]}" -n 2 "$WAVE" "${SIZE[@]}" --quiet --trace "$T/w2.lbt"
   has "$T/err" "wave: --trace:" "names --trace"
