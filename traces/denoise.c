@@ -40,8 +40,8 @@ lbs_err lbs_denoise_parse(const char *arg, lbs_denoise *out) {
   if (w && (lbs_parse_i64(w, 3, LBS_DENOISE_MAX_WINDOW, &wv) || wv % 2 == 0))
     return bad(arg, "the window is not an odd number of steps");
   if (w) d.window = (int)wv;
-  if (f && (d.kind != LBS_DENOISE_SPIKE || lbs_parse_f64(f, 1, 1e300, &d.factor) ||
-            !(d.factor > 1)))
+  if (f &&
+      (d.kind != LBS_DENOISE_SPIKE || lbs_parse_f64(f, 1, 1e300, &d.factor) || !(d.factor > 1)))
     return bad(arg, d.kind == LBS_DENOISE_SPIKE ? "the factor is not a number above 1"
                                                 : "median takes no factor");
   if (more) return bad(arg, "too many fields");

@@ -22,9 +22,9 @@ Test(denoise, rules_are_spelled_one_way) {
   cr_assert_str_eq(lbs_denoise_format(&d, b, sizeof b), "cycles=spike:5:2.5");
   d = parse_ok("median:7");
   cr_assert_str_eq(lbs_denoise_format(&d, b, sizeof b), "time_ns=median:7");
-  const char *bad[] = {"",         "blur",       "spike:4",   "spike:1",        "spike:3:1",
-                       "spike:3:x", "median:3:2", "spike:3:3:3", "=spike",        "median:101",
-                       "spike:-3", "spike:3:nan", NULL};
+  const char *bad[] = {"",          "blur",        "spike:4",     "spike:1", "spike:3:1",
+                       "spike:3:x", "median:3:2",  "spike:3:3:3", "=spike",  "median:101",
+                       "spike:-3",  "spike:3:nan", NULL};
   for (int i = 0; bad[i]; i++) {
     cr_assert_eq(lbs_denoise_parse(bad[i], &d), LBS_PARSE, "'%s' was taken", bad[i]);
     cr_assert(strstr(lbs_errmsg(), "--denoise '"), "%s", lbs_errmsg());
@@ -81,8 +81,7 @@ Test(denoise, recode_removes_a_preemption_and_keeps_the_rest) {
   cr_assert_eq(lbs_trace_open(in, &tr), LBS_OK);
   lbs_denoise dn[2] = {parse_ok("spike"), parse_ok("nope=median")};
   cr_assert_eq(lbs_trace_denoise_check(tr, dn + 1, 1), LBS_NOTFOUND);
-  cr_assert(strstr(lbs_errmsg(), "no metric 'nope' (metrics: time_ns weight)"), "%s",
-            lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "no metric 'nope' (metrics: time_ns weight)"), "%s", lbs_errmsg());
   lbs_encoding enc = {0};
   cr_assert_eq(lbs_encoding_add_bound(&enc, "lossless"), LBS_OK);
   cr_assert_eq(lbs_trace_recode(tr, in, &enc, 0, dn, 1, out, NULL, NULL, NULL), LBS_OK, "%s",
