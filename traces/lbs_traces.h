@@ -255,6 +255,15 @@ lbs_err lbs_trace_writer_set_meta(lbs_trace_writer *w, const char *key, const ch
  * writer killed at any moment leaves no step without its owners. A second call for the same
  * step replaces the first. */
 lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int64_t *owner);
+/* Per-rank events of a step (the profiler's lbsprof_event: an application's own costs, such as
+ * its partitioning and migration wall time in seconds): nevents names (1-31 of [A-Za-z0-9_.-],
+ * at most LBS_TRACE_MAX_EVENTS) for ranks ranks, declared once before the first step (meta keys
+ * events and events.ranks). lbs_trace_step_events then gives the next step's values, ranks x
+ * nevents (rank-major), stored in that step's transaction; a step without them has none. */
+#define LBS_TRACE_MAX_EVENTS 8
+lbs_err lbs_trace_writer_set_events(lbs_trace_writer *w, int nevents, const char *const *names,
+                                    int ranks);
+lbs_err lbs_trace_step_events(lbs_trace_writer *w, const double *ev);
 /* Seconds spent encoding so far (for progress reports). */
 double lbs_trace_writer_encode_seconds(const lbs_trace_writer *w);
 /* Finishes the file (single self-contained file, no journal) and destroys the writer;
@@ -300,6 +309,14 @@ int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i);
 lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner);
 /* The path it was opened from (valid while open), for messages. */
 const char *lbs_trace_path(const lbs_trace *t);
+/* The per-rank events (lbs_trace_writer_set_events): how many (0: none), of how many ranks, the
+ * k-th's name (NULL outside), an event's index by name (-1). read_events: step s's values into
+ * out (ranks x nevents, rank-major), *have 1; zeros and *have 0 when the step has none. */
+int lbs_trace_nevents(const lbs_trace *t);
+int lbs_trace_event_ranks(const lbs_trace *t);
+const char *lbs_trace_event_name(const lbs_trace *t, int k);
+int lbs_trace_event_find(const lbs_trace *t, const char *name);
+lbs_err lbs_trace_read_events(lbs_trace *t, int64_t step, double *out, int *have);
 /* A metadata value (valid while open), or NULL. */
 const char *lbs_trace_meta(const lbs_trace *t, const char *key);
 /* The metadata keys, in key order: lbs_trace_meta_key(t, i) for i < lbs_trace_meta_count(t)

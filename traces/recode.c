@@ -34,7 +34,8 @@ lbs_err lbs_trace_recode_check(lbs_trace *t, const lbs_encoding *enc) {
 
 /* Metadata the writer sets itself, or that describes the stored chunks: not copied. */
 static int own_meta(const char *key) {
-  static const char *const own[] = {"format", "schema_version", "elements", "chunk_elems", NULL};
+  static const char *const own[] = {"format", "schema_version", "elements", "chunk_elems",
+                                    "events", "events.ranks",   NULL};
   for (int i = 0; own[i]; i++)
     if (!strcmp(key, own[i])) return 1;
   return !strncmp(key, "mesh.", 5);
@@ -117,6 +118,26 @@ static lbs_err read_metric(lbs_trace *t, window *wins, int nwin, int64_t s, int 
   return LBS_OK;
 }
 
+/* The per-rank events' declaration (lbs_trace_writer_set_events), as t has it. */
+static lbs_err copy_event_names(lbs_trace *t, lbs_trace_writer *w) {
+  int k = lbs_trace_nevents(t);
+  const char *names[LBS_TRACE_MAX_EVENTS];
+  for (int i = 0; i < k; i++) names[i] = lbs_trace_event_name(t, i);
+  return k ? lbs_trace_writer_set_events(w, k, names, lbs_trace_event_ranks(t)) : LBS_OK;
+}
+
+/* Step s's events, when it has some, for the step about to be written. */
+static lbs_err copy_step_events(lbs_trace *t, lbs_trace_writer *w, int64_t s) {
+  int64_t n = (int64_t)lbs_trace_nevents(t) * lbs_trace_event_ranks(t);
+  if (!n) return LBS_OK;
+  double *ev = malloc((size_t)n * sizeof *ev);
+  int have = 0;
+  lbs_err e = ev ? lbs_trace_read_events(t, s, ev, &have) : lbs_fail(LBS_NOMEM, "events");
+  if (!e && have) e = lbs_trace_step_events(w, ev);
+  free(ev);
+  return e;
+}
+
 /* Every step of t read and written to w; a read error closes w (the steps before it kept). */
 static lbs_err copy_steps(lbs_trace *t, lbs_trace_writer **w, window *wins, int nwin, double *vals,
                           const double **cols, lbs_progress_fn progress, void *arg, int64_t *kept) {
@@ -127,6 +148,7 @@ static lbs_err copy_steps(lbs_trace *t, lbs_trace_writer **w, window *wins, int 
     int64_t app;
     lbs_trace_app_step(t, s, &app);
     for (int m = 0; m < nm && !e; m++) e = read_metric(t, wins, nwin, s, m, vals + (int64_t)m * E);
+    if (!e) e = copy_step_events(t, *w, s);
     if (e) {
       char why[1024];
       snprintf(why, sizeof why, "%s", lbs_errmsg());
@@ -220,6 +242,7 @@ lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *
     e = lbs_trace_create(out_path, &spec, &w);
   }
   if (!e) e = copy_owners(t, w);
+  if (!e) e = copy_event_names(t, w);
   if (!e) e = copy_steps(t, &w, wins, ndn, vals, cols, progress, arg, kept);
   if (!e) e = lbs_trace_writer_close(&w);
   lbs_trace_writer_close(&w);

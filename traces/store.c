@@ -70,6 +70,9 @@ struct lbs_trace_writer {
   lbs_buf blob;
   double *check; /* one decoded chunk */
   double enc_s;
+  int nev, ranks; /* per-rank events of each step (lbs_trace_writer_set_events) */
+  double *ev;     /* ranks x nev values for the next step */
+  int ev_pending; /* ev holds the next step's */
 };
 
 static lbs_err put_meta(lbs_trace_writer *w, const char *key, const char *val) {
@@ -152,6 +155,7 @@ static void writer_free(lbs_trace_writer *w) {
   lbs_codec_ctx_destroy(&w->ctx);
   lbs_buf_free(&w->blob);
   free(w->check);
+  free(w->ev);
   free(w);
 }
 
@@ -325,6 +329,43 @@ static lbs_err write_chunk(lbs_trace_writer *w, int64_t step, int m, int64_t c, 
   return lbs_db_row(w->d, w->ins_chunk, "chunk", row, LBS_DB_COUNT(row));
 }
 
+static int event_name_ok(const char *n) {
+  size_t len = strlen(n);
+  return len > 0 && len < 32 &&
+         strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == len;
+}
+
+lbs_err lbs_trace_writer_set_events(lbs_trace_writer *w, int nevents, const char *const *names,
+                                    int ranks) {
+  if (w->nev || w->next_step)
+    return lbs_fail(LBS_INVAL, "events: declared once, before the first step");
+  if (nevents < 1 || nevents > LBS_TRACE_MAX_EVENTS || ranks < 1)
+    return lbs_fail(LBS_INVAL, "events: %d events of %d ranks (1..%d events, 1 rank or more)",
+                    nevents, ranks, LBS_TRACE_MAX_EVENTS);
+  char list[LBS_TRACE_MAX_EVENTS * 33] = "";
+  for (int k = 0; k < nevents; k++) {
+    if (!event_name_ok(names[k]))
+      return lbs_fail(LBS_INVAL, "event '%s': names are 1-31 of [A-Za-z0-9_.-]", names[k]);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(names[j], names[k])) return lbs_fail(LBS_INVAL, "event '%s' twice", names[k]);
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? "," : "", names[k]);
+  }
+  if (!(w->ev = calloc((size_t)nevents * (size_t)ranks, sizeof *w->ev)))
+    return lbs_fail(LBS_NOMEM, "events of %d ranks", ranks);
+  lbs_err e = put_meta(w, "events", list);
+  if (!e) e = put_meta_i(w, "events.ranks", ranks);
+  if (e) return free(w->ev), w->ev = NULL, e;
+  w->nev = nevents, w->ranks = ranks;
+  return LBS_OK;
+}
+
+lbs_err lbs_trace_step_events(lbs_trace_writer *w, const double *ev) {
+  if (!w->nev) return lbs_fail(LBS_INVAL, "step events: no events declared");
+  memcpy(w->ev, ev, (size_t)w->nev * (size_t)w->ranks * sizeof *ev);
+  w->ev_pending = 1;
+  return LBS_OK;
+}
+
 lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values) {
   int64_t s = w->next_step;
   for (int m = 0; m < w->nm; m++)
@@ -342,12 +383,18 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
         w->metrics[m].encode.eps > 0 ? w->metrics[m].encode : w->metrics[m].bound, v, (size_t)w->E);
     for (int64_t c = 0; c < w->nchunks && !e; c++) e = write_chunk(w, s, m, c, v + c * w->C, b);
   }
+  if (!e && w->ev_pending) { /* the step's events, in its transaction */
+    char name[48];
+    snprintf(name, sizeof name, "events@%lld", (long long)s);
+    e = put_array(w, name, "f64", w->ev, (int64_t)w->nev * w->ranks);
+  }
   if (!e) e = lbs_db_commit(w->d, "step");
   if (e) {
     lbs_db_rollback(w->d);
     return e;
   }
   w->next_step++;
+  w->ev_pending = 0;
   return LBS_OK;
 }
 
@@ -399,6 +446,8 @@ struct lbs_trace {
   sqlite3_stmt *get_chunk;
   lbs_codec_ctx *ctx;
   int64_t nowners, *owners_step; /* the recorded assignments' first steps, ascending */
+  int nev, ev_ranks;             /* per-rank events of each step (meta events) */
+  char ev_names[LBS_TRACE_MAX_EVENTS][32];
 };
 
 void lbs_trace_close(lbs_trace **tp) {
@@ -694,6 +743,63 @@ static lbs_err load_owners(lbs_trace *t) {
   return e;
 }
 
+/* The per-rank events the meta keys events and events.ranks declare. */
+static lbs_err load_events(lbs_trace *t) {
+  const char *list = lbs_trace_meta(t, "events"), *r = lbs_trace_meta(t, "events.ranks");
+  if (!list) return LBS_OK;
+  int64_t ranks;
+  if (!r || lbs_parse_i64(r, 1, INT32_MAX, &ranks))
+    return lbs_fail(LBS_CORRUPT, "%s: events.ranks '%s' is not a count", t->path, r ? r : "");
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ",");
+    if (!n || n >= sizeof t->ev_names[0] || t->nev == LBS_TRACE_MAX_EVENTS)
+      return lbs_fail(LBS_CORRUPT, "%s: events '%s' is not a list of names", t->path, list);
+    memcpy(t->ev_names[t->nev], p, n);
+    t->ev_names[t->nev++][n] = '\0';
+    p += n + (p[n] == ',');
+  }
+  t->ev_ranks = (int)ranks;
+  return LBS_OK;
+}
+
+int lbs_trace_nevents(const lbs_trace *t) { return t->nev; }
+int lbs_trace_event_ranks(const lbs_trace *t) { return t->ev_ranks; }
+const char *lbs_trace_event_name(const lbs_trace *t, int k) {
+  return k >= 0 && k < t->nev ? t->ev_names[k] : NULL;
+}
+int lbs_trace_event_find(const lbs_trace *t, const char *name) {
+  for (int k = 0; k < t->nev; k++)
+    if (!strcmp(t->ev_names[k], name)) return k;
+  return -1;
+}
+
+lbs_err lbs_trace_read_events(lbs_trace *t, int64_t step, double *out, int *have) {
+  *have = 0;
+  if (step < 0 || step >= t->S)
+    return lbs_fail(LBS_RANGE, "step %lld out of range (trace has %lld steps)", (long long)step,
+                    (long long)t->S);
+  int64_t n = (int64_t)t->nev * t->ev_ranks;
+  memset(out, 0, (size_t)n * sizeof *out);
+  if (!n) return LBS_OK;
+  char name[48];
+  snprintf(name, sizeof name, "events@%lld", (long long)step);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM arrays WHERE name=?1", -1, &st, NULL))
+    return lbs_db_err(t->db, t->path, "events");
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc == SQLITE_DONE) return LBS_OK; /* none recorded at this step */
+  if (rc != SQLITE_ROW) return lbs_db_err(t->db, t->path, "events");
+  void *v;
+  lbs_err e = get_array(t, name, n, &v);
+  if (e) return e;
+  memcpy(out, v, (size_t)n * sizeof *out);
+  free(v);
+  *have = 1;
+  return LBS_OK;
+}
+
 int64_t lbs_trace_owners_count(const lbs_trace *t) { return t->nowners; }
 
 int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i) {
@@ -723,7 +829,8 @@ lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner) {
  * version). */
 static lbs_err load(lbs_trace *t) {
   lbs_err e;
-  if ((e = load_meta(t)) || (e = load_metrics(t)) || (e = load_steps(t)) || (e = load_owners(t)))
+  if ((e = load_meta(t)) || (e = load_metrics(t)) || (e = load_steps(t)) || (e = load_owners(t)) ||
+      (e = load_events(t)))
     return e;
   if (sqlite3_prepare_v2(t->db,
                          "SELECT step, metric, chunk, first_elem, count, codec, crc32, data"

@@ -685,3 +685,51 @@ Test(store, recorded_owners_roundtrip_and_survive_recode) {
   free(p), free(q), free(n);
   tu_rmrf(dir);
 }
+
+/* Per-rank events of a step (an application's own partitioning and migration time): declared
+ * once, stored with the steps that have them, read back exactly, kept by recode; bad
+ * declarations refused. */
+Test(store, step_events_roundtrip_and_survive_recode) {
+  char *dir = tu_tmpdir(), *p = tu_path(dir, "e.lbt"), *q = tu_path(dir, "r.lbt");
+  lbs_metric_spec ms = {"time_ns", "ns", LBS_CODEC_AUTO, bound("rel:0.005"), {0, 0}};
+  lbs_trace_spec spec = {4, 0, 1, &ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(p, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  const char *names[] = {"partition_s", "migration_s"}, *dup[] = {"a", "a"}, *bad[] = {"x y"};
+  cr_assert_eq(lbs_trace_writer_set_events(w, 2, dup, 3), LBS_INVAL);
+  cr_assert_eq(lbs_trace_writer_set_events(w, 1, bad, 3), LBS_INVAL);
+  cr_assert_eq(lbs_trace_writer_set_events(w, 2, names, 0), LBS_INVAL);
+  cr_assert_eq(lbs_trace_writer_set_events(w, 2, names, 3), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_writer_set_events(w, 2, names, 3), LBS_INVAL, "declared twice");
+  double v[4] = {1, 2, 3, 4}, ev[6] = {0.01, 0.5, 0.02, 0.25, 1e-9, 0};
+  const double *cols[1] = {v};
+  cr_assert_eq(lbs_trace_write_step(w, 0, cols), LBS_OK); /* none at step 0 */
+  cr_assert_eq(lbs_trace_step_events(w, ev), LBS_OK);
+  cr_assert_eq(lbs_trace_write_step(w, 7, cols), LBS_OK);
+  cr_assert_eq(lbs_trace_write_step(w, 8, cols), LBS_OK); /* nor at step 2 */
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    lbs_trace *t;
+    cr_assert_eq(lbs_trace_open(pass ? q : p, &t), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(lbs_trace_nevents(t), 2);
+    cr_assert_eq(lbs_trace_event_ranks(t), 3);
+    cr_assert_str_eq(lbs_trace_event_name(t, 1), "migration_s");
+    cr_assert_eq(lbs_trace_event_find(t, "partition_s"), 0);
+    cr_assert_eq(lbs_trace_event_find(t, "nope"), -1);
+    double got[6];
+    int have;
+    for (int s = 0; s < 3; s++) {
+      cr_assert_eq(lbs_trace_read_events(t, s, got, &have), LBS_OK, "%s", lbs_errmsg());
+      cr_assert_eq(have, s == 1, "step %d", s);
+      for (int k = 0; k < 6; k++)
+        cr_assert(got[k] == (s == 1 ? ev[k] : 0), "step %d value %d", s, k);
+    }
+    cr_assert_eq(lbs_trace_read_events(t, 3, got, &have), LBS_RANGE);
+    if (!pass)
+      cr_assert_eq(lbs_trace_recode(t, p, NULL, 0, NULL, 0, q, NULL, NULL, NULL), LBS_OK, "%s",
+                   lbs_errmsg());
+    lbs_trace_close(&t);
+  }
+  free(p), free(q);
+  tu_rmrf(dir);
+}
