@@ -261,6 +261,10 @@ lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int6
  * events and events.ranks). lbs_trace_step_events then gives the next step's values, ranks x
  * nevents (rank-major), stored in that step's transaction; a step without them has none. */
 #define LBS_TRACE_MAX_EVENTS 8
+/* The events the replay knows: an application's own partitioning and migration wall time of a
+ * repartition (seconds, each rank's), recorded at the first step after it. */
+#define LBS_EVENT_PARTITION "partition_s"
+#define LBS_EVENT_MIGRATION "migration_s"
 lbs_err lbs_trace_writer_set_events(lbs_trace_writer *w, int nevents, const char *const *names,
                                     int ranks);
 lbs_err lbs_trace_step_events(lbs_trace_writer *w, const double *ev);
