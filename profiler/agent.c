@@ -19,7 +19,7 @@
 typedef struct {
   int64_t step, app;
   int count;
-  double **vals; /* per local rank: M x n_r, or NULL */
+  double **vals; /* per local rank: M x n_r then its K events, or NULL */
 } pstep;
 
 /* A rank's layout from one of its remaps on (lbsprof_remap): n elements, ids gid. */
@@ -195,6 +195,10 @@ static int emit_step(agent *a, pstep *p) {
     } mh = {(int32_t)c, 0, blob.len};
     err = e || lbs_buf_append(&pay, &mh, sizeof mh) || lbs_buf_append(&pay, blob.data, blob.len);
   }
+  /* then each local rank's events (prof_int.h), after its values */
+  for (int r = 0; !err && r < a->nl && a->meta.nevents; r++)
+    err = lbs_buf_append(&pay, p->vals[r] + (size_t)a->M * (size_t)a->n[r],
+                         (size_t)a->meta.nevents * sizeof(double));
   if (!err) err = lbs__frame_build(&fr, FR_STEP, pay.data, pay.len, NULL, 0) || enqueue(a, &fr);
   if (!err) a->sent++;
   free(v), lbs_buf_free(&pay), lbs_buf_free(&blob), lbs_buf_free(&fr);
@@ -379,9 +383,10 @@ static void take_record(agent *a, int r, uint32_t type, const lbs_buf *rec, int 
     prof_step_hdr sh;
     memcpy(&sh, rec->data, sizeof sh);
     pstep *p = find_step(a, sh.step, sh.app_step);
-    size_t nb = (size_t)(sh.n * sh.nmetrics) * sizeof(double);
+    size_t nb = (size_t)(sh.n * sh.nmetrics + sh.nevents) * sizeof(double);
     if (p && sh.n == elements_at(a, r, sh.step) && sh.nmetrics == a->M &&
-        rec->len == sizeof sh + nb && (p->vals[r] = malloc(nb ? nb : 1)))
+        sh.nevents == a->meta.nevents && rec->len == sizeof sh + nb &&
+        (p->vals[r] = malloc(nb ? nb : 1)))
       memcpy(p->vals[r], rec->data + sizeof sh, nb);
     a->last[r] = sh.step;
     complete_steps(a);

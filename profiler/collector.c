@@ -50,6 +50,7 @@ typedef struct {
   int count;
   uint8_t *have; /* per node */
   double *vals;  /* M x E */
+  double *ev;    /* ranks x K (the run's events), or NULL without */
 } cstep;
 
 struct lbs_coll {
@@ -317,7 +318,12 @@ static lbs_err open_writer(coll *c, lbs_mesh *mesh) {
   app_keys(c, &rm, &per_elem, &per_edge);
   lbs_mesh_set_bytes(mesh, per_elem, per_edge);
   lbs_trace_spec spec = {c->E, 0, c->M, ms, mesh, rm.n, rm.kv};
-  return lbs_trace_create(c->out, &spec, &c->w);
+  lbs_err e = lbs_trace_create(c->out, &spec, &c->w);
+  const char *ev[LBSPROF_MAX_EVENTS]; /* the application's events, when it has some */
+  for (int k = 0; k < c->meta.nevents; k++) ev[k] = c->meta.event[k];
+  if (!e && c->meta.nevents)
+    e = lbs_trace_writer_set_events(c->w, c->meta.nevents, ev, c->meta.ranks);
+  return e;
 }
 
 /* All meshes in: build the trace's mesh and create the writer. */
@@ -333,7 +339,7 @@ static lbs_err create_trace(coll *c) {
 }
 
 static void drop_cstep(coll *c, int i) {
-  free(c->cs[i].have), free(c->cs[i].vals);
+  free(c->cs[i].have), free(c->cs[i].vals), free(c->cs[i].ev);
   c->cs[i] = c->cs[--c->ncs];
 }
 
@@ -392,6 +398,7 @@ static void write_ready(coll *c) {
       const double *cols[LBSPROF_MAX_METRICS];
       for (int m = 0; m < c->M; m++) cols[m] = s->vals + (size_t)m * (size_t)c->E;
       lbs_err e = write_owners(c, s->step); /* the owners first: a step never goes without */
+      if (!e && s->ev) e = lbs_trace_step_events(c->w, s->ev);
       if (!e) e = lbs_trace_write_step(c->w, s->app, cols);
       if (e) {
         lbs_log(LBS_LOG_ERROR, "collect: cannot write step %lld: %s", (long long)s->app,
@@ -408,6 +415,23 @@ static void write_ready(coll *c) {
       return;
     }
   }
+}
+
+/* The rest of node `node`'s step frame (len bytes at q): K doubles per local rank, which go to
+ * the rank's row of the step's events (its MPI rank, from the node's MESH). */
+static int take_events(coll *c, int node, cstep *s, const uint8_t *q, size_t len) {
+  int K = c->meta.nevents, nr = c->nranks[node];
+  if (len != (size_t)nr * (size_t)K * sizeof(double))
+    return lbs_fail(LBS_FORMAT, "step %lld: %zu bytes after the values, not %d ranks x %d events",
+                    (long long)s->app, len, nr, K),
+           -1;
+  for (int r = 0; r < nr; r++)
+    for (int k = 0; k < K; k++) {
+      double v;
+      memcpy(&v, q + ((size_t)r * (size_t)K + (size_t)k) * sizeof v, sizeof v);
+      s->ev[(size_t)c->rank[node][r] * (size_t)K + (size_t)k] = v;
+    }
+  return 0;
 }
 
 static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
@@ -438,7 +462,9 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
     s->step = h.step, s->app = h.app, s->count = 0;
     s->have = calloc((size_t)c->nodes, 1);
     s->vals = malloc((size_t)(c->E * c->M) * sizeof *s->vals);
-    if (!s->have || !s->vals)
+    size_t nev = (size_t)c->meta.ranks * (size_t)c->meta.nevents;
+    s->ev = nev ? calloc(nev, sizeof *s->ev) : NULL;
+    if (!s->have || !s->vals || (nev && !s->ev))
       return lbs_fail(LBS_NOMEM, "step of %lld elements", (long long)c->E), -1;
   }
   if (s->have[node]) return lbs_fail(LBS_FORMAT, "step %lld sent twice", (long long)h.step), -1;
@@ -460,6 +486,7 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
     double *v = s->vals + (size_t)m * (size_t)c->E;
     for (int64_t i = 0; i < h.n; i++) v[c->gid[node][i]] = c->tmp[i];
   }
+  if (take_events(c, node, s, q, (size_t)(end - q))) return -1;
   s->have[node] = 1, s->count++;
   c->last[node] = h.step;
   write_ready(c);
@@ -573,7 +600,8 @@ static int on_remap(coll *c, int node, const uint8_t *p, uint32_t len) {
 
 /* The largest encoded step node k may send (every metric at its codec's worst). */
 static uint64_t step_max(const coll *c, int k) {
-  return 32 + (uint64_t)c->M * (16 + (uint64_t)lbs_codec_max_bytes((size_t)c->n[k]));
+  return 32 + (uint64_t)c->M * (16 + (uint64_t)lbs_codec_max_bytes((size_t)c->n[k])) +
+         8 * (uint64_t)c->nranks[k] * (uint64_t)c->meta.nevents;
 }
 
 /* The largest MESH record the run's description allows. */
@@ -658,6 +686,21 @@ static int app_keys_ok(const char *app) {
   return 1;
 }
 
+/* The application's events: 0..LBSPROF_MAX_EVENTS names of 1-31 of [A-Za-z0-9_.-], each once. */
+static int events_ok(const prof_meta *m) {
+  if (m->nevents < 0 || m->nevents > LBSPROF_MAX_EVENTS) return 0;
+  for (int k = 0; k < m->nevents; k++) {
+    const char *n = m->event[k];
+    size_t len = strnlen(n, sizeof m->event[k]);
+    if (!len || len == sizeof m->event[k] ||
+        strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
+      return 0;
+    for (int j = 0; j < k; j++)
+      if (!strcmp(m->event[j], n)) return 0;
+  }
+  return 1;
+}
+
 static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
   prof_meta m;
   memcpy(&m, p + 8, sizeof m);
@@ -680,6 +723,8 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
     for (int i = 0; i < m.nmetrics; i++) m.name[i][31] = m.unit[i][15] = '\0';
     if (!app_keys_ok(m.app))
       return lbs_fail(LBS_FORMAT, "a bad run description (the application's keys)"), -1;
+    if (!events_ok(&m))
+      return lbs_fail(LBS_FORMAT, "a bad run description (the application's events)"), -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
     if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) ||
         !(c->owned = calloc((size_t)c->E, 1)) || !(c->mark = calloc((size_t)c->E, 1)) ||

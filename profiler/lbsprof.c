@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
@@ -59,7 +60,10 @@ struct lbsprof {
   long long papi0[2], papi1[2];
   int64_t n;   /* local elements */
   int64_t E;   /* elements over all ranks */
-  double *val; /* M x n */
+  double *val; /* M x n, then K: the step's record after its header */
+  char ev_name[LBSPROF_MAX_EVENTS][32]; /* the application's events (lbsprof_event_register) */
+  int K;
+  double ev[LBSPROF_MAX_EVENTS]; /* seconds since the last sampled step's end */
   int begun;   /* an element measured or a value set in this sampled step (lbsprof_remap) */
   int64_t step, sent, dropped;
   int sampled;
@@ -471,6 +475,54 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
   return 0;
 }
 
+int lbsprof_event_register(lbsprof *p, const char *name) {
+  if (!p || !name) return -lbs_fail(LBS_INVAL, "lbsprof_event_register: a NULL argument");
+  if (p->described)
+    return -lbs_fail(LBS_INVAL, "lbsprof_event_register('%.31s'): after the mesh was described",
+                     name);
+  size_t len = strlen(name);
+  if (!len || len > 31 ||
+      strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
+    return -lbs_fail(LBS_INVAL,
+                     "lbsprof_event_register: event '%.40s' must be 1-31 of [A-Za-z0-9_.-]", name);
+  for (int k = 0; k < p->K; k++)
+    if (!strcmp(p->ev_name[k], name))
+      return -lbs_fail(LBS_INVAL, "lbsprof_event_register: event '%s' exists", name);
+  if (p->K == LBSPROF_MAX_EVENTS)
+    return -lbs_fail(LBS_RANGE, "lbsprof_event_register('%s'): at most %d events", name,
+                     LBSPROF_MAX_EVENTS);
+  snprintf(p->ev_name[p->K], sizeof p->ev_name[0], "%s", name);
+  p->ev[p->K] = 0;
+  return p->K++;
+}
+
+int lbsprof_event_add(lbsprof *p, int id, double seconds) {
+  if (!p || id < 0 || id >= p->K)
+    return lbs_fail(LBS_RANGE, "lbsprof_event_add: no event %d (%d registered)", id,
+                    p ? p->K : 0);
+  if (!isfinite(seconds) || seconds < 0)
+    return lbs_fail(LBS_INVAL, "lbsprof_event_add('%s', %g): seconds are finite and >= 0",
+                    p->ev_name[id], seconds);
+  p->ev[id] += seconds;
+  return 0;
+}
+
+/* Collective: every rank registered the same events in the same order (rank 0's). The error
+ * names this rank's list and rank 0's; not agreed. */
+static lbs_err check_events(lbsprof *p) {
+  char mine[LBSPROF_MAX_EVENTS * 33] = "", first[sizeof mine];
+  for (int k = 0; k < p->K; k++)
+    snprintf(mine + strlen(mine), sizeof mine - strlen(mine), "%s%s", k ? "," : "", p->ev_name[k]);
+  memcpy(first, mine, sizeof first);
+  MPI_Bcast(first, sizeof first, MPI_CHAR, 0, p->comm);
+  if (strcmp(first, mine))
+    return lbs_fail(LBS_INVAL,
+                    "lbsprof: rank %d registered the events '%s', rank 0 '%s': every rank "
+                    "registers the same events in the same order",
+                    p->rank, mine, first);
+  return LBS_OK;
+}
+
 int lbsprof_metric_id(const lbsprof *p, const char *name) {
   for (int i = 0; i < p->M; i++)
     if (!strcmp(p->m[i].name, name)) return i;
@@ -717,7 +769,7 @@ static lbs_err check_elements(lbsprof *p, int kind, const int64_t dims[3], int64
                  "lbsprof: element ids must be 0..%lld over all ranks (largest given: %lld)",
                  (long long)*E - 1, (long long)maxid);
   p->n = n, p->E = *E;
-  p->val = calloc((size_t)(n ? n : 1) * (size_t)(p->M ? p->M : 1), sizeof *p->val);
+  p->val = calloc((size_t)(n ? n : 1) * (size_t)(p->M ? p->M : 1) + (size_t)p->K, sizeof *p->val);
   if (!e && !p->val) e = lbs_fail(LBS_NOMEM, "lbsprof: %lld elements", (long long)n);
   if (!e && p->M == 0) e = lbs_fail(LBS_INVAL, "lbsprof: no metrics to record");
   return e;
@@ -752,6 +804,8 @@ static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
     memcpy(meta->name[i], p->m[i].name, 32), memcpy(meta->unit[i], p->m[i].unit, 16);
   /* rank 0's; the collector checks every node gives the same */
   memcpy(meta->app, p->app, sizeof meta->app);
+  meta->nevents = p->K;
+  for (int k = 0; k < p->K; k++) memcpy(meta->event[k], p->ev_name[k], 32);
   return LBS_OK;
 }
 
@@ -778,7 +832,7 @@ static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double
  * the mesh record (mesh_bytes) with the META one, at least ring_bytes, in whole pages. */
 static uint64_t ring_capacity(lbsprof *p, int64_t n, size_t mesh_bytes) {
   uint64_t need =
-      2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(n * p->M) * sizeof(double));
+      2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(n * p->M + p->K) * sizeof(double));
   uint64_t mrec =
       lbs__ring_record_bytes(mesh_bytes) + lbs__ring_record_bytes(sizeof(prof_meta)) + 64;
   uint64_t cap = p->o.ring_bytes > need ? p->o.ring_bytes : need;
@@ -838,7 +892,9 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
                     int dim, const double *coords, const int64_t *xadj, const int64_t *adj) {
   if (p->described) return lbs_fail(LBS_INVAL, "lbsprof: the mesh is described already");
   int64_t E = 0;
-  lbs_err e = check_elements(p, kind, dims, n, gid, &E);
+  lbs_err e = agree(p, check_events(p));
+  if (e) return e;
+  e = check_elements(p, kind, dims, n, gid, &E);
   if ((e = agree(p, e))) return e;
   prof_meta meta;
   int has_adj;
@@ -992,17 +1048,20 @@ int lbsprof_step_end(lbsprof *p) {
   if (!p->described) return lbs_fail(LBS_INVAL, "lbsprof: step_end before the mesh was described");
   if (p->sampled && !agent_alive(p)) stop_profiling(p, "the node agent is gone");
   if (p->sampled && p->enabled) {
-    prof_step_hdr h = {p->step, p->step, p->n, p->M, 0};
+    prof_step_hdr h = {p->step, p->step, p->n, p->M, p->K};
+    size_t nv = (size_t)(p->n * p->M); /* the values, then the events since the last sample */
+    memcpy(p->val + nv, p->ev, (size_t)p->K * sizeof *p->ev);
     if (p->time_m >= 0 && p->use_tsc) { /* ticks to ns */
       double k = ns_per_tick(p), *v = p->val + (size_t)p->time_m * (size_t)p->n;
       for (int64_t i = 0; i < p->n; i++) v[i] *= k;
     }
-    if (put_record(p, REC_STEP, &h, sizeof h, p->val, (size_t)(p->n * p->M) * sizeof *p->val, 1)) {
-      if (p->enabled) p->dropped++;
+    if (put_record(p, REC_STEP, &h, sizeof h, p->val, (nv + (size_t)p->K) * sizeof *p->val, 1)) {
+      if (p->enabled) p->dropped++; /* the events go on to the next sampled step */
     } else {
       p->sent++;
+      memset(p->ev, 0, sizeof p->ev);
     }
-    memset(p->val, 0, (size_t)(p->n * p->M) * sizeof *p->val);
+    memset(p->val, 0, nv * sizeof *p->val);
   }
   p->step++, p->begun = 0;
   p->sampled = p->enabled && p->step % p->o.sample_every == 0;
@@ -1070,7 +1129,7 @@ int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid) {
   int64_t most = n;
   MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, p->comm);
   uint64_t need =
-      lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(most * p->M) * sizeof(double));
+      lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(most * p->M + p->K) * sizeof(double));
   if (lbs__ring_record_bytes(16 + (size_t)most * sizeof *gid) > need)
     need = lbs__ring_record_bytes(16 + (size_t)most * sizeof *gid);
   if (need > p->shm->ring[p->lrank].cap)
@@ -1081,7 +1140,7 @@ int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid) {
         "at least %llu",
         (long long)most, (unsigned long long)need, (unsigned long long)p->shm->ring[p->lrank].cap,
         (unsigned long long)need);
-  double *val = e ? NULL : calloc((size_t)(n ? n : 1) * (size_t)p->M, sizeof *val);
+  double *val = e ? NULL : calloc((size_t)(n ? n : 1) * (size_t)p->M + (size_t)p->K, sizeof *val);
   if (!e && !val) e = lbs_fail(LBS_NOMEM, "lbsprof_remap: %lld elements", (long long)n);
   if ((e = agree(p, e))) return free(val), e;
   free(p->val);

@@ -5,6 +5,7 @@
 !   integer :: ierr, w
 !   ierr = lbsprof_start(MPI_COMM_WORLD, 'run.lbt', p)          ! collective
 !   w = lbsprof_metric(p, 'weight', 'cells')                     ! optional value metric
+!   ev = lbsprof_event(p, 'partition_s')                         ! optional: the app's own costs
 !   ierr = lbsprof_mesh_box(p, global, lo, hi)                   ! integer(c_int64_t) arrays(3)
 !   do step ...
 !     call lbsprof_elem_begin(p, i)  ! i: local index from 0, integer(c_int64_t)
@@ -12,6 +13,7 @@
 !     call lbsprof_elem_end(p, i)
 !     ierr = lbsprof_set_value(p, w, i, value)
 !     ierr = lbsprof_step_end(p)
+!     ierr = lbsprof_event_add(p, ev, seconds)   ! real(c_double): this rank's seconds, this step
 !     ierr = lbsprof_remap(p, n, gid)   ! collective, after elements moved: local i is gid(i+1)
 !   end do
 !   ierr = lbsprof_finalize(p)                                   ! collective
@@ -20,7 +22,8 @@ module lbsprof
   implicit none
   private
   public :: lbsprof_start, lbsprof_metric, lbsprof_mesh_box, lbsprof_elem_begin, lbsprof_elem_end, &
-            lbsprof_set_value, lbsprof_step_end, lbsprof_remap, lbsprof_finalize, lbsprof_error, c_ptr, c_int64_t, c_double
+            lbsprof_set_value, lbsprof_step_end, lbsprof_remap, lbsprof_finalize, lbsprof_error, lbsprof_event, &
+            lbsprof_event_add, c_ptr, c_int64_t, c_double
 
   interface
     function c_init(comm, path, metrics, every, bound, p) bind(c, name='lbsprof_init_f') result(rc)
@@ -73,6 +76,20 @@ module lbsprof
       integer(c_int64_t) :: gid(*)
       integer(c_int) :: rc
     end function
+    function c_event_register(p, name) bind(c, name='lbsprof_event_register') result(id)
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: p
+      character(kind=c_char) :: name(*)
+      integer(c_int) :: id
+    end function
+    ! id: from lbsprof_event; seconds: finite, >= 0, added to this rank's event at this step
+    function lbsprof_event_add(p, id, seconds) bind(c, name='lbsprof_event_add') result(rc)
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: p
+      integer(c_int), value :: id
+      real(c_double), value :: seconds
+      integer(c_int) :: rc
+    end function
     function lbsprof_finalize(p) bind(c, name='lbsprof_finalize') result(rc)
       import :: c_ptr, c_int
       type(c_ptr) :: p
@@ -116,6 +133,15 @@ contains
     character(len=*), intent(in) :: name, unit
     integer :: id
     id = c_value_metric(p, trim(name)//c_null_char, trim(unit)//c_null_char)
+  end function
+
+  ! An event of the application (before the mesh; every rank the same names in the same order);
+  ! returns its id (negative on error).
+  function lbsprof_event(p, name) result(id)
+    type(c_ptr), intent(in) :: p
+    character(len=*), intent(in) :: name
+    integer :: id
+    id = c_event_register(p, trim(name)//c_null_char)
   end function
 
   ! The last error message.

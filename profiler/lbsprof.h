@@ -8,6 +8,7 @@
  *   lbsprof *p;
  *   lbsprof_init(MPI_COMM_WORLD, &o, &p);      // collective
  *   int w = lbsprof_value_metric(p, "weight", "cells");   // optional: values the app supplies
+ *   int part = lbsprof_event_register(p, "partition_s");  // optional: the app's own costs
  *   lbsprof_mesh_box(p, global, lo, hi);       // collective: this rank's box; starts the agents
  *   for (step...) {
  *     for (i in local elements) {
@@ -15,8 +16,11 @@
  *       lbsprof_set_value(p, w, i, weight[i]);
  *     }
  *     lbsprof_step_end(p);                       // every step; sampled ones are sent
- *     if (migrated)                              // the application moved elements:
+ *     if (repartition) {
+ *       double t0 = MPI_Wtime(); partition(); migrate();
+ *       lbsprof_event_add(p, part, MPI_Wtime() - t0);   // this rank's seconds, this step
  *       lbsprof_remap(p, n, gid);                // collective: local index i is gid[i] from now
+ *     }
  *   }
  *   lbsprof_finalize(&p);                        // collective: waits until the trace is written
  *
@@ -145,6 +149,20 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value);
  * the layout stays as it was. The node's ring must hold a step of the largest rank's new
  * elements (opts.ring_bytes). */
 int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid);
+
+/* Events: the application's own costs that are not per element, such as its partitioning and
+ * migration wall time (lbs_traces.h names the two the replay knows: LBS_EVENT_PARTITION
+ * "partition_s" and LBS_EVENT_MIGRATION "migration_s"). Register before the mesh is described;
+ * collective in effect: every rank registers the same names in the same order, which the mesh's
+ * description checks (an error on every rank naming the lists that differ). Names are 1-31 of
+ * [A-Za-z0-9_.-], each once, at most 8. Returns the event id (0, 1, ...) or a negative lbs_err. */
+int lbsprof_event_register(lbsprof *p, const char *name);
+/* Adds seconds (finite, >= 0) to this rank's event id at the current step. Not collective. The
+ * values accumulate from one sampled step's end to the next sampled step's end, whose record
+ * carries them: an event between unsampled steps lands in the next sampled step. The trace
+ * stores each sampled step's ranks x events (lbs_trace_read_events; `lbsim trace info` shows
+ * their totals). A bad id or value is an error, and nothing is added. */
+int lbsprof_event_add(lbsprof *p, int id, double seconds);
 
 /* The metric's id by name (built-in, probe or value), or -1. */
 int lbsprof_metric_id(const lbsprof *p, const char *name);

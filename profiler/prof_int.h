@@ -30,9 +30,10 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 5
+#define LBSPROF_PROTO_VERSION 6
 #define LBSPROF_APP_META 1024 /* bytes of application keys in the run description */
 #define LBSPROF_MAX_METRICS 16
+#define LBSPROF_MAX_EVENTS 8 /* LBS_TRACE_MAX_EVENTS */
 
 /* ring records */
 enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4, REC_REMAP = 5 };
@@ -88,12 +89,19 @@ typedef struct {
   char name[LBSPROF_MAX_METRICS][32];
   char unit[LBSPROF_MAX_METRICS][16];
   char app[LBSPROF_APP_META]; /* the application's own keys (lbsprof_meta): "key=value\n" lines */
+  int32_t nevents, pad;       /* K: the application's events (lbsprof_event_register) */
+  char event[LBSPROF_MAX_EVENTS][32];
 } prof_meta;
 
-/* REC_STEP payload header; then M x n doubles (metric-major, local element order). */
+/* REC_STEP payload header; then M x n doubles (metric-major, local element order), then the
+ * rank's K event values (seconds accumulated since its previous sampled step's end).
+ *
+ * A node's FR_STEP: {i32 node, M, i64 step, app, n}, per metric {i32 codec, pad, u64 len} and the
+ * encoded values of the node's n elements, then (K > 0) K doubles per local rank in local rank
+ * order: the collector puts them at the MPI rank of the rank's MESH part. */
 typedef struct {
   int64_t step, app_step, n;
-  int32_t nmetrics, pad;
+  int32_t nmetrics, nevents;
 } prof_step_hdr;
 
 /* A rank's MESH record: {i64 n, dim, has_adj, rank (its rank in the profiler's communicator)},
@@ -218,6 +226,7 @@ double lbs__env(lbs__env_var v);
  * each (the factors multiply), abs and range as halves (the store's range is of the agents'
  * values, up to 1 + eps wider). */
 #include "lbs_traces.h"
+_Static_assert(LBSPROF_MAX_EVENTS == LBS_TRACE_MAX_EVENTS, "the events a trace stores");
 lbs_bound lbs__bound_stage(lbs_bound whole, int stage);
 
 /* The agent (shm_fd: the node's segment, inherited; label: for messages) and the collector

@@ -92,6 +92,24 @@ static const char *codec_column(char *buf, size_t n, const int64_t *counts) {
   return buf;
 }
 
+/* The per-rank events' totals over the steps and ranks into tot (nevents), and how many steps
+ * hold events into *steps. 0, or -1 when a step's cannot be read (the message set). */
+static int event_totals(lbs_trace *t, double *tot, int64_t *steps) {
+  int K = lbs_trace_nevents(t), R = lbs_trace_event_ranks(t);
+  double *ev = malloc((size_t)(K * R > 0 ? K * R : 1) * sizeof *ev);
+  int bad = !ev;
+  *steps = 0;
+  for (int k = 0; k < K; k++) tot[k] = 0;
+  for (int64_t s = 0; !bad && K && s < lbs_trace_steps(t); s++) {
+    int have;
+    bad = lbs_trace_read_events(t, s, ev, &have) != LBS_OK;
+    *steps += !bad && have;
+    for (int i = 0; !bad && have && i < K * R; i++) tot[i % K] += ev[i];
+  }
+  free(ev);
+  return bad ? -1 : 0;
+}
+
 /* The text's head: sizes, mesh, source, how a profiled run ended, the application's keys. */
 static void info_head(FILE *f, lbs_trace *t, const char *path, const lbs_trace_info *in) {
   int64_t file = lbs_trace_file_bytes(t), S = lbs_trace_steps(t);
@@ -130,6 +148,19 @@ static void info_head(FILE *f, lbs_trace *t, const char *path, const lbs_trace_i
     for (int64_t i = 0; i < na && i < 20; i++)
       fprintf(f, "%s %lld", i ? "," : "", (long long)lbs_trace_owners_step(t, i));
     fprintf(f, "%s)\n", na > 20 ? ", ..." : "");
+  }
+  double tot[LBS_TRACE_MAX_EVENTS];
+  int64_t evs;
+  if (lbs_trace_nevents(t) > 0) { /* the application's own costs (lbsprof_event_add) */
+    if (event_totals(t, tot, &evs)) {
+      fprintf(f, "events    unreadable: %s\n", lbs_errmsg());
+    } else {
+      fprintf(f, "events   ");
+      for (int k = 0; k < lbs_trace_nevents(t); k++)
+        fprintf(f, "%s %s %.6g s", k ? "," : "", lbs_trace_event_name(t, k), tot[k]);
+      fprintf(f, " (totals over %d ranks and the %lld steps that have events)\n",
+              lbs_trace_event_ranks(t), (long long)evs);
+    }
   }
   for (int k = 0, n = 0; k < lbs_trace_meta_count(t); k++) {
     const char *key = lbs_trace_meta_key(t, k);
@@ -241,6 +272,28 @@ static int json_meta(json_t *o, const lbs_trace *t) {
   return bad ? -1 : 0;
 }
 
+/* The per-rank events, when the trace has them: "events": {"ranks": R, "names": [...], "total_s":
+ * [each one's sum over the steps and ranks], "steps": the steps that have events}. 0, or -1 when
+ * out of memory or a step's events cannot be read. */
+static int json_events(json_t *o, lbs_trace *t) {
+  int K = lbs_trace_nevents(t);
+  double tot[LBS_TRACE_MAX_EVENTS];
+  int64_t evs;
+  if (!K) return 0;
+  if (event_totals(t, tot, &evs)) return -1;
+  json_t *ev = json_object(), *names = json_array(), *totals = json_array();
+  int bad = lbs_json_set(o, "events", json_incref(ev)) ||
+            lbs_json_set(ev, "ranks", lbs_json_int(lbs_trace_event_ranks(t))) ||
+            lbs_json_set(ev, "names", json_incref(names)) ||
+            lbs_json_set(ev, "total_s", json_incref(totals)) ||
+            lbs_json_set(ev, "steps", lbs_json_int(evs));
+  for (int k = 0; !bad && k < K; k++)
+    bad = json_array_append_new(names, lbs_json_str(lbs_trace_event_name(t, k))) ||
+          json_array_append_new(totals, lbs_json_real(tot[k]));
+  json_decref(ev), json_decref(names), json_decref(totals);
+  return bad ? -1 : 0;
+}
+
 /* Metric m: its name, unit, codec, bound, chunks per codec, sizes, errors and values. */
 static json_t *json_metric(const lbs_trace *t, const lbs_trace_info *info, int m, int values) {
   lbs_metric_info mi;
@@ -287,7 +340,8 @@ json_t *lbs_trace_info_json(lbs_trace *t, const char *path, const lbs_trace_info
             lbs_json_set(o, "schema_version", lbs_json_int(lbs_trace_schema_version(t))) ||
             lbs_json_set(o, "mesh", lbs_json_str(info->mesh)) ||
             lbs_json_set(o, "source", lbs_json_str_or_null(lbs_trace_meta(t, "source"))) ||
-            json_meta(o, t) || lbs_json_set(o, "metrics", json_incref(metrics));
+            json_meta(o, t) || json_events(o, t) ||
+            lbs_json_set(o, "metrics", json_incref(metrics));
   for (int m = 0; !bad && m < info->nmetrics; m++)
     bad = json_array_append_new(metrics, json_metric(t, info, m, values));
   if (!bad)

@@ -1,14 +1,15 @@
 ! fprof.f90 - the Fortran interface end to end: a 64x32 box split over the ranks, each cell
 ! doing work proportional to its pattern value, which it also sets as the metric 'weight'. After
 ! step 4 each rank reverses the order of its cells and tells lbsprof_remap (the values stay with
-! the cells: the trace's are checked by element id).
+! the cells: the trace's are checked by element id), and adds 0.25 * (rank + 1) s to its event
+! 'remap_s' there (lbsprof_event, lbsprof_event_add).
 ! usage: fprof TRACE   (tests/e2e/profiler_fortran.sh checks the trace)
 program fprof
   use mpi
   use lbsprof
   use iso_c_binding, only: c_int
   implicit none
-  integer :: ierr, rank, nranks, w, s, rc
+  integer :: ierr, rank, nranks, w, ev, s, rc
   integer(c_int64_t) :: g(3), lo(3), hi(3), i, x, y, n, id
   integer(c_int64_t), allocatable :: gids(:)
   type(c_ptr) :: p
@@ -34,11 +35,12 @@ program fprof
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
   w = lbsprof_metric(p, 'weight', 'units')
+  ev = lbsprof_event(p, 'remap_s')
   g = [64_c_int64_t, 32_c_int64_t, 1_c_int64_t]
   lo = [64_c_int64_t * rank / nranks, 0_c_int64_t, 0_c_int64_t]
   hi = [64_c_int64_t * (rank + 1) / nranks, 32_c_int64_t, 1_c_int64_t]
   rc = lbsprof_mesh_box(p, g, lo, hi)
-  if (rc /= 0 .or. w < 0) then
+  if (rc /= 0 .or. w < 0 .or. ev /= 0) then
     print *, 'lbsprof_mesh_box: ', trim(lbsprof_error())
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
@@ -63,7 +65,8 @@ program fprof
     rc = lbsprof_step_end(p)
     if (s == 4) then
       gids(1:n) = gids(n:1:-1)
-      rc = lbsprof_remap(p, n, gids)
+      rc = lbsprof_event_add(p, ev, 0.25_c_double * (rank + 1))
+      if (rc == 0) rc = lbsprof_remap(p, n, gids)
       if (rc /= 0) then
         print *, 'lbsprof_remap: ', trim(lbsprof_error())
         call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
