@@ -58,13 +58,13 @@ struct lbsprof {
   int M, described, enabled, warned;
   int papi_set, papi_n; /* PAPI event set and its events (cycles first if present) */
   long long papi0[2], papi1[2];
-  int64_t n;   /* local elements */
-  int64_t E;   /* elements over all ranks */
-  double *val; /* M x n, then K: the step's record after its header */
+  int64_t n;                            /* local elements */
+  int64_t E;                            /* elements over all ranks */
+  double *val;                          /* M x n, then K: the step's record after its header */
   char ev_name[LBSPROF_MAX_EVENTS][32]; /* the application's events (lbsprof_event_register) */
   int K;
   double ev[LBSPROF_MAX_EVENTS]; /* seconds since the last sampled step's end */
-  int begun;   /* an element measured or a value set in this sampled step (lbsprof_remap) */
+  int begun; /* an element measured or a value set in this sampled step (lbsprof_remap) */
   int64_t step, sent, dropped;
   int sampled;
   int time_m;           /* the time_ns metric, or -1 */
@@ -498,8 +498,7 @@ int lbsprof_event_register(lbsprof *p, const char *name) {
 
 int lbsprof_event_add(lbsprof *p, int id, double seconds) {
   if (!p || id < 0 || id >= p->K)
-    return lbs_fail(LBS_RANGE, "lbsprof_event_add: no event %d (%d registered)", id,
-                    p ? p->K : 0);
+    return lbs_fail(LBS_RANGE, "lbsprof_event_add: no event %d (%d registered)", id, p ? p->K : 0);
   if (!isfinite(seconds) || seconds < 0)
     return lbs_fail(LBS_INVAL, "lbsprof_event_add('%s', %g): seconds are finite and >= 0",
                     p->ev_name[id], seconds);
@@ -831,8 +830,8 @@ static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double
 /* Collective: the rings' capacity, the same on every rank: two steps of the largest rank, and
  * the mesh record (mesh_bytes) with the META one, at least ring_bytes, in whole pages. */
 static uint64_t ring_capacity(lbsprof *p, int64_t n, size_t mesh_bytes) {
-  uint64_t need =
-      2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(n * p->M + p->K) * sizeof(double));
+  uint64_t need = 2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) +
+                                             (size_t)(n * p->M + p->K) * sizeof(double));
   uint64_t mrec =
       lbs__ring_record_bytes(mesh_bytes) + lbs__ring_record_bytes(sizeof(prof_meta)) + 64;
   uint64_t cap = p->o.ring_bytes > need ? p->o.ring_bytes : need;

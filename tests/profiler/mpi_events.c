@@ -55,8 +55,7 @@ static void disagreeing_ranks(const lbsprof_opts *o) {
 
 /* registrations and additions that must be refused, the events registered (ids 0 and 1) */
 static void bad_calls_before(lbsprof *p) {
-  static const char *const bad[] = {"", "a b", "partition/s",
-                                    "a_name_of_thirty_two_characters_"};
+  static const char *const bad[] = {"", "a b", "partition/s", "a_name_of_thirty_two_characters_"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
     CHECK(lbsprof_event_register(p, bad[i]) < 0 && strstr(lbsprof_errmsg(), "1-31 of"),
           "name '%s' accepted (%s)", bad[i], lbsprof_errmsg());
