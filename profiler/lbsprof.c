@@ -58,13 +58,13 @@ struct lbsprof {
   int M, described, enabled, warned;
   int papi_set, papi_n; /* PAPI event set and its events (cycles first if present) */
   long long papi0[2], papi1[2];
-  int64_t n;                            /* local elements */
-  int64_t E;                            /* elements over all ranks */
-  double *val;                          /* M x n, then K: the step's record after its header */
+  int64_t n;   /* local elements */
+  int64_t E;   /* elements over all ranks */
+  double *val; /* M x n, then K: the step's record after its header */
+  int begun;   /* an element measured or a value set in this sampled step (lbsprof_remap) */
   char ev_name[LBSPROF_MAX_EVENTS][32]; /* the application's events (lbsprof_event_register) */
   int K;
   double ev[LBSPROF_MAX_EVENTS]; /* seconds since the last sampled step's end */
-  int begun; /* an element measured or a value set in this sampled step (lbsprof_remap) */
   int64_t step, sent, dropped;
   int sampled;
   int time_m;           /* the time_ns metric, or -1 */
