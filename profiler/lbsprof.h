@@ -8,7 +8,7 @@
  *   lbsprof *p;
  *   lbsprof_init(MPI_COMM_WORLD, &o, &p);      // collective
  *   int w = lbsprof_value_metric(p, "weight", "cells");   // optional: values the app supplies
- *   int part = lbsprof_event_register(p, "partition_s");  // optional: the app's own costs
+ *   int part = lbsprof_event_register(p, LBSPROF_EVENT_PARTITION); // optional: the app's own costs
  *   lbsprof_mesh_box(p, global, lo, hi);       // collective: this rank's box; starts the agents
  *   for (step...) {
  *     for (i in local elements) {
@@ -151,12 +151,17 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value);
 int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid);
 
 /* Events: the application's own costs that are not per element, such as its partitioning and
- * migration wall time (lbs_traces.h names the two the replay knows: LBS_EVENT_PARTITION
- * "partition_s" and LBS_EVENT_MIGRATION "migration_s"). Register before the mesh is described;
+ * migration wall time (LBSPROF_EVENT_PARTITION and LBSPROF_EVENT_MIGRATION below, the two the
+ * replay knows). Register before the mesh is described;
  * collective in effect: every rank registers the same names in the same order, which the mesh's
  * description checks (an error on every rank naming the lists that differ). Names are 1-31 of
  * [A-Za-z0-9_.-], each once, at most 8. Returns the event id (0, 1, ...) or a negative lbs_err. */
 int lbsprof_event_register(lbsprof *p, const char *name);
+/* The two names the replay knows (the same as lbs_traces.h's LBS_EVENT_PARTITION and
+ * LBS_EVENT_MIGRATION): the application's partitioning and its migration, in seconds. */
+#define LBSPROF_EVENT_PARTITION "partition_s"
+#define LBSPROF_EVENT_MIGRATION "migration_s"
+
 /* Adds seconds (finite, >= 0) to this rank's event id at the current step. Not collective. The
  * values accumulate from one sampled step's end to the next sampled step's end, whose record
  * carries them: an event between unsampled steps lands in the next sampled step. The trace

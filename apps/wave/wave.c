@@ -703,9 +703,10 @@ static double now_s(void) {
 }
 
 /* Repartitions with the cells' current weights and migrates: partition and migration seconds
- * (the largest rank's), cells moved (all ranks). 0, or -1 with a message printed. */
+ * (the largest rank's; this rank's own in mine[2], for the profiler's events), cells moved (all
+ * ranks). 0, or -1 with a message printed. */
 static int repartition(app *a, struct Zoltan_Struct *zz, double *part_s, double *mig_s,
-                       int64_t *moved) {
+                       double mine[2], int64_t *moved) {
   int changes, ngid, nlid, nimp, nexp, *iproc, *ipart, *eproc, *epart;
   ZOLTAN_ID_PTR igid, ilid, egid, elid;
   double t0 = now_s();
@@ -733,6 +734,7 @@ static int repartition(app *a, struct Zoltan_Struct *zz, double *part_s, double 
   if (bad) return fail("migration", "Zoltan_Migrate failed"), -1;
   if (settle(a)) return fail("migration", "out of memory for %d cells", a->n), -1;
   double t[2] = {t1 - t0, now_s() - t1};
+  mine[0] = t[0], mine[1] = t[1];
   MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   int64_t mv = ke;
   MPI_Allreduce(MPI_IN_PLACE, &mv, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -939,7 +941,8 @@ int main(int argc, char **argv) {
   }
   double init_part, init_mig;
   int64_t moved_total = 0, moved;
-  if (repartition(a, zz, &init_part, &init_mig, &moved)) {
+  double init_mine[2];
+  if (repartition(a, zz, &init_part, &init_mig, init_mine, &moved)) {
     MPI_Finalize();
     return 1;
   }
@@ -948,7 +951,7 @@ int main(int argc, char **argv) {
 
   /* the profiler: this rank's cells as they are now (remapped after each migration) */
   lbsprof *prof = NULL;
-  int wm = -1;
+  int wm = -1, ev_part = -1, ev_mig = -1;
   if (o->trace) {
     lbsprof_opts po;
     lbsprof_opts_default(&po);
@@ -956,6 +959,9 @@ int main(int argc, char **argv) {
     char num[32];
     int e = lbsprof_init(MPI_COMM_WORLD, &po, &prof);
     if (!e && (wm = lbsprof_value_metric(prof, "weight", "work")) < 0) e = -wm;
+    /* the application's own costs at each repartition (the names the replay knows) */
+    if (!e && (ev_part = lbsprof_event_register(prof, LBSPROF_EVENT_PARTITION)) < 0) e = -ev_part;
+    if (!e && (ev_mig = lbsprof_event_register(prof, LBSPROF_EVENT_MIGRATION)) < 0) e = -ev_mig;
     if (!e) e = lbsprof_meta(prof, "name", "wave");
     if (!e) e = lbsprof_meta(prof, "args", o->args);
     /* what the replay should do as this code does: its partitioner, given the cells' weights */
@@ -1066,13 +1072,15 @@ int main(int argc, char **argv) {
       }
     }
     if (repart) {
-      double ps, ms;
-      if (repartition(a, zz, &ps, &ms, &moved)) { /* said why already */
+      double ps, ms, mine[2];
+      if (repartition(a, zz, &ps, &ms, mine, &moved)) { /* said why already */
         perr = LBS_INVAL;
         reported = 1;
         break;
       }
-      if (prof && remap_profile(a, prof)) {
+      /* this rank's own seconds, outside the profiler's remap, as the application's costs */
+      if (prof && (lbsprof_event_add(prof, ev_part, mine[0]) ||
+                   lbsprof_event_add(prof, ev_mig, mine[1]) || remap_profile(a, prof))) {
         perr = LBS_INVAL;
         reported = 1;
         break;

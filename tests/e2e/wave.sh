@@ -8,7 +8,8 @@
 #   trace:  profiled runs on 1 and 2 ranks: same checksum as unprofiled, the trace passes
 #           `lbsim trace check`, records the app keys and replays; weight against time_ns per
 #           rank (tests/e2e/wave_corr.py) r >= 0.85; profiled with --schedule 20,40 (lbsprof_remap):
-#           the owners recorded from steps 0, 20, 40, each cell's weight on its own id
+#           the owners recorded from steps 0, 20, 40, each cell's weight on its own id, and the
+#           events partition_s and migration_s against --json's (lbsprof_event_add)
 #   errors: bad parameters give `wave: what: why` and a non-zero exit on every rank, no hang
 # usage: wave.sh runs|trace|errors lbsim wave source-dir
 set -u
@@ -125,6 +126,18 @@ trace)
       "three assignments recorded, from steps 0, 20, 40"
     expect 0 "migrating trace info text ($n ranks)" -- "$LBSIM" trace info "$T/ws$n.lbt"
     has "$T/out" "recorded assignments: 3 (from steps 0, 20, 40)" "the owners in the text"
+    has "$T/out" "events    partition_s " "the events in the text"
+    # the application's own costs (lbsprof_event_add): each rank's partitioning and migration
+    # seconds at each repartition; wave's --json sums the largest rank's, the trace every rank's
+    python3 - "$T/infos$n.json" "$T/ws$n.json" $n <<'PY' && ok || bad "partition and migration events ($n ranks)"
+import json, sys
+i, w, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+ev = i["events"]
+assert ev["ranks"] == n and ev["names"] == ["partition_s", "migration_s"] and ev["steps"] == 90, ev
+for k, name in enumerate(ev["names"]):
+    tot, js = ev["total_s"][k], w[name]  # js: 6 decimals
+    assert tot > 0 and 0.999 * js - 2e-6 <= tot <= n * js * 1.001 + 2e-6, (name, tot, js)
+PY
     expect 0 "export the migrating trace ($n ranks)" -- "$LBSIM" trace export "$T/ws$n.lbt" --csv "$T/csvs$n"
     python3 - "$T/csv1/steps.csv" "$T/csvs$n/steps.csv" <<'PY' && ok || bad "weights after migration ($n ranks)"
 import csv, sys

@@ -152,6 +152,9 @@ int main(int argc, char **argv) {
   lbsprof_opts o;
   lbsprof_opts_default(&o);
   o.trace_path = path, o.sample_every = 2, o.bound = "lossless";
+  CHECK(!strcmp(LBSPROF_EVENT_PARTITION, LBS_EVENT_PARTITION) &&
+            !strcmp(LBSPROF_EVENT_MIGRATION, LBS_EVENT_MIGRATION),
+        "lbsprof.h's event names are not lbs_traces.h's");
   if (size > 1) disagreeing_ranks(&o);
   run(&o);
   if (rank == 0) check_trace(path), unlink(path);
