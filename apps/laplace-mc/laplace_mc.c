@@ -230,7 +230,7 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&T);
 
   lbsprof *prof = NULL;
-  int wm = -1;
+  int wm = -1, ev_part = -1, ev_mig = -1;
   if (!err && a.trace) {
     lbsprof_opts o;
     lbsprof_opts_default(&o);
@@ -240,6 +240,9 @@ int main(int argc, char **argv) {
     snprintf(bpe, sizeof bpe, "%zu", sizeof(pstate));
     int rc = lbsprof_init(a.comm, &o, &prof);
     if (!rc && (wm = lbsprof_value_metric(prof, "walk_steps", "steps")) < 0) rc = wm;
+    /* the application's own costs at each repartition (the names the replay knows) */
+    if (!rc && (ev_part = lbsprof_event_register(prof, LBSPROF_EVENT_PARTITION)) < 0) rc = ev_part;
+    if (!rc && (ev_mig = lbsprof_event_register(prof, LBSPROF_EVENT_MIGRATION)) < 0) rc = ev_mig;
     if (!rc) rc = lbsprof_meta(prof, "name", a.name);
     if (!rc) rc = lbsprof_meta(prof, "args", args);
     if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
@@ -283,6 +286,8 @@ int main(int argc, char **argv) {
         err = 1;
         break;
       }
+      /* this rank's own seconds (the profiler's remap left out); valid ids and values */
+      if (prof) lbsprof_event_add(prof, ev_part, d[0]), lbsprof_event_add(prof, ev_mig, d[1]);
       if (prof && remap_profile(&a, prof, first[me], n)) {
         err = 1;
         break;

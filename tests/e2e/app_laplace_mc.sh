@@ -5,7 +5,8 @@
 #   (--schedule on 2 and 3 ranks, --policy fixed:2) migrate the points and still give it
 # - profiled on 1 and 2 ranks: the trace passes `lbsim trace check`, replays, holds the app.*
 #   keys, and per rank walk_steps correlates with time_ns (r >= 0.9); profiled with --schedule 3,6:
-#   the owners recorded from steps 0, 3, 6 and every point's walk_steps on its own id
+#   the owners recorded from steps 0, 3, 6, every point's walk_steps on its own id, and each
+#   rank's partition_s and migration_s (events_check.py)
 # - bad parameters: `laplace-mc: what: why` and a non-zero exit on every rank, no hang
 set -u
 LBSIM=${1:?usage: app_laplace_mc.sh lbsim laplace-mc source-dir}
@@ -63,6 +64,10 @@ for n in 1 2; do
   expect 0 "migrating trace check on $n ranks" -- "$LBSIM" trace check "$T/ps$n.lbt"
   expect 0 "migrating trace info on $n ranks" -- "$LBSIM" trace info "$T/ps$n.lbt"
   has "$T/out" "recorded assignments: 3 (from steps 0, 3, 6)" "the owners of the $n-rank run"
+  # the application's own costs: each rank's partition and migration seconds (lbsprof_event_add)
+  expect 0 "migrating trace info --json on $n ranks" -- "$LBSIM" trace info "$T/ps$n.lbt" --json
+  python3 "$(dirname "$0")/events_check.py" "$T/out" "$T/ps$n.json" $n 8 partition_s migration_s &&
+    ok || bad "partition and migration events ($n ranks)"
   expect 0 "export of the migrating $n-rank trace" -- "$LBSIM" trace export "$T/ps$n.lbt" --csv "$T/csvs$n"
   python3 - "$T/csv1/steps.csv" "$T/csvs$n/steps.csv" <<'PY' && ok || bad "walk_steps after migration on $n ranks"
 import csv, sys

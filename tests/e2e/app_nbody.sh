@@ -7,7 +7,8 @@
 #   keys; pwgt, rwgt and interactions equal those of `lbsim trace gen --kind nbody` with the same
 #   parameters (within the profiler's bound) on the same cells; per rank pwgt correlates with
 #   time_ns (r >= 0.9); profiled with --schedule 4,8: the owners recorded from steps 0, 4, 8 and
-#   the weights still the generator's on each cell
+#   the weights still the generator's on each cell, and each rank's partition_s and
+#   migration_s (events_check.py)
 # - bad parameters: `nbody: what: why` and a non-zero exit on every rank, no hang
 set -u
 LBSIM=${1:?usage: app_nbody.sh lbsim nbody source-dir}
@@ -76,6 +77,10 @@ for n in 1 2; do
   expect 0 "migrating trace check on $n ranks" -- "$LBSIM" trace check "$T/ps$n.lbt"
   expect 0 "migrating trace info on $n ranks" -- "$LBSIM" trace info "$T/ps$n.lbt"
   has "$T/out" "recorded assignments: 3 (from steps 0, 4, 8)" "the owners of the $n-rank run"
+  # the application's own costs: each rank's partition and migration seconds (lbsprof_event_add)
+  expect 0 "migrating trace info --json on $n ranks" -- "$LBSIM" trace info "$T/ps$n.lbt" --json
+  python3 "$(dirname "$0")/events_check.py" "$T/out" "$T/ps$n.json" $n 12 partition_s &&
+    ok || bad "partition and migration events ($n ranks)"
   expect 0 "export of the migrating $n-rank trace" -- "$LBSIM" trace export "$T/ps$n.lbt" --csv "$T/csvs$n"
   "${CHECK[@]}" same "$T/csvs$n/steps.csv" "$T/gencsv/steps.csv" 0.0051 pwgt rwgt interactions && ok ||
     bad "the migrating $n-rank profile's weights differ from the generator's"

@@ -129,15 +129,8 @@ trace)
     has "$T/out" "events    partition_s " "the events in the text"
     # the application's own costs (lbsprof_event_add): each rank's partitioning and migration
     # seconds at each repartition; wave's --json sums the largest rank's, the trace every rank's
-    python3 - "$T/infos$n.json" "$T/ws$n.json" $n <<'PY' && ok || bad "partition and migration events ($n ranks)"
-import json, sys
-i, w, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
-ev = i["events"]
-assert ev["ranks"] == n and ev["names"] == ["partition_s", "migration_s"] and ev["steps"] == 90, ev
-for k, name in enumerate(ev["names"]):
-    tot, js = ev["total_s"][k], w[name]  # js: 6 decimals
-    assert tot > 0 and 0.999 * js - 2e-6 <= tot <= n * js * 1.001 + 2e-6, (name, tot, js)
-PY
+    python3 "$(dirname "$0")/events_check.py" "$T/infos$n.json" "$T/ws$n.json" $n 90 partition_s migration_s &&
+      ok || bad "partition and migration events ($n ranks)"
     expect 0 "export the migrating trace ($n ranks)" -- "$LBSIM" trace export "$T/ws$n.lbt" --csv "$T/csvs$n"
     python3 - "$T/csv1/steps.csv" "$T/csvs$n/steps.csv" <<'PY' && ok || bad "weights after migration ($n ranks)"
 import csv, sys
