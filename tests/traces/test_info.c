@@ -246,3 +246,76 @@ Test(info, names_the_recorded_owners) {
   lbs_trace_close(&t);
   free(path);
 }
+
+Test(info, totals_the_events) {
+  char *path = tu_path(dir, "e.lbt");
+  lbs_metric_spec ms = {"t", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
+  lbs_trace_spec spec = {4, 0, 1, &ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  const char *names[2] = {LBS_EVENT_PARTITION, LBS_EVENT_MIGRATION};
+  cr_assert_eq(lbs_trace_writer_set_events(w, 2, names, 2), LBS_OK, "%s", lbs_errmsg());
+  double v[4] = {1, 2, 3, 4};
+  const double *cols[1] = {v};
+  /* 2 ranks x 2 events at steps 1 and 3; none at steps 0 and 2 */
+  const double e1[4] = {0.5, 0.25, 1.5, 0.75}, e3[4] = {1, 0, 2, 0.125};
+  for (int s = 0; s < 4; s++) {
+    if (s % 2) cr_assert_eq(lbs_trace_step_events(w, s == 1 ? e1 : e3), LBS_OK);
+    cr_assert_eq(lbs_trace_write_step(w, s, cols), LBS_OK);
+  }
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  lbs_trace *t;
+  lbs_trace_info in;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_info_get(t, &in), LBS_OK, "%s", lbs_errmsg());
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  lbs_trace_info_text(f, t, path, &in, 0);
+  fclose(f);
+  cr_assert(strstr(text, "events    partition_s 5 s, migration_s 1.125 s (totals over 2 ranks and "
+                         "the 2 steps that have events)\n"),
+            "%s", text);
+  free(text);
+  json_t *j = lbs_trace_info_json(t, path, &in, 0), *o = json_object_get(j, "events");
+  cr_assert_eq(json_integer_value(json_object_get(o, "ranks")), 2);
+  cr_assert_eq(json_integer_value(json_object_get(o, "steps")), 2);
+  json_t *n = json_object_get(o, "names"), *tot = json_object_get(o, "total_s");
+  cr_assert(json_array_size(n) == 2 &&
+            !strcmp(json_string_value(json_array_get(n, 1)), "migration_s"));
+  cr_assert(json_array_size(tot) == 2 && json_number_value(json_array_get(tot, 0)) == 5 &&
+            json_number_value(json_array_get(tot, 1)) == 1.125);
+  json_decref(j);
+  lbs_trace_info_free(&in);
+  lbs_trace_close(&t);
+  free(path);
+}
+
+Test(info, has_no_events_without_them) {
+  char *path = tu_path(dir, "n.lbt");
+  lbs_metric_spec ms = {"t", "ns", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
+  lbs_trace_spec spec = {4, 0, 1, &ms, NULL, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  double v[4] = {1, 2, 3, 4};
+  const double *cols[1] = {v};
+  cr_assert_eq(lbs_trace_write_step(w, 0, cols), LBS_OK);
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  lbs_trace *t;
+  lbs_trace_info in;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_info_get(t, &in), LBS_OK, "%s", lbs_errmsg());
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  lbs_trace_info_text(f, t, path, &in, 0);
+  fclose(f);
+  cr_assert(!strstr(text, "events"), "%s", text);
+  free(text);
+  json_t *j = lbs_trace_info_json(t, path, &in, 0);
+  cr_assert(!json_object_get(j, "events"));
+  json_decref(j);
+  lbs_trace_info_free(&in);
+  lbs_trace_close(&t);
+  free(path);
+}
