@@ -33,17 +33,18 @@ static void frame(lbs_buf *out, uint16_t type, int32_t node, const void *b, size
   cr_assert_eq(lbs__frame_build(out, type, h, 8, b, blen), LBS_OK);
 }
 
-/* node k holds elements 4k..4k+3 (one rank) */
-static void mesh(lbs_buf *out, int32_t node, int64_t first) {
-  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, rank = node,
-   * ids} */
+/* node k holds elements 4k..4k+3 (one rank, MPI rank `rank`) */
+static void mesh_of(lbs_buf *out, int32_t node, int64_t first, int64_t rank) {
+  /* {node, nranks = 1}, then the rank's part {len, n = 4, dim 0, no adjacency, rank, ids} */
   uint8_t part[8 + 32 + 32];
   uint64_t len = 32 + 32;
-  int64_t h[4] = {4, 0, 0, node}, g[4] = {first, first + 1, first + 2, first + 3};
+  int64_t h[4] = {4, 0, 0, rank}, g[4] = {first, first + 1, first + 2, first + 3};
   memcpy(part, &len, 8), memcpy(part + 8, h, 32), memcpy(part + 40, g, 32);
   int32_t head[2] = {node, 1};
   cr_assert_eq(lbs__frame_build(out, FR_MESH, head, 8, part, sizeof part), LBS_OK);
 }
+
+static void mesh(lbs_buf *out, int32_t node, int64_t first) { mesh_of(out, node, first, node); }
 
 static void step(lbs_buf *out, lbs_codec_ctx *cc, int32_t node, int64_t s) {
   double v[4] = {100.0 + node, 200, 300, 400 + (double)s};
@@ -60,6 +61,17 @@ static void step(lbs_buf *out, lbs_codec_ctx *cc, int32_t node, int64_t s) {
   } h = {node, 1, s, s, 4, (int32_t)used, 0, blob.len};
   cr_assert_eq(lbs__frame_build(out, FR_STEP, &h, sizeof h, blob.data, blob.len), LBS_OK);
   lbs_buf_free(&blob);
+}
+
+/* node's step s, and after its values nev doubles ev (its one rank's events) */
+static void step_ev(lbs_buf *out, lbs_codec_ctx *cc, int32_t node, int64_t s, const double *ev,
+                    int nev) {
+  lbs_buf one = {0}, pay = {0};
+  step(&one, cc, node, s); /* the same frame, its payload then the events */
+  cr_assert_eq(lbs_buf_append(&pay, one.data + 16, one.len - 16), LBS_OK);
+  cr_assert_eq(lbs_buf_append(&pay, ev, (size_t)nev * sizeof *ev), LBS_OK);
+  cr_assert_eq(lbs__frame_build(out, FR_STEP, pay.data, pay.len, NULL, 0), LBS_OK);
+  lbs_buf_free(&one), lbs_buf_free(&pay);
 }
 
 Test(collector, a_whole_run_from_two_nodes_is_written) {
@@ -394,4 +406,55 @@ Test(collector, bad_remaps_are_refused) {
     lbs_buf_free(&f);
     remove(path);
   }
+}
+
+/* two nodes whose one rank each is MPI rank 1 (node 0) and 0 (node 1): every step's events are
+ * stored at the MPI rank, rank-major; a step frame without its events is refused */
+Test(collector, the_events_go_to_their_ranks) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1), b = lbs__coll_open(c, -1, "b", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = run_meta();
+  m.nevents = 2;
+  snprintf(m.event[0], 32, "partition_s"), snprintf(m.event[1], 32, "migration_s");
+  lbs_buf fa = {0}, fb = {0};
+  frame(&fa, FR_HELLO, 0, &m, sizeof m), mesh_of(&fa, 0, 0, 1);
+  frame(&fb, FR_HELLO, 1, &m, sizeof m), mesh_of(&fb, 1, 4, 0);
+  for (int s = 0; s < 2; s++) {
+    double ea[2] = {1 + s, 10 + s}, eb[2] = {100 + s, 1000 + s};
+    step_ev(&fa, cc, 0, s, ea, 2), step_ev(&fb, cc, 1, s, eb, 2);
+  }
+  prof_end e = {0, 2, 0, 0};
+  frame(&fa, FR_END, 0, &e, sizeof e), frame(&fb, FR_END, 1, &e, sizeof e);
+  cr_assert_eq(lbs__coll_input(c, a, fa.data, fa.len), 1, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_input(c, b, fb.data, fb.len), 1, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_finish(c), 0);
+  lbs__coll_free(c);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_nevents(t), 2);
+  cr_assert_eq(lbs_trace_event_ranks(t), 2);
+  cr_assert_str_eq(lbs_trace_event_name(t, 1), "migration_s");
+  double ev[4];
+  int have = 0;
+  cr_assert_eq(lbs_trace_read_events(t, 1, ev, &have), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(have && ev[0] == 101 && ev[1] == 1001 && ev[2] == 2 && ev[3] == 11, "%g %g %g %g",
+            ev[0], ev[1], ev[2], ev[3]);
+  lbs_trace_close(&t);
+  remove(path);
+  /* node 0 leaves its events out: refused */
+  c = lbs__coll_create(path, 0, SECRET);
+  a = lbs__coll_open(c, -1, "a", 1);
+  lbs_buf fc = {0};
+  frame(&fc, FR_HELLO, 0, &m, sizeof m), mesh_of(&fc, 0, 0, 1), step(&fc, cc, 0, 0);
+  cr_assert_eq(lbs__coll_input(c, a, fc.data, fc.len), -1);
+  cr_assert(strstr(lbs_errmsg(), "0 bytes after the values, not 1 ranks x 2 events"), "%s",
+            lbs_errmsg());
+  lbs__coll_free(c);
+  remove(path);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&fa), lbs_buf_free(&fb), lbs_buf_free(&fc);
 }
