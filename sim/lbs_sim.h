@@ -154,8 +154,7 @@ typedef struct lbs_replay_result {
   lbs_partition_mode partition_mode; /* the one that ran: rank0 or distributed */
   int ranks;                         /* MPI ranks that ran the replay */
   double peak_rss_mb;                /* the largest peak resident set over the ranks (VmHWM), MB */
-  int recorded_costs; /* repartitions charged a time the application recorded (reparts[].recorded)
-                       */
+  int recorded_costs; /* repartitions charged a recorded cost (reparts[].recorded not 0) */
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
