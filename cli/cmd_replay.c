@@ -113,9 +113,11 @@ static void print_run(const args *a, const lbs_replay_result *r, double wall_s, 
   printf("repartitions  %d", r->nrep);
   for (int k = 0; k < r->nrep && k < 20; k++)
     printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));
-  printf(
-      "%s\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
-      r->nrep > 20 ? ", ..." : "", r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
+  if (r->nrep > 20) printf(", ...");
+  if (r->recorded_costs) /* the rest modelled */
+    printf("; %d charged the application's own recorded costs", r->recorded_costs);
+  printf("\nimbalance     mean %.4f, max %.4f ((Lmax-Lavg)/Lmax); LoadImb mean %.4f (Lmax/Lavg)\n",
+         r->mean_imbalance, r->max_imbalance, r->mean_loadimb);
   printf("balance       work imbalance %.4f initially, %.4f at worst (max work / target share)",
          r->initial_work_imbalance, r->max_work_imbalance);
   if (r->tolerance > 0) printf("; %s promises %.4g", r->partitioner, r->tolerance);

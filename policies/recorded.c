@@ -2,8 +2,10 @@
  * that migrates elements records which rank held each element from which step on
  * (lbs_trace_write_owners); the replay (LBS_POLICY_RECORDED, sim/recorded.c) starts from the
  * assignment in force at its first step (rank r on processor r) and moves to each later one
- * before the first sampled step it applies to, its migration charged over the simulated links
- * and its partitioning time 0. The schedule and the partitions are the trace's, so the replay
+ * before the first sampled step it applies to. It is charged what the application recorded of
+ * it (the trace's events partition_s and migration_s at that step, the largest over its ranks)
+ * where the trace has it, else partitioning 0 and the migration over the simulated links. The
+ * schedule and the partitions are the trace's, so the replay
  * never asks this policy's decide; a caller that does (an application deciding as it runs) is
  * told why it cannot follow it. */
 #include "lbs_policy.h"

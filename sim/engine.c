@@ -394,6 +394,31 @@ static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved) 
   return e;
 }
 
+/* Collective: what the repartition before window step `step` is charged (partition wall time
+ * `wall` measured): the partitioning time into *part_ns, and -1 into *mig_ns for the migration's
+ * transfers over the links, or the application's recorded migration time in their place;
+ * *from: what the application recorded (lbs_repart_rec.recorded). Recorded partitions: the
+ * application's recorded costs where the trace has them (recorded.c), else partitioning 0. */
+static lbs_err charges(lbs__engine *x, int64_t step, double wall, int64_t *part_ns, int64_t *mig_ns,
+                       int *from) {
+  int64_t rp = -1;
+  *mig_ns = -1, *from = 0;
+  if (x->recorded && step >= 0) {
+    lbs_err e = lbs__recorded_costs(x, step, &rp, mig_ns);
+    if (e) return e;
+  }
+  if (x->o->cost == LBS_COST_ZERO)
+    *part_ns = 0;
+  else if (x->recorded)
+    *part_ns = rp > 0 ? rp : 0, *from |= rp >= 0;
+  else if (x->o->cost == LBS_COST_MEASURED)
+    *part_ns = llround(wall * 1e9 * x->o->cost_scale);
+  else
+    *part_ns = lbs__model_partition_ns(x);
+  *from |= *mig_ns >= 0 ? 2 : 0;
+  return LBS_OK;
+}
+
 lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t step,
                          lbs_repart_rec *rec) {
   int64_t T = 0;
@@ -420,23 +445,26 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
   double wimb = partition_imbalance(x, w);
   memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
   e = lbs__ghost_exchange(x, x->cur, x->gpart, MPI_INT, sizeof *x->cur);
-  /* charged times */
-  int64_t part_ns = x->o->cost == LBS_COST_ZERO || x->recorded ? 0
-                    : x->o->cost == LBS_COST_MEASURED ? llround(wall * 1e9 * x->o->cost_scale)
-                                                      : lbs__model_partition_ns(x);
+  int64_t part_ns = 0, mig_ns = -1; /* charged times */
+  int from = 0;
+  if (!e) e = charges(x, step, wall, &part_ns, &mig_ns, &from);
   int64_t start = T + part_ns, latest = start, *ready = x->fix;
   for (int p = 0; p < x->P; p++) {
     ready[p] = start;
     x->arrive[p] = 0;
   }
-  if (!e) e = lbs__run_transfers(x, mig, nmig, ready, &latest);
+  if (!e && mig_ns >= 0) /* the application's own, in place of the links' */
+    latest = start + mig_ns;
+  else if (!e)
+    e = lbs__run_transfers(x, mig, nmig, ready, &latest);
   if (!e && step >= 0 && x->rec && x->rec->repartition)
-    e = lbs__agree(x, x->rec->repartition(x->rec->arg, step, part_ns, mig, nmig));
+    e = lbs__agree(x, x->rec->repartition(x->rec->arg, step, part_ns, mig_ns,
+                                          mig_ns >= 0 ? NULL : mig, mig_ns >= 0 ? 0 : nmig));
   double bytes = 0;
   for (int i = 0; i < nmig; i++) bytes += mig[i].bytes;
   free(mig);
   for (int p = 0; p < x->P; p++) x->clock[p] = latest;
-  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall, wimb};
+  *rec = (lbs_repart_rec){0, part_ns, latest - start, moved, bytes, wall, wimb, from};
   if (!e) e = lbs__build_halo(x);
   return e;
 }

@@ -33,6 +33,7 @@ int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r) {
   bad |= lbs_json_set(o, "migration_time_s", seconds(r->migration_ns));
   bad |= lbs_json_set(o, "repartitions", lbs_json_int(r->nrep));
   bad |= lbs_json_set(o, "repartition_steps", steps);
+  bad |= lbs_json_set(o, "recorded_costs", lbs_json_int(r->recorded_costs));
   bad |= lbs_json_set(o, "mean_imbalance", lbs_json_fixed(r->mean_imbalance, 9));
   bad |= lbs_json_set(o, "max_imbalance", lbs_json_fixed(r->max_imbalance, 9));
   bad |= lbs_json_set(o, "mean_loadimb", lbs_json_fixed(r->mean_loadimb, 9));

@@ -119,6 +119,8 @@ typedef struct lbs_repart_rec {
   double moved_bytes;    /* bytes they carried */
   double wall_s;         /* measured wall time of the partitioner call */
   double work_imbalance; /* of the new partition: max over processors of work / target share */
+  int recorded;          /* what the application recorded (policy recorded, the trace's events): 1
+                            partition_ns, 2 migration_ns, 3 both; 0 both modelled */
 } lbs_repart_rec;
 
 typedef struct lbs_replay_result {
@@ -152,6 +154,7 @@ typedef struct lbs_replay_result {
   lbs_partition_mode partition_mode; /* the one that ran: rank0 or distributed */
   int ranks;                         /* MPI ranks that ran the replay */
   double peak_rss_mb;                /* the largest peak resident set over the ranks (VmHWM), MB */
+  int recorded_costs; /* repartitions charged a recorded cost (reparts[].recorded not 0) */
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
@@ -182,9 +185,11 @@ void lbs_replay_result_free(lbs_replay_result **r); /* NULL-safe, clears *r */
 typedef struct lbs_replay_recorder {
   /* A repartition before replayed step `step` (0-based in the window): the clocks meet at a
    * barrier, partition_ns pass, the migration's transfers go (ready at the barrier +
-   * partition_ns), and the clocks meet again at the last arrival. */
-  lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, const lbs_transfer *mig,
-                         int nmig);
+   * partition_ns), and the clocks meet again at the last arrival. migration_ns is -1 then;
+   * where it is 0 or more, it is the migration time the application recorded (policy recorded),
+   * which passes in place of the transfers (mig NULL, nmig 0) before the clocks meet again. */
+  lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, int64_t migration_ns,
+                         const lbs_transfer *mig, int nmig);
   /* Step `step`: each processor computes load_ns[p], then sends its halo transfers (ready when
    * its compute is done); bsp then waits at the barrier (its cost: lbs_grid_barrier_ns). */
   lbs_err (*step)(void *arg, int64_t step, const int64_t *load_ns, int procs,

@@ -4,12 +4,16 @@
  * whose first step is <= a. The replay starts from the one in force at its window's first step
  * (the first recorded one when that step comes before it), rank r on processor r, and moves to
  * the one in force at window step s before s wherever it differs from step s-1's: several
- * recorded between two sampled steps collapse to the last. The moves are charged by the
- * migration model like any repartition's; the partitioning time is 0 (the application's
- * partitioner ran, not one of ours: its measured cost is not in the trace yet).
+ * recorded between two sampled steps collapse to the last. What such a repartition costs is
+ * what the application recorded where the trace has it (its events partition_s and
+ * migration_s at trace step s: the sums since the previous sampled step, each rank's; the
+ * largest over the ranks is charged); where it has not, the partitioning time is 0 (the
+ * application's partitioner ran, not one of ours) and the moves are charged by the migration
+ * model like any repartition's.
  *
  * Each rank reads a whole assignment (E owners) and keeps its own elements' parts: O(E)
  * transient memory per rank while it reads, once per change of assignment. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +73,8 @@ static lbs_err check_owners(lbs__engine *x) {
 
 lbs_err lbs__recorded_setup(lbs__engine *x) {
   lbs_err e = LBS_OK;
+  x->ev_part = lbs_trace_event_find(x->t, LBS_EVENT_PARTITION);
+  x->ev_mig = lbs_trace_event_find(x->t, LBS_EVENT_MIGRATION);
   if (lbs_trace_owners_count(x->t) < 1)
     e = lbs_fail(LBS_INVAL,
                  "%s: policy recorded replays the application's own assignments, and this trace "
@@ -93,4 +99,45 @@ lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part) {
   for (int64_t i = 0; !e && i < x->n; i++) part[i] = (int)owner[x->first + i];
   free(owner);
   return lbs__agree(x, e);
+}
+
+#define EVENT_MAX_S 1e6 /* a recorded cost above this (11.6 days) is taken for a broken record */
+
+/* Local: the largest over the ranks of the events partition_s and migration_s at trace step ts,
+ * in ns, into ns[0] and ns[1] (left as they are where the trace has no such event there). */
+static lbs_err read_costs(lbs__engine *x, int64_t ts, int64_t ns[2]) {
+  int nev = lbs_trace_nevents(x->t), R = lbs_trace_event_ranks(x->t), have = 0;
+  const int idx[2] = {x->ev_part, x->ev_mig};
+  double *ev = malloc((size_t)nev * (size_t)R * sizeof *ev);
+  lbs_err e = ev ? lbs_trace_read_events(x->t, ts, ev, &have)
+                 : lbs_fail(LBS_NOMEM, "events of %d ranks", R);
+  for (int k = 0; !e && have && k < 2; k++) {
+    double mx = 0;
+    for (int r = 0; !e && idx[k] >= 0 && r < R; r++) {
+      double v = ev[(size_t)r * (size_t)nev + (size_t)idx[k]];
+      if (!(v >= 0 && v <= EVENT_MAX_S)) { /* NaN fails too */
+        int64_t app = 0;
+        lbs_trace_app_step(x->t, ts, &app);
+        e = lbs_fail(LBS_RANGE,
+                     "%s: step %lld (application step %lld): rank %d's %s %g is negative, not "
+                     "finite or more than %g seconds",
+                     lbs_trace_path(x->t), (long long)ts, (long long)app, r,
+                     lbs_trace_event_name(x->t, idx[k]), v, EVENT_MAX_S);
+      }
+      mx = v > mx ? v : mx;
+    }
+    if (!e && idx[k] >= 0) ns[k] = llround(mx * 1e9);
+  }
+  free(ev);
+  return e;
+}
+
+lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t *mig_ns) {
+  int64_t ns[2] = {-1, -1};
+  lbs_err e = LBS_OK;
+  if (x->rank == 0 && (x->ev_part >= 0 || x->ev_mig >= 0)) e = read_costs(x, x->S0 + s, ns);
+  if ((e = lbs__agree(x, e))) return e;
+  MPI_Bcast(ns, 2, MPI_INT64_T, 0, x->comm);
+  *part_ns = ns[0], *mig_ns = ns[1];
+  return LBS_OK;
 }

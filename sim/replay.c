@@ -127,6 +127,7 @@ static lbs_err repart_at(lbs__engine *x, int64_t s) {
   r->partition_ns += r->reparts[r->nrep].partition_ns;
   r->migration_ns += r->reparts[r->nrep].migration_ns;
   r->moved += r->reparts[r->nrep].moved;
+  r->recorded_costs += r->reparts[r->nrep].recorded != 0;
   r->nrep++;
   r->repartitioned[s] = 1;
   lbs__compute_loads(x);

@@ -54,9 +54,10 @@ typedef struct lbs__engine {
   lbs_partitioner *part;    /* NULL when the policy's partitions are recorded ones */
   lbs_partition_mode pmode; /* rank0 or distributed: the one that runs */
   lbs_policy *policy;
-  int recorded;     /* the policy's partitions are the trace's recorded ones (recorded.c) */
-  int64_t *rec_idx; /* recorded: S, the recorded assignment in force at each window step */
-  double *sizes;    /* P part sizes */
+  int recorded;        /* the policy's partitions are the trace's recorded ones (recorded.c) */
+  int64_t *rec_idx;    /* recorded: S, the recorded assignment in force at each window step */
+  int ev_part, ev_mig; /* recorded: the trace's events partition_s and migration_s, -1 none */
+  double *sizes;       /* P part sizes */
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
   int64_t *gid;      /* n: local global ids */
@@ -181,6 +182,11 @@ lbs_err lbs__recorded_setup(lbs__engine *x);
 int lbs__recorded_due(const lbs__engine *x, int64_t s);
 /* Collective: this rank's elements' parts under the assignment in force at window step s. */
 lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part);
+/* Collective: what the application recorded of the repartition before window step s, at trace
+ * step S0 + s (its events partition_s and migration_s): its partitioning and migration time, ns,
+ * each the largest over the application's ranks, or -1 where the trace has no such event there.
+ * Rank 0 reads them, the others get its answer. */
+lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t *mig_ns);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's

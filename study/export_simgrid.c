@@ -51,7 +51,7 @@ static lbs_err transfers(lbs_simgrid *r, const lbs_transfer *xs, int nx) {
   return e;
 }
 
-static lbs_err on_repartition(void *arg, int64_t step, int64_t partition_ns,
+static lbs_err on_repartition(void *arg, int64_t step, int64_t partition_ns, int64_t migration_ns,
                               const lbs_transfer *mig, int nmig) {
   lbs_simgrid *r = arg;
   (void)step;
@@ -61,6 +61,8 @@ static lbs_err on_repartition(void *arg, int64_t step, int64_t partition_ns,
     e = lbs__bprintf(&r->out[p], "%d barrier\n", p);
     if (!e && partition_ns > 0)
       e = lbs__bprintf(&r->out[p], "%d sleep %.9f\n", p, 1e-9 * (double)partition_ns);
+    if (!e && migration_ns > 0) /* the application's recorded migration, no transfers */
+      e = lbs__bprintf(&r->out[p], "%d sleep %.9f\n", p, 1e-9 * (double)migration_ns);
   }
   if (!e) e = transfers(r, mig, nmig);
   for (int p = 0; !e && p < r->P; p++) e = lbs__bprintf(&r->out[p], "%d barrier\n", p);
