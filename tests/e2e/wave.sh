@@ -9,7 +9,8 @@
 #           `lbsim trace check`, records the app keys and replays; weight against time_ns per
 #           rank (tests/e2e/wave_corr.py) r >= 0.85; profiled with --schedule 20,40 (lbsprof_remap):
 #           the owners recorded from steps 0, 20, 40, each cell's weight on its own id, and the
-#           events partition_s and migration_s against --json's (lbsprof_event_add)
+#           events partition_s and migration_s against --json's (lbsprof_event_add), which
+#           policy recorded charges
 #   errors: bad parameters give `wave: what: why` and a non-zero exit on every rank, no hang
 # usage: wave.sh runs|trace|errors lbsim wave source-dir
 set -u
@@ -150,6 +151,15 @@ PY
   done
   check rec2 "d['policy'] == 'recorded' and d['partitioner'] == 'recorded' and d['repartitions'] == 2" \
     "two recorded repartitions, the partitioner named 'recorded'"
+  # the application's own costs (its events) charged: at each repartition the largest rank's, as
+  # wave's --json sums them
+  python3 - "$T/rec2.json" "$T/ws2.json" <<'PY' && ok || bad "the recorded replay charges wave's partition and migration seconds"
+import json, sys
+r, w = (json.load(open(f)) for f in sys.argv[1:3])
+assert r["recorded_costs"] == 2, r["recorded_costs"]
+for mine, app in (("partition_time_s", "partition_s"), ("migration_time_s", "migration_s")):
+    assert abs(r[mine] - w[app]) <= 1e-3 * w[app] + 2e-6, (mine, r[mine], app, w[app])
+PY
   cmp -s "$T/rec1.json" "$T/rec2.json" && ok || bad "the recorded replay differs on 1 and 2 ranks: $(diff "$T/rec1.json" "$T/rec2.json" | head -3)"
   # the profiler never overwrites a trace
   expect 1 "an existing trace" -- "${MPI[@]}" -n 2 "$WAVE" "${SIZE[@]}" --quiet --trace "$T/w2.lbt"
