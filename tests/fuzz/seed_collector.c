@@ -1,8 +1,8 @@
 /* seed_collector DIR: writes seed inputs for fuzz_collector (records {u8 control, u32 length,
  * payload}, each sent as a frame: see fuzz_collector.c) that hold a whole run as agents send it:
  * hello, mesh, encoded steps, a remap (from step 2: each rank's ids reversed), pings and ends,
- * from two nodes (elements with coordinates and
- * adjacency) and from one node (a box). */
+ * from two nodes (elements with coordinates and adjacency) and from one node (a box, with two
+ * events: each rank's partition_s and migration_s after each step's values). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +10,14 @@
 #include "lbs_traces.h"
 #include "prof_int.h"
 
-/* f: a frame just built; its payload goes out as a record of that frame type */
+/* f: a frame just built; its payload goes out as a record of that frame type on connection conn
+ * (the control byte's value mod 3: its two low bits are free for that) */
 static void rec(lbs_buf *out, int conn, const lbs_buf *f) {
   uint16_t type;
   memcpy(&type, f->data + 6, 2);
-  uint8_t h[5] = {(uint8_t)(0x80 | type << 2 | conn)};
+  uint8_t h[5] = {0};
+  for (int lo = 3; lo >= 0; lo--)
+    if ((0x80 | type << 2 | lo) % 3 == conn) h[0] = (uint8_t)(0x80 | type << 2 | lo);
   uint32_t len = (uint32_t)f->len - 16;
   memcpy(h + 1, &len, 4);
   lbs_buf_append(out, h, 5);
@@ -84,6 +87,10 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
       } bh = {(int32_t)used, 0, blob.len};
       lbs_buf_append(&pay, &bh, sizeof bh), lbs_buf_append(&pay, blob.data, blob.len);
     }
+    for (int r = 0; r < ranks * m.nevents; r++) { /* each local rank's events */
+      double ev = 0.001 * (s + 1) * (r + 1);
+      lbs_buf_append(&pay, &ev, sizeof ev);
+    }
     lbs__frame_build(&f, FR_STEP, pay.data, pay.len, NULL, 0), rec(out, conn, &f);
     if (s == 1) {
       f.len = 0;
@@ -132,6 +139,8 @@ int main(int argc, char **argv) {
   b.elements = 24, b.nmetrics = 1, b.mesh_kind = 1, b.dim = 0, b.has_adj = 0, b.nodes = 1,
   b.ranks = 2, b.adj_entries = 0;
   b.dims[0] = 4, b.dims[1] = 3, b.dims[2] = 2;
+  b.nevents = 2; /* the application's own costs, after each step's values */
+  snprintf(b.event[0], 32, "partition_s"), snprintf(b.event[1], 32, "migration_s");
   lbs_buf one = {0};
   node_frames(&one, 0, 0, 1, 2, b, 4, 1);
   save(argv[1], "one_box", &one);
