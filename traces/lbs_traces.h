@@ -304,6 +304,13 @@ lbs_err lbs_trace_metric(const lbs_trace *t, int metric, lbs_metric_info *out);
 int lbs_trace_metric_find(const lbs_trace *t, const char *name); /* index, or -1 */
 /* The application's step number of step s (O(1), any order). */
 lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
+/* Phases of a step (the profiler's lbsprof_phase; an application whose step is several updates
+ * with an exchange between them): the metadata key "phases.M" lists, comma-separated, the
+ * metrics that hold metric M's phases, in the order the application runs them ("phases.time_ns"
+ * = "time_ns.update1,time_ns.update2"); M is their sum. The replay then charges each phase's
+ * slowest processor. */
+#define LBS_PHASES_META_PREFIX "phases."
+
 /* The recorded assignments (lbs_trace_write_owners): how many (0: the trace has none), the i-th's
  * first application step (ascending in i; -1 outside), and its owners into owner[0..E) (LBS_RANGE
  * for i outside, LBS_CORRUPT for a damaged one). The assignment at application step a is the
