@@ -110,6 +110,11 @@ static void print_run(const args *a, const lbs_replay_result *r, double wall_s, 
       "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
       1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
       1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  if (r->nphases) { /* the step's compute is charged phase by phase */
+    printf("phases        ");
+    for (int k = 0; k < r->nphases; k++) printf("%s%s", k ? ", " : "", r->phases[k]);
+    printf(" (each phase's slowest processor)\n");
+  }
   printf("repartitions  %d", r->nrep);
   for (int k = 0; k < r->nrep && k < 20; k++)
     printf("%s%lld", k ? ", " : " before steps ", (long long)(r->first_step + r->reparts[k].step));

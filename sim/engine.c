@@ -19,15 +19,26 @@ static double now_s(void) {
 
 /* ---------------------------------------------------------------- loads */
 
-lbs_err lbs__read_work(lbs__engine *x, int64_t s, double *w) {
-  lbs_err e = x->n ? lbs_trace_read(x->t, s, x->metric, x->first, x->n, w) : LBS_OK;
+/* Local: metric m of trace step s into w, checked (what: how a bad value is named). */
+static lbs_err read_checked(lbs__engine *x, int64_t s, int m, const char *what, double *w) {
+  lbs_err e = x->n ? lbs_trace_read(x->t, s, m, x->first, x->n, w) : LBS_OK;
   int bad = 0;
   for (int64_t i = 0; !e && i < x->n; i++) bad |= !(w[i] >= 0 && w[i] <= 1e15); /* NaN fails too */
   for (int64_t i = 0; !e && bad && i < x->n; i++)
     if (!(w[i] >= 0 && w[i] <= 1e15))
-      e = lbs_fail(LBS_RANGE,
-                   "step %lld element %lld: work %g is negative, too large or not finite",
-                   (long long)s, (long long)(x->first + i), w[i]);
+      e = lbs_fail(LBS_RANGE, "step %lld element %lld: %s %g is negative, too large or not finite",
+                   (long long)s, (long long)(x->first + i), what, w[i]);
+  return e;
+}
+
+lbs_err lbs__read_work(lbs__engine *x, int64_t s, double *w) {
+  return lbs__agree(x, read_checked(x, s, x->metric, "work", w));
+}
+
+lbs_err lbs__read_phases(lbs__engine *x, int64_t s, double *wph) {
+  lbs_err e = LBS_OK;
+  for (int k = 0; !e && k < x->nph; k++)
+    e = read_checked(x, s, x->phm[k], "phase work", wph + (size_t)k * (size_t)x->n);
   return lbs__agree(x, e);
 }
 
@@ -55,7 +66,32 @@ void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *
   for (int p = 0; p < x->P; p++) load[p] = lbs_grid_compute_ns(g, p, (double)fix[p] / FIX);
 }
 
-void lbs__compute_loads(lbs__engine *x) { lbs__loads_of(x, x->w, x->g, x->fix, x->load); }
+void lbs__compute_loads(lbs__engine *x) {
+  lbs__loads_of(x, x->w, x->g, x->fix, x->load);
+  for (int k = 0; k < x->nph; k++)
+    lbs__loads_of(x, x->wph + (size_t)k * (size_t)x->n, x->g, x->fix,
+                  x->phload + (size_t)k * (size_t)x->P);
+}
+
+int64_t lbs__compute_done(const lbs__engine *x, const int64_t *start, const int64_t *load,
+                          const int64_t *phload, int64_t *done) {
+  int64_t sync = -1, last = 0; /* sync: where the phases so far ended (-1: none yet) */
+  for (int k = 0; k + 1 < x->nph; k++) {
+    int64_t end = 0;
+    for (int p = 0; p < x->P; p++) {
+      int64_t t = (sync >= 0 ? sync : start ? start[p] : 0) + phload[(size_t)k * x->P + p];
+      end = t > end ? t : end;
+    }
+    sync = end;
+  }
+  const int64_t *lastload = x->nph ? phload + (size_t)(x->nph - 1) * x->P : load;
+  for (int p = 0; p < x->P; p++) {
+    int64_t t = (sync >= 0 ? sync : start ? start[p] : 0) + lastload[p];
+    if (done) done[p] = t;
+    last = t > last ? t : last;
+  }
+  return last;
+}
 
 /* ---------------------------------------------------------------- transfers */
 
@@ -267,9 +303,9 @@ lbs_err lbs__run_step(lbs__engine *x, int64_t *advance) {
   for (int p = 0; p < x->P; p++) {
     if (x->o->mode == LBS_MODE_BSP && x->clock[p] != x->clock[0]) x->clock[p] = x->clock[0];
     before = x->clock[p] > before ? x->clock[p] : before;
-    done[p] = x->clock[p] + x->load[p];
     x->arrive[p] = 0;
   }
+  lbs__compute_done(x, x->clock, x->load, x->phload, done);
   lbs_err e = lbs__run_transfers(x, x->halo, x->nhalo, done, &latest);
   for (int p = 0; p < x->P; p++) {
     int64_t c = done[p] > x->arrive[p] ? done[p] : x->arrive[p];

@@ -18,6 +18,9 @@ int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r) {
   for (int k = 0; !bad && k < r->nrep; k++)
     bad = json_array_append_new(steps, lbs_json_int(r->first_step + r->reparts[k].step));
   if (bad) json_decref(steps), steps = NULL;
+  json_t *phases = r->nphases ? json_array() : json_null();
+  for (int k = 0; !bad && phases && k < r->nphases; k++)
+    bad = json_array_append_new(phases, json_string(r->phases[k]));
   bad |= lbs_json_set(o, "partitioner", lbs_json_str(r->partitioner));
   bad |= lbs_json_set(o, "policy", lbs_json_str(r->policy));
   bad |= lbs_json_set(o, "metric", lbs_json_str(r->metric));
@@ -31,6 +34,7 @@ int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r) {
   bad |= lbs_json_set(o, "comm_time_s", seconds(r->comm_ns));
   bad |= lbs_json_set(o, "partition_time_s", seconds(r->partition_ns));
   bad |= lbs_json_set(o, "migration_time_s", seconds(r->migration_ns));
+  bad |= lbs_json_set(o, "phases", phases);
   bad |= lbs_json_set(o, "repartitions", lbs_json_int(r->nrep));
   bad |= lbs_json_set(o, "repartition_steps", steps);
   bad |= lbs_json_set(o, "recorded_costs", lbs_json_int(r->recorded_costs));

@@ -109,6 +109,9 @@ typedef struct lbs_replay_opts {
   lbs_partition_mode partition_mode; /* auto (default), rank0 or distributed */
   int64_t distributed_min_elements;  /* auto: distributed from this many elements (1,000,000) */
   double memory_limit_gb; /* a node's memory for the check before the work; 0: available */
+  /* 1: the replayed metric is charged as one phase even where the trace lists its phases
+   * (metadata phases.M): [sim] phases = no. 0 (default): each phase's slowest processor */
+  int no_phases;
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
@@ -133,13 +136,15 @@ typedef struct lbs_replay_result {
   double mean_imbalance, max_imbalance, mean_loadimb;
   int64_t *app_step;        /* S application step numbers */
   int64_t *step_ns;         /* S: how much the simulated clock advanced in each step */
-  int64_t *step_compute_ns; /* S: largest compute time of the step */
+  int64_t *step_compute_ns; /* S: largest compute time of the step; with phases, the sum over
+                               phases of each phase's largest (what the step's compute costs) */
   double *imbalance;        /* S: (Lmax - Lavg) / Lmax */
   double *loadimb;          /* S: Lmax / Lavg */
   int64_t *excess_ns;       /* S: Lmax - Lavg (ns) */
   int *repartitioned;       /* S: 1 when the step started with a repartition */
-  int64_t *proc_ns;         /* S*P: compute time of each processor at each step */
-  lbs_repart_rec *reparts;  /* nrep records */
+  int64_t *proc_ns; /* S*P: compute time of each processor at each step (with phases, the sum of
+                       its phases: the replayed metric) */
+  lbs_repart_rec *reparts; /* nrep records */
   int nrep;
   int *assign;          /* (nrep+1)*E with save_assignment: initial, then after each */
   double wall_s;        /* wall time of the whole replay */
@@ -155,6 +160,8 @@ typedef struct lbs_replay_result {
   int ranks;                         /* MPI ranks that ran the replay */
   double peak_rss_mb;                /* the largest peak resident set over the ranks (VmHWM), MB */
   int recorded_costs; /* repartitions charged a recorded cost (reparts[].recorded not 0) */
+  char **phases;      /* nphases owned names: the phase metrics charged (trace metadata phases.M) */
+  int nphases;        /* 0: the replayed metric was charged as one phase */
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model

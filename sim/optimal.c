@@ -12,7 +12,8 @@
  *   total = min_{r'} best[r'] + seg(r', S).
  * Every A_r is computed once and cached (the replay then reuses it); each seg(r', .) comes
  * from one forward simulation from r' with the engine's own step code, so the replay of the
- * plan reproduces the optimiser's total exactly.
+ * plan reproduces the optimiser's total exactly (with phases too: the same lbs__run_step charges
+ * each phase's slowest processor).
  * Work: S partitioner calls, S^2/2 step simulations and S^2/2 migrations of E elements:
  * O(S^2 E) time, O(S E / R) memory per rank for the cached partitions (each rank keeps its
  * elements' parts) and work values. S - 1 candidate steps must not exceed the policy's bound
@@ -29,6 +30,7 @@ typedef struct {
   int64_t S, n;
   int *A;              /* S x n: this rank's elements' parts under A_r */
   double *W;           /* S x n: their work at each step */
+  double *WP;          /* S x nph x n: their phases' work at each step (NULL without phases) */
   int64_t *end;        /* S x (S+1): end[r0][s], the makespan after step s - 1 simulated from r0 */
   int64_t *mig;        /* S x S: migration time from A_r0 to A_r */
   int64_t units, unit; /* the search's progress */
@@ -46,6 +48,8 @@ static lbs_err opt_partitions(lbs__engine *x, opt_tables *o) {
   int64_t n = o->n;
   for (int64_t s = 0; !e && s < o->S; s++)
     e = lbs__read_work(x, x->S0 + s, o->W + (size_t)s * (size_t)n);
+  for (int64_t s = 0; !e && x->nph && s < o->S; s++)
+    e = lbs__read_phases(x, x->S0 + s, o->WP + (size_t)s * (size_t)x->nph * (size_t)n);
   if (!e) memcpy(o->A, x->cur, (size_t)n * sizeof *o->A); /* A_0: the initial partition */
   for (int64_t r = 1; !e && r < o->S; r++) {
     const double *pw;
@@ -59,11 +63,11 @@ static lbs_err opt_partitions(lbs__engine *x, opt_tables *o) {
 
 /* Collective: seg, one forward simulation from every segment start with the engine's step code. */
 static lbs_err opt_segments(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t *clock,
-                            int64_t *arrive, int64_t *fix, int64_t *load) {
+                            int64_t *arrive, int64_t *fix, int64_t *load, int64_t *phload) {
   int64_t S = o->S,
           keep_step = x->edge_step; /* the step whose weights x->adjw holds (varying weights) */
   lbs__engine y = *x;
-  y.clock = clock, y.arrive = arrive, y.net = net, y.fix = fix, y.load = load;
+  y.clock = clock, y.arrive = arrive, y.net = net, y.fix = fix, y.load = load, y.phload = phload;
   y.halo = NULL, y.nhalo = 0, y.rec = NULL;
   y.gpart = malloc((size_t)(x->gh.ng + 1) * sizeof *y.gpart);
   lbs_err e = lbs__agree(x, y.gpart ? LBS_OK : lbs_fail(LBS_NOMEM, "optimal: ghost parts"));
@@ -76,6 +80,7 @@ static lbs_err opt_segments(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t
     o->end[r0 * (S + 1) + r0] = 0;
     for (int64_t s = r0; !e && s < S; s++) {
       y.w = o->W + (size_t)s * (size_t)o->n;
+      if (x->nph) y.wph = o->WP + (size_t)s * (size_t)x->nph * (size_t)o->n;
       int reloaded; /* varying communication weights: this step's halo */
       if ((e = lbs__edge_weights_at(&y, x->S0 + s, &reloaded))) break;
       if (reloaded && (e = lbs__build_halo(&y))) break;
@@ -188,7 +193,7 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
         "optimal: %lld candidate steps exceed its bound of %lld (raise it with optimal:N, or "
         "replay a window with --steps; the work grows as candidates^2 x elements)",
         (long long)(S - 1), (long long)maxcand);
-  else if ((double)S * (double)n * 12 > (double)OPT_MAX_BYTES)
+  else if ((double)S * (double)n * (12 + 8.0 * x->nph) > (double)OPT_MAX_BYTES)
     e = lbs_fail(
         LBS_RANGE,
         "optimal: caching %lld partitions of %lld elements needs more than %lld GiB on a rank; "
@@ -199,6 +204,8 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
                   n,
                   malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *o.A),
                   malloc((size_t)S * (size_t)(n ? n : 1) * sizeof *o.W),
+                  x->nph ? malloc((size_t)S * (size_t)x->nph * (size_t)(n ? n : 1) * sizeof *o.WP)
+                         : NULL,
                   malloc((size_t)S * (size_t)(S + 1) * sizeof *o.end),
                   malloc((size_t)S * (size_t)S * sizeof *o.mig),
                   3 * S - 2,
@@ -208,16 +215,19 @@ lbs_err lbs__optimize(void *nav, int64_t maxcand, const int64_t **steps, int *ns
   int64_t *clock = malloc((size_t)x->P * sizeof *clock),
           *arrive = malloc((size_t)x->P * sizeof *arrive);
   int64_t *fix = malloc((size_t)x->P * sizeof *fix), *load = malloc((size_t)x->P * sizeof *load);
+  int64_t *phload = malloc((size_t)(x->nph + 1) * (size_t)x->P * sizeof *phload);
   lbs_net *net = NULL;
-  if (!o.A || !o.W || !o.end || !o.mig || !clock || !arrive || !fix || !load)
+  if (!o.A || !o.W || (x->nph && !o.WP) || !o.end || !o.mig || !clock || !arrive || !fix || !load ||
+      !phload)
     e = lbs_fail(LBS_NOMEM, "optimal: tables for %lld steps", (long long)S);
   if (!e) e = lbs_net_create(x->g, &net); /* its own network: the replay's stays as it is */
   e = lbs__agree(x, e);
   if (!e) e = opt_partitions(x, &o);
-  if (!e) e = opt_segments(x, &o, net, clock, arrive, fix, load);
+  if (!e) e = opt_segments(x, &o, net, clock, arrive, fix, load, phload);
   if (!e) e = opt_migrations(x, &o, net, arrive);
   if (!e) e = lbs__agree(x, opt_plan(x, &o));
-  free(o.W), free(o.end), free(o.mig), free(clock), free(arrive), free(fix), free(load);
+  free(o.W), free(o.WP), free(o.end), free(o.mig), free(clock), free(arrive), free(fix), free(load),
+      free(phload);
   lbs_net_destroy(&net);
   if (e) {
     free(o.A);

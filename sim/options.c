@@ -56,6 +56,9 @@ static const lbs_opt sim_opts[] = {
      "auto: the trace size from which it partitions in place"},
     {"memory_limit_gb", LBS_OPT_DOUBLE, "0", 0, 1e9,
      "memory a node may use, GB, checked before the work (0: the node's available memory)"},
+    {"phases", LBS_OPT_STRING, "yes", 1, 0,
+     "yes: where the trace lists the replayed metric's phases (metadata phases.M), a step costs the sum over "
+     "phases of each phase's slowest processor; no: the slowest processor's sum"},
     {"steps", LBS_OPT_STRING, "", 1, 0,
      "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
     {NULL, 0, NULL, 0, 0, NULL}};
@@ -112,6 +115,10 @@ lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) 
   } else if (!strcmp(key, "partition_mode")) {
     if (lbs_partition_mode_parse(v, &o->partition_mode))
       return lbs_fail(LBS_PARSE, "'%s' must be auto, rank0 or distributed", v);
+  } else if (!strcmp(key, "phases")) {
+    static const char *const yesno[] = {"yes", "no"};
+    if ((k = one_of(v, yesno, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be yes or no", v);
+    o->no_phases = k;
   } else if (!strcmp(key, "steps")) {
     int64_t first = 0, n = 0;
     if (*v && steps_parse(v, &first, &n))

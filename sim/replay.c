@@ -2,10 +2,12 @@
  * primitives are in engine.c, its setup in setup.c).
  *
  * Model (docs/design.md): at step s processor p computes for f_p(W_p(s)) ns, W_p(s) the sum
- * of the replayed metric over its elements; then every pair (p, q) sharing graph edges
- * exchanges B_pq = bytes_per_edge x (weight of the cut edges from p to q) bytes, taking
- * latency + B / bandwidth on the link between their clusters, alone; a shared link and the
- * NICs are shared by max-min fair flows (SimGrid's model) or first come first served
+ * of the replayed metric over its elements (with phases, metadata phases.M, it computes each
+ * phase in turn, and every phase but the last ends at the slowest processor: the step's compute
+ * is the sum over phases of the slowest one's, lbs__compute_done in engine.c); then every pair (p,
+ * q) sharing graph edges exchanges B_pq = bytes_per_edge x (weight of the cut edges from p to q)
+ * bytes, taking latency + B / bandwidth on the link between their clusters, alone; a shared link
+ * and the NICs are shared by max-min fair flows (SimGrid's model) or first come first served
  * (network.c, [grid] sharing), a dedicated link gives each transfer its bandwidth.
  *   bsp: every step ends at a barrier: when the last processor has computed and received,
  *        plus the barrier's cost ([grid] barrier_us).
@@ -34,7 +36,9 @@ static double now_s(void) {
 }
 
 /* Step navigation for policies (collective): loads of window step s under the current assignment.
- */
+ * With phases they are each processor's sum over its phases (the replayed metric), as the replay
+ * gives policies at every step; no step cost is returned (the optimum's segments run the engine's
+ * own step, lbs__run_step). */
 static lbs_err eval_step(void *nav, int64_t s, int64_t *load_ns, double *imb) {
   lbs__engine *x = nav;
   lbs_err e = lbs__decide_nav(x); /* every rank navigates now, or none goes on (base.c) */
@@ -89,6 +93,14 @@ static lbs_err result_alloc(lbs__engine *x) {
     free(r->metric);
     if (!(r->metric = strdup(mi.name))) return lbs_fail(LBS_NOMEM, "result");
   }
+  if (x->nph && !(r->phases = calloc((size_t)x->nph, sizeof *r->phases)))
+    return lbs_fail(LBS_NOMEM, "result");
+  for (int k = 0; k < x->nph; k++) {
+    lbs_metric_info mi;
+    lbs_trace_metric(x->t, x->phm[k], &mi);
+    if (!(r->phases[k] = strdup(mi.name))) return lbs_fail(LBS_NOMEM, "result");
+    r->nphases = k + 1;
+  }
   r->mode = x->o->mode;
   r->elements = x->E;
   r->steps = x->S;
@@ -105,6 +117,8 @@ void lbs_replay_result_free(lbs_replay_result **rp) {
   free(r->metric), free(r->partitioner), free(r->policy), free(r->app_step), free(r->step_ns);
   free(r->step_compute_ns), free(r->imbalance), free(r->loadimb), free(r->excess_ns),
       free(r->repartitioned), free(r->proc_ns);
+  for (int k = 0; k < r->nphases; k++) free(r->phases[k]);
+  free(r->phases);
   free(r->reparts), free(r->assign), free(r->series_step), free(r->series_value), free(r);
   *rp = NULL;
 }
@@ -201,7 +215,7 @@ static void record_step(lbs__engine *x, int64_t s, int64_t adv, double imb, doub
     if (!lbs_grid_proc_failed(x->g, p)) sum += (double)x->load[p], live++;
   }
   r->step_ns[s] = adv;
-  r->step_compute_ns[s] = mx;
+  r->step_compute_ns[s] = lbs__compute_done(x, NULL, x->load, x->phload, NULL); /* phase-wise */
   r->imbalance[s] = imb;
   r->loadimb[s] = limb;
   r->excess_ns[s] = mx - llround(sum / live);
@@ -217,6 +231,7 @@ static lbs_err one_step(lbs__engine *x, int64_t s, int64_t *busy) {
     x->w = tmp;
     if ((e = lbs__read_work(x, x->S0 + s, x->w))) return e;
   }
+  if ((e = lbs__read_phases(x, x->S0 + s, x->wph))) return e;
   int reloaded; /* the halo of this step under its own communication weights */
   if ((e = lbs__edge_weights_at(x, x->S0 + s, &reloaded))) return e;
   if (reloaded && (e = lbs__build_halo(x))) return e;

@@ -30,12 +30,45 @@ void lbs__engine_free(lbs__engine *x) {
   free(x->rank_first), free(x->sizes), free(x->cur), free(x->newp), free(x->gid);
   free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix),
       free(x->load), free(x->halo);
+  free(x->phm), free(x->wph), free(x->phload);
   free(x->clock), free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->rec_idx);
 }
 
 /* What the partitioner needs of the mesh; nothing without one (recorded partitions). */
 static int needs_graph(const lbs__engine *x) { return x->part && lbs_part_needs_graph(x->part); }
 static int needs_coords(const lbs__engine *x) { return x->part && lbs_part_needs_coords(x->part); }
+
+/* Local: the phases of the replayed metric M (metadata phases.M: comma-separated metric names)
+ * into x->nph, x->phm; none without the key or with [sim] phases = no. LBS_FORMAT for a name the
+ * trace lacks or an empty one. */
+static lbs_err find_phases(lbs__engine *x) {
+  lbs_metric_info mi;
+  char key[256];
+  lbs_err e = lbs_trace_metric(x->t, x->metric, &mi);
+  if (e) return e;
+  snprintf(key, sizeof key, "%s%s", LBS_PHASES_META_PREFIX, mi.name);
+  const char *v = lbs_trace_meta(x->t, key);
+  if (!v || x->o->no_phases) return LBS_OK;
+  int n = 1;
+  for (const char *c = v; *c; c++) n += *c == ',';
+  if (!(x->phm = malloc((size_t)n * sizeof *x->phm))) return lbs_fail(LBS_NOMEM, "phases");
+  for (const char *c = v;; c++) {
+    const char *end = strchr(c, ',');
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), c);
+    int m = len && len < sizeof name ? lbs_trace_metric_find(x->t, name) : -1;
+    if (m < 0)
+      return lbs_fail(LBS_FORMAT,
+                      "trace %s: metadata %s = '%s' names the phase metric '%s', which the trace "
+                      "lacks (replay with [sim] phases = no to charge %s as one phase)",
+                      lbs_trace_path(x->t), key, v, name, mi.name);
+    x->phm[x->nph++] = m;
+    if (!end) break;
+    c = end;
+  }
+  return LBS_OK;
+}
 
 /* Local: the metrics, the window and the sizes against the trace and grid. */
 static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
@@ -63,6 +96,8 @@ static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
     else if (m != x->metric)
       x->pmetric = m;
   }
+  lbs_err e = find_phases(x);
+  if (e) return e;
   *total_steps = lbs_trace_steps(x->t);
   x->S0 = x->o->first_step;
   x->S = x->o->nsteps > 0 ? x->o->nsteps : *total_steps - x->S0;
@@ -168,7 +203,7 @@ static lbs_err check_memory(lbs__engine *x) {
   int weighted = x->mesh && lbs_mesh_get_kind(x->mesh) !=
                                 LBS_MESH_STRUCTURED; /* arc weights stored, not all 1 */
   /* gid, cur, newp, w, wprev; the partition metric; coordinates; graph rows; unit weights */
-  double local = 32 + (x->pmetric >= 0 ? 8 : 0) + (cpart ? 8 * dim : 0) +
+  double local = 32 + (x->pmetric >= 0 ? 8 : 0) + 8.0 * x->nph + (cpart ? 8 * dim : 0) +
                  (graph ? 8 + (weighted ? 16 : 8) * deg : 0) + (gpart && !weighted ? 8 * deg : 0);
   double obj = BYTES_PART_OBJ + (gpart ? BYTES_PART_ARC * deg : 0);
   double mine = BYTES_PROCESS + MEMORY_MARGIN * (double)x->n *
@@ -247,11 +282,15 @@ static lbs_err alloc_state(lbs__engine *x) {
   x->fixnav = malloc(P * sizeof *x->fixnav);
   x->fix = malloc(P * sizeof *x->fix);
   x->load = malloc(P * sizeof *x->load);
+  if (x->nph) {
+    x->wph = malloc((size_t)x->nph * n1 * sizeof *x->wph);
+    x->phload = malloc((size_t)x->nph * P * sizeof *x->phload);
+  }
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
   if (!x->sizes || !x->cur || !x->newp || !x->gid || !x->w || !x->wprev ||
-      (x->pmetric >= 0 && !x->wpart) || !x->fixnav || !x->fix || !x->load || !x->clock ||
-      !x->arrive)
+      (x->pmetric >= 0 && !x->wpart) || (x->nph && (!x->wph || !x->phload)) || !x->fixnav ||
+      !x->fix || !x->load || !x->clock || !x->arrive)
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->n,
                     x->P);
   /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),

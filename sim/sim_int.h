@@ -37,8 +37,12 @@ typedef struct lbs__engine {
   const lbs_replay_opts *o;
   MPI_Comm comm;
   int rank, size, metric, P, C;
-  int pmetric;      /* the partitioner's weights: a metric, or -1 for the work itself */
-  int64_t E, S, S0; /* elements; S steps from trace step S0 */
+  int pmetric; /* the partitioner's weights: a metric, or -1 for the work itself */
+  /* the phases of a step (the trace's metadata phases.M, setup.c): nph metrics phm[k] whose sum
+   * is the replayed metric, in the order the application runs them; 0 (none) without them or with
+   * [sim] phases = no */
+  int nph, *phm;
+  int64_t E, S, S0;              /* elements; S steps from trace step S0 */
   int64_t first, n, *rank_first; /* this rank's elements [first, first + n); size + 1 offsets */
   /* this rank's rows of the mesh, as far as they are needed */
   lbs_mesh *mesh;
@@ -67,6 +71,8 @@ typedef struct lbs__engine {
   int64_t *fixnav;   /* P: scratch for step navigation */
   int64_t *fix;      /* P: fixed-point sums */
   int64_t *load;     /* P: compute ns of the current step */
+  double *wph;       /* nph x n: local values of each phase metric at the current step */
+  int64_t *phload;   /* nph x P: compute ns of each phase of the current step */
   xfer *halo;        /* halo transfers, sorted by (p, q) */
   int nhalo;
   int64_t *clock;                 /* P processor clocks (ns) */
@@ -129,8 +135,20 @@ lbs_err lbs__read_work(lbs__engine *x, int64_t s, double *w);
 /* Collective: the partitioner's weights at trace step s: the work itself (already read) or the
  * partition metric's values read into x->wpart. */
 lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const double **out);
-/* Collective: x->load, the compute time of each processor, from x->w under x->cur. */
+/* Collective: this rank's values of each phase metric at trace step s into wph (nph x n),
+ * checked as the work is; nothing without phases. */
+lbs_err lbs__read_phases(lbs__engine *x, int64_t s, double *wph);
+/* Collective: x->load, the compute time of each processor, from x->w under x->cur; with phases,
+ * x->phload too, from x->wph. */
 void lbs__compute_loads(lbs__engine *x);
+/* Local: the one place a step's compute is charged. Processor p starts at start[p] (NULL: all
+ * at 0) and computes load[p]; with phases (x->nph > 0) it computes them in order, phase k
+ * taking phload[k*P + p], and every phase but the last ends when the slowest processor ends it
+ * (the exchange between phases synchronises them), so the step's compute is the sum over phases
+ * of the slowest processor's time in that phase. When each processor is done into done[p] (done
+ * may be NULL); returns the latest. */
+int64_t lbs__compute_done(const lbs__engine *x, const int64_t *start, const int64_t *load,
+                          const int64_t *phload, int64_t *done);
 /* Collective: the same for work w into load (fixed-point scratch fix, P), on grid g. */
 void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *fix, int64_t *load);
 /* Collective: (p*P + q, fixed-point amount) pairs of every rank summed into sorted transfers
