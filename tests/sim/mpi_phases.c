@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_json.h"
 #include "lbs_sim.h"
 #include "mpi_check.h"
 
@@ -104,6 +105,13 @@ static void check_bsp(const char *what, const lbs_replay_result *r, int phased) 
                : r->nphases == 0,
         "%s: %d phases reported", what, r->nphases);
   check_loads(what, r);
+  json_t *j = lbs_replay_json(r);
+  char *text = j ? json_dumps(json_object_get(j, "phases"), JSON_ENCODE_ANY) : NULL;
+  const char *want = phased ? "[\"time_ns.H\", \"time_ns.E\"]" : "null";
+  CHECK(text && !strcmp(text, want), "%s: --json phases %s, expected %s", what,
+        text ? text : "(none)", want);
+  free(text);
+  json_decref(j);
   if (check_rank == 0)
     printf("%s: total %lld ns, compute %lld ns\n", what, (long long)r->total_ns,
            (long long)r->compute_ns);
