@@ -257,10 +257,10 @@ enum { FIXED_KEYS = 7, MAX_APP_KEYS = LBSPROF_APP_META / 4 };
 typedef struct {
   char ranks[32], nodes[32], every[32], bound[LBS_BOUND_STRLEN], b0[LBS_BOUND_STRLEN],
       b1[LBS_BOUND_STRLEN], split[200];
-  char app[LBSPROF_APP_META], keys[MAX_APP_KEYS][72]; /* app: the lines, cut at '\n' and '=' */
-  char phases[LBSPROF_MAX_METRICS * 32];                /* phases.time_ns's value */
-  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS + 1)];  /* key, value, ... */
-  int n;                                              /* pairs in kv */
+  char app[LBSPROF_APP_META], keys[MAX_APP_KEYS][72];  /* app: the lines, cut at '\n' and '=' */
+  char phases[LBSPROF_MAX_METRICS * 32];               /* phases.time_ns's value */
+  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS + 1)]; /* key, value, ... */
+  int n;                                               /* pairs in kv */
 } run_meta;
 
 /* The profiler's keys into rm: ranks, nodes, sampling, what a full ring does, the bound whole
@@ -727,7 +727,8 @@ static int phases_ok(const prof_meta *m) {
     const char *s = m->name[i];
     size_t len = strlen(s);
     if (strncmp(s, "time_ns.", 8) || len == 8 ||
-        strspn(s + 8, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len - 8)
+        strspn(s + 8, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+            len - 8)
       return 0;
     n++;
   }

@@ -32,8 +32,7 @@ static double now_us(void) {
 
 static void busy(double us) {
   double t0 = now_us();
-  while (now_us() - t0 < us) {
-  }
+  while (now_us() - t0 < us) {}
 }
 
 static double a_us(int64_t g) { return 20.0 * (double)(1 + g % 2); }
@@ -139,7 +138,8 @@ static void one_step(lbsprof *p, int64_t n, const int64_t *gid, int s) {
   for (int64_t i = 0; i < n; i++) lbsprof_elem_begin(p, i), busy(B_US), lbsprof_elem_end(p, i);
   if (s == EXTRA_STEP) {
     lbsprof_phase(p, -1);
-    for (int64_t i = 0; i < n; i++) lbsprof_elem_begin(p, i), busy(EXTRA_US), lbsprof_elem_end(p, i);
+    for (int64_t i = 0; i < n; i++)
+      lbsprof_elem_begin(p, i), busy(EXTRA_US), lbsprof_elem_end(p, i);
   }
   CHECK(lbsprof_step_end(p) == 0, "step_end: %s", lbsprof_errmsg());
 }
