@@ -252,7 +252,8 @@ static lbs_err make_mesh(coll *c, const mesh_all *a, lbs_mesh **mesh) {
 }
 
 /* The trace's metadata: the profiler's FIXED_KEYS pairs, then the application's keys as
- * app.KEY, at most MAX_APP_KEYS; the strings are the struct's or the run description's. */
+ * app.KEY, at most MAX_APP_KEYS, then phases.time_ns when the run has phases; the strings are the
+ * struct's or the run description's. */
 enum { FIXED_KEYS = 7, MAX_APP_KEYS = LBSPROF_APP_META / 4 };
 typedef struct {
   char ranks[32], nodes[32], every[32], bound[LBS_BOUND_STRLEN], b0[LBS_BOUND_STRLEN],

@@ -541,6 +541,7 @@ int lbsprof_phase_register(lbsprof *p, const char *name) {
 }
 
 int lbsprof_phase(lbsprof *p, int id) {
+  if (!p) return lbs_fail(LBS_INVAL, "lbsprof_phase: a NULL profiler");
   if (id >= -1 && id < p->NP) {
     p->ph_cur = id < 0 ? -1 : p->ph_m[id];
     return 0;
