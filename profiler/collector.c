@@ -252,14 +252,16 @@ static lbs_err make_mesh(coll *c, const mesh_all *a, lbs_mesh **mesh) {
 }
 
 /* The trace's metadata: the profiler's FIXED_KEYS pairs, then the application's keys as
- * app.KEY, at most MAX_APP_KEYS; the strings are the struct's or the run description's. */
+ * app.KEY, at most MAX_APP_KEYS, then phases.time_ns when the run has phases; the strings are the
+ * struct's or the run description's. */
 enum { FIXED_KEYS = 7, MAX_APP_KEYS = LBSPROF_APP_META / 4 };
 typedef struct {
   char ranks[32], nodes[32], every[32], bound[LBS_BOUND_STRLEN], b0[LBS_BOUND_STRLEN],
       b1[LBS_BOUND_STRLEN], split[200];
-  char app[LBSPROF_APP_META], keys[MAX_APP_KEYS][72]; /* app: the lines, cut at '\n' and '=' */
-  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS)];    /* key, value, ... */
-  int n;                                              /* pairs in kv */
+  char app[LBSPROF_APP_META], keys[MAX_APP_KEYS][72];  /* app: the lines, cut at '\n' and '=' */
+  char phases[LBSPROF_MAX_METRICS * 32];               /* phases.time_ns's value */
+  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS + 1)]; /* key, value, ... */
+  int n;                                               /* pairs in kv */
 } run_meta;
 
 /* The profiler's keys into rm: ranks, nodes, sampling, what a full ring does, the bound whole
@@ -302,6 +304,19 @@ static void app_keys(const coll *c, run_meta *rm, double *per_elem, double *per_
   }
 }
 
+/* The phases of time_ns (lbsprof_phase_register, checked in on_hello), when the run has some:
+ * phases.time_ns = their metrics' names, comma-separated, in metric order (lbs_traces.h). */
+static void phase_keys(const coll *c, run_meta *rm) {
+  rm->phases[0] = '\0';
+  for (int m = 0; m < c->M; m++)
+    if (c->meta.phases >> m & 1)
+      snprintf(rm->phases + strlen(rm->phases), sizeof rm->phases - strlen(rm->phases), "%s%s",
+               rm->phases[0] ? "," : "", c->meta.name[m]);
+  if (!rm->phases[0]) return;
+  rm->kv[2 * rm->n] = LBS_PHASES_META_PREFIX "time_ns", rm->kv[2 * rm->n + 1] = rm->phases;
+  rm->n++;
+}
+
 /* Creates the writer c->w for the trace of mesh (borrowed): a spec per metric, the run's
  * metadata, and the mesh's bytes per element and edge (the application's when it gives them). */
 static lbs_err open_writer(coll *c, lbs_mesh *mesh) {
@@ -316,6 +331,7 @@ static lbs_err open_writer(coll *c, lbs_mesh *mesh) {
   fixed_keys(c, whole, store, &rm);
   double per_elem = lbs_mesh_bytes_per_elem(mesh), per_edge = lbs_mesh_bytes_per_edge(mesh);
   app_keys(c, &rm, &per_elem, &per_edge);
+  phase_keys(c, &rm);
   lbs_mesh_set_bytes(mesh, per_elem, per_edge);
   lbs_trace_spec spec = {c->E, 0, c->M, ms, mesh, rm.n, rm.kv};
   lbs_err e = lbs_trace_create(c->out, &spec, &c->w);
@@ -701,6 +717,25 @@ static int events_ok(const prof_meta *m) {
   return 1;
 }
 
+/* The phases of time_ns: metrics named time_ns.NAME (NAME 1-23 of [A-Za-z0-9_.-]) of a run that
+ * has time_ns, at most LBSPROF_MAX_PHASES; the names are NUL-terminated already. */
+static int phases_ok(const prof_meta *m) {
+  int n = 0, time = 0;
+  for (int i = 0; i < m->nmetrics; i++) time |= !strcmp(m->name[i], "time_ns");
+  for (int i = 0; i < LBSPROF_MAX_METRICS; i++) {
+    if (!(m->phases >> i & 1)) continue;
+    if (i >= m->nmetrics) return 0;
+    const char *s = m->name[i];
+    size_t len = strlen(s);
+    if (strncmp(s, "time_ns.", 8) || len == 8 ||
+        strspn(s + 8, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+            len - 8)
+      return 0;
+    n++;
+  }
+  return (m->phases >> LBSPROF_MAX_METRICS) == 0 && n <= LBSPROF_MAX_PHASES && (!n || time);
+}
+
 static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
   prof_meta m;
   memcpy(&m, p + 8, sizeof m);
@@ -725,6 +760,8 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       return lbs_fail(LBS_FORMAT, "a bad run description (the application's keys)"), -1;
     if (!events_ok(&m))
       return lbs_fail(LBS_FORMAT, "a bad run description (the application's events)"), -1;
+    if (!phases_ok(&m))
+      return lbs_fail(LBS_FORMAT, "a bad run description (the phases of time_ns)"), -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
     if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) ||
         !(c->owned = calloc((size_t)c->E, 1)) || !(c->mark = calloc((size_t)c->E, 1)) ||

@@ -33,7 +33,7 @@
 
 extern char **environ;
 
-enum { K_TIME, K_CYCLES, K_INSTR, K_PROBE, K_VALUE };
+enum { K_TIME, K_CYCLES, K_INSTR, K_PROBE, K_VALUE, K_PHASE };
 
 typedef struct {
   char name[32], unit[16];
@@ -65,6 +65,9 @@ struct lbsprof {
   char ev_name[LBSPROF_MAX_EVENTS][32]; /* the application's events (lbsprof_event_register) */
   int K;
   double ev[LBSPROF_MAX_EVENTS]; /* seconds since the last sampled step's end */
+  int ph_m[LBSPROF_MAX_PHASES];  /* the phases' metrics (time_ns.NAME, lbsprof_phase_register) */
+  int NP;
+  int ph_cur; /* the metric of the selected phase (lbsprof_phase), or -1 */
   int64_t step, sent, dropped;
   int sampled;
   int time_m;           /* the time_ns metric, or -1 */
@@ -397,6 +400,7 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   *out = NULL;
   lbsprof *p = calloc(1, sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "lbsprof");
+  p->ph_cur = -1;
   lbsprof_opts d;
   lbsprof_opts_default(&d);
   if (opts)
@@ -506,20 +510,69 @@ int lbsprof_event_add(lbsprof *p, int id, double seconds) {
   return 0;
 }
 
-/* Collective: every rank registered the same events in the same order (rank 0's). The error
- * names this rank's list and rank 0's; not agreed. */
-static lbs_err check_events(lbsprof *p) {
-  char mine[LBSPROF_MAX_EVENTS * 33] = "", first[sizeof mine];
-  for (int k = 0; k < p->K; k++)
-    snprintf(mine + strlen(mine), sizeof mine - strlen(mine), "%s%s", k ? "," : "", p->ev_name[k]);
+int lbsprof_phase_register(lbsprof *p, const char *name) {
+  if (!p || !name) return -lbs_fail(LBS_INVAL, "lbsprof_phase_register: a NULL argument");
+  if (p->described)
+    return -lbs_fail(LBS_INVAL, "lbsprof_phase_register('%.23s'): after the mesh was described",
+                     name);
+  size_t len = strlen(name);
+  if (!len || len > 23 ||
+      strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
+    return -lbs_fail(LBS_INVAL,
+                     "lbsprof_phase_register: phase '%.40s' must be 1-23 of [A-Za-z0-9_.-]", name);
+  int t = lbsprof_metric_id(p, "time_ns");
+  if (t < 0 || p->m[t].kind != K_TIME)
+    return -lbs_fail(LBS_INVAL,
+                     "lbsprof_phase_register('%s'): phases divide the time_ns metric, which this "
+                     "run does not measure (opts.metrics / LBSPROF_METRICS)",
+                     name);
+  char mname[32];
+  snprintf(mname, sizeof mname, "time_ns.%s", name);
+  for (int k = 0; k < p->NP; k++)
+    if (!strcmp(p->m[p->ph_m[k]].name, mname))
+      return -lbs_fail(LBS_INVAL, "lbsprof_phase_register: phase '%s' exists", name);
+  if (p->NP == LBSPROF_MAX_PHASES)
+    return -lbs_fail(LBS_RANGE, "lbsprof_phase_register('%s'): at most %d phases", name,
+                     LBSPROF_MAX_PHASES);
+  int id = add_metric(p, mname, "ns", K_PHASE);
+  if (id < 0) return id;
+  p->ph_m[p->NP] = id;
+  return p->NP++;
+}
+
+int lbsprof_phase(lbsprof *p, int id) {
+  if (!p) return lbs_fail(LBS_INVAL, "lbsprof_phase: a NULL profiler");
+  if (id >= -1 && id < p->NP) {
+    p->ph_cur = id < 0 ? -1 : p->ph_m[id];
+    return 0;
+  }
+  p->ph_cur = -1;
+  return lbs_fail(LBS_RANGE, "lbsprof_phase: no phase %d (%d registered)", id, p->NP);
+}
+
+/* Collective: every rank registered the same list of what (events or phases) in the same order
+ * (rank 0's): names[k] for k < n. The error names this rank's list and rank 0's; not agreed. */
+static lbs_err check_list(lbsprof *p, const char *what, int n, const char *const *names) {
+  char mine[LBSPROF_MAX_METRICS * 33] = "", first[sizeof mine];
+  for (int k = 0; k < n; k++)
+    snprintf(mine + strlen(mine), sizeof mine - strlen(mine), "%s%s", k ? "," : "", names[k]);
   memcpy(first, mine, sizeof first);
   MPI_Bcast(first, sizeof first, MPI_CHAR, 0, p->comm);
   if (strcmp(first, mine))
     return lbs_fail(LBS_INVAL,
-                    "lbsprof: rank %d registered the events '%s', rank 0 '%s': every rank "
-                    "registers the same events in the same order",
-                    p->rank, mine, first);
+                    "lbsprof: rank %d registered the %s '%s', rank 0 '%s': every rank "
+                    "registers the same %s in the same order",
+                    p->rank, what, mine, first, what);
   return LBS_OK;
+}
+
+/* Collective: the events, then the phases, checked as above. */
+static lbs_err check_events(lbsprof *p) {
+  const char *names[LBSPROF_MAX_EVENTS + LBSPROF_MAX_PHASES];
+  for (int k = 0; k < p->K; k++) names[k] = p->ev_name[k];
+  lbs_err e = agree(p, check_list(p, "events", p->K, names));
+  for (int k = 0; k < p->NP; k++) names[k] = p->m[p->ph_m[k]].name + strlen("time_ns.");
+  return e ? e : agree(p, check_list(p, "phases", p->NP, names));
 }
 
 int lbsprof_metric_id(const lbsprof *p, const char *name) {
@@ -805,6 +858,7 @@ static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
   memcpy(meta->app, p->app, sizeof meta->app);
   meta->nevents = p->K;
   for (int k = 0; k < p->K; k++) memcpy(meta->event[k], p->ev_name[k], 32);
+  for (int k = 0; k < p->NP; k++) meta->phases |= 1u << p->ph_m[k];
   return LBS_OK;
 }
 
@@ -891,7 +945,7 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
                     int dim, const double *coords, const int64_t *xadj, const int64_t *adj) {
   if (p->described) return lbs_fail(LBS_INVAL, "lbsprof: the mesh is described already");
   int64_t E = 0;
-  lbs_err e = agree(p, check_events(p));
+  lbs_err e = check_events(p); /* agreed */
   if (e) return e;
   e = check_elements(p, kind, dims, n, gid, &E);
   if ((e = agree(p, e))) return e;
@@ -1028,7 +1082,11 @@ void lbsprof_elem_end(lbsprof *p, int64_t i) {
   if (!p->sampled) return;
   uint64_t t1 = read_clock(p);
   if (i < 0 || i >= p->n) return;
-  if (p->time_m >= 0) p->val[(size_t)p->time_m * (size_t)p->n + (size_t)i] += (double)(t1 - p->t0);
+  if (p->time_m >= 0) {
+    double d = (double)(t1 - p->t0);
+    p->val[(size_t)p->time_m * (size_t)p->n + (size_t)i] += d;
+    if (p->ph_cur >= 0) p->val[(size_t)p->ph_cur * (size_t)p->n + (size_t)i] += d;
+  }
   if (!p->slow) return;
   if (p->papi_n) PAPI_read(p->papi_set, p->papi1);
   int c = 0;
@@ -1050,9 +1108,13 @@ int lbsprof_step_end(lbsprof *p) {
     prof_step_hdr h = {p->step, p->step, p->n, p->M, p->K};
     size_t nv = (size_t)(p->n * p->M); /* the values, then the events since the last sample */
     memcpy(p->val + nv, p->ev, (size_t)p->K * sizeof *p->ev);
-    if (p->time_m >= 0 && p->use_tsc) { /* ticks to ns */
-      double k = ns_per_tick(p), *v = p->val + (size_t)p->time_m * (size_t)p->n;
-      for (int64_t i = 0; i < p->n; i++) v[i] *= k;
+    if (p->time_m >= 0 && p->use_tsc) { /* ticks to ns: time_ns and its phases */
+      double k = ns_per_tick(p);
+      for (int m = 0; m < p->M; m++) {
+        double *v = p->val + (size_t)m * (size_t)p->n;
+        if (m == p->time_m || p->m[m].kind == K_PHASE)
+          for (int64_t i = 0; i < p->n; i++) v[i] *= k;
+      }
     }
     if (put_record(p, REC_STEP, &h, sizeof h, p->val, (nv + (size_t)p->K) * sizeof *p->val, 1)) {
       if (p->enabled) p->dropped++; /* the events go on to the next sampled step */

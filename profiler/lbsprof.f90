@@ -6,8 +6,10 @@
 !   ierr = lbsprof_start(MPI_COMM_WORLD, 'run.lbt', p)          ! collective
 !   w = lbsprof_metric(p, 'weight', 'cells')                     ! optional value metric
 !   ev = lbsprof_event(p, 'partition_s')                         ! optional: the app's own costs
+!   ph = lbsprof_phase_register(p, 'H')                          ! optional: a phase of the step
 !   ierr = lbsprof_mesh_box(p, global, lo, hi)                   ! integer(c_int64_t) arrays(3)
 !   do step ...
+!     ierr = lbsprof_phase(p, ph)      ! the following elements' time also goes to time_ns.H
 !     call lbsprof_elem_begin(p, i)  ! i: local index from 0, integer(c_int64_t)
 !     ... work ...
 !     call lbsprof_elem_end(p, i)
@@ -23,7 +25,7 @@ module lbsprof
   private
   public :: lbsprof_start, lbsprof_metric, lbsprof_mesh_box, lbsprof_elem_begin, lbsprof_elem_end, &
             lbsprof_set_value, lbsprof_step_end, lbsprof_remap, lbsprof_finalize, lbsprof_error, lbsprof_event, &
-            lbsprof_event_add, c_ptr, c_int64_t, c_double
+            lbsprof_event_add, lbsprof_phase_register, lbsprof_phase, c_ptr, c_int64_t, c_double
 
   interface
     function c_init(comm, path, metrics, every, bound, p) bind(c, name='lbsprof_init_f') result(rc)
@@ -90,6 +92,19 @@ module lbsprof
       real(c_double), value :: seconds
       integer(c_int) :: rc
     end function
+    function c_phase_register(p, name) bind(c, name='lbsprof_phase_register') result(id)
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: p
+      character(kind=c_char) :: name(*)
+      integer(c_int) :: id
+    end function
+    ! id: from lbsprof_phase_register, or -1 for none; the following elements' time goes to it
+    function lbsprof_phase(p, id) bind(c, name='lbsprof_phase') result(rc)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: p
+      integer(c_int), value :: id
+      integer(c_int) :: rc
+    end function
     function lbsprof_finalize(p) bind(c, name='lbsprof_finalize') result(rc)
       import :: c_ptr, c_int
       type(c_ptr) :: p
@@ -142,6 +157,15 @@ contains
     character(len=*), intent(in) :: name
     integer :: id
     id = c_event_register(p, trim(name)//c_null_char)
+  end function
+
+  ! A phase of the step, metric time_ns.NAME (before the mesh; every rank the same names in the
+  ! same order); returns its id (negative on error).
+  function lbsprof_phase_register(p, name) result(id)
+    type(c_ptr), intent(in) :: p
+    character(len=*), intent(in) :: name
+    integer :: id
+    id = c_phase_register(p, trim(name)//c_null_char)
   end function
 
   ! The last error message.

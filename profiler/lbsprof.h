@@ -9,12 +9,15 @@
  *   lbsprof_init(MPI_COMM_WORLD, &o, &p);      // collective
  *   int w = lbsprof_value_metric(p, "weight", "cells");   // optional: values the app supplies
  *   int part = lbsprof_event_register(p, LBSPROF_EVENT_PARTITION); // optional: the app's own costs
+ *   int ph[2] = {lbsprof_phase_register(p, "H"), lbsprof_phase_register(p, "E")}; // optional
  *   lbsprof_mesh_box(p, global, lo, hi);       // collective: this rank's box; starts the agents
  *   for (step...) {
+ *     lbsprof_phase(p, ph[0]);                   // optional: time_ns.H as well as time_ns
  *     for (i in local elements) {
  *       lbsprof_elem_begin(p, i); work(i); lbsprof_elem_end(p, i);
  *       lbsprof_set_value(p, w, i, weight[i]);
  *     }
+ *     exchange_halo(); lbsprof_phase(p, ph[1]); ... the second update's elements, measured ...
  *     lbsprof_step_end(p);                       // every step; sampled ones are sent
  *     if (repartition) {
  *       double t0 = MPI_Wtime(); partition(); migrate();
@@ -36,7 +39,8 @@
  * CLOCK_MONOTONIC, else CLOCK_MONOTONIC; LBSPROF_CLOCK=monotonic forces the latter; an element
  * entered several times in a step accumulates), `cycles` and `instructions` through PAPI when the
  * hardware allows (otherwise one warning on rank 0 and the metric is left out), custom probes
- * (begin/end callbacks, the end returning the element's value), and values the application sets.
+ * (begin/end callbacks, the end returning the element's value), values the application sets,
+ * and time_ns.NAME for each phase of the step the application registers (lbsprof_phase).
  *
  * Error bound (opts.bound, in lbsim's one spelling): "rel:0.005" (the default: every stored
  * value within 0.5% of the measured one, signs and zeros kept, every sum of costs within the
@@ -168,6 +172,25 @@ int lbsprof_event_register(lbsprof *p, const char *name);
  * stores each sampled step's ranks x events (lbs_trace_read_events; `lbsim trace info` shows
  * their totals). A bad id or value is an error, and nothing is added. */
 int lbsprof_event_add(lbsprof *p, int id, double seconds);
+
+/* Phases of a step: an application whose step is several updates with an exchange between them
+ * (wave: H, then E) costs, per step, the slowest rank's first phase plus the slowest rank's
+ * second, not the slowest rank's sum. Register each phase before the mesh is described;
+ * collective in effect: every rank registers the same names in the same order, which the mesh's
+ * description checks (an error on every rank naming the lists that differ). Names are 1-23 of
+ * [A-Za-z0-9_.-] (the metric's name, "time_ns." NAME, is at most 31), each once, at most 8; the
+ * run must measure time_ns (opts.metrics), else an error saying so. Each phase is a metric
+ * time_ns.NAME (unit ns; it takes one of the 16 metrics) next to time_ns, and the trace's
+ * metadata "phases.time_ns" lists them in registration order ("time_ns.H,time_ns.E"; see
+ * lbs_traces.h, LBS_PHASES_META_PREFIX). Returns the phase id (0, 1, ...) or a negative lbs_err. */
+int lbsprof_phase_register(lbsprof *p, const char *name);
+/* Selects the phase that the following lbsprof_elem_end's times belong to (cheap, not collective;
+ * any time, also before the mesh is described): elem_end adds an element's time to time_ns as
+ * always and to the selected phase's time_ns.NAME. id -1 selects no phase: that time goes to
+ * time_ns alone, and the phases' sum is then less than time_ns (wave selects a phase before each
+ * of its update loops, so every element's time is in one). A bad id is refused (LBS_RANGE) and
+ * selects no phase; returns 0 otherwise. */
+int lbsprof_phase(lbsprof *p, int id);
 
 /* The metric's id by name (built-in, probe or value), or -1. */
 int lbsprof_metric_id(const lbsprof *p, const char *name);

@@ -30,10 +30,11 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 6
+#define LBSPROF_PROTO_VERSION 7
 #define LBSPROF_APP_META 1024 /* bytes of application keys in the run description */
 #define LBSPROF_MAX_METRICS 16
 #define LBSPROF_MAX_EVENTS 8 /* LBS_TRACE_MAX_EVENTS */
+#define LBSPROF_MAX_PHASES 8 /* phases of time_ns (lbsprof_phase_register) */
 
 /* ring records */
 enum { REC_META = 1, REC_MESH = 2, REC_STEP = 3, REC_END = 4, REC_REMAP = 5 };
@@ -89,7 +90,8 @@ typedef struct {
   char name[LBSPROF_MAX_METRICS][32];
   char unit[LBSPROF_MAX_METRICS][16];
   char app[LBSPROF_APP_META]; /* the application's own keys (lbsprof_meta): "key=value\n" lines */
-  int32_t nevents, pad;       /* K: the application's events (lbsprof_event_register) */
+  int32_t nevents;            /* K: the application's events (lbsprof_event_register) */
+  uint32_t phases; /* bit m: metric m ("time_ns.NAME") is a phase of time_ns, in metric order */
   char event[LBSPROF_MAX_EVENTS][32];
 } prof_meta;
 

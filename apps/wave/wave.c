@@ -30,7 +30,9 @@
  * neighbours' faces in a fixed order, and the checksum is order-free.
  *
  * Profiling (--trace): time_ns per cell (elem_begin/end around each of its two updates, which
- * the profiler accumulates) and the `weight` value. The mesh is described once
+ * the profiler accumulates), each update's share as the phases time_ns.H and time_ns.E
+ * (lbsprof_phase before each update loop: the step costs the slowest rank's H plus the slowest
+ * rank's E) and the `weight` value. The mesh is described once
  * (lbsprof_mesh_elements: a rank's local index i is the global id it gave); after each
  * Zoltan_Migrate the rank gives its new cells to lbsprof_remap, so a profiled run repartitions
  * under --schedule and --policy as an unprofiled one does, and the trace records each cell's
@@ -116,8 +118,9 @@ static void usage(FILE *f) {
       "  --policy SPEC     or decide online with an lbsim policy: none, fixed:K, threshold:T,\n"
       "                    stop-at-rise, metabalancer, cost-benefit:H (adaptive and optimal need\n"
       "                    look-ahead: choose with lbsim, then run the schedule with --schedule)\n"
-      "  --trace FILE      profile into FILE (liblbsprof: time_ns and weight per cell, every step,\n"
-      "                    and each cell's rank from every repartition on)\n"
+      "  --trace FILE      profile into FILE (liblbsprof: time_ns, its phases time_ns.H and\n"
+      "                    time_ns.E (the two updates) and weight per cell, every step, and each\n"
+      "                    cell's rank from every repartition on)\n"
       "  --json FILE       the run's summary as one line of JSON (\"-\": stdout, the report goes to\n"
       "                    stderr)\n"
       "  --quiet           no line per step\n"
@@ -951,7 +954,7 @@ int main(int argc, char **argv) {
 
   /* the profiler: this rank's cells as they are now (remapped after each migration) */
   lbsprof *prof = NULL;
-  int wm = -1, ev_part = -1, ev_mig = -1;
+  int wm = -1, ev_part = -1, ev_mig = -1, ph_h = -1, ph_e = -1;
   if (o->trace) {
     lbsprof_opts po;
     lbsprof_opts_default(&po);
@@ -962,6 +965,12 @@ int main(int argc, char **argv) {
     /* the application's own costs at each repartition (the names the replay knows) */
     if (!e && (ev_part = lbsprof_event_register(prof, LBSPROF_EVENT_PARTITION)) < 0) e = -ev_part;
     if (!e && (ev_mig = lbsprof_event_register(prof, LBSPROF_EVENT_MIGRATION)) < 0) e = -ev_mig;
+    /* the step's two updates, H then E with an exchange between them: time_ns.H and time_ns.E
+     * (when time_ns is measured: LBSPROF_METRICS may leave it out) */
+    if (!e && lbsprof_metric_id(prof, "time_ns") >= 0) {
+      if ((ph_h = lbsprof_phase_register(prof, "H")) < 0) e = -ph_h;
+      if (!e && (ph_e = lbsprof_phase_register(prof, "E")) < 0) e = -ph_e;
+    }
     if (!e) e = lbsprof_meta(prof, "name", "wave");
     if (!e) e = lbsprof_meta(prof, "args", o->args);
     /* what the replay should do as this code does: its partitioner, given the cells' weights */
@@ -1093,6 +1102,7 @@ int main(int argc, char **argv) {
     /* H from E: the E faces of the neighbours first */
     double compute = 0, w = 0, refined = 0;
     exchange(a, 0);
+    if (prof) lbsprof_phase(prof, ph_h);
     double tc = now_s();
     for (int i = 0; i < a->n; i++) {
       if (prof) lbsprof_elem_begin(prof, i);
@@ -1106,6 +1116,7 @@ int main(int argc, char **argv) {
     double arg = ((double)(s + 1) - t0) / o->pulse;
     /* a Ricker wavelet (no net charge is left behind) */
     double src = fabs(arg) < SRC_CUT ? SRC_AMP * (1 - 2 * arg * arg) * exp(-arg * arg) : 0;
+    if (prof) lbsprof_phase(prof, ph_e);
     tc = now_s();
     for (int i = 0; i < a->n; i++) {
       cell *c = &a->c[i];

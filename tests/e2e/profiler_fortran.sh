@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Fortran module end to end on 1 and 2 ranks: the trace holds the values the program set and
 # times that follow its work pattern, on their cells across the remap after step 4 (lbsprof_remap),
-# whose owners it records, and its event remap_s (lbsprof_event_add).
+# whose owners it records, its event remap_s (lbsprof_event_add) and its phase time_ns.work.
 set -u
 LBSIM=${1:?usage: profiler_fortran.sh lbsim fprof}
 FPROF=${2:?usage: profiler_fortran.sh lbsim fprof}
@@ -15,6 +15,10 @@ for n in 1 2; do
   expect 0 "np$n trace check" -- "$LBSIM" trace check "$T/f$n.lbt"
   expect 0 "np$n trace info" -- "$LBSIM" trace info "$T/f$n.lbt"
   has "$T/out" "recorded assignments: 2 (from steps 0, 5)" "np$n: lbsprof_remap after step 4 recorded"
+  # lbsprof_phase: the one phase 'work', named in the metadata phases.time_ns
+  has "$T/out" "time_ns.work" "np$n: the phase's metric"
+  [ "$(sqlite3 "$T/f$n.lbt" "SELECT value FROM meta WHERE key='phases.time_ns'")" = time_ns.work ] &&
+    ok || bad "np$n: phases.time_ns"
   # lbsprof_event_add: 0.25 s x (rank + 1) on each rank at step 4, in step 5's record
   has "$T/out" "events    remap_s $([ $n = 1 ] && echo 0.25 || echo 0.75) s (totals over $n ranks" \
     "np$n: the event's total"

@@ -6,7 +6,8 @@
 #           conserved once the source is off and the pulse reaches the probe when a front at c
 #           would (within 15%: the beam's near field and the grid's dispersion delay it a little)
 #   trace:  profiled runs on 1 and 2 ranks: same checksum as unprofiled, the trace passes
-#           `lbsim trace check`, records the app keys and replays; weight against time_ns per
+#           `lbsim trace check`, records the app keys and the phases time_ns.H and time_ns.E
+#           (meta phases.time_ns; their sum is time_ns) and replays; weight against time_ns per
 #           rank (tests/e2e/wave_corr.py) r >= 0.85; profiled with --schedule 20,40 (lbsprof_remap):
 #           the owners recorded from steps 0, 20, 40, each cell's weight on its own id, and the
 #           events partition_s and migration_s against --json's (lbsprof_event_add), which
@@ -99,7 +100,10 @@ trace)
     check info$n "d['elements'] == 288 and d['steps'] == 90 and d['app']['name'] == 'wave' and d['app']['args'] == '$ARGS'" \
       "elements, steps, app name and args"
     check info$n "d['app']['bytes_per_elem'] == '3096' and d['app']['bytes_per_edge'] == '512'" "migration and halo bytes"
-    check info$n "sorted(m['name'] for m in d['metrics']) == ['time_ns', 'weight']" "metrics time_ns and weight"
+    check info$n "sorted(m['name'] for m in d['metrics']) == ['time_ns', 'time_ns.E', 'time_ns.H', 'weight']" \
+      "metrics time_ns, its phases time_ns.H and time_ns.E, and weight"
+    [ "$(sqlite3 "$T/w$n.lbt" "SELECT value FROM meta WHERE key='phases.time_ns'")" = time_ns.H,time_ns.E ] &&
+      ok || bad "meta phases.time_ns on $n ranks"
     expect 0 "replay the $n-rank trace" -- "$LBSIM" replay "$T/w$n.lbt" --grid "$G" --policy fixed:10 --json
     cp "$T/out" "$T/replay$n.json"
     check replay$n "d['total_time_s'] > 0 and d['steps'] == 90" "replay total"
@@ -114,6 +118,19 @@ trace)
   # owners recorded from steps 0, 20 and 40, each cell's weight on its own id at every step
   # (the same as in the run that kept its partition)
   expect 0 "export the 1-rank trace" -- "$LBSIM" trace export "$T/w1.lbt" --csv "$T/csv1"
+  # the phases (lbsprof_phase before each update): every cell's time at every step is H + E, each
+  # stored within rel:0.005 of the measured one, so their sum within about 1% of time_ns
+  for c in csv csv1; do
+    python3 - "$T/$c/steps.csv" <<'PY' && ok || bad "$c: time_ns is not time_ns.H + time_ns.E"
+import csv, sys
+n = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    t, h, e = float(r["time_ns"]), float(r["time_ns.H"]), float(r["time_ns.E"])
+    assert h > 0 and e > 0 and abs(h + e - t) <= 0.011 * t, r
+    n += 1
+assert n == 288 * 90, n
+PY
+  done
   for n in 1 2; do
     expect 0 "profiled with a schedule on $n ranks" -- "${MPI[@]}" -n $n "$WAVE" "${SIZE[@]}" --quiet \
       --trace "$T/ws$n.lbt" --json "$T/ws$n.json" --schedule 20,40

@@ -2,7 +2,8 @@
  * payload}, each sent as a frame: see fuzz_collector.c) that hold a whole run as agents send it:
  * hello, mesh, encoded steps, a remap (from step 2: each rank's ids reversed), pings and ends,
  * from two nodes (elements with coordinates and adjacency) and from one node (a box, with two
- * events: each rank's partition_s and migration_s after each step's values). */
+ * events: each rank's partition_s and migration_s after each step's values, and time_ns's one
+ * phase, the metric time_ns.A). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,11 +137,13 @@ int main(int argc, char **argv) {
   node_frames(&two, 1, 1, 2, 1, m, 3, 0);
   save(argv[1], "two_nodes", &two);
   prof_meta b = m;
-  b.elements = 24, b.nmetrics = 1, b.mesh_kind = 1, b.dim = 0, b.has_adj = 0, b.nodes = 1,
+  b.elements = 24, b.nmetrics = 2, b.mesh_kind = 1, b.dim = 0, b.has_adj = 0, b.nodes = 1,
   b.ranks = 2, b.adj_entries = 0;
   b.dims[0] = 4, b.dims[1] = 3, b.dims[2] = 2;
   b.nevents = 2; /* the application's own costs, after each step's values */
   snprintf(b.event[0], 32, "partition_s"), snprintf(b.event[1], 32, "migration_s");
+  b.phases = 1u << 1; /* time_ns's one phase, metric time_ns.A */
+  snprintf(b.name[1], 32, "time_ns.A"), snprintf(b.unit[1], 16, "ns");
   lbs_buf one = {0};
   node_frames(&one, 0, 0, 1, 2, b, 4, 1);
   save(argv[1], "one_box", &one);

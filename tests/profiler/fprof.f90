@@ -2,14 +2,15 @@
 ! doing work proportional to its pattern value, which it also sets as the metric 'weight'. After
 ! step 4 each rank reverses the order of its cells and tells lbsprof_remap (the values stay with
 ! the cells: the trace's are checked by element id), and adds 0.25 * (rank + 1) s to its event
-! 'remap_s' there (lbsprof_event, lbsprof_event_add).
+! 'remap_s' there (lbsprof_event, lbsprof_event_add). Its one phase 'work' (lbsprof_phase_register,
+! lbsprof_phase) holds all of the elements' time, metric time_ns.work.
 ! usage: fprof TRACE   (tests/e2e/profiler_fortran.sh checks the trace)
 program fprof
   use mpi
   use lbsprof
   use iso_c_binding, only: c_int
   implicit none
-  integer :: ierr, rank, nranks, w, ev, s, rc
+  integer :: ierr, rank, nranks, w, ev, ph, s, rc
   integer(c_int64_t) :: g(3), lo(3), hi(3), i, x, y, n, id
   integer(c_int64_t), allocatable :: gids(:)
   type(c_ptr) :: p
@@ -36,11 +37,12 @@ program fprof
   end if
   w = lbsprof_metric(p, 'weight', 'units')
   ev = lbsprof_event(p, 'remap_s')
+  ph = lbsprof_phase_register(p, 'work')
   g = [64_c_int64_t, 32_c_int64_t, 1_c_int64_t]
   lo = [64_c_int64_t * rank / nranks, 0_c_int64_t, 0_c_int64_t]
   hi = [64_c_int64_t * (rank + 1) / nranks, 32_c_int64_t, 1_c_int64_t]
   rc = lbsprof_mesh_box(p, g, lo, hi)
-  if (rc /= 0 .or. w < 0 .or. ev /= 0) then
+  if (rc /= 0 .or. w < 0 .or. ev /= 0 .or. ph /= 0) then
     print *, 'lbsprof_mesh_box: ', trim(lbsprof_error())
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
@@ -55,6 +57,7 @@ program fprof
   end do
   acc = 0
   do s = 0, 8
+    rc = lbsprof_phase(p, ph)
     do i = 0, n - 1
       id = gids(i + 1)
       call lbsprof_elem_begin(p, i)

@@ -458,3 +458,46 @@ Test(collector, the_events_go_to_their_ranks) {
   lbs_codec_ctx_destroy(&cc);
   lbs_buf_free(&fa), lbs_buf_free(&fb), lbs_buf_free(&fc);
 }
+
+/* the phases of time_ns (prof_meta.phases): a marked metric that is not time_ns.NAME of a run
+ * with time_ns, or beyond the run's metrics, is refused in the hello */
+Test(collector, bad_phases_are_refused) {
+  static const struct {
+    uint32_t phases;
+    const char *second; /* metric 1's name */
+  } bad[] = {{1u << 0, "time_ns.A"}, {1u << 1, "weight"},     {1u << 1, "time_ns."},
+             {1u << 2, "time_ns.A"}, {1u << 1, "time_ns.A/"}, {1u << 20, "time_ns.A"}};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad + 1; k++) {
+    char path[64];
+    tmp_path(path, sizeof path);
+    lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+    int a = lbs__coll_open(c, -1, "a", 1);
+    prof_meta m = run_meta();
+    m.nmetrics = 2;
+    if (k < sizeof bad / sizeof *bad) {
+      m.phases = bad[k].phases;
+      snprintf(m.name[1], 32, "%s", bad[k].second);
+    } else { /* time_ns.A in a run without time_ns */
+      m.phases = 1u << 1;
+      snprintf(m.name[0], 32, "cycles"), snprintf(m.name[1], 32, "time_ns.A");
+    }
+    lbs_buf f = {0};
+    frame(&f, FR_HELLO, 0, &m, sizeof m);
+    cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1, "case %zu accepted", k);
+    cr_assert_str_eq(lbs_errmsg(), "a bad run description (the phases of time_ns)", "case %zu", k);
+    lbs__coll_free(c);
+    lbs_buf_free(&f);
+    remove(path);
+  }
+  /* and a good one is taken */
+  lbs_coll *c = lbs__coll_create("/tmp/lbs_test_collector_unused.lbt", 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1);
+  prof_meta m = run_meta();
+  m.nmetrics = 2, m.phases = 1u << 1;
+  snprintf(m.name[1], 32, "time_ns.A");
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), 0, "%s", lbs_errmsg());
+  lbs__coll_free(c);
+  lbs_buf_free(&f);
+}
