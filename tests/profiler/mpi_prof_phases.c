@@ -1,11 +1,11 @@
-/* mpi_phases.c - phases of a step (lbsprof_phase_register, lbsprof_phase), on 1 and 2 ranks: 20
- * elements by id, 5 steps of two phases A and B, each element busy for a known time in each
- * (A: 20 us x (1 + gid % 2), B: 10 us). The lossless trace must hold time_ns.A and time_ns.B next
- * to time_ns, the metadata phases.time_ns = "time_ns.A,time_ns.B", each phase's time at least
- * its busy time, and time_ns their sum; at step 3 each element is measured once more with no
- * phase selected (lbsprof_phase(p, -1)), which only time_ns holds. Bad calls (a bad name, a
- * duplicate, a bad id, registering after the mesh or without time_ns) are refused; ranks that
- * register different phases fail the mesh's description on every rank with one message. */
+/* mpi_prof_phases.c - phases of a step (lbsprof_phase_register, lbsprof_phase), on 1 and 2 ranks:
+ * 20 elements by id, 5 steps of two phases A and B, each element busy for a known time in each (A:
+ * 20 us x (1 + gid % 2), B: 10 us). The lossless trace must hold time_ns.A and time_ns.B next to
+ * time_ns, the metadata phases.time_ns = "time_ns.A,time_ns.B", each phase's time at least its busy
+ * time, and time_ns their sum; at step 3 each element is measured once more with no phase selected
+ * (lbsprof_phase(p, -1)), which only time_ns holds. Bad calls (a bad name, a duplicate, a bad id,
+ * registering after the mesh or without time_ns) are refused; ranks that register different phases
+ * fail the mesh's description on every rank with one message. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
