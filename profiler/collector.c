@@ -1026,7 +1026,7 @@ void lbs__coll_free(lbs_coll *c) {
     }
   free(c->k);
   if (c->w) lbs_trace_writer_close(&c->w);
-  for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals);
+  for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals), free(c->cs[i].ev);
   free(c->cs);
   for (int k = 0; k < c->nodes && c->mesh && c->rank && c->lay; k++) {
     lbs_buf_free(&c->mesh[k]), free(c->gid[k]), free(c->rank[k]);
