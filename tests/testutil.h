@@ -35,4 +35,16 @@ static inline void tu_write(const char *path, const char *text) {
   fclose(f);
 }
 
+/* An MPI singleton's own session directory, set before MPI_Init: Criterion runs each test in a
+ * process of its own, two at a time, and two singletons starting together race on Open MPI's
+ * one session directory ("mkdir ... ompi.vm.0: File exists", orte_init failed). Remove it with
+ * tu_rmrf after MPI_Finalize. */
+static inline char *tu_mpi_session(void) {
+  char *d = malloc(64);
+  snprintf(d, 64, "/tmp/lbs-ompi-test-XXXXXX");
+  if (!mkdtemp(d)) abort();
+  setenv("OMPI_MCA_orte_tmpdir_base", d, 1);
+  return d;
+}
+
 #endif

@@ -74,7 +74,9 @@ static const lbs_policy_ops glancer = {.abi = LBS_POLICY_ABI,
                                        .decide = glancer_decide};
 
 static char *dir, *line;
+static char *mpi_session; /* tu_mpi_session */
 static void up(void) {
+  mpi_session = tu_mpi_session();
   MPI_Init(NULL, NULL);
   lbs_part_register(&mock);
   lbs_policy_register(&planner);
@@ -110,6 +112,7 @@ static void down(void) {
   free(line);
   tu_rmrf(dir);
   MPI_Finalize();
+  tu_rmrf(mpi_session);
 }
 TestSuite(avail_replay, .init = up, .fini = down);
 

@@ -272,7 +272,9 @@ static const lbs_partitioner_ops mock = {.abi = LBS_PART_ABI,
                                          .partition = mock_partition};
 
 static char *dir, *line4;
+static char *mpi_session; /* tu_mpi_session */
 static void up(void) {
+  mpi_session = tu_mpi_session();
   MPI_Init(NULL, NULL);
   lbs_part_register(&mock);
   dir = tu_tmpdir();
@@ -298,6 +300,7 @@ static void down(void) {
   free(line4);
   tu_rmrf(dir);
   MPI_Finalize();
+  tu_rmrf(mpi_session);
 }
 TestSuite(network_replay, .init = up, .fini = down);
 

@@ -12,7 +12,9 @@
 
 static char *dir, *trace, *grid;
 
+static char *mpi_session; /* tu_mpi_session */
 static void up(void) {
+  mpi_session = tu_mpi_session();
   MPI_Init(NULL, NULL);
   dir = tu_tmpdir();
   trace = tu_path(dir, "b.lbt");
@@ -28,6 +30,7 @@ static void down(void) {
   free(trace), free(grid);
   tu_rmrf(dir);
   MPI_Finalize();
+  tu_rmrf(mpi_session);
 }
 TestSuite(compare, .init = up, .fini = down);
 

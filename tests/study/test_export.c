@@ -9,13 +9,16 @@
 #include "testutil.h"
 
 static char *dir;
+static char *mpi_session; /* tu_mpi_session */
 static void up(void) {
+  mpi_session = tu_mpi_session();
   MPI_Init(NULL, NULL);
   dir = tu_tmpdir();
 }
 static void down(void) {
   tu_rmrf(dir);
   MPI_Finalize();
+  tu_rmrf(mpi_session);
 }
 TestSuite(export, .init = up, .fini = down);
 

@@ -16,7 +16,9 @@
 
 static char *dir;
 
+static char *mpi_session; /* tu_mpi_session */
 static void up(void) {
+  mpi_session = tu_mpi_session();
   MPI_Init(NULL, NULL);
   dir = tu_tmpdir();
   char *t = tu_path(dir, "t.lbt");
@@ -33,6 +35,7 @@ static void up(void) {
 static void down(void) {
   tu_rmrf(dir);
   MPI_Finalize();
+  tu_rmrf(mpi_session);
 }
 TestSuite(sweep, .init = up, .fini = down);
 
