@@ -66,7 +66,7 @@ static void make_run(lbs_replay_result *r) {
                  excess[3] = {100, 50, 60}, proc_ns[6] = {800, 600, 700, 700, 750, 740};
   static double imb[3] = {0.25, 0.0, 0.01}, limb[3] = {1.33, 1.0, 1.01};
   static int rep[3] = {0, 1, 0}, assign[8] = {0, 0, 1, 1, 0, 1, 0, 1};
-  static lbs_repart_rec rr[1] = {{1, 50, 40, 2, 2048, 1e-4, 1.02}};
+  static lbs_repart_rec rr[1] = {{1, 50, 40, 2, 2048, 1e-4, 1.02, 0}};
   *r = (lbs_replay_result){.metric = "time_ns",
                            .partitioner = "zoltan:rcb",
                            .policy = "fixed:1",
