@@ -91,7 +91,7 @@ static int export_simgrid(int argc, char **argv) {
   simgrid_args x = {0, 16};
   int rc = cli_export_parse(argc, argv, own, simgrid_opt, &x, usage, &a);
   if (rc) return cli_overrides_free(&a.over), rc < 0 ? 0 : rc;
-  MPI_Init(NULL, NULL);
+  cli_mpi_init();
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   cli_outdir od;

@@ -107,7 +107,7 @@ int cmd_export_vtk(int argc, char **argv) {
   lbs_vtk_opts x = {.every = 1};
   int rc = cli_export_parse(argc, argv, own, vtk_opt, &x, usage, &a);
   if (rc) return cli_overrides_free(&a.over), rc < 0 ? 0 : rc;
-  MPI_Init(NULL, NULL);
+  cli_mpi_init();
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   cli_outdir od;

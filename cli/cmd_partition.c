@@ -249,7 +249,7 @@ int cmd_partition(int argc, char **argv) {
   int rc = parse(argc, argv, a);
   if (!rc) rc = check_outputs(a);
   if (!rc) {
-    MPI_Init(NULL, NULL);
+    cli_mpi_init();
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     lbs_session s;

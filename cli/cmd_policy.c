@@ -205,7 +205,7 @@ static int compare(int argc, char **argv) {
     return cli_overrides_free(&a.over), fprintf(stderr, "lbsim: policy compare: out of memory\n"),
            1;
   if (split_policies(list, names, &n)) return free(list), cli_overrides_free(&a.over), 2;
-  MPI_Init(NULL, NULL);
+  cli_mpi_init();
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   double t_cmd = MPI_Wtime();

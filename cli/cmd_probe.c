@@ -102,7 +102,7 @@ int cmd_grid_probe(int argc, char **argv) {
   args a = {.partitioner = "zoltan:rcb"};
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
-  MPI_Init(NULL, NULL);
+  cli_mpi_init();
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

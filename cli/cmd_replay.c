@@ -175,7 +175,7 @@ int cmd_replay(int argc, char **argv) {
   args a = {0};
   int rc = parse(argc, argv, &a);
   if (rc) return cli_overrides_free(&a.over), rc < 0 ? 0 : rc;
-  MPI_Init(NULL, NULL);
+  cli_mpi_init();
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   double t_cmd =

@@ -271,7 +271,7 @@ int cmd_sweep(int argc, char **argv) {
   args a = {0};
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
-  MPI_Init(NULL, NULL);
+  cli_mpi_init();
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

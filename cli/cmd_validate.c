@@ -188,7 +188,7 @@ int cmd_validate(int argc, char **argv) {
   lbs_err e =
       rc ? LBS_OK : lbs_validate_init(&v); /* the environment as it was, for the app's runs */
   if (!rc) {
-    MPI_Init(NULL, NULL);
+    cli_mpi_init();
     rc = e ? cli_error("validate", e) : validate(&a, &v, pl, np);
     lbs_validate_close(&v);
     MPI_Finalize();

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mpi.h>
+
 int cli_error(const char *what, lbs_err e) {
   const char *why = lbs_errmsg();
   fprintf(stderr, "lbsim: %s: %s\n", what, *why ? why : lbs_strerror(e));
@@ -626,4 +628,17 @@ lbs_err cli_session_record(lbs_session *s, const char *label, const char *search
   s->opts.progress = s->opts.search_progress = NULL; /* the bars are gone */
   s->opts.progress_arg = s->opts.search_progress_arg = NULL;
   return e;
+}
+
+void cli_mpi_init(void) {
+  static const char *const launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                                         "PMI_SIZE"};
+  int singleton = 1;
+  for (size_t i = 0; i < sizeof launched / sizeof *launched; i++)
+    if (getenv(launched[i])) singleton = 0;
+  if (singleton) {
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+    setenv("OMPI_MCA_pml", "ob1", 0);
+  }
+  MPI_Init(NULL, NULL);
 }

@@ -747,13 +747,14 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       return lbs_fail(LBS_FORMAT, "a bad run description"), -1;
     if (c->nodes && c->nodes != m.nodes)
       return lbs_fail(LBS_INVAL, "the run has %d nodes, --nodes says %d", m.nodes, c->nodes), -1;
-    if ((double)m.elements * m.nmetrics * 8 > (double)c->step_cap)
-      return lbs_fail(
-                 LBS_RANGE,
-                 "a run of %lld elements x %d metrics needs %.0f MiB per step, over the cap of %llu MiB "
-                 "(LBSPROF_COLLECT_STEP_MB)",
-                 (long long)m.elements, m.nmetrics, (double)m.elements * m.nmetrics * 8 / 1048576,
-                 (unsigned long long)(c->step_cap >> 20)),
+    /* a step being assembled holds every element's metrics and every rank's events */
+    double step_bytes = ((double)m.elements * m.nmetrics + (double)m.ranks * m.nevents) * 8;
+    if (step_bytes > (double)c->step_cap)
+      return lbs_fail(LBS_RANGE,
+                      "a run of %lld elements x %d metrics and %d ranks x %d events needs %.0f MiB "
+                      "per step, over the cap of %llu MiB (LBSPROF_COLLECT_STEP_MB)",
+                      (long long)m.elements, m.nmetrics, m.ranks, m.nevents, step_bytes / 1048576,
+                      (unsigned long long)(c->step_cap >> 20)),
              -1;
     for (int i = 0; i < m.nmetrics; i++) m.name[i][31] = m.unit[i][15] = '\0';
     if (!app_keys_ok(m.app))

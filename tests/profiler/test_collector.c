@@ -501,3 +501,31 @@ Test(collector, bad_phases_are_refused) {
   lbs__coll_free(c);
   lbs_buf_free(&f);
 }
+
+/* A step being assembled holds every rank's events too: a run claiming more ranks x events than
+ * the step cap allows is refused at its hello, before anything is allocated (the fuzzer found a
+ * hello of ~10^8 ranks x 8 events that asked for 6.7 GB per step). */
+Test(collector, a_run_whose_events_exceed_the_step_cap_is_refused) {
+  setenv("LBSPROF_COLLECT_STEP_MB", "64", 1);
+  lbs_coll *c = lbs__coll_create("/tmp/lbs_test_collector_unused.lbt", 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1);
+  prof_meta m = run_meta();
+  m.ranks = 1 << 24, m.nevents = 1;
+  snprintf(m.event[0], 32, "partition_s");
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1);
+  cr_assert(strstr(lbs_errmsg(), "16777216 ranks x 1 events needs 128 MiB per step, over the cap "
+                                 "of 64 MiB (LBSPROF_COLLECT_STEP_MB)"),
+            "%s", lbs_errmsg());
+  lbs__coll_free(c);
+  /* half as many ranks fit */
+  c = lbs__coll_create("/tmp/lbs_test_collector_unused.lbt", 0, SECRET);
+  a = lbs__coll_open(c, -1, "a", 1);
+  m.ranks = 1 << 22;
+  f.len = 0;
+  frame(&f, FR_HELLO, 0, &m, sizeof m);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), 0, "%s", lbs_errmsg());
+  lbs__coll_free(c);
+  lbs_buf_free(&f);
+}
