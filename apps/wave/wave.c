@@ -809,7 +809,7 @@ static int json_out(FILE *f, const app *a, double total, const double *step_s, c
                     int nrep, double part_s, double mig_s, int profiled, uint64_t hash,
                     double energy, double drift, const double *energies, int64_t arrival,
                     double expected, double peak, double err_max, const int *owner0, int64_t moved,
-                    const double cpu[2]) {
+                    const double cpu[2], const double *imb, const double *rank_compute) {
   const options *o = &a->o;
   fprintf(
       f,
@@ -832,6 +832,17 @@ static int json_out(FILE *f, const app *a, double total, const double *step_s, c
       (long long)arrival, expected, peak, err_max);
   fprintf(f, "\"cpu_s\":%.3f,\"helpers_cpu_s\":%.3f,\"energy_per_step\":[", cpu[0], cpu[1]);
   for (int64_t s = 0; s < o->steps; s++) fprintf(f, "%s%.17g", s ? "," : "", energies[s]);
+  /* per step: the compute imbalance (max - mean) / max over ranks, as lbsim's replay defines it,
+   * and each rank's compute seconds (the elements' updates, without the halo waits) */
+  fprintf(f, "],\"imbalance\":[");
+  for (int64_t s = 0; s < o->steps; s++) fprintf(f, "%s%.6f", s ? "," : "", imb[s]);
+  fprintf(f, "],\"rank_compute_s\":[");
+  for (int64_t s = 0; s < o->steps; s++) {
+    fprintf(f, "%s[", s ? "," : "");
+    for (int r = 0; r < nranks_; r++)
+      fprintf(f, "%s%.9f", r ? "," : "", rank_compute[s * nranks_ + r]);
+    fprintf(f, "]");
+  }
   fprintf(f, "],\"initial_owner\":[");
   for (int64_t g = 0; g < o->E; g++) fprintf(f, "%s%d", g ? "," : "", owner0[g]);
   fprintf(f, "]}}\n");
@@ -1026,8 +1037,10 @@ int main(int argc, char **argv) {
           *excess = calloc((size_t)S, sizeof *excess);
   int64_t *reps = calloc((size_t)S, sizeof *reps), *load = calloc((size_t)P, sizeof *load);
   stepinfo *info = calloc((size_t)P, sizeof *info);
-  bad = !step_s || !imb || !energies || !probe || !step_ns || !excess || !reps || !load || !info ||
-        !owner0 || !pol;
+  /* each rank's compute at each step (S x P): the measured imbalance a replay is checked against */
+  double *rank_compute = calloc((size_t)(S * P), sizeof *rank_compute);
+  bad = !rank_compute || !step_s || !imb || !energies || !probe || !step_ns || !excess || !reps ||
+        !load || !info || !owner0 || !pol;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (bad) {
     fail("--steps", "out of memory for %lld steps", (long long)S);
@@ -1144,6 +1157,7 @@ int main(int argc, char **argv) {
     double lmax = 0, lsum = 0, wmax = 0, wsum = 0, nref = 0;
     for (int r = 0; r < P; r++) {
       load[r] = (int64_t)info[r].compute_ns;
+      rank_compute[s * P + r] = 1e-9 * info[r].compute_ns;
       lmax = info[r].compute_ns > lmax ? info[r].compute_ns : lmax;
       lsum += info[r].compute_ns;
       wmax = info[r].wall_ns > wmax ? info[r].wall_ns : wmax;
@@ -1223,7 +1237,7 @@ int main(int argc, char **argv) {
     if (jf) {
       out_bad = json_out(jf, a, total, step_s, reps, nrep, part_s, mig_s, o->trace != NULL, hash,
                          energies[S - 1], drift, energies, arrival, expected, peak, err_max, owner0,
-                         moved_total, cpu);
+                         moved_total, cpu, imb, rank_compute);
       if (jf != stdout) out_bad |= fclose(jf) != 0;
     }
     if (o->trace)
@@ -1239,7 +1253,7 @@ int main(int argc, char **argv) {
   free_plan(a);
   free(a->c), free(a->loc), free(a->owner), free(a->fine), free(owner0);
   free(step_s), free(imb), free(energies), free(probe), free(step_ns), free(excess), free(reps),
-      free(load), free(info);
+      free(load), free(info), free(rank_compute);
   MPI_Finalize();
   return out_bad || prc ? 1 : 0;
 }

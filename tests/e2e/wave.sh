@@ -63,6 +63,9 @@ runs)
   check np2 "len(d['step_s']) == 90 and d['repartitions'] == [] and d['profiled'] is False" "steps, no repartition, unprofiled"
   check np2 "d['args'] == '$ARGS'" "canonical args"
   check np2 "0 < sum(d['step_s']) <= d['total_s'] * 1.001" "step times within the total"
+  # each rank's compute per step, and the imbalance (max - mean) / max over them
+  check np3 "len(d['wave']['rank_compute_s']) == 90 and all(len(c) == 3 and min(c) > 0 for c in d['wave']['rank_compute_s'])" "each rank's compute per step"
+  check np3 "all(abs(i - (max(c) - sum(c) / 3) / max(c)) < 2e-6 for i, c in zip(d['wave']['imbalance'], d['wave']['rank_compute_s']))" "imbalance from the ranks' compute"
   # migration does not change the physics
   printf '# repartition before these steps\n30\n60 # and this one\n' >"$T/sched"
   run s1 1 "${SIZE[@]}" --schedule 10
