@@ -1,10 +1,20 @@
 /* agent.c - the node agent (the seed's LocalAgent): drains the local ranks' rings, compacts
  * each step of the node with the trace codec within half the error bound of the node's
  * range, and streams frames to the collector, reconnecting with bounded buffering. Messages go
- * through lbs_log, without a prefix: lbsprof-agent's main adds "lbsprof-agent (node N): ". */
+ * through lbs_log, without a prefix: lbsprof-agent's main adds "lbsprof-agent (node N): ".
+ *
+ * Deferred compaction (LBSPROF_COMPACT=deferred, or auto on a node whose ranks have every core
+ * the job may use): compacting and sending take ~120 ns of processor time per value, and on a
+ * node without a spare core that time is taken from a rank, which its neighbours then wait for
+ * at their next exchange. The agent then only drains the rings into a spool file (a memcpy and a
+ * write per step, unlinked at once) and compacts and sends the spooled steps after the ranks have
+ * finished, in the order they would have gone. The price: an agent killed during the run loses
+ * what it spooled (streaming loses at most the steps in flight), and the ranks' lbsprof_finalize
+ * waits for the compaction. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +67,14 @@ typedef struct {
   int give_up;
   int64_t sent, dropped, incomplete;
   lbs_codec_ctx *cc;
+  int mode;      /* COMPACT_*: how it was asked (LBSPROF_COMPACT) */
+  int deferring; /* 1: complete steps and layouts go to the spool, not the queue */
+  FILE *spool;   /* what was spooled, in order: {u32 kind, u32 pad, u64 len} and len bytes */
+  int64_t spooled, unspooled; /* records written, and read back so far */
 } agent;
+
+enum { COMPACT_AUTO, COMPACT_STREAM, COMPACT_DEFERRED };
+enum { SPOOL_STEP, SPOOL_FRAME }; /* a step's raw values to compact; a frame ready to go */
 
 static int enqueue(agent *a, lbs_buf *frame) {
   if (a->give_up) return lbs_buf_free(frame), 0;
@@ -138,7 +155,13 @@ static void try_connect(agent *a) {
              lbs_errmsg(), t - a->down_since, (double)a->qbytes / 1048576);
   else
     return;
-  lbs_log(LBS_LOG_WARN, "%s; giving up: the steps from here on are not recorded", why);
+  if (a->spooled > a->unspooled)
+    lbs_log(LBS_LOG_WARN,
+            "%s; giving up: the %lld spooled records (deferred compaction) and the steps from here "
+            "on are not recorded",
+            why, (long long)(a->spooled - a->unspooled));
+  else
+    lbs_log(LBS_LOG_WARN, "%s; giving up: the steps from here on are not recorded", why);
   a->give_up = 1;
   atomic_store(&a->shm->agent_state, AGENT_GONE); /* the ranks stop sampling */
   for (int i = a->qhead; i < a->nq; i++) lbs_buf_free(&a->q[i]);
@@ -166,43 +189,155 @@ static void drop_step(agent *a, int i) {
   a->ps[i] = a->ps[--a->nps];
 }
 
-/* A complete step: concatenate the ranks' values per metric, encode, queue one frame. */
-static int emit_step(agent *a, pstep *p) {
-  int64_t N = 0;
-  for (int r = 0; r < a->nl; r++) N += a->n[r];
-  double *v = malloc((size_t)(N ? N : 1) * sizeof *v);
-  lbs_buf pay = {0}, blob = {0}, fr = {0};
+/* A step's frame from its raw form (raw_step): each metric's N values encoded within this
+ * node's share of the bound, then the events as they are; queued. */
+static int encode_step(agent *a, const uint8_t *raw, size_t len) {
   struct {
     int32_t node, M;
     int64_t step, app, n;
-  } h = {a->node, a->M, p->step, p->app, N};
+  } h;
+  if (len < sizeof h) return -1;
+  memcpy(&h, raw, sizeof h);
+  size_t N = (size_t)h.n, vb = (size_t)a->M * N * sizeof(double);
+  if (len < sizeof h + vb) return -1;
+  double *v = malloc((N ? N : 1) * sizeof *v);
+  lbs_buf pay = {0}, blob = {0}, fr = {0};
   int err = !v || lbs_buf_append(&pay, &h, sizeof h);
   for (int m = 0; !err && m < a->M; m++) {
-    int64_t k = 0;
-    for (int r = 0; r < a->nl; r++)
-      if (a->n[r])
-        memcpy(v + k, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof *v), k += a->n[r];
+    memcpy(v, raw + sizeof h + (size_t)m * N * sizeof *v, N * sizeof *v);
     /* this node's share of the bound; a range bound is of the node's range here */
     lbs_bound b = lbs_bound_resolve(
-        lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0), v,
-        (size_t)N);
+        lbs__bound_stage((lbs_bound){(lbs_bound_kind)a->meta.bound_kind, a->meta.eps}, 0), v, N);
     lbs_codec c = b.kind == LBS_BOUND_LOSSLESS ? LBS_CODEC_LOSSLESS : (lbs_codec)a->meta.codec;
     blob.len = 0;
-    lbs_err e = lbs_codec_encode(a->cc, c, v, (size_t)N, b, &blob, &c);
+    lbs_err e = lbs_codec_encode(a->cc, c, v, N, b, &blob, &c);
     struct {
       int32_t codec, pad;
       uint64_t len;
     } mh = {(int32_t)c, 0, blob.len};
     err = e || lbs_buf_append(&pay, &mh, sizeof mh) || lbs_buf_append(&pay, blob.data, blob.len);
   }
-  /* then each local rank's events (prof_int.h), after its values */
-  for (int r = 0; !err && r < a->nl && a->meta.nevents; r++)
-    err = lbs_buf_append(&pay, p->vals[r] + (size_t)a->M * (size_t)a->n[r],
-                         (size_t)a->meta.nevents * sizeof(double));
+  /* then each local rank's events (prof_int.h), after the values */
+  if (!err) err = lbs_buf_append(&pay, raw + sizeof h + vb, len - sizeof h - vb);
   if (!err) err = lbs__frame_build(&fr, FR_STEP, pay.data, pay.len, NULL, 0) || enqueue(a, &fr);
   if (!err) a->sent++;
   free(v), lbs_buf_free(&pay), lbs_buf_free(&blob), lbs_buf_free(&fr);
   return err ? -1 : 0;
+}
+
+/* Reads the spool back from the start: from here on it is only read. */
+static int spool_rewind(agent *a) {
+  return fflush(a->spool) || fseeko(a->spool, 0, SEEK_SET) ? -1 : 0;
+}
+
+/* Compacts or queues the next spooled record; 0 when there is none left, -1 when the spool
+ * cannot be read (said; the rest is lost). */
+static int unspool_one(agent *a) {
+  if (!a->spool || a->unspooled == a->spooled) return 0;
+  if (a->unspooled == 0 && spool_rewind(a)) goto bad;
+  struct {
+    uint32_t kind, pad;
+    uint64_t len;
+  } r;
+  lbs_buf b = {0};
+  if (fread(&r, sizeof r, 1, a->spool) != 1 || lbs_buf_reserve(&b, r.len) ||
+      (r.len && fread(b.data, r.len, 1, a->spool) != 1)) {
+    lbs_buf_free(&b);
+    goto bad;
+  }
+  b.len = r.len;
+  a->unspooled++;
+  if (r.kind == SPOOL_STEP) {
+    if (encode_step(a, b.data, b.len))
+      lbs_log(LBS_LOG_WARN, "out of memory compacting a spooled step; it is not recorded");
+    lbs_buf_free(&b);
+  } else if (enqueue(a, &b)) {
+    lbs_buf_free(&b);
+  }
+  return 1;
+bad:
+  lbs_log(LBS_LOG_WARN, "cannot read the spool back (%s): %lld spooled records are lost",
+          strerror(errno), (long long)(a->spooled - a->unspooled));
+  a->unspooled = a->spooled;
+  return -1;
+}
+
+/* What goes out, in order: to the spool while deferring, else compacted and queued now. A spool
+ * that cannot be written ends the deferring: what it holds goes first, then the rest streams. */
+static int put_out(agent *a, int kind, lbs_buf *raw) {
+  if (a->deferring) {
+    struct {
+      uint32_t kind, pad;
+      uint64_t len;
+    } r = {(uint32_t)kind, 0, raw->len};
+    if (fwrite(&r, sizeof r, 1, a->spool) == 1 &&
+        (!raw->len || fwrite(raw->data, raw->len, 1, a->spool) == 1)) {
+      a->spooled++;
+      lbs_buf_free(raw);
+      return 0;
+    }
+    lbs_log(LBS_LOG_WARN, "cannot write the spool (%s): compacting as the steps come from here on",
+            strerror(errno));
+    /* a record half written is never read: only the whole ones counted */
+    a->deferring = 0;
+    while (unspool_one(a) > 0) {}
+  }
+  int err = kind == SPOOL_STEP ? encode_step(a, raw->data, raw->len) : enqueue(a, raw);
+  lbs_buf_free(raw);
+  return err;
+}
+
+/* A complete step: each metric's values of the ranks concatenated (the node's layout now in
+ * force), then the ranks' events, as one raw record; compacted now or after the run. */
+static int emit_step(agent *a, pstep *p) {
+  int64_t N = 0;
+  for (int r = 0; r < a->nl; r++) N += a->n[r];
+  lbs_buf raw = {0};
+  struct {
+    int32_t node, M;
+    int64_t step, app, n;
+  } h = {a->node, a->M, p->step, p->app, N};
+  int err = lbs_buf_append(&raw, &h, sizeof h);
+  for (int m = 0; !err && m < a->M; m++)
+    for (int r = 0; !err && r < a->nl; r++)
+      if (a->n[r])
+        err = lbs_buf_append(&raw, p->vals[r] + m * a->n[r], (size_t)a->n[r] * sizeof(double));
+  for (int r = 0; !err && r < a->nl && a->meta.nevents; r++)
+    err = lbs_buf_append(&raw, p->vals[r] + (size_t)a->M * (size_t)a->n[r],
+                         (size_t)a->meta.nevents * sizeof(double));
+  if (err) return lbs_buf_free(&raw), -1;
+  return put_out(a, SPOOL_STEP, &raw);
+}
+
+/* Whether to defer (LBSPROF_COMPACT, checked by liblbsprof before the agent started), decided
+ * at the first complete step: auto defers when the node's ranks have every CPU this agent may
+ * run on (the rank that started it widened its binding to the job's CPUs right after the
+ * start, long before a step is complete). A spool that cannot be made leaves it streaming. */
+static void choose_mode(agent *a) {
+  if (a->mode == COMPACT_STREAM || a->spool) return;
+  if (a->mode == COMPACT_AUTO) {
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) ? 0 : CPU_COUNT(&set);
+    a->mode = cpus > a->nl ? COMPACT_STREAM : COMPACT_DEFERRED;
+    lbs_log(LBS_LOG_DEBUG, "%d local ranks on %d CPUs: %s", a->nl, cpus,
+            a->mode == COMPACT_STREAM ? "a spare CPU, compacting as the steps come"
+                                      : "no spare CPU, compacting after the run");
+    if (a->mode == COMPACT_STREAM) return;
+  }
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/lbsprof-spool-XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd >= 0) unlink(path);
+  if (fd < 0 || !(a->spool = fdopen(fd, "w+b"))) {
+    lbs_log(LBS_LOG_WARN, "cannot make a spool in %s (%s): compacting as the steps come",
+            dir && *dir ? dir : "/tmp", strerror(errno));
+    if (fd >= 0) close(fd);
+    a->mode = COMPACT_STREAM;
+    return;
+  }
+  a->deferring = 1;
+  lbs_log(LBS_LOG_DEBUG, "spooling the steps, to compact them after the run");
 }
 
 /* The step from which the node's next layout is in force, when every local rank's remap for it
@@ -229,7 +364,9 @@ static void emit_remaps(agent *a, int64_t upto) {
       err = lbs_buf_append(&pay, &a->pend[r].l[0].n, sizeof(int64_t));
     for (int r = 0; !err && r < a->nl; r++)
       err = lbs_buf_append(&pay, a->pend[r].l[0].gid, (size_t)a->pend[r].l[0].n * sizeof(int64_t));
-    if (!err) err = lbs__frame_build(&fr, FR_REMAP, pay.data, pay.len, NULL, 0) || enqueue(a, &fr);
+    if (!err)
+      err = lbs__frame_build(&fr, FR_REMAP, pay.data, pay.len, NULL, 0) ||
+            put_out(a, SPOOL_FRAME, &fr);
     if (err) lbs_log(LBS_LOG_WARN, "out of memory for the layout from step %lld", (long long)from);
     lbs_buf_free(&pay), lbs_buf_free(&fr);
     for (int r = 0; r < a->nl; r++) { /* in force: the oldest pending layout goes */
@@ -272,6 +409,7 @@ static void complete_steps(agent *a) {
         i++;
         continue;
       }
+      choose_mode(a);
       emit_remaps(a, p->step); /* a new layout's frame before its first step */
       emit_step(a, p);
       drop_step(a, i);
@@ -433,6 +571,7 @@ static int finish(agent *a, size_t bytes) {
   }
   atomic_store(&a->shm->agent_state, AGENT_GONE);
   munmap(a->shm, bytes);
+  if (a->spool) fclose(a->spool);
   return a->give_up ? 2 : lost ? 3 : 0;
 }
 
@@ -445,6 +584,10 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
   agent A, *a = &A;
   memset(a, 0, sizeof A);
   a->node = node, a->addr = collector, a->fd = -1;
+  const char *cm = getenv("LBSPROF_COMPACT");
+  a->mode = cm && !strcmp(cm, "stream")     ? COMPACT_STREAM
+            : cm && !strcmp(cm, "deferred") ? COMPACT_DEFERRED
+                                            : COMPACT_AUTO;
   memcpy(a->secret, secret, sizeof a->secret);
   /* liblbsprof's init has refused a bad number in the environment before starting agents */
   double ping_every = lbs__env(LBS_ENV_PING_S);
@@ -478,7 +621,13 @@ int lbs__agent_main(int fd, const char *label, int node, const char *collector,
     int finished = 1;
     for (int r = 0; r < a->nl; r++)
       finished &= a->done[r] || a->lost[r] || atomic_load(&a->shm->ring[r].done);
-    if (finished && (a->nq == 0 || a->give_up)) break;
+    /* the ranks are done: the spool is compacted and sent, a few frames ahead of the socket */
+    if (finished && a->spool && !a->give_up) {
+      a->deferring = 0;
+      for (int k = 0; k < 4 && a->nq < 16 && unspool_one(a) > 0; k++) progress = 1;
+    }
+    int spool_left = a->spool && !a->give_up && a->unspooled < a->spooled;
+    if (finished && !spool_left && (a->nq == 0 || a->give_up)) break;
     if (progress) {
       idle_since = lbs__now_s();
       nap_ns = 100000;

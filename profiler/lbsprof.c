@@ -218,6 +218,10 @@ static lbs_err read_environment(lbsprof *p) {
     snprintf(p->bind_host, sizeof p->bind_host, "%s", v);
   }
   if ((v = getenv("LBSPROF_METRICS")) && *v) o->metrics = v;
+  /* read by the agents (agent.c), refused here before they start */
+  if ((v = getenv("LBSPROF_COMPACT")) && *v && strcmp(v, "auto") && strcmp(v, "stream") &&
+      strcmp(v, "deferred"))
+    return lbs_fail(LBS_INVAL, "lbsprof: LBSPROF_COMPACT='%s' is not auto, stream or deferred", v);
   if ((v = getenv("LBSPROF_ON_FULL")) && *v) {
     if (!strcmp(v, "wait"))
       o->on_full = LBSPROF_WAIT;

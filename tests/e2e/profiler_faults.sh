@@ -77,6 +77,7 @@ for bad in "LBSPROF_BOUND=rel:-1|LBSPROF_BOUND='rel:-1': error bound 'rel:-1': e
            "LBSPROF_RETRY_S=5s|LBSPROF_RETRY_S='5s' is not a number in [0, 1000000]" \
            "LBSPROF_COLLECT_IDLE_S=abc|LBSPROF_COLLECT_IDLE_S='abc' is not a number in [0.1, 1000000]" \
            "LBSPROF_ON_FULL=maybe|LBSPROF_ON_FULL='maybe' is not wait or drop" \
+           "LBSPROF_COMPACT=later|LBSPROF_COMPACT='later' is not auto, stream or deferred" \
            "LBSPROF_COLLECTOR=/tmp/x|LBSPROF_COLLECTOR='/tmp/x' is not unix:/path or tcp:HOST:PORT"; do
   var=${bad%%|*} msg=${bad#*|}
   expect 1 "bad $var" -- env "$var" "${MPI[@]}" -n 2 "$APP" "$T/bad.lbt" 2 0
@@ -110,6 +111,10 @@ wait $cpid && ok || bad "lbsim collect exit: $(cat "$T/collect.err")"
 [ ! -e "$T/b.lbt.token" ] && [ ! -e "$T/c.sock" ] && ok || bad "the collector left its token or socket"
 expect 2 "collect without -o" -- "$LBSIM" collect --listen "unix:$T/d.sock"
 
+# The faults below in streaming compaction: what a fault must not lose. A deferred agent
+# (LBSPROF_COMPACT=deferred, and auto on a node without a spare core) sends nothing before the
+# ranks end: its cases follow these.
+export LBSPROF_COMPACT=stream
 # the agent killed mid-run: the application finishes, warns once per rank, complete steps stay
 "${MPI[@]}" -n 2 "$APP" "$T/k.lbt" 60 40 >"$T/k.out" 2>"$T/k.err" &
 mpid=$!
@@ -163,6 +168,34 @@ assert d["owners"]["steps"] == want, (d["owners"], want)
 PY
 done
 [ "$(meta "$T/magent.lbt" profiler.complete)" = no ] && ok || bad "remap, agent killed: complete should be no"
+unset LBSPROF_COMPACT
+
+# deferred compaction: the agent spools the steps (remaps in their place) and compacts them after
+# the ranks end; the trace is the one streaming writes, complete
+for mode in stream deferred; do
+  expect 0 "remap run, $mode" -- env LBSPROF_COMPACT=$mode LBSPROF_LOG=debug "${MPI[@]}" -n 2 "$APP" "$T/d$mode.lbt" 40 0 remap
+  cp "$T/err" "$T/d$mode.err"
+  expect 0 "remap run, $mode: trace check" -- "$LBSIM" trace check "$T/d$mode.lbt"
+  [ "$(steps "$T/d$mode.lbt")" = 40 ] && ok || bad "$mode: $(steps "$T/d$mode.lbt") steps of 40"
+  [ "$(meta "$T/d$mode.lbt" profiler.complete)" = yes ] && ok || bad "$mode: not complete"
+done
+has "$T/ddeferred.err" "spooling the steps, to compact them after the run" "deferred: spooled"
+grep -q "spooling" "$T/dstream.err" && bad "stream: spooled" || ok
+[ "$(owners "$T/ddeferred.lbt")" = "$(owners "$T/dstream.lbt")" ] && ok ||
+  bad "deferred owners $(owners "$T/ddeferred.lbt") differ from streaming's $(owners "$T/dstream.lbt")"
+# auto: deferred when the node's ranks have every CPU the agent may use
+expect 0 "auto" -- env LBSPROF_COMPACT=auto LBSPROF_LOG=debug "${MPI[@]}" -n 2 "$APP" "$T/dauto.lbt" 10 0
+has "$T/err" "2 local ranks on $(nproc) CPUs: $([ "$(nproc)" -gt 2 ] && echo "a spare CPU" || echo "no spare CPU")" "auto decides by the CPUs"
+# a deferred agent whose collector is killed: it gives up (naming the spooled records it loses
+# when the collector went before they did); the application finishes
+LBSPROF_COMPACT=deferred LBSPROF_RETRY_S=1 "${MPI[@]}" -n 2 "$APP" "$T/dk.lbt" 80 40 >"$T/dk.out" 2>"$T/dk.err" &
+mpid=$!
+agent_up "$T/dk.lbt"
+sleep 0.8
+pkill -9 -f "collect .*$T/dk.lbt" && ok || bad "no collector to kill"
+wait $mpid && ok || bad "deferred, collector killed: the application failed: $(tail -3 "$T/dk.err")"
+has "$T/dk.out" "done 80 finalize 1" "deferred, collector killed: finished, finalize reports it"
+has "$T/dk.err" "giving up: the " "deferred, collector killed: the agent gives up"
 
 # the application killed: the trace is valid up to its last complete step
 "${MPI[@]}" -n 2 "$APP" "$T/x.lbt" 200 40 >"$T/x.out" 2>"$T/x.err" &
