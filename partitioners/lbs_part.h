@@ -37,6 +37,15 @@ typedef struct lbs_part_input {
    * distributed path: reproducible at a fixed number of ranks); 0: the same answer on any
    * number of ranks (a parallel method gathers the objects on rank 0) */
   int distributed;
+  /* Several weights per object (a multi-constraint load: the phases of a step, each balanced on
+   * its own), for a partitioner with LBS_PART_WEIGHTS; the others are never given them
+   * (lbs_part_run refuses). wdim 0 or 1: none, `weight` alone. wdim > 1: weights holds
+   * nlocal x wdim values, object-major (object i's are weights[i*wdim .. i*wdim+wdim)), each >= 0,
+   * and `weight` stays their sum, so what reads `weight` alone is unchanged. At the end of the
+   * struct: lbsim fills it, and a plug-in built against LBS_PART_ABI 4 before these fields reads
+   * the fields it knows where they were (no ABI change). */
+  int wdim;
+  const double *weights;
 } lbs_part_input;
 
 typedef struct lbs_partitioner lbs_partitioner;
@@ -48,6 +57,11 @@ enum {
   /* Its argument starts with a script's path ("lua:FILE.lua[:ARGS]"). Its example's path is
    * relative to lbsim's source tree, where the contract test finds it. */
   LBS_PART_SCRIPT = 1u << 0,
+  /* It takes several weights per object (lbs_part_input.wdim > 1) and balances each of them;
+   * a method of it that cannot balances their sum (`weight`) and says so in its docs and a
+   * warning. Without it, lbsim gives it one weight ([sim] phase_constraints refuses it). A flag
+   * and not an op, so that LBS_PART_ABI stays 4. */
+  LBS_PART_WEIGHTS = 1u << 1,
 };
 
 typedef struct lbs_partitioner_ops {
@@ -132,6 +146,7 @@ int lbs_part_uses_current(const lbs_partitioner *p);
 double lbs_part_tolerance(const lbs_partitioner *p); /* 0: it promises none */
 int lbs_part_takes_sizes(const lbs_partitioner *p);
 int lbs_part_has_distributed(const lbs_partitioner *p); /* it has a distributed path */
+int lbs_part_takes_weights(const lbs_partitioner *p);   /* LBS_PART_WEIGHTS */
 void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per_elem_ns);
 
 /* The work imbalance of a whole assignment: max over parts p of (work on p) / (sizes[p] x total

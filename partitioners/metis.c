@@ -5,8 +5,10 @@
  * weights raised to at least 1 (the larger of the two directions, rounded), as the seed did
  * for METIS. Parts are equal, as in the seed, unless `speed` is given: then the target part
  * weights follow the processors' speeds (a fairer baseline on heterogeneous grids). Vertex
- * weights are the work, scaled to whole numbers summing to at most 2^30. Serial: the objects
- * are gathered on rank 0. Seeded, so the answer is repeatable. */
+ * weights are the work, scaled to whole numbers summing to at most 2^30. Several weights per
+ * vertex (a multi-constraint load, lbs_part_input.wdim > 1) are METIS's constraints (ncon): each
+ * scaled on its own as the one weight is, each balanced within the same tolerance. Serial: the
+ * objects are gathered on rank 0. Seeded, so the answer is repeatable. */
 #include <math.h>
 #include <metis.h>
 #include <stdlib.h>
@@ -60,6 +62,20 @@ static void cost_model(const void *s, double *fixed_us, double *per_elem_ns) {
   *per_elem_ns = rb ? 1660 : 1000;
 }
 
+/* The vertex weights, ncon per vertex: each weight (the one, or each of in->weights) scaled to
+ * whole numbers summing to at most 2^30 over the vertices, on its own, so that a small phase
+ * keeps its resolution beside a large one. */
+static void vertex_weights(const lbs_part_input *in, int ncon, idx_t *vw) {
+  for (int k = 0; k < ncon; k++) {
+    const double *w = ncon > 1 ? in->weights + k : in->weight;
+    int64_t stride = ncon > 1 ? ncon : 1;
+    double total = 0;
+    for (int64_t i = 0; i < in->nlocal; i++) total += w[i * stride];
+    double scale = total > 0 ? 1073741824.0 / total : 0;
+    for (int64_t i = 0; i < in->nlocal; i++) vw[i * ncon + k] = (idx_t)floor(w[i * stride] * scale);
+  }
+}
+
 /* All objects are here (rank 0): build Gm and call METIS. */
 static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   mstate *m = state;
@@ -81,35 +97,41 @@ static lbs_err run(void *state, const lbs_part_input *in, int *newpart) {
   lbs_err err = lbs_part_symmetrize(n, in->xadj, in->adj, in->adjw, 1, &sx, &sa, &sw);
   if (err) return err;
   int64_t m2 = sx[n];
+  int ncon = in->wdim > 1 ? in->wdim : 1;
   idx_t *xadj = malloc((size_t)(n + 1) * sizeof *xadj),
         *adj = malloc((size_t)(m2 + 1) * sizeof *adj);
-  idx_t *aw = malloc((size_t)(m2 + 1) * sizeof *aw), *vw = malloc((size_t)(n + 1) * sizeof *vw);
+  idx_t *aw = malloc((size_t)(m2 + 1) * sizeof *aw),
+        *vw = malloc((size_t)(n * ncon + 1) * sizeof *vw);
   idx_t *part = malloc((size_t)(n + 1) * sizeof *part);
-  real_t *tp = m->speed ? malloc((size_t)in->nparts * sizeof *tp) : NULL;
-  if (!xadj || !adj || !aw || !vw || !part || (m->speed && !tp))
+  real_t *tp = m->speed ? malloc((size_t)in->nparts * (size_t)ncon * sizeof *tp) : NULL,
+         *ub = malloc((size_t)ncon * sizeof *ub);
+  if (!xadj || !adj || !aw || !vw || !part || !ub || (m->speed && !tp))
     err = lbs_fail(LBS_NOMEM, "metis graph");
   if (!err && m2 > INT32_MAX) err = lbs_fail(LBS_RANGE, "metis: too many edges");
   if (!err) {
     for (int64_t u = 0; u <= n; u++) xadj[u] = (idx_t)sx[u];
     for (int64_t j = 0; j < m2; j++)
       adj[j] = (idx_t)sa[j], aw[j] = (idx_t)fmax(1.0, nearbyint(sw[j]));
-    double total = 0;
-    for (int64_t i = 0; i < n; i++) total += in->weight[i];
-    double scale = total > 0 ? 1073741824.0 / total : 0;
-    for (int64_t i = 0; i < n; i++) vw[i] = (idx_t)floor(in->weight[i] * scale);
-    for (int p = 0; tp && p < in->nparts; p++) tp[p] = (real_t)in->part_sizes[p];
-    idx_t nv = (idx_t)n, ncon = 1, np = in->nparts, obj, opts[METIS_NOPTIONS];
+    vertex_weights(in, ncon, vw);
+    /* every constraint's target is the part's share, and its tolerance METIS's default */
+    for (int p = 0; tp && p < in->nparts; p++)
+      for (int k = 0; k < ncon; k++) tp[p * ncon + k] = (real_t)in->part_sizes[p];
+    for (int k = 0; k < ncon; k++) ub[k] = (real_t)tolerance(m);
+    idx_t nv = (idx_t)n, nc = ncon, np = in->nparts, obj, opts[METIS_NOPTIONS];
     METIS_SetDefaultOptions(opts);
     opts[METIS_OPTION_SEED] = 1;
     opts[METIS_OPTION_NUMBERING] = 0;
-    int rc = m->rb ? METIS_PartGraphRecursive(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL,
-                                              opts, &obj, part)
-                   : METIS_PartGraphKway(&nv, &ncon, xadj, adj, vw, NULL, aw, &np, tp, NULL, opts,
+    /* one constraint: ubvec NULL, METIS's default (the same value), as before */
+    real_t *ubv = ncon > 1 ? ub : NULL;
+    int rc = m->rb ? METIS_PartGraphRecursive(&nv, &nc, xadj, adj, vw, NULL, aw, &np, tp, ubv, opts,
+                                              &obj, part)
+                   : METIS_PartGraphKway(&nv, &nc, xadj, adj, vw, NULL, aw, &np, tp, ubv, opts,
                                          &obj, part);
     if (rc != METIS_OK) err = lbs_fail(LBS_INVAL, "metis: partitioning failed (code %d)", rc);
     for (int64_t i = 0; !err && i < n; i++) newpart[i] = (int)part[i];
   }
-  free(sx), free(sa), free(sw), free(xadj), free(adj), free(aw), free(vw), free(part), free(tp);
+  free(sx), free(sa), free(sw), free(xadj), free(adj), free(aw), free(vw), free(part), free(tp),
+      free(ub);
   return err;
 }
 
@@ -131,4 +153,5 @@ const lbs_partitioner_ops lbs__part_metis = {.abi = LBS_PART_ABI,
                                              .destroy = free,
                                              .tolerance = tolerance,
                                              .takes_sizes = takes_sizes,
-                                             .cost_model = cost_model};
+                                             .cost_model = cost_model,
+                                             .flags = LBS_PART_WEIGHTS};

@@ -149,6 +149,10 @@ void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per
   if (p->ops->cost_model) p->ops->cost_model(p->state, fixed_us, per_elem_ns);
 }
 
+int lbs_part_takes_weights(const lbs_partitioner *p) {
+  return (p->ops->flags & LBS_PART_WEIGHTS) != 0;
+}
+
 int lbs_part_uses_current(const lbs_partitioner *p) {
   return p->ops->uses_current && p->ops->uses_current(p->state);
 }
@@ -161,6 +165,10 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
     return lbs_fail(LBS_INVAL, "%s has no distributed path: it partitions on one rank", p->name);
   if (lbs_part_needs_coords(p) && in->nlocal && (!in->coords || in->dim < 1))
     return lbs_fail(LBS_INVAL, "%s needs element coordinates, and the trace has none", p->name);
+  if (in->wdim > 1 && !lbs_part_takes_weights(p))
+    return lbs_fail(LBS_INVAL, "%s takes one weight per element, not %d", p->name, in->wdim);
+  if (in->wdim > 1 && in->nlocal && !in->weights)
+    return lbs_fail(LBS_INVAL, "%s: %d weights per element, and none given", p->name, in->wdim);
   lbs_err e = p->ops->partition(p->state, in, newpart);
   for (int64_t i = 0; !e && i < in->nlocal; i++)
     if (newpart[i] < 0 || newpart[i] >= in->nparts)

@@ -19,7 +19,15 @@
  * all ranks: O(E/R) memory per rank, the same answer for a fixed number of ranks. Scotch seeds its
  * generator per process in Debian's build and runs threads whose interleaving changes its answer,
  * so it is reseeded before every graph call and runs one thread (SCOTCH_PTHREAD_NUMBER=1 unless the
- * user set it). */
+ * user set it).
+ *
+ * Several weights per object (a multi-constraint load, lbs_part_input.wdim > 1) go to rcb alone,
+ * as OBJ_WEIGHT_DIM = wdim with a part size per weight: Zoltan's multicriteria RCB balances each
+ * ([zoltan] RCB_MULTICRITERIA_NORM chooses how, 1 by default). Zoltan's other methods take one
+ * weight (RIB and HSFC read the first of several, BLOCK and RANDOM balance none, Scotch has no
+ * constraints, and PHG's multi-weight balance is not one lbsim has checked): given several, they
+ * get their sum, as without them, and rank 0 warns once, rather than balance the first phase
+ * alone and call it the load. */
 #include <math.h>
 #include <scotch/scotch.h>
 #include <stdio.h>
@@ -36,12 +44,12 @@
  * (bench/RESULTS.md, "Partitioning cost model defaults"). */
 static const struct {
   const char *arg, *method;
-  int graph, coords;
+  int graph, coords, multi; /* multi: it balances several weights per object */
   double fixed_us, per_elem_ns;
-} methods[] = {{"rcb", "RCB", 0, 1, 600, 100},      {"rib", "RIB", 0, 1, 500, 120},
-               {"hsfc", "HSFC", 0, 1, 150, 170},    {"block", "BLOCK", 0, 0, 70, 30},
-               {"random", "RANDOM", 0, 0, 140, 30}, {"phg", "HYPERGRAPH", 1, 0, 17000, 15000},
-               {"graph", "GRAPH", 1, 0, 500, 5500}, {NULL, NULL, 0, 0, 0, 0}};
+} methods[] = {{"rcb", "RCB", 0, 1, 1, 600, 100},      {"rib", "RIB", 0, 1, 0, 500, 120},
+               {"hsfc", "HSFC", 0, 1, 0, 150, 170},    {"block", "BLOCK", 0, 0, 0, 70, 30},
+               {"random", "RANDOM", 0, 0, 0, 140, 30}, {"phg", "HYPERGRAPH", 1, 0, 0, 17000, 15000},
+               {"graph", "GRAPH", 1, 0, 0, 500, 5500}, {NULL, NULL, 0, 0, 0, 0, 0}};
 
 typedef struct {
   struct Zoltan_Struct *zz;  /* over rank 0 alone; NULL on the other ranks */
@@ -49,6 +57,7 @@ typedef struct {
   int m;                     /* index into methods */
   double tol;                /* IMBALANCE_TOL as set (block and random promise none) */
   MPI_Comm comm, solo;       /* all ranks; rank 0 alone (gathering methods) */
+  int said_sum;              /* the warning that a method of one weight gets their sum, given */
 } zstate;
 
 static int initialized;
@@ -78,7 +87,8 @@ static const struct {
     {"GRAPH_PACKAGE", "the method is the partitioner's name: choose it there (zoltan:graph, "
                       "zoltan:phg, ...), not in [zoltan]"},
     {"LB_APPROACH", "lbsim sets it at every call (PARTITION first, REPARTITION after)"},
-    {"OBJ_WEIGHT_DIM", "lbsim gives one weight per element (the trace's metric)"},
+    {"OBJ_WEIGHT_DIM", "lbsim gives one weight per element (the trace's metric), or one per "
+                       "phase with [sim] phase_constraints = yes"},
     {"EDGE_WEIGHT_DIM", "lbsim gives one weight per edge, to the graph methods only"},
     {"NUM_GID_ENTRIES", "lbsim's element ids are one integer"},
     {"NUM_LID_ENTRIES", "lbsim's element ids are one integer"},
@@ -200,6 +210,8 @@ static int q_num_obj(void *d, int *ierr) {
   return (int)((const lbs_part_input *)d)->nlocal;
 }
 
+/* wdim: OBJ_WEIGHT_DIM as run_zoltan set it: in->wdim where the method balances several weights,
+ * else 1 (the sum, in->weight) */
 static void q_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim,
                        float *w, int *ierr) {
   const lbs_part_input *in = d;
@@ -207,7 +219,10 @@ static void q_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PT
   for (int64_t i = 0; i < in->nlocal; i++) {
     gids[i] = (ZOLTAN_ID_TYPE)in->gid[i];
     lids[i] = (ZOLTAN_ID_TYPE)i;
-    if (wdim) w[i] = (float)in->weight[i];
+    if (wdim > 1)
+      for (int k = 0; k < wdim; k++) w[i * wdim + k] = (float)in->weights[i * wdim + k];
+    else if (wdim)
+      w[i] = (float)in->weight[i];
   }
   *ierr = ZOLTAN_OK;
 }
@@ -278,25 +293,40 @@ static lbs_err run_zoltan(zstate *z, struct Zoltan_Struct *zz, const lbs_part_in
   MPI_Comm_rank(in->comm, &rank);
   if (in->rank_first[0] != 0 || in->nlocal > (int64_t)1 << 31)
     return lbs_fail(LBS_INVAL, "zoltan: bad object distribution");
-  char buf[32];
+  int wdim = in->wdim > 1 ? in->wdim : 1;
+  if (wdim > 1 && !methods[z->m].multi) { /* the sum, said once per partitioner */
+    if (!z->said_sum && rank == 0)
+      lbs_log(LBS_LOG_WARN,
+              "zoltan:%s balances one weight per element: it gets the sum of the %d it was given "
+              "(of Zoltan's methods rcb balances each; metis does too)",
+              methods[z->m].arg, wdim);
+    z->said_sum = 1;
+    wdim = 1;
+  }
+  char buf[32], wbuf[32];
   snprintf(buf, sizeof buf, "%d", in->nparts);
+  snprintf(wbuf, sizeof wbuf, "%d", wdim);
   lbs_err e = set(zz, "NUM_GLOBAL_PARTS", buf);
   if (!e) e = set(zz, "LB_APPROACH", in->repartition ? "REPARTITION" : "PARTITION");
+  if (!e) e = set(zz, "OBJ_WEIGHT_DIM", wbuf); /* per call: a run's first may have one weight */
   if (e) return e;
-  /* part sizes accumulate across calls unless reset; rank 0 gives them all */
+  /* part sizes accumulate across calls unless reset; rank 0 gives them all, the same share for
+   * each weight */
   Zoltan_LB_Set_Part_Sizes(zz, 1, -1, NULL, NULL, NULL);
-  int P = in->nparts, *ids = malloc((size_t)P * sizeof *ids),
-      *widx = calloc((size_t)P, sizeof *widx);
-  float *sz = malloc((size_t)P * sizeof *sz);
+  int P = in->nparts, PW = P * wdim, *ids = malloc((size_t)PW * sizeof *ids),
+      *widx = calloc((size_t)PW, sizeof *widx);
+  float *sz = malloc((size_t)PW * sizeof *sz);
   if (!ids || !widx || !sz) {
     free(ids), free(widx), free(sz);
     return lbs_fail(LBS_NOMEM, "part sizes");
   }
-  for (int p = 0; p < P; p++) {
-    ids[p] = p;
-    sz[p] = (float)in->part_sizes[p];
-  }
-  int rc = Zoltan_LB_Set_Part_Sizes(zz, 1, rank == 0 ? P : 0, ids, widx, sz);
+  for (int p = 0; p < P; p++)
+    for (int k = 0; k < wdim; k++) {
+      ids[p * wdim + k] = p;
+      widx[p * wdim + k] = k;
+      sz[p * wdim + k] = (float)in->part_sizes[p];
+    }
+  int rc = Zoltan_LB_Set_Part_Sizes(zz, 1, rank == 0 ? PW : 0, ids, widx, sz);
   free(ids), free(widx), free(sz);
   if (rc != ZOLTAN_OK) return lbs_fail(LBS_INVAL, "zoltan: setting %d part sizes failed", P);
   void *d = (void *)in;
@@ -361,4 +391,5 @@ const lbs_partitioner_ops lbs__part_zoltan = {.abi = LBS_PART_ABI,
                                               .takes_sizes = takes_sizes,
                                               .distributed = distributed,
                                               .cost_model = cost_model,
+                                              .flags = LBS_PART_WEIGHTS,
                                               .sections = sections};

@@ -42,8 +42,22 @@ lbs_err lbs__read_phases(lbs__engine *x, int64_t s, double *wph) {
   return lbs__agree(x, e);
 }
 
+/* Collective: each phase's values at trace step s, element-major into x->wcon (the repartition
+ * before a step reads the step before's, while x->wph holds the step's own for its charge). */
+static lbs_err constraint_weights(lbs__engine *x, int64_t s) {
+  double *v = malloc((size_t)(x->n + 1) * sizeof *v);
+  lbs_err e = v ? LBS_OK : lbs_fail(LBS_NOMEM, "phase weights of %lld elements", (long long)x->n);
+  for (int k = 0; !e && k < x->ncon; k++) {
+    e = read_checked(x, s, x->phm[k], "phase work", v);
+    for (int64_t i = 0; !e && i < x->n; i++) x->wcon[i * x->ncon + k] = v[i];
+  }
+  free(v);
+  return lbs__agree(x, e);
+}
+
 lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const double **out) {
   *out = work;
+  if (x->ncon) return constraint_weights(x, s); /* setup refused a partition metric with them */
   if (x->pmetric < 0) return LBS_OK;
   lbs_err e = x->n ? lbs_trace_read(x->t, s, x->pmetric, x->first, x->n, x->wpart) : LBS_OK;
   for (int64_t i = 0; !e && i < x->n; i++)
@@ -380,7 +394,9 @@ lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach) {
                           .rwgt = NULL,
                           .bytes_per_edge = x->bytes_edge,
                           .bytes_per_rwgt = x->bytes_elem,
-                          .distributed = x->pmode == LBS_PARTMODE_DISTRIBUTED};
+                          .distributed = x->pmode == LBS_PARTMODE_DISTRIBUTED,
+                          .wdim = x->ncon,
+                          .weights = x->wcon};
 }
 
 /* Collective: the work imbalance the partition in x->newp leaves with work w, against the

@@ -112,6 +112,10 @@ typedef struct lbs_replay_opts {
   /* 1: the replayed metric is charged as one phase even where the trace lists its phases
    * (metadata phases.M): [sim] phases = no. 0 (default): each phase's slowest processor */
   int no_phases;
+  /* 1: the partitioner gets the phases as a multi-constraint load, one weight per phase, each
+   * balanced on its own ([sim] phase_constraints = yes; its partitioner has LBS_PART_WEIGHTS and
+   * the trace phases). 0 (default): one weight, the replayed metric */
+  int phase_constraints;
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {

@@ -30,7 +30,7 @@ void lbs__engine_free(lbs__engine *x) {
   free(x->rank_first), free(x->sizes), free(x->cur), free(x->newp), free(x->gid);
   free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix),
       free(x->load), free(x->halo);
-  free(x->phm), free(x->wph), free(x->phload);
+  free(x->phm), free(x->wph), free(x->phload), free(x->wcon);
   free(x->clock), free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->rec_idx);
 }
 
@@ -168,6 +168,44 @@ static lbs_err setup_partitioner(lbs__engine *x) {
   return LBS_OK;
 }
 
+/* Local: [sim] phase_constraints = yes: the phases as the partitioner's weights (x->ncon), or why
+ * they cannot be (a clear error rather than a run that balances their sum under the name). */
+static lbs_err setup_constraints(lbs__engine *x) {
+  if (!x->o->phase_constraints) return LBS_OK;
+  if (!x->part)
+    return lbs_fail(LBS_INVAL,
+                    "phase_constraints = yes: the %s policy runs no partitioner (it replays the "
+                    "application's partitions)",
+                    x->o->policy);
+  if (!lbs_part_takes_weights(x->part)) {
+    char can[256] = "";
+    for (int i = 0; i < lbs_part_count(); i++) /* by what they say, not by name */
+      if (lbs_part_at(i)->flags & LBS_PART_WEIGHTS)
+        snprintf(can + strlen(can), sizeof can - strlen(can), "%s%s", *can ? ", " : "",
+                 lbs_part_at(i)->name);
+    return lbs_fail(LBS_INVAL,
+                    "phase_constraints = yes: %s takes one weight per element (partitioners that "
+                    "take several: %s)",
+                    x->o->partitioner, *can ? can : "none");
+  }
+  if (x->pmetric >= 0)
+    return lbs_fail(LBS_INVAL,
+                    "phase_constraints = yes and partition_metric = %s both choose the "
+                    "partitioner's weights: give one of them",
+                    x->o->partition_metric);
+  if (!x->nph && x->o->no_phases)
+    return lbs_fail(LBS_INVAL, "phase_constraints = yes needs phases = yes");
+  if (!x->nph) {
+    lbs_metric_info mi;
+    lbs_trace_metric(x->t, x->metric, &mi);
+    return lbs_fail(LBS_INVAL,
+                    "phase_constraints = yes: the trace lists no phases of %s (metadata %s%s)",
+                    mi.name, LBS_PHASES_META_PREFIX, mi.name);
+  }
+  x->ncon = x->nph > 1 ? x->nph : 0; /* one phase is the metric itself: one weight */
+  return LBS_OK;
+}
+
 /* Local: chunk-aligned element ranges per rank. */
 static lbs_err place_elements(lbs__engine *x) {
   int64_t C = lbs_trace_chunk_elems(x->t), nch = (x->E + C - 1) / C;
@@ -203,7 +241,7 @@ static lbs_err check_memory(lbs__engine *x) {
   int weighted = x->mesh && lbs_mesh_get_kind(x->mesh) !=
                                 LBS_MESH_STRUCTURED; /* arc weights stored, not all 1 */
   /* gid, cur, newp, w, wprev; the partition metric; coordinates; graph rows; unit weights */
-  double local = 32 + (x->pmetric >= 0 ? 8 : 0) + 8.0 * x->nph + (cpart ? 8 * dim : 0) +
+  double local = 32 + (x->pmetric >= 0 ? 8 : 0) + 8.0 * (x->nph + x->ncon) + (cpart ? 8 * dim : 0) +
                  (graph ? 8 + (weighted ? 16 : 8) * deg : 0) + (gpart && !weighted ? 8 * deg : 0);
   double obj = BYTES_PART_OBJ + (gpart ? BYTES_PART_ARC * deg : 0);
   double mine = BYTES_PROCESS + MEMORY_MARGIN * (double)x->n *
@@ -282,6 +320,7 @@ static lbs_err alloc_state(lbs__engine *x) {
   x->fixnav = malloc(P * sizeof *x->fixnav);
   x->fix = malloc(P * sizeof *x->fix);
   x->load = malloc(P * sizeof *x->load);
+  if (x->ncon) x->wcon = malloc((size_t)x->ncon * n1 * sizeof *x->wcon);
   if (x->nph) {
     x->wph = malloc((size_t)x->nph * n1 * sizeof *x->wph);
     x->phload = malloc((size_t)x->nph * P * sizeof *x->phload);
@@ -289,8 +328,8 @@ static lbs_err alloc_state(lbs__engine *x) {
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
   if (!x->sizes || !x->cur || !x->newp || !x->gid || !x->w || !x->wprev ||
-      (x->pmetric >= 0 && !x->wpart) || (x->nph && (!x->wph || !x->phload)) || !x->fixnav ||
-      !x->fix || !x->load || !x->clock || !x->arrive)
+      (x->pmetric >= 0 && !x->wpart) || (x->nph && (!x->wph || !x->phload)) ||
+      (x->ncon && !x->wcon) || !x->fixnav || !x->fix || !x->load || !x->clock || !x->arrive)
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->n,
                     x->P);
   /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),
@@ -309,6 +348,7 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
     e = lbs__agree(
         x, lbs_part_create(x->o->partitioner, x->o->cfg, x->comm, &x->part)); /* collective */
   if (!e) e = lbs__agree(x, setup_partitioner(x));
+  if (!e) e = lbs__agree(x, setup_constraints(x));
   if (!e) e = lbs__agree(x, place_elements(x));
   if (e) return e;
   if (x->mesh) {

@@ -42,6 +42,8 @@ typedef struct lbs__engine {
    * is the replayed metric, in the order the application runs them; 0 (none) without them or with
    * [sim] phases = no */
   int nph, *phm;
+  /* [sim] phase_constraints: the partitioner's weights are the nph phases (ncon = nph), else 0 */
+  int ncon;
   int64_t E, S, S0;              /* elements; S steps from trace step S0 */
   int64_t first, n, *rank_first; /* this rank's elements [first, first + n); size + 1 offsets */
   /* this rank's rows of the mesh, as far as they are needed */
@@ -67,13 +69,14 @@ typedef struct lbs__engine {
   int64_t *gid;      /* n: local global ids */
   double *w, *wprev; /* n: local work of the current and the previous step */
   double *wpart;     /* n: the partition metric's values (pmetric >= 0), else NULL */
-  double *wnav;      /* n: scratch for step navigation, allocated on first use */
-  int64_t *fixnav;   /* P: scratch for step navigation */
-  int64_t *fix;      /* P: fixed-point sums */
-  int64_t *load;     /* P: compute ns of the current step */
-  double *wph;       /* nph x n: local values of each phase metric at the current step */
-  int64_t *phload;   /* nph x P: compute ns of each phase of the current step */
-  xfer *halo;        /* halo transfers, sorted by (p, q) */
+  double *wcon;    /* n x ncon, element-major: the phases as the partitioner's weights, else NULL */
+  double *wnav;    /* n: scratch for step navigation, allocated on first use */
+  int64_t *fixnav; /* P: scratch for step navigation */
+  int64_t *fix;    /* P: fixed-point sums */
+  int64_t *load;   /* P: compute ns of the current step */
+  double *wph;     /* nph x n: local values of each phase metric at the current step */
+  int64_t *phload; /* nph x P: compute ns of each phase of the current step */
+  xfer *halo;      /* halo transfers, sorted by (p, q) */
   int nhalo;
   int64_t *clock;                 /* P processor clocks (ns) */
   int64_t *arrive;                /* P: latest arrival into each processor this step */
@@ -133,7 +136,8 @@ void lbs__engine_free(lbs__engine *x); /* local */
 /* Collective: this rank's work values of trace step s into w, checked. */
 lbs_err lbs__read_work(lbs__engine *x, int64_t s, double *w);
 /* Collective: the partitioner's weights at trace step s: the work itself (already read) or the
- * partition metric's values read into x->wpart. */
+ * partition metric's values read into x->wpart; with phase constraints (x->ncon) also each
+ * phase's values at s into x->wcon, which lbs__part_input hands on. */
 lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const double **out);
 /* Collective: this rank's values of each phase metric at trace step s into wph (nph x n),
  * checked as the work is; nothing without phases. */

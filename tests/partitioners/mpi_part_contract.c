@@ -4,8 +4,10 @@
  * partitions Zoltan's grid20x19 Chaco mesh (380 vertices with coordinates) into the 16
  * processors of examples/grids/homogeneous16.ini, objects spread over the ranks: every
  * element gets a part in [0, 16); the same instance run again and a fresh one give the same
- * parts; a nonsense method is refused or taken, never a crash. One assignment hash per
- * partitioner is printed, so 1 and 2 ranks must agree. */
+ * parts; a nonsense method is refused or taken, never a crash. A partitioner that takes several
+ * weights (LBS_PART_WEIGHTS) does all this again given the work as two (a multi-constraint
+ * load, their sum the work). One assignment hash per partitioner is printed, so 1 and 2 ranks
+ * must agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +39,16 @@ static uint64_t assignment(const gather *g, const int *np, int *in_range) {
   return h;
 }
 
+/* The input with two weights per element, set up by main: the work split in two. */
+static lbs_part_input in2;
+
 /* One spec ("zoltan:rcb", "stripes") through the contract; prints its hash on rank 0. */
 static void contract(const char *spec, const lbs_part_input *in, const gather *g, int *np) {
+  char label[160];
+  snprintf(label, sizeof label, "%s%s", spec, in->wdim > 1 ? " (2 weights)" : "");
   lbs_partitioner *pt;
   lbs_err e = lbs_part_create(spec, NULL, MPI_COMM_WORLD, &pt);
-  CHECK(!e, "%s: create: %s", spec, lbs_errmsg());
+  CHECK(!e, "%s: create: %s", label, lbs_errmsg());
   if (e) return;
   uint64_t first = 0;
   for (int run = 0; run < 3; run++) {
@@ -51,16 +58,16 @@ static void contract(const char *spec, const lbs_part_input *in, const gather *g
     }
     for (int64_t i = 0; i < in->nlocal; i++) np[i] = -1;
     e = lbs_part_run(pt, in, np);
-    CHECK(!e, "%s: run %d: %s", spec, run + 1, lbs_errmsg());
+    CHECK(!e, "%s: run %d: %s", label, run + 1, lbs_errmsg());
     if (e) break;
     int ok;
     uint64_t h = assignment(g, np, &ok);
-    CHECK(ok, "%s: run %d: every element in a part in [0, %d)", spec, run + 1, P);
+    CHECK(ok, "%s: run %d: every element in a part in [0, %d)", label, run + 1, P);
     if (!run) first = h;
-    CHECK(h == first, "%s: run %d gives hash %016llx, the first %016llx", spec, run + 1,
+    CHECK(h == first, "%s: run %d gives hash %016llx, the first %016llx", label, run + 1,
           (unsigned long long)h, (unsigned long long)first);
   }
-  if (check_rank == 0) printf("%-20s assignment hash %016llx\n", spec, (unsigned long long)first);
+  if (check_rank == 0) printf("%-20s assignment hash %016llx\n", label, (unsigned long long)first);
   lbs_part_destroy(&pt);
 }
 
@@ -87,8 +94,8 @@ static int every_partitioner(const lbs_part_input *in, const gather *g, int *np)
     stripes += !strcmp(ops->name, "stripes");
     char spec[128], example[4096];
     const char *m = ops->methods && *ops->methods ? ops->methods : NULL;
-    CHECK(!(ops->flags & ~(unsigned)LBS_PART_SCRIPT), "%s: unknown flags %#x", ops->name,
-          ops->flags);
+    CHECK(!(ops->flags & ~(unsigned)(LBS_PART_SCRIPT | LBS_PART_WEIGHTS)), "%s: unknown flags %#x",
+          ops->name, ops->flags);
     CHECK(ops->example || !(ops->flags & LBS_PART_SCRIPT),
           "%s: a script's partitioner without an example", ops->name);
     if (ops->example)
@@ -99,6 +106,7 @@ static int every_partitioner(const lbs_part_input *in, const gather *g, int *np)
       size_t len = strcspn(m, ",");
       snprintf(spec, sizeof spec, "%s:%.*s", ops->name, (int)len, m);
       contract(spec, in, g, np);
+      if (ops->flags & LBS_PART_WEIGHTS) contract(spec, &in2, g, np);
       m += len + (m[len] == ',');
     }
     /* nonsense: refused (any message) or taken, never a crash */
@@ -164,6 +172,11 @@ int main(int argc, char **argv) {
                        .grid = grid,
                        .bytes_per_edge = 64,
                        .bytes_per_rwgt = 1024};
+  /* two weights: the work's first unit, and the rest on every other element (sum: the work) */
+  double *w2 = malloc((size_t)(2 * n + 1) * sizeof *w2);
+  for (int64_t i = 0; i < n; i++)
+    w2[2 * i] = (first + i) % 2 ? 1 : w[i], w2[2 * i + 1] = w[i] - w2[2 * i];
+  in2 = in, in2.wdim = 2, in2.weights = w2;
   gather g = {MPI_COMM_WORLD,
               E,
               n,
@@ -174,8 +187,8 @@ int main(int argc, char **argv) {
   CHECK(every_partitioner(&in, &g, np) == 1,
         "the plug-in's partitioner 'stripes' is registered once");
   int status = check_finish();
-  free(rf), free(gid), free(lx), free(w), free(cur), free(np), free(g.counts), free(g.displs),
-      free(g.all), free(vw);
+  free(rf), free(gid), free(lx), free(w), free(w2), free(cur), free(np), free(g.counts),
+      free(g.displs), free(g.all), free(vw);
   lbs_grid_destroy(&grid);
   lbs_mesh_destroy(&mesh);
   MPI_Finalize();
