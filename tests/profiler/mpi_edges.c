@@ -71,8 +71,7 @@ static void bad_calls(const lbsprof_opts *o) {
   refused(o, 1, LBSPROF_EDGE_RULE, last, NAN, 0, "weighs nan: arc weights are finite and >= 0");
   refused(o, 0, LBSPROF_EDGE_RULE, -1, 0, 0,
           "reads the metric rwgt, which this run does not record");
-  if (size > 1)
-    refused(o, 1, NULL, -1, 0, 1, "some ranks give arc weights and some do not");
+  if (size > 1) refused(o, 1, NULL, -1, 0, 1, "some ranks give arc weights and some do not");
 }
 
 /* rank 0: the weights per direction, the rule, and the weights at each step */
