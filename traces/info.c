@@ -126,8 +126,10 @@ static void info_head(FILE *f, lbs_trace *t, const char *path, const lbs_trace_i
           (long long)lbs_trace_chunk_elems(t), (long long)in->all.chunks, src ? src : "unknown");
   if (lbs_trace_meta(t, "denoise")) fprintf(f, "denoised  %s\n", lbs_trace_meta(t, "denoise"));
   if (lbs_trace_edge_weights_vary(t)) /* which weights the replay and partition will charge */
-    fprintf(f, "edges     %s (arc u -> v: its stored weight x rwgt of v, at each step)\n",
-            lbs_trace_meta(t, "edge_weight"));
+    fprintf(f, "edges     %s (%s)\n", lbs_trace_meta(t, "edge_weight"),
+            lbs_trace_edge_weights_stored(t)
+                ? "each step: the arc weights stored for the latest step at or before it"
+                : "arc u -> v: its stored weight x rwgt of v, at each step");
   if (lbs_trace_meta(t, "profiler.ranks")) {
     const char *c = lbs_trace_meta(t, "profiler.complete"),
                *d = lbs_trace_meta(t, "profiler.dropped_steps");
