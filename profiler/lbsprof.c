@@ -461,11 +461,12 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
     if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
       return lbs_fail(
           LBS_INVAL, "lbsprof_meta('%s'): the value holds a control character at byte %zu", key, i);
-  /* the one key the replay reads as a rule: a value it does not know would fail only there */
+  /* the one key the replay reads as a rule: a value it does not know would fail only there, and
+   * the trace's other kind (stored@step) needs per-step arrays that the profiler does not carry */
   if (!strcmp(key, "edge_weight") && strcmp(value, LBS_EDGE_RULE))
     return lbs_fail(LBS_INVAL,
-                    "lbsprof_meta('edge_weight', '%.64s'): the only edge rule lbsim knows is "
-                    "'" LBS_EDGE_RULE "'",
+                    "lbsprof_meta('edge_weight', '%.64s'): the only edge rule the profiler "
+                    "records is '" LBS_EDGE_RULE "'",
                     value);
   /* a key given again replaces its value */
   char *at = p->app;

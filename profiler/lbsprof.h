@@ -148,13 +148,13 @@ int lbsprof_mesh_weighted(lbsprof *p, int64_t n, const int64_t *gid, int dim, co
 /* Records a key of the application in the trace, as meta key "app.KEY" (for example "name" =
  * "wave", "args" = its parameters: `lbsim validate` re-runs the application from them).
  * "bytes_per_elem" and "bytes_per_edge" also set the mesh's migration and halo bytes that the
- * replay charges. "edge_weight" = "flag*rwgt[target]" (the one rule lbsim knows, lbs_traces.h's
- * LBS_EDGE_RULE; another value is refused) also sets the trace's meta edge_weight: communication
- * that varies, the weight of arc u -> v at a step being its stored weight (lbsprof_mesh_weighted)
- * x the value metric "rwgt" of v at that step, which the run must record (else the mesh's
- * description fails). Collective in effect: every rank must give the same keys, before the mesh is
- * described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of them
- * together fit in 1000 bytes. */
+ * replay charges. "edge_weight" = "flag*rwgt[target]" (lbs_traces.h's LBS_EDGE_RULE, the one
+ * rule the profiler records; another value is refused) also sets the trace's meta edge_weight:
+ * communication that varies, the weight of arc u -> v at a step being its stored weight
+ * (lbsprof_mesh_weighted) x the value metric "rwgt" of v at that step, which the run must record
+ * (else the mesh's description fails). Collective in effect: every rank must give the same keys,
+ * before the mesh is described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of
+ * them together fit in 1000 bytes. */
 int lbsprof_meta(lbsprof *p, const char *key, const char *value);
 /* The edge rule (the same as lbs_traces.h's LBS_EDGE_RULE) and the value metric it reads. */
 #define LBSPROF_EDGE_RULE "flag*rwgt[target]"

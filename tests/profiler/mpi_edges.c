@@ -63,7 +63,8 @@ static void bad_calls(const lbsprof_opts *o) {
   lbsprof *p;
   CHECK(lbsprof_init(MPI_COMM_WORLD, o, &p) == 0, "init: %s", lbsprof_errmsg());
   CHECK(lbsprof_meta(p, "edge_weight", "flag*pwgt[target]") != 0 &&
-            strstr(lbsprof_errmsg(), "the only edge rule lbsim knows is 'flag*rwgt[target]'"),
+            strstr(lbsprof_errmsg(),
+                   "the only edge rule the profiler records is 'flag*rwgt[target]'"),
         "another rule accepted (%s)", lbsprof_errmsg());
   lbsprof_finalize(&p);
   int last = size - 1; /* one rank only: every rank hears of it */
