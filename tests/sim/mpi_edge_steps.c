@@ -98,8 +98,9 @@ int main(int argc, char **argv) {
       comm[s] = r->step_ns[s] - r->step_compute_ns[s];
       compute_ok &= r->step_compute_ns[s] == r->step_compute_ns[0];
       plain_ok &= u->step_ns[s] == u->step_ns[0] && u->step_ns[s] == r->step_ns[0];
-      if (rank == 0) printf("step %d: %lld ns, communication %lld ns\n", s, (long long)r->step_ns[s],
-                            (long long)comm[s]);
+      if (rank == 0)
+        printf("step %d: %lld ns, communication %lld ns\n", s, (long long)r->step_ns[s],
+               (long long)comm[s]);
     }
     CHECK(compute_ok, "the compute of every step is the same");
     CHECK(comm[0] > 0 && comm[1] > comm[0] && comm[2] == comm[1] && comm[3] > comm[2] &&
