@@ -5,12 +5,14 @@
  * as "collect: ...", the program adding "lbsim: " (`lbsim collect`, and lbsprof-agent for the
  * collector liblbsprof starts). */
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/crypto.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,11 +105,12 @@ static int setup_nodes(coll *c, int nodes) {
 }
 
 /* One rank's part of a node's MESH payload: {u64 len, i64 n, dim, has_adj, rank, gid[n],
- * coords[n * dim], deg[n] (has_adj), adj[sum deg]} (see describe() in lbsprof.c). */
+ * coords[n * dim], deg[n] (has_adj), adj[sum deg], adjw[sum deg] (adj_weights)} (see describe()
+ * in lbsprof.c). */
 typedef struct {
   int64_t n, rank;
   const int64_t *gid, *deg, *adj;
-  const double *x;
+  const double *x, *w; /* w: the arcs' weights, NULL without adj_weights */
 } mesh_part;
 
 /* Walks the parts of a node's MESH payload (8-aligned, as lbs_buf keeps it), checking every
@@ -133,7 +136,7 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len,
     if (h[0] < 0 || h[1] != c->meta.dim || h[2] != c->meta.has_adj || h[3] < 0 ||
         h[3] >= c->meta.ranks || (uint64_t)h[0] > words / per)
       return lbs_fail(LBS_FORMAT, "rank %d's mesh does not fit the run's description", r);
-    mesh_part m = {h[0], h[3], NULL, NULL, NULL, NULL};
+    mesh_part m = {h[0], h[3], NULL, NULL, NULL, NULL, NULL};
     const int64_t *w = (const int64_t *)(const void *)(p + at + sizeof h);
     m.gid = w, m.x = (const double *)(const void *)(w + m.n);
     uint64_t used = (uint64_t)m.n * per;
@@ -145,15 +148,27 @@ static lbs_err mesh_walk(coll *c, const uint8_t *p, size_t len,
         used += (uint64_t)m.deg[i];
       }
     }
+    uint64_t arcs = used - (uint64_t)m.n * per;
+    if (c->meta.adj_weights) { /* as many weights again, after the arcs */
+      if (arcs > words - used)
+        return lbs_fail(LBS_FORMAT, "rank %d's arc weights are cut short", r);
+      m.w = (const double *)(const void *)(m.adj + arcs);
+      used += arcs;
+    }
     if (used != words)
       return lbs_fail(LBS_FORMAT, "rank %d's mesh has %llu words too many", r,
                       (unsigned long long)(words - used));
     for (int64_t i = 0; i < m.n; i++)
       if (m.gid[i] < 0 || m.gid[i] >= c->E)
         return lbs_fail(LBS_FORMAT, "element id %lld is out of range", (long long)m.gid[i]);
-    for (uint64_t i = 0; m.adj && i < used - (uint64_t)m.n * per; i++)
+    for (uint64_t i = 0; m.adj && i < arcs; i++)
       if (m.adj[i] < 0 || m.adj[i] >= c->E)
         return lbs_fail(LBS_FORMAT, "neighbour id %lld is out of range", (long long)m.adj[i]);
+    /* the library refuses them too; this is for a record that did not come through it */
+    for (uint64_t i = 0; m.w && i < arcs; i++)
+      if (!isfinite(m.w[i]) || m.w[i] < 0)
+        return lbs_fail(LBS_FORMAT, "rank %d's arc to %lld weighs %g: weights are finite and >= 0",
+                        r, (long long)m.adj[i], m.w[i]);
     lbs_err e = fn ? fn(c, &m, arg) : LBS_OK;
     if (e) return e;
     at += l;
@@ -184,12 +199,14 @@ typedef struct {
   uint8_t *seen;
   double *co;
   int64_t *deg, **nb;
+  double **nw; /* each element's arc weights (adj_weights), else NULL */
 } mesh_all;
 
 static lbs_err gather_part(coll *c, const mesh_part *m, void *arg) {
   mesh_all *a = arg;
   int dim = c->meta.dim;
   const int64_t *aj = m->adj;
+  const double *aw = m->w;
   for (int64_t i = 0; i < m->n; i++) {
     int64_t id = m->gid[i];
     if (a->seen[id]) return lbs_fail(LBS_INVAL, "element id %lld is given twice", (long long)id);
@@ -201,6 +218,12 @@ static lbs_err gather_part(coll *c, const mesh_part *m, void *arg) {
         return lbs_fail(LBS_NOMEM, "mesh");
       if (m->deg[i]) memcpy(a->nb[id], aj, (size_t)m->deg[i] * sizeof **a->nb);
       aj += m->deg[i];
+    }
+    if (a->nw) {
+      if (!(a->nw[id] = malloc((size_t)(m->deg[i] ? m->deg[i] : 1) * sizeof **a->nw)))
+        return lbs_fail(LBS_NOMEM, "mesh");
+      if (m->deg[i]) memcpy(a->nw[id], aw, (size_t)m->deg[i] * sizeof **a->nw);
+      aw += m->deg[i];
     }
   }
   return LBS_OK;
@@ -215,7 +238,9 @@ static lbs_err gather_mesh(coll *c, mesh_all *a) {
   a->co = dim ? calloc((size_t)(E * dim), sizeof *a->co) : NULL;
   a->deg = adj ? calloc((size_t)E + 1, sizeof *a->deg) : NULL;
   a->nb = adj ? calloc((size_t)E, sizeof *a->nb) : NULL;
-  lbs_err e = !a->seen || (dim && !a->co) || (adj && (!a->deg || !a->nb))
+  a->nw = adj && c->meta.adj_weights ? calloc((size_t)E, sizeof *a->nw) : NULL;
+  lbs_err e = !a->seen || (dim && !a->co) || (adj && (!a->deg || !a->nb)) ||
+                      (adj && c->meta.adj_weights && !a->nw)
                   ? lbs_fail(LBS_NOMEM, "%lld elements", (long long)E)
                   : LBS_OK;
   for (int k = 0; k < c->nodes && !e; k++)
@@ -228,11 +253,14 @@ static lbs_err gather_mesh(coll *c, mesh_all *a) {
 /* Frees what gather_mesh allocated in a (E elements). */
 static void free_mesh_all(mesh_all *a, int64_t E) {
   for (int64_t i = 0; a->nb && i < E; i++) free(a->nb[i]);
-  free(a->seen), free(a->co), free(a->deg), free(a->nb);
+  for (int64_t i = 0; a->nw && i < E; i++) free(a->nw[i]);
+  free(a->seen), free(a->co), free(a->deg), free(a->nb), free(a->nw);
 }
 
 /* The trace's mesh into *mesh (the caller's): the run's box, or the elements with a's
- * coordinates and adjacency (which the mesh copies). */
+ * coordinates and adjacency (which the mesh copies). Arc weights make it directed (a close flag
+ * u -> v need not be v -> u's), the arcs themselves still symmetric: checked first without
+ * them, as an unweighted mesh is. */
 static lbs_err make_mesh(coll *c, const mesh_all *a, lbs_mesh **mesh) {
   int64_t E = c->E;
   int dim = c->meta.dim, adj = c->meta.has_adj;
@@ -242,12 +270,19 @@ static lbs_err make_mesh(coll *c, const mesh_all *a, lbs_mesh **mesh) {
   int64_t *xadj = calloc((size_t)E + 1, sizeof *xadj), *flat = NULL;
   for (int64_t i = 0; xadj && i < E; i++) xadj[i + 1] = xadj[i] + (adj ? a->deg[i] : 0);
   flat = xadj ? malloc((size_t)(xadj[E] + 1) * sizeof *flat) : NULL;
+  double *w = a->nw && xadj ? malloc((size_t)(xadj[E] + 1) * sizeof *w) : NULL;
   for (int64_t i = 0; flat && adj && i < E; i++)
     if (a->deg[i]) memcpy(flat + xadj[i], a->nb[i], (size_t)a->deg[i] * sizeof *flat);
-  lbs_err e = !xadj || !flat
+  for (int64_t i = 0; w && i < E; i++)
+    if (a->deg[i]) memcpy(w + xadj[i], a->nw[i], (size_t)a->deg[i] * sizeof *w);
+  lbs_err e = !xadj || !flat || (a->nw && !w)
                   ? lbs_fail(LBS_NOMEM, "mesh")
                   : lbs_mesh_create_unstructured(E, dim, a->co, xadj, flat, NULL, 0, mesh);
-  free(xadj), free(flat);
+  if (!e && w) {
+    lbs_mesh_destroy(mesh);
+    e = lbs_mesh_create_unstructured(E, dim, a->co, xadj, flat, w, 1, mesh);
+  }
+  free(xadj), free(flat), free(w);
   return e;
 }
 
@@ -260,9 +295,21 @@ typedef struct {
       b1[LBS_BOUND_STRLEN], split[200];
   char app[LBSPROF_APP_META], keys[MAX_APP_KEYS][72];  /* app: the lines, cut at '\n' and '=' */
   char phases[LBSPROF_MAX_METRICS * 32];               /* phases.time_ns's value */
-  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS + 1)]; /* key, value, ... */
+  const char *kv[2 * (FIXED_KEYS + MAX_APP_KEYS + 2)]; /* key, value, ... */
   int n;                                               /* pairs in kv */
 } run_meta;
+
+/* The value of the application's key in its "key=value\n" lines into v (LBSPROF_APP_META
+ * bytes): 1, or 0 when it has no such key. */
+static int app_value(const char *app, const char *key, char *v) {
+  size_t kl = strlen(key);
+  for (const char *line = app, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+    if (!strncmp(line, key, kl) && line[kl] == '=') {
+      snprintf(v, LBSPROF_APP_META, "%.*s", (int)(nl - line - (ptrdiff_t)kl - 1), line + kl + 1);
+      return 1;
+    }
+  return 0;
+}
 
 /* The profiler's keys into rm: ranks, nodes, sampling, what a full ring does, the bound whole
  * and how it is split between the node agents and the store. */
@@ -289,8 +336,10 @@ static void fixed_keys(const coll *c, lbs_bound whole, lbs_bound store, run_meta
 }
 
 /* The application's keys (checked in on_hello): its "key=value\n" lines become app.KEY in rm;
- * bytes_per_elem and bytes_per_edge, when positive, also replace *per_elem and *per_edge. */
+ * bytes_per_elem and bytes_per_edge, when positive, also replace *per_elem and *per_edge, and
+ * edge_weight (its rule checked in on_hello) is also the trace's edge_weight (edges.c). */
 static void app_keys(const coll *c, run_meta *rm, double *per_elem, double *per_edge) {
+  const char *rule = NULL;
   memcpy(rm->app, c->meta.app, sizeof rm->app);
   for (char *line = rm->app, *nl; (nl = strchr(line, '\n')) && rm->n < FIXED_KEYS + MAX_APP_KEYS;
        line = nl + 1) {
@@ -301,7 +350,9 @@ static void app_keys(const coll *c, run_meta *rm, double *per_elem, double *per_
     double v = strtod(eq + 1, NULL);
     if (!strcmp(line, "bytes_per_elem") && v > 0) *per_elem = v;
     if (!strcmp(line, "bytes_per_edge") && v > 0) *per_edge = v;
+    if (!strcmp(line, "edge_weight")) rule = eq + 1;
   }
+  if (rule) rm->kv[2 * rm->n] = "edge_weight", rm->kv[2 * rm->n + 1] = rule, rm->n++;
 }
 
 /* The phases of time_ns (lbsprof_phase_register, checked in on_hello), when the run has some:
@@ -623,7 +674,8 @@ static uint64_t step_max(const coll *c, int k) {
 /* The largest MESH record the run's description allows. */
 static double mesh_max(const coll *c) {
   double E = (double)c->E, per = 8.0 * (1 + c->meta.dim + (c->meta.has_adj ? 1 : 0));
-  return 8 + 40.0 * c->meta.ranks + E * per + 8.0 * (double)c->meta.adj_entries;
+  return 8 + 40.0 * c->meta.ranks + E * per +
+         8.0 * (double)c->meta.adj_entries * (c->meta.adj_weights ? 2 : 1);
 }
 
 static const char *frame_name(uint16_t type) {
@@ -736,6 +788,17 @@ static int phases_ok(const prof_meta *m) {
   return (m->phases >> LBSPROF_MAX_METRICS) == 0 && n <= LBSPROF_MAX_PHASES && (!n || time);
 }
 
+/* The application's edge rule, when it gives one: LBS_EDGE_RULE, of a run that records the
+ * metric it reads (lbsprof_meta checks both; this is for a description that did not come through
+ * it). The keys are checked already. */
+static int rule_ok(const prof_meta *m) {
+  char rule[LBSPROF_APP_META];
+  if (!app_value(m->app, "edge_weight", rule)) return 1;
+  int has = 0;
+  for (int i = 0; i < m->nmetrics; i++) has |= !strcmp(m->name[i], LBS_EDGE_RULE_METRIC);
+  return !strcmp(rule, LBS_EDGE_RULE) && has;
+}
+
 static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
   prof_meta m;
   memcpy(&m, p + 8, sizeof m);
@@ -763,6 +826,13 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       return lbs_fail(LBS_FORMAT, "a bad run description (the application's events)"), -1;
     if (!phases_ok(&m))
       return lbs_fail(LBS_FORMAT, "a bad run description (the phases of time_ns)"), -1;
+    if ((m.adj_weights != 0 && m.adj_weights != 1) || (m.adj_weights && !m.has_adj) || m.pad)
+      return lbs_fail(LBS_FORMAT, "a bad run description (the arc weights)"), -1;
+    if (!rule_ok(&m))
+      return lbs_fail(LBS_FORMAT,
+                      "a bad run description (the edge rule: edge_weight is " LBS_EDGE_RULE
+                      " and the run records " LBS_EDGE_RULE_METRIC ")"),
+             -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
     if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) ||
         !(c->owned = calloc((size_t)c->E, 1)) || !(c->mark = calloc((size_t)c->E, 1)) ||

@@ -465,6 +465,13 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
     if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
       return lbs_fail(
           LBS_INVAL, "lbsprof_meta('%s'): the value holds a control character at byte %zu", key, i);
+  /* the one key the replay reads as a rule: a value it does not know would fail only there, and
+   * the trace's other kind (stored@step) needs per-step arrays that the profiler does not carry */
+  if (!strcmp(key, "edge_weight") && strcmp(value, LBS_EDGE_RULE))
+    return lbs_fail(LBS_INVAL,
+                    "lbsprof_meta('edge_weight', '%.64s'): the only edge rule the profiler "
+                    "records is '" LBS_EDGE_RULE "'",
+                    value);
   /* a key given again replaces its value */
   char *at = p->app;
   while (*at) {
@@ -831,12 +838,24 @@ static lbs_err check_elements(lbsprof *p, int kind, const int64_t dims[3], int64
   return e;
 }
 
+/* The application's edge rule (lbsprof_meta "edge_weight", whose value it checked) reads the
+ * metric LBS_EDGE_RULE_METRIC of each arc's target: the run must record it. The same on every
+ * rank (the keys and metrics are). */
+static lbs_err check_rule(const lbsprof *p) {
+  int has = !strncmp(p->app, "edge_weight=", 12) || strstr(p->app, "\nedge_weight=");
+  if (has && lbsprof_metric_id(p, LBS_EDGE_RULE_METRIC) < 0)
+    return lbs_fail(LBS_INVAL, "lbsprof: the edge rule " LBS_EDGE_RULE
+                               " reads the metric " LBS_EDGE_RULE_METRIC
+                               ", which this run does not record (lbsprof_value_metric)");
+  return LBS_OK;
+}
+
 /* Collective: the run's META record for a mesh of E elements: the encoding, the coordinates'
  * dimension (every rank that has elements gives them, or none does), whether every rank gives
  * its adjacency (*has_adj), the sampling, the metrics. The same error on every rank. */
 static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n, int dim,
-                         const double *coords, const int64_t *xadj, int64_t E, prof_meta *meta,
-                         int *has_adj) {
+                         const double *coords, const int64_t *xadj, const double *adjw, int64_t E,
+                         prof_meta *meta, int *has_adj) {
   memset(meta, 0, sizeof *meta);
   meta->elements = E, meta->nmetrics = p->M, meta->codec = (int32_t)p->codec;
   meta->eps = p->bound.eps, meta->bound_kind = (int32_t)p->bound.kind;
@@ -854,6 +873,17 @@ static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
   *has_adj = kind == 2 && xadj != NULL;
   MPI_Allreduce(MPI_IN_PLACE, has_adj, 1, MPI_INT, MPI_MIN, p->comm);
   meta->has_adj = *has_adj, meta->sample_every = p->o.sample_every, meta->on_full = p->o.on_full;
+  /* arc weights from every rank or from none, as the coordinates: a trace's arcs all weigh what
+   * the application says, or all weigh 1 */
+  int wt[2] = {n > 0 ? adjw != NULL : 1, n > 0 ? adjw != NULL : 0}; /* a rank with none: either */
+  MPI_Allreduce(MPI_IN_PLACE, wt, 1, MPI_INT, MPI_MIN, p->comm);
+  MPI_Allreduce(MPI_IN_PLACE, wt + 1, 1, MPI_INT, MPI_MAX, p->comm);
+  if (wt[0] != wt[1])
+    return lbs_fail(LBS_INVAL, "lbsprof: some ranks give arc weights and some do not; give them "
+                               "on every rank or on none");
+  if (wt[0] && !*has_adj)
+    return lbs_fail(LBS_INVAL, "lbsprof: arc weights without the adjacency they weigh");
+  meta->adj_weights = wt[0];
   meta->nodes = p->nnodes, meta->ranks = p->size;
   for (int k = 0; k < 3; k++) meta->dims[k] = kind == 1 ? dims[k] : 0;
   for (int i = 0; i < p->M; i++)
@@ -863,15 +893,15 @@ static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
   meta->nevents = p->K;
   for (int k = 0; k < p->K; k++) memcpy(meta->event[k], p->ev_name[k], 32);
   for (int k = 0; k < p->NP; k++) meta->phases |= 1u << p->ph_m[k];
-  return LBS_OK;
+  return check_rule(p);
 }
 
 /* Collective: this rank's MESH record into mesh, {n, dim, has_adj, rank, gid[n],
- * coords[n*dim], deg[n], adj[]} (prof_int.h), and into meta the adjacency entries of all ranks (the
- * collector's bound on a mesh). The error is this rank's. */
+ * coords[n*dim], deg[n], adj[], adjw[]} (prof_int.h), and into meta the adjacency entries of all
+ * ranks (the collector's bound on a mesh). The error is this rank's. */
 static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double *coords,
-                         const int64_t *xadj, const int64_t *adj, int has_adj, prof_meta *meta,
-                         lbs_buf *mesh) {
+                         const int64_t *xadj, const int64_t *adj, const double *adjw, int has_adj,
+                         prof_meta *meta, lbs_buf *mesh) {
   int64_t hdr[4] = {n, meta->dim, has_adj, p->rank}, ne = has_adj ? xadj[n] - xadj[0] : 0;
   MPI_Allreduce(&ne, &meta->adj_entries, 1, MPI_INT64_T, MPI_SUM, p->comm);
   lbs_err e = lbs_buf_append(mesh, hdr, sizeof hdr);
@@ -882,6 +912,8 @@ static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double
     e = lbs_buf_append(mesh, &deg, sizeof deg);
   }
   if (!e && ne) e = lbs_buf_append(mesh, adj + xadj[0], (size_t)ne * sizeof *adj);
+  if (!e && ne && meta->adj_weights)
+    e = lbs_buf_append(mesh, adjw + xadj[0], (size_t)ne * sizeof *adjw);
   return e;
 }
 
@@ -946,7 +978,8 @@ static void start_sampling(lbsprof *p) {
  * adjacency): checks it, makes the META and MESH records, sizes the rings, starts the collector
  * (rank 0) and an agent per node, sends them the records, and starts sampling. */
 static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, const int64_t *gid,
-                    int dim, const double *coords, const int64_t *xadj, const int64_t *adj) {
+                    int dim, const double *coords, const int64_t *xadj, const int64_t *adj,
+                    const double *adjw) {
   if (p->described) return lbs_fail(LBS_INVAL, "lbsprof: the mesh is described already");
   int64_t E = 0;
   lbs_err e = check_events(p); /* agreed */
@@ -955,9 +988,9 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   if ((e = agree(p, e))) return e;
   prof_meta meta;
   int has_adj;
-  if ((e = make_meta(p, kind, dims, n, dim, coords, xadj, E, &meta, &has_adj))) return e;
+  if ((e = make_meta(p, kind, dims, n, dim, coords, xadj, adjw, E, &meta, &has_adj))) return e;
   lbs_buf mesh = {0};
-  e = pack_mesh(p, n, gid, coords, xadj, adj, has_adj, &meta, &mesh);
+  e = pack_mesh(p, n, gid, coords, xadj, adj, adjw, has_adj, &meta, &mesh);
   uint64_t cap = ring_capacity(p, n, mesh.len);
   /* the collector (rank 0), then one agent per node; rank 0 learns the nodes' names */
   char addr[512] = {0};
@@ -990,25 +1023,40 @@ int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3],
   for (int64_t z = lo[2]; z < hi[2]; z++)
     for (int64_t y = lo[1]; y < hi[1]; y++)
       for (int64_t x = lo[0]; x < hi[0]; x++) gid[i++] = x + global[0] * (y + global[1] * z);
-  int rc = describe(p, 1, global, n, gid, 0, NULL, NULL, NULL);
+  int rc = describe(p, 1, global, n, gid, 0, NULL, NULL, NULL, NULL);
   free(gid);
   return rc;
 }
 
-int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
-                          const int64_t *xadj, const int64_t *adj) {
+int lbsprof_mesh_weighted(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
+                          const int64_t *xadj, const int64_t *adj, const double *adjw) {
   lbs_err e = LBS_OK;
   if (n < 0 || (n && !gid))
     e = lbs_fail(LBS_INVAL, "lbsprof: %lld elements without ids", (long long)n);
   else if (coords && (dim < 1 || dim > 3))
     e = lbs_fail(LBS_INVAL, "lbsprof: coordinates of dimension %d", dim);
+  else if (adjw && (!xadj || (n && xadj[n] > xadj[0] && !adj)))
+    e = lbs_fail(LBS_INVAL, "lbsprof: arc weights without the adjacency they weigh");
   for (int64_t i = 0; !e && i < n; i++)
     if (gid[i] < 0)
       e = lbs_fail(LBS_INVAL, "lbsprof: local element %lld has id %lld", (long long)i,
                    (long long)gid[i]);
+  /* here, where the element and the arc can be named: the collector only sees a bad record */
+  for (int64_t i = 0; !e && adjw && i < n; i++)
+    for (int64_t k = xadj[i]; !e && k < xadj[i + 1]; k++)
+      if (!isfinite(adjw[k]) || adjw[k] < 0)
+        e = lbs_fail(LBS_INVAL,
+                     "lbsprof: arc %lld -> %lld (local element %lld) weighs %g: arc weights are "
+                     "finite and >= 0",
+                     (long long)gid[i], (long long)adj[k], (long long)i, adjw[k]);
   if ((e = agree(p, e))) return e;
   static const int64_t none[3] = {0, 0, 0};
-  return describe(p, 2, none, n, gid, dim, coords, xadj, adj);
+  return describe(p, 2, none, n, gid, dim, coords, xadj, adj, adjw);
+}
+
+int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
+                          const int64_t *xadj, const int64_t *adj) {
+  return lbsprof_mesh_weighted(p, n, gid, dim, coords, xadj, adj, NULL);
 }
 
 /* ---------------------------------------------------------------- measuring */

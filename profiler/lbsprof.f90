@@ -7,7 +7,10 @@
 !   w = lbsprof_metric(p, 'weight', 'cells')                     ! optional value metric
 !   ev = lbsprof_event(p, 'partition_s')                         ! optional: the app's own costs
 !   ph = lbsprof_phase_register(p, 'H')                          ! optional: a phase of the step
+!   ierr = lbsprof_meta(p, 'edge_weight', 'flag*rwgt[target]')  ! optional: an app key (lbsprof.h)
 !   ierr = lbsprof_mesh_box(p, global, lo, hi)                   ! integer(c_int64_t) arrays(3)
+!   ! or a graph with a weight per arc (0-based ids, xadj from 0: lbsprof.h's C arrays):
+!   ! ierr = lbsprof_mesh_weighted(p, n, gid, dim, coords, xadj, adj, adjw)
 !   do step ...
 !     ierr = lbsprof_phase(p, ph)      ! the following elements' time also goes to time_ns.H
 !     call lbsprof_elem_begin(p, i)  ! i: local index from 0, integer(c_int64_t)
@@ -25,7 +28,8 @@ module lbsprof
   private
   public :: lbsprof_start, lbsprof_metric, lbsprof_mesh_box, lbsprof_elem_begin, lbsprof_elem_end, &
             lbsprof_set_value, lbsprof_step_end, lbsprof_remap, lbsprof_finalize, lbsprof_error, lbsprof_event, &
-            lbsprof_event_add, lbsprof_phase_register, lbsprof_phase, c_ptr, c_int64_t, c_double
+            lbsprof_event_add, lbsprof_phase_register, lbsprof_phase, lbsprof_mesh_weighted, lbsprof_meta, &
+            c_ptr, c_int64_t, c_double
 
   interface
     function c_init(comm, path, metrics, every, bound, p) bind(c, name='lbsprof_init_f') result(rc)
@@ -45,6 +49,25 @@ module lbsprof
       import :: c_ptr, c_int64_t, c_int
       type(c_ptr), value :: p
       integer(c_int64_t) :: global(3), lo(3), hi(3)
+      integer(c_int) :: rc
+    end function
+    ! n elements gid(1:n) (0-based global ids), coords(dim*n) (dim 1..3), the local CSR graph
+    ! xadj(n+1) (from 0) and adj (0-based ids), and adjw: the weight of each arc of adj, finite
+    ! and >= 0 (the trace's edge weights; lbsprof_mesh_weighted in lbsprof.h)
+    function lbsprof_mesh_weighted(p, n, gid, dim, coords, xadj, adj, adjw) &
+        bind(c, name='lbsprof_mesh_weighted') result(rc)
+      import :: c_ptr, c_int64_t, c_int, c_double
+      type(c_ptr), value :: p
+      integer(c_int64_t), value :: n
+      integer(c_int64_t) :: gid(*), xadj(*), adj(*)
+      integer(c_int), value :: dim
+      real(c_double) :: coords(*), adjw(*)
+      integer(c_int) :: rc
+    end function
+    function c_meta(p, key, value) bind(c, name='lbsprof_meta') result(rc)
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: p
+      character(kind=c_char) :: key(*), value(*)
       integer(c_int) :: rc
     end function
     subroutine lbsprof_elem_begin(p, i) bind(c, name='lbsprof_elem_begin')
@@ -166,6 +189,15 @@ contains
     character(len=*), intent(in) :: name
     integer :: id
     id = c_phase_register(p, trim(name)//c_null_char)
+  end function
+
+  ! A key of the application (before the mesh; lbsprof_meta in lbsprof.h): 'edge_weight' =
+  ! 'flag*rwgt[target]' makes the trace's communication follow the value metric 'rwgt'.
+  function lbsprof_meta(p, key, value) result(rc)
+    type(c_ptr), intent(in) :: p
+    character(len=*), intent(in) :: key, value
+    integer :: rc
+    rc = c_meta(p, trim(key)//c_null_char, trim(value)//c_null_char)
   end function
 
   ! The last error message.

@@ -11,6 +11,7 @@
  *   int part = lbsprof_event_register(p, LBSPROF_EVENT_PARTITION); // optional: the app's own costs
  *   int ph[2] = {lbsprof_phase_register(p, "H"), lbsprof_phase_register(p, "E")}; // optional
  *   lbsprof_mesh_box(p, global, lo, hi);       // collective: this rank's box; starts the agents
+ *                                              // (or lbsprof_mesh_elements / _weighted: a graph)
  *   for (step...) {
  *     lbsprof_phase(p, ph[0]);                   // optional: time_ns.H as well as time_ns
  *     for (i in local elements) {
@@ -134,14 +135,30 @@ int lbsprof_mesh_box(lbsprof *p, const int64_t global[3], const int64_t lo[3], c
  * over all ranks); local index i is gid[i]. */
 int lbsprof_mesh_elements(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
                           const int64_t *xadj, const int64_t *adj);
+/* As lbsprof_mesh_elements, with a weight per arc: adjw[k] weighs arc gid[i] -> adj[k] for k in
+ * [xadj[i], xadj[i + 1]) (the adjacency's own order), finite and >= 0 (else an error on every
+ * rank naming the arc). The trace's mesh stores them as its edge weights (directed: u -> v and
+ * v -> u may weigh differently, though both arcs must be given), which the replay charges as
+ * communication (x bytes_per_edge) and the partitioners see, instead of unit weights. Every rank
+ * with elements gives weights, or none does. With the edge rule (lbsprof_meta "edge_weight")
+ * they are the rule's static factor: the seed's N-body close flags. */
+int lbsprof_mesh_weighted(lbsprof *p, int64_t n, const int64_t *gid, int dim, const double *coords,
+                          const int64_t *xadj, const int64_t *adj, const double *adjw);
 
 /* Records a key of the application in the trace, as meta key "app.KEY" (for example "name" =
  * "wave", "args" = its parameters: `lbsim validate` re-runs the application from them).
  * "bytes_per_elem" and "bytes_per_edge" also set the mesh's migration and halo bytes that the
- * replay charges. Collective in effect: every rank must give the same keys, before the mesh is
- * described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of them
- * together fit in 1000 bytes. */
+ * replay charges. "edge_weight" = "flag*rwgt[target]" (lbs_traces.h's LBS_EDGE_RULE, the one
+ * rule the profiler records; another value is refused) also sets the trace's meta edge_weight:
+ * communication that varies, the weight of arc u -> v at a step being its stored weight
+ * (lbsprof_mesh_weighted) x the value metric "rwgt" of v at that step, which the run must record
+ * (else the mesh's description fails). Collective in effect: every rank must give the same keys,
+ * before the mesh is described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of
+ * them together fit in 1000 bytes. */
 int lbsprof_meta(lbsprof *p, const char *key, const char *value);
+/* The edge rule (the same as lbs_traces.h's LBS_EDGE_RULE) and the value metric it reads. */
+#define LBSPROF_EDGE_RULE "flag*rwgt[target]"
+#define LBSPROF_EDGE_RULE_METRIC "rwgt"
 
 /* Collective: after the application moved elements between ranks, this rank's elements by
  * global id (each of 0..E-1 on one rank over all); local index i is gid[i] from the next step on,

@@ -30,7 +30,7 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 7
+#define LBSPROF_PROTO_VERSION 8
 #define LBSPROF_APP_META 1024 /* bytes of application keys in the run description */
 #define LBSPROF_MAX_METRICS 16
 #define LBSPROF_MAX_EVENTS 8 /* LBS_TRACE_MAX_EVENTS */
@@ -93,6 +93,9 @@ typedef struct {
   int32_t nevents;            /* K: the application's events (lbsprof_event_register) */
   uint32_t phases; /* bit m: metric m ("time_ns.NAME") is a phase of time_ns, in metric order */
   char event[LBSPROF_MAX_EVENTS][32];
+  int32_t
+      adj_weights; /* 1: each rank's MESH record carries a weight per arc (lbsprof_mesh_weighted) */
+  int32_t pad;
 } prof_meta;
 
 /* REC_STEP payload header; then M x n doubles (metric-major, local element order), then the
@@ -107,8 +110,9 @@ typedef struct {
 } prof_step_hdr;
 
 /* A rank's MESH record: {i64 n, dim, has_adj, rank (its rank in the profiler's communicator)},
- * gid[n], coords[n * dim], deg[n] (has_adj), adj[sum deg]. A node's FR_MESH: {i32 node, nranks},
- * then per local rank {u64 len} and its record.
+ * gid[n], coords[n * dim], deg[n] (has_adj), adj[sum deg], adjw[sum deg] (doubles, with
+ * prof_meta.adj_weights: each arc's weight, finite and >= 0). A node's FR_MESH: {i32 node,
+ * nranks}, then per local rank {u64 len} and its record.
  *
  * Migration (lbsprof_remap): REC_REMAP {i64 from_step, n, gid[n]}: the rank's elements from its
  * step from_step on (every rank remaps at the same step). A rank's records come in order (STEP s,

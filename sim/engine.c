@@ -344,10 +344,21 @@ int64_t lbs__model_partition_ns(const lbs__engine *x) {
 }
 
 /* The trace's edge rule (traces/edges.c) on this rank's rows, fed its rows' values read here and
- * its ghosts' exchanged over the ranks. */
+ * its ghosts' exchanged over the ranks; or, for weights stored per step, the rows' slice of the
+ * array in force at step s. */
 lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed) {
   *changed = 0;
   if (!x->adjw_step || x->edge_step == s) return LBS_OK;
+  if (lbs_trace_edge_weights_stored(x->t)) { /* this rank's slice of the array in force */
+    int64_t from = -1;
+    lbs_err e = lbs__agree(
+        x, lbs_trace_edge_weights_slice(x->t, s, x->arc0, x->rows.xadj[x->n], x->adjw_step, &from));
+    if (e) return e;
+    /* the halo needs rebuilding only when another array is in force (the buffer is read
+     * whatever: the optimal policy's search shares it) */
+    *changed = from != x->edge_from, x->edge_from = from, x->edge_step = s;
+    return LBS_OK;
+  }
   int r;
   lbs_err e = lbs_trace_edge_rule_check(x->t, &r); /* checked at setup: the rule metric's index */
   double *rw = malloc((size_t)(x->n + 1) * sizeof *rw),

@@ -304,6 +304,15 @@ static lbs_err read_rows(lbs__engine *x) {
     if (!(x->adjw_step = malloc((size_t)(ne + 1) * sizeof *x->adjw_step)))
       return lbs_fail(LBS_NOMEM, "edge weights");
   }
+  x->edge_from = -2; /* no array read yet */
+  if (x->adjw_step && lbs_trace_edge_weights_stored(x->t)) {
+    /* the rows' arcs in the whole graph's order start at its offset of the first row (a
+     * structured mesh builds its whole graph for it: only traces with per-step weights do) */
+    const int64_t *gx, *ga;
+    const double *gw;
+    if ((e = lbs_mesh_graph(x->mesh, &gx, &ga, &gw))) return e;
+    x->arc0 = gx[x->first];
+  }
   return LBS_OK;
 }
 

@@ -54,6 +54,9 @@ typedef struct lbs__engine {
   double *adjw_step;  /* varying weights (N-body rule): those of trace step edge_step, else NULL */
   double *ones;       /* unit arc weights for a graph partitioner when rows.adjw is NULL */
   int64_t edge_step;  /* the trace step adjw_step holds, -1 none */
+  /* weights stored per step (edge_weight = stored@step): this rank's first arc in the mesh
+   * graph's order, and the step whose array the halo was last built with (-1: the mesh's) */
+  int64_t arc0, edge_from;
   double bytes_elem, bytes_edge;
   lbs__ghosts gh;
   int *gpart;               /* gh.ng: the current part of each ghost */

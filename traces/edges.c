@@ -6,7 +6,9 @@
  *
  * The rule lbsim knows, LBS_EDGE_RULE = flag*rwgt[target] (N-body traces, lbs_nbody_trace):
  * the mesh stores each arc's close flag as its weight, and the weight of arc u -> v at step s
- * is that flag x rwgt[v] at s (seed 003's CWgt(v, w) = |Cw| when Cw is close to Cv, else 0). */
+ * is that flag x rwgt[v] at s (seed 003's CWgt(v, w) = |Cw| when Cw is close to Cv, else 0).
+ * And LBS_EDGE_STEPS = stored@step: whatever weights the writer stored per step (arrays
+ * edgew@STEP, read by lbs_trace_edge_weights_slice in store.c), no rule over a metric. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +19,20 @@ int lbs_trace_edge_weights_vary(const lbs_trace *t) {
   return ew && *ew;
 }
 
+int lbs_trace_edge_weights_stored(const lbs_trace *t) {
+  const char *ew = lbs_trace_meta(t, "edge_weight");
+  return ew && !strcmp(ew, LBS_EDGE_STEPS);
+}
+
 lbs_err lbs_trace_edge_rule_check(const lbs_trace *t, int *metric) {
   if (metric) *metric = -1;
-  if (!lbs_trace_edge_weights_vary(t)) return LBS_OK;
+  if (!lbs_trace_edge_weights_vary(t) || lbs_trace_edge_weights_stored(t)) return LBS_OK;
   const char *ew = lbs_trace_meta(t, "edge_weight");
   if (strcmp(ew, LBS_EDGE_RULE))
     return lbs_fail(LBS_FORMAT,
-                    "meta edge_weight = '%s': the only rule lbsim knows is " LBS_EDGE_RULE, ew);
+                    "meta edge_weight = '%s': the rules lbsim knows are " LBS_EDGE_RULE
+                    " and " LBS_EDGE_STEPS,
+                    ew);
   int r = lbs_trace_metric_find(t, LBS_EDGE_RULE_METRIC);
   if (r < 0)
     return lbs_fail(LBS_FORMAT,
@@ -61,7 +70,8 @@ lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw) {
   const double *adjw;
   if (!mesh || lbs_mesh_graph(mesh, &xadj, &adj, &adjw))
     return lbs_fail(LBS_INVAL, "the trace has no mesh graph");
-  int64_t E = lbs_trace_elements(t), ne = xadj[E];
+  int64_t E = lbs_trace_elements(t), ne = xadj[E], from;
+  if (lbs_trace_edge_weights_stored(t)) return lbs_trace_edge_weights_slice(t, s, 0, ne, cw, &from);
   int r;
   lbs_err e = lbs_trace_edge_rule_check(t, &r);
   if (e) return e;

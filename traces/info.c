@@ -125,6 +125,11 @@ static void info_head(FILE *f, lbs_trace *t, const char *path, const lbs_trace_i
   fprintf(f, "\nmesh      %s\nchunks    %lld elements each, %lld stored\nsource    %s\n", in->mesh,
           (long long)lbs_trace_chunk_elems(t), (long long)in->all.chunks, src ? src : "unknown");
   if (lbs_trace_meta(t, "denoise")) fprintf(f, "denoised  %s\n", lbs_trace_meta(t, "denoise"));
+  if (lbs_trace_edge_weights_vary(t)) /* which weights the replay and partition will charge */
+    fprintf(f, "edges     %s (%s)\n", lbs_trace_meta(t, "edge_weight"),
+            lbs_trace_edge_weights_stored(t)
+                ? "each step: the arc weights stored for the latest step at or before it"
+                : "arc u -> v: its stored weight x rwgt of v, at each step");
   if (lbs_trace_meta(t, "profiler.ranks")) {
     const char *c = lbs_trace_meta(t, "profiler.complete"),
                *d = lbs_trace_meta(t, "profiler.dropped_steps");
@@ -251,6 +256,8 @@ static int json_meta(json_t *o, const lbs_trace *t) {
   }
   if (!bad && lbs_trace_meta(t, "denoise")) /* trace recode --denoise's rules */
     bad = lbs_json_set(o, "denoise", lbs_json_str(lbs_trace_meta(t, "denoise")));
+  if (!bad && lbs_trace_edge_weights_vary(t)) /* the edge rule (edges.c) */
+    bad = lbs_json_set(o, "edge_weight", lbs_json_str(lbs_trace_meta(t, "edge_weight")));
   json_t *app = NULL;
   for (int k = 0; !bad && k < lbs_trace_meta_count(t); k++) {
     const char *key = lbs_trace_meta_key(t, k);

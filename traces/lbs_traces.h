@@ -349,14 +349,21 @@ lbs_err lbs_trace_read(lbs_trace *t, int64_t step, int metric, int64_t first, in
  * weight (a close flag) x the metric LBS_EDGE_RULE_METRIC of its target v at the step. */
 #define LBS_EDGE_RULE "flag*rwgt[target]"
 #define LBS_EDGE_RULE_METRIC "rwgt"
+/* Arbitrary weights per step (edge_weight = LBS_EDGE_STEPS): the writer stores whole arrays of
+ * arc weights at the trace steps it chooses (lbs_trace_write_edge_weights, arrays edgew@STEP,
+ * compressed losslessly as every array), and the arcs weigh at step s the array of the latest
+ * stored step <= s, the mesh's weights before the first: weights given at every sampled step, or
+ * only when they change, cost no more than that. */
+#define LBS_EDGE_STEPS "stored@step"
 
 /* 1 when the weights change from step to step (the meta names a rule), 0 when they are the
  * stored ones. */
 int lbs_trace_edge_weights_vary(const lbs_trace *t);
-/* Checks the trace's rule: LBS_OK when there is none (*metric = -1) or it is LBS_EDGE_RULE and
- * the trace has its metric (*metric = its index). LBS_FORMAT "meta edge_weight = 'R': the only
- * rule lbsim knows is flag*rwgt[target]" for another rule, "meta edge_weight = R, but the trace
- * has no rwgt metric" without the metric. metric may be NULL. */
+/* Checks the trace's rule: LBS_OK when there is none or it is LBS_EDGE_STEPS (*metric = -1), or
+ * it is LBS_EDGE_RULE and the trace has its metric (*metric = its index). LBS_FORMAT "meta
+ * edge_weight = 'R': the rules lbsim knows are flag*rwgt[target] and stored@step" for another
+ * rule, "meta edge_weight = R, but the trace has no rwgt metric" without the metric. metric may
+ * be NULL. */
 lbs_err lbs_trace_edge_rule_check(const lbs_trace *t, int *metric);
 
 /* Rows [first, first + n) of a graph and the rule metric's values at one step: the rows' own
@@ -380,6 +387,19 @@ void lbs_trace_edge_weights_rows(const lbs_edge_rows *r, double *cw);
  * lbs_trace_edge_weights_rows on the step's values). LBS_INVAL without a mesh graph, the
  * check's LBS_FORMAT, the read's errors. */
 lbs_err lbs_trace_edge_weights(lbs_trace *t, int64_t s, double *cw);
+/* 1 when the trace stores its weights per step (edge_weight = LBS_EDGE_STEPS). */
+int lbs_trace_edge_weights_stored(const lbs_trace *t);
+/* Stored per step: the weights of arcs [arc0, arc0 + n) of the mesh graph (its arc order) at step
+ * s into cw, and in *from the step whose array is in force (-1: the mesh's weights). Decodes the
+ * whole array (8 bytes an arc) for the slice. LBS_RANGE for a step or arcs outside the trace,
+ * LBS_INVAL for a trace without per-step weights, LBS_CORRUPT for a damaged array. */
+lbs_err lbs_trace_edge_weights_slice(lbs_trace *t, int64_t s, int64_t arc0, int64_t n, double *cw,
+                                     int64_t *from);
+/* The writer's side: the weights of every arc of the mesh graph (its arc order; finite and
+ * >= 0) in force from trace step `step` on (>= 0; one given again for a step replaces it), of a
+ * trace created with meta edge_weight = LBS_EDGE_STEPS. LBS_INVAL for a trace created without it
+ * or without a mesh graph, or for a bad weight (naming the arc). Its own transaction. */
+lbs_err lbs_trace_write_edge_weights(lbs_trace_writer *w, int64_t step, const double *cw);
 
 typedef struct lbs_trace_stats {
   int64_t raw_bytes;    /* elements * steps * 8 (per metric, or all metrics) */

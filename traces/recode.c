@@ -175,6 +175,24 @@ static lbs_err copy_owners(lbs_trace *t, lbs_trace_writer *w) {
   return e;
 }
 
+/* Arc weights stored per step (edge_weight = stored@step), as they are: each array at the step
+ * it comes into force (an array no step reaches is not worth copying). */
+static lbs_err copy_edge_weights(lbs_trace *t, lbs_trace_writer *w) {
+  const int64_t *xadj, *adj;
+  const double *adjw;
+  if (!lbs_trace_edge_weights_stored(t) || !lbs_trace_mesh(t) ||
+      lbs_mesh_graph(lbs_trace_mesh(t), &xadj, &adj, &adjw))
+    return LBS_OK;
+  int64_t ne = xadj[lbs_trace_elements(t)], from;
+  double *cw = malloc((size_t)(ne + 1) * sizeof *cw);
+  lbs_err e = cw ? LBS_OK : lbs_fail(LBS_NOMEM, "edge weights of %lld arcs", (long long)ne);
+  for (int64_t s = 0; !e && s < lbs_trace_steps(t); s++)
+    if (!(e = lbs_trace_edge_weights_slice(t, s, 0, ne, cw, &from)) && from == s)
+      e = lbs_trace_write_edge_weights(w, s, cw);
+  free(cw);
+  return e;
+}
+
 /* The windows of dn's rules over t's metrics: LBS_NOTFOUND for a metric t lacks, LBS_INVAL for
  * two rules on one metric, LBS_NOMEM. wins gets ndn entries (rings allocated when alloc). */
 static lbs_err windows(lbs_trace *t, lbs_denoise *dn, int ndn, window *wins, int alloc) {
@@ -242,6 +260,7 @@ lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *
     e = lbs_trace_create(out_path, &spec, &w);
   }
   if (!e) e = copy_owners(t, w);
+  if (!e) e = copy_edge_weights(t, w);
   if (!e) e = copy_event_names(t, w);
   if (!e) e = copy_steps(t, &w, wins, ndn, vals, cols, progress, arg, kept);
   if (!e) e = lbs_trace_writer_close(&w);

@@ -73,6 +73,8 @@ struct lbs_trace_writer {
   int nev, ranks; /* per-rank events of each step (lbs_trace_writer_set_events) */
   double *ev;     /* ranks x nev values for the next step */
   int ev_pending; /* ev holds the next step's */
+  int edge_steps; /* created with edge_weight = LBS_EDGE_STEPS (lbs_trace_write_edge_weights) */
+  int64_t arcs;   /* the mesh graph's arcs, -1 without one */
 };
 
 static lbs_err put_meta(lbs_trace_writer *w, const char *key, const char *val) {
@@ -220,9 +222,17 @@ static lbs_err put_header(lbs_trace_writer *w, const lbs_trace_spec *spec) {
   if ((e = put_meta_i(w, "schema_version", LBS_TRACE_SCHEMA_VERSION))) return e;
   if ((e = put_meta_i(w, "elements", w->E))) return e;
   if ((e = put_meta_i(w, "chunk_elems", w->C))) return e;
-  for (int i = 0; i < spec->nmeta; i++)
+  for (int i = 0; i < spec->nmeta; i++) {
     if ((e = put_meta(w, spec->meta[2 * i], spec->meta[2 * i + 1]))) return e;
+    if (!strcmp(spec->meta[2 * i], "edge_weight"))
+      w->edge_steps = !strcmp(spec->meta[2 * i + 1], LBS_EDGE_STEPS);
+  }
   if (spec->mesh && (e = put_mesh(w, spec->mesh))) return e;
+  w->arcs = -1;
+  const int64_t *gx, *ga;
+  const double *gw;
+  if (w->edge_steps && spec->mesh && !lbs_mesh_graph(spec->mesh, &gx, &ga, &gw))
+    w->arcs = gx[w->E]; /* what each step's array must hold */
   sqlite3_stmt *st;
   if ((e = lbs_db_prepare(w->d, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5)", "metrics", &st)))
     return e;
@@ -417,6 +427,35 @@ lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int6
   return e;
 }
 
+lbs_err lbs_trace_write_edge_weights(lbs_trace_writer *w, int64_t step, const double *cw) {
+  if (!w->edge_steps)
+    return lbs_fail(LBS_INVAL,
+                    "edge weights at step %lld: the trace was not created with meta edge_weight "
+                    "= " LBS_EDGE_STEPS,
+                    (long long)step);
+  if (w->arcs < 0)
+    return lbs_fail(LBS_INVAL, "edge weights at step %lld: the trace has no mesh graph",
+                    (long long)step);
+  if (step < 0) return lbs_fail(LBS_INVAL, "edge weights at step %lld", (long long)step);
+  for (int64_t k = 0; k < w->arcs; k++)
+    if (!isfinite(cw[k]) || cw[k] < 0)
+      return lbs_fail(LBS_INVAL,
+                      "edge weights at step %lld: arc %lld weighs %g (finite and >= 0 only)",
+                      (long long)step, (long long)k, cw[k]);
+  char name[48];
+  snprintf(name, sizeof name, "edgew@%lld", (long long)step);
+  lbs_err e = lbs_db_begin(w->d, "edge weights");
+  if (e) return e;
+  /* a second array for the same step replaces the first */
+  lbs_db_val key[] = {LBS_DB_TEXT(name)};
+  e = lbs_db_insert(w->d, "DELETE FROM arrays WHERE name=?1", "edge weights", key,
+                    LBS_DB_COUNT(key));
+  if (!e) e = put_array(w, name, "f64", cw, w->arcs);
+  if (!e) e = lbs_db_commit(w->d, "edge weights");
+  if (e) lbs_db_rollback(w->d);
+  return e;
+}
+
 lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
   if (!wp || !*wp) return LBS_OK;
   lbs_trace_writer *w = *wp;
@@ -446,6 +485,7 @@ struct lbs_trace {
   sqlite3_stmt *get_chunk;
   lbs_codec_ctx *ctx;
   int64_t nowners, *owners_step; /* the recorded assignments' first steps, ascending */
+  int64_t nedgew, *edgew_step;   /* the steps of stored edge weights (edgew@STEP), ascending */
   int nev, ev_ranks;             /* per-rank events of each step (meta events) */
   char ev_names[LBS_TRACE_MAX_EVENTS][32];
 };
@@ -466,6 +506,7 @@ void lbs_trace_close(lbs_trace **tp) {
   lbs_mesh_destroy(&t->mesh);
   lbs_codec_ctx_destroy(&t->ctx);
   free(t->owners_step);
+  free(t->edgew_step);
   free(t);
   *tp = NULL;
 }
@@ -716,31 +757,40 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The recorded assignments' steps (arrays named owners@STEP), ascending. */
-static lbs_err load_owners(lbs_trace *t) {
+/* The steps of the arrays named PREFIX@STEP (owners, edgew), ascending, into *steps (*n). */
+static lbs_err load_steps_of(lbs_trace *t, const char *prefix, const char *what, int64_t **steps,
+                             int64_t *n) {
+  char like[32];
+  snprintf(like, sizeof like, "%s@%%", prefix);
+  size_t pl = strlen(prefix) + 1;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(t->db, "SELECT name FROM arrays WHERE name LIKE 'owners@%'", -1, &st,
-                         NULL))
-    return lbs_db_err(t->db, t->path, "owners");
+  if (sqlite3_prepare_v2(t->db, "SELECT name FROM arrays WHERE name LIKE ?1", -1, &st, NULL))
+    return lbs_db_err(t->db, t->path, what);
+  sqlite3_bind_text(st, 1, like, -1, SQLITE_STATIC);
   lbs_err e = LBS_OK;
   int rc;
   while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *name = (const char *)sqlite3_column_text(st, 0);
     int64_t step;
-    if (!name || lbs_parse_i64(name + 7, 0, INT64_MAX, &step)) {
-      e = lbs_fail(LBS_CORRUPT, "%s: recorded owners '%s': not a step", t->path, name ? name : "");
+    if (!name || lbs_parse_i64(name + pl, 0, INT64_MAX, &step)) {
+      e = lbs_fail(LBS_CORRUPT, "%s: %s '%s': not a step", t->path, what, name ? name : "");
       break;
     }
-    int64_t *s = realloc(t->owners_step, (size_t)(t->nowners + 1) * sizeof *s);
+    int64_t *s = realloc(*steps, (size_t)(*n + 1) * sizeof *s);
     if (!s)
-      e = lbs_fail(LBS_NOMEM, "recorded owners");
+      e = lbs_fail(LBS_NOMEM, "%s", what);
     else
-      t->owners_step = s, s[t->nowners++] = step;
+      *steps = s, s[(*n)++] = step;
   }
-  if (!e && rc != SQLITE_DONE) e = lbs_db_err(t->db, t->path, "owners");
+  if (!e && rc != SQLITE_DONE) e = lbs_db_err(t->db, t->path, what);
   sqlite3_finalize(st);
-  if (!e && t->nowners) qsort(t->owners_step, (size_t)t->nowners, sizeof *t->owners_step, cmp_i64);
+  if (!e && *n) qsort(*steps, (size_t)*n, sizeof **steps, cmp_i64);
   return e;
+}
+
+/* The recorded assignments' steps (arrays named owners@STEP), ascending. */
+static lbs_err load_owners(lbs_trace *t) {
+  return load_steps_of(t, "owners", "recorded owners", &t->owners_step, &t->nowners);
 }
 
 /* The per-rank events the meta keys events and events.ranks declare. */
@@ -825,12 +875,47 @@ lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner) {
   return LBS_OK;
 }
 
+lbs_err lbs_trace_edge_weights_slice(lbs_trace *t, int64_t s, int64_t arc0, int64_t n, double *cw,
+                                     int64_t *from) {
+  *from = -1;
+  if (!lbs_trace_edge_weights_stored(t))
+    return lbs_fail(LBS_INVAL, "%s: the trace stores no edge weights per step", t->path);
+  const int64_t *xadj, *adj;
+  const double *adjw;
+  if (!t->mesh || lbs_mesh_graph(t->mesh, &xadj, &adj, &adjw))
+    return lbs_fail(LBS_INVAL, "%s: the trace has no mesh graph", t->path);
+  int64_t ne = xadj[t->E];
+  if (s < 0 || s >= t->S || arc0 < 0 || n < 0 || arc0 > ne - n)
+    return lbs_fail(LBS_RANGE, "%s: arcs [%lld, %lld) at step %lld (%lld arcs, %lld steps)",
+                    t->path, (long long)arc0, (long long)(arc0 + n), (long long)s, (long long)ne,
+                    (long long)t->S);
+  for (int64_t i = 0; i < t->nedgew && t->edgew_step[i] <= s; i++) *from = t->edgew_step[i];
+  if (*from < 0) { /* before the first array: the mesh's own */
+    if (n) memcpy(cw, adjw + arc0, (size_t)n * sizeof *cw);
+    return LBS_OK;
+  }
+  char name[48];
+  snprintf(name, sizeof name, "edgew@%lld", (long long)*from);
+  void *v;
+  lbs_err e = get_array(t, name, ne, &v);
+  if (e) return e;
+  const double *w = v;
+  for (int64_t k = 0; k < n; k++)
+    if (!isfinite(w[arc0 + k]) || w[arc0 + k] < 0)
+      e = lbs_fail(LBS_CORRUPT, "%s: edge weights of step %lld: arc %lld weighs %g", t->path,
+                   (long long)*from, (long long)(arc0 + k), w[arc0 + k]);
+  if (!e && n) memcpy(cw, w + arc0, (size_t)n * sizeof *cw);
+  free(v);
+  return e;
+}
+
 /* Reads what a trace holds beyond its chunks (lbs_db_open checked that it is one, and its
  * version). */
 static lbs_err load(lbs_trace *t) {
   lbs_err e;
   if ((e = load_meta(t)) || (e = load_metrics(t)) || (e = load_steps(t)) || (e = load_owners(t)) ||
-      (e = load_events(t)))
+      (e = load_events(t)) ||
+      (e = load_steps_of(t, "edgew", "edge weights", &t->edgew_step, &t->nedgew)))
     return e;
   if (sqlite3_prepare_v2(t->db,
                          "SELECT step, metric, chunk, first_elem, count, codec, crc32, data"

@@ -24,8 +24,10 @@
  *
  * Profiling (--trace): per cell, time_ns (the force computation of the cell's bodies), pwgt
  * (seed 003's PWgt_v = |Cv| (|Cv| - 1 + Close_v + Far_v)), rwgt (|Cv|) and interactions (the
- * body-body and body-node evaluations done), every step. A profiled run repartitions as an
- * unprofiled one does: after each change of ownership every rank gives its cells to
+ * body-body and body-node evaluations done), every step; the cell graph with each arc's close
+ * flag as its weight and the edge rule flag*rwgt[target], so that the replay's communication
+ * follows the cells' populations as it does for a generated trace. A profiled run repartitions as
+ * an unprofiled one does: after each change of ownership every rank gives its cells to
  * lbsprof_remap, and the trace records each cell's rank from every repartition step on. */
 #include <lbsprof.h>
 #include <math.h>
@@ -388,11 +390,14 @@ int main(int argc, char **argv) {
     int64_t *lx = malloc((size_t)(nmine + 1) * sizeof *lx), ne = 0;
     for (int64_t i = 0; i < nmine; i++) ne += w.xadj[mine[i] + 1] - w.xadj[mine[i]];
     int64_t *ladj = malloc((size_t)(ne + 1) * sizeof *ladj);
-    double *lco = malloc((size_t)(3 * nmine + 1) * sizeof *lco);
+    double *lco = malloc((size_t)(3 * nmine + 1) * sizeof *lco),
+           *lflag = malloc((size_t)(ne + 1) * sizeof *lflag);
+    /* an arc weighs flag x the bodies of its target at each step (the edge rule), so an edge's
+     * bytes are a body's, as the generator's; a cell's relocation is its mean bodies' */
     char bpe[32], bpg[32];
     snprintf(bpe, sizeof bpe, "%.0f", BYTES_PER_BODY_MOVED * bpc),
-        snprintf(bpg, sizeof bpg, "%.0f", BYTES_PER_BODY_SENT * bpc);
-    int rc = app_agree(&a, !lx || !ladj || !lco);
+        snprintf(bpg, sizeof bpg, "%d", BYTES_PER_BODY_SENT);
+    int rc = app_agree(&a, !lx || !ladj || !lco || !lflag);
     if (rc)
       app_error(&a, "--trace: out of memory");
     else {
@@ -400,6 +405,7 @@ int main(int argc, char **argv) {
       for (int64_t i = 0; i < nmine; i++) {
         int64_t c = mine[i], d = w.xadj[c + 1] - w.xadj[c];
         memcpy(ladj + lx[i], w.adj + w.xadj[c], (size_t)d * sizeof *ladj);
+        memcpy(lflag + lx[i], w.flag + w.xadj[c], (size_t)d * sizeof *lflag);
         lx[i + 1] = lx[i] + d;
         memcpy(lco + 3 * i, w.co + 3 * c, 3 * sizeof *lco);
       }
@@ -416,10 +422,12 @@ int main(int argc, char **argv) {
       if (!rc) rc = lbsprof_meta(prof, "partitioner", pname);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_edge", bpg);
-      if (!rc) rc = lbsprof_mesh_elements(prof, nmine, mine, 3, lco, lx, ladj);
+      /* the communication of the generator's traces: CWgt(v, w) = close flag x |Cw| each step */
+      if (!rc) rc = lbsprof_meta(prof, "edge_weight", LBSPROF_EDGE_RULE);
+      if (!rc) rc = lbsprof_mesh_weighted(prof, nmine, mine, 3, lco, lx, ladj, lflag);
       if (rc) app_error(&a, "--trace %s: %s", a.trace, lbsprof_errmsg());
     }
-    free(lx), free(ladj), free(lco);
+    free(lx), free(ladj), free(lco), free(lflag);
     err = rc != 0; /* the profiler's calls agree over the ranks */
   }
 

@@ -9,6 +9,10 @@
 #   time_ns (r >= 0.9); profiled with --schedule 4,8: the owners recorded from steps 0, 4, 8 and
 #   the weights still the generator's on each cell, and each rank's partition_s and
 #   migration_s (events_check.py)
+# - the profiled trace's communication is the generator's: the same arcs with the close flags as
+#   weights (0 and 1, not unit weights), the rule edge_weight = flag*rwgt[target] (trace info),
+#   and a replay of the run's own fixed assignment charges different communication at different
+#   steps (the populations of the cells move; static weights would charge every step alike)
 # - bad parameters: `nbody: what: why` and a non-zero exit on every rank, no hang
 set -u
 LBSIM=${1:?usage: app_nbody.sh lbsim nbody source-dir}
@@ -54,14 +58,22 @@ done
 PSIZE=(--bodies 8192 --leaf 16 --steps 12)
 expect 0 "the generated trace" -- "$LBSIM" trace gen --kind nbody "${PSIZE[@]}" -o "$T/gen.lbt"
 expect 0 "its export" -- "$LBSIM" trace export "$T/gen.lbt" --csv "$T/gencsv"
+expect 0 "its mesh" -- "$LBSIM" trace export "$T/gen.lbt" --steps-dir "$T/gensd" --step 0
+# the generator's flags: both 0 and 1 (a graph file's lines are "neighbour weight" pairs)
+python3 -c "import sys; w={l.split()[k] for l in open(sys.argv[1]).readlines()[2:] for k in range(1, len(l.split()), 2)}; sys.exit(w != {'0', '1'})" \
+  "$T/gensd/mesh.graph" && ok || bad "the generator's arcs do not weigh 0 and 1"
 for n in 1 2; do
   expect 0 "profile on $n ranks" -- "${PMPI[@]}" -n $n "$APP" "${PSIZE[@]}" --trace "$T/p$n.lbt" --json "$T/p$n.json"
   "${CHECK[@]}" contract "$T/p$n.json" nbody $n 12 && ok || bad "JSON summary of the profiled run on $n ranks"
   expect 0 "trace check on $n ranks" -- "$LBSIM" trace check "$T/p$n.lbt"
   expect 0 "trace info on $n ranks" -- "$LBSIM" trace info "$T/p$n.lbt"
   has "$T/out" "name=nbody" "app.name in the $n-rank trace"
+  has "$T/out" "edges     flag*rwgt[target]" "the edge rule in the $n-rank trace"
   has "$T/out" "args=--bodies 8192 --steps 12 --seed 1 --leaf 16 --theta 0.7 --dt 0.0078125 --partitioner zoltan:rcb" \
     "app.args in the $n-rank trace"
+  expect 0 "mesh of the $n-rank trace" -- "$LBSIM" trace export "$T/p$n.lbt" --steps-dir "$T/sd$n" --step 0
+  cmp -s "$T/sd$n/mesh.graph" "$T/gensd/mesh.graph" && ok ||
+    bad "the $n-rank profile's arcs and close flags differ from the generator's"
   expect 0 "replay of the $n-rank trace" -- "$LBSIM" replay "$T/p$n.lbt" --grid "$G" --policy fixed:5
   expect 0 "replay of the $n-rank trace with metis" -- "$LBSIM" replay "$T/p$n.lbt" --grid "$G" --policy fixed:5 \
     --partitioner metis:kway
@@ -71,6 +83,16 @@ for n in 1 2; do
   cmp -s "$T/csv$n/elements.csv" "$T/gencsv/elements.csv" && ok || bad "the $n-rank profile's cells differ from the generator's"
   "${CHECK[@]}" corr "$T/csv$n/steps.csv" "$T/p$n.json" pwgt 0.85 && ok || bad "correlation on $n ranks"
 done
+# the 2-rank run's own assignment, fixed over the steps, replayed one step at a time on two
+# processors: its communication follows the cells' populations at each step
+for s in 0 6 11; do
+  expect 0 "replay of step $s" -- "$LBSIM" replay "$T/p2.lbt" --grid "$T/two.ini" --policy recorded \
+    --steps $s:$((s + 1)) --json
+  field "$T/out" "d['comm_time_s']" >"$T/comm$s"
+done
+[ "$(cat "$T/comm0" "$T/comm6" "$T/comm11" | sort -u | wc -l)" = 3 ] && ok ||
+  bad "the same communication at steps 0, 6 and 11: $(cat "$T/comm0" "$T/comm6" "$T/comm11" | tr '\n' ' ')"
+
 # profiled while repartitioning (lbsprof_remap after each change of owners): the owners from
 # steps 0, 4 and 8, and each cell's weights still the generator's, on its own id
 for n in 1 2; do

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Fortran module end to end on 1 and 2 ranks: the trace holds the values the program set and
 # times that follow its work pattern, on their cells across the remap after step 4 (lbsprof_remap),
-# whose owners it records, its event remap_s (lbsprof_event_add) and its phase time_ns.work.
+# whose owners it records, its event remap_s (lbsprof_event_add) and its phase time_ns.work; the arc
+# weights and the edge rule of fprof_edges (lbsprof_mesh_weighted, lbsprof_meta).
 set -u
-LBSIM=${1:?usage: profiler_fortran.sh lbsim fprof}
-FPROF=${2:?usage: profiler_fortran.sh lbsim fprof}
+LBSIM=${1:?usage: profiler_fortran.sh lbsim fprof fprof_edges}
+FPROF=${2:?usage: profiler_fortran.sh lbsim fprof fprof_edges}
+FEDGES=${3:?usage: profiler_fortran.sh lbsim fprof fprof_edges}
 T=$(mktemp -d /tmp/lbs_fprof_XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +74,23 @@ for k in range(ranks):
     worst = min(worst, cov / (sum((a - mu) ** 2 for a in us) * sum((b - mt) ** 2 for b in ts)) ** 0.5)
 print("correlation", worst)
 assert worst >= 0.9, worst
+PY
+done
+# lbsprof_mesh_weighted and lbsprof_meta: the ring's arc weights (i -> i+1: 1 + i, i -> i-1: 0)
+# in the mesh, and the edge rule, on 1 and 2 ranks
+for n in 1 2; do
+  expect 0 "fortran edges np$n" -- "${MPI[@]}" -n $n "$FEDGES" "$T/e$n.lbt"
+  has "$T/out" "fprof_edges done, finalize 0" "edges np$n finished"
+  expect 0 "edges np$n trace info" -- "$LBSIM" trace info "$T/e$n.lbt"
+  has "$T/out" "edges     flag*rwgt[target]" "np$n: the edge rule"
+  expect 0 "edges np$n mesh" -- "$LBSIM" trace export "$T/e$n.lbt" --steps-dir "$T/sd$n" --step 0
+  python3 - "$T/sd$n/mesh.graph" <<'PY' && ok || bad "np$n: the arc weights $(cat "$T/sd$n/mesh.graph")"
+import sys
+rows = [l.split() for l in open(sys.argv[1]).readlines()[2:]]
+for i, r in enumerate(rows):  # Chaco: 1-based neighbour, weight
+    got = {int(r[k]) - 1: float(r[k + 1]) for k in range(0, len(r), 2)}
+    assert got == {(i + 1) % 8: 1.0 + i, (i + 7) % 8: 0.0}, (i, got)
+assert len(rows) == 8
 PY
 done
 finish

@@ -1,7 +1,8 @@
 /* seed_collector DIR: writes seed inputs for fuzz_collector (records {u8 control, u32 length,
  * payload}, each sent as a frame: see fuzz_collector.c) that hold a whole run as agents send it:
  * hello, mesh, encoded steps, a remap (from step 2: each rank's ids reversed), pings and ends,
- * from two nodes (elements with coordinates and adjacency) and from one node (a box, with two
+ * from two nodes (elements with coordinates, adjacency, arc weights and the edge rule over the
+ * metric rwgt) and from one node (a box, with two
  * events: each rank's partition_s and migration_s after each step's values, and time_ns's one
  * phase, the metric time_ns.A). */
 #include <stdio.h>
@@ -55,6 +56,11 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
       }
       for (int64_t i = lo; i < hi; i++) {
         int64_t a = mine[i] - 1, b = mine[i] + 1;
+        if (mine[i] > 0) lbs_buf_append(&part, &a, 8);
+        if (mine[i] < E - 1) lbs_buf_append(&part, &b, 8);
+      }
+      for (int64_t i = lo; i < hi && m.adj_weights; i++) { /* down 0 (not close), up 1 + id */
+        double a = 0, b = 1.0 + (double)mine[i];
         if (mine[i] > 0) lbs_buf_append(&part, &a, 8);
         if (mine[i] < E - 1) lbs_buf_append(&part, &b, 8);
       }
@@ -131,12 +137,15 @@ int main(int argc, char **argv) {
   m.dim = 2, m.has_adj = 1;
   m.sample_every = 1, m.nodes = 2, m.ranks = 3, m.bound_kind = LBS_BOUND_REL, m.adj_entries = 58;
   snprintf(m.name[0], 32, "time_ns"), snprintf(m.unit[0], 16, "ns"),
-      snprintf(m.name[1], 32, "weight");
+      snprintf(m.name[1], 32, LBS_EDGE_RULE_METRIC);
+  m.adj_weights = 1;
+  snprintf(m.app, sizeof m.app, "edge_weight=" LBS_EDGE_RULE "\n");
   lbs_buf two = {0};
   node_frames(&two, 0, 0, 2, 2, m, 3, 0);
   node_frames(&two, 1, 1, 2, 1, m, 3, 0);
   save(argv[1], "two_nodes", &two);
   prof_meta b = m;
+  b.adj_weights = 0, b.app[0] = '\0';
   b.elements = 24, b.nmetrics = 2, b.mesh_kind = 1, b.dim = 0, b.has_adj = 0, b.nodes = 1,
   b.ranks = 2, b.adj_entries = 0;
   b.dims[0] = 4, b.dims[1] = 3, b.dims[2] = 2;

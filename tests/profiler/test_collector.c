@@ -1,8 +1,10 @@
 /* test_collector.c - the collector's state machine (profiler/collector.c) without its sockets:
  * the challenge and its answer, frame lengths refused before their payload is kept, a whole
  * run from two nodes, and records that would break it (steps out of order, an element twice);
- * remaps: values and owners follow them, bad ones are refused. */
+ * remaps: values and owners follow them, bad ones are refused; arc weights and the edge rule reach
+ * the trace, bad ones are refused. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -528,4 +530,140 @@ Test(collector, a_run_whose_events_exceed_the_step_cap_is_refused) {
   cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), 0, "%s", lbs_errmsg());
   lbs__coll_free(c);
   lbs_buf_free(&f);
+}
+
+/* Arc weights (lbsprof_mesh_weighted) and the edge rule (lbsprof_meta "edge_weight"): one node
+ * of one rank, a ring of 4 elements whose arcs u -> u+1 are close (1) and u -> u-1 are not (0),
+ * time_ns and rwgt recorded. */
+static prof_meta ring_meta(void) {
+  prof_meta m = run_meta();
+  m.elements = 4, m.nmetrics = 2, m.mesh_kind = 2, m.has_adj = 1, m.adj_entries = 8;
+  m.nodes = 1, m.ranks = 1, m.dims[0] = m.dims[1] = m.dims[2] = 0, m.adj_weights = 1;
+  snprintf(m.name[1], 32, LBS_EDGE_RULE_METRIC);
+  snprintf(m.app, sizeof m.app, "edge_weight=" LBS_EDGE_RULE "\n");
+  return m;
+}
+
+static const int64_t RING_ADJ[8] = {1, 3, 2, 0, 3, 1, 0, 2};
+
+static void ring_mesh(lbs_buf *out, const double w[8]) {
+  int64_t h[4] = {4, 0, 1, 0}, g[4] = {0, 1, 2, 3}, deg[4] = {2, 2, 2, 2};
+  lbs_buf part = {0};
+  uint64_t len = sizeof h + sizeof g + sizeof deg + sizeof RING_ADJ + 8 * sizeof *w;
+  lbs_buf_append(&part, &len, 8), lbs_buf_append(&part, h, sizeof h);
+  lbs_buf_append(&part, g, sizeof g), lbs_buf_append(&part, deg, sizeof deg);
+  lbs_buf_append(&part, RING_ADJ, sizeof RING_ADJ), lbs_buf_append(&part, w, 8 * sizeof *w);
+  int32_t head[2] = {0, 1};
+  cr_assert_eq(lbs__frame_build(out, FR_MESH, head, 8, part.data, part.len), LBS_OK);
+  lbs_buf_free(&part);
+}
+
+/* step s: time_ns 1000 + i, rwgt (s + 1) x (i + 1) */
+static void ring_step(lbs_buf *out, lbs_codec_ctx *cc, int64_t s) {
+  struct {
+    int32_t node, M;
+    int64_t step, app, n;
+  } h = {0, 2, s, s, 4};
+  lbs_buf pay = {0};
+  lbs_buf_append(&pay, &h, sizeof h);
+  for (int m = 0; m < 2; m++) {
+    double v[4];
+    for (int i = 0; i < 4; i++) v[i] = m ? (double)((s + 1) * (i + 1)) : 1000.0 + i;
+    lbs_buf blob = {0};
+    lbs_codec used;
+    cr_assert_eq(lbs_codec_encode(cc, LBS_CODEC_LOSSLESS, v, 4, (lbs_bound){LBS_BOUND_LOSSLESS, 0},
+                                  &blob, &used),
+                 LBS_OK);
+    struct {
+      int32_t codec, pad;
+      uint64_t len;
+    } c = {(int32_t)used, 0, blob.len};
+    lbs_buf_append(&pay, &c, sizeof c), lbs_buf_append(&pay, blob.data, blob.len);
+    lbs_buf_free(&blob);
+  }
+  cr_assert_eq(lbs__frame_build(out, FR_STEP, pay.data, pay.len, NULL, 0), LBS_OK);
+  lbs_buf_free(&pay);
+}
+
+Test(collector, arc_weights_and_the_edge_rule_reach_the_trace) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = ring_meta();
+  static const double flag[8] = {1, 0, 1, 0, 1, 0, 1, 0}; /* u -> u+1 close, not the reverse */
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m), ring_mesh(&f, flag);
+  for (int s = 0; s < 2; s++) ring_step(&f, cc, s);
+  prof_end e = {0, 2, 0, 0};
+  frame(&f, FR_END, 0, &e, sizeof e);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), 1, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_finish(c), 0);
+  lbs__coll_free(c);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_str_eq(lbs_trace_meta(t, "edge_weight"), LBS_EDGE_RULE);
+  cr_assert_str_eq(lbs_trace_meta(t, "app.edge_weight"), LBS_EDGE_RULE);
+  cr_assert(lbs_trace_edge_weights_vary(t));
+  const int64_t *xadj, *adj;
+  const double *w;
+  cr_assert_eq(lbs_mesh_graph(lbs_trace_mesh(t), &xadj, &adj, &w), LBS_OK);
+  cr_assert(lbs_mesh_directed(lbs_trace_mesh(t)), "weights per direction: a directed mesh");
+  for (int k = 0; k < 8; k++)
+    cr_assert(adj[k] == RING_ADJ[k] && w[k] == flag[k], "arc %d: %lld %g", k, (long long)adj[k],
+              w[k]);
+  /* the rule at each step: flag x rwgt of the target, rwgt (s + 1) x (v + 1) */
+  for (int s = 0; s < 2; s++) {
+    double cw[8];
+    cr_assert_eq(lbs_trace_edge_weights(t, s, cw), LBS_OK, "%s", lbs_errmsg());
+    for (int k = 0; k < 8; k++)
+      cr_assert_eq(cw[k], flag[k] * (double)((s + 1) * (RING_ADJ[k] + 1)), "step %d arc %d", s, k);
+  }
+  lbs_trace_close(&t);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&f);
+  remove(path);
+}
+
+Test(collector, bad_arc_weights_and_rules_are_refused) {
+  /* weights: negative, NaN, infinite; the mesh is refused with the arc named */
+  static const double bad[3] = {-1, NAN, INFINITY};
+  for (int k = 0; k < 3; k++) {
+    char path[64];
+    tmp_path(path, sizeof path);
+    lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+    int a = lbs__coll_open(c, -1, "a", 1);
+    prof_meta m = ring_meta();
+    double w[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    w[5] = bad[k];
+    lbs_buf f = {0};
+    frame(&f, FR_HELLO, 0, &m, sizeof m), ring_mesh(&f, w);
+    cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1, "weight %g accepted", bad[k]);
+    cr_assert(strstr(lbs_errmsg(), "rank 0's arc to 1 weighs") &&
+                  strstr(lbs_errmsg(), "weights are finite and >= 0"),
+              "%s", lbs_errmsg());
+    lbs__coll_free(c);
+    lbs_buf_free(&f);
+    remove(path);
+  }
+  /* descriptions: weights without adjacency, a flag out of {0, 1}, a rule lbsim does not know, the
+   * rule without its metric */
+  for (int k = 0; k < 4; k++) {
+    lbs_coll *c = lbs__coll_create("/tmp/lbs_test_collector_unused.lbt", 0, SECRET);
+    int a = lbs__coll_open(c, -1, "a", 1);
+    prof_meta m = ring_meta();
+    if (k == 0) m.has_adj = 0, m.adj_entries = 0;
+    if (k == 1) m.adj_weights = 2;
+    if (k == 2) snprintf(m.app, sizeof m.app, "edge_weight=flag*pwgt[target]\n");
+    if (k == 3) snprintf(m.name[1], 32, "pwgt");
+    lbs_buf f = {0};
+    frame(&f, FR_HELLO, 0, &m, sizeof m);
+    cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1, "case %d accepted", k);
+    cr_assert(strstr(lbs_errmsg(), k < 2 ? "(the arc weights)" : "(the edge rule"), "case %d: %s",
+              k, lbs_errmsg());
+    lbs__coll_free(c);
+    lbs_buf_free(&f);
+  }
 }

@@ -1,7 +1,8 @@
 /* test_edges.c - the edge rule (traces/edges.c): the check of a trace's meta with its messages,
  * the rule on a range of rows with ghosts against the whole graph's weights, stored weights
- * where there is no rule. */
+ * where there is no rule; weights stored per step (stored@step), read at each step. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,8 @@ Test(edges, an_unknown_rule_is_refused, .init = setup, .fini = teardown) {
   cr_assert_eq(lbs_trace_edge_rule_check(t, NULL), LBS_FORMAT);
   cr_assert_str_eq(
       lbs_errmsg(),
-      "meta edge_weight = 'flag*pwgt[source]': the only rule lbsim knows is flag*rwgt[target]");
+      "meta edge_weight = 'flag*pwgt[source]': the rules lbsim knows are flag*rwgt[target] and "
+      "stored@step");
   double cw[10];
   cr_assert_eq(lbs_trace_edge_weights(t, 0, cw), LBS_FORMAT);
   lbs_trace_close(&t);
@@ -128,5 +130,106 @@ Test(edges, the_rule_needs_its_metric, .init = setup, .fini = teardown) {
   cr_assert_eq(r, -1);
   cr_assert_str_eq(lbs_errmsg(),
                    "meta edge_weight = flag*rwgt[target], but the trace has no rwgt metric");
+  lbs_trace_close(&t);
+}
+
+/* Weights stored per step (edge_weight = stored@step): 4 steps on the graph above, arrays at
+ * steps 1 and 3 (arc k weighs 100 s + k); step 0 weighs the mesh's flags, step 2 step 1's. */
+static void write_stored(void) {
+  lbs_mesh *m;
+  cr_assert_eq(lbs_mesh_create_unstructured(5, 0, NULL, xadj, adj, flag, 1, &m), LBS_OK);
+  const lbs_bound exact = {LBS_BOUND_LOSSLESS, 0};
+  const lbs_metric_spec ms[] = {{"work", "ns", LBS_CODEC_LOSSLESS, exact, exact}};
+  const char *meta[] = {"edge_weight", LBS_EDGE_STEPS};
+  lbs_trace_spec spec = {5, 0, 1, ms, m, 1, meta};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  double cw[10];
+  for (int s = 0; s < 4; s++) {
+    double work[5] = {1, 1, 1, 1, 1};
+    const double *vals[] = {work};
+    cr_assert_eq(lbs_trace_write_step(w, s, vals), LBS_OK, "%s", lbs_errmsg());
+    for (int k = 0; k < 10; k++) cw[k] = 100.0 * s + k;
+    if (s % 2) cr_assert_eq(lbs_trace_write_edge_weights(w, s, cw), LBS_OK, "%s", lbs_errmsg());
+  }
+  /* refused: a negative or NaN weight (naming the arc), a negative step */
+  cw[7] = -1;
+  cr_assert_eq(lbs_trace_write_edge_weights(w, 2, cw), LBS_INVAL);
+  cr_assert_str_eq(lbs_errmsg(), "edge weights at step 2: arc 7 weighs -1 (finite and >= 0 only)");
+  cw[7] = NAN;
+  cr_assert_eq(lbs_trace_write_edge_weights(w, 2, cw), LBS_INVAL);
+  cw[7] = 7;
+  cr_assert_eq(lbs_trace_write_edge_weights(w, -1, cw), LBS_INVAL);
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  lbs_mesh_destroy(&m);
+}
+
+Test(edges, weights_stored_per_step_are_read_at_each_step, .init = setup, .fini = teardown) {
+  write_stored();
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(lbs_trace_edge_weights_vary(t) && lbs_trace_edge_weights_stored(t));
+  int r;
+  cr_assert_eq(lbs_trace_edge_rule_check(t, &r), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(r, -1, "no metric to read");
+  static const int64_t in_force[4] = {-1, 1, 1, 3};
+  for (int s = 0; s < 4; s++) {
+    double cw[10];
+    cr_assert_eq(lbs_trace_edge_weights(t, s, cw), LBS_OK, "%s", lbs_errmsg());
+    for (int k = 0; k < 10; k++) {
+      double want = in_force[s] < 0 ? flag[k] : 100.0 * (double)in_force[s] + k;
+      cr_assert_eq(cw[k], want, "step %d arc %d: %g", s, k, cw[k]);
+    }
+    /* a rank's rows: arcs [4, 7) */
+    double part[3];
+    int64_t from;
+    cr_assert_eq(lbs_trace_edge_weights_slice(t, s, 4, 3, part, &from), LBS_OK);
+    cr_assert_eq(from, in_force[s]);
+    for (int k = 0; k < 3; k++) cr_assert_eq(part[k], cw[4 + k]);
+  }
+  double x[10];
+  int64_t from;
+  cr_assert_eq(lbs_trace_edge_weights_slice(t, 4, 0, 10, x, &from), LBS_RANGE, "past the steps");
+  cr_assert_eq(lbs_trace_edge_weights_slice(t, 0, 8, 3, x, &from), LBS_RANGE, "past the arcs");
+  /* trace recode keeps them, at the same steps */
+  char out[80];
+  snprintf(out, sizeof out, "%s.recoded", path);
+  unlink(out);
+  cr_assert_eq(lbs_trace_recode(t, path, NULL, 0, NULL, 0, out, NULL, NULL, NULL), LBS_OK, "%s",
+               lbs_errmsg());
+  lbs_trace *o;
+  cr_assert_eq(lbs_trace_open(out, &o), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(lbs_trace_edge_weights_stored(o));
+  for (int s = 0; s < 4; s++) {
+    double a[10], b[10];
+    int64_t fa, fb;
+    cr_assert_eq(lbs_trace_edge_weights_slice(t, s, 0, 10, a, &fa), LBS_OK);
+    cr_assert_eq(lbs_trace_edge_weights_slice(o, s, 0, 10, b, &fb), LBS_OK, "%s", lbs_errmsg());
+    cr_assert(fa == fb && !memcmp(a, b, sizeof a), "step %d: recoded from %lld, not %lld", s,
+              (long long)fb, (long long)fa);
+  }
+  lbs_trace_close(&o);
+  unlink(out);
+  lbs_trace_close(&t);
+}
+
+Test(edges, weights_per_step_need_the_trace_to_say_so, .init = setup, .fini = teardown) {
+  lbs_mesh *m;
+  cr_assert_eq(lbs_mesh_create_unstructured(5, 0, NULL, xadj, adj, flag, 1, &m), LBS_OK);
+  const lbs_bound exact = {LBS_BOUND_LOSSLESS, 0};
+  const lbs_metric_spec ms[] = {{"work", "ns", LBS_CODEC_LOSSLESS, exact, exact}};
+  lbs_trace_spec spec = {5, 0, 1, ms, m, 0, NULL};
+  lbs_trace_writer *w;
+  cr_assert_eq(lbs_trace_create(path, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  double cw[10] = {0};
+  cr_assert_eq(lbs_trace_write_edge_weights(w, 0, cw), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "not created with meta edge_weight = stored@step"), "%s",
+            lbs_errmsg());
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK);
+  lbs_mesh_destroy(&m);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK);
+  int64_t from;
+  cr_assert_eq(lbs_trace_edge_weights_slice(t, 0, 0, 10, cw, &from), LBS_INVAL);
   lbs_trace_close(&t);
 }
