@@ -182,10 +182,12 @@ lbs_err lbs_grid_check_text(const char *name, const char *text);
 const char *lbs_avail_describe(const lbs_grid *g, const lbs_avail *a, char *buf, size_t n);
 /* The grid as `grid info --json` prints it: name, processors, sharing, barrier, each cluster
  * (its first processor's node type, speed and NIC, its network) and each link between clusters,
- * and the availability profiles in words when there are any. NULL when out of memory. */
+ * the availability profiles in words when there are any, and the migration model when there is
+ * one ("migration": fixed_us, per_elem_ns, gbps). NULL when out of memory. */
 struct json_t *lbs_grid_json(const lbs_grid *g);
-/* The grid as `grid info` prints it: name, processors, sharing and barrier, a line per cluster,
- * a line per link between clusters, and the availability profiles in words. */
+/* The grid as `grid info` prints it: name, processors, sharing and barrier, the migration model
+ * when there is one, a line per cluster, a line per link between clusters, and the availability
+ * profiles in words. */
 void lbs_grid_text(FILE *f, const lbs_grid *g);
 
 #endif

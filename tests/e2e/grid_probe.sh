@@ -34,7 +34,7 @@ assert [e for e, _, _ in m["samples"]][::3] == [1024, 4096, 16384], m["samples"]
 assert m["samples"][-1][2] > m["samples"][0][2], m["samples"]
 PY
 expect 0 "the probed grid loads" -- "$LBSIM" grid info "$T/m.ini" --json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["procs"] == 2, d' "$T/out" && ok || bad "2 processors"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["procs"] == 2 and d["migration"]["gbps"] >= 0, d' "$T/out" && ok || bad "2 processors and the migration model"
 has "$T/m.ini" "barrier_us = " "barrier cost written"
 has "$T/m.ini" "partition_per_elem_ns = " "partitioning constants written"
 for k in migration_fixed_us migration_per_elem_ns migration_gbps; do has "$T/m.ini" "$k = " "$k written"; done
