@@ -1,6 +1,6 @@
 /* cmd_probe.c - lbsim grid probe: describe the machine it runs on as a grid file, from short
- * real measurements (study/probe.c: ping-pongs, the barrier, the partitioner's cost, a
- * migration-like exchange). */
+ * real measurements (study/probe.c: ping-pongs, the barrier, the partitioner's cost, migrations
+ * with Zoltan_Migrate). */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -19,7 +19,10 @@ static const char *usage_text =
     "  - the cost of one MPI_Barrier over all ranks (the bsp barrier per step);\n"
     "  - the partitioner's cost at 4 sizes, fitted as fixed + per element ([sim]\n"
     "    partition_fixed_us and partition_per_elem_ns);\n"
-    "  - a migration-like MPI_Alltoallv with packing, reported beside the link model.\n"
+    "  - migrations with Zoltan_Migrate and pack/unpack callbacks at 3 element counts x\n"
+    "    3 element sizes, fitted as fixed + per element + bytes at a rate ([grid]\n"
+    "    migration_fixed_us, migration_per_elem_ns, migration_gbps: the replay charges\n"
+    "    them per repartition in place of the migration's transfers over the links).\n"
     "The grid has one cluster per node, one processor per rank, speed 1 and ns_per_work 1:\n"
     "a trace profiled on this machine (time_ns) then replays as this machine. Needs at\n"
     "least 2 ranks, numbered node by node. Takes a few seconds (--quick: fewer repeats).\n\n"
@@ -78,8 +81,9 @@ static void print_probe(const lbs_probe *p) {
            p->inter.bandwidth_gbps);
   printf("  barrier         %.3f us\n  %-15s %.1f us + %.2f ns per element\n", p->barrier_us,
          p->partitioner, p->part_fixed_us, p->part_per_elem_ns);
-  printf("  migration       %.1f us + %.2f Gbit/s (MPI_Alltoallv with packing)\n", p->mig_fixed_us,
-         p->mig_gbps);
+  printf("  migration       %.1f us + %.2f ns per element + bytes at %.2f Gbit/s (Zoltan_Migrate, "
+         "per rank sent + received)\n",
+         p->mig_fixed_us, p->mig_per_elem_ns, p->mig_gbps);
 }
 
 /* Rank 0: the grid file written, the measurements printed. Exit code. */

@@ -98,6 +98,11 @@ json_t *lbs_grid_json(const lbs_grid *g) {
     for (int b = a + 1; !bad && b < C; b++) bad = json_array_append_new(links, link_json(g, a, b));
   if (!bad && lbs_grid_avail_count(g) > 0)
     bad = avail_json(g, o); /* only with profiles: other grids as before */
+  double mf, mp, mg;
+  if (!bad && lbs_grid_migration_model(g, &mf, &mp, &mg)) /* only with one, as profiles */
+    bad = lbs_json_set(o, "migration",
+                       json_pack("{s:o,s:o,s:o}", "fixed_us", lbs_json_sig(mf, 6), "per_elem_ns",
+                                 lbs_json_sig(mp, 6), "gbps", lbs_json_sig(mg, 6)));
   json_decref(cl);
   json_decref(links);
   if (bad) json_decref(o), o = NULL;
@@ -111,6 +116,12 @@ void lbs_grid_text(FILE *f, const lbs_grid *g) {
   fprintf(f, "network   %s sharing on shared links and NICs; bsp barrier %lld ns\n",
           lbs_grid_sharing(g) == LBS_SHARING_FAIR ? "fair (max-min)" : "fifo",
           (long long)lbs_grid_barrier_ns(g));
+  double mf, mp, mg;
+  if (lbs_grid_migration_model(g, &mf, &mp, &mg))
+    fprintf(f,
+            "migration %.6g us + %.6g ns per element sent or received + bytes at %.6g Gbit/s per "
+            "processor, in place of the links\n",
+            mf, mp, mg);
   fprintf(f, "  %-12s %-11s %-10s %8s %12s %14s %-6s %s\n", "cluster", "procs", "nodetype", "speed",
           "latency ns", "bandwidth Gb/s", "shared", "NIC Gb/s");
   for (int k = 0; k < C; k++) {

@@ -26,6 +26,15 @@ static const lbs_opt grid_opts[] = {
      "SimGrid's SMPI) or fifo (whole transfers one after the other); a dedicated link is every transfer's own"},
     {"barrier_us", LBS_OPT_DOUBLE, "0", 0, 1e9,
      "bsp: what the barrier ending every step costs, us (a measured MPI_Barrier; 0: free)"},
+    {"migration_fixed_us", LBS_OPT_DOUBLE, "0", 0, 1e9,
+     "migration model: each processor's fixed cost per repartition that moves elements, us "
+     "(`grid probe` fits the three; all three 0: the links carry the migration)"},
+    {"migration_per_elem_ns", LBS_OPT_DOUBLE, "0", 0, 1e12,
+     "migration model: cost per element a processor sends or receives (packing, unpacking, "
+     "callbacks), ns"},
+    {"migration_gbps", LBS_OPT_DOUBLE, "0", 0, 1e9,
+     "migration model: rate of the bytes a processor sends or receives, Gbit/s (0: no byte "
+     "term)"},
     {NULL, 0, NULL, 0, 0, NULL}};
 
 const lbs_opt lbs__nodetype_common[] = {
@@ -163,7 +172,8 @@ struct lbs_grid {
   double bytes_elem, bytes_edge;
   lbs_sharing sharing;
   int64_t barrier_ns;
-  lbs_avail *avail; /* navail availability profiles, file order */
+  double mig_fixed_us, mig_per_elem_ns, mig_gbps; /* [grid] migration_*: all 0, no model */
+  lbs_avail *avail;                               /* navail availability profiles, file order */
   int navail;
   /* a live grid (lbs_grid_live_create): the grid it follows, whose arrays it borrows but for
    * links, which it owns with pfactor; NULL for a grid loaded from a file */
@@ -276,8 +286,15 @@ static lbs_err read_grid_keys(lbs_grid *g, const lbs_config *cfg, const lbs_sect
       (e = lbs_config_double(cfg, spec, "grid", "", "inter_bandwidth_gbps", &bw)) ||
       (e = lbs_config_bool(cfg, spec, "grid", "", "inter_shared", &shared)) ||
       (e = lbs_config_string(cfg, spec, "grid", "", "sharing", &sharing)) ||
-      (e = lbs_config_double(cfg, spec, "grid", "", "barrier_us", &barrier_us)))
+      (e = lbs_config_double(cfg, spec, "grid", "", "barrier_us", &barrier_us)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "migration_fixed_us", &g->mig_fixed_us)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "migration_per_elem_ns",
+                             &g->mig_per_elem_ns)) ||
+      (e = lbs_config_double(cfg, spec, "grid", "", "migration_gbps", &g->mig_gbps)))
     return e;
+  if (g->mig_gbps > 0 && g->mig_gbps < 1e-9) /* as bandwidths: 1 bit/s at least */
+    return lbs_fail(LBS_PARSE, "%s: migration_gbps = %g: give 0 (no byte term) or at least 1e-9",
+                    lbs_config_where(cfg, "grid", "", "migration_gbps"), g->mig_gbps);
   if (!strcmp(sharing, "fair"))
     g->sharing = LBS_SHARING_FAIR;
   else if (!strcmp(sharing, "fifo"))
@@ -453,6 +470,11 @@ double lbs_grid_bytes_per_elem(const lbs_grid *g) { return g->bytes_elem; }
 double lbs_grid_bytes_per_edge(const lbs_grid *g) { return g->bytes_edge; }
 lbs_sharing lbs_grid_sharing(const lbs_grid *g) { return g->sharing; }
 int64_t lbs_grid_barrier_ns(const lbs_grid *g) { return g->barrier_ns; }
+int lbs_grid_migration_model(const lbs_grid *g, double *fixed_us, double *per_elem_ns,
+                             double *gbps) {
+  *fixed_us = g->mig_fixed_us, *per_elem_ns = g->mig_per_elem_ns, *gbps = g->mig_gbps;
+  return g->mig_fixed_us > 0 || g->mig_per_elem_ns > 0 || g->mig_gbps > 0;
+}
 double lbs_grid_nic_gbps(const lbs_grid *g, int p) {
   return g->nt[g->cnt[g->pcluster[p]]].nic_gbps;
 }

@@ -108,6 +108,13 @@ typedef enum { LBS_SHARING_FAIR = 0, LBS_SHARING_FIFO = 1 } lbs_sharing;
 lbs_sharing lbs_grid_sharing(const lbs_grid *g);
 /* bsp: the cost of the barrier that ends every step ([grid] barrier_us), ns. */
 int64_t lbs_grid_barrier_ns(const lbs_grid *g);
+/* The migration model ([grid] migration_fixed_us, migration_per_elem_ns, migration_gbps, as
+ * `grid probe` fits them): a processor's migration at a repartition costs fixed_us + per_elem_ns
+ * per element it sends or receives + those elements' bytes at gbps (0: no byte term), charged by
+ * the replay in place of the migration's transfers over the links (sim/engine.c). 1 when the grid
+ * gives one (any of the three > 0), 0 when the links carry the migration. */
+int lbs_grid_migration_model(const lbs_grid *g, double *fixed_us, double *per_elem_ns,
+                             double *gbps);
 /* Processor p's NIC bandwidth each way, Gbit/s ([nodetype] nic_gbps); 0: unlimited. */
 double lbs_grid_nic_gbps(const lbs_grid *g, int p);
 /* Uncontended transfer time of bytes from processor p to q (0 when p == q): latency + bytes
@@ -175,10 +182,12 @@ lbs_err lbs_grid_check_text(const char *name, const char *text);
 const char *lbs_avail_describe(const lbs_grid *g, const lbs_avail *a, char *buf, size_t n);
 /* The grid as `grid info --json` prints it: name, processors, sharing, barrier, each cluster
  * (its first processor's node type, speed and NIC, its network) and each link between clusters,
- * and the availability profiles in words when there are any. NULL when out of memory. */
+ * the availability profiles in words when there are any, and the migration model when there is
+ * one ("migration": fixed_us, per_elem_ns, gbps). NULL when out of memory. */
 struct json_t *lbs_grid_json(const lbs_grid *g);
-/* The grid as `grid info` prints it: name, processors, sharing and barrier, a line per cluster,
- * a line per link between clusters, and the availability profiles in words. */
+/* The grid as `grid info` prints it: name, processors, sharing and barrier, the migration model
+ * when there is one, a line per cluster, a line per link between clusters, and the availability
+ * profiles in words. */
 void lbs_grid_text(FILE *f, const lbs_grid *g);
 
 #endif

@@ -343,6 +343,29 @@ int64_t lbs__model_partition_ns(const lbs__engine *x) {
   return llround(fixed_us * 1e3 + per_ns * (double)x->E);
 }
 
+lbs_err lbs__model_migration_ns(lbs__engine *x, const int *from, const int *to, int64_t *ns) {
+  double fixed_us, per_ns, gbps;
+  *ns = -1;
+  if (!lbs_grid_migration_model(x->g, &fixed_us, &per_ns, &gbps)) return LBS_OK;
+  /* elements each processor sends or receives: both ends pack or unpack them (as the probe
+   * counts them); integer sums, so the charge does not depend on the ranks */
+  int64_t *m = calloc((size_t)x->P + 1, sizeof *m);
+  lbs_err e = lbs__agree(x, m ? LBS_OK : lbs_fail(LBS_NOMEM, "migration model"));
+  if (e) return e;
+  for (int64_t i = 0; i < x->n; i++)
+    if (from[i] >= 0 && to[i] != from[i]) m[from[i]]++, m[to[i]]++, m[x->P]++;
+  MPI_Allreduce(MPI_IN_PLACE, m, x->P + 1, MPI_INT64_T, MPI_SUM, x->comm);
+  double worst = 0;
+  for (int p = 0; p < x->P && m[x->P]; p++) { /* nothing moves: no migration to call */
+    double t = fixed_us * 1e3 + per_ns * (double)m[p] +
+               (gbps > 0 ? (double)m[p] * x->bytes_elem * 8 / gbps : 0);
+    worst = t > worst ? t : worst;
+  }
+  free(m);
+  *ns = llround(worst);
+  return LBS_OK;
+}
+
 /* The trace's edge rule (traces/edges.c) on this rank's rows, fed its rows' values read here and
  * its ghosts' exchanged over the ranks; or, for weights stored per step, the rows' slice of the
  * array in force at step s. */
@@ -438,8 +461,9 @@ static double partition_imbalance(lbs__engine *x, const double *w) {
   return wimb;
 }
 
-/* Collective: the migration from x->cur to x->newp as transfers; *moved elements. */
-static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved) {
+/* Collective: the migration from x->cur to x->newp as transfers, and as the grid's migration
+ * model charges it (*model_ns, -1 without one); *moved elements. */
+static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved, int64_t *model_ns) {
   int64_t *kv = malloc((size_t)(2 * x->n + 2) * sizeof *kv), nkv = 0;
   lbs_err e = lbs__agree(x, kv ? LBS_OK : lbs_fail(LBS_NOMEM, "migration"));
   if (e) return e;
@@ -454,16 +478,18 @@ static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved) 
   MPI_Allreduce(MPI_IN_PLACE, moved, 1, MPI_INT64_T, MPI_SUM, x->comm);
   e = lbs__merge_pairs(x, kv, nkv, x->bytes_elem, mig, nmig);
   free(kv);
+  if (!e) e = lbs__model_migration_ns(x, x->cur, x->newp, model_ns);
   return e;
 }
 
 /* Collective: what the repartition before window step `step` is charged (partition wall time
  * `wall` measured): the partitioning time into *part_ns, and -1 into *mig_ns for the migration's
- * transfers over the links, or the application's recorded migration time in their place;
+ * transfers over the links, or in their place the application's recorded migration time, else
+ * the grid's migration model's (model_ns, -1 without one);
  * *from: what the application recorded (lbs_repart_rec.recorded). Recorded partitions: the
  * application's recorded costs where the trace has them (recorded.c), else partitioning 0. */
-static lbs_err charges(lbs__engine *x, int64_t step, double wall, int64_t *part_ns, int64_t *mig_ns,
-                       int *from) {
+static lbs_err charges(lbs__engine *x, int64_t step, double wall, int64_t model_ns,
+                       int64_t *part_ns, int64_t *mig_ns, int *from) {
   int64_t rp = -1;
   *mig_ns = -1, *from = 0;
   if (x->recorded && step >= 0) {
@@ -479,6 +505,9 @@ static lbs_err charges(lbs__engine *x, int64_t step, double wall, int64_t *part_
   else
     *part_ns = lbs__model_partition_ns(x);
   *from |= *mig_ns >= 0 ? 2 : 0;
+  /* The model stands in for the links rather than adding to them: `grid probe` fits it to whole
+   * migrations (packing, the wire, unpacking), so the links' transfer time is in it already. */
+  if (*mig_ns < 0) *mig_ns = model_ns;
   return LBS_OK;
 }
 
@@ -503,20 +532,20 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
   lbs__avail_place(x); /* nothing on a failed processor (avail.c) */
   xfer *mig = NULL;
   int nmig = 0;
-  int64_t moved = 0;
-  if ((e = migration(x, &mig, &nmig, &moved))) return e;
+  int64_t moved = 0, model_ns = -1;
+  if ((e = migration(x, &mig, &nmig, &moved, &model_ns))) return e;
   double wimb = partition_imbalance(x, w);
   memcpy(x->cur, x->newp, (size_t)x->n * sizeof *x->cur);
   e = lbs__ghost_exchange(x, x->cur, x->gpart, MPI_INT, sizeof *x->cur);
   int64_t part_ns = 0, mig_ns = -1; /* charged times */
   int from = 0;
-  if (!e) e = charges(x, step, wall, &part_ns, &mig_ns, &from);
+  if (!e) e = charges(x, step, wall, model_ns, &part_ns, &mig_ns, &from);
   int64_t start = T + part_ns, latest = start, *ready = x->fix;
   for (int p = 0; p < x->P; p++) {
     ready[p] = start;
     x->arrive[p] = 0;
   }
-  if (!e && mig_ns >= 0) /* the application's own, in place of the links' */
+  if (!e && mig_ns >= 0) /* the application's own or the model's, in place of the links' */
     latest = start + mig_ns;
   else if (!e)
     e = lbs__run_transfers(x, mig, nmig, ready, &latest);

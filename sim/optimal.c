@@ -127,7 +127,8 @@ static lbs_err opt_migrations(lbs__engine *x, opt_tables *o, lbs_net *net, int64
       lbs_net_reset(net);
       memset(arrive, 0, (size_t)x->P * sizeof *arrive);
       int64_t latest = 0;
-      if (!e) e = lbs__run_transfers(&y, xs, nx, ready, &latest);
+      if (!e) e = lbs__model_migration_ns(x, a, b, &latest); /* as the replay will charge it */
+      if (!e && latest < 0) latest = 0, e = lbs__run_transfers(&y, xs, nx, ready, &latest);
       o->mig[r0 * S + r] = latest;
       free(xs);
       if (r == S - 1) search_progress(x, o);

@@ -180,6 +180,10 @@ lbs_err lbs__run_transfers(lbs__engine *x, xfer *xs, int nx, const int64_t *read
 lbs_err lbs__run_step(lbs__engine *x, int64_t *advance);
 /* Local: the modelled partitioning time: fixed + per element x elements. */
 int64_t lbs__model_partition_ns(const lbs__engine *x);
+/* Collective: the grid's migration model (lbs_grid_migration_model) for the elements that move
+ * from place `from` to place `to` (local, x->n each; from < 0: no place yet, does not move), the
+ * slowest processor's cost in *ns; -1 there when the grid has no model (the links carry it). */
+lbs_err lbs__model_migration_ns(lbs__engine *x, const int *from, const int *to, int64_t *ns);
 /* Collective: x->adjw becomes the communication weights of trace step s (a no-op when they do
  * not vary); 1 in *changed when they were reloaded. */
 lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed);

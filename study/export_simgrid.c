@@ -61,7 +61,7 @@ static lbs_err on_repartition(void *arg, int64_t step, int64_t partition_ns, int
     e = lbs__bprintf(&r->out[p], "%d barrier\n", p);
     if (!e && partition_ns > 0)
       e = lbs__bprintf(&r->out[p], "%d sleep %.9f\n", p, 1e-9 * (double)partition_ns);
-    if (!e && migration_ns > 0) /* the application's recorded migration, no transfers */
+    if (!e && migration_ns > 0) /* the recorded or the modelled migration, no transfers */
       e = lbs__bprintf(&r->out[p], "%d sleep %.9f\n", p, 1e-9 * (double)migration_ns);
   }
   if (!e) e = transfers(r, mig, nmig);

@@ -6,10 +6,12 @@
  *   - the cost of one MPI_Barrier over all ranks;
  *   - the partitioner's cost (lbsim's own call, as the replay makes it) at a few sizes, fitted
  *     as fixed + per element;
- *   - a migration-like exchange (MPI_Alltoallv with packing) at a few sizes, for comparison
- *     with the link model the replay charges.
+ *   - migrations with Zoltan_Migrate and pack/unpack callbacks (as applications migrate) at 3
+ *     element counts x 3 element sizes, fitted as fixed + per element + bytes at a rate (the
+ *     elements and bytes a rank sends or receives), the grid's migration model.
  * The grid has one cluster per node (a nodetype with one core per rank there), links from the
- * ping-pongs, [sim] partitioning constants from the fit, and the barrier cost. The ranks must be
+ * ping-pongs, [sim] partitioning constants from the fit, the barrier cost and the migration
+ * model ([grid] migration_fixed_us, migration_per_elem_ns, migration_gbps). The ranks must be
  * numbered node by node (the usual by-slot mapping), as lbsim numbers processors, so simulated
  * processor p is MPI rank p. */
 #ifndef LBS_PROBE_H
@@ -21,6 +23,7 @@
 #include "lbs_json.h"
 
 #define LBS_PROBE_SIZES 13 /* ping-pong messages: 8 B, then 1 KiB .. 2 MiB by x2 */
+#define LBS_PROBE_MIG 9    /* migrations: 512, 2048, 8192 elements x 64, 512, 4096 bytes */
 
 /* A ping-pong between two ranks. */
 typedef struct lbs_probe_link {
@@ -39,8 +42,10 @@ typedef struct lbs_probe {
   const char *partitioner;          /* borrowed */
   double part_elems[4], part_us[4]; /* the partitioner's samples: elements, median us */
   double part_fixed_us, part_per_elem_ns, part_rms; /* their fit */
-  double mig_bytes[3], mig_us[3]; /* the exchange's samples: bytes per rank, median us */
-  double mig_fixed_us, mig_gbps;  /* their fit */
+  /* the migrations: elements and bytes each rank sends or receives (twice what it exports), the
+   * slowest rank's median us; their fit (the grid's migration model) and its relative RMS */
+  double mig_elems[LBS_PROBE_MIG], mig_bytes[LBS_PROBE_MIG], mig_us[LBS_PROBE_MIG];
+  double mig_fixed_us, mig_per_elem_ns, mig_gbps, mig_rms;
 } lbs_probe;
 
 /* Measures the machine over comm (at least 2 ranks) with the partitioner named (its cost is

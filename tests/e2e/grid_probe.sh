@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # lbsim grid probe on 2 ranks writes a grid of this machine that loads (one processor per rank,
-# measured links, barrier and partitioning constants); on 1 rank it refuses; outputs are safe.
+# measured links, barrier and partitioning constants, the migration model fitted to Zoltan_Migrate);
+# a replay on it charges more migration than on the same grid without the model (the links alone);
+# on 1 rank it refuses; outputs are safe.
 set -u
 LBSIM=${1:?usage: grid_probe.sh lbsim}
 MPI=(mpiexec --allow-run-as-root --oversubscribe)
@@ -24,11 +26,30 @@ times = [t for _, t in l["sizes"]]
 assert all(t > 0 for t in times), times
 assert d["barrier_us"] > 0 and d["partition"]["per_elem_ns"] >= 0 and d["partition"]["fixed_us"] >= 0
 assert len(d["partition"]["samples"]) == 4 and d["partition"]["samples"][3][1] > d["partition"]["samples"][0][1]
+m = d["migration"]
+assert m["fixed_us"] >= 0 and m["per_elem_ns"] >= 0 and m["gbps"] >= 0 and m["fit_rms"] >= 0, m
+assert len(m["samples"]) == 9 and all(t > 0 for _, _, t in m["samples"]), m["samples"]
+assert [e for e, _, _ in m["samples"]][::3] == [1024, 4096, 16384], m["samples"]
+# 8192 elements of 4096 B take longer than 512 of 64 B, whatever the machine's load
+assert m["samples"][-1][2] > m["samples"][0][2], m["samples"]
 PY
 expect 0 "the probed grid loads" -- "$LBSIM" grid info "$T/m.ini" --json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["procs"] == 2, d' "$T/out" && ok || bad "2 processors"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["procs"] == 2 and d["migration"]["gbps"] >= 0, d' "$T/out" && ok || bad "2 processors and the migration model"
 has "$T/m.ini" "barrier_us = " "barrier cost written"
 has "$T/m.ini" "partition_per_elem_ns = " "partitioning constants written"
+for k in migration_fixed_us migration_per_elem_ns migration_gbps; do has "$T/m.ini" "$k = " "$k written"; done
+# the model in place of the links: more migration than the links alone (the probe's links are
+# this machine's shared memory, a few GB/s, where a real migration packs and unpacks each element)
+"$LBSIM" trace gen --kind bump --mesh 16x10x8 --steps 40 -o "$T/b.lbt" 2>/dev/null
+grep -v '^migration_' "$T/m.ini" >"$T/links.ini"
+mig() { "$LBSIM" replay "$T/b.lbt" --grid "$1" --policy fixed:10 --json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["migration_time_s"])'; }
+with=$(mig "$T/m.ini") without=$(mig "$T/links.ini")
+python3 -c 'import sys; w, o = map(float, sys.argv[1:]); assert w > o > 0, (w, o)' "$with" "$without" &&
+  ok || bad "migration with the model $with s, with the links $without s"
+expect 0 "the model on 2 lbsim ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/b.lbt" --grid "$T/m.ini" --policy fixed:10 --json
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["migration_time_s"] == float(sys.argv[2])' "$T/out" "$with" &&
+  ok || bad "the modelled migration differs on 2 ranks: $(head -c 300 "$T/out")"
 expect 1 "an existing output without -f" -- "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/m.ini" --quick
 has "$T/err" "exists" "existing output refused"
 expect 0 "replaced with -f" -- "${MPI[@]}" -n 2 "$LBSIM" grid probe -o "$T/m.ini" --quick -f

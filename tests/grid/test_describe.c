@@ -77,3 +77,29 @@ Test(describe, json_holds_the_clusters_links_and_profiles) {
   json_decref(j);
   lbs_grid_destroy(&g);
 }
+
+Test(describe, the_migration_model_only_when_given) {
+  lbs_grid *g = load("[grid]\nmigration_per_elem_ns = 250\nmigration_gbps = 4\n"
+                     "[cluster A]\nnodes = 2\n");
+  double f, p, r;
+  cr_assert_eq(lbs_grid_migration_model(g, &f, &p, &r), 1);
+  cr_assert(f == 0 && p == 250 && r == 4, "%g %g %g", f, p, r);
+  json_t *j = lbs_grid_json(g), *m = json_object_get(j, "migration");
+  cr_assert_eq(json_number_value(json_object_get(m, "per_elem_ns")), 250);
+  cr_assert_eq(json_number_value(json_object_get(m, "gbps")), 4);
+  json_decref(j);
+  lbs_grid_destroy(&g);
+  g = load("[cluster A]\nnodes = 1\n");
+  cr_assert_eq(lbs_grid_migration_model(g, &f, &p, &r), 0, "none: the links carry migration");
+  j = lbs_grid_json(g);
+  cr_assert_null(json_object_get(j, "migration"), "no model, no key");
+  json_decref(j);
+  lbs_grid_destroy(&g);
+  lbs_config *cfg;
+  cr_assert_eq(lbs_config_parse_string(
+                   "g.ini", "[grid]\nmigration_gbps = 1e-12\n[cluster A]\nnodes = 1\n", &cfg),
+               LBS_OK);
+  cr_assert_neq(lbs_grid_from_config(cfg, &g), LBS_OK, "a rate below 1 bit/s");
+  cr_assert(strstr(lbs_errmsg(), "migration_gbps"), "%s", lbs_errmsg());
+  lbs_config_destroy(&cfg);
+}

@@ -8,7 +8,8 @@
  *    bsp 165 ns (steps end at 47, 108, 165), des 140 ns with sharing = fifo and 144 ns with
  *    fair sharing (step 0: p1's halo starts at 15 alone, shares the link from 25 with p0's
  *    and arrives at 37, not 31: p0 starts step 1 later); bsp with a repartition before step 2
- *    (50 ns partitioning, 1 element migrated: 105 ns) 314 ns.
+ *    (50 ns partitioning, 1 element migrated: 105 ns) 314 ns; with the grid's migration model
+ *    in place of the link (2 us + 30 ns per element + 8 Gbit/s: 2130 ns) 2339 ns.
  * 2. Properties on a bump trace with real Zoltan: every element assigned exactly once; work
  *    conserved; with free links (no halo bytes) and equal speeds a bsp step lasts exactly
  *    its largest load and the total is compute + partitioning + migration.
@@ -244,6 +245,34 @@ int main(int argc, char **argv) {
     CHECK(r->assign[4 + 1] == 1 && r->assign[1] == 0, "saved assignments before and after");
     if (rank == 0) printf("bsp+repartition total %lld\n", (long long)r->total_ns);
   }
+  lbs_replay_result_free(&r);
+  /* the grid's migration model in place of the links: p0 sends element 1, p1 receives it, each
+   * 2 us + 1 x 30 ns + 100 B at 8 Gbit/s (100 ns) = 2130 ns, not the link's 105 */
+  char gm[512];
+  snprintf(gm, sizeof gm,
+           "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\nmigration_fixed_us = 2\n"
+           "migration_per_elem_ns = 30\nmigration_gbps = 8\n%s",
+           strstr(GRID, "[nodetype"));
+  r = run(line4, gm, "mock", "fixed:2", LBS_MODE_BSP, 0);
+  if (r) {
+    CHECK(r->nrep == 1 && r->reparts[0].migration_ns == 2130 && r->migration_ns == 2130 &&
+              r->moved == 1 && r->reparts[0].recorded == 0,
+          "migration model %lld ns, by hand 2130", (long long)r->migration_ns);
+    CHECK(r->total_ns == 314 - 105 + 2130, "bsp with a modelled migration %lld, by hand 2339",
+          (long long)r->total_ns);
+    if (rank == 0) printf("bsp+modelled migration total %lld\n", (long long)r->total_ns);
+  }
+  lbs_replay_result_free(&r);
+  /* per element only (no byte term): 10 ns */
+  snprintf(gm, sizeof gm,
+           "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n"
+           "migration_per_elem_ns = 10\n%s",
+           strstr(GRID, "[nodetype"));
+  r = run(line4, gm, "mock", "fixed:2", LBS_MODE_BSP, 0);
+  if (r)
+    CHECK(r->migration_ns == 10 && r->total_ns == 314 - 105 + 10,
+          "per-element migration %lld ns, total %lld; by hand 10 and 219",
+          (long long)r->migration_ns, (long long)r->total_ns);
   lbs_replay_result_free(&r);
 
   /* 2. properties with real Zoltan */

@@ -26,7 +26,11 @@ int main(void) {
   CHECK(p.part_elems[0] == 4096 && p.part_elems[3] == 262144 && p.part_us[3] > 0,
         "partitioner samples");
   CHECK(p.part_fixed_us >= 0 && p.part_per_elem_ns >= 0, "a fit of no negative cost");
-  CHECK(p.mig_bytes[2] == 4194304 && p.mig_us[2] > 0 && p.mig_gbps >= 0, "exchange samples");
+  CHECK(p.mig_elems[LBS_PROBE_MIG - 1] == 2 * 8192 &&
+            p.mig_bytes[LBS_PROBE_MIG - 1] == 2.0 * 8192 * 4096 &&
+            p.mig_us[LBS_PROBE_MIG - 1] > 0 && p.mig_fixed_us >= 0 && p.mig_per_elem_ns >= 0 &&
+            p.mig_gbps >= 0,
+        "migration samples");
   lbs_buf ini = {0};
   e = lbs_probe_grid(&p, &ini);
   CHECK(e == LBS_OK, "grid: %s", lbs_errmsg());
@@ -39,6 +43,12 @@ int main(void) {
   CHECK(cfg && lbs_config_has(cfg, "sim", NULL, "partition_fixed_us") &&
             lbs_config_has(cfg, "sim", NULL, "partition_per_elem_ns"),
         "[sim] has the fitted constants");
+  double mf, mp, mg;
+  CHECK(cfg && lbs_config_has(cfg, "grid", NULL, "migration_fixed_us") &&
+            lbs_config_has(cfg, "grid", NULL, "migration_per_elem_ns") &&
+            lbs_config_has(cfg, "grid", NULL, "migration_gbps") && g &&
+            lbs_grid_migration_model(g, &mf, &mp, &mg) == 1,
+        "[grid] has the migration model (a real migration costs something)");
   CHECK(strstr((const char *)ini.data, "; written by 'lbsim grid probe' on ") ==
             (const char *)ini.data,
         "comments first");

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/migration.sh - the migration model (issue 30, item 4): the replay's migration time per
+# repartition against the application's own measured Zoltan_Migrate, on this machine.
+#   1. lbsim grid probe on 2 ranks: this machine as a grid, with the migration model it fits to
+#      real Zoltan_Migrate calls ([grid] migration_fixed_us, migration_per_elem_ns,
+#      migration_gbps); the same grid without those keys is the links alone (as before);
+#   2. wave at its default size on 2 ranks, profiled (--trace) with a schedule (SCHEDULE,
+#      default 20,40): the trace records each rank's migration_s per repartition;
+#   3. replays of the trace on each grid: --policy steps:SCHEDULE with the app's partitioner
+#      (the same steps; its partitions, and so the cells moved, differ from the app's), --policy
+#      fixed:20, and --policy recorded (the app's own measured migration, for reference):
+#      migration per repartition and per moved cell against the app's measured one;
+#   4. the model's formula on the app's own moves (cells moved x per cell + fixed per
+#      repartition): the model alone, apart from the replay's partitions.
+# Run on a quiet machine (nothing else busy). Extra arguments go to wave.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=build/bin
+W=${BENCH_DIR:-/tmp/lbs_bench_migration}
+S=${SCHEDULE:-20,40}
+mkdir -p "$W"
+export LBSIM_NO_PROGRESS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+echo "bench/migration: $(date -u +%FT%TZ), $(nproc) cores, wave --schedule $S $*"
+"${MPI[@]}" -n 2 $B/lbsim grid probe -o "$W/machine.ini" -f --json </dev/null >"$W/probe.json"
+grep -v '^migration_' "$W/machine.ini" >"$W/links.ini"
+rm -f "$W/w.lbt"
+"${MPI[@]}" -n 2 $B/wave --quiet --schedule "$S" --trace "$W/w.lbt" --json "$W/prof.json" "$@" \
+  </dev/null >/dev/null
+$B/lbsim trace info "$W/w.lbt" | sed -n 's/^app *//p' | tr ',' '\n' | sed 's/^ *//' >"$W/meta.txt"
+part=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wave"]["partitioner"])' "$W/prof.json")
+for g in machine links; do
+  $B/lbsim replay "$W/w.lbt" --grid "$W/$g.ini" --policy "steps:$S" --partitioner "$part" \
+    --json >"$W/steps-$g.json"
+  $B/lbsim replay "$W/w.lbt" --grid "$W/$g.ini" --policy fixed:20 --partitioner "$part" \
+    --json >"$W/fixed-$g.json"
+done
+$B/lbsim replay "$W/w.lbt" --grid "$W/machine.ini" --policy recorded --json >"$W/recorded.json"
+python3 - "$W" <<'PY'
+import json, sys
+W = sys.argv[1]
+ld = lambda n: json.load(open(f"{W}/{n}.json"))
+p, a = ld("probe"), ld("prof")
+m = p["migration"]
+print(f"probe: {m['fixed_us']} us + {m['per_elem_ns']} ns per element + bytes at {m['gbps']} Gbit/s "
+      f"(rms {100 * m['fit_rms']:.1f}%)")
+n, moved = len(a["repartitions"]), a["wave"]["moved"]
+app = a["migration_s"] / n
+bpe = float(next(l.split("=", 1)[1] for l in open(f"{W}/meta.txt") if l.startswith("bytes_per_elem=")))
+print(f"wave: repartitions at {a['repartitions']}, {moved} cells of {bpe:.0f} B moved, measured "
+      f"migration {1e3 * app:.2f} ms per repartition (the slower rank's), {1e6 * app * n / moved:.1f} us per moved cell")
+# the model's formula on the app's own moves: on 2 processors each one sends or receives every
+# moved cell, so each processor's count is the cells moved
+model = n * m["fixed_us"] * 1e-6 + moved * (m["per_elem_ns"] * 1e-9 + (bpe * 8 / m["gbps"] * 1e-9 if m["gbps"] else 0))
+print(f"  the model on the app's own moves: {1e3 * model / n:.2f} ms per repartition ({model / (app * n):.2f}x the app's)")
+r = ld("recorded")
+print(f"  recorded replay: {1e3 * r['migration_time_s'] / r['repartitions']:.2f} ms per repartition")
+for pol in ("steps", "fixed"):
+    for g in ("links", "machine"):
+        r = ld(f"{pol}-{g}")
+        k, mv = r["repartitions"], r["moved_elements"]
+        per = r["migration_time_s"] / k if k else 0
+        print(f"  {r['policy']:>12} on {'the links alone' if g == 'links' else 'the probed model'}: "
+              f"{k} repartitions, {mv} moved, {1e3 * per:.3f} ms per repartition ({per / app:.2f}x the app's), "
+              f"{1e6 * r['migration_time_s'] / mv if mv else 0:.1f} us per moved cell")
+PY
+uptime
