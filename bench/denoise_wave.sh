@@ -6,8 +6,10 @@
 #   2. the same run profiled (--trace), its own measured imbalance beside;
 #   3. the trace replayed with its recorded assignments (--policy recorded) on two equal
 #      processors, as profiled and after each rule: the replay's mean_imbalance is the same
-#      (max - mean) / max of the replayed per-step compute.
-# Goal (issue 30): the denoised prediction within 2 points of the unprofiled measurement.
+#      (max - mean) / max of the replayed per-step compute, and its compute_time_s the summed
+#      slowest processor's compute (the grid's ns_per_work 1: a trace's nanosecond is one).
+# Goals (issue 30, items 5 and 7): the imbalance within 2 points of the unprofiled run's, and the
+# summed slowest-rank compute within 3% of it.
 # Run on a quiet machine. Extra arguments go to wave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,15 +37,23 @@ done
 python3 - "$W" "$RUNS" <<'PY'
 import json, statistics, sys
 w, runs = sys.argv[1], int(sys.argv[2])
-def mean_imb(f):
-    return statistics.fmean(json.load(open(f))["wave"]["imbalance"])
-plain = [mean_imb(f"{w}/plain{i}.json") for i in range(1, runs + 1)]
-m = statistics.fmean(plain)
-print(f"measured mean imbalance, unprofiled: {m:.4f} (runs: {', '.join('%.4f' % x for x in plain)})")
-print(f"measured mean imbalance, profiled:   {mean_imb(w + '/prof.json'):.4f}")
-print(f"{'trace':<12} {'predicted':>9} {'points off':>10}")
+def load(f):
+    return json.load(open(f))["wave"]
+def mean_imb(d):
+    return statistics.fmean(d["imbalance"])
+def slowest(d):  # the per-step slowest rank's compute, summed over the steps
+    return sum(max(c) for c in d["rank_compute_s"])
+plain = [load(f"{w}/plain{i}.json") for i in range(1, runs + 1)]
+prof = load(w + "/prof.json")
+m, c = statistics.fmean(map(mean_imb, plain)), statistics.fmean(map(slowest, plain))
+print(f"unprofiled, measured: mean imbalance {m:.4f}, summed slowest-rank compute {c:.3f} s "
+      f"(runs: {', '.join('%.4f/%.3f' % (mean_imb(d), slowest(d)) for d in plain)})")
+print(f"profiled, measured:   mean imbalance {mean_imb(prof):.4f}, summed slowest-rank compute "
+      f"{slowest(prof):.3f} s")
+print(f"{'trace':<12} {'imbalance':>9} {'points off':>10} {'slowest-rank compute':>21} {'off':>7}")
 for rule in ("none", "spike", "spike:5:3", "median", "median:5"):
-    p = json.load(open(f"{w}/rec-{rule}.json"))["mean_imbalance"]
-    print(f"{rule:<12} {p:9.4f} {100 * (p - m):+10.2f}")
+    r = json.load(open(f"{w}/rec-{rule}.json"))
+    p, t = r["mean_imbalance"], r["compute_time_s"]
+    print(f"{rule:<12} {p:9.4f} {100 * (p - m):+10.2f} {t:19.3f} s {100 * (t / c - 1):+6.1f}%")
 PY
 uptime
