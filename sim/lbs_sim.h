@@ -67,6 +67,16 @@ lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
 
 typedef enum { LBS_MODE_BSP = 0, LBS_MODE_DES = 1 } lbs_sim_mode;
 typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lbs_cost_kind;
+/* How a migration the trace has no recorded cost for is charged ([sim] migration_cost).
+ * measured (default): at the application's own rate, fitted to the migrations its trace recorded
+ * (events migration_s where the recorded owners change), where it has them; model: the grid's
+ * migration model ([grid] migration_*, lbsim grid probe) where it has one; links: each moved
+ * element over the simulated links. Each falls to the next where it has nothing. */
+typedef enum {
+  LBS_MIGCOST_MEASURED = 0,
+  LBS_MIGCOST_MODEL = 1,
+  LBS_MIGCOST_LINKS = 2
+} lbs_migration_cost;
 /* Where the partitioner runs. rank0: every rank's elements are gathered on rank 0, which
  * partitions them alone: the same answer on any number of ranks, and O(E) memory on rank 0.
  * distributed: the partitioner runs on every rank's own elements (Zoltan's parallel methods,
@@ -116,6 +126,7 @@ typedef struct lbs_replay_opts {
    * balanced on its own ([sim] phase_constraints = yes; its partitioner has LBS_PART_WEIGHTS and
    * the trace phases). 0 (default): one weight, the replayed metric */
   int phase_constraints;
+  lbs_migration_cost migration_cost; /* [sim] migration_cost: measured (default), model or links */
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
@@ -167,6 +178,12 @@ typedef struct lbs_replay_result {
   int recorded_costs; /* repartitions charged a recorded cost (reparts[].recorded not 0) */
   char **phases;      /* nphases owned names: the phase metrics charged (trace metadata phases.M) */
   int nphases;        /* 0: the replayed metric was charged as one phase */
+  /* the application's own migration rate, fitted to the migrations its trace recorded, that the
+   * repartitions were charged (migration_cost = measured, a policy other than recorded): a
+   * fixed term and a cost per element the busiest processor sends or receives; fit 0 none (the
+   * grid's model or the links charged them), 1 the ratio of sums (fixed 0), 2 least squares */
+  int mig_fit, mig_points;
+  double mig_fixed_us, mig_per_elem_ns;
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
