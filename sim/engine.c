@@ -491,7 +491,7 @@ static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved, 
 /* Collective: what the repartition before window step `step` is charged (partition wall time
  * `wall` measured): the partitioning time into *part_ns, and -1 into *mig_ns for the migration's
  * transfers over the links, or in their place the application's recorded migration time, else
- * the grid's migration model's (model_ns, -1 without one);
+ * the model's (model_ns: the application's fitted rate or the grid's model, -1 without one);
  * *from: what the application recorded (lbs_repart_rec.recorded). Recorded partitions: the
  * application's recorded costs where the trace has them (recorded.c), else partitioning 0. */
 static lbs_err charges(lbs__engine *x, int64_t step, double wall, int64_t model_ns,

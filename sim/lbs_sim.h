@@ -133,7 +133,8 @@ typedef struct lbs_repart_rec {
   int64_t step;          /* repartitioned before this step */
   int64_t partition_ns;  /* charged partitioning time */
   int64_t migration_ns;  /* migration time: over the simulated links, or the grid's migration
-                            model ([grid] migration_*), or the application's recorded one */
+                            model ([grid] migration_*), or the application's own rate fitted to
+                            its trace (lbs_replay_result.mig_*), or its recorded one */
   int64_t moved;         /* elements that changed processor */
   double moved_bytes;    /* bytes they carried */
   double wall_s;         /* measured wall time of the partitioner call */
@@ -216,7 +217,8 @@ typedef struct lbs_replay_recorder {
    * barrier, partition_ns pass, the migration's transfers go (ready at the barrier +
    * partition_ns), and the clocks meet again at the last arrival. migration_ns is -1 then;
    * where it is 0 or more, it is the migration time the application recorded (policy recorded)
-   * or the grid's migration model gives ([grid] migration_*), which passes in place of the
+   * or the application's fitted rate or the grid's migration model gives ([sim]
+   * migration_cost), which passes in place of the
    * transfers (mig NULL, nmig 0) before the clocks meet again. */
   lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, int64_t migration_ns,
                          const lbs_transfer *mig, int nmig);

@@ -75,7 +75,8 @@ static int write_trace(const char *path, const double *ev) {
     double v[E], evs[2 * NR];
     for (int i = 0; i < E; i++) v[i] = 10.0 * (i + 1) + (double)s;
     const double *cols[1] = {v};
-    for (int r = 0; r < NR; r++) evs[2 * r] = 1e-3, evs[2 * r + 1] = ev ? ev[s] * (r == 1 ? 1 : 0.5) : 0;
+    for (int r = 0; r < NR; r++)
+      evs[2 * r] = 1e-3, evs[2 * r + 1] = ev ? ev[s] * (r == 1 ? 1 : 0.5) : 0;
     if (!e && ev && ev[s] > 0) e = lbs_trace_step_events(w, evs);
     if (!e) e = lbs_trace_write_step(w, app_of[s], cols);
   }
