@@ -65,7 +65,8 @@ typedef struct lbs__engine {
   lbs_policy *policy;
   int recorded;        /* the policy's partitions are the trace's recorded ones (recorded.c) */
   int64_t *rec_idx;    /* recorded: S, the recorded assignment in force at each window step */
-  int ev_part, ev_mig; /* recorded: the trace's events partition_s and migration_s, -1 none */
+  int ev_part, ev_mig; /* recorded (ev_mig: also the rate's fit): the trace's events partition_s
+                          and migration_s, -1 none */
   /* the application's migration rate (lbs__migration_rate_setup), charged in place of the
    * grid's model: mig_fit 0 none, 1 the ratio of sums, 2 least squares, from mig_points points */
   int mig_fit, mig_points;
