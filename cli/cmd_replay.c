@@ -110,6 +110,12 @@ static void print_run(const args *a, const lbs_replay_result *r, double wall_s, 
       "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
       1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
       1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  if (r->mig_fit) /* the application's own rate charged the migrations */
+    printf("migration     the application's own rate, %.4g ns per element + %.4g us (%s of the "
+           "%d migration%s its trace recorded)\n",
+           r->mig_per_elem_ns, r->mig_fixed_us,
+           r->mig_fit == 2 ? "least squares" : "ratio of the sums", r->mig_points,
+           r->mig_points == 1 ? "" : "s");
   if (r->nphases) { /* the step's compute is charged phase by phase */
     printf("phases        ");
     for (int k = 0; k < r->nphases; k++) printf("%s%s", k ? ", " : "", r->phases[k]);

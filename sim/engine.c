@@ -344,9 +344,15 @@ int64_t lbs__model_partition_ns(const lbs__engine *x) {
 }
 
 lbs_err lbs__model_migration_ns(lbs__engine *x, const int *from, const int *to, int64_t *ns) {
-  double fixed_us, per_ns, gbps;
+  double fixed_us, per_ns, gbps = 0;
   *ns = -1;
-  if (!lbs_grid_migration_model(x->g, &fixed_us, &per_ns, &gbps)) return LBS_OK;
+  /* the application's own rate first: fitted to its own migrations, it has its unpacking in it,
+   * which no generic probe sees (bench/RESULTS.md: wave's was 4-6 times the probed model's) */
+  if (x->mig_fit)
+    fixed_us = x->mig_fixed_us, per_ns = x->mig_per_elem_ns;
+  else if (x->o->migration_cost == LBS_MIGCOST_LINKS ||
+           !lbs_grid_migration_model(x->g, &fixed_us, &per_ns, &gbps))
+    return LBS_OK;
   /* elements each processor sends or receives: both ends pack or unpack them (as the probe
    * counts them); integer sums, so the charge does not depend on the ranks */
   int64_t *m = calloc((size_t)x->P + 1, sizeof *m);
@@ -485,7 +491,7 @@ static lbs_err migration(lbs__engine *x, xfer **mig, int *nmig, int64_t *moved, 
 /* Collective: what the repartition before window step `step` is charged (partition wall time
  * `wall` measured): the partitioning time into *part_ns, and -1 into *mig_ns for the migration's
  * transfers over the links, or in their place the application's recorded migration time, else
- * the grid's migration model's (model_ns, -1 without one);
+ * the model's (model_ns: the application's fitted rate or the grid's model, -1 without one);
  * *from: what the application recorded (lbs_repart_rec.recorded). Recorded partitions: the
  * application's recorded costs where the trace has them (recorded.c), else partitioning 0. */
 static lbs_err charges(lbs__engine *x, int64_t step, double wall, int64_t model_ns,

@@ -34,6 +34,16 @@ int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r) {
   bad |= lbs_json_set(o, "comm_time_s", seconds(r->comm_ns));
   bad |= lbs_json_set(o, "partition_time_s", seconds(r->partition_ns));
   bad |= lbs_json_set(o, "migration_time_s", seconds(r->migration_ns));
+  if (r->mig_fit) { /* only then: the runs charged otherwise show what they always showed */
+    json_t *m = json_object();
+    bad |= !m;
+    bad |= lbs_json_set(m, "per_elem_ns", lbs_json_sig(r->mig_per_elem_ns, 9));
+    bad |= lbs_json_set(m, "fixed_us", lbs_json_sig(r->mig_fixed_us, 9));
+    bad |= lbs_json_set(m, "from", json_string("trace"));
+    bad |= lbs_json_set(m, "fit", json_string(r->mig_fit == 2 ? "least_squares" : "ratio"));
+    bad |= lbs_json_set(m, "points", lbs_json_int(r->mig_points));
+    bad |= lbs_json_set(o, "migration_rate", m);
+  }
   bad |= lbs_json_set(o, "phases", phases);
   bad |= lbs_json_set(o, "repartitions", lbs_json_int(r->nrep));
   bad |= lbs_json_set(o, "repartition_steps", steps);

@@ -67,6 +67,16 @@ lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
 
 typedef enum { LBS_MODE_BSP = 0, LBS_MODE_DES = 1 } lbs_sim_mode;
 typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lbs_cost_kind;
+/* How a migration the trace has no recorded cost for is charged ([sim] migration_cost).
+ * measured (default): at the application's own rate, fitted to the migrations its trace recorded
+ * (events migration_s where the recorded owners change), where it has them; model: the grid's
+ * migration model ([grid] migration_*, lbsim grid probe) where it has one; links: each moved
+ * element over the simulated links. Each falls to the next where it has nothing. */
+typedef enum {
+  LBS_MIGCOST_MEASURED = 0,
+  LBS_MIGCOST_MODEL = 1,
+  LBS_MIGCOST_LINKS = 2
+} lbs_migration_cost;
 /* Where the partitioner runs. rank0: every rank's elements are gathered on rank 0, which
  * partitions them alone: the same answer on any number of ranks, and O(E) memory on rank 0.
  * distributed: the partitioner runs on every rank's own elements (Zoltan's parallel methods,
@@ -116,13 +126,15 @@ typedef struct lbs_replay_opts {
    * balanced on its own ([sim] phase_constraints = yes; its partitioner has LBS_PART_WEIGHTS and
    * the trace phases). 0 (default): one weight, the replayed metric */
   int phase_constraints;
+  lbs_migration_cost migration_cost; /* [sim] migration_cost: measured (default), model or links */
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
   int64_t step;          /* repartitioned before this step */
   int64_t partition_ns;  /* charged partitioning time */
   int64_t migration_ns;  /* migration time: over the simulated links, or the grid's migration
-                            model ([grid] migration_*), or the application's recorded one */
+                            model ([grid] migration_*), or the application's own rate fitted to
+                            its trace (lbs_replay_result.mig_*), or its recorded one */
   int64_t moved;         /* elements that changed processor */
   double moved_bytes;    /* bytes they carried */
   double wall_s;         /* measured wall time of the partitioner call */
@@ -167,6 +179,12 @@ typedef struct lbs_replay_result {
   int recorded_costs; /* repartitions charged a recorded cost (reparts[].recorded not 0) */
   char **phases;      /* nphases owned names: the phase metrics charged (trace metadata phases.M) */
   int nphases;        /* 0: the replayed metric was charged as one phase */
+  /* the application's own migration rate, fitted to the migrations its trace recorded, that the
+   * repartitions were charged (migration_cost = measured, a policy other than recorded): a
+   * fixed term and a cost per element the busiest processor sends or receives; fit 0 none (the
+   * grid's model or the links charged them), 1 the ratio of sums (fixed 0), 2 least squares */
+  int mig_fit, mig_points;
+  double mig_fixed_us, mig_per_elem_ns;
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
@@ -199,7 +217,8 @@ typedef struct lbs_replay_recorder {
    * barrier, partition_ns pass, the migration's transfers go (ready at the barrier +
    * partition_ns), and the clocks meet again at the last arrival. migration_ns is -1 then;
    * where it is 0 or more, it is the migration time the application recorded (policy recorded)
-   * or the grid's migration model gives ([grid] migration_*), which passes in place of the
+   * or the application's fitted rate or the grid's migration model gives ([sim]
+   * migration_cost), which passes in place of the
    * transfers (mig NULL, nmig 0) before the clocks meet again. */
   lbs_err (*repartition)(void *arg, int64_t step, int64_t partition_ns, int64_t migration_ns,
                          const lbs_transfer *mig, int nmig);

@@ -43,6 +43,11 @@ static const lbs_opt sim_opts[] = {
      "partitioning time: model, measured (wall x cost_scale) or zero"},
     {"approach", LBS_OPT_STRING, "partition", 1, 0,
      "Zoltan's LB_APPROACH for repartitions: partition (from scratch) or repartition (from the current one)"},
+    {"migration_cost", LBS_OPT_STRING, "measured", 1, 0,
+     "migration time of a repartition the trace has no recorded cost for: measured (the application's own rate, "
+     "fitted to the migrations its trace recorded, where it has them; else as model), model (the grid's migration "
+     "model, [grid] migration_*, where it has one; else as links) or links (each moved element over the simulated "
+     "links)"},
     {"cost_scale", LBS_OPT_DOUBLE, "1", 0, 1e12, "measured: simulated = wall time x this"},
     {"partition_fixed_us", LBS_OPT_DOUBLE, "-1", -1, 1e15,
      "model: fixed cost per call, us (-1: the partitioner's)"},
@@ -91,7 +96,8 @@ static int one_of(const char *s, const char *const *names, int n) {
 
 lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) {
   static const char *const modes[] = {"bsp", "des"}, *const costs[] = {"model", "measured", "zero"},
-                           *const approaches[] = {"partition", "repartition"};
+                           *const approaches[] = {"partition", "repartition"},
+                           *const migcosts[] = {"measured", "model", "links"};
   double num;
   lbs_err e = lbs_config_value(lbs_sim_spec, "sim", key, v, &num); /* its type and range */
   int k;
@@ -111,6 +117,10 @@ lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) 
     if ((k = one_of(v, costs, 3)) < 0)
       return lbs_fail(LBS_PARSE, "'%s' must be model, measured or zero", v);
     o->cost = k == 0 ? LBS_COST_MODEL : k == 1 ? LBS_COST_MEASURED : LBS_COST_ZERO;
+  } else if (!strcmp(key, "migration_cost")) {
+    if ((k = one_of(v, migcosts, 3)) < 0)
+      return lbs_fail(LBS_PARSE, "'%s' must be measured, model or links", v);
+    o->migration_cost = (lbs_migration_cost)k;
   } else if (!strcmp(key, "approach")) {
     if ((k = one_of(v, approaches, 2)) < 0)
       return lbs_fail(LBS_PARSE, "'%s' must be partition or repartition", v);

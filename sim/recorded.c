@@ -103,11 +103,10 @@ lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part) {
 
 #define EVENT_MAX_S 1e6 /* a recorded cost above this (11.6 days) is taken for a broken record */
 
-/* Local: the largest over the ranks of the events partition_s and migration_s at trace step ts,
- * in ns, into ns[0] and ns[1] (left as they are where the trace has no such event there). */
-static lbs_err read_costs(lbs__engine *x, int64_t ts, int64_t ns[2]) {
+/* Local: the largest over the ranks of the events idx[0] and idx[1] (-1: none) at trace step
+ * ts, in ns, into ns[0] and ns[1] (left as they are where the trace has no such event there). */
+static lbs_err read_costs(lbs__engine *x, int64_t ts, const int idx[2], int64_t ns[2]) {
   int nev = lbs_trace_nevents(x->t), R = lbs_trace_event_ranks(x->t), have = 0;
-  const int idx[2] = {x->ev_part, x->ev_mig};
   double *ev = malloc((size_t)nev * (size_t)R * sizeof *ev);
   lbs_err e = ev ? lbs_trace_read_events(x->t, ts, ev, &have)
                  : lbs_fail(LBS_NOMEM, "events of %d ranks", R);
@@ -135,9 +134,104 @@ static lbs_err read_costs(lbs__engine *x, int64_t ts, int64_t ns[2]) {
 lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t *mig_ns) {
   int64_t ns[2] = {-1, -1};
   lbs_err e = LBS_OK;
-  if (x->rank == 0 && (x->ev_part >= 0 || x->ev_mig >= 0)) e = read_costs(x, x->S0 + s, ns);
+  const int idx[2] = {x->ev_part, x->ev_mig};
+  if (x->rank == 0 && (x->ev_part >= 0 || x->ev_mig >= 0)) e = read_costs(x, x->S0 + s, idx, ns);
   if ((e = lbs__agree(x, e))) return e;
   MPI_Bcast(ns, 2, MPI_INT64_T, 0, x->comm);
   *part_ns = ns[0], *mig_ns = ns[1];
   return LBS_OK;
+}
+
+/* ---------------------------------------------------------------- the application's rate */
+
+/* Local: the largest count of elements one processor sends or receives in going from owners a
+ * to owners b (E each), as lbs__model_migration_ns counts them. */
+static lbs_err busiest(const lbs__engine *x, const int64_t *a, const int64_t *b, int64_t *out) {
+  int64_t top = 0;
+  for (int64_t i = 0; i < x->E; i++) top = a[i] > top ? a[i] : b[i] > top ? b[i] : top;
+  int64_t *m = calloc((size_t)top + 1, sizeof *m);
+  if (!m) return lbs_fail(LBS_NOMEM, "migration rate: counts of %lld ranks", (long long)top + 1);
+  *out = 0;
+  for (int64_t i = 0; i < x->E; i++)
+    if (a[i] != b[i]) m[a[i]]++, m[b[i]]++;
+  for (int64_t p = 0; p <= top; p++) *out = m[p] > *out ? m[p] : *out;
+  free(m);
+  return LBS_OK;
+}
+
+/* Local: point j's figures, pt[0..2] = {migrations, elements, ns}: the recorded migrations
+ * between the assignments in force at trace steps ts - 1 and ts (several where they collapse
+ * between two sampled steps), the sum over them of the busiest processor's elements, and the
+ * largest over the ranks of the event migration_s at ts; all 0 where ts has no such event. */
+static lbs_err rate_point(lbs__engine *x, int64_t ts, int64_t *own[2], double pt[3]) {
+  const int idx[2] = {-1, x->ev_mig};
+  int64_t ns[2] = {-1, -1}, i0 = in_force(x, ts - 1), i1 = in_force(x, ts), sum = 0, one = 0, max;
+  lbs_err e = read_costs(x, ts, idx, ns);
+  if (e || ns[1] < 0) return e;
+  e = read_owners(x, i0, own[0], &max);
+  for (int64_t i = i0 + 1; !e && i <= i1; i++) {
+    if (!(e = read_owners(x, i, own[1], &max)) && !(e = busiest(x, own[0], own[1], &one)))
+      sum += one;
+    int64_t *t = own[0];
+    own[0] = own[1], own[1] = t;
+  }
+  if (!e) pt[0] = (double)(i1 - i0), pt[1] = (double)sum, pt[2] = (double)ns[1];
+  return e;
+}
+
+/* The fit, the same on every rank from the same points (n x 3, unused ones all 0): y = a k + b X
+ * for k migrations moving X elements (the busiest processor's) in y ns. Least squares wants 3
+ * or more points whose X are not proportional to their k (else a and b trade off freely) and
+ * must give a >= 0 and b >= 0 (a migration neither pays back time nor gets cheaper per
+ * element); otherwise the ratio of the sums, a = 0 and b = sum y / sum X: with a profiled run's
+ * usual 1 or 2 repartitions, or noisy ones, a line through two points would take their noise
+ * for the fixed term, and the ratio is the per-element figure the larger migrations (what
+ * matters most for the total) pin down. Nothing where no recorded migration moved anything. */
+static void rate_fit(lbs__engine *x, const double *pt, int64_t n) {
+  double kk = 0, kX = 0, XX = 0, ky = 0, Xy = 0, X = 0, y = 0;
+  int used = 0;
+  for (int64_t j = 0; j < n; j++) {
+    const double *p = pt + 3 * j;
+    if (p[0] <= 0) continue; /* no event at that step */
+    kk += p[0] * p[0], kX += p[0] * p[1], XX += p[1] * p[1];
+    ky += p[0] * p[2], Xy += p[1] * p[2], X += p[1], y += p[2], used++;
+  }
+  x->mig_points = used;
+  double det = kk * XX - kX * kX;
+  if (used >= 3 && det > 1e-9 * kk * XX) {
+    double a = (XX * ky - kX * Xy) / det, b = (kk * Xy - kX * ky) / det;
+    if (a >= 0 && b >= 0) {
+      x->mig_fit = 2, x->mig_fixed_us = a / 1e3, x->mig_per_elem_ns = b;
+      return;
+    }
+  }
+  if (X > 0) x->mig_fit = 1, x->mig_fixed_us = 0, x->mig_per_elem_ns = y / X;
+}
+
+lbs_err lbs__migration_rate_setup(lbs__engine *x) {
+  x->mig_fit = 0;
+  if (x->recorded || x->o->migration_cost != LBS_MIGCOST_MEASURED) return LBS_OK;
+  x->ev_mig = lbs_trace_event_find(x->t, LBS_EVENT_MIGRATION);
+  if (x->ev_mig < 0 || lbs_trace_owners_count(x->t) < 2) return LBS_OK;
+  /* the points: each trace step the recorded assignment changes before, as the recorded policy
+   * charges it (the events there), over the whole trace whatever the window */
+  int64_t T = lbs_trace_steps(x->t), n = 0;
+  for (int64_t ts = 1; ts < T; ts++) n += in_force(x, ts) != in_force(x, ts - 1);
+  double *pt = calloc((size_t)(3 * n + 1), sizeof *pt);
+  int64_t *own[2] = {malloc((size_t)x->E * sizeof *own[0]), malloc((size_t)x->E * sizeof *own[1])};
+  lbs_err e = pt && own[0] && own[1]
+                  ? LBS_OK
+                  : lbs_fail(LBS_NOMEM, "migration rate: owners of %lld elements", (long long)x->E);
+  /* the ranks share the reading (point j on rank j mod size) and sum the points: one rank's
+   * figures and zeros, exact, so the fit is the same on any number of ranks */
+  for (int64_t ts = 1, j = 0; !e && ts < T; ts++)
+    if (in_force(x, ts) != in_force(x, ts - 1) && j++ % x->size == x->rank)
+      e = rate_point(x, ts, own, pt + 3 * (j - 1));
+  free(own[0]), free(own[1]);
+  if (!(e = lbs__agree(x, e))) {
+    MPI_Allreduce(MPI_IN_PLACE, pt, (int)(3 * n), MPI_DOUBLE, MPI_SUM, x->comm);
+    rate_fit(x, pt, n);
+  }
+  free(pt);
+  return e;
 }

@@ -108,6 +108,8 @@ static lbs_err result_alloc(lbs__engine *x) {
   r->procs = x->P;
   r->partition_mode = x->pmode;
   r->ranks = x->size;
+  r->mig_fit = x->mig_fit, r->mig_points = x->mig_points;
+  r->mig_fixed_us = x->mig_fixed_us, r->mig_per_elem_ns = x->mig_per_elem_ns;
   return LBS_OK;
 }
 

@@ -256,6 +256,9 @@ static lbs_err check_memory(lbs__engine *x) {
   else if (x->pmode == LBS_PARTMODE_RANK0 && x->rank == 0)
     mine += MEMORY_MARGIN * (double)x->E *
             (obj + BYTES_GATHER_OBJ + (cpart ? 8 * dim : 0) + (gpart ? 16 * deg : 0));
+  if (x->part && x->o->migration_cost == LBS_MIGCOST_MEASURED && lbs_trace_owners_count(x->t) > 1 &&
+      lbs_trace_event_find(x->t, LBS_EVENT_MIGRATION) >= 0)
+    mine += MEMORY_MARGIN * 16.0 * (double)x->E; /* the rate's fit reads two assignments at once */
   MPI_Comm node;
   MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, x->rank, MPI_INFO_NULL, &node);
   double need = 0,
@@ -371,6 +374,7 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   if ((e = lbs__ghost_setup(x))) return e;
   if (!e) e = lbs__agree(x, alloc_state(x));
   if (!e && x->recorded) e = lbs__recorded_setup(x);
+  if (!e) e = lbs__migration_rate_setup(x);
   if (!e)
     e = lbs__agree(x, lbs__avail_setup(x, total_steps)); /* a changing grid: x->g follows it */
   if (!e) e = lbs__agree(x, lbs_net_create(x->g, &x->net));

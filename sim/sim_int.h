@@ -65,8 +65,13 @@ typedef struct lbs__engine {
   lbs_policy *policy;
   int recorded;        /* the policy's partitions are the trace's recorded ones (recorded.c) */
   int64_t *rec_idx;    /* recorded: S, the recorded assignment in force at each window step */
-  int ev_part, ev_mig; /* recorded: the trace's events partition_s and migration_s, -1 none */
-  double *sizes;       /* P part sizes */
+  int ev_part, ev_mig; /* recorded (ev_mig: also the rate's fit): the trace's events partition_s
+                          and migration_s, -1 none */
+  /* the application's migration rate (lbs__migration_rate_setup), charged in place of the
+   * grid's model: mig_fit 0 none, 1 the ratio of sums, 2 least squares, from mig_points points */
+  int mig_fit, mig_points;
+  double mig_fixed_us, mig_per_elem_ns;
+  double *sizes; /* P part sizes */
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
   int64_t *gid;      /* n: local global ids */
@@ -180,9 +185,11 @@ lbs_err lbs__run_transfers(lbs__engine *x, xfer *xs, int nx, const int64_t *read
 lbs_err lbs__run_step(lbs__engine *x, int64_t *advance);
 /* Local: the modelled partitioning time: fixed + per element x elements. */
 int64_t lbs__model_partition_ns(const lbs__engine *x);
-/* Collective: the grid's migration model (lbs_grid_migration_model) for the elements that move
- * from place `from` to place `to` (local, x->n each; from < 0: no place yet, does not move), the
- * slowest processor's cost in *ns; -1 there when the grid has no model (the links carry it). */
+/* Collective: the migration model for the elements that move from place `from` to place `to`
+ * (local, x->n each; from < 0: no place yet, does not move), the slowest processor's cost in
+ * *ns: the application's own rate where setup fitted one (x->mig_fit), else the grid's model
+ * (lbs_grid_migration_model) unless [sim] migration_cost = links; -1 there when there is
+ * neither (the links carry it). */
 lbs_err lbs__model_migration_ns(lbs__engine *x, const int *from, const int *to, int64_t *ns);
 /* Collective: x->adjw becomes the communication weights of trace step s (a no-op when they do
  * not vary); 1 in *changed when they were reloaded. */
@@ -216,6 +223,11 @@ lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part);
  * each the largest over the application's ranks, or -1 where the trace has no such event there.
  * Rank 0 reads them, the others get its answer. */
 lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t *mig_ns);
+/* Setup (collective), for a policy other than recorded under [sim] migration_cost = measured:
+ * the application's own migration rate, fitted to the migrations the trace recorded (the event
+ * migration_s where its recorded owners change) into x->mig_*; mig_fit 0 (none) for a trace
+ * without them, and for the recorded policy, whose own migrations are charged as recorded. */
+lbs_err lbs__migration_rate_setup(lbs__engine *x);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's

@@ -21,6 +21,7 @@ Test(options, defaults_and_the_file) {
   cr_assert_str_eq(o.policy, "none");
   cr_assert_eq(o.mode, LBS_MODE_BSP);
   cr_assert_eq(o.cost, LBS_COST_MODEL);
+  cr_assert_eq(o.migration_cost, LBS_MIGCOST_MEASURED, "the trace's own rate where it has one");
   cr_assert_eq(o.first_step, 0);
   cr_assert_eq(o.nsteps, 0, "the whole trace");
   cr_assert_null(o.metric);
@@ -103,6 +104,12 @@ Test(options, one_value_alone) {
   cr_assert_eq(o.mode, LBS_MODE_DES, "a bad value changes nothing");
   cr_assert_eq(lbs_replay_opts_set(&o, "cost", "measured"), LBS_OK);
   cr_assert_eq(o.cost, LBS_COST_MEASURED);
+  cr_assert_eq(lbs_replay_opts_set(&o, "migration_cost", "links"), LBS_OK);
+  cr_assert_eq(o.migration_cost, LBS_MIGCOST_LINKS);
+  cr_assert_eq(lbs_replay_opts_set(&o, "migration_cost", "model"), LBS_OK);
+  cr_assert_eq(o.migration_cost, LBS_MIGCOST_MODEL);
+  cr_assert_eq(lbs_replay_opts_set(&o, "migration_cost", "wall"), LBS_PARSE);
+  cr_assert_str_eq(lbs_errmsg(), "'wall' must be measured, model or links");
   cr_assert_eq(lbs_replay_opts_set(&o, "partition_fixed_us", "abc"), LBS_PARSE);
   cr_assert_str_eq(lbs_errmsg(), "'abc' is not a number");
   cr_assert_eq(lbs_replay_opts_set(&o, "partition_fixed_us", "12.5"), LBS_OK);
