@@ -116,6 +116,11 @@ typedef struct lbs_replay_opts {
    * balanced on its own ([sim] phase_constraints = yes; its partitioner has LBS_PART_WEIGHTS and
    * the trace phases). 0 (default): one weight, the replayed metric */
   int phase_constraints;
+  /* 1: the trace's event outside_s is not charged ([sim] outside = no). 0 (default): where the
+   * trace has it and partitioning is charged as measured (cost measured, or the recorded policy),
+   * each step costs, after its compute and communication, the least over the application's ranks
+   * of their time outside the measured elements at that step (sim/recorded.c says why) */
+  int no_outside;
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
@@ -167,6 +172,8 @@ typedef struct lbs_replay_result {
   int recorded_costs; /* repartitions charged a recorded cost (reparts[].recorded not 0) */
   char **phases;      /* nphases owned names: the phase metrics charged (trace metadata phases.M) */
   int nphases;        /* 0: the replayed metric was charged as one phase */
+  int outside;        /* 1: the trace's outside_s was charged (lbs_replay_opts.no_outside) */
+  int64_t outside_ns; /* what it added over the steps (in total_ns, not in comm_ns) */
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model

@@ -141,3 +141,56 @@ lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t
   *part_ns = ns[0], *mig_ns = ns[1];
   return LBS_OK;
 }
+
+/* ---------------------------------------------------------------- outside the elements
+ *
+ * The profiler records each rank's time outside its measured elements at each sampled step
+ * (event outside_s: halo packing and MPI calls, code between element loops, its own work, and
+ * waiting for slower ranks at exchanges). The replay already makes every processor wait for the
+ * slowest at each phase and at the step's end, so charging a rank's whole outside time would
+ * count that waiting twice. The rank that waited least is the one whose outside time holds the
+ * least waiting: the least over the ranks is the step's cost that no rank escaped, and is
+ * charged once per step on every processor, after its compute and communication. It still
+ * holds the application's real halo exchange, which the replay also charges over the links: on
+ * one node that is small (bench/RESULTS.md, "self-validation"). Only where partitioning is
+ * charged as measured (cost measured, or the recorded policy): a replay that models the costs
+ * of another machine has no measured overhead of its own to add. */
+
+void lbs__outside_setup(lbs__engine *x) {
+  x->ev_out = -1;
+  if (!x->o->no_outside && (x->recorded || x->o->cost == LBS_COST_MEASURED))
+    x->ev_out = lbs_trace_event_find(x->t, LBS_EVENT_OUTSIDE);
+}
+
+/* Local (rank 0): the least over the ranks of outside_s at trace step ts, into *ns (0 where the
+ * step has no events). */
+static lbs_err read_outside(lbs__engine *x, int64_t ts, int64_t *ns) {
+  int nev = lbs_trace_nevents(x->t), R = lbs_trace_event_ranks(x->t), have = 0;
+  double *ev = malloc((size_t)nev * (size_t)R * sizeof *ev), mn = INFINITY;
+  lbs_err e = ev ? lbs_trace_read_events(x->t, ts, ev, &have)
+                 : lbs_fail(LBS_NOMEM, "events of %d ranks", R);
+  for (int r = 0; !e && have && r < R; r++) {
+    double v = ev[(size_t)r * (size_t)nev + (size_t)x->ev_out];
+    if (!(v >= 0 && v <= EVENT_MAX_S)) { /* NaN fails too */
+      int64_t app = 0;
+      lbs_trace_app_step(x->t, ts, &app);
+      e = lbs_fail(LBS_RANGE,
+                   "%s: step %lld (application step %lld): rank %d's %s %g is negative, not "
+                   "finite or more than %g seconds",
+                   lbs_trace_path(x->t), (long long)ts, (long long)app, r, LBS_EVENT_OUTSIDE, v,
+                   EVENT_MAX_S);
+    }
+    mn = v < mn ? v : mn;
+  }
+  *ns = !e && have && R > 0 ? llround(mn * 1e9) : 0;
+  free(ev);
+  return e;
+}
+
+lbs_err lbs__outside_at(lbs__engine *x, int64_t s, int64_t *ns) {
+  *ns = 0;
+  lbs_err e = x->rank == 0 ? read_outside(x, x->S0 + s, ns) : LBS_OK;
+  if ((e = lbs__agree(x, e))) return e;
+  MPI_Bcast(ns, 1, MPI_INT64_T, 0, x->comm);
+  return LBS_OK;
+}

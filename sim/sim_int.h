@@ -66,6 +66,8 @@ typedef struct lbs__engine {
   int recorded;        /* the policy's partitions are the trace's recorded ones (recorded.c) */
   int64_t *rec_idx;    /* recorded: S, the recorded assignment in force at each window step */
   int ev_part, ev_mig; /* recorded: the trace's events partition_s and migration_s, -1 none */
+  int ev_out;          /* the trace's event outside_s where it is charged, else -1 */
+  int64_t outside_ns;  /* what the step being run adds after its compute and communication */
   double *sizes;       /* P part sizes */
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
@@ -216,6 +218,13 @@ lbs_err lbs__recorded_assign(lbs__engine *x, int64_t s, int *part);
  * each the largest over the application's ranks, or -1 where the trace has no such event there.
  * Rank 0 reads them, the others get its answer. */
 lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t *mig_ns);
+/* Local: x->ev_out, the trace's event outside_s when the replay charges it ([sim] outside = yes,
+ * cost measured or the recorded policy), else -1. */
+void lbs__outside_setup(lbs__engine *x);
+/* Collective: what window step s adds for the time the application spent outside its measured
+ * elements (ns, 0 where the trace has no events there): the least over its ranks of outside_s
+ * at trace step S0 + s. Rank 0 reads it, the others get its answer. */
+lbs_err lbs__outside_at(lbs__engine *x, int64_t s, int64_t *ns);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's
