@@ -110,8 +110,8 @@ static void print_run(const args *a, const lbs_replay_result *r, double wall_s, 
       "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f",
       1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
       1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
-  /* [sim] outside: the application's time outside its elements, as recorded (the least rank's
-   * at each step); other replays print as before */
+  /* [sim] outside: the application's recorded time outside its elements, beyond the step's
+   * compute (sim/recorded.c); other replays print as before */
   if (r->outside) printf(" + outside %.6f", 1e-9 * (double)r->outside_ns);
   printf("\n");
   if (r->nphases) { /* the step's compute is charged phase by phase */

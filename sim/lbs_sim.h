@@ -118,8 +118,8 @@ typedef struct lbs_replay_opts {
   int phase_constraints;
   /* 1: the trace's event outside_s is not charged ([sim] outside = no). 0 (default): where the
    * trace has it and partitioning is charged as measured (cost measured, or the recorded policy),
-   * each step costs, after its compute and communication, the least over the application's ranks
-   * of their time outside the measured elements at that step (sim/recorded.c says why) */
+   * each step costs, after its compute and communication, what the application spent outside its
+   * measured elements and beyond the step's compute (sim/recorded.c says how) */
   int no_outside;
 } lbs_replay_opts;
 

@@ -64,8 +64,8 @@ static const lbs_opt sim_opts[] = {
      "on its own (metis, zoltan:rcb; the trace must list phases, with phases = yes); no: one weight, their sum"},
     {"outside", LBS_OPT_STRING, "yes", 1, 0,
      "yes: where the trace has the profiler's event outside_s and partitioning is charged as measured (cost = "
-     "measured, or policy recorded), each step also costs the least over the ranks of their time outside the "
-     "measured elements; no: never"},
+     "measured, or policy recorded), each step also costs the application's time outside its measured elements "
+     "beyond the step's compute (docs/config.md); no: never"},
     {"steps", LBS_OPT_STRING, "", 1, 0,
      "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
     {NULL, 0, NULL, 0, 0, NULL}};

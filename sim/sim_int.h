@@ -222,8 +222,10 @@ lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t
  * cost measured or the recorded policy), else -1. */
 void lbs__outside_setup(lbs__engine *x);
 /* Collective: what window step s adds for the time the application spent outside its measured
- * elements (ns, 0 where the trace has no events there): the least over its ranks of outside_s
- * at trace step S0 + s. Rank 0 reads it, the others get its answer. */
+ * elements (ns, 0 where the trace has no events there), from outside_s at trace step S0 + s and,
+ * recorded, the step's loads (x->load, x->phload: current): the mean over the ranks of their
+ * wall time less the step's compute, else the least outside_s (recorded.c says why). Rank 0
+ * computes it, the others get its answer. */
 lbs_err lbs__outside_at(lbs__engine *x, int64_t s, int64_t *ns);
 
 /* ---------------------------------------------------------------- avail.c

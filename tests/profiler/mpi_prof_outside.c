@@ -102,14 +102,14 @@ static void check_trace(const char *path) {
     lbs_trace_app_step(t, s, &app);
     CHECK(lbs_trace_read_events(t, s, ev, &have) == LBS_OK && have, "events of step %lld: %s",
           (long long)s, lbs_errmsg());
-    CHECK(lbs_trace_read(t, s, tm, 0, (int64_t)N * size, v) == LBS_OK, "time_ns: %s",
-          lbs_errmsg());
+    CHECK(lbs_trace_read(t, s, tm, 0, (int64_t)N * size, v) == LBS_OK, "time_ns: %s", lbs_errmsg());
     for (int r = 0; r < size; r++) {
       double out = ev[r * 8 + 7], in = 0;
       for (int i = 0; i < N; i++) in += 1e-9 * v[r * N + i];
-      CHECK(out >= 2e-3 && out < 1, "application step %lld: rank %d's outside_s %g s", (long long)app,
-            r, out);
-      CHECK(in >= N * 1e-4, "application step %lld: rank %d's elements %g s", (long long)app, r, in);
+      CHECK(out >= 2e-3 && out < 1, "application step %lld: rank %d's outside_s %g s",
+            (long long)app, r, out);
+      CHECK(in >= N * 1e-4, "application step %lld: rank %d's elements %g s", (long long)app, r,
+            in);
       /* the 30 ms the application recorded as its own are not outside time */
       if (app == 4) CHECK(out < 0.03, "step 4: rank %d's outside_s %g s holds partition_s", r, out);
       CHECK(ev[r * 8] == (app == 4 ? 0.03 : 0), "step %lld: rank %d's e0 %g", (long long)app, r,
