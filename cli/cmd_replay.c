@@ -107,9 +107,13 @@ static void print_run(const args *a, const lbs_replay_result *r, double wall_s, 
          a->grid, r->procs, r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy,
          r->metric);
   printf(
-      "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f\n",
+      "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f",
       1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,
       1e-9 * (double)r->partition_ns, 1e-9 * (double)r->migration_ns);
+  /* [sim] outside: the application's recorded time outside its elements, beyond the step's
+   * compute (sim/recorded.c); other replays print as before */
+  if (r->outside) printf(" + outside %.6f", 1e-9 * (double)r->outside_ns);
+  printf("\n");
   if (r->mig_fit) /* the application's own rate charged the migrations */
     printf("migration     the application's own rate, %.4g ns per element + %.4g us (%s of the "
            "%d migration%s its trace recorded)\n",

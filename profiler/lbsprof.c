@@ -65,7 +65,10 @@ struct lbsprof {
   char ev_name[LBSPROF_MAX_EVENTS][32]; /* the application's events (lbsprof_event_register) */
   int K;
   double ev[LBSPROF_MAX_EVENTS]; /* seconds since the last sampled step's end */
-  int ph_m[LBSPROF_MAX_PHASES];  /* the phases' metrics (time_ns.NAME, lbsprof_phase_register) */
+  int ev_out;     /* the event outside_s that the library records itself (describe), or -1 */
+  uint64_t mark;  /* the clock when the last lbsprof_step_end began (or the first element's) */
+  double ev_step; /* the application's event seconds added since then */
+  int ph_m[LBSPROF_MAX_PHASES]; /* the phases' metrics (time_ns.NAME, lbsprof_phase_register) */
   int NP;
   int ph_cur; /* the metric of the selected phase (lbsprof_phase), or -1 */
   int64_t step, sent, dropped;
@@ -404,7 +407,7 @@ int lbsprof_init(MPI_Comm comm, const lbsprof_opts *opts, lbsprof **out) {
   *out = NULL;
   lbsprof *p = calloc(1, sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "lbsprof");
-  p->ph_cur = -1;
+  p->ph_cur = -1, p->ev_out = -1;
   lbsprof_opts d;
   lbsprof_opts_default(&d);
   if (opts)
@@ -503,9 +506,13 @@ int lbsprof_event_register(lbsprof *p, const char *name) {
   for (int k = 0; k < p->K; k++)
     if (!strcmp(p->ev_name[k], name))
       return -lbs_fail(LBS_INVAL, "lbsprof_event_register: event '%s' exists", name);
-  if (p->K == LBSPROF_MAX_EVENTS)
+  if (!strcmp(name, LBSPROF_EVENT_OUTSIDE))
+    return -lbs_fail(LBS_INVAL,
+                     "lbsprof_event_register: the profiler records the event '%s' itself", name);
+  /* the last of the trace's events is kept for outside_s */
+  if (p->K == LBSPROF_MAX_EVENTS - 1)
     return -lbs_fail(LBS_RANGE, "lbsprof_event_register('%s'): at most %d events", name,
-                     LBSPROF_MAX_EVENTS);
+                     LBSPROF_MAX_EVENTS - 1);
   snprintf(p->ev_name[p->K], sizeof p->ev_name[0], "%s", name);
   p->ev[p->K] = 0;
   return p->K++;
@@ -514,10 +521,14 @@ int lbsprof_event_register(lbsprof *p, const char *name) {
 int lbsprof_event_add(lbsprof *p, int id, double seconds) {
   if (!p || id < 0 || id >= p->K)
     return lbs_fail(LBS_RANGE, "lbsprof_event_add: no event %d (%d registered)", id, p ? p->K : 0);
+  if (id == p->ev_out)
+    return lbs_fail(LBS_INVAL, "lbsprof_event_add: the profiler records '%s' itself",
+                    p->ev_name[id]);
   if (!isfinite(seconds) || seconds < 0)
     return lbs_fail(LBS_INVAL, "lbsprof_event_add('%s', %g): seconds are finite and >= 0",
                     p->ev_name[id], seconds);
   p->ev[id] += seconds;
+  p->ev_step += seconds; /* not the step's time outside its elements (lbsprof_step_end) */
   return 0;
 }
 
@@ -984,6 +995,13 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   int64_t E = 0;
   lbs_err e = check_events(p); /* agreed */
   if (e) return e;
+  /* outside_s, the last event, where the run measures time_ns (the same on every rank: the
+   * metrics are): the step's time outside its elements (lbsprof_step_end) */
+  int t = lbsprof_metric_id(p, "time_ns");
+  if (t >= 0 && p->m[t].kind == K_TIME) {
+    snprintf(p->ev_name[p->K], sizeof p->ev_name[0], "%s", LBSPROF_EVENT_OUTSIDE);
+    p->ev[p->K] = 0, p->ev_out = p->K++;
+  }
   e = check_elements(p, kind, dims, n, gid, &E);
   if ((e = agree(p, e))) return e;
   prof_meta meta;
@@ -1128,6 +1146,7 @@ void lbsprof_elem_begin(lbsprof *p, int64_t i) {
     if (p->papi_n) PAPI_read(p->papi_set, p->papi0);
   }
   p->t0 = read_clock(p);
+  if (!p->mark) p->mark = p->t0; /* the first step starts at its first element */
 }
 
 void lbsprof_elem_end(lbsprof *p, int64_t i) {
@@ -1153,15 +1172,35 @@ void lbsprof_elem_end(lbsprof *p, int64_t i) {
   }
 }
 
+/* The step's time outside its elements, in seconds (the event outside_s): the wall time from
+ * the last lbsprof_step_end's start (the first element's for the first step) to now, less the
+ * elements' measured times (time_ns, in clock units) and the application's events added
+ * meanwhile (its partitioning and migration are charged as themselves). It holds what the
+ * trace does not: halo packing and MPI calls, the code between element loops, the profiler's
+ * own work per element and per step, and waiting for slower ranks at exchanges. k: ns a unit. */
+static double outside_s(const lbsprof *p, uint64_t now, double k) {
+  if (!p->mark || now < p->mark) return 0;
+  const double *v = p->val + (size_t)p->time_m * (size_t)p->n;
+  double in = 0;
+  for (int64_t i = 0; i < p->n; i++) in += v[i];
+  double s = ((double)(now - p->mark) - in) * k * 1e-9 - p->ev_step;
+  return s > 0 ? s : 0; /* events the application times otherwise may exceed the wall time */
+}
+
 int lbsprof_step_end(lbsprof *p) {
   if (!p->described) return lbs_fail(LBS_INVAL, "lbsprof: step_end before the mesh was described");
+  /* first: what follows is the profiler's work of this step, charged to the next one's
+   * outside time (the profiled run's steps include it) */
+  uint64_t now = read_clock(p);
   if (p->sampled && !agent_alive(p)) stop_profiling(p, "the node agent is gone");
   if (p->sampled && p->enabled) {
     prof_step_hdr h = {p->step, p->step, p->n, p->M, p->K};
     size_t nv = (size_t)(p->n * p->M); /* the values, then the events since the last sample */
+    double k = p->use_tsc ? ns_per_tick(p) : 1;
+    /* this step's own (an unsampled step's elements are not measured: it has none) */
+    if (p->ev_out >= 0) p->ev[p->ev_out] = outside_s(p, now, k);
     memcpy(p->val + nv, p->ev, (size_t)p->K * sizeof *p->ev);
     if (p->time_m >= 0 && p->use_tsc) { /* ticks to ns: time_ns and its phases */
-      double k = ns_per_tick(p);
       for (int m = 0; m < p->M; m++) {
         double *v = p->val + (size_t)m * (size_t)p->n;
         if (m == p->time_m || p->m[m].kind == K_PHASE)
@@ -1176,6 +1215,7 @@ int lbsprof_step_end(lbsprof *p) {
     }
     memset(p->val, 0, nv * sizeof *p->val);
   }
+  p->mark = now, p->ev_step = 0;
   p->step++, p->begun = 0;
   p->sampled = p->enabled && p->step % p->o.sample_every == 0;
   return 0;

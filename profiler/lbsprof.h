@@ -176,12 +176,22 @@ int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid);
  * replay knows). Register before the mesh is described;
  * collective in effect: every rank registers the same names in the same order, which the mesh's
  * description checks (an error on every rank naming the lists that differ). Names are 1-31 of
- * [A-Za-z0-9_.-], each once, at most 8. Returns the event id (0, 1, ...) or a negative lbs_err. */
+ * [A-Za-z0-9_.-], each once, at most 7 (the trace holds 8: the last is outside_s), not
+ * outside_s. Returns the event id (0, 1, ...) or a negative lbs_err. */
 int lbsprof_event_register(lbsprof *p, const char *name);
 /* The two names the replay knows (the same as lbs_traces.h's LBS_EVENT_PARTITION and
  * LBS_EVENT_MIGRATION): the application's partitioning and its migration, in seconds. */
 #define LBSPROF_EVENT_PARTITION "partition_s"
 #define LBSPROF_EVENT_MIGRATION "migration_s"
+/* The event the profiler records itself, after the application's, wherever the run measures
+ * time_ns (lbs_traces.h's LBS_EVENT_OUTSIDE): each rank's wall time of each sampled step outside
+ * its measured elements, in seconds. A step runs from the start of the previous lbsprof_step_end
+ * (the first step: from its first lbsprof_elem_begin) to the start of its own; outside_s is that,
+ * less the elements' time_ns and the application's events added meanwhile (its partitioning
+ * and migration). It is what the elements do not hold: halo packing and MPI calls, code between
+ * element loops, the profiler's own work, and waiting for slower ranks at exchanges. The
+ * replay charges it per step (docs/config.md, [sim] outside). Not the application's to add. */
+#define LBSPROF_EVENT_OUTSIDE "outside_s"
 
 /* Adds seconds (finite, >= 0) to this rank's event id at the current step. Not collective. The
  * values accumulate from one sampled step's end to the next sampled step's end, whose record

@@ -322,7 +322,8 @@ lbs_err lbs__run_step(lbs__engine *x, int64_t *advance) {
   lbs__compute_done(x, x->clock, x->load, x->phload, done);
   lbs_err e = lbs__run_transfers(x, x->halo, x->nhalo, done, &latest);
   for (int p = 0; p < x->P; p++) {
-    int64_t c = done[p] > x->arrive[p] ? done[p] : x->arrive[p];
+    /* then the application's time outside its elements, on every processor (recorded.c) */
+    int64_t c = (done[p] > x->arrive[p] ? done[p] : x->arrive[p]) + x->outside_ns;
     x->clock[p] = c;
     if (c > after) after = c;
   }

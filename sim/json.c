@@ -44,6 +44,8 @@ int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r) {
     bad |= lbs_json_set(m, "points", lbs_json_int(r->mig_points));
     bad |= lbs_json_set(o, "migration_rate", m);
   }
+  if (r->outside) /* only where charged: other replays print as before */
+    bad |= lbs_json_set(o, "outside_time_s", seconds(r->outside_ns));
   bad |= lbs_json_set(o, "phases", phases);
   bad |= lbs_json_set(o, "repartitions", lbs_json_int(r->nrep));
   bad |= lbs_json_set(o, "repartition_steps", steps);

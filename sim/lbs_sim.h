@@ -127,6 +127,11 @@ typedef struct lbs_replay_opts {
    * the trace phases). 0 (default): one weight, the replayed metric */
   int phase_constraints;
   lbs_migration_cost migration_cost; /* [sim] migration_cost: measured (default), model or links */
+  /* 1: the trace's event outside_s is not charged ([sim] outside = no). 0 (default): where the
+   * trace has it and partitioning is charged as measured (cost measured, or the recorded policy),
+   * each step costs, after its compute and communication, what the application spent outside its
+   * measured elements and beyond the step's compute (sim/recorded.c says how) */
+  int no_outside;
 } lbs_replay_opts;
 
 typedef struct lbs_repart_rec {
@@ -185,6 +190,8 @@ typedef struct lbs_replay_result {
    * grid's model or the links charged them), 1 the ratio of sums (fixed 0), 2 least squares */
   int mig_fit, mig_points;
   double mig_fixed_us, mig_per_elem_ns;
+  int outside;        /* 1: the trace's outside_s was charged (lbs_replay_opts.no_outside) */
+  int64_t outside_ns; /* what it added over the steps (in total_ns, not in comm_ns) */
 } lbs_replay_result;
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model

@@ -67,6 +67,10 @@ static const lbs_opt sim_opts[] = {
     {"phase_constraints", LBS_OPT_STRING, "no", 1, 0,
      "yes: the partitioner gets the trace's phases as a multi-constraint load, a weight per phase, each balanced "
      "on its own (metis, zoltan:rcb; the trace must list phases, with phases = yes); no: one weight, their sum"},
+    {"outside", LBS_OPT_STRING, "yes", 1, 0,
+     "yes: where the trace has the profiler's event outside_s and partitioning is charged as measured (cost = "
+     "measured, or policy recorded), each step also costs the application's time outside its measured elements "
+     "beyond the step's compute (docs/config.md); no: never"},
     {"steps", LBS_OPT_STRING, "", 1, 0,
      "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
     {NULL, 0, NULL, 0, 0, NULL}};
@@ -136,6 +140,10 @@ lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) 
     static const char *const yesno[] = {"no", "yes"};
     if ((k = one_of(v, yesno, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be yes or no", v);
     o->phase_constraints = k;
+  } else if (!strcmp(key, "outside")) {
+    static const char *const yesno[] = {"yes", "no"};
+    if ((k = one_of(v, yesno, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be yes or no", v);
+    o->no_outside = k;
   } else if (!strcmp(key, "steps")) {
     int64_t first = 0, n = 0;
     if (*v && steps_parse(v, &first, &n))

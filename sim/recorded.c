@@ -14,6 +14,7 @@
  * Each rank reads a whole assignment (E owners) and keeps its own elements' parts: O(E)
  * transient memory per rank while it reads, once per change of assignment. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,4 +235,83 @@ lbs_err lbs__migration_rate_setup(lbs__engine *x) {
   }
   free(pt);
   return e;
+}
+/* ---------------------------------------------------------------- outside the elements
+ *
+ * The profiler records each rank's time outside its measured elements at each sampled step
+ * (event outside_s: halo packing and MPI calls, code between element loops, its own work, and
+ * waiting for slower ranks at exchanges). The replay already makes every processor wait for the
+ * slowest at each phase and at the step's end, so charging a rank's outside time as it is would
+ * count that waiting twice.
+ *
+ * Recorded policy: processor r is the application's rank r, with the same elements. Rank r's
+ * step took its wall time outside_r + L_r (L_r its elements' time, the replay's load of
+ * processor r), and every rank's step is about as long, the exchanges holding them together.
+ * The replay charges the step's compute C (the slowest processor of each phase in turn) and
+ * its communication; what the run spent beyond C is mean_r (outside_r + L_r) - C (at least 0).
+ * Without phases and with equal walls it is the outside time of the slowest rank, which waited
+ * least; with phases a rank also waits for the slowest of each phase, which C holds already, so
+ * the least outside_r would count that wait twice. The mean, not the least or the largest: the
+ * ranks' step ends are not simultaneous (a rank late to one lbsprof_step_end has that step
+ * longer and the next one shorter), so per step the least is biased low and the largest high,
+ * while each rank's walls add up to the run's time over the steps, and so does their mean.
+ * It still holds the real halo exchange, which the replay also charges over the links: on one
+ * node a small part (bench/RESULTS.md, "self-validation"). L_r and C are the replay's, in
+ * the grid's ns: on the machine that was profiled (`grid probe`: ns_per_work 1), the measured
+ * ones.
+ *
+ * Cost measured with one of lbsim's policies: the processors are not the ranks, so the
+ * recorded run's loads are not at hand; the least over the ranks of outside_r is charged,
+ * which also holds the recorded run's waiting between phases (an upper bound of its overhead
+ * where the run has phases, the same without).
+ *
+ * Only where costs are charged as measured (cost measured, or the recorded policy): a replay
+ * that models the costs of another machine has no measured overhead of its own to add. */
+
+void lbs__outside_setup(lbs__engine *x) {
+  x->ev_out = -1;
+  if (!x->o->no_outside && (x->recorded || x->o->cost == LBS_COST_MEASURED))
+    x->ev_out = lbs_trace_event_find(x->t, LBS_EVENT_OUTSIDE);
+}
+
+/* Local (rank 0): what trace step ts adds (above), into *ns; 0 where the step has no events. */
+static lbs_err read_outside(lbs__engine *x, int64_t ts, int64_t *ns) {
+  int nev = lbs_trace_nevents(x->t), R = lbs_trace_event_ranks(x->t), have = 0;
+  double *ev = malloc((size_t)nev * (size_t)R * sizeof *ev);
+  lbs_err e = ev ? lbs_trace_read_events(x->t, ts, ev, &have)
+                 : lbs_fail(LBS_NOMEM, "events of %d ranks", R);
+  int64_t least = INT64_MAX, sum = 0;
+  for (int r = 0; !e && have && r < R; r++) {
+    double v = ev[(size_t)r * (size_t)nev + (size_t)x->ev_out];
+    if (!(v >= 0 && v <= EVENT_MAX_S)) { /* NaN fails too */
+      int64_t app = 0;
+      lbs_trace_app_step(x->t, ts, &app);
+      e = lbs_fail(LBS_RANGE,
+                   "%s: step %lld (application step %lld): rank %d's %s %g is negative, not "
+                   "finite or more than %g seconds",
+                   lbs_trace_path(x->t), (long long)ts, (long long)app, r, LBS_EVENT_OUTSIDE, v,
+                   EVENT_MAX_S);
+      break;
+    }
+    /* recorded: rank r's wall time of the step (a rank beyond the grid's processors has
+     * no elements: check_owners) */
+    int64_t t = llround(v * 1e9) + (x->recorded && r < x->P ? x->load[r] : 0);
+    least = t < least ? t : least, sum += t;
+  }
+  *ns = 0;
+  if (!e && have && R > 0) {
+    int64_t c = x->recorded ? lbs__compute_done(x, NULL, x->load, x->phload, NULL) : 0,
+            t = x->recorded ? sum / R : least; /* integers: the same on any number of ranks */
+    *ns = t > c ? t - c : 0;
+  }
+  free(ev);
+  return e;
+}
+
+lbs_err lbs__outside_at(lbs__engine *x, int64_t s, int64_t *ns) {
+  *ns = 0;
+  lbs_err e = x->rank == 0 ? read_outside(x, x->S0 + s, ns) : LBS_OK;
+  if ((e = lbs__agree(x, e))) return e;
+  MPI_Bcast(ns, 1, MPI_INT64_T, 0, x->comm);
+  return LBS_OK;
 }

@@ -110,6 +110,7 @@ static lbs_err result_alloc(lbs__engine *x) {
   r->ranks = x->size;
   r->mig_fit = x->mig_fit, r->mig_points = x->mig_points;
   r->mig_fixed_us = x->mig_fixed_us, r->mig_per_elem_ns = x->mig_per_elem_ns;
+  r->outside = x->ev_out >= 0;
   return LBS_OK;
 }
 
@@ -250,7 +251,12 @@ static lbs_err one_step(lbs__engine *x, int64_t s, int64_t *busy) {
     lbs__avail_imbalance(x->g, x->load, x->P, &imb, &limb);
   }
   int64_t adv;
-  if ((e = lbs__agree(x, lbs__run_step(x, &adv)))) return e;
+  /* charged by this step only (the optimiser's searches run lbs__run_step without it) */
+  if (x->ev_out >= 0 && (e = lbs__outside_at(x, s, &x->outside_ns))) return e;
+  x->r->outside_ns += x->outside_ns;
+  e = lbs__agree(x, lbs__run_step(x, &adv));
+  x->outside_ns = 0;
+  if (e) return e;
   if (x->rec && x->rec->step &&
       (e = lbs__agree(x, x->rec->step(x->rec->arg, s, x->load, x->P, x->halo, x->nhalo))))
     return e;
@@ -280,7 +286,7 @@ static void finish(lbs__engine *x, int64_t compute_bsp, const int64_t *busy, dou
   for (int64_t s = 0; s < x->S; s++) imb_sum += r->imbalance[s], limb_sum += r->loadimb[s];
   /* compute time: what the run needs with free communication in this mode */
   r->compute_ns = x->o->mode == LBS_MODE_BSP ? compute_bsp : busiest;
-  r->comm_ns = r->total_ns - r->compute_ns - r->partition_ns - r->migration_ns;
+  r->comm_ns = r->total_ns - r->compute_ns - r->partition_ns - r->migration_ns - r->outside_ns;
   r->mean_imbalance = imb_sum / (double)x->S;
   r->mean_loadimb = limb_sum / (double)x->S;
   r->optimum_ns = x->opt_done ? x->opt_total : -1;

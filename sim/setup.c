@@ -375,6 +375,7 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   if (!e) e = lbs__agree(x, alloc_state(x));
   if (!e && x->recorded) e = lbs__recorded_setup(x);
   if (!e) e = lbs__migration_rate_setup(x);
+  if (!e) lbs__outside_setup(x);
   if (!e)
     e = lbs__agree(x, lbs__avail_setup(x, total_steps)); /* a changing grid: x->g follows it */
   if (!e) e = lbs__agree(x, lbs_net_create(x->g, &x->net));

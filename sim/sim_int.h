@@ -71,7 +71,9 @@ typedef struct lbs__engine {
    * grid's model: mig_fit 0 none, 1 the ratio of sums, 2 least squares, from mig_points points */
   int mig_fit, mig_points;
   double mig_fixed_us, mig_per_elem_ns;
-  double *sizes; /* P part sizes */
+  int ev_out;         /* the trace's event outside_s where it is charged, else -1 */
+  int64_t outside_ns; /* what the step being run adds after its compute and communication */
+  double *sizes;      /* P part sizes */
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
   int64_t *gid;      /* n: local global ids */
@@ -228,6 +230,15 @@ lbs_err lbs__recorded_costs(lbs__engine *x, int64_t s, int64_t *part_ns, int64_t
  * migration_s where its recorded owners change) into x->mig_*; mig_fit 0 (none) for a trace
  * without them, and for the recorded policy, whose own migrations are charged as recorded. */
 lbs_err lbs__migration_rate_setup(lbs__engine *x);
+/* Local: x->ev_out, the trace's event outside_s when the replay charges it ([sim] outside = yes,
+ * cost measured or the recorded policy), else -1. */
+void lbs__outside_setup(lbs__engine *x);
+/* Collective: what window step s adds for the time the application spent outside its measured
+ * elements (ns, 0 where the trace has no events there), from outside_s at trace step S0 + s and,
+ * recorded, the step's loads (x->load, x->phload: current): the mean over the ranks of their
+ * wall time less the step's compute, else the least outside_s (recorded.c says why). Rank 0
+ * computes it, the others get its answer. */
+lbs_err lbs__outside_at(lbs__engine *x, int64_t s, int64_t *ns);
 
 /* ---------------------------------------------------------------- avail.c
  * Availability profiles. Setup (collective): checks the profiles' steps against the trace's

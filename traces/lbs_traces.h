@@ -265,6 +265,10 @@ lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int6
  * repartition (seconds, each rank's), recorded at the first step after it. */
 #define LBS_EVENT_PARTITION "partition_s"
 #define LBS_EVENT_MIGRATION "migration_s"
+/* Each rank's wall time of the step outside its measured elements (seconds; the profiler
+ * records it, lbsprof.h's LBSPROF_EVENT_OUTSIDE): the replay charges it per step ([sim] outside).
+ */
+#define LBS_EVENT_OUTSIDE "outside_s"
 lbs_err lbs_trace_writer_set_events(lbs_trace_writer *w, int nevents, const char *const *names,
                                     int ranks);
 lbs_err lbs_trace_step_events(lbs_trace_writer *w, const double *ev);

@@ -22,7 +22,8 @@ for n in 1 2; do
   [ "$(sqlite3 "$T/f$n.lbt" "SELECT value FROM meta WHERE key='phases.time_ns'")" = time_ns.work ] &&
     ok || bad "np$n: phases.time_ns"
   # lbsprof_event_add: 0.25 s x (rank + 1) on each rank at step 4, in step 5's record
-  has "$T/out" "events    remap_s $([ $n = 1 ] && echo 0.25 || echo 0.75) s (totals over $n ranks" \
+  # (then the profiler's own outside_s)
+  has "$T/out" "events    remap_s $([ $n = 1 ] && echo 0.25 || echo 0.75) s, outside_s " \
     "np$n: the event's total"
   expect 0 "np$n export" -- "$LBSIM" trace export "$T/f$n.lbt" --csv "$T/csv$n" --steps 0:9
   python3 - "$T/csv$n/steps.csv" $n <<'PY' && ok || bad "np$n values"

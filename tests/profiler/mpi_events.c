@@ -69,8 +69,11 @@ static void bad_calls_before(lbsprof *p) {
 static void bad_adds(lbsprof *p) {
   CHECK(lbsprof_event_add(p, -1, 1.0) != 0 && strstr(lbsprof_errmsg(), "no event -1"),
         "id -1 accepted (%s)", lbsprof_errmsg());
-  CHECK(lbsprof_event_add(p, K, 1.0) != 0 && strstr(lbsprof_errmsg(), "no event 2"),
-        "id 2 accepted (%s)", lbsprof_errmsg());
+  /* id K is the profiler's own outside_s, K + 1 none */
+  CHECK(lbsprof_event_add(p, K, 1.0) != 0 && strstr(lbsprof_errmsg(), "records 'outside_s'"),
+        "id 2 (outside_s) accepted (%s)", lbsprof_errmsg());
+  CHECK(lbsprof_event_add(p, K + 1, 1.0) != 0 && strstr(lbsprof_errmsg(), "no event 3"),
+        "id 3 accepted (%s)", lbsprof_errmsg());
   CHECK(lbsprof_event_add(p, 0, -1.0) != 0 && strstr(lbsprof_errmsg(), "finite and >= 0"),
         "a negative value accepted (%s)", lbsprof_errmsg());
   CHECK(lbsprof_event_add(p, 1, NAN) != 0, "NaN accepted");
@@ -83,16 +86,19 @@ static void check_trace(const char *path) {
   CHECK(lbs_trace_open(path, &t) == LBS_OK, "open: %s", lbs_errmsg());
   if (!t) return;
   CHECK(lbs_trace_steps(t) == STEPS / 2, "%lld steps", (long long)lbs_trace_steps(t));
-  CHECK(lbs_trace_nevents(t) == K && lbs_trace_event_ranks(t) == size, "%d events of %d ranks",
+  /* the application's, then the profiler's own outside_s (mpi_prof_outside.c checks its values) */
+  CHECK(lbs_trace_nevents(t) == K + 1 && lbs_trace_event_ranks(t) == size, "%d events of %d ranks",
         lbs_trace_nevents(t), lbs_trace_event_ranks(t));
-  if (lbs_trace_nevents(t) != K || lbs_trace_event_ranks(t) != size) {
+  if (lbs_trace_nevents(t) != K + 1 || lbs_trace_event_ranks(t) != size) {
     lbs_trace_close(&t);
     return;
   }
   CHECK(!strcmp(lbs_trace_event_name(t, 0), LBS_EVENT_PARTITION) &&
-            !strcmp(lbs_trace_event_name(t, 1), LBS_EVENT_MIGRATION),
-        "names %s, %s", lbs_trace_event_name(t, 0), lbs_trace_event_name(t, 1));
-  double ev[2 * K];
+            !strcmp(lbs_trace_event_name(t, 1), LBS_EVENT_MIGRATION) &&
+            !strcmp(lbs_trace_event_name(t, 2), LBS_EVENT_OUTSIDE),
+        "names %s, %s, %s", lbs_trace_event_name(t, 0), lbs_trace_event_name(t, 1),
+        lbs_trace_event_name(t, 2));
+  double ev[2 * (K + 1)];
   for (int64_t s = 0; s < lbs_trace_steps(t); s++) {
     int64_t app = -1;
     int have = 0;
@@ -101,9 +107,9 @@ static void check_trace(const char *path) {
           (long long)s, lbs_errmsg());
     for (int r = 0; r < size; r++)
       for (int k = 0; k < K; k++)
-        CHECK(ev[r * K + k] == expected(r, k, (int)app),
+        CHECK(ev[r * (K + 1) + k] == expected(r, k, (int)app),
               "application step %lld: rank %d's %s is %g, not %g", (long long)app, r,
-              lbs_trace_event_name(t, k), ev[r * K + k], expected(r, k, (int)app));
+              lbs_trace_event_name(t, k), ev[r * (K + 1) + k], expected(r, k, (int)app));
   }
   lbs_trace_close(&t);
 }
