@@ -5,7 +5,7 @@
 #      step's compute imbalance (max - mean) / max over the ranks (wave's "imbalance"), averaged;
 #   2. the same run profiled (--trace), its own measured imbalance beside;
 #   3. the trace replayed with its recorded assignments (--policy recorded) on two equal
-#      processors, as profiled and after each rule: the replay's mean_imbalance is the same
+#      processors, as profiled and after each rule (on time_ns and on wave's phases H and E): the replay's mean_imbalance is the same
 #      (max - mean) / max of the replayed per-step compute, and its compute_time_s the summed
 #      slowest processor's compute (the grid's ns_per_work 1: a trace's nanosecond is one).
 # Goals (issue 30, items 5 and 7): the imbalance within 2 points of the unprofiled run's, and the
@@ -30,7 +30,9 @@ for rule in none spike spike:5:3 median median:5; do
   f=$W/w.lbt
   if [ "$rule" != none ]; then
     f=$W/w-$rule.lbt
-    $B/lbsim trace recode "$W/w.lbt" -o "$f" -f --bound lossless --denoise "$rule" >/dev/null 2>&1
+    # the rule on time_ns and on each phase (H, E), which the replay charges phase by phase
+    $B/lbsim trace recode "$W/w.lbt" -o "$f" -f --bound lossless --denoise "time_ns=$rule" \
+      --denoise "time_ns.H=$rule" --denoise "time_ns.E=$rule" >/dev/null 2>&1
   fi
   $B/lbsim replay "$f" --grid "$W/two.ini" --policy recorded --json >"$W/rec-$rule.json"
 done
