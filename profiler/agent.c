@@ -3,14 +3,14 @@
  * range, and streams frames to the collector, reconnecting with bounded buffering. Messages go
  * through lbs_log, without a prefix: lbsprof-agent's main adds "lbsprof-agent (node N): ".
  *
- * Deferred compaction (LBSPROF_COMPACT=deferred, or auto on a node whose ranks have every core
- * the job may use): compacting and sending take ~120 ns of processor time per value, and on a
- * node without a spare core that time is taken from a rank, which its neighbours then wait for
- * at their next exchange. The agent then only drains the rings into a spool file (a memcpy and a
- * write per step, unlinked at once) and compacts and sends the spooled steps after the ranks have
- * finished, in the order they would have gone. The price: an agent killed during the run loses
- * what it spooled (streaming loses at most the steps in flight), and the ranks' lbsprof_finalize
- * waits for the compaction. */
+ * Deferred compaction (LBSPROF_COMPACT=deferred, or auto where a node's ranks have every CPU
+ * the job may use; liblbsprof decides for the whole job and passes --compact): compacting and
+ * sending take ~120 ns of processor time per value, and on a node without a spare core that time is
+ * taken from a rank, which its neighbours then wait for at their next exchange. The agent then only
+ * drains the rings into a spool file (a memcpy and a write per step, unlinked at once) and compacts
+ * and sends the spooled steps after the ranks have finished, in the order they would have gone. The
+ * price: an agent killed during the run loses what it spooled (streaming loses at most the steps in
+ * flight), and the ranks' lbsprof_finalize waits for the compaction. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -71,6 +71,8 @@ typedef struct {
   int deferring; /* 1: complete steps and layouts go to the spool, not the queue */
   FILE *spool;   /* what was spooled, in order: {u32 kind, u32 pad, u64 len} and len bytes */
   int64_t spooled, unspooled; /* records written, and read back so far */
+  int spool_full;             /* the spool could not take a record: nothing more is spooled */
+  int64_t spool_lost;         /* spooled steps that never went (an unreadable spool, no memory) */
 } agent;
 
 enum { COMPACT_AUTO, COMPACT_STREAM, COMPACT_DEFERRED };
@@ -248,8 +250,10 @@ static int unspool_one(agent *a) {
   b.len = r.len;
   a->unspooled++;
   if (r.kind == SPOOL_STEP) {
-    if (encode_step(a, b.data, b.len))
+    if (encode_step(a, b.data, b.len)) {
       lbs_log(LBS_LOG_WARN, "out of memory compacting a spooled step; it is not recorded");
+      a->spool_lost++;
+    }
     lbs_buf_free(&b);
   } else if (enqueue(a, &b)) {
     lbs_buf_free(&b);
@@ -258,29 +262,37 @@ static int unspool_one(agent *a) {
 bad:
   lbs_log(LBS_LOG_WARN, "cannot read the spool back (%s): %lld spooled records are lost",
           strerror(errno), (long long)(a->spooled - a->unspooled));
+  a->spool_lost += a->spooled - a->unspooled;
   a->unspooled = a->spooled;
   return -1;
 }
 
 /* What goes out, in order: to the spool while deferring, else compacted and queued now. A spool
- * that cannot be written ends the deferring: what it holds goes first, then the rest streams. */
+ * that cannot take a record (a full disk, a file size limit) ends the profile there, as an
+ * unreachable collector does: the ranks stop sampling, what the spool holds whole goes after the
+ * run, and the agent's exit says the run is incomplete. (Streaming from there would need the
+ * spool sent first, mid-run, which is the stall deferring is there to avoid.) */
 static int put_out(agent *a, int kind, lbs_buf *raw) {
   if (a->deferring) {
     struct {
       uint32_t kind, pad;
       uint64_t len;
     } r = {(uint32_t)kind, 0, raw->len};
-    if (fwrite(&r, sizeof r, 1, a->spool) == 1 &&
+    if (!a->spool_full && fwrite(&r, sizeof r, 1, a->spool) == 1 &&
         (!raw->len || fwrite(raw->data, raw->len, 1, a->spool) == 1)) {
       a->spooled++;
       lbs_buf_free(raw);
       return 0;
     }
-    lbs_log(LBS_LOG_WARN, "cannot write the spool (%s): compacting as the steps come from here on",
-            strerror(errno));
-    /* a record half written is never read: only the whole ones counted */
-    a->deferring = 0;
-    while (unspool_one(a) > 0) {}
+    if (!a->spool_full) {
+      lbs_log(LBS_LOG_WARN, "cannot write the spool (%s): the steps from here on are not recorded",
+              strerror(errno));
+      a->spool_full = 1;
+      atomic_store(&a->shm->agent_state, AGENT_GONE); /* the ranks stop sampling */
+    }
+    a->spool_lost += kind == SPOOL_STEP;
+    lbs_buf_free(raw);
+    return -1;
   }
   int err = kind == SPOOL_STEP ? encode_step(a, raw->data, raw->len) : enqueue(a, raw);
   lbs_buf_free(raw);
@@ -565,26 +577,31 @@ static int finish(agent *a, size_t bytes) {
     struct {
       int32_t node, pad;
     } h2 = {a->node, 0};
-    prof_end pe = {a->dropped, a->sent, lost, 0};
+    prof_end pe = {a->dropped + a->spool_lost, a->sent, lost, 0};
     lbs__frame_send(a->fd, FR_END, &h2, sizeof h2, &pe, sizeof pe);
     close(a->fd);
   }
   atomic_store(&a->shm->agent_state, AGENT_GONE);
   munmap(a->shm, bytes);
   if (a->spool) fclose(a->spool);
-  return a->give_up ? 2 : lost ? 3 : 0;
+  if (a->spool_lost)
+    lbs_log(LBS_LOG_WARN, "%lld spooled steps were not recorded", (long long)a->spool_lost);
+  return a->give_up || a->spool_lost || a->spool_full ? 2 : lost ? 3 : 0;
 }
 
 /* The agent's life (see prof_int.h): maps the segment, then drains the ranks' rings, sends the
  * HELLO and MESH frames once every rank's mesh is in, streams the steps, watches for ranks that
  * die, napping while idle, until every rank is done and the queue is empty (or given up). */
-int lbs__agent_main(int fd, const char *label, int node, const char *collector,
+int lbs__agent_main(int fd, const char *label, int node, const char *collector, const char *compact,
                     const uint8_t secret[LBSPROF_SECRET_BYTES]) {
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN); /* a spool over the file size limit fails its write instead */
   agent A, *a = &A;
   memset(a, 0, sizeof A);
   a->node = node, a->addr = collector, a->fd = -1;
-  const char *cm = getenv("LBSPROF_COMPACT");
+  /* liblbsprof decides for the whole job (a node streaming beside one deferring would make the
+   * collector hold every step of the run); the variable where the agent is started by hand */
+  const char *cm = compact ? compact : getenv("LBSPROF_COMPACT");
   a->mode = cm && !strcmp(cm, "stream")     ? COMPACT_STREAM
             : cm && !strcmp(cm, "deferred") ? COMPACT_DEFERRED
                                             : COMPACT_AUTO;

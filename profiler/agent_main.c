@@ -20,7 +20,7 @@ static int usage(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
-  const char *label = "", *coll = NULL, *addr = "", *out = NULL, *dir = NULL;
+  const char *label = "", *coll = NULL, *addr = "", *out = NULL, *dir = NULL, *compact = NULL;
   int node = -1, fd = -1, shm_fd = -1, nodes = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--shm-fd"))
@@ -39,6 +39,8 @@ int main(int argc, char **argv) {
       nodes = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "-o"))
       out = argv[i + 1];
+    else if (!strcmp(argv[i], "--compact"))
+      compact = argv[i + 1];
     else if (!strcmp(argv[i], "--private-dir"))
       dir = argv[i + 1];
     else
@@ -59,7 +61,7 @@ int main(int argc, char **argv) {
   lbs_log_set_sink(lbs_log_stream_sink, &sink);
   if (!strcmp(argv[1], "agent") && shm_fd >= 0 && coll && node >= 0) {
     snprintf(sink.prefix, sizeof sink.prefix, "lbsprof-agent (node %d): ", node);
-    return lbs__agent_main(shm_fd, label, node, coll, secret);
+    return lbs__agent_main(shm_fd, label, node, coll, compact, secret);
   }
   if (!strcmp(argv[1], "collect") && fd >= 0 && out) {
     snprintf(sink.prefix, sizeof sink.prefix,

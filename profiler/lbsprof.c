@@ -741,7 +741,37 @@ static lbs_err start_collector(lbsprof *p, const char *names, char *addr, size_t
   return p->collector_pid < 0 ? LBS_IO : LBS_OK;
 }
 
-static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
+/* How the agents compact (LBSPROF_COMPACT, agent.c), the same on every node: stream or
+ * deferred as the variable says, and for auto deferred when any node's ranks have every CPU the
+ * job may use there (one node streaming beside one deferring would make the collector hold every
+ * step of the run, waiting for the deferring node's parts). The node's first rank counts them by
+ * widening its own binding for a moment, as the agent's is widened (spawn), and restores it.
+ * Collective. */
+static const char *compact_mode(lbsprof *p) {
+  const char *v = getenv("LBSPROF_COMPACT");
+  if (v && (!strcmp(v, "stream") || !strcmp(v, "deferred"))) return v;
+  int defer = 0, cpus = 0;
+  cpu_set_t mine, all, got;
+  if (p->lrank == 0 && !sched_getaffinity(0, sizeof mine, &mine)) {
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+    if (!sched_setaffinity(0, sizeof all, &all) && !sched_getaffinity(0, sizeof got, &got))
+      cpus = CPU_COUNT(&got);
+    sched_setaffinity(0, sizeof mine, &mine);
+    defer = cpus > 0 && cpus <= p->lsize;
+  }
+  int any = defer;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, p->comm);
+  if (p->lrank == 0)
+    lbs_log(LBS_LOG_DEBUG, "lbsprof: node %d: %d local ranks on %d CPUs: %s", p->nodeid, p->lsize,
+            cpus,
+            defer ? "no spare CPU, compacting after the run"
+            : any ? "a spare CPU, but another node has none: compacting after the run"
+                  : "a spare CPU, compacting as the steps come");
+  return any ? "deferred" : "stream";
+}
+
+static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap, const char *compact) {
   lbs_err e = LBS_OK;
   size_t hdr = (sizeof(prof_shm) + (size_t)p->lsize * sizeof(prof_ring) + 4095) & ~(size_t)4095;
   p->shm_bytes = hdr + (size_t)p->lsize * cap;
@@ -762,8 +792,9 @@ static lbs_err start_node(lbsprof *p, const char *addr, uint64_t cap) {
       snprintf(node, sizeof node, "%d", p->nodeid);
       snprintf(label, sizeof label, "%s",
                p->shm_name + 1); /* lbsprof-PID-NODE-RANDOM: names the run in ps */
-      char *argv[] = {p->agent_path, "agent", "--shm-fd",    "3",          "--label", label,
-                      "--node",      node,    "--collector", (char *)addr, NULL};
+      char *argv[] = {p->agent_path, "agent",         "--shm-fd", "3",           "--label",
+                      label,         "--node",        node,       "--collector", (char *)addr,
+                      "--compact",   (char *)compact, NULL};
       p->agent_pid = spawn(p, argv, p->shm_fd);
       if (p->agent_pid < 0)
         e = LBS_IO;
@@ -998,7 +1029,7 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   /* outside_s, the last event, where the run measures time_ns (the same on every rank: the
    * metrics are): the step's time outside its elements (lbsprof_step_end) */
   int t = lbsprof_metric_id(p, "time_ns");
-  if (t >= 0 && p->m[t].kind == K_TIME) {
+  if (t >= 0 && p->m[t].kind == K_TIME && p->ev_out < 0) { /* once: a failed call may be retried */
     snprintf(p->ev_name[p->K], sizeof p->ev_name[0], "%s", LBSPROF_EVENT_OUTSIDE);
     p->ev[p->K] = 0, p->ev_out = p->K++;
   }
@@ -1015,7 +1046,7 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   e = reach_collector(p, e, addr, sizeof addr);
   if ((e = agree(p, e))) return lbs_buf_free(&mesh), e;
   MPI_Bcast(addr, sizeof addr, MPI_CHAR, 0, p->comm);
-  e = start_node(p, addr, cap);
+  e = start_node(p, addr, cap, compact_mode(p));
   if ((e = agree(p, e))) return lbs_buf_free(&mesh), e;
   put_record(p, REC_META, &meta, sizeof meta, NULL, 0, 0);
   put_record(p, REC_MESH, mesh.data, mesh.len, NULL, 0, 0);

@@ -238,7 +238,7 @@ lbs_bound lbs__bound_stage(lbs_bound whole, int stage);
 /* The agent (shm_fd: the node's segment, inherited; label: for messages) and the collector
  * (lbsprof-agent's two modes, and `lbsim collect`). The secret is the run's. */
 int lbs__agent_main(int shm_fd, const char *label, int node, const char *collector,
-                    const uint8_t secret[LBSPROF_SECRET_BYTES]);
+                    const char *compact, const uint8_t secret[LBSPROF_SECRET_BYTES]);
 int lbs__collect_main(int listen_fd, const char *addr, const char *out_path, int nodes,
                       const uint8_t secret[LBSPROF_SECRET_BYTES]);
 

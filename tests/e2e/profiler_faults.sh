@@ -185,7 +185,7 @@ grep -q "spooling" "$T/dstream.err" && bad "stream: spooled" || ok
   bad "deferred owners $(owners "$T/ddeferred.lbt") differ from streaming's $(owners "$T/dstream.lbt")"
 # auto: deferred when the node's ranks have every CPU the agent may use
 expect 0 "auto" -- env LBSPROF_COMPACT=auto LBSPROF_LOG=debug "${MPI[@]}" -n 2 "$APP" "$T/dauto.lbt" 10 0
-has "$T/err" "2 local ranks on $(nproc) CPUs: $([ "$(nproc)" -gt 2 ] && echo "a spare CPU" || echo "no spare CPU")" "auto decides by the CPUs"
+has "$T/err" "node 0: 2 local ranks on $(nproc) CPUs: $([ "$(nproc)" -gt 2 ] && echo "a spare CPU" || echo "no spare CPU")" "auto decides by the CPUs"
 # a deferred agent whose collector is killed: it gives up (naming the spooled records it loses
 # when the collector went before they did); the application finishes
 LBSPROF_COMPACT=deferred LBSPROF_RETRY_S=1 "${MPI[@]}" -n 2 "$APP" "$T/dk.lbt" 80 40 >"$T/dk.out" 2>"$T/dk.err" &
