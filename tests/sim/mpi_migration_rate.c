@@ -29,6 +29,7 @@
 
 #include "lbs_sim.h"
 #include "mpi_check.h"
+#include "path_trace.h"
 
 #define E 8
 #define S 7
@@ -54,19 +55,10 @@ static const double neg_ev[S] = {0, 0, 100e-6, 0, 100e-6, 1600e-6, 0};
 
 /* Rank 0 writes the trace: owners, and events ev (NULL: none). */
 static int write_trace(const char *path, const double *ev) {
-  int64_t xadj[E + 1], adj[2 * E], na = 0;
-  for (int i = 0; i < E; i++) {
-    xadj[i] = na;
-    if (i > 0) adj[na++] = i - 1;
-    if (i < E - 1) adj[na++] = i + 1;
-  }
-  xadj[E] = na;
   lbs_mesh *m;
-  lbs_metric_spec ms = {"work", "1", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
   lbs_trace_writer *w;
-  if (lbs_mesh_create_unstructured(E, 0, NULL, xadj, adj, NULL, 0, &m)) return 2;
-  lbs_trace_spec spec = {E, 4, 1, &ms, m, 0, NULL};
-  lbs_err e = lbs_trace_create(path, &spec, &w);
+  lbs_err e = path_trace_create(path, E, &w, &m);
+  if (e) return 2;
   static const char *names[2] = {LBS_EVENT_PARTITION, LBS_EVENT_MIGRATION};
   if (!e && ev) e = lbs_trace_writer_set_events(w, 2, names, NR);
   for (int64_t s = 0, k = 0; !e && s < S; s++) {

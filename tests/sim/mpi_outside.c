@@ -20,6 +20,7 @@
 
 #include "lbs_sim.h"
 #include "mpi_check.h"
+#include "path_trace.h"
 
 #define E 4
 #define S 4
@@ -37,21 +38,12 @@ static const char *GRID = "[grid]\nns_per_work = 3\nbytes_per_elem = 100\nbytes_
 /* Rank 0 writes the trace: events 0 none, 1 partition_s alone, 2 with outside_s, 3 the same
  * with a negative outside_s of rank 1 at step 3. */
 static int write_trace(const char *path, int events) {
-  int64_t xadj[E + 1], adj[2 * E], na = 0;
-  for (int i = 0; i < E; i++) {
-    xadj[i] = na;
-    if (i > 0) adj[na++] = i - 1;
-    if (i < E - 1) adj[na++] = i + 1;
-  }
-  xadj[E] = na;
   lbs_mesh *m;
-  lbs_metric_spec ms = {"work", "1", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
   lbs_trace_writer *w;
-  if (lbs_mesh_create_unstructured(E, 0, NULL, xadj, adj, NULL, 0, &m)) return 2;
-  lbs_trace_spec spec = {E, 4, 1, &ms, m, 0, NULL};
   static const char *names[2] = {LBS_EVENT_PARTITION, LBS_EVENT_OUTSIDE};
   int K = events >= 2 ? 2 : 1;
-  lbs_err e = lbs_trace_create(path, &spec, &w);
+  lbs_err e = path_trace_create(path, E, &w, &m);
+  if (e) return 2;
   if (!e && events) e = lbs_trace_writer_set_events(w, K, names, NR);
   for (int64_t s = 0; !e && s < S; s++) {
     if (s == 0 || s == 2) e = lbs_trace_write_owners(w, s, owners[s / 2]);

@@ -27,6 +27,7 @@
 
 #include "lbs_sim.h"
 #include "mpi_check.h"
+#include "path_trace.h"
 
 #define E 8
 #define S 7
@@ -89,19 +90,10 @@ static lbs_err write_events(lbs_trace_writer *w, int64_t s, int bad) {
 /* Rank 0 writes the trace, with the recorded owners or without, and with events: 0 none, 1 the
  * application's costs, 2 the same with a negative one. */
 static int write_trace(const char *path, int with_owners, int events) {
-  int64_t xadj[E + 1], adj[2 * E], na = 0;
-  for (int i = 0; i < E; i++) {
-    xadj[i] = na;
-    if (i > 0) adj[na++] = i - 1;
-    if (i < E - 1) adj[na++] = i + 1;
-  }
-  xadj[E] = na;
   lbs_mesh *m;
-  lbs_metric_spec ms = {"work", "1", LBS_CODEC_LOSSLESS, {LBS_BOUND_LOSSLESS, 0}, {0, 0}};
   lbs_trace_writer *w;
-  if (lbs_mesh_create_unstructured(E, 0, NULL, xadj, adj, NULL, 0, &m)) return 2;
-  lbs_trace_spec spec = {E, 4, 1, &ms, m, 0, NULL};
-  lbs_err e = lbs_trace_create(path, &spec, &w);
+  lbs_err e = path_trace_create(path, E, &w, &m);
+  if (e) return 2;
   for (int64_t s = 0, k = 0; !e && s < S; s++) {
     for (; with_owners && k < NA && rec_step[k] <= app_of[s]; k++) /* before its first step */
       e = lbs_trace_write_owners(w, rec_step[k], owners[k]);
