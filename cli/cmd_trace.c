@@ -375,7 +375,8 @@ static int trace_check(int argc, char **argv) {
     else if (c == 'h') {
       printf("usage: lbsim trace check t.lbt [--json] [--no-source]\n\n"
              "Verifies the SQLite file, the structure (every chunk of every metric of every\n"
-             "step, with its element range), every CRC-32 and that every chunk decodes, and\n"
+             "step, with its element range), every CRC-32 and that every chunk decodes, the\n"
+             "arrays kept per step (recorded owners, edge weights, events), and\n"
              "that the writer finished (as many steps as a generator's recipe says, a\n"
              "profiled run's profiler.complete, the file closed). When the trace records a\n"
              "generator recipe, regenerates the source and checks every value against the\n"

@@ -1085,6 +1085,61 @@ lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n)
   return rc == SQLITE_DONE ? LBS_OK : lbs_db_err(t->db, t->path, "codec counts");
 }
 
+/* The arrays kept per step (owners@, edgew@, events@): each at a step the trace has, readable
+ * (count, CRC, codec) and its values in range, which their readers check. */
+static lbs_err verify_step_arrays(lbs_trace *t) {
+  lbs_err e = LBS_OK;
+  for (int64_t i = 0; i < t->nowners && !e; i++) {
+    int64_t *own = malloc((size_t)(t->E ? t->E : 1) * sizeof *own);
+    if (!own) return lbs_fail(LBS_NOMEM, "recorded owners");
+    if (t->owners_step[i] >= t->S)
+      e = lbs_fail(LBS_CORRUPT, "%s: recorded owners at step %lld, past the trace's %lld steps",
+                   t->path, (long long)t->owners_step[i], (long long)t->S);
+    else
+      e = lbs_trace_owners_read(t, i, own);
+    free(own);
+  }
+  if (!e && t->nedgew && !lbs_trace_edge_weights_stored(t))
+    e = lbs_fail(LBS_CORRUPT,
+                 "%s: %lld arrays of edge weights (edgew@STEP), but meta edge_weight "
+                 "is not " LBS_EDGE_STEPS,
+                 t->path, (long long)t->nedgew);
+  const int64_t *xadj, *adj;
+  const double *adjw;
+  for (int64_t i = 0; i < t->nedgew && !e; i++) {
+    int64_t s = t->edgew_step[i], from;
+    if (s >= t->S) {
+      e = lbs_fail(LBS_CORRUPT, "%s: edge weights at step %lld, past the trace's %lld steps",
+                   t->path, (long long)s, (long long)t->S);
+      break;
+    }
+    if (!t->mesh || lbs_mesh_graph(t->mesh, &xadj, &adj, &adjw))
+      return lbs_fail(LBS_CORRUPT, "%s: edge weights per step, but no mesh graph", t->path);
+    double *w = malloc((size_t)(xadj[t->E] ? xadj[t->E] : 1) * sizeof *w);
+    if (!w) return lbs_fail(LBS_NOMEM, "edge weights");
+    e = lbs_trace_edge_weights_slice(t, s, 0, xadj[t->E], w, &from);
+    free(w);
+  }
+  int64_t nev = (int64_t)t->nev * t->ev_ranks, nsteps = 0, *steps = NULL;
+  if (!e) e = load_steps_of(t, "events", "events", &steps, &nsteps);
+  if (!e && nsteps && !nev)
+    e = lbs_fail(LBS_CORRUPT, "%s: events at %lld steps, but meta events declares none", t->path,
+                 (long long)nsteps);
+  double *ev = nev && nsteps ? malloc((size_t)nev * sizeof *ev) : NULL;
+  if (!e && nev && nsteps && !ev) e = lbs_fail(LBS_NOMEM, "events");
+  for (int64_t i = 0; i < nsteps && !e; i++) {
+    int have;
+    if (steps[i] >= t->S)
+      e = lbs_fail(LBS_CORRUPT, "%s: events at step %lld, past the trace's %lld steps", t->path,
+                   (long long)steps[i], (long long)t->S);
+    else
+      e = lbs_trace_read_events(t, steps[i], ev, &have);
+  }
+  free(ev);
+  free(steps);
+  return e;
+}
+
 lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(t->db, "PRAGMA integrity_check(1)", -1, &st, NULL))
@@ -1116,7 +1171,7 @@ lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg) {
     if (!e && progress && progress(arg, s + 1, t->S)) break;
   }
   free(buf);
-  return e;
+  return e ? e : verify_step_arrays(t);
 }
 
 /* The steps a trace's `source` promises: the " steps=N" of a generator's recipe (bump, hotspot,

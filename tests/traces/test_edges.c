@@ -1,8 +1,10 @@
 /* test_edges.c - the edge rule (traces/edges.c): the check of a trace's meta with its messages,
  * the rule on a range of rows with ghosts against the whole graph's weights, stored weights
- * where there is no rule; weights stored per step (stored@step), read at each step. */
+ * where there is no rule; weights stored per step (stored@step), read at each step, and
+ * verified with the rest of the file (lbs_trace_verify, `lbsim trace check`). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,4 +234,45 @@ Test(edges, weights_per_step_need_the_trace_to_say_so, .init = setup, .fini = te
   int64_t from;
   cr_assert_eq(lbs_trace_edge_weights_slice(t, 0, 0, 10, cw, &from), LBS_INVAL);
   lbs_trace_close(&t);
+}
+
+/* Runs sql on the trace file, then verifies it: the error's code, its message in *msg. */
+static lbs_err verify_after(const char *sql, char *msg, size_t len) {
+  sqlite3 *db;
+  cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+  sqlite3_close(db);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  lbs_err e = lbs_trace_verify(t, NULL, NULL);
+  snprintf(msg, len, "%s", e ? lbs_errmsg() : "");
+  lbs_trace_close(&t);
+  return e;
+}
+
+Test(edges, verify_reads_every_array_of_weights, .init = setup, .fini = teardown) {
+  write_stored();
+  char msg[512];
+  cr_assert_eq(verify_after("SELECT 1", msg, sizeof msg), LBS_OK, "%s", msg);
+  /* an array at a step the trace does not have */
+  cr_assert_eq(
+      verify_after("UPDATE arrays SET name='edgew@9' WHERE name='edgew@3'", msg, sizeof msg),
+      LBS_CORRUPT);
+  cr_assert(strstr(msg, "edge weights at step 9, past the trace's 4 steps"), "%s", msg);
+  /* an array whose bytes changed: its checksum, named */
+  cr_assert_eq(
+      verify_after("UPDATE arrays SET name='edgew@3' WHERE name='edgew@9';"
+                   "UPDATE arrays SET crc32 = crc32 + 1 - 2 * (crc32 & 1) WHERE name='edgew@1'",
+                   msg, sizeof msg),
+      LBS_CORRUPT);
+  cr_assert(strstr(msg, "'edgew@1': checksum mismatch"), "%s", msg);
+  /* arrays that a trace without stored@step does not read */
+  cr_assert_eq(
+      verify_after("UPDATE arrays SET crc32 = crc32 + 1 - 2 * (crc32 & 1) WHERE name='edgew@1';"
+                   "UPDATE meta SET value='flag*rwgt[target]' WHERE key='edge_weight'",
+                   msg, sizeof msg),
+      LBS_CORRUPT);
+  cr_assert(strstr(msg, "2 arrays of edge weights (edgew@STEP), but meta edge_weight is not "
+                        "stored@step"),
+            "%s", msg);
 }
