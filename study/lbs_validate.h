@@ -84,8 +84,8 @@ typedef struct lbs_validate_ranking {
   double worst;                 /* the largest |error| of a policy's total */
 } lbs_validate_ranking;
 
-/* The verdict on policies A and B (A's predicted total pa and its na measured totals ma, B's
- * likewise; totals in run order, round k of both being ma[k] and mb[k]): the gains, the
+/* The verdict on policies A and B (A's predicted total pa and its na >= 1 measured totals ma,
+ * B's likewise; totals in run order, round k of both being ma[k] and mb[k]): the gains, the
  * measured gain's range, the error in points and the verdict into out (its a and b are left
  * as they are). With as many runs of each (at least 2), the range is the rounds' gains
  * (robust to a drift of the machine); with another count each, it is taken from the spreads.
