@@ -18,7 +18,7 @@ static void usage(void) {
       "compares total simulated time, repartitions, imbalance and costs. With `optimal`\n"
       "among them, gap_to_optimal is each policy's extra time as a fraction of the optimum.\n\n"
       "options:\n"
-      "  --policies LIST      comma-separated: %s\n"
+      "  --policies LIST      comma-separated (a steps:LIST policy keeps its commas): %s\n"
       "  --partitioner NAME   default zoltan:rcb; --mode bsp|des; --metric NAME; --steps A:B;\n"
       "  --partition-metric NAME; --part-fixed-us US; --part-per-elem-ns NS: as in 'lbsim replay'\n"
       "  --cost model|zero    partitioning time; not measured, which is not reproducible (a\n"
@@ -180,31 +180,35 @@ static int report(const args *a, const lbs_session *s, const lbs_compare *c, con
   return out->re || out->csv_bad || json_bad;
 }
 
-/* --policies LIST split at its commas into names (list is modified): 0, or 2 after naming an
- * empty name or more than LBS_COMPARE_MAX of them. */
-static int split_policies(char *list, char **names, int *n) {
+/* --policies LIST split into names (lbs_policy_split: a steps:LIST policy keeps its commas; the
+ * caller frees names[0 .. *n - 1]): 0, or 2 after naming an empty name or more than
+ * LBS_COMPARE_MAX of them, or 1 out of memory. */
+static int split_policies(const char *list, char **names, int *n) {
   size_t len = strlen(list);
+  *n = 0;
   if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
     return cli_usage("policy compare", "--policies '%s': an empty policy name", list);
-  *n = 0;
-  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-    if (*n == LBS_COMPARE_MAX)
-      return cli_usage("policy compare", "--policies: more than %d policies", LBS_COMPARE_MAX);
-    names[(*n)++] = tok;
-  }
+  int got = lbs_policy_split(list, names, LBS_COMPARE_MAX);
+  if (got < 0) return fprintf(stderr, "lbsim: policy compare: out of memory\n"), 1;
+  *n = got > LBS_COMPARE_MAX ? LBS_COMPARE_MAX : got;
+  if (got > LBS_COMPARE_MAX)
+    return cli_usage("policy compare", "--policies: more than %d policies", LBS_COMPARE_MAX);
   return 0;
+}
+
+/* The names split_policies gave freed. */
+static void free_names(char **names, int n) {
+  for (int k = 0; k < n; k++) free(names[k]);
 }
 
 static int compare(int argc, char **argv) {
   args a = {0};
   int rc = parse(argc, argv, &a);
   if (rc) return cli_overrides_free(&a.over), rc < 0 ? 0 : rc;
-  char *list = strdup(a.policies), *names[LBS_COMPARE_MAX];
+  char *names[LBS_COMPARE_MAX];
   int n = 0;
-  if (!list)
-    return cli_overrides_free(&a.over), fprintf(stderr, "lbsim: policy compare: out of memory\n"),
-           1;
-  if (split_policies(list, names, &n)) return free(list), cli_overrides_free(&a.over), 2;
+  if ((rc = split_policies(a.policies, names, &n)))
+    return free_names(names, n), cli_overrides_free(&a.over), rc;
   cli_mpi_init();
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -232,7 +236,7 @@ static int compare(int argc, char **argv) {
   }
   lbs_compare_free(&c);
   lbs_session_close(&s);
-  free(list);
+  free_names(names, n);
   cli_overrides_free(&a.over);
   MPI_Finalize();
   return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lbs_policy.h"
 #include "lbs_validate.h"
 
 #define MAXPOL LBS_VALIDATE_MAXPOL
@@ -20,15 +21,18 @@ static void usage(void) {
       "app.args and profiler.ranks say how to run it again. For each policy, lbsim replays\n"
       "the trace on the grid (predicted total, and the schedule the policy chose), then runs\n"
       "the app for real with that schedule (--schedule) on the same number of ranks, --runs\n"
-      "times, interleaved across policies. Reports the measured median and spread, the\n"
-      "prediction's error, and whether simulation and reality rank the policies alike. Run\n"
-      "it without mpiexec: it starts mpiexec itself. The grid must have one processor per\n"
-      "rank: the one 'lbsim grid probe' writes for this machine.\n\n"
+      "times, interleaved across policies (round by round). Reports the measured median and\n"
+      "spread and the prediction's error; then, for each pair of policies A and B (A first in\n"
+      "--policies), B's gain over A predicted and measured, with the range of the rounds'\n"
+      "gains, the error in points and a verdict: 'agrees' or 'wrong order' where every round\n"
+      "has the same one faster, 'tie' where not (a tie confirms nothing), 'unknown (1 run)'\n"
+      "with --runs 1. Run it without mpiexec: it starts mpiexec itself. The grid\n"
+      "must have one processor per rank: the one 'lbsim grid probe' writes for this machine.\n\n"
       "options:\n"
       "  --grid FILE          the grid (required; e.g. from 'mpiexec -n 2 lbsim grid probe')\n"
       "  --policies LIST      comma-separated (default none,fixed:20,adaptive:0.15:5:20,optimal);\n"
       "                       a steps:LIST policy keeps its commas\n"
-      "  --runs N             real runs per policy (default 3)\n"
+      "  --runs N             real runs per policy (default 3; 2 or more for verdicts)\n"
       "  --app PATH           the application (default: app.name beside lbsim, e.g. build/bin/wave)\n"
       "  --ranks N            must equal the profiled rank count (checked; default: that count)\n"
       "  --mpiexec CMD        the launcher, split at blanks (default $LBSIM_MPIEXEC, else\n"
@@ -103,6 +107,43 @@ static int parse(int argc, char **argv, args *a) {
   return bad;
 }
 
+/* "s" for a count other than 1. */
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+/* The pairs: B's gain over A predicted and measured (the range over the rounds), the error in
+ * points and the verdict; then what reality separates and what lbsim orders right. */
+static void print_pairs(const lbs_validate *v) {
+  const lbs_validate_ranking *rk = &v->rank;
+  if (!rk->npairs) return;
+  printf("\n  pairs: B's gain over A, a fraction of A's total (+: B is faster)\n");
+  printf("  %-22s %-22s %10s %10s %21s %9s  %s\n", "A", "B", "predicted", "measured", "(range)",
+         "error", "verdict");
+  for (int i = 0; i < rk->npairs; i++) {
+    const lbs_validate_pair *q = &rk->pairs[i];
+    char range[48], verdict[64];
+    snprintf(range, sizeof range, "(%+.2f..%+.2f%%)", 100 * q->gain_min, 100 * q->gain_max);
+    if (q->verdict == LBS_VERDICT_TIE)
+      snprintf(verdict, sizeof verdict, "tie (predicted %s)",
+               q->predicted_within ? "within the range too" : "outside the range");
+    else
+      snprintf(verdict, sizeof verdict, "%s", lbs_validate_verdict_name(q->verdict));
+    printf("  %-22s %-22s %+9.2f%% %+9.2f%% %21s %+6.1f pt  %s\n", v->pol[q->a].policy,
+           v->pol[q->b].policy, 100 * q->predicted_gain, 100 * q->measured_gain, range,
+           q->error_points, verdict);
+  }
+  printf("\n  reality separates %d of %d pair%s; lbsim orders %d of them right; largest gain error "
+         "%.1f points\n",
+         rk->separated, rk->npairs, plural(rk->npairs), rk->ordered_right,
+         rk->max_gain_error_points);
+  if (rk->ties)
+    printf("  %d pair%s tied in reality (not every round has the same one faster): a tie "
+           "confirms nothing\n",
+           rk->ties, plural(rk->ties));
+  if (rk->unknown)
+    printf("  %d pair%s unknown: one real run gives no spread (--runs 2 or more)\n", rk->unknown,
+           plural(rk->unknown));
+}
+
 /* The validation as a table on stdout; re: the results store's error, if any. */
 static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
   const lbs_validate_policy *P = v->pol;
@@ -117,19 +158,12 @@ static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
   for (int k = 0; k < np; k++)
     printf("  %-22s %6d %12.4f %12.4f %10.4f..%-10.4f %+7.1f%%\n", P[k].policy, P[k].nrep,
            P[k].predicted_s, P[k].median_s, P[k].min_s, P[k].max_s, 100 * P[k].error);
+  print_pairs(v);
   printf("\n  simulated order  ");
   for (int k = 0; k < np; k++) printf("%s%s", k ? " < " : "", P[rk->order_sim[k]].policy);
   printf("\n  measured order   ");
   for (int k = 0; k < np; k++) printf("%s%s", k ? " < " : "", P[rk->order_real[k]].policy);
-  printf("\n  ranking          %s", rk->same ? "the same" : "differs");
-  if (rk->discordant)
-    printf(" (%d pair%s the other way round, beyond the measured spread)", rk->discordant,
-           rk->discordant > 1 ? "s" : "");
-  if (rk->ties)
-    printf("%s%d pair%s swapped within the measured spread (a tie in reality)",
-           rk->discordant ? "; " : " (", rk->ties, rk->ties > 1 ? "s" : "");
-  if (rk->ties && !rk->discordant) printf(")");
-  printf("\n  largest error    %.1f%%%s%s\n", 100 * rk->worst,
+  printf(" (medians)\n  largest error    %.1f%% of a policy's total%s%s\n", 100 * rk->worst,
          a->results && !re ? "; results in " : "", a->results && !re ? a->results : "");
 }
 
@@ -177,7 +211,7 @@ int cmd_validate(int argc, char **argv) {
     return 1;
   }
   char *pl[MAXPOL + 1];
-  int np = lbs_validate_policies(a.policies, pl, MAXPOL);
+  int np = lbs_policy_split(a.policies, pl, MAXPOL);
   if (np < 1 || np > MAXPOL) {
     for (int k = 0; k < np && k < MAXPOL; k++) free(pl[k]);
     cli_overrides_free(&a.over);

@@ -302,10 +302,18 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
                                       "verifies.csv", "plan_pieces.csv", NULL};
   static const char *const simgrid[] = {"platform.xml", "hostfile",   "replay.txt", "run.sh",
                                         "README",       "lbsim.json", NULL};
-  static const char *const results[] = {
-      "runs.csv",        "steps.csv",        "procs.csv",   "repartitions.csv",
-      "assignment.csv",  "series.csv",       "studies.csv", "partitions.csv",
-      "validations.csv", "measurements.csv", NULL};
+  static const char *const results[] = {"runs.csv",
+                                        "steps.csv",
+                                        "procs.csv",
+                                        "repartitions.csv",
+                                        "assignment.csv",
+                                        "series.csv",
+                                        "studies.csv",
+                                        "partitions.csv",
+                                        "validations.csv",
+                                        "measurements.csv",
+                                        "validation_pairs.csv",
+                                        NULL};
   static const char *const vtk[] = {"replay.pvd", NULL};
   static const char *const sweep[] = {"tidy.csv", NULL};
   static const char *const pipeline[] = {"mappings.csv", NULL};

@@ -93,6 +93,11 @@ const lbs_policy_ops *lbs_policy_at(int i);
  * before creating it; NULL when none is registered under that name. */
 const lbs_policy_ops *lbs_policy_find(const char *spec);
 const char *lbs_policy_known(void); /* "none, fixed:K, ..." (static storage) */
+/* Splits a comma-separated list of policies ("--policies a,b:1,2,c": a, b:1,2 and c): a token
+ * that starts with a digit belongs to the one before, so a steps:LIST policy keeps its commas;
+ * empty tokens are skipped. The count, or max + 1 when there are more (out then holds max), or
+ * -1 out of memory (out then holds none); the caller frees out[0 .. min(count, max) - 1]. */
+int lbs_policy_split(const char *list, char **out, int max);
 /* Creates a policy from its name; LBS_NOTFOUND naming the known ones (and the closest name),
  * LBS_INVAL for bad arguments with the expected form. */
 lbs_err lbs_policy_create(const char *name, lbs_policy **out);

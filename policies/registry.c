@@ -1,4 +1,5 @@
 /* registry.c - the policy registry: one line per policy. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,33 @@ int lbs_policy_count(void) { return lbs_registry_count(&registry); }
 const lbs_policy_ops *lbs_policy_at(int i) { return lbs_registry_at(&registry, i); }
 const lbs_policy_ops *lbs_policy_find(const char *spec) {
   return lbs_registry_find_spec(&registry, spec);
+}
+
+int lbs_policy_split(const char *list, char **out, int max) {
+  int n = 0;
+  char *copy = strdup(list), *save = NULL;
+  if (!copy) return -1;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (n && (tok[0] >= '0' && tok[0] <= '9')) {
+      size_t l = strlen(out[n - 1]) + strlen(tok) + 2;
+      char *j = malloc(l);
+      if (!j) goto nomem;
+      snprintf(j, l, "%s,%s", out[n - 1], tok);
+      free(out[n - 1]);
+      out[n - 1] = j;
+    } else if (n < max) {
+      if (!(out[n++] = strdup(tok))) goto nomem;
+    } else {
+      n = max + 1;
+      break;
+    }
+  }
+  free(copy);
+  return n;
+nomem:
+  for (int k = 0; k < n; k++) free(out[k]);
+  free(copy);
+  return -1;
 }
 
 const char *lbs_policy_known(void) {

@@ -11,11 +11,12 @@
 #include "lbs_core.h"
 #include "lbs_sim.h"
 
-/* ---------------------------------------------------------------- results store (schema 3)
+/* ---------------------------------------------------------------- results store (schema 4)
  * One SQLite file: runs (a row per replay, with its provenance), steps, procs, repartitions,
  * series, assignment, studies (what groups runs: one compare, one sweep), partitions (lbsim
- * partition's rows), validations and measurements. docs/results.md lists every column. The
- * writers below append to it; the readers further down (lbs_results) read it. */
+ * partition's rows), validations, measurements and validation_pairs. docs/results.md lists
+ * every column. The writers below append to it; the readers further down (lbs_results) read
+ * it. */
 
 /* Who made a group of runs, and how. id is required; the rest may be NULL. */
 typedef struct lbs_study_info {
@@ -92,6 +93,25 @@ typedef struct lbs_validation {
 /* Appends one row to the table validations and one per real run to measurements, in one
  * transaction. */
 lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v);
+/* lbs_results_save_validation, giving the new row's id in validations in *id (may be NULL). */
+lbs_err lbs_results_save_validation_id(const char *path, const lbs_validation *v, int64_t *id);
+/* lbsim validate's verdict on a pair of policies A and B (schema 4, table validation_pairs): the
+ * two validations' ids, the policies, B's gain over A (a fraction of A's total) predicted and
+ * measured (of the medians), the measured gain's range (over the rounds when paired, else from
+ * the spreads) and the rounds paired (0: none), the error in points, whether the prediction
+ * lies within the range, and the verdict ("agrees", "wrong order", "predicted equal", "tie",
+ * "unknown (1 run)"). */
+typedef struct lbs_validation_pair {
+  int64_t a, b;
+  const char *policy_a, *policy_b;
+  double predicted_gain, measured_gain, measured_gain_min, measured_gain_max;
+  int rounds;
+  double gain_error_points;
+  int predicted_within;
+  const char *verdict;
+} lbs_validation_pair;
+/* Appends n rows to the table validation_pairs, in one transaction. */
+lbs_err lbs_results_save_validation_pairs(const char *path, const lbs_validation_pair *p, int n);
 
 /* ---------------------------------------------------------------- reading a store (results_read.c)
  * An open store and typed readers of what it holds, for lbsim results, lbsim report and a sweep's
@@ -124,7 +144,7 @@ typedef struct lbs_results lbs_results;
 lbs_err lbs_results_open(const char *path, lbs_results **out);
 /* Closes the store and frees what its readers returned. NULL-safe; clears *h. */
 void lbs_results_close(lbs_results **h);
-/* The store's schema version, 1 to 3 (as it is: reading does not upgrade). */
+/* The store's schema version, 1 to 4 (as it is: reading does not upgrade). */
 int lbs_results_version(const lbs_results *h);
 /* 1 when the store has the table, or the table has the column (older schemas lack some). */
 int lbs_results_has_table(const lbs_results *h, const char *table);
@@ -296,7 +316,7 @@ typedef lbs_err (*lbs_results_row_fn)(void *arg, int ncols, const char *const *n
                                       const lbs_results_val *row);
 /* The tables of a results store, in the order lbsim results writes them (static storage,
  * NULL-terminated): studies, runs, steps, procs, repartitions, series, assignment, partitions,
- * validations, measurements. */
+ * validations, measurements, validation_pairs. */
 const char *const *lbs_results_tables(void);
 /* Hands every column of every row of the table (one of lbs_results_tables; LBS_INVAL for another
  * name) to fn in the order the rows were written; with a study (NULL: all), only that study's

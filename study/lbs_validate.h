@@ -6,7 +6,9 @@
  * app runs for real with each schedule (--schedule LIST) on the profiled number of ranks,
  * several times, interleaved across policies so that a drift of the machine touches them all
  * alike (the runs). The statistics: per policy the measured median, minimum and maximum and the
- * prediction's error; whether simulation and reality rank the policies alike.
+ * prediction's error; per pair of policies the predicted gain against the measured one and its
+ * range over the rounds, and a verdict: reality separates the pair or ties it, and where it
+ * separates them, the prediction orders them alike or not (a tie confirms nothing).
  *
  * The life cycle: lbs_validate_init (before MPI_Init), lbs_validate_open, lbs_validate_plan,
  * lbs_validate_run, lbs_validate_stats, lbs_validate_save, lbs_validate_close. The replays run
@@ -37,15 +39,62 @@ typedef struct lbs_validate_policy {
   double error;                            /* (predicted - median) / median */
 } lbs_validate_policy;
 
+/* What reality says of a pair of policies, and whether lbsim's prediction says the same. */
+typedef enum lbs_validate_verdict {
+  LBS_VERDICT_UNKNOWN,     /* one real run of a policy: no spread, reality unknown */
+  LBS_VERDICT_TIE,         /* reality does not separate them: the rounds disagree on the sign */
+  LBS_VERDICT_AGREES,      /* reality separates them, and the prediction orders them alike */
+  LBS_VERDICT_WRONG_ORDER, /* reality separates them, the prediction orders them the other way */
+  LBS_VERDICT_PREDICTED_EQUAL, /* reality separates them, the prediction has equal totals */
+} lbs_validate_verdict;
+
+/* A pair of policies A and B (A before B in the order given): B's gain over A, predicted and
+ * measured, and the verdict (lbs_validate_pair_verdict). A gain is a fraction of A's total:
+ * positive when B is faster. */
+typedef struct lbs_validate_pair {
+  int a, b;                  /* the policies' indices */
+  double predicted_gain;     /* (predicted_a - predicted_b) / predicted_a */
+  double measured_gain;      /* (median_a - median_b) / median_a */
+  double gain_min, gain_max; /* the measured gain's range: with runs paired by round (as many of
+                                each), the rounds' (a_k - b_k) / a_k; else from the spreads,
+                                1 - max_b / min_a .. 1 - min_b / max_a */
+  int rounds;                /* the rounds paired (0: the spreads were used) */
+  double error_points;       /* 100 * (predicted_gain - measured_gain) */
+  int predicted_within;      /* the predicted gain lies within the measured range: on a tie, the
+                                prediction too calls them close */
+  lbs_validate_verdict verdict;
+} lbs_validate_pair;
+
+#define LBS_VALIDATE_MAXPAIRS (LBS_VALIDATE_MAXPOL * (LBS_VALIDATE_MAXPOL - 1) / 2)
+
 /* How simulation and reality rank the policies (lbs_validate_stats). */
 typedef struct lbs_validate_ranking {
-  int order_sim[LBS_VALIDATE_MAXPOL];  /* policy indices by predicted total (stable) */
-  int order_real[LBS_VALIDATE_MAXPOL]; /* policy indices by measured median (stable) */
-  int discordant; /* pairs ranked the other way round, beyond the measured spread */
-  int ties;       /* pairs swapped whose measured spreads overlap: a tie in reality */
-  int same;       /* no discordant pair */
-  double worst;   /* the largest |error| */
+  int order_sim[LBS_VALIDATE_MAXPOL];             /* policy indices by predicted total (stable) */
+  int order_real[LBS_VALIDATE_MAXPOL];            /* policy indices by measured median (stable) */
+  lbs_validate_pair pairs[LBS_VALIDATE_MAXPAIRS]; /* each pair once: (0,1), (0,2), ..., (1,2) */
+  int npairs;
+  int separated;     /* pairs reality separates (agrees, wrong order, predicted equal) */
+  int ordered_right; /* of those, the pairs the prediction orders alike (agrees) */
+  int discordant;    /* of those, the pairs the prediction orders the other way (wrong order) */
+  int ties;          /* pairs reality does not separate (tie): they confirm nothing */
+  int unknown;       /* pairs with a policy run once (unknown) */
+  int same; /* reality separates every pair and the prediction orders every one alike: never
+               said of a tie */
+  double max_gain_error_points; /* the largest |error_points| over the pairs */
+  double worst;                 /* the largest |error| of a policy's total */
 } lbs_validate_ranking;
+
+/* The verdict on policies A and B (A's predicted total pa and its na >= 1 measured totals ma,
+ * B's likewise; totals in run order, round k of both being ma[k] and mb[k]): the gains, the
+ * measured gain's range, the error in points and the verdict into out (its a and b are left
+ * as they are). With as many runs of each (at least 2), the range is the rounds' gains
+ * (robust to a drift of the machine); with another count each, it is taken from the spreads.
+ * Reality separates the pair when the range excludes 0 (every round agrees on the sign); a
+ * policy run once leaves it unknown. Pure. */
+void lbs_validate_pair_verdict(double pa, const double *ma, int na, double pb, const double *mb,
+                               int nb, lbs_validate_pair *out);
+/* The verdict's name: "agrees", "wrong order", "predicted equal", "tie", "unknown (1 run)". */
+const char *lbs_validate_verdict_name(lbs_validate_verdict v);
 
 /* How the app runs for real. */
 typedef struct lbs_validate_opts {
@@ -102,26 +151,23 @@ lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progre
                          void *progress_arg);
 
 /* The statistics of n policies' measured runs (each nmeasured >= 1): each one's median,
- * minimum, maximum and error, and the ranking comparison into out. Pure. */
+ * minimum, maximum and error, and into out the two orders, every pair's verdict
+ * (lbs_validate_pair_verdict) and their counts. Pure. */
 void lbs_validate_stats(lbs_validate_policy *p, int n, lbs_validate_ranking *out);
 
 /* Appends the validation to a results store: each policy's replay as a run of one study (kind
  * "validate") with the session's provenance and the caller's overrides, and its validation row
- * with its measurements (lbs_results_save_validation). Local. */
+ * with its measurements (lbs_results_save_validation_id), then the pairs' verdicts (table
+ * validation_pairs, lbs_results_save_validation_pairs; after lbs_validate_stats). Local. */
 lbs_err lbs_validate_save(const lbs_validate *v, const char *results);
 
 /* The validation as a JSON document (lbsim validate --json): the trace, the app and its
  * arguments, ranks, grid, partitioner, runs, each policy's schedule, prediction, measurements and
- * error, the two orders and the ranking's verdict; NULL when out of memory. The caller owns it. */
+ * error, the two orders, the pairs (gains, range, error in points, verdict) and their summary; NULL
+ * when out of memory. The caller owns it. */
 json_t *lbs_validate_json(const lbs_validate *v, int runs);
 
 /* Frees what v holds (a zeroed or failed validation too) and zeroes it. */
 void lbs_validate_close(lbs_validate *v);
-
-/* Splits a --policies list: "a,b:1,2,c" gives a, b:1,2 and c (a token that starts with a digit
- * belongs to the one before: a steps:LIST policy keeps its commas). The count, or max + 1 when
- * there are more (out then holds max), or -1 out of memory (out then holds none); the caller
- * frees out[0 .. min(count, max) - 1]. */
-int lbs_validate_policies(const char *list, char **out, int max);
 
 #endif

@@ -19,8 +19,9 @@
  * that group runs, per-step communication, partitioning and migration, the policies' series,
  * and lbsim partition's rows. Schema 3: where the partitioner ran and on how many ranks (a
  * distributed run is reproducible at its number of ranks). An older store (schema 1 has
- * user_version 0) is upgraded when written. */
-#define RESULTS_SCHEMA 3
+ * user_version 0) is upgraded when written. Schema 4: the table validation_pairs (lbsim validate's
+ * verdict on each pair of policies). */
+#define RESULTS_SCHEMA 4
 
 /* Schema 1's tables and the tables added since (a new store is made as schema 1, then
  * upgraded as an old one is: its columns come in the same order). */
@@ -45,6 +46,10 @@ static const char SCHEMA[] =
     " measured_max_s REAL, error REAL, real_runs INTEGER);"
     "CREATE TABLE IF NOT EXISTS measurements(validation INTEGER, k INTEGER, total_s REAL,"
     " PRIMARY KEY(validation, k));"
+    "CREATE TABLE IF NOT EXISTS validation_pairs(a INTEGER, b INTEGER, policy_a TEXT,"
+    " policy_b TEXT, predicted_gain REAL, measured_gain REAL, measured_gain_min REAL,"
+    " measured_gain_max REAL, rounds INTEGER, gain_error_points REAL, predicted_within INTEGER,"
+    " verdict TEXT, PRIMARY KEY(a, b));"
     "CREATE TABLE IF NOT EXISTS studies(id TEXT PRIMARY KEY, kind TEXT, command TEXT, version TEXT,"
     " started TEXT, host TEXT, file TEXT, file_hash TEXT, axes TEXT, tasks INTEGER);"
     "CREATE TABLE IF NOT EXISTS series(run INTEGER, k INTEGER, step INTEGER, value REAL, PRIMARY KEY(run, k));"
@@ -54,7 +59,8 @@ static const char SCHEMA[] =
     " edge_cut REAL, moved INTEGER, wall_s REAL, created TEXT, command TEXT, version TEXT, host TEXT,"
     " overrides TEXT, config TEXT, trace_hash TEXT, grid_hash TEXT);";
 
-/* The columns schemas 2 and 3 add to schema 1's tables, each at its version. */
+/* The columns schemas 2 and 3 add to schema 1's tables, each at its version (schema 4 adds a
+ * table only). */
 static const struct {
   const char *table, *column, *type;
   int version;
@@ -80,7 +86,7 @@ static const struct {
     {"runs", "ranks", "INTEGER", 3},
 };
 
-/* The step to schema `to` (2 or 3): the tables the store lacks (a store of schema 1 may have
+/* The step to schema `to` (2, 3 or 4): the tables the store lacks (a store of schema 1 may have
  * only some of them), then the columns of that version it lacks. */
 static lbs_err upgrade(lbs_db *d, int to) {
   lbs_err e = lbs_db_exec(d, SCHEMA, NULL);
@@ -96,7 +102,7 @@ static lbs_err upgrade(lbs_db *d, int to) {
   return e;
 }
 
-static const lbs_db_step STEPS[] = {{2, NULL, upgrade}, {3, NULL, upgrade}};
+static const lbs_db_step STEPS[] = {{2, NULL, upgrade}, {3, NULL, upgrade}, {4, NULL, upgrade}};
 
 /* A results store: PRAGMA application_id 'LBSR', the schema in user_version (0 in schema 1). */
 const lbs_db_kind lbs__results_kind = {
@@ -159,6 +165,10 @@ static int cmp_dbl(const void *a, const void *b) {
 }
 
 lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v) {
+  return lbs_results_save_validation_id(path, v, NULL);
+}
+
+lbs_err lbs_results_save_validation_id(const char *path, const lbs_validation *v, int64_t *vid) {
   if (v->nmeasured < 1) return lbs_fail(LBS_INVAL, "a validation without measurements");
   double *m = malloc((size_t)v->nmeasured * sizeof *m);
   if (!m) return lbs_fail(LBS_NOMEM, "validation");
@@ -194,6 +204,37 @@ lbs_err lbs_results_save_validation(const char *path, const lbs_validation *v) {
   for (int k = 0; !e && k < n; k++) {
     lbs_db_val one[] = {LBS_DB_INT(id), LBS_DB_INT(k), LBS_DB_REAL(v->measured_s[k])};
     e = lbs_db_row(d, st, NULL, one, LBS_DB_COUNT(one));
+  }
+  sqlite3_finalize(st);
+  if (!e && vid) *vid = id;
+  return lbs_db_finish(&d, e);
+}
+
+lbs_err lbs_results_save_validation_pairs(const char *path, const lbs_validation_pair *p, int n) {
+  lbs_db *d;
+  lbs_err e = store_begin(path, &d, 0);
+  if (e) return e;
+  sqlite3_stmt *st = NULL;
+  e = lbs_db_prepare(d,
+                     "INSERT INTO validation_pairs(a, b, policy_a, policy_b, predicted_gain,"
+                     " measured_gain, measured_gain_min, measured_gain_max, rounds,"
+                     " gain_error_points, predicted_within, verdict)"
+                     " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                     NULL, &st);
+  for (int i = 0; !e && i < n; i++) {
+    lbs_db_val row[] = {LBS_DB_INT(p[i].a),
+                        LBS_DB_INT(p[i].b),
+                        LBS_DB_TEXT(p[i].policy_a),
+                        LBS_DB_TEXT(p[i].policy_b),
+                        LBS_DB_REAL(p[i].predicted_gain),
+                        LBS_DB_REAL(p[i].measured_gain),
+                        LBS_DB_REAL(p[i].measured_gain_min),
+                        LBS_DB_REAL(p[i].measured_gain_max),
+                        LBS_DB_INT(p[i].rounds),
+                        LBS_DB_REAL(p[i].gain_error_points),
+                        LBS_DB_INT(p[i].predicted_within),
+                        LBS_DB_TEXT(p[i].verdict)};
+    e = lbs_db_row(d, st, NULL, row, LBS_DB_COUNT(row));
   }
   sqlite3_finalize(st);
   return lbs_db_finish(&d, e);

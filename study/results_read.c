@@ -14,9 +14,9 @@
 #include "results_int.h"
 
 /* The tables of a store, in lbsim results' order (NULL-terminated). */
-static const char *const TABLES[] = {"studies",      "runs",         "steps",      "procs",
-                                     "repartitions", "series",       "assignment", "partitions",
-                                     "validations",  "measurements", NULL};
+static const char *const TABLES[] = {
+    "studies",    "runs",       "steps",       "procs",        "repartitions",     "series",
+    "assignment", "partitions", "validations", "measurements", "validation_pairs", NULL};
 enum {
   T_STUDIES,
   T_RUNS,
@@ -28,6 +28,7 @@ enum {
   T_PARTITIONS,
   T_VALIDATIONS,
   T_MEASUREMENTS,
+  T_VPAIRS,
   NTABLES
 };
 
@@ -38,11 +39,17 @@ static const struct {
   const char *by_study;
   int needs;
 } FILTERS[NTABLES] = {
-    {"id = ?1", -1},   {"study = ?1", T_RUNS},
-    {OF_RUNS, T_RUNS}, {OF_RUNS, T_RUNS},
-    {OF_RUNS, T_RUNS}, {OF_RUNS, T_RUNS},
-    {OF_RUNS, T_RUNS}, {"study = ?1", T_PARTITIONS},
-    {OF_RUNS, T_RUNS}, {"validation IN (SELECT id FROM validations WHERE " OF_RUNS ")", T_RUNS},
+    {"id = ?1", -1},
+    {"study = ?1", T_RUNS},
+    {OF_RUNS, T_RUNS},
+    {OF_RUNS, T_RUNS},
+    {OF_RUNS, T_RUNS},
+    {OF_RUNS, T_RUNS},
+    {OF_RUNS, T_RUNS},
+    {"study = ?1", T_PARTITIONS},
+    {OF_RUNS, T_RUNS},
+    {"validation IN (SELECT id FROM validations WHERE " OF_RUNS ")", T_RUNS},
+    {"a IN (SELECT id FROM validations WHERE " OF_RUNS ")", T_RUNS},
 };
 
 /* A block of the handle's arena. */

@@ -1,7 +1,7 @@
 /* validate.c - predictions checked against real runs (lbsim validate, lbs_validate.h): the
  * profile and the app it came from, the plan (a replay and a schedule per policy), the real
- * runs as child processes under mpiexec, their statistics and the ranking comparison, and the
- * validation saved to a results store. Reports through the caller's lbs_progress_fn; never
+ * runs as child processes under mpiexec, their statistics and each pair of policies' verdict,
+ * and the validation saved to a results store. Reports through the caller's lbs_progress_fn; never
  * prints. */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,33 +21,6 @@
 extern char **environ;
 
 /* ---------------------------------------------------------------- the profile and its app */
-
-int lbs_validate_policies(const char *list, char **out, int max) {
-  int n = 0;
-  char *copy = strdup(list), *save = NULL;
-  if (!copy) return -1;
-  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (n && (tok[0] >= '0' && tok[0] <= '9')) {
-      size_t l = strlen(out[n - 1]) + strlen(tok) + 2;
-      char *j = malloc(l);
-      if (!j) goto nomem;
-      snprintf(j, l, "%s,%s", out[n - 1], tok);
-      free(out[n - 1]);
-      out[n - 1] = j;
-    } else if (n < max) {
-      if (!(out[n++] = strdup(tok))) goto nomem;
-    } else {
-      n = max + 1;
-      break;
-    }
-  }
-  free(copy);
-  return n;
-nomem:
-  for (int k = 0; k < n; k++) free(out[k]);
-  free(copy);
-  return -1;
-}
 
 lbs_err lbs_validate_init(lbs_validate *v) {
   memset(v, 0, sizeof *v);
@@ -400,6 +373,61 @@ static void policy_stats(lbs_validate_policy *p) {
   p->error = (p->predicted_s - p->median_s) / p->median_s;
 }
 
+/* A fraction of a, guarded: 0 where a is not positive (no total to be a fraction of). */
+static double gain(double a, double b) { return a > 0 ? (a - b) / a : 0; }
+
+static double median_of(const double *m, int n) {
+  double v[LBS_VALIDATE_MAXRUNS];
+  memcpy(v, m, (size_t)n * sizeof *v);
+  qsort(v, (size_t)n, sizeof *v, cmp_d);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void lbs_validate_pair_verdict(double pa, const double *ma, int na, double pb, const double *mb,
+                               int nb, lbs_validate_pair *out) {
+  out->predicted_gain = gain(pa, pb);
+  out->measured_gain = gain(median_of(ma, na), median_of(mb, nb));
+  out->error_points = 100 * (out->predicted_gain - out->measured_gain);
+  out->rounds = 0;
+  if (na == nb && na >= 2) { /* paired by round: each round's gain */
+    out->rounds = na;
+    out->gain_min = out->gain_max = gain(ma[0], mb[0]);
+    for (int k = 1; k < na; k++) {
+      double g = gain(ma[k], mb[k]);
+      out->gain_min = g < out->gain_min ? g : out->gain_min;
+      out->gain_max = g > out->gain_max ? g : out->gain_max;
+    }
+  } else { /* the spreads: B's slowest against A's fastest, B's fastest against A's slowest */
+    double amin = ma[0], amax = ma[0], bmin = mb[0], bmax = mb[0];
+    for (int k = 1; k < na; k++) amin = fmin(amin, ma[k]), amax = fmax(amax, ma[k]);
+    for (int k = 1; k < nb; k++) bmin = fmin(bmin, mb[k]), bmax = fmax(bmax, mb[k]);
+    out->gain_min = gain(amin, bmax), out->gain_max = gain(amax, bmin);
+  }
+  out->predicted_within =
+      out->predicted_gain >= out->gain_min && out->predicted_gain <= out->gain_max;
+  int sep = out->gain_min > 0 ? 1 : out->gain_max < 0 ? -1 : 0; /* reality's sign, 0: a tie */
+  int pred = (out->predicted_gain > 0) - (out->predicted_gain < 0);
+  if (na < 2 || nb < 2)
+    out->verdict = LBS_VERDICT_UNKNOWN;
+  else if (!sep)
+    out->verdict = LBS_VERDICT_TIE;
+  else if (!pred)
+    out->verdict = LBS_VERDICT_PREDICTED_EQUAL;
+  else
+    out->verdict = pred == sep ? LBS_VERDICT_AGREES : LBS_VERDICT_WRONG_ORDER;
+}
+
+const char *lbs_validate_verdict_name(lbs_validate_verdict v) {
+  switch (v) {
+  case LBS_VERDICT_TIE: return "tie";
+  case LBS_VERDICT_AGREES: return "agrees";
+  case LBS_VERDICT_WRONG_ORDER: return "wrong order";
+  case LBS_VERDICT_PREDICTED_EQUAL: return "predicted equal";
+  case LBS_VERDICT_UNKNOWN: break;
+  }
+  return "unknown (1 run)";
+}
+
 void lbs_validate_stats(lbs_validate_policy *p, int n, lbs_validate_ranking *out) {
   memset(out, 0, sizeof *out);
   for (int k = 0; k < n; k++) {
@@ -418,19 +446,20 @@ void lbs_validate_stats(lbs_validate_policy *p, int n, lbs_validate_ranking *out
         om[j] = om[j - 1], om[j - 1] = x;
       }
     }
-  /* pairs ranked the other way round; a pair whose measured spreads overlap is a tie in reality */
   for (int a = 0; a < n; a++)
     for (int b = a + 1; b < n; b++) {
-      double ds = p[a].predicted_s - p[b].predicted_s, dr = p[a].median_s - p[b].median_s;
-      int overlap = p[a].min_s <= p[b].max_s && p[b].min_s <= p[a].max_s;
-      if (ds * dr < 0) {
-        if (overlap)
-          out->ties++;
-        else
-          out->discordant++;
-      }
+      lbs_validate_pair *q = &out->pairs[out->npairs++];
+      q->a = a, q->b = b;
+      lbs_validate_pair_verdict(p[a].predicted_s, p[a].measured_s, p[a].nmeasured, p[b].predicted_s,
+                                p[b].measured_s, p[b].nmeasured, q);
+      out->separated += q->verdict >= LBS_VERDICT_AGREES;
+      out->ordered_right += q->verdict == LBS_VERDICT_AGREES;
+      out->discordant += q->verdict == LBS_VERDICT_WRONG_ORDER;
+      out->ties += q->verdict == LBS_VERDICT_TIE;
+      out->unknown += q->verdict == LBS_VERDICT_UNKNOWN;
+      out->max_gain_error_points = fmax(out->max_gain_error_points, fabs(q->error_points));
     }
-  out->same = out->discordant == 0;
+  out->same = out->ordered_right == out->npairs;
   for (int k = 0; k < n; k++)
     out->worst = fabs(p[k].error) > out->worst ? fabs(p[k].error) : out->worst;
 }
@@ -444,6 +473,7 @@ lbs_err lbs_validate_save(const lbs_validate *v, const char *results) {
   lbs_prov_run_init(&ri, v->trace_path, v->session.grid_path, v->session.cfg, v->over, v->nover,
                     (int)v->session.opts.cost);
   lbs_err e = LBS_OK;
+  int64_t vid[LBS_VALIDATE_MAXPOL] = {0}; /* each policy's row in validations */
   for (int k = 0; k < v->npol && !e; k++) {
     const lbs_validate_policy *p = &v->pol[k];
     int64_t run_id = 0;
@@ -451,10 +481,28 @@ lbs_err lbs_validate_save(const lbs_validate *v, const char *results) {
     if (!e) {
       lbs_validation row = {run_id,      v->app,         v->args,      v->ranks,
                             p->schedule, p->predicted_s, p->nmeasured, p->measured_s};
-      e = lbs_results_save_validation(results, &row);
+      e = lbs_results_save_validation_id(results, &row, &vid[k]);
     }
   }
   lbs_prov_run_free(&ri);
+  const lbs_validate_ranking *rk = &v->rank;
+  lbs_validation_pair rows[LBS_VALIDATE_MAXPAIRS];
+  for (int i = 0; i < rk->npairs; i++) {
+    const lbs_validate_pair *q = &rk->pairs[i];
+    rows[i] = (lbs_validation_pair){.a = vid[q->a],
+                                    .b = vid[q->b],
+                                    .policy_a = v->pol[q->a].policy,
+                                    .policy_b = v->pol[q->b].policy,
+                                    .predicted_gain = q->predicted_gain,
+                                    .measured_gain = q->measured_gain,
+                                    .measured_gain_min = q->gain_min,
+                                    .measured_gain_max = q->gain_max,
+                                    .rounds = q->rounds,
+                                    .gain_error_points = q->error_points,
+                                    .predicted_within = q->predicted_within,
+                                    .verdict = lbs_validate_verdict_name(q->verdict)};
+  }
+  if (!e && rk->npairs) e = lbs_results_save_validation_pairs(results, rows, rk->npairs);
   return e;
 }
 
@@ -480,9 +528,42 @@ static json_t *policy_json(const lbs_validate_policy *p) {
   return x;
 }
 
+/* One pair's object: the policies, the gains, the measured range, the error and the verdict. */
+static json_t *pair_json(const lbs_validate *v, const lbs_validate_pair *q) {
+  json_t *x = json_object();
+  int bad = !x || lbs_json_set(x, "a", lbs_json_str(v->pol[q->a].policy)) ||
+            lbs_json_set(x, "b", lbs_json_str(v->pol[q->b].policy)) ||
+            lbs_json_set(x, "predicted_gain", lbs_json_sig(q->predicted_gain, 6)) ||
+            lbs_json_set(x, "measured_gain", lbs_json_sig(q->measured_gain, 6)) ||
+            lbs_json_set(x, "measured_gain_min", lbs_json_sig(q->gain_min, 6)) ||
+            lbs_json_set(x, "measured_gain_max", lbs_json_sig(q->gain_max, 6)) ||
+            lbs_json_set(x, "rounds", lbs_json_int(q->rounds)) ||
+            lbs_json_set(x, "gain_error_points", lbs_json_sig(q->error_points, 6)) ||
+            lbs_json_set(x, "predicted_within", json_boolean(q->predicted_within)) ||
+            lbs_json_set(x, "verdict", lbs_json_str(lbs_validate_verdict_name(q->verdict)));
+  if (bad) json_decref(x), x = NULL;
+  return x;
+}
+
+/* The pairs' counts: what reality separates, what the prediction orders right, the largest
+ * gain error. */
+static json_t *pairs_summary_json(const lbs_validate_ranking *rk) {
+  json_t *x = json_object();
+  int bad = !x || lbs_json_set(x, "pairs", lbs_json_int(rk->npairs)) ||
+            lbs_json_set(x, "separated", lbs_json_int(rk->separated)) ||
+            lbs_json_set(x, "ordered_right", lbs_json_int(rk->ordered_right)) ||
+            lbs_json_set(x, "wrong_order", lbs_json_int(rk->discordant)) ||
+            lbs_json_set(x, "ties", lbs_json_int(rk->ties)) ||
+            lbs_json_set(x, "unknown", lbs_json_int(rk->unknown)) ||
+            lbs_json_set(x, "max_gain_error_points", lbs_json_sig(rk->max_gain_error_points, 6));
+  if (bad) json_decref(x), x = NULL;
+  return x;
+}
+
 json_t *lbs_validate_json(const lbs_validate *v, int runs) {
   const lbs_validate_ranking *rk = &v->rank;
-  json_t *doc = json_object(), *pols = json_array(), *os = json_array(), *om = json_array();
+  json_t *doc = json_object(), *pols = json_array(), *os = json_array(), *om = json_array(),
+         *prs = json_array();
   int bad = lbs_json_set(doc, "trace", lbs_json_str(v->trace_path)) ||
             lbs_json_set(doc, "app", lbs_json_str(v->app)) ||
             lbs_json_set(doc, "args", lbs_json_str(v->args)) ||
@@ -503,8 +584,17 @@ json_t *lbs_validate_json(const lbs_validate *v, int runs) {
         lbs_json_set(doc, "same_ranking", json_boolean(rk->same)) ||
         lbs_json_set(doc, "discordant_pairs", lbs_json_int(rk->discordant)) ||
         lbs_json_set(doc, "tied_pairs", lbs_json_int(rk->ties)) ||
-        lbs_json_set(doc, "max_abs_error", lbs_json_sig(rk->worst, 6));
-  json_decref(pols), json_decref(os), json_decref(om);
+        lbs_json_set(doc, "max_abs_error", lbs_json_sig(rk->worst, 6)) ||
+        lbs_json_set(doc, "pairs", json_incref(prs));
+  for (int i = 0; !bad && i < rk->npairs; i++) {
+    json_t *x = pair_json(v, &rk->pairs[i]);
+    bad = !x || json_array_append_new(prs, x);
+  }
+  if (!bad) {
+    json_t *x = pairs_summary_json(rk);
+    bad = !x || lbs_json_set(doc, "pairs_summary", x);
+  }
+  json_decref(pols), json_decref(os), json_decref(om), json_decref(prs);
   if (bad) json_decref(doc), doc = NULL;
   return doc;
 }

@@ -42,6 +42,19 @@ sed 's/"wall_s":[0-9.]*//g' "$T/out" >"$T/np2"
 cmp -s "$T/np1" "$T/np2" && ok || bad "policy compare differs between 1 and 2 ranks"
 expect 0 "table" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:20,optimal
 has "$T/out" "+0.00%" "optimal's gap in the table"
+# a steps:LIST policy among others keeps its commas (the list split as validate splits it)
+expect 0 "steps:LIST among others" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none,steps:20,65,fixed:40 --json
+python3 - "$T/out" <<'PY' && ok || bad "steps:20,65 among others: $(head -c 400 "$T/out")"
+import json, sys
+p = {x["policy"]: x for x in json.load(open(sys.argv[1]))["policies"]}
+assert list(p) == ["none", "steps:20,65", "fixed:40"], list(p)
+assert p["steps:20,65"]["repartition_steps"] == [20, 65], p["steps:20,65"]["repartition_steps"]
+assert p["fixed:40"]["repartition_steps"] == [40], p["fixed:40"]["repartition_steps"]
+PY
+expect 0 "steps:LIST last, as a table" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies fixed:40,steps:20,65
+has "$T/out" "steps:20,65" "the table names steps:20,65"
+expect 2 "an empty policy name" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies none,,fixed:40
+has "$T/err" "an empty policy name" "empty name refused"
 
 # bad input
 expect 1 "adaptive MIN > MAX" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies adaptive:0.15:20:5

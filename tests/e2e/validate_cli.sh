@@ -58,14 +58,48 @@ assert all(len(x["measured_s"]) == 2 and x["predicted_s"] > 0 for x in p.values(
 assert d["ranks"] == 2 and d["app"] == "prof_app" and d["runs"] == 2
 assert d["order_measured"][0] == "none", d["order_measured"]
 assert abs(p["none"]["error"] - (p["none"]["predicted_s"] - 1) / 1) < 1e-6
+# the pairs in --policies order; the stand-in's totals are the same each round: none 1 s, the
+# two others 1.2 s, so reality separates none from each and ties the two others
+pairs = d["pairs"]
+assert [(q["a"], q["b"]) for q in pairs] == [("none", "steps:5,10"), ("none", "fixed:10"),
+                                            ("steps:5,10", "fixed:10")], pairs
+for q in pairs[:2]:
+    assert abs(q["measured_gain"] + 0.2) < 1e-9 and q["rounds"] == 2, q
+    assert abs(q["measured_gain_min"] + 0.2) < 1e-9 and abs(q["measured_gain_max"] + 0.2) < 1e-9, q
+    want = "agrees" if q["predicted_gain"] < 0 else "wrong order" if q["predicted_gain"] > 0 else "predicted equal"
+    assert q["verdict"] == want, q
+    pg = (p[q["a"]]["predicted_s"] - p[q["b"]]["predicted_s"]) / p[q["a"]]["predicted_s"]
+    assert abs(q["predicted_gain"] - pg) < 1e-5, (q, pg)
+    assert abs(q["gain_error_points"] - 100 * (q["predicted_gain"] + 0.2)) < 1e-3, q
+assert pairs[2]["verdict"] == "tie" and pairs[2]["measured_gain"] == 0, pairs[2]
+s = d["pairs_summary"]
+assert s["pairs"] == 3 and s["separated"] == 2 and s["ties"] == 1 and s["unknown"] == 0, s
+assert s["ordered_right"] == sum(q["verdict"] == "agrees" for q in pairs), s
+assert abs(s["max_gain_error_points"] - max(abs(q["gain_error_points"]) for q in pairs)) < 1e-3, s
+assert d["same_ranking"] is False, "a tie in reality is never the same ranking"
+assert d["tied_pairs"] == 1, d["tied_pairs"]
 PY
 [ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM validations')" = 3 ] && ok || bad "3 validations stored"
 [ "$(sqlite3 "$T/r.db" 'SELECT count(*) FROM measurements')" = 6 ] && ok || bad "6 measurements stored"
 [ "$(sqlite3 "$T/r.db" "SELECT v.schedule FROM validations v JOIN runs r ON r.id = v.run WHERE r.policy = 'fixed:10'")" = "10,20" ] \
   && ok || bad "validation rows tie to their replay runs"
-expect 0 "the table" -- "${V[@]}" --policies none,fixed:10 --runs 1
+[ "$(sqlite3 "$T/r.db" "SELECT count(*) FROM validation_pairs")" = 3 ] && ok || bad "3 validation pairs stored"
+[ "$(sqlite3 "$T/r.db" "SELECT p.verdict FROM validation_pairs p JOIN validations a ON a.id = p.a
+  JOIN validations b ON b.id = p.b WHERE a.schedule = '5,10' AND b.schedule = '10,20' AND p.policy_a = 'steps:5,10'")" = tie ] \
+  && ok || bad "the pairs tie to their validation rows: $(sqlite3 "$T/r.db" "SELECT * FROM validation_pairs")"
+expect 0 "the store's tables as CSV" -- "$LBSIM" results "$T/r.db" --csv "$T/csv"
+[ "$(wc -l <"$T/csv/validation_pairs.csv")" = 4 ] && ok || bad "validation_pairs.csv: a header and 3 pairs"
+has "$T/csv/validation_pairs.csv" "a,b,policy_a,policy_b,predicted_gain,measured_gain,measured_gain_min,measured_gain_max,rounds,gain_error_points,predicted_within,verdict" "validation_pairs.csv header"
+expect 0 "the table" -- "${V[@]}" --policies none,steps:5,10,fixed:10 --runs 2
 has "$T/out" "measured order" "table has the orders"
-has "$T/out" "ranking" "table says the ranking"
+has "$T/out" "reality separates 2 of 3 pairs; lbsim orders " "table says what reality separates"
+has "$T/out" "1 pair tied in reality (not every round has the same one faster): a tie confirms nothing" "table says a tie confirms nothing"
+has "$T/out" "tie (predicted " "the tied pair's verdict"
+grep -qiE "ranking +the same|same ranking" "$T/out" && bad "the table calls a ranking the same: $(cat "$T/out")" || ok
+expect 0 "the table of one run" -- "${V[@]}" --policies none,fixed:10 --runs 1
+has "$T/out" "unknown (1 run)" "one run: the verdict is unknown"
+has "$T/out" "reality separates 0 of 1 pair; lbsim orders 0 of them right" "one run separates nothing"
+has "$T/out" "1 pair unknown: one real run gives no spread" "one run said"
 
 # bad input: each a clear error, exit 1
 expect 1 "another app" -- "$LBSIM" validate "$T/p.lbt" --grid "$T/grid2.ini" --app /bin/true

@@ -172,11 +172,26 @@ Test(results_read, every_reader_gives_back_what_was_written) {
                       .predicted_s = 2.5,
                       .nmeasured = 3,
                       .measured_s = m};
-  cr_assert_eq(lbs_results_save_validation(db, &v), LBS_OK, "%s", lbs_errmsg());
+  int64_t vid = 0;
+  cr_assert_eq(lbs_results_save_validation_id(db, &v, &vid), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(vid, 1, "the new validation's id");
+  lbs_validation_pair vp = {.a = 1,
+                            .b = 1,
+                            .policy_a = "none",
+                            .policy_b = "fixed:5",
+                            .predicted_gain = 0.25,
+                            .measured_gain = 0.5,
+                            .measured_gain_min = 0.25,
+                            .measured_gain_max = 0.75,
+                            .rounds = 3,
+                            .gain_error_points = -25,
+                            .predicted_within = 1,
+                            .verdict = "agrees"};
+  cr_assert_eq(lbs_results_save_validation_pairs(db, &vp, 1), LBS_OK, "%s", lbs_errmsg());
 
   lbs_results *h;
   cr_assert_eq(lbs_results_open(db, &h), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(lbs_results_version(h), 3);
+  cr_assert_eq(lbs_results_version(h), 4);
   cr_assert(lbs_results_has_table(h, "series") && lbs_results_has_column(h, "runs", "ranks"));
   cr_assert_not(lbs_results_has_table(h, "nope"));
   cr_assert_not(lbs_results_has_column(h, "runs", "nope"));
@@ -276,11 +291,19 @@ Test(results_read, every_reader_gives_back_what_was_written) {
   const char *const *t = lbs_results_tables();
   cr_assert_str_eq(t[0], "studies");
   cr_assert_str_eq(t[9], "measurements");
-  cr_assert_null(t[10]);
+  cr_assert_str_eq(t[10], "validation_pairs");
+  cr_assert_null(t[11]);
   static text b;
   b.len = 0, b.data[0] = '\0';
   cr_assert_eq(lbs_results_table(h, "measurements", NULL, on_row, &b), LBS_OK, "%s", lbs_errmsg());
   cr_assert_str_eq(b.data, "validation,k,total_s\n1,0,3\n1,1,1\n1,2,2\n");
+  b.len = 0, b.data[0] = '\0';
+  cr_assert_eq(lbs_results_table(h, "validation_pairs", "a", on_row, &b), LBS_OK, "%s",
+               lbs_errmsg());
+  cr_assert(strstr(b.data, "a,b,policy_a,policy_b,predicted_gain,measured_gain,"), "%s", b.data);
+  cr_assert(strstr(b.data, "\n1,1,'none','fixed:5',"), "the pair, of its validation's study: %s",
+            b.data);
+  cr_assert(strstr(b.data, ",3,-25,1,'agrees'\n"), "%s", b.data);
   b.len = 0, b.data[0] = '\0';
   cr_assert_eq(lbs_results_table(h, "series", NULL, on_row, &b), LBS_OK, "%s", lbs_errmsg());
   cr_assert_str_eq(b.data, "run,k,step,value\n1,0,0,5\n1,1,2,7\n");
@@ -522,11 +545,11 @@ Test(results_read, what_is_not_a_store_is_refused) {
   refused(bare, LBS_FORMAT, "b.db: a results store without its runs table");
   lbs_replay_result r = run();
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  exec_sql(newer, "PRAGMA user_version=4");
+  exec_sql(newer, "PRAGMA user_version=5");
   long n0, n1;
   char *before = slurp(newer, &n0);
   refused(newer, LBS_VERSION,
-          "results schema version 4, this lbsim reads versions 1 to 3 (a newer lbsim wrote it)");
+          "results schema version 5, this lbsim reads versions 1 to 4 (a newer lbsim wrote it)");
   char *after = slurp(newer, &n1);
   cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused store changed");
 
