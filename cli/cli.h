@@ -146,9 +146,10 @@ void cli_outdir_abort(cli_outdir *d);
  * signal is raised again under its default action, so the exit status is the signal's. What a
  * path is: */
 typedef enum {
-  CLI_RM_FILE, /* a file */
-  CLI_RM_DB,   /* an SQLite file with its side files (-wal, -shm, -journal) */
-  CLI_RM_DIR   /* a fresh directory of lbsim's: everything in it, then it */
+  CLI_RM_FILE,  /* a file */
+  CLI_RM_DB,    /* an SQLite file with its side files (-wal, -shm, -journal) */
+  CLI_RM_DIR,   /* a fresh directory of lbsim's: everything in it, then it */
+  CLI_RM_CGROUP /* lbsim's control group (lbs_emulate.h): its processes killed, then it removed */
 } cli_rm;
 /* Registers path (copied); with same, only while it is still that file (its st_dev and st_ino),
  * never what replaced it. An id for cli_interrupt_keep, or -1 when the table is full. */

@@ -4,6 +4,7 @@
  * replays run in this process (an MPI singleton), the app's runs in child processes. */
 #include <getopt.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,12 +44,19 @@ static void usage(void) {
       "  --mode bsp|des       the replay's mode (default: the grid's [sim], else bsp)\n"
       "  --set SEC.KEY=VAL    override a grid key; --partitioner X is --set sim.partitioner=X,\n"
       "                       --mode M is --set sim.mode=M, and the later on the line wins\n"
+      "  --emulate            run each rank at its processor's speed on this machine: a\n"
+      "                       control group per rank capped to that share of a CPU (cgroup\n"
+      "                       v2 cpu.max or v1 cpu.cfs_quota_us; root, or a delegated\n"
+      "                       controller); speeds relative to this machine's (1, as 'grid\n"
+      "                       probe' writes), at most 1, one CPU per rank\n"
       "  --results FILE       append the replays and the measurements to a results store\n"
       "  --json               one JSON object on stdout\n\n"
       "example:\n"
       "  mpiexec -n 2 build/bin/wave --trace w.lbt\n"
       "  mpiexec -n 2 lbsim grid probe -o machine.ini\n"
-      "  lbsim validate w.lbt --grid machine.ini --policies none,fixed:20,optimal --runs 3\n");
+      "  lbsim validate w.lbt --grid machine.ini --policies none,fixed:20,optimal --runs 3\n"
+      "  lbsim validate w.lbt --grid half.ini --emulate   (half.ini: machine.ini with a\n"
+      "                       second node type of speed 0.5 for rank 1)\n");
 }
 
 typedef struct args {
@@ -60,7 +68,18 @@ typedef struct args {
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
 static int parse(int argc, char **argv, args *a) {
-  enum { O_GRID = 256, O_POL, O_RUNS, O_APP, O_RANKS, O_MPIEXEC, O_TIMEOUT, O_RESULTS, O_JSON };
+  enum {
+    O_GRID = 256,
+    O_POL,
+    O_RUNS,
+    O_APP,
+    O_RANKS,
+    O_MPIEXEC,
+    O_TIMEOUT,
+    O_RESULTS,
+    O_JSON,
+    O_EMULATE
+  };
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
                                      {"policies", required_argument, 0, O_POL},
                                      {"runs", required_argument, 0, O_RUNS},
@@ -72,6 +91,7 @@ static int parse(int argc, char **argv, args *a) {
                                      {"mode", required_argument, 0, CLI_RO_MODE},
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"json", no_argument, 0, O_JSON},
+                                     {"emulate", no_argument, 0, O_EMULATE},
                                      CLI_SET_OPTION,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
@@ -92,6 +112,7 @@ static int parse(int argc, char **argv, args *a) {
     case CLI_RO_MODE: bad = cli_replay_flag(&a->over, "validate", c, optarg); break;
     case O_RESULTS: a->results = optarg; break;
     case O_JSON: a->json = 1; break;
+    case O_EMULATE: a->o.emulate = 1; break;
     case CLI_SET: bad = cli_override(&a->over, "validate", optarg); break;
     case 'o': bad = cli_o_none("validate", optarg); break;
     case 'h': usage(); return -1;
@@ -144,6 +165,20 @@ static void print_pairs(const lbs_validate *v) {
            plural(rk->unknown));
 }
 
+/* Each rank's share of a CPU and its throttling, under an emulation. */
+static void print_emulation(const lbs_validate *v) {
+  const lbs_emulate *em = &v->emu;
+  if (!em->dir[0]) return;
+  printf("\n  emulated with %s, period %lld us:\n", lbs_emulate_controller(em),
+         (long long)em->period_us);
+  for (int r = 0; r < em->ranks; r++)
+    if (em->share[r] < 1)
+      printf("    rank %d at %.3g of a CPU: throttled in %lld periods, %.3f s held back\n", r,
+             em->share[r], (long long)v->emu_periods[r], v->emu_throttled_s[r]);
+    else
+      printf("    rank %d at full speed (not capped)\n", r);
+}
+
 /* The validation as a table on stdout; re: the results store's error, if any. */
 static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
   const lbs_validate_policy *P = v->pol;
@@ -158,6 +193,7 @@ static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
   for (int k = 0; k < np; k++)
     printf("  %-22s %6d %12.4f %12.4f %10.4f..%-10.4f %+7.1f%%\n", P[k].policy, P[k].nrep,
            P[k].predicted_s, P[k].median_s, P[k].min_s, P[k].max_s, 100 * P[k].error);
+  print_emulation(v);
   print_pairs(v);
   printf("\n  simulated order  ");
   for (int k = 0; k < np; k++) printf("%s%s", k ? " < " : "", P[rk->order_sim[k]].policy);
@@ -167,10 +203,29 @@ static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
          a->results && !re ? "; results in " : "", a->results && !re ? a->results : "");
 }
 
-/* The plan, the real runs (a progress bar), the statistics, the store, the report. Exit code. */
+static int validate_with(const args *a, lbs_validate *v, char **pl, int np, lbs_err e);
+
+/* The trace and the grid, the emulation (--emulate), then the plan, the real runs (a progress
+ * bar), the statistics, the store, the report. Exit code. */
 static int validate(const args *a, lbs_validate *v, char **pl, int np) {
   lbs_err e =
       lbs_validate_open(v, a->trace, a->grid, (const char *const *)a->over.v, a->over.n, &a->o);
+  int guard = -1;
+  if (!e && a->o.emulate) {
+    sigset_t saved; /* made and registered as one step for a signal */
+    cli_interrupt_hold(&saved);
+    if (!(e = lbs_validate_emulate(v)))
+      guard = cli_interrupt_remove(v->emu.dir, CLI_RM_CGROUP, NULL);
+    cli_interrupt_release(&saved);
+  }
+  int rc = validate_with(a, v, pl, np, e);
+  lbs_emulate_close(&v->emu); /* the ranks' groups, before they are forgotten */
+  cli_interrupt_keep(guard);
+  return rc;
+}
+
+/* validate, after the trace and the grid were opened (e: how that went). Exit code. */
+static int validate_with(const args *a, lbs_validate *v, char **pl, int np, lbs_err e) {
   if (!e) e = lbs_validate_plan(v, (const char *const *)pl, np, MPI_COMM_WORLD);
   if (e) return cli_error("validate", e);
   cli_progress prog;

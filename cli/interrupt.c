@@ -5,10 +5,11 @@
  * the signal again under its default action, so that the exit status says the command was
  * killed by it. The handler runs at any moment, so it touches only a fixed table whose entries
  * become visible to it whole (an atomic flag set after the path is copied) and calls only
- * async-signal-safe functions: open, close, lstat, unlink, unlinkat, rmdir, getpid, sigaction,
- * raise, and the getdents64 system call (through syscall(), a plain trap on Linux) that lists a
- * directory without readdir's malloc. */
+ * async-signal-safe functions: open, close, read, lstat, unlink, unlinkat, rmdir, getpid, kill,
+ * nanosleep, sigaction, raise, and the getdents64 system call (through syscall(), a plain trap on
+ * Linux) that lists a directory without readdir's malloc. */
 #include "cli.h"
+#include "lbs_emulate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +82,10 @@ static void remove_slot(const slot *s) {
   if (s->same && (lstat(s->path, &sb) || sb.st_dev != s->dev || sb.st_ino != s->ino)) return;
   if (s->kind == CLI_RM_DIR) {
     remove_tree(s->path);
+    return;
+  }
+  if (s->kind == CLI_RM_CGROUP) {
+    lbs_emulate_remove(s->path); /* async-signal-safe too */
     return;
   }
   unlink(s->path);

@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 
+#include "lbs_emulate.h"
 #include "lbs_json.h"
 #include "lbs_study.h"
 
@@ -103,6 +104,7 @@ typedef struct lbs_validate_opts {
   const char *launcher; /* split at blanks (NULL or "": mpiexec, --allow-run-as-root as root) */
   double timeout_s;     /* one real run's limit */
   int runs;             /* real runs per policy, 1 to LBS_VALIDATE_MAXRUNS */
+  int emulate;          /* each rank capped to its processor's speed (lbs_validate_emulate) */
 } lbs_validate_opts;
 
 /* A validation. Its fields are read by the caller; the functions fill them. */
@@ -125,6 +127,9 @@ typedef struct lbs_validate {
   int npol;
   lbs_validate_ranking rank; /* after lbs_validate_stats */
   char *tail;                /* after a real run failed: the last lines of its output (owned) */
+  lbs_emulate emu;           /* after lbs_validate_emulate: the ranks' control groups */
+  int64_t emu_periods[LBS_EMULATE_MAXRANKS];    /* after the runs: each rank's throttled periods */
+  double emu_throttled_s[LBS_EMULATE_MAXRANKS]; /* and how long it was held back, s */
 } lbs_validate;
 
 /* Zeroes v and keeps a copy of the environment, for the app's runs: call it before MPI_Init.
@@ -138,6 +143,12 @@ lbs_err lbs_validate_init(lbs_validate *v);
  * lbs_validate_close. Errors name the file at fault and what to do. Local. */
 lbs_err lbs_validate_open(lbs_validate *v, const char *trace, const char *grid,
                           const char *const *over, int nover, const lbs_validate_opts *o);
+/* Emulates the grid on this machine for the real runs (lbs_emulate.h): a control group per rank,
+ * capped to processor r's speed relative to this machine's, which lbs_validate_run's ranks join
+ * and lbs_validate_close removes. Refused before anything is made where the grid asks what a
+ * CPU quota cannot give (a processor faster than this machine, or failed), with more ranks than
+ * CPUs, or where no CPU controller is writable. After lbs_validate_open. Local. */
+lbs_err lbs_validate_emulate(lbs_validate *v);
 /* Replays the trace with each of the n policies (collective over comm: lbs_replay), giving each
  * its predicted total and the schedule it chose, as application steps. An error names the
  * policy ("replay with P: why"). */
@@ -145,7 +156,8 @@ lbs_err lbs_validate_plan(lbs_validate *v, const char *const *policies, int n, M
 /* Runs the app for real under the launcher, o->runs times per policy, interleaved across
  * policies, each with its schedule (--schedule LIST, or --policy none) and --json, within
  * o->timeout_s, in a temporary directory removed after; reads each run's total_s and checks
- * that it repartitioned where it was told. progress (may be NULL) counts the runs done of all.
+ * that it repartitioned where it was told; under an emulation, each rank in its group, whose
+ * throttling is read after the last run. progress (may be NULL) counts the runs done of all.
  * On a run that fails, its output's last lines are in v->tail. Local. */
 lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progress_fn progress,
                          void *progress_arg);

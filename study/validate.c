@@ -169,6 +169,10 @@ lbs_err lbs_validate_plan(lbs_validate *v, const char *const *policies, int n, M
   return e;
 }
 
+lbs_err lbs_validate_emulate(lbs_validate *v) {
+  return lbs_emulate_open(&v->emu, v->session.grid, v->ranks);
+}
+
 /* ---------------------------------------------------------------- the real runs */
 
 /* Runs argv with env, output into log, within timeout_s; 0 with the exit status in *status,
@@ -314,7 +318,9 @@ static lbs_err one_run(lbs_validate *v, const runner *rn, double timeout_s, int 
   snprintf(lpath, sizeof lpath, "%s/run%d_%d.log", rn->tmpdir, run, k);
   int m = 0;
   for (int i = 0; i < rn->nl; i++) cmd[m++] = rn->lv[i];
-  cmd[m++] = "-n", cmd[m++] = (char *)rn->nbuf, cmd[m++] = v->app_bin;
+  cmd[m++] = "-n", cmd[m++] = (char *)rn->nbuf;
+  if (v->emu.dir[0]) m += lbs_emulate_wrap(&v->emu, cmd + m);
+  cmd[m++] = v->app_bin;
   for (int i = 0; i < rn->na; i++) cmd[m++] = rn->av[i];
   if (p->nrep)
     cmd[m++] = "--schedule", cmd[m++] = p->schedule;
@@ -352,6 +358,8 @@ lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progre
         progress(progress_arg, (int64_t)run * v->npol + k + 1, (int64_t)o->runs * v->npol);
     }
   runner_free(&rn, o->runs, v->npol);
+  for (int r = 0; !e && v->emu.dir[0] && r < v->emu.ranks; r++)
+    e = lbs_emulate_throttled(&v->emu, r, &v->emu_periods[r], &v->emu_throttled_s[r]);
   return e;
 }
 
@@ -560,6 +568,23 @@ static json_t *pairs_summary_json(const lbs_validate_ranking *rk) {
   return x;
 }
 
+/* The emulation: its controller and period, each rank's share and throttling. */
+static json_t *emulation_json(const lbs_validate *v) {
+  json_t *x = json_object(), *rs = json_array();
+  int bad = !x || !rs ||
+            lbs_json_set(x, "controller", lbs_json_str(lbs_emulate_controller(&v->emu))) ||
+            lbs_json_set(x, "period_us", lbs_json_int(v->emu.period_us)) ||
+            lbs_json_set(x, "ranks", json_incref(rs));
+  for (int r = 0; !bad && r < v->emu.ranks; r++)
+    bad = json_array_append_new(rs, json_pack("{s:i,s:o,s:I,s:o}", "rank", r, "share",
+                                              lbs_json_sig(v->emu.share[r], 6), "throttled_periods",
+                                              (json_int_t)v->emu_periods[r], "throttled_s",
+                                              lbs_json_sig(v->emu_throttled_s[r], 6)));
+  json_decref(rs);
+  if (bad) json_decref(x), x = NULL;
+  return x;
+}
+
 json_t *lbs_validate_json(const lbs_validate *v, int runs) {
   const lbs_validate_ranking *rk = &v->rank;
   json_t *doc = json_object(), *pols = json_array(), *os = json_array(), *om = json_array(),
@@ -594,6 +619,10 @@ json_t *lbs_validate_json(const lbs_validate *v, int runs) {
     json_t *x = pairs_summary_json(rk);
     bad = !x || lbs_json_set(doc, "pairs_summary", x);
   }
+  if (!bad) {
+    json_t *x = v->emu.dir[0] ? emulation_json(v) : json_null();
+    bad = !x || lbs_json_set(doc, "emulation", x);
+  }
   json_decref(pols), json_decref(os), json_decref(om), json_decref(prs);
   if (bad) json_decref(doc), doc = NULL;
   return doc;
@@ -613,5 +642,6 @@ void lbs_validate_close(lbs_validate *v) {
   free(v->all_over);
   free(v->args);
   free(v->tail);
+  lbs_emulate_close(&v->emu);
   memset(v, 0, sizeof *v);
 }
