@@ -154,6 +154,9 @@ typedef enum {
 /* Registers path (copied); with same, only while it is still that file (its st_dev and st_ino),
  * never what replaced it. An id for cli_interrupt_keep, or -1 when the table is full. */
 int cli_interrupt_remove(const char *path, cli_rm kind, const struct stat *same);
+/* fn (async-signal-safe; NULL: none) runs first when such a signal arrives, before the paths
+ * are removed: validate's, which kills the real run under way. */
+void cli_interrupt_call(void (*fn)(void));
 /* Forgets id (-1: nothing): the output is complete, or removed already. */
 void cli_interrupt_keep(int id);
 /* Blocks the signals until release, so that making an output and registering it are one step

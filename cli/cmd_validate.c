@@ -193,6 +193,8 @@ static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
   for (int k = 0; k < np; k++)
     printf("  %-22s %6d %12.4f %12.4f %10.4f..%-10.4f %+7.1f%%\n", P[k].policy, P[k].nrep,
            P[k].predicted_s, P[k].median_s, P[k].min_s, P[k].max_s, 100 * P[k].error);
+  printf("\n  part sizes       %s: %s, the replay's and the app's (--part-sizes)\n",
+         lbs_validate_part_rule(v), v->part_arg);
   print_emulation(v);
   print_pairs(v);
   printf("\n  simulated order  ");
@@ -211,6 +213,7 @@ static int validate(const args *a, lbs_validate *v, char **pl, int np) {
   lbs_err e =
       lbs_validate_open(v, a->trace, a->grid, (const char *const *)a->over.v, a->over.n, &a->o);
   int guard = -1;
+  cli_interrupt_call(lbs_validate_kill_running); /* no real run outlives an interrupt */
   if (!e && a->o.emulate) {
     sigset_t saved; /* made and registered as one step for a signal */
     cli_interrupt_hold(&saved);

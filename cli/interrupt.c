@@ -100,8 +100,12 @@ static void remove_slot(const slot *s) {
   }
 }
 
+static void (*_Atomic first_call)(void); /* cli_interrupt_call's */
+
 static void on_signal(int sig) {
   int saved = errno;
+  void (*fn)(void) = atomic_load(&first_call);
+  if (fn && getpid() == owner) fn();
   for (int i = 0; i < SLOTS && getpid() == owner; i++)
     if (atomic_load(&slots[i].used)) remove_slot(&slots[i]);
   /* the default action, raised again: it arrives when the handler returns (the signal is
@@ -145,6 +149,11 @@ int cli_interrupt_remove(const char *path, cli_rm kind, const struct stat *same)
     return i;
   }
   return -1;
+}
+
+void cli_interrupt_call(void (*fn)(void)) {
+  install();
+  atomic_store(&first_call, fn);
 }
 
 void cli_interrupt_keep(int id) {

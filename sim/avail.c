@@ -73,7 +73,8 @@ lbs_err lbs__avail_step(lbs__engine *x, int64_t s, int *forced) {
   lbs_err e = lbs_grid_live_step(x->live, x->S0 + s, &changed);
   if (e) return lbs__agree(x, e);
   if (changed & LBS_AVAIL_LINKS) lbs_net_relink(x->net);
-  if (changed & LBS_AVAIL_SPEED) lbs_grid_part_sizes(x->g, x->sizes);
+  if (changed & LBS_AVAIL_SPEED) e = lbs_replay_part_sizes(x->t, x->g, x->o->part_sizes, x->sizes);
+  if (e) return lbs__agree(x, e);
   *forced = (changed & LBS_AVAIL_FAILED) != 0;
   return LBS_OK;
 }

@@ -132,7 +132,16 @@ typedef struct lbs_replay_opts {
    * each step costs, after its compute and communication, what the application spent outside its
    * measured elements and beyond the step's compute (sim/recorded.c says how) */
   int no_outside;
+  /* The parts the partitioner aims at ([sim] part_sizes): LBS_PARTS_SPEED (default) in
+   * proportion to the processors' speeds, LBS_PARTS_EQUAL equal, LBS_PARTS_APP as the trace's
+   * app.part_sizes records the application's rule ("equal", or one share per processor) */
+  int part_sizes;
 } lbs_replay_opts;
+
+enum { LBS_PARTS_SPEED = 0, LBS_PARTS_EQUAL = 1, LBS_PARTS_APP = 2 };
+/* The trace's key for the application's part sizes (lbsprof_meta "part_sizes"): "equal", or
+ * comma-separated shares, one per rank, as the application gave its partitioner. */
+#define LBS_APP_PART_SIZES_META "app.part_sizes"
 
 typedef struct lbs_repart_rec {
   int64_t step;          /* repartitioned before this step */
@@ -192,7 +201,14 @@ typedef struct lbs_replay_result {
   double mig_fixed_us, mig_per_elem_ns;
   int outside;        /* 1: the trace's outside_s was charged (lbs_replay_opts.no_outside) */
   int64_t outside_ns; /* what it added over the steps (in total_ns, not in comm_ns) */
+  int part_sizes;     /* the rule the parts followed (lbs_replay_opts.part_sizes) */
 } lbs_replay_result;
+
+/* The P = lbs_grid_procs(g) part sizes a rule gives (lbs_replay_opts.part_sizes): in proportion
+ * to the speeds, equal, or the trace's app.part_sizes ("equal" or P shares); a failed processor
+ * gets 0 and the rest share 1. Errors: part_sizes = app on a trace without the key, a share that
+ * is not a number > 0, a count other than P. Local. */
+lbs_err lbs_replay_part_sizes(const lbs_trace *t, const lbs_grid *g, int rule, double *sizes);
 
 /* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
  * with the partitioner's own figures, the whole trace, no callbacks. */

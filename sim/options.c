@@ -71,6 +71,9 @@ static const lbs_opt sim_opts[] = {
      "yes: where the trace has the profiler's event outside_s and partitioning is charged as measured (cost = "
      "measured, or policy recorded), each step also costs the application's time outside its measured elements "
      "beyond the step's compute (docs/config.md); no: never"},
+    {"part_sizes", LBS_OPT_STRING, "speed", 1, 0,
+     "the parts the partitioner aims at: speed (in proportion to the processors' speeds), equal, or app (as the "
+     "trace's app.part_sizes records the application's: equal, or a share per processor)"},
     {"steps", LBS_OPT_STRING, "", 1, 0,
      "A:B: replay trace steps A..B-1, policies counting from A (empty: the whole trace)"},
     {NULL, 0, NULL, 0, 0, NULL}};
@@ -144,6 +147,11 @@ lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) 
     static const char *const yesno[] = {"yes", "no"};
     if ((k = one_of(v, yesno, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be yes or no", v);
     o->no_outside = k;
+  } else if (!strcmp(key, "part_sizes")) {
+    static const char *const rules[] = {"speed", "equal", "app"};
+    if ((k = one_of(v, rules, 3)) < 0)
+      return lbs_fail(LBS_PARSE, "'%s' must be speed, equal or app", v);
+    o->part_sizes = k;
   } else if (!strcmp(key, "steps")) {
     int64_t first = 0, n = 0;
     if (*v && steps_parse(v, &first, &n))

@@ -102,6 +102,7 @@ static lbs_err result_alloc(lbs__engine *x) {
     r->nphases = k + 1;
   }
   r->mode = x->o->mode;
+  r->part_sizes = x->o->part_sizes;
   r->elements = x->E;
   r->steps = x->S;
   r->first_step = x->S0;

@@ -1,5 +1,6 @@
 /* setup.c - the replay engine's setup: options against the trace and grid, where the elements
  * go, this rank's mesh rows and ghosts, the partitioner and its mode, the memory check. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,48 @@ static lbs_err find_phases(lbs__engine *x) {
     c = end;
   }
   return LBS_OK;
+}
+
+/* The trace's app.part_sizes as P shares into sizes; "equal" gives 1 each. */
+static lbs_err app_shares(const lbs_trace *t, int P, double *sizes) {
+  const char *v = lbs_trace_meta(t, LBS_APP_PART_SIZES_META);
+  if (!v)
+    return lbs_fail(LBS_INVAL,
+                    "part_sizes = app: the trace records no %s (the application's rule; give "
+                    "speed or equal)",
+                    LBS_APP_PART_SIZES_META);
+  int n = 0;
+  for (const char *c = v; strcmp(v, "equal") && *c && n <= P; n++) {
+    char *end;
+    double d = strtod(c, &end);
+    if (end == c || (*end && *end != ',') || !isfinite(d) || d <= 0)
+      return lbs_fail(LBS_FORMAT, "%s '%s': share %d is not a number > 0", LBS_APP_PART_SIZES_META,
+                      v, n + 1);
+    if (n < P) sizes[n] = d;
+    c = *end ? end + 1 : end;
+  }
+  if (!strcmp(v, "equal"))
+    for (n = 0; n < P; n++) sizes[n] = 1;
+  if (n != P)
+    return lbs_fail(LBS_INVAL,
+                    "part_sizes = app: the trace's %s '%s' gives %s%d shares, the grid has %d "
+                    "processors",
+                    LBS_APP_PART_SIZES_META, v, n > P ? "more than " : "", n > P ? P : n, P);
+  return LBS_OK;
+}
+
+lbs_err lbs_replay_part_sizes(const lbs_trace *t, const lbs_grid *g, int rule, double *sizes) {
+  int P = lbs_grid_procs(g);
+  if (rule == LBS_PARTS_SPEED) {
+    lbs_grid_part_sizes(g, sizes);
+    return LBS_OK;
+  }
+  for (int p = 0; p < P; p++) sizes[p] = 1;
+  lbs_err e = rule == LBS_PARTS_APP ? app_shares(t, P, sizes) : LBS_OK;
+  double sum = 0;
+  for (int p = 0; p < P; p++) sum += sizes[p] *= !lbs_grid_proc_failed(g, p);
+  for (int p = 0; p < P; p++) sizes[p] = sum > 0 ? sizes[p] / sum : 0;
+  return e;
 }
 
 /* Local: the metrics, the window and the sizes against the trace and grid. */
@@ -380,7 +423,7 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
     e = lbs__agree(x, lbs__avail_setup(x, total_steps)); /* a changing grid: x->g follows it */
   if (!e) e = lbs__agree(x, lbs_net_create(x->g, &x->net));
   if (e) return e;
-  lbs_grid_part_sizes(x->g, x->sizes);
+  if ((e = lbs__agree(x, lbs_replay_part_sizes(x->t, x->g, x->o->part_sizes, x->sizes)))) return e;
   for (int64_t i = 0; i < x->gh.ng; i++) x->gpart[i] = -1;
   if (x->adjw_step) { /* this window's first step's weights */
     int changed;

@@ -73,7 +73,7 @@ typedef struct lbs__engine {
   double mig_fixed_us, mig_per_elem_ns;
   int ev_out;         /* the trace's event outside_s where it is charged, else -1 */
   int64_t outside_ns; /* what the step being run adds after its compute and communication */
-  double *sizes;      /* P part sizes */
+  double *sizes;      /* P part sizes (lbs_replay_part_sizes) */
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
   int64_t *gid;      /* n: local global ids */

@@ -103,18 +103,22 @@ lbs_err lbs_emulate_shares(const lbs_grid *g, int ranks, double *share) {
     double ns = (double)lbs_grid_compute_ns(g, r, 1e9);
     const char *type = lbs_grid_proc_nodetype(g, r);
     if (!(ns > 0) || ns >= 9e18)
-      return lbs_fail(LBS_INVAL, "--emulate: processor %d (%s) has failed on this grid: a rank "
-                      "cannot run at speed 0", r, type);
+      return lbs_fail(LBS_INVAL,
+                      "--emulate: processor %d (%s) has failed on this grid: a rank "
+                      "cannot run at speed 0",
+                      r, type);
     share[r] = 1e9 / ns;
     if (share[r] > 1 + 1e-9)
       return lbs_fail(LBS_INVAL,
                       "--emulate: processor %d (%s) runs %.3g times as fast as this machine: a "
                       "rank cannot be made faster than its core (give speeds of at most 1, this "
-                      "machine's, as 'lbsim grid probe' writes)", r, type, share[r]);
+                      "machine's, as 'lbsim grid probe' writes)",
+                      r, type, share[r]);
     if (share[r] < LBS_EMULATE_MIN_SHARE)
       return lbs_fail(LBS_INVAL,
                       "--emulate: processor %d (%s) runs at %.3g of this machine's speed, below "
-                      "the %.2g a CPU quota can hold", r, type, share[r], LBS_EMULATE_MIN_SHARE);
+                      "the %.2g a CPU quota can hold",
+                      r, type, share[r], LBS_EMULATE_MIN_SHARE);
     if (share[r] > 1) share[r] = 1;
   }
   return LBS_OK;
@@ -148,8 +152,8 @@ static int find_controller(char *root, size_t n) {
   int v1 = 0, v2 = 0;
   char r1[4096] = "", r2[4096] = "";
   for (struct mntent *m; (m = getmntent(f));) {
-    if (!v2 && !strcmp(m->mnt_type, "cgroup2") && join(p, sizeof p, m->mnt_dir, "cgroup.controllers") &&
-        lists(p, "cpu"))
+    if (!v2 && !strcmp(m->mnt_type, "cgroup2") &&
+        join(p, sizeof p, m->mnt_dir, "cgroup.controllers") && lists(p, "cpu"))
       v2 = 1, snprintf(r2, sizeof r2, "%s", m->mnt_dir);
     else if (!v1 && !strcmp(m->mnt_type, "cgroup") && hasmntopt(m, "cpu"))
       v1 = 1, snprintf(r1, sizeof r1, "%s", m->mnt_dir);
@@ -162,11 +166,13 @@ static int find_controller(char *root, size_t n) {
 /* Writes text into dir/name. */
 static lbs_err put(const char *dir, const char *name, const char *text) {
   char p[4200];
-  if (!join(p, sizeof p, dir, name)) return lbs_fail(LBS_INVAL, "--emulate: %s: path too long", dir);
+  if (!join(p, sizeof p, dir, name))
+    return lbs_fail(LBS_INVAL, "--emulate: %s: path too long", dir);
   int fd = open(p, O_WRONLY | O_CLOEXEC);
   size_t len = strlen(text);
   if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
-    lbs_err e = lbs_fail(LBS_IO, "--emulate: cannot write '%s' into %s: %s", text, p, strerror(errno));
+    lbs_err e =
+        lbs_fail(LBS_IO, "--emulate: cannot write '%s' into %s: %s", text, p, strerror(errno));
     if (fd >= 0) close(fd);
     return e;
   }
@@ -227,9 +233,11 @@ lbs_err lbs_emulate_open(lbs_emulate *em, const lbs_grid *g, int ranks) {
                     getenv("LBSIM_CGROUP_CPU") ? "at " : "mounted",
                     getenv("LBSIM_CGROUP_CPU") ? root : "");
   if (access(root, W_OK))
-    return lbs_fail(LBS_IO,
-                    "--emulate: the CPU controller at %s is not writable (%s): run as root, or where "
-                    "the controller is delegated to you", root, strerror(errno));
+    return lbs_fail(
+        LBS_IO,
+        "--emulate: the CPU controller at %s is not writable (%s): run as root, or where "
+        "the controller is delegated to you",
+        root, strerror(errno));
   sweep_stale(root);
   char sub[4200];
   if (v == 2 && join(sub, sizeof sub, root, "cgroup.subtree_control") && !lists(sub, "cpu") &&
@@ -238,9 +246,11 @@ lbs_err lbs_emulate_open(lbs_emulate *em, const lbs_grid *g, int ranks) {
   em->version = v, em->ranks = ranks, em->period_us = PERIOD_US;
   char name[64];
   snprintf(name, sizeof name, "%s%ld", PREFIX, (long)getpid());
-  if (!join(em->dir, sizeof em->dir, root, name)) return lbs_fail(LBS_INVAL, "--emulate: path too long");
+  if (!join(em->dir, sizeof em->dir, root, name))
+    return lbs_fail(LBS_INVAL, "--emulate: path too long");
   if (mkdir(em->dir, 0755)) {
-    e = lbs_fail(LBS_IO, "--emulate: cannot make the control group %s: %s", em->dir, strerror(errno));
+    e = lbs_fail(LBS_IO, "--emulate: cannot make the control group %s: %s", em->dir,
+                 strerror(errno));
     em->dir[0] = '\0';
     return e;
   }

@@ -25,10 +25,10 @@
 #define LBS_EMULATE_MIN_SHARE 0.05 /* one CPU's quota of 1 ms over a 20 ms period */
 
 typedef struct lbs_emulate {
-  int version;        /* 2 (cpu.max) or 1 (cpu.cfs_quota_us); 0 before open */
-  char dir[4096];     /* CONTROLLER/lbsim-emulate-PID ("" none made) */
-  int ranks;          /* groups rank0 .. rank(ranks-1) */
-  int64_t period_us;  /* the quota's period */
+  int version;                        /* 2 (cpu.max) or 1 (cpu.cfs_quota_us); 0 before open */
+  char dir[4096];                     /* CONTROLLER/lbsim-emulate-PID ("" none made) */
+  int ranks;                          /* groups rank0 .. rank(ranks-1) */
+  int64_t period_us;                  /* the quota's period */
   double share[LBS_EMULATE_MAXRANKS]; /* each rank's CPU share, in (0, 1]; 1: not capped */
 } lbs_emulate;
 

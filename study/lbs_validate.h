@@ -127,6 +127,8 @@ typedef struct lbs_validate {
   int npol;
   lbs_validate_ranking rank; /* after lbs_validate_stats */
   char *tail;                /* after a real run failed: the last lines of its output (owned) */
+  double *part_sizes;        /* the parts replay and app aim at ([sim] part_sizes; ranks, owned) */
+  char *part_arg;            /* the app's --part-sizes: "equal" or the shares (owned) */
   lbs_emulate emu;           /* after lbs_validate_emulate: the ranks' control groups */
   int64_t emu_periods[LBS_EMULATE_MAXRANKS];    /* after the runs: each rank's throttled periods */
   double emu_throttled_s[LBS_EMULATE_MAXRANKS]; /* and how long it was held back, s */
@@ -139,7 +141,9 @@ lbs_err lbs_validate_init(lbs_validate *v);
  * step profiled, on o->ranks ranks when given; finds the app (o->app, named like app.name, or
  * app.name beside this program) and checks it can run; loads the grid (the trace's app
  * partitioner where the grid file's [sim] names none, then over, left to right: lbs_session_open)
- * and checks it has one processor per rank. trace, grid and over are borrowed until
+ * and checks it has one processor per rank; the part sizes the replay aims at ([sim]
+ * part_sizes: by speed, equal, or the trace's app.part_sizes), which every real run is given
+ * (--part-sizes) so that app and replay partition alike. trace, grid and over are borrowed until
  * lbs_validate_close. Errors name the file at fault and what to do. Local. */
 lbs_err lbs_validate_open(lbs_validate *v, const char *trace, const char *grid,
                           const char *const *over, int nover, const lbs_validate_opts *o);
@@ -162,6 +166,10 @@ lbs_err lbs_validate_plan(lbs_validate *v, const char *const *policies, int n, M
 lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progress_fn progress,
                          void *progress_arg);
 
+/* Kills the real run under way (its launcher's process group), if any: for a signal handler
+ * (async-signal-safe), so that an interrupted validation leaves no app running. */
+void lbs_validate_kill_running(void);
+
 /* The statistics of n policies' measured runs (each nmeasured >= 1): each one's median,
  * minimum, maximum and error, and into out the two orders, every pair's verdict
  * (lbs_validate_pair_verdict) and their counts. Pure. */
@@ -178,6 +186,9 @@ lbs_err lbs_validate_save(const lbs_validate *v, const char *results);
  * error, the two orders, the pairs (gains, range, error in points, verdict) and their summary; NULL
  * when out of memory. The caller owns it. */
 json_t *lbs_validate_json(const lbs_validate *v, int runs);
+
+/* The rule of the part sizes replay and app aimed at: "speed", "equal" or "app". */
+const char *lbs_validate_part_rule(const lbs_validate *v);
 
 /* Frees what v holds (a zeroed or failed validation too) and zeroes it. */
 void lbs_validate_close(lbs_validate *v);

@@ -112,6 +112,30 @@ static lbs_err load_grid(lbs_validate *v, const char *grid, const char *const *o
   return lbs_session_open(&v->session, NULL, grid, v->all_over, napp + nover);
 }
 
+/* The part sizes of the replay ([sim] part_sizes) into v->part_sizes, and the app's
+ * --part-sizes: "equal" where they are, else each share to 9 digits. */
+static lbs_err part_sizes(lbs_validate *v) {
+  int P = v->ranks, equal = 1;
+  if (!(v->part_sizes = malloc((size_t)P * sizeof *v->part_sizes)) ||
+      !(v->part_arg = malloc((size_t)P * 24 + 8)))
+    return lbs_fail(LBS_NOMEM, "part sizes");
+  lbs_err e =
+      lbs_replay_part_sizes(v->trace, v->session.grid, v->session.opts.part_sizes, v->part_sizes);
+  if (e) return lbs_fail(e, "%s: %s", v->trace_path, lbs_errmsg());
+  size_t at = 0;
+  for (int r = 0; r < P; r++) {
+    equal &= fabs(v->part_sizes[r] - v->part_sizes[0]) <= 1e-12;
+    if (!(v->part_sizes[r] > 0))
+      return lbs_fail(LBS_INVAL,
+                      "the grid gives processor %d no part (failed): the app's rank %d "
+                      "cannot run without one",
+                      r, r);
+    at += (size_t)snprintf(v->part_arg + at, 24, "%s%.9g", r ? "," : "", v->part_sizes[r]);
+  }
+  if (equal) strcpy(v->part_arg, "equal");
+  return LBS_OK;
+}
+
 lbs_err lbs_validate_open(lbs_validate *v, const char *trace, const char *grid,
                           const char *const *over, int nover, const lbs_validate_opts *o) {
   v->trace_path = trace;
@@ -127,7 +151,7 @@ lbs_err lbs_validate_open(lbs_validate *v, const char *trace, const char *grid,
                  "one processor per "
                  "rank ('mpiexec -n %d lbsim grid probe -o machine.ini')",
                  grid, procs, v->ranks, v->ranks);
-  return e;
+  return e ? e : part_sizes(v);
 }
 
 /* ---------------------------------------------------------------- the plan */
@@ -175,6 +199,14 @@ lbs_err lbs_validate_emulate(lbs_validate *v) {
 
 /* ---------------------------------------------------------------- the real runs */
 
+/* The real run under way: its process group (0: none), for lbs_validate_kill_running. */
+static volatile sig_atomic_t running_pgid;
+
+void lbs_validate_kill_running(void) {
+  pid_t g = (pid_t)running_pgid;
+  if (g > 0) kill(-g, SIGKILL);
+}
+
 /* Runs argv with env, output into log, within timeout_s; 0 with the exit status in *status,
  * -1 when it could not start (errno), -2 on timeout (the process group killed). */
 static int run_child(char **argv, char **env, const char *log, double timeout_s, int *status) {
@@ -195,17 +227,22 @@ static int run_child(char **argv, char **env, const char *log, double timeout_s,
     errno = rc;
     return -1;
   }
+  running_pgid = pid;
   struct timespec t0, now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
     pid_t w = waitpid(pid, status, WNOHANG);
-    if (w == pid) return 0;
+    if (w == pid) {
+      running_pgid = 0;
+      return 0;
+    }
     clock_gettime(CLOCK_MONOTONIC, &now);
     if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout_s) {
       kill(-pid, SIGTERM);
       usleep(500000);
       kill(-pid, SIGKILL);
       waitpid(pid, status, 0);
+      running_pgid = 0;
       return -2;
     }
     usleep(20000);
@@ -326,6 +363,7 @@ static lbs_err one_run(lbs_validate *v, const runner *rn, double timeout_s, int 
     cmd[m++] = "--schedule", cmd[m++] = p->schedule;
   else
     cmd[m++] = "--policy", cmd[m++] = "none";
+  cmd[m++] = "--part-sizes", cmd[m++] = v->part_arg;
   cmd[m++] = "--json", cmd[m++] = jpath, cmd[m] = NULL;
   int status = 0, got = run_child(cmd, v->env, lpath, timeout_s, &status);
   if (got == -1) return lbs_fail(LBS_IO, "cannot start '%s': %s", cmd[0], strerror(errno));
@@ -568,6 +606,11 @@ static json_t *pairs_summary_json(const lbs_validate_ranking *rk) {
   return x;
 }
 
+const char *lbs_validate_part_rule(const lbs_validate *v) {
+  static const char *const rules[] = {"speed", "equal", "app"};
+  return rules[v->session.opts.part_sizes % 3];
+}
+
 /* The emulation: its controller and period, each rank's share and throttling. */
 static json_t *emulation_json(const lbs_validate *v) {
   json_t *x = json_object(), *rs = json_array();
@@ -619,6 +662,12 @@ json_t *lbs_validate_json(const lbs_validate *v, int runs) {
     json_t *x = pairs_summary_json(rk);
     bad = !x || lbs_json_set(doc, "pairs_summary", x);
   }
+  json_t *ps = v->part_sizes ? json_array() : json_null();
+  bad = bad || !ps || lbs_json_set(doc, "part_sizes", json_incref(ps)) ||
+        lbs_json_set(doc, "part_sizes_rule", lbs_json_str(lbs_validate_part_rule(v)));
+  for (int r = 0; !bad && v->part_sizes && r < v->ranks; r++)
+    bad = json_array_append_new(ps, lbs_json_sig(v->part_sizes[r], 9));
+  json_decref(ps);
   if (!bad) {
     json_t *x = v->emu.dir[0] ? emulation_json(v) : json_null();
     bad = !x || lbs_json_set(doc, "emulation", x);
@@ -642,6 +691,7 @@ void lbs_validate_close(lbs_validate *v) {
   free(v->all_over);
   free(v->args);
   free(v->tail);
+  free(v->part_sizes), free(v->part_arg);
   lbs_emulate_close(&v->emu);
   memset(v, 0, sizeof *v);
 }

@@ -1085,18 +1085,16 @@ lbs_err lbs_trace_codec_chunks(lbs_trace *t, int metric, int64_t *counts, int n)
   return rc == SQLITE_DONE ? LBS_OK : lbs_db_err(t->db, t->path, "codec counts");
 }
 
-/* The arrays kept per step (owners@, edgew@, events@): each at a step the trace has, readable
- * (count, CRC, codec) and its values in range, which their readers check. */
+/* The arrays kept per step (owners@, edgew@, events@): each readable (count, CRC, codec) and its
+ * values in range, which their readers check; edge weights and events (numbered by trace step)
+ * at a step the trace has. Recorded owners are numbered by application step, and a remap after
+ * the last step (or between sampled steps) records owners from a step the trace does not hold. */
 static lbs_err verify_step_arrays(lbs_trace *t) {
   lbs_err e = LBS_OK;
   for (int64_t i = 0; i < t->nowners && !e; i++) {
     int64_t *own = malloc((size_t)(t->E ? t->E : 1) * sizeof *own);
     if (!own) return lbs_fail(LBS_NOMEM, "recorded owners");
-    if (t->owners_step[i] >= t->S)
-      e = lbs_fail(LBS_CORRUPT, "%s: recorded owners at step %lld, past the trace's %lld steps",
-                   t->path, (long long)t->owners_step[i], (long long)t->S);
-    else
-      e = lbs_trace_owners_read(t, i, own);
+    e = lbs_trace_owners_read(t, i, own); /* application steps: a remap after the last is one */
     free(own);
   }
   if (!e && t->nedgew && !lbs_trace_edge_weights_stored(t))

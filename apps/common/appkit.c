@@ -51,9 +51,9 @@ int app_opt(const app *a, int argc, char **argv, int *i, const char *name, const
 }
 
 int app_common_arg(app *a, int argc, char **argv, int *i) {
-  static const char *names[] = {"--trace", "--schedule", "--policy", "--json"};
-  const char **dst[] = {&a->trace, &a->schedule, &a->policy, &a->json};
-  for (int k = 0; k < 4; k++) {
+  static const char *names[] = {"--trace", "--schedule", "--policy", "--json", "--part-sizes"};
+  const char **dst[] = {&a->trace, &a->schedule, &a->policy, &a->json, &a->part_sizes};
+  for (int k = 0; k < 5; k++) {
     int r = app_opt(a, argc, argv, i, names[k], dst[k]);
     if (r) return r;
   }
@@ -341,4 +341,11 @@ int app_write_json(const app *a, const char *path, const app_summary *s) {
     lbs_buf_free(&b);
   }
   return bad ? -1 : 0;
+}
+
+int app_part_sizes(const app *a, double *sizes, char *meta, size_t len) {
+  char why[128];
+  if (!app_parse_part_sizes(a->part_sizes, a->size, sizes, meta, len, why, sizeof why)) return 0;
+  app_error(a, "--part-sizes %s: %s", a->part_sizes, why);
+  return -1;
 }

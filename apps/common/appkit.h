@@ -11,6 +11,7 @@
 
 #include "lbs_core.h"
 #include "lbs_policy.h"
+#include "part_sizes.h"
 
 typedef struct app {
   const char *name; /* "nbody": the prefix of every message */
@@ -18,6 +19,7 @@ typedef struct app {
   int rank, size;
   /* the contract's options (NULL when not given) */
   const char *trace, *schedule, *policy, *json;
+  const char *part_sizes; /* --part-sizes LIST (app_part_sizes) */
 } app;
 
 void app_init(app *a, const char *name, MPI_Comm comm);
@@ -28,6 +30,10 @@ int app_opt(const app *a, int argc, char **argv, int *i, const char *name, const
 /* The contract's options: returns 1 when argv[*i] was one (and *i moved past its value), 0 when
  * it is not, -1 when its value is missing (after a message through app_error). */
 int app_common_arg(app *a, int argc, char **argv, int *i);
+
+/* app_parse_part_sizes (part_sizes.h) of a->part_sizes with a message "APP: --part-sizes ...: why"
+ * (the same on every rank). */
+int app_part_sizes(const app *a, double *sizes, char *meta, size_t len);
 
 /* A message "APP: what: why" on rank 0 (printf format). */
 void app_error(const app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -60,6 +60,8 @@ static const char usage[] =
     "                  A repartition splits the row-major point order into contiguous ranges of\n"
     "                  equal time measured at the step before, and migrates the moved points.\n"
     "                  With --trace the profile follows the points (lbsprof_remap).\n"
+    "  --part-sizes LIST  a share per rank (\"2,1\"; default equal): the initial rows and each\n"
+    "                  repartition's ranges in proportion; recorded as the trace's app.part_sizes\n"
     "  --json FILE     the run's summary as one JSON line (\"-\": stdout), apps/README.md's\n"
     "                  fields and compute_s (the sweeps' time, max over ranks, summed),\n"
     "                  rank_compute_s (each rank's), size, walks_per_point, mean_sigma,\n"
@@ -76,9 +78,10 @@ typedef struct {
 } pstate;
 
 /* Ranges [first[r], first[r+1]) of equal measured time w (this rank's points from first[rank]),
+ * or of the shares of --part-sizes (cum: their cumulated sums from cum[0] = 0; NULL: equal),
  * each rank at least one point. Collective; nfirst has P+1 entries. */
 static void split_by_time(const app *a, const int64_t *first, const double *w, int64_t E,
-                          int64_t *nfirst) {
+                          const double *cum, int64_t *nfirst) {
   int P = a->size;
   int64_t n = first[a->rank + 1] - first[a->rank];
   double mine = 0, *tot = malloc((size_t)P * sizeof *tot), off = 0, W = 0;
@@ -91,7 +94,11 @@ static void split_by_time(const app *a, const int64_t *first, const double *w, i
   for (int64_t i = 0; i < n; i++) {
     /* the part of a point: where the middle of its time falls (non-decreasing along the order) */
     double mid = W > 0 ? (c + w[i] / 2) / W : (double)(first[a->rank] + i) / (double)E;
-    int part = (int)(mid * P);
+    int part = 0;
+    if (!cum) /* equal parts */
+      part = (int)(mid * P);
+    else
+      while (part < P - 1 && mid >= cum[part + 1]) part++;
     part = part < 0 ? 0 : part >= P ? P - 1 : part;
     for (int k = part; k >= 1 && nfirst[k] > first[a->rank] + i; k--)
       nfirst[k] = first[a->rank] + i;
@@ -103,6 +110,19 @@ static void split_by_time(const app *a, const int64_t *first, const double *w, i
     nfirst[k] = nfirst[k] > nfirst[k - 1] + 1 ? nfirst[k] : nfirst[k - 1] + 1;
   for (int k = P - 1; k >= 1; k--)
     nfirst[k] = nfirst[k] < nfirst[k + 1] - 1 ? nfirst[k] : nfirst[k + 1] - 1;
+}
+
+/* --part-sizes: cum[0..P] the shares' cumulated sums (cum holds the P shares in 1..P on entry),
+ * and the initial rows in proportion: rank r rows round(N cum[r]) .. round(N cum[r + 1]), at
+ * least one each (N >= P). */
+static void rows_by_shares(int64_t N, int P, double *cum, int64_t *first) {
+  for (int r = 1; r <= P; r++) cum[r] += cum[r - 1];
+  int64_t b = 0;
+  for (int r = 1; r < P; r++) {
+    int64_t x = llround((double)N * cum[r]), lo = b + 1, hi = N - (P - r);
+    b = x < lo ? lo : x > hi ? hi : x;
+    first[r] = b * N;
+  }
 }
 
 /* After a migration: this rank's points, ids g0 .. g0 + n - 1, to the profiler (collective).
@@ -197,21 +217,30 @@ int main(int argc, char **argv) {
   }
   app_sched sch;
   memset(&sch, 0, sizeof sch);
+  char pmeta[4096] = "equal"; /* the trace's app.part_sizes */
+  double *sh = malloc((size_t)a.size * sizeof *sh);
+  if (!bad) bad = app_agree(&a, !sh) || app_part_sizes(&a, sh, pmeta, sizeof pmeta) != 0;
   if (!bad) bad = app_sched_create(&a, &sch, S) != 0;
   if (!bad) bad = app_check_output(&a, "--json", a.json) || app_check_output(&a, "--out", out);
   if (bad) {
-    app_sched_free(&sch);
+    app_sched_free(&sch), free(sh);
     MPI_Finalize();
     return 2;
   }
 
   const int64_t E = N * N;
   const int P = a.size, me = a.rank;
-  char args[200];
-  snprintf(args, sizeof args, "--size %lld --walks %lld --steps %lld --seed %lld", N, W, S, seed);
+  char args[4300], sol[200]; /* the run's (recorded), the solution's (written with it) */
+  snprintf(sol, sizeof sol, "--size %lld --walks %lld --steps %lld --seed %lld", N, W, S, seed);
+  snprintf(args, sizeof args, "%s%s%s", sol, a.part_sizes ? " --part-sizes " : "",
+           a.part_sizes ? a.part_sizes : "");
   int64_t *first = malloc((size_t)(P + 1) * sizeof *first),
           *nfirst = malloc((size_t)(P + 1) * sizeof *nfirst);
+  double *cum = a.part_sizes ? malloc((size_t)(P + 1) * sizeof *cum) : NULL;
   for (int r = 0; first && r <= P; r++) first[r] = N * r / P * N; /* whole rows */
+  for (int r = 0; cum && r < P; r++) cum[0] = 0, cum[r + 1] = sh[r];
+  free(sh);
+  if (first && cum) rows_by_shares(N, P, cum, first);
   int64_t n = first ? first[me + 1] - first[me] : 0;
   pstate *st = calloc((size_t)(n ? n : 1), sizeof *st);
   double *tw = sch.active ? calloc((size_t)(n ? n : 1), sizeof *tw)
@@ -222,8 +251,9 @@ int main(int argc, char **argv) {
          *comp_s = calloc((size_t)S, sizeof *comp_s);
   double *rank_comp = calloc((size_t)P, sizeof *rank_comp);
   int64_t *reps = calloc((size_t)S, sizeof *reps);
-  int err = app_agree(&a, !first || !nfirst || !st || (sch.active && !tw) || !step_loc || !step_s ||
-                              !reps || !comp_loc || !comp_s || !rank_comp);
+  int err =
+      app_agree(&a, !first || !nfirst || !st || (a.part_sizes && !cum) || (sch.active && !tw) ||
+                        !step_loc || !step_s || !reps || !comp_loc || !comp_s || !rank_comp);
   if (err) app_error(&a, "%lld points: out of memory", (long long)E);
   MPI_Datatype T;
   MPI_Type_contiguous(3, MPI_INT64_T, &T);
@@ -245,6 +275,7 @@ int main(int argc, char **argv) {
     if (!rc && (ev_mig = lbsprof_event_register(prof, LBSPROF_EVENT_MIGRATION)) < 0) rc = ev_mig;
     if (!rc) rc = lbsprof_meta(prof, "name", a.name);
     if (!rc) rc = lbsprof_meta(prof, "args", args);
+    if (!rc) rc = lbsprof_meta(prof, "part_sizes", pmeta);
     if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
     if (!rc)
       rc = lbsprof_meta(prof, "bytes_per_edge", "0"); /* no halo: the points are independent */
@@ -270,7 +301,7 @@ int main(int argc, char **argv) {
     }
     if (rep) {
       double tp = app_now();
-      split_by_time(&a, first, tw, E, nfirst);
+      split_by_time(&a, first, tw, E, cum, nfirst);
       double tm = app_now();
       if (migrate(&a, first, nfirst, &st, T)) {
         err = 1;
@@ -347,7 +378,7 @@ int main(int argc, char **argv) {
       app_error(&a, "--out %s: cannot write", out);
       oerr = 1;
     }
-    if (f) fprintf(f, "# laplace-mc %s: x y value sigma walks\n", args);
+    if (f) fprintf(f, "# laplace-mc %s: x y value sigma walks\n", sol);
     for (int64_t g = 0; g < E; g++) {
       double nw = (double)all[g].walks, p = all[g].hits / nw, val = 100 * p,
              sig = 100 * sqrt(p * (1 - p) / nw);
@@ -388,8 +419,8 @@ int main(int argc, char **argv) {
   }
   MPI_Type_free(&T);
   app_sched_free(&sch);
-  free(first), free(nfirst), free(st), free(tw), free(step_loc), free(step_s), free(comp_loc),
-      free(comp_s), free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
+  free(first), free(nfirst), free(cum), free(st), free(tw), free(step_loc), free(step_s),
+      free(comp_loc), free(comp_s), free(rank_comp), free(reps), free(all), free(cnt), free(dsp);
   oerr = app_agree(&a, oerr);
   MPI_Finalize();
   return err ? 1 : prc || oerr ? 1 : 0;

@@ -66,6 +66,8 @@ static const char usage[] =
     "                     graph|block|random, metis:kway|rb, minex:scratch|diffusive)\n"
     "  --grid FILE        the platform for minex and the part sizes: a grid INI file with one\n"
     "                     processor per rank (default: P equal processors on one cluster)\n"
+    "  --part-sizes LIST  the parts the partitioner aims at, a share per rank (\"2,1\"; default:\n"
+    "                     the grid's speeds); recorded as the trace's app.part_sizes\n"
     "  --trace FILE       profile every step into FILE: time_ns, pwgt, rwgt and interactions per\n"
     "                     cell, the cell centres and the cell graph\n"
     "  --schedule LIST    repartition before these steps (\"10,25\" or \"@file\", lbsim's steps:LIST)\n"
@@ -141,6 +143,25 @@ static double energy(const app *a, const world *w, const double *x, const double
   double e[2] = {kin, pot};
   MPI_Allreduce(MPI_IN_PLACE, e, 2, MPI_DOUBLE, MPI_SUM, a->comm);
   return e[0] + e[1];
+}
+
+/* The part sizes: --part-sizes where given (checked on every rank: the same message), else in
+ * proportion to the grid's speeds; *meta: the trace's app.part_sizes. LBS_INVAL after a
+ * message. */
+static lbs_err part_sizes_of(const app *a, const lbs_grid *grid, double *sizes, char *meta,
+                             size_t len) {
+  if (a->part_sizes) return app_part_sizes(a, sizes, meta, len) ? LBS_INVAL : LBS_OK;
+  lbs_grid_part_sizes(grid, sizes);
+  char *list = malloc((size_t)a->size * 32 + 1), why[128];
+  if (!list) return app_error(a, "part sizes: out of memory"), LBS_NOMEM;
+  size_t at = 0;
+  for (int r = 0; r < a->size; r++)
+    at +=
+        (size_t)snprintf(list + at, 32, "%s%.17g", r ? "," : "", sizes[r] > 0 ? sizes[r] : 1e-300);
+  int bad = app_parse_part_sizes(list, a->size, sizes, meta, len, why, sizeof why);
+  free(list);
+  if (bad) app_error(a, "--grid: part sizes: %s", why);
+  return bad ? LBS_INVAL : LBS_OK;
 }
 
 /* The partitioner's call: cells in blocks over the ranks (rank r: [first[r], first[r+1])),
@@ -245,6 +266,7 @@ int main(int argc, char **argv) {
   lbs_grid *grid = NULL;
   lbs_partitioner *part = NULL;
   double *sizes = NULL;
+  char pmeta[4096] = "equal"; /* the trace's app.part_sizes */
   if (!bad) {
     lbs_err e;
     if (gridf) {
@@ -271,7 +293,7 @@ int main(int argc, char **argv) {
     if (!e && (e = lbs_part_create(pname, NULL, a.comm, &part)))
       app_error(&a, "--partitioner %s: %s", pname, lbs_errmsg());
     if (!e && !(sizes = malloc((size_t)a.size * sizeof *sizes))) e = lbs_fail(LBS_NOMEM, "sizes");
-    if (!e) lbs_grid_part_sizes(grid, sizes);
+    if (!e) e = part_sizes_of(&a, grid, sizes, pmeta, sizeof pmeta);
     bad = app_agree(&a, e != LBS_OK);
   }
   if (bad) {
@@ -334,8 +356,9 @@ int main(int argc, char **argv) {
   app_fmt_double(th, sizeof th, theta), app_fmt_double(dts, sizeof dts, dt);
   int alen = snprintf(
       args, sizeof args,
-      "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s",
-      N, S, seed, leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "");
+      "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s%s%s",
+      N, S, seed, leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "",
+      a.part_sizes ? " --part-sizes " : "", a.part_sizes ? a.part_sizes : "");
   if (alen < 0 || (size_t)alen >= sizeof args) {
     app_error(&a, "--partitioner and --grid: too long to record (%d characters)", alen);
     world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid),
@@ -420,6 +443,7 @@ int main(int argc, char **argv) {
       if (!rc) rc = lbsprof_meta(prof, "name", a.name);
       if (!rc) rc = lbsprof_meta(prof, "args", args);
       if (!rc) rc = lbsprof_meta(prof, "partitioner", pname);
+      if (!rc) rc = lbsprof_meta(prof, "part_sizes", pmeta);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_edge", bpg);
       /* the communication of the generator's traces: CWgt(v, w) = close flag x |Cw| each step */

@@ -52,6 +52,7 @@
 
 #include "lbs_policy.h"
 #include "lbs_wave.h"
+#include "part_sizes.h"
 
 /* Zoltan's own random generator (not installed): reset before every partition so that a
  * partition never depends on what ran before it (RCB, RIB and HSFC draw nothing today). */
@@ -71,8 +72,11 @@ typedef struct {
   double thr, pulse;
   const char *partitioner, *method; /* "zoltan:rcb", "RCB" */
   const char *schedule, *policy, *trace, *json;
+  const char *part_sizes; /* --part-sizes LIST, or NULL: equal parts */
+  double sizes[1024];     /* the part each rank aims at (nranks_; part_sizes.h) */
+  char pmeta[4096];       /* the trace's app.part_sizes */
   int quiet, help;
-  char args[256]; /* the canonical size options */
+  char args[4400]; /* the canonical size options */
 } options;
 
 static int rank_, nranks_;
@@ -95,7 +99,7 @@ static void usage(FILE *f) {
       f,
       "usage: mpiexec -n P wave [--mesh NXxNYxNZ] [--block B] [--steps S] [--threshold T] [--pulse W]\n"
       "                         [--partitioner zoltan:rcb|rib|hsfc] [--schedule LIST | --policy SPEC]\n"
-      "                         [--trace FILE] [--json FILE] [--quiet]\n"
+      "                         [--part-sizes LIST] [--trace FILE] [--json FILE] [--quiet]\n"
       "\n"
       "A 3-D multi-resolution-style time-domain (MRTD) wave code (seed 002, section 4): a Yee grid of\n"
       "NX x NY x NZ cells of B^3 points each, a Gaussian (Ricker) beam launched at x = 0 that crosses\n"
@@ -113,6 +117,9 @@ static void usage(FILE *f) {
       "  --pulse W         the source's width in steps, 1..1000 (default 6; it peaks at step 4W)\n"
       "Run:\n"
       "  --partitioner M   zoltan:rcb (default), zoltan:rib or zoltan:hsfc\n"
+      "  --part-sizes LIST the part each rank's share of the load aims at, a share per rank\n"
+      "                    (\"2,1\"; Zoltan_LB_Set_Part_Sizes; default equal), recorded as the\n"
+      "                    trace's app.part_sizes ('lbsim validate' passes the replay's)\n"
       "  --schedule LIST   repartition before these steps: \"20,65\" or \"@file\" (lbsim's steps:LIST\n"
       "                    spelling; steps count from 0, listed steps lie in 1..S-1)\n"
       "  --policy SPEC     or decide online with an lbsim policy: none, fixed:K, threshold:T,\n"
@@ -206,6 +213,8 @@ static int parse_args(int argc, char **argv, options *o) {
         o->thr = d;
     } else if (!strcmp(name, "--partitioner")) {
       o->partitioner = v;
+    } else if (!strcmp(name, "--part-sizes")) {
+      o->part_sizes = v;
     } else if (!strcmp(name, "--schedule")) {
       o->schedule = v;
     } else if (!strcmp(name, "--policy")) {
@@ -229,6 +238,13 @@ static int parse_args(int argc, char **argv, options *o) {
   if (o->schedule && o->policy) return fail("--schedule", "give --schedule or --policy, not both");
   if (o->schedule && !*o->schedule)
     return fail("--schedule", "an empty list (give steps, e.g. 20,65)");
+  char why[128];
+  if (nranks_ > (int)(sizeof o->sizes / sizeof *o->sizes))
+    return fail("--part-sizes", "%d ranks: at most %d", nranks_,
+                (int)(sizeof o->sizes / sizeof *o->sizes));
+  if (app_parse_part_sizes(o->part_sizes, nranks_, o->sizes, o->pmeta, sizeof o->pmeta, why,
+                           sizeof why))
+    return fail("--part-sizes", "'%s': %s", o->part_sizes, why);
   o->E = o->nx * o->ny * o->nz;
   if (o->E > UINT32_MAX / 2)
     return fail("--mesh", "%lld cells are more than this code numbers", (long long)o->E);
@@ -237,9 +253,10 @@ static int parse_args(int argc, char **argv, options *o) {
                 nranks_);
   snprintf(
       o->args, sizeof o->args,
-      "--mesh %lldx%lldx%lld --block %d --steps %lld --threshold %g --pulse %g --partitioner %s",
+      "--mesh %lldx%lldx%lld --block %d --steps %lld --threshold %g --pulse %g --partitioner %s%s%s",
       (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)o->steps, o->thr,
-      o->pulse, o->partitioner);
+      o->pulse, o->partitioner, o->part_sizes ? " --part-sizes " : "",
+      o->part_sizes ? o->part_sizes : "");
   return 0;
 }
 
@@ -695,6 +712,14 @@ static struct Zoltan_Struct *zoltan_setup(app *a) {
   Zoltan_Set_Pack_Obj_Fn(zz, z_pack, a);
   Zoltan_Set_Unpack_Obj_Fn(zz, z_unpack, a);
   Zoltan_Set_Mid_Migrate_PP_Fn(zz, z_mid, a);
+  if (ok && a->o.part_sizes) { /* rank 0 gives every part's size; the others none */
+    int n = rank_ == 0 ? nranks_ : 0, *ids = calloc((size_t)nranks_, sizeof *ids),
+        *widx = calloc((size_t)nranks_, sizeof *widx);
+    float *sz = malloc((size_t)nranks_ * sizeof *sz);
+    for (int r = 0; ids && sz && r < nranks_; r++) ids[r] = r, sz[r] = (float)a->o.sizes[r];
+    ok = ids && widx && sz && Zoltan_LB_Set_Part_Sizes(zz, 1, n, ids, widx, sz) == ZOLTAN_OK;
+    free(ids), free(widx), free(sz);
+  }
   if (!ok) Zoltan_Destroy(&zz);
   return zz;
 }
@@ -986,6 +1011,7 @@ int main(int argc, char **argv) {
     if (!e) e = lbsprof_meta(prof, "args", o->args);
     /* what the replay should do as this code does: its partitioner, given the cells' weights */
     if (!e) e = lbsprof_meta(prof, "partitioner", o->partitioner);
+    if (!e) e = lbsprof_meta(prof, "part_sizes", o->pmeta);
     if (!e) e = lbsprof_meta(prof, "partition_metric", "weight");
     snprintf(num, sizeof num, "%zu", cell_bytes(&a->g));
     if (!e) e = lbsprof_meta(prof, "bytes_per_elem", num);

@@ -32,7 +32,7 @@ done
 cmp -s "$T/sol1.txt" "$T/sol2.txt" && ok || bad "the solution differs on 1 and 2 ranks"
 "${CHECK[@]}" laplace "$T/sol1.txt" && ok || bad "the solution against Gauss-Seidel"
 # repartitioned: the points move, the solution does not change
-for run in "2 --schedule 3,7" "3 --schedule 2,5,11" "2 --policy fixed:2"; do
+for run in "2 --schedule 3,7" "3 --schedule 2,5,11" "2 --policy fixed:2" "2 --part-sizes 3,1 --schedule 3"; do
   set -- $run
   n=$1
   shift
@@ -42,7 +42,19 @@ for run in "2 --schedule 3,7" "3 --schedule 2,5,11" "2 --policy fixed:2"; do
     bad "no repartition with $*"
 done
 
-# profiled on 1 and 2 ranks: check, replay, keys, correlation
+# --part-sizes: rank 0 starts with about 3/4 of the rows and keeps about 3/4 of the time; the
+# trace records the shares as app.part_sizes, which the replay's part_sizes = app reads
+expect 0 "profile with --part-sizes 3,1" -- "${PMPI[@]}" -n 2 "$APP" --size 40 --walks 32 --steps 4 --part-sizes 3,1 \
+  --trace "$T/pp.lbt"
+expect 0 "trace info of it" -- "$LBSIM" trace info "$T/pp.lbt"
+has "$T/out" "part_sizes=0.75,0.25" "app.part_sizes recorded"
+printf '[grid]\nns_per_work = 1\n[nodetype n]\ncores = 2\n[cluster c]\nnodes = 1\nnodetype = n\n' >"$T/g2.ini"
+expect 0 "replay with part_sizes = app" -- "$LBSIM" replay "$T/pp.lbt" --grid "$T/g2.ini" --set sim.part_sizes=app --json
+has "$T/out" '"part_sizes":"app"' "the rule in the replay's JSON"
+expect 1 "part_sizes = app on 16 processors" -- "$LBSIM" replay "$T/pp.lbt" --grid "$G" --set sim.part_sizes=app
+has "$T/err" "the trace's app.part_sizes '0.75,0.25' gives 2 shares, the grid has 16 processors" "shares against the grid's processors"
+expect 1 "part_sizes = nope" -- "$LBSIM" replay "$T/pp.lbt" --grid "$T/g2.ini" --set sim.part_sizes=nope
+has "$T/err" "'nope' must be speed, equal or app" "a bad rule"
 for n in 1 2; do
   expect 0 "profile on $n ranks" -- "${PMPI[@]}" -n $n "$APP" --size 40 --walks 32 --steps 8 --trace "$T/p$n.lbt" \
     --json "$T/p$n.json"
@@ -95,6 +107,8 @@ badrun 2 "--policy adaptive: needs to look ahead" --size 8 --policy adaptive
 badrun 2 "--policy nope: unknown policy" --size 8 --policy nope
 badrun 2 "--walks x: not a whole number" --walks x
 badrun 2 "--bogus: unknown option" --bogus
+badrun 2 "--part-sizes 1,0: share 2 is not a number > 0" --size 8 --part-sizes 1,0
+badrun 2 "--part-sizes 1,1,1: 3 shares for 2 ranks (one per rank)" --size 8 --part-sizes 1,1,1
 badrun 2 "--json $T/no/such/dir/x.json" --size 8 --json "$T/no/such/dir/x.json"
 expect 0 "--help" -- "$APP" --help
 has "$T/out" "examples:" "--help has examples"

@@ -67,7 +67,12 @@ assert (r0["share"], r1["share"]) == (1, 0.5), e
 assert r0["throttled_periods"] == 0 and r0["throttled_s"] == 0, ("a rank without a cap was throttled", e)
 assert r1["throttled_periods"] > 0 and r1["throttled_s"] > 0, ("the half-speed rank was never throttled", e)
 assert all(len(p["measured_s"]) == 2 for p in d["policies"]), d["policies"]
+# app and replay aim at the same parts: by speed, 2/3 and 1/3
+assert d["part_sizes_rule"] == "speed" and [round(x, 6) for x in d["part_sizes"]] == [0.666667, 0.333333], d
 PY
+expect 0 "validate with part_sizes = equal" -- "$LBSIM" validate "$T/w.lbt" --grid "$T/half.ini" --runs 1 \
+  --policies none --set sim.part_sizes=equal
+has "$T/out" "part sizes       equal: equal, the replay's and the app's (--part-sizes)" "equal parts said"
 [ "$(left)" = "$before" ] && ok || bad "groups left after the run: $(ls "$root" | grep lbsim-emulate-)"
 [ -d "$stale" ] && bad "a dead lbsim's group was not removed: $stale" || ok
 
@@ -93,7 +98,8 @@ wait $pid
 [ $? -eq 143 ] && ok || bad "validate was not ended by SIGTERM"
 [ -d "$root/lbsim-emulate-$pid" ] && bad "group left after SIGTERM" || ok
 sleep 1
-pgrep -f -- "$WAVE --mesh 12x8x8" >/dev/null && bad "wave still running after SIGTERM" || ok
+pgrep -f -- "^$WAVE --mesh 12x8x8" >/dev/null && bad "wave still running after SIGTERM" || ok
+pgrep -f -- "lbsim-emulate-$pid" >/dev/null && bad "the launcher still running after SIGTERM" || ok
 
 # refused before any run, with the reason
 expect 1 "a processor twice this machine's speed" -- "$LBSIM" validate "$T/w.lbt" --grid "$T/fast.ini" --emulate

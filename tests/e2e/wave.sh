@@ -74,7 +74,12 @@ runs)
   run f2 2 "${SIZE[@]}" --policy fixed:15 --partitioner zoltan:rib
   run h3 3 "${SIZE[@]}" --policy threshold:0.05 --partitioner zoltan:hsfc
   run c2 2 "${SIZE[@]}" --policy cost-benefit
-  for r in s1 s2 s3 f2 h3 c2; do same $r np1; done
+  # part sizes (Zoltan_LB_Set_Part_Sizes): rank 0 aims at 3/4 of the weight (all cells weigh 1
+  # at the start), the physics stays
+  run p2 2 "${SIZE[@]}" --part-sizes 3,1 --schedule 30
+  check p2 "abs(d['wave']['initial_owner'].count(0) - 216) <= 12" "rank 0 starts with about 3/4 of the 288 cells"
+  check p2 "d['args'] == '$ARGS --part-sizes 3,1'" "--part-sizes in the args"
+  for r in s1 s2 s3 f2 h3 c2 p2; do same $r np1; done
   check s1 "d['repartitions'] == [10] and d['wave']['moved'] == 0" "1 rank: a repartition moves nothing"
   check s2 "d['repartitions'] == [20, 45, 70] and d['wave']['moved'] > 0 and d['migration_s'] > 0" "schedule 20,45,70 moved cells"
   check s3 "d['repartitions'] == [30, 60] and d['wave']['moved'] > 0" "schedule from a file"
@@ -213,6 +218,10 @@ errors)
   badrun --steps --steps 0
   badrun --threshold --threshold 0
   badrun --pulse --pulse abc
+  badrun --part-sizes --part-sizes 1,-1
+  has "$T/err" "share 2 is not a number > 0" "a negative share"
+  badrun --part-sizes --part-sizes 1,1,1
+  has "$T/err" "3 shares for 2 ranks (one per rank)" "a share too many"
   badrun --bogus --bogus 3
   badrun --json "${SIZE[@]}" --json "$T/no/such/dir/x.json"
   badrun --trace "${SIZE[@]}" --trace "$T/no/such/dir/x.lbt"
