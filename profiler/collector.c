@@ -579,9 +579,10 @@ static void write_ready(coll *c) {
 static double run_arcs(const prof_meta *m) {
   const int64_t *d = m->dims;
   if (m->mesh_kind != 1) return (double)m->adj_entries;
-  return 2.0 * ((double)(d[0] - 1) * (double)d[1] * (double)d[2] +
-                (double)d[0] * (double)(d[1] - 1) * (double)d[2] +
-                (double)d[0] * (double)d[1] * (double)(d[2] - 1));
+  double arcs = 2.0 * ((double)(d[0] - 1) * (double)d[1] * (double)d[2] +
+                       (double)d[0] * (double)(d[1] - 1) * (double)d[2] +
+                       (double)d[0] * (double)d[1] * (double)(d[2] - 1));
+  return arcs > 0 ? arcs : 0; /* a description of no box: its mesh is refused later */
 }
 
 /* With stored@step, the rest of node `node`'s step frame after the events (len bytes at q): an

@@ -974,9 +974,9 @@ static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double
   return e;
 }
 
-/* Collective: the rings' capacity, the same on every rank: two steps of the largest rank (step_d
- * doubles each, step_doubles), and
- * the mesh record (mesh_bytes) with the META one, at least ring_bytes, in whole pages. */
+/* Collective: the rings' capacity, the same on every rank: two steps of the largest rank (this
+ * rank's: step_d doubles after the header, step_doubles), and the mesh record (mesh_bytes) with
+ * the META one, at least ring_bytes, in whole pages. */
 static uint64_t ring_capacity(lbsprof *p, size_t step_d, size_t mesh_bytes) {
   uint64_t need = 2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + step_d * sizeof(double));
   uint64_t mrec =

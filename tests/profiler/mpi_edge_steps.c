@@ -154,7 +154,8 @@ static void check_trace(const char *path) {
   if (!t) return;
   const char *ew = lbs_trace_meta(t, "edge_weight");
   CHECK(ew && !strcmp(ew, LBS_EDGE_STEPS), "meta edge_weight %s", ew ? ew : "(none)");
-  CHECK(!strcmp(LBSPROF_EDGE_STEPS, LBS_EDGE_STEPS), "lbsprof.h's stored@step is not lbs_traces.h's");
+  CHECK(!strcmp(LBSPROF_EDGE_STEPS, LBS_EDGE_STEPS),
+        "lbsprof.h's stored@step is not lbs_traces.h's");
   CHECK(lbs_trace_steps(t) == STEPS, "%lld steps", (long long)lbs_trace_steps(t));
   const int64_t *xadj, *adj;
   const double *mw;
@@ -174,7 +175,8 @@ static void check_trace(const char *path) {
   for (int s = 0; s < STEPS; s++) {
     for (int64_t g = 0; g < E; g++) {
       int v = version(owner(g, s), s);
-      for (int64_t k = xadj[g]; v && k < xadj[g + 1]; k++) model[k] = weight(g, (int)(k - xadj[g]), v);
+      for (int64_t k = xadj[g]; v && k < xadj[g + 1]; k++)
+        model[k] = weight(g, (int)(k - xadj[g]), v);
     }
     int64_t from = -2;
     CHECK(lbs_trace_edge_weights_slice(t, s, 0, ne, cw, &from) == LBS_OK, "step %d: %s", s,
@@ -249,7 +251,7 @@ static void bad_runs(const lbsprof_opts *o) {
   make_local(&l, rank, 0, 0);
   int rc = lbsprof_mesh_elements(p, l.n, l.gid, 0, NULL, NULL, NULL);
   CHECK(rc != 0 && strstr(lbsprof_errmsg(), "edge_weight = stored@step weighs the mesh's arcs, "
-                                             "but the elements have no adjacency"),
+                                            "but the elements have no adjacency"),
         "a mesh without arcs: rc %d, '%s'", rc, lbsprof_errmsg());
   lbsprof_finalize(&p);
 }
