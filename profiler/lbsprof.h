@@ -19,6 +19,8 @@
  *       lbsprof_set_value(p, w, i, weight[i]);
  *     }
  *     exchange_halo(); lbsprof_phase(p, ph[1]); ... the second update's elements, measured ...
+ *     lbsprof_edge_weights(p, xadj, w);          // optional: this step's arc weights, under
+ *                                                // lbsprof_meta(p, "edge_weight", "stored@step")
  *     lbsprof_step_end(p);                       // every step; sampled ones are sent
  *     if (repartition) {
  *       double t0 = MPI_Wtime(); partition(); migrate();
