@@ -29,7 +29,8 @@
 typedef struct {
   int64_t step, app;
   int count;
-  double **vals; /* per local rank: M x n_r then its K events, or NULL */
+  double **vals; /* per local rank: M x n_r then its K events (then its nw arc weights), or NULL */
+  int64_t *nw;   /* per local rank: the arc weights it gave at the step, -1 none */
 } pstep;
 
 /* A rank's layout from one of its remaps on (lbsprof_remap): n elements, ids gid. */
@@ -182,12 +183,16 @@ static pstep *find_step(agent *a, int64_t step, int64_t app) {
   pstep *p = &a->ps[a->nps++];
   p->step = step, p->app = app, p->count = 0;
   p->vals = calloc((size_t)a->nl, sizeof *p->vals);
-  return p->vals ? p : (a->nps--, NULL);
+  p->nw = calloc((size_t)a->nl, sizeof *p->nw);
+  if (p->vals && p->nw) return p;
+  free(p->vals), free(p->nw);
+  a->nps--;
+  return NULL;
 }
 
 static void drop_step(agent *a, int i) {
   for (int r = 0; r < a->nl; r++) free(a->ps[i].vals[r]);
-  free(a->ps[i].vals);
+  free(a->ps[i].vals), free(a->ps[i].nw);
   a->ps[i] = a->ps[--a->nps];
 }
 
@@ -300,7 +305,9 @@ static int put_out(agent *a, int kind, lbs_buf *raw) {
 }
 
 /* A complete step: each metric's values of the ranks concatenated (the node's layout now in
- * force), then the ranks' events, as one raw record; compacted now or after the run. */
+ * force), then the ranks' events, then (stored@step) each rank's count of arc weights and the
+ * weights (prof_int.h), as one raw record; compacted now or after the run (what follows the
+ * values goes as it is). */
 static int emit_step(agent *a, pstep *p) {
   int64_t N = 0;
   for (int r = 0; r < a->nl; r++) N += a->n[r];
@@ -317,6 +324,12 @@ static int emit_step(agent *a, pstep *p) {
   for (int r = 0; !err && r < a->nl && a->meta.nevents; r++)
     err = lbs_buf_append(&raw, p->vals[r] + (size_t)a->M * (size_t)a->n[r],
                          (size_t)a->meta.nevents * sizeof(double));
+  for (int r = 0; !err && r < a->nl && a->meta.edge_steps; r++)
+    err = lbs_buf_append(&raw, &p->nw[r], sizeof p->nw[r]);
+  for (int r = 0; !err && r < a->nl && a->meta.edge_steps; r++)
+    if (p->nw[r] > 0)
+      err = lbs_buf_append(&raw, p->vals[r] + (size_t)a->M * (size_t)a->n[r] + a->meta.nevents,
+                           (size_t)p->nw[r] * sizeof(double));
   if (err) return lbs_buf_free(&raw), -1;
   return put_out(a, SPOOL_STEP, &raw);
 }
@@ -533,11 +546,14 @@ static void take_record(agent *a, int r, uint32_t type, const lbs_buf *rec, int 
     prof_step_hdr sh;
     memcpy(&sh, rec->data, sizeof sh);
     pstep *p = find_step(a, sh.step, sh.app_step);
-    size_t nb = (size_t)(sh.n * sh.nmetrics + sh.nevents) * sizeof(double);
+    int64_t nw = a->meta.edge_steps && sh.nweights > 0 ? sh.nweights : 0;
+    size_t nb = (size_t)(sh.n * sh.nmetrics + sh.nevents + nw) * sizeof(double);
     if (p && sh.n == elements_at(a, r, sh.step) && sh.nmetrics == a->M &&
-        sh.nevents == a->meta.nevents && rec->len == sizeof sh + nb &&
-        (p->vals[r] = malloc(nb ? nb : 1)))
+        sh.nevents == a->meta.nevents && sh.nweights >= -1 && rec->len == sizeof sh + nb &&
+        (p->vals[r] = malloc(nb ? nb : 1))) {
       memcpy(p->vals[r], rec->data + sizeof sh, nb);
+      p->nw[r] = a->meta.edge_steps ? sh.nweights : -1;
+    }
     a->last[r] = sh.step;
     complete_steps(a);
   } else if (type == REC_REMAP && rec->len >= 16) {

@@ -53,6 +53,7 @@ typedef struct {
   uint8_t *have; /* per node */
   double *vals;  /* M x E */
   double *ev;    /* ranks x K (the run's events), or NULL without */
+  lbs_buf *ew;   /* per node: its arc weights' counts and weights (take_weights), or NULL */
 } cstep;
 
 struct lbs_coll {
@@ -78,6 +79,8 @@ struct lbs_coll {
   lbs_codec_ctx *cc;
   double *tmp;
   uint8_t *owned; /* per element: claimed by a node's mesh */
+  int64_t *ex;    /* stored@step: the trace graph's xadj (E + 1), once the trace is created */
+  double *ew;     /* stored@step: every arc's weight now (the last written, or the mesh's) */
   int failed;
   uint8_t secret[LBSPROF_SECRET_BYTES];
   conn *k; /* connection slots; ids are indices */
@@ -393,6 +396,22 @@ static lbs_err open_writer(coll *c, lbs_mesh *mesh) {
   return e;
 }
 
+/* stored@step: the trace graph's offsets and its arcs' weights (the mesh's, or 1), which the
+ * steps' weights overwrite (apply_weights). */
+static lbs_err keep_graph(coll *c, lbs_mesh *mesh) {
+  const int64_t *xadj, *adj;
+  const double *adjw;
+  lbs_err e = lbs_mesh_graph(mesh, &xadj, &adj, &adjw);
+  if (e) return e;
+  int64_t arcs = xadj[c->E];
+  c->ex = malloc((size_t)(c->E + 1) * sizeof *c->ex);
+  c->ew = malloc((size_t)(arcs ? arcs : 1) * sizeof *c->ew);
+  if (!c->ex || !c->ew) return lbs_fail(LBS_NOMEM, "the weights of %lld arcs", (long long)arcs);
+  memcpy(c->ex, xadj, (size_t)(c->E + 1) * sizeof *c->ex);
+  if (arcs) memcpy(c->ew, adjw, (size_t)arcs * sizeof *c->ew);
+  return LBS_OK;
+}
+
 /* All meshes in: build the trace's mesh and create the writer. */
 static lbs_err create_trace(coll *c) {
   mesh_all a = {0};
@@ -400,24 +419,94 @@ static lbs_err create_trace(coll *c) {
   lbs_err e = gather_mesh(c, &a);
   if (!e) e = make_mesh(c, &a, &mesh);
   if (!e) e = open_writer(c, mesh);
+  if (!e && c->meta.edge_steps) e = keep_graph(c, mesh);
   lbs_mesh_destroy(&mesh);
   free_mesh_all(&a, c->E);
   return e;
 }
 
+static void free_cstep(coll *c, cstep *s) {
+  for (int k = 0; s->ew && k < c->nodes; k++) lbs_buf_free(&s->ew[k]);
+  free(s->have), free(s->vals), free(s->ev), free(s->ew);
+}
+
 static void drop_cstep(coll *c, int i) {
-  free(c->cs[i].have), free(c->cs[i].vals), free(c->cs[i].ev);
+  free_cstep(c, &c->cs[i]);
   c->cs[i] = c->cs[--c->ncs];
 }
 
-/* The owners at step `at`: each node's newest layout from that step or before. */
+/* Node k's layout at step `at`: its newest from that step or before. */
+static const nlayout *layout_at(const coll *c, int k, int64_t at) {
+  const nlayouts *q = &c->lay[k];
+  int i = 0;
+  while (i + 1 < q->n && q->l[i + 1].from <= at) i++;
+  return &q->l[i];
+}
+
+/* The owners at step `at`: each node's layout at that step. */
 static void owners_at(coll *c, int64_t at) {
   for (int k = 0; k < c->nodes; k++) {
-    const nlayouts *q = &c->lay[k];
-    int i = 0;
-    while (i + 1 < q->n && q->l[i + 1].from <= at) i++;
-    for (int64_t j = 0; j < q->l[i].n; j++) c->owner[q->l[i].gid[j]] = q->l[i].rank[j];
+    const nlayout *l = layout_at(c, k, at);
+    for (int64_t j = 0; j < l->n; j++) c->owner[l->gid[j]] = l->rank[j];
   }
+}
+
+/* Node `node`'s arc weights at step `step` (w: nranks counts, then the weights; checked by
+ * take_weights) against its layout l and the trace graph: each local rank that gave some must
+ * give its elements' arcs, no more, no less (its elements: the run of l's ids held by its MPI
+ * rank, in local rank order). With dst, they overwrite dst (the arcs' weights), *changed set
+ * when one differs. The error names the step, node and rank. */
+static lbs_err place_weights(const coll *c, int node, int64_t step, const nlayout *l,
+                             const uint8_t *w, double *dst, int *changed) {
+  int nr = c->nranks[node];
+  const uint8_t *q = w + (size_t)nr * 8;
+  int64_t pos = 0;
+  for (int r = 0; r < nr; r++) {
+    int64_t cnt, first = pos, arcs = 0;
+    memcpy(&cnt, w + (size_t)r * 8, 8);
+    while (pos < l->n && l->rank[pos] == c->rank[node][r])
+      arcs += c->ex[l->gid[pos] + 1] - c->ex[l->gid[pos]], pos++;
+    if (cnt < 0) continue;
+    if (cnt != arcs)
+      return lbs_fail(
+          LBS_FORMAT,
+          "step %lld: node %d's local rank %d (rank %d) gives %lld arc weights, its %lld "
+          "elements have %lld arcs",
+          (long long)step, node, r, c->rank[node][r], (long long)cnt, (long long)(pos - first),
+          (long long)arcs);
+    for (int64_t i = first; dst && i < pos; i++) {
+      int64_t g = l->gid[i], d = c->ex[g + 1] - c->ex[g];
+      double *to = dst + c->ex[g];
+      for (int64_t k = 0; k < d; k++, q += 8) {
+        double v;
+        memcpy(&v, q, sizeof v);
+        *changed |= to[k] != v;
+        to[k] = v;
+      }
+    }
+    if (!dst) q += (size_t)cnt * 8;
+  }
+  if (pos != l->n)
+    return lbs_fail(LBS_FORMAT, "step %lld: node %d's layout does not follow its ranks",
+                    (long long)step, node);
+  return LBS_OK;
+}
+
+/* stored@step, step s complete: the arcs of every rank that gave weights at s take them; when
+ * some weight changed, the array goes with the step (lbs_trace_step_edge_weights, in its
+ * transaction). A node whose weights came before the whole mesh was in and do not fit it (checked
+ * then only in form) is said and skipped. */
+static lbs_err apply_weights(coll *c, const cstep *s) {
+  int changed = 0;
+  for (int k = 0; s->ew && k < c->nodes; k++) {
+    if (!s->ew[k].len) continue;
+    const nlayout *l = layout_at(c, k, s->step);
+    if (place_weights(c, k, s->app, l, s->ew[k].data, NULL, NULL) == LBS_OK)
+      place_weights(c, k, s->app, l, s->ew[k].data, c->ew, &changed);
+    else
+      lbs_log(LBS_LOG_ERROR, "collect: %s; those weights are not recorded", lbs_errmsg());
+  }
+  return changed ? lbs_trace_step_edge_weights(c->w, c->ew) : LBS_OK;
 }
 
 /* Records the assignments in force from steps after the last recorded up to step `upto` (the
@@ -465,6 +554,7 @@ static void write_ready(coll *c) {
       const double *cols[LBSPROF_MAX_METRICS];
       for (int m = 0; m < c->M; m++) cols[m] = s->vals + (size_t)m * (size_t)c->E;
       lbs_err e = write_owners(c, s->step); /* the owners first: a step never goes without */
+      if (!e && c->ew) e = apply_weights(c, s);
       if (!e && s->ev) e = lbs_trace_step_events(c->w, s->ev);
       if (!e) e = lbs_trace_write_step(c->w, s->app, cols);
       if (e) {
@@ -484,11 +574,65 @@ static void write_ready(coll *c) {
   }
 }
 
+/* The arcs a run's mesh may have: a box's, or the elements' adjacency entries (a bound on what
+ * a node's step may carry; the trace graph is checked once the mesh is in). */
+static double run_arcs(const prof_meta *m) {
+  const int64_t *d = m->dims;
+  if (m->mesh_kind != 1) return (double)m->adj_entries;
+  double arcs = 2.0 * ((double)(d[0] - 1) * (double)d[1] * (double)d[2] +
+                       (double)d[0] * (double)(d[1] - 1) * (double)d[2] +
+                       (double)d[0] * (double)d[1] * (double)(d[2] - 1));
+  return arcs > 0 ? arcs : 0; /* a description of no box: its mesh is refused later */
+}
+
+/* With stored@step, the rest of node `node`'s step frame after the events (len bytes at q): an
+ * i64 count of arc weights per local rank (-1: none at this step), then the weights of those that
+ * gave some (prof_int.h). Checked in form (counts, length, each weight finite and >= 0), and
+ * against the trace graph once the whole mesh is in (place_weights); kept with the step until it
+ * is written. */
+static int take_weights(coll *c, int node, cstep *s, const uint8_t *q, size_t len) {
+  int nr = c->nranks[node];
+  if (!c->meta.edge_steps || len < (size_t)nr * 8)
+    return lbs_fail(LBS_FORMAT, "step %lld: %zu bytes after the events%s", (long long)s->app, len,
+                    c->meta.edge_steps ? ", fewer than the ranks' counts of arc weights" : ""),
+           -1;
+  uint64_t tot = 0, any = 0;
+  for (int r = 0; r < nr; r++) {
+    int64_t cnt;
+    memcpy(&cnt, q + (size_t)r * 8, 8);
+    if (cnt < -1 || (double)cnt > run_arcs(&c->meta))
+      return lbs_fail(LBS_FORMAT, "step %lld: local rank %d gives %lld arc weights",
+                      (long long)s->app, r, (long long)cnt),
+             -1;
+    tot += cnt > 0 ? (uint64_t)cnt : 0, any |= cnt >= 0;
+  }
+  if ((len - (size_t)nr * 8) / 8 != tot || len % 8)
+    return lbs_fail(LBS_FORMAT, "step %lld: %zu bytes of arc weights, not %llu weights",
+                    (long long)s->app, len - (size_t)nr * 8, (unsigned long long)tot),
+           -1;
+  for (uint64_t k = 0; k < tot; k++) {
+    double v;
+    memcpy(&v, q + (size_t)nr * 8 + k * 8, sizeof v);
+    if (!isfinite(v) || v < 0)
+      return lbs_fail(LBS_FORMAT, "step %lld: arc weight %llu of node %d is %g (finite and >= 0)",
+                      (long long)s->app, (unsigned long long)k, node, v),
+             -1;
+  }
+  const nlayouts *lq = &c->lay[node];
+  if (c->ex && place_weights(c, node, s->app, &lq->l[lq->n - 1], q, NULL, NULL)) return -1;
+  if (!any) return 0;
+  if (!s->ew && !(s->ew = calloc((size_t)c->nodes, sizeof *s->ew)))
+    return lbs_fail(LBS_NOMEM, "step %lld's arc weights", (long long)s->app), -1;
+  return lbs_buf_append(&s->ew[node], q, len) ? -1 : 0;
+}
+
 /* The rest of node `node`'s step frame (len bytes at q): K doubles per local rank, which go to
- * the rank's row of the step's events (its MPI rank, from the node's MESH). */
+ * the rank's row of the step's events (its MPI rank, from the node's MESH), then (stored@step) its
+ * arc weights (take_weights). */
 static int take_events(coll *c, int node, cstep *s, const uint8_t *q, size_t len) {
   int K = c->meta.nevents, nr = c->nranks[node];
-  if (len != (size_t)nr * (size_t)K * sizeof(double))
+  size_t evb = (size_t)nr * (size_t)K * sizeof(double);
+  if (len < evb || (!c->meta.edge_steps && len != evb))
     return lbs_fail(LBS_FORMAT, "step %lld: %zu bytes after the values, not %d ranks x %d events",
                     (long long)s->app, len, nr, K),
            -1;
@@ -498,7 +642,7 @@ static int take_events(coll *c, int node, cstep *s, const uint8_t *q, size_t len
       memcpy(&v, q + ((size_t)r * (size_t)K + (size_t)k) * sizeof v, sizeof v);
       s->ev[(size_t)c->rank[node][r] * (size_t)K + (size_t)k] = v;
     }
-  return 0;
+  return c->meta.edge_steps ? take_weights(c, node, s, q + evb, len - evb) : 0;
 }
 
 static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
@@ -526,7 +670,7 @@ static int on_step(coll *c, int node, const uint8_t *p, uint32_t len) {
       c->cs = cs, c->ccs = cap;
     }
     s = &c->cs[c->ncs++];
-    s->step = h.step, s->app = h.app, s->count = 0;
+    s->step = h.step, s->app = h.app, s->count = 0, s->ew = NULL;
     s->have = calloc((size_t)c->nodes, 1);
     s->vals = malloc((size_t)(c->E * c->M) * sizeof *s->vals);
     size_t nev = (size_t)c->meta.ranks * (size_t)c->meta.nevents;
@@ -665,10 +809,14 @@ static int on_remap(coll *c, int node, const uint8_t *p, uint32_t len) {
   return push_layout(c, node, h.from_step, N, gid, own) ? -1 : 0;
 }
 
-/* The largest encoded step node k may send (every metric at its codec's worst). */
+/* The largest encoded step node k may send (every metric at its codec's worst, the events, and
+ * with stored@step the arc weights). */
 static uint64_t step_max(const coll *c, int k) {
+  uint64_t weights = c->meta.edge_steps
+                         ? 8 * ((uint64_t)c->nranks[k] + (uint64_t)run_arcs(&c->meta))
+                         : 0; /* stored@step: every arc, at most */
   return 32 + (uint64_t)c->M * (16 + (uint64_t)lbs_codec_max_bytes((size_t)c->n[k])) +
-         8 * (uint64_t)c->nranks[k] * (uint64_t)c->meta.nevents;
+         8 * (uint64_t)c->nranks[k] * (uint64_t)c->meta.nevents + weights;
 }
 
 /* The largest MESH record the run's description allows. */
@@ -789,11 +937,17 @@ static int phases_ok(const prof_meta *m) {
 }
 
 /* The application's edge rule, when it gives one: LBS_EDGE_RULE, of a run that records the
- * metric it reads (lbsprof_meta checks both; this is for a description that did not come through
- * it). The keys are checked already. */
+ * metric it reads, or LBS_EDGE_STEPS exactly when the description says steps carry arc weights,
+ * of a mesh that has arcs (lbsprof_meta and the mesh's description check them; this is for a
+ * description that did not come through them). The keys are checked already. */
 static int rule_ok(const prof_meta *m) {
   char rule[LBSPROF_APP_META];
-  if (!app_value(m->app, "edge_weight", rule)) return 1;
+  int has_rule = app_value(m->app, "edge_weight", rule);
+  if (m->edge_steps != 0 && m->edge_steps != 1) return 0;
+  if (m->edge_steps || (has_rule && !strcmp(rule, LBS_EDGE_STEPS)))
+    return m->edge_steps && has_rule && !strcmp(rule, LBS_EDGE_STEPS) &&
+           (m->mesh_kind == 1 || m->has_adj);
+  if (!has_rule) return 1;
   int has = 0;
   for (int i = 0; i < m->nmetrics; i++) has |= !strcmp(m->name[i], LBS_EDGE_RULE_METRIC);
   return !strcmp(rule, LBS_EDGE_RULE) && has;
@@ -811,7 +965,9 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
     if (c->nodes && c->nodes != m.nodes)
       return lbs_fail(LBS_INVAL, "the run has %d nodes, --nodes says %d", m.nodes, c->nodes), -1;
     /* a step being assembled holds every element's metrics and every rank's events */
-    double step_bytes = ((double)m.elements * m.nmetrics + (double)m.ranks * m.nevents) * 8;
+    double step_bytes = ((double)m.elements * m.nmetrics + (double)m.ranks * m.nevents +
+                         (m.edge_steps ? run_arcs(&m) : 0)) *
+                        8; /* and its arc weights, with stored@step */
     if (step_bytes > (double)c->step_cap)
       return lbs_fail(LBS_RANGE,
                       "a run of %lld elements x %d metrics and %d ranks x %d events needs %.0f MiB "
@@ -826,12 +982,13 @@ static int on_hello(coll *c, conn *k, int32_t node, const uint8_t *p) {
       return lbs_fail(LBS_FORMAT, "a bad run description (the application's events)"), -1;
     if (!phases_ok(&m))
       return lbs_fail(LBS_FORMAT, "a bad run description (the phases of time_ns)"), -1;
-    if ((m.adj_weights != 0 && m.adj_weights != 1) || (m.adj_weights && !m.has_adj) || m.pad)
+    if ((m.adj_weights != 0 && m.adj_weights != 1) || (m.adj_weights && !m.has_adj))
       return lbs_fail(LBS_FORMAT, "a bad run description (the arc weights)"), -1;
     if (!rule_ok(&m))
       return lbs_fail(LBS_FORMAT,
                       "a bad run description (the edge rule: edge_weight is " LBS_EDGE_RULE
-                      " and the run records " LBS_EDGE_RULE_METRIC ")"),
+                      " and the run records " LBS_EDGE_RULE_METRIC ", or " LBS_EDGE_STEPS
+                      " with arc weights in the steps and a mesh with arcs)"),
              -1;
     c->meta = m, c->have_meta = 1, c->M = m.nmetrics, c->E = m.elements;
     if (setup_nodes(c, m.nodes) || !(c->tmp = malloc((size_t)c->E * sizeof *c->tmp)) ||
@@ -1097,7 +1254,7 @@ void lbs__coll_free(lbs_coll *c) {
     }
   free(c->k);
   if (c->w) lbs_trace_writer_close(&c->w);
-  for (int i = 0; i < c->ncs; i++) free(c->cs[i].have), free(c->cs[i].vals), free(c->cs[i].ev);
+  for (int i = 0; i < c->ncs; i++) free_cstep(c, &c->cs[i]);
   free(c->cs);
   for (int k = 0; k < c->nodes && c->mesh && c->rank && c->lay; k++) {
     lbs_buf_free(&c->mesh[k]), free(c->gid[k]), free(c->rank[k]);
@@ -1106,7 +1263,7 @@ void lbs__coll_free(lbs_coll *c) {
   }
   free(c->mesh), free(c->gid), free(c->n), free(c->ended), free(c->lost), free(c->last),
       free(c->tmp), free(c->owned), free(c->mark), free(c->owner), free(c->nranks), free(c->rank),
-      free(c->lay);
+      free(c->lay), free(c->ex), free(c->ew);
   lbs_codec_ctx_destroy(&c->cc);
   OPENSSL_cleanse(c->secret, sizeof c->secret);
   free(c);

@@ -82,6 +82,14 @@ struct lbsprof {
   size_t shm_bytes;
   char shm_name[64];
   char app[LBSPROF_APP_META]; /* lbsprof_meta's "key=value\n" lines */
+  /* per-step arc weights (lbsprof_meta "edge_weight" = stored@step, lbsprof_edge_weights) */
+  int edge_steps;  /* declared */
+  int ew_set;      /* this sampled step's weights are in val, after the events */
+  int64_t nw;      /* arcs of the local elements (the sum of ldeg) */
+  int64_t *gid;    /* with edge_steps: the local elements' ids (for messages) */
+  int64_t *ldeg;   /* with edge_steps: their degrees in the mesh */
+  int64_t *deg;    /* with edge_steps and elements: every element's degree (box: computed) */
+  int64_t dims[3]; /* a box's size */
   pid_t agent_pid, collector_pid;
   int agent_status; /* the reaped agent's wait status (node's first rank) */
   lbs_buf rec;
@@ -468,13 +476,13 @@ int lbsprof_meta(lbsprof *p, const char *key, const char *value) {
     if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
       return lbs_fail(
           LBS_INVAL, "lbsprof_meta('%s'): the value holds a control character at byte %zu", key, i);
-  /* the one key the replay reads as a rule: a value it does not know would fail only there, and
-   * the trace's other kind (stored@step) needs per-step arrays that the profiler does not carry */
-  if (!strcmp(key, "edge_weight") && strcmp(value, LBS_EDGE_RULE))
+  /* the one key the replay reads as a rule: a value it does not know would fail only there */
+  if (!strcmp(key, "edge_weight") && strcmp(value, LBS_EDGE_RULE) && strcmp(value, LBS_EDGE_STEPS))
     return lbs_fail(LBS_INVAL,
-                    "lbsprof_meta('edge_weight', '%.64s'): the only edge rule the profiler "
-                    "records is '" LBS_EDGE_RULE "'",
+                    "lbsprof_meta('edge_weight', '%.64s'): the profiler records the edge rule "
+                    "'" LBS_EDGE_RULE "' or weights given per step, '" LBS_EDGE_STEPS "'",
                     value);
+  if (!strcmp(key, "edge_weight")) p->edge_steps = !strcmp(value, LBS_EDGE_STEPS);
   /* a key given again replaces its value */
   char *at = p->app;
   while (*at) {
@@ -884,7 +892,8 @@ static lbs_err check_elements(lbsprof *p, int kind, const int64_t dims[3], int64
  * metric LBS_EDGE_RULE_METRIC of each arc's target: the run must record it. The same on every
  * rank (the keys and metrics are). */
 static lbs_err check_rule(const lbsprof *p) {
-  int has = !strncmp(p->app, "edge_weight=", 12) || strstr(p->app, "\nedge_weight=");
+  int has =
+      !p->edge_steps && (!strncmp(p->app, "edge_weight=", 12) || strstr(p->app, "\nedge_weight="));
   if (has && lbsprof_metric_id(p, LBS_EDGE_RULE_METRIC) < 0)
     return lbs_fail(LBS_INVAL, "lbsprof: the edge rule " LBS_EDGE_RULE
                                " reads the metric " LBS_EDGE_RULE_METRIC
@@ -926,6 +935,12 @@ static lbs_err make_meta(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
   if (wt[0] && !*has_adj)
     return lbs_fail(LBS_INVAL, "lbsprof: arc weights without the adjacency they weigh");
   meta->adj_weights = wt[0];
+  /* weights per step weigh the mesh's arcs: a box has its own, elements must give them */
+  if (p->edge_steps && kind == 2 && !*has_adj)
+    return lbs_fail(LBS_INVAL,
+                    "lbsprof: edge_weight = " LBS_EDGE_STEPS " weighs the mesh's arcs, but the "
+                    "elements have no adjacency (give xadj and adj on every rank)");
+  meta->edge_steps = p->edge_steps;
   meta->nodes = p->nnodes, meta->ranks = p->size;
   for (int k = 0; k < 3; k++) meta->dims[k] = kind == 1 ? dims[k] : 0;
   for (int i = 0; i < p->M; i++)
@@ -959,11 +974,11 @@ static lbs_err pack_mesh(lbsprof *p, int64_t n, const int64_t *gid, const double
   return e;
 }
 
-/* Collective: the rings' capacity, the same on every rank: two steps of the largest rank, and
- * the mesh record (mesh_bytes) with the META one, at least ring_bytes, in whole pages. */
-static uint64_t ring_capacity(lbsprof *p, int64_t n, size_t mesh_bytes) {
-  uint64_t need = 2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) +
-                                             (size_t)(n * p->M + p->K) * sizeof(double));
+/* Collective: the rings' capacity, the same on every rank: two steps of the largest rank (this
+ * rank's: step_d doubles after the header, step_doubles), and the mesh record (mesh_bytes) with
+ * the META one, at least ring_bytes, in whole pages. */
+static uint64_t ring_capacity(lbsprof *p, size_t step_d, size_t mesh_bytes) {
+  uint64_t need = 2 * lbs__ring_record_bytes(sizeof(prof_step_hdr) + step_d * sizeof(double));
   uint64_t mrec =
       lbs__ring_record_bytes(mesh_bytes) + lbs__ring_record_bytes(sizeof(prof_meta)) + 64;
   uint64_t cap = p->o.ring_bytes > need ? p->o.ring_bytes : need;
@@ -1016,6 +1031,121 @@ static void start_sampling(lbsprof *p) {
   clock_setup(p);
 }
 
+/* ---------------------------------------------------------------- arc weights per step */
+
+/* The degree of cell g of a box of dims in the trace's graph: its face neighbours inside the
+ * box (traces/mesh.c, structured_graph). */
+static int64_t box_degree(const int64_t dims[3], int64_t g) {
+  int64_t c[3] = {g % dims[0], (g / dims[0]) % dims[1], g / (dims[0] * dims[1])}, d = 0;
+  for (int k = 0; k < 3; k++) d += (c[k] > 0) + (c[k] + 1 < dims[k]);
+  return d;
+}
+
+/* Element g's degree in the mesh (with stored@step). */
+static int64_t degree_of(const lbsprof *p, int64_t g) {
+  return p->deg ? p->deg[g] : box_degree(p->dims, g);
+}
+
+/* The arcs of the n elements gid: what a step's weights hold (0 without stored@step). */
+static int64_t arcs_of(const lbsprof *p, int64_t n, const int64_t *gid) {
+  int64_t nw = 0;
+  for (int64_t i = 0; p->edge_steps && i < n; i++) nw += degree_of(p, gid[i]);
+  return nw;
+}
+
+/* The doubles of a step record after its header: M x n values, K events, nw arc weights. */
+static size_t step_doubles(const lbsprof *p, int64_t n, int64_t nw) {
+  return (size_t)(n * p->M + p->K + nw);
+}
+
+/* A rank's layout: n elements, their values (step_doubles, zeroed) and, with stored@step, their
+ * ids and degrees and their nw arcs. */
+typedef struct {
+  int64_t n, nw, *gid, *deg;
+  double *val;
+} layout_mem;
+
+/* Makes the layout of n elements gid into l (nothing of p changes); LBS_NOMEM. */
+static lbs_err layout_new(const lbsprof *p, int64_t n, const int64_t *gid, layout_mem *l) {
+  size_t cells = (size_t)(n ? n : 1);
+  *l = (layout_mem){n, arcs_of(p, n, gid), NULL, NULL, NULL};
+  l->val = calloc(cells * (size_t)(p->M ? p->M : 1) + (size_t)p->K + (size_t)l->nw, sizeof *l->val);
+  if (p->edge_steps)
+    l->gid = malloc(cells * sizeof *l->gid), l->deg = malloc(cells * sizeof *l->deg);
+  if (!l->val || (p->edge_steps && (!l->gid || !l->deg))) {
+    free(l->val), free(l->gid), free(l->deg);
+    return lbs_fail(LBS_NOMEM, "lbsprof: %lld elements", (long long)n);
+  }
+  for (int64_t i = 0; p->edge_steps && i < n; i++)
+    l->gid[i] = gid[i], l->deg[i] = degree_of(p, gid[i]);
+  return LBS_OK;
+}
+
+/* l in force from now (p takes its arrays). */
+static void layout_use(lbsprof *p, layout_mem *l) {
+  free(p->val), free(p->gid), free(p->ldeg);
+  p->val = l->val, p->gid = l->gid, p->ldeg = l->deg, p->n = l->n, p->nw = l->nw;
+  p->ew_set = 0;
+}
+
+/* Collective, with stored@step: every element's degree (a box's are computed; elements' are
+ * summed over the ranks into an E-sized array, each rank adding its own), then this rank's
+ * layout with room for its arcs' weights. Agreed. */
+static lbs_err edge_setup(lbsprof *p, int kind, const int64_t dims[3], int64_t n,
+                          const int64_t *gid, const int64_t *xadj) {
+  free(p->deg), p->deg = NULL; /* a failed description may be retried */
+  lbs_err e = LBS_OK;
+  if (kind == 1)
+    memcpy(p->dims, dims, sizeof p->dims);
+  else if (!(p->deg = calloc((size_t)p->E, sizeof *p->deg)))
+    e = lbs_fail(LBS_NOMEM, "lbsprof: the degrees of %lld elements", (long long)p->E);
+  if ((e = agree(p, e))) return e;
+  for (int64_t i = 0; p->deg && i < n; i++) p->deg[gid[i]] = xadj[i + 1] - xadj[i];
+  for (int64_t at = 0; p->deg && at < p->E; at += 1 << 27) { /* MPI counts are ints */
+    int len = (int)(p->E - at < (1 << 27) ? p->E - at : (1 << 27));
+    MPI_Allreduce(MPI_IN_PLACE, p->deg + at, len, MPI_INT64_T, MPI_SUM, p->comm);
+  }
+  layout_mem l;
+  if ((e = agree(p, layout_new(p, n, gid, &l)))) return e;
+  layout_use(p, &l);
+  return LBS_OK;
+}
+
+/* lbsprof_edge_weights' checks of xadj and w against this rank's elements: the error names the
+ * rank, the element (local index and id) and the arc. */
+static lbs_err check_weights(const lbsprof *p, const int64_t *xadj, const double *w) {
+  if (!xadj || (p->nw && !w))
+    return lbs_fail(LBS_INVAL, "lbsprof_edge_weights: rank %d gives no %s", p->rank,
+                    xadj ? "weights" : "xadj");
+  if (xadj[0] != 0)
+    return lbs_fail(LBS_INVAL, "lbsprof_edge_weights: rank %d's xadj[0] is %lld, not 0", p->rank,
+                    (long long)xadj[0]);
+  for (int64_t i = 0; i < p->n; i++) {
+    int64_t d = xadj[i + 1] - xadj[i];
+    if (d < 0)
+      return lbs_fail(LBS_INVAL,
+                      "lbsprof_edge_weights: rank %d's xadj decreases at local element %lld "
+                      "(element %lld): %lld, then %lld",
+                      p->rank, (long long)i, (long long)p->gid[i], (long long)xadj[i],
+                      (long long)xadj[i + 1]);
+    if (d != p->ldeg[i])
+      return lbs_fail(LBS_INVAL,
+                      "lbsprof_edge_weights: rank %d's element %lld (local %lld) has %lld arcs in "
+                      "the mesh, xadj gives it %lld",
+                      p->rank, (long long)p->gid[i], (long long)i, (long long)p->ldeg[i],
+                      (long long)d);
+  }
+  for (int64_t i = 0; i < p->n; i++)
+    for (int64_t k = xadj[i]; k < xadj[i + 1]; k++)
+      if (!isfinite(w[k]) || w[k] < 0)
+        return lbs_fail(LBS_INVAL,
+                        "lbsprof_edge_weights: rank %d's arc %lld of element %lld (local %lld) "
+                        "weighs %g: arc weights are finite and >= 0",
+                        p->rank, (long long)(k - xadj[i]), (long long)p->gid[i], (long long)i,
+                        w[k]);
+  return LBS_OK;
+}
+
 /* Collective: describes the mesh (kind 1: a box of dims, 2: elements with ids, coordinates and
  * adjacency): checks it, makes the META and MESH records, sizes the rings, starts the collector
  * (rank 0) and an agent per node, sends them the records, and starts sampling. */
@@ -1038,9 +1168,10 @@ static int describe(lbsprof *p, int kind, const int64_t dims[3], int64_t n, cons
   prof_meta meta;
   int has_adj;
   if ((e = make_meta(p, kind, dims, n, dim, coords, xadj, adjw, E, &meta, &has_adj))) return e;
+  if (p->edge_steps && (e = edge_setup(p, kind, dims, n, gid, xadj))) return e;
   lbs_buf mesh = {0};
   e = pack_mesh(p, n, gid, coords, xadj, adj, adjw, has_adj, &meta, &mesh);
-  uint64_t cap = ring_capacity(p, n, mesh.len);
+  uint64_t cap = ring_capacity(p, step_doubles(p, n, p->nw), mesh.len);
   /* the collector (rank 0), then one agent per node; rank 0 learns the nodes' names */
   char addr[512] = {0};
   e = reach_collector(p, e, addr, sizeof addr);
@@ -1167,6 +1298,23 @@ int lbsprof_set_value(lbsprof *p, int metric, int64_t i, double v) {
   return 0;
 }
 
+int lbsprof_edge_weights(lbsprof *p, const int64_t *xadj, const double *w) {
+  if (!p) return lbs_fail(LBS_INVAL, "lbsprof_edge_weights: a NULL profiler");
+  if (!p->edge_steps)
+    return lbs_fail(LBS_INVAL, "lbsprof_edge_weights: the run did not declare lbsprof_meta(p, "
+                               "\"edge_weight\", \"" LBS_EDGE_STEPS "\") before its mesh");
+  if (!p->described)
+    return lbs_fail(LBS_INVAL, "lbsprof_edge_weights: before the mesh was described");
+  if (!p->sampled || !p->enabled) return 0;
+  p->ew_set = 0; /* a bad call records nothing for the step, not even an earlier call's */
+  lbs_err e = check_weights(p, xadj, w);
+  if (e) return e;
+  if (p->nw)
+    memcpy(p->val + (size_t)p->n * (size_t)p->M + (size_t)p->K, w, (size_t)p->nw * sizeof *w);
+  p->ew_set = 1, p->begun = 1;
+  return 0;
+}
+
 void lbsprof_elem_begin(lbsprof *p, int64_t i) {
   (void)i;
   if (!p->sampled) return;
@@ -1225,8 +1373,9 @@ int lbsprof_step_end(lbsprof *p) {
   uint64_t now = read_clock(p);
   if (p->sampled && !agent_alive(p)) stop_profiling(p, "the node agent is gone");
   if (p->sampled && p->enabled) {
-    prof_step_hdr h = {p->step, p->step, p->n, p->M, p->K};
+    prof_step_hdr h = {p->step, p->step, p->n, p->M, p->K, p->ew_set ? p->nw : -1};
     size_t nv = (size_t)(p->n * p->M); /* the values, then the events since the last sample */
+    size_t nd = step_doubles(p, p->n, p->ew_set ? p->nw : 0); /* and the arcs' weights given */
     double k = p->use_tsc ? ns_per_tick(p) : 1;
     /* this step's own (an unsampled step's elements are not measured: it has none) */
     if (p->ev_out >= 0) p->ev[p->ev_out] = outside_s(p, now, k);
@@ -1238,7 +1387,7 @@ int lbsprof_step_end(lbsprof *p) {
           for (int64_t i = 0; i < p->n; i++) v[i] *= k;
       }
     }
-    if (put_record(p, REC_STEP, &h, sizeof h, p->val, (nv + (size_t)p->K) * sizeof *p->val, 1)) {
+    if (put_record(p, REC_STEP, &h, sizeof h, p->val, nd * sizeof *p->val, 1)) {
       if (p->enabled) p->dropped++; /* the events go on to the next sampled step */
     } else {
       p->sent++;
@@ -1247,7 +1396,7 @@ int lbsprof_step_end(lbsprof *p) {
     memset(p->val, 0, nv * sizeof *p->val);
   }
   p->mark = now, p->ev_step = 0;
-  p->step++, p->begun = 0;
+  p->step++, p->begun = 0, p->ew_set = 0;
   p->sampled = p->enabled && p->step % p->o.sample_every == 0;
   return 0;
 }
@@ -1309,26 +1458,25 @@ int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid) {
         "set); call it after lbsprof_step_end",
         p->rank, (long long)p->step);
   if ((e = agree(p, e)) || (e = agree(p, check_remap(p, n, gid)))) return e;
-  /* a step of the largest rank, and the remap record, must fit the rings sized at the mesh */
-  int64_t most = n;
-  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, p->comm);
-  uint64_t need =
-      lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)(most * p->M + p->K) * sizeof(double));
-  if (lbs__ring_record_bytes(16 + (size_t)most * sizeof *gid) > need)
-    need = lbs__ring_record_bytes(16 + (size_t)most * sizeof *gid);
+  /* a step of the largest rank (its elements' arcs too), and the remap record, must fit the
+   * rings sized at the mesh */
+  int64_t most[2] = {n, (int64_t)step_doubles(p, n, arcs_of(p, n, gid))};
+  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_INT64_T, MPI_MAX, p->comm);
+  uint64_t need = lbs__ring_record_bytes(sizeof(prof_step_hdr) + (size_t)most[1] * sizeof(double));
+  if (lbs__ring_record_bytes(16 + (size_t)most[0] * sizeof *gid) > need)
+    need = lbs__ring_record_bytes(16 + (size_t)most[0] * sizeof *gid);
   if (need > p->shm->ring[p->lrank].cap)
     e = lbs_fail(
         LBS_RANGE,
         "lbsprof_remap: a rank would hold %lld elements, whose step takes %llu bytes, over "
         "its ring of %llu bytes sized when the mesh was described: set opts.ring_bytes to "
         "at least %llu",
-        (long long)most, (unsigned long long)need, (unsigned long long)p->shm->ring[p->lrank].cap,
-        (unsigned long long)need);
-  double *val = e ? NULL : calloc((size_t)(n ? n : 1) * (size_t)p->M + (size_t)p->K, sizeof *val);
-  if (!e && !val) e = lbs_fail(LBS_NOMEM, "lbsprof_remap: %lld elements", (long long)n);
-  if ((e = agree(p, e))) return free(val), e;
-  free(p->val);
-  p->val = val, p->n = n;
+        (long long)most[0], (unsigned long long)need,
+        (unsigned long long)p->shm->ring[p->lrank].cap, (unsigned long long)need);
+  layout_mem l = {0};
+  if (!e) e = layout_new(p, n, gid, &l);
+  if ((e = agree(p, e))) return free(l.val), free(l.gid), free(l.deg), e;
+  layout_use(p, &l);
   int64_t h[2] = {p->step, n};
   if (p->enabled) put_record(p, REC_REMAP, h, sizeof h, gid, (size_t)n * sizeof *gid, 0);
   return 0;
@@ -1388,7 +1536,7 @@ int lbsprof_finalize(lbsprof **pp) {
   if (p->shm_fd >= 0) close(p->shm_fd);
   OPENSSL_cleanse(p->secret, sizeof p->secret);
   lbs_buf_free(&p->rec);
-  free(p->val);
+  free(p->val), free(p->gid), free(p->ldeg), free(p->deg);
   MPI_Comm_free(&p->node);
   MPI_Comm_free(&p->comm);
   free(p);

@@ -8,6 +8,7 @@
 !   ev = lbsprof_event(p, 'partition_s')                         ! optional: the app's own costs
 !   ph = lbsprof_phase_register(p, 'H')                          ! optional: a phase of the step
 !   ierr = lbsprof_meta(p, 'edge_weight', 'flag*rwgt[target]')  ! optional: an app key (lbsprof.h)
+!   ! (or 'stored@step': the arcs' weights given per step with lbsprof_edge_weights below)
 !   ierr = lbsprof_mesh_box(p, global, lo, hi)                   ! integer(c_int64_t) arrays(3)
 !   ! or a graph with a weight per arc (0-based ids, xadj from 0: lbsprof.h's C arrays):
 !   ! ierr = lbsprof_mesh_weighted(p, n, gid, dim, coords, xadj, adj, adjw)
@@ -17,6 +18,7 @@
 !     ... work ...
 !     call lbsprof_elem_end(p, i)
 !     ierr = lbsprof_set_value(p, w, i, value)
+!     ierr = lbsprof_edge_weights(p, xadj, wts)  ! stored@step: xadj(n+1) from 0, each element's arcs
 !     ierr = lbsprof_step_end(p)
 !     ierr = lbsprof_event_add(p, ev, seconds)   ! real(c_double): this rank's seconds, this step
 !     ierr = lbsprof_remap(p, n, gid)   ! collective, after elements moved: local i is gid(i+1)
@@ -29,6 +31,7 @@ module lbsprof
   public :: lbsprof_start, lbsprof_metric, lbsprof_mesh_box, lbsprof_elem_begin, lbsprof_elem_end, &
             lbsprof_set_value, lbsprof_step_end, lbsprof_remap, lbsprof_finalize, lbsprof_error, lbsprof_event, &
             lbsprof_event_add, lbsprof_phase_register, lbsprof_phase, lbsprof_mesh_weighted, lbsprof_meta, &
+            lbsprof_edge_weights, &
             c_ptr, c_int64_t, c_double
 
   interface
@@ -62,6 +65,16 @@ module lbsprof
       integer(c_int64_t) :: gid(*), xadj(*), adj(*)
       integer(c_int), value :: dim
       real(c_double) :: coords(*), adjw(*)
+      integer(c_int) :: rc
+    end function
+    ! with edge_weight = 'stored@step': this step's weights of the local elements' arcs, xadj(n+1)
+    ! (from 0) over the local elements and w(xadj(i)+1 : xadj(i+1)) the arcs of element i in the
+    ! mesh's order (lbsprof_edge_weights in lbsprof.h); not collective
+    function lbsprof_edge_weights(p, xadj, w) bind(c, name='lbsprof_edge_weights') result(rc)
+      import :: c_ptr, c_int64_t, c_int, c_double
+      type(c_ptr), value :: p
+      integer(c_int64_t) :: xadj(*)
+      real(c_double) :: w(*)
       integer(c_int) :: rc
     end function
     function c_meta(p, key, value) bind(c, name='lbsprof_meta') result(rc)

@@ -19,6 +19,8 @@
  *       lbsprof_set_value(p, w, i, weight[i]);
  *     }
  *     exchange_halo(); lbsprof_phase(p, ph[1]); ... the second update's elements, measured ...
+ *     lbsprof_edge_weights(p, xadj, w);          // optional: this step's arc weights, under
+ *                                                // lbsprof_meta(p, "edge_weight", "stored@step")
  *     lbsprof_step_end(p);                       // every step; sampled ones are sent
  *     if (repartition) {
  *       double t0 = MPI_Wtime(); partition(); migrate();
@@ -148,27 +150,48 @@ int lbsprof_mesh_weighted(lbsprof *p, int64_t n, const int64_t *gid, int dim, co
 /* Records a key of the application in the trace, as meta key "app.KEY" (for example "name" =
  * "wave", "args" = its parameters: `lbsim validate` re-runs the application from them).
  * "bytes_per_elem" and "bytes_per_edge" also set the mesh's migration and halo bytes that the
- * replay charges. "edge_weight" = "flag*rwgt[target]" (lbs_traces.h's LBS_EDGE_RULE, the one
- * rule the profiler records; another value is refused) also sets the trace's meta edge_weight:
- * communication that varies, the weight of arc u -> v at a step being its stored weight
- * (lbsprof_mesh_weighted) x the value metric "rwgt" of v at that step, which the run must record
- * (else the mesh's description fails). Collective in effect: every rank must give the same keys,
- * before the mesh is described. Keys are [A-Za-z0-9_.-]+, values printable without newlines; all of
- * them together fit in 1000 bytes. */
+ * replay charges. "edge_weight" also sets the trace's meta edge_weight, communication that
+ * varies, in one of two ways (another value is refused):
+ *   LBSPROF_EDGE_RULE, "flag*rwgt[target]" (lbs_traces.h's LBS_EDGE_RULE): the weight of arc
+ *     u -> v at a step is its stored weight (lbsprof_mesh_weighted) x the value metric "rwgt" of
+ *     v at that step, which the run must record (else the mesh's description fails);
+ *   LBSPROF_EDGE_STEPS, "stored@step" (LBS_EDGE_STEPS): the application gives its arcs' weights
+ *     at the steps it likes (lbsprof_edge_weights), which the trace stores per step, compactly
+ *     (an array only at steps where some weight changed). The mesh must have arcs: a box has its
+ *     own, elements give xadj and adj on every rank (else the mesh's description fails).
+ * Collective in effect: every rank must give the same keys, before the mesh is described. Keys are
+ * [A-Za-z0-9_.-]+, values printable without newlines; all of them together fit in 1000 bytes. */
 int lbsprof_meta(lbsprof *p, const char *key, const char *value);
 /* The edge rule (the same as lbs_traces.h's LBS_EDGE_RULE) and the value metric it reads. */
 #define LBSPROF_EDGE_RULE "flag*rwgt[target]"
 #define LBSPROF_EDGE_RULE_METRIC "rwgt"
+/* Weights per step, given by the application (the same as lbs_traces.h's LBS_EDGE_STEPS). */
+#define LBSPROF_EDGE_STEPS "stored@step"
+
+/* With edge_weight = LBSPROF_EDGE_STEPS: the weights of this rank's elements' arcs at the current
+ * step, given during the step (before lbsprof_step_end). xadj holds n + 1 offsets over the local
+ * elements (xadj[0] = 0; local index i is gid[i] of the mesh's description or of the last
+ * lbsprof_remap), and w[xadj[i] .. xadj[i + 1]) weigh element gid[i]'s arcs in the mesh's order
+ * (the adj given for it; a box's cell: -x, +x, -y, +y, -z, +z, those inside the box). Not
+ * collective; cheap, and nothing is done, when the step is not sampled. At a sampled step the
+ * trace's arcs of this rank's elements weigh w from that step on (the collector places them by
+ * the owners at the step); a rank that gives none at a step keeps its arcs' last weights (the
+ * mesh's, lbsprof_mesh_weighted, or 1, before any). Called again in a step, it replaces the
+ * step's weights. Errors (the step then records no weights of this rank): a run that did not
+ * declare LBSPROF_EDGE_STEPS, before the mesh was described, xadj[0] != 0 or decreasing, an element
+ * whose degree is not its degree in the mesh, a weight that is negative, NaN or infinite; the
+ * message names the rank, the element (id and local index) and the arc. */
+int lbsprof_edge_weights(lbsprof *p, const int64_t *xadj, const double *w);
 
 /* Collective: after the application moved elements between ranks, this rank's elements by
  * global id (each of 0..E-1 on one rank over all); local index i is gid[i] from the next step on,
  * and the trace records which rank owns each element from that step (lbs_trace_owners_*). Call it
- * between lbsprof_step_end and the next step's first lbsprof_elem_begin or lbsprof_set_value, at
- * the same step on every rank; any step will do, sampled or not. An error (before the mesh was
- * described, in the middle of a step, a total that is not the mesh's, an id out of range, an
- * element on no rank or on several, n < 0) is returned on every rank with the same message, and
- * the layout stays as it was. The node's ring must hold a step of the largest rank's new
- * elements (opts.ring_bytes). */
+ * between lbsprof_step_end and the next step's first lbsprof_elem_begin, lbsprof_set_value or
+ * lbsprof_edge_weights, at the same step on every rank; any step will do, sampled or not. An error
+ * (before the mesh was described, in the middle of a step, a total that is not the mesh's, an id
+ * out of range, an element on no rank or on several, n < 0) is returned on every rank with the same
+ * message, and the layout stays as it was. The node's ring must hold a step of the largest rank's
+ * new elements (opts.ring_bytes). */
 int lbsprof_remap(lbsprof *p, int64_t n, const int64_t *gid);
 
 /* Events: the application's own costs that are not per element, such as its partitioning and

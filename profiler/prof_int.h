@@ -30,7 +30,7 @@
 
 #define LBSPROF_SHM_MAGIC 0x4c425350u   /* 'LBSP' */
 #define LBSPROF_FRAME_MAGIC 0x4c425346u /* 'LBSF' */
-#define LBSPROF_PROTO_VERSION 8
+#define LBSPROF_PROTO_VERSION 9
 #define LBSPROF_APP_META 1024 /* bytes of application keys in the run description */
 #define LBSPROF_MAX_METRICS 16
 #define LBSPROF_MAX_EVENTS 8 /* LBS_TRACE_MAX_EVENTS */
@@ -95,18 +95,24 @@ typedef struct {
   char event[LBSPROF_MAX_EVENTS][32];
   int32_t
       adj_weights; /* 1: each rank's MESH record carries a weight per arc (lbsprof_mesh_weighted) */
-  int32_t pad;
+  int32_t edge_steps; /* 1: edge_weight = stored@step, steps may carry arc weights (below) */
 } prof_meta;
 
 /* REC_STEP payload header; then M x n doubles (metric-major, local element order), then the
- * rank's K event values (seconds accumulated since its previous sampled step's end).
+ * rank's K event values (seconds accumulated since its previous sampled step's end), then
+ * (nweights >= 0) the weights of its elements' arcs at the step (lbsprof_edge_weights: element
+ * by element in local order, each element's arcs in the mesh's order); nweights is -1 when the
+ * rank gave none at the step.
  *
  * A node's FR_STEP: {i32 node, M, i64 step, app, n}, per metric {i32 codec, pad, u64 len} and the
  * encoded values of the node's n elements, then (K > 0) K doubles per local rank in local rank
- * order: the collector puts them at the MPI rank of the rank's MESH part. */
+ * order: the collector puts them at the MPI rank of the rank's MESH part; then, with
+ * prof_meta.edge_steps, an i64 nweights per local rank (-1: none at this step) and the weights of
+ * those that gave some, concatenated in local rank order (sent as they are: they are exact). */
 typedef struct {
   int64_t step, app_step, n;
   int32_t nmetrics, nevents;
+  int64_t nweights; /* arc weights after the events, or -1 */
 } prof_step_hdr;
 
 /* A rank's MESH record: {i64 n, dim, has_adj, rank (its rank in the profiler's communicator)},

@@ -404,6 +404,9 @@ lbs_err lbs_trace_edge_weights_slice(lbs_trace *t, int64_t s, int64_t arc0, int6
  * trace created with meta edge_weight = LBS_EDGE_STEPS. LBS_INVAL for a trace created without it
  * or without a mesh graph, or for a bad weight (naming the arc). Its own transaction. */
 lbs_err lbs_trace_write_edge_weights(lbs_trace_writer *w, int64_t step, const double *cw);
+/* The same for the next step lbs_trace_write_step writes, in its transaction (as
+ * lbs_trace_step_events): the array is copied now (checked as above), stored with the step. */
+lbs_err lbs_trace_step_edge_weights(lbs_trace_writer *w, const double *cw);
 
 typedef struct lbs_trace_stats {
   int64_t raw_bytes;    /* elements * steps * 8 (per metric, or all metrics) */

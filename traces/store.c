@@ -75,6 +75,8 @@ struct lbs_trace_writer {
   int ev_pending; /* ev holds the next step's */
   int edge_steps; /* created with edge_weight = LBS_EDGE_STEPS (lbs_trace_write_edge_weights) */
   int64_t arcs;   /* the mesh graph's arcs, -1 without one */
+  double *ew;     /* arcs weights for the next step (lbs_trace_step_edge_weights), or NULL */
+  int ew_pending; /* ew holds the next step's */
 };
 
 static lbs_err put_meta(lbs_trace_writer *w, const char *key, const char *val) {
@@ -158,6 +160,7 @@ static void writer_free(lbs_trace_writer *w) {
   lbs_buf_free(&w->blob);
   free(w->check);
   free(w->ev);
+  free(w->ew);
   free(w);
 }
 
@@ -376,6 +379,35 @@ lbs_err lbs_trace_step_events(lbs_trace_writer *w, const double *ev) {
   return LBS_OK;
 }
 
+/* Can edge weights cw be stored for step `step` (lbs_trace_write_edge_weights' checks)? */
+static lbs_err edge_weights_ok(const lbs_trace_writer *w, int64_t step, const double *cw) {
+  if (!w->edge_steps)
+    return lbs_fail(LBS_INVAL,
+                    "edge weights at step %lld: the trace was not created with meta edge_weight "
+                    "= " LBS_EDGE_STEPS,
+                    (long long)step);
+  if (w->arcs < 0)
+    return lbs_fail(LBS_INVAL, "edge weights at step %lld: the trace has no mesh graph",
+                    (long long)step);
+  if (step < 0) return lbs_fail(LBS_INVAL, "edge weights at step %lld", (long long)step);
+  for (int64_t k = 0; k < w->arcs; k++)
+    if (!isfinite(cw[k]) || cw[k] < 0)
+      return lbs_fail(LBS_INVAL,
+                      "edge weights at step %lld: arc %lld weighs %g (finite and >= 0 only)",
+                      (long long)step, (long long)k, cw[k]);
+  return LBS_OK;
+}
+
+/* The array edgew@STEP, replacing one stored for the same step; in the caller's transaction. */
+static lbs_err put_edge_weights(lbs_trace_writer *w, int64_t step, const double *cw) {
+  char name[48];
+  snprintf(name, sizeof name, "edgew@%lld", (long long)step);
+  lbs_db_val key[] = {LBS_DB_TEXT(name)};
+  lbs_err e = lbs_db_insert(w->d, "DELETE FROM arrays WHERE name=?1", "edge weights", key,
+                            LBS_DB_COUNT(key));
+  return e ? e : put_array(w, name, "f64", cw, w->arcs);
+}
+
 lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double *const *values) {
   int64_t s = w->next_step;
   for (int m = 0; m < w->nm; m++)
@@ -398,13 +430,14 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
     snprintf(name, sizeof name, "events@%lld", (long long)s);
     e = put_array(w, name, "f64", w->ev, (int64_t)w->nev * w->ranks);
   }
+  if (!e && w->ew_pending) e = put_edge_weights(w, s, w->ew); /* and its edge weights */
   if (!e) e = lbs_db_commit(w->d, "step");
   if (e) {
     lbs_db_rollback(w->d);
     return e;
   }
   w->next_step++;
-  w->ev_pending = 0;
+  w->ev_pending = w->ew_pending = 0;
   return LBS_OK;
 }
 
@@ -428,32 +461,23 @@ lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int6
 }
 
 lbs_err lbs_trace_write_edge_weights(lbs_trace_writer *w, int64_t step, const double *cw) {
-  if (!w->edge_steps)
-    return lbs_fail(LBS_INVAL,
-                    "edge weights at step %lld: the trace was not created with meta edge_weight "
-                    "= " LBS_EDGE_STEPS,
-                    (long long)step);
-  if (w->arcs < 0)
-    return lbs_fail(LBS_INVAL, "edge weights at step %lld: the trace has no mesh graph",
-                    (long long)step);
-  if (step < 0) return lbs_fail(LBS_INVAL, "edge weights at step %lld", (long long)step);
-  for (int64_t k = 0; k < w->arcs; k++)
-    if (!isfinite(cw[k]) || cw[k] < 0)
-      return lbs_fail(LBS_INVAL,
-                      "edge weights at step %lld: arc %lld weighs %g (finite and >= 0 only)",
-                      (long long)step, (long long)k, cw[k]);
-  char name[48];
-  snprintf(name, sizeof name, "edgew@%lld", (long long)step);
-  lbs_err e = lbs_db_begin(w->d, "edge weights");
+  lbs_err e = edge_weights_ok(w, step, cw);
+  if (!e) e = lbs_db_begin(w->d, "edge weights");
   if (e) return e;
-  /* a second array for the same step replaces the first */
-  lbs_db_val key[] = {LBS_DB_TEXT(name)};
-  e = lbs_db_insert(w->d, "DELETE FROM arrays WHERE name=?1", "edge weights", key,
-                    LBS_DB_COUNT(key));
-  if (!e) e = put_array(w, name, "f64", cw, w->arcs);
+  e = put_edge_weights(w, step, cw);
   if (!e) e = lbs_db_commit(w->d, "edge weights");
   if (e) lbs_db_rollback(w->d);
   return e;
+}
+
+lbs_err lbs_trace_step_edge_weights(lbs_trace_writer *w, const double *cw) {
+  lbs_err e = edge_weights_ok(w, w->next_step, cw);
+  if (e) return e;
+  if (!w->ew && !(w->ew = malloc((size_t)(w->arcs ? w->arcs : 1) * sizeof *w->ew)))
+    return lbs_fail(LBS_NOMEM, "edge weights of %lld arcs", (long long)w->arcs);
+  if (w->arcs) memcpy(w->ew, cw, (size_t)w->arcs * sizeof *cw);
+  w->ew_pending = 1;
+  return LBS_OK;
 }
 
 lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {

@@ -50,7 +50,8 @@
 static const char usage[] =
     "usage: mpiexec -n P nbody [--bodies N] [--steps S] [--seed K] [--leaf L] [--theta T] [--dt DT]\n"
     "                [--partitioner NAME] [--grid FILE]\n"
-    "                [--trace FILE] [--schedule LIST | --policy SPEC] [--json FILE]\n"
+    "                [--trace FILE [--edges rule|stored]] [--schedule LIST | --policy SPEC]\n"
+    "                [--json FILE]\n"
     "\n"
     "Barnes-Hut of a Plummer sphere (seed 003): the leaf cells of the initial octree are the\n"
     "elements, distributed over the ranks by an lbsim partitioner; the physics and the cells are\n"
@@ -70,6 +71,11 @@ static const char usage[] =
     "                     the grid's speeds); recorded as the trace's app.part_sizes\n"
     "  --trace FILE       profile every step into FILE: time_ns, pwgt, rwgt and interactions per\n"
     "                     cell, the cell centres and the cell graph\n"
+    "  --edges rule|stored  how the trace weighs the graph's arcs at each step, CWgt = close flag\n"
+    "                     x rwgt of the target cell: rule (default) records the flags once and the\n"
+    "                     rule flag*rwgt[target]; stored gives every arc's weight at every step\n"
+    "                     (lbsprof_edge_weights, edge_weight = stored@step): the same weights\n"
+    "                     stored per step, as an application whose weights follow no rule would\n"
     "  --schedule LIST    repartition before these steps (\"10,25\" or \"@file\", lbsim's steps:LIST)\n"
     "  --policy SPEC      or let a policy decide online (none, fixed:K, threshold:T, ...; adaptive\n"
     "                     and optimal need lbsim: use --schedule with the steps they choose)\n"
@@ -125,6 +131,39 @@ static void locate_all(world *w) {
   memcpy(w->fill, w->cstart, (size_t)w->L * sizeof *w->fill);
   for (int64_t b = 0; b < w->n; b++) w->cbody[w->fill[w->cell_of[b]]++] = b;
   lbs_nb_pwgt(&w->cells, &w->cg, w->rw, w->cnt, w->pw);
+}
+
+/* --edges stored: the arcs' weights of this rank's n cells mine at this sampled step, as the rule
+ * gives them (close flag x rwgt of the target: every rank has every cell's bodies), to the
+ * profiler; b holds them (grown as needed). Nothing at a step that is not sampled. */
+typedef struct {
+  int64_t *xadj, cap_x, cap_w;
+  double *w;
+} edge_buf;
+
+static int edge_weights(lbsprof *prof, const world *w, const int64_t *mine, int64_t n,
+                        edge_buf *b) {
+  if (!lbsprof_sampled(prof)) return 0;
+  int64_t ne = 0;
+  for (int64_t k = 0; k < n; k++) ne += w->xadj[mine[k] + 1] - w->xadj[mine[k]];
+  if (n + 1 > b->cap_x) {
+    int64_t *x = realloc(b->xadj, (size_t)(n + 1) * sizeof *x);
+    if (!x) return lbs_fail(LBS_NOMEM, "the weights of %lld cells", (long long)n);
+    b->xadj = x, b->cap_x = n + 1;
+  }
+  if (ne > b->cap_w) {
+    double *v = realloc(b->w, (size_t)ne * sizeof *v);
+    if (!v) return lbs_fail(LBS_NOMEM, "the weights of %lld arcs", (long long)ne);
+    b->w = v, b->cap_w = ne;
+  }
+  b->xadj[0] = 0;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c = mine[k], d = w->xadj[c + 1] - w->xadj[c];
+    for (int64_t j = 0; j < d; j++)
+      b->w[b->xadj[k] + j] = w->flag[w->xadj[c] + j] * w->rw[w->adj[w->xadj[c] + j]];
+    b->xadj[k + 1] = b->xadj[k] + d;
+  }
+  return lbsprof_edge_weights(prof, b->xadj, b->w);
 }
 
 /* Total energy (kinetic + softened potential, direct sums) of the bodies at x with velocities
@@ -226,7 +265,7 @@ int main(int argc, char **argv) {
   long long N = 32768, S = 60, seed = 1, leaf = 8;
   double theta = 0.7, dt = 1.0 / 128;
   const char *pname = "zoltan:rcb", *gridf = NULL;
-  int bad = 0;
+  int bad = 0, stored = 0; /* --edges stored */
   for (int i = 1; i < argc && !bad; i++) {
     const char *v;
     int r;
@@ -253,7 +292,11 @@ int main(int argc, char **argv) {
       bad = r < 0, pname = v;
     else if ((r = app_opt(&a, argc, argv, &i, "--grid", &v)))
       bad = r < 0, gridf = v;
-    else {
+    else if ((r = app_opt(&a, argc, argv, &i, "--edges", &v))) {
+      bad = r < 0 || (strcmp(v, "rule") && strcmp(v, "stored"));
+      if (r > 0 && bad) app_error(&a, "--edges %s: rule or stored", v);
+      stored = !bad && !strcmp(v, "stored");
+    } else {
       app_error(&a, "%s: unknown option (see --help)", argv[i]);
       bad = 1;
     }
@@ -352,13 +395,15 @@ int main(int argc, char **argv) {
   locate_all(&w);
 
   double bpc = (double)N / L; /* bodies per cell, on average */
-  char args[600], th[32], dts[32];
+  char args[4700], th[32], dts[32];
   app_fmt_double(th, sizeof th, theta), app_fmt_double(dts, sizeof dts, dt);
   int alen = snprintf(
       args, sizeof args,
-      "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner %s%s%s%s%s",
+      "--bodies %lld --steps %lld --seed %lld --leaf %lld --theta %s --dt %s --partitioner "
+      "%s%s%s%s%s%s",
       N, S, seed, leaf, th, dts, pname, gridf ? " --grid " : "", gridf ? gridf : "",
-      a.part_sizes ? " --part-sizes " : "", a.part_sizes ? a.part_sizes : "");
+      stored ? " --edges stored" : "", a.part_sizes ? " --part-sizes " : "",
+      a.part_sizes ? a.part_sizes : "");
   if (alen < 0 || (size_t)alen >= sizeof args) {
     app_error(&a, "--partitioner and --grid: too long to record (%d characters)", alen);
     world_free(&w), app_sched_free(&sch), lbs_part_destroy(&part), lbs_grid_destroy(&grid),
@@ -405,6 +450,7 @@ int main(int argc, char **argv) {
 
   /* the profiler: this rank's cells, their centres and their part of the graph */
   lbsprof *prof = NULL;
+  edge_buf ew = {0}; /* --edges stored: each sampled step's weights */
   int mp = -1, mr = -1, mi = -1, ev_part = -1, ev_mig = -1;
   if (!err && a.trace) {
     lbsprof_opts o;
@@ -446,8 +492,10 @@ int main(int argc, char **argv) {
       if (!rc) rc = lbsprof_meta(prof, "part_sizes", pmeta);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_elem", bpe);
       if (!rc) rc = lbsprof_meta(prof, "bytes_per_edge", bpg);
-      /* the communication of the generator's traces: CWgt(v, w) = close flag x |Cw| each step */
-      if (!rc) rc = lbsprof_meta(prof, "edge_weight", LBSPROF_EDGE_RULE);
+      /* the communication of the generator's traces: CWgt(v, w) = close flag x |Cw| each step, by
+       * the rule or given at each step (--edges stored: edge_weights below) */
+      if (!rc)
+        rc = lbsprof_meta(prof, "edge_weight", stored ? LBSPROF_EDGE_STEPS : LBSPROF_EDGE_RULE);
       if (!rc) rc = lbsprof_mesh_weighted(prof, nmine, mine, 3, lco, lx, ladj, lflag);
       if (rc) app_error(&a, "--trace %s: %s", a.trace, lbsprof_errmsg());
     }
@@ -551,6 +599,12 @@ int main(int argc, char **argv) {
         memcpy(w.x + 3 * b, src, 3 * sizeof *src), memcpy(w.v + 3 * b, src + 3, 3 * sizeof *src);
         at[owner[c]] += 6;
       }
+    if (prof && stored && edge_weights(prof, &w, mine, nmine, &ew)) {
+      /* out of memory (the weights are the mesh's own arcs): on this rank only, end them all */
+      fprintf(stderr, "nbody: step %lld: --trace %s: %s\n", (long long)s, a.trace,
+              lbsprof_errmsg());
+      MPI_Abort(a.comm, 1);
+    }
     if (prof) lbsprof_step_end(prof);
     locate_all(&w); /* the cells of the next step */
     app_sched_record(&a, &sch, s, llround((te - tc) * 1e9), llround((app_now() - ts) * 1e9));
@@ -561,6 +615,7 @@ int main(int argc, char **argv) {
   double total = app_now() - t0;
   err = app_agree(&a, err);
   int prc = prof ? lbsprof_finalize(&prof) : 0;
+  free(ew.xadj), free(ew.w);
   if (prc) app_error(&a, "--trace %s: the trace is incomplete: %s", a.trace, lbsprof_errmsg());
   double comp_s_sum =
       alloc_err ? 0 : app_step_times(&a, S, step_loc, comp_loc, step_s, comp_s, rank_comp);

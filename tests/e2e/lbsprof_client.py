@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 
-MAGIC, VERSION = 0x4C425346, 8
+MAGIC, VERSION = 0x4C425346, 9
 HELLO, MESH, STEP, END, CHALLENGE, AUTH = 1, 2, 3, 4, 5, 6
 
 
@@ -54,7 +54,7 @@ def meta(elements=800, nodes=1, ranks=1):
     names = b"weight".ljust(32, b"\0") + b"\0" * 32 * 15
     units = b"units".ljust(16, b"\0") + b"\0" * 16 * 15
     app = b"\0" * 1024  # the application's keys (lbsprof_meta): none
-    events = struct.pack("<ii", 0, 0) + b"\0" * 32 * 8 + struct.pack("<ii", 0, 0)  # no events, phases, arc weights
+    events = struct.pack("<ii", 0, 0) + b"\0" * 32 * 8 + struct.pack("<ii", 0, 0)  # no events, phases, arc weights, weights per step
     return struct.pack("<qiidiiiiiiiiq3q", elements, 1, 1, 0.0, 1, 0, 0, 1, 0, nodes, ranks, 0, 0, 20, 20, 2) + names + units + app + events
 
 

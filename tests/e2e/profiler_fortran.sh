@@ -2,11 +2,13 @@
 # The Fortran module end to end on 1 and 2 ranks: the trace holds the values the program set and
 # times that follow its work pattern, on their cells across the remap after step 4 (lbsprof_remap),
 # whose owners it records, its event remap_s (lbsprof_event_add) and its phase time_ns.work; the arc
-# weights and the edge rule of fprof_edges (lbsprof_mesh_weighted, lbsprof_meta).
+# weights and the edge rule of fprof_edges (lbsprof_mesh_weighted, lbsprof_meta), and the same
+# weights given per step (lbsprof_edge_weights, stored@step), compared with edge_compare.
 set -u
 LBSIM=${1:?usage: profiler_fortran.sh lbsim fprof fprof_edges}
 FPROF=${2:?usage: profiler_fortran.sh lbsim fprof fprof_edges}
-FEDGES=${3:?usage: profiler_fortran.sh lbsim fprof fprof_edges}
+FEDGES=${3:?usage: profiler_fortran.sh lbsim fprof fprof_edges [edge_compare]}
+COMPARE=${4:-}
 T=$(mktemp -d /tmp/lbs_fprof_XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
@@ -93,5 +95,11 @@ for i, r in enumerate(rows):  # Chaco: 1-based neighbour, weight
     assert got == {(i + 1) % 8: 1.0 + i, (i + 7) % 8: 0.0}, (i, got)
 assert len(rows) == 8
 PY
+  # lbsprof_edge_weights: the same products given per step (stored@step), the rule's weights
+  [ -n "$COMPARE" ] || continue
+  expect 0 "fortran stored edges np$n" -- "${MPI[@]}" -n $n "$FEDGES" "$T/w$n.lbt" stored
+  has "$T/out" "fprof_edges done, finalize 0" "stored edges np$n finished"
+  expect 0 "stored edges np$n: the rule's weights" -- "$COMPARE" "$T/e$n.lbt" "$T/w$n.lbt"
+  has "$T/out" "3 steps, 16 arcs, 3 arrays" "np$n: an array at each step"
 done
 finish

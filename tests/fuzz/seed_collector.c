@@ -4,7 +4,8 @@
  * from two nodes (elements with coordinates, adjacency, arc weights and the edge rule over the
  * metric rwgt) and from one node (a box, with two
  * events: each rank's partition_s and migration_s after each step's values, and time_ns's one
- * phase, the metric time_ns.A). */
+ * phase, the metric time_ns.A), and the two nodes again with arc weights per step (stored@step:
+ * each rank's count and weights after the events, every other step). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,19 @@ static void node_frames(lbs_buf *out, int conn, int node, int nodes, int ranks, 
       double ev = 0.001 * (s + 1) * (r + 1);
       lbs_buf_append(&pay, &ev, sizeof ev);
     }
+    for (int r = 0; r < ranks && m.edge_steps; r++) { /* stored@step: rank r at every other step */
+      int64_t cnt = 0;
+      for (int64_t i = n * r / ranks; i < n * (r + 1) / ranks; i++)
+        cnt += (mine[i] > 0) + (mine[i] < E - 1);
+      if ((s + r) % 2) cnt = -1;
+      lbs_buf_append(&pay, &cnt, 8);
+    }
+    for (int r = 0; r < ranks && m.edge_steps; r++)
+      for (int64_t i = n * r / ranks; i < n * (r + 1) / ranks && (s + r) % 2 == 0; i++)
+        for (int64_t k = 0; k < (mine[i] > 0) + (mine[i] < E - 1); k++) {
+          double w = 0.5 * (double)(s + 1) + (double)mine[i];
+          lbs_buf_append(&pay, &w, 8);
+        }
     lbs__frame_build(&f, FR_STEP, pay.data, pay.len, NULL, 0), rec(out, conn, &f);
     if (s == 1) {
       f.len = 0;
@@ -156,6 +170,13 @@ int main(int argc, char **argv) {
   lbs_buf one = {0};
   node_frames(&one, 0, 0, 1, 2, b, 4, 1);
   save(argv[1], "one_box", &one);
-  lbs_buf_free(&two), lbs_buf_free(&one);
+  prof_meta w = m; /* the two nodes, their arcs weighed per step */
+  w.edge_steps = 1;
+  snprintf(w.app, sizeof w.app, "edge_weight=" LBS_EDGE_STEPS "\n");
+  lbs_buf steps = {0};
+  node_frames(&steps, 0, 0, 2, 2, w, 4, 0);
+  node_frames(&steps, 1, 1, 2, 1, w, 4, 0);
+  save(argv[1], "two_nodes_edge_steps", &steps);
+  lbs_buf_free(&two), lbs_buf_free(&one), lbs_buf_free(&steps);
   return 0;
 }

@@ -667,3 +667,127 @@ Test(collector, bad_arc_weights_and_rules_are_refused) {
     lbs_buf_free(&f);
   }
 }
+
+/* Arc weights per step (edge_weight = stored@step, prof_meta.edge_steps): the ring's node sends,
+ * after each step's values, its rank's count of weights (-1: none) and the weights. */
+static prof_meta steps_meta(void) {
+  prof_meta m = ring_meta();
+  m.edge_steps = 1;
+  snprintf(m.app, sizeof m.app, "edge_weight=" LBS_EDGE_STEPS "\n");
+  return m;
+}
+
+/* ring step s with its trailer: cnt, then n weights w */
+static void ring_step_w(lbs_buf *out, lbs_codec_ctx *cc, int64_t s, int64_t cnt, const double *w,
+                        int n) {
+  lbs_buf one = {0}, pay = {0};
+  ring_step(&one, cc, s);
+  cr_assert_eq(lbs_buf_append(&pay, one.data + 16, one.len - 16), LBS_OK);
+  cr_assert_eq(lbs_buf_append(&pay, &cnt, sizeof cnt), LBS_OK);
+  if (n) cr_assert_eq(lbs_buf_append(&pay, w, (size_t)n * sizeof *w), LBS_OK);
+  cr_assert_eq(lbs__frame_build(out, FR_STEP, pay.data, pay.len, NULL, 0), LBS_OK);
+  lbs_buf_free(&one), lbs_buf_free(&pay);
+}
+
+Test(collector, arc_weights_per_step_are_stored_where_they_change) {
+  char path[64];
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1);
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  prof_meta m = steps_meta();
+  static const double flag[8] = {1, 0, 1, 0, 1, 0, 1, 0};
+  double w0[8], w3[8];
+  for (int k = 0; k < 8; k++) w0[k] = 10 + k, w3[k] = k == 6 ? 0.5 : w0[k];
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m), ring_mesh(&f, flag);
+  /* new at 0, none at 1, the same at 2, one arc changed at 3 */
+  ring_step_w(&f, cc, 0, 8, w0, 8), ring_step_w(&f, cc, 1, -1, NULL, 0);
+  ring_step_w(&f, cc, 2, 8, w0, 8), ring_step_w(&f, cc, 3, 8, w3, 8);
+  prof_end e = {0, 4, 0, 0};
+  frame(&f, FR_END, 0, &e, sizeof e);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), 1, "%s", lbs_errmsg());
+  cr_assert_eq(lbs__coll_finish(c), 0);
+  lbs__coll_free(c);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(path, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_str_eq(lbs_trace_meta(t, "edge_weight"), LBS_EDGE_STEPS);
+  static const int64_t from_want[4] = {0, 0, 0, 3};
+  for (int s = 0; s < 4; s++) {
+    double cw[8];
+    int64_t from;
+    cr_assert_eq(lbs_trace_edge_weights_slice(t, s, 0, 8, cw, &from), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(from, from_want[s], "step %d: the array of step %lld", s, (long long)from);
+    cr_assert_eq(memcmp(cw, s == 3 ? w3 : w0, sizeof cw), 0, "step %d's weights", s);
+  }
+  lbs_trace_close(&t);
+  lbs_codec_ctx_destroy(&cc);
+  lbs_buf_free(&f);
+  remove(path);
+}
+
+Test(collector, bad_arc_weights_per_step_are_refused) {
+  double w[8] = {1, 1, 1, 1, 1, 1, 1, 1}, neg[8] = {1, 1, -1, 1, 1, 1, 1, 1};
+  struct {
+    int64_t cnt;
+    const double *w;
+    int n;
+    const char *want;
+  } bad[] = {{7, w, 7,
+              "step 0: node 0's local rank 0 (rank 0) gives 7 arc weights, its 4 elements "
+              "have 8 arcs"},
+             {8, neg, 8, "step 0: arc weight 2 of node 0 is -1 (finite and >= 0)"},
+             {8, w, 7, "step 0: 56 bytes of arc weights, not 8 weights"},
+             {-2, NULL, 0, "step 0: local rank 0 gives -2 arc weights"},
+             {1 << 20, NULL, 0, "step 0: local rank 0 gives 1048576 arc weights"}};
+  lbs_codec_ctx *cc;
+  lbs_codec_ctx_create(&cc);
+  static const double flag[8] = {1, 0, 1, 0, 1, 0, 1, 0};
+  char path[64];
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    tmp_path(path, sizeof path); /* the trace is created at the mesh: its graph checks the counts */
+    lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+    int a = lbs__coll_open(c, -1, "a", 1);
+    prof_meta m = steps_meta();
+    lbs_buf f = {0};
+    frame(&f, FR_HELLO, 0, &m, sizeof m), ring_mesh(&f, flag);
+    ring_step_w(&f, cc, 0, bad[k].cnt, bad[k].w, bad[k].n);
+    cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1, "case %zu accepted", k);
+    cr_assert(strstr(lbs_errmsg(), bad[k].want), "case %zu: %s", k, lbs_errmsg());
+    lbs__coll_free(c);
+    lbs_buf_free(&f);
+    remove(path);
+  }
+  /* a step without the counts: the frame of a run without stored@step */
+  tmp_path(path, sizeof path);
+  lbs_coll *c = lbs__coll_create(path, 0, SECRET);
+  int a = lbs__coll_open(c, -1, "a", 1);
+  prof_meta m = steps_meta();
+  lbs_buf f = {0};
+  frame(&f, FR_HELLO, 0, &m, sizeof m), ring_mesh(&f, flag), ring_step(&f, cc, 0);
+  cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1, "a step without its counts accepted");
+  cr_assert(strstr(lbs_errmsg(), "fewer than the ranks' counts of arc weights"), "%s",
+            lbs_errmsg());
+  lbs__coll_free(c);
+  lbs_buf_free(&f);
+  remove(path);
+  /* descriptions: stored@step without edge_steps and the reverse, edge_steps out of {0, 1},
+   * elements without arcs */
+  for (int k = 0; k < 4; k++) {
+    c = lbs__coll_create("/tmp/lbs_test_collector_unused.lbt", 0, SECRET);
+    a = lbs__coll_open(c, -1, "a", 1);
+    m = steps_meta();
+    if (k == 0) m.edge_steps = 0;
+    if (k == 1) snprintf(m.app, sizeof m.app, "edge_weight=" LBS_EDGE_RULE "\n");
+    if (k == 2) m.edge_steps = 2;
+    if (k == 3) m.has_adj = 0, m.adj_entries = 0, m.adj_weights = 0;
+    f = (lbs_buf){0};
+    frame(&f, FR_HELLO, 0, &m, sizeof m);
+    cr_assert_eq(lbs__coll_input(c, a, f.data, f.len), -1, "case %d accepted", k);
+    cr_assert(strstr(lbs_errmsg(), "(the edge rule"), "case %d: %s", k, lbs_errmsg());
+    lbs__coll_free(c);
+    lbs_buf_free(&f);
+  }
+  lbs_codec_ctx_destroy(&cc);
+}
