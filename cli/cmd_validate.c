@@ -141,13 +141,16 @@ static void print_pairs(const lbs_validate *v) {
          "error", "verdict");
   for (int i = 0; i < rk->npairs; i++) {
     const lbs_validate_pair *q = &rk->pairs[i];
-    char range[48], verdict[64];
+    char range[48], verdict[128];
     snprintf(range, sizeof range, "(%+.2f..%+.2f%%)", 100 * q->gain_min, 100 * q->gain_max);
     if (q->verdict == LBS_VERDICT_TIE)
       snprintf(verdict, sizeof verdict, "tie (predicted %s)",
                q->predicted_within ? "within the range too" : "outside the range");
     else
       snprintf(verdict, sizeof verdict, "%s", lbs_validate_verdict_name(q->verdict));
+    if (q->below_noise) /* the prediction could not be seen with these runs, right or wrong */
+      snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
+               "; predicted below the noise (%.1f%%)", 100 * q->noise);
     printf("  %-22s %-22s %+9.2f%% %+9.2f%% %21s %+6.1f pt  %s\n", v->pol[q->a].policy,
            v->pol[q->b].policy, 100 * q->predicted_gain, 100 * q->measured_gain, range,
            q->error_points, verdict);
@@ -163,6 +166,18 @@ static void print_pairs(const lbs_validate *v) {
   if (rk->unknown)
     printf("  %d pair%s unknown: one real run gives no spread (--runs 2 or more)\n", rk->unknown,
            plural(rk->unknown));
+  int below = 0;
+  for (int i = 0; i < rk->npairs; i++) below += rk->pairs[i].below_noise;
+  if (below)
+    printf("  %d pair%s predicted to differ by less than the run-to-run noise (half the rounds'\n"
+           "  range): more runs, or a case where the choice matters more, to tell them apart\n",
+           below, plural(below));
+  for (int k = 0; k < v->npol; k++)
+    if (!strcmp(v->pol[k].policy, "recorded"))
+      printf(
+          "  profiler's inflation: the profiled run (recorded, replayed with its own assignments\n"
+          "  and costs) %+.1f%% against its schedule run unprofiled\n",
+          100 * v->pol[k].error);
 }
 
 /* Each rank's share of a CPU and its throttling, under an emulation. */

@@ -63,6 +63,9 @@ typedef struct lbs_validate_pair {
   double error_points;       /* 100 * (predicted_gain - measured_gain) */
   int predicted_within;      /* the predicted gain lies within the measured range: on a tie, the
                                 prediction too calls them close */
+  double noise;              /* half the measured range's width: the run-to-run noise */
+  int below_noise;           /* |predicted_gain| <= noise: this many runs could not see the
+                                predicted difference, even if it were right */
   lbs_validate_verdict verdict;
 } lbs_validate_pair;
 

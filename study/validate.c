@@ -451,6 +451,8 @@ void lbs_validate_pair_verdict(double pa, const double *ma, int na, double pb, c
   }
   out->predicted_within =
       out->predicted_gain >= out->gain_min && out->predicted_gain <= out->gain_max;
+  out->noise = (out->gain_max - out->gain_min) / 2;
+  out->below_noise = na >= 2 && nb >= 2 && fabs(out->predicted_gain) <= out->noise;
   int sep = out->gain_min > 0 ? 1 : out->gain_max < 0 ? -1 : 0; /* reality's sign, 0: a tie */
   int pred = (out->predicted_gain > 0) - (out->predicted_gain < 0);
   if (na < 2 || nb < 2)
@@ -586,6 +588,8 @@ static json_t *pair_json(const lbs_validate *v, const lbs_validate_pair *q) {
             lbs_json_set(x, "rounds", lbs_json_int(q->rounds)) ||
             lbs_json_set(x, "gain_error_points", lbs_json_sig(q->error_points, 6)) ||
             lbs_json_set(x, "predicted_within", json_boolean(q->predicted_within)) ||
+            lbs_json_set(x, "noise", lbs_json_sig(q->noise, 6)) ||
+            lbs_json_set(x, "predicted_below_noise", json_boolean(q->below_noise)) ||
             lbs_json_set(x, "verdict", lbs_json_str(lbs_validate_verdict_name(q->verdict)));
   if (bad) json_decref(x), x = NULL;
   return x;

@@ -70,6 +70,8 @@ Test(validate, a_pair_reality_separates_and_the_prediction_orders_alike_agrees) 
   cr_assert_float_eq(q.gain_max, 1.1 / 2.1, 1e-12);
   cr_assert_float_eq(q.error_points, -25, 1e-9, "100 x (0.25 - 0.5)");
   cr_assert_not(q.predicted_within, "25% is below the rounds' 45..52%");
+  cr_assert_float_eq(q.noise, (1.1 / 2.1 - 0.45) / 2, 1e-12, "half the rounds' range");
+  cr_assert_not(q.below_noise, "25% is far above 3.7% of noise");
 }
 
 Test(validate, a_pair_reality_separates_the_other_way_is_the_wrong_order) {
@@ -95,6 +97,7 @@ Test(validate, rounds_that_disagree_on_the_sign_are_a_tie_in_reality) {
   cr_assert_float_eq(q.gain_min, -0.1, 1e-12);
   cr_assert_float_eq(q.gain_max, 0.1 / 1.2, 1e-12);
   cr_assert(q.predicted_within, "5% lies within -10..8.3%: the prediction calls it close too");
+  cr_assert(q.below_noise, "5% is within the noise of 9.2%: these runs could not show it");
   q = verdict(1.0, 2, (double[]){1.0, 1.2}, 0.5, 2, (double[]){1.1, 1.1});
   cr_assert_eq(q.verdict, LBS_VERDICT_TIE, "a tie whatever the prediction says");
   cr_assert_not(q.predicted_within, "50% is outside the range");
@@ -220,7 +223,8 @@ Test(validate, the_json_document) {
                    "\"pairs\":[{\"a\":\"none\",\"b\":\"fixed:5\",\"predicted_gain\":0.2,"
                    "\"measured_gain\":0.208333,\"measured_gain_min\":0.181818,"
                    "\"measured_gain_max\":0.230769,\"rounds\":2,\"gain_error_points\":-0.833333,"
-                   "\"predicted_within\":true,\"verdict\":\"agrees\"}]"),
+                   "\"predicted_within\":true,\"noise\":0.0244755,\"predicted_below_noise\":false,"
+                   "\"verdict\":\"agrees\"}]"),
             "%s", txt);
   cr_assert(strstr(txt, "\"pairs_summary\":{\"pairs\":1,\"separated\":1,\"ordered_right\":1,"
                         "\"wrong_order\":0,\"ties\":0,\"unknown\":0,"
