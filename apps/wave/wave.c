@@ -59,7 +59,7 @@
 void Zoltan_Srand(unsigned int seed, unsigned int *state);
 
 #define COURANT 0.5
-#define REFINED_WEIGHT 8.0 /* an active cell's cost in plain cells (7-16 measured, see the top) */
+#define REFINED_WEIGHT 8.0 /* --refined-weight's default: an active cell's cost in plain cells */
 #define SRC_CUT 4.0        /* the source is off beyond 4 widths from its peak */
 #define SRC_AMP 0.55       /* makes the pulse's peak about 1 on the beam's axis */
 
@@ -70,6 +70,7 @@ typedef struct {
   int b;                 /* Yee points per cell edge */
   int64_t steps;
   double thr, pulse;
+  double rw; /* --refined-weight: an active cell's weight (plain cells weigh 1) */
   const char *partitioner, *method; /* "zoltan:rcb", "RCB" */
   const char *schedule, *policy, *trace, *json;
   const char *part_sizes; /* --part-sizes LIST, or NULL: equal parts */
@@ -103,10 +104,10 @@ static void usage(FILE *f) {
       "\n"
       "A 3-D multi-resolution-style time-domain (MRTD) wave code (seed 002, section 4): a Yee grid of\n"
       "NX x NY x NZ cells of B^3 points each, a Gaussian (Ricker) beam launched at x = 0 that crosses\n"
-      "the box along x, and cells whose |E| exceeds T running a 2x sub-grid refinement (weight 8,\n"
-      "plain cells 1), so the load travels with the front. Zoltan spreads the cells and moves them\n"
-      "(Zoltan_Migrate) when the schedule or the policy says; faces go to the ranks that own the\n"
-      "neighbouring cells every step.\n"
+      "the box along x, and cells whose |E| exceeds T running a 2x sub-grid refinement (weight W,\n"
+      "plain cells 1: --refined-weight), so the load travels with the front. Zoltan spreads the\n"
+      "cells and moves them (Zoltan_Migrate) when the schedule or the policy says; faces go to the\n"
+      "ranks that own the neighbouring cells every step.\n"
       "\n"
       "Size (recorded as the trace's app.args):\n"
       "  --mesh NXxNYxNZ   cells in x, y and z (default 30x20x20, the seed's; the front moves one\n"
@@ -117,6 +118,9 @@ static void usage(FILE *f) {
       "  --pulse W         the source's width in steps, 1..1000 (default 6; it peaks at step 4W)\n"
       "Run:\n"
       "  --partitioner M   zoltan:rcb (default), zoltan:rib or zoltan:hsfc\n"
+      "  --refined-weight W the weight Zoltan (and the trace's weight) gives an active cell, plain\n"
+      "                    cells weighing 1 (default 8; the cost ratio on this machine is\n"
+      "                    measured from a profile, apps/wave/README.md)\n"
       "  --part-sizes LIST the part each rank's share of the load aims at, a share per rank\n"
       "                    (\"2,1\"; Zoltan_LB_Set_Part_Sizes; default equal), recorded as the\n"
       "                    trace's app.part_sizes ('lbsim validate' passes the replay's)\n"
@@ -157,6 +161,7 @@ static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v) {
 static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->nx = 30, o->ny = 20, o->nz = 20, o->b = 4, o->steps = 300, o->thr = 0.1, o->pulse = 6;
+  o->rw = REFINED_WEIGHT;
   o->partitioner = "zoltan:rcb";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
@@ -197,6 +202,13 @@ static int parse_args(int argc, char **argv, options *o) {
       if (parse_i64(v, 1, 100000000, &x))
         return fail("--steps", "'%s' is not a whole number of steps >= 1", v);
       o->steps = x;
+    } else if (!strcmp(name, "--refined-weight")) {
+      char *end;
+      errno = 0;
+      double d = strtod(v, &end);
+      if (end == v || *end || errno || !isfinite(d) || d < 1 || d > 1000)
+        return fail(name, "'%s' is not a weight in 1..1000 (plain cells weigh 1)", v);
+      o->rw = d;
     } else if (!strcmp(name, "--threshold") || !strcmp(name, "--pulse")) {
       char *end;
       errno = 0;
@@ -257,6 +269,10 @@ static int parse_args(int argc, char **argv, options *o) {
       (long long)o->nx, (long long)o->ny, (long long)o->nz, o->b, (long long)o->steps, o->thr,
       o->pulse, o->partitioner, o->part_sizes ? " --part-sizes " : "",
       o->part_sizes ? o->part_sizes : "");
+  if (o->rw != REFINED_WEIGHT) { /* the default keeps the args of earlier traces */
+    size_t at = strlen(o->args);
+    snprintf(o->args + at, sizeof o->args - at, " --refined-weight %g", o->rw);
+  }
   return 0;
 }
 
@@ -597,7 +613,7 @@ static void z_obj_list(void *d, int ng, int nl, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PT
     gids[i] = a->c[i].gid;
     lids[i] = (ZOLTAN_ID_TYPE)i;
     /* the weight measured at the last step: its work level */
-    if (wdim) w[i] = a->c[i].lvl ? (float)REFINED_WEIGHT : 1.0f;
+    if (wdim) w[i] = a->c[i].lvl ? (float)a->o.rw : 1.0f;
   }
   *ierr = ZOLTAN_OK;
 }
@@ -1160,7 +1176,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < a->n; i++) {
       cell *c = &a->c[i];
       if (prof) {
-        lbsprof_set_value(prof, wm, i, c->lvl ? REFINED_WEIGHT : 1.0);
+        lbsprof_set_value(prof, wm, i, c->lvl ? a->o.rw : 1.0);
         lbsprof_elem_begin(prof, i);
       }
       pull_local(a, i, 3);

@@ -79,7 +79,9 @@ runs)
   run p2 2 "${SIZE[@]}" --part-sizes 3,1 --schedule 30
   check p2 "abs(d['wave']['initial_owner'].count(0) - 216) <= 12" "rank 0 starts with about 3/4 of the 288 cells"
   check p2 "d['args'] == '$ARGS --part-sizes 3,1'" "--part-sizes in the args"
-  for r in s1 s2 s3 f2 h3 c2 p2; do same $r np1; done
+  run r2 2 "${SIZE[@]}" --refined-weight 4 --schedule 30
+  check r2 "d['args'] == '$ARGS --refined-weight 4'" "--refined-weight in the args"
+  for r in s1 s2 s3 f2 h3 c2 p2 r2; do same $r np1; done
   check s1 "d['repartitions'] == [10] and d['wave']['moved'] == 0" "1 rank: a repartition moves nothing"
   check s2 "d['repartitions'] == [20, 45, 70] and d['wave']['moved'] > 0 and d['migration_s'] > 0" "schedule 20,45,70 moved cells"
   check s3 "d['repartitions'] == [30, 60] and d['wave']['moved'] > 0" "schedule from a file"
@@ -218,6 +220,7 @@ errors)
   badrun --steps --steps 0
   badrun --threshold --threshold 0
   badrun --pulse --pulse abc
+  badrun --refined-weight --refined-weight 0.5
   badrun --part-sizes --part-sizes 1,-1
   has "$T/err" "share 2 is not a number > 0" "a negative share"
   badrun --part-sizes --part-sizes 1,1,1
