@@ -115,7 +115,8 @@ typedef enum {
   CLI_DIR_CALIB,      /* calibrate show --csv: ipgs.csv, points.csv, samples.csv, verifies.csv,
                          plan_pieces.csv */
   CLI_DIR_SWEEP,      /* sweep --csv: tidy.csv */
-  CLI_DIR_PIPELINE    /* pipeline --csv: mappings.csv */
+  CLI_DIR_PIPELINE,   /* pipeline --csv: mappings.csv */
+  CLI_DIR_VALIDATE    /* validate --keep: runs.csv, runR_K.json, runR_K.log */
 } cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */

@@ -49,6 +49,9 @@ static void usage(void) {
       "                       v2 cpu.max or v1 cpu.cfs_quota_us; root, or a delegated\n"
       "                       controller); speeds relative to this machine's (1, as 'grid\n"
       "                       probe' writes), at most 1, one CPU per rank\n"
+      "  --keep DIR           keep each real run's JSON summary (its step times included) and\n"
+      "                       log in DIR (new or empty; -f: replacing an earlier --keep's),\n"
+      "                       with DIR/runs.csv listing them\n"
       "  --results FILE       append the replays and the measurements to a results store\n"
       "  --json               one JSON object on stdout\n\n"
       "example:\n"
@@ -60,7 +63,9 @@ static void usage(void) {
 }
 
 typedef struct args {
-  const char *trace, *grid, *policies, *results;
+  const char *trace, *grid, *policies, *results, *keep;
+  int force;     /* -f: --keep may replace an earlier validate's runs */
+  cli_outdir od; /* --keep DIR */
   int json;
   lbs_validate_opts o; /* how the app runs */
   cli_overrides over;  /* --set, --partitioner and --mode, in command-line order */
@@ -78,7 +83,8 @@ static int parse(int argc, char **argv, args *a) {
     O_TIMEOUT,
     O_RESULTS,
     O_JSON,
-    O_EMULATE
+    O_EMULATE,
+    O_KEEP
   };
   static const struct option lo[] = {{"grid", required_argument, 0, O_GRID},
                                      {"policies", required_argument, 0, O_POL},
@@ -92,6 +98,8 @@ static int parse(int argc, char **argv, args *a) {
                                      {"results", required_argument, 0, O_RESULTS},
                                      {"json", no_argument, 0, O_JSON},
                                      {"emulate", no_argument, 0, O_EMULATE},
+                                     {"keep", required_argument, 0, O_KEEP},
+                                     {"force", no_argument, 0, 'f'},
                                      CLI_SET_OPTION,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
@@ -99,7 +107,7 @@ static int parse(int argc, char **argv, args *a) {
   int c, bad = 0;
   a->policies = "none,fixed:20,adaptive:0.15:5:20,optimal";
   a->o = (lbs_validate_opts){.launcher = getenv("LBSIM_MPIEXEC"), .timeout_s = 600};
-  while (!bad && (c = cli_getopt(argc, argv, "ho:", lo)) != -1) {
+  while (!bad && (c = cli_getopt(argc, argv, "hfo:", lo)) != -1) {
     switch (c) {
     case O_GRID: a->grid = optarg; break;
     case O_POL: a->policies = optarg; break;
@@ -113,6 +121,8 @@ static int parse(int argc, char **argv, args *a) {
     case O_RESULTS: a->results = optarg; break;
     case O_JSON: a->json = 1; break;
     case O_EMULATE: a->o.emulate = 1; break;
+    case O_KEEP: a->keep = optarg; break;
+    case 'f': a->force = 1; break;
     case CLI_SET: bad = cli_override(&a->over, "validate", optarg); break;
     case 'o': bad = cli_o_none("validate", optarg); break;
     case 'h': usage(); return -1;
@@ -220,11 +230,11 @@ static void print_table(const args *a, const lbs_validate *v, lbs_err re) {
          a->results && !re ? "; results in " : "", a->results && !re ? a->results : "");
 }
 
-static int validate_with(const args *a, lbs_validate *v, char **pl, int np, lbs_err e);
+static int validate_with(args *a, lbs_validate *v, char **pl, int np, lbs_err e);
 
 /* The trace and the grid, the emulation (--emulate), then the plan, the real runs (a progress
  * bar), the statistics, the store, the report. Exit code. */
-static int validate(const args *a, lbs_validate *v, char **pl, int np) {
+static int validate(args *a, lbs_validate *v, char **pl, int np) {
   lbs_err e =
       lbs_validate_open(v, a->trace, a->grid, (const char *const *)a->over.v, a->over.n, &a->o);
   int guard = -1;
@@ -243,13 +253,19 @@ static int validate(const args *a, lbs_validate *v, char **pl, int np) {
 }
 
 /* validate, after the trace and the grid were opened (e: how that went). Exit code. */
-static int validate_with(const args *a, lbs_validate *v, char **pl, int np, lbs_err e) {
+static int validate_with(args *a, lbs_validate *v, char **pl, int np, lbs_err e) {
   if (!e) e = lbs_validate_plan(v, (const char *const *)pl, np, MPI_COMM_WORLD);
   if (e) return cli_error("validate", e);
   cli_progress prog;
+  lbs_validate_opts o = a->o;
+  if (a->keep) {
+    if (cli_outdir_begin(&a->od)) return 1;
+    o.keep_dir = a->od.tmp;
+  }
   cli_progress_start(&prog, "real runs", (int64_t)a->o.runs * np);
-  e = lbs_validate_run(v, &a->o, cli_progress_cb, &prog);
+  e = lbs_validate_run(v, &o, cli_progress_cb, &prog);
   cli_progress_end(&prog);
+  if (!e && a->keep && cli_outdir_commit(&a->od)) return 1;
   if (e) {
     cli_error("validate", e);
     if (v->tail) fprintf(stderr, "%s\n", v->tail); /* the failed run's output */
@@ -291,6 +307,9 @@ int cmd_validate(int argc, char **argv) {
     return cli_usage("validate", "--policies: 1 to %d policies", MAXPOL);
   }
   if (a.results && cli_check_output(a.results, CLI_OUT_APPEND, CLI_FILE_STORE)) rc = 1;
+  a.od.tmp[0] = '\0', a.od.guard = -1;
+  if (!rc && a.keep && cli_outdir_check_as(&a.od, "validate", a.keep, a.force, CLI_DIR_VALIDATE))
+    rc = 1;
   lbs_validate v;
   lbs_err e =
       rc ? LBS_OK : lbs_validate_init(&v); /* the environment as it was, for the app's runs */
@@ -300,6 +319,7 @@ int cmd_validate(int argc, char **argv) {
     lbs_validate_close(&v);
     MPI_Finalize();
   }
+  if (a.keep) cli_outdir_abort(&a.od); /* nothing once committed */
   for (int k = 0; k < np; k++) free(pl[k]);
   cli_overrides_free(&a.over);
   return rc;

@@ -293,6 +293,16 @@ static int numbered(const char *n, const char *prefix, size_t min, const char *s
   return 1;
 }
 
+/* 1 for validate's "runR_K.json" and "runR_K.log" (R, K: digits). */
+static int run_file(const char *n) {
+  if (strncmp(n, "run", 3)) return 0;
+  const char *p = n + 3, *q;
+  for (q = p; *q >= '0' && *q <= '9'; q++) {}
+  if (q == p || *q != '_') return 0;
+  for (p = ++q; *q >= '0' && *q <= '9'; q++) {}
+  return q > p && (!strcmp(q, ".json") || !strcmp(q, ".log"));
+}
+
 /* The names a command of kind writes in an output directory (see cli_dir_kind). */
 static int lbsim_name(const char *n, cli_dir_kind kind) {
   static const char *const export[] = {"manifest",  "mesh.graph",   "mesh.coords",
@@ -317,8 +327,9 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   static const char *const vtk[] = {"replay.pvd", NULL};
   static const char *const sweep[] = {"tidy.csv", NULL};
   static const char *const pipeline[] = {"mappings.csv", NULL};
-  const char *const *const fixed[] = {export, compare, simgrid, results,
-                                      vtk,    calib,   sweep,   pipeline};
+  static const char *const validate[] = {"runs.csv", NULL};
+  const char *const *const fixed[] = {export, compare, simgrid,  results, vtk,
+                                      calib,  sweep,   pipeline, validate};
   for (size_t i = 0; fixed[kind][i]; i++)
     if (!strcmp(n, fixed[kind][i])) return 1;
   size_t len = strlen(n);
@@ -332,6 +343,7 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   case CLI_DIR_CALIB:
   case CLI_DIR_SWEEP:
   case CLI_DIR_PIPELINE: return 0;
+  case CLI_DIR_VALIDATE: return run_file(n);
   }
   return 0;
 }

@@ -108,6 +108,8 @@ typedef struct lbs_validate_opts {
   double timeout_s;     /* one real run's limit */
   int runs;             /* real runs per policy, 1 to LBS_VALIDATE_MAXRUNS */
   int emulate;          /* each rank capped to its processor's speed (lbs_validate_emulate) */
+  const char *keep_dir; /* an empty directory the runs' JSON and logs stay in, with runs.csv
+                           (NULL: a temporary one, removed) */
 } lbs_validate_opts;
 
 /* A validation. Its fields are read by the caller; the functions fill them. */

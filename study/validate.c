@@ -294,17 +294,24 @@ typedef struct runner {
   char *acopy, *av[256]; /* the app's arguments */
   int na;
   char nbuf[16];   /* the rank count */
-  char tmpdir[32]; /* the runs' JSON and logs */
+  char tmpdir[32]; /* the runs' JSON and logs, removed after ("" with keep_dir) */
+  char dir[4096];  /* where they go: tmpdir, or keep_dir */
 } runner;
 
 static lbs_err runner_init(runner *rn, const lbs_validate *v, const lbs_validate_opts *o) {
   const char *launcher = o->launcher;
   *rn = (runner){.tmpdir = "/tmp/lbsim-validate-XXXXXX"};
-  if (!mkdtemp(rn->tmpdir)) {
+  if (o->keep_dir) { /* the caller's: kept */
+    if (strlen(o->keep_dir) >= sizeof rn->dir)
+      return lbs_fail(LBS_INVAL, "%s: path too long", o->keep_dir);
+    strcpy(rn->dir, o->keep_dir);
+    rn->tmpdir[0] = '\0';
+  } else if (!mkdtemp(rn->tmpdir)) {
     lbs_err e = lbs_fail(LBS_IO, "%s: %s", rn->tmpdir, strerror(errno));
     rn->tmpdir[0] = '\0'; /* nothing to remove */
     return e;
   }
+  if (!o->keep_dir) strcpy(rn->dir, rn->tmpdir);
   rn->lcopy = strdup(launcher && *launcher ? launcher
                      : geteuid() == 0      ? "mpiexec --allow-run-as-root"
                                            : "mpiexec");
@@ -351,8 +358,8 @@ static lbs_err run_failed(lbs_validate *v, const lbs_validate_policy *p, int run
 static lbs_err one_run(lbs_validate *v, const runner *rn, double timeout_s, int run, int k) {
   lbs_validate_policy *p = &v->pol[k];
   char jpath[4200], lpath[4200], *cmd[320];
-  snprintf(jpath, sizeof jpath, "%s/run%d_%d.json", rn->tmpdir, run, k);
-  snprintf(lpath, sizeof lpath, "%s/run%d_%d.log", rn->tmpdir, run, k);
+  snprintf(jpath, sizeof jpath, "%s/run%d_%d.json", rn->dir, run, k);
+  snprintf(lpath, sizeof lpath, "%s/run%d_%d.log", rn->dir, run, k);
   int m = 0;
   for (int i = 0; i < rn->nl; i++) cmd[m++] = rn->lv[i];
   cmd[m++] = "-n", cmd[m++] = (char *)rn->nbuf;
@@ -385,6 +392,22 @@ static lbs_err one_run(lbs_validate *v, const runner *rn, double timeout_s, int 
   return LBS_OK;
 }
 
+/* keep_dir's runs.csv: a row per real run (round, policy, its schedule, total_s, the files). */
+static lbs_err write_index(const lbs_validate *v, const char *dir, int runs) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/runs.csv", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
+  fprintf(f, "round,policy,schedule,total_s,json,log\n");
+  for (int run = 0; run < runs; run++)
+    for (int k = 0; k < v->npol; k++)
+      fprintf(f, "%d,\"%s\",\"%s\",%.9g,run%d_%d.json,run%d_%d.log\n", run + 1, v->pol[k].policy,
+              v->pol[k].schedule, v->pol[k].measured_s[run], run, k, run, k);
+  int bad = ferror(f);
+  if (fclose(f) || bad) return lbs_fail(LBS_IO, "%s: %s", path, strerror(errno));
+  return LBS_OK;
+}
+
 lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progress_fn progress,
                          void *progress_arg) {
   runner rn;
@@ -395,6 +418,7 @@ lbs_err lbs_validate_run(lbs_validate *v, const lbs_validate_opts *o, lbs_progre
       if (!e && progress)
         progress(progress_arg, (int64_t)run * v->npol + k + 1, (int64_t)o->runs * v->npol);
     }
+  if (!e && o->keep_dir) e = write_index(v, rn.dir, o->runs);
   runner_free(&rn, o->runs, v->npol);
   for (int r = 0; !e && v->emu.dir[0] && r < v->emu.ranks; r++)
     e = lbs_emulate_throttled(&v->emu, r, &v->emu_periods[r], &v->emu_throttled_s[r]);

@@ -27,6 +27,7 @@ mkdir -p "$T/bin"
 cat >"$T/bin/prof_app" <<'SH'
 #!/usr/bin/env bash
 sched="" json="" pol=""
+echo "called with: $*" >&2
 while [ $# -gt 0 ]; do
   case $1 in
   --schedule) sched=$2; shift ;;
@@ -141,4 +142,17 @@ vpart() { # GRID [FLAGS...]: the partitioner the replay ran
 [ "$(vpart "$T/grid2.ini")" = zoltan:rib ] && ok || bad "app.partitioner by default: $(cat "$T/err")"
 [ "$(vpart "$T/gsim.ini")" = zoltan:hsfc ] && ok || bad "the grid's [sim] over app.partitioner: $(cat "$T/err")"
 [ "$(vpart "$T/gsim.ini" --partitioner zoltan:rcb)" = zoltan:rcb ] && ok || bad "the flag over [sim]: $(cat "$T/err")"
+# --keep DIR: each run's JSON and log stay, listed in runs.csv; the app got --part-sizes
+expect 0 "validate --keep" -- "${V[@]}" --policies none,steps:5,10 --runs 2 --keep "$T/keep"
+[ "$(ls "$T/keep" | wc -l)" = 9 ] && ok || bad "--keep: $(ls "$T/keep")"
+has "$T/keep/runs.csv" '2,"steps:5,10","5,10",1.2,run1_1.json,run1_1.log' "runs.csv's row of round 2"
+has "$T/keep/run0_1.json" '"repartitions":[5,10]' "a run's JSON kept"
+has "$T/keep/run0_0.log" "--part-sizes equal" "the app was given the replay's part sizes"
+expect 1 "--keep into a kept directory" -- "${V[@]}" --policies none --runs 1 --keep "$T/keep"
+has "$T/err" "directory is not empty" "--keep refuses to mix runs"
+expect 0 "--keep -f" -- "${V[@]}" --policies none --runs 1 --keep "$T/keep" -f
+[ "$(ls "$T/keep" | wc -l)" = 3 ] && ok || bad "--keep -f replaced: $(ls "$T/keep")"
+mkdir -p "$T/mine" && echo keep me >"$T/mine/notes.txt"
+expect 1 "--keep -f over a directory of another's" -- "${V[@]}" --policies none --runs 1 --keep "$T/mine" -f
+[ -s "$T/mine/notes.txt" ] && ok || bad "--keep -f removed another's file"
 finish
