@@ -5,7 +5,9 @@
 #      cap) and, emulated, on one of speed 0.5 and 0.25. A rank at share s should take 1/s times
 #      as long (wave on one rank computes, nothing to wait for): the ratio measured/expected.
 #   2. Two ranks, rank 1 at half speed: wave profiled on 2 ranks, validated with --emulate on
-#      the grid that says so, policies none and fixed:20: predicted against measured.
+#      the probed grid with processor 1 at half speed (bench/half_grid.py), policies none and
+#      fixed:20, then the same with equal part sizes (--set sim.part_sizes=equal: an app that
+#      does not know the speeds): predicted against measured, and the gain of speed-aware parts.
 # Extra arguments go to wave (default: its default size, 100 steps). Run on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +30,8 @@ grid() { # grid FILE SPEED... : one single-processor cluster per speed
 grid "$W/one_1.ini" 1
 grid "$W/one_0.5.ini" 0.5
 grid "$W/one_0.25.ini" 0.25
-grid "$W/two_half.ini" 1 0.5
+[ -s "$W/machine.ini" ] || $MPI -n 2 $B/lbsim grid probe -o "$W/machine.ini" -f </dev/null >/dev/null
+python3 bench/half_grid.py "$W/machine.ini" "$W/two_half.ini" 0.5
 [ -s "$W/w1.lbt" ] || $MPI -n 1 $B/wave --quiet --trace "$W/w1.lbt" "${ARGS[@]}" </dev/null >/dev/null
 [ -s "$W/w2.lbt" ] || $MPI -n 2 $B/wave --quiet --trace "$W/w2.lbt" "${ARGS[@]}" </dev/null >/dev/null
 $B/lbsim validate "$W/w1.lbt" --grid "$W/one_1.ini" --policies none --runs "$RUNS" --json >"$W/one_1.json"
@@ -38,6 +41,8 @@ for s in 0.5 0.25; do
 done
 $B/lbsim validate "$W/w2.lbt" --grid "$W/two_half.ini" --policies none,fixed:20 --runs "$RUNS" --emulate \
   --json >"$W/two_half.json"
+$B/lbsim validate "$W/w2.lbt" --grid "$W/two_half.ini" --policies none,fixed:20 --runs "$RUNS" --emulate \
+  --set sim.part_sizes=equal --json >"$W/two_half_equal.json"
 python3 - "$W" <<'PY'
 import json, os, sys
 W = sys.argv[1]
@@ -53,16 +58,24 @@ for s in ("0.5", "0.25"):
     exp = full["measured_median_s"] / float(s)
     print("| %s | %.3f | %.3f (%.3f..%.3f) | %.3f | %.2f |" % (s, exp, p["measured_median_s"], p["measured_min_s"],
           p["measured_max_s"], p["measured_median_s"] / exp, e["throttled_s"]))
-d = ld("two_half.json")
-print("\nTwo ranks, rank 1 at half speed (grid two_half.ini, partitioner %s):" % d["partitioner"])
-print("| policy | repartitions | predicted s | measured s: median (min..max) | error |")
-print("|---|---|---|---|---|")
-for p in d["policies"]:
-    print("| %s | %d | %.3f | %.3f (%.3f..%.3f) | %+.1f%% |" % (p["policy"], p["repartitions"], p["predicted_s"],
-          p["measured_median_s"], p["measured_min_s"], p["measured_max_s"], 100 * p["error"]))
-for q in d["pairs"]:
-    print("pair %s -> %s: predicted gain %+.1f%%, measured %+.1f%% (%+.1f..%+.1f), %s" % (
-        q["a"], q["b"], 100 * q["predicted_gain"], 100 * q["measured_gain"], 100 * q["measured_gain_min"],
-        100 * q["measured_gain_max"], q["verdict"]))
-print("throttled: " + ", ".join("rank %d %.2f s" % (r["rank"], r["throttled_s"]) for r in d["emulation"]["ranks"]))
+print("\nTwo ranks, rank 1 at half speed (probed grid, processor 1 at 0.5: bench/half_grid.py):")
+print("| part sizes | policy | repartitions | predicted s | measured s: median (min..max) | error |")
+print("|---|---|---|---|---|---|")
+runs = {}
+for f in ("two_half.json", "two_half_equal.json"):
+    d = ld(f)
+    for p in d["policies"]:
+        runs[(d["part_sizes_rule"], p["policy"])] = p
+        print("| %s (%s) | %s | %d | %.3f | %.3f (%.3f..%.3f) | %+.1f%% |" % (d["part_sizes_rule"],
+              ",".join("%.3g" % x for x in d["part_sizes"]), p["policy"], p["repartitions"], p["predicted_s"],
+              p["measured_median_s"], p["measured_min_s"], p["measured_max_s"], 100 * p["error"]))
+    for q in d["pairs"]:
+        print("pair %s -> %s (%s): predicted gain %+.1f%%, measured %+.1f%% (%+.1f..%+.1f), %s" % (
+            q["a"], q["b"], d["part_sizes_rule"], 100 * q["predicted_gain"], 100 * q["measured_gain"],
+            100 * q["measured_gain_min"], 100 * q["measured_gain_max"], q["verdict"]))
+    print("throttled: " + ", ".join("rank %d %.2f s" % (r["rank"], r["throttled_s"]) for r in d["emulation"]["ranks"]))
+for pol in ("none", "fixed:20"):
+    e, s = runs[("equal", pol)], runs[("speed", pol)]
+    print("speed-aware parts with %s: predicted gain %+.1f%%, measured %+.1f%% (medians)" % (pol,
+          100 * (1 - s["predicted_s"] / e["predicted_s"]), 100 * (1 - s["measured_median_s"] / e["measured_median_s"])))
 PY
