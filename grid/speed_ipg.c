@@ -21,12 +21,15 @@
  * else is refused, saying what to write. ipg_points and imported curves record no unit: the
  * grid's author vouches for it (ipg_trace_metric, when given, is still held to).
  *
- * Curves: a time of zero or less after some work, or a last point below an earlier one (past
- * it the time would fall, to zero and below), is refused at load: the replay would take those
- * times for real (issue 31: 0.000 s of compute). A dip inside the curve, as noise leaves in a
- * measured one, is clamped to the highest time before it with a warning, since this model is
- * monotone (more work never takes less time) and refusing would throw a whole calibration away
- * for a noise the IA heuristic already reported. */
+ * Curves: a time of zero or less after some work is refused at load: the replay would take it
+ * for real (issue 31: 0.000 s of compute). So is an ipg_points curve whose last point is below an
+ * earlier one (past it the time would fall, to zero and below). A measured IPG's falling end is
+ * cut instead, with a warning: noise where the sampling stopped (a partial IPG's last samples are
+ * often one work unit apart, and the demo's PoCL curve ends so), which refusing would turn into
+ * a lost calibration; the curve then ends at its last point that rose. A dip inside a curve, as
+ * noise leaves in a measured one, is clamped to the highest time before it with a warning, since
+ * this model is monotone (more work never takes less time) and refusing would throw a whole
+ * calibration away for a noise the IA heuristic already reported. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@ typedef struct {
   char metric[64];        /* the IPG's work metric as recorded ("" for ipg_points) */
   char unit[64];          /* its unit ("" when not recorded: ipg_points, imported) */
   char trace_metric[128]; /* ipg_trace_metric ("": none given) */
+  int measured;           /* 1: a database's IPG, 0: ipg_points */
 } ipg_model;
 
 static const lbs_opt keys[] = {
@@ -147,6 +151,7 @@ static lbs_err load_db(ipg_model *m, const lbs_config *cfg, const char *path, co
                  lbs_config_where(cfg, "nodetype", m->nt, "ipg_impl"), m->nt, impl, msg);
   else {
     m->g = rec.ipg;
+    m->measured = 1;
     rec.ipg = (lbs_ipg){0};
     snprintf(m->metric, sizeof m->metric, "%s", rec.metric);
     lbs_ipg_metric_unit(rec.metric, m->unit, sizeof m->unit);
@@ -160,9 +165,52 @@ static lbs_err load_db(ipg_model *m, const lbs_config *cfg, const char *path, co
   return e;
 }
 
-/* Refuses a curve whose time is zero or less after some work, or whose last point takes less
- * than an earlier one (past it the time would fall, to zero and below); clamps a dip inside it to
- * the highest time before, saying so once (rank 0 of a job). See the file's comment. */
+/* Says a warning once: on rank 0 of a job (every rank loads the grid). */
+#define SAY_ONCE(...)                                                                              \
+  do {                                                                                             \
+    int rank_ = 0, size_ = 1;                                                                      \
+    lbs_log_mpi_env(&rank_, &size_);                                                               \
+    if (rank_ == 0) lbs_log(LBS_LOG_WARN, __VA_ARGS__);                                            \
+  } while (0)
+
+/* The end of a curve whose last point takes less than an earlier one: past it the time would
+ * fall, to zero and below. ipg_points are refused (their author wrote that); a measured IPG loses
+ * its falling end, point by point, with a warning (noise where the sampling stopped: a partial
+ * IPG's last samples often are one work unit apart), refused when fewer than 2 points remain. */
+static lbs_err falling_end(ipg_model *m) {
+  lbs_ipg *g = &m->g;
+  int n = g->n, top = 0; /* top: the earliest point of the highest time before the last one */
+  for (int k = 1; k + 1 < n; k++)
+    if (g->t[k] > g->t[top]) top = k;
+  if (n < 2 || g->t[n - 1] >= g->t[top]) return LBS_OK;
+  char why[512];
+  if (g->t[n - 1] < g->t[n - 2]) {
+    double zero =
+        g->w[n - 1] + g->t[n - 1] * (g->w[n - 1] - g->w[n - 2]) / (g->t[n - 2] - g->t[n - 1]);
+    snprintf(why, sizeof why,
+             "falls on its last segment, from %g s at work metric %g to %g s at %g: past its last "
+             "point the time would reach zero at %g",
+             g->t[n - 2], g->w[n - 2], g->t[n - 1], g->w[n - 1], zero);
+  } else
+    snprintf(why, sizeof why,
+             "ends at %g s at work metric %g, below the %g s it took at %g: past its last point "
+             "the time would be less than for less work",
+             g->t[n - 1], g->w[n - 1], g->t[top], g->w[top]);
+  int keep = n - 1; /* the measured points kept: up to the last one at the highest time so far */
+  while (keep >= 2 && g->t[keep - 1] < g->t[top]) keep--;
+  if (!m->measured || keep < 2)
+    return lbs_fail(LBS_RANGE, "%s: [nodetype %s] %s %s; refused (%s)", m->where, m->nt, m->what,
+                    why, m->measured ? "calibrate further" : "give ipg_points that end rising");
+  SAY_ONCE("%s: warning: [nodetype %s] %s %s: its last %d point%s dropped, the curve ends at "
+           "work metric %g (calibrate further)",
+           m->where, m->nt, m->what, why, n - keep, n - keep == 1 ? "" : "s", g->w[keep - 1]);
+  g->n = keep;
+  return LBS_OK;
+}
+
+/* Refuses a curve whose time is zero or less after some work; refuses or cuts a falling end
+ * (falling_end); clamps a dip inside it to the highest time before, saying so once. See the
+ * file's comment. */
 static lbs_err check_curve(ipg_model *m) {
   lbs_ipg *g = &m->g;
   for (int k = 0; k < g->n; k++)
@@ -172,42 +220,22 @@ static lbs_err check_curve(ipg_model *m) {
                       "to zero or below is refused (a measurement that failed: calibrate again, "
                       "or give ipg_points whose times are > 0)",
                       m->where, m->nt, m->what, g->t[k], g->w[k]);
-  int n = g->n, top = 0; /* top: the earliest point of the highest time before the last one */
-  for (int k = 1; k + 1 < n; k++)
-    if (g->t[k] > g->t[top]) top = k;
-  if (n >= 2 && g->t[n - 1] < g->t[n - 2]) {
-    double zero =
-        g->w[n - 1] + g->t[n - 1] * (g->w[n - 1] - g->w[n - 2]) / (g->t[n - 2] - g->t[n - 1]);
-    return lbs_fail(
-        LBS_RANGE,
-        "%s: [nodetype %s] %s falls on its last segment, from %g s at work metric %g to "
-        "%g s at %g: past its last point the time would reach zero at %g; refused "
-        "(calibrate further, or give ipg_points that end rising)",
-        m->where, m->nt, m->what, g->t[n - 2], g->w[n - 2], g->t[n - 1], g->w[n - 1], zero);
-  }
-  if (n >= 2 && g->t[n - 1] < g->t[top])
-    return lbs_fail(LBS_RANGE,
-                    "%s: [nodetype %s] %s ends at %g s at work metric %g, below the %g s it took "
-                    "at %g: past its last point the time would be less than for less work; "
-                    "refused (calibrate further, or give ipg_points that end rising)",
-                    m->where, m->nt, m->what, g->t[n - 1], g->w[n - 1], g->t[top], g->w[top]);
+  lbs_err e = falling_end(m);
+  if (e) return e;
   int dips = 0, worst = -1;
   double hold = 0, drop = 0; /* the largest fall below the highest time before it */
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; k < g->n; k++) {
     if (k && g->t[k] < hold) {
       if (hold - g->t[k] > drop) drop = hold - g->t[k], worst = k;
       g->t[k] = hold, dips++;
     }
     hold = g->t[k];
   }
-  int rank = 0, size = 1;
-  lbs_log_mpi_env(&rank, &size);
-  if (dips && rank == 0)
-    lbs_log(LBS_LOG_WARN,
-            "%s: warning: [nodetype %s] %s falls in %d point%s (most at work metric %g, %g s "
-            "below the time before it): those times are held at the highest before them (the "
-            "ipg speed model never takes less time for more work)",
-            m->where, m->nt, m->what, dips, dips == 1 ? "" : "s", g->w[worst], drop);
+  if (dips)
+    SAY_ONCE("%s: warning: [nodetype %s] %s falls in %d point%s (most at work metric %g, %g s "
+             "below the time before it): those times are held at the highest before them (the "
+             "ipg speed model never takes less time for more work)",
+             m->where, m->nt, m->what, dips, dips == 1 ? "" : "s", g->w[worst], drop);
   return LBS_OK;
 }
 

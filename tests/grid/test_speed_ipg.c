@@ -2,9 +2,10 @@
  * item 6): the IPG's recorded work metric tied to the replayed trace metric by unit (a mismatch
  * refused with the grid file, node type, both metrics and what to write; an explicit conversion,
  * ipg_trace_metric with ipg_metric_per_work, taken and held to), ipg_points and imported curves
- * vouched for by the grid; curves whose time falls to zero or whose extrapolation falls refused
- * at load, a dip inside one clamped with a warning; and the work range each processor's curve
- * was measured over (the replay's warning is tests/sim/mpi_ipg_range.c's). */
+ * vouched for by the grid; curves whose time falls to zero refused at load, and so are
+ * ipg_points whose end falls, while a measured IPG's falling end is cut with a warning (refused
+ * when too little is left); a dip inside a curve clamped with a warning; and the work range each
+ * processor's curve was measured over (the replay's warning is tests/sim/mpi_ipg_range.c's). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ static char dir[64], dbpath[128];
 
 /* A calibration database in a fresh directory holding complete IPGs: wave.cpu in "cells (of 4^3
  * points)" (1e-4 s + 1e-6 s a cell, 10..1e4 cells), dot.cpu imported, fall.cpu whose last
- * segment falls, zero.cpu whose time is 0 at work 100. */
+ * segment falls, zero.cpu whose time is 0 at work 100, drop.cpu which never again reaches its
+ * first point's time. */
 static void make_db(void) {
   snprintf(dir, sizeof dir, "/tmp/lbs_ipg_XXXXXX");
   cr_assert_not_null(mkdtemp(dir));
@@ -32,7 +34,8 @@ static void make_db(void) {
   } recs[] = {{"wave.cpu", "cells (of 4^3 points)", {10, 1e3, 1e4}, {1.1e-4, 1.1e-3, 1.01e-2}},
               {"dot.cpu", "imported", {0, 1e3, 1e6}, {1e-4, 2e-4, 1.1e-1}},
               {"fall.cpu", "cells (of 4^3 points)", {10, 1e3, 2e3}, {1e-4, 2e-3, 1.5e-3}},
-              {"zero.cpu", "elements", {0, 100, 1e3}, {0, 0, 1e-3}}};
+              {"zero.cpu", "elements", {0, 100, 1e3}, {0, 0, 1e-3}},
+              {"drop.cpu", "elements", {10, 1e3, 2e3}, {2e-3, 1e-3, 1.5e-3}}};
   for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) {
     lbs_ipg_rec r;
     memset(&r, 0, sizeof r);
@@ -175,15 +178,44 @@ Test(speed_ipg, a_time_of_zero_after_some_work_is_refused) {
   lbs_grid_destroy(&g);
 }
 
+static char said[2048];
+static void keep(void *arg, lbs_log_level level, const char *msg) {
+  (void)arg;
+  if (level == LBS_LOG_WARN) snprintf(said + strlen(said), sizeof said - strlen(said), "%s\n", msg);
+}
+
+Test(speed_ipg, a_measured_falling_end_is_cut_with_a_warning) {
+  said[0] = '\0';
+  lbs_log_set_sink(keep, NULL);
+  lbs_grid *g = grid_ok("ipg_db = calib.db\nipg_impl = fall.cpu");
+  lbs_log_set_sink(NULL, NULL);
+  HAS(said, "warning: [nodetype cpu] the IPG of fall.cpu");
+  HAS(said, "falls on its last segment, from 0.002 s at work metric 1000 to 0.0015 s at 2000");
+  HAS(said,
+      "would reach zero at 5000: its last 1 point dropped, the curve ends at work metric 1000");
+  cr_assert_eq(strchr(said, '\n'), said + strlen(said) - 1, "one line: %s", said);
+  double lo, hi;
+  char what[256];
+  cr_assert_eq(lbs_grid_work_range(g, 0, &lo, &hi, what, sizeof what), 1);
+  cr_assert(lo == 10 && hi == 1000, "the range ends where the curve now does: %g..%g", lo, hi);
+  /* past 1000 the first segment goes on: 1e-4 + (w - 10) x 1.9e-3 / 990 */
+  cr_assert_eq(lbs_grid_compute_ns(g, 0, 2000), llround((1e-4 + 1990 * 1.9e-3 / 990) * 1e9));
+  lbs_grid_destroy(&g);
+  /* nothing after the first point ever takes as long again: nothing to keep */
+  cr_assert_eq(grid_of("ipg_db = calib.db\nipg_impl = drop.cpu", &g), LBS_RANGE);
+  cr_assert_null(g);
+  HAS(lbs_errmsg(), "the IPG of drop.cpu");
+  HAS(lbs_errmsg(), "ends at 0.0015 s at work metric 2000, below the 0.002 s it took at 10");
+  HAS(lbs_errmsg(), "; refused (calibrate further)");
+}
+
 Test(speed_ipg, a_falling_extrapolation_is_refused) {
   lbs_grid *g = NULL;
   cr_assert_eq(grid_of("ipg_points = 0:1e-4 1000:2e-3 2000:1.5e-3", &g), LBS_RANGE);
   cr_assert_null(g);
   HAS(lbs_errmsg(), "falls on its last segment, from 0.002 s at work metric 1000 to 0.0015 s");
   HAS(lbs_errmsg(), "would reach zero at 5000");
-  cr_assert_eq(grid_of("ipg_db = calib.db\nipg_impl = fall.cpu", &g), LBS_RANGE);
-  HAS(lbs_errmsg(), "the IPG of fall.cpu");
-  HAS(lbs_errmsg(), "falls on its last segment");
+  HAS(lbs_errmsg(), "; refused (give ipg_points that end rising)");
   /* the last segment rises, but ends below an earlier point */
   cr_assert_eq(grid_of("ipg_points = 0:1e-4 1000:3e-3 2000:1e-3 3000:2e-3", &g), LBS_RANGE);
   HAS(lbs_errmsg(), "ends at 0.002 s at work metric 3000, below the 0.003 s it took at 1000");
@@ -191,12 +223,6 @@ Test(speed_ipg, a_falling_extrapolation_is_refused) {
   g = grid_ok("ipg_points = 0:1e-4 1000:2e-3 2000:2e-3");
   cr_assert_eq(lbs_grid_compute_ns(g, 0, 4000), 2000000);
   lbs_grid_destroy(&g);
-}
-
-static char said[2048];
-static void keep(void *arg, lbs_log_level level, const char *msg) {
-  (void)arg;
-  if (level == LBS_LOG_WARN) snprintf(said + strlen(said), sizeof said - strlen(said), "%s\n", msg);
 }
 
 Test(speed_ipg, a_dip_inside_is_clamped_with_a_warning) {
