@@ -62,7 +62,8 @@ typedef struct lbs_speed_ops {
   lbs_err (*bind_metric)(const void *state, const char *metric, const char *unit);
   /* The work, in units of the replayed metric, over which the model measured its times (a
    * curve's first and last points): 1 with [*lo, *hi] and what was measured into what[n] ("the
-   * IPG of wave.cpu"), 0 when it has no such range (its times hold for any work). NULL: none. */
+   * IPG of wave.cpu"; n 0: not asked), 0 when it has no such range (its times hold for any
+   * work). NULL: none. */
   int (*range)(const void *state, double *lo, double *hi, char *what, size_t n);
 } lbs_speed_ops;
 #define LBS_SPEED_ABI 3
@@ -105,8 +106,9 @@ int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work);
  * node type, both metrics and units, and what to write). Models without the hook take any. */
 lbs_err lbs_grid_bind_metric(const lbs_grid *g, const char *metric, const char *unit);
 /* The work, in units of the replayed metric, over which processor p's speed model measured its
- * times: 1 with [*lo, *hi] and what was measured into what[n], 0 when its times hold for any
- * work (linear, roofline). Outside it a curve's time is extrapolated. */
+ * times: 1 with [*lo, *hi] and what was measured into what[n] (n 0: not asked, what may be
+ * NULL), 0 when its times hold for any work (linear, roofline). Outside it a curve's time is
+ * extrapolated. */
 int lbs_grid_work_range(const lbs_grid *g, int p, double *lo, double *hi, char *what, size_t n);
 /* Relative throughput of processor p (speed-proportional part sizes), times its speed factor:
  * 0 for a failed processor. */

@@ -88,12 +88,13 @@ static void range_check(lbs__engine *x, int64_t s, int m, const int64_t *fix) {
   for (int p = 0; p < x->P; p++) {
     double w = (double)fix[p] / FIX, lo, hi;
     char what[256];
-    if (x->range_said[p] || !(w > 0) ||
-        !lbs_grid_work_range(x->g, p, &lo, &hi, what, sizeof what) || (w >= lo && w <= hi))
+    if (x->range_said[p] || !(w > 0) || !lbs_grid_work_range(x->g, p, &lo, &hi, NULL, 0) ||
+        (w >= lo && w <= hi)) /* (what it is only once it is said) */
       continue;
     x->range_said[p] = 1;
     lbs_metric_info mi;
     if (x->rank || lbs_trace_metric(x->t, m, &mi)) continue;
+    lbs_grid_work_range(x->g, p, &lo, &hi, what, sizeof what);
     if (w > hi)
       lbs_log(LBS_LOG_WARN,
               "replay: warning: processor %d ([nodetype %s]) has %.6g of %s at trace step %lld, "
