@@ -1,6 +1,7 @@
 /* ipg.c - implementation performance graphs: lookup (seed 004, Figure 4-3). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lbs_calib.h"
 
@@ -21,6 +22,20 @@ double lbs_ipg_eval(const lbs_ipg *g, double w) {
   double dw = g->w[lo + 1] - g->w[lo];
   if (!(dw > 0)) return g->t[lo + 1];
   return g->t[lo] + (g->t[lo + 1] - g->t[lo]) * (w - g->w[lo]) / dw;
+}
+
+const char *lbs_ipg_metric_unit(const char *metric, char *buf, size_t n) {
+  if (!n) return buf;
+  *buf = '\0';
+  if (!metric || !strcmp(metric, "imported")) return buf;
+  while (*metric == ' ' || *metric == '\t') metric++;
+  const char *end = strstr(metric, " (");
+  size_t len = end ? (size_t)(end - metric) : strlen(metric);
+  while (len && (metric[len - 1] == ' ' || metric[len - 1] == '\t')) len--;
+  if (len >= n) len = n - 1;
+  memcpy(buf, metric, len);
+  buf[len] = '\0';
+  return buf;
 }
 
 void lbs_ipg_free(lbs_ipg *g) {

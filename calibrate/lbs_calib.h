@@ -25,8 +25,9 @@
 
 typedef struct lbs_adapter {
   const char *kernel; /* "sort", "matmul", "dot", "conv1d", "wave", "walk", "bhforce" */
-  const char
-      *metric;      /* what one unit of work metric is, e.g. "elements", "multiply-adds (m*n*p)" */
+  /* what one unit of work metric is: its unit first, any detail after in parentheses,
+   * "elements", "multiply-adds (m*n*p)" (lbs_ipg_metric_unit; IPGs record it) */
+  const char *metric;
   const char *help; /* one line: the function and its usage assumption */
   double lo, hi;    /* default work-metric range of `lbsim calibrate run` */
   /* RoundMetric: the valid work metric closest to w (w may be any double >= 0). */
@@ -105,6 +106,11 @@ typedef struct lbs_ipg {
   double *w, *t; /* n each, owned */
 } lbs_ipg;
 double lbs_ipg_eval(const lbs_ipg *g, double w);
+/* The unit of an IPG's work metric as its record holds it (lbs_ipg_rec.metric, an adapter's
+ * metric): the text before any " (", blanks trimmed ("cells (of 4^3 points)": "cells"), into
+ * buf[n], returned; "" when the record says nothing of it: empty, or "imported" (samples
+ * measured elsewhere, in units only their importer knows). */
+const char *lbs_ipg_metric_unit(const char *metric, char *buf, size_t n);
 void lbs_ipg_free(lbs_ipg *g); /* leaves it empty */
 
 typedef struct lbs_sample {

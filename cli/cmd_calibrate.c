@@ -9,12 +9,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cmd_calibrate_plan.h"
 #include "lbs_calib.h"
 #include "lbs_calib_run.h"
+#include "lbs_traces.h"
 
 static const char usage_text[] =
     "usage: lbsim calibrate run --kernel K [--impl LIST] -o calib.db [options]\n"
@@ -40,6 +42,11 @@ static const char usage_text[] =
     "  --min-abs S         absolute floor of the accuracy, seconds (default 5e-5: timer noise)\n"
     "  --max-abs S         absolute ceiling, seconds (default 0: none)\n"
     "  --range LO:HI       work-metric range (default: the kernel's, 4 decades or more)\n"
+    "  --range-from TRACE  the range a replay of TRACE asks of the kernel: from its metric's\n"
+    "                      smallest element value above 0 to its largest step's total (one\n"
+    "                      processor given all), in the kernel's unit (docs/calibration.md)\n"
+    "  --trace-metric M    that metric (default: the trace's metric in the kernel's unit)\n"
+    "  --metric-per-work F work-metric units per unit of M (default 1), as ipg_metric_per_work\n"
     "  --threads N         threads of the threads target (default: the online CPUs)\n"
     "  --device I          OpenCL / CUDA device index (default 0)\n"
     "  --timeout S         per implementation, seconds (default 300): at 90% it stops with a\n"
@@ -89,6 +96,9 @@ static const char usage_text[] =
 
 typedef struct {
   const char *db, *kernel, *impls, *only, *csv_dir, *range, *node, *works;
+  const char *range_from, *trace_metric; /* --range-from TRACE, --trace-metric M */
+  double mpw;                            /* --metric-per-work (0: not given, 1) */
+  double range_lo, range_hi;             /* from --range-from, when given */
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
   int threads, device, json, force, nverify, window, max_point, max_samples, repeat, varied,
@@ -179,6 +189,7 @@ static int run_one(const opts *o, lbs_calib_db *db, int64_t run_id, const lbs_im
                        .timeout_s = o->timeout};
   job.lo = job.adapter->lo, job.hi = job.adapter->hi;
   if (o->range) parse_range(o->range, &job.lo, &job.hi); /* checked before */
+  if (o->range_from) job.lo = o->range_lo, job.hi = o->range_hi;
   opts_ia(o, &job.opts);
   char name[96], label[128];
   lbs_impl_name(impl, name, sizeof name);
@@ -213,7 +224,65 @@ static int run_one(const opts *o, lbs_calib_db *db, int64_t run_id, const lbs_im
   return 0;
 }
 
-static int do_run(const opts *o, const char *command) {
+/* The trace metric --range-from reads: --trace-metric's (named: the user vouches for its unit,
+ * converted by --metric-per-work), else the one in the kernel's unit; -1 after saying why. */
+static int trace_metric_of(const opts *o, lbs_trace *t, const char *unit) {
+  if (o->trace_metric) {
+    int m = lbs_trace_metric_find(t, o->trace_metric);
+    if (m < 0)
+      fprintf(stderr, "lbsim: calibrate: %s has no metric '%s'\n", o->range_from, o->trace_metric);
+    return m;
+  }
+  char list[512] = "";
+  for (int m = 0; m < lbs_trace_nmetrics(t); m++) {
+    lbs_metric_info mi;
+    if (lbs_trace_metric(t, m, &mi)) continue;
+    const char *u = mi.unit && *mi.unit ? mi.unit : mi.name;
+    if (*unit && !strcasecmp(u, unit)) return m;
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%s)", m ? ", " : "", mi.name,
+             u);
+  }
+  fprintf(stderr,
+          "lbsim: calibrate: %s has no metric in the kernel's unit '%s' (it has %s): name the one "
+          "the replay will use, --trace-metric M with --metric-per-work F (%s per unit of M)\n",
+          o->range_from, unit, list, unit);
+  return -1;
+}
+
+/* --range-from: the work metrics a replay of the trace's metric asks of the kernel of adapter a
+ * into o->range_lo, o->range_hi (see the usage); 0, or 1 after saying why. */
+static int range_from_trace(opts *o, const lbs_adapter *a) {
+  char unit[64];
+  lbs_ipg_metric_unit(a->metric, unit, sizeof unit);
+  lbs_trace *t = NULL;
+  lbs_err e = lbs_trace_open(o->range_from, &t);
+  if (e) return cli_error(o->range_from, e);
+  int m = trace_metric_of(o, t, unit);
+  int64_t E = lbs_trace_elements(t), S = lbs_trace_steps(t);
+  double *v = m < 0 ? NULL : malloc((size_t)(E > 0 ? E : 1) * sizeof *v), lo = INFINITY, hi = 0;
+  if (m >= 0 && !v) e = lbs_fail(LBS_NOMEM, "%s", o->range_from);
+  for (int64_t s = 0; v && !e && s < S; s++) {
+    double total = 0;
+    if ((e = lbs_trace_read(t, s, m, 0, E, v))) break;
+    for (int64_t i = 0; i < E; i++)
+      if (v[i] > 0) total += v[i], lo = v[i] < lo ? v[i] : lo;
+    hi = total > hi ? total : hi;
+  }
+  free(v);
+  lbs_trace_close(&t);
+  if (m < 0) return 1;
+  if (e) return cli_error(o->range_from, e);
+  double f = o->mpw > 0 ? o->mpw : 1;
+  if (!(hi > 0))
+    return fprintf(stderr, "lbsim: calibrate: %s: its metric holds no work\n", o->range_from), 1;
+  o->range_lo = lo * f, o->range_hi = hi * f;
+  if (!o->json)
+    printf("range         %g:%g %s, from %s (%g to %g per step of its metric, x %g)\n", o->range_lo,
+           o->range_hi, unit, o->range_from, lo, hi, f);
+  return 0;
+}
+
+static int do_run(opts *o, const char *command) {
   if (!o->db) return cli_usage("calibrate", "run needs -o calib.db");
   if (!o->kernel && !o->impls)
     return cli_usage("calibrate", "run needs --kernel K or --impl kernel.target,...");
@@ -227,6 +296,15 @@ static int do_run(const opts *o, const char *command) {
   double lo, hi; /* checked before the database is made or added to */
   if (o->range && parse_range(o->range, &lo, &hi))
     return cli_usage("calibrate", "--range %s: expected LO:HI with 0 <= LO <= HI", o->range);
+  if (o->range && o->range_from)
+    return cli_usage("calibrate", "--range and --range-from both give the range; give one");
+  if ((o->trace_metric || o->mpw > 0) && !o->range_from)
+    return cli_usage("calibrate", "--trace-metric and --metric-per-work go with --range-from");
+  for (int i = 1; o->range_from && i < n; i++)
+    if (strcmp(impls[i]->kernel, impls[0]->kernel))
+      return cli_usage("calibrate", "--range-from: one kernel at a time (%s, %s)", impls[0]->kernel,
+                       impls[i]->kernel);
+  if (o->range_from && range_from_trace(o, lbs_adapter_find(impls[0]->kernel))) return 1;
   if (cli_check_output(o->db, CLI_OUT_APPEND, CLI_FILE_STORE)) return 1;
   lbs_calib_db *db = NULL;
   int64_t run_id = 0;
@@ -500,7 +578,10 @@ enum {
   O_NODE,
   O_WORK,
   O_NOTCOST,
-  O_PARTIAL
+  O_PARTIAL,
+  O_RANGE_FROM,
+  O_TRACE_METRIC,
+  O_MPW
 };
 
 /* An option taking a number: 0, or 2 after a usage error naming it. */
@@ -528,6 +609,7 @@ static int number_opt(int c, const char *arg, opts *o) {
   case O_SET: return cli_parse_f64("--set-pct", arg, 0.01, 1000, &o->set);
   case O_SEED: return cli_parse_i64("--seed", arg, 0, INT64_MAX, &o->seed);
   case O_FLOOR: return cli_parse_f64("--floor", arg, 0, 1e6, &o->floor_s);
+  case O_MPW: return cli_parse_f64("--metric-per-work", arg, 1e-15, 1e15, &o->mpw);
   case O_REPEAT:
     rc = cli_parse_i64("--repeat", arg, 1, LBS_CALIB_MAX_REPEAT, &v), o->repeat = (int)v;
     return rc;
@@ -545,6 +627,9 @@ static int parse(int argc, char **argv, opts *o) {
                                      {"min-abs", 1, 0, O_MINABS},
                                      {"max-abs", 1, 0, O_MAXABS},
                                      {"range", 1, 0, O_RANGE},
+                                     {"range-from", 1, 0, O_RANGE_FROM},
+                                     {"trace-metric", 1, 0, O_TRACE_METRIC},
+                                     {"metric-per-work", 1, 0, O_MPW},
                                      {"threads", 1, 0, O_THREADS},
                                      {"device", 1, 0, O_DEVICE},
                                      {"timeout", 1, 0, O_TIMEOUT},
@@ -587,6 +672,8 @@ static int parse(int argc, char **argv, opts *o) {
     case O_KERNEL: o->kernel = optarg; break;
     case O_IMPL: o->impls = o->only = optarg; break;
     case O_RANGE: o->range = optarg; break;
+    case O_RANGE_FROM: o->range_from = optarg; break;
+    case O_TRACE_METRIC: o->trace_metric = optarg; break;
     case O_JSON: o->json = 1; break;
     case O_CSV: o->csv_dir = optarg; break;
     case 'f': o->force = 1; break;

@@ -490,6 +490,24 @@ int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work) {
   return t < 9e18 ? llround(t) : NS_FOREVER;
 }
 
+lbs_err lbs_grid_bind_metric(const lbs_grid *g, const char *metric, const char *unit) {
+  if (g->base) g = g->base; /* a live grid's node types are its base's */
+  for (int i = 0; i < g->nnt; i++) {
+    const nodetype *nt = &g->nt[i];
+    if (!nt->ops->bind_metric) continue;
+    lbs_err e = nt->ops->bind_metric(nt->state, metric ? metric : "", unit ? unit : "");
+    if (e) return e;
+  }
+  return LBS_OK;
+}
+
+int lbs_grid_work_range(const lbs_grid *g, int p, double *lo, double *hi, char *what, size_t n) {
+  const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
+  if (n) *what = '\0';
+  if (!nt->ops->range) return 0;
+  return nt->ops->range(nt->state, lo, hi, what, n);
+}
+
 double lbs_grid_rate(const lbs_grid *g, int p) {
   const nodetype *nt = &g->nt[g->cnt[g->pcluster[p]]];
   return nt->ops->rate(nt->state) * (g->pfactor ? g->pfactor[p] : 1);

@@ -15,6 +15,7 @@
 #ifndef LBS_GRID_H
 #define LBS_GRID_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lbs_config.h"
@@ -54,8 +55,18 @@ typedef struct lbs_speed_ops {
   /* Relative throughput (work per ns at large work), for part sizes; > 0 and finite. */
   double (*rate)(const void *state);
   void (*fini)(void *state); /* NULL-safe */
+  /* Since ABI 3 (a table of ABI 2 is taken with these NULL). The trace metric the replay gives
+   * the model as work, its name and unit ("" when the trace has none), told once before the
+   * first step (lbs_grid_bind_metric): LBS_OK, or an error saying what to write when the
+   * model's curve measures work in another unit. NULL: any metric will do. */
+  lbs_err (*bind_metric)(const void *state, const char *metric, const char *unit);
+  /* The work, in units of the replayed metric, over which the model measured its times (a
+   * curve's first and last points): 1 with [*lo, *hi] and what was measured into what[n] ("the
+   * IPG of wave.cpu"; n 0: not asked), 0 when it has no such range (its times hold for any
+   * work). NULL: none. */
+  int (*range)(const void *state, double *lo, double *hi, char *what, size_t n);
 } lbs_speed_ops;
-#define LBS_SPEED_ABI 2
+#define LBS_SPEED_ABI 3
 
 /* Registers a speed model after the built-in ones (tests add mocks; ops is borrowed, static).
  * LBS_INVAL when its ABI is not LBS_SPEED_ABI, its name is taken, one of its keys is a common
@@ -89,6 +100,16 @@ const char *lbs_grid_proc_nodetype(const lbs_grid *g, int p);
 /* Compute time of work units on processor p (divided by its speed factor; on a failed
  * processor any work takes forever: 9e18 ns). */
 int64_t lbs_grid_compute_ns(const lbs_grid *g, int p, double work);
+/* Tells every node type's speed model which trace metric a replay gives it as work (name, unit:
+ * "" when the trace has none), before the first step: a model whose curve was measured in
+ * another unit refuses it without an explicit conversion (the error names the grid file, the
+ * node type, both metrics and units, and what to write). Models without the hook take any. */
+lbs_err lbs_grid_bind_metric(const lbs_grid *g, const char *metric, const char *unit);
+/* The work, in units of the replayed metric, over which processor p's speed model measured its
+ * times: 1 with [*lo, *hi] and what was measured into what[n] (n 0: not asked, what may be
+ * NULL), 0 when its times hold for any work (linear, roofline). Outside it a curve's time is
+ * extrapolated. */
+int lbs_grid_work_range(const lbs_grid *g, int p, double *lo, double *hi, char *what, size_t n);
 /* Relative throughput of processor p (speed-proportional part sizes), times its speed factor:
  * 0 for a failed processor. */
 double lbs_grid_rate(const lbs_grid *g, int p);

@@ -111,6 +111,7 @@ static lbs_err latency_reg(const void *o) { return lbs_minex_latency_register(o)
 #define POLICY_ABI2_SIZE offsetof(lbs_policy_ops, flags)         /* up to example */
 #define PART_ABI3_SIZE offsetof(lbs_partitioner_ops, usage)      /* up to cost_model */
 #define LATENCY_ABI1_SIZE offsetof(lbs_minex_latency_ops, flags) /* up to destroy */
+#define SPEED_ABI2_SIZE offsetof(lbs_speed_ops, bind_metric)     /* up to fini */
 _Static_assert(LBS_POLICY_ABI == 3 &&
                    POLICY_ABI2_SIZE == offsetof(lbs_policy_ops, example) + sizeof(char *),
                "policy ABI 2 ended with example: update old_abi and its size with LBS_POLICY_ABI");
@@ -122,6 +123,9 @@ _Static_assert(
     LBS_MINEX_LATENCY_ABI == 2 &&
         LATENCY_ABI1_SIZE == offsetof(lbs_minex_latency_ops, destroy) + sizeof(void (*)(void)),
     "latency ABI 1 ended with destroy: update old_abi and its size with LBS_MINEX_LATENCY_ABI");
+_Static_assert(LBS_SPEED_ABI == 3 &&
+                   SPEED_ABI2_SIZE == offsetof(lbs_speed_ops, fini) + sizeof(void (*)(void)),
+               "speed ABI 2 ended with fini: update old_abi and its size with LBS_SPEED_ABI");
 
 static const kind kinds[] = {
     {.kind = "policy",
@@ -151,6 +155,8 @@ static const kind kinds[] = {
     {.kind = "speed model",
      .plural = "speed models",
      .abi = LBS_SPEED_ABI,
+     .old_abi = 2,
+     .old_size = SPEED_ABI2_SIZE,
      .size = sizeof(lbs_speed_ops),
      .at = speed_at,
      .abi_of = speed_abi,

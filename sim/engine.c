@@ -80,11 +80,46 @@ void lbs__loads_of(lbs__engine *x, const double *w, const lbs_grid *g, int64_t *
   for (int p = 0; p < x->P; p++) load[p] = lbs_grid_compute_ns(g, p, (double)fix[p] / FIX);
 }
 
-void lbs__compute_loads(lbs__engine *x) {
+/* Rank 0 warns once per processor whose work of metric m at window step s (fix: each processor's,
+ * x FIX) lies outside the range its speed model measured: a calibrated curve's time is then
+ * extrapolated past its last point, or held at its first point's. */
+static void range_check(lbs__engine *x, int64_t s, int m, const int64_t *fix) {
+  if (!x->range_said || s < 0) return;
+  for (int p = 0; p < x->P; p++) {
+    double w = (double)fix[p] / FIX, lo, hi;
+    char what[256];
+    if (x->range_said[p] || !(w > 0) || !lbs_grid_work_range(x->g, p, &lo, &hi, NULL, 0) ||
+        (w >= lo && w <= hi)) /* (what it is only once it is said) */
+      continue;
+    x->range_said[p] = 1;
+    lbs_metric_info mi;
+    if (x->rank || lbs_trace_metric(x->t, m, &mi)) continue;
+    lbs_grid_work_range(x->g, p, &lo, &hi, what, sizeof what);
+    if (w > hi)
+      lbs_log(LBS_LOG_WARN,
+              "replay: warning: processor %d ([nodetype %s]) has %.6g of %s at trace step %lld, "
+              "%.3gx the most %s measured (%.6g): its time is extrapolated past the curve's last "
+              "point (said once per processor)",
+              p, lbs_grid_proc_nodetype(x->g, p), w, mi.name, (long long)(x->S0 + s), w / hi, what,
+              hi);
+    else
+      lbs_log(LBS_LOG_WARN,
+              "replay: warning: processor %d ([nodetype %s]) has %.6g of %s at trace step %lld, "
+              "%.3gx the least %s measured (%.6g): its time is the curve's first point's (said "
+              "once per processor)",
+              p, lbs_grid_proc_nodetype(x->g, p), w, mi.name, (long long)(x->S0 + s), w / lo, what,
+              lo);
+  }
+}
+
+void lbs__compute_loads(lbs__engine *x, int64_t s) {
   lbs__loads_of(x, x->w, x->g, x->fix, x->load);
-  for (int k = 0; k < x->nph; k++)
+  range_check(x, s, x->metric, x->fix);
+  for (int k = 0; k < x->nph; k++) {
     lbs__loads_of(x, x->wph + (size_t)k * (size_t)x->n, x->g, x->fix,
                   x->phload + (size_t)k * (size_t)x->P);
+    range_check(x, s, x->phm[k], x->fix);
+  }
 }
 
 int64_t lbs__compute_done(const lbs__engine *x, const int64_t *start, const int64_t *load,

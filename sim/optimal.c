@@ -84,7 +84,7 @@ static lbs_err opt_segments(lbs__engine *x, opt_tables *o, lbs_net *net, int64_t
       int reloaded; /* varying communication weights: this step's halo */
       if ((e = lbs__edge_weights_at(&y, x->S0 + s, &reloaded))) break;
       if (reloaded && (e = lbs__build_halo(&y))) break;
-      lbs__compute_loads(&y);
+      lbs__compute_loads(&y, -1); /* a candidate segment: no warnings */
       int64_t adv, mx = 0;
       e = lbs__agree(x, lbs__run_step(&y, &adv));
       for (int p = 0; p < x->P; p++) mx = clock[p] > mx ? clock[p] : mx;

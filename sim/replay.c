@@ -148,7 +148,7 @@ static lbs_err repart_at(lbs__engine *x, int64_t s) {
   r->recorded_costs += r->reparts[r->nrep].recorded != 0;
   r->nrep++;
   r->repartitioned[s] = 1;
-  lbs__compute_loads(x);
+  lbs__compute_loads(x, s);
   return LBS_OK;
 }
 
@@ -241,7 +241,7 @@ static lbs_err one_step(lbs__engine *x, int64_t s, int64_t *busy) {
   if (reloaded && (e = lbs__build_halo(x))) return e;
   int forced; /* a processor fails now: its elements move before the step (avail.c) */
   if ((e = lbs__avail_step(x, s, &forced))) return e;
-  lbs__compute_loads(x);
+  lbs__compute_loads(x, s);
   if (forced && (e = repart_at(x, s))) return e;
   double imb, limb;
   lbs__avail_imbalance(x->g, x->load, x->P, &imb, &limb);

@@ -32,7 +32,8 @@ void lbs__engine_free(lbs__engine *x) {
   free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix),
       free(x->load), free(x->halo);
   free(x->phm), free(x->wph), free(x->phload), free(x->wcon);
-  free(x->clock), free(x->arrive), free(x->opt_steps), free(x->opt_assign), free(x->rec_idx);
+  free(x->clock), free(x->arrive), free(x->range_said), free(x->opt_steps), free(x->opt_assign),
+      free(x->rec_idx);
 }
 
 /* What the partitioner needs of the mesh; nothing without one (recorded partitions). */
@@ -141,6 +142,10 @@ static lbs_err check_trace(lbs__engine *x, int64_t *total_steps) {
   }
   lbs_err e = find_phases(x);
   if (e) return e;
+  lbs_metric_info mi; /* the grid's speed models take its unit, or say what to write */
+  if ((e = lbs_trace_metric(x->t, x->metric, &mi)) ||
+      (e = lbs_grid_bind_metric(x->g, mi.name, mi.unit ? mi.unit : "")))
+    return e;
   *total_steps = lbs_trace_steps(x->t);
   x->S0 = x->o->first_step;
   x->S = x->o->nsteps > 0 ? x->o->nsteps : *total_steps - x->S0;
@@ -382,9 +387,11 @@ static lbs_err alloc_state(lbs__engine *x) {
   }
   x->clock = calloc(P, sizeof *x->clock);
   x->arrive = calloc(P, sizeof *x->arrive);
-  if (!x->sizes || !x->cur || !x->newp || !x->gid || !x->w || !x->wprev ||
-      (x->pmetric >= 0 && !x->wpart) || (x->nph && (!x->wph || !x->phload)) ||
-      (x->ncon && !x->wcon) || !x->fixnav || !x->fix || !x->load || !x->clock || !x->arrive)
+  x->range_said = calloc(P, 1);
+  if (!x->range_said ||
+      (!x->sizes || !x->cur || !x->newp || !x->gid || !x->w || !x->wprev ||
+       (x->pmetric >= 0 && !x->wpart) || (x->nph && (!x->wph || !x->phload)) ||
+       (x->ncon && !x->wcon) || !x->fixnav || !x->fix || !x->load || !x->clock || !x->arrive))
     return lbs_fail(LBS_NOMEM, "replay state for %lld elements and %d processors", (long long)x->n,
                     x->P);
   /* where a replay starts: the first step partitioned from nowhere (as `partition --from none`),

@@ -88,7 +88,9 @@ typedef struct lbs__engine {
   int64_t *phload; /* nph x P: compute ns of each phase of the current step */
   xfer *halo;      /* halo transfers, sorted by (p, q) */
   int nhalo;
-  int64_t *clock;                 /* P processor clocks (ns) */
+  int64_t *clock; /* P processor clocks (ns) */
+  /* P: 1 for a processor whose work has left its speed model's measured range (warned once) */
+  unsigned char *range_said;
   int64_t *arrive;                /* P: latest arrival into each processor this step */
   lbs_net *net;                   /* the links and NICs, with what earlier batches left on them */
   const lbs_replay_recorder *rec; /* may be NULL */
@@ -153,8 +155,9 @@ lbs_err lbs__part_weights(lbs__engine *x, int64_t s, const double *work, const d
  * checked as the work is; nothing without phases. */
 lbs_err lbs__read_phases(lbs__engine *x, int64_t s, double *wph);
 /* Collective: x->load, the compute time of each processor, from x->w under x->cur; with phases,
- * x->phload too, from x->wph. */
-void lbs__compute_loads(lbs__engine *x);
+ * x->phload too, from x->wph. s: the window step they are (-1: a what-if, not the run's step):
+ * rank 0 then warns, once per processor, of work outside the range its speed model measured. */
+void lbs__compute_loads(lbs__engine *x, int64_t s);
 /* Local: the one place a step's compute is charged. Processor p starts at start[p] (NULL: all
  * at 0) and computes load[p]; with phases (x->nph > 0) it computes them in order, phase k
  * taking phload[k*P + p], and every phase but the last ends when the slowest processor ends it

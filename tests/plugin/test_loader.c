@@ -12,6 +12,8 @@
 
 #include "elf_check.h"
 
+#include "lbs_grid.h"
+
 #include "lbs_minex.h"
 #include "lbs_part.h"
 #include "lbs_plugin_load.h"
@@ -79,6 +81,28 @@ Test(loader, a_latency_function_of_the_abi_before_is_taken_as_todays) {
   lbs_minex_latency *l = NULL;
   cr_assert_eq(lbs_minex_latency_create("plain", NULL, &l), LBS_OK, "%s", lbs_errmsg());
   lbs_minex_latency_destroy(&l);
+}
+
+Test(loader, a_speed_model_of_the_abi_before_is_taken_as_todays) {
+  cr_assert_eq(lbs_plugin_load(LBS_TEST_PLUGIN_OLD_ABI), LBS_OK, "%s", lbs_errmsg());
+  const lbs_speed_ops *ops = lbs_speed_find("thrice");
+  cr_assert_not_null(ops);
+  cr_assert_eq(ops->abi, LBS_SPEED_ABI);
+  cr_assert(!ops->bind_metric && !ops->range, "fields added since read 0");
+  lbs_config *cfg = NULL;
+  cr_assert_eq(
+      lbs_config_parse_string(
+          "t", "[nodetype t]\nspeed_model = thrice\n[cluster A]\nnodes = 2\nnodetype = t\n", &cfg),
+      LBS_OK, "%s", lbs_errmsg());
+  lbs_grid *g = NULL;
+  cr_assert_eq(lbs_grid_from_config(cfg, &g), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_grid_compute_ns(g, 1, 10), 30);
+  cr_assert_eq(lbs_grid_bind_metric(g, "weight", "cells"), LBS_OK, "any metric will do");
+  double lo, hi;
+  char what[64];
+  cr_assert_eq(lbs_grid_work_range(g, 0, &lo, &hi, what, sizeof what), 0, "no range");
+  lbs_grid_destroy(&g);
+  lbs_config_destroy(&cfg);
 }
 
 Test(loader, an_abi_older_than_the_one_before_is_refused) {

@@ -1,8 +1,9 @@
 /* old_abi.c - a plug-in as it was built against the ops ABIs before this lbsim's: its tables
- * laid out as LBS_POLICY_ABI 2 (up to example), LBS_PART_ABI 3 (up to cost_model) and
- * LBS_MINEX_LATENCY_ABI 1 (up to destroy) had them, with nothing after them, as a plug-in
- * compiled then holds them. lbs_plugin_load takes them, the fields added since at 0
- * (tests/plugin/test_loader.c). ANCIENT defined: a policy table of ABI 1, which it refuses. */
+ * laid out as LBS_POLICY_ABI 2 (up to example), LBS_PART_ABI 3 (up to cost_model),
+ * LBS_SPEED_ABI 2 (up to fini) and LBS_MINEX_LATENCY_ABI 1 (up to destroy) had them, with nothing
+ * after them, as a plug-in compiled then holds them. lbs_plugin_load takes them, the fields added
+ * since at 0 (tests/plugin/test_loader.c). ANCIENT defined: a policy table of ABI 1, which it
+ * refuses. */
 #include <lbsim_plugin.h>
 
 /* lbs_policy_ops at ABI 2 */
@@ -43,6 +44,19 @@ typedef struct {
   void (*destroy)(void *user);
 } latency_abi1;
 
+/* lbs_speed_ops at ABI 2 */
+typedef struct {
+  int abi;
+  const char *name;
+  const lbs_opt *keys;
+  const char *example;
+  int monotone;
+  lbs_err (*init)(void **state, const lbs_config *cfg, const char *nodetype, double ns_per_work);
+  int64_t (*time_ns)(const void *state, double work);
+  double (*rate)(const void *state);
+  void (*fini)(void *state);
+} speed_abi2;
+
 static lbs_err init(void **s, const char *a) {
   (void)a;
   *s = NULL;
@@ -78,6 +92,14 @@ static double lat(void *u, const lbs_minex_ipg *ipg, const lbs_minex_tot *tot) {
   return tot->pproc + tot->comm + tot->remap;
 }
 
+static lbs_err sp_init(void **s, const lbs_config *c, const char *nt, double npw) {
+  (void)c, (void)nt, (void)npw;
+  *s = NULL;
+  return LBS_OK;
+}
+static int64_t sp_time(const void *s, double w) { return (void)s, (int64_t)(3 * w); }
+static double sp_rate(const void *s) { return (void)s, 1.0 / 3; }
+
 static const policy_abi2 every10 = {.abi = 2,
                                     .name = "every10",
                                     .usage = "every10",
@@ -96,13 +118,21 @@ static const latency_abi1 plain = {.abi = 1,
                                    .example = "plain",
                                    .create = lat_create,
                                    .latency = lat};
+static const speed_abi2 thrice = {.abi = 2,
+                                  .name = "thrice",
+                                  .monotone = 1,
+                                  .init = sp_init,
+                                  .time_ns = sp_time,
+                                  .rate = sp_rate};
 static const lbs_policy_ops *const policies[] = {(const lbs_policy_ops *)&every10, NULL};
+static const lbs_speed_ops *const speeds[] = {(const lbs_speed_ops *)&thrice, NULL};
 static const lbs_partitioner_ops *const parts[] = {(const lbs_partitioner_ops *)&modulo, NULL};
 static const lbs_minex_latency_ops *const lats[] = {(const lbs_minex_latency_ops *)&plain, NULL};
 static const lbsim_plugin plugin = {.abi = LBSIM_PLUGIN_ABI,
                                     .name = "old_abi",
                                     .policies = policies,
                                     .partitioners = parts,
+                                    .speed_models = speeds,
                                     .latencies = lats};
 #else
 static const policy_abi2 ancient = {
