@@ -186,7 +186,8 @@ static void print_pairs(const lbs_validate *v) {
     if (!strcmp(v->pol[k].policy, "recorded"))
       printf(
           "  profiler's inflation: the profiled run (recorded, replayed with its own assignments\n"
-          "  and costs) %+.1f%% against its schedule run unprofiled\n",
+          "  and costs) %+.1f%% against its schedule run unprofiled (on the machine it was\n"
+          "  profiled on: other speeds or an emulation change the runs, not the profile)\n",
           100 * v->pol[k].error);
 }
 

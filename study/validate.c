@@ -370,7 +370,10 @@ static lbs_err one_run(lbs_validate *v, const runner *rn, double timeout_s, int 
     cmd[m++] = "--schedule", cmd[m++] = p->schedule;
   else
     cmd[m++] = "--policy", cmd[m++] = "none";
-  cmd[m++] = "--part-sizes", cmd[m++] = v->part_arg;
+  /* the recorded policy replays the profiled run's own assignments: the app gets its own sizes */
+  const char *own = lbs_trace_meta(v->trace, LBS_APP_PART_SIZES_META);
+  cmd[m++] = "--part-sizes";
+  cmd[m++] = strcmp(p->policy, "recorded") ? v->part_arg : (char *)(own ? own : "equal");
   cmd[m++] = "--json", cmd[m++] = jpath, cmd[m] = NULL;
   int status = 0, got = run_child(cmd, v->env, lpath, timeout_s, &status);
   if (got == -1) return lbs_fail(LBS_IO, "cannot start '%s': %s", cmd[0], strerror(errno));
