@@ -448,8 +448,8 @@ int64_t lbs_trace_file_bytes(const lbs_trace *t);
 /* Verifies the whole file: SQLite integrity, schema, every step has every chunk of every
  * metric with the right element range, every CRC-32, every chunk decodes, the mesh
  * arrays' CRCs, and the arrays kept per step (recorded owners, edge weights, events: each
- * readable, its values in range; edge weights and events at a step the trace has). Returns the first problem, naming step,
- * metric and chunk, or the array. */
+ * readable, its values in range; edge weights and events at a step the trace has). Returns the
+ * first problem, naming step, metric and chunk, or the array. */
 lbs_err lbs_trace_verify(lbs_trace *t, lbs_progress_fn progress, void *arg);
 /* Whether the writer finished the trace: as many steps as its `source` promises (a generator's
  * recipe, steps=N), profiler.complete in a profiled trace (the collector writes it as it ends),
