@@ -219,6 +219,36 @@ Test(vt, bad_input_names_file_phase_and_task) {
       "data.1.json: 1 phases (0..0), and");
   bad(1, (const char *[]){ONE("{\"id\":0,\"tasks\":[{\"entity\":{\"home\":0},\"time\":1}]}")},
       "neither id nor seq_id");
+  bad(2,
+      (const char *[]){ONE("{\"id\":0,\"tasks\":[" TASK(7, true, "[0]", 0, 1) "]}"),
+                       ONE("{\"id\":0,\"tasks\":[" TASK(7, true, "[0]", 1, 1) "]}")},
+      "phase 0: task 7: also in ");
+  bad(1,
+      (const char *[]){ONE("{\"id\":0,\"tasks\":[{\"entity\":{\"seq_id\":1,\"collection_id\":7},"
+                           "\"node\":0,\"time\":1}],\"communications\":[{\"type\":\"SendRecv\","
+                           "\"from\":{\"seq_id\":1,\"collection_id\":7},\"to\":{\"seq_id\":1,"
+                           "\"collection_id\":9},\"messages\":1,\"bytes\":1}]}")},
+      "phase 0: task seq 1 (collection 9): a communication names this unknown task");
+}
+
+/* seq_id tasks: told apart by their collection (or objgroup) */
+Test(vt, seq_ids_of_two_collections) {
+  char *d = tu_tmpdir(), *p = tu_path(d, "data.0.json"), *out = tu_path(d, "s.lbt");
+  tu_write(p, ONE("{\"id\":5,\"tasks\":["
+                  "{\"entity\":{\"seq_id\":1,\"collection_id\":8},\"node\":0,\"time\":2},"
+                  "{\"entity\":{\"seq_id\":1,\"collection_id\":7},\"node\":0,\"time\":1},"
+                  "{\"entity\":{\"seq_id\":1,\"objgroup_id\":9},\"node\":0,\"time\":3}]}"));
+  cr_assert_eq(import(&p, 1, out), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(out, &t), LBS_OK);
+  cr_assert_eq(lbs_trace_elements(t), 3);
+  double v[3];
+  cr_assert_eq(lbs_trace_read(t, 0, 0, 0, 3, v), LBS_OK);
+  cr_assert(v[0] == 1e9 && v[1] == 2e9 && v[2] == 3e9, "in collection order");
+  cr_assert_null(lbs_trace_meta(t, "edge_weight"), "no communication, no per-step weights");
+  lbs_trace_close(&t);
+  free(p), free(out);
+  tu_rmrf(d);
 }
 
 Test(vt, the_decompressed_size_is_capped) {
