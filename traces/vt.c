@@ -229,7 +229,8 @@ typedef struct {
   lbs_vt *v;
   int file;
   const char *path;
-  int64_t phase; /* the phase being read, for messages */
+  int64_t phase;       /* the phase being read, for messages */
+  int64_t obs0, comm0; /* the file's own tasks and communications start there */
   vt_ids listed, identical, skipped;
 } vt_file;
 
@@ -394,12 +395,12 @@ static lbs_err copy_identical(vt_file *f, int64_t p, int64_t prev) {
   lbs_vt *v = f->v;
   int64_t no = v->nobs, nc = v->ncomm;
   lbs_err e = LBS_OK;
-  for (int64_t i = 0; !e && i < no; i++)
-    if (v->obs[i].file == f->file && v->obs[i].phase == prev &&
+  for (int64_t i = f->obs0; !e && i < no; i++)
+    if (v->obs[i].phase == prev &&
         !(e = grow((void **)&v->obs, &v->capobs, v->nobs + 1, sizeof *v->obs)))
       v->obs[v->nobs] = v->obs[i], v->obs[v->nobs++].phase = p;
-  for (int64_t i = 0; !e && i < nc; i++)
-    if (v->comm[i].file == f->file && v->comm[i].phase == prev &&
+  for (int64_t i = f->comm0; !e && i < nc; i++)
+    if (v->comm[i].phase == prev &&
         !(e = grow((void **)&v->comm, &v->capcomm, v->ncomm + 1, sizeof *v->comm)))
       v->comm[v->ncomm] = v->comm[i], v->comm[v->ncomm++].phase = p;
   return e;
@@ -419,8 +420,7 @@ static lbs_err file_phases(vt_file *f) {
     int64_t p = f->listed.v[i];
     if (!ids_has(&f->identical, p)) continue;
     int has = 0; /* tasks of its own: those stand */
-    for (int64_t k = 0; k < f->v->nobs && !has; k++)
-      has = f->v->obs[k].file == f->file && f->v->obs[k].phase == p;
+    for (int64_t k = f->obs0; k < f->v->nobs && !has; k++) has = f->v->obs[k].phase == p;
     if (!has) e = copy_identical(f, p, f->listed.v[i - 1]);
   }
   for (int64_t i = 0; !e && i < f->skipped.n; i++) e = ids_add(&f->v->skipped, f->skipped.v[i]);
@@ -428,7 +428,7 @@ static lbs_err file_phases(vt_file *f) {
 }
 
 static lbs_err read_file(lbs_vt *v, int file, vt_ids *first) {
-  vt_file f = {v, file, v->files[file], -1, {0}, {0}, {0}};
+  vt_file f = {v, file, v->files[file], -1, v->nobs, v->ncomm, {0}, {0}, {0}};
   json_t *doc = NULL, *x;
   lbs_err e = load_json(f.path, &doc);
   if (!e) e = read_metadata(&f, doc);
@@ -451,13 +451,29 @@ static lbs_err read_file(lbs_vt *v, int file, vt_ids *first) {
 
 /* ---------------------------------------------------------------- the dense arrays */
 
+typedef struct {
+  int64_t a, b;
+} vt_pair;
+
+static int cmp_pair(const void *x, const void *y) {
+  const vt_pair *p = x, *q = y;
+  if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
+  return (p->b > q->b) - (p->b < q->b);
+}
+
+/* No rank twice: (rank, file) pairs sorted, neighbours compared. */
 static lbs_err check_ranks(lbs_vt *v) {
-  for (int i = 0; i < v->nfiles; i++)
-    for (int j = 0; j < i; j++)
-      if (v->rank[i] >= 0 && v->rank[i] == v->rank[j])
-        return lbs_fail(LBS_PARSE, "%s: rank %lld again (also %s): files from different runs?",
-                        v->files[i], (long long)v->rank[i], v->files[j]);
-  return LBS_OK;
+  vt_pair *r = malloc((size_t)v->nfiles * sizeof *r);
+  if (!r) return lbs_fail(LBS_NOMEM, "vt ranks");
+  for (int i = 0; i < v->nfiles; i++) r[i] = (vt_pair){v->rank[i], i};
+  qsort(r, (size_t)v->nfiles, sizeof *r, cmp_pair);
+  lbs_err e = LBS_OK;
+  for (int i = 1; !e && i < v->nfiles; i++)
+    if (r[i].a >= 0 && r[i].a == r[i - 1].a)
+      e = lbs_fail(LBS_PARSE, "%s: rank %lld again (also %s): files from different runs?",
+                   v->files[r[i].b], (long long)r[i].a, v->files[r[i - 1].b]);
+  free(r);
+  return e;
 }
 
 /* The tasks: the distinct keys in order, the pinned ones counted, the coordinates where every
@@ -533,16 +549,6 @@ static void fill_owners(lbs_vt *v) {
         last = *n;
     }
   }
-}
-
-typedef struct {
-  int64_t a, b;
-} vt_pair;
-
-static int cmp_pair(const void *x, const void *y) {
-  const vt_pair *p = x, *q = y;
-  if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
-  return (p->b > q->b) - (p->b < q->b);
 }
 
 static int64_t pair_find(const lbs_vt *v, int64_t a, int64_t b) {
