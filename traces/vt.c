@@ -104,10 +104,9 @@ static void ids_sort_unique(vt_ids *s) {
   s->n = m;
 }
 
+/* v in the sorted set s */
 static int ids_has(const vt_ids *s, int64_t v) {
-  for (int64_t i = 0; i < s->n; i++)
-    if (s->v[i] == v) return 1;
-  return 0;
+  return s->n && bsearch(&v, s->v, (size_t)s->n, sizeof v, cmp_i64);
 }
 
 static int key_cmp(const vt_key *x, const vt_key *y) {
@@ -377,8 +376,6 @@ static lbs_err read_comm(vt_file *f, json_t *c) {
 static lbs_err read_phase(vt_file *f, json_t *ph) {
   if (!get_i64(ph, "id", &f->phase))
     return lbs_fail(LBS_PARSE, "%s: a phase without an integer id", f->path);
-  if (ids_has(&f->listed, f->phase))
-    return lbs_fail(LBS_PARSE, "%s: phase %lld: listed twice", f->path, (long long)f->phase);
   lbs_err e = ids_add(&f->listed, f->phase);
   json_t *tasks = json_object_get(ph, "tasks"), *x;
   if (!e && !json_is_array(tasks))
@@ -410,6 +407,11 @@ static lbs_err copy_identical(vt_file *f, int64_t p, int64_t prev) {
  * identical ones filled from the phase before; the steps gathered. */
 static lbs_err file_phases(vt_file *f) {
   lbs_err e = LBS_OK;
+  qsort(f->listed.v, (size_t)f->listed.n, sizeof *f->listed.v, cmp_i64);
+  for (int64_t i = 1; i < f->listed.n; i++)
+    if (f->listed.v[i] == f->listed.v[i - 1])
+      return lbs_fail(LBS_PARSE, "%s: phase %lld: listed twice", f->path,
+                      (long long)f->listed.v[i]);
   for (int64_t i = 0; !e && i < f->identical.n; i++) e = ids_add(&f->listed, f->identical.v[i]);
   ids_sort_unique(&f->listed);
   int64_t m = 0;
