@@ -55,7 +55,8 @@ enum {
   O_DT,
   O_NOISE,
   O_NONFINITE,
-  O_NOVALUES
+  O_NOVALUES,
+  O_VT
 };
 
 /* One --bound or --codec argument into the settings: 0, or 2 after a message naming the option. */
@@ -503,6 +504,8 @@ static int trace_export(int argc, char **argv) {
 typedef struct {
   enc_opts eo;
   const char *dir, *chaco, *coords, *out;
+  const char **vt; /* --vt's files (or one directory): nvt of them (malloc'd array) */
+  int nvt;
 } import_args;
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
@@ -512,8 +515,9 @@ static int import_parse(int argc, char **argv, import_args *a) {
                                      {"chaco", required_argument, 0, O_CHACO},
                                      {"coords", required_argument, 0, O_COORDS},
                                      {"allow-nonfinite", no_argument, 0, O_NONFINITE},
+                                     {"vt", required_argument, 0, O_VT},
                                      {0, 0, 0, 0}};
-  int c, r;
+  int c, r, vt = 0;
   while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
     if ((r = enc_opt(c, optarg, &a->eo)) == 2) return 2;
     if (r) continue;
@@ -521,35 +525,54 @@ static int import_parse(int argc, char **argv, import_args *a) {
     case 'o':
       if (cli_output_arg("trace import", "-o", optarg, &a->out)) return 2;
       break;
+    case O_VT:
+      if (vt++) return cli_usage("trace import", "give --vt once, then its files");
+      if (!(a->vt = malloc((size_t)argc * sizeof *a->vt)))
+        return cli_error("trace import", LBS_NOMEM);
+      a->vt[a->nvt++] = optarg;
+      break;
     case O_STEPSDIR: a->dir = optarg; break;
     case O_CHACO: a->chaco = optarg; break;
     case O_COORDS: a->coords = optarg; break;
     case O_NONFINITE: a->eo.allow_nonfinite = 1; break;
     case 'h':
-      printf("usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o "
-             "t.lbt\n\n"
-             "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
-             "                   README.md), stored within the default bound %s\n"
-             "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
-             "                   vertex weights (weight0.. with several constraints), lossless;\n"
-             "                   what Zoltan's reader forgives (self loops, an m counting both\n"
-             "                   directions, no lines for trailing isolated vertices) is taken\n"
-             "                   with a warning\n"
-             "  --coords C       vertex coordinates for the graph, one line per vertex\n"
-             "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
-             "                   error naming the file, line and metric)\n" ENC_HELP "\nexamples:\n"
-             "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
-             "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n",
-             LBS_BOUND_DEFAULT, "rel:0.005 for a steps directory, lossless for a Chaco graph");
+      printf(
+          "usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o "
+          "t.lbt\n"
+          "       lbsim trace import --vt FILE... | --vt DIR -o t.lbt\n\n"
+          "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
+          "                   README.md), stored within the default bound %s\n"
+          "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
+          "                   vertex weights (weight0.. with several constraints), lossless;\n"
+          "                   what Zoltan's reader forgives (self loops, an m counting both\n"
+          "                   directions, no lines for trailing isolated vertices) is taken\n"
+          "                   with a warning\n"
+          "  --coords C       vertex coordinates for the graph, one line per vertex\n"
+          "  --vt FILE...     DARMA vt's LB data files (one a rank, plain or brotli JSON), or a\n"
+          "                   directory of data.<rank>.json: a task an element, a phase a\n"
+          "                   step, metric time_ns (and time_ns.sID per subphase), the node\n"
+          "                   each task ran on as the recorded owners (--policy recorded), the\n"
+          "                   bytes task pairs exchange as per-step arc weights; default %s\n"
+          "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
+          "                   error naming the file, line and metric)\n" ENC_HELP "\nexamples:\n"
+          "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
+          "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n"
+          "  lbsim trace import --vt lbdata/ -o vt.lbt     # lbdata/data.0.json ...\n"
+          "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n",
+          LBS_BOUND_DEFAULT, LBS_BOUND_DEFAULT,
+          "rel:0.005 for a steps directory and vt files, lossless for a Chaco graph");
       return -1;
     default: return cli_bad_option("trace import");
     }
   }
   if (!a->out) return cli_usage("trace import", "missing -o FILE");
-  if (!a->dir == !a->chaco)
-    return cli_usage("trace import", "give exactly one of --steps-dir and --chaco");
+  if (!!a->dir + !!a->chaco + !!vt != 1)
+    return cli_usage("trace import", "give exactly one of --steps-dir, --chaco and --vt");
   if (a->coords && !a->chaco) return cli_usage("trace import", "--coords goes with --chaco");
-  if (optind < argc) return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
+  if (vt) /* --vt's value and every argument left: its files (getopt moved them to the end) */
+    while (optind < argc) a->vt[a->nvt++] = argv[optind++];
+  else if (optind < argc)
+    return cli_usage("trace import", "unexpected argument '%s'", argv[optind]);
   return 0;
 }
 
@@ -597,14 +620,51 @@ static int import_chaco(const import_args *a) {
   return rc;
 }
 
+/* --vt: the files read (a directory's data.<rank>.json files, in rank order), the settings
+ * checked, the old trace replaced once the input is read, the trace written. */
+static int import_vt(const import_args *a) {
+  char **listed = NULL;
+  int nlisted = 0, rc = 0;
+  struct stat st;
+  lbs_err e = LBS_OK;
+  if (a->nvt == 1 && stat(a->vt[0], &st) == 0 && S_ISDIR(st.st_mode))
+    e = lbs_vt_dir_files(a->vt[0], &listed, &nlisted);
+  lbs_vt *v = NULL;
+  if (!e)
+    e = listed ? lbs_vt_read((const char *const *)listed, nlisted, &v)
+               : lbs_vt_read(a->vt, a->nvt, &v);
+  lbs_vt_files_free(listed, nlisted);
+  if (!e && lbs_vt_check_encoding(v, &a->eo.enc))
+    rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
+  else if (!e && cli_replace_output(a->out, a->eo.force, CLI_FILE_TRACE))
+    rc = 1;
+  else if (!e) {
+    int guard = guard_trace(a->out);
+    e = lbs_vt_write_trace(v, &a->eo.enc, a->eo.chunk, a->out);
+    cli_interrupt_keep(guard);
+  }
+  if (!rc && e) rc = cli_error("trace import", e);
+  if (!rc) {
+    lbs_vt_summary s;
+    lbs_vt_summary_get(v, &s);
+    fprintf(stderr,
+            "lbsim: trace import: %d vt files: %lld tasks (%lld pinned), %lld phases (%lld "
+            "skipped), %lld communicating pairs (%lld communications with a node left out)\n",
+            s.files, (long long)s.tasks, (long long)s.pinned, (long long)s.steps,
+            (long long)s.skipped, (long long)s.pairs, (long long)s.node_comms);
+  }
+  lbs_vt_destroy(&v);
+  return rc;
+}
+
 static int trace_import(int argc, char **argv) {
   import_args a = {0};
   int rc = import_parse(argc, argv, &a);
-  if (rc) return rc < 0 ? 0 : rc;
-  if (check_output(a.out, a.eo.force)) return 1;
-  rc = a.dir ? import_stepsdir(&a) : import_chaco(&a);
+  if (!rc && check_output(a.out, a.eo.force)) rc = 1;
+  if (!rc) rc = a.dir ? import_stepsdir(&a) : a.chaco ? import_chaco(&a) : import_vt(&a);
   if (!rc) cli_wrote("trace import", a.out, NULL);
-  return rc;
+  free(a.vt);
+  return rc < 0 ? 0 : rc;
 }
 
 /* ---------------------------------------------------------------- recode */
@@ -730,13 +790,14 @@ int cmd_trace(int argc, char **argv) {
     const char *name;
     int (*run)(int, char **);
     const char *help;
-  } subs[] = {{"gen", trace_gen, "generate a synthetic trace (bump, hotspot, random)"},
-              {"info", trace_info, "elements, steps, metrics, sizes and errors"},
-              {"check", trace_check, "verify every checksum, the structure and the error bound"},
-              {"export", trace_export, "write CSV or a one-file-per-step directory"},
-              {"import", trace_import, "read a one-file-per-step directory or a Chaco graph"},
-              {"recode", trace_recode, "write a trace again with other bounds, codecs or chunks"},
-              {NULL, NULL, NULL}};
+  } subs[] = {
+      {"gen", trace_gen, "generate a synthetic trace (bump, hotspot, random)"},
+      {"info", trace_info, "elements, steps, metrics, sizes and errors"},
+      {"check", trace_check, "verify every checksum, the structure and the error bound"},
+      {"export", trace_export, "write CSV or a one-file-per-step directory"},
+      {"import", trace_import, "read a one-file-per-step directory, a Chaco graph or vt's LB data"},
+      {"recode", trace_recode, "write a trace again with other bounds, codecs or chunks"},
+      {NULL, NULL, NULL}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     FILE *f = argc < 2 ? stderr : stdout;
     fprintf(f, "usage: lbsim trace <command> [options]\n\ncommands:\n");

@@ -6,6 +6,8 @@ set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libssl-dev
+  # DARMA vt's brotli-compressed LB data files (lbsim trace import --vt; traces/vt.c)
+  libbrotli-dev
   libcriterion-dev libgsl-dev metis
   # every JSON lbsim writes (core/lbs_json.h)
   libjansson-dev

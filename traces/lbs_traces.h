@@ -713,6 +713,46 @@ lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const doub
 lbs_err lbs_chaco_import(const char *graph_path, const char *coords_path, const lbs_encoding *enc,
                          int64_t chunk_elems, const char *out_path, lbs_chaco_notes *notes);
 
+/* DARMA vt's "LB data" files (vt.c), as vt, LBAF and vt-tv write them: one file a rank
+ * (data.<rank>.json), plain JSON or brotli-compressed (told by content: JSON starts with '{').
+ * Every task (keyed by its entity's id, else its seq_id and collection or objgroup id) becomes an
+ * element, in key order; every phase a step, app step = the phase id, in ascending order (phases
+ * the metadata lists as skipped: none; identical_to_previous: the file's previous phase again).
+ * Metric time_ns: the task's time x 1e9, rounded to the ns (0 in a phase it is absent from); with
+ * subphases, one metric time_ns.sID per subphase id, listed as time_ns's phases (meta
+ * phases.time_ns). The node a task ran on is its recorded owner at that phase (a task absent
+ * keeps its last one). The task pairs that ever communicate are a symmetric graph whose arcs
+ * weigh the bytes the pair exchanged (both directions) at each step (edge_weight = stored@step);
+ * communication with a node (not a task) is left out, and counted. Coordinates: the tasks'
+ * indices, when every task has one. Errors name the file, the phase and the task. */
+#define LBS_VT_MAX_SUBPHASES 32
+#define LBS_VT_MAX_FILES 1048576
+typedef struct lbs_vt lbs_vt;
+/* Reads paths[0..n) (one run's files, one a rank): LBS_PARSE for a file that is neither JSON nor
+ * brotli, truncated, a phase listed twice, a task without a time or with a negative one, a
+ * communication naming an unknown task, files of different runs (the same rank twice, other
+ * phases); LBS_IO for a file that cannot be read; LBS_RANGE past the size limit. */
+lbs_err lbs_vt_read(const char *const *paths, int n, lbs_vt **out);
+void lbs_vt_destroy(lbs_vt **v); /* NULL-safe, clears *v */
+typedef struct lbs_vt_summary {
+  int files;
+  int64_t tasks, pinned, steps, skipped; /* pinned: non-migratable tasks */
+  int subphases;
+  int64_t pairs, node_comms; /* communicating task pairs; communications with a node left out */
+} lbs_vt_summary;
+void lbs_vt_summary_get(const lbs_vt *v, lbs_vt_summary *s);
+/* enc against v's metrics (default: LBS_BOUND_DEFAULT, the default codec, measured data):
+ * LBS_INVAL or LBS_NOTFOUND with the reason. */
+lbs_err lbs_vt_check_encoding(const lbs_vt *v, const lbs_encoding *enc);
+/* v as a new trace at out_path (LBS_IO if it exists); meta source = "vt", vt.files, vt.ranks,
+ * vt.pinned, vt.skipped_phases, vt.node_comms_left_out. */
+lbs_err lbs_vt_write_trace(const lbs_vt *v, const lbs_encoding *enc, int64_t chunk_elems,
+                           const char *out_path);
+/* The files data.<rank>.json of dir, sorted by rank (LBS_NOTFOUND when none); free with
+ * lbs_vt_files_free. */
+lbs_err lbs_vt_dir_files(const char *dir, char ***paths, int *n);
+void lbs_vt_files_free(char **paths, int n);
+
 /* One-file-per-step directory (format in README.md): writes every step of t into dir. */
 lbs_err lbs_stepsdir_export(lbs_trace *t, const char *dir, int64_t first_step, int64_t nsteps);
 /* Imports a steps directory into a new trace at out_path; every metric gets codec and bound

@@ -35,5 +35,7 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
 
 /* Values lbs_trace_value_stats gathers at most before narrowing further (tests lower it). */
 extern int64_t lbs__stats_collect;
+/* The most bytes a brotli-compressed vt file may decompress to (tests lower it). */
+extern size_t lbs__vt_max_bytes;
 
 #endif

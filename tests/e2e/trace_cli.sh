@@ -234,4 +234,47 @@ has "$T/err" "warning: $T/nf: 1 NaN or infinite values imported" "NaN warning"
 expect 0 "info counts it" -- "$LBSIM" trace info "$T/nf.lbt" --json
 has "$T/out" '"nonfinite":1' "non-finite counted"
 
+# DARMA vt's LB data (traces/vt.c): a directory of two ranks' files (10 tasks each; task 9
+# moves from rank 0 to rank 1 in phase 1; tasks 0 and 10 exchange bytes), and files named
+mkdir -p "$T/vt"
+vt_task() { # id node time
+  printf '{"entity":{"type":"object","id":%d,"home":%d,"migratable":true,"index":[%d]},"node":%d,"resource":"cpu","time":%s}' \
+    "$1" "$(($1 / 10))" "$1" "$2" "$3"
+}
+vt_phase() { # id rank: the rank's tasks in that phase
+  local first=1 t node
+  printf '{"id":%d,"tasks":[' "$1"
+  for t in $(seq 0 19); do
+    node=$((t / 10))
+    if [ "$t" -eq 9 ] && [ "$1" -eq 1 ]; then node=1; fi
+    [ "$node" -eq "$2" ] || continue
+    [ $first -eq 1 ] || printf ','
+    first=0
+    vt_task "$t" "$node" "0.00$((t % 9 + 1))"
+  done
+  printf ']'
+  [ "$2" -eq 0 ] && printf ',"communications":[{"type":"SendRecv","from":{"type":"object","id":0},"to":{"type":"object","id":10},"messages":1,"bytes":64}]'
+  printf '}'
+}
+for r in 0 1; do
+  { printf '{"metadata":{"type":"LBDatafile","rank":%d},"phases":[' "$r"; vt_phase 0 "$r"; printf ','; vt_phase 1 "$r"; printf ']}'; } >"$T/vt/data.$r.json"
+done
+expect 0 "import --vt DIR" -- "$LBSIM" trace import --vt "$T/vt" --bound lossless -o "$T/vt.lbt"
+has "$T/err" "2 vt files: 20 tasks (0 pinned), 2 phases (0 skipped), 1 communicating pairs" "vt summary"
+expect 0 "info vt" -- "$LBSIM" trace info "$T/vt.lbt" --json
+has "$T/out" '"elements":20' "vt elements"
+has "$T/out" '"steps":2' "vt steps"
+expect 0 "import --vt FILE..." -- "$LBSIM" trace import --vt "$T/vt/data.0.json" "$T/vt/data.1.json" -o "$T/vt2.lbt"
+expect 1 "import --vt exists" -- "$LBSIM" trace import --vt "$T/vt/data.0.json" "$T/vt/data.1.json" -o "$T/vt2.lbt"
+expect 0 "import --vt -f" -- "$LBSIM" trace import --vt "$T/vt/data.0.json" "$T/vt/data.1.json" -f -o "$T/vt2.lbt"
+expect 0 "replay vt recorded" -- "$LBSIM" replay "$T/vt.lbt" --grid "$(dirname "$0")/../../examples/grids/homogeneous16.ini" --policy recorded --json
+has "$T/out" '"steps"' "vt replay"
+expect 1 "vt same rank twice" -- "$LBSIM" trace import --vt "$T/vt/data.0.json" "$T/vt/data.0.json" -o "$T/vt3.lbt"
+has "$T/err" "lbsim: trace import: $T/vt/data.0.json: rank 0 again" "vt rank twice message"
+printf 'not json' >"$T/vt/data.2.json"
+expect 1 "vt not json" -- "$LBSIM" trace import --vt "$T/vt" -o "$T/vt3.lbt"
+has "$T/err" "data.2.json: neither JSON nor brotli" "vt not json message"
+[ ! -e "$T/vt3.lbt" ] && ok || bad "a failed vt import leaves no trace"
+expect 2 "vt with chaco" -- "$LBSIM" trace import --vt "$T/vt" --chaco x.graph -o "$T/vt3.lbt"
+
 finish
