@@ -5,7 +5,9 @@
 # `lbsim validate --json` with RUNS real runs per policy (default 3, interleaved), each run's
 # JSON kept (--keep), then its table: predicted against measured, the pairs reality separates
 # and how many lbsim orders right, and the profiler's inflation (policy recorded).
-# APPS (default "wave nbody laplace-mc"), GRIDS ("probed half"). Needs root for "half" (a CPU
+# APPS (default "wave nbody laplace-mc"), GRIDS ("probed half"); ARGS_wave, ARGS_nbody and
+# ARGS_laplace_mc add arguments to that app's profiled run, which validate's real runs repeat
+# (e.g. ARGS_laplace_mc="--walks 16": 6 s a run instead of 24). Needs root for "half" (a CPU
 # controller) and a quiet machine; about 20 minutes at the defaults on the 2-core VM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +36,10 @@ for app in $APPS; do
   nbody) sched=30 ;;
   laplace-mc) sched=10 ;;
   esac
-  [ -s "$W/$app.lbt" ] || $MPI -n 2 $B/$app --trace "$W/$app.lbt" --schedule "$sched" </dev/null >/dev/null 2>&1
+  v=ARGS_${app//-/_}
+  read -ra extra <<<"${!v:-}"
+  [ -s "$W/$app.lbt" ] || $MPI -n 2 $B/$app --trace "$W/$app.lbt" --schedule "$sched" "${extra[@]}" \
+    </dev/null >/dev/null 2>&1
   for grid in $GRIDS; do
     emu=()
     [ "$grid" = half ] && emu=(--emulate)
