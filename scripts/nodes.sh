@@ -19,7 +19,9 @@
 #
 # Several sets can live side by side (two test suites at once): LBS_NODES_PREFIX names the set
 # (default lbsn, at most 6 characters: it prefixes interface names) and LBS_NODES_NET its
-# /24 subnet (default 10.213.7: the bridge takes .1, node i .(10+i)).
+# /24 subnet at `up` (default 10.213.7: the bridge takes .1, node i .(10+i); `auto`: the first
+# of 10.213.7 .. 10.213.254 that no route on this machine uses). The other commands take the
+# subnet the set was made with.
 #
 # Example:
 #   scripts/nodes.sh up 2
@@ -28,8 +30,9 @@
 set -euo pipefail
 
 P=${LBS_NODES_PREFIX:-lbsn}
-NET=${LBS_NODES_NET:-10.213.7}
 STATE=/run/lbsim-nodes/$P
+NET=${LBS_NODES_NET:-10.213.7}
+[ "${1:-}" != up ] && [ -f "$STATE/net" ] && NET=$(cat "$STATE/net")
 BR=${P}br
 SELF=$(readlink -f "$0")
 
@@ -41,6 +44,7 @@ die() {
 check_names() {
   [[ $P =~ ^[a-z][a-z0-9]{0,5}$ ]] ||
     die "LBS_NODES_PREFIX '$P': 1 to 6 lower-case letters and digits, a letter first (it prefixes interface names of 15 characters at most)"
+  [ "$NET" = auto ] && return 0
   [[ $NET =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]] ||
     die "LBS_NODES_NET '$NET': the first three numbers of a /24 subnet, e.g. 10.213.7"
   local x
@@ -104,6 +108,21 @@ up() {
   trap 'down; exit 130' INT TERM
   trap 'rc=$?; [ $rc -eq 0 ] || down' EXIT
   mkdir -p "$STATE"
+  # one `up` at a time chooses a subnet and makes its bridge, so that two sets never share one
+  exec 9>/run/lbsim-nodes/.lock
+  flock 9
+  if [ "$NET" = auto ]; then
+    for ((i = 7; i <= 254; i++)); do
+      if [ -z "$(ip -4 addr show to "10.213.$i.0/24")" ] && [ -z "$(ip -4 route show root "10.213.$i.0/24")" ]; then
+        NET=10.213.$i
+        break
+      fi
+    done
+    [ "$NET" != auto ] || die "up: no free subnet in 10.213.7.0 .. 10.213.254.0 (sets left up? ls /run/lbsim-nodes)"
+  elif [ -n "$(ip -4 addr show to "$NET.0/24")" ]; then
+    die "up: subnet $NET.0/24 is in use on this machine ($(ip -4 -br addr show to "$NET.0/24" | head -1)); choose another LBS_NODES_NET, or auto"
+  fi
+  echo "$NET" >"$STATE/net"
   ip link add "$BR" type bridge
   ip addr add "$NET.1/24" dev "$BR"
   ip link set "$BR" up
@@ -122,6 +141,7 @@ up() {
     unshare --uts="$STATE/$n.uts" hostname "$n"
   done
   echo "$NET.1" >"$STATE/bridge.addr"
+  flock -u 9
   for n in $(nodes); do
     mkdir -p "/etc/netns/$P-$n"
     {

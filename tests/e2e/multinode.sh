@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# MPI paths across nodes for real: nodes made on this machine by scripts/nodes.sh (network and
+# UTS namespaces on a bridge, Open MPI launched through a namespace agent), label multinode.
+# - the profiler: wave with 2 ranks on each of 2 nodes and a repartition, one agent per node,
+#   the collector on the bridge address (not loopback), and the trace equal to one node's
+#   4-rank run in everything but timings (arrays and the weight metric, lossless);
+# - the replay in both partitioning modes on 2 ranks over 2 nodes: the same JSON as one node's;
+# - grid probe: one cluster per node and figures between nodes;
+# - nodes.sh itself: refusals, and nothing left (namespaces, links, bridge, /etc/netns, state)
+#   after the test, pass or fail.
+# Skipped (exit 77, with the reason) where namespaces cannot be made (not root, no ip).
+set -u
+LBSIM=${1:?usage: multinode.sh lbsim wave}
+WAVE=${2:?}
+NODES=$(cd "$(dirname "$0")/../.." && pwd)/scripts/nodes.sh
+T=$(mktemp -d /tmp/lbs_e2e_XXXXXX)
+# a set of our own, so that the normal and sanitizer suites can run this at once
+export LBS_NODES_PREFIX=m$(($$ % 100000)) LBS_NODES_NET=auto
+trap '"$NODES" down; rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+. "$(dirname "$0")/lib.sh"
+unset LBSPROF_BOUND LBSPROF_CODEC LBSPROF_SAMPLE_EVERY LBSPROF_COLLECTOR LBSPROF_METRICS LBSPROF_ON_FULL
+MPI=(mpiexec --allow-run-as-root --oversubscribe)
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: nodes are network namespaces, which need root"; exit 77; fi
+if ! "$NODES" up 3 >"$T/up" 2>&1; then
+  if grep -q "cannot make\|no 'ip'\|no 'nsenter'" "$T/up"; then
+    echo "SKIP: $(cat "$T/up")"
+    exit 77
+  fi
+  bad "nodes.sh up 3: $(cat "$T/up")"
+  finish
+  exit 1
+fi
+has "$T/up" "n3 " "three nodes listed"
+net=$(sed -n 's/^bridge [^ ]* \([0-9.]*\)\.1\/24$/\1/p' "$T/up")
+[ -n "$net" ] && ok || bad "no bridge address in: $(cat "$T/up")"
+expect 0 "each node has its own name" -- "$NODES" exec n2 hostname
+[ "$(cat "$T/out")" = n2 ] && ok || bad "node n2 is named '$(cat "$T/out")'"
+expect 0 "node names resolve inside the nodes" -- "$NODES" exec n1 getent hosts n3
+has "$T/out" "$net.13" "n3's address"
+h2=$("$NODES" hosts 2 | cut -d, -f1-2) h1=$("$NODES" hosts 1 | cut -d, -f1-2)
+# the launcher, as validate and a user call it
+X=("$NODES" mpiexec)
+
+# --- the profiler: 2 ranks on each of 2 nodes, against 4 ranks on one node -------------------
+wargs=(--quiet --mesh 12x8x8 --steps 24 --schedule 10)
+expect 0 "wave profiled on 2 nodes x 2 ranks" -- env LBSPROF_BOUND=lossless LBSPROF_LOG=debug \
+  "${X[@]}" -x LBSPROF_BOUND -x LBSPROF_LOG -n 4 --host "$h2" "$WAVE" "${wargs[@]}" --trace "$T/two.lbt"
+has "$T/err" "lbsprof: 4 ranks on 2 nodes" "4 ranks on 2 nodes"
+has "$T/err" "lbsprof-agent (node 0): connected to the collector at tcp:$net.11:" "node 0's agent on the bridge"
+has "$T/err" "lbsprof-agent (node 1): connected to the collector at tcp:$net.11:" "node 1's agent on the bridge"
+has "$T/err" "node 1's agent ($net.12:" "node 1's agent joined from its own address"
+grep -q "127.0.0.1\|collector at unix:" "$T/err" && bad "a loopback or unix collector: $(grep -m1 '127.0.0.1\|unix:' "$T/err")" || ok
+expect 0 "wave profiled on one node, 4 ranks" -- env LBSPROF_BOUND=lossless \
+  "${MPI[@]}" -x LBSPROF_BOUND -n 4 "$WAVE" "${wargs[@]}" --trace "$T/one.lbt"
+expect 0 "trace info" -- "$LBSIM" trace info "$T/two.lbt"
+has "$T/out" "ranks 4, nodes 2" "the trace says 2 nodes"
+has "$T/out" "complete; steps dropped 0, incomplete 0; ranks lost 0" "complete"
+arrays() { sqlite3 "$1" "select name, type, count, crc32 from arrays where name not like 'events@%' order by name"; }
+a1=$(arrays "$T/one.lbt") a2=$(arrays "$T/two.lbt")
+[ -n "$a1" ] && [ "$a1" = "$a2" ] && ok || bad "arrays differ between one node and two: $(diff <(echo "$a1") <(echo "$a2") | head -5)"
+echo "$a2" | grep -q "^owners@10|" && ok || bad "no owners recorded at the repartition (step 10): $a2"
+for t in one two; do
+  "$LBSIM" trace export "$T/$t.lbt" --csv "$T/$t.csv" >/dev/null 2>&1 || bad "export $t"
+done
+w() { python3 -c "
+import csv, sys
+r = csv.DictReader(open(sys.argv[1]))
+for row in r: print(row['step'], row['element'], row['weight'])" "$1/steps.csv"; }
+w1=$(w "$T/one.csv") w2=$(w "$T/two.csv")
+[ "$(echo "$w1" | wc -l)" -eq $((24 * 768)) ] && [ "$w1" = "$w2" ] && ok ||
+  bad "the weight metric differs between one node and two ($(echo "$w1" | wc -l) values)"
+
+# --- the replay across 2 nodes, in both partitioning modes, against one node ---------------
+cat >"$T/g.ini" <<'INI'
+[grid]
+ns_per_work = 1
+[nodetype n]
+speed = 1
+cores = 1
+[cluster c]
+nodes = 4
+nodetype = n
+latency_us = 5
+bandwidth_gbps = 10
+INI
+for mode in rank0 distributed; do
+  r=("$LBSIM" replay "$T/two.lbt" --grid "$T/g.ini" --policy fixed:6 --metric weight --json
+    --set "sim.partition_mode=$mode")
+  expect 0 "replay ($mode) on 2 ranks over 2 nodes" -- "${X[@]}" -n 2 --host "$h1" "${r[@]}"
+  cp "$T/out" "$T/rep_two_$mode.json"
+  expect 0 "replay ($mode) on 2 ranks of one node" -- "${MPI[@]}" -n 2 "${r[@]}"
+  cp "$T/out" "$T/rep_one_$mode.json"
+  python3 - "$T/rep_one_$mode.json" "$T/rep_two_$mode.json" "$mode" <<'PY' && ok || bad "replay $mode differs across nodes"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):  # what depends on the machine, not on the answer
+    for k in ("wall_s", "replay_s", "peak_rss_bytes", "ranks_detail", "provenance", "wall"):
+        d.pop(k, None)
+def strip(d):
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items() if not k.endswith("wall_s") and "rss" not in k and k not in ("ranks", "nodes", "host")}
+    if isinstance(d, list):
+        return [strip(v) for v in d]
+    return d
+a, b = strip(a), strip(b)
+assert a["total_time_s"] > 0 and a["repartitions"] == 3 and a["moved_elements"] > 0, (sys.argv[3], a)
+assert a["partition_mode"] == sys.argv[3], a["partition_mode"]
+assert a == b, (sys.argv[3], [k for k in a if a[k] != b.get(k)])
+PY
+done
+
+# --- grid probe across nodes: a cluster per node, figures between them ---------------------
+expect 0 "grid probe on 2 nodes" -- "${X[@]}" -n 2 --host "$h1" "$LBSIM" grid probe --quick -o "$T/p.ini"
+has "$T/out" "probed 2 ranks on 2 nodes" "2 nodes probed"
+has "$T/out" "between nodes   latency" "between-node figures"
+[ "$(grep -c '^\[cluster ' "$T/p.ini")" -eq 2 ] && ok || bad "not one cluster per node: $(grep '^\[' "$T/p.ini")"
+# ranks unbound (nodes.sh's default): every node sees the machine's cores, and Open MPI's default
+# binding put both nodes' first ranks on core 0, where they time-shared it (2-6 ms between nodes)
+mine=$(grep Cpus_allowed_list /proc/self/status)
+expect 0 "ranks across nodes unbound" -- "${X[@]}" -n 2 --host "$h1" grep Cpus_allowed_list /proc/self/status
+[ "$(sort -u "$T/out")" = "$mine" ] && ok || bad "ranks bound: $(cat "$T/out"), where this shell has $mine"
+
+# --- nodes.sh's refusals -------------------------------------------------------------------
+expect 1 "exec on a node that does not exist" -- "$NODES" exec n9 true
+has "$T/err" "no node 'n9'" "unknown node named"
+expect 1 "a prefix too long" -- env LBS_NODES_PREFIX=toolongname "$NODES" status
+has "$T/err" "LBS_NODES_PREFIX 'toolongname'" "prefix refused"
+expect 1 "a subnet already in use" -- env LBS_NODES_PREFIX=z$(($$ % 100000)) LBS_NODES_NET="$net" "$NODES" up 1
+has "$T/err" "subnet $net.0/24 is in use" "subnet in use"
+timeout 60 "${X[@]}" -n 1 --host 10.213.255.99:1 hostname </dev/null >"$T/out" 2>&1
+rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ok || bad "a host that is no node: exit $rc (124: it hung)"
+has "$T/out" "no node '10.213.255.99'" "the agent names the host"
+
+# --- nothing left ----------------------------------------------------------------------------
+"$NODES" down
+left=$( (ip netns list; ip -br link; ls /etc/netns /run/lbsim-nodes) 2>/dev/null | grep -- "$LBS_NODES_PREFIX" || true)
+[ -z "$left" ] && ok || bad "left after down: $left"
+finish
