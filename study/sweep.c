@@ -2,11 +2,12 @@
  * lbs_sweep and checked, its tasks and their axis values, its id, its generated traces, and the
  * task farm over an MPI communicator.
  *
- * The farm: a counter on rank 0 (an MPI window, MPI_Fetch_and_op) hands out task numbers; each
- * rank replays its task alone (MPI_COMM_SELF: a replay's answer does not depend on the rank
- * count) and appends the run to the store in its own transaction (SQLite's lock serialises the
- * ranks). A second counter tells rank 0's progress how many tasks are done. Resumable: the
- * study's id is a hash of what it is made of, and the tasks the store holds are skipped. */
+ * The farm: rank 0 hands out task numbers in messages, answering between its own replay's steps
+ * (farm_loop); each rank replays its task alone (MPI_COMM_SELF: a replay's answer does not depend
+ * on the rank count) and appends the run to the store in its own transaction (SQLite's lock
+ * serialises the ranks). The requests say how many tasks are done, for rank 0's progress.
+ * Resumable: the study's id is a hash of what it is made of, and the tasks the store holds are
+ * skipped. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -605,27 +606,63 @@ lbs_err lbs_sweep_task(const lbs_sweep *s, int64_t t, lbs_trace *trace, const ch
 typedef struct farm {
   const lbs_sweep *s;
   lbs_sweep_farm *f;
-  MPI_Win win;
-  int64_t *counters; /* rank 0: next task, tasks done */
+  MPI_Comm comm; /* a duplicate of the sweep's: the farm's messages apart from any other */
+  int rank, size;
+  int64_t next, done; /* rank 0: the next task to hand out; tasks finished on every rank */
+  int left;           /* rank 0: the other ranks that take no more tasks */
   int64_t resumed;
-  int rank;
   char first_msg[1024]; /* this rank's first failure's message */
 } farm;
 
-/* Counter `which` on rank 0 plus add (add 0: read it); its value before. */
-static int64_t fetch_add(farm *fm, int which, int64_t add) {
-  int64_t old = 0;
-  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fm->win);
-  MPI_Fetch_and_op(&add, &old, MPI_INT64_T, 0, which, add ? MPI_SUM : MPI_NO_OP, fm->win);
-  MPI_Win_unlock(0, fm->win);
-  return old;
+/* The farm's messages: a rank asks rank 0 (FARM_ASK: how many tasks it finished since it last
+ * asked, and 1 for another task or 0 when it leaves), rank 0 answers with a task (FARM_TASK;
+ * the study's task count or more: none left). Rank 0 works too, and answers between its replay's
+ * steps (farm_progress) and its tasks: no RMA window, whose atomics Open MPI cannot give across
+ * nodes over TCP (MPI_Win_allocate fails there: osc/pt2pt wants MPI_THREAD_MULTIPLE and osc/rdma
+ * an RDMA network), and no progress thread. */
+enum { FARM_ASK = 1, FARM_TASK = 2 };
+
+/* Rank 0: answers every request that has arrived. */
+static void serve(farm *fm) {
+  for (;;) {
+    int flag;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, FARM_ASK, fm->comm, &flag, &st);
+    if (!flag) return;
+    int64_t msg[2], t;
+    MPI_Recv(msg, 2, MPI_INT64_T, st.MPI_SOURCE, FARM_ASK, fm->comm, MPI_STATUS_IGNORE);
+    fm->done += msg[0];
+    if (!msg[1]) {
+      fm->left++;
+      continue;
+    }
+    t = fm->next++;
+    if (t >= fm->s->ntasks) fm->left++; /* told there is none: it leaves */
+    MPI_Send(&t, 1, MPI_INT64_T, st.MPI_SOURCE, FARM_TASK, fm->comm);
+  }
 }
 
-/* Rank 0's progress: every rank's finished tasks (also between a replay's steps). */
+/* The next task for this rank; a rank other than 0 tells rank 0 the tasks it finished since. */
+static int64_t next_task(farm *fm, int64_t finished) {
+  if (fm->rank == 0) {
+    serve(fm);
+    return fm->next++;
+  }
+  int64_t msg[2] = {finished, 1}, t;
+  MPI_Send(msg, 2, MPI_INT64_T, 0, FARM_ASK, fm->comm);
+  MPI_Recv(&t, 1, MPI_INT64_T, 0, FARM_TASK, fm->comm, MPI_STATUS_IGNORE);
+  return t;
+}
+
+/* Rank 0's progress: every rank's finished tasks. Between its replay's steps it answers the
+ * others too. */
 static int farm_progress(void *arg, int64_t done, int64_t total) {
   (void)done, (void)total;
   farm *fm = arg;
-  return fm->f->progress(fm->f->progress_arg, fm->resumed + fetch_add(fm, 1, 0), fm->s->ntasks);
+  serve(fm);
+  return fm->f->progress
+             ? fm->f->progress(fm->f->progress_arg, fm->resumed + fm->done, fm->s->ntasks)
+             : 0;
 }
 
 /* Errors of the store: the rank that meets one takes no more tasks. */
@@ -633,18 +670,25 @@ static int store_error(lbs_err e) {
   return e == LBS_IO || e == LBS_DB || e == LBS_CORRUPT || e == LBS_FORMAT || e == LBS_VERSION;
 }
 
-/* This rank's tasks until the counter passes the last; its failures, the first one in *first. */
+/* This rank's tasks until none is left; its failures, the first one in *first. Rank 0 then
+ * answers the others until each has left. */
 static int farm_loop(farm *fm, const uint8_t *done, lbs_trace *const *traces, const char *results,
                      const lbs_study_info *si, lbs_err *first) {
   const lbs_sweep *s = fm->s;
-  int failures = 0, watch = fm->rank == 0 && fm->f->progress;
+  int failures = 0, watch = fm->rank == 0 && fm->f->progress, told = 0;
+  int64_t finished = 0;
   for (;;) {
-    int64_t t = fetch_add(fm, 0, 1);
-    if (t >= s->ntasks) break;
+    int64_t t = next_task(fm, finished);
+    finished = 0;
+    if (t >= s->ntasks) {
+      told = 1;
+      break;
+    }
     if (done[t]) continue;
     int i4[4], iov[LBS_SWEEP_MAXOV];
     lbs_sweep_task_axes(s, t, i4, iov);
-    lbs_err e = lbs_sweep_task(s, t, traces[i4[0]], results, si, watch ? farm_progress : NULL, fm);
+    lbs_err e = lbs_sweep_task(s, t, traces[i4[0]], results, si,
+                               fm->rank == 0 && (fm->size > 1 || watch) ? farm_progress : NULL, fm);
     if (e) { /* told now; the others go on, and a restart retries this one */
       if (!failures++)
         *first = e, snprintf(fm->first_msg, sizeof fm->first_msg, "%s", lbs_errmsg());
@@ -652,8 +696,19 @@ static int farm_loop(farm *fm, const uint8_t *done, lbs_trace *const *traces, co
       if (store_error(e)) break;
       continue;
     }
-    int64_t d = fetch_add(fm, 1, 1) + 1;
-    if (watch) fm->f->progress(fm->f->progress_arg, fm->resumed + d, s->ntasks);
+    if (fm->rank)
+      finished = 1;
+    else if (fm->done++, watch)
+      fm->f->progress(fm->f->progress_arg, fm->resumed + fm->done, s->ntasks);
+  }
+  if (fm->rank && !told) { /* leaving early (a store error): rank 0 stops waiting for it */
+    int64_t msg[2] = {finished, 0};
+    MPI_Send(msg, 2, MPI_INT64_T, 0, FARM_ASK, fm->comm);
+  }
+  while (fm->rank == 0 && fm->left < fm->size - 1) {
+    MPI_Probe(MPI_ANY_SOURCE, FARM_ASK, fm->comm, MPI_STATUS_IGNORE);
+    serve(fm);
+    if (watch) fm->f->progress(fm->f->progress_arg, fm->resumed + fm->done, s->ntasks);
   }
   return failures;
 }
@@ -691,22 +746,25 @@ lbs_err lbs_sweep_run(const lbs_sweep *s, const char *results, uint8_t *done, MP
   int failures = first != LBS_OK;
   if (first) snprintf(fm.first_msg, sizeof fm.first_msg, "%s", lbs_errmsg());
   if (first && f->failed) f->failed(f->failed_arg, s, -1, first);
-  MPI_Win_allocate(fm.rank == 0 ? 2 * (MPI_Aint)sizeof(int64_t) : 0, sizeof(int64_t), MPI_INFO_NULL,
-                   comm, &fm.counters, &fm.win);
-  if (fm.rank == 0) {
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, fm.win);
-    fm.counters[0] = fm.counters[1] = 0;
-    MPI_Win_unlock(0, fm.win);
-  }
+  MPI_Comm_size(comm, &fm.size);
+  MPI_Comm_dup(comm, &fm.comm);
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   if (fm.rank == 0 && f->progress) f->progress(f->progress_arg, fm.resumed, s->ntasks);
-  if (!first) failures = farm_loop(&fm, done, traces, results, &cs.info, &first);
+  if (!first)
+    failures = farm_loop(&fm, done, traces, results, &cs.info, &first);
+  else if (fm.rank) { /* no task for this rank: it leaves at once */
+    int64_t msg[2] = {0, 0};
+    MPI_Send(msg, 2, MPI_INT64_T, 0, FARM_ASK, fm.comm);
+  } else
+    while (fm.left < fm.size - 1) {
+      MPI_Probe(MPI_ANY_SOURCE, FARM_ASK, fm.comm, MPI_STATUS_IGNORE);
+      serve(&fm);
+    }
   MPI_Allreduce(&failures, &f->failures, 1, MPI_INT, MPI_SUM, comm);
   f->wall_s = MPI_Wtime() - t0;
-  if (fm.rank == 0 && f->progress)
-    f->progress(f->progress_arg, fm.resumed + fetch_add(&fm, 1, 0), s->ntasks);
-  MPI_Win_free(&fm.win);
+  if (fm.rank == 0 && f->progress) f->progress(f->progress_arg, fm.resumed + fm.done, s->ntasks);
+  MPI_Comm_free(&fm.comm);
   for (int i = 0; traces && i < s->ax[0].n; i++) lbs_trace_close(&traces[i]);
   free(traces);
   free(axes);

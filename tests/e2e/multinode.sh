@@ -122,6 +122,93 @@ mine=$(grep Cpus_allowed_list /proc/self/status)
 expect 0 "ranks across nodes unbound" -- "${X[@]}" -n 2 --host "$h1" grep Cpus_allowed_list /proc/self/status
 [ "$(sort -u "$T/out")" = "$mine" ] && ok || bad "ranks bound: $(cat "$T/out"), where this shell has $mine"
 
+# --- a collector on node 1 for a run on nodes 1 and 2; a client on node 3 without the token --
+CLIENT=$(cd "$(dirname "$0")" && pwd)/lbsprof_client.py
+"$NODES" exec n1 "$LBSIM" collect --listen "tcp:$net.11:0" -o "$T/c.lbt" 2>"$T/c.log" &
+cpid=$!
+addr=
+for _ in $(seq 150); do
+  addr=$(sed -n 's/^lbsim: collect: listening on //p' "$T/c.log")
+  [ -n "$addr" ] && [ -e "$T/c.lbt.token" ] && break
+  sleep 0.1
+done
+[ "${addr%:*}" = "tcp:$net.11" ] && ok || bad "collector on node 1: '$addr' $(cat "$T/c.log")"
+expect 0 "a client on node 3 without the token" -- "$NODES" exec n3 python3 "$CLIENT" forge "$addr"
+has "$T/out" "closed by the collector" "the tokenless client from another node is dropped"
+expect 0 "wave on nodes 1 and 2 into node 1's collector" -- env LBSPROF_COLLECTOR="$addr" \
+  LBSPROF_TOKEN_FILE="$T/c.lbt.token" "${X[@]}" -x LBSPROF_COLLECTOR -x LBSPROF_TOKEN_FILE -n 4 \
+  --host "$h2" "$WAVE" --quiet --mesh 12x8x8 --steps 8 --trace "$T/c.lbt"
+wait $cpid && ok || bad "collector: $(tail -3 "$T/c.log")"
+has "$T/c.log" "before the challenge was answered; dropped" "the refusal logged"
+expect 0 "the collected trace" -- "$LBSIM" trace info "$T/c.lbt"
+has "$T/out" "ranks 4, nodes 2, sample_every 1: complete" "complete from 2 nodes"
+
+# --- node 2's agent killed mid-run: the run goes on, the trace keeps its complete steps --------
+LBSPROF_COMPACT=stream "${X[@]}" -x LBSPROF_COMPACT -n 4 --host "$h2" "$WAVE" --quiet --mesh 12x8x8 \
+  --steps 400 --trace "$T/k.lbt" </dev/null >"$T/k.out" 2>&1 &
+mpid=$!
+agent="lbsprof-agent agent .*--node 1 --collector tcp:$net.11:"
+for _ in $(seq 300); do pgrep -f "$agent" >/dev/null && break; sleep 0.1; done
+sleep 1
+pkill -KILL -f "$agent" && ok || bad "no agent on node 2 to kill"
+wait $mpid
+# the app ends its run, and says (exit 1) that the trace it asked for is incomplete
+[ $? -eq 1 ] && ok || bad "wave's exit after node 2's agent was killed: $(tail -3 "$T/k.out")"
+has "$T/k.out" "rank 2: the node agent is gone; profiling stops here" "node 2's ranks warn"
+has "$T/k.out" "node 1's agent went away before its end" "the collector says which node"
+has "$T/k.out" "wave: total" "the run went on to its end"
+expect 0 "trace check after the agent was killed" -- "$LBSIM" trace check "$T/k.lbt"
+s=$(sqlite3 "$T/k.lbt" "select count(*) from steps")
+[ "$s" -ge 1 ] && [ "$s" -lt 400 ] && ok || bad "agent killed: $s steps kept"
+[ "$(sqlite3 "$T/k.lbt" "select value from meta where key = 'profiler.complete'")" = no ] && ok ||
+  bad "agent killed: the trace says complete"
+
+# --- a sweep on 2 nodes x 2 ranks: the tidy CSV of one node's, also killed and resumed ---------
+expect 0 "gen" -- "$LBSIM" trace gen --kind bump --mesh 32x24x16 --steps 120 -o "$T/b.lbt"
+cat >"$T/s.ini" <<'INI'
+[study]
+name = mn
+traces = b.lbt
+grids = gen:UP:16:4:2, gen:HO:16:4:1
+partitioners = zoltan:rcb, zoltan:hsfc
+policies = none, fixed:7
+[overrides]
+grid.barrier_us = 1, 20
+INI
+expect 0 "sweep on one node, 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.ini" --results "$T/one.db" --csv "$T/one"
+expect 0 "sweep on 2 nodes x 2 ranks" -- "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/two.db" --csv "$T/two"
+has "$T/out" "16 tasks (0 resumed)" "all tasks run across nodes"
+cmp -s "$T/one/tidy.csv" "$T/two/tidy.csv" && ok || bad "2 nodes and one differ: $(diff "$T/one/tidy.csv" "$T/two/tidy.csv" | head -4)"
+setsid "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/kc" >"$T/kout" 2>&1 &
+pid=$!
+n=0
+for _ in $(seq 1 1000); do
+  [ -s "$T/k.db" ] && n=$(sqlite3 -readonly -cmd ".timeout 2000" "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 3 ] && break
+  sleep 0.02
+done
+# mpiexec's session, then what runs on the nodes (an orted whose mpiexec is gone ends its ranks)
+pkill -KILL -s "$pid"
+for k in 1 2; do ip netns pids "$LBS_NODES_PREFIX-n$k" | xargs -r kill -KILL; done
+{ wait "$pid"; } 2>/dev/null
+n=$(sqlite3 -cmd ".timeout 5000" "$T/k.db" "SELECT count(*) FROM runs")
+[ "$n" -ge 3 ] && [ "$n" -lt 16 ] && ok || bad "the kill did not land half-way ($n of 16 runs stored)"
+expect 0 "resumed across nodes" -- "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/kc"
+has "$T/err" "$n done already (resuming)" "resume says what it skips"
+cmp -s "$T/one/tidy.csv" "$T/kc/tidy.csv" && ok || bad "killed and resumed across nodes differs: $(diff "$T/one/tidy.csv" "$T/kc/tidy.csv" | head -4)"
+
+# --- validate: the app's real runs span the nodes --------------------------------------------
+expect 0 "wave profiled with a rank on each of 2 nodes" -- "${X[@]}" -n 2 --host "$h1" "$WAVE" "${wargs[@]}" \
+  --trace "$T/v.lbt"
+expect 0 "validate with ranks on 2 nodes" -- "$LBSIM" validate "$T/v.lbt" --grid "$T/p.ini" --runs 1 \
+  --policies none,fixed:6 --mpiexec "$NODES mpiexec --host $h1" --json
+python3 - "$T/out" <<'PY' && ok || bad "validate across nodes: $(head -c 300 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [p["policy"] for p in d["policies"]] == ["none", "fixed:6"], d["policies"]
+assert all(len(p["measured_s"]) == 1 and p["measured_s"][0] > 0 for p in d["policies"]), d["policies"]
+PY
+
 # --- nodes.sh's refusals -------------------------------------------------------------------
 expect 1 "exec on a node that does not exist" -- "$NODES" exec n9 true
 has "$T/err" "no node 'n9'" "unknown node named"
