@@ -550,10 +550,9 @@ static int import_parse(int argc, char **argv, import_args *a) {
           "                   vertex weights (weight0.. with several constraints), lossless;\n"
           "                   what Zoltan's reader forgives (self loops, an m counting both\n"
           "                   directions, no lines for trailing isolated vertices) is taken\n"
-          "                   with a warning\n"
+          "                   with a warning, and so is Zoltan's fifth header field (edge\n"
+          "                   weights an edge: an arc keeps the first)\n"
           "  --coords C       vertex coordinates for the graph, one line per vertex\n"
-          "                   (a header's fifth field, Zoltan's edge weights an edge, is read:\n"
-          "                   an arc keeps the first)\n"
           "  --zoltan-files BASE  what Zoltan_Generate_Files(zz, BASE, ...) wrote: BASE.graph\n"
           "                   as --chaco (numbered from 0 or 1, as written), BASE.coords when\n"
           "                   there, and BASE.assign's parts as the recorded owners at step 0\n"
@@ -571,8 +570,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
           "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n"
           "  lbsim trace import --zoltan-files dump/mesh -o mesh.lbt  # dump/mesh.graph ...\n",
           LBS_BOUND_DEFAULT, LBS_BOUND_DEFAULT,
-          "rel:0.005 for a steps directory and vt files, lossless for a Chaco graph and Zoltan's "
-          "files");
+          "rel:0.005 for a steps directory and vt files, lossless for graphs");
       return -1;
     default: return cli_bad_option("trace import");
     }
