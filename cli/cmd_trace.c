@@ -56,7 +56,8 @@ enum {
   O_NOISE,
   O_NONFINITE,
   O_NOVALUES,
-  O_VT
+  O_VT,
+  O_ZFILES
 };
 
 /* One --bound or --codec argument into the settings: 0, or 2 after a message naming the option. */
@@ -503,7 +504,7 @@ static int trace_export(int argc, char **argv) {
 
 typedef struct {
   enc_opts eo;
-  const char *dir, *chaco, *coords, *out;
+  const char *dir, *chaco, *coords, *zfiles, *out;
   const char **vt; /* --vt's files (or one directory): nvt of them (malloc'd array) */
   int nvt;
 } import_args;
@@ -516,6 +517,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
                                      {"coords", required_argument, 0, O_COORDS},
                                      {"allow-nonfinite", no_argument, 0, O_NONFINITE},
                                      {"vt", required_argument, 0, O_VT},
+                                     {"zoltan-files", required_argument, 0, O_ZFILES},
                                      {0, 0, 0, 0}};
   int c, r, vt = 0;
   while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
@@ -533,21 +535,28 @@ static int import_parse(int argc, char **argv, import_args *a) {
       break;
     case O_STEPSDIR: a->dir = optarg; break;
     case O_CHACO: a->chaco = optarg; break;
+    case O_ZFILES: a->zfiles = optarg; break;
     case O_COORDS: a->coords = optarg; break;
     case O_NONFINITE: a->eo.allow_nonfinite = 1; break;
     case 'h':
       printf(
           "usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o "
           "t.lbt\n"
-          "       lbsim trace import --vt FILE... | --vt DIR -o t.lbt\n\n"
+          "       lbsim trace import --vt FILE... | --vt DIR -o t.lbt\n"
+          "       lbsim trace import --zoltan-files BASE -o t.lbt\n\n"
           "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
           "                   README.md), stored within the default bound %s\n"
           "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
           "                   vertex weights (weight0.. with several constraints), lossless;\n"
           "                   what Zoltan's reader forgives (self loops, an m counting both\n"
           "                   directions, no lines for trailing isolated vertices) is taken\n"
-          "                   with a warning\n"
+          "                   with a warning, and so is Zoltan's fifth header field (edge\n"
+          "                   weights an edge: an arc keeps the first)\n"
           "  --coords C       vertex coordinates for the graph, one line per vertex\n"
+          "  --zoltan-files BASE  what Zoltan_Generate_Files(zz, BASE, ...) wrote: BASE.graph\n"
+          "                   as --chaco (numbered from 0 or 1, as written), BASE.coords when\n"
+          "                   there, and BASE.assign's parts as the recorded owners at step 0\n"
+          "                   (--policy recorded); lossless\n"
           "  --vt FILE...     DARMA vt's LB data files (one a rank, plain or brotli JSON), or a\n"
           "                   directory of data.<rank>.json: a task an element, a phase a\n"
           "                   step, metric time_ns (and time_ns.sID per subphase), the node\n"
@@ -558,16 +567,18 @@ static int import_parse(int argc, char **argv, import_args *a) {
           "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
           "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n"
           "  lbsim trace import --vt lbdata/ -o vt.lbt     # lbdata/data.0.json ...\n"
-          "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n",
+          "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n"
+          "  lbsim trace import --zoltan-files dump/mesh -o mesh.lbt  # dump/mesh.graph ...\n",
           LBS_BOUND_DEFAULT, LBS_BOUND_DEFAULT,
-          "rel:0.005 for a steps directory and vt files, lossless for a Chaco graph");
+          "rel:0.005 for a steps directory and vt files, lossless for graphs");
       return -1;
     default: return cli_bad_option("trace import");
     }
   }
   if (!a->out) return cli_usage("trace import", "missing -o FILE");
-  if (!!a->dir + !!a->chaco + !!vt != 1)
-    return cli_usage("trace import", "give exactly one of --steps-dir, --chaco and --vt");
+  if (!!a->dir + !!a->chaco + !!vt + !!a->zfiles != 1)
+    return cli_usage("trace import",
+                     "give exactly one of --steps-dir, --chaco, --vt and --zoltan-files");
   if (a->coords && !a->chaco) return cli_usage("trace import", "--coords goes with --chaco");
   if (vt) /* --vt's value and every argument left: its files (getopt moved them to the end) */
     while (optind < argc) a->vt[a->nvt++] = argv[optind++];
@@ -620,6 +631,41 @@ static int import_chaco(const import_args *a) {
   return rc;
 }
 
+/* --zoltan-files: the files read (what the graph reader forgave said), the settings checked, the
+ * old trace replaced once the input is read, the trace written. */
+static int import_zfiles(const import_args *a) {
+  lbs_zfiles *z = NULL;
+  int rc = 0, ncon = 0;
+  lbs_err e = lbs_zfiles_read(a->zfiles, &z);
+  if (!e) {
+    const lbs_chaco_notes *notes = lbs_zfiles_notes(z);
+    for (int i = 0; i < notes->nwarn; i++)
+      fprintf(stderr, "lbsim: warning: %s\n", notes->warning[i]);
+    lbs_zfiles_weights(z, &ncon);
+  }
+  if (!e && lbs_chaco_check_encoding(ncon, &a->eo.enc))
+    rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
+  else if (!e && cli_replace_output(a->out, a->eo.force, CLI_FILE_TRACE))
+    rc = 1;
+  else if (!e) {
+    int guard = guard_trace(a->out);
+    e = lbs_zfiles_write_trace(z, &a->eo.enc, a->eo.chunk, a->out);
+    cli_interrupt_keep(guard);
+  }
+  if (!rc && e) rc = cli_error("trace import", e);
+  if (!rc) {
+    int64_t np;
+    lbs_zfiles_parts(z, &np);
+    fprintf(stderr,
+            "lbsim: trace import: %s: %lld vertices, %d weights a vertex, %lld parts, "
+            "numbered from %d\n",
+            a->zfiles, (long long)lbs_mesh_elements(lbs_zfiles_mesh(z)), ncon, (long long)np,
+            lbs_zfiles_base_index(z));
+  }
+  lbs_zfiles_destroy(&z);
+  return rc;
+}
+
 /* --vt: the files read (a directory's data.<rank>.json files, in rank order), the settings
  * checked, the old trace replaced once the input is read, the trace written. */
 static int import_vt(const import_args *a) {
@@ -661,7 +707,11 @@ static int trace_import(int argc, char **argv) {
   import_args a = {0};
   int rc = import_parse(argc, argv, &a);
   if (!rc && check_output(a.out, a.eo.force)) rc = 1;
-  if (!rc) rc = a.dir ? import_stepsdir(&a) : a.chaco ? import_chaco(&a) : import_vt(&a);
+  if (!rc)
+    rc = a.dir      ? import_stepsdir(&a)
+         : a.chaco  ? import_chaco(&a)
+         : a.zfiles ? import_zfiles(&a)
+                    : import_vt(&a);
   if (!rc) cli_wrote("trace import", a.out, NULL);
   free(a.vt);
   return rc < 0 ? 0 : rc;
@@ -790,14 +840,14 @@ int cmd_trace(int argc, char **argv) {
     const char *name;
     int (*run)(int, char **);
     const char *help;
-  } subs[] = {
-      {"gen", trace_gen, "generate a synthetic trace (bump, hotspot, random)"},
-      {"info", trace_info, "elements, steps, metrics, sizes and errors"},
-      {"check", trace_check, "verify every checksum, the structure and the error bound"},
-      {"export", trace_export, "write CSV or a one-file-per-step directory"},
-      {"import", trace_import, "read a one-file-per-step directory, a Chaco graph or vt's LB data"},
-      {"recode", trace_recode, "write a trace again with other bounds, codecs or chunks"},
-      {NULL, NULL, NULL}};
+  } subs[] = {{"gen", trace_gen, "generate a synthetic trace (bump, hotspot, random)"},
+              {"info", trace_info, "elements, steps, metrics, sizes and errors"},
+              {"check", trace_check, "verify every checksum, the structure and the error bound"},
+              {"export", trace_export, "write CSV or a one-file-per-step directory"},
+              {"import", trace_import,
+               "read a one-file-per-step directory, a Chaco graph, vt's LB data or Zoltan's files"},
+              {"recode", trace_recode, "write a trace again with other bounds, codecs or chunks"},
+              {NULL, NULL, NULL}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     FILE *f = argc < 2 ? stderr : stdout;
     fprintf(f, "usage: lbsim trace <command> [options]\n\ncommands:\n");

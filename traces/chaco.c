@@ -1,11 +1,15 @@
 /* chaco.c - Chaco/METIS graph files (as used by Zoltan's and METIS's test meshes).
  *
  * Graph file: lines whose first non-blank character is '%' or '#' are comments, and so is
- * the rest of a line from a word that starts with one of them. Header "n m [fmt [ncon]]";
- * fmt's decimal digits, read from the right, switch on edge weights (1), vertex weights (10,
- * ncon of them, 1 by default) and vertex sizes (100). Then n vertex lines (an empty line is
- * a vertex with no neighbours): [size] [ncon weights] then neighbours numbered from 1, each
- * followed by its weight when edge weights are on. Weights may be zero or real-valued.
+ * the rest of a line from a word that starts with one of them. Header "n m [fmt [ncon
+ * [ewdim]]]"; fmt's decimal digits, read from the right, switch on edge weights (1, ewdim of
+ * them, 1 by default), vertex weights (10, ncon of them, 1 by default) and vertex sizes (100).
+ * The fifth field is Zoltan's: Zoltan_Generate_Files (zz_gen_files.c) writes "n m fmt
+ * obj_dim edge_dim" when either has several weights, with a 0 for the side that has none
+ * (ncon 0 without vertex weights, ewdim 0 without edge weights). Then n vertex lines (an
+ * empty line is a vertex with no neighbours): [size] [ncon weights] then neighbours numbered
+ * from 1, each followed by its ewdim weights when edge weights are on. Weights may be zero or
+ * real-valued. A mesh's arc has one weight: of several, the first is kept (noted).
  * Undirected: every edge appears in both of its vertices' lines and m counts it once.
  * Coordinates file: n lines of 1 to 3 numbers. Every error names the file and the line.
  *
@@ -101,14 +105,24 @@ static int reserve(void **p, int64_t *cap, int64_t need, size_t sz) {
   return 0;
 }
 
-static void note(lbs_chaco_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(lbs_chaco_notes *nt, const char *fmt, ...) {
+void lbs__chaco_note(lbs_chaco_notes *nt, const char *fmt, ...) {
   if (nt->nwarn >= LBS_CHACO_MAX_WARNINGS) return;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(nt->warning[nt->nwarn++], sizeof nt->warning[0], fmt, ap);
   va_end(ap);
 }
+/* Whether the word just read, [a, b) less its leading blanks, has a decimal point. Zoltan writes
+ * every weight with printf's %f and every vertex number with %d, so in its files a word's form
+ * says what it is, and a line with a weight too few or too many is found where it goes wrong
+ * rather than read as the neighbours shifted by one. */
+static int dotted(const char *a, const char *b) { return memchr(a, '.', (size_t)(b - a)) != NULL; }
+/* The word [a, b) less its leading blanks, for a message. */
+static const char *word(const char *a, const char *b) {
+  while (a < b && (*a == ' ' || *a == '\t')) a++;
+  return a;
+}
+
 static lbs_err parse_coords(const char *name, const char *text, size_t len, int64_t n, double **out,
                             int *dim_out) {
   reader r = {name, text, text + len, 0};
@@ -165,6 +179,11 @@ typedef struct {
   int64_t hline;                  /* the header's line */
   int64_t n, m, most;             /* the header's n and m; neighbour entries m allows */
   int ncon, ew, vw, vs;           /* weights a vertex; edge, vertex weights and sizes on */
+  int ewdim;                      /* weights an edge (the first kept) */
+  int base;                       /* the first vertex's number: 1 (Chaco), or 0 (Zoltan's) */
+  int zoltan;                     /* Zoltan_Generate_Files's: weights %f, numbers %d (below) */
+  int64_t zero_line;              /* the first line with a neighbour 0 under base 1, or 0 */
+  int64_t ewline;                 /* the first line with an edge weight left out */
   int64_t *xadj, *adj;            /* adjacency as read, vertices numbered from 0 */
   double *w, *vwgt;               /* edge weights (one an entry), vertex weights (n x ncon) */
   int64_t xcap, vcap, acap, wcap; /* capacities of xadj, vwgt, adj and w */
@@ -173,43 +192,55 @@ typedef struct {
   int64_t last_line;              /* the line the vertex lines ended on */
 } graph;
 
-/* Reads the header "n m [fmt [ncon]]" into g and checks its values: n at least 1, fmt one of
- * the eight formats, ncon given only with vertex weights. */
+/* Reads the header "n m [fmt [ncon [ewdim]]]" into g and checks its values: n at least 1, fmt
+ * one of the eight formats; ncon given only with vertex weights unless ewdim follows (Zoltan
+ * writes 0 there without them), and then ewdim at least 1 exactly when edge weights are on. */
 static lbs_err read_header(reader *r, graph *g) {
   const char *gname = g->name, *a, *b;
   char bad[64];
   if (!next_line(r, &a, &b, 1)) return lbs_fail(LBS_PARSE, "%s: empty graph file", gname);
   int64_t hline = g->hline = r->line;
-  double h[4];
+  double h[5];
   int nh = 0, rc = 0;
-  while (nh < 4 && (rc = next_num(&a, b, &h[nh], bad, sizeof bad)) == 0) nh++;
-  if ((nh < 4 && rc < 0) || nh < 2 || next_num(&a, b, &h[3], bad, sizeof bad) != 1)
-    return lbs_fail(LBS_PARSE, "%s:%lld: header must be 'n m [fmt [ncon]]'", gname,
+  while (nh < 5 && (rc = next_num(&a, b, &h[nh], bad, sizeof bad)) == 0) nh++;
+  if ((nh < 5 && rc < 0) || nh < 2 || next_num(&a, b, &h[4], bad, sizeof bad) != 1)
+    return lbs_fail(LBS_PARSE, "%s:%lld: header must be 'n m [fmt [ncon [ewdim]]]'", gname,
                     (long long)hline);
   for (int i = 0; i < nh; i++)
     if (h[i] < 0 || h[i] != floor(h[i]) || h[i] > 1e12)
       return lbs_fail(LBS_PARSE, "%s:%lld: header values must be non-negative integers", gname,
                       (long long)hline);
-  if ((nh > 2 && h[2] > 111) || (nh > 3 && h[3] > 16))
-    return lbs_fail(LBS_PARSE, "%s:%lld: fmt must be at most 111 and ncon at most 16", gname,
+  if ((nh > 2 && h[2] > 111) || (nh > 3 && h[3] > 16) || (nh > 4 && h[4] > 16))
+    return lbs_fail(LBS_PARSE, "%s:%lld: fmt must be at most 111, ncon and ewdim at most 16", gname,
                     (long long)hline);
   int64_t n = (int64_t)h[0], m = (int64_t)h[1];
-  int fmt = nh > 2 ? (int)h[2] : 0, ncon = nh > 3 ? (int)h[3] : 1;
+  int fmt = nh > 2 ? (int)h[2] : 0, ncon = nh > 3 ? (int)h[3] : 1, ewdim = nh > 4 ? (int)h[4] : 1;
   int ew = fmt % 10, vw = fmt / 10 % 10, vs = fmt / 100 % 10;
   if (n < 1)
     return lbs_fail(LBS_PARSE, "%s:%lld: the graph has no vertices", gname, (long long)hline);
   if (ew > 1 || vw > 1 || vs > 1 || fmt > 111)
     return lbs_fail(LBS_PARSE, "%s:%lld: fmt %d is not one of 0, 1, 10, 11, 100, 101, 110, 111",
                     gname, (long long)hline, fmt);
-  if (ncon < 1 || ncon > 16 || (nh > 3 && !vw))
+  if (nh > 4 && (!vw != !ncon))
+    return lbs_fail(LBS_PARSE, "%s:%lld: ncon %d %s vertex weights (fmt %d)", gname,
+                    (long long)hline, ncon, vw ? "with" : "without", fmt);
+  if (nh > 4 && (!ew != !ewdim))
+    return lbs_fail(LBS_PARSE, "%s:%lld: ewdim %d %s edge weights (fmt %d)", gname,
+                    (long long)hline, ewdim, ew ? "with" : "without", fmt);
+  if (nh < 5 && (ncon < 1 || (nh > 3 && !vw)))
     return lbs_fail(LBS_PARSE, "%s:%lld: bad ncon %d", gname, (long long)hline, ncon);
   if (!vw) ncon = 1;
+  if (!ew) ewdim = 1;
+  if (ewdim > 1 && !g->lenient) /* the strict reader would drop weights without a word */
+    return lbs_fail(LBS_PARSE, "%s:%lld: %d weights an edge: a mesh's arc has one", gname,
+                    (long long)hline, ewdim);
   g->n = n;
   g->m = m;
   g->ncon = ncon;
   g->ew = ew;
   g->vw = vw;
   g->vs = vs;
+  g->ewdim = ewdim;
   /* the most neighbour entries the header allows: 2m (m) when m counts each edge once (each
    * listed entry); arrays grow with what the lines hold, never with what the header says */
   g->most = g->directed ? m : 2 * m;
@@ -225,23 +256,52 @@ static lbs_err read_neighbours(const reader *r, graph *g, const char *a, const c
   char bad[64];
   double x;
   int rc;
+  const char *w0 = a;
   while ((rc = next_num(&a, b, &x, bad, sizeof bad)) == 0) {
-    if (x != floor(x) || x < 1 || x > (double)n)
-      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g outside 1..%lld", gname,
-                      (long long)r->line, (long long)(v + 1), x, (long long)n);
-    int self = (int64_t)x - 1 == v;
+    if (g->zoltan && dotted(w0, a))
+      return lbs_fail(LBS_PARSE,
+                      "%s:%lld: vertex %lld: '%.*s' stands where a neighbour's number goes, which"
+                      " Zoltan writes without a decimal point: the line has a weight more than"
+                      " the header's counts (%d a vertex, %d an edge)",
+                      gname, (long long)r->line, (long long)(v + g->base), (int)(a - word(w0, a)),
+                      word(w0, a), g->vw ? g->ncon : 0, g->ew ? g->ewdim : 0);
+    if (x == 0 && g->base && !g->zero_line) g->zero_line = r->line;
+    if (x != floor(x) || x < g->base || x > (double)(n - 1 + g->base))
+      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g outside %d..%lld", gname,
+                      (long long)r->line, (long long)(v + g->base), x, g->base,
+                      (long long)(n - 1 + g->base));
+    int self = (int64_t)x - g->base == v;
     if (self && !g->lenient)
       return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: self loop", gname, (long long)r->line,
-                      (long long)(v + 1));
-    double wt = 1.0;
-    if (g->ew && (rc = next_num(&a, b, &wt, bad, sizeof bad)) != 0)
-      return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname,
-                               (long long)r->line, bad)
-                    : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g has no edge weight",
-                               gname, (long long)r->line, (long long)(v + 1), x);
-    if (wt < 0)
-      return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative edge weight %g", gname,
-                      (long long)r->line, (long long)(v + 1), wt);
+                      (long long)(v + g->base));
+    double wt = 1.0, wk;
+    for (int k = 0; g->ew && k < g->ewdim; k++) {
+      w0 = a;
+      if ((rc = next_num(&a, b, &wk, bad, sizeof bad)) == 0 && g->zoltan && !dotted(w0, a))
+        return lbs_fail(LBS_PARSE,
+                        "%s:%lld: vertex %lld: neighbour %g: its edge weight %d of %d is '%.*s',"
+                        " a number without the decimal point Zoltan writes weights with: the line"
+                        " lacks an edge weight",
+                        gname, (long long)r->line, (long long)(v + g->base), x, k + 1, g->ewdim,
+                        (int)(a - word(w0, a)), word(w0, a));
+      if (rc != 0)
+        return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname,
+                                 (long long)r->line, bad)
+               : g->ewdim == 1
+                   ? lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: neighbour %g has no edge weight",
+                              gname, (long long)r->line, (long long)(v + g->base), x)
+                   : lbs_fail(LBS_PARSE,
+                              "%s:%lld: vertex %lld: neighbour %g has %d of its %d edge weights",
+                              gname, (long long)r->line, (long long)(v + g->base), x, k, g->ewdim);
+      if (wk < 0)
+        return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative edge weight %g", gname,
+                        (long long)r->line, (long long)(v + g->base), wk);
+      if (!k)
+        wt = wk;
+      else if (!g->ewline)
+        g->ewline = r->line;
+    }
+    w0 = a;
     if (self) { /* dropped, as Zoltan drops it; reported once with the count */
       if (!g->loops++) {
         g->notes->self_loop_line = r->line;
@@ -256,7 +316,7 @@ static lbs_err read_neighbours(const reader *r, graph *g, const char *a, const c
     if (reserve((void **)&g->adj, &g->acap, g->k + 1, sizeof *g->adj) ||
         reserve((void **)&g->w, &g->wcap, g->k + 1, sizeof *g->w))
       return lbs_fail(LBS_NOMEM, "graph of %lld edges", (long long)g->k);
-    g->adj[g->k] = (int64_t)x - 1;
+    g->adj[g->k] = (int64_t)x - g->base;
     g->w[g->k++] = wt;
   }
   if (rc < 0)
@@ -280,19 +340,27 @@ static lbs_err read_vertex(const reader *r, graph *g, const char *a, const char 
     return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname, (long long)r->line,
                              bad)
                   : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex size", gname,
-                             (long long)r->line, (long long)(v + 1));
+                             (long long)r->line, (long long)(v + g->base));
   for (int c = 0; c < ncon; c++) {
     double *wt = &g->vwgt[v * ncon + c];
+    const char *w0 = a;
     if (!g->vw) {
       *wt = 1.0;
-    } else if ((rc = next_num(&a, b, wt, bad, sizeof bad)) != 0) {
+    } else if ((rc = next_num(&a, b, wt, bad, sizeof bad)) == 0 && g->zoltan && !dotted(w0, a)) {
+      return lbs_fail(LBS_PARSE,
+                      "%s:%lld: vertex %lld: its vertex weight %d of %d is '%.*s', a number"
+                      " without the decimal point Zoltan writes weights with: the line lacks a"
+                      " vertex weight",
+                      gname, (long long)r->line, (long long)(v + g->base), c + 1, ncon,
+                      (int)(a - word(w0, a)), word(w0, a));
+    } else if (rc != 0) {
       return rc < 0 ? lbs_fail(LBS_PARSE, "%s:%lld: '%s' is not a number", gname,
                                (long long)r->line, bad)
-                    : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: missing vertex weight", gname,
-                               (long long)r->line, (long long)(v + 1));
+                    : lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: has %d of its %d vertex weights",
+                               gname, (long long)r->line, (long long)(v + g->base), c, ncon);
     } else if (*wt < 0) {
       return lbs_fail(LBS_PARSE, "%s:%lld: vertex %lld: negative vertex weight", gname,
-                      (long long)r->line, (long long)(v + 1));
+                      (long long)r->line, (long long)(v + g->base));
     }
   }
   return read_neighbours(r, g, a, b);
@@ -398,11 +466,12 @@ static lbs_err check_edges(graph *g) {
     /* m counts each edge once */
   } else if (m == k || m == k + s) {
     notes->m_both_directions = 1;
-    note(notes,
-         "%s:%lld: the header says m = %lld, but the lines hold %lld edges: m counts every"
-         " edge in both directions%s (Zoltan takes it; gpmetis refuses it)",
-         gname, (long long)g->hline, (long long)m, (long long)edges,
-         m == k + s && s ? " and the self loops" : "");
+    lbs__chaco_note(
+        notes,
+        "%s:%lld: the header says m = %lld, but the lines hold %lld edges: m counts every"
+        " edge in both directions%s (Zoltan takes it; gpmetis refuses it)",
+        gname, (long long)g->hline, (long long)m, (long long)edges,
+        m == k + s && s ? " and the self loops" : "");
   } else if (missing) {
     return lbs_fail(LBS_PARSE,
                     "%s:%lld: file ends after %lld of %lld vertex lines, and the ones"
@@ -417,29 +486,44 @@ static lbs_err check_edges(graph *g) {
                     gname, (long long)g->hline, (long long)m, (long long)edges, (long long)k,
                     s ? ", self loops left out" : "");
   }
+  if (g->ewline)
+    lbs__chaco_note(
+        notes,
+        "%s:%lld: %d weights an edge: the first kept, as an arc of the trace carries one (the"
+        " others are left out)",
+        gname, (long long)g->ewline, g->ewdim);
   if (s)
-    note(notes, "%s:%lld: vertex %lld: self loop dropped, as Zoltan drops them (%lld in all)",
-         gname, (long long)notes->self_loop_line, (long long)notes->self_loop_vertex, (long long)s);
+    lbs__chaco_note(
+        notes, "%s:%lld: vertex %lld: self loop dropped, as Zoltan drops them (%lld in all)", gname,
+        (long long)notes->self_loop_line, (long long)notes->self_loop_vertex, (long long)s);
   if (missing)
-    note(notes,
-         "%s:%lld: file ends after %lld of %lld vertex lines: the last %lld vertices read"
-         " as isolated ones, as Zoltan reads them",
-         gname, (long long)g->last_line, (long long)(n - missing), (long long)n,
-         (long long)missing);
+    lbs__chaco_note(
+        notes,
+        "%s:%lld: file ends after %lld of %lld vertex lines: the last %lld vertices read"
+        " as isolated ones, as Zoltan reads them",
+        gname, (long long)g->last_line, (long long)(n - missing), (long long)n, (long long)missing);
   return LBS_OK;
 }
 
 /* Parses a graph file and its coordinates (see traces_int.h): the header, the vertex lines, the
  * vertices a short file implies, the checks of what follows and of m, the mesh. The mesh and the
- * vertex weights are the caller's; nothing is left allocated on an error. */
-lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
-                         lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
-                         const char *ctext, size_t clen, lbs_chaco_notes *notes) {
+ * vertex weights are the caller's; nothing is left allocated on an error. Vertices are numbered
+ * from base; under base 1, *zero_line (may be NULL) gets the first line that names a vertex 0.
+ * zoltan: the file is Zoltan_Generate_Files's, whose words' forms are checked (dotted). */
+static lbs_err graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
+                           int base, lbs_mesh **mesh, double **vwgt_out, int *ncon_out,
+                           const char *cname, const char *ctext, size_t clen,
+                           lbs_chaco_notes *notes, int zoltan, int64_t *zero_line) {
   *mesh = NULL;
   *vwgt_out = NULL;
   if (notes) memset(notes, 0, sizeof *notes);
   reader r = {gname, gtext, gtext + glen, 0};
-  graph g = {.name = gname, .directed = directed, .lenient = notes && !directed, .notes = notes};
+  graph g = {.name = gname,
+             .directed = directed,
+             .lenient = notes && !directed,
+             .notes = notes,
+             .base = base,
+             .zoltan = zoltan};
   lbs_err e;
   if ((e = read_header(&r, &g)) || (e = read_vertices(&r, &g))) goto done;
   if (g.v < g.n && (e = imply_missing(&r, &g))) goto done;
@@ -452,11 +536,28 @@ lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int 
   *ncon_out = g.ncon;
   g.vwgt = NULL;
 done:
+  if (zero_line) *zero_line = g.zero_line;
   free(g.xadj);
   free(g.adj);
   free(g.w);
   free(g.vwgt);
   return e;
+}
+
+lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
+                         lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
+                         const char *ctext, size_t clen, lbs_chaco_notes *notes) {
+  return graph_parse(gname, gtext, glen, directed, 1, mesh, vwgt_out, ncon_out, cname, ctext, clen,
+                     notes, 0, NULL);
+}
+
+lbs_err lbs__zoltan_graph_parse(const char *gname, const char *gtext, size_t glen, int base,
+                                lbs_mesh **mesh, double **vwgt, int *ncon, const char *cname,
+                                const char *ctext, size_t clen, lbs_chaco_notes *notes,
+                                int64_t *zero_line) {
+  lbs_chaco_notes local;
+  return graph_parse(gname, gtext, glen, 0, base, mesh, vwgt, ncon, cname, ctext, clen,
+                     notes ? notes : &local, 1, zero_line);
 }
 
 lbs_err lbs_chaco_parse(const char *gname, const char *gtext, size_t glen, const char *cname,
@@ -509,8 +610,9 @@ lbs_err lbs_chaco_check_encoding(int ncon, const lbs_encoding *enc) {
   return chaco_specs(ncon, enc, ms, names);
 }
 
-lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const double *vwgt, int ncon,
-                              const lbs_encoding *enc, int64_t chunk_elems, const char *out_path) {
+lbs_err lbs__graph_write_trace(const char *source, lbs_mesh *mesh, const double *vwgt, int ncon,
+                               const int64_t *owner, const lbs_encoding *enc, int64_t chunk_elems,
+                               const char *out_path) {
   lbs_metric_spec ms[LBS_CHACO_MAX_NCON];
   char names[LBS_CHACO_MAX_NCON][16];
   lbs_err e = chaco_specs(ncon, enc, ms, names);
@@ -524,17 +626,23 @@ lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const doub
     for (int64_t i = 0; i < n; i++) v[k * n + i] = vwgt[i * ncon + k];
     cols[k] = v + k * n;
   }
-  char src[4200];
-  snprintf(src, sizeof src, "chaco %s", graph_path);
-  const char *meta[] = {"source", src};
+  const char *meta[] = {"source", source};
   lbs_trace_spec spec = {n, chunk_elems, ncon, ms, mesh, 1, meta};
   lbs_trace_writer *w = NULL;
   e = lbs_trace_create(out_path, &spec, &w);
+  if (!e && owner) e = lbs_trace_write_owners(w, 0, owner); /* before the step they apply to */
   if (!e) e = lbs_trace_write_step(w, 0, cols);
   if (!e) e = lbs_trace_writer_close(&w);
   lbs_trace_writer_close(&w);
   free(v);
   return e;
+}
+
+lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const double *vwgt, int ncon,
+                              const lbs_encoding *enc, int64_t chunk_elems, const char *out_path) {
+  char src[4200];
+  snprintf(src, sizeof src, "chaco %s", graph_path);
+  return lbs__graph_write_trace(src, mesh, vwgt, ncon, NULL, enc, chunk_elems, out_path);
 }
 
 lbs_err lbs_chaco_import(const char *graph_path, const char *coords_path, const lbs_encoding *enc,

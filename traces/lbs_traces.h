@@ -668,7 +668,7 @@ lbs_err lbs_nbody_trace(const lbs_nbody_params *p, const char *path, lbs_progres
 
 /* What lbs_chaco_read forgave, as Zoltan's reader forgives it; the caller decides whether
  * to print the warnings. Each kind is reported once. */
-#define LBS_CHACO_MAX_WARNINGS 4
+#define LBS_CHACO_MAX_WARNINGS 6
 typedef struct lbs_chaco_notes {
   int64_t edges;            /* undirected edges read (self loops left out) */
   int64_t self_loops;       /* self loops dropped */
@@ -712,6 +712,30 @@ lbs_err lbs_chaco_write_trace(const char *graph_path, lbs_mesh *mesh, const doub
  * import --chaco` does. notes (may be NULL) gets what the reader forgave. */
 lbs_err lbs_chaco_import(const char *graph_path, const char *coords_path, const lbs_encoding *enc,
                          int64_t chunk_elems, const char *out_path, lbs_chaco_notes *notes);
+
+/* What a Zoltan application wrote with Zoltan_Generate_Files(zz, BASE, ...) (zoltan_files.c):
+ * BASE.graph (a Chaco graph whose header may give Zoltan's fifth field, the edge weights a
+ * edge; vertices numbered from 1, or from 0 when the file names a vertex 0), BASE.assign (each
+ * object's part) and, when present, BASE.coords. Errors name the file and the line; a missing
+ * BASE.graph or BASE.assign is LBS_IO naming it. */
+typedef struct lbs_zfiles lbs_zfiles;
+lbs_err lbs_zfiles_read(const char *base, lbs_zfiles **out);
+void lbs_zfiles_destroy(lbs_zfiles **z); /* NULL-safe, clears *z */
+/* What was read, valid while z lives: the mesh (graph, first edge weight of each arc,
+ * coordinates), the n x ncon vertex weights, the n parts (and the largest + 1), the numbering
+ * base of the graph file, and what the graph reader forgave (lbs_chaco_read's notes, plus a
+ * warning when the vertices were numbered from 0). */
+lbs_mesh *lbs_zfiles_mesh(lbs_zfiles *z);
+const double *lbs_zfiles_weights(const lbs_zfiles *z, int *ncon);
+const int64_t *lbs_zfiles_parts(const lbs_zfiles *z, int64_t *nparts);
+int lbs_zfiles_base_index(const lbs_zfiles *z);
+const lbs_chaco_notes *lbs_zfiles_notes(const lbs_zfiles *z);
+/* The files as a new one-step trace at out_path (LBS_IO if it exists), application step 0: the
+ * metrics of a Chaco import (weight, or weight0.. with several; lossless unless enc says
+ * otherwise: lbs_chaco_check_encoding checks enc), the parts as the recorded owners at step 0
+ * (`--policy recorded` replays them), the metadata `source` = "zoltan-files BASE". */
+lbs_err lbs_zfiles_write_trace(const lbs_zfiles *z, const lbs_encoding *enc, int64_t chunk_elems,
+                               const char *out_path);
 
 /* DARMA vt's "LB data" files (vt.c), as vt, LBAF and vt-tv write them: one file a rank
  * (data.<rank>.json), plain JSON or brotli-compressed (told by content: JSON starts with '{').

@@ -32,6 +32,24 @@ lbs_err lbs__mesh_adopt(int64_t n, int dim, double *coords, int64_t *xadj, int64
 lbs_err lbs__graph_parse(const char *gname, const char *gtext, size_t glen, int directed,
                          lbs_mesh **mesh, double **vwgt_out, int *ncon_out, const char *cname,
                          const char *ctext, size_t clen, lbs_chaco_notes *notes);
+/* The public (lenient, undirected) reader for Zoltan_Generate_Files's graph: vertices numbered
+ * from base (0 or 1, its base_index), every weight with a decimal point and every vertex number
+ * without one (as Zoltan prints them), which finds a line with a weight too few or too many.
+ * Under base 1, *zero_line (may be NULL) gets the first line that names a vertex 0 (0 if none):
+ * a file written with base_index 0. */
+lbs_err lbs__zoltan_graph_parse(const char *gname, const char *gtext, size_t glen, int base,
+                                lbs_mesh **mesh, double **vwgt, int *ncon, const char *cname,
+                                const char *ctext, size_t clen, lbs_chaco_notes *notes,
+                                int64_t *zero_line);
+/* Adds a warning to notes (at most LBS_CHACO_MAX_WARNINGS: later ones are dropped). */
+void lbs__chaco_note(lbs_chaco_notes *nt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A graph as a new one-step trace at out_path (application step 0): a metric a vertex weight
+ * (lbs_chaco_metric_name), the metadata source = source, and the recorded owners owner[0..n)
+ * at step 0 when owner is not NULL. What lbs_chaco_write_trace and lbs_zfiles_write_trace do. */
+lbs_err lbs__graph_write_trace(const char *source, lbs_mesh *mesh, const double *vwgt, int ncon,
+                               const int64_t *owner, const lbs_encoding *enc, int64_t chunk_elems,
+                               const char *out_path);
 
 /* Values lbs_trace_value_stats gathers at most before narrowing further (tests lower it). */
 extern int64_t lbs__stats_collect;
