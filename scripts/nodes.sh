@@ -227,7 +227,11 @@ mpiexec)
     [[ $a == --bind-to* ]] && bind=()
     [[ $a == mpi_yield_when_idle ]] && yield=()
   done
+  # A node that disappears (its link down) sends nothing more, not even a reset: Open MPI learns
+  # it from TCP keepalives on its daemons' connections, by default after 300 s idle and 9 probes
+  # 20 s apart (8 minutes, during which the job hangs). Here: 5 s, then 3 probes 1 s apart.
   exec mpiexec --mca plm_rsh_agent "$SELF agent" --mca plm_rsh_no_tree_spawn 1 \
+    --mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 \
     --mca oob_tcp_if_include "$NET.0/24" --mca btl_tcp_if_include "$NET.0/24" \
     --mca btl self,vader,tcp "${bind[@]}" "${yield[@]}" "$@"
   ;;

@@ -209,6 +209,59 @@ assert [p["policy"] for p in d["policies"]] == ["none", "fixed:6"], d["policies"
 assert all(len(p["measured_s"]) == 1 and p["measured_s"][0] > 0 for p in d["policies"]), d["policies"]
 PY
 
+# --- a node that disappears mid-run: its link down, then its processes killed ----------------
+# (nodes.sh's launcher has Open MPI probe its daemons' connections after 5 s idle: the default
+# would hang 8 minutes on a link that carries nothing more, not even a reset)
+lose_n2() {
+  ip link set "${LBS_NODES_PREFIX}n2" down
+  sleep 0.5
+  ip netns pids "$LBS_NODES_PREFIX-n2" | xargs -r kill -KILL
+}
+rm -f "$T/k.db"
+timeout -s KILL 120 "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" \
+  --csv "$T/kc2" </dev/null >"$T/lout" 2>&1 &
+pid=$!
+n=0
+for _ in $(seq 1 1000); do
+  [ -s "$T/k.db" ] && n=$(sqlite3 -readonly -cmd ".timeout 2000" "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 3 ] && break
+  sleep 0.02
+done
+lose_n2
+wait $pid
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 137 ] && ok || bad "the sweep that lost node 2: exit $rc (137: it hung)"
+has "$T/lout" "ORTE has lost communication with a remote daemon" "Open MPI says a node was lost"
+n=$(sqlite3 -cmd ".timeout 5000" "$T/k.db" "SELECT count(*) FROM runs")
+# node 1's ranks may finish the tasks left before Open MPI ends the job: a store holding each run once
+[ "$n" -ge 3 ] && [ "$(sqlite3 "$T/k.db" "SELECT count(DISTINCT task) FROM runs")" = "$n" ] && ok ||
+  bad "the store after node 2 was lost: $n runs"
+ip link set "${LBS_NODES_PREFIX}n2" up
+expect 0 "the sweep resumed on node 1 alone" -- "${X[@]}" -n 2 --host "$(echo "$h2" | cut -d, -f1)" \
+  "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/kc2"
+has "$T/err" "$n done already (resuming)" "the resume after a lost node says what it skips"
+cmp -s "$T/one/tidy.csv" "$T/kc2/tidy.csv" && ok || bad "resumed after a lost node differs: $(diff "$T/one/tidy.csv" "$T/kc2/tidy.csv" | head -4)"
+
+# the profiler: the collector (on node 1) keeps every step completed before node 2 went away
+LBSPROF_COMPACT=stream LBSPROF_CONN_IDLE_S=6 timeout -s KILL 120 "${X[@]}" -x LBSPROF_COMPACT \
+  -x LBSPROF_CONN_IDLE_S -n 4 --host "$h2" "$WAVE" --quiet --mesh 12x8x8 --steps 3000 \
+  --trace "$T/l.lbt" </dev/null >"$T/lout" 2>&1 &
+mpid=$!
+for _ in $(seq 300); do pgrep -f "$agent" >/dev/null && break; sleep 0.1; done
+sleep 1
+lose_n2
+wait $mpid
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 137 ] && ok || bad "the profiled run that lost node 2: exit $rc (137: it hung)"
+for _ in $(seq 300); do pgrep -f "lbsprof-agent collect .* -o $T/l.lbt" >/dev/null || break; sleep 0.1; done
+pgrep -f "lbsprof-agent collect .* -o $T/l.lbt" >/dev/null && bad "the collector still runs 30 s after" || ok
+expect 0 "trace check after node 2 was lost" -- "$LBSIM" trace check "$T/l.lbt"
+expect 0 "trace info after node 2 was lost" -- "$LBSIM" trace info "$T/l.lbt"
+has "$T/out" "ranks 4, nodes 2, sample_every 1: did not end cleanly" "the trace says the run did not end"
+s=$(sqlite3 "$T/l.lbt" "select count(*) from steps")
+[ "$s" -ge 1 ] && [ "$s" -lt 3000 ] && ok || bad "node lost: $s steps kept"
+ip link set "${LBS_NODES_PREFIX}n2" up
+
 # --- nodes.sh's refusals -------------------------------------------------------------------
 expect 1 "exec on a node that does not exist" -- "$NODES" exec n9 true
 has "$T/err" "no node 'n9'" "unknown node named"
