@@ -209,6 +209,20 @@ assert [p["policy"] for p in d["policies"]] == ["none", "fixed:6"], d["policies"
 assert all(len(p["measured_s"]) == 1 and p["measured_s"][0] > 0 for p in d["policies"]), d["policies"]
 PY
 
+# --- the profiler's addresses wrong: clear messages, no hang -------------------------------------
+# LBSPROF_COLLECTOR_BIND naming node 2's address: rank 0 (on node 1) cannot listen there
+expect 1 "a bind address of another node" -- env LBSPROF_COLLECTOR_BIND="$net.12" timeout -s KILL 60 \
+  "${X[@]}" -x LBSPROF_COLLECTOR_BIND -n 4 --host "$h2" "$WAVE" --quiet --mesh 12x8x8 --steps 4 --trace "$T/bind.lbt"
+has "$T/err" "lbsprof: cannot listen on tcp:$net.12:0: Cannot assign requested address" "bind refused with the address"
+# a collector no node can route to: each node's agent gives up after LBSPROF_RETRY_S
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/tok"
+chmod 600 "$T/tok"
+expect 1 "an unroutable collector" -- env LBSPROF_RETRY_S=2 LBSPROF_COLLECTOR=tcp:10.213.255.1:4000 \
+  LBSPROF_TOKEN_FILE="$T/tok" timeout -s KILL 60 "${X[@]}" -x LBSPROF_RETRY_S -x LBSPROF_COLLECTOR \
+  -x LBSPROF_TOKEN_FILE -n 4 --host "$h2" "$WAVE" --quiet --mesh 12x8x8 --steps 4 --trace "$T/unr.lbt"
+has "$T/err" "lbsprof-agent (node 1): the collector at tcp:10.213.255.1:4000 is unreachable" "node 1's agent says so"
+has "$T/err" "a node agent did not deliver every step" "the app says the trace is incomplete"
+
 # --- a node that disappears mid-run: its link down, then its processes killed ----------------
 # (nodes.sh's launcher has Open MPI probe its daemons' connections after 5 s idle: the default
 # would hang 8 minutes on a link that carries nothing more, not even a reset)
