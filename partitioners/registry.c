@@ -8,10 +8,11 @@
 #include "lbs_registry.h"
 #include "part_int.h"
 
-extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua;
+extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua,
+    lbs__part_objlb;
 
 static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex,
-                                      &lbs__part_lua, NULL};
+                                      &lbs__part_lua,    &lbs__part_objlb, NULL};
 
 /* Lists show a partitioner by its usage ("lua:FILE.lua[:ARGS]"), else with its methods
  * ("zoltan:{rcb,rib,...}"), or by its name alone when it has none (a plug-in's). */
