@@ -236,9 +236,8 @@ lbs_err lbs__objlb_greedy(const lbs_part_input *in, int *part) {
 
 /* The movable objects (weight > 0: moving nothing helps nothing) sorted by processor, heaviest
  * first within each, and where each processor's begin (first[P+1]). */
-static lbs_err by_processor(const lbs_part_input *in, const int *part, int (*cmp)(const void *,
-                                                                                  const void *),
-                            obj **out, int64_t **first) {
+static lbs_err by_processor(const lbs_part_input *in, const int *part,
+                            int (*cmp)(const void *, const void *), obj **out, int64_t **first) {
   int P = in->nparts;
   obj *o = malloc((size_t)(in->nlocal + 1) * sizeof *o);
   int64_t *f = calloc((size_t)P + 1, sizeof *f), n = 0;
@@ -402,8 +401,8 @@ static void transfer_from(tempered *t, int p, const obj *o, int64_t n, int *part
     if (k < 0) break;
     int q = t->known[k];
     double after = (t->view[k] + o[i].w) / ld->size[q];
-    double bound = t->opt->criterion == LBS_OBJLB_TEMPERED ? (sp > 0 ? mine / sp : HUGE_VAL)
-                                                           : ld->avg;
+    double bound =
+        t->opt->criterion == LBS_OBJLB_TEMPERED ? (sp > 0 ? mine / sp : HUGE_VAL) : ld->avg;
     if (!(after < bound)) continue; /* rejected: the next object */
     part[o[i].i] = q;
     mine -= o[i].w, t->view[k] += o[i].w;
@@ -439,7 +438,8 @@ static lbs_err tempered_make(const lbs_part_input *in, const lbs__objlb_opts *op
   int P = in->nparts, W = (P + 63) / 64;
   *t = (tempered){.in = in, .opt = opt, .ld = ld, .W = W, .rng = opt->seed};
   if (P > MAX_GOSSIP_PROCS)
-    return lbs_fail(LBS_RANGE, "objlb:tempered: %d processors, at most %d (its gossip keeps a P x P table)", P,
+    return lbs_fail(LBS_RANGE,
+                    "objlb:tempered: %d processors, at most %d (its gossip keeps a P x P table)", P,
                     MAX_GOSSIP_PROCS);
   t->know = malloc((size_t)P * W * sizeof *t->know);
   t->snap = malloc((size_t)P * W * sizeof *t->snap);
@@ -494,7 +494,8 @@ static const lbs_opt objlb_opts[] = {
     {NULL, 0, NULL, 0, 0, NULL}};
 
 static const lbs_section_spec objlb_spec[] = {
-    {"objlb", 0, 0, objlb_opts, "object-level balancers: objlb:greedy, objlb:refine, objlb:tempered"},
+    {"objlb", 0, 0, objlb_opts,
+     "object-level balancers: objlb:greedy, objlb:refine, objlb:tempered"},
     {NULL, 0, 0, NULL, NULL}};
 
 lbs__objlb_opts lbs__objlb_defaults(void) {
