@@ -15,7 +15,8 @@
  * processors are the parts: all of this runs inside the partitioner, on rank 0 with every
  * rank's objects (lbs__part_on_rank0), so the answer is the same on any number of ranks. Ties
  * break by object id, then processor index; tempered's choices come from a PRNG seeded by
- * [objlb] seed. */
+ * [objlb] seed. Pinned objects (lbs_part_input.fixed) stay where they are, their loads counted
+ * there, in all three (LBS_PART_FIXED). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,14 @@ static double max_rel(const loads *ld) {
 
 static void loads_free(loads *ld) { free(ld->size), free(ld->load); }
 
+/* An object that must stay where it is (lbs_part_input.fixed). */
+static int pinned(const lbs_part_input *in, int64_t i) { return in->fixed && in->fixed[i]; }
+
+/* Whether object i has a valid current processor. */
+static int placed(const lbs_part_input *in, int64_t i) {
+  return in->current && in->current[i] >= 0 && in->current[i] < in->nparts;
+}
+
 /* Checks the input and sets up the shares with zero loads. */
 static lbs_err loads_begin(const lbs_part_input *in, const char *who, loads *ld) {
   *ld = (loads){in->nparts, NULL, NULL, 0};
@@ -60,6 +69,9 @@ static lbs_err loads_begin(const lbs_part_input *in, const char *who, loads *ld)
     if (!(in->weight[i] >= 0) || !isfinite(in->weight[i]))
       return lbs_fail(LBS_INVAL, "objlb:%s: element %lld has weight %g (not a finite load >= 0)",
                       who, (long long)in->gid[i], in->weight[i]);
+    if (pinned(in, i) && !placed(in, i))
+      return lbs_fail(LBS_INVAL, "objlb:%s: element %lld is fixed and has no part to stay on (%d)",
+                      who, (long long)in->gid[i], in->current ? in->current[i] : -1);
     total += in->weight[i];
   }
   ld->size = malloc((size_t)in->nparts * sizeof *ld->size);
@@ -105,14 +117,6 @@ static int by_part_id(const void *a, const void *b) {
   const obj *x = a, *y = b;
   if (x->part != y->part) return (x->part > y->part) - (x->part < y->part);
   return (x->gid > y->gid) - (x->gid < y->gid);
-}
-
-/* An object that must stay where it is (none yet: every object may move). */
-static int pinned(const lbs_part_input *in, int64_t i) { return (void)in, (void)i, 0; }
-
-/* Whether object i has a valid current processor. */
-static int placed(const lbs_part_input *in, int64_t i) {
-  return in->current && in->current[i] >= 0 && in->current[i] < in->nparts;
 }
 
 /* ---------------------------------------------------------------- LPT placement */
@@ -600,4 +604,5 @@ const lbs_partitioner_ops lbs__part_objlb = {.abi = LBS_PART_ABI,
                                              .destroy = free,
                                              .uses_current = uses_current,
                                              .takes_sizes = takes_sizes,
-                                             .sections = objlb_spec};
+                                             .sections = objlb_spec,
+                                             .flags = LBS_PART_FIXED};

@@ -30,7 +30,9 @@ lbs__objlb_opts lbs__objlb_defaults(void);
 /* Each computes part[0..in->nlocal) from all the objects (in->gid, in->weight, in->current,
  * in->nparts, in->part_sizes; in->comm is not used): local, deterministic. Loads are relative to
  * the part sizes (load / size, a zero size taking nothing). LBS_NOMEM, or LBS_INVAL for a bad
- * input (no parts, no positive size, a negative or non-finite weight).
+ * input (no parts, no positive size, a negative or non-finite weight, a fixed object without a
+ * valid current part). Pinned objects (in->fixed) stay on their current part in all three, their
+ * weights counted there.
  * greedy: Graham's LPT from scratch (in->current is not read).
  * refine: from in->current, objects moved only off processors above tolerance x average; an
  * object without a valid current part is placed first, as greedy would.

@@ -180,6 +180,65 @@ Test(objlb, tempered_part_sizes) {
   cr_expect(imbalance(&in, part) < 1.1, "max/avg %g", imbalance(&in, part));
 }
 
+/* Pinned objects (lbs_part_input.fixed): the 3 is fixed on p1, so LPT counts it there and puts
+ * the 2 and the 1 on p0 (3 against 5, then 3 against 4): 3 | 3. */
+Test(objlb, lpt_fixed) {
+  const double ws[] = {2, 3, 1};
+  const int cs[] = {-1, 1, -1};
+  const unsigned char fx[] = {0, 1, 0};
+  lbs_part_input in = input(3, ws, cs, 2, NULL);
+  in.fixed = fx;
+  cr_assert_eq(lbs__objlb_greedy(&in, part), LBS_OK);
+  cr_expect(part[0] == 0 && part[1] == 1 && part[2] == 0, "%d %d %d", part[0], part[1], part[2]);
+  in.fixed = NULL; /* without the pin, the 3 goes first, to p0 */
+  cr_assert_eq(lbs__objlb_greedy(&in, part), LBS_OK);
+  cr_expect_eq(part[1], 0);
+}
+
+/* refine_moves_off_overloaded_only's case with p0's first 2 pinned: the other three 2s go, one to
+ * each light processor, as before; the pinned one stays. */
+Test(objlb, refine_fixed) {
+  const double ws[] = {2, 2, 2, 2, 1, 1, 2, 2, 2};
+  const int cs[] = {0, 0, 0, 0, 0, 0, 1, 2, 3};
+  const unsigned char fx[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+  lbs_part_input in = input(9, ws, cs, 4, NULL);
+  in.fixed = fx;
+  lbs__objlb_opts o = lbs__objlb_defaults();
+  cr_assert_eq(lbs__objlb_refine(&in, &o, part), LBS_OK);
+  cr_expect_eq(part[0], 0, "the pinned object stays");
+  cr_expect(part[1] == 1 && part[2] == 2 && part[3] == 3, "%d %d %d", part[1], part[2], part[3]);
+  cr_expect_float_eq(imbalance(&in, part), 1.0, 1e-12);
+}
+
+/* tempered_skewed's case with every third object pinned on p0: those stay, the others spread,
+ * and p0 keeps at least the pinned third of the load. */
+Test(objlb, tempered_fixed) {
+  double ws[96];
+  int cs[96];
+  unsigned char fx[96];
+  for (int i = 0; i < 96; i++) ws[i] = 1 + (i * 7) % 5, cs[i] = 0, fx[i] = i % 3 == 0;
+  lbs_part_input in = input(96, ws, cs, 8, NULL);
+  in.fixed = fx;
+  lbs__objlb_opts o = lbs__objlb_defaults();
+  cr_assert_eq(lbs__objlb_tempered(&in, &o, part), LBS_OK);
+  int moved_fixed = 0, moved_free = 0;
+  for (int i = 0; i < 96; i++) moved_fixed += fx[i] && part[i] != 0, moved_free += part[i] != 0;
+  cr_expect_eq(moved_fixed, 0);
+  cr_expect(moved_free > 30, "%d objects moved off p0", moved_free);
+  cr_expect(imbalance(&in, part) < 8, "max/avg %g", imbalance(&in, part));
+}
+
+/* A pinned object needs a place to stay on. */
+Test(objlb, fixed_without_a_part) {
+  const double ws[] = {1, 1};
+  const unsigned char fx[] = {0, 1};
+  lbs_part_input in = input(2, ws, NULL, 2, NULL);
+  in.fixed = fx;
+  lbs__objlb_opts o = lbs__objlb_defaults();
+  cr_expect_eq(lbs__objlb_refine(&in, &o, part), LBS_INVAL);
+  cr_expect(strstr(lbs_errmsg(), "element 1 is fixed"), "%s", lbs_errmsg());
+}
+
 /* A negative or non-finite weight is refused, naming the element. */
 Test(objlb, bad_weight) {
   const double ws[] = {1, -1};
@@ -205,9 +264,47 @@ Test(objlb, methods_and_config) {
   lbs_config_destroy(&cfg);
   cr_assert_eq(lbs_part_create("objlb:refine", NULL, MPI_COMM_SELF, &p), LBS_OK);
   cr_expect(lbs_part_uses_current(p) && !lbs_part_needs_graph(p) && lbs_part_takes_sizes(p));
+  cr_expect(lbs_part_keeps_fixed(p) && !lbs_part_takes_weights(p));
   lbs_part_destroy(&p);
   cr_assert_eq(lbs_part_create("objlb", NULL, MPI_COMM_SELF, &p), LBS_OK); /* greedy */
   cr_expect(!lbs_part_uses_current(p) && !lbs_part_needs_coords(p));
   lbs_part_destroy(&p);
   cr_expect_null(p);
+}
+
+/* lbs_part_run holds a partitioner that says it keeps pinned objects (LBS_PART_FIXED) to it: a
+ * mock that puts everything on part 0 is refused when a pinned object was elsewhere. */
+static lbs_err all_zero(void *s, const lbs_part_input *in, int *np) {
+  (void)s;
+  for (int64_t i = 0; i < in->nlocal; i++) np[i] = 0;
+  return LBS_OK;
+}
+static lbs_err mock_create(void **s, const char *a, const lbs_config *c, MPI_Comm m) {
+  (void)a, (void)c, (void)m;
+  *s = NULL;
+  return LBS_OK;
+}
+static int no(const void *s) { return (void)s, 0; }
+static const lbs_partitioner_ops liar = {.abi = LBS_PART_ABI,
+                                         .name = "liar",
+                                         .create = mock_create,
+                                         .needs_graph = no,
+                                         .needs_coords = no,
+                                         .partition = all_zero,
+                                         .flags = LBS_PART_FIXED};
+
+Test(objlb, run_checks_pinned) {
+  cr_assert_eq(lbs_part_register(&liar), LBS_OK);
+  lbs_partitioner *p = NULL;
+  cr_assert_eq(lbs_part_create("liar", NULL, MPI_COMM_SELF, &p), LBS_OK);
+  const double ws[] = {1, 1};
+  const int cs[] = {0, 1};
+  const unsigned char fx[] = {0, 1};
+  lbs_part_input in = input(2, ws, cs, 2, NULL);
+  cr_expect_eq(lbs_part_run(p, &in, part), LBS_OK, "nothing pinned: %s", lbs_errmsg());
+  in.fixed = fx;
+  cr_expect_eq(lbs_part_run(p, &in, part), LBS_INVAL);
+  cr_expect(strstr(lbs_errmsg(), "liar moved fixed element 1 from part 1 to 0"), "%s",
+            lbs_errmsg());
+  lbs_part_destroy(&p);
 }
