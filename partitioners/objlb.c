@@ -487,7 +487,7 @@ static const lbs_opt objlb_opts[] = {
     {"iterations", LBS_OPT_INT, "8", 1, 10000,
      "tempered: gossip-and-transfer iterations (the best assignment is kept)"},
     {"rounds", LBS_OPT_INT, "3", 1, 100, "tempered: gossip rounds per iteration"},
-    {"fanout", LBS_OPT_INT, "4", 1, 1000000,
+    {"fanout", LBS_OPT_INT, "4", 1, 1000,
      "tempered: processors an informed processor tells per round"},
     {"ordering", LBS_OPT_STRING, "largest", 1, 0,
      "tempered: the order an overloaded processor offers its objects in: largest, smallest or id"},
