@@ -27,7 +27,8 @@
  * Versions: LBSIM_PLUGIN_ABI is this struct's (2 since speed_models and latencies), and each
  * ops table carries its own (LBS_POLICY_ABI, 3 since lbs_policy_ops.flags; LBS_PART_ABI, 4
  * since usage, example, flags and sections, with lbs_part_input's wdim and weights added at its
- * end within 4: only a partitioner flagged LBS_PART_WEIGHTS gets them; LBS_SPEED_ABI, 3 since
+ * end within 4: only a partitioner flagged LBS_PART_WEIGHTS gets them; fixed likewise, which
+ * only one flagged LBS_PART_FIXED must honour; LBS_SPEED_ABI, 3 since
  * bind_metric and range; LBS_MINEX_LATENCY_ABI, 2 since flags). An ops ABI grows by fields at
  * the end of its table: lbsim takes a table built against the number before (policy 2,
  * partitioner 3, speed model 2, latency function 1) as today's with the new fields 0, and refuses

@@ -36,6 +36,7 @@ typedef struct gathered {
   int64_t *gid, *deg, *adj, *xadj;
   double *w, *co, *aw, *rw, *ws; /* ws: the several weights (wdim > 1) */
   int *cur, *np;                 /* current parts; the new parts the partitioner gives */
+  unsigned char *fx;             /* pinned objects (lbs_part_input.fixed), when any rank has */
 } gathered;
 
 /* Rank 0: room for N objects, NE arcs and their coordinates (dim values each, or none). */
@@ -50,14 +51,18 @@ static void make_room(gathered *g, int64_t N, int64_t NE, int dim, int wdim) {
   g->aw = malloc((size_t)(NE + 1) * sizeof *g->aw),
   g->cur = malloc((size_t)(N + 1) * sizeof *g->cur);
   g->np = malloc((size_t)(N + 1) * sizeof *g->np);
+  g->fx = malloc((size_t)(N + 1) * sizeof *g->fx);
 }
 
 /* Collective: what the method reads, gathered on rank 0 in rank order (ldeg: this rank's
  * degrees, ne its arcs). */
 static void gather_all(MPI_Comm comm, const lbs_part_input *in, const layout *l,
                        const int64_t *ldeg, int64_t ne, int want_graph, int want_coords,
-                       int want_rwgt, gathered *g) {
+                       int want_rwgt, const unsigned char *fixed, gathered *g) {
   MPI_Gatherv(in->gid, (int)in->nlocal, MPI_INT64_T, g->gid, l->on, l->od, MPI_INT64_T, 0, comm);
+  if (fixed)
+    MPI_Gatherv(fixed, (int)in->nlocal, MPI_UNSIGNED_CHAR, g->fx, l->on, l->od, MPI_UNSIGNED_CHAR,
+                0, comm);
   MPI_Gatherv(in->weight, (int)in->nlocal, MPI_DOUBLE, g->w, l->on, l->od, MPI_DOUBLE, 0, comm);
   if (in->wdim > 1) /* every rank has the same wdim: the run's */
     MPI_Gatherv(in->weights, (int)in->nlocal * in->wdim, MPI_DOUBLE, g->ws, l->wn, l->wd,
@@ -77,7 +82,8 @@ static void gather_all(MPI_Comm comm, const lbs_part_input *in, const layout *l,
 
 /* Rank 0: the partitioner on every object (one process, MPI_COMM_SELF) into g->np. */
 static lbs_err run_all(const lbs_part_input *in, gathered *g, int64_t N, int want_graph,
-                       int want_coords, int want_rwgt, lbs__part_fn fn, void *state) {
+                       int want_coords, int want_rwgt, int want_fixed, lbs__part_fn fn,
+                       void *state) {
   g->xadj[0] = 0;
   for (int64_t i = 0; i < N; i++) g->xadj[i + 1] = g->xadj[i] + g->deg[i];
   int64_t rf[2] = {0, N};
@@ -100,7 +106,8 @@ static lbs_err run_all(const lbs_part_input *in, gathered *g, int64_t N, int wan
                         .bytes_per_edge = in->bytes_per_edge,
                         .bytes_per_rwgt = in->bytes_per_rwgt,
                         .wdim = in->wdim > 1 ? in->wdim : 0,
-                        .weights = in->wdim > 1 ? g->ws : NULL};
+                        .weights = in->wdim > 1 ? g->ws : NULL,
+                        .fixed = want_fixed ? g->fx : NULL};
   return fn(state, &all, g->np);
 }
 
@@ -112,8 +119,12 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
   /* only what the method reads: coordinates for geometric methods, the graph for graph ones */
   int want_graph = graph && in->xadj, want_coords = coords && in->coords && in->dim;
   int64_t ne = want_graph ? in->xadj[in->nlocal] : 0, mine[2] = {in->nlocal, ne};
-  int want_rwgt = in->rwgt != NULL;
-  MPI_Allreduce(MPI_IN_PLACE, &want_rwgt, 1, MPI_INT, MPI_MAX, comm);
+  int want[2] = {in->rwgt != NULL, in->fixed != NULL}; /* relocation weights, pinned objects */
+  MPI_Allreduce(MPI_IN_PLACE, want, 2, MPI_INT, MPI_MAX, comm);
+  int want_rwgt = want[0], want_fixed = want[1];
+  /* a rank without pinned objects, where another has some, sends zeros */
+  unsigned char *nofix = want_fixed && !in->fixed ? calloc((size_t)in->nlocal + 1, 1) : NULL;
+  const unsigned char *fixed = in->fixed ? in->fixed : nofix;
   int64_t *cnt = rank == 0 ? malloc((size_t)size * 2 * sizeof *cnt) : NULL;
   MPI_Gather(mine, 2, MPI_INT64_T, cnt, 2, MPI_INT64_T, 0, comm);
   layout l = {0};
@@ -123,13 +134,14 @@ lbs_err lbs__part_on_rank0(MPI_Comm comm, const lbs_part_input *in, int graph, i
   int64_t *ldeg = malloc((size_t)(in->nlocal + 1) * sizeof *ldeg);
   if (rank == 0) make_room(&g, l.N, l.NE, want_coords ? in->dim : 0, wdim);
   for (int64_t i = 0; i < in->nlocal; i++) ldeg[i] = want_graph ? in->xadj[i + 1] - in->xadj[i] : 0;
-  gather_all(comm, in, &l, ldeg, ne, want_graph, want_coords, want_rwgt, &g);
-  lbs_err e =
-      rank == 0 ? run_all(in, &g, l.N, want_graph, want_coords, want_rwgt, fn, state) : LBS_OK;
+  gather_all(comm, in, &l, ldeg, ne, want_graph, want_coords, want_rwgt, fixed, &g);
+  lbs_err e = rank == 0
+                  ? run_all(in, &g, l.N, want_graph, want_coords, want_rwgt, want_fixed, fn, state)
+                  : LBS_OK;
   e = lbs_mpi_agree(comm, e); /* rank 0's failure, and its message, on every rank */
   MPI_Scatterv(g.np, l.on, l.od, MPI_INT, newpart, (int)in->nlocal, MPI_INT, 0, comm);
   free(cnt), free(l.on), free(l.od), free(l.en), free(l.ed), free(l.cn), free(l.cd), free(l.wn),
-      free(l.wd), free(g.gid), free(g.deg), free(g.ws);
+      free(l.wd), free(g.gid), free(g.deg), free(g.ws), free(g.fx), free(nofix);
   free(g.adj), free(g.xadj), free(ldeg), free(g.w), free(g.rw), free(g.co), free(g.aw), free(g.cur),
       free(g.np);
   return e;

@@ -46,6 +46,12 @@ typedef struct lbs_part_input {
    * the fields it knows where they were (no ABI change). */
   int wdim;
   const double *weights;
+  /* Pinned objects: fixed[i] 1 says object i must stay where it is (current[i], which must then
+   * be a valid part), its weight counted there; 0, or fixed NULL: it may move. A partitioner with
+   * LBS_PART_FIXED (objlb's) keeps them and lbs_part_run checks that it did; the others ignore
+   * the field (Zoltan's and METIS's adapters do not pass it on). At the end of the struct, as
+   * wdim and weights (no ABI change): a plug-in built before it never reads it. */
+  const unsigned char *fixed;
 } lbs_part_input;
 
 typedef struct lbs_partitioner lbs_partitioner;
@@ -62,6 +68,9 @@ enum {
    * warning. Without it, lbsim gives it one weight ([sim] phase_constraints refuses it). A flag
    * and not an op, so that LBS_PART_ABI stays 4. */
   LBS_PART_WEIGHTS = 1u << 1,
+  /* It keeps pinned objects where they are (lbs_part_input.fixed); without it the field is
+   * ignored. */
+  LBS_PART_FIXED = 1u << 2,
 };
 
 typedef struct lbs_partitioner_ops {
@@ -147,6 +156,7 @@ double lbs_part_tolerance(const lbs_partitioner *p); /* 0: it promises none */
 int lbs_part_takes_sizes(const lbs_partitioner *p);
 int lbs_part_has_distributed(const lbs_partitioner *p); /* it has a distributed path */
 int lbs_part_takes_weights(const lbs_partitioner *p);   /* LBS_PART_WEIGHTS */
+int lbs_part_keeps_fixed(const lbs_partitioner *p);     /* LBS_PART_FIXED */
 void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per_elem_ns);
 
 /* The work imbalance of a whole assignment: max over parts p of (work on p) / (sizes[p] x total

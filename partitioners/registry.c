@@ -8,10 +8,11 @@
 #include "lbs_registry.h"
 #include "part_int.h"
 
-extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua;
+extern const lbs_partitioner_ops lbs__part_zoltan, lbs__part_metis, lbs__part_minex, lbs__part_lua,
+    lbs__part_objlb;
 
 static const void *const builtin[] = {&lbs__part_zoltan, &lbs__part_metis, &lbs__part_minex,
-                                      &lbs__part_lua, NULL};
+                                      &lbs__part_lua,    &lbs__part_objlb, NULL};
 
 /* Lists show a partitioner by its usage ("lua:FILE.lua[:ARGS]"), else with its methods
  * ("zoltan:{rcb,rib,...}"), or by its name alone when it has none (a plug-in's). */
@@ -153,6 +154,8 @@ int lbs_part_takes_weights(const lbs_partitioner *p) {
   return (p->ops->flags & LBS_PART_WEIGHTS) != 0;
 }
 
+int lbs_part_keeps_fixed(const lbs_partitioner *p) { return (p->ops->flags & LBS_PART_FIXED) != 0; }
+
 int lbs_part_uses_current(const lbs_partitioner *p) {
   return p->ops->uses_current && p->ops->uses_current(p->state);
 }
@@ -174,5 +177,10 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
     if (newpart[i] < 0 || newpart[i] >= in->nparts)
       e = lbs_fail(LBS_INVAL, "%s assigned element %lld to part %d of %d", p->name,
                    (long long)in->gid[i], newpart[i], in->nparts);
+  /* a partitioner that says it keeps pinned objects must have */
+  for (int64_t i = 0; !e && in->fixed && lbs_part_keeps_fixed(p) && i < in->nlocal; i++)
+    if (in->fixed[i] && newpart[i] != in->current[i])
+      e = lbs_fail(LBS_INVAL, "%s moved fixed element %lld from part %d to %d", p->name,
+                   (long long)in->gid[i], in->current[i], newpart[i]);
   return e;
 }

@@ -6,8 +6,9 @@
  * element gets a part in [0, 16); the same instance run again and a fresh one give the same
  * parts; a nonsense method is refused or taken, never a crash. A partitioner that takes several
  * weights (LBS_PART_WEIGHTS) does all this again given the work as two (a multi-constraint
- * load, their sum the work). One assignment hash per partitioner is printed, so 1 and 2 ranks
- * must agree. */
+ * load, their sum the work); one that keeps pinned objects (LBS_PART_FIXED) does it again with
+ * every seventh element pinned, and must leave those where they are. One assignment hash per
+ * partitioner is printed, so 1 and 2 ranks must agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +40,17 @@ static uint64_t assignment(const gather *g, const int *np, int *in_range) {
   return h;
 }
 
-/* The input with two weights per element, set up by main: the work split in two. */
-static lbs_part_input in2;
+/* The input with two weights per element, set up by main: the work split in two; and the input
+ * with every seventh element pinned (lbs_part_input.fixed), for a partitioner that keeps them. */
+static lbs_part_input in2, infx;
 
 /* One spec ("zoltan:rcb", "stripes") through the contract; prints its hash on rank 0. */
 static void contract(const char *spec, const lbs_part_input *in, const gather *g, int *np) {
   char label[160];
-  snprintf(label, sizeof label, "%s%s", spec, in->wdim > 1 ? " (2 weights)" : "");
+  snprintf(label, sizeof label, "%s%s", spec,
+           in->wdim > 1 ? " (2 weights)"
+           : in->fixed  ? " (pinned)"
+                        : "");
   lbs_partitioner *pt;
   lbs_err e = lbs_part_create(spec, NULL, MPI_COMM_WORLD, &pt);
   CHECK(!e, "%s: create: %s", label, lbs_errmsg());
@@ -63,6 +68,11 @@ static void contract(const char *spec, const lbs_part_input *in, const gather *g
     int ok;
     uint64_t h = assignment(g, np, &ok);
     CHECK(ok, "%s: run %d: every element in a part in [0, %d)", label, run + 1, P);
+    int64_t moved = -1; /* the first pinned element that moved, one check a run on any ranks */
+    for (int64_t i = 0; in->fixed && moved < 0 && i < in->nlocal; i++)
+      if (in->fixed[i] && np[i] != in->current[i]) moved = in->gid[i];
+    if (in->fixed)
+      CHECK(moved < 0, "%s: run %d: pinned element %lld moved", label, run + 1, (long long)moved);
     if (!run) first = h;
     CHECK(h == first, "%s: run %d gives hash %016llx, the first %016llx", label, run + 1,
           (unsigned long long)h, (unsigned long long)first);
@@ -94,8 +104,8 @@ static int every_partitioner(const lbs_part_input *in, const gather *g, int *np)
     stripes += !strcmp(ops->name, "stripes");
     char spec[128], example[4096];
     const char *m = ops->methods && *ops->methods ? ops->methods : NULL;
-    CHECK(!(ops->flags & ~(unsigned)(LBS_PART_SCRIPT | LBS_PART_WEIGHTS)), "%s: unknown flags %#x",
-          ops->name, ops->flags);
+    CHECK(!(ops->flags & ~(unsigned)(LBS_PART_SCRIPT | LBS_PART_WEIGHTS | LBS_PART_FIXED)),
+          "%s: unknown flags %#x", ops->name, ops->flags);
     CHECK(ops->example || !(ops->flags & LBS_PART_SCRIPT),
           "%s: a script's partitioner without an example", ops->name);
     if (ops->example)
@@ -107,6 +117,7 @@ static int every_partitioner(const lbs_part_input *in, const gather *g, int *np)
       snprintf(spec, sizeof spec, "%s:%.*s", ops->name, (int)len, m);
       contract(spec, in, g, np);
       if (ops->flags & LBS_PART_WEIGHTS) contract(spec, &in2, g, np);
+      if (ops->flags & LBS_PART_FIXED) contract(spec, &infx, g, np);
       m += len + (m[len] == ',');
     }
     /* nonsense: refused (any message) or taken, never a crash */
@@ -177,6 +188,9 @@ int main(int argc, char **argv) {
   for (int64_t i = 0; i < n; i++)
     w2[2 * i] = (first + i) % 2 ? 1 : w[i], w2[2 * i + 1] = w[i] - w2[2 * i];
   in2 = in, in2.wdim = 2, in2.weights = w2;
+  unsigned char *fx = malloc((size_t)(n + 1));
+  for (int64_t i = 0; i < n; i++) fx[i] = (first + i) % 7 == 0;
+  infx = in, infx.fixed = fx;
   gather g = {MPI_COMM_WORLD,
               E,
               n,
@@ -187,7 +201,7 @@ int main(int argc, char **argv) {
   CHECK(every_partitioner(&in, &g, np) == 1,
         "the plug-in's partitioner 'stripes' is registered once");
   int status = check_finish();
-  free(rf), free(gid), free(lx), free(w), free(w2), free(cur), free(np), free(g.counts),
+  free(rf), free(gid), free(lx), free(w), free(w2), free(fx), free(cur), free(np), free(g.counts),
       free(g.displs), free(g.all), free(vw);
   lbs_grid_destroy(&grid);
   lbs_mesh_destroy(&mesh);
