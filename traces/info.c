@@ -154,6 +154,10 @@ static void info_head(FILE *f, lbs_trace *t, const char *path, const lbs_trace_i
       fprintf(f, "%s %lld", i ? "," : "", (long long)lbs_trace_owners_step(t, i));
     fprintf(f, "%s)\n", na > 20 ? ", ..." : "");
   }
+  int64_t npin = 0; /* elements that never move (a vt task that is not migratable) */
+  if (!lbs_trace_pinned(t, NULL, &npin) && npin > 0)
+    fprintf(f, "pinned    %lld element%s never move%s (they stay where they are)\n",
+            (long long)npin, npin == 1 ? "" : "s", npin == 1 ? "s" : "");
   double tot[LBS_TRACE_MAX_EVENTS];
   int64_t evs;
   if (lbs_trace_nevents(t) > 0) { /* the application's own costs (lbsprof_event_add) */
@@ -239,7 +243,7 @@ static int json_errors(json_t *o, const lbs_trace_stats *st) {
 /* A profiled run's profiler.* keys (profiler/collector.c), the application's own (app.*) and its
  * recorded element owners (the first step of each assignment), when the trace has them. 0, or -1
  * when out of memory. */
-static int json_meta(json_t *o, const lbs_trace *t) {
+static int json_meta(json_t *o, lbs_trace *t) {
   static const char *const pk[] = {"ranks",     "nodes",    "sample_every",  "on_full",
                                    "bound",     "complete", "dropped_steps", "incomplete_steps",
                                    "lost_ranks"};
@@ -276,6 +280,9 @@ static int json_meta(json_t *o, const lbs_trace *t) {
       bad = json_array_append_new(steps, lbs_json_int(lbs_trace_owners_step(t, i)));
     json_decref(own), json_decref(steps);
   }
+  int64_t npin = 0; /* "pinned": elements that never move, when any */
+  if (!bad && !lbs_trace_pinned(t, NULL, &npin) && npin > 0)
+    bad = lbs_json_set(o, "pinned", lbs_json_int(npin));
   return bad ? -1 : 0;
 }
 

@@ -255,6 +255,18 @@ lbs_err lbs_trace_writer_set_meta(lbs_trace_writer *w, const char *key, const ch
  * writer killed at any moment leaves no step without its owners. A second call for the same
  * step replaces the first. */
 lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int64_t *owner);
+/* Pinned elements (a DARMA vt task that is not migratable, an objgroup): elements that must stay
+ * on the processor that holds them, whatever the partitioner says. pinned[0..E) is 0 or 1; stored
+ * as the mesh array LBS_TRACE_PINNED (i64, E items) in its own transaction, and only when one
+ * element is pinned (a trace without the array has none). A second call replaces the first. */
+#define LBS_TRACE_PINNED "pinned"
+/* Meta key: what an element with no work at a step is. LBS_ABSENT_ZERO_WORK: absent from the
+ * application then (a vt task created or destroyed, as in AMR: the importer gives it time 0 and
+ * holds its owner), so the replay neither moves it nor charges its migration while it has none.
+ * Without it, an idle element is an element like another. */
+#define LBS_META_ABSENT "absent"
+#define LBS_ABSENT_ZERO_WORK "zero_work"
+lbs_err lbs_trace_write_pinned(lbs_trace_writer *w, const int64_t *pinned);
 /* Per-rank events of a step (the profiler's lbsprof_event: an application's own costs, such as
  * its partitioning and migration wall time in seconds): nevents names (1-31 of [A-Za-z0-9_.-],
  * at most LBS_TRACE_MAX_EVENTS) for ranks ranks, declared once before the first step (meta keys
@@ -322,6 +334,10 @@ lbs_err lbs_trace_app_step(const lbs_trace *t, int64_t step, int64_t *app_step);
 int64_t lbs_trace_owners_count(const lbs_trace *t);
 int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i);
 lbs_err lbs_trace_owners_read(lbs_trace *t, int64_t i, int64_t *owner);
+/* The pinned elements (lbs_trace_write_pinned): pinned[0..E) 1 for each (all 0 when the trace has
+ * none; pinned may be NULL to count them only) and their number into *npinned. LBS_CORRUPT for an
+ * array of another size, a bad checksum or a value other than 0 and 1. */
+lbs_err lbs_trace_pinned(lbs_trace *t, unsigned char *pinned, int64_t *npinned);
 /* The path it was opened from (valid while open), for messages. */
 const char *lbs_trace_path(const lbs_trace *t);
 /* The per-rank events (lbs_trace_writer_set_events): how many (0: none), of how many ranks, the

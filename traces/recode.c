@@ -175,6 +175,18 @@ static lbs_err copy_owners(lbs_trace *t, lbs_trace_writer *w) {
   return e;
 }
 
+/* The pinned elements (a vt task that is not migratable), as they are. */
+static lbs_err copy_pinned(lbs_trace *t, lbs_trace_writer *w) {
+  int64_t E = lbs_trace_elements(t), n = 0;
+  unsigned char *pin = malloc((size_t)E + 1);
+  int64_t *v = malloc((size_t)(E + 1) * sizeof *v);
+  lbs_err e = pin && v ? lbs_trace_pinned(t, pin, &n) : lbs_fail(LBS_NOMEM, "pinned elements");
+  for (int64_t i = 0; !e && n && i < E; i++) v[i] = pin[i];
+  if (!e && n) e = lbs_trace_write_pinned(w, v);
+  free(pin), free(v);
+  return e;
+}
+
 /* Arc weights stored per step (edge_weight = stored@step), as they are: each array at the step
  * it comes into force (an array no step reaches is not worth copying). */
 static lbs_err copy_edge_weights(lbs_trace *t, lbs_trace_writer *w) {
@@ -260,6 +272,7 @@ lbs_err lbs_trace_recode(lbs_trace *t, const char *in_path, const lbs_encoding *
     e = lbs_trace_create(out_path, &spec, &w);
   }
   if (!e) e = copy_owners(t, w);
+  if (!e) e = copy_pinned(t, w);
   if (!e) e = copy_edge_weights(t, w);
   if (!e) e = copy_event_names(t, w);
   if (!e) e = copy_steps(t, &w, wins, ndn, vals, cols, progress, arg, kept);

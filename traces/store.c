@@ -441,6 +441,25 @@ lbs_err lbs_trace_write_step(lbs_trace_writer *w, int64_t app_step, const double
   return LBS_OK;
 }
 
+lbs_err lbs_trace_write_pinned(lbs_trace_writer *w, const int64_t *pinned) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < w->E; i++) {
+    if (pinned[i] != 0 && pinned[i] != 1)
+      return lbs_fail(LBS_INVAL, "pinned elements: element %lld has %lld (0 or 1)", (long long)i,
+                      (long long)pinned[i]);
+    n += pinned[i];
+  }
+  if (!n) return LBS_OK; /* a trace without the array has none pinned */
+  lbs_err e = lbs_db_begin(w->d, "pinned");
+  if (e) return e;
+  lbs_db_val key[] = {LBS_DB_TEXT(LBS_TRACE_PINNED)};
+  e = lbs_db_insert(w->d, "DELETE FROM arrays WHERE name=?1", "pinned", key, LBS_DB_COUNT(key));
+  if (!e) e = put_array(w, LBS_TRACE_PINNED, "i64", pinned, w->E);
+  if (!e) e = lbs_db_commit(w->d, "pinned");
+  if (e) lbs_db_rollback(w->d);
+  return e;
+}
+
 lbs_err lbs_trace_write_owners(lbs_trace_writer *w, int64_t app_step, const int64_t *owner) {
   if (app_step < 0) return lbs_fail(LBS_INVAL, "owners from step %lld", (long long)app_step);
   for (int64_t i = 0; i < w->E; i++)
@@ -874,6 +893,35 @@ lbs_err lbs_trace_read_events(lbs_trace *t, int64_t step, double *out, int *have
   return LBS_OK;
 }
 
+lbs_err lbs_trace_pinned(lbs_trace *t, unsigned char *pinned, int64_t *npinned) {
+  *npinned = 0;
+  if (pinned) memset(pinned, 0, (size_t)t->E);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM arrays WHERE name=?1", -1, &st, NULL))
+    return lbs_db_err(t->db, t->path, "pinned");
+  sqlite3_bind_text(st, 1, LBS_TRACE_PINNED, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc == SQLITE_DONE) return LBS_OK; /* none pinned */
+  if (rc != SQLITE_ROW) return lbs_db_err(t->db, t->path, "pinned");
+  void *v;
+  lbs_err e = get_array(t, LBS_TRACE_PINNED, t->E, &v); /* its count is E, its CRC right */
+  if (e) return e;
+  const int64_t *p = v;
+  for (int64_t k = 0; k < t->E && !e; k++) {
+    if (p[k] != 0 && p[k] != 1)
+      e = lbs_fail(LBS_CORRUPT,
+                   "%s: mesh array '" LBS_TRACE_PINNED "': element %lld has %lld (0 or 1)", t->path,
+                   (long long)k, (long long)p[k]);
+    else if (pinned)
+      pinned[k] = (unsigned char)p[k];
+    *npinned += p[k] == 1;
+  }
+  free(v);
+  if (e) *npinned = 0;
+  return e;
+}
+
 int64_t lbs_trace_owners_count(const lbs_trace *t) { return t->nowners; }
 
 int64_t lbs_trace_owners_step(const lbs_trace *t, int64_t i) {
@@ -1121,6 +1169,8 @@ static lbs_err verify_step_arrays(lbs_trace *t) {
     e = lbs_trace_owners_read(t, i, own); /* application steps: a remap after the last is one */
     free(own);
   }
+  int64_t npinned;
+  if (!e) e = lbs_trace_pinned(t, NULL, &npinned); /* count E, values 0/1 */
   if (!e && t->nedgew && !lbs_trace_edge_weights_stored(t))
     e = lbs_fail(LBS_CORRUPT,
                  "%s: %lld arrays of edge weights (edgew@STEP), but meta edge_weight "

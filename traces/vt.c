@@ -63,6 +63,8 @@ struct lbs_vt {
   /* dense, after finish: T tasks, S steps */
   int64_t T, S, pinned, npairs;
   vt_key *keys;
+  int64_t *pin;    /* T: 1 for a task that is not migratable (an objgroup) */
+  int64_t absent;  /* (task, step) pairs where the task is not in the phase */
   double *time_ns; /* S x T */
   double *sub_ns;  /* nsub x S x T */
   int64_t *node;   /* S x T */
@@ -483,10 +485,25 @@ static lbs_err check_ranks(lbs_vt *v) {
 static lbs_err make_tasks(lbs_vt *v) {
   qsort(v->obs, (size_t)v->nobs, sizeof *v->obs, cmp_key); /* key first: stable enough */
   v->keys = malloc((size_t)(v->nobs ? v->nobs : 1) * sizeof *v->keys);
-  if (!v->keys) return lbs_fail(LBS_NOMEM, "vt tasks");
+  v->pin = calloc((size_t)(v->nobs ? v->nobs : 1), sizeof *v->pin);
+  if (!v->keys || !v->pin) return lbs_fail(LBS_NOMEM, "vt tasks");
   int all_idx = v->nobs > 0, dim = 0;
-  for (int64_t i = 0; i < v->nobs; i++) {
-    if (i && !key_cmp(&v->obs[i].k, &v->keys[v->T - 1])) continue;
+  for (int64_t i = 0, first = 0; i < v->nobs; i++) {
+    if (i && !key_cmp(&v->obs[i].k, &v->keys[v->T - 1])) {
+      /* A task pinned in one phase and free in another has no one answer: pinning it throughout
+       * would hide a migration vt made, freeing it would move an objgroup. */
+      const vt_obs *o = &v->obs[i], *f = &v->obs[first];
+      if (o->migratable == f->migratable) continue;
+      const vt_obs *pinned = o->migratable ? f : o, *free_ = o->migratable ? o : f;
+      char k[96];
+      return lbs_fail(LBS_PARSE,
+                      "%s: phase %lld: %s is not migratable, but is in %s's phase %lld (a task is "
+                      "pinned in every phase or in none)",
+                      v->files[pinned->file], (long long)pinned->phase,
+                      key_text(&o->k, k, sizeof k), v->files[free_->file], (long long)free_->phase);
+    }
+    first = i;
+    v->pin[v->T] = !v->obs[i].migratable;
     v->keys[v->T++] = v->obs[i].k;
     v->pinned += !v->obs[i].migratable;
     all_idx &= v->obs[i].nidx > 0;
@@ -540,6 +557,7 @@ static lbs_err fill_loads(lbs_vt *v) {
 
 /* The owner of a task absent from a phase: its last one (before its first phase: its first). */
 static void fill_owners(lbs_vt *v) {
+  for (int64_t i = 0; i < v->S * v->T; i++) v->absent += v->node[i] < 0;
   for (int64_t t = 0; t < v->T; t++) {
     int64_t first = -1;
     for (int64_t s = 0; s < v->S && first < 0; s++) first = v->node[s * v->T + t];
@@ -654,7 +672,7 @@ void lbs_vt_destroy(lbs_vt **pv) {
   for (int i = 0; i < v->nfiles; i++) free(v->files[i]);
   free(v->files), free(v->rank), free(v->obs), free(v->subs), free(v->comm);
   free(v->steps.v), free(v->skipped.v), free(v->subids.v);
-  free(v->keys), free(v->time_ns), free(v->sub_ns), free(v->node), free(v->coords);
+  free(v->keys), free(v->pin), free(v->time_ns), free(v->sub_ns), free(v->node), free(v->coords);
   free(v->pa), free(v->pb), free(v->pw);
   free(v);
   *pv = NULL;
@@ -752,6 +770,8 @@ static lbs_err vt_meta(const lbs_vt *v, char **files, char (*num)[32], const cha
   int n = (int)(sizeof kv / sizeof *kv);
   memcpy(meta, kv, sizeof kv);
   if (v->npairs) meta[n++] = "edge_weight", meta[n++] = LBS_EDGE_STEPS;
+  /* tasks created or destroyed: time 0 where absent, which the replay reads as absent */
+  if (v->absent) meta[n++] = LBS_META_ABSENT, meta[n++] = LBS_ABSENT_ZERO_WORK;
   *nmeta = n / 2;
   return LBS_OK;
 }
@@ -796,6 +816,7 @@ lbs_err lbs_vt_write_trace(const lbs_vt *v, const lbs_encoding *enc, int64_t chu
   }
   lbs_trace_spec spec = {v->T, chunk_elems, nm, ms, mesh, nmeta, meta};
   if (!e) e = lbs_trace_create(out_path, &spec, &w);
+  if (!e && v->pinned) e = lbs_trace_write_pinned(w, v->pin); /* objgroups stay where they are */
   for (int64_t s = 0; !e && s < v->S; s++) e = write_step(v, w, s, arc, cw);
   if (!e) e = lbs_trace_writer_close(&w);
   lbs_trace_writer_close(&w);

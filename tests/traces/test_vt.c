@@ -148,6 +148,13 @@ Test(vt, plain_and_brotli_files_with_skipped_and_identical_phases) {
   cr_assert_eq(lbs_mesh_coords(lbs_trace_mesh(t), &xy, &dim), LBS_OK);
   cr_assert_eq(dim, 2);
   cr_assert(xy[2] == 1 && xy[3] == 0 && xy[6] == 1 && xy[7] == 1, "the tasks' indices");
+  unsigned char pin[4] = {9, 9, 9, 9};
+  int64_t npin = -1;
+  cr_assert_eq(lbs_trace_pinned(t, pin, &npin), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(npin, 1, "task 11 alone is not migratable");
+  cr_assert_str_eq(lbs_trace_meta(t, LBS_META_ABSENT), LBS_ABSENT_ZERO_WORK,
+                   "task 30 is absent before phase 4: idle means absent");
+  for (int k = 0; k < 4; k++) cr_assert_eq(pin[k], k == 1, "element %d pinned %d", k, pin[k]);
   cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
   lbs_trace_close(&t);
   free(p[0]), free(p[1]), free(out);
@@ -229,6 +236,48 @@ Test(vt, bad_input_names_file_phase_and_task) {
                            "\"from\":{\"seq_id\":1,\"collection_id\":7},\"to\":{\"seq_id\":1,"
                            "\"collection_id\":9},\"messages\":1,\"bytes\":1}]}")},
       "phase 0: task seq 1 (collection 9): a communication names this unknown task");
+  /* pinned in one phase and migratable in another: refused, both places named */
+  bad(2,
+      (const char *[]){
+          ONE("{\"id\":0,\"tasks\":[" TASK(7, true, "[0]", 0, 1) "]},{\"id\":1,"
+                                                                 "\"tasks\":[]}"),
+          ONE("{\"id\":0,\"tasks\":[]},{\"id\":1,\"tasks\":[" TASK(7, false, "[0]", 1, 1) "]}")},
+      "data.1.json: phase 1: task 7 is not migratable, but is in ");
+}
+
+/* A trace without pinned tasks has no array, and no task absent no meta absent;
+ * lbs_trace_write_pinned refuses values but 0 and 1 (lbs_trace_pinned checks them too). */
+Test(vt, pinned_array_absent_or_checked) {
+  char *d = tu_tmpdir(), *p = tu_path(d, "data.0.json"), *out = tu_path(d, "free.lbt");
+  tu_write(p, ONE("{\"id\":0,\"tasks\":[" TASK(7, true, "[0]", 0, 1) "]}"));
+  cr_assert_eq(import(&p, 1, out), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(out, &t), LBS_OK, "%s", lbs_errmsg());
+  unsigned char pin[2] = {7, 7};
+  int64_t npin = -1;
+  cr_assert_eq(lbs_trace_pinned(t, pin, &npin), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(npin == 0 && pin[0] == 0, "nothing pinned");
+  cr_assert_null(lbs_trace_meta(t, LBS_META_ABSENT), "no task absent from a phase");
+  lbs_trace_close(&t);
+  char *bad_out = tu_path(d, "bad.lbt");
+  lbs_trace_writer *w;
+  lbs_metric_spec ms = {.name = "time_ns",
+                        .unit = "ns",
+                        .codec = LBS_CODEC_LOSSLESS,
+                        .bound = {LBS_BOUND_LOSSLESS, 0}};
+  lbs_trace_spec spec = {2, 0, 1, &ms, NULL, 0, NULL};
+  cr_assert_eq(lbs_trace_create(bad_out, &spec, &w), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_write_pinned(w, (int64_t[]){0, 2}), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "element 1 has 2"), "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_write_pinned(w, (int64_t[]){0, 1}), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_write_step(w, 0, (const double *const[]){(double[]){1, 2}}), LBS_OK);
+  cr_assert_eq(lbs_trace_writer_close(&w), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_open(bad_out, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_pinned(t, pin, &npin), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(npin, 1);
+  lbs_trace_close(&t);
+  free(p), free(out), free(bad_out);
+  tu_rmrf(d);
 }
 
 /* seq_id tasks: told apart by their collection (or objgroup) */
