@@ -48,9 +48,11 @@ typedef struct lbs_part_input {
   const double *weights;
   /* Pinned objects: fixed[i] 1 says object i must stay where it is (current[i], which must then
    * be a valid part), its weight counted there; 0, or fixed NULL: it may move. A partitioner with
-   * LBS_PART_FIXED (objlb's) keeps them and lbs_part_run checks that it did; the others ignore
-   * the field (Zoltan's and METIS's adapters do not pass it on). At the end of the struct, as
-   * wdim and weights (no ABI change): a plug-in built before it never reads it. */
+   * LBS_PART_FIXED (objlb's) keeps them and lbs_part_run checks that it did; the others are never
+   * given any: lbs_part_run hands them the migratable objects alone (renumbered, arcs to pinned
+   * ones dropped) with part sizes less the pinned load, and keeps the pinned ones in place. At
+   * the end of the struct, as wdim and weights (no ABI change): a plug-in built before it never
+   * reads it. */
   const unsigned char *fixed;
 } lbs_part_input;
 
@@ -68,8 +70,8 @@ enum {
    * warning. Without it, lbsim gives it one weight ([sim] phase_constraints refuses it). A flag
    * and not an op, so that LBS_PART_ABI stays 4. */
   LBS_PART_WEIGHTS = 1u << 1,
-  /* It keeps pinned objects where they are (lbs_part_input.fixed); without it the field is
-   * ignored. */
+  /* It keeps pinned objects where they are (lbs_part_input.fixed); without it lbs_part_run
+   * partitions the others around them (their load taken from the part sizes). */
   LBS_PART_FIXED = 1u << 2,
 };
 
@@ -164,6 +166,9 @@ void lbs_part_cost_model(const lbs_partitioner *p, double *fixed_us, double *per
  * and work count as infinite. */
 double lbs_part_work_imbalance(const int *part, const double *w, int64_t n, const double *sizes,
                                int P);
+/* Runs the partitioner after checking the input against what it can do; collective over
+ * in->comm. Pinned objects (in->fixed) must have a part; a partitioner without LBS_PART_FIXED
+ * partitions the others into part sizes that leave room for the pinned load (needs MPI). */
 lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart);
 
 /* Gm (seed 003): the graph made symmetric (an edge in either direction joins both ways),
