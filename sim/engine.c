@@ -452,6 +452,10 @@ lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed) {
 
 lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach) {
   const double *aw = x->adjw_step ? x->adjw_step : x->rows.adjw ? x->rows.adjw : x->ones;
+  /* an element that has a place and is pinned, or absent (no work), does not move: an absent
+   * one has no data to move, nor any reason to */
+  for (int64_t i = 0; x->fixnow && i < x->n; i++)
+    x->fixnow[i] = x->cur[i] >= 0 && ((x->pinned && x->pinned[i]) || (x->absent_idle && w[i] == 0));
   return (lbs_part_input){.comm = x->comm,
                           .nlocal = x->n,
                           .gid = x->gid,
@@ -472,7 +476,8 @@ lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach) {
                           .bytes_per_rwgt = x->bytes_elem,
                           .distributed = x->pmode == LBS_PARTMODE_DISTRIBUTED,
                           .wdim = x->ncon,
-                          .weights = x->wcon};
+                          .weights = x->wcon,
+                          .fixed = x->fixnow};
 }
 
 /* Collective: the work imbalance the partition in x->newp leaves with work w, against the

@@ -31,7 +31,7 @@ void lbs__engine_free(lbs__engine *x) {
   free(x->rank_first), free(x->sizes), free(x->cur), free(x->newp), free(x->gid);
   free(x->w), free(x->wprev), free(x->wpart), free(x->wnav), free(x->fixnav), free(x->fix),
       free(x->load), free(x->halo);
-  free(x->phm), free(x->wph), free(x->phload), free(x->wcon);
+  free(x->phm), free(x->wph), free(x->phload), free(x->wcon), free(x->pinned), free(x->fixnow);
   free(x->clock), free(x->arrive), free(x->range_said), free(x->opt_steps), free(x->opt_assign),
       free(x->rec_idx);
 }
@@ -400,6 +400,46 @@ static lbs_err alloc_state(lbs__engine *x) {
   return LBS_OK;
 }
 
+/* Collective: the pinned elements (lbs_trace_pinned) and whether an idle element is absent
+ * (LBS_META_ABSENT); a pinned element starts on the processor the recorded owners in force at the
+ * window's first step give it (owner mod P: a replay on fewer processors than the recorded ranks
+ * folds them), or, without recorded owners, where the first partition puts it. Recorded partitions
+ * (policy recorded) are the application's own: nothing to pin. */
+static lbs_err setup_pinned(lbs__engine *x) {
+  const char *ab = lbs_trace_meta(x->t, LBS_META_ABSENT);
+  x->absent_idle = ab && !strcmp(ab, LBS_ABSENT_ZERO_WORK) && !x->recorded;
+  unsigned char *all = NULL;
+  int64_t *own = NULL;
+  lbs_err e = LBS_OK;
+  if (!x->recorded) {
+    all = malloc((size_t)x->E + 1);
+    e = all ? lbs_trace_pinned(x->t, all, &x->npinned) : lbs_fail(LBS_NOMEM, "pinned elements");
+  }
+  if (!e && (x->npinned || x->absent_idle)) {
+    x->fixnow = calloc((size_t)x->n + 1, 1);
+    if (!x->fixnow) e = lbs_fail(LBS_NOMEM, "pinned elements");
+  }
+  if (!e && x->npinned) {
+    x->pinned = malloc((size_t)x->n + 1);
+    if (!x->pinned) e = lbs_fail(LBS_NOMEM, "pinned elements");
+    for (int64_t i = 0; !e && i < x->n; i++) x->pinned[i] = all[x->first + i];
+  }
+  int64_t na = lbs_trace_owners_count(x->t), a = 0, app = 0;
+  if (!e && x->npinned && na > 0) { /* the assignment in force at the window's first step */
+    lbs_trace_app_step(x->t, x->S0, &app);
+    for (int64_t i = 1; i < na; i++)
+      if (lbs_trace_owners_step(x->t, i) <= app) a = i;
+    if (!(own = malloc((size_t)x->E * sizeof *own)))
+      e = lbs_fail(LBS_NOMEM, "recorded owners");
+    else
+      e = lbs_trace_owners_read(x->t, a, own);
+    for (int64_t i = 0; !e && i < x->n; i++)
+      if (x->pinned[i]) x->cur[i] = (int)(own[x->first + i] % x->P);
+  }
+  free(all), free(own);
+  return e;
+}
+
 lbs_err lbs__engine_setup(lbs__engine *x) {
   int64_t total_steps = 0;
   lbs_err e = lbs__agree(x, check_trace(x, &total_steps));
@@ -423,6 +463,7 @@ lbs_err lbs__engine_setup(lbs__engine *x) {
   if ((e = lbs__agree(x, read_rows(x)))) return e;
   if ((e = lbs__ghost_setup(x))) return e;
   if (!e) e = lbs__agree(x, alloc_state(x));
+  if (!e) e = lbs__agree(x, setup_pinned(x));
   if (!e && x->recorded) e = lbs__recorded_setup(x);
   if (!e) e = lbs__migration_rate_setup(x);
   if (!e) lbs__outside_setup(x);

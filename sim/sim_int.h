@@ -74,6 +74,14 @@ typedef struct lbs__engine {
   int ev_out;         /* the trace's event outside_s where it is charged, else -1 */
   int64_t outside_ns; /* what the step being run adds after its compute and communication */
   double *sizes;      /* P part sizes (lbs_replay_part_sizes) */
+  /* Pinned elements (lbs_trace_pinned: a vt task that is not migratable) never move: pinned (n,
+   * NULL when the trace has none or the policy replays recorded partitions) and, with recorded
+   * owners, their processor from the window's first assignment. absent_idle: the trace says an
+   * element with no work is absent then (LBS_META_ABSENT), so it stays where it is. fixnow (n):
+   * what lbs__part_input gives the partitioner as lbs_part_input.fixed. */
+  unsigned char *pinned, *fixnow;
+  int64_t npinned;
+  int absent_idle;
   /* state */
   int *cur, *newp;   /* n: local current / new parts */
   int64_t *gid;      /* n: local global ids */
@@ -199,7 +207,9 @@ lbs_err lbs__model_migration_ns(lbs__engine *x, const int *from, const int *to, 
 /* Collective: x->adjw becomes the communication weights of trace step s (a no-op when they do
  * not vary); 1 in *changed when they were reloaded. */
 lbs_err lbs__edge_weights_at(lbs__engine *x, int64_t s, int *changed);
-/* Local: the partitioner's input for weights w. */
+/* Local: the partitioner's input for weights w: the elements that stay where they are (pinned,
+ * or absent with zero weight) marked fixed, from the second partition on (or from the first, for
+ * pinned elements placed by the recorded owners). */
 lbs_part_input lbs__part_input(lbs__engine *x, const double *w, int approach);
 /* Collective: partition with weights w (local), then migrate: updates the parts, the ghosts'
  * parts, the clocks and the halo; rec gets what it cost. step: the window step it happens

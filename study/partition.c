@@ -14,7 +14,29 @@ typedef struct {
   int64_t E, *xadj, *adj;
   double *cw, *pw, *rw, *coords;
   int dim, *cur;
+  unsigned char *fx; /* pinned elements with a part (lbs_part_input.fixed), NULL: none */
 } problem;
+
+/* The trace's pinned elements (lbs_trace_pinned), fixed where they are: on the processor the
+ * recorded owners in force at the step give them (mod P, as the replay), else in their --from
+ * part; pinned without either, the partitioner places them. */
+static lbs_err load_pinned(lbs_trace *t, int64_t step, int P, problem *pb) {
+  int64_t E = pb->E, npin = 0, na = lbs_trace_owners_count(t), a = 0, app = 0, *own = NULL;
+  if (!(pb->fx = malloc((size_t)E + 1))) return lbs_fail(LBS_NOMEM, "pinned elements");
+  lbs_err e = lbs_trace_pinned(t, pb->fx, &npin);
+  if (e || !npin) return free(pb->fx), pb->fx = NULL, e;
+  lbs_trace_app_step(t, step, &app);
+  for (int64_t i = 1; i < na; i++)
+    if (lbs_trace_owners_step(t, i) <= app) a = i;
+  if (na > 0 && !(own = malloc((size_t)E * sizeof *own))) return lbs_fail(LBS_NOMEM, "owners");
+  if (na > 0) e = lbs_trace_owners_read(t, a, own);
+  for (int64_t i = 0; !e && i < E; i++) {
+    if (pb->fx[i] && own) pb->cur[i] = (int)(own[i] % P);
+    pb->fx[i] = pb->fx[i] && pb->cur[i] >= 0;
+  }
+  free(own);
+  return e;
+}
 
 /* The step's weights, the graph with its communication weights, the current parts. */
 static lbs_err load(lbs_trace *t, const lbs_partition_opts *o, int P, problem *pb) {
@@ -56,7 +78,7 @@ static lbs_err load(lbs_trace *t, const lbs_partition_opts *o, int P, problem *p
                       (long long)i, pb->pw[i]);
     pb->cur[i] = o->from_block ? (int)((__int128)i * P / E) : -1;
   }
-  return LBS_OK;
+  return load_pinned(t, step, P, pb);
 }
 
 /* One study under way. */
@@ -81,7 +103,7 @@ typedef struct {
 static void study_free(study *c) {
   problem *pb = &c->pb;
   free(pb->xadj), free(pb->adj), free(pb->cw), free(pb->pw), free(pb->rw), free(pb->coords),
-      free(pb->cur);
+      free(pb->cur), free(pb->fx);
   lbs_minex_ipg_free(&c->ipg);
   lbs_minex_latency_destroy(&c->lat);
   free(c->gx), free(c->ga), free(c->gw), free(c->sizes), free(c->rf), free(c->gid), free(c->lx);
@@ -165,7 +187,8 @@ static lbs_err run(study *c, lbs_partitioner *part, lbs_partition_eval *ev) {
                        .grid = c->s->grid,
                        .rwgt = pb->rw ? pb->rw + f : NULL,
                        .bytes_per_edge = c->be,
-                       .bytes_per_rwgt = c->br};
+                       .bytes_per_rwgt = c->br,
+                       .fixed = pb->fx ? pb->fx + f : NULL};
   double best = 1e300;
   lbs_err e = LBS_OK;
   for (int64_t it = 0; !e && it < c->o->repeat; it++) {
