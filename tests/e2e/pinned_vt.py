@@ -1,0 +1,111 @@
+"""pinned_vt.py - DARMA vt data of our own for tests/e2e/pinned_vt.sh, and the checks of the
+replays' saved assignments.
+
+  pinned_vt.py write DIR      two ranks' LB data files, DIR/data.0.json and DIR/data.1.json
+  pinned_vt.py check DB NAME  the assignments of every run in results store DB (label NAME)
+
+The data: 6 phases on 2 ranks. Tasks 0..11 are migratable (index [i], 0.01 s each, 0..5 on
+rank 0 and 6..11 on rank 1, each sending 100 bytes to the next); objgroup 100 (not migratable,
+0.5 s) on rank 0 and objgroup 101 (0.05 s) on rank 1; task 50 is created in phase 3 (on rank
+1) and task 51 destroyed after phase 1 (on rank 0). Elements are the tasks in id order.
+"""
+import json
+import sqlite3
+import sys
+
+PHASES = 6
+MIG = list(range(12))
+PINNED = {100: (0, 0.5), 101: (1, 0.05)}  # id: (rank, seconds)
+BORN, DIES = 3, 1  # task 50 exists from phase 3 on, task 51 up to phase 1
+IDS = sorted(MIG + [50, 51] + list(PINNED))
+ELEM = {t: i for i, t in enumerate(IDS)}
+
+
+def present(t, p):
+    return not ((t == 50 and p < BORN) or (t == 51 and p > DIES))
+
+
+def home(t):
+    if t in PINNED:
+        return PINNED[t][0]
+    return 1 if t == 50 or t >= 6 and t < 12 else 0
+
+
+def work(t, p):
+    """the task's seconds at phase p, 0 when absent"""
+    if not present(t, p):
+        return 0.0
+    if t in PINNED:
+        return PINNED[t][1]
+    return 0.02 if t in (50, 51) else 0.01
+
+
+def task(t, p):
+    return {"entity": {"type": "object", "id": t, "home": home(t), "migratable": t not in PINNED,
+                       "index": [IDS.index(t)]},
+            "node": home(t), "resource": "cpu", "time": work(t, p)}
+
+
+def write(d):
+    for r in (0, 1):
+        phases = []
+        for p in range(PHASES):
+            tasks = [task(t, p) for t in IDS if home(t) == r and present(t, p)]
+            comm = [{"type": "SendRecv", "from": {"type": "object", "id": t},
+                     "to": {"type": "object", "id": t + 1}, "messages": 1, "bytes": 100.0}
+                    for t in MIG[:-1] if home(t) == r]
+            phases.append({"id": p, "tasks": tasks, "communications": comm})
+        doc = {"metadata": {"type": "LBDatafile", "rank": r}, "phases": phases}
+        with open(f"{d}/data.{r}.json", "w") as f:
+            json.dump(doc, f)
+
+
+def check(db, name):
+    """every run's assignments: pinned elements on their rank throughout; an absent element
+    (no work at the step a partition weighs) where it was; with the pinned load counted (runs
+    whose partitioner aims at the grid's shares), little migratable work beside objgroup 100"""
+    con = sqlite3.connect(db)
+    runs = con.execute("SELECT id, partitioner FROM runs").fetchall()
+    fails = 0
+    if not runs:
+        print(f"FAIL {name}: no runs in {db}")
+        return 1
+    for run, part in runs:
+        rows = con.execute("SELECT step, element, part FROM assignment WHERE run=? "
+                           "ORDER BY step, element", (run,)).fetchall()
+        steps = sorted({s for s, _, _ in rows})
+        asg = {s: {} for s in steps}
+        for s, e, p in rows:
+            asg[s][e] = p
+        if len(steps) < 3:
+            print(f"FAIL {name} {part}: {len(steps)} assignments, expected 3 (initial, 2 and 4)")
+            fails += 1
+        counted = part != "metis:kway"  # METIS without :speed aims at equal parts
+        for k, s in enumerate(steps):
+            a = asg[s]
+            for t, (r, _) in PINNED.items():
+                if a[ELEM[t]] != r:
+                    print(f"FAIL {name} {part}: pinned task {t} on {a[ELEM[t]]} at step {s}")
+                    fails += 1
+            if k:  # a repartition before step s weighs step s - 1
+                prev = asg[steps[k - 1]]
+                for t in (50, 51):
+                    if not present(t, s - 1) and a[ELEM[t]] != prev[ELEM[t]]:
+                        print(f"FAIL {name} {part}: absent task {t} moved before step {s}")
+                        fails += 1
+            w = s - 1 if k else 0  # the initial partition weighs the first step
+            tot = sum(work(t, w) for t in IDS if t not in PINNED)
+            on0 = sum(work(t, w) for t in IDS if t not in PINNED and a[ELEM[t]] == 0)
+            if counted and on0 > 0.25 * tot:
+                print(f"FAIL {name} {part}: step {s}: migratable work {on0:.3f} of {tot:.3f} "
+                      "beside the 0.5 s objgroup (pinned load not counted)")
+                fails += 1
+    print(f"{name}: {len(runs)} runs checked, {fails} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        write(sys.argv[2])
+    else:
+        sys.exit(check(sys.argv[2], sys.argv[3]))
