@@ -88,8 +88,7 @@ Test(pinned, metis_without_speed_keeps_them) { around("metis:kway", 0); }
 /* a pinned object without a part is refused, naming it */
 Test(pinned, pinned_without_a_part_is_refused) {
   lbs_partitioner *p;
-  cr_assert_eq(lbs_part_create("zoltan:rcb", NULL, MPI_COMM_WORLD, &p), LBS_OK, "%s",
-               lbs_errmsg());
+  cr_assert_eq(lbs_part_create("zoltan:rcb", NULL, MPI_COMM_WORLD, &p), LBS_OK, "%s", lbs_errmsg());
   lbs_part_input in = line_input();
   cur[6] = -1;
   int part[N];
@@ -101,8 +100,7 @@ Test(pinned, pinned_without_a_part_is_refused) {
 /* nothing pinned (every flag 0): the same answer as without the field */
 Test(pinned, no_pinned_flag_set_changes_nothing) {
   lbs_partitioner *p;
-  cr_assert_eq(lbs_part_create("zoltan:rcb", NULL, MPI_COMM_WORLD, &p), LBS_OK, "%s",
-               lbs_errmsg());
+  cr_assert_eq(lbs_part_create("zoltan:rcb", NULL, MPI_COMM_WORLD, &p), LBS_OK, "%s", lbs_errmsg());
   lbs_part_input in = line_input();
   for (int i = 0; i < N; i++) fx[i] = 0;
   int a[N], b[N];
