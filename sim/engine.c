@@ -568,10 +568,14 @@ lbs_err lbs__repartition(lbs__engine *x, const double *w, int approach, int64_t 
   lbs_err e = LBS_OK;
   if (x->recorded) /* the application's own (recorded.c) */
     e = lbs__recorded_assign(x, x->cur_step, x->newp);
-  else if (x->opt_assign && x->cur_step > 0) /* the optimiser computed this partition already */
+  else if (x->opt_assign && x->cur_step > 0) { /* the optimiser computed this partition already */
     memcpy(x->newp, x->opt_assign + (size_t)x->cur_step * (size_t)x->n,
            (size_t)x->n * sizeof *x->newp);
-  else
+    /* what stays (in.fixed: pinned, absent) stays where it is now, which may not be where the
+     * candidate partition, computed from the initial one, left it (optimal.c charges the same) */
+    for (int64_t i = 0; in.fixed && i < x->n; i++)
+      if (in.fixed[i]) x->newp[i] = x->cur[i];
+  } else
     e = lbs__agree(x, lbs_part_run(x->part, &in, x->newp));
   double wall = now_s() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, x->comm);

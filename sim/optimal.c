@@ -108,12 +108,19 @@ static lbs_err opt_migrations(lbs__engine *x, opt_tables *o, lbs_net *net, int64
   int64_t S = o->S, n = o->n;
   int64_t *kv = malloc((size_t)(2 * n + 2) * sizeof *kv),
           *ready = calloc((size_t)x->P, sizeof *ready);
-  lbs_err e = lbs__agree(x, kv && ready ? LBS_OK : lbs_fail(LBS_NOMEM, "optimal: migrations"));
+  int *held = malloc((size_t)(n + 1) * sizeof *held);
+  lbs_err e =
+      lbs__agree(x, kv && ready && held ? LBS_OK : lbs_fail(LBS_NOMEM, "optimal: migrations"));
   lbs__engine y = *x;
   y.net = net, y.arrive = arrive;
   for (int64_t r0 = 0; !e && r0 < S; r0++)
     for (int64_t r = r0 + 1; !e && r < S; r++) {
       const int *a = o->A + (size_t)r0 * (size_t)n, *b = o->A + (size_t)r * (size_t)n;
+      /* an element absent at step r - 1 (no work, meta absent) stays where it is, as the replay
+       * of the plan keeps it (lbs__repartition): its move is neither made nor charged */
+      const double *wr = o->W + (size_t)(r - 1) * (size_t)n;
+      for (int64_t i = 0; x->absent_idle && i < n; i++) held[i] = wr[i] == 0 ? a[i] : b[i];
+      if (x->absent_idle) b = held;
       int64_t nkv = 0;
       for (int64_t i = 0; i < n; i++)
         if (a[i] != b[i]) {
@@ -133,7 +140,7 @@ static lbs_err opt_migrations(lbs__engine *x, opt_tables *o, lbs_net *net, int64
       free(xs);
       if (r == S - 1) search_progress(x, o);
     }
-  free(kv), free(ready);
+  free(kv), free(ready), free(held);
   return e;
 }
 
