@@ -50,7 +50,8 @@ typedef struct lbs_part_input {
    * be a valid part), its weight counted there; 0, or fixed NULL: it may move. A partitioner with
    * LBS_PART_FIXED (objlb's) keeps them and lbs_part_run checks that it did; the others are never
    * given any: lbs_part_run hands them the migratable objects alone (renumbered, arcs to pinned
-   * ones dropped) with part sizes less the pinned load, and keeps the pinned ones in place. At
+   * ones dropped) with part sizes less the pinned load, and keeps the pinned ones in place.
+   * NULL on every rank of comm or on none (a rank without pinned objects gives zeros). At
    * the end of the struct, as wdim and weights (no ABI change): a plug-in built before it never
    * reads it. */
   const unsigned char *fixed;

@@ -321,10 +321,12 @@ lbs_err lbs_part_run(lbs_partitioner *p, const lbs_part_input *in, int *newpart)
                    (long long)in->gid[i], in->current ? in->current[i] : -1, in->nparts);
     else
       pinned += in->fixed[i];
-  int64_t v[2] = {e != LBS_OK, pinned}; /* the same path on every rank */
+  /* the same path on every rank; without fixed (NULL on every rank: lbs_part.h) nothing to agree
+   * on, and no collective more than before */
+  int64_t v[2] = {e != LBS_OK, pinned};
   int mpi = 0;
   MPI_Initialized(&mpi); /* a unit test may call a serial partitioner without MPI */
-  if (mpi) MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_SUM, in->comm);
+  if (mpi && in->fixed) MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_SUM, in->comm);
   if (v[0] && !e)
     e = lbs_fail(LBS_INVAL, "%s: a pinned element on another rank has no part", p->name);
   if (!e && v[1] && !lbs_part_keeps_fixed(p) && !mpi)
