@@ -4,7 +4,8 @@
 # SendRecv a phase from every 20th task; default 32 x 100000 x 50):
 #   1. import speed: `lbsim trace import --vt` (lossless, and the default bound) in tasks per
 #      second, beside bench_vt_jansson (jansson's own json_load_file of the same files, counting
-#      tasks, nothing else), each run twice alternately; the import's peak RSS (/usr/bin/time -v)
+#      tasks, nothing else; and --mem: each file read whole, then json_loadb, as the import
+#      parses), each run twice alternately; the import's peak RSS (/usr/bin/time -v)
 #      against the trace's dense size: S x T loads (8 bytes) + S x T owners (8 bytes) + S x pairs
 #      arc weights (8 bytes), what an importer must hold to write the steps in order;
 #   2. the round trip: export vt of the recorded replay (a grid of RANKS equal processors), then
@@ -34,6 +35,7 @@ imp() { # BOUND: the import's wall seconds and peak RSS (kB) into $W/imp.txt
 }
 for k in 1 2; do
   $B/bench_vt_jansson "$D"/data.*.json | tee "$W/jansson$k.txt"
+  $B/bench_vt_jansson --mem "$D"/data.*.json | tee -a "$W/jansson$k.txt"
   for b in lossless rel:0.005; do
     read -r wall rss < <(imp "$b")
     printf 'import --bound %-9s %6.2f s, %8.0f tasks/s, peak RSS %5.0f MB\n' "$b" "$wall" \
