@@ -738,6 +738,21 @@ export vtk $P/t.lbt --grid $G -o $W/d --steps 9:99
 export vtk $P/t.lbt --grid $G -o $W/d --policy fixed:-1
 export vtk $P/t.lbt --grid $G -o $W/d --set nodot
 export vtk $I/flip.lbt --grid $G -o $W/d
+# ---- export vt
+export vt $P/t.lbt --grid $G
+export vt $P/t.lbt --grid $G -o ''
+export vt $P/t.lbt --grid $G -o $P/dir -f
+export vt $P/t.lbt --grid $G -o $P/sd -f
+export vt $P/t.lbt --grid $G -o $P/notes.txt -f
+export vt $P/t.lbt --grid $G -o $P/fifo -f
+export vt $P/t.lbt --grid $G -o /dev/null
+export vt $P/t.lbt --grid $G -o $W/d --brotli=9
+export vt $P/t.lbt --grid $G -o $W/d --every 2
+export vt $P/t.lbt --grid $G -o $W/d --steps 9:99
+export vt $P/t.lbt --grid $G -o $W/d --policy recorded
+export vt $P/t.lbt --grid $G -o $W/d --metric nope
+export vt $I/flip.lbt --grid $G -o $W/d
+export vt $I/half.lbt --grid $G -o $W/d
 export vtk $P/r.db --grid $G -o $W/d
 export vtk $P/t.lbt --grid $I/nan_lat.ini -o $W/d
 # ---- calibrate (all refused before measuring)
