@@ -116,7 +116,8 @@ typedef enum {
                          plan_pieces.csv */
   CLI_DIR_SWEEP,      /* sweep --csv: tidy.csv */
   CLI_DIR_PIPELINE,   /* pipeline --csv: mappings.csv */
-  CLI_DIR_VALIDATE    /* validate --keep: runs.csv, runR_K.json, runR_K.log */
+  CLI_DIR_VALIDATE,   /* validate --keep: runs.csv, runR_K.json, runR_K.log */
+  CLI_DIR_VT          /* export vt: data.P.json */
 } cli_dir_kind;
 typedef struct cli_outdir {
   char dir[4096]; /* the destination, trailing slashes dropped */
@@ -248,6 +249,7 @@ int cmd_collect(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_export_vtk(int argc, char **argv); /* lbsim export vtk (argv[0] "vtk") */
+int cmd_export_vt(int argc, char **argv);  /* lbsim export vt (argv[0] "vt") */
 int cmd_calibrate(int argc, char **argv);
 int cmd_pipeline(int argc, char **argv);
 int cmd_results(int argc, char **argv);

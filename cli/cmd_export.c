@@ -1,7 +1,7 @@
 /* cmd_export.c - lbsim export: the formats' dispatch, and export simgrid: a replay written as
  * SimGrid SMPI time-independent traces with the platform, so that SMPI can replay what lbsim
  * simulated (study/export_simgrid.c). export vtk is cmd_export_vtk.c; the options and checks both
- * formats share are export_args.c (cmd_export.h). */
+ * formats share are export_args.c (cmd_export.h); export vt is cmd_export_vt.c. */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -122,15 +122,18 @@ static int export_simgrid(int argc, char **argv) {
 int cmd_export(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "simgrid")) return export_simgrid(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "vtk")) return cmd_export_vtk(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "vt")) return cmd_export_vt(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf(
-        "usage: lbsim export simgrid|vtk t.lbt --grid g.ini [replay options] -o DIR\n\n"
+        "usage: lbsim export simgrid|vtk|vt t.lbt --grid g.ini [replay options] -o DIR\n\n"
         "Writes a replay in another tool's formats. Formats:\n"
         "  simgrid   SimGrid SMPI time-independent traces and platform ('lbsim export simgrid --help')\n"
         "  vtk       VTK XML files per step (cost, owner, moved) and a .pvd time series for ParaView\n"
-        "            ('lbsim export vtk --help')\n");
+        "            ('lbsim export vtk --help')\n"
+        "  vt        DARMA vt LB data (data.P.json per processor) for vt-tv and LBAF; 'lbsim\n"
+        "            trace import --vt' reads it back ('lbsim export vt --help')\n");
     return 0;
   }
-  if (argc < 2) return cli_usage("export", "expected a format: simgrid or vtk");
-  return cli_unknown_sub("export", "format", argv[1], "simgrid, vtk");
+  if (argc < 2) return cli_usage("export", "expected a format: simgrid, vtk or vt");
+  return cli_unknown_sub("export", "format", argv[1], "simgrid, vtk, vt");
 }

@@ -1,4 +1,4 @@
-/* cmd_export.h - what lbsim export simgrid and export vtk share (export_args.c). */
+/* cmd_export.h - what lbsim export simgrid, export vtk and export vt share (export_args.c). */
 #ifndef LBS_CMD_EXPORT_H
 #define LBS_CMD_EXPORT_H
 
@@ -8,7 +8,7 @@
 
 /* The options every format takes. */
 typedef struct cli_export_args {
-  const char *cmd; /* "export simgrid", "export vtk": messages name it */
+  const char *cmd; /* "export simgrid", "export vtk", "export vt": messages name it */
   const char *trace, *grid, *out;
   int force;
   cli_overrides over; /* --set and the replay flags, in command-line order */

@@ -1,5 +1,6 @@
 /* export_args.c - the options and checks every lbsim export format shares (cmd_export.h): export
- * simgrid (cmd_export.c) and export vtk (cmd_export_vtk.c) parse with it. */
+ * simgrid (cmd_export.c), export vtk (cmd_export_vtk.c) and export vt (cmd_export_vt.c) parse
+ * with it. */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@ static const struct {
     {"partition", cmd_partition, "partition one step for a grid and measure it (MinEX model)"},
     {"validate", cmd_validate, "check predictions against real runs of an app (apps/)"},
     {"export", cmd_export,
-     "write a replay for another tool (SimGrid SMPI traces, VTK files for ParaView)"},
+     "write a replay for another tool (SimGrid SMPI traces, VTK files for ParaView, vt LB data)"},
     {"calibrate", cmd_calibrate,
      "measure kernels on this machine's devices: performance curves (IPGs)"},
     {"sweep", cmd_sweep,

@@ -328,8 +328,9 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   static const char *const sweep[] = {"tidy.csv", NULL};
   static const char *const pipeline[] = {"mappings.csv", NULL};
   static const char *const validate[] = {"runs.csv", NULL};
-  const char *const *const fixed[] = {export, compare, simgrid,  results, vtk,
-                                      calib,  sweep,   pipeline, validate};
+  static const char *const vt[] = {NULL};
+  const char *const *const fixed[] = {export, compare, simgrid,  results,  vtk,
+                                      calib,  sweep,   pipeline, validate, vt};
   for (size_t i = 0; fixed[kind][i]; i++)
     if (!strcmp(n, fixed[kind][i])) return 1;
   size_t len = strlen(n);
@@ -344,6 +345,7 @@ static int lbsim_name(const char *n, cli_dir_kind kind) {
   case CLI_DIR_SWEEP:
   case CLI_DIR_PIPELINE: return 0;
   case CLI_DIR_VALIDATE: return run_file(n);
+  case CLI_DIR_VT: return numbered(n, "data.", 1, ".json");
   }
   return 0;
 }

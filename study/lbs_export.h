@@ -1,8 +1,9 @@
 /* lbs_export.h - a replay written for other tools (study/): SimGrid SMPI time-independent
- * traces with their platform (export_simgrid.c), and VTK XML files per step with a .pvd time
- * series for ParaView (export_vtk.c). A session (lbs_study.h) gives the grid, the options and
- * the trace; the replay is the session's, so an export shows what lbsim replay computes.
- * What `lbsim export simgrid|vtk` runs; the command checks and renames the output directory. */
+ * traces with their platform (export_simgrid.c), VTK XML files per step with a .pvd time
+ * series for ParaView (export_vtk.c), and DARMA vt's LB data for vt-tv and LBAF (export_vt.c). A
+ * session (lbs_study.h) gives the grid, the options and the trace; the replay is the session's, so
+ * an export shows what lbsim replay computes. What `lbsim export simgrid|vtk|vt` runs; the command
+ * checks and renames the output directory. */
 #ifndef LBS_EXPORT_H
 #define LBS_EXPORT_H
 
@@ -75,5 +76,43 @@ typedef struct lbs_vtk_opts {
 lbs_err lbs_vtk_write(lbs_vtk *v, const lbs_replay_result *r, const lbs_vtk_opts *o,
                       const char *dir, int64_t *files);
 void lbs_vtk_destroy(lbs_vtk **v); /* NULL-safe, clears *v */
+
+/* ---------------------------------------------------------------- DARMA vt (export_vt.c)
+ * vt's "LBDatafile" JSON, one file per simulated processor (DIR/data.<proc>.json, the name vt
+ * gives a rank's file), what `trace import --vt` reads back:
+ *   metadata   type "LBDatafile", rank (the processor), phases.count (the replayed steps), and
+ *              attributes saying what time and bytes are ("lbsim.time", "lbsim.bytes", ...)
+ *   phases     one per replayed step, id = the trace step; tasks: the elements the processor
+ *              holds at that step in the replay (after the repartitions before it)
+ *   task       entity {type "object", seq_id = the element, home = its owner at the window's
+ *              first step, migratable true, index = its cell (i, j, k) on a structured mesh or
+ *              its coordinates when all are whole numbers, else none}, node = the processor,
+ *              resource "cpu", time = the replayed metric's value at the step in seconds when
+ *              its unit is a time (ns / 1e9; the shortest decimal that reads back as that
+ *              double, so the import's round to the ns gives back a whole ns exactly), else the
+ *              value itself (attributes say which)
+ *   communications  per step, SendRecv from a task to a task, bytes = the arc's weight at the
+ *              step (lbs_trace_edge_weights), messages 1; a pair whose two arcs weigh the same
+ *              is one communication (the import gives both arcs a pair's bytes), arcs that
+ *              differ one each; arcs of weight 0 none; in the file of the receiver's processor
+ * Rank 0 only: each step is read once and streamed to every processor's file, so memory is one
+ * step's values (and the graph), not the run's; at most 256 files are open at once, more
+ * processors take one more pass over the steps per 256. */
+typedef struct lbs_vtdata_opts {
+  int brotli;               /* 1: brotli-compressed files (vt's own option); 0: plain JSON */
+  lbs_progress_fn progress; /* told each step written (may be NULL; its return is ignored) */
+  void *progress_arg;
+} lbs_vtdata_opts;
+typedef struct lbs_vtdata_summary {
+  int64_t files, phases, tasks; /* files written, phases in each, tasks (elements) */
+  int64_t comms;                /* communications written, over every file and phase */
+  int seconds;                  /* 1: time is in seconds; 0: the metric is not a time */
+} lbs_vtdata_summary;
+/* Writes the replay r of trace t (its own session's, with save_assignment) into dir, an
+ * existing directory (files new there). Local (rank 0). LBS_IO naming the file (a failed
+ * file is removed; the others stay for the caller to remove), the trace's read errors,
+ * LBS_INVAL when r's metric is not in t or r kept no assignments, LBS_NOMEM. */
+lbs_err lbs_vtdata_write(lbs_trace *t, const lbs_replay_result *r, const lbs_vtdata_opts *o,
+                         const char *dir, lbs_vtdata_summary *sum);
 
 #endif

@@ -146,7 +146,10 @@ snap_work() {
 try() {
   n=$((n + 1))
   local what="[$n] lbsim $*" rc p prev arg kind fail=''
-  snap_files | sort >"$T/f0"
+  # the precious files before it: as the previous command left them (its "after", f1: nothing
+  # else touches them in between, and a late change by the previous command's leftovers still
+  # shows), listed afresh only for the first command; about a third of a command's processes
+  if [ -s "$T/f1" ]; then mv "$T/f1" "$T/f0"; else snap_files | sort >"$T/f0"; fi
   snap_work | sort >"$T/w0"
   (cd "$W" && exec timeout -k 5 60 "$L" "$@" </dev/null >"$T/out" 2>"$T/err")
   rc=$?
@@ -165,7 +168,7 @@ try() {
   fi
   # what changed among the precious files and inputs: an output it names is a loss, else harm
   kind=
-  for p in $(comm -3 "$T/f0" "$T/f1" | awk '{print $1}' | sort -u); do
+  cmp -s "$T/f0" "$T/f1" || for p in $(comm -3 "$T/f0" "$T/f1" | awk '{print $1}' | sort -u); do
     prev='' kind=harm
     for arg in "$@"; do
       [ "$arg" = "$p" ] && [ -n "$prev" ] && [[ $OUTOPTS == *" $prev "* ]] && kind=loss
@@ -738,6 +741,21 @@ export vtk $P/t.lbt --grid $G -o $W/d --steps 9:99
 export vtk $P/t.lbt --grid $G -o $W/d --policy fixed:-1
 export vtk $P/t.lbt --grid $G -o $W/d --set nodot
 export vtk $I/flip.lbt --grid $G -o $W/d
+# ---- export vt
+export vt $P/t.lbt --grid $G
+export vt $P/t.lbt --grid $G -o ''
+export vt $P/t.lbt --grid $G -o $P/dir -f
+export vt $P/t.lbt --grid $G -o $P/sd -f
+export vt $P/t.lbt --grid $G -o $P/notes.txt -f
+export vt $P/t.lbt --grid $G -o $P/fifo -f
+export vt $P/t.lbt --grid $G -o /dev/null
+export vt $P/t.lbt --grid $G -o $W/d --brotli=9
+export vt $P/t.lbt --grid $G -o $W/d --every 2
+export vt $P/t.lbt --grid $G -o $W/d --steps 9:99
+export vt $P/t.lbt --grid $G -o $W/d --policy recorded
+export vt $P/t.lbt --grid $G -o $W/d --metric nope
+export vt $I/flip.lbt --grid $G -o $W/d
+export vt $I/half.lbt --grid $G -o $W/d
 export vtk $P/r.db --grid $G -o $W/d
 export vtk $P/t.lbt --grid $I/nan_lat.ini -o $W/d
 # ---- calibrate (all refused before measuring)

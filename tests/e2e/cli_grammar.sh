@@ -28,7 +28,7 @@ json.load(open(sys.argv[1]), parse_float=real)' "$1"
 
 # every command, and the sub-commands of those that have them (as cli_usage.sh knows them)
 declare -A SUBS=([trace]="gen info check export import recode" [grid]="info gen probe" [policy]="compare"
-  [export]="simgrid vtk" [calibrate]="run verify show import list plan run-plan")
+  [export]="simgrid vtk vt" [calibrate]="run verify show import list plan run-plan")
 expect 0 "lbsim --help" -- "$LBSIM" --help
 cmds=$(sed -n '/^commands:/,/^$/p' "$T/out" | awk 'NF && $1 != "commands:" && $1 != "help" {print $1}')
 [ "$(echo "$cmds" | wc -w)" -ge 13 ] && ok || bad "lbsim --help lists: $cmds"
@@ -148,7 +148,7 @@ has "$T/err" "lbsim: replay: " "a failure's prefix"
 # did you mean: commands and options
 expect 2 "a mistyped command" -- "$LBSIM" replya
 has "$T/err" "lbsim: unknown command 'replya'; did you mean 'replay'?" "a command suggested"
-for w in "trace gne gen" "grid ifno info" "policy compaer compare" "export vkt vtk" "calibrate shwo show"; do
+for w in "trace gne gen" "grid ifno info" "policy compaer compare" "export vtkk vtk" "calibrate shwo show"; do
   set -- $w
   expect 2 "a mistyped sub-command: $1 $2" -- "$LBSIM" "$1" "$2"
   has "$T/err" "'$2'; did you mean '$3'?" "$1: the sub-command suggested"

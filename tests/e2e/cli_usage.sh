@@ -22,7 +22,7 @@ usage_error() {
 
 # the commands and their sub-commands, as their help lists them
 declare -A SUBS=([trace]="gen info check export import recode" [grid]="info gen probe" [policy]="compare"
-  [export]="simgrid vtk" [calibrate]="run verify show import list plan run-plan")
+  [export]="simgrid vtk vt" [calibrate]="run verify show import list plan run-plan")
 expect 0 "lbsim --help" -- "$LBSIM" --help
 cmds=$(sed -n '/^commands:/,/^$/p' "$T/out" | awk 'NF && $1 != "commands:" {print $1}')
 [ "$(echo "$cmds" | wc -w)" -ge 13 ] && ok || bad "lbsim --help lists: $cmds"

@@ -16,3 +16,12 @@ finish() {
   echo "$passes passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+# python3, resolved once to the interpreter itself: a version manager's shim (pyenv's is a bash
+# script that runs `pyenv exec`) costs about 0.2 s at every start, and the scripts start python3
+# well over a hundred times a suite (profiler_faults alone 42). The same interpreter runs; a
+# script that execs python3 from another program still goes through PATH.
+LBS_PYTHON=${LBS_PYTHON:-$(command python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}
+if [ -n "$LBS_PYTHON" ] && [ -x "$LBS_PYTHON" ]; then
+  export LBS_PYTHON
+  python3() { "$LBS_PYTHON" "$@"; }
+fi

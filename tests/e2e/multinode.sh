@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # MPI paths across nodes for real: nodes made on this machine by scripts/nodes.sh (network and
 # UTS namespaces on a bridge, Open MPI launched through a namespace agent), label multinode.
-# - the profiler: wave with 2 ranks on each of 2 nodes and a repartition, one agent per node,
-#   the collector on the bridge address (not loopback), and the trace equal to one node's
-#   4-rank run in everything but timings (arrays and the weight metric, lossless);
+# - the profiler: wave with 2 ranks on each of 2 nodes (and a rank on each of 3) and a
+#   repartition, one agent per node, the collector on the bridge address (not loopback), the
+#   trace equal to one node's run in everything but timings (arrays and weights, lossless); a
+#   tokenless client from a third node refused; a killed agent on one node;
 # - the replay in both partitioning modes on 2 ranks over 2 nodes: the same JSON as one node's;
-# - grid probe: one cluster per node and figures between nodes;
+# - grid probe: one cluster per node, ranks not bound to one core; validate across nodes;
+# - a sweep across nodes, also killed and resumed: the tidy CSV of one node's;
+# - wrong addresses (a bind address of another node, an unroutable collector) and a node lost
+#   mid-run (sweep and profiler): clear messages, no hang, the complete work kept;
 # - nodes.sh itself: refusals, and nothing left (namespaces, links, bridge, /etc/netns, state)
 #   after the test, pass or fail.
 # Skipped (exit 77, with the reason) where namespaces cannot be made (not root, no ip).
@@ -71,6 +75,17 @@ for row in r: print(row['step'], row['element'], row['weight'])" "$1/steps.csv";
 w1=$(w "$T/one.csv") w2=$(w "$T/two.csv")
 [ "$(echo "$w1" | wc -l)" -eq $((24 * 768)) ] && [ "$w1" = "$w2" ] && ok ||
   bad "the weight metric differs between one node and two ($(echo "$w1" | wc -l) values)"
+
+# the same across 3 nodes, a rank each, against 3 ranks on one node
+h3=$("$NODES" hosts 1)
+expect 0 "wave profiled on 3 nodes x 1 rank" -- env LBSPROF_BOUND=lossless "${X[@]}" -x LBSPROF_BOUND \
+  -n 3 --host "$h3" "$WAVE" "${wargs[@]}" --trace "$T/three.lbt"
+expect 0 "wave profiled on one node, 3 ranks" -- env LBSPROF_BOUND=lossless "${MPI[@]}" -x LBSPROF_BOUND \
+  -n 3 "$WAVE" "${wargs[@]}" --trace "$T/three1.lbt"
+expect 0 "trace info (3 nodes)" -- "$LBSIM" trace info "$T/three.lbt"
+has "$T/out" "ranks 3, nodes 3, sample_every 1: complete" "the trace says 3 nodes, complete"
+a1=$(arrays "$T/three1.lbt") a3=$(arrays "$T/three.lbt")
+[ -n "$a1" ] && [ "$a1" = "$a3" ] && ok || bad "arrays differ between one node and three: $(diff <(echo "$a1") <(echo "$a3") | head -5)"
 
 # --- the replay across 2 nodes, in both partitioning modes, against one node ---------------
 cat >"$T/g.ini" <<'INI'

@@ -42,6 +42,7 @@ empty=(
   "collect --listen unix:$T/cwd/c.sock -o"
   "export simgrid $T/t.lbt --grid $G -o"
   "export vtk $T/t.lbt --grid $G -o"
+  "export vt $T/t.lbt --grid $G -o"
 )
 for cmd in "${empty[@]}"; do
   # shellcheck disable=SC2086
