@@ -114,10 +114,11 @@ typedef struct {
   int dim;        /* index components per task (0: none) */
   int64_t *index; /* E x dim */
   const int64_t *xadj, *adj;
-  int64_t *rev;    /* each arc's reverse arc, -1 when none */
-  double *cw;      /* the arcs' weights at the step */
-  double *cost;    /* the step's values */
-  const int *home; /* the owners at the window's first step */
+  int64_t *rev;       /* each arc's reverse arc, -1 when none */
+  double *cw;         /* the arcs' weights at the step */
+  double *cost;       /* the step's values */
+  const int *home;    /* the owners at the window's first step */
+  unsigned char *pin; /* E: the trace's pinned elements (lbs_trace_pinned), not migratable */
 } vt_view;
 
 /* Units per second of a metric's unit; 0 when it is not a time. */
@@ -192,7 +193,7 @@ static json_t *entity(const vt_view *x, int64_t e) {
   int bad = !o || lbs_json_set(o, "type", json_string("object")) ||
             lbs_json_set(o, "seq_id", lbs_json_int(e)) ||
             lbs_json_set(o, "home", lbs_json_int(x->home[e])) ||
-            lbs_json_set(o, "migratable", json_true());
+            lbs_json_set(o, "migratable", json_boolean(!x->pin[e]));
   if (!bad && x->dim) {
     json_t *ix = json_array();
     for (int d = 0; ix && d < x->dim; d++)
@@ -342,9 +343,12 @@ lbs_err lbs_vtdata_write(lbs_trace *t, const lbs_replay_result *r, const lbs_vtd
   while (first < r->nrep && r->reparts[first].step <= 0) first++;
   x.home = r->assign + (size_t)first * (size_t)x.E;
   x.cost = malloc((size_t)(x.E ? x.E : 1) * sizeof *x.cost);
+  x.pin = malloc((size_t)x.E + 1);
+  int64_t npin = 0;
   int nopen = r->procs < MAX_OPEN ? r->procs : MAX_OPEN;
   vt_sink *sinks = malloc((size_t)(nopen ? nopen : 1) * sizeof *sinks);
-  lbs_err e = x.cost && sinks ? LBS_OK : lbs_fail(LBS_NOMEM, "out of memory");
+  lbs_err e = x.cost && sinks && x.pin ? LBS_OK : lbs_fail(LBS_NOMEM, "out of memory");
+  if (!e) e = lbs_trace_pinned(t, x.pin, &npin); /* an objgroup goes back as one */
   if (!e) e = task_index(&x);
   if (!e) e = task_graph(&x);
   int64_t done = 0, total = r->steps * ((r->procs + MAX_OPEN - 1) / MAX_OPEN);
@@ -354,6 +358,6 @@ lbs_err lbs_vtdata_write(lbs_trace *t, const lbs_replay_result *r, const lbs_vtd
     if (!e) sum->files += p1 - p0;
   }
   if (!e) sum->phases = r->steps, sum->tasks = x.E, sum->seconds = x.per_s != 0;
-  free(x.cost), free(x.index), free(x.rev), free(x.cw), free(sinks);
+  free(x.cost), free(x.index), free(x.rev), free(x.cw), free(x.pin), free(sinks);
   return e;
 }

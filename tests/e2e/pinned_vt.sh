@@ -62,6 +62,10 @@ done
 expect 0 "recode" -- "$LBSIM" trace recode "$T/p.lbt" -o "$T/re.lbt"
 expect 0 "info recoded" -- "$LBSIM" trace info "$T/re.lbt" --json
 has "$T/out" '"pinned":2' "recode keeps the pinned array"
+# export vt writes the pinned elements as not migratable: the import gives them back
+expect 0 "export vt" -- "$LBSIM" export vt "$T/p.lbt" --grid "$T/g2.ini" --policy recorded -o "$T/lb"
+expect 0 "import the export" -- "$LBSIM" trace import --vt "$T/lb" --bound lossless -o "$T/back.lbt"
+has "$T/err" "16 tasks (2 pinned)" "the round trip keeps the objgroups pinned"
 # a task pinned in one phase and migratable in another: refused, naming file, phase and task
 sed 's/"id": 100, "home": 0, "migratable": false/"id": 100, "home": 0, "migratable": true/g' \
   "$T/vt/data.0.json" >"$T/mixed.json"
