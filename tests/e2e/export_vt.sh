@@ -45,15 +45,19 @@ HEAT=$SRC/tests/data/heat_2ranks.lbt
 expect 1 "heat has no owners to replay" -- "$LBSIM" export vt "$HEAT" --grid "$GRID" --policy recorded -o "$T/heat"
 has "$T/err" "lbsim: export vt: $HEAT: policy recorded" "recorded without owners: the message"
 [ ! -e "$T/heat" ] && ok || bad "a failed export left DIR"
-expect 0 "export heat" -- "$LBSIM" export vt "$HEAT" --grid "$GRID" --policy none -o "$T/heat"
-has "$T/out" "16 data.P.json files, 40 phases (steps 0..39) of 9216 tasks" "summary"
-ls -d "$T"/heat.tmp-* >/dev/null 2>&1 && bad "a temporary directory left" || ok
-head -c 200 "$T/heat/data.0.json" | grep -q '^{"type":"LBDatafile","metadata":{"type":"LBDatafile","rank":0,"phases":{"count":40}' &&
-  ok || bad "the file's head: $(head -c 200 "$T/heat/data.0.json")"
-expect 0 "import heat back" -- "${LEAKS[@]}" "$LBSIM" trace import --vt "$T/heat" --bound lossless -o "$T/heat.lbt"
-same "heat round trip" --ns "$HEAT" "$T/heat.lbt"
-grep -q "1459200 arc weights: 0 mismatches" "$T/same" && ok || bad "every arc of every step compared"
-rm -rf "$T/heat" "$T/heat.lbt"
+if [ -n "${LBS_E2E_LIGHT:-}" ]; then
+  echo "note: LBS_E2E_LIGHT (the sanitizer build): the profiled trace's round trip is left out"
+else
+  expect 0 "export heat" -- "$LBSIM" export vt "$HEAT" --grid "$GRID" --policy none -o "$T/heat"
+  has "$T/out" "16 data.P.json files, 40 phases (steps 0..39) of 9216 tasks" "summary"
+  ls -d "$T"/heat.tmp-* >/dev/null 2>&1 && bad "a temporary directory left" || ok
+  head -c 200 "$T/heat/data.0.json" | grep -q '^{"type":"LBDatafile","metadata":{"type":"LBDatafile","rank":0,"phases":{"count":40}' &&
+    ok || bad "the file's head: $(head -c 200 "$T/heat/data.0.json")"
+  expect 0 "import heat back" -- "${LEAKS[@]}" "$LBSIM" trace import --vt "$T/heat" --bound lossless -o "$T/heat.lbt"
+  same "heat round trip" --ns "$HEAT" "$T/heat.lbt"
+  grep -q "1459200 arc weights: 0 mismatches" "$T/same" && ok || bad "every arc of every step compared"
+  rm -rf "$T/heat" "$T/heat.lbt"
+fi
 # interrupted (SIGINT, as a terminal's ^C) once its files are there: nothing left behind. env
 # gives the background job the default disposition that a script's background jobs lack.
 env --default-signal=INT "$LBSIM" export vt "$HEAT" --grid "$GRID" --policy none -o "$T/int" >/dev/null 2>&1 &
