@@ -18,7 +18,9 @@
  *   counts 1 s): the flows on one link have the same latency and share it equally, flows of
  *   different latencies meet only at a NIC. Rates are recomputed whenever a flow starts or
  *   ends, and the bits left advanced between those events. Event times are whole ns (a finish
- *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready.
+ *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready. A batch
+ *   whose flows all share one resource equally takes a shortcut (run_one) with the same
+ *   arithmetic and the same arrivals to the ns; the others re-solve every flow at every event.
  *
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
@@ -71,7 +73,14 @@ struct lbs_net {
   int *order, *active, *touched, *prev, *mark, *sat, *cnt;
   double *remcap, *wsum, *used;
   int mark_epoch;
+  long one_batches; /* fair batches served by run_one (lbs__net_one_batches) */
 };
+
+static int full_solver; /* lbs__net_full_solver: every fair batch through fill() */
+
+void lbs__net_full_solver(int on) { full_solver = on; }
+
+long lbs__net_one_batches(const lbs_net *n) { return n->one_batches; }
 
 static int link_slot(const lbs_net *n, int a, int b) {
   if (a > b) {
@@ -448,6 +457,154 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
   return e;
 }
 
+/* ------------------------------------------------ fair, one resource shared equally */
+
+/* When every flow of a batch crosses one and the same resource with the same weight and bound
+ * (one shared cluster, a shared link without NICs), progressive filling fixes every flow in its
+ * first round at one rate, rate(na, what earlier batches left): run_one below computes that
+ * rate as fill() does, term for term, without looking at the flows. Every flow in flight then
+ * loses the same rate x dt bits at each event; x - d is monotone in x, so the flows keep their
+ * order by bits left, and the ones that end (cand <= at, cand monotone in rem) are the ones
+ * with the fewest bits. The flows sit sorted by bits left, fewest last: the next end is read
+ * off the last, the flows that end are popped from there, and a new flow is put in place by
+ * bisection. The bits left are still advanced one subtraction per event, as advance() does,
+ * because that sequence of roundings is what fixes each finish time to the ns; that is one
+ * vectorised pass, against fill()'s, next_event()'s, record_usage()'s and advance()'s passes
+ * with their divisions and scattered writes. */
+typedef struct {
+  double *rem;     /* bits left of the flows in flight, largest first */
+  int *id;         /* their flows (n->f) */
+  double *ws;      /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
+  double *mr, *mu; /* mu[k]: k x rate summed one by one (record_usage()), for the rate mr[k] */
+  int na;
+} one_state;
+
+/* The resource every flow of the batch crosses alone, with equal weights and bounds; -1 when
+ * the batch is not of that kind. */
+static int one_resource(const lbs_net *n, int nf) {
+  const flow *f0 = &n->f[0];
+  if (full_solver || f0->nres != 1) return -1;
+  for (int k = 1; k < nf; k++) {
+    const flow *f = &n->f[k];
+    if (f->nres != 1 || f->res[0] != f0->res[0] || f->w != f0->w || f->bound != f0->bound)
+      return -1;
+  }
+  return f0->res[0];
+}
+
+/* fill()'s rate for na flows of weight w and bound b on resource r at time now. */
+static double one_rate(const lbs_net *n, const one_state *s, int r, double w, double b,
+                       int64_t now) {
+  const profile *p = &n->prof[r];
+  int k = prof_seg(p, now);
+  double avail = n->cap[r] - (k >= 0 ? p->u[k] : 0);
+  double remcap = avail > n->cap[r] * REL ? avail : 0;
+  double lam = INFINITY;
+  if (b / w < lam) lam = b / w;
+  if (remcap / s->ws[s->na] < lam) lam = remcap / s->ws[s->na];
+  return lam * w < b ? lam * w : b;
+}
+
+/* record_usage()'s sum: na x rate, added one by one (remembered per na for the last rate). */
+static double one_used(one_state *s, double rate) {
+  int na = s->na;
+  if (s->mr[na] != rate) {
+    double u = 0;
+    for (int k = 0; k < na; k++) u += rate;
+    s->mr[na] = rate, s->mu[na] = u;
+  }
+  return s->mu[na];
+}
+
+/* next_event()'s cand of a flow with rem bits left at rate. */
+static int64_t one_cand(double rem, double rate, int64_t now) {
+  return rem <= 0 ? now : rate > 0 ? add_ns(now, ns_for(rem, rate)) : NO_TIME;
+}
+
+/* Puts flow k in flight at its place by bits left. */
+static void one_insert(one_state *s, const flow *f, int k) {
+  int lo = 0, hi = s->na; /* first place whose bits left are below f's */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (s->rem[mid] >= f->rem)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(s->rem + lo + 1, s->rem + lo, (size_t)(s->na - lo) * sizeof *s->rem);
+  memmove(s->id + lo + 1, s->id + lo, (size_t)(s->na - lo) * sizeof *s->id);
+  s->rem[lo] = f->rem, s->id[lo] = k;
+  s->na++;
+}
+
+/* The next event after now (next_event()): at, the next start, or the last flow's end, or a
+ * change of what earlier batches use of r. */
+static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate, int64_t now,
+                        int64_t at) {
+  if (!s->na) return at;
+  int64_t c = one_cand(s->rem[s->na - 1], rate, now);
+  if (c < at) at = c;
+  const profile *p = &n->prof[r];
+  int k = prof_seg(p, now);
+  if (k + 1 < p->n && p->t[k + 1] < at) at = p->t[k + 1];
+  return at;
+}
+
+/* advance(): the flows due end at at, the others lose rate x (at - now) bits. */
+static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double rate, int64_t now,
+                        int64_t at) {
+  while (s->na && one_cand(s->rem[s->na - 1], rate, now) <= at)
+    xs[n->f[s->id[--s->na]].idx].arrival = at;
+  double dt = (double)(at - now), *rem = s->rem;
+  for (int k = 0; k < s->na; k++) {
+    rem[k] -= rate * dt;
+    if (rem[k] < 0) rem[k] = 0;
+  }
+}
+
+/* run_fair()'s loop for a batch on one resource r (one_resource()); *nprev and *now as
+ * end_batch() wants them. */
+static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, int64_t *now) {
+  one_state s = {0};
+  s.rem = malloc((size_t)nf * sizeof *s.rem), s.id = malloc((size_t)nf * sizeof *s.id);
+  s.ws = malloc((size_t)(nf + 1) * sizeof *s.ws), s.mr = malloc((size_t)(nf + 1) * sizeof *s.mr);
+  s.mu = malloc((size_t)(nf + 1) * sizeof *s.mu);
+  lbs_err e = LBS_OK;
+  if (!s.rem || !s.id || !s.ws || !s.mr || !s.mu) {
+    e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
+    goto done;
+  }
+  double w = n->f[0].w, b = n->f[0].bound;
+  s.ws[0] = 0, s.mr[0] = -1;
+  for (int k = 1; k <= nf; k++) s.ws[k] = s.ws[k - 1] + w, s.mr[k] = -1;
+  n->prev[0] = r;
+  int next = 0;
+  *now = n->f[n->order[0]].act;
+  while (!e && (next < nf || s.na > 0)) {
+    while (next < nf && n->f[n->order[next]].act <= *now)
+      one_insert(&s, &n->f[n->order[next]], n->order[next]), next++;
+    double rate = s.na ? one_rate(n, &s, r, w, b, *now) : 0;
+    int64_t at = one_next(n, &s, r, rate, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+    if (at == NO_TIME) {
+      e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
+      *nprev = 0; /* as run_fair() leaves it */
+      break;
+    }
+    double used = s.na ? one_used(&s, rate) : 0;
+    if (*nprev) e = prof_push(&n->rec[r], *now, used);
+    if (!e && s.na) e = prof_push(&n->rec[r], *now, used);
+    *nprev = s.na > 0;
+    if (e) break;
+    one_advance(&s, xs, n, rate, *now, at);
+    *now = at;
+  }
+done:
+  free(s.rem), free(s.id), free(s.ws), free(s.mr), free(s.mu);
+  return e;
+}
+
+/* ---------------------------------------------------------------- fair, any flows */
+
 static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   lbs_err e = grow(n, nx);
   if (e) return e;
@@ -460,6 +617,14 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
     for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
   qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
+  int r = one_resource(n, nf);
+  if (r >= 0) {
+    int64_t end = 0;
+    e = run_one(n, xs, nf, r, &nprev, &end);
+    if (e == LBS_RANGE) return e; /* as below: a batch that never ends records nothing */
+    n->one_batches++;
+    return end_batch(n, nf, nprev, end, e);
+  }
   int64_t now = n->f[n->order[0]].act;
   while (next < nf || na > 0) {
     while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
