@@ -462,7 +462,8 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
 /* When every flow of a batch crosses one and the same resource with the same weight and bound
  * (one shared cluster, a shared link without NICs), progressive filling fixes every flow in its
  * first round at one rate, rate(na, what earlier batches left): run_one below computes that
- * rate as fill() does, term for term, without looking at the flows. Every flow in flight then
+ * rate as fill() does, term for term, without looking at the flows (the weights' sum kept per
+ * count, the usage sum by sum_repeated()). Every flow in flight then
  * loses the same rate x dt bits at each event; x - d is monotone in x, so the flows keep their
  * order by bits left, and the ones that end (cand <= at, cand monotone in rem) are the ones
  * with the fewest bits. The flows sit sorted by bits left, fewest last: the next end is read
@@ -472,10 +473,9 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
  * vectorised pass, against fill()'s, next_event()'s, record_usage()'s and advance()'s passes
  * with their divisions and scattered writes. */
 typedef struct {
-  double *rem;     /* bits left of the flows in flight, largest first */
-  int *id;         /* their flows (n->f) */
-  double *ws;      /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
-  double *mr, *mu; /* mu[k]: k x rate summed one by one (record_usage()), for the rate mr[k] */
+  double *rem; /* bits left of the flows in flight, largest first */
+  int *id;     /* their flows (n->f) */
+  double *ws;  /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
   int na;
 } one_state;
 
@@ -505,15 +505,29 @@ static double one_rate(const lbs_net *n, const one_state *s, int r, double w, do
   return lam * w < b ? lam * w : b;
 }
 
-/* record_usage()'s sum: na x rate, added one by one (remembered per na for the last rate). */
-static double one_used(one_state *s, double rate) {
-  int na = s->na;
-  if (s->mr[na] != rate) {
-    double u = 0;
-    for (int k = 0; k < na; k++) u += rate;
-    s->mr[na] = rate, s->mu[na] = u;
+/* 0 + x + x + ... (k times), rounded after each addition as a loop rounds it, in about
+ * 2 log2(k) steps (record_usage()'s sum of k equal rates). While the sum s stays in one binade
+ * [top / 2, top) of spacing u, s + x rounds to s + d, d the multiple of u nearest x, the same d
+ * at every step (s is a multiple of u) unless x lies exactly halfway between two multiples: so
+ * every step that keeps s + x below top - u adds exactly d, and m of them add m x d exactly.
+ * Near a binade's end, and where x is halfway, the additions are made one by one. */
+static double sum_repeated(double x, int k) {
+  double s = 0;
+  while (k > 0) {
+    s += x, k--; /* one addition as the loop makes it */
+    if (!(x > 0) || !(s < INFINITY) || s < 0x1p-900 || k < 4) continue;
+    int e;
+    frexp(s, &e);
+    double top = ldexp(1, e), u = ldexp(1, e - 53), d = (s + x) - s;
+    if (x - d == u / 2 || d - x == u / 2) continue; /* halfway: ties go to even, s's parity */
+    if (d == 0) return s;                           /* x < u / 2: s never moves again */
+    double room = (top - u - x - s) / d;            /* steps that add d, less float error */
+    if (!(room > 8)) continue;
+    int64_t m = (int64_t)room - 4;
+    if (m > k) m = k;
+    s += (double)m * d, k -= (int)m;
   }
-  return s->mu[na];
+  return s;
 }
 
 /* next_event()'s cand of a flow with rem bits left at rate. */
@@ -567,16 +581,15 @@ static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double
 static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, int64_t *now) {
   one_state s = {0};
   s.rem = malloc((size_t)nf * sizeof *s.rem), s.id = malloc((size_t)nf * sizeof *s.id);
-  s.ws = malloc((size_t)(nf + 1) * sizeof *s.ws), s.mr = malloc((size_t)(nf + 1) * sizeof *s.mr);
-  s.mu = malloc((size_t)(nf + 1) * sizeof *s.mu);
+  s.ws = malloc((size_t)(nf + 1) * sizeof *s.ws);
   lbs_err e = LBS_OK;
-  if (!s.rem || !s.id || !s.ws || !s.mr || !s.mu) {
+  if (!s.rem || !s.id || !s.ws) {
     e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
     goto done;
   }
   double w = n->f[0].w, b = n->f[0].bound;
-  s.ws[0] = 0, s.mr[0] = -1;
-  for (int k = 1; k <= nf; k++) s.ws[k] = s.ws[k - 1] + w, s.mr[k] = -1;
+  s.ws[0] = 0;
+  for (int k = 1; k <= nf; k++) s.ws[k] = s.ws[k - 1] + w;
   n->prev[0] = r;
   int next = 0;
   *now = n->f[n->order[0]].act;
@@ -590,7 +603,7 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
       *nprev = 0; /* as run_fair() leaves it */
       break;
     }
-    double used = s.na ? one_used(&s, rate) : 0;
+    double used = s.na ? sum_repeated(rate, s.na) : 0;
     if (*nprev) e = prof_push(&n->rec[r], *now, used);
     if (!e && s.na) e = prof_push(&n->rec[r], *now, used);
     *nprev = s.na > 0;
@@ -599,7 +612,7 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
     *now = at;
   }
 done:
-  free(s.rem), free(s.id), free(s.ws), free(s.mr), free(s.mu);
+  free(s.rem), free(s.id), free(s.ws);
   return e;
 }
 
