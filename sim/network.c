@@ -472,11 +472,20 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
  * because that sequence of roundings is what fixes each finish time to the ns; that is one
  * vectorised pass, against fill()'s, next_event()'s, record_usage()'s and advance()'s passes
  * with their divisions and scattered writes. */
+#define EOFF 1040        /* binade slot of a value in [2^(e-1), 2^e): e + EOFF */
+#define NSLOT (2 * EOFF) /* slot 0: 0 and tiny values, NSLOT - 1: huge ones, both kept as is */
 typedef struct {
-  double *rem; /* bits left of the flows in flight, largest first */
-  int *id;     /* their flows (n->f) */
-  double *ws;  /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
-  int na;
+  double *b;      /* per flow in flight, largest bits left first: its bits left at its anchor */
+  int64_t *a;     /* its slot's count of spacings taken off (c) at its anchor */
+  int *e;         /* its slot */
+  int *id;        /* its flow (n->f) */
+  double *ws;     /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
+  int64_t *c;     /* NSLOT: per slot, the spacings taken off its flows at every event */
+  int *cnt;       /* NSLOT: flows in each slot */
+  int *ind;       /* scratch: flows stepped one by one at an event */
+  double *nv;     /* scratch: their new bits left */
+  int64_t *gk;    /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
+  int na, lo, hi; /* flows in flight; the slots that may hold some */
 } one_state;
 
 /* The resource every flow of the batch crosses alone, with equal weights and bounds; -1 when
@@ -535,19 +544,50 @@ static int64_t one_cand(double rem, double rate, int64_t now) {
   return rem <= 0 ? now : rate > 0 ? add_ns(now, ns_for(rem, rate)) : NO_TIME;
 }
 
+/* The slot of v bits left: its binade, where float subtraction has one spacing (0x1p-53 of
+ * the binade's top), or 0 / NSLOT - 1 for the values outside (kept exactly, stepped alone). */
+static int slot_of(double v) {
+  if (!(v >= 0x1p-900)) return 0;
+  if (!(v < 0x1p1000)) return NSLOT - 1;
+  int e;
+  frexp(v, &e);
+  return e + EOFF;
+}
+static int alone(int e) { return e == 0 || e == NSLOT - 1; }
+static double spacing(int e) { return ldexp(1, e - EOFF - 53); }
+
+/* The bits left of the flow at place i: exact, as the flow has stayed in its binade. */
+static double one_val(const one_state *s, int i) {
+  int e = s->e[i];
+  return alone(e) ? s->b[i] : s->b[i] - (double)(s->c[e] - s->a[i]) * spacing(e);
+}
+
+/* Anchors the flow at place i with v bits left in v's slot. */
+static void one_anchor(one_state *s, int i, double v) {
+  int e = slot_of(v);
+  if (!s->cnt[e]) s->c[e] = 0; /* an empty slot starts again (its count stays small) */
+  s->e[i] = e, s->b[i] = v, s->a[i] = s->c[e], s->cnt[e]++;
+  if (e < s->lo) s->lo = e;
+  if (e > s->hi) s->hi = e;
+}
+
 /* Puts flow k in flight at its place by bits left. */
 static void one_insert(one_state *s, const flow *f, int k) {
   int lo = 0, hi = s->na; /* first place whose bits left are below f's */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (s->rem[mid] >= f->rem)
+    if (one_val(s, mid) >= f->rem)
       lo = mid + 1;
     else
       hi = mid;
   }
-  memmove(s->rem + lo + 1, s->rem + lo, (size_t)(s->na - lo) * sizeof *s->rem);
-  memmove(s->id + lo + 1, s->id + lo, (size_t)(s->na - lo) * sizeof *s->id);
-  s->rem[lo] = f->rem, s->id[lo] = k;
+  size_t m = (size_t)(s->na - lo);
+  memmove(s->b + lo + 1, s->b + lo, m * sizeof *s->b);
+  memmove(s->a + lo + 1, s->a + lo, m * sizeof *s->a);
+  memmove(s->e + lo + 1, s->e + lo, m * sizeof *s->e);
+  memmove(s->id + lo + 1, s->id + lo, m * sizeof *s->id);
+  s->id[lo] = k;
+  one_anchor(s, lo, f->rem);
   s->na++;
 }
 
@@ -556,7 +596,7 @@ static void one_insert(one_state *s, const flow *f, int k) {
 static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate, int64_t now,
                         int64_t at) {
   if (!s->na) return at;
-  int64_t c = one_cand(s->rem[s->na - 1], rate, now);
+  int64_t c = one_cand(one_val(s, s->na - 1), rate, now);
   if (c < at) at = c;
   const profile *p = &n->prof[r];
   int k = prof_seg(p, now);
@@ -564,32 +604,92 @@ static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate
   return at;
 }
 
-/* advance(): the flows due end at at, the others lose rate x (at - now) bits. */
+/* The flows of slot e (places [lo, hi)) that cannot lose d bits as a group: listed in s->ind
+ * (*ni), those that can get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to
+ * v - k u (k u the multiple of u nearest d) for every v with v - k u above the binade's foot:
+ * unless d lies halfway between two multiples, or v - d would leave the binade. */
+static void one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
+  s->gk[e] = -1;
+  double q = alone(e) ? INFINITY : ldexp(d, 53 - (e - EOFF)), fq = floor(q);
+  if (!(q < 0x1p52) || q - fq == 0.5) { /* halfway, or all leave: one by one */
+    for (int i = hi - 1; i >= lo; i--) s->ind[(*ni)++] = i;
+    return;
+  }
+  int64_t k = (int64_t)fq + (q - fq > 0.5);
+  int i = hi - 1;
+  for (; i >= lo; i--) { /* the smallest leave first */
+    double units = one_val(s, i) / spacing(e);
+    if (units - (double)k >= 0x1p52 + 1) break;
+    s->ind[(*ni)++] = i;
+  }
+  if (i < lo) return;
+  if (s->c[e] > INT64_C(1) << 61) { /* keep the counts far from overflowing */
+    for (int j = lo; j < hi; j++) s->b[j] = one_val(s, j), s->a[j] = 0;
+    s->c[e] = 0;
+  }
+  s->gk[e] = k;
+}
+
+/* advance(): the flows due end at at, the others lose rate x (at - now) bits, with the
+ * roundings of one subtraction per flow: a slot's flows at once where they can, the others one
+ * by one. */
 static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double rate, int64_t now,
                         int64_t at) {
-  while (s->na && one_cand(s->rem[s->na - 1], rate, now) <= at)
-    xs[n->f[s->id[--s->na]].idx].arrival = at;
-  double dt = (double)(at - now), *rem = s->rem;
-  for (int k = 0; k < s->na; k++) {
-    rem[k] -= rate * dt;
-    if (rem[k] < 0) rem[k] = 0;
+  while (s->na && one_cand(one_val(s, s->na - 1), rate, now) <= at) {
+    s->na--;
+    s->cnt[s->e[s->na]]--;
+    xs[n->f[s->id[s->na]].idx].arrival = at;
   }
+  if (!s->na) {
+    s->lo = NSLOT, s->hi = -1;
+    return;
+  }
+  double d = rate * (double)(at - now);
+  int ni = 0, hi = s->na;
+  for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the array's end */
+    if (!s->cnt[e]) continue;
+    one_split(s, e, hi - s->cnt[e], hi, d, &ni);
+    hi -= s->cnt[e];
+  }
+  for (int j = 0; j < ni; j++) { /* as advance(): rem -= rate * dt, not below 0 */
+    double v = one_val(s, s->ind[j]) - rate * (double)(at - now);
+    s->nv[j] = v < 0 ? 0 : v;
+    s->cnt[s->e[s->ind[j]]]--;
+  }
+  for (int e = s->lo; e <= s->hi; e++)
+    if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
+  for (int j = 0; j < ni; j++) one_anchor(s, s->ind[j], s->nv[j]);
+}
+
+/* The one-resource state for nf flows of weight w (NULL, after the message, without memory). */
+static lbs_err one_alloc(one_state *s, int nf, double w) {
+  memset(s, 0, sizeof *s);
+  size_t z = (size_t)nf + 1;
+  s->b = malloc(z * sizeof *s->b), s->a = malloc(z * sizeof *s->a);
+  s->e = malloc(z * sizeof *s->e), s->id = malloc(z * sizeof *s->id);
+  s->ws = malloc(z * sizeof *s->ws), s->ind = malloc(z * sizeof *s->ind);
+  s->nv = malloc(z * sizeof *s->nv), s->gk = malloc(NSLOT * sizeof *s->gk);
+  s->c = calloc(NSLOT, sizeof *s->c), s->cnt = calloc(NSLOT, sizeof *s->cnt);
+  if (!s->b || !s->a || !s->e || !s->id || !s->ws || !s->ind || !s->nv || !s->gk || !s->c ||
+      !s->cnt)
+    return lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
+  s->ws[0] = 0;
+  for (int k = 1; k <= nf; k++) s->ws[k] = s->ws[k - 1] + w;
+  s->lo = NSLOT, s->hi = -1;
+  return LBS_OK;
+}
+
+static void one_free(one_state *s) {
+  free(s->b), free(s->a), free(s->e), free(s->id), free(s->ws), free(s->ind), free(s->nv);
+  free(s->gk), free(s->c), free(s->cnt);
 }
 
 /* run_fair()'s loop for a batch on one resource r (one_resource()); *nprev and *now as
  * end_batch() wants them. */
 static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, int64_t *now) {
-  one_state s = {0};
-  s.rem = malloc((size_t)nf * sizeof *s.rem), s.id = malloc((size_t)nf * sizeof *s.id);
-  s.ws = malloc((size_t)(nf + 1) * sizeof *s.ws);
-  lbs_err e = LBS_OK;
-  if (!s.rem || !s.id || !s.ws) {
-    e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
-    goto done;
-  }
+  one_state s;
   double w = n->f[0].w, b = n->f[0].bound;
-  s.ws[0] = 0;
-  for (int k = 1; k <= nf; k++) s.ws[k] = s.ws[k - 1] + w;
+  lbs_err e = one_alloc(&s, nf, w);
   n->prev[0] = r;
   int next = 0;
   *now = n->f[n->order[0]].act;
@@ -600,7 +700,6 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
     int64_t at = one_next(n, &s, r, rate, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
     if (at == NO_TIME) {
       e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
-      *nprev = 0; /* as run_fair() leaves it */
       break;
     }
     double used = s.na ? sum_repeated(rate, s.na) : 0;
@@ -611,8 +710,7 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
     one_advance(&s, xs, n, rate, *now, at);
     *now = at;
   }
-done:
-  free(s.rem), free(s.id), free(s.ws);
+  one_free(&s);
   return e;
 }
 
