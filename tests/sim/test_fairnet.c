@@ -59,14 +59,17 @@ static lbs_grid *grid(const char *text) {
 }
 
 /* Random batch b of n transfers among P processors, ready from t0 on. Sizes from 0 to 1 MB,
- * many alike (ties in bits left), ready times often equal (flows that start together). */
+ * many alike (ties in bits left), ready times often equal (flows that start together), or, one
+ * batch in four, spread over 4 ms (many events in each flow's life). */
 static int batch(lbs_transfer *x, int P, int64_t t0) {
-  int n = 1 + pick(MAXX);
+  int n = 1 + pick(MAXX), spread = pick(4) == 0; /* spread: every start an event of its own */
   for (int i = 0; i < n; i++) {
     int p = pick(P), q = P > 1 ? pick(P - 1) : 0;
     if (P > 1 && q >= p) q++;
     double bytes = pick(8) == 0 ? 0 : pick(2) ? 1000.0 * (1 + pick(4)) : (double)pick(1000000);
-    x[i] = (lbs_transfer){p, q, bytes, t0 + (pick(3) ? 0 : (int64_t)pick(3) * 1000 + pick(7)), 0};
+    int64_t ready = pick(3) ? 0 : (int64_t)pick(3) * 1000 + pick(7);
+    if (spread) ready = pick(4000000);
+    x[i] = (lbs_transfer){p, q, bytes, t0 + ready, 0};
   }
   return n;
 }
