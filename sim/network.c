@@ -478,17 +478,17 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
 #define EOFF 1040        /* binade slot of a value in [2^(e-1), 2^e): e + EOFF */
 #define NSLOT (2 * EOFF) /* slot 0: 0 and tiny values, NSLOT - 1: huge ones, both kept as is */
 typedef struct {
-  double *b;      /* per flow in flight, largest bits left first: its bits left at its anchor */
-  int64_t *a;     /* its slot's count of spacings taken off (c) at its anchor */
-  int *e;         /* its slot */
-  int *id;        /* its flow (n->f) */
-  double *ws;     /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
-  int64_t *c;     /* NSLOT: per slot, the spacings taken off its flows at every event */
-  int *cnt;       /* NSLOT: flows in each slot */
-  int *ind;       /* scratch: flows stepped one by one at an event */
-  double *nv;     /* scratch: their new bits left */
-  int64_t *gk;    /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
-  int na, lo, hi; /* flows in flight; the slots that may hold some */
+  int *id;           /* per place: the flows in flight at [h, h + na), fewest bits left first */
+  double *b;         /* per flow (n->f): its bits left at its anchor */
+  int64_t *a;        /* per flow: its slot's count of spacings taken off (c) at its anchor */
+  int *e;            /* per flow: its slot */
+  double *ws;        /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
+  int64_t *c;        /* NSLOT: per slot, the spacings taken off its flows at every event */
+  int *cnt;          /* NSLOT: flows in each slot */
+  int *ind;          /* scratch: flows stepped one by one at an event */
+  double *nv;        /* scratch: their new bits left */
+  int64_t *gk;       /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
+  int h, na, lo, hi; /* the first place, flows in flight; the slots that may hold some */
 } one_state;
 
 /* The resource every flow of the batch crosses alone, with equal weights and bounds; -1 when
@@ -517,6 +517,28 @@ static double one_rate(const lbs_net *n, const one_state *s, int r, double w, do
   return lam * w < b ? lam * w : b;
 }
 
+/* next_event()'s cand of a flow with rem bits left at rate. */
+static int64_t one_cand(double rem, double rate, int64_t now) {
+  return rem <= 0 ? now : rate > 0 ? add_ns(now, ns_for(rem, rate)) : NO_TIME;
+}
+
+/* The slot of v bits left: its binade, where float subtraction has one spacing (0x1p-53 of
+ * the binade's top), or 0 / NSLOT - 1 for the values outside (kept exactly, stepped alone). */
+static int slot_of(double v) {
+  if (!(v >= 0x1p-900)) return 0;
+  if (!(v < 0x1p1000)) return NSLOT - 1;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return (int)((bits >> 52) & 0x7ff) - 1022 + EOFF; /* frexp's exponent, without the call */
+}
+static int alone(int e) { return e == 0 || e == NSLOT - 1; }
+static double spacing(int e) { /* 2^(e - EOFF - 53), built from its bits */
+  uint64_t bits = (uint64_t)(e - EOFF - 53 + 1023) << 52;
+  double u;
+  memcpy(&u, &bits, sizeof u);
+  return u;
+}
+
 /* 0 + x + x + ... (k times), rounded after each addition as a loop rounds it, in about
  * 2 log2(k) steps (record_usage()'s sum of k equal rates). While the sum s stays in one binade
  * [top / 2, top) of spacing u, s + x rounds to s + d, d the multiple of u nearest x, the same d
@@ -525,12 +547,12 @@ static double one_rate(const lbs_net *n, const one_state *s, int r, double w, do
  * Near a binade's end, and where x is halfway, the additions are made one by one. */
 static double sum_repeated(double x, int k) {
   double s = 0;
+  if (x == 0) return s; /* a resource that earlier batches fill: 0 x k */
   while (k > 0) {
     s += x, k--; /* one addition as the loop makes it */
-    if (!(x > 0) || !(s < INFINITY) || s < 0x1p-900 || k < 4) continue;
-    int e;
-    frexp(s, &e);
-    double top = ldexp(1, e), u = ldexp(1, e - 53), d = (s + x) - s;
+    if (!(x > 0) || !(s < 0x1p1000) || s < 0x1p-900 || k < 4) continue;
+    int e = slot_of(s); /* s in [top / 2, top) */
+    double top = spacing(e + 53), u = spacing(e), d = (s + x) - s;
     if (x - d == u / 2 || d - x == u / 2) continue; /* halfway: ties go to even, s's parity */
     if (d == 0) return s;                           /* x < u / 2: s never moves again */
     double room = (top - u - x - s) / d;            /* steps that add d, less float error */
@@ -542,53 +564,44 @@ static double sum_repeated(double x, int k) {
   return s;
 }
 
-/* next_event()'s cand of a flow with rem bits left at rate. */
-static int64_t one_cand(double rem, double rate, int64_t now) {
-  return rem <= 0 ? now : rate > 0 ? add_ns(now, ns_for(rem, rate)) : NO_TIME;
-}
-
-/* The slot of v bits left: its binade, where float subtraction has one spacing (0x1p-53 of
- * the binade's top), or 0 / NSLOT - 1 for the values outside (kept exactly, stepped alone). */
-static int slot_of(double v) {
-  if (!(v >= 0x1p-900)) return 0;
-  if (!(v < 0x1p1000)) return NSLOT - 1;
-  int e;
-  frexp(v, &e);
-  return e + EOFF;
-}
-static int alone(int e) { return e == 0 || e == NSLOT - 1; }
-static double spacing(int e) { return ldexp(1, e - EOFF - 53); }
-
 /* The bits left of the flow at place i: exact, as the flow has stayed in its binade. */
 static double one_val(const one_state *s, int i) {
-  int e = s->e[i];
-  return alone(e) ? s->b[i] : s->b[i] - (double)(s->c[e] - s->a[i]) * spacing(e);
+  int k = s->id[i], e = s->e[k];
+  return alone(e) ? s->b[k] : s->b[k] - (double)(s->c[e] - s->a[k]) * spacing(e);
 }
 
 /* Anchors the flow at place i with v bits left in v's slot. */
 static void one_anchor(one_state *s, int i, double v) {
   int e = slot_of(v);
   if (!s->cnt[e]) s->c[e] = 0; /* an empty slot starts again (its count stays small) */
-  s->e[i] = e, s->b[i] = v, s->a[i] = s->c[e], s->cnt[e]++;
+  int k = s->id[i];
+  s->e[k] = e, s->b[k] = v, s->a[k] = s->c[e], s->cnt[e]++;
   if (e < s->lo) s->lo = e;
   if (e > s->hi) s->hi = e;
 }
 
-/* Puts flow k in flight at its place by bits left. */
+/* Moves places [from, from + m) by one, to from + dir. */
+static void one_shift(one_state *s, int from, int m, int dir) {
+  memmove(s->id + from + dir, s->id + from, (size_t)m * sizeof *s->id);
+}
+
+/* Puts flow k in flight at its place by bits left, moving the shorter side: a new flow has
+ * most often the most bits left, the end's side. Places stay below nf + 1: the end moves up by
+ * one only at an insertion. */
 static void one_insert(one_state *s, const flow *f, int k) {
-  int lo = 0, hi = s->na; /* first place whose bits left are below f's */
+  int lo = s->h, hi = s->h + s->na; /* first place whose bits left are above f's */
   while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (one_val(s, mid) >= f->rem)
+    int mid = lo + (hi - lo) / 2;
+    if (one_val(s, mid) <= f->rem)
       lo = mid + 1;
     else
       hi = mid;
   }
-  size_t m = (size_t)(s->na - lo);
-  memmove(s->b + lo + 1, s->b + lo, m * sizeof *s->b);
-  memmove(s->a + lo + 1, s->a + lo, m * sizeof *s->a);
-  memmove(s->e + lo + 1, s->e + lo, m * sizeof *s->e);
-  memmove(s->id + lo + 1, s->id + lo, m * sizeof *s->id);
+  if (s->h > 0 && lo - s->h < s->h + s->na - lo) {
+    one_shift(s, s->h, lo - s->h, -1);
+    s->h--, lo--;
+  } else
+    one_shift(s, lo, s->h + s->na - lo, 1);
   s->id[lo] = k;
   one_anchor(s, lo, f->rem);
   s->na++;
@@ -599,7 +612,7 @@ static void one_insert(one_state *s, const flow *f, int k) {
 static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate, int64_t now,
                         int64_t at) {
   if (!s->na) return at;
-  int64_t c = one_cand(one_val(s, s->na - 1), rate, now);
+  int64_t c = one_cand(one_val(s, s->h), rate, now);
   if (c < at) at = c;
   const profile *p = &n->prof[r];
   int k = prof_seg(p, now);
@@ -613,21 +626,21 @@ static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate
  * unless d lies halfway between two multiples, or v - d would leave the binade. */
 static void one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
   s->gk[e] = -1;
-  double q = alone(e) ? INFINITY : ldexp(d, 53 - (e - EOFF)), fq = floor(q);
+  double q = alone(e) ? INFINITY : d / spacing(e), fq = floor(q); /* exact: a power of 2 */
   if (!(q < 0x1p52) || q - fq == 0.5) { /* halfway, or all leave: one by one */
-    for (int i = hi - 1; i >= lo; i--) s->ind[(*ni)++] = i;
+    for (int i = lo; i < hi; i++) s->ind[(*ni)++] = i;
     return;
   }
   int64_t k = (int64_t)fq + (q - fq > 0.5);
-  int i = hi - 1;
-  for (; i >= lo; i--) { /* the smallest leave first */
+  int i = lo;
+  for (; i < hi; i++) { /* the smallest leave first */
     double units = one_val(s, i) / spacing(e);
     if (units - (double)k >= 0x1p52 + 1) break;
     s->ind[(*ni)++] = i;
   }
-  if (i < lo) return;
+  if (i == hi) return;
   if (s->c[e] > INT64_C(1) << 61) { /* keep the counts far from overflowing */
-    for (int j = lo; j < hi; j++) s->b[j] = one_val(s, j), s->a[j] = 0;
+    for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
     s->c[e] = 0;
   }
   s->gk[e] = k;
@@ -638,30 +651,32 @@ static void one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
  * by one. */
 static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double rate, int64_t now,
                         int64_t at) {
-  while (s->na && one_cand(one_val(s, s->na - 1), rate, now) <= at) {
-    s->na--;
-    s->cnt[s->e[s->na]]--;
-    xs[n->f[s->id[s->na]].idx].arrival = at;
+  while (s->na && one_cand(one_val(s, s->h), rate, now) <= at) {
+    s->cnt[s->e[s->id[s->h]]]--;
+    xs[n->f[s->id[s->h]].idx].arrival = at;
+    s->h++, s->na--;
   }
   if (!s->na) {
     s->lo = NSLOT, s->hi = -1;
     return;
   }
   double d = rate * (double)(at - now);
-  int ni = 0, hi = s->na;
-  for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the array's end */
+  int ni = 0, lo = s->h;
+  for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the first */
     if (!s->cnt[e]) continue;
-    one_split(s, e, hi - s->cnt[e], hi, d, &ni);
-    hi -= s->cnt[e];
+    one_split(s, e, lo, lo + s->cnt[e], d, &ni);
+    lo += s->cnt[e];
   }
   for (int j = 0; j < ni; j++) { /* as advance(): rem -= rate * dt, not below 0 */
     double v = one_val(s, s->ind[j]) - rate * (double)(at - now);
     s->nv[j] = v < 0 ? 0 : v;
-    s->cnt[s->e[s->ind[j]]]--;
+    s->cnt[s->e[s->id[s->ind[j]]]]--;
   }
   for (int e = s->lo; e <= s->hi; e++)
     if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
   for (int j = 0; j < ni; j++) one_anchor(s, s->ind[j], s->nv[j]);
+  while (!s->cnt[s->lo]) s->lo++; /* the slots in use only: 0 comes and goes */
+  while (!s->cnt[s->hi]) s->hi--;
 }
 
 /* The one-resource state for nf flows of weight w (NULL, after the message, without memory). */
