@@ -461,20 +461,20 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
 
 /* When every flow of a batch crosses one and the same resource with the same weight and bound
  * (one shared cluster, a shared link without NICs), progressive filling fixes every flow in its
- * first round at one rate, rate(na, what earlier batches left): run_one below computes that
- * rate as fill() does, term for term, without looking at the flows (the weights' sum kept per
- * count, the usage sum by sum_repeated()). Every flow in flight then loses the same rate x dt bits
- * at each event; x - d is monotone in x, so the flows keep their order by bits left, and the ones
+ * first round at one rate, rate(na, what earlier batches left): run_one below computes that rate
+ * as fill() does, term for term, without looking at the flows (the weights' sum kept per count,
+ * the usage sum by sum_repeated()). Every flow in flight then loses the same rate x dt bits at
+ * each event; x - d is monotone in x, so the flows keep their order by bits left, and the ones
  * that end (cand <= at, cand monotone in rem) are the ones with the fewest bits. The flows sit
- * sorted by bits left, fewest last: the next end is read off the last, the flows that end are
- * popped from there, and a new flow is put in place by bisection. Each finish time is fixed by the
- * chain of roundings of rem -= rate x dt, one per event (a service clock, bits served since the
- * flow started, would round differently), so that chain is kept, but not flow by flow: in a binade
- * of spacing u, v - d rounds to v - k u (k u the multiple of u nearest d) for every v that stays in
- * the binade, unless d is halfway between two multiples. Each binade (a slot) counts the spacings
- * its flows lost; a flow's bits left are its anchor less those (exact), and an event costs
- * O(binades). A flow that would leave its binade, a halfway d, and 0 or extreme values are stepped
- * alone (one_split). */
+ * sorted by bits left, fewest first: the next end is read off the first, the flows that end
+ * leave from there, and a new flow is put in place by bisection, moving the shorter side. Each
+ * finish time is fixed by the chain of roundings of rem -= rate x dt, one per event (a service
+ * clock, bits served since the flow started, would round differently), so that chain is kept,
+ * but not flow by flow: in a binade of spacing u, v - d rounds to v - k u (k u the multiple of u
+ * nearest d) for every v that stays in the binade, unless d is halfway between two multiples.
+ * Each binade (a slot) counts the spacings its flows lost; a flow's bits left are its anchor
+ * less those (exact), and an event costs O(binades). A flow that would leave its binade, a
+ * halfway d, and 0 or extreme values are stepped alone (one_split). */
 #define EOFF 1040        /* binade slot of a value in [2^(e-1), 2^e): e + EOFF */
 #define NSLOT (2 * EOFF) /* slot 0: 0 and tiny values, NSLOT - 1: huge ones, both kept as is */
 typedef struct {
