@@ -57,6 +57,7 @@ bench: build
 	  $(BUILD)/bin/bench_profiler_overhead
 	@$(BUILD)/bin/bench_auth
 	@bash bench/replay.sh
+	@bash bench/fairnet.sh
 	@bash bench/validate.sh
 	@bash bench/calibrate.sh
 	@bash bench/sweep.sh

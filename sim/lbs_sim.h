@@ -62,6 +62,13 @@ void lbs_net_reset(lbs_net *n);
  * give the same arrivals on every rank. LBS_INVAL for a processor outside the grid, a
  * negative ready time or size. */
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
+/* For tests and benchmarks only. on != 0: every fair batch from now on, in this process, goes
+ * through the general solver (progressive filling over all flows at every event), not the
+ * shortcut for flows that share one resource equally; the arrivals are the same to the ns
+ * (tests/sim/test_fairnet.c checks it). */
+void lbs__net_full_solver(int on);
+/* How many fair batches n served by that shortcut. */
+long lbs__net_one_batches(const lbs_net *n);
 
 /* ================================================================ replay */
 

@@ -18,7 +18,9 @@
  *   counts 1 s): the flows on one link have the same latency and share it equally, flows of
  *   different latencies meet only at a NIC. Rates are recomputed whenever a flow starts or
  *   ends, and the bits left advanced between those events. Event times are whole ns (a finish
- *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready.
+ *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready. A batch
+ *   whose flows all share one resource equally takes a shortcut (run_one) with the same
+ *   arithmetic and the same arrivals to the ns; the others re-solve every flow at every event.
  *
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
@@ -71,7 +73,14 @@ struct lbs_net {
   int *order, *active, *touched, *prev, *mark, *sat, *cnt;
   double *remcap, *wsum, *used;
   int mark_epoch;
+  long one_batches; /* fair batches served by run_one (lbs__net_one_batches) */
 };
+
+static int full_solver; /* lbs__net_full_solver: every fair batch through fill() */
+
+void lbs__net_full_solver(int on) { full_solver = on; }
+
+long lbs__net_one_batches(const lbs_net *n) { return n->one_batches; }
 
 static int link_slot(const lbs_net *n, int a, int b) {
   if (a > b) {
@@ -448,6 +457,283 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
   return e;
 }
 
+/* ------------------------------------------------ fair, one resource shared equally */
+
+/* When every flow of a batch crosses one and the same resource with the same weight and bound
+ * (one shared cluster, a shared link without NICs), progressive filling fixes every flow in its
+ * first round at one rate, rate(na, what earlier batches left): run_one below computes that rate
+ * as fill() does, term for term, without looking at the flows (the weights' sum kept per count,
+ * the usage sum by sum_repeated()). Every flow in flight then loses the same rate x dt bits at
+ * each event; x - d is monotone in x, so the flows keep their order by bits left, and the ones
+ * that end (cand <= at, cand monotone in rem) are the ones with the fewest bits. The flows sit
+ * sorted by bits left, fewest first: the next end is read off the first, the flows that end
+ * leave from there, and a new flow is put in place by bisection, moving the shorter side. Each
+ * finish time is fixed by the chain of roundings of rem -= rate x dt, one per event (a service
+ * clock, bits served since the flow started, would round differently), so that chain is kept,
+ * but not flow by flow: in a binade of spacing u, v - d rounds to v - k u (k u the multiple of u
+ * nearest d) for every v that stays in the binade, unless d is halfway between two multiples.
+ * Each binade (a slot) counts the spacings its flows lost; a flow's bits left are its anchor
+ * less those (exact), and an event costs O(binades). A flow that would leave its binade, a
+ * halfway d, and 0 or extreme values are stepped alone (one_split). */
+#define EOFF 1040        /* binade slot of a value in [2^(e-1), 2^e): e + EOFF */
+#define NSLOT (2 * EOFF) /* slot 0: 0 and tiny values, NSLOT - 1: huge ones, both kept as is */
+typedef struct {
+  int *id;           /* per place: the flows in flight at [h, h + na), fewest bits left first */
+  double *b;         /* per flow (n->f): its bits left at its anchor */
+  int64_t *a;        /* per flow: its slot's count of spacings taken off (c) at its anchor */
+  int *e;            /* per flow: its slot */
+  double *ws;        /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
+  int64_t *c;        /* NSLOT: per slot, the spacings taken off its flows at every event */
+  int *cnt;          /* NSLOT: flows in each slot */
+  int *ind;          /* scratch: flows stepped one by one at an event */
+  double *nv;        /* scratch: their new bits left */
+  int64_t *gk;       /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
+  int h, na, lo, hi; /* the first place, flows in flight; the slots that may hold some */
+} one_state;
+
+/* The resource every flow of the batch crosses alone, with equal weights and bounds; -1 when
+ * the batch is not of that kind. */
+static int one_resource(const lbs_net *n, int nf) {
+  const flow *f0 = &n->f[0];
+  if (full_solver || f0->nres != 1) return -1;
+  for (int k = 1; k < nf; k++) {
+    const flow *f = &n->f[k];
+    if (f->nres != 1 || f->res[0] != f0->res[0] || f->w != f0->w || f->bound != f0->bound)
+      return -1;
+  }
+  return f0->res[0];
+}
+
+/* fill()'s rate for na flows of weight w and bound b on resource r at time now. */
+static double one_rate(const lbs_net *n, const one_state *s, int r, double w, double b,
+                       int64_t now) {
+  const profile *p = &n->prof[r];
+  int k = prof_seg(p, now);
+  double avail = n->cap[r] - (k >= 0 ? p->u[k] : 0);
+  double remcap = avail > n->cap[r] * REL ? avail : 0;
+  double lam = INFINITY;
+  if (b / w < lam) lam = b / w;
+  if (remcap / s->ws[s->na] < lam) lam = remcap / s->ws[s->na];
+  return lam * w < b ? lam * w : b;
+}
+
+/* next_event()'s cand of a flow with rem bits left at rate. */
+static int64_t one_cand(double rem, double rate, int64_t now) {
+  return rem <= 0 ? now : rate > 0 ? add_ns(now, ns_for(rem, rate)) : NO_TIME;
+}
+
+/* The slot of v bits left: its binade, where float subtraction has one spacing (0x1p-53 of
+ * the binade's top), or 0 / NSLOT - 1 for the values outside (kept exactly, stepped alone). */
+static int slot_of(double v) {
+  if (!(v >= 0x1p-900)) return 0;
+  if (!(v < 0x1p1000)) return NSLOT - 1;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return (int)((bits >> 52) & 0x7ff) - 1022 + EOFF; /* frexp's exponent, without the call */
+}
+static int alone(int e) { return e == 0 || e == NSLOT - 1; }
+static double spacing(int e) { /* 2^(e - EOFF - 53), built from its bits */
+  uint64_t bits = (uint64_t)(e - EOFF - 53 + 1023) << 52;
+  double u;
+  memcpy(&u, &bits, sizeof u);
+  return u;
+}
+
+/* 0 + x + x + ... (k times), rounded after each addition as a loop rounds it, in about
+ * 2 log2(k) steps (record_usage()'s sum of k equal rates). While the sum s stays in one binade
+ * [top / 2, top) of spacing u, s + x rounds to s + d, d the multiple of u nearest x, the same d
+ * at every step (s is a multiple of u) unless x lies exactly halfway between two multiples: so
+ * every step that keeps s + x below top - u adds exactly d, and m of them add m x d exactly.
+ * Near a binade's end, and where x is halfway, the additions are made one by one. */
+static double sum_repeated(double x, int k) {
+  double s = 0;
+  if (x == 0) return s; /* a resource that earlier batches fill: 0 x k */
+  while (k > 0) {
+    s += x, k--; /* one addition as the loop makes it */
+    if (!(x > 0) || !(s < 0x1p1000) || s < 0x1p-900 || k < 4) continue;
+    int e = slot_of(s); /* s in [top / 2, top) */
+    double top = spacing(e + 53), u = spacing(e), d = (s + x) - s;
+    if (x - d == u / 2 || d - x == u / 2) continue; /* halfway: ties go to even, s's parity */
+    if (d == 0) return s;                           /* x < u / 2: s never moves again */
+    double room = (top - u - x - s) / d;            /* steps that add d, less float error */
+    if (!(room > 8)) continue;
+    int64_t m = (int64_t)room - 4;
+    if (m > k) m = k;
+    s += (double)m * d, k -= (int)m;
+  }
+  return s;
+}
+
+/* The bits left of the flow at place i: exact, as the flow has stayed in its binade. */
+static double one_val(const one_state *s, int i) {
+  int k = s->id[i], e = s->e[k];
+  return alone(e) ? s->b[k] : s->b[k] - (double)(s->c[e] - s->a[k]) * spacing(e);
+}
+
+/* Anchors the flow at place i with v bits left in v's slot. */
+static void one_anchor(one_state *s, int i, double v) {
+  int e = slot_of(v);
+  if (!s->cnt[e]) s->c[e] = 0; /* an empty slot starts again (its count stays small) */
+  int k = s->id[i];
+  s->e[k] = e, s->b[k] = v, s->a[k] = s->c[e], s->cnt[e]++;
+  if (e < s->lo) s->lo = e;
+  if (e > s->hi) s->hi = e;
+}
+
+/* Moves places [from, from + m) by one, to from + dir. */
+static void one_shift(one_state *s, int from, int m, int dir) {
+  memmove(s->id + from + dir, s->id + from, (size_t)m * sizeof *s->id);
+}
+
+/* Puts flow k in flight at its place by bits left, moving the shorter side: a new flow has
+ * most often the most bits left, the end's side. Places stay below nf + 1: the end moves up by
+ * one only at an insertion. */
+static void one_insert(one_state *s, const flow *f, int k) {
+  int lo = s->h, hi = s->h + s->na; /* first place whose bits left are above f's */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (one_val(s, mid) <= f->rem)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (s->h > 0 && lo - s->h < s->h + s->na - lo) {
+    one_shift(s, s->h, lo - s->h, -1);
+    s->h--, lo--;
+  } else
+    one_shift(s, lo, s->h + s->na - lo, 1);
+  s->id[lo] = k;
+  one_anchor(s, lo, f->rem);
+  s->na++;
+}
+
+/* The next event after now (next_event()): at, the next start, or the last flow's end, or a
+ * change of what earlier batches use of r. */
+static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate, int64_t now,
+                        int64_t at) {
+  if (!s->na) return at;
+  int64_t c = one_cand(one_val(s, s->h), rate, now);
+  if (c < at) at = c;
+  const profile *p = &n->prof[r];
+  int k = prof_seg(p, now);
+  if (k + 1 < p->n && p->t[k + 1] < at) at = p->t[k + 1];
+  return at;
+}
+
+/* The flows of slot e (places [lo, hi)) that cannot lose d bits as a group: listed in s->ind
+ * (*ni), those that can get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to
+ * v - k u (k u the multiple of u nearest d) for every v with v - k u above the binade's foot:
+ * unless d lies halfway between two multiples, or v - d would leave the binade. */
+static void one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
+  s->gk[e] = -1;
+  double q = alone(e) ? INFINITY : d / spacing(e), fq = floor(q); /* exact: a power of 2 */
+  if (!(q < 0x1p52) || q - fq == 0.5) { /* halfway, or all leave: one by one */
+    for (int i = lo; i < hi; i++) s->ind[(*ni)++] = i;
+    return;
+  }
+  int64_t k = (int64_t)fq + (q - fq > 0.5);
+  int i = lo;
+  for (; i < hi; i++) { /* the smallest leave first */
+    double units = one_val(s, i) / spacing(e);
+    if (units - (double)k >= 0x1p52 + 1) break;
+    s->ind[(*ni)++] = i;
+  }
+  if (i == hi) return;
+  if (s->c[e] > INT64_C(1) << 61) { /* keep the counts far from overflowing */
+    for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
+    s->c[e] = 0;
+  }
+  s->gk[e] = k;
+}
+
+/* advance(): the flows due end at at, the others lose rate x (at - now) bits, with the
+ * roundings of one subtraction per flow: a slot's flows at once where they can, the others one
+ * by one. */
+static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double rate, int64_t now,
+                        int64_t at) {
+  while (s->na && one_cand(one_val(s, s->h), rate, now) <= at) {
+    s->cnt[s->e[s->id[s->h]]]--;
+    xs[n->f[s->id[s->h]].idx].arrival = at;
+    s->h++, s->na--;
+  }
+  if (!s->na) {
+    s->lo = NSLOT, s->hi = -1;
+    return;
+  }
+  double d = rate * (double)(at - now);
+  int ni = 0, lo = s->h;
+  for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the first */
+    if (!s->cnt[e]) continue;
+    one_split(s, e, lo, lo + s->cnt[e], d, &ni);
+    lo += s->cnt[e];
+  }
+  for (int j = 0; j < ni; j++) { /* as advance(): rem -= rate * dt, not below 0 */
+    double v = one_val(s, s->ind[j]) - rate * (double)(at - now);
+    s->nv[j] = v < 0 ? 0 : v;
+    s->cnt[s->e[s->id[s->ind[j]]]]--;
+  }
+  for (int e = s->lo; e <= s->hi; e++)
+    if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
+  for (int j = 0; j < ni; j++) one_anchor(s, s->ind[j], s->nv[j]);
+  while (!s->cnt[s->lo]) s->lo++; /* the slots in use only: 0 comes and goes */
+  while (!s->cnt[s->hi]) s->hi--;
+}
+
+/* The one-resource state for nf flows of weight w (NULL, after the message, without memory). */
+static lbs_err one_alloc(one_state *s, int nf, double w) {
+  memset(s, 0, sizeof *s);
+  size_t z = (size_t)nf + 1;
+  s->b = malloc(z * sizeof *s->b), s->a = malloc(z * sizeof *s->a);
+  s->e = malloc(z * sizeof *s->e), s->id = malloc(z * sizeof *s->id);
+  s->ws = malloc(z * sizeof *s->ws), s->ind = malloc(z * sizeof *s->ind);
+  s->nv = malloc(z * sizeof *s->nv), s->gk = malloc(NSLOT * sizeof *s->gk);
+  s->c = calloc(NSLOT, sizeof *s->c), s->cnt = calloc(NSLOT, sizeof *s->cnt);
+  if (!s->b || !s->a || !s->e || !s->id || !s->ws || !s->ind || !s->nv || !s->gk || !s->c ||
+      !s->cnt)
+    return lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
+  s->ws[0] = 0;
+  for (int k = 1; k <= nf; k++) s->ws[k] = s->ws[k - 1] + w;
+  s->lo = NSLOT, s->hi = -1;
+  return LBS_OK;
+}
+
+static void one_free(one_state *s) {
+  free(s->b), free(s->a), free(s->e), free(s->id), free(s->ws), free(s->ind), free(s->nv);
+  free(s->gk), free(s->c), free(s->cnt);
+}
+
+/* run_fair()'s loop for a batch on one resource r (one_resource()); *nprev and *now as
+ * end_batch() wants them. */
+static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, int64_t *now) {
+  one_state s;
+  double w = n->f[0].w, b = n->f[0].bound;
+  lbs_err e = one_alloc(&s, nf, w);
+  n->prev[0] = r;
+  int next = 0;
+  *now = n->f[n->order[0]].act;
+  while (!e && (next < nf || s.na > 0)) {
+    while (next < nf && n->f[n->order[next]].act <= *now)
+      one_insert(&s, &n->f[n->order[next]], n->order[next]), next++;
+    double rate = s.na ? one_rate(n, &s, r, w, b, *now) : 0;
+    int64_t at = one_next(n, &s, r, rate, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+    if (at == NO_TIME) {
+      e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
+      break;
+    }
+    double used = s.na ? sum_repeated(rate, s.na) : 0;
+    if (*nprev) e = prof_push(&n->rec[r], *now, used);
+    if (!e && s.na) e = prof_push(&n->rec[r], *now, used);
+    *nprev = s.na > 0;
+    if (e) break;
+    one_advance(&s, xs, n, rate, *now, at);
+    *now = at;
+  }
+  one_free(&s);
+  return e;
+}
+
+/* ---------------------------------------------------------------- fair, any flows */
+
 static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   lbs_err e = grow(n, nx);
   if (e) return e;
@@ -460,6 +746,14 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
     for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
   qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
+  int r = one_resource(n, nf);
+  if (r >= 0) {
+    int64_t end = 0;
+    e = run_one(n, xs, nf, r, &nprev, &end);
+    if (e == LBS_RANGE) return e; /* as below: a batch that never ends records nothing */
+    n->one_batches++;
+    return end_batch(n, nf, nprev, end, e);
+  }
   int64_t now = n->f[n->order[0]].act;
   while (next < nf || na > 0) {
     while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
