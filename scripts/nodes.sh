@@ -21,7 +21,8 @@
 # (default lbsn, at most 6 characters: it prefixes interface names) and LBS_NODES_NET its
 # /24 subnet at `up` (default 10.213.7: the bridge takes .1, node i .(10+i); `auto`: the first
 # of 10.213.7 .. 10.213.254 that no route on this machine uses). The other commands take the
-# subnet the set was made with.
+# subnet the set was made with. LBS_NODES_KEEPALIVE ("5 1 3"): how soon Open MPI finds a node
+# gone (see mpiexec below).
 #
 # Example:
 #   scripts/nodes.sh up 2
@@ -229,9 +230,15 @@ mpiexec)
   done
   # A node that disappears (its link down) sends nothing more, not even a reset: Open MPI learns
   # it from TCP keepalives on its daemons' connections, by default after 300 s idle and 9 probes
-  # 20 s apart (8 minutes, during which the job hangs). Here: 5 s, then 3 probes 1 s apart.
+  # 20 s apart (8 minutes, during which the job hangs). Here: 5 s, then 3 probes 1 s apart, or
+  # LBS_NODES_KEEPALIVE="IDLE INTERVAL PROBES".
+  read -r ka_time ka_intvl ka_probes <<<"${LBS_NODES_KEEPALIVE:-5 1 3}"
+  for v in "$ka_time" "$ka_intvl" "$ka_probes"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || die "LBS_NODES_KEEPALIVE '${LBS_NODES_KEEPALIVE:-}': three whole numbers of seconds, seconds and probes, e.g. '5 1 3'"
+  done
   exec mpiexec --mca plm_rsh_agent "$SELF agent" --mca plm_rsh_no_tree_spawn 1 \
-    --mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 \
+    --mca oob_tcp_keepalive_time "$ka_time" --mca oob_tcp_keepalive_intvl "$ka_intvl" \
+    --mca oob_tcp_keepalive_probes "$ka_probes" \
     --mca oob_tcp_if_include "$NET.0/24" --mca btl_tcp_if_include "$NET.0/24" \
     --mca btl self,vader,tcp "${bind[@]}" "${yield[@]}" "$@"
   ;;

@@ -241,6 +241,8 @@ has "$T/err" "a node agent did not deliver every step" "the app says the trace i
 # --- a node that disappears mid-run: its link down, then its processes killed ----------------
 # (nodes.sh's launcher has Open MPI probe its daemons' connections after 5 s idle: the default
 # would hang 8 minutes on a link that carries nothing more, not even a reset)
+# a lost node found in about 4 s rather than 8 (the launcher's keepalives)
+export LBS_NODES_KEEPALIVE="2 1 2"
 lose_n2() {
   ip link set "${LBS_NODES_PREFIX}n2" down
   sleep 0.5
@@ -272,7 +274,7 @@ has "$T/err" "$n done already (resuming)" "the resume after a lost node says wha
 cmp -s "$T/one/tidy.csv" "$T/kc2/tidy.csv" && ok || bad "resumed after a lost node differs: $(diff "$T/one/tidy.csv" "$T/kc2/tidy.csv" | head -4)"
 
 # the profiler: the collector (on node 1) keeps every step completed before node 2 went away
-LBSPROF_COMPACT=stream LBSPROF_CONN_IDLE_S=6 timeout -s KILL 120 "${X[@]}" -x LBSPROF_COMPACT \
+LBSPROF_COMPACT=stream LBSPROF_CONN_IDLE_S=3 timeout -s KILL 120 "${X[@]}" -x LBSPROF_COMPACT \
   -x LBSPROF_CONN_IDLE_S -n 4 --host "$h2" "$WAVE" --quiet --mesh 12x8x8 --steps 3000 \
   --trace "$T/l.lbt" </dev/null >"$T/lout" 2>&1 &
 mpid=$!
