@@ -6,7 +6,9 @@ tests/e2e/export_vt.sh, and the checks of what lbsim made of it.
                                  "c0 c1 c2 c3"
   vt_nodes.py assign DB NAME P [N]  every run's saved assignments in DB (N of them at least, 2
                                  unless given): the node elements on their rank mod P at every
-                                 step (prints "NAME: R runs checked, F failures")
+                                 step (prints "NAME: R runs checked, F failures"); and at every
+                                 step, communication charged (comm_ns > 0) exactly when an arc of
+                                 weight > 0 joins elements on two processors
   vt_nodes.py export DIR SRC     an export vt of the import of SRC (--policy recorded): each phase
                                  holds the tasks SRC has in it (absent ones left out), no node as a
                                  task, and each task's bytes with each node (both directions) as
@@ -102,11 +104,40 @@ def assign(db, name, procs, least=2):
                     if p != r % procs:
                         print(f"FAIL {name} {part}: node {r} (element {el}) on {p} at step {s}")
                         fails += 1
+        fails += crossing(con, run, name, part)
         if n < least * len(NODE_ELEM):
             print(f"FAIL {name} {part}: {n} node element placements, expected {least} assignments")
             fails += 1
     print(f"{name}: {len(runs)} runs checked, {fails} failures")
     return 1 if fails else 0
+
+
+def weights(p):
+    """the arcs' weights at phase p: {(element, element): bytes}, both directions summed"""
+    elem = lambda e: NODE_ELEM[e["id"]] if e["type"] == "node" else e["id"] - 1
+    w = {}
+    for _, c in comms(p):
+        a, b = c["from"], c["to"]
+        if a["type"] == "node" and b["type"] == "node":
+            continue
+        k = tuple(sorted((elem(a), elem(b))))
+        w[k] = w.get(k, 0) + c["bytes"]
+    return w
+
+
+def crossing(con, run, name, part):
+    """comm_ns > 0 at a step exactly when a weighted arc joins two processors there"""
+    asg = {}
+    for s, e, p in con.execute("SELECT step, element, part FROM assignment WHERE run=?", (run,)):
+        asg.setdefault(s, {})[e] = p
+    fails = 0
+    for s, c in con.execute("SELECT step, comm_ns FROM steps WHERE run=?", (run,)):
+        a = asg[max(k for k in asg if k <= s)]
+        cut = sum(w for (u, v), w in weights(s).items() if w > 0 and a[u] != a[v])
+        if (c > 0) != (cut > 0):
+            print(f"FAIL {name} {part}: step {s}: comm_ns {c}, bytes across processors {cut}")
+            fails += 1
+    return fails
 
 
 def load(d):

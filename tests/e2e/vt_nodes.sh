@@ -5,7 +5,8 @@
 # task's bytes with it the per-step weight of their arc; the replay charges that traffic while the
 # task is on another processor and nothing once it sits on the node's rank, the same on 1 and 2
 # MPI ranks; on fewer processors than ranks, and under every family of partitioner, the optimal
-# policy and `lbsim partition`, a node element stays on its rank mod P.
+# policy and `lbsim partition`, a node element stays on its rank mod P, and each step is charged
+# communication exactly when a weighted arc joins two processors (vt_nodes.py assign).
 set -u
 LBSIM=${1:?usage: vt_nodes.sh lbsim}
 MPI=(mpiexec --allow-run-as-root --oversubscribe)
