@@ -5,6 +5,9 @@ so the import's round to the ns matters); every 10th phase (5, 15, ...) moves on
 the next rank, so the nodes change; every 20th task sends, each phase, a SendRecv to the next
 task and one to a random task (bytes 64..65536, 1..4 messages), listed in the sender's file.
 Deterministic for a seed. Used by bench/vt_import.sh (the figures) and tests/e2e/vt_loads.sh.
+With VT_GEN_NODES=1 in the environment, every 10th task also sends, each phase, a
+CollectionToNode to node (t / 10) mod RANKS (bytes 64..65536, drawn from a second generator, so
+the rest of the data set is the same as without); bench/vt_nodes.sh uses it.
 usage: vt_gen.py DIR RANKS TASKS PHASES [SEED]"""
 import os
 import random
@@ -12,7 +15,10 @@ import sys
 
 out = sys.argv[1]
 R, T, P = (int(a) for a in sys.argv[2:5])
-rng = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+seed = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+rng = random.Random(seed)
+nodes = os.environ.get("VT_GEN_NODES") == "1"
+nrng = random.Random(seed + 1)
 os.makedirs(out, exist_ok=True)
 
 node = [t * R // T for t in range(T)]
@@ -43,6 +49,10 @@ for p in range(P):
             comms[node[t]].append('{"type":"SendRecv","from":%s,"to":%s,"messages":%d,"bytes":%r}'
                                   % (ent(t), ent(to), rng.randint(1, 4),
                                      float(rng.randint(64, 65536))))
+    for t in range(0, T, 10) if nodes else ():
+        comms[node[t]].append('{"type":"CollectionToNode","from":%s,"to":{"type":"node","id":%d},'
+                              '"messages":1,"bytes":%r}'
+                              % (ent(t), t // 10 % R, float(nrng.randint(64, 65536))))
     for r, f in enumerate(files):
         f.write('%s{"id":%d,"tasks":[%s],"communications":[%s]}'
                 % ("," if p else "", p, ",".join(tasks[r]), ",".join(comms[r])))

@@ -28,9 +28,12 @@ static void usage(void) {
       "                   coordinates}, node = its processor in the replay at that step (the\n"
       "                   policy's and partitioner's owners), time = the replayed metric in\n"
       "                   seconds (time_ns / 1e9; a metric that is not a time: its value, as\n"
-      "                   metadata attributes say)\n"
+      "                   metadata attributes say); a task absent at the step (no work,\n"
+      "                   trace meta absent = zero_work) is not in that phase\n"
       "  communications   SendRecv between tasks, bytes = the arc's weight at the step\n"
-      "                   (one per pair when both arcs weigh the same), messages 1\n"
+      "                   (one per pair when both arcs weigh the same), messages 1; an\n"
+      "                   imported vt run's node elements as the node end of\n"
+      "                   CollectionToNode (task to node) or NodeToCollection\n"
       "Times are written as the shortest decimal that reads back as the same double, so an\n"
       "import of an export of a '--policy recorded' replay gives the trace's loads (whole\n"
       "ns), owners and arc weights back exactly.\n\n"
@@ -79,6 +82,7 @@ static json_t *summary_json(const cli_outdir *od, const lbs_vtdata_summary *s,
             lbs_json_set(o, "files", lbs_json_int(s->files)) ||
             lbs_json_set(o, "phases", lbs_json_int(s->phases)) ||
             lbs_json_set(o, "tasks", lbs_json_int(s->tasks)) ||
+            lbs_json_set(o, "node_elements", lbs_json_int(s->nodes)) ||
             lbs_json_set(o, "communications", lbs_json_int(s->comms)) ||
             lbs_json_set(o, "time_unit", json_string(s->seconds ? "s" : "metric")) ||
             lbs_json_set(o, "brotli", json_boolean(brotli)) ||

@@ -57,7 +57,8 @@ enum {
   O_NONFINITE,
   O_NOVALUES,
   O_VT,
-  O_ZFILES
+  O_ZFILES,
+  O_NO_NODES
 };
 
 /* One --bound or --codec argument into the settings: 0, or 2 after a message naming the option. */
@@ -507,6 +508,7 @@ typedef struct {
   const char *dir, *chaco, *coords, *zfiles, *out;
   const char **vt; /* --vt's files (or one directory): nvt of them (malloc'd array) */
   int nvt;
+  int no_nodes; /* --no-node-elements: vt's task-to-node traffic left out, as before */
 } import_args;
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
@@ -518,6 +520,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
                                      {"allow-nonfinite", no_argument, 0, O_NONFINITE},
                                      {"vt", required_argument, 0, O_VT},
                                      {"zoltan-files", required_argument, 0, O_ZFILES},
+                                     {"no-node-elements", no_argument, 0, O_NO_NODES},
                                      {0, 0, 0, 0}};
   int c, r, vt = 0;
   while ((c = cli_getopt(argc, argv, "o:fh", lo)) != -1) {
@@ -536,6 +539,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
     case O_STEPSDIR: a->dir = optarg; break;
     case O_CHACO: a->chaco = optarg; break;
     case O_ZFILES: a->zfiles = optarg; break;
+    case O_NO_NODES: a->no_nodes = 1; break;
     case O_COORDS: a->coords = optarg; break;
     case O_NONFINITE: a->eo.allow_nonfinite = 1; break;
     case 'h':
@@ -564,13 +568,18 @@ static int import_parse(int argc, char **argv, import_args *a) {
           "                   bytes task pairs exchange as per-step arc weights, tasks not\n"
           "                   migratable (objgroups) as pinned elements the replay never\n"
           "                   moves, a task absent from a phase as idle and held there;\n"
-          "                   default %s\n"
+          "                   each rank a task talks to as a node ({\"type\":\"node\"}) an\n"
+          "                   element \"node r\" after the tasks: pinned on r, no work, its\n"
+          "                   bytes with the task their arc's (charged only when the task is\n"
+          "                   elsewhere); default %s\n"
+          "  --no-node-elements  with --vt: leave task-to-node traffic out (counted) instead\n"
           "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
           "                   error naming the file, line and metric)\n" ENC_HELP "\nexamples:\n"
           "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
           "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n"
           "  lbsim trace import --vt lbdata/ -o vt.lbt     # lbdata/data.0.json ...\n"
           "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n"
+          "  lbsim trace import --vt lbdata/ --no-node-elements -o tasks-only.lbt\n"
           "  lbsim trace import --zoltan-files dump/mesh -o mesh.lbt  # dump/mesh.graph ...\n",
           LBS_BOUND_DEFAULT, LBS_BOUND_DEFAULT,
           "rel:0.005 for a steps directory and vt files, lossless for graphs");
@@ -583,6 +592,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
     return cli_usage("trace import",
                      "give exactly one of --steps-dir, --chaco, --vt and --zoltan-files");
   if (a->coords && !a->chaco) return cli_usage("trace import", "--coords goes with --chaco");
+  if (a->no_nodes && !vt) return cli_usage("trace import", "--no-node-elements goes with --vt");
   if (vt) /* --vt's value and every argument left: its files (getopt moved them to the end) */
     while (optind < argc) a->vt[a->nvt++] = argv[optind++];
   else if (optind < argc)
@@ -679,9 +689,10 @@ static int import_vt(const import_args *a) {
   if (a->nvt == 1 && stat(a->vt[0], &st) == 0 && S_ISDIR(st.st_mode))
     e = lbs_vt_dir_files(a->vt[0], &listed, &nlisted);
   lbs_vt *v = NULL;
+  lbs_vt_opts vo = {.node_elements = !a->no_nodes};
   if (!e)
-    e = listed ? lbs_vt_read((const char *const *)listed, nlisted, &v)
-               : lbs_vt_read(a->vt, a->nvt, &v);
+    e = listed ? lbs_vt_read_opts((const char *const *)listed, nlisted, &vo, &v)
+               : lbs_vt_read_opts(a->vt, a->nvt, &vo, &v);
   lbs_vt_files_free(listed, nlisted);
   if (!e && lbs_vt_check_encoding(v, &a->eo.enc))
     rc = (fprintf(stderr, "lbsim: %s\n", lbs_errmsg()), 2);
@@ -698,9 +709,11 @@ static int import_vt(const import_args *a) {
     lbs_vt_summary_get(v, &s);
     fprintf(stderr,
             "lbsim: trace import: %d vt files: %lld tasks (%lld pinned), %lld phases (%lld "
-            "skipped), %lld communicating pairs (%lld communications with a node left out)\n",
+            "skipped), %lld communicating pairs (%lld task-to-node communications as traffic "
+            "with %lld node elements; %lld communications with a node left out)\n",
             s.files, (long long)s.tasks, (long long)s.pinned, (long long)s.steps,
-            (long long)s.skipped, (long long)s.pairs, (long long)s.node_comms);
+            (long long)s.skipped, (long long)s.pairs, (long long)s.node_traffic, (long long)s.nodes,
+            (long long)s.node_comms);
   }
   lbs_vt_destroy(&v);
   return rc;

@@ -119,6 +119,11 @@ typedef struct {
   double *cost;       /* the step's values */
   const int *home;    /* the owners at the window's first step */
   unsigned char *pin; /* E: the trace's pinned elements (lbs_trace_pinned), not migratable */
+  /* An imported vt run's node elements (LBS_VT_META_NODE_ELEMENTS): elements node0 .. node0 +
+   * nnodes - 1 stand for ranks nrank[0 ..], written as the node end of communications */
+  int64_t node0, nnodes, *nrank;
+  int absent;         /* meta absent = zero_work: a task with no work at a step is not in it */
+  unsigned char *any; /* E, with absent: the element has work at some step of the window */
 } vt_view;
 
 /* Units per second of a metric's unit; 0 when it is not a time. */
@@ -187,6 +192,54 @@ static lbs_err task_graph(vt_view *x) {
   return LBS_OK;
 }
 
+/* The node elements of an imported vt run (meta vt.node_elements "FIRST COUNT" and vt.node_ranks,
+ * as traces/vt.c writes them); none without them. LBS_PARSE when they do not fit the trace. */
+static lbs_err node_elements(vt_view *x) {
+  const char *ne = lbs_trace_meta(x->t, LBS_VT_META_NODE_ELEMENTS);
+  const char *nr = lbs_trace_meta(x->t, LBS_VT_META_NODE_RANKS);
+  if (!ne) return LBS_OK;
+  long long first, count;
+  int end = 0;
+  if (sscanf(ne, "%lld %lld%n", &first, &count, &end) != 2 || ne[end] || first < 0 || count < 1 ||
+      first + count > x->E || !nr)
+    return lbs_fail(LBS_PARSE, "%s: meta %s '%s' does not fit its %lld elements (or no %s)",
+                    lbs_trace_path(x->t), LBS_VT_META_NODE_ELEMENTS, ne, (long long)x->E,
+                    LBS_VT_META_NODE_RANKS);
+  if (!(x->nrank = malloc((size_t)count * sizeof *x->nrank)))
+    return lbs_fail(LBS_NOMEM, "node elements");
+  const char *at = nr;
+  for (long long j = 0; j < count; j++) {
+    char *next;
+    long long r = strtoll(at, &next, 10);
+    if (next == at || r < 0 || r > INT32_MAX)
+      return lbs_fail(LBS_PARSE, "%s: meta %s: rank %lld of %lld is not one in 0..2^31-1",
+                      lbs_trace_path(x->t), LBS_VT_META_NODE_RANKS, j, count);
+    x->nrank[j] = r, at = next;
+  }
+  x->node0 = first, x->nnodes = count;
+  return LBS_OK;
+}
+
+static int is_node(const vt_view *x, int64_t e) {
+  return e >= x->node0 && e < x->node0 + x->nnodes;
+}
+
+/* With meta absent = zero_work: which elements have work at some step of the window (one pass
+ * over the steps). One that has none is still written, in the first phase, so the import knows
+ * it. */
+static lbs_err some_work(vt_view *x) {
+  const char *ab = lbs_trace_meta(x->t, LBS_META_ABSENT);
+  if (!ab || strcmp(ab, LBS_ABSENT_ZERO_WORK)) return LBS_OK;
+  x->absent = 1;
+  if (!(x->any = calloc((size_t)x->E + 1, 1))) return lbs_fail(LBS_NOMEM, "absent tasks");
+  lbs_err e = LBS_OK;
+  for (int64_t s = 0; !e && s < x->r->steps; s++) {
+    e = lbs_trace_read(x->t, x->r->first_step + s, x->metric, 0, x->E, x->cost);
+    for (int64_t el = 0; !e && el < x->E; el++) x->any[el] |= x->cost[el] != 0;
+  }
+  return e;
+}
+
 /* The entity of task e. */
 static json_t *entity(const vt_view *x, int64_t e) {
   json_t *o = json_object();
@@ -205,11 +258,25 @@ static json_t *entity(const vt_view *x, int64_t e) {
   return bad ? NULL : o;
 }
 
-/* Appends a SendRecv of bytes from task a to task b to the list l. */
+/* An end of a communication: task e's entity, or a node element's {"type": "node", "id": r}. */
+static json_t *endpoint(const vt_view *x, int64_t e) {
+  if (!is_node(x, e)) return entity(x, e);
+  json_t *o = json_object();
+  if (o && (lbs_json_set(o, "type", json_string("node")) ||
+            lbs_json_set(o, "id", lbs_json_int(x->nrank[e - x->node0]))))
+    json_decref(o), o = NULL;
+  return o;
+}
+
+/* Appends a communication of bytes from a to b to the list l: a SendRecv between tasks, a
+ * CollectionToNode from a task to a node element, a NodeToCollection the other way. */
 static int comm(const vt_view *x, json_t *l, int64_t a, int64_t b, double bytes) {
   json_t *c = json_object();
-  int bad = !c || lbs_json_set(c, "type", json_string("SendRecv")) ||
-            lbs_json_set(c, "from", entity(x, a)) || lbs_json_set(c, "to", entity(x, b)) ||
+  const char *type = is_node(x, b)   ? "CollectionToNode"
+                     : is_node(x, a) ? "NodeToCollection"
+                                     : "SendRecv";
+  int bad = !c || lbs_json_set(c, "type", json_string(type)) ||
+            lbs_json_set(c, "from", endpoint(x, a)) || lbs_json_set(c, "to", endpoint(x, b)) ||
             lbs_json_set(c, "messages", lbs_json_int(1)) ||
             lbs_json_set(c, "bytes", lbs_json_real(bytes));
   if (bad) return json_decref(c), -1;
@@ -231,7 +298,10 @@ static lbs_err phase(vt_view *x, vt_sink *sinks, int p0, int p1, int64_t s, cons
     bad = !(tasks[i] = json_array()) || !(comms[i] = json_array());
   for (int64_t el = 0; !bad && el < E; el++) {
     int p = owner[el];
-    if (p < p0 || p >= p1) continue;
+    if (p < p0 || p >= p1 || is_node(x, el)) continue; /* a node element: its traffic, below */
+    /* absent (no work, meta absent): not in the phase, as vt leaves out a task that does not
+     * exist then; one with no work anywhere in the window only in the first, to be known */
+    if (x->absent && x->cost[el] == 0 && (x->any[el] || s > 0)) continue;
     double v = x->per_s ? x->cost[el] / x->per_s : x->cost[el];
     json_t *t = json_object();
     bad = !t || lbs_json_set(t, "entity", entity(x, el)) ||
@@ -241,12 +311,15 @@ static lbs_err phase(vt_view *x, vt_sink *sinks, int p0, int p1, int64_t s, cons
   }
   /* The import reads a pair's bytes (both directions summed) as the weight of both its arcs: a
    * pair whose two arcs weigh the same is one communication; arcs that differ (a directed graph)
-   * are one each, which the import sums. In the file of the processor that holds the receiver. */
+   * are one each, which the import sums. In the file of the processor that holds the receiver.
+   * Node elements come after the tasks: a symmetric pair with one goes as CollectionToNode from
+   * the task; two node elements (which an import never makes) are not vt's: left out. */
   for (int64_t u = 0; !bad && x->xadj && u < E; u++)
     for (int64_t k = x->xadj[u]; !bad && k < x->xadj[u + 1]; k++) {
       int64_t v = x->adj[k], r = x->rev[k];
       int p = owner[v];
-      if (v == u || !(x->cw[k] > 0) || p < p0 || p >= p1) continue;
+      if (v == u || !(x->cw[k] > 0) || p < p0 || p >= p1 || (is_node(x, u) && is_node(x, v)))
+        continue;
       if (r >= 0 && x->cw[r] == x->cw[k] && u > v) continue; /* written as v -> u */
       bad = comm(x, comms[p - p0], u, v, x->cw[k]);
       if (!bad) ++*ncomm;
@@ -351,13 +424,17 @@ lbs_err lbs_vtdata_write(lbs_trace *t, const lbs_replay_result *r, const lbs_vtd
   if (!e) e = lbs_trace_pinned(t, x.pin, &npin); /* an objgroup goes back as one */
   if (!e) e = task_index(&x);
   if (!e) e = task_graph(&x);
+  if (!e) e = node_elements(&x);
+  if (!e) e = some_work(&x);
   int64_t done = 0, total = r->steps * ((r->procs + MAX_OPEN - 1) / MAX_OPEN);
   for (int p0 = 0; !e && p0 < r->procs; p0 += MAX_OPEN) {
     int p1 = p0 + MAX_OPEN < r->procs ? p0 + MAX_OPEN : r->procs;
     e = pass(&x, o, dir, sinks, p0, p1, &mi, &sum->comms, &done, total);
     if (!e) sum->files += p1 - p0;
   }
-  if (!e) sum->phases = r->steps, sum->tasks = x.E, sum->seconds = x.per_s != 0;
+  if (!e) sum->phases = r->steps, sum->tasks = x.E - x.nnodes, sum->seconds = x.per_s != 0;
+  if (!e) sum->nodes = x.nnodes;
   free(x.cost), free(x.index), free(x.rev), free(x.cw), free(x.pin), free(sinks);
+  free(x.nrank), free(x.any);
   return e;
 }

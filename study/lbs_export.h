@@ -105,6 +105,7 @@ typedef struct lbs_vtdata_opts {
 } lbs_vtdata_opts;
 typedef struct lbs_vtdata_summary {
   int64_t files, phases, tasks; /* files written, phases in each, tasks (elements) */
+  int64_t nodes;                /* node elements (an imported vt run's): written as node ends */
   int64_t comms;                /* communications written, over every file and phase */
   int seconds;                  /* 1: time is in seconds; 0: the metric is not a time */
 } lbs_vtdata_summary;

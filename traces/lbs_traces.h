@@ -763,22 +763,42 @@ lbs_err lbs_zfiles_write_trace(const lbs_zfiles *z, const lbs_encoding *enc, int
  * phases.time_ns). The node a task ran on is its recorded owner at that phase (a task absent
  * keeps its last one). The task pairs that ever communicate are a symmetric graph whose arcs
  * weigh the bytes the pair exchanged (both directions) at each step (edge_weight = stored@step);
- * communication with a node (not a task) is left out, and counted. Coordinates: the tasks'
- * indices, when every task has one. Errors name the file, the phase and the task. */
+ * communication with a node (not a task) is left out, and counted, unless node elements are asked
+ * for (lbs_vt_opts). Coordinates: the tasks' indices, when every task has one. Errors name the
+ * file, the phase and the task.
+ *
+ * Node elements (lbs_vt_opts.node_elements): each rank r that a task's communication names as a
+ * node ({"type": "node", "id": r}: CollectionToNode, NodeToCollection, their Bcast forms) is one
+ * more element, "node r", after every task (in rank order): no work at any step (meta absent =
+ * zero_work), pinned, recorded owner r at every step; the task's bytes with it (both directions
+ * summed) the per-step weight of their arc, so the replay charges them between the task's
+ * processor and the rank's, and nothing when the task sits there. Node-to-node communication is
+ * left out and counted. Meta LBS_VT_META_NODE_ELEMENTS = "FIRST COUNT" (the elements
+ * FIRST..FIRST+COUNT-1), LBS_VT_META_NODE_RANKS = their ranks, space-separated, in that order,
+ * vt.node_traffic the task-to-node communications read. */
 #define LBS_VT_MAX_SUBPHASES 32
 #define LBS_VT_MAX_FILES 1048576
 typedef struct lbs_vt lbs_vt;
+#define LBS_VT_META_NODE_ELEMENTS "vt.node_elements"
+#define LBS_VT_META_NODE_RANKS "vt.node_ranks"
+typedef struct lbs_vt_opts {
+  int node_elements; /* 1: task-to-node traffic as node elements (above); 0: left out, counted */
+} lbs_vt_opts;
 /* Reads paths[0..n) (one run's files, one a rank): LBS_PARSE for a file that is neither JSON nor
  * brotli, truncated, a phase listed twice, a task without a time or with a negative one, a
  * communication naming an unknown task, files of different runs (the same rank twice, other
  * phases); LBS_IO for a file that cannot be read; LBS_RANGE past the size limit. */
 lbs_err lbs_vt_read(const char *const *paths, int n, lbs_vt **out);
+/* lbs_vt_read with options (NULL: lbs_vt_read's defaults, node traffic left out). */
+lbs_err lbs_vt_read_opts(const char *const *paths, int n, const lbs_vt_opts *o, lbs_vt **out);
 void lbs_vt_destroy(lbs_vt **v); /* NULL-safe, clears *v */
 typedef struct lbs_vt_summary {
   int files;
   int64_t tasks, pinned, steps, skipped; /* pinned: non-migratable tasks */
   int subphases;
-  int64_t pairs, node_comms; /* communicating task pairs; communications with a node left out */
+  int64_t pairs, node_comms;   /* communicating pairs (with node elements: task-node ones too);
+                                  communications with a node left out */
+  int64_t nodes, node_traffic; /* node elements; task-to-node communications they carry */
 } lbs_vt_summary;
 void lbs_vt_summary_get(const lbs_vt *v, lbs_vt_summary *s);
 /* enc against v's metrics (default: LBS_BOUND_DEFAULT, the default codec, measured data):

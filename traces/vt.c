@@ -14,7 +14,8 @@
 size_t lbs__vt_max_bytes = (size_t)1 << 32;
 
 /* A task's identity: kind 0 is a bit-packed `id` (a = id), kind 1 a `seq_id` (a = its collection
- * or objgroup id, -1 for none; b = seq_id). */
+ * or objgroup id, -1 for none; b = seq_id); kind 2 a node endpoint of a communication (a = its
+ * rank, b = 0), which sorts after every task. */
 typedef struct {
   int kind;
   int64_t a, b;
@@ -36,7 +37,7 @@ typedef struct {
   double time;
 } vt_sub;
 
-/* One communication between two tasks in one phase of one file. */
+/* One communication in one phase of one file: between two tasks, or a task and a node (kind 2). */
 typedef struct {
   vt_key from, to;
   int64_t phase;
@@ -58,10 +59,13 @@ struct lbs_vt {
   vt_sub *subs;
   int64_t nsubs, capsubs;
   vt_comm *comm;
-  int64_t ncomm, capcomm, node_comms;
-  vt_ids steps, skipped, subids; /* phase ids with a step; skipped ones; subphase ids */
+  int64_t ncomm, capcomm, node_comms; /* node_comms: left out (node to node, or all with a node) */
+  int64_t node_traffic;               /* task-to-node communications stored (kind-2 ends) */
+  int node_elements;                  /* lbs_vt_opts.node_elements */
+  vt_ids steps, skipped, subids;      /* phase ids with a step; skipped ones; subphase ids */
   /* dense, after finish: T tasks, S steps */
   int64_t T, S, pinned, npairs;
+  int64_t tasks, nnodes; /* T = tasks + nnodes: the node elements come last, keys of kind 2 */
   vt_key *keys;
   int64_t *pin;    /* T: 1 for a task that is not migratable (an objgroup) */
   int64_t absent;  /* (task, step) pairs where the task is not in the phase */
@@ -123,6 +127,8 @@ static int cmp_key(const void *a, const void *b) { return key_cmp(a, b); }
 static const char *key_text(const vt_key *k, char *buf, size_t n) {
   if (k->kind == 0)
     snprintf(buf, n, "task %lld", (long long)k->a);
+  else if (k->kind == 2)
+    snprintf(buf, n, "node %lld", (long long)k->a);
   else if (k->a >= 0)
     snprintf(buf, n, "task seq %lld (collection %lld)", (long long)k->b, (long long)k->a);
   else
@@ -365,7 +371,15 @@ static lbs_err read_comm(vt_file *f, json_t *c) {
   int b =
       a < 0 ? -1 : read_entity(f, json_object_get(c, "to"), "a communication's to", &m.to, NULL);
   if (a < 0 || b < 0) return LBS_PARSE;
-  if (a || b) return f->v->node_comms++, LBS_OK; /* task-to-node traffic: left out */
+  if (a && b) return f->v->node_comms++, LBS_OK; /* node to node: no task's traffic, left out */
+  if (a || b) { /* task to node: the node's end a key of kind 2 (a = its rank) */
+    int64_t r;
+    if (!get_i64(json_object_get(c, a ? "from" : "to"), "id", &r) || r < 0 || r > INT32_MAX)
+      return task_fail(f, a ? &m.to : &m.from,
+                       "a communication with a node without an id in 0..2^31-1");
+    *(a ? &m.from : &m.to) = (vt_key){2, r, 0};
+    f->v->node_traffic++;
+  }
   json_t *by = json_object_get(c, "bytes");
   m.bytes = json_number_value(by);
   if (!json_is_number(by) || !isfinite(m.bytes) || m.bytes < 0)
@@ -520,6 +534,51 @@ static lbs_err make_tasks(lbs_vt *v) {
   return LBS_OK;
 }
 
+/* Without node elements: the communications with a node end left out, counted as read (an
+ * identical phase's copies not again), as before. */
+static void drop_node_comms(lbs_vt *v) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < v->ncomm; i++)
+    if (v->comm[i].from.kind != 2 && v->comm[i].to.kind != 2) v->comm[m++] = v->comm[i];
+  v->ncomm = m, v->node_comms += v->node_traffic, v->node_traffic = 0;
+}
+
+/* The node elements: one for each rank a task communicates with as a node, after the tasks, in
+ * rank order (their keys, of kind 2, sort after every task's). Each is pinned, and has no work;
+ * fill_loads gives it its rank as owner at every step. With coordinates, node r sits at
+ * (-1 - r, 0, 0), outside the tasks' indices (pinned, it only needs a place). */
+static lbs_err add_nodes(lbs_vt *v) {
+  vt_ids r = {0};
+  lbs_err e = LBS_OK;
+  v->tasks = v->T;
+  for (int64_t i = 0; !e && i < v->ncomm; i++) {
+    const vt_comm *c = &v->comm[i];
+    if (c->from.kind == 2 || c->to.kind == 2)
+      e = ids_add(&r, c->from.kind == 2 ? c->from.a : c->to.a);
+  }
+  ids_sort_unique(&r);
+  int64_t T = v->T + r.n;
+  if (!e && r.n) {
+    vt_key *k = realloc(v->keys, (size_t)T * sizeof *k);
+    if (k) v->keys = k;
+    int64_t *p = realloc(v->pin, (size_t)T * sizeof *p);
+    if (p) v->pin = p;
+    double *xy = v->coords ? realloc(v->coords, (size_t)(T * v->dim) * sizeof *xy) : NULL;
+    if (xy) v->coords = xy;
+    if (!k || !p || (v->coords && !xy)) e = lbs_fail(LBS_NOMEM, "vt node elements");
+  }
+  for (int64_t j = 0; !e && j < r.n; j++) {
+    int64_t t = v->T + j;
+    v->keys[t] = (vt_key){2, r.v[j], 0};
+    v->pin[t] = 1;
+    for (int d = 0; v->coords && d < v->dim; d++)
+      v->coords[t * v->dim + d] = d ? 0 : (double)(-1 - r.v[j]);
+  }
+  if (!e) v->T = T, v->nnodes = r.n;
+  free(r.v);
+  return e;
+}
+
 /* Loads, subphase loads and nodes per step; a task twice in a phase is an error. */
 static lbs_err fill_loads(lbs_vt *v) {
   int64_t ST = v->S * v->T, nsub = v->subids.n;
@@ -552,6 +611,9 @@ static lbs_err fill_loads(lbs_vt *v) {
     }
   }
   free(seen);
+  /* a node element is its rank, at every step; it has no work of its own */
+  for (int64_t s = 0; s < v->S; s++)
+    for (int64_t t = v->tasks; t < v->T; t++) v->node[s * v->T + t] = v->keys[t].a;
   return LBS_OK;
 }
 
@@ -640,7 +702,9 @@ static lbs_err finish(lbs_vt *v, vt_ids *first) {
   if (v->subids.n > LBS_VT_MAX_SUBPHASES)
     return lbs_fail(LBS_RANGE, "%lld subphase ids (lbsim takes at most %d)", (long long)v->subids.n,
                     LBS_VT_MAX_SUBPHASES);
+  if (!v->node_elements) drop_node_comms(v);
   if (!(e = make_tasks(v)) && !v->T) e = lbs_fail(LBS_PARSE, "%s: no tasks", v->files[0]);
+  if (!e) e = add_nodes(v);
   if (!e) e = fill_loads(v);
   if (!e) fill_owners(v);
   if (!e) e = fill_edges(v);
@@ -648,10 +712,15 @@ static lbs_err finish(lbs_vt *v, vt_ids *first) {
 }
 
 lbs_err lbs_vt_read(const char *const *paths, int n, lbs_vt **out) {
+  return lbs_vt_read_opts(paths, n, NULL, out);
+}
+
+lbs_err lbs_vt_read_opts(const char *const *paths, int n, const lbs_vt_opts *o, lbs_vt **out) {
   *out = NULL;
   if (n < 1) return lbs_fail(LBS_INVAL, "no vt files");
   lbs_vt *v = calloc(1, sizeof *v);
   if (!v) return lbs_fail(LBS_NOMEM, "vt");
+  v->node_elements = o && o->node_elements;
   v->files = calloc((size_t)n, sizeof *v->files);
   v->rank = calloc((size_t)n, sizeof *v->rank);
   lbs_err e = v->files && v->rank ? LBS_OK : lbs_fail(LBS_NOMEM, "vt files");
@@ -679,8 +748,8 @@ void lbs_vt_destroy(lbs_vt **pv) {
 }
 
 void lbs_vt_summary_get(const lbs_vt *v, lbs_vt_summary *s) {
-  *s = (lbs_vt_summary){v->nfiles,        v->T,      v->pinned,    v->S, v->skipped.n,
-                        (int)v->subids.n, v->npairs, v->node_comms};
+  *s = (lbs_vt_summary){v->nfiles,        v->tasks,  v->pinned,     v->S,      v->skipped.n,
+                        (int)v->subids.n, v->npairs, v->node_comms, v->nnodes, v->node_traffic};
 }
 
 /* ---------------------------------------------------------------- the trace */
@@ -741,8 +810,8 @@ static lbs_err make_mesh(const lbs_vt *v, lbs_mesh **mesh, int64_t *arc) {
 }
 
 /* The metadata: where it came from, and what it holds. */
-static lbs_err vt_meta(const lbs_vt *v, char **files, char (*num)[32], const char **meta,
-                       int *nmeta) {
+static lbs_err vt_meta(const lbs_vt *v, char **files, char **ranks, char (*num)[32],
+                       const char **meta, int *nmeta) {
   size_t len = 1;
   for (int i = 0; i < v->nfiles; i++) len += strlen(v->files[i]) + 1;
   if (!(*files = malloc(len))) return lbs_fail(LBS_NOMEM, "vt metadata");
@@ -769,9 +838,21 @@ static lbs_err vt_meta(const lbs_vt *v, char **files, char (*num)[32], const cha
                       num[3]};
   int n = (int)(sizeof kv / sizeof *kv);
   memcpy(meta, kv, sizeof kv);
+  if (v->nnodes) { /* which elements are nodes, and the ranks they stand for (export vt's too) */
+    if (!(*ranks = malloc((size_t)v->nnodes * 12 + 1))) return lbs_fail(LBS_NOMEM, "vt metadata");
+    size_t at = 0;
+    for (int64_t j = 0; j < v->nnodes; j++)
+      at +=
+          (size_t)sprintf(*ranks + at, "%s%lld", j ? " " : "", (long long)v->keys[v->tasks + j].a);
+    snprintf(num[4], 32, "%lld %lld", (long long)v->tasks, (long long)v->nnodes);
+    snprintf(num[5], 32, "%lld", (long long)v->node_traffic);
+    meta[n++] = LBS_VT_META_NODE_ELEMENTS, meta[n++] = num[4];
+    meta[n++] = LBS_VT_META_NODE_RANKS, meta[n++] = *ranks;
+    meta[n++] = "vt.node_traffic", meta[n++] = num[5];
+  }
   if (v->npairs) meta[n++] = "edge_weight", meta[n++] = LBS_EDGE_STEPS;
   /* tasks created or destroyed: time 0 where absent, which the replay reads as absent */
-  if (v->absent) meta[n++] = LBS_META_ABSENT, meta[n++] = LBS_ABSENT_ZERO_WORK;
+  if (v->absent || v->nnodes) meta[n++] = LBS_META_ABSENT, meta[n++] = LBS_ABSENT_ZERO_WORK;
   *nmeta = n / 2;
   return LBS_OK;
 }
@@ -796,8 +877,9 @@ static lbs_err write_step(const lbs_vt *v, lbs_trace_writer *w, int64_t s, const
 lbs_err lbs_vt_write_trace(const lbs_vt *v, const lbs_encoding *enc, int64_t chunk_elems,
                            const char *out_path) {
   lbs_metric_spec ms[LBS_VT_MAX_SUBPHASES + 1];
-  char names[LBS_VT_MAX_SUBPHASES + 1][32], num[4][32], *files = NULL, *phases = NULL;
-  const char *meta[20];
+  char names[LBS_VT_MAX_SUBPHASES + 1][32], num[6][32], *files = NULL, *phases = NULL;
+  char *ranks = NULL;
+  const char *meta[32];
   int nmeta = 0, nm = 1 + (int)v->subids.n;
   lbs_mesh *mesh = NULL;
   lbs_trace_writer *w = NULL;
@@ -805,7 +887,7 @@ lbs_err lbs_vt_write_trace(const lbs_vt *v, const lbs_encoding *enc, int64_t chu
   double *cw = calloc((size_t)(2 * v->npairs + 1), sizeof *cw);
   lbs_err e = arc && cw ? vt_specs(v, enc, ms, names) : lbs_fail(LBS_NOMEM, "vt arcs");
   if (!e) e = make_mesh(v, &mesh, arc);
-  if (!e) e = vt_meta(v, &files, num, meta, &nmeta);
+  if (!e) e = vt_meta(v, &files, &ranks, num, meta, &nmeta);
   if (!e && nm > 1) { /* the subphases as the profiler's phases of time_ns */
     if (!(phases = malloc((size_t)nm * 32))) e = lbs_fail(LBS_NOMEM, "vt metadata");
     for (int k = 1; !e && k < nm; k++) {
@@ -816,12 +898,13 @@ lbs_err lbs_vt_write_trace(const lbs_vt *v, const lbs_encoding *enc, int64_t chu
   }
   lbs_trace_spec spec = {v->T, chunk_elems, nm, ms, mesh, nmeta, meta};
   if (!e) e = lbs_trace_create(out_path, &spec, &w);
-  if (!e && v->pinned) e = lbs_trace_write_pinned(w, v->pin); /* objgroups stay where they are */
+  /* objgroups and node elements stay where they are */
+  if (!e && (v->pinned || v->nnodes)) e = lbs_trace_write_pinned(w, v->pin);
   for (int64_t s = 0; !e && s < v->S; s++) e = write_step(v, w, s, arc, cw);
   if (!e) e = lbs_trace_writer_close(&w);
   lbs_trace_writer_close(&w);
   lbs_mesh_destroy(&mesh);
-  free(arc), free(cw), free(files), free(phases);
+  free(arc), free(cw), free(files), free(phases), free(ranks);
   return e;
 }
 

@@ -91,6 +91,27 @@ expect 0 "export gen brotli" -- "$LBSIM" export vt "$T/a.lbt" --grid "$GRID" --p
 expect 0 "import brotli back" -- "${LEAKS[@]}" "$LBSIM" trace import --vt "$T/abr" --bound lossless -o "$T/c.lbt"
 same "brotli round trip" "$T/a.lbt" "$T/c.lbt"
 
+# ---------------------------------------------------------------- node traffic, absent tasks
+# vt_nodes.py's data: tasks that appear and vanish, task-to-node traffic (node elements). The
+# export leaves a task out of a phase it is absent from and writes a node element's arcs as
+# CollectionToNode / NodeToCollection with a node end (export_vt_check.py --nodes against the
+# source files); the import of the export gives the same loads, owners, arcs, pinned elements and
+# meta absent and node elements back (trace_same), plain and --brotli.
+NODES=$(dirname "$0")/vt_nodes.py
+printf '[grid]\nns_per_work = 1\n[cluster A]\nnodes = 3\n' >"$T/g3.ini"
+"$PY" "$NODES" write "$T/nodes" || bad "vt_nodes.py write"
+expect 0 "import nodes" -- "${LEAKS[@]}" "$LBSIM" trace import --vt "$T/nodes" --bound lossless -o "$T/n.lbt"
+expect 0 "export nodes" -- "$LBSIM" export vt "$T/n.lbt" --grid "$T/g3.ini" --policy recorded -o "$T/nx" --json
+has "$T/out" '"tasks":4,"node_elements":3' "--json: the tasks, and the node elements apart"
+if "$PY" "$(dirname "$0")/export_vt_check.py" --nodes "$T/nx" "$T/nodes" >"$T/check" 2>&1; then ok; else bad "nodes read back: $(tail -c 600 "$T/check")"; fi
+cat "$T/check"
+expect 0 "import nodes back" -- "${LEAKS[@]}" "$LBSIM" trace import --vt "$T/nx" --bound lossless -o "$T/n2.lbt"
+same "node traffic round trip" "$T/n.lbt" "$T/n2.lbt"
+grep -q "pinned (3)" "$T/same" && ok || bad "the node elements' pinning compared"
+expect 0 "export nodes brotli" -- "$LBSIM" export vt "$T/n.lbt" --grid "$T/g3.ini" --policy recorded --brotli -o "$T/nbr"
+expect 0 "import nodes brotli back" -- "${LEAKS[@]}" "$LBSIM" trace import --vt "$T/nbr" --bound lossless -o "$T/n3.lbt"
+same "node traffic brotli round trip" "$T/n.lbt" "$T/n3.lbt"
+
 # ---------------------------------------------------------------- a replay that repartitions
 expect 0 "gen bump" -- "$LBSIM" trace gen --kind bump --mesh 8x6x4 --steps 12 --order hilbert -o "$T/bump.lbt"
 expect 0 "export bump fixed:4" -- "$LBSIM" export vt "$T/bump.lbt" --grid "$GRID" --policy fixed:4 -o "$T/r"

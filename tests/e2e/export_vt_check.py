@@ -9,6 +9,10 @@ sources (e2e.export_vt):
     owner at the first step
   - the times: `lbsim trace export --csv` (steps.csv, 17 digits): time = value / 1e9 exactly
 usage: export_vt_check.py DIR RESULTS.DB CSVDIR METRIC
+       export_vt_check.py --nodes DIR SRC
+With --nodes, DIR is the export (--policy recorded) of the import of vt_nodes.py's data SRC:
+tests/e2e/vt_nodes.py's export check (absent tasks left out of their phases, node elements as the
+node ends of CollectionToNode / NodeToCollection, their bytes as SRC's).
 Prints what it compared; exits 0 when everything agrees, else 1 with what differs."""
 import csv
 import json
@@ -16,6 +20,11 @@ import os
 import re
 import sqlite3
 import sys
+
+if sys.argv[1] == "--nodes":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vt_nodes
+    sys.exit(vt_nodes.export(sys.argv[2], sys.argv[3]))
 
 out, db, csvdir, metric = sys.argv[1:5]
 

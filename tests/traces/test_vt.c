@@ -310,3 +310,147 @@ Test(vt, the_decompressed_size_is_capped) {
   free(p);
   tu_rmrf(d);
 }
+
+/* ---------------------------------------------------------------- node elements */
+
+#define TOOBJ(id) "{\"type\":\"object\",\"id\":" #id "}"
+#define TONODE(r) "{\"type\":\"node\",\"id\":" #r "}"
+#define COMM(type, from, to, bytes)                                                                \
+  "{\"type\":\"" type "\",\"from\":" from ",\"to\":" to ",\"messages\":1,\"bytes\":" #bytes "}"
+
+/* rank 0 (plain): tasks 1 and 2 in phase 0, 2 alone in phase 1 (1 migrated to rank 1), none in
+ * phase 2 (2 vanished); task 1 -> node 1 10 bytes and node 1 -> task 1 5 bytes in phase 0, and a
+ * node-to-node broadcast (left out). */
+static const char *NODE0 =
+    "{\"metadata\":{\"rank\":0},\"phases\":["
+    "{\"id\":0,\"tasks\":[" TASK(1, true, "[0]", 0, 0.001) "," TASK(
+        2, true, "[1]", 0,
+        0.002) "],\"communications\":[" COMM("CollectionToNode", TOOBJ(1), TONODE(1),
+                                             10) "," COMM("NodeToCollection", TONODE(1), TOOBJ(1),
+                                                          5) "," COMM("Broadcast", TONODE(0),
+                                                                      TONODE(1),
+                                                                      3) "]},"
+                                                                         "{\"id\":1,\"tasks\":[" TASK(
+                                                                             2, true, "[1]", 0,
+                                                                             0.002) "]},{\"id\":2,\"tasks\":[]}]}";
+/* rank 1 (brotli): task 1 from phase 1, task 3 appears in phase 1; node 0 -> task 3 7 bytes and
+ * task 1 -> task 3 4 bytes in phase 1, task 3 -> node 0 2 bytes in phase 2. */
+static const char *NODE1 =
+    "{\"metadata\":{\"rank\":1},\"phases\":[{\"id\":0,\"tasks\":[]},"
+    "{\"id\":1,\"tasks\":[" TASK(1, true, "[0]", 1, 0.003) "," TASK(3, true, "[2]", 1, 0.004) "],\"communications\":[" COMM(
+        "NodeToCollectionBcast", TONODE(0), TOOBJ(3),
+        7) "," COMM("SendRecv", TOOBJ(1), TOOBJ(3),
+                    4) "]},"
+                       "{\"id\":2,\"tasks\":[" TASK(1, true, "[0]", 1, 0.005) "," TASK(
+                           3, true, "[2]", 1,
+                           0.006) "],\"communications\":[" COMM("CollectionToNodeBcast", TOOBJ(3),
+                                                                TONODE(0), 2) "]}]}";
+
+static lbs_err import_nodes(char *const *paths, int n, const char *out, lbs_vt_summary *s) {
+  lbs_vt *v = NULL;
+  lbs_encoding enc = {0};
+  lbs_vt_opts o = {.node_elements = 1};
+  cr_assert_eq(lbs_encoding_add_bound(&enc, "lossless"), LBS_OK);
+  lbs_err e = lbs_vt_read_opts((const char *const *)paths, n, &o, &v);
+  if (!e) lbs_vt_summary_get(v, s);
+  if (!e) e = lbs_vt_write_trace(v, &enc, 0, out);
+  lbs_vt_destroy(&v);
+  return e;
+}
+
+/* Elements: tasks 1, 2, 3 (0, 1, 2), then node 0 (3) and node 1 (4). Each task-to-node
+ * communication is the per-step weight of the arc between the task and its node element (both
+ * directions summed), the node elements pinned on their rank with no work. */
+Test(vt, task_to_node_traffic_as_pinned_node_elements) {
+  char *d = tu_tmpdir(), *p[2] = {tu_path(d, "data.0.json"), tu_path(d, "data.1.json")};
+  char *out = tu_path(d, "n.lbt"), *plain = tu_path(d, "plain.lbt");
+  tu_write(p[0], NODE0);
+  write_brotli(p[1], NODE1, -1);
+  lbs_vt_summary s;
+  cr_assert_eq(import_nodes(p, 2, out, &s), LBS_OK, "%s", lbs_errmsg());
+  cr_assert(s.tasks == 3 && s.nodes == 2 && s.node_traffic == 4 && s.node_comms == 1 &&
+                s.pairs == 3,
+            "summary: %lld tasks, %lld nodes, %lld node traffic, %lld left out, %lld pairs",
+            (long long)s.tasks, (long long)s.nodes, (long long)s.node_traffic,
+            (long long)s.node_comms, (long long)s.pairs);
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(out, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_elements(t), 5);
+  cr_assert_eq(lbs_trace_steps(t), 3);
+  cr_assert_str_eq(lbs_trace_meta(t, LBS_VT_META_NODE_ELEMENTS), "3 2");
+  cr_assert_str_eq(lbs_trace_meta(t, LBS_VT_META_NODE_RANKS), "0 1");
+  cr_assert_str_eq(lbs_trace_meta(t, "vt.node_traffic"), "4");
+  cr_assert_str_eq(lbs_trace_meta(t, "vt.node_comms_left_out"), "1", "node to node only");
+  cr_assert_str_eq(lbs_trace_meta(t, "vt.pinned"), "0", "no task is pinned");
+  cr_assert_str_eq(lbs_trace_meta(t, LBS_META_ABSENT), LBS_ABSENT_ZERO_WORK);
+  static const double load[3][5] = {
+      {1e6, 2e6, 0, 0, 0}, {3e6, 2e6, 4e6, 0, 0}, {5e6, 0, 6e6, 0, 0}};
+  static const int64_t own[3][5] = {{0, 0, 1, 0, 1}, {1, 0, 1, 0, 1}, {1, 0, 1, 0, 1}};
+  for (int st = 0; st < 3; st++) {
+    double v[5];
+    int64_t o[5];
+    cr_assert_eq(lbs_trace_read(t, st, 0, 0, 5, v), LBS_OK, "%s", lbs_errmsg());
+    int64_t app, n = lbs_trace_owners_count(t), k = 0;
+    lbs_trace_app_step(t, st, &app);
+    while (k + 1 < n && lbs_trace_owners_step(t, k + 1) <= app) k++;
+    cr_assert_eq(lbs_trace_owners_read(t, k, o), LBS_OK, "%s", lbs_errmsg());
+    for (int e = 0; e < 5; e++) {
+      cr_assert_eq(v[e], load[st][e], "step %d element %d load %g", st, e, v[e]);
+      cr_assert_eq(o[e], own[st][e], "step %d element %d owner %lld", st, e, (long long)o[e]);
+    }
+  }
+  unsigned char pin[5];
+  int64_t npin;
+  cr_assert_eq(lbs_trace_pinned(t, pin, &npin), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(npin, 2);
+  for (int e = 0; e < 5; e++) cr_assert_eq(pin[e], e >= 3, "element %d pinned %d", e, pin[e]);
+  /* pairs (0, 2): 4 at step 1; (0, 4): 10 + 5 at step 0; (2, 3): 7, then 2 */
+  const int64_t *x, *a;
+  const double *mw;
+  cr_assert_eq(lbs_mesh_graph(lbs_trace_mesh(t), &x, &a, &mw), LBS_OK);
+  cr_assert_eq(x[5], 6, "three pairs, two arcs each");
+  const double *xy;
+  int dim;
+  cr_assert_eq(lbs_mesh_coords(lbs_trace_mesh(t), &xy, &dim), LBS_OK);
+  cr_assert(dim == 1 && xy[2] == 2 && xy[3] == -1 && xy[4] == -2, "node r at -1 - r");
+  for (int st = 0; st < 3; st++) {
+    double cw[6];
+    cr_assert_eq(lbs_trace_edge_weights(t, st, cw), LBS_OK, "%s", lbs_errmsg());
+    for (int64_t u = 0; u < 5; u++)
+      for (int64_t k = x[u]; k < x[u + 1]; k++) {
+        int64_t lo = u < a[k] ? u : a[k], hi = u < a[k] ? a[k] : u;
+        double want = lo == 0 && hi == 2   ? (st == 1 ? 4 : 0)
+                      : lo == 0 && hi == 4 ? (st == 0 ? 15 : 0)
+                      : lo == 2 && hi == 3 ? (st == 1   ? 7
+                                              : st == 2 ? 2
+                                                        : 0)
+                                           : -1;
+        cr_assert_eq(cw[k], want, "step %d arc %lld -> %lld: %g", st, (long long)u, (long long)a[k],
+                     cw[k]);
+      }
+  }
+  cr_assert_eq(lbs_trace_verify(t, NULL, NULL), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace_close(&t);
+  /* lbs_vt_read: the same files with node traffic left out, all five communications counted */
+  cr_assert_eq(import(p, 2, plain), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_open(plain, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_elements(t), 3);
+  cr_assert_str_eq(lbs_trace_meta(t, "vt.node_comms_left_out"), "5");
+  cr_assert_null(lbs_trace_meta(t, LBS_VT_META_NODE_ELEMENTS));
+  lbs_trace_close(&t);
+  free(p[0]), free(p[1]), free(out), free(plain);
+  tu_rmrf(d);
+}
+
+Test(vt, a_node_without_a_rank_is_refused) {
+  char *d = tu_tmpdir(), *p = tu_path(d, "data.0.json"), *out = tu_path(d, "n.lbt");
+  tu_write(p, ONE("{\"id\":4,\"tasks\":[" TASK(7, true, "[0]", 0, 1) "],\"communications\":[" COMM(
+                  "CollectionToNode", TOOBJ(7), "{\"type\":\"node\"}", 1) "]}"));
+  lbs_vt_summary s;
+  cr_assert_eq(import_nodes(&p, 1, out, &s), LBS_PARSE);
+  cr_assert(strstr(lbs_errmsg(), "data.0.json: phase 4: task 7: a communication with a node "
+                                 "without an id"),
+            "%s", lbs_errmsg());
+  free(p), free(out);
+  tu_rmrf(d);
+}

@@ -10,6 +10,9 @@
  *            when both have them (a trace without: "owners: only in B", compared elsewhere)
  *   arcs     every arc's weight at each step (lbs_trace_edge_weights), matched by its two ends:
  *            an arc of weight > 0 in one must weigh the same in the other
+ *   pinned   the pinned elements (lbs_trace_pinned) and the meta that says which elements are
+ *            absent when idle (absent) and which are a vt run's nodes (vt.node_elements,
+ *            vt.node_ranks): the same in both
  * Prints "compared L loads, O owners, W arc weights: M mismatches" and the first mismatches;
  * exit 0 when there are none, 1 when there are, 2 on an error. */
 #include <math.h>
@@ -126,10 +129,26 @@ int main(int argc, char **argv) {
     narc += arcs(&a, &b, s, E);
     arcs(&b, &a, s, E); /* B has no arc A lacks (counted once: A's) */
   }
+  /* which elements are pinned, absent when idle, node elements: the same model of the run */
+  unsigned char *pa = malloc((size_t)E + 1), *pb = malloc((size_t)E + 1);
+  int64_t na = 0, nb = 0;
+  if (!pa || !pb || lbs_trace_pinned(a.t, pa, &na) || lbs_trace_pinned(b.t, pb, &nb))
+    return fprintf(stderr, "pinned: %s\n", lbs_errmsg()), 2;
+  for (int64_t e = 0; e < E; e++)
+    if (pa[e] != pb[e]) miss("element %lld: pinned %lld and %lld%.0f%.0f", e, pa[e], pb[e], 0, 0);
+  free(pa), free(pb);
+  static const char *keys[] = {LBS_META_ABSENT, LBS_VT_META_NODE_ELEMENTS, LBS_VT_META_NODE_RANKS};
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+    const char *x = lbs_trace_meta(a.t, keys[k]), *y = lbs_trace_meta(b.t, keys[k]);
+    if ((x || y) && (!x || !y || strcmp(x, y))) {
+      mism++;
+      printf("mismatch: meta %s: '%s' and '%s'\n", keys[k], x ? x : "(none)", y ? y : "(none)");
+    }
+  }
   printf("compared %lld loads%s, %lld owners, %lld arc weights: %lld mismatches (loads differ by "
-         "%.3g at most)%s\n",
+         "%.3g at most)%s; pinned (%lld) and meta absent, node elements compared\n",
          (long long)nload, ns ? " (A's rounded to the ns)" : "", (long long)nown, (long long)narc,
-         (long long)mism, maxdiff, only ? "; owners: only in B" : "");
+         (long long)mism, maxdiff, only ? "; owners: only in B" : "", (long long)na);
   free(a.own), free(a.v), free(a.cw), free(b.own), free(b.v), free(b.cw);
   lbs_trace_close(&a.t), lbs_trace_close(&b.t);
   return mism ? 1 : 0;
