@@ -805,6 +805,9 @@ static lbs_err make_mesh(const lbs_vt *v, lbs_mesh **mesh, int64_t *arc) {
   }
   if (!e)
     e = lbs_mesh_create_unstructured(T, v->coords ? v->dim : 0, v->coords, xadj, adj, w, 0, mesh);
+  /* an arc weighs the bytes vt counted, so a halo is its weight in bytes (not the mesh default
+   * of 64 bytes per unit of weight); a grid's bytes_per_edge still overrides it */
+  if (!e) lbs_mesh_set_bytes(*mesh, lbs_mesh_bytes_per_elem(*mesh), 1);
   free(xadj), free(adj), free(fill), free(w);
   return e;
 }

@@ -65,7 +65,9 @@ assert e["controller"].startswith("cgroup v"), e
 r0, r1 = e["ranks"]
 assert (r0["share"], r1["share"]) == (1, 0.5), e
 assert r0["throttled_periods"] == 0 and r0["throttled_s"] == 0, ("a rank without a cap was throttled", e)
-assert r1["throttled_periods"] > 0 and r1["throttled_s"] > 0, ("the half-speed rank was never throttled", e)
+# periods throttled prove the cap; the time can read 0 where a loaded machine gave the rank less
+# than its quota anyway (seen: 2 periods, throttled_time 0, at a load of 10 on 2 cores)
+assert r1["throttled_periods"] > 0 and r1["throttled_s"] >= 0, ("the half-speed rank was never throttled", e)
 assert all(len(p["measured_s"]) == 2 for p in d["policies"]), d["policies"]
 # app and replay aim at the same parts: by speed, 2/3 and 1/3
 assert d["part_sizes_rule"] == "speed" and [round(x, 6) for x in d["part_sizes"]] == [0.666667, 0.333333], d

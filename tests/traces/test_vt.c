@@ -103,6 +103,8 @@ static void check_edges(lbs_trace *t) {
   cr_assert_eq(x[4], 4);
   cr_assert(a[0] == 2 && a[1] == 3 && a[2] == 0 && a[3] == 0);
   cr_assert_str_eq(lbs_trace_meta(t, "edge_weight"), LBS_EDGE_STEPS);
+  /* the weights are vt's bytes: a unit of weight is one byte of halo */
+  cr_assert_eq(lbs_mesh_bytes_per_edge(lbs_trace_mesh(t)), 1.0);
   for (int s = 0; s < 4; s++) {
     double cw[4];
     cr_assert_eq(lbs_trace_edge_weights(t, s, cw), LBS_OK, "%s", lbs_errmsg());
