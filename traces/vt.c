@@ -53,6 +53,7 @@ typedef struct {
   uint32_t task; /* its provisional number: tasks[] */
   int32_t node;  /* the rank it ran on */
 } vt_obs;
+_Static_assert(sizeof(vt_obs) == 24, "an observation is what the import's memory is made of");
 
 /* A subphase of an observation; subs[] is in observation order. */
 typedef struct {
