@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <yajl/yajl_parse.h>
 
-#include "lbs_json.h"
 #include "traces_int.h"
 
 size_t lbs__vt_max_bytes = (size_t)1 << 32;
@@ -740,10 +739,11 @@ static lbs_err feed(vt_file *f, yajl_handle h, const uint8_t *b, size_t n) {
 }
 
 /* Brotli-compressed JSON, decompressed a chunk at a time into yajl (at most lbs__vt_max_bytes
- * of it); in holds n bytes already read from fp (the file's first). */
-static lbs_err unbrotli(vt_file *f, yajl_handle h, FILE *fp, uint8_t *in, size_t n, uint8_t *out) {
+ * of it); in holds n bytes already read from fp (the file's first); in and out hold cap. */
+static lbs_err unbrotli(vt_file *f, yajl_handle h, FILE *fp, uint8_t *in, size_t n, uint8_t *out,
+                        size_t cap) {
   const char *path = f->path;
-  size_t cap = lbs__vt_chunk, total = 0, avail_in = n;
+  size_t total = 0, avail_in = n;
   const uint8_t *next_in = in;
   int json = -1, eof = 0; /* json: what came out starts with '{' (the stream was brotli) */
   BrotliDecoderState *st = BrotliDecoderCreateInstance(NULL, NULL, NULL);
@@ -841,7 +841,7 @@ static lbs_err parse_file(vt_file *f) {
     if (!e && ferror(fp)) e = lbs_fail(LBS_IO, "%s: read failed", f->path);
   } else if (!e) { /* not JSON: brotli, from the start */
     rewind(fp), f->lines = 0;
-    e = unbrotli(f, h, fp, in, 0, out);
+    e = unbrotli(f, h, fp, in, 0, out, cap);
   }
   yajl_status st = e ? yajl_status_ok : yajl_complete_parse(h);
   if (!e && st != yajl_status_ok) e = parse_fail(f, h, st, NULL, 0);
