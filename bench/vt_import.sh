@@ -5,9 +5,10 @@
 #   1. import speed: `lbsim trace import --vt` (lossless, and the default bound) in tasks per
 #      second, beside bench_vt_jansson (jansson's own json_load_file of the same files, counting
 #      tasks, nothing else; and --mem: each file read whole, then json_loadb, as the import
-#      parses), each run twice alternately; the import's peak RSS (/usr/bin/time -v)
-#      against the trace's dense size: S x T loads (8 bytes) + S x T owners (8 bytes) + S x pairs
-#      arc weights (8 bytes), what an importer must hold to write the steps in order;
+#      did before it read a stream), each run twice alternately; the import's peak RSS
+#      (/usr/bin/time -v) against the trace's dense size: S x T loads (8 bytes) + S x T owners
+#      (8 bytes) + S x pairs arc weights (8 bytes), what an importer must hold to write the
+#      steps in order;
 #   2. the round trip: export vt of the recorded replay (a grid of RANKS equal processors), then
 #      import --vt, compared with the trace by tests/traces/trace_same.c (every load bit for bit,
 #      owner and arc weight at every step);

@@ -2,9 +2,9 @@
  * files, nothing else. Each file is json_load_file()d (with JSON_REJECT_DUPLICATES, as the
  * import parses), its tasks counted over its phases, and the document freed; one file at a time,
  * as the import reads them. With --mem each file is read whole into memory first and parsed
- * with json_loadb, as the import does (jansson's json_load_file reads its stream a character
- * at a time). Prints the files, tasks, seconds and tasks per second (plain JSON only: the
- * import's brotli decoding is not jansson's work).
+ * with json_loadb, as the import did before it read a stream (jansson's json_load_file reads
+ * its stream a character at a time). Prints the files, tasks, seconds and tasks per second
+ * (plain JSON only: the import's brotli decoding is not jansson's work).
  * usage: bench_vt_jansson [--mem] FILE... */
 #include <jansson.h>
 #include <stdio.h>

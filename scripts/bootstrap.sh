@@ -8,6 +8,8 @@ PKGS=(
   libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev libssl-dev
   # DARMA vt's brotli-compressed LB data files (lbsim trace import --vt; traces/vt.c)
   libbrotli-dev
+  # ... read as a stream of JSON events (SAX), not a document per file (traces/vt.c)
+  libyajl-dev
   libcriterion-dev libgsl-dev metis
   # every JSON lbsim writes (core/lbs_json.h)
   libjansson-dev

@@ -55,5 +55,8 @@ lbs_err lbs__graph_write_trace(const char *source, lbs_mesh *mesh, const double 
 extern int64_t lbs__stats_collect;
 /* The most bytes a brotli-compressed vt file may decompress to (tests lower it). */
 extern size_t lbs__vt_max_bytes;
+/* The bytes a vt file is read (and decompressed) in at a time (tests lower it to split the
+ * text everywhere). */
+extern size_t lbs__vt_chunk;
 
 #endif

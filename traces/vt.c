@@ -1,47 +1,71 @@
 /* vt.c - DARMA vt's "LB data" files (one a rank, data.<rank>.json, plain JSON or brotli) read
  * into a trace: the tasks become elements, the phases steps, each task's time its load, the
  * node it ran on its recorded owner, and the bytes two tasks exchanged in a phase the weight of
- * their arc at that step. Our own reader of vt's published schema (see lbs_traces.h). */
+ * their arc at that step. Our own reader of vt's published schema (see lbs_traces.h).
+ *
+ * The files are read as a stream (yajl's callbacks, a chunk of lbs__vt_chunk bytes at a time,
+ * decompressed chunk by chunk), never as a document: what a run of many phases holds is mostly
+ * the same tasks again, so a task's static data (key, home, migratable, index) is kept once, in
+ * a hash table that numbers the tasks as they are first seen, and each observation keeps only
+ * what varies (24 bytes). At the end the tasks are renumbered in key order, as they always were,
+ * and the dense per-step arrays the trace writer takes are filled. */
 #include <brotli/decode.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
 
-#include "lbs_json.h"
 #include "traces_int.h"
 
 size_t lbs__vt_max_bytes = (size_t)1 << 32;
+size_t lbs__vt_chunk = (size_t)1 << 16;
 
 /* A task's identity: kind 0 is a bit-packed `id` (a = id), kind 1 a `seq_id` (a = its collection
- * or objgroup id, -1 for none; b = seq_id); kind 2 a node endpoint of a communication (a = its
- * rank, b = 0), which sorts after every task. */
+ * or objgroup id, -1 for none; b = seq_id), kind 2 a node ({"type": "node"}: a = its rank, -1
+ * when not given), the far end of a task's traffic with a rank; it sorts after every task. */
 typedef struct {
   int kind;
   int64_t a, b;
 } vt_key;
 
-/* One task in one phase of one file. */
+/* What a task keeps once: from its first observation, and where its pinning first differs. */
 typedef struct {
   vt_key k;
-  int64_t phase, node, home;
-  double time; /* seconds */
-  int file, migratable, nidx;
-  int64_t idx[3];
-  int64_t sub0; /* its subphases: subs[sub0 .. sub0 + nsub) */
-  int nsub;
-} vt_obs;
+  int64_t home;           /* its home rank, -1 when not given */
+  int64_t idx[3];         /* its index, idx[0 .. nidx) */
+  int64_t nobs;           /* its observations; 0: only named by communications (or a node) */
+  int64_t phase0, phasex; /* the phase of its first observation; of the first pinned otherwise */
+  int file0, filex;       /* their files; filex -1 while its pinning never differed */
+  int migratable, nidx;   /* from its first observation */
+} vt_task;
 
+/* One task in one phase of one file: what varies (24 bytes). */
 typedef struct {
-  int64_t id;
-  double time;
+  double time;   /* seconds */
+  int64_t phase; /* the phase id */
+  uint32_t task; /* its provisional number: tasks[] */
+  int32_t node;  /* the rank it ran on */
+} vt_obs;
+_Static_assert(sizeof(vt_obs) == 24, "an observation is what the import's memory is made of");
+
+/* A subphase of an observation; subs[] is in observation order. */
+typedef struct {
+  int64_t obs, id; /* obs: its observation, obs[] */
+  double time;     /* seconds */
 } vt_sub;
 
-/* One communication in one phase of one file: between two tasks, or a task and a node (kind 2). */
+/* One communication in one phase of one file: between two tasks, or a task and a node (an end
+ * of kind 2, stored only with node elements; lbs_vt_opts). */
 typedef struct {
-  vt_key from, to;
   int64_t phase;
   double bytes;
+  uint32_t from, to; /* provisional numbers: tasks[] */
   int file;
 } vt_comm;
 
@@ -53,7 +77,12 @@ typedef struct {
 struct lbs_vt {
   int nfiles;
   char **files;
-  int64_t *rank; /* each file's metadata rank, -1 when not given */
+  int64_t *rank;  /* each file's metadata rank, -1 when not given */
+  int64_t *fobs;  /* each file's first observation: obs[fobs[f] .. fobs[f + 1]) are its own */
+  vt_task *tasks; /* every key seen, in first-seen order (its provisional number) */
+  int64_t ntasks, captasks;
+  uint32_t *slots; /* the hash table over tasks[]: index + 1, 0 for an empty slot */
+  int64_t nslots;
   vt_obs *obs;
   int64_t nobs, capobs;
   vt_sub *subs;
@@ -65,13 +94,14 @@ struct lbs_vt {
   vt_ids steps, skipped, subids;      /* phase ids with a step; skipped ones; subphase ids */
   /* dense, after finish: T tasks, S steps */
   int64_t T, S, pinned, npairs;
-  int64_t tasks, nnodes; /* T = tasks + nnodes: the node elements come last, keys of kind 2 */
-  vt_key *keys;
-  int64_t *pin;    /* T: 1 for a task that is not migratable (an objgroup) */
-  int64_t absent;  /* (task, step) pairs where the task is not in the phase */
-  double *time_ns; /* S x T */
-  double *sub_ns;  /* nsub x S x T */
-  int64_t *node;   /* S x T */
+  int64_t ntask, nnodes; /* T = ntask + nnodes: the node elements come last, keys of kind 2 */
+  int64_t *fin;          /* ntasks: a provisional number's element (0 .. T-1), -1 for none */
+  vt_key *keys;          /* T, in order */
+  int64_t *pin;          /* T: 1 for a task that is not migratable (an objgroup) */
+  int64_t absent;        /* (task, step) pairs where the task is not in the phase */
+  double *time_ns;       /* S x T */
+  double *sub_ns;        /* nsub x S x T */
+  int64_t *node;         /* S x T */
   int dim;
   double *coords;   /* T x dim */
   int64_t *pa, *pb; /* pairs a < b */
@@ -115,15 +145,31 @@ static int ids_has(const vt_ids *s, int64_t v) {
   return s->n && bsearch(&v, s->v, (size_t)s->n, sizeof v, cmp_i64);
 }
 
+/* v into the sorted set s, unless there (the subphase ids: a few, seen again and again) */
+static lbs_err ids_insert(vt_ids *s, int64_t v) {
+  int64_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->v[mid] == v) return LBS_OK;
+    if (s->v[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  lbs_err e = grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v);
+  if (e) return e;
+  memmove(s->v + lo + 1, s->v + lo, (size_t)(s->n - lo) * sizeof *s->v);
+  s->v[lo] = v, s->n++;
+  return LBS_OK;
+}
+
 static int key_cmp(const vt_key *x, const vt_key *y) {
   if (x->kind != y->kind) return x->kind - y->kind;
   if (x->a != y->a) return (x->a > y->a) - (x->a < y->a);
   return (x->b > y->b) - (x->b < y->b);
 }
 
-static int cmp_key(const void *a, const void *b) { return key_cmp(a, b); }
-
-/* The task's name in messages: "task 5", "task seq 3 (collection 7)". */
+/* The task's name in messages: "task 5", "task seq 3 (collection 7)", "node 2". */
 static const char *key_text(const vt_key *k, char *buf, size_t n) {
   if (k->kind == 0)
     snprintf(buf, n, "task %lld", (long long)k->a);
@@ -136,183 +182,199 @@ static const char *key_text(const vt_key *k, char *buf, size_t n) {
   return buf;
 }
 
-static int64_t key_find(const lbs_vt *v, const vt_key *k) {
-  int64_t lo = 0, hi = v->T;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2, c = key_cmp(&v->keys[mid], k);
-    if (!c) return mid;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return -1;
-}
-
 static int64_t step_find(const lbs_vt *v, int64_t phase) {
   int64_t *p = bsearch(&phase, v->steps.v, (size_t)v->steps.n, sizeof phase, cmp_i64);
   return p ? p - v->steps.v : -1;
 }
 
-/* ---------------------------------------------------------------- the bytes of a file */
-
-/* Brotli-compressed data decoded into *out (a growing buffer, at most lbs__vt_max_bytes). */
-static lbs_err unbrotli(const char *path, const uint8_t *in, size_t len, lbs_buf *out) {
-  BrotliDecoderState *st = BrotliDecoderCreateInstance(NULL, NULL, NULL);
-  if (!st) return lbs_fail(LBS_NOMEM, "%s: brotli decoder", path);
-  lbs_err e = LBS_OK;
-  size_t avail_in = len;
-  const uint8_t *next_in = in;
-  BrotliDecoderResult r = BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT;
-  while (!e && r == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) {
-    if (out->len > lbs__vt_max_bytes) break;
-    if ((e = lbs_buf_reserve(out, out->len < 65536 ? 65536 : out->len))) break;
-    size_t room = out->cap - out->len, cap = lbs__vt_max_bytes + 1 - out->len;
-    room = room < cap ? room : cap; /* one byte past the limit tells it */
-    size_t before = room;
-    uint8_t *next_out = out->data + out->len;
-    r = BrotliDecoderDecompressStream(st, &avail_in, &next_in, &room, &next_out, NULL);
-    out->len += before - room;
-  }
-  if (!e && out->len > lbs__vt_max_bytes)
-    e = lbs_fail(LBS_RANGE, "%s: decompresses to more than %zu bytes (lbsim's limit)", path,
-                 lbs__vt_max_bytes);
-  size_t i = 0; /* what came out looks like JSON: the stream was brotli */
-  while (i < out->len && strchr(" \t\r\n", out->data[i])) i++;
-  int json = i < out->len && out->data[i] == '{';
-  if (!e && r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT && json)
-    e = lbs_fail(LBS_PARSE, "%s: the brotli stream is truncated (%zu bytes decompressed)", path,
-                 out->len);
-  else if (!e && r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT)
-    e = lbs_fail(LBS_PARSE,
-                 "%s: neither JSON nor brotli-compressed JSON (as brotli: it ends "
-                 "early, truncated?)",
-                 path);
-  else if (!e && r == BROTLI_DECODER_RESULT_ERROR)
-    e = lbs_fail(LBS_PARSE, "%s: %s (brotli: %s)", path,
-                 json ? "a damaged brotli stream" : "neither JSON nor brotli-compressed JSON",
-                 BrotliDecoderErrorString(BrotliDecoderGetErrorCode(st)));
-  else if (!e && avail_in)
-    e = lbs_fail(LBS_PARSE, "%s: %zu bytes after the end of the brotli stream", path, avail_in);
-  else if (!e && !json)
-    e = lbs_fail(LBS_PARSE,
-                 "%s: neither JSON nor brotli-compressed JSON (it decompresses to "
-                 "something else)",
-                 path);
-  BrotliDecoderDestroyInstance(st);
-  return e;
+/* The file an observation came from. */
+static int obs_file(const lbs_vt *v, int64_t i) {
+  int f = 0;
+  while (f + 1 < v->nfiles && v->fobs[f + 1] <= i) f++;
+  return f;
 }
 
-/* The file's JSON document: read, decompressed when it does not start with '{'. */
-static lbs_err load_json(const char *path, json_t **doc) {
-  char *text = NULL;
-  size_t len = 0, i = 0;
-  lbs_err e = lbs_read_file(path, &text, &len);
-  if (e) return e;
-  while (i < len && strchr(" \t\r\n", text[i])) i++;
-  lbs_buf b = {0};
-  const char *json = text;
-  size_t jlen = len;
-  if (i == len || text[i] != '{') {
-    if ((e = unbrotli(path, (const uint8_t *)text, len, &b))) goto done;
-    json = (const char *)b.data, jlen = b.len;
-  }
-  json_error_t je;
-  *doc = json_loadb(json, jlen, JSON_REJECT_DUPLICATES, &je);
-  if (!*doc)
-    e = lbs_fail(LBS_PARSE, "%s: %sline %d: %s", path, json == text ? "" : "(decompressed) ",
-                 je.line, je.text);
-  else if (!json_is_object(*doc))
-    e = lbs_fail(LBS_PARSE, "%s: not a JSON object", path), json_decref(*doc), *doc = NULL;
-done:
-  free(text);
-  lbs_buf_free(&b);
-  return e;
+/* ---------------------------------------------------------------- the tasks' hash table */
+
+static uint64_t key_hash(const vt_key *k) {
+  uint64_t h = (uint64_t)k->a * 0x9E3779B97F4A7C15u ^
+               ((uint64_t)k->b + (uint64_t)k->kind * 0x632BE59BD9B4E019u) * 0xBF58476D1CE4E5B9u;
+  h ^= h >> 31, h *= 0x94D049BB133111EBu, h ^= h >> 29;
+  return h;
 }
 
-/* ---------------------------------------------------------------- one file */
+static void slot_put(lbs_vt *v, uint32_t t) {
+  uint64_t m = (uint64_t)v->nslots - 1, i = key_hash(&v->tasks[t].k) & m;
+  while (v->slots[i]) i = (i + 1) & m;
+  v->slots[i] = t + 1;
+}
+
+/* The key's provisional number, the key added (first seen now) when new; -1 after an error. */
+static int64_t task_of(lbs_vt *v, const vt_key *k) {
+  if (2 * (v->ntasks + 1) > v->nslots) { /* at most half full */
+    int64_t n = v->nslots ? 2 * v->nslots : 1024;
+    uint32_t *s = calloc((size_t)n, sizeof *s);
+    if (!s) return lbs_fail(LBS_NOMEM, "vt tasks: %lld slots", (long long)n), -1;
+    free(v->slots), v->slots = s, v->nslots = n;
+    for (int64_t t = 0; t < v->ntasks; t++) slot_put(v, (uint32_t)t);
+  }
+  uint64_t m = (uint64_t)v->nslots - 1, i = key_hash(k) & m;
+  for (; v->slots[i]; i = (i + 1) & m)
+    if (!key_cmp(&v->tasks[v->slots[i] - 1].k, k)) return v->slots[i] - 1;
+  if (v->ntasks >= (int64_t)UINT32_MAX - 1)
+    return lbs_fail(LBS_RANGE, "vt: more than %u tasks", UINT32_MAX - 2), -1;
+  if (grow((void **)&v->tasks, &v->captasks, v->ntasks + 1, sizeof *v->tasks)) return -1;
+  v->tasks[v->ntasks] = (vt_task){.k = *k, .home = -1, .filex = -1, .migratable = 1};
+  v->slots[i] = (uint32_t)(v->ntasks + 1);
+  return v->ntasks++;
+}
+
+/* ---------------------------------------------------------------- one file, as a stream */
+
+/* Where the parser is in vt's schema: each open object or array the reader follows is a frame
+ * of one of these; anything else (user_defined, attributes, lb_iterations, ...) is skipped by
+ * counting its depth. */
+enum {
+  C_NONE, /* a scalar: nothing to open */
+  C_ERR,  /* an error (its message set) */
+  C_SKIP, /* a value nobody reads */
+  C_TOP,
+  C_MD,      /* metadata */
+  C_MDPH,    /* metadata.phases */
+  C_MDSET,   /* metadata.phases.skipped or .identical_to_previous */
+  C_MDLIST,  /* its list */
+  C_MDRANGE, /* its range */
+  C_MDPAIR,  /* a [first, last] of the range */
+  C_PHASES,
+  C_PHASE,
+  C_TASKS,
+  C_TASK,
+  C_ENT, /* an entity: a task's, or a communication's from or to */
+  C_INDEX,
+  C_SUBS,
+  C_SUB,
+  C_COMMS,
+  C_COMM
+};
+
+/* The keys read (a key twice in one object is refused, as a document reader would): K_... and
+ * key_names[] in the same order. */
+enum {
+  K_OTHER,
+  K_METADATA,
+  K_PHASES,
+  K_RANK,
+  K_SKIPPED,
+  K_IDENTICAL,
+  K_LIST,
+  K_RANGE,
+  K_ID,
+  K_TASKS,
+  K_COMMS,
+  K_ENTITY,
+  K_TIME,
+  K_NODE,
+  K_SUBPHASES,
+  K_TYPE,
+  K_SEQ_ID,
+  K_COLLECTION_ID,
+  K_OBJGROUP_ID,
+  K_HOME,
+  K_MIGRATABLE,
+  K_INDEX,
+  K_FROM,
+  K_TO,
+  K_BYTES,
+  K_COUNT
+};
+static const char *const key_names[K_COUNT] = {"",
+                                               "metadata",
+                                               "phases",
+                                               "rank",
+                                               "skipped",
+                                               "identical_to_previous",
+                                               "list",
+                                               "range",
+                                               "id",
+                                               "tasks",
+                                               "communications",
+                                               "entity",
+                                               "time",
+                                               "node",
+                                               "subphases",
+                                               "type",
+                                               "seq_id",
+                                               "collection_id",
+                                               "objgroup_id",
+                                               "home",
+                                               "migratable",
+                                               "index",
+                                               "from",
+                                               "to",
+                                               "bytes"};
+
+enum { T_NULL, T_BOOL, T_INT, T_DBL, T_STR, T_MAP, T_ARR };
+
+typedef struct {
+  int type; /* T_... */
+  int64_t i;
+  double d;
+  const unsigned char *s;
+  size_t len;
+} vt_val;
+
+typedef struct {
+  int ctx;       /* C_... */
+  int key;       /* a map's key whose value comes next, K_... */
+  uint32_t seen; /* a map's keys so far (bit K_...) */
+  int64_t n;     /* an array's elements so far */
+} vt_frame;
+
+/* An entity as read: resolved when its task or communication ends. */
+typedef struct {
+  int node, has_id, has_seq, has_cid, has_og, has_home, pinned, nidx, idx_ok;
+  int64_t id, seq, cid, og, home, idx[3];
+} vt_ent;
+
+#define VT_DEPTH 8 /* the schema's deepest frame: top phases phase tasks task entity index */
 
 typedef struct {
   lbs_vt *v;
   int file;
   const char *path;
-  int64_t phase;       /* the phase being read, for messages */
-  int64_t obs0, comm0; /* the file's own tasks and communications start there */
+  int64_t phase;             /* the phase being read, for messages */
+  int64_t obs0, comm0, sub0; /* the file's own observations etc. start there */
   vt_ids listed, identical, skipped;
+  /* the parse */
+  lbs_err err;   /* a callback's error, its message set */
+  int inflated;  /* the text is brotli's output (for messages) */
+  int64_t lines; /* newlines in the text fed before the current chunk */
+  vt_frame st[VT_DEPTH];
+  int depth;
+  int64_t skip;                               /* > 0: inside a skipped value, that deep */
+  int md_seen, md_late, phases_kind, nphases; /* phases_kind: 1 an array, 2 something else */
+  vt_ids *set;                                /* the metadata set being read */
+  const char *set_name;
+  int64_t pair[2];
+  int pair_ok; /* bits: pair[0], pair[1] given as integers */
+  /* the phase, task, subphase, communication being read */
+  int ph_has_id, ph_tasks; /* ph_tasks: 1 an array, 2 something else */
+  int64_t ph_obs0, ph_sub0, ph_comm0;
+  vt_ent en, from, to, *ent;       /* ent: the entity being read */
+  int en_kind, from_kind, to_kind; /* 1 an object, 2 something else */
+  int time_kind, has_node, bad_sub, bytes_kind;
+  double time, bytes;
+  int64_t node;
+  int sub_has_id, sub_time_kind;
+  int64_t sub_id;
+  double sub_time;
 } vt_file;
 
-static int get_i64(json_t *o, const char *key, int64_t *out) {
-  json_t *x = json_object_get(o, key);
-  if (!json_is_integer(x)) return 0;
-  *out = json_integer_value(x);
-  return 1;
-}
-
-/* A {list, range} set of phase ids into s (range: [a, b] pairs, inclusive). */
-static lbs_err phase_set(vt_file *f, json_t *o, const char *what, vt_ids *s) {
-  if (!o) return LBS_OK;
-  json_t *list = json_object_get(o, "list"), *range = json_object_get(o, "range"), *x;
-  size_t i;
-  lbs_err e = LBS_OK;
-  json_array_foreach(list, i, x) if (!e && json_is_integer(x)) e =
-      ids_add(s, json_integer_value(x));
-  json_array_foreach(range, i, x) {
-    json_t *a = json_array_get(x, 0), *b = json_array_get(x, 1);
-    if (!json_is_integer(a) || !json_is_integer(b) ||
-        json_integer_value(b) - json_integer_value(a) > 100000000)
-      return lbs_fail(LBS_PARSE, "%s: metadata phases %s: a range is not [first, last]", f->path,
-                      what);
-    for (int64_t p = json_integer_value(a); !e && p <= json_integer_value(b); p++)
-      e = ids_add(s, p);
-  }
-  return e;
-}
-
-static lbs_err read_metadata(vt_file *f, json_t *doc) {
-  json_t *md = json_object_get(doc, "metadata"), *ph = json_object_get(md, "phases");
-  lbs_err e;
-  if (!get_i64(md, "rank", &f->v->rank[f->file])) f->v->rank[f->file] = -1;
-  if ((e = phase_set(f, json_object_get(ph, "skipped"), "skipped", &f->skipped)) ||
-      (e = phase_set(f, json_object_get(ph, "identical_to_previous"), "identical_to_previous",
-                     &f->identical)))
-    return e;
-  ids_sort_unique(&f->skipped);
-  ids_sort_unique(&f->identical);
-  return LBS_OK;
-}
-
-/* An entity: its key, and for a task its home, migratable flag and index. 1 when it is a node
- * ({"type": "node"}), 0 for a task, -1 after an error. */
-static int read_entity(vt_file *f, json_t *en, const char *role, vt_key *k, vt_obs *o) {
-  json_t *type = json_object_get(en, "type");
-  if (json_is_string(type) && !strcmp(json_string_value(type), "node")) return 1;
-  int64_t id, cid = -1;
-  if (!json_is_object(en))
-    return lbs_fail(LBS_PARSE, "%s: phase %lld: %s is not an entity object", f->path,
-                    (long long)f->phase, role),
-           -1;
-  if (get_i64(en, "id", &id))
-    *k = (vt_key){0, id, 0};
-  else if (get_i64(en, "seq_id", &id)) {
-    if (!get_i64(en, "collection_id", &cid)) get_i64(en, "objgroup_id", &cid);
-    *k = (vt_key){1, cid, id};
-  } else
-    return lbs_fail(LBS_PARSE, "%s: phase %lld: %s has neither id nor seq_id", f->path,
-                    (long long)f->phase, role),
-           -1;
-  if (!o) return 0;
-  json_t *mig = json_object_get(en, "migratable"), *idx = json_object_get(en, "index"), *x;
-  o->migratable = !json_is_false(mig);
-  if (!get_i64(en, "home", &o->home)) o->home = -1;
-  o->nidx = json_is_array(idx) && json_array_size(idx) >= 1 && json_array_size(idx) <= 3
-                ? (int)json_array_size(idx)
-                : 0;
-  for (int d = 0; d < o->nidx; d++) {
-    x = json_array_get(idx, (size_t)d);
-    if (!json_is_integer(x)) o->nidx = 0;
-    o->idx[d] = json_is_integer(x) ? json_integer_value(x) : 0;
-  }
-  return 0;
+static int key_id(const unsigned char *s, size_t len) {
+  for (int k = 1; len && k < K_COUNT; k++) /* the first letter tells most apart */
+    if (key_names[k][0] == s[0] && strlen(key_names[k]) == len && !memcmp(key_names[k], s, len))
+      return k;
+  return K_OTHER;
 }
 
 static lbs_err task_fail(vt_file *f, const vt_key *k, const char *what) {
@@ -321,97 +383,495 @@ static lbs_err task_fail(vt_file *f, const vt_key *k, const char *what) {
                   key_text(k, t, sizeof t), what);
 }
 
-/* A task's subphases ({id, time} each) appended to subs. */
-static lbs_err read_subphases(vt_file *f, json_t *list, vt_obs *o) {
+/* An entity's key: 0 for a task, 1 for a node (kind 2), -1 after an error. */
+static int ent_key(vt_file *f, const vt_ent *en, int kind, const char *role, vt_key *k) {
+  if (kind == 1 && en->node) return *k = (vt_key){2, en->has_id ? en->id : -1, 0}, 1;
+  if (kind != 1)
+    return f->err = lbs_fail(LBS_PARSE, "%s: phase %lld: %s is not an entity object", f->path,
+                             (long long)f->phase, role),
+           -1;
+  if (en->has_id)
+    *k = (vt_key){0, en->id, 0};
+  else if (en->has_seq)
+    *k = (vt_key){1, en->has_cid ? en->cid : en->has_og ? en->og : -1, en->seq};
+  else
+    return f->err = lbs_fail(LBS_PARSE, "%s: phase %lld: %s has neither id nor seq_id", f->path,
+                             (long long)f->phase, role),
+           -1;
+  return 0;
+}
+
+/* A task read whole: checked, and its observation added (its static data with its first). */
+static lbs_err task_end(vt_file *f) {
   lbs_vt *v = f->v;
-  json_t *x;
-  size_t i;
-  o->sub0 = v->nsubs, o->nsub = 0;
-  json_array_foreach(list, i, x) {
-    int64_t id;
-    json_t *t = json_object_get(x, "time");
-    if (!get_i64(x, "id", &id) || !json_is_number(t) || !(json_number_value(t) >= 0))
-      return task_fail(f, &o->k, "a subphase without an id or a time >= 0");
+  vt_key k;
+  int r = ent_key(f, &f->en, f->en_kind, "a task's entity", &k);
+  if (r < 0) return f->err;
+  if (r > 0)
+    return lbs_fail(LBS_PARSE, "%s: phase %lld: a task whose entity is a node", f->path,
+                    (long long)f->phase);
+  if (!f->time_kind) return task_fail(f, &k, "no time");
+  if (f->time_kind != 1) return task_fail(f, &k, "time is not a number");
+  if (!isfinite(f->time) || f->time < 0) {
+    char w[80];
+    snprintf(w, sizeof w, "time %g is not a finite number >= 0", f->time);
+    return task_fail(f, &k, w);
+  }
+  if (!f->has_node || f->node < 0 || f->node > INT32_MAX)
+    return task_fail(f, &k, "no node (the rank it ran on) in 0..2^31-1");
+  if (f->bad_sub) return task_fail(f, &k, "a subphase without an id or a time >= 0");
+  int64_t t = task_of(v, &k);
+  if (t < 0) return LBS_NOMEM;
+  vt_task *x = &v->tasks[t];
+  if (!x->nobs) {
+    x->home = f->en.has_home ? f->en.home : -1;
+    x->migratable = !f->en.pinned, x->nidx = f->en.nidx;
+    memcpy(x->idx, f->en.idx, sizeof x->idx);
+    x->file0 = f->file, x->phase0 = f->phase, x->filex = -1;
+  } else if (x->migratable == f->en.pinned && x->filex < 0)
+    x->filex = f->file, x->phasex = f->phase; /* refused at the end, as it always was */
+  x->nobs++;
+  lbs_err e = grow((void **)&v->obs, &v->capobs, v->nobs + 1, sizeof *v->obs);
+  if (!e) v->obs[v->nobs++] = (vt_obs){f->time, f->phase, (uint32_t)t, (int32_t)f->node};
+  return e;
+}
+
+static lbs_err comm_end(vt_file *f) {
+  lbs_vt *v = f->v;
+  vt_key a, b;
+  int ra = ent_key(f, &f->from, f->from_kind, "a communication's from", &a);
+  int rb = ra < 0 ? -1 : ent_key(f, &f->to, f->to_kind, "a communication's to", &b);
+  if (ra < 0 || rb < 0) return f->err;
+  int ok = f->bytes_kind == 1 && isfinite(f->bytes) && f->bytes >= 0;
+  /* with a node end: left out and counted (node to node always; task to node without node
+   * elements), else kept with the node as a key of kind 2 (a = its rank) */
+  if ((ra && rb) || ((ra || rb) && !v->node_elements)) return v->node_comms++, LBS_OK;
+  if ((ra || rb) && ((ra ? a : b).a < 0 || (ra ? a : b).a > INT32_MAX))
+    return task_fail(f, ra ? &b : &a, "a communication with a node without an id in 0..2^31-1");
+  if (!ok) return task_fail(f, &a, "a communication without bytes >= 0");
+  v->node_traffic += ra || rb;
+  int64_t ta = task_of(v, &a), tb = task_of(v, &b);
+  if (ta < 0 || tb < 0) return LBS_NOMEM;
+  lbs_err e = grow((void **)&v->comm, &v->capcomm, v->ncomm + 1, sizeof *v->comm);
+  if (!e) v->comm[v->ncomm++] = (vt_comm){f->phase, f->bytes, (uint32_t)ta, (uint32_t)tb, f->file};
+  return e;
+}
+
+/* Observations (with their subphases) and communications from o0, s0, c0 on whose phase is
+ * skipped, taken out again: a phase whose id or whose file's metadata came after its tasks. */
+static void drop_skipped(vt_file *f, int64_t o0, int64_t s0, int64_t c0) {
+  lbs_vt *v = f->v;
+  int64_t m = o0, ms = s0, j = s0;
+  for (int64_t i = o0; i < v->nobs; i++) {
+    int drop = ids_has(&f->skipped, v->obs[i].phase);
+    if (drop) v->tasks[v->obs[i].task].nobs--;
+    for (; j < v->nsubs && v->subs[j].obs == i; j++)
+      if (!drop) v->subs[ms] = v->subs[j], v->subs[ms++].obs = m;
+    if (!drop) v->obs[m++] = v->obs[i];
+  }
+  v->nobs = m, v->nsubs = ms, m = c0;
+  for (int64_t i = c0; i < v->ncomm; i++)
+    if (!ids_has(&f->skipped, v->comm[i].phase)) v->comm[m++] = v->comm[i];
+  v->ncomm = m;
+}
+
+static lbs_err phase_end(vt_file *f) {
+  if (!f->ph_has_id) return lbs_fail(LBS_PARSE, "%s: a phase without an integer id", f->path);
+  lbs_err e = ids_add(&f->listed, f->phase);
+  lbs_vt *v = f->v; /* its tasks and communications read before its id: theirs now */
+  for (int64_t i = f->ph_obs0; i < v->nobs && v->obs[i].phase != f->phase; i++)
+    v->obs[i].phase = f->phase;
+  for (int64_t i = f->ph_comm0; i < v->ncomm && v->comm[i].phase != f->phase; i++)
+    v->comm[i].phase = f->phase;
+  if (!e && f->ph_tasks != 1)
+    return lbs_fail(LBS_PARSE, "%s: phase %lld: no tasks list", f->path, (long long)f->phase);
+  /* skipped: no step, nothing of its own (read only when its id came after its tasks) */
+  if (!e && ids_has(&f->skipped, f->phase)) drop_skipped(f, f->ph_obs0, f->ph_sub0, f->ph_comm0);
+  return e;
+}
+
+static lbs_err range_fail(vt_file *f) {
+  return lbs_fail(LBS_PARSE, "%s: metadata phases %s: a range is not [first, last]", f->path,
+                  f->set_name);
+}
+
+/* A frame closed: what it held checked and kept. */
+static lbs_err frame_end(vt_file *f, const vt_frame *fr) {
+  lbs_vt *v = f->v;
+  switch (fr->ctx) {
+  case C_MD:
+    ids_sort_unique(&f->skipped);
+    ids_sort_unique(&f->identical);
+    f->md_seen = 1, f->md_late = f->nphases > 0;
+    return LBS_OK;
+  case C_MDPAIR: {
+    lbs_err e = LBS_OK;
+    if (f->pair_ok != 3 || f->pair[1] - f->pair[0] > 100000000) return range_fail(f);
+    for (int64_t p = f->pair[0]; !e && p <= f->pair[1]; p++) e = ids_add(f->set, p);
+    return e;
+  }
+  case C_PHASE: return phase_end(f);
+  case C_TASK: return task_end(f);
+  case C_INDEX:
+    f->ent->nidx = fr->n >= 1 && fr->n <= 3 && f->ent->idx_ok ? (int)fr->n : 0;
+    return LBS_OK;
+  case C_SUB: {
+    if (!f->sub_has_id || f->sub_time_kind != 1 || !(f->sub_time >= 0)) return f->bad_sub = 1, 0;
     lbs_err e = grow((void **)&v->subs, &v->capsubs, v->nsubs + 1, sizeof *v->subs);
-    if (!e) e = ids_add(&v->subids, id);
-    if (e) return e;
-    v->subs[v->nsubs++] = (vt_sub){id, json_number_value(t)};
-    o->nsub++;
+    if (!e) e = ids_insert(&v->subids, f->sub_id);
+    if (!e) v->subs[v->nsubs++] = (vt_sub){v->nobs, f->sub_id, f->sub_time};
+    return e;
+  }
+  case C_COMM: return comm_end(f);
+  default: return LBS_OK;
+  }
+}
+
+/* A value in the frame on top: what it sets, and for an object or array the frame it opens. */
+static int value(vt_file *f, const vt_val *x) {
+  if (!f->depth) {
+    if (x->type == T_MAP) return C_TOP;
+    return f->err = lbs_fail(LBS_PARSE, "%s: not a JSON object", f->path), C_ERR;
+  }
+  vt_frame *fr = &f->st[f->depth - 1];
+  int k = fr->key, isint = x->type == T_INT, num = isint || x->type == T_DBL;
+  int map = x->type == T_MAP, arr = x->type == T_ARR;
+  double dv = isint ? (double)x->i : x->d;
+  switch (fr->ctx) {
+  case C_TOP:
+    if (k == K_METADATA && map) return C_MD;
+    if (k == K_PHASES) {
+      f->phases_kind = arr ? 1 : 2;
+      if (arr) return C_PHASES;
+    }
+    break;
+  case C_MD:
+    if (k == K_RANK && isint) f->v->rank[f->file] = x->i;
+    if (k == K_PHASES && map) return C_MDPH;
+    break;
+  case C_MDPH:
+    if ((k == K_SKIPPED || k == K_IDENTICAL) && map) {
+      f->set = k == K_SKIPPED ? &f->skipped : &f->identical, f->set_name = key_names[k];
+      return C_MDSET;
+    }
+    break;
+  case C_MDSET:
+    if (k == K_LIST && arr) return C_MDLIST;
+    if (k == K_RANGE && arr) return C_MDRANGE;
+    break;
+  case C_MDLIST:
+    if (isint && (f->err = ids_add(f->set, x->i))) return C_ERR;
+    break;
+  case C_MDRANGE:
+    if (!arr) return f->err = range_fail(f), C_ERR;
+    f->pair_ok = 0;
+    return C_MDPAIR;
+  case C_MDPAIR:
+    if (fr->n < 2 && isint) f->pair[fr->n] = x->i, f->pair_ok |= 1 << fr->n;
+    break;
+  case C_PHASES:
+    if (!map)
+      return f->err = lbs_fail(LBS_PARSE, "%s: a phase without an integer id", f->path), C_ERR;
+    f->nphases++, f->phase = -1, f->ph_has_id = f->ph_tasks = 0;
+    f->ph_obs0 = f->v->nobs, f->ph_sub0 = f->v->nsubs, f->ph_comm0 = f->v->ncomm;
+    return C_PHASE;
+  case C_PHASE: {
+    int skipped = f->ph_has_id && ids_has(&f->skipped, f->phase); /* known skipped: not read */
+    if (k == K_ID && isint) f->ph_has_id = 1, f->phase = x->i;
+    if (k == K_TASKS) f->ph_tasks = arr ? 1 : 2;
+    if (k == K_TASKS && arr) return skipped ? C_SKIP : C_TASKS;
+    if (k == K_COMMS && arr) return skipped ? C_SKIP : C_COMMS;
+    break;
+  }
+  case C_TASKS:
+    if (map) {
+      f->en = (vt_ent){0}, f->ent = &f->en;
+      f->en_kind = f->time_kind = f->has_node = f->bad_sub = 0;
+      return C_TASK;
+    }
+    return f->err = lbs_fail(LBS_PARSE, "%s: phase %lld: a task's entity is not an entity object",
+                             f->path, (long long)f->phase),
+           C_ERR;
+  case C_TASK:
+    if (k == K_ENTITY) f->en_kind = map ? 1 : 2;
+    if (k == K_ENTITY && map) return f->ent = &f->en, C_ENT;
+    if (k == K_TIME) f->time_kind = num ? 1 : 2, f->time = dv;
+    if (k == K_NODE) f->has_node = isint, f->node = x->i;
+    if (k == K_SUBPHASES && arr) return C_SUBS;
+    break;
+  case C_SUBS:
+    if (map) return f->sub_has_id = f->sub_time_kind = 0, C_SUB;
+    f->bad_sub = 1;
+    break;
+  case C_SUB:
+    if (k == K_ID && isint) f->sub_has_id = 1, f->sub_id = x->i;
+    if (k == K_TIME) f->sub_time_kind = num ? 1 : 2, f->sub_time = dv;
+    break;
+  case C_ENT: {
+    vt_ent *en = f->ent;
+    if (k == K_TYPE && x->type == T_STR) en->node = x->len == 4 && !memcmp(x->s, "node", 4);
+    if (k == K_ID && isint) en->has_id = 1, en->id = x->i;
+    if (k == K_SEQ_ID && isint) en->has_seq = 1, en->seq = x->i;
+    if (k == K_COLLECTION_ID && isint) en->has_cid = 1, en->cid = x->i;
+    if (k == K_OBJGROUP_ID && isint) en->has_og = 1, en->og = x->i;
+    if (k == K_HOME && isint) en->has_home = 1, en->home = x->i;
+    if (k == K_MIGRATABLE) en->pinned = x->type == T_BOOL && !x->i; /* only false pins */
+    if (k == K_INDEX && arr) return en->idx_ok = 1, C_INDEX;
+    break;
+  }
+  case C_INDEX:
+    if (fr->n < 3 && isint)
+      f->ent->idx[fr->n] = x->i;
+    else
+      f->ent->idx_ok = 0;
+    break;
+  case C_COMMS:
+    if (map) {
+      f->from = f->to = (vt_ent){0}, f->from_kind = f->to_kind = f->bytes_kind = 0;
+      return C_COMM;
+    }
+    return f->err =
+               lbs_fail(LBS_PARSE, "%s: phase %lld: a communication's from is not an entity object",
+                        f->path, (long long)f->phase),
+           C_ERR;
+  case C_COMM:
+    if (k == K_FROM || k == K_TO) {
+      *(k == K_FROM ? &f->from_kind : &f->to_kind) = map ? 1 : 2;
+      if (map) return f->ent = k == K_FROM ? &f->from : &f->to, *f->ent = (vt_ent){0}, C_ENT;
+    }
+    if (k == K_BYTES) f->bytes_kind = num ? 1 : 2, f->bytes = dv;
+    break;
+  default: break;
+  }
+  return map || arr ? C_SKIP : C_NONE;
+}
+
+/* The frame on top has taken a value: the next element, or the next key. */
+static void advance(vt_file *f) {
+  if (!f->depth) return;
+  vt_frame *fr = &f->st[f->depth - 1];
+  fr->n++, fr->key = K_OTHER;
+}
+
+static int on_scalar(vt_file *f, vt_val x) {
+  if (f->skip) return 1;
+  if (value(f, &x) == C_ERR) return 0;
+  advance(f);
+  return 1;
+}
+
+static int on_open(vt_file *f, int type) {
+  if (f->skip) return f->skip++, 1;
+  vt_val x = {.type = type};
+  int c = value(f, &x);
+  if (c == C_ERR) return 0;
+  advance(f);
+  if (c == C_SKIP) return f->skip = 1, 1;
+  if (f->depth == VT_DEPTH) /* cannot happen: the schema's frames are fewer */
+    return f->err = lbs_fail(LBS_PARSE, "%s: nested too deep", f->path), 0;
+  f->st[f->depth++] = (vt_frame){c, K_OTHER, 0, 0};
+  return 1;
+}
+
+static int on_close(vt_file *f) {
+  if (f->skip) return f->skip--, 1;
+  vt_frame fr = f->st[--f->depth];
+  return !(f->err = frame_end(f, &fr));
+}
+
+static int cb_null(void *c) { return on_scalar(c, (vt_val){.type = T_NULL}); }
+static int cb_bool(void *c, int b) { return on_scalar(c, (vt_val){.type = T_BOOL, .i = b}); }
+static int cb_int(void *c, long long i) { return on_scalar(c, (vt_val){.type = T_INT, .i = i}); }
+static int cb_double(void *c, double d) { return on_scalar(c, (vt_val){.type = T_DBL, .d = d}); }
+static int cb_string(void *c, const unsigned char *s, size_t len) {
+  return on_scalar(c, (vt_val){.type = T_STR, .s = s, .len = len});
+}
+static int cb_start_map(void *c) { return on_open(c, T_MAP); }
+static int cb_start_array(void *c) { return on_open(c, T_ARR); }
+static int cb_end(void *c) { return on_close(c); }
+
+static int cb_map_key(void *c, const unsigned char *s, size_t len) {
+  vt_file *f = c;
+  if (f->skip) return 1;
+  vt_frame *fr = &f->st[f->depth - 1];
+  fr->key = key_id(s, len);
+  if (fr->key && fr->seen >> fr->key & 1) {
+    if (f->nphases && f->phase >= 0)
+      f->err = lbs_fail(LBS_PARSE, "%s: phase %lld: \"%s\" twice in one object", f->path,
+                        (long long)f->phase, key_names[fr->key]);
+    else
+      f->err = lbs_fail(LBS_PARSE, "%s: \"%s\" twice in one object", f->path, key_names[fr->key]);
+    return 0;
+  }
+  fr->seen |= 1u << fr->key;
+  return 1;
+}
+
+static const yajl_callbacks vt_callbacks = {cb_null, cb_bool,        cb_int,       cb_double,
+                                            NULL,    cb_string,      cb_start_map, cb_map_key,
+                                            cb_end,  cb_start_array, cb_end};
+
+/* ---------------------------------------------------------------- the bytes of a file */
+
+static int64_t newlines(const uint8_t *b, size_t n) {
+  int64_t k = 0;
+  if (!n) return 0;
+  for (const uint8_t *p = b, *end = b + n; (p = memchr(p, '\n', (size_t)(end - p))); p++) k++;
+  return k;
+}
+
+/* yajl's refusal as a message naming the line (st: what yajl_parse or yajl_complete_parse
+ * said; b, n: the chunk it was given). */
+static lbs_err parse_fail(vt_file *f, yajl_handle h, yajl_status st, const uint8_t *b, size_t n) {
+  if (st == yajl_status_client_canceled) return f->err ? f->err : LBS_PARSE;
+  size_t at = yajl_get_bytes_consumed(h);
+  unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
+  size_t len = msg ? strcspn((const char *)msg, "\n") : 0;
+  lbs_err e =
+      lbs_fail(LBS_PARSE, "%s: %sline %lld: %.*s", f->path, f->inflated ? "(decompressed) " : "",
+               (long long)(f->lines + newlines(b, at < n ? at : n) + 1), (int)len,
+               msg ? (const char *)msg : "malformed JSON");
+  if (msg) yajl_free_error(h, msg);
+  return e;
+}
+
+static lbs_err feed(vt_file *f, yajl_handle h, const uint8_t *b, size_t n) {
+  yajl_status st = yajl_parse(h, b, n);
+  if (st != yajl_status_ok) return parse_fail(f, h, st, b, n);
+  f->lines += newlines(b, n);
+  return LBS_OK;
+}
+
+/* Brotli-compressed JSON, decompressed a chunk at a time into yajl (at most lbs__vt_max_bytes
+ * of it); in holds n bytes already read from fp (the file's first); in and out hold cap. */
+static lbs_err unbrotli(vt_file *f, yajl_handle h, FILE *fp, uint8_t *in, size_t n, uint8_t *out,
+                        size_t cap) {
+  const char *path = f->path;
+  size_t total = 0, avail_in = n;
+  const uint8_t *next_in = in;
+  int json = -1, eof = 0; /* json: what came out starts with '{' (the stream was brotli) */
+  BrotliDecoderState *st = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+  if (!st) return lbs_fail(LBS_NOMEM, "%s: brotli decoder", path);
+  lbs_err e = LBS_OK;
+  BrotliDecoderResult r = BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT;
+  f->inflated = 1;
+  for (;;) {
+    if (!avail_in && r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT) {
+      if (eof || !(avail_in = fread(in, 1, cap, fp))) {
+        if (ferror(fp)) e = lbs_fail(LBS_IO, "%s: read failed", path);
+        break;
+      }
+      next_in = in;
+    }
+    size_t room = cap, lim = lbs__vt_max_bytes + 1 - total; /* one byte past the limit tells */
+    room = room < lim ? room : lim;
+    size_t before = room;
+    uint8_t *next_out = out;
+    r = BrotliDecoderDecompressStream(st, &avail_in, &next_in, &room, &next_out, NULL);
+    size_t got = before - room, i = 0;
+    total += got;
+    if (json < 0) {
+      while (i < got && strchr(" \t\r\n", out[i])) i++;
+      f->lines += newlines(out, i);
+      if (i < got) json = out[i] == '{';
+    }
+    if (total > lbs__vt_max_bytes) {
+      e = lbs_fail(LBS_RANGE, "%s: decompresses to more than %zu bytes (lbsim's limit)", path,
+                   lbs__vt_max_bytes);
+      break;
+    }
+    if (json == 1 && got > i && (e = feed(f, h, out + i, got - i))) break;
+    if (r == BROTLI_DECODER_RESULT_SUCCESS || r == BROTLI_DECODER_RESULT_ERROR) break;
+  }
+  size_t after = avail_in; /* what follows the end of the stream */
+  if (!e && r == BROTLI_DECODER_RESULT_SUCCESS)
+    for (size_t k; (k = fread(in, 1, cap, fp));) after += k;
+  if (e)
+    ;
+  else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT && json == 1)
+    e = lbs_fail(LBS_PARSE, "%s: the brotli stream is truncated (%zu bytes decompressed)", path,
+                 total);
+  else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT)
+    e = lbs_fail(LBS_PARSE,
+                 "%s: neither JSON nor brotli-compressed JSON (as brotli: it ends "
+                 "early, truncated?)",
+                 path);
+  else if (r == BROTLI_DECODER_RESULT_ERROR)
+    e = lbs_fail(LBS_PARSE, "%s: %s (brotli: %s)", path,
+                 json == 1 ? "a damaged brotli stream" : "neither JSON nor brotli-compressed JSON",
+                 BrotliDecoderErrorString(BrotliDecoderGetErrorCode(st)));
+  else if (after)
+    e = lbs_fail(LBS_PARSE, "%s: %zu bytes after the end of the brotli stream", path, after);
+  else if (json != 1)
+    e = lbs_fail(LBS_PARSE,
+                 "%s: neither JSON nor brotli-compressed JSON (it decompresses to "
+                 "something else)",
+                 path);
+  BrotliDecoderDestroyInstance(st);
+  return e;
+}
+
+/* A regular file opened for reading (a device is not even opened: opening one can act). */
+static lbs_err open_file(const char *path, FILE **fp) {
+  struct stat sb;
+  *fp = NULL;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return lbs_fail(LBS_IO, "%s: not a regular file", path);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return lbs_fail(LBS_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || !(*fp = fdopen(fd, "rb"))) {
+    close(fd);
+    return lbs_fail(LBS_IO, "%s: not a regular file", path);
   }
   return LBS_OK;
 }
 
-static lbs_err read_task(vt_file *f, json_t *task) {
-  vt_obs o = {.phase = f->phase, .file = f->file};
-  int r = read_entity(f, json_object_get(task, "entity"), "a task's entity", &o.k, &o);
-  if (r < 0) return LBS_PARSE;
-  if (r > 0)
-    return lbs_fail(LBS_PARSE, "%s: phase %lld: a task whose entity is a node", f->path,
-                    (long long)f->phase);
-  json_t *t = json_object_get(task, "time");
-  if (!t) return task_fail(f, &o.k, "no time");
-  if (!json_is_number(t)) return task_fail(f, &o.k, "time is not a number");
-  o.time = json_number_value(t);
-  if (!isfinite(o.time) || o.time < 0) {
-    char w[80];
-    snprintf(w, sizeof w, "time %g is not a finite number >= 0", o.time);
-    return task_fail(f, &o.k, w);
+/* The file's JSON, plain or brotli-compressed (it does not start with '{'), through the
+ * callbacks a chunk at a time. */
+static lbs_err parse_file(vt_file *f) {
+  FILE *fp = NULL;
+  size_t cap = lbs__vt_chunk ? lbs__vt_chunk : 1, n = 0, i = 0;
+  uint8_t *in = malloc(cap), *out = malloc(cap);
+  yajl_handle h = yajl_alloc(&vt_callbacks, NULL, f);
+  lbs_err e = in && out && h ? open_file(f->path, &fp) : lbs_fail(LBS_NOMEM, "vt reader");
+  for (int more = 1; !e && more && i == n;) { /* the first byte that is not white space */
+    n = fread(in, 1, cap, fp), i = 0, more = n > 0;
+    while (i < n && strchr(" \t\r\n", in[i])) i++;
+    f->lines += newlines(in, i);
   }
-  if (!get_i64(task, "node", &o.node) || o.node < 0 || o.node > INT32_MAX)
-    return task_fail(f, &o.k, "no node (the rank it ran on) in 0..2^31-1");
-  lbs_err e = read_subphases(f, json_object_get(task, "subphases"), &o);
-  if (!e) e = grow((void **)&f->v->obs, &f->v->capobs, f->v->nobs + 1, sizeof o);
-  if (!e) f->v->obs[f->v->nobs++] = o;
-  return e;
-}
-
-static lbs_err read_comm(vt_file *f, json_t *c) {
-  vt_comm m = {.phase = f->phase, .file = f->file};
-  int a = read_entity(f, json_object_get(c, "from"), "a communication's from", &m.from, NULL);
-  int b =
-      a < 0 ? -1 : read_entity(f, json_object_get(c, "to"), "a communication's to", &m.to, NULL);
-  if (a < 0 || b < 0) return LBS_PARSE;
-  if (a && b) return f->v->node_comms++, LBS_OK; /* node to node: no task's traffic, left out */
-  if (a || b) { /* task to node: the node's end a key of kind 2 (a = its rank) */
-    int64_t r;
-    if (!get_i64(json_object_get(c, a ? "from" : "to"), "id", &r) || r < 0 || r > INT32_MAX)
-      return task_fail(f, a ? &m.to : &m.from,
-                       "a communication with a node without an id in 0..2^31-1");
-    *(a ? &m.from : &m.to) = (vt_key){2, r, 0};
-    f->v->node_traffic++;
+  if (!e && ferror(fp)) e = lbs_fail(LBS_IO, "%s: read failed", f->path);
+  if (!e && i < n && in[i] == '{') {
+    for (e = feed(f, h, in + i, n - i); !e && (n = fread(in, 1, cap, fp));) e = feed(f, h, in, n);
+    if (!e && ferror(fp)) e = lbs_fail(LBS_IO, "%s: read failed", f->path);
+  } else if (!e) { /* not JSON: brotli, from the start */
+    rewind(fp), f->lines = 0;
+    e = unbrotli(f, h, fp, in, 0, out, cap);
   }
-  json_t *by = json_object_get(c, "bytes");
-  m.bytes = json_number_value(by);
-  if (!json_is_number(by) || !isfinite(m.bytes) || m.bytes < 0)
-    return task_fail(f, &m.from, "a communication without bytes >= 0");
-  lbs_err e = grow((void **)&f->v->comm, &f->v->capcomm, f->v->ncomm + 1, sizeof m);
-  if (!e) f->v->comm[f->v->ncomm++] = m;
+  yajl_status st = e ? yajl_status_ok : yajl_complete_parse(h);
+  if (!e && st != yajl_status_ok) e = parse_fail(f, h, st, NULL, 0);
+  if (fp) fclose(fp);
+  if (h) yajl_free(h);
+  free(in), free(out);
   return e;
 }
 
-static lbs_err read_phase(vt_file *f, json_t *ph) {
-  if (!get_i64(ph, "id", &f->phase))
-    return lbs_fail(LBS_PARSE, "%s: a phase without an integer id", f->path);
-  lbs_err e = ids_add(&f->listed, f->phase);
-  json_t *tasks = json_object_get(ph, "tasks"), *x;
-  if (!e && !json_is_array(tasks))
-    return lbs_fail(LBS_PARSE, "%s: phase %lld: no tasks list", f->path, (long long)f->phase);
-  if (ids_has(&f->skipped, f->phase)) return e; /* skipped: no step, nothing of its own */
-  size_t i;
-  json_array_foreach(tasks, i, x) if (!e) e = read_task(f, x);
-  json_array_foreach(json_object_get(ph, "communications"), i, x) if (!e) e = read_comm(f, x);
-  return e;
-}
-
-/* Identical phases: the file's tasks and communications of the phase before, again. */
+/* Identical phases: the file's tasks (with their subphases) and communications of the phase
+ * before, again. */
 static lbs_err copy_identical(vt_file *f, int64_t p, int64_t prev) {
   lbs_vt *v = f->v;
-  int64_t no = v->nobs, nc = v->ncomm;
+  int64_t no = v->nobs, nc = v->ncomm, j = f->sub0;
   lbs_err e = LBS_OK;
-  for (int64_t i = f->obs0; !e && i < no; i++)
-    if (v->obs[i].phase == prev &&
-        !(e = grow((void **)&v->obs, &v->capobs, v->nobs + 1, sizeof *v->obs)))
-      v->obs[v->nobs] = v->obs[i], v->obs[v->nobs++].phase = p;
+  for (int64_t i = f->obs0; !e && i < no; i++) {
+    if (v->obs[i].phase != prev) continue;
+    if ((e = grow((void **)&v->obs, &v->capobs, v->nobs + 1, sizeof *v->obs))) break;
+    v->obs[v->nobs] = v->obs[i], v->obs[v->nobs].phase = p;
+    v->tasks[v->obs[i].task].nobs++;
+    while (j < v->nsubs && v->subs[j].obs < i) j++;
+    for (; !e && j < v->nsubs && v->subs[j].obs == i; j++)
+      if (!(e = grow((void **)&v->subs, &v->capsubs, v->nsubs + 1, sizeof *v->subs)))
+        v->subs[v->nsubs] = v->subs[j], v->subs[v->nsubs++].obs = v->nobs;
+    v->nobs++;
+  }
   for (int64_t i = f->comm0; !e && i < nc; i++)
     if (v->comm[i].phase == prev &&
         !(e = grow((void **)&v->comm, &v->capcomm, v->ncomm + 1, sizeof *v->comm)))
@@ -446,14 +906,12 @@ static lbs_err file_phases(vt_file *f) {
 }
 
 static lbs_err read_file(lbs_vt *v, int file, vt_ids *first) {
-  vt_file f = {v, file, v->files[file], -1, v->nobs, v->ncomm, {0}, {0}, {0}};
-  json_t *doc = NULL, *x;
-  lbs_err e = load_json(f.path, &doc);
-  if (!e) e = read_metadata(&f, doc);
-  json_t *phases = json_object_get(doc, "phases");
-  if (!e && !json_is_array(phases)) e = lbs_fail(LBS_PARSE, "%s: no phases list", f.path);
-  size_t i;
-  json_array_foreach(phases, i, x) if (!e) e = read_phase(&f, x);
+  vt_file f = {.v = v, .file = file, .path = v->files[file], .phase = -1};
+  f.obs0 = v->fobs[file] = v->nobs, f.comm0 = v->ncomm, f.sub0 = v->nsubs;
+  v->rank[file] = -1;
+  lbs_err e = parse_file(&f);
+  if (!e && f.phases_kind != 1) e = lbs_fail(LBS_PARSE, "%s: no phases list", f.path);
+  if (!e && f.md_late) drop_skipped(&f, f.obs0, f.sub0, f.comm0); /* metadata after phases */
   if (!e) e = file_phases(&f);
   if (!e && file == 0) *first = f.listed, f.listed = (vt_ids){0};
   if (!e && file > 0 &&
@@ -462,7 +920,6 @@ static lbs_err read_file(lbs_vt *v, int file, vt_ids *first) {
         LBS_PARSE, "%s: %lld phases (%lld..%lld), and %s has %lld: files from different runs?",
         f.path, (long long)f.listed.n, (long long)(f.listed.n ? f.listed.v[0] : 0),
         (long long)(f.listed.n ? f.listed.v[f.listed.n - 1] : 0), v->files[0], (long long)first->n);
-  json_decref(doc);
   free(f.listed.v), free(f.identical.v), free(f.skipped.v);
   return e;
 }
@@ -494,71 +951,81 @@ static lbs_err check_ranks(lbs_vt *v) {
   return e;
 }
 
-/* The tasks: the distinct keys in order, the pinned ones counted, the coordinates where every
- * task has an index. */
+typedef struct {
+  vt_key k;
+  int64_t t; /* its provisional number */
+} vt_order;
+
+static int cmp_order(const void *x, const void *y) {
+  return key_cmp(&((const vt_order *)x)->k, &((const vt_order *)y)->k);
+}
+
+/* The tasks: the keys seen in some phase, numbered in key order (as they always were); the
+ * pinned ones counted, the coordinates where every task has an index. */
 static lbs_err make_tasks(lbs_vt *v) {
-  qsort(v->obs, (size_t)v->nobs, sizeof *v->obs, cmp_key); /* key first: stable enough */
-  v->keys = malloc((size_t)(v->nobs ? v->nobs : 1) * sizeof *v->keys);
-  v->pin = calloc((size_t)(v->nobs ? v->nobs : 1), sizeof *v->pin);
-  if (!v->keys || !v->pin) return lbs_fail(LBS_NOMEM, "vt tasks");
-  int all_idx = v->nobs > 0, dim = 0;
-  for (int64_t i = 0, first = 0; i < v->nobs; i++) {
-    if (i && !key_cmp(&v->obs[i].k, &v->keys[v->T - 1])) {
+  int64_t n = 0;
+  vt_order *ord = malloc((size_t)(v->ntasks ? v->ntasks : 1) * sizeof *ord);
+  v->fin = malloc((size_t)(v->ntasks ? v->ntasks : 1) * sizeof *v->fin);
+  if (!ord || !v->fin) return free(ord), lbs_fail(LBS_NOMEM, "vt tasks");
+  for (int64_t t = 0; t < v->ntasks; t++) {
+    v->fin[t] = -1;
+    if (v->tasks[t].nobs) ord[n++] = (vt_order){v->tasks[t].k, t};
+  }
+  qsort(ord, (size_t)n, sizeof *ord, cmp_order);
+  v->keys = malloc((size_t)(n ? n : 1) * sizeof *v->keys);
+  v->pin = calloc((size_t)(n ? n : 1), sizeof *v->pin);
+  if (!v->keys || !v->pin) return free(ord), lbs_fail(LBS_NOMEM, "vt tasks");
+  int all_idx = n > 0, dim = 0;
+  for (int64_t r = 0; r < n; r++) {
+    const vt_task *x = &v->tasks[ord[r].t];
+    if (x->filex >= 0) {
       /* A task pinned in one phase and free in another has no one answer: pinning it throughout
        * would hide a migration vt made, freeing it would move an objgroup. */
-      const vt_obs *o = &v->obs[i], *f = &v->obs[first];
-      if (o->migratable == f->migratable) continue;
-      const vt_obs *pinned = o->migratable ? f : o, *free_ = o->migratable ? o : f;
+      int pf = x->migratable ? x->filex : x->file0, ff = x->migratable ? x->file0 : x->filex;
+      int64_t pp = x->migratable ? x->phasex : x->phase0,
+              fp = x->migratable ? x->phase0 : x->phasex;
       char k[96];
+      free(ord);
       return lbs_fail(LBS_PARSE,
                       "%s: phase %lld: %s is not migratable, but is in %s's phase %lld (a task is "
                       "pinned in every phase or in none)",
-                      v->files[pinned->file], (long long)pinned->phase,
-                      key_text(&o->k, k, sizeof k), v->files[free_->file], (long long)free_->phase);
+                      v->files[pf], (long long)pp, key_text(&x->k, k, sizeof k), v->files[ff],
+                      (long long)fp);
     }
-    first = i;
-    v->pin[v->T] = !v->obs[i].migratable;
-    v->keys[v->T++] = v->obs[i].k;
-    v->pinned += !v->obs[i].migratable;
-    all_idx &= v->obs[i].nidx > 0;
-    dim = v->obs[i].nidx > dim ? v->obs[i].nidx : dim;
+    v->fin[ord[r].t] = r;
+    v->pin[r] = !x->migratable;
+    v->keys[r] = x->k;
+    v->pinned += !x->migratable;
+    all_idx &= x->nidx > 0;
+    dim = x->nidx > dim ? x->nidx : dim;
   }
+  v->T = n;
+  free(ord);
   if (!all_idx || !v->T) return LBS_OK;
   v->dim = dim;
   v->coords = calloc((size_t)(v->T * dim), sizeof *v->coords);
   if (!v->coords) return lbs_fail(LBS_NOMEM, "vt coordinates");
-  for (int64_t i = 0, t = -1; i < v->nobs; i++) {
-    if (!i || key_cmp(&v->obs[i].k, &v->obs[i - 1].k)) t++;
-    for (int d = 0; d < v->obs[i].nidx; d++) v->coords[t * dim + d] = (double)v->obs[i].idx[d];
-  }
+  for (int64_t t = 0; t < v->ntasks; t++)
+    for (int d = 0; v->fin[t] >= 0 && d < v->tasks[t].nidx; d++)
+      v->coords[v->fin[t] * dim + d] = (double)v->tasks[t].idx[d];
   return LBS_OK;
 }
 
-/* Without node elements: the communications with a node end left out, counted as read (an
- * identical phase's copies not again), as before. */
-static void drop_node_comms(lbs_vt *v) {
-  int64_t m = 0;
-  for (int64_t i = 0; i < v->ncomm; i++)
-    if (v->comm[i].from.kind != 2 && v->comm[i].to.kind != 2) v->comm[m++] = v->comm[i];
-  v->ncomm = m, v->node_comms += v->node_traffic, v->node_traffic = 0;
-}
-
-/* The node elements: one for each rank a task communicates with as a node, after the tasks, in
- * rank order (their keys, of kind 2, sort after every task's). Each is pinned, and has no work;
+/* The node elements: one for each rank a task communicates with as a node (the keys of kind 2
+ * that communications stored), after the tasks, in rank order. Each is pinned, and has no work;
  * fill_loads gives it its rank as owner at every step. With coordinates, node r sits at
  * (-1 - r, 0, 0), outside the tasks' indices (pinned, it only needs a place). */
 static lbs_err add_nodes(lbs_vt *v) {
-  vt_ids r = {0};
+  vt_order *ord = malloc((size_t)(v->ntasks ? v->ntasks : 1) * sizeof *ord);
+  int64_t n = 0;
+  if (!ord) return lbs_fail(LBS_NOMEM, "vt node elements");
+  v->ntask = v->T;
+  for (int64_t t = 0; t < v->ntasks; t++)
+    if (v->tasks[t].k.kind == 2) ord[n++] = (vt_order){v->tasks[t].k, t};
+  qsort(ord, (size_t)n, sizeof *ord, cmp_order);
+  int64_t T = v->T + n;
   lbs_err e = LBS_OK;
-  v->tasks = v->T;
-  for (int64_t i = 0; !e && i < v->ncomm; i++) {
-    const vt_comm *c = &v->comm[i];
-    if (c->from.kind == 2 || c->to.kind == 2)
-      e = ids_add(&r, c->from.kind == 2 ? c->from.a : c->to.a);
-  }
-  ids_sort_unique(&r);
-  int64_t T = v->T + r.n;
-  if (!e && r.n) {
+  if (n) {
     vt_key *k = realloc(v->keys, (size_t)T * sizeof *k);
     if (k) v->keys = k;
     int64_t *p = realloc(v->pin, (size_t)T * sizeof *p);
@@ -567,53 +1034,54 @@ static lbs_err add_nodes(lbs_vt *v) {
     if (xy) v->coords = xy;
     if (!k || !p || (v->coords && !xy)) e = lbs_fail(LBS_NOMEM, "vt node elements");
   }
-  for (int64_t j = 0; !e && j < r.n; j++) {
+  for (int64_t j = 0; !e && j < n; j++) {
     int64_t t = v->T + j;
-    v->keys[t] = (vt_key){2, r.v[j], 0};
+    v->fin[ord[j].t] = t;
+    v->keys[t] = ord[j].k;
     v->pin[t] = 1;
     for (int d = 0; v->coords && d < v->dim; d++)
-      v->coords[t * v->dim + d] = d ? 0 : (double)(-1 - r.v[j]);
+      v->coords[t * v->dim + d] = d ? 0 : (double)(-1 - ord[j].k.a);
   }
-  if (!e) v->T = T, v->nnodes = r.n;
-  free(r.v);
+  if (!e) v->T = T, v->nnodes = n;
+  free(ord);
   return e;
 }
 
-/* Loads, subphase loads and nodes per step; a task twice in a phase is an error. */
+/* Loads, subphase loads and nodes per step; a task twice in a phase is an error. The
+ * observations are not needed after, and go. */
 static lbs_err fill_loads(lbs_vt *v) {
   int64_t ST = v->S * v->T, nsub = v->subids.n;
   v->time_ns = calloc((size_t)(ST ? ST : 1), sizeof *v->time_ns);
   v->sub_ns = calloc((size_t)(ST * nsub > 0 ? ST * nsub : 1), sizeof *v->sub_ns);
   v->node = malloc((size_t)(ST ? ST : 1) * sizeof *v->node);
   if (!v->time_ns || !v->sub_ns || !v->node) return lbs_fail(LBS_NOMEM, "vt loads");
-  for (int64_t i = 0; i < ST; i++) v->node[i] = -1;
-  int64_t *seen = calloc((size_t)(ST ? ST : 1), sizeof *seen); /* file + 1 */
-  if (!seen) return lbs_fail(LBS_NOMEM, "vt loads");
-  for (int64_t i = 0, t = -1; i < v->nobs; i++) {
+  for (int64_t i = 0; i < ST; i++) v->node[i] = -1; /* -1: not seen yet */
+  for (int64_t i = 0, j = 0; i < v->nobs; i++) {
     const vt_obs *o = &v->obs[i];
-    if (!i || key_cmp(&o->k, &v->obs[i - 1].k)) t++;
-    int64_t s = step_find(v, o->phase), at = s * v->T + t;
+    int64_t t = v->fin[o->task], s = step_find(v, o->phase), at = s * v->T + t;
     if (s < 0) continue;
-    if (seen[at]) {
+    if (v->node[at] >= 0) {
       char k[96];
-      int64_t other = seen[at] - 1;
-      free(seen);
-      return lbs_fail(LBS_PARSE, "%s: phase %lld: %s: also in %s's phase", v->files[o->file],
-                      (long long)o->phase, key_text(&o->k, k, sizeof k), v->files[other]);
+      int64_t other = 0;
+      while (other < i && (v->obs[other].phase != o->phase || v->obs[other].task != o->task))
+        other++;
+      return lbs_fail(LBS_PARSE, "%s: phase %lld: %s: also in %s's phase", v->files[obs_file(v, i)],
+                      (long long)o->phase, key_text(&v->keys[t], k, sizeof k),
+                      v->files[obs_file(v, other)]);
     }
-    seen[at] = o->file + 1;
     v->time_ns[at] = nearbyint(o->time * 1e9);
     v->node[at] = o->node;
-    for (int j = 0; j < o->nsub; j++) {
-      const vt_sub *u = &v->subs[o->sub0 + j];
+    while (j < v->nsubs && v->subs[j].obs < i) j++;
+    for (; j < v->nsubs && v->subs[j].obs == i; j++) {
+      const vt_sub *u = &v->subs[j];
       int64_t *p = bsearch(&u->id, v->subids.v, (size_t)nsub, 8, cmp_i64);
       v->sub_ns[(p - v->subids.v) * ST + at] += nearbyint(u->time * 1e9);
     }
   }
-  free(seen);
+  free(v->obs), free(v->subs), v->obs = NULL, v->subs = NULL, v->capobs = v->capsubs = 0;
   /* a node element is its rank, at every step; it has no work of its own */
   for (int64_t s = 0; s < v->S; s++)
-    for (int64_t t = v->tasks; t < v->T; t++) v->node[s * v->T + t] = v->keys[t].a;
+    for (int64_t t = v->ntask; t < v->T; t++) v->node[s * v->T + t] = v->keys[t].a;
   return LBS_OK;
 }
 
@@ -646,21 +1114,27 @@ static int64_t pair_find(const lbs_vt *v, int64_t a, int64_t b) {
   return -1;
 }
 
+/* A communication's two elements (a task, or a node element for a node end); -1 for a task
+ * that is in no phase. */
+static void comm_ends(const lbs_vt *v, const vt_comm *c, int64_t *a, int64_t *b) {
+  *a = v->fin[c->from], *b = v->fin[c->to];
+}
+
 /* The communicating pairs: each end a known task (else an error naming it), self messages
  * left out; pairs in (a, b) order, a < b. */
 static lbs_err make_pairs(lbs_vt *v, vt_pair **out, int64_t *n) {
   vt_pair *p = malloc((size_t)(v->ncomm ? v->ncomm : 1) * sizeof *p);
   if (!p) return lbs_fail(LBS_NOMEM, "vt communications");
-  int64_t m = 0;
+  int64_t m = 0, a, b;
   for (int64_t i = 0; i < v->ncomm; i++) {
     const vt_comm *c = &v->comm[i];
-    int64_t a = key_find(v, &c->from), b = key_find(v, &c->to);
+    comm_ends(v, c, &a, &b);
     if (a < 0 || b < 0) {
       char k[96];
       free(p);
       return lbs_fail(LBS_PARSE, "%s: phase %lld: %s: a communication names this unknown task",
                       v->files[c->file], (long long)c->phase,
-                      key_text(a < 0 ? &c->from : &c->to, k, sizeof k));
+                      key_text(&v->tasks[a < 0 ? c->from : c->to].k, k, sizeof k));
     }
     if (a != b) p[m++] = (vt_pair){a < b ? a : b, a < b ? b : a};
   }
@@ -683,9 +1157,10 @@ static lbs_err fill_edges(lbs_vt *v) {
   if (!v->pa || !v->pb || !v->pw) return free(p), lbs_fail(LBS_NOMEM, "vt communications");
   for (int64_t i = 0; i < v->npairs; i++) v->pa[i] = p[i].a, v->pb[i] = p[i].b;
   free(p);
-  for (int64_t i = 0; i < v->ncomm; i++) {
+  for (int64_t i = 0, a, b; i < v->ncomm; i++) {
     const vt_comm *c = &v->comm[i];
-    int64_t a = key_find(v, &c->from), b = key_find(v, &c->to), s = step_find(v, c->phase);
+    int64_t s = step_find(v, c->phase);
+    comm_ends(v, c, &a, &b);
     if (a == b || s < 0) continue;
     v->pw[s * v->npairs + pair_find(v, a < b ? a : b, a < b ? b : a)] += c->bytes;
   }
@@ -697,12 +1172,10 @@ static lbs_err finish(lbs_vt *v, vt_ids *first) {
   if (e) return e;
   v->steps = *first, *first = (vt_ids){0};
   ids_sort_unique(&v->skipped);
-  ids_sort_unique(&v->subids);
   v->S = v->steps.n;
   if (v->subids.n > LBS_VT_MAX_SUBPHASES)
     return lbs_fail(LBS_RANGE, "%lld subphase ids (lbsim takes at most %d)", (long long)v->subids.n,
                     LBS_VT_MAX_SUBPHASES);
-  if (!v->node_elements) drop_node_comms(v);
   if (!(e = make_tasks(v)) && !v->T) e = lbs_fail(LBS_PARSE, "%s: no tasks", v->files[0]);
   if (!e) e = add_nodes(v);
   if (!e) e = fill_loads(v);
@@ -723,7 +1196,8 @@ lbs_err lbs_vt_read_opts(const char *const *paths, int n, const lbs_vt_opts *o, 
   v->node_elements = o && o->node_elements;
   v->files = calloc((size_t)n, sizeof *v->files);
   v->rank = calloc((size_t)n, sizeof *v->rank);
-  lbs_err e = v->files && v->rank ? LBS_OK : lbs_fail(LBS_NOMEM, "vt files");
+  v->fobs = calloc((size_t)n, sizeof *v->fobs);
+  lbs_err e = v->files && v->rank && v->fobs ? LBS_OK : lbs_fail(LBS_NOMEM, "vt files");
   for (int i = 0; !e && i < n; i++, v->nfiles++)
     if (!(v->files[i] = strdup(paths[i]))) e = lbs_fail(LBS_NOMEM, "vt files");
   vt_ids first = {0};
@@ -739,16 +1213,17 @@ void lbs_vt_destroy(lbs_vt **pv) {
   lbs_vt *v = pv ? *pv : NULL;
   if (!v) return;
   for (int i = 0; i < v->nfiles; i++) free(v->files[i]);
-  free(v->files), free(v->rank), free(v->obs), free(v->subs), free(v->comm);
+  free(v->files), free(v->rank), free(v->fobs), free(v->tasks), free(v->slots);
+  free(v->obs), free(v->subs), free(v->comm);
   free(v->steps.v), free(v->skipped.v), free(v->subids.v);
-  free(v->keys), free(v->pin), free(v->time_ns), free(v->sub_ns), free(v->node), free(v->coords);
-  free(v->pa), free(v->pb), free(v->pw);
+  free(v->fin), free(v->keys), free(v->pin), free(v->time_ns), free(v->sub_ns), free(v->node);
+  free(v->coords), free(v->pa), free(v->pb), free(v->pw);
   free(v);
   *pv = NULL;
 }
 
 void lbs_vt_summary_get(const lbs_vt *v, lbs_vt_summary *s) {
-  *s = (lbs_vt_summary){v->nfiles,        v->tasks,  v->pinned,     v->S,      v->skipped.n,
+  *s = (lbs_vt_summary){v->nfiles,        v->ntask,  v->pinned,     v->S,      v->skipped.n,
                         (int)v->subids.n, v->npairs, v->node_comms, v->nnodes, v->node_traffic};
 }
 
@@ -846,8 +1321,8 @@ static lbs_err vt_meta(const lbs_vt *v, char **files, char **ranks, char (*num)[
     size_t at = 0;
     for (int64_t j = 0; j < v->nnodes; j++)
       at +=
-          (size_t)sprintf(*ranks + at, "%s%lld", j ? " " : "", (long long)v->keys[v->tasks + j].a);
-    snprintf(num[4], 32, "%lld %lld", (long long)v->tasks, (long long)v->nnodes);
+          (size_t)sprintf(*ranks + at, "%s%lld", j ? " " : "", (long long)v->keys[v->ntask + j].a);
+    snprintf(num[4], 32, "%lld %lld", (long long)v->ntask, (long long)v->nnodes);
     snprintf(num[5], 32, "%lld", (long long)v->node_traffic);
     meta[n++] = LBS_VT_META_NODE_ELEMENTS, meta[n++] = num[4];
     meta[n++] = LBS_VT_META_NODE_RANKS, meta[n++] = *ranks;
