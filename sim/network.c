@@ -57,7 +57,7 @@ typedef struct {
   double rate;
   int res[3], nres;
   int idx;   /* the transfer */
-  int fixed; /* progressive filling */
+  int fixed; /* fill_ref(): progressive filling */
 } flow;
 
 struct lbs_net {
@@ -70,7 +70,10 @@ struct lbs_net {
   /* scratch */
   flow *f;
   int fcap;
-  int *order, *active, *touched, *prev, *mark, *sat, *cnt;
+  int *order, *active, *unfixed, *touched, *prev, *mark, *sat, *cnt;
+  int *seg;      /* fair: R, the segment of prof[r] at the batch's current time (seg_at) */
+  int64_t *nbp;  /* fair: R, when prof[r]'s next segment starts (NO_TIME: none) */
+  double *avail; /* fair: R, what earlier batches leave of r in the current segment */
   double *remcap, *wsum, *used;
   int mark_epoch;
   long one_batches; /* fair batches served by run_one (lbs__net_one_batches) */
@@ -96,7 +99,7 @@ void lbs_net_destroy(lbs_net **np) {
   for (int r = 0; n->prof && r < n->R; r++) free(n->prof[r].t), free(n->prof[r].u);
   for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
-      free(n->active);
+      free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
   free(n->touched), free(n->prev), free(n->mark), free(n->sat), free(n->cnt), free(n->remcap),
       free(n->wsum), free(n->used);
   free(n);
@@ -131,12 +134,16 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   n->used = calloc(Rz, sizeof *n->used);
   n->touched = calloc(Rz, sizeof *n->touched);
   n->prev = calloc(Rz, sizeof *n->prev);
+  n->seg = calloc(Rz, sizeof *n->seg);
+  n->nbp = calloc(Rz, sizeof *n->nbp);
+  n->avail = calloc(Rz, sizeof *n->avail);
   if (n->fair) {
     n->prof = calloc(Rz, sizeof *n->prof);
     n->rec = calloc(Rz, sizeof *n->rec);
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
-      !n->used || !n->touched || !n->prev || (n->fair && (!n->prof || !n->rec))) {
+      !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail ||
+      (n->fair && (!n->prof || !n->rec))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
                     lbs_grid_nclusters(g), lbs_grid_procs(g));
@@ -196,7 +203,9 @@ static lbs_err grow(lbs_net *n, int nx) {
   if (o) n->order = o;
   int *a = realloc(n->active, (size_t)c * sizeof *a);
   if (a) n->active = a;
-  if (!f || !o || !a) return lbs_fail(LBS_NOMEM, "network: %d transfers", nx);
+  int *u = realloc(n->unfixed, (size_t)c * sizeof *u);
+  if (u) n->unfixed = u;
+  if (!f || !o || !a || !u) return lbs_fail(LBS_NOMEM, "network: %d transfers", nx);
   n->fcap = c;
   return LBS_OK;
 }
@@ -276,6 +285,28 @@ static int prof_seg(const profile *p, int64_t t) {
   return k;
 }
 
+/* prof_seg(&n->prof[r], t) for a batch whose times only grow: a cursor per resource, set to -1
+ * when the batch starts (after prof_prune) and walked forward, so an event costs O(1) per
+ * resource instead of a bisection (the same segment, so the same arithmetic). */
+static int seg_at(lbs_net *n, int r, int64_t t) {
+  const profile *p = &n->prof[r];
+  int k = n->seg[r];
+  while (k + 1 < p->n && p->t[k + 1] <= t) k++;
+  n->seg[r] = k;
+  return k;
+}
+
+/* The batch's cache of what earlier batches leave of r at time t (t >= the last t asked):
+ * n->avail[r] as fill() computes it, valid until n->nbp[r]. */
+static void avail_at(lbs_net *n, int r, int64_t t) {
+  if (t < n->nbp[r]) return;
+  int s = seg_at(n, r, t);
+  const profile *p = &n->prof[r];
+  double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
+  n->avail[r] = avail > n->cap[r] * REL ? avail : 0;
+  n->nbp[r] = s + 1 < p->n ? p->t[s + 1] : NO_TIME;
+}
+
 /* Drops what ended before t (no later batch starts before it). */
 static void prof_prune(profile *p, int64_t t) {
   int k = prof_seg(p, t);
@@ -321,24 +352,23 @@ static void fill(lbs_net *n, int na, int64_t now, int *ntouched) {
   }
   for (int k = 0; k < na; k++) {
     flow *f = &n->f[n->active[k]];
-    f->fixed = 0;
     for (int j = 0; j < f->nres; j++) {
       int r = f->res[j];
       if (n->mark[r] == n->mark_epoch) continue;
       n->mark[r] = n->mark_epoch;
       n->touched[nt++] = r;
-      const profile *p = &n->prof[r];
-      int s = prof_seg(p, now);
-      double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
-      n->remcap[r] = avail > n->cap[r] * REL ? avail : 0;
+      avail_at(n, r, now);
+      n->remcap[r] = n->avail[r];
     }
   }
+  /* The unfixed flows in active order, compacted after each round: the sums below add the same
+   * terms in the same order as a pass over every active flow that skips the fixed ones. */
+  memcpy(n->unfixed, n->active, (size_t)na * sizeof *n->unfixed);
   for (int left = na; left > 0;) {
     for (int i = 0; i < nt; i++) n->wsum[n->touched[i]] = 0, n->cnt[n->touched[i]] = 0;
     double lam = INFINITY;
-    for (int k = 0; k < na; k++) {
-      const flow *f = &n->f[n->active[k]];
-      if (f->fixed) continue;
+    for (int k = 0; k < left; k++) {
+      const flow *f = &n->f[n->unfixed[k]];
       if (f->bound / f->w < lam) lam = f->bound / f->w;
       for (int j = 0; j < f->nres; j++) n->wsum[f->res[j]] += f->w, n->cnt[f->res[j]]++;
     }
@@ -351,20 +381,22 @@ static void fill(lbs_net *n, int na, int64_t now, int *ntouched) {
       int r = n->touched[i];
       n->sat[r] = n->cnt[r] && n->remcap[r] / n->wsum[r] <= thr;
     }
-    for (int k = 0; k < na; k++) {
-      flow *f = &n->f[n->active[k]];
-      if (f->fixed) continue;
+    int keep = 0;
+    for (int k = 0; k < left; k++) {
+      flow *f = &n->f[n->unfixed[k]];
       int fix = f->bound / f->w <= thr;
       for (int j = 0; j < f->nres && !fix; j++) fix = n->sat[f->res[j]];
-      if (!fix) continue;
+      if (!fix) {
+        n->unfixed[keep++] = n->unfixed[k];
+        continue;
+      }
       f->rate = lam * f->w < f->bound ? lam * f->w : f->bound;
-      f->fixed = 1;
-      left--;
       for (int j = 0; j < f->nres; j++) {
         int r = f->res[j];
         n->remcap[r] = n->remcap[r] > f->rate ? n->remcap[r] - f->rate : 0;
       }
     }
+    left = keep;
   }
   *ntouched = nt;
 }
@@ -396,9 +428,8 @@ static int64_t next_event(lbs_net *n, int na, int nt, int64_t now, int64_t at) {
     if (f->cand < at) at = f->cand;
   }
   for (int i = 0; i < nt; i++) {
-    const profile *p = &n->prof[n->touched[i]];
-    int s = prof_seg(p, now);
-    if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
+    int64_t t = n->nbp[n->touched[i]]; /* avail_at() in fill() at now */
+    if (t < at) at = t;
   }
   return at;
 }
@@ -734,6 +765,84 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
 
 /* ---------------------------------------------------------------- fair, any flows */
 
+/* The reference (lbs__net_full_solver): fill() as it was before the cursors, verbatim. Rates of the
+ * active flows at time now: weighted max-min over what earlier batches left
+ * (progressive filling: raise every unfixed flow's rate as lam x its weight until a resource
+ * is full or a flow reaches its bound; fix those flows; repeat). The resources the flows
+ * cross are listed in n->touched. */
+static void fill_ref(lbs_net *n, int na, int64_t now, int *ntouched) {
+  int nt = 0;
+  if (++n->mark_epoch == 0x7fffffff) {
+    memset(n->mark, 0, (size_t)n->R * sizeof *n->mark);
+    n->mark_epoch = 1;
+  }
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    f->fixed = 0;
+    for (int j = 0; j < f->nres; j++) {
+      int r = f->res[j];
+      if (n->mark[r] == n->mark_epoch) continue;
+      n->mark[r] = n->mark_epoch;
+      n->touched[nt++] = r;
+      const profile *p = &n->prof[r];
+      int s = prof_seg(p, now);
+      double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
+      n->remcap[r] = avail > n->cap[r] * REL ? avail : 0;
+    }
+  }
+  for (int left = na; left > 0;) {
+    for (int i = 0; i < nt; i++) n->wsum[n->touched[i]] = 0, n->cnt[n->touched[i]] = 0;
+    double lam = INFINITY;
+    for (int k = 0; k < na; k++) {
+      const flow *f = &n->f[n->active[k]];
+      if (f->fixed) continue;
+      if (f->bound / f->w < lam) lam = f->bound / f->w;
+      for (int j = 0; j < f->nres; j++) n->wsum[f->res[j]] += f->w, n->cnt[f->res[j]]++;
+    }
+    for (int i = 0; i < nt; i++) {
+      int r = n->touched[i];
+      if (n->cnt[r] && n->remcap[r] / n->wsum[r] < lam) lam = n->remcap[r] / n->wsum[r];
+    }
+    double thr = lam * (1 + 1e-9);
+    for (int i = 0; i < nt; i++) {
+      int r = n->touched[i];
+      n->sat[r] = n->cnt[r] && n->remcap[r] / n->wsum[r] <= thr;
+    }
+    for (int k = 0; k < na; k++) {
+      flow *f = &n->f[n->active[k]];
+      if (f->fixed) continue;
+      int fix = f->bound / f->w <= thr;
+      for (int j = 0; j < f->nres && !fix; j++) fix = n->sat[f->res[j]];
+      if (!fix) continue;
+      f->rate = lam * f->w < f->bound ? lam * f->w : f->bound;
+      f->fixed = 1;
+      left--;
+      for (int j = 0; j < f->nres; j++) {
+        int r = f->res[j];
+        n->remcap[r] = n->remcap[r] > f->rate ? n->remcap[r] - f->rate : 0;
+      }
+    }
+  }
+  *ntouched = nt;
+}
+
+/* The reference: next_event() as it was, verbatim. The next event after now: a flow starts (the
+ * next in order, at) or ends (each active flow's cand, set here), or an earlier batch's usage of a
+ * touched resource changes. */
+static int64_t next_event_ref(lbs_net *n, int na, int nt, int64_t now, int64_t at) {
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    f->cand = f->rem <= 0 ? now : f->rate > 0 ? add_ns(now, ns_for(f->rem, f->rate)) : NO_TIME;
+    if (f->cand < at) at = f->cand;
+  }
+  for (int i = 0; i < nt; i++) {
+    const profile *p = &n->prof[n->touched[i]];
+    int s = prof_seg(p, now);
+    if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
+  }
+  return at;
+}
+
 static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   lbs_err e = grow(n, nx);
   if (e) return e;
@@ -743,7 +852,11 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   if (!nf) return LBS_OK;
   /* what ended before this batch can start is forgotten */
   for (int k = 0; k < nf; k++)
-    for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
+    for (int j = 0; j < n->f[k].nres; j++) {
+      prof_prune(&n->prof[n->f[k].res[j]], t0);
+      n->seg[n->f[k].res[j]] = -1;        /* seg_at walks from the start */
+      n->nbp[n->f[k].res[j]] = INT64_MIN; /* avail_at reads it at first */
+    }
   qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
   int r = one_resource(n, nf);
@@ -757,8 +870,14 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int64_t now = n->f[n->order[0]].act;
   while (next < nf || na > 0) {
     while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
-    fill(n, na, now, &nt);
-    int64_t at = next_event(n, na, nt, now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+    int64_t nx_at = next < nf ? n->f[n->order[next]].act : NO_TIME, at;
+    if (full_solver) {
+      fill_ref(n, na, now, &nt);
+      at = next_event_ref(n, na, nt, now, nx_at);
+    } else {
+      fill(n, na, now, &nt);
+      at = next_event(n, na, nt, now, nx_at);
+    }
     if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
     if ((e = record_usage(n, na, nt, &nprev, now))) break;
     na = advance(n, xs, na, now, at);

@@ -127,3 +127,69 @@ Test(fairnet, shortcut_matches_the_general_solver) {
   cr_assert_gt(shortcut, CASES / 2, "%ld batches of %d cases took the shortcut", shortcut, CASES);
   cr_log_info("%d cases, %ld transfers, %ld batches through the shortcut", CASES, flows, shortcut);
 }
+
+/* A random grid where every case has NICs (on most nodes, of one or two speeds) and several
+ * links: 2-4 clusters, shared and dedicated, latencies that differ (flows of different weights
+ * meet at the NICs), so that the general solver runs with several resources per flow and
+ * several rounds of progressive filling. */
+static void grid_text_nics(char *buf, size_t len, int *P) {
+  static const char *bw[] = {"0.5", "1", "4", "10", "2.5", "100"};
+  static const char *lat[] = {"0", "1", "2", "50", "0.3"};
+  int C = 2 + pick(3);
+  size_t o =
+      (size_t)snprintf(buf, len, "[nodetype n]\nnic_gbps = %s\n[nodetype m]\nnic_gbps = %s\n",
+                       bw[pick(6)], bw[pick(6)]);
+  *P = 0;
+  for (int c = 0; c < C; c++) {
+    int nodes = 1 + pick(8);
+    *P += nodes;
+    o += (size_t)snprintf(buf + o, len - o,
+                          "[cluster c%d]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\n"
+                          "shared = %s\n%s",
+                          c, nodes, lat[pick(5)], bw[pick(6)], pick(4) ? "true" : "false",
+                          pick(4) ? (pick(2) ? "nodetype = n\n" : "nodetype = m\n") : "");
+  }
+  for (int a = 0; a < C; a++)
+    for (int b = a + 1; b < C; b++)
+      o += (size_t)snprintf(buf + o, len - o,
+                            "[link c%d c%d]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n",
+                            a, b, lat[pick(5)], bw[pick(6)], pick(3) ? "true" : "false");
+}
+
+/* The general path (fill() with its per-resource cursors and compacted rounds) against the
+ * reference (fill_ref(), the solver as it was, lbs__net_full_solver): random flow sets on
+ * random grids with NICs and several links, 1-4 overlapping batches, every arrival the same
+ * to the ns. */
+Test(fairnet, general_path_matches_the_reference_with_nics) {
+  enum { NCASES = 400 };
+  long flows = 0, multi = 0;
+  for (int c = 0; c < NCASES; c++) {
+    char text[4096], full_text[4200];
+    int P;
+    grid_text_nics(text, sizeof text, &P);
+    snprintf(full_text, sizeof full_text, "[grid]\nsharing = fair\n%s", text);
+    lbs_grid *g = grid(full_text);
+    static lbs_transfer xs[MAXB][MAXX];
+    int nx[MAXB], nb = 1 + pick(MAXB);
+    int64_t t0 = 0;
+    for (int b = 0; b < nb; b++) {
+      nx[b] = batch(xs[b], P, t0);
+      flows += nx[b];
+      t0 += pick(2) ? 0 : (int64_t)pick(2000000);
+    }
+    multi += nb > 1;
+    int64_t fast[MAXB * MAXX], slow[MAXB * MAXX];
+    run_case(g, xs, nx, nb, 0, fast);
+    run_case(g, xs, nx, nb, 1, slow);
+    for (int b = 0, o = 0; b < nb; b++)
+      for (int i = 0; i < nx[b]; i++, o++)
+        cr_assert_eq(fast[o], slow[o],
+                     "case %d, batch %d, transfer %d (%d -> %d, %g bytes, "
+                     "ready %lld): %lld against %lld\n%s",
+                     c, b, i, xs[b][i].p, xs[b][i].q, xs[b][i].bytes, (long long)xs[b][i].ready,
+                     (long long)fast[o], (long long)slow[o], text);
+    lbs_grid_destroy(&g);
+  }
+  cr_assert_gt(multi, NCASES / 2, "later batches must meet earlier ones' usage profiles");
+  cr_log_info("%d cases with NICs, %ld transfers", NCASES, flows);
+}
