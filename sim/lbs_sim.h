@@ -69,6 +69,10 @@ lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
 void lbs__net_full_solver(int on);
 /* How many fair batches n served by that shortcut. */
 long lbs__net_one_batches(const lbs_net *n);
+/* The events of n's batches with one common resource and NICs (sim/network.c, run_common):
+ * *one_round those served with every flow at one rate, *general those that went through the
+ * general solver's steps. */
+void lbs__net_common_events(const lbs_net *n, long *one_round, long *general);
 
 /* ================================================================ replay */
 

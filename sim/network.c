@@ -71,6 +71,8 @@ struct lbs_net {
   flow *f;
   int fcap;
   int *order, *active, *unfixed, *touched, *prev, *mark, *sat, *cnt;
+  int *ucnt, *upos, *utouch; /* run_common(): R each, flows in flight per resource, the list */
+  long common_events[2];     /* run_common()'s events: [0] in one round, [1] through fill() */
   int *seg;      /* fair: R, the segment of prof[r] at the batch's current time (seg_at) */
   int64_t *nbp;  /* fair: R, when prof[r]'s next segment starts (NO_TIME: none) */
   double *avail; /* fair: R, what earlier batches leave of r in the current segment */
@@ -84,6 +86,10 @@ static int full_solver; /* lbs__net_full_solver: every fair batch through fill()
 void lbs__net_full_solver(int on) { full_solver = on; }
 
 long lbs__net_one_batches(const lbs_net *n) { return n->one_batches; }
+
+void lbs__net_common_events(const lbs_net *n, long *one_round, long *general) {
+  *one_round = n->common_events[0], *general = n->common_events[1];
+}
 
 static int link_slot(const lbs_net *n, int a, int b) {
   if (a > b) {
@@ -100,6 +106,7 @@ void lbs_net_destroy(lbs_net **np) {
   for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
       free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
+  free(n->ucnt), free(n->upos), free(n->utouch);
   free(n->touched), free(n->prev), free(n->mark), free(n->sat), free(n->cnt), free(n->remcap),
       free(n->wsum), free(n->used);
   free(n);
@@ -136,14 +143,17 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   n->prev = calloc(Rz, sizeof *n->prev);
   n->seg = calloc(Rz, sizeof *n->seg);
   n->nbp = calloc(Rz, sizeof *n->nbp);
+  n->ucnt = calloc(Rz, sizeof *n->ucnt);
+  n->upos = calloc(Rz, sizeof *n->upos);
+  n->utouch = calloc(Rz, sizeof *n->utouch);
   n->avail = calloc(Rz, sizeof *n->avail);
   if (n->fair) {
     n->prof = calloc(Rz, sizeof *n->prof);
     n->rec = calloc(Rz, sizeof *n->rec);
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
-      !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail ||
-      (n->fair && (!n->prof || !n->rec))) {
+      !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail || !n->ucnt ||
+      !n->upos || !n->utouch || (n->fair && (!n->prof || !n->rec))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
                     lbs_grid_nclusters(g), lbs_grid_procs(g));
@@ -763,6 +773,153 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   return e;
 }
 
+/* ------------------------------------- fair, one common resource, NICs beside it */
+
+/* A batch whose flows all have the same weight and bound and all cross one shared link or
+ * cluster r0, some of them NICs too (one shared cluster with NICs, the case of issue 34):
+ * while r0 is full at the first level of progressive filling, fill() fixes every flow in its
+ * first round at one rate, and one_state (run_one's flows sorted by bits left, stepped per
+ * binade) serves them with the same arithmetic: the weights' sum on a resource crossed by k
+ * flows is ws[k] (k equal terms, in any order), the usage of a resource sum_repeated(rate, k)
+ * (k equal rates), the next end the fewest bits left. What remains per event is O(resources in
+ * use): the ratio of each (fill()'s first round), the next change of what earlier batches use
+ * of it (next_event()), its usage record (record_usage()). Where a NIC is the first to fill
+ * (few flows in flight: the start and the end of a halo), the event goes through fill(),
+ * next_event(), record_usage() and advance() on the flows in activation order, as run_fair()
+ * runs them, and the sorted state is rebuilt after it. */
+
+/* The common resource of a batch of that kind (a link slot every flow crosses first, equal
+ * weights and bounds, some flow with a NIC); -1 otherwise. */
+static int common_resource(const lbs_net *n, int nf) {
+  const flow *f0 = &n->f[0];
+  if (full_solver || f0->nres < 1 || f0->res[0] >= n->nlinks) return -1;
+  int nic = 0;
+  for (int k = 0; k < nf; k++) {
+    const flow *f = &n->f[k];
+    if (f->nres < 1 || f->res[0] != f0->res[0] || f->w != f0->w || f->bound != f0->bound) return -1;
+    nic |= f->nres > 1;
+  }
+  return nic ? f0->res[0] : -1;
+}
+
+/* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts and the list of resources
+ * in use (n->utouch, *nu; its order is of no account: each resource is summed alone). */
+static void common_count(lbs_net *n, const flow *f, int d, int *nu) {
+  for (int j = 0; j < f->nres; j++) {
+    int r = f->res[j];
+    if (d > 0 && n->ucnt[r]++ == 0) n->upos[r] = *nu, n->utouch[(*nu)++] = r;
+    if (d < 0 && --n->ucnt[r] == 0) {
+      int last = n->utouch[--*nu];
+      n->utouch[n->upos[r]] = last, n->upos[last] = n->upos[r];
+    }
+  }
+}
+
+static int by_rem(const void *pa, const void *pb, void *arg) {
+  const flow *base = arg, *a = &base[*(const int *)pa], *b = &base[*(const int *)pb];
+  return (a->rem > b->rem) - (a->rem < b->rem);
+}
+
+/* one_state anew from the flows in n->active[0, na) and their bits left. */
+static void common_rebuild(const lbs_net *n, one_state *s, int na) {
+  memcpy(s->id, n->active, (size_t)na * sizeof *s->id);
+  qsort_r(s->id, (size_t)na, sizeof *s->id, by_rem, n->f);
+  memset(s->cnt, 0, NSLOT * sizeof *s->cnt);
+  s->h = 0, s->na = na, s->lo = NSLOT, s->hi = -1;
+  for (int i = 0; i < na; i++) one_anchor(s, i, n->f[s->id[i]].rem);
+}
+
+/* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *nprev and
+ * *now as end_batch() wants them. */
+static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *nprev, int64_t *now) {
+  one_state s;
+  double w = n->f[0].w, b = n->f[0].bound;
+  lbs_err e = one_alloc(&s, nf, w);
+  int next = 0, nu = 0;
+  *now = n->f[n->order[0]].act;
+  while (!e && (next < nf || s.na > 0)) {
+    while (next < nf && n->f[n->order[next]].act <= *now) {
+      int k = n->order[next++];
+      one_insert(&s, &n->f[k], k);
+      common_count(n, &n->f[k], 1, &nu);
+    }
+    int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
+    /* fill()'s first round: lam, and whether r0 is full at it (then every flow is fixed) */
+    double lam = b / w;
+    for (int i = 0; i < nu; i++) {
+      int r = n->utouch[i];
+      avail_at(n, r, *now);
+      if (n->avail[r] / s.ws[n->ucnt[r]] < lam) lam = n->avail[r] / s.ws[n->ucnt[r]];
+      if (n->nbp[r] < at) at = n->nbp[r];
+    }
+    double thr = lam * (1 + 1e-9);
+    if (s.na && !(b / w <= thr) && !(n->avail[r0] / s.ws[s.na] <= thr)) {
+      /* a NIC fills first: this event as run_fair() serves it, the flows in activation order
+       * (cand marks them: 0 in flight, -1 ended) */
+      n->common_events[1]++;
+      int na = 0, nt = 0;
+      for (int i = s.h; i < s.h + s.na; i++)
+        n->f[s.id[i]].rem = one_val(&s, i), n->f[s.id[i]].cand = 0;
+      for (int k = 0; k < next; k++)
+        if (n->f[n->order[k]].cand == 0) n->active[na++] = n->order[k];
+      fill(n, na, *now, &nt);
+      at = next_event(n, na, nt, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+      if (at == NO_TIME) {
+        e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
+        break;
+      }
+      if ((e = record_usage(n, na, nt, nprev, *now))) break;
+      for (int k = 0; k < na; k++) /* advance() ends these */
+        if (n->f[n->active[k]].cand <= at) {
+          common_count(n, &n->f[n->active[k]], -1, &nu);
+          n->f[n->active[k]].cand = -1;
+        }
+      na = advance(n, xs, na, *now, at);
+      for (int k = 0; k < na; k++) n->f[n->active[k]].cand = 0;
+      common_rebuild(n, &s, na);
+      *now = at;
+      continue;
+    }
+    n->common_events[0]++;
+    double rate = lam * w < b ? lam * w : b;
+    if (s.na) {
+      int64_t c = one_cand(one_val(&s, s.h), rate, *now);
+      if (c < at) at = c;
+    }
+    if (at == NO_TIME) {
+      e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
+      break;
+    }
+    /* record_usage(): 0 on the resources of the last event left idle, then the usage of these
+     * (record_usage() pushes a resource in both lists twice, the same value at the same
+     * instant: the second push changes nothing) */
+    for (int i = 0; !e && i < *nprev; i++)
+      if (!n->ucnt[n->prev[i]]) e = prof_push(&n->rec[n->prev[i]], *now, 0);
+    for (int i = 0; !e && i < nu; i++) {
+      int r = n->utouch[i], k = n->ucnt[r];
+      double u = 0;
+      if (k < 4) /* the loop itself, as sum_repeated() begins */
+        for (int j = 0; j < k; j++) u += rate;
+      else
+        u = sum_repeated(rate, k);
+      e = prof_push(&n->rec[r], *now, u);
+    }
+    if (e) break;
+    memcpy(n->prev, n->utouch, (size_t)nu * sizeof *n->prev);
+    *nprev = nu;
+    int h0 = s.h;
+    one_advance(&s, xs, n, rate, *now, at);
+    for (int i = h0; i < s.h; i++) {
+      common_count(n, &n->f[s.id[i]], -1, &nu);
+      n->f[s.id[i]].cand = -1;
+    }
+    *now = at;
+  }
+  for (int i = 0; i < nu; i++) n->ucnt[n->utouch[i]] = 0; /* after an error */
+  one_free(&s);
+  return e;
+}
+
 /* ---------------------------------------------------------------- fair, any flows */
 
 /* The reference (lbs__net_full_solver): fill() as it was before the cursors, verbatim. Rates of the
@@ -859,7 +1016,13 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
     }
   qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
-  int r = one_resource(n, nf);
+  int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
+  if (r0 >= 0) {
+    int64_t end = 0;
+    e = run_common(n, xs, nf, r0, &nprev, &end);
+    if (e == LBS_RANGE) return e; /* as below */
+    return end_batch(n, nf, nprev, end, e);
+  }
   if (r >= 0) {
     int64_t end = 0;
     e = run_one(n, xs, nf, r, &nprev, &end);
