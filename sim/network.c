@@ -19,8 +19,11 @@
  *   different latencies meet only at a NIC. Rates are recomputed whenever a flow starts or
  *   ends, and the bits left advanced between those events. Event times are whole ns (a finish
  *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready. A batch
- *   whose flows all share one resource equally takes a shortcut (run_one) with the same
- *   arithmetic and the same arrivals to the ns; the others re-solve every flow at every event.
+ *   whose flows all share one resource equally takes a shortcut (run_one), one whose flows
+ *   all cross one shared resource with NICs beside it another (run_common), both with the
+ *   same arithmetic and the same arrivals to the ns ("Design" above run_common); the others
+ *   re-solve every flow at every event. lbs__net_full_solver keeps the solver as it was
+ *   (fill_ref), the reference for tests and benchmarks.
  *
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
@@ -775,18 +778,50 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
 
 /* ------------------------------------- fair, one common resource, NICs beside it */
 
-/* A batch whose flows all have the same weight and bound and all cross one shared link or
- * cluster r0, some of them NICs too (one shared cluster with NICs, the case of issue 34):
- * while r0 is full at the first level of progressive filling, fill() fixes every flow in its
- * first round at one rate, and one_state (run_one's flows sorted by bits left, stepped per
- * binade) serves them with the same arithmetic: the weights' sum on a resource crossed by k
- * flows is ws[k] (k equal terms, in any order), the usage of a resource sum_repeated(rate, k)
- * (k equal rates), the next end the fewest bits left. What remains per event is O(resources in
- * use): the ratio of each (fill()'s first round), the next change of what earlier batches use
- * of it (next_event()), its usage record (record_usage()). Where a NIC is the first to fill
- * (few flows in flight: the start and the end of a halo), the event goes through fill(),
- * next_event(), record_usage() and advance() on the flows in activation order, as run_fair()
- * runs them, and the sorted state is rebuilt after it. */
+/* Design: what a flow's start or end can change, and what may be skipped (issue 34).
+ *
+ * Which rates change. Max-min rates depend on the connected component of the flow-resource
+ * graph through saturated resources; SimGrid's lazy lmm re-solves only that. Here it cannot be
+ * taken as is, for two reasons. (1) Exactness: fill() raises one level lam for all flows and
+ * fixes every resource within a relative 1e-9 of it in the same round, so two components that
+ * saturate at nearly the same level get the same lam, not each its own: re-solving one
+ * component alone changes the last bits of its rates, and a finish time by a ns. (2) Gain: in
+ * the case that costs (a halo on one shared network with NICs) every flow crosses the network,
+ * which is full: one component, whose share changes at every start and end, so every flow's
+ * rate changes at every event and locality saves nothing. What saves is that those flows
+ * share one rate: fill() fixes them all in its first round at lam x w.
+ *
+ * Finish times. fill()'s flows would keep a heap keyed by finish time, invalidated when a
+ * rate changes; with one rate for all, finish order is the order of bits left (the finish
+ * candidate is monotone in it), so the heap is run_one's array sorted by bits left, and the
+ * next end is its first flow's candidate, computed as next_event() computes it.
+ *
+ * Bits left. The reference subtracts rate x dt from every flow at every event and rounds each
+ * time; one subtraction of rate x (t1 - t0) at the next change of rate (a flow stamped with
+ * its last update) rounds differently and can move an end by a ns, so it is not done. The
+ * chain of roundings is kept exactly, per binade rather than per flow (run_one, above).
+ *
+ * Rounding. Every quantity that decides an event time or a recorded usage is computed by the
+ * same float operations in the same order as the reference: the weights' sum on a resource
+ * crossed by k flows of weight w is ws[k] (k equal terms, order of no account), its usage
+ * k equal rates added one by one (sum_repeated), a finish ns_for() of the same bits left. Where
+ * the order matters, sums of different rates or weights, the reference's code runs on the
+ * flows in activation order: an event where a NIC fills before the network (few flows in
+ * flight, the start and the end of a halo) goes through fill(), next_event(), record_usage()
+ * and advance(), and the sorted state is rebuilt after it. Batches whose flows differ in
+ * weight or bound, or cross no common resource (transfers between clusters meeting at NICs),
+ * take run_fair()'s loop over every flow: the reference's arithmetic, with a cursor per
+ * resource into what earlier batches use (avail_at) and the unfixed flows compacted per round.
+ *
+ * What stays: O(resources in use) per event, each NIC's ratio and usage record, which changes
+ * at every event with the shared rate, since what a batch leaves for later ones is an explicit
+ * usage profile per resource. Below that needs the usage of a NIC kept as (its count of flows,
+ * the batch's rate over time) and read so by later batches.
+ *
+ * run_common: a batch whose flows all have the same weight and bound and all cross one shared
+ * link or cluster r0 first, some of them NICs too (one shared cluster with NICs). While r0 is
+ * full at fill()'s first level (or the flows' bound is), every flow is fixed in the first
+ * round at one rate and run_one's state serves them. */
 
 /* The common resource of a batch of that kind (a link slot every flow crosses first, equal
  * weights and bounds, some flow with a NIC); -1 otherwise. */
