@@ -933,7 +933,7 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *npr
     for (int i = 0; !e && i < nu; i++) {
       int r = n->utouch[i], k = n->ucnt[r];
       double u = 0;
-      if (k < 4) /* the loop itself, as sum_repeated() begins */
+      if (k < 16) /* the loop itself: a NIC has few flows */
         for (int j = 0; j < k; j++) u += rate;
       else
         u = sum_repeated(rate, k);
