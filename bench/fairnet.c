@@ -1,12 +1,16 @@
 /* bench/fairnet - the fair network model at scale (issue 34): the replay of a trace's halo
  * traffic in des on one shared cluster of P processors, sharing = fair against sharing = fifo,
- * with the general max-min solver (every flow re-rated at every event) and with the shortcut for
- * flows that share one resource equally (sim/network.c, run_one), in one run.
+ * with the reference solver (the general max-min solver as it was: every flow re-rated at every
+ * event, lbs__net_full_solver) and with the fast paths (sim/network.c: run_one for flows that
+ * share one resource equally, run_common for flows that cross one shared network and NICs), in
+ * one run, on two grids: "cluster" (10 Gbit/s, no NICs) and "nics" (a 100 Gbit/s shared network,
+ * a 10 Gbit/s NIC each way on every node).
  *
  * Per step: from the end of the first step to the end of the last, over steps - 1, the best of
  * BENCH_REPS runs (interleaved), so the set-up (initial partition, halo lists) is left out. Also
  * checks that both solvers give the same simulated time to the ns (exit 1 if not). usage:
- * bench_fairnet TRACE P [P...]   (env BENCH_REPS: runs per figure, 3) */
+ * bench_fairnet TRACE P [P...]   (env BENCH_REPS: runs per figure, 3; BENCH_GRIDS: "cluster",
+ * "nics" or both, the default) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
