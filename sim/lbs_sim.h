@@ -63,9 +63,10 @@ void lbs_net_reset(lbs_net *n);
  * negative ready time or size. */
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
 /* For tests and benchmarks only. on != 0: every fair batch from now on, in this process, goes
- * through the general solver (progressive filling over all flows at every event), not the
- * shortcut for flows that share one resource equally; the arrivals are the same to the ns
- * (tests/sim/test_fairnet.c checks it). */
+ * through the reference solver, the general one as it was before issue 34 (progressive
+ * filling over all flows at every event, fill_ref), not the shortcuts (flows that share one
+ * resource equally; flows that cross one shared resource and NICs) nor the general path's
+ * cursors; the arrivals are the same to the ns (tests/sim/test_fairnet.c checks it). */
 void lbs__net_full_solver(int on);
 /* How many fair batches n served by that shortcut. */
 long lbs__net_one_batches(const lbs_net *n);
