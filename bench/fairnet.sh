@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/fairnet.sh - the fair network model at scale (issue 34; bench/RESULTS.md, "Fair sharing
 # at scale"): bench_fairnet on a 64x64x32 bump trace (131,072 elements, 16 steps), des, one
-# shared cluster of 64, 256 and 1024 processors: fifo, fair with the general solver, fair with
-# the shortcut, per step, in one run. BENCH_PROCS overrides the sizes, BENCH_REPS the runs.
+# shared cluster of 64, 256 and 1024 processors, without NICs (10 Gbit/s) and with 10 Gbit/s
+# NICs on a 100 Gbit/s network: fifo, fair with the reference solver, fair with the fast paths,
+# per step, in one run. BENCH_PROCS overrides the sizes, BENCH_REPS the runs, BENCH_GRIDS the
+# grids ("cluster", "nics").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/bin

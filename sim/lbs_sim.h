@@ -63,12 +63,17 @@ void lbs_net_reset(lbs_net *n);
  * negative ready time or size. */
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
 /* For tests and benchmarks only. on != 0: every fair batch from now on, in this process, goes
- * through the general solver (progressive filling over all flows at every event), not the
- * shortcut for flows that share one resource equally; the arrivals are the same to the ns
- * (tests/sim/test_fairnet.c checks it). */
+ * through the reference solver, the general one as it was before issue 34 (progressive
+ * filling over all flows at every event, fill_ref), not the shortcuts (flows that share one
+ * resource equally; flows that cross one shared resource and NICs) nor the general path's
+ * cursors; the arrivals are the same to the ns (tests/sim/test_fairnet.c checks it). */
 void lbs__net_full_solver(int on);
 /* How many fair batches n served by that shortcut. */
 long lbs__net_one_batches(const lbs_net *n);
+/* The events of n's batches with one common resource and NICs (sim/network.c, run_common):
+ * *one_round those served with every flow at one rate, *general those that went through the
+ * general solver's steps. */
+void lbs__net_common_events(const lbs_net *n, long *one_round, long *general);
 
 /* ================================================================ replay */
 

@@ -19,8 +19,11 @@
  *   different latencies meet only at a NIC. Rates are recomputed whenever a flow starts or
  *   ends, and the bits left advanced between those events. Event times are whole ns (a finish
  *   rounded up), so a lone transfer arrives exactly L + ceil(8B / W) after it is ready. A batch
- *   whose flows all share one resource equally takes a shortcut (run_one) with the same
- *   arithmetic and the same arrivals to the ns; the others re-solve every flow at every event.
+ *   whose flows all share one resource equally takes a shortcut (run_one), one whose flows
+ *   all cross one shared resource with NICs beside it another (run_common), both with the
+ *   same arithmetic and the same arrivals to the ns ("Design" above run_common); the others
+ *   re-solve every flow at every event. lbs__net_full_solver keeps the solver as it was
+ *   (fill_ref), the reference for tests and benchmarks.
  *
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
@@ -57,7 +60,7 @@ typedef struct {
   double rate;
   int res[3], nres;
   int idx;   /* the transfer */
-  int fixed; /* progressive filling */
+  int fixed; /* fill_ref(): progressive filling */
 } flow;
 
 struct lbs_net {
@@ -70,7 +73,12 @@ struct lbs_net {
   /* scratch */
   flow *f;
   int fcap;
-  int *order, *active, *touched, *prev, *mark, *sat, *cnt;
+  int *order, *active, *unfixed, *touched, *prev, *mark, *sat, *cnt;
+  int *ucnt, *upos, *utouch; /* run_common(): R each, flows in flight per resource, the list */
+  long common_events[2];     /* run_common()'s events: [0] in one round, [1] through fill() */
+  int *seg;      /* fair: R, the segment of prof[r] at the batch's current time (seg_at) */
+  int64_t *nbp;  /* fair: R, when prof[r]'s next segment starts (NO_TIME: none) */
+  double *avail; /* fair: R, what earlier batches leave of r in the current segment */
   double *remcap, *wsum, *used;
   int mark_epoch;
   long one_batches; /* fair batches served by run_one (lbs__net_one_batches) */
@@ -81,6 +89,10 @@ static int full_solver; /* lbs__net_full_solver: every fair batch through fill()
 void lbs__net_full_solver(int on) { full_solver = on; }
 
 long lbs__net_one_batches(const lbs_net *n) { return n->one_batches; }
+
+void lbs__net_common_events(const lbs_net *n, long *one_round, long *general) {
+  *one_round = n->common_events[0], *general = n->common_events[1];
+}
 
 static int link_slot(const lbs_net *n, int a, int b) {
   if (a > b) {
@@ -96,7 +108,8 @@ void lbs_net_destroy(lbs_net **np) {
   for (int r = 0; n->prof && r < n->R; r++) free(n->prof[r].t), free(n->prof[r].u);
   for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
-      free(n->active);
+      free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
+  free(n->ucnt), free(n->upos), free(n->utouch);
   free(n->touched), free(n->prev), free(n->mark), free(n->sat), free(n->cnt), free(n->remcap),
       free(n->wsum), free(n->used);
   free(n);
@@ -131,12 +144,19 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   n->used = calloc(Rz, sizeof *n->used);
   n->touched = calloc(Rz, sizeof *n->touched);
   n->prev = calloc(Rz, sizeof *n->prev);
+  n->seg = calloc(Rz, sizeof *n->seg);
+  n->nbp = calloc(Rz, sizeof *n->nbp);
+  n->ucnt = calloc(Rz, sizeof *n->ucnt);
+  n->upos = calloc(Rz, sizeof *n->upos);
+  n->utouch = calloc(Rz, sizeof *n->utouch);
+  n->avail = calloc(Rz, sizeof *n->avail);
   if (n->fair) {
     n->prof = calloc(Rz, sizeof *n->prof);
     n->rec = calloc(Rz, sizeof *n->rec);
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
-      !n->used || !n->touched || !n->prev || (n->fair && (!n->prof || !n->rec))) {
+      !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail || !n->ucnt ||
+      !n->upos || !n->utouch || (n->fair && (!n->prof || !n->rec))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
                     lbs_grid_nclusters(g), lbs_grid_procs(g));
@@ -196,7 +216,9 @@ static lbs_err grow(lbs_net *n, int nx) {
   if (o) n->order = o;
   int *a = realloc(n->active, (size_t)c * sizeof *a);
   if (a) n->active = a;
-  if (!f || !o || !a) return lbs_fail(LBS_NOMEM, "network: %d transfers", nx);
+  int *u = realloc(n->unfixed, (size_t)c * sizeof *u);
+  if (u) n->unfixed = u;
+  if (!f || !o || !a || !u) return lbs_fail(LBS_NOMEM, "network: %d transfers", nx);
   n->fcap = c;
   return LBS_OK;
 }
@@ -276,6 +298,28 @@ static int prof_seg(const profile *p, int64_t t) {
   return k;
 }
 
+/* prof_seg(&n->prof[r], t) for a batch whose times only grow: a cursor per resource, set to -1
+ * when the batch starts (after prof_prune) and walked forward, so an event costs O(1) per
+ * resource instead of a bisection (the same segment, so the same arithmetic). */
+static int seg_at(lbs_net *n, int r, int64_t t) {
+  const profile *p = &n->prof[r];
+  int k = n->seg[r];
+  while (k + 1 < p->n && p->t[k + 1] <= t) k++;
+  n->seg[r] = k;
+  return k;
+}
+
+/* The batch's cache of what earlier batches leave of r at time t (t >= the last t asked):
+ * n->avail[r] as fill() computes it, valid until n->nbp[r]. */
+static void avail_at(lbs_net *n, int r, int64_t t) {
+  if (t < n->nbp[r]) return;
+  int s = seg_at(n, r, t);
+  const profile *p = &n->prof[r];
+  double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
+  n->avail[r] = avail > n->cap[r] * REL ? avail : 0;
+  n->nbp[r] = s + 1 < p->n ? p->t[s + 1] : NO_TIME;
+}
+
 /* Drops what ended before t (no later batch starts before it). */
 static void prof_prune(profile *p, int64_t t) {
   int k = prof_seg(p, t);
@@ -321,24 +365,23 @@ static void fill(lbs_net *n, int na, int64_t now, int *ntouched) {
   }
   for (int k = 0; k < na; k++) {
     flow *f = &n->f[n->active[k]];
-    f->fixed = 0;
     for (int j = 0; j < f->nres; j++) {
       int r = f->res[j];
       if (n->mark[r] == n->mark_epoch) continue;
       n->mark[r] = n->mark_epoch;
       n->touched[nt++] = r;
-      const profile *p = &n->prof[r];
-      int s = prof_seg(p, now);
-      double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
-      n->remcap[r] = avail > n->cap[r] * REL ? avail : 0;
+      avail_at(n, r, now);
+      n->remcap[r] = n->avail[r];
     }
   }
+  /* The unfixed flows in active order, compacted after each round: the sums below add the same
+   * terms in the same order as a pass over every active flow that skips the fixed ones. */
+  memcpy(n->unfixed, n->active, (size_t)na * sizeof *n->unfixed);
   for (int left = na; left > 0;) {
     for (int i = 0; i < nt; i++) n->wsum[n->touched[i]] = 0, n->cnt[n->touched[i]] = 0;
     double lam = INFINITY;
-    for (int k = 0; k < na; k++) {
-      const flow *f = &n->f[n->active[k]];
-      if (f->fixed) continue;
+    for (int k = 0; k < left; k++) {
+      const flow *f = &n->f[n->unfixed[k]];
       if (f->bound / f->w < lam) lam = f->bound / f->w;
       for (int j = 0; j < f->nres; j++) n->wsum[f->res[j]] += f->w, n->cnt[f->res[j]]++;
     }
@@ -351,20 +394,22 @@ static void fill(lbs_net *n, int na, int64_t now, int *ntouched) {
       int r = n->touched[i];
       n->sat[r] = n->cnt[r] && n->remcap[r] / n->wsum[r] <= thr;
     }
-    for (int k = 0; k < na; k++) {
-      flow *f = &n->f[n->active[k]];
-      if (f->fixed) continue;
+    int keep = 0;
+    for (int k = 0; k < left; k++) {
+      flow *f = &n->f[n->unfixed[k]];
       int fix = f->bound / f->w <= thr;
       for (int j = 0; j < f->nres && !fix; j++) fix = n->sat[f->res[j]];
-      if (!fix) continue;
+      if (!fix) {
+        n->unfixed[keep++] = n->unfixed[k];
+        continue;
+      }
       f->rate = lam * f->w < f->bound ? lam * f->w : f->bound;
-      f->fixed = 1;
-      left--;
       for (int j = 0; j < f->nres; j++) {
         int r = f->res[j];
         n->remcap[r] = n->remcap[r] > f->rate ? n->remcap[r] - f->rate : 0;
       }
     }
+    left = keep;
   }
   *ntouched = nt;
 }
@@ -396,9 +441,8 @@ static int64_t next_event(lbs_net *n, int na, int nt, int64_t now, int64_t at) {
     if (f->cand < at) at = f->cand;
   }
   for (int i = 0; i < nt; i++) {
-    const profile *p = &n->prof[n->touched[i]];
-    int s = prof_seg(p, now);
-    if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
+    int64_t t = n->nbp[n->touched[i]]; /* avail_at() in fill() at now */
+    if (t < at) at = t;
   }
   return at;
 }
@@ -732,7 +776,264 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   return e;
 }
 
+/* ------------------------------------- fair, one common resource, NICs beside it */
+
+/* Design: what a flow's start or end can change, and what may be skipped (issue 34).
+ *
+ * Which rates change. Max-min rates depend on the connected component of the flow-resource
+ * graph through saturated resources; SimGrid's lazy lmm re-solves only that. Here it cannot be
+ * taken as is, for two reasons. (1) Exactness: fill() raises one level lam for all flows and
+ * fixes every resource within a relative 1e-9 of it in the same round, so two components that
+ * saturate at nearly the same level get the same lam, not each its own: re-solving one
+ * component alone changes the last bits of its rates, and a finish time by a ns. (2) Gain: in
+ * the case that costs (a halo on one shared network with NICs) every flow crosses the network,
+ * which is full: one component, whose share changes at every start and end, so every flow's
+ * rate changes at every event and locality saves nothing. What saves is that those flows
+ * share one rate: fill() fixes them all in its first round at lam x w.
+ *
+ * Finish times. fill()'s flows would keep a heap keyed by finish time, invalidated when a
+ * rate changes; with one rate for all, finish order is the order of bits left (the finish
+ * candidate is monotone in it), so the heap is run_one's array sorted by bits left, and the
+ * next end is its first flow's candidate, computed as next_event() computes it.
+ *
+ * Bits left. The reference subtracts rate x dt from every flow at every event and rounds each
+ * time; one subtraction of rate x (t1 - t0) at the next change of rate (a flow stamped with
+ * its last update) rounds differently and can move an end by a ns, so it is not done. The
+ * chain of roundings is kept exactly, per binade rather than per flow (run_one, above).
+ *
+ * Rounding. Every quantity that decides an event time or a recorded usage is computed by the
+ * same float operations in the same order as the reference: the weights' sum on a resource
+ * crossed by k flows of weight w is ws[k] (k equal terms, order of no account), its usage
+ * k equal rates added one by one (sum_repeated), a finish ns_for() of the same bits left. Where
+ * the order matters, sums of different rates or weights, the reference's code runs on the
+ * flows in activation order: an event where a NIC fills before the network (few flows in
+ * flight, the start and the end of a halo) goes through fill(), next_event(), record_usage()
+ * and advance(), and the sorted state is rebuilt after it. Batches whose flows differ in
+ * weight or bound, or cross no common resource (transfers between clusters meeting at NICs),
+ * take run_fair()'s loop over every flow: the reference's arithmetic, with a cursor per
+ * resource into what earlier batches use (avail_at) and the unfixed flows compacted per round.
+ *
+ * What stays: O(resources in use) per event, each NIC's ratio and usage record, which changes
+ * at every event with the shared rate, since what a batch leaves for later ones is an explicit
+ * usage profile per resource. Below that needs the usage of a NIC kept as (its count of flows,
+ * the batch's rate over time) and read so by later batches.
+ *
+ * run_common: a batch whose flows all have the same weight and bound and all cross one shared
+ * link or cluster r0 first, some of them NICs too (one shared cluster with NICs). While r0 is
+ * full at fill()'s first level (or the flows' bound is), every flow is fixed in the first
+ * round at one rate and run_one's state serves them. */
+
+/* The common resource of a batch of that kind (a link slot every flow crosses first, equal
+ * weights and bounds, some flow with a NIC); -1 otherwise. */
+static int common_resource(const lbs_net *n, int nf) {
+  const flow *f0 = &n->f[0];
+  if (full_solver || f0->nres < 1 || f0->res[0] >= n->nlinks) return -1;
+  int nic = 0;
+  for (int k = 0; k < nf; k++) {
+    const flow *f = &n->f[k];
+    if (f->nres < 1 || f->res[0] != f0->res[0] || f->w != f0->w || f->bound != f0->bound) return -1;
+    nic |= f->nres > 1;
+  }
+  return nic ? f0->res[0] : -1;
+}
+
+/* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts and the list of resources
+ * in use (n->utouch, *nu; its order is of no account: each resource is summed alone). */
+static void common_count(lbs_net *n, const flow *f, int d, int *nu) {
+  for (int j = 0; j < f->nres; j++) {
+    int r = f->res[j];
+    if (d > 0 && n->ucnt[r]++ == 0) n->upos[r] = *nu, n->utouch[(*nu)++] = r;
+    if (d < 0 && --n->ucnt[r] == 0) {
+      int last = n->utouch[--*nu];
+      n->utouch[n->upos[r]] = last, n->upos[last] = n->upos[r];
+    }
+  }
+}
+
+static int by_rem(const void *pa, const void *pb, void *arg) {
+  const flow *base = arg, *a = &base[*(const int *)pa], *b = &base[*(const int *)pb];
+  return (a->rem > b->rem) - (a->rem < b->rem);
+}
+
+/* one_state anew from the flows in n->active[0, na) and their bits left. */
+static void common_rebuild(const lbs_net *n, one_state *s, int na) {
+  memcpy(s->id, n->active, (size_t)na * sizeof *s->id);
+  qsort_r(s->id, (size_t)na, sizeof *s->id, by_rem, n->f);
+  memset(s->cnt, 0, NSLOT * sizeof *s->cnt);
+  s->h = 0, s->na = na, s->lo = NSLOT, s->hi = -1;
+  for (int i = 0; i < na; i++) one_anchor(s, i, n->f[s->id[i]].rem);
+}
+
+/* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *nprev and
+ * *now as end_batch() wants them. */
+static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *nprev, int64_t *now) {
+  one_state s;
+  double w = n->f[0].w, b = n->f[0].bound;
+  lbs_err e = one_alloc(&s, nf, w);
+  int next = 0, nu = 0;
+  *now = n->f[n->order[0]].act;
+  while (!e && (next < nf || s.na > 0)) {
+    while (next < nf && n->f[n->order[next]].act <= *now) {
+      int k = n->order[next++];
+      one_insert(&s, &n->f[k], k);
+      common_count(n, &n->f[k], 1, &nu);
+    }
+    int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
+    /* fill()'s first round: lam, and whether r0 is full at it (then every flow is fixed) */
+    double lam = b / w;
+    for (int i = 0; i < nu; i++) {
+      int r = n->utouch[i];
+      avail_at(n, r, *now);
+      if (n->avail[r] / s.ws[n->ucnt[r]] < lam) lam = n->avail[r] / s.ws[n->ucnt[r]];
+      if (n->nbp[r] < at) at = n->nbp[r];
+    }
+    double thr = lam * (1 + 1e-9);
+    if (s.na && !(b / w <= thr) && !(n->avail[r0] / s.ws[s.na] <= thr)) {
+      /* a NIC fills first: this event as run_fair() serves it, the flows in activation order
+       * (cand marks them: 0 in flight, -1 ended) */
+      n->common_events[1]++;
+      int na = 0, nt = 0;
+      for (int i = s.h; i < s.h + s.na; i++)
+        n->f[s.id[i]].rem = one_val(&s, i), n->f[s.id[i]].cand = 0;
+      for (int k = 0; k < next; k++)
+        if (n->f[n->order[k]].cand == 0) n->active[na++] = n->order[k];
+      fill(n, na, *now, &nt);
+      at = next_event(n, na, nt, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+      if (at == NO_TIME) {
+        e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
+        break;
+      }
+      if ((e = record_usage(n, na, nt, nprev, *now))) break;
+      for (int k = 0; k < na; k++) /* advance() ends these */
+        if (n->f[n->active[k]].cand <= at) {
+          common_count(n, &n->f[n->active[k]], -1, &nu);
+          n->f[n->active[k]].cand = -1;
+        }
+      na = advance(n, xs, na, *now, at);
+      for (int k = 0; k < na; k++) n->f[n->active[k]].cand = 0;
+      common_rebuild(n, &s, na);
+      *now = at;
+      continue;
+    }
+    n->common_events[0]++;
+    double rate = lam * w < b ? lam * w : b;
+    if (s.na) {
+      int64_t c = one_cand(one_val(&s, s.h), rate, *now);
+      if (c < at) at = c;
+    }
+    if (at == NO_TIME) {
+      e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
+      break;
+    }
+    /* record_usage(): 0 on the resources of the last event left idle, then the usage of these
+     * (record_usage() pushes a resource in both lists twice, the same value at the same
+     * instant: the second push changes nothing) */
+    for (int i = 0; !e && i < *nprev; i++)
+      if (!n->ucnt[n->prev[i]]) e = prof_push(&n->rec[n->prev[i]], *now, 0);
+    for (int i = 0; !e && i < nu; i++) {
+      int r = n->utouch[i], k = n->ucnt[r];
+      double u = 0;
+      if (k < 16) /* the loop itself: a NIC has few flows */
+        for (int j = 0; j < k; j++) u += rate;
+      else
+        u = sum_repeated(rate, k);
+      e = prof_push(&n->rec[r], *now, u);
+    }
+    if (e) break;
+    memcpy(n->prev, n->utouch, (size_t)nu * sizeof *n->prev);
+    *nprev = nu;
+    int h0 = s.h;
+    one_advance(&s, xs, n, rate, *now, at);
+    for (int i = h0; i < s.h; i++) {
+      common_count(n, &n->f[s.id[i]], -1, &nu);
+      n->f[s.id[i]].cand = -1;
+    }
+    *now = at;
+  }
+  for (int i = 0; i < nu; i++) n->ucnt[n->utouch[i]] = 0; /* after an error */
+  one_free(&s);
+  return e;
+}
+
 /* ---------------------------------------------------------------- fair, any flows */
+
+/* The reference (lbs__net_full_solver): fill() as it was before the cursors, verbatim. Rates of the
+ * active flows at time now: weighted max-min over what earlier batches left
+ * (progressive filling: raise every unfixed flow's rate as lam x its weight until a resource
+ * is full or a flow reaches its bound; fix those flows; repeat). The resources the flows
+ * cross are listed in n->touched. */
+static void fill_ref(lbs_net *n, int na, int64_t now, int *ntouched) {
+  int nt = 0;
+  if (++n->mark_epoch == 0x7fffffff) {
+    memset(n->mark, 0, (size_t)n->R * sizeof *n->mark);
+    n->mark_epoch = 1;
+  }
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    f->fixed = 0;
+    for (int j = 0; j < f->nres; j++) {
+      int r = f->res[j];
+      if (n->mark[r] == n->mark_epoch) continue;
+      n->mark[r] = n->mark_epoch;
+      n->touched[nt++] = r;
+      const profile *p = &n->prof[r];
+      int s = prof_seg(p, now);
+      double avail = n->cap[r] - (s >= 0 ? p->u[s] : 0);
+      n->remcap[r] = avail > n->cap[r] * REL ? avail : 0;
+    }
+  }
+  for (int left = na; left > 0;) {
+    for (int i = 0; i < nt; i++) n->wsum[n->touched[i]] = 0, n->cnt[n->touched[i]] = 0;
+    double lam = INFINITY;
+    for (int k = 0; k < na; k++) {
+      const flow *f = &n->f[n->active[k]];
+      if (f->fixed) continue;
+      if (f->bound / f->w < lam) lam = f->bound / f->w;
+      for (int j = 0; j < f->nres; j++) n->wsum[f->res[j]] += f->w, n->cnt[f->res[j]]++;
+    }
+    for (int i = 0; i < nt; i++) {
+      int r = n->touched[i];
+      if (n->cnt[r] && n->remcap[r] / n->wsum[r] < lam) lam = n->remcap[r] / n->wsum[r];
+    }
+    double thr = lam * (1 + 1e-9);
+    for (int i = 0; i < nt; i++) {
+      int r = n->touched[i];
+      n->sat[r] = n->cnt[r] && n->remcap[r] / n->wsum[r] <= thr;
+    }
+    for (int k = 0; k < na; k++) {
+      flow *f = &n->f[n->active[k]];
+      if (f->fixed) continue;
+      int fix = f->bound / f->w <= thr;
+      for (int j = 0; j < f->nres && !fix; j++) fix = n->sat[f->res[j]];
+      if (!fix) continue;
+      f->rate = lam * f->w < f->bound ? lam * f->w : f->bound;
+      f->fixed = 1;
+      left--;
+      for (int j = 0; j < f->nres; j++) {
+        int r = f->res[j];
+        n->remcap[r] = n->remcap[r] > f->rate ? n->remcap[r] - f->rate : 0;
+      }
+    }
+  }
+  *ntouched = nt;
+}
+
+/* The reference: next_event() as it was, verbatim. The next event after now: a flow starts (the
+ * next in order, at) or ends (each active flow's cand, set here), or an earlier batch's usage of a
+ * touched resource changes. */
+static int64_t next_event_ref(lbs_net *n, int na, int nt, int64_t now, int64_t at) {
+  for (int k = 0; k < na; k++) {
+    flow *f = &n->f[n->active[k]];
+    f->cand = f->rem <= 0 ? now : f->rate > 0 ? add_ns(now, ns_for(f->rem, f->rate)) : NO_TIME;
+    if (f->cand < at) at = f->cand;
+  }
+  for (int i = 0; i < nt; i++) {
+    const profile *p = &n->prof[n->touched[i]];
+    int s = prof_seg(p, now);
+    if (s + 1 < p->n && p->t[s + 1] < at) at = p->t[s + 1];
+  }
+  return at;
+}
 
 static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   lbs_err e = grow(n, nx);
@@ -743,10 +1044,20 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   if (!nf) return LBS_OK;
   /* what ended before this batch can start is forgotten */
   for (int k = 0; k < nf; k++)
-    for (int j = 0; j < n->f[k].nres; j++) prof_prune(&n->prof[n->f[k].res[j]], t0);
+    for (int j = 0; j < n->f[k].nres; j++) {
+      prof_prune(&n->prof[n->f[k].res[j]], t0);
+      n->seg[n->f[k].res[j]] = -1;        /* seg_at walks from the start */
+      n->nbp[n->f[k].res[j]] = INT64_MIN; /* avail_at reads it at first */
+    }
   qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
-  int r = one_resource(n, nf);
+  int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
+  if (r0 >= 0) {
+    int64_t end = 0;
+    e = run_common(n, xs, nf, r0, &nprev, &end);
+    if (e == LBS_RANGE) return e; /* as below */
+    return end_batch(n, nf, nprev, end, e);
+  }
   if (r >= 0) {
     int64_t end = 0;
     e = run_one(n, xs, nf, r, &nprev, &end);
@@ -757,8 +1068,14 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int64_t now = n->f[n->order[0]].act;
   while (next < nf || na > 0) {
     while (next < nf && n->f[n->order[next]].act <= now) n->active[na++] = n->order[next++];
-    fill(n, na, now, &nt);
-    int64_t at = next_event(n, na, nt, now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+    int64_t nx_at = next < nf ? n->f[n->order[next]].act : NO_TIME, at;
+    if (full_solver) {
+      fill_ref(n, na, now, &nt);
+      at = next_event_ref(n, na, nt, now, nx_at);
+    } else {
+      fill(n, na, now, &nt);
+      at = next_event(n, na, nt, now, nx_at);
+    }
     if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
     if ((e = record_usage(n, na, nt, &nprev, now))) break;
     na = advance(n, xs, na, now, at);

@@ -74,6 +74,8 @@ static int batch(lbs_transfer *x, int P, int64_t t0) {
   return n;
 }
 
+static long common_events[2]; /* run_common()'s events in the cases run so far */
+
 /* Runs the case's batches on one network, with (full = 0) or without the shortcut; the
  * arrivals go to out, one batch after the other. */
 static long run_case(const lbs_grid *g, lbs_transfer (*xs)[MAXX], const int *nx, int nb, int full,
@@ -89,7 +91,9 @@ static long run_case(const lbs_grid *g, lbs_transfer (*xs)[MAXX], const int *nx,
     for (int i = 0; i < nx[b]; i++) out[o++] = x[i].arrival;
   }
   lbs__net_full_solver(0);
-  long one = lbs__net_one_batches(n);
+  long one = lbs__net_one_batches(n), ev[2];
+  lbs__net_common_events(n, &ev[0], &ev[1]);
+  common_events[0] += ev[0], common_events[1] += ev[1];
   lbs_net_destroy(&n);
   return one;
 }
@@ -126,4 +130,84 @@ Test(fairnet, shortcut_matches_the_general_solver) {
   /* the shortcut must have been taken, or this compares the general solver with itself */
   cr_assert_gt(shortcut, CASES / 2, "%ld batches of %d cases took the shortcut", shortcut, CASES);
   cr_log_info("%d cases, %ld transfers, %ld batches through the shortcut", CASES, flows, shortcut);
+}
+
+/* A random grid with NICs: one case in two a single shared cluster with NICs on every node
+ * (every flow crosses the cluster and NICs, run_common's case), the others several links:
+ * 2-4 clusters with NICs on most nodes, of one or two speeds, shared and dedicated, latencies that
+ * differ (flows of different weights meet at the NICs), so that the general solver runs with
+ * several resources per flow and several rounds of progressive filling. */
+static void grid_text_nics(char *buf, size_t len, int *P) {
+  static const char *bw[] = {"0.5", "1", "4", "10", "2.5", "100"};
+  static const char *lat[] = {"0", "1", "2", "50", "0.3"};
+  if (pick(2)) { /* one shared cluster with NICs: every flow crosses it (run_common) */
+    *P = 1 + pick(24);
+    snprintf(buf, len,
+             "[nodetype n]\nnic_gbps = %s\n[cluster c0]\nnodes = %d\nlatency_us = %s\n"
+             "bandwidth_gbps = %s\nshared = true\nnodetype = n\n",
+             bw[pick(6)], *P, lat[pick(5)], bw[pick(6)]);
+    return;
+  }
+  int C = 2 + pick(3);
+  size_t o =
+      (size_t)snprintf(buf, len, "[nodetype n]\nnic_gbps = %s\n[nodetype m]\nnic_gbps = %s\n",
+                       bw[pick(6)], bw[pick(6)]);
+  *P = 0;
+  for (int c = 0; c < C; c++) {
+    int nodes = 1 + pick(8);
+    *P += nodes;
+    o += (size_t)snprintf(buf + o, len - o,
+                          "[cluster c%d]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\n"
+                          "shared = %s\n%s",
+                          c, nodes, lat[pick(5)], bw[pick(6)], pick(4) ? "true" : "false",
+                          pick(4) ? (pick(2) ? "nodetype = n\n" : "nodetype = m\n") : "");
+  }
+  for (int a = 0; a < C; a++)
+    for (int b = a + 1; b < C; b++)
+      o += (size_t)snprintf(buf + o, len - o,
+                            "[link c%d c%d]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n",
+                            a, b, lat[pick(5)], bw[pick(6)], pick(3) ? "true" : "false");
+}
+
+/* The paths for flows with NICs (run_common() and fill() with its per-resource cursors and
+ * compacted rounds) against the reference (fill_ref(), the solver as it was, lbs__net_full_solver):
+ * random flow sets on random grids with NICs and several links, 1-4 overlapping batches, every
+ * arrival the same to the ns. */
+Test(fairnet, general_path_matches_the_reference_with_nics) {
+  enum { NCASES = 400 };
+  long flows = 0, multi = 0;
+  for (int c = 0; c < NCASES; c++) {
+    char text[4096], full_text[4200];
+    int P;
+    grid_text_nics(text, sizeof text, &P);
+    snprintf(full_text, sizeof full_text, "[grid]\nsharing = fair\n%s", text);
+    lbs_grid *g = grid(full_text);
+    static lbs_transfer xs[MAXB][MAXX];
+    int nx[MAXB], nb = 1 + pick(MAXB);
+    int64_t t0 = 0;
+    for (int b = 0; b < nb; b++) {
+      nx[b] = batch(xs[b], P, t0);
+      flows += nx[b];
+      t0 += pick(2) ? 0 : (int64_t)pick(2000000);
+    }
+    multi += nb > 1;
+    int64_t fast[MAXB * MAXX], slow[MAXB * MAXX];
+    run_case(g, xs, nx, nb, 0, fast);
+    run_case(g, xs, nx, nb, 1, slow);
+    for (int b = 0, o = 0; b < nb; b++)
+      for (int i = 0; i < nx[b]; i++, o++)
+        cr_assert_eq(fast[o], slow[o],
+                     "case %d, batch %d, transfer %d (%d -> %d, %g bytes, "
+                     "ready %lld): %lld against %lld\n%s",
+                     c, b, i, xs[b][i].p, xs[b][i].q, xs[b][i].bytes, (long long)xs[b][i].ready,
+                     (long long)fast[o], (long long)slow[o], text);
+    lbs_grid_destroy(&g);
+  }
+  cr_assert_gt(multi, NCASES / 2, "later batches must meet earlier ones' usage profiles");
+  /* both of run_common()'s ways must have been taken, or this compares fill() with itself */
+  cr_assert_gt(common_events[0], 1000, "%ld events in one round", common_events[0]);
+  cr_assert_gt(common_events[1], 1000, "%ld events through fill()", common_events[1]);
+  cr_log_info("%d cases with NICs, %ld transfers; run_common: %ld events in one round, %ld "
+              "through fill()",
+              NCASES, flows, common_events[0], common_events[1]);
 }
