@@ -520,13 +520,13 @@ static lbs_err writer_int(lbs_trace_writer *w, const char *sql, int64_t *out) {
 /* Rewrites a small trace in smaller pages when its pages hold much less than its blobs. A 4 KiB
  * leaf page holds one chunk row of 2-4 KiB (a compressed 8192-element chunk of a real profile is
  * about 2 KiB), the rest of it stays empty, and the schema, meta, metrics, steps and index pages
- * take 32 KiB of their own: a 16,384-element x 30-step profile took 1.66x its blob bytes. Small
- * pages pack such rows (a row larger than a page spills into full overflow pages). 512-byte
- * pages pack best, but once the file outgrows SQLite's page cache (2000 KiB by default) every
- * page is a read of its own, so files over LBS_TRACE_COMPACT_SMALL get 1024-byte ones. Only files
- * up to LBS_TRACE_COMPACT_MAX are rewritten: VACUUM copies the whole file, and a large trace's
- * rows are either large (their overflow pages fill) or many to a page. A writer killed while
- * this runs leaves its rollback journal: the reader restores the complete trace as it was
+ * take 32 KiB of their own: a 16,384-element x 30-step profile took 1.66-1.80x its blob bytes.
+ * Small pages pack such rows (a row larger than a page spills into full overflow pages). 512-byte
+ * pages pack best, but once the file outgrows SQLite's page cache (2000 KiB by default) each page
+ * it misses is a read of its own, so files over LBS_TRACE_COMPACT_SMALL get 1024-byte ones. Only
+ * files up to LBS_TRACE_COMPACT_MAX are rewritten: VACUUM copies the whole file, and a large
+ * trace's rows are either large (their overflow pages fill) or many to a page. A writer killed
+ * while this runs leaves its rollback journal: the reader restores the complete trace as it was
  * before (bench/RESULTS.md, "Small traces on disk"). Fails (leaving the file as it was) only
  * when SQLite does. */
 static lbs_err compact(lbs_trace_writer *w) {
