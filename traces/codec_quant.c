@@ -350,11 +350,33 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
   const uint64_t span = (uint64_t)d->kmax - (uint64_t)kmin; /* codes outside: a damaged blob */
   int64_t h[4] = {d->h[0], d->h[1], d->h[2], d->h[3]};
   lbs_err e = LBS_OK;
+  /* constant prediction (white noise): a nibble's value does not depend on the history, so the
+   * 15 values a nibble can give are computed once, and a byte of two such nibbles is two stores
+   * (cok[c] = 0 for an escape and for a code outside the range: the general path below) */
+  double cv[16];
+  uint8_t cok[16] = {0};
+  if (pred == P_CONST && out)
+    for (unsigned c = 0; c < 15; c++) {
+      int64_t k = (int64_t)((uint64_t)origin + (uint64_t)(int64_t)unz[c]);
+      if ((uint64_t)k - (uint64_t)kmin > span) continue;
+      double x = tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
+      cv[c] = x * mul + add;
+      cok[c] = 1;
+    }
   /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
    * is mostly such runs), filled without decoding */
   double last = 0;
   int have_last = 0;
   for (size_t i = from; i < to; i++) {
+    if (pred == P_CONST && out && !(i & 1) && i + 1 < to) {
+      unsigned lo = nib[i >> 1] & 15, hi = nib[i >> 1] >> 4;
+      if (cok[lo] & cok[hi]) {
+        out[i - from] = cv[lo];
+        out[i + 1 - from] = cv[hi];
+        i++;
+        continue;
+      }
+    }
     if (pred == P_PREV && out && !(i & 1) && nib[i >> 1] == 0 && have_last) {
       size_t j = i;
       while (j + 1 < to && nib[j >> 1] == 0) j += 2;

@@ -472,7 +472,7 @@ Test(codec, quant_table_kept_across_chunks_changes_nothing) {
   for (size_t j = 0; j < sizeof order / sizeof *order; j++) {
     int c = order[j], k = (int)(j % 3 == 1);
     /* the whole chunk, then a part too small for a table of its own */
-    size_t first[2] = {0, 1000}, count[2] = {N, 40};
+    size_t first[2] = {0, 1001}, count[2] = {N, 40};
     for (int p = 0; p < 2; p++) {
       const lbs_buf *bl = &blob[c][k];
       cr_assert_eq(
