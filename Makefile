@@ -56,6 +56,7 @@ bench: build
 	@OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --allow-run-as-root --oversubscribe -n 1 \
 	  $(BUILD)/bin/bench_profiler_overhead
 	@$(BUILD)/bin/bench_auth
+	@bash bench/trace_pages.sh
 	@bash bench/replay.sh
 	@bash bench/fairnet.sh
 	@bash bench/validate.sh

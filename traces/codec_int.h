@@ -19,8 +19,10 @@ struct lbs_codec_ctx {
   double *y;        /* encoder: decoded values before the sum correction */
   uint8_t *exact;   /* encoder: 1 where a value is stored exactly (no correction) */
   int64_t *k;       /* quant: codes */
-  double *tab;      /* quant decoder: reconstruction table */
-  size_t tab_n;     /* entries of tab */
+  double *tab;      /* quant: exp(k tab_w) for k in [tab_k0, tab_k0 + tab_n), kept across chunks */
+  size_t tab_n;     /* entries of tab (0: none) */
+  double tab_w;     /* the grid step of tab */
+  int64_t tab_k0;   /* the code of tab[0] */
   size_t enc_n;     /* elements of y, exact and k */
 };
 

@@ -88,6 +88,38 @@ static inline double fast_log(double x) {
          (double)e * 0.69314718055994531;
 }
 
+/* The reconstruction table exp(k w) for k in [kmin, kmax]: a pointer p with p[k - kmin] for each,
+ * valid until the next call on ctx; NULL when out of memory. Every chunk of a trace's metric has
+ * the same grid step w and, on most data, codes in the same range, so the table is kept across
+ * chunks (of the encoder and the decoder alike) and only codes not yet in it cost an exp(); each
+ * entry is exp((double)k * w), as grid_value computes it, bit for bit. */
+#define TAB_KEEP_MAX (1 << 16) /* entries kept across chunks at most */
+static const double *exp_table(lbs_codec_ctx *ctx, double w, int64_t kmin, int64_t kmax) {
+  /* inclusive ranges throughout: kmax may be INT64_MAX in a damaged blob */
+  int64_t k0 = ctx->tab_k0, k1 = k0 + (int64_t)ctx->tab_n - 1; /* what the table holds */
+  int same = ctx->tab_n && ctx->tab_w == w;
+  if (same && kmin >= k0 && kmax <= k1) return ctx->tab + ((uint64_t)kmin - (uint64_t)k0);
+  /* the union of the two ranges when it stays small, else this chunk's alone */
+  int64_t lo = kmin, hi = kmax;
+  if (same) {
+    int64_t ulo = k0 < lo ? k0 : lo, uhi = k1 > hi ? k1 : hi;
+    if ((uint64_t)uhi - (uint64_t)ulo < TAB_KEEP_MAX)
+      lo = ulo, hi = uhi;
+    else
+      same = 0;
+  }
+  size_t n = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
+  double *t = malloc(n * sizeof *t);
+  if (!t) return NULL;
+  for (size_t j = 0; j < n; j++) {
+    int64_t k = (int64_t)((uint64_t)lo + j);
+    t[j] = same && k >= k0 && k <= k1 ? ctx->tab[k - k0] : exp((double)k * w);
+  }
+  free(ctx->tab);
+  ctx->tab = t, ctx->tab_n = n, ctx->tab_w = w, ctx->tab_k0 = lo;
+  return t + ((uint64_t)kmin - (uint64_t)lo);
+}
+
 /* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
  * correction) and ctx->exact (1 for values stored exactly). Every code within the check
  * tolerance of its value is allowed; among them the one that brings the running sum error
@@ -121,15 +153,8 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
   }
   g->tab = NULL;
   if (g->log && kmin <= kmax && (uint64_t)(kmax - kmin) < n + 64) {
-    size_t tn = (size_t)(kmax - kmin) + 1;
-    if (ctx->tab_n < tn) {
-      double *t = realloc(ctx->tab, tn * sizeof *t);
-      if (!t) return lbs_fail(LBS_NOMEM, "quant table");
-      ctx->tab = t;
-      ctx->tab_n = tn;
-    }
-    for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g->w);
-    g->tab = ctx->tab, g->kmin = kmin, g->ntab = (int64_t)tn;
+    if (!(g->tab = exp_table(ctx, g->w, kmin, kmax))) return lbs_fail(LBS_NOMEM, "quant table");
+    g->kmin = kmin, g->ntab = kmax - kmin + 1;
   }
   /* then the codes, steering the running sum error: the two codes around a value first, the
    * ones beyond them when rounding put both out of its tolerance */
@@ -312,29 +337,63 @@ typedef struct {
 
 /* Decodes values [from, to) (out[i - from], or nowhere when out is NULL). pred is a constant
  * where this is inlined, so each predictor gets its own loop; the common case (a residual in
- * a nibble) stays on the fast path. */
+ * a nibble) stays on the fast path, with the history, the grid and the correction in locals
+ * (out's stores cannot then make the compiler reload them). */
 static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
                                                          double *out) {
   static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
+  const uint8_t *nib = d->nib;
+  const double *tab = d->tab;
+  const double mul = d->mul, add = d->add, w = d->g.w;
+  const int lg = d->g.log;
+  const int64_t kmin = d->kmin, origin = d->origin;
+  const uint64_t span = (uint64_t)d->kmax - (uint64_t)kmin; /* codes outside: a damaged blob */
+  int64_t h[4] = {d->h[0], d->h[1], d->h[2], d->h[3]};
+  lbs_err e = LBS_OK;
+  /* constant prediction (white noise): a nibble's value does not depend on the history, so the
+   * 15 values a nibble can give are computed once, and a byte of two such nibbles is two stores
+   * (cok[c] = 0 for an escape and for a code outside the range: the general path below) */
+  double cv[16];
+  uint8_t cok[16] = {0};
+  if (pred == P_CONST && out)
+    for (unsigned c = 0; c < 15; c++) {
+      int64_t k = (int64_t)((uint64_t)origin + (uint64_t)(int64_t)unz[c]);
+      if ((uint64_t)k - (uint64_t)kmin > span) continue;
+      double x = tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
+      cv[c] = x * mul + add;
+      cok[c] = 1;
+    }
   /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
    * is mostly such runs), filled without decoding */
   double last = 0;
   int have_last = 0;
   for (size_t i = from; i < to; i++) {
-    if (pred == P_PREV && out && have_last && !(i & 1)) {
+    if (pred == P_CONST && out && !(i & 1) && i + 1 < to) {
+      unsigned lo = nib[i >> 1] & 15, hi = nib[i >> 1] >> 4;
+      if (cok[lo] & cok[hi]) {
+        out[i - from] = cv[lo];
+        out[i + 1 - from] = cv[hi];
+        i++;
+        continue;
+      }
+    }
+    if (pred == P_PREV && out && !(i & 1) && nib[i >> 1] == 0 && have_last) {
       size_t j = i;
-      while (j + 1 < to && d->nib[j >> 1] == 0) j += 2;
+      while (j + 1 < to && nib[j >> 1] == 0) j += 2;
       for (size_t q = i; q < j; q++) out[q - from] = last;
       if (j == to) break;
       i = j;
     }
-    unsigned c = (d->nib[i >> 1] >> ((i & 1) * 4)) & 15;
+    unsigned c = (nib[i >> 1] >> ((i & 1) * 4)) & 15;
     int64_t r;
     double x;
     if (c < 15) {
       r = unz[c];
     } else {
-      if (d->ep == d->eend) return lbs_fail(LBS_CORRUPT, "quant chunk: escapes truncated");
+      if (d->ep == d->eend) {
+        e = lbs_fail(LBS_CORRUPT, "quant chunk: escapes truncated");
+        break;
+      }
       c = *d->ep++;
       if (c > C_BIG) {
         if (c == C_ZERO)
@@ -342,35 +401,44 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
         else if (c == C_NZERO)
           x = -0.0;
         else if (c == C_LIT) {
-          if (d->lend - d->lit < 8) return lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
+          if (d->lend - d->lit < 8) {
+            e = lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
+            break;
+          }
           memcpy(&x, d->lit, 8);
           d->lit += 8;
         } else {
-          return lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
+          e = lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
+          break;
         }
         if (out) out[i - from] = x;
         continue;
       }
       uint64_t z = c;
-      if (c == C_BIG && lbs_varint_get(&d->bp, d->bend, &z))
-        return lbs_fail(LBS_CORRUPT, "quant chunk: big codes truncated");
+      if (c == C_BIG && lbs_varint_get(&d->bp, d->bend, &z)) {
+        e = lbs_fail(LBS_CORRUPT, "quant chunk: big codes truncated");
+        break;
+      }
       r = lbs_unzigzag(z);
     }
     /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
-    int64_t k = (int64_t)((uint64_t)predict(pred, d->h, d->origin) + (uint64_t)r);
-    if (k < d->kmin || k > d->kmax)
-      return lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
+    int64_t k = (int64_t)((uint64_t)predict(pred, h, origin) + (uint64_t)r);
+    if ((uint64_t)k - (uint64_t)kmin > span) {
+      e = lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
+      break;
+    }
     if (pred == P_PREV)
-      d->h[0] = k;
+      h[0] = k;
     else if (pred == P_AVG4)
-      push(d->h, k);
+      push(h, k);
     if (out) {
-      x = d->tab ? d->tab[k - d->kmin] : d->g.log ? exp((double)k * d->g.w) : (double)k * d->g.w;
-      out[i - from] = last = x * d->mul + d->add;
+      x = tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
+      out[i - from] = last = x * mul + add;
       have_last = 1;
     }
   }
-  return LBS_OK;
+  memcpy(d->h, h, sizeof h);
+  return e;
 }
 
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
@@ -406,19 +474,14 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
   if ((size_t)(end - p) != plen) return lbs_fail(LBS_CORRUPT, "quant chunk: payload size");
   const uint8_t *nib = p, *ep = p + nn, *eend = ep + nesc, *bp = eend, *bend = bp + nbig,
                 *lit = bend, *lend = lit + nlit * 8;
-  /* exp(K w) from a table when that is cheaper than one exp() per value decoded */
+  /* exp(K w) from a table when that is cheaper than one exp() per value decoded (values before
+   * `first` need their codes, not exp()), or when the table kept from the chunks before holds
+   * every code already */
   const double *tab = NULL;
-  if (g.log && krange + 1 < count) { /* values before `first` need their codes, not exp() */
-    size_t tn = (size_t)krange + 1;
-    if (ctx->tab_n < tn) {
-      double *t = realloc(ctx->tab, tn * sizeof *t);
-      if (!t) return lbs_fail(LBS_NOMEM, "quant table");
-      ctx->tab = t;
-      ctx->tab_n = tn;
-    }
-    for (size_t j = 0; j < tn; j++) ctx->tab[j] = exp((double)(kmin + (int64_t)j) * g.w);
-    tab = ctx->tab;
-  }
+  int kept = ctx->tab_n && ctx->tab_w == g.w && kmin >= ctx->tab_k0 && krange < ctx->tab_n &&
+             (uint64_t)kmin - (uint64_t)ctx->tab_k0 <= ctx->tab_n - 1 - krange;
+  if (g.log && (krange + 1 < count || kept) && !(tab = exp_table(ctx, g.w, kmin, kmax)))
+    return lbs_fail(LBS_NOMEM, "quant table");
   qdec d = {nib, ep,   eend, bp,     bend,
             lit, lend, tab,  g,      mul,
             add, kmin, kmax, origin, {origin, origin, origin, origin}};

@@ -52,6 +52,13 @@ static const lbs_db_kind TRACE = {
     .rw_reader = 1, /* so that SQLite can roll back what a killed writer left */
 };
 
+/* Small traces are rewritten at close in smaller pages (see compact()) when their file exceeds
+ * LBS_TRACE_COMPACT_SLACK times their blob bytes: in 512-byte pages up to
+ * LBS_TRACE_COMPACT_SMALL bytes, in 1024-byte ones up to LBS_TRACE_COMPACT_MAX. */
+#define LBS_TRACE_COMPACT_SLACK 1.1
+#define LBS_TRACE_COMPACT_SMALL (1 << 20)
+#define LBS_TRACE_COMPACT_MAX (8 << 20)
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -499,6 +506,45 @@ lbs_err lbs_trace_step_edge_weights(lbs_trace_writer *w, const double *cw) {
   return LBS_OK;
 }
 
+/* One integer from a query on the writer's file. */
+static lbs_err writer_int(lbs_trace_writer *w, const char *sql, int64_t *out) {
+  sqlite3_stmt *st;
+  lbs_err e = lbs_db_prepare(w->d, sql, "compact", &st);
+  if (e) return e;
+  int rc = sqlite3_step(st);
+  *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? LBS_OK : lbs_db_fail(w->d, "compact");
+}
+
+/* Rewrites a small trace in smaller pages when its pages hold much less than its blobs. A 4 KiB
+ * leaf page holds one chunk row of 2-4 KiB (a compressed 8192-element chunk of a real profile is
+ * about 2 KiB), the rest of it stays empty, and the schema, meta, metrics, steps and index pages
+ * take 32 KiB of their own: a 16,384-element x 30-step profile took 1.66-1.80x its blob bytes.
+ * Small pages pack such rows (a row larger than a page spills into full overflow pages). 512-byte
+ * pages pack best, but once the file outgrows SQLite's page cache (2000 KiB by default) each page
+ * it misses is a read of its own, so files over LBS_TRACE_COMPACT_SMALL get 1024-byte ones. Only
+ * files up to LBS_TRACE_COMPACT_MAX are rewritten: VACUUM copies the whole file, and a large
+ * trace's rows are either large (their overflow pages fill) or many to a page. A writer killed
+ * while this runs leaves its rollback journal: the reader restores the complete trace as it was
+ * before (bench/RESULTS.md, "Small traces on disk"). Fails (leaving the file as it was) only
+ * when SQLite does. */
+static lbs_err compact(lbs_trace_writer *w) {
+  int64_t page, pages, blobs;
+  lbs_err e = writer_int(w, "PRAGMA page_size", &page);
+  if (!e) e = writer_int(w, "PRAGMA page_count", &pages);
+  int64_t bytes = pages * page, want = bytes <= LBS_TRACE_COMPACT_SMALL ? 512 : 1024;
+  if (e || page <= want || bytes > LBS_TRACE_COMPACT_MAX) return e;
+  e = writer_int(w,
+                 "SELECT (SELECT total(length(data)) FROM chunks) +"
+                 " (SELECT total(length(data)) FROM arrays)",
+                 &blobs);
+  if (e || (double)bytes <= LBS_TRACE_COMPACT_SLACK * (double)blobs) return e;
+  char sql[64];
+  snprintf(sql, sizeof sql, "PRAGMA page_size=%d; VACUUM;", (int)want);
+  return lbs_db_exec(w->d, sql, "compact");
+}
+
 lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
   if (!wp || !*wp) return LBS_OK;
   lbs_trace_writer *w = *wp;
@@ -506,7 +552,11 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
   sqlite3_finalize(w->ins_step);
   sqlite3_finalize(w->ins_chunk);
   w->ins_step = w->ins_chunk = NULL;
+  /* out of WAL mode first: the page size of a WAL file cannot change */
   lbs_err e = lbs_db_exec(w->d, "PRAGMA journal_mode=DELETE", "close");
+  /* the trace is complete whether or not it is compacted: a failed VACUUM (a full disk) left it
+   * as it was, in its larger pages */
+  if (!e && compact(w)) lbs_log(LBS_LOG_WARN, "trace: not compacted: %s", lbs_errmsg());
   writer_free(w);
   return e;
 }

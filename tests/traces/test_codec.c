@@ -439,3 +439,55 @@ Test(codec, an_empty_blob_at_null_is_refused_cleanly) {
                  k);
   lbs_codec_ctx_destroy(&c);
 }
+
+/* The quant codec keeps its table exp(K w) across chunks: decoding chunks of different ranges
+ * and grid steps in any order on one context, in full and in part, gives bit for bit what a
+ * fresh context gives, and so does encoding. */
+Test(codec, quant_table_kept_across_chunks_changes_nothing) {
+  enum { N = 2048, NB = 4 };
+  static double v[NB][N], d[N], f[N];
+  uint64_t s = 7;
+  for (size_t i = 0; i < N; i++) {
+    v[0][i] = 700 * (1 + 0.05 * urand(&s)); /* codes around ln 700 / w */
+    v[1][i] = 9e5 * (1 + 0.3 * urand(&s));  /* far above: a table of its own */
+    v[2][i] = 650 + 100 * urand(&s);        /* overlapping the first */
+    v[3][i] = 1e-3 * (1 + 2 * urand(&s));   /* far below */
+  }
+  const lbs_bound b[2] = {{LBS_BOUND_REL, 0.005}, {LBS_BOUND_REL, 0.02}}; /* two grid steps */
+  lbs_buf blob[NB][2] = {{{0}}}, again = {0};
+  lbs_codec_ctx *fresh;
+  for (int c = 0; c < NB; c++)
+    for (int k = 0; k < 2; k++) {
+      lbs_codec u;
+      cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v[c], N, b[k], &blob[c][k], &u), LBS_OK);
+      /* the same blob from a context that never held a table */
+      cr_assert_eq(lbs_codec_ctx_create(&fresh), LBS_OK);
+      again.len = 0;
+      cr_assert_eq(lbs_codec_encode(fresh, LBS_CODEC_QUANT, v[c], N, b[k], &again, &u), LBS_OK);
+      lbs_codec_ctx_destroy(&fresh);
+      cr_assert(again.len == blob[c][k].len && !memcmp(again.data, blob[c][k].data, again.len),
+                "chunk %d bound %d: another blob from a kept table", c, k);
+    }
+  static const int order[] = {0, 2, 0, 1, 3, 0, 2, 1, 1, 3, 2, 0};
+  for (size_t j = 0; j < sizeof order / sizeof *order; j++) {
+    int c = order[j], k = (int)(j % 3 == 1);
+    /* the whole chunk, then a part too small for a table of its own */
+    size_t first[2] = {0, 1001}, count[2] = {N, 40};
+    for (int p = 0; p < 2; p++) {
+      const lbs_buf *bl = &blob[c][k];
+      cr_assert_eq(
+          lbs_codec_decode(ctx, LBS_CODEC_QUANT, bl->data, bl->len, N, first[p], count[p], d),
+          LBS_OK, "%s", lbs_errmsg());
+      cr_assert_eq(lbs_codec_ctx_create(&fresh), LBS_OK);
+      cr_assert_eq(
+          lbs_codec_decode(fresh, LBS_CODEC_QUANT, bl->data, bl->len, N, first[p], count[p], f),
+          LBS_OK);
+      lbs_codec_ctx_destroy(&fresh);
+      cr_assert_eq(memcmp(d, f, count[p] * sizeof *d), 0, "chunk %d bound %d part %d differs", c, k,
+                   p);
+    }
+  }
+  for (int c = 0; c < NB; c++)
+    for (int k = 0; k < 2; k++) lbs_buf_free(&blob[c][k]);
+  lbs_buf_free(&again);
+}
