@@ -512,6 +512,48 @@ typedef struct {
 } import_args;
 
 /* The command line into a: 0, 2 after a usage error, or -1 after --help. */
+static void import_help(void) {
+  printf("usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o "
+         "t.lbt\n"
+         "       lbsim trace import --vt FILE... | --vt DIR -o t.lbt\n"
+         "       lbsim trace import --zoltan-files BASE -o t.lbt\n\n"
+         "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
+         "                   README.md), stored within the default bound %s\n"
+         "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
+         "                   vertex weights (weight0.. with several constraints), lossless;\n"
+         "                   what Zoltan's reader forgives (self loops, an m counting both\n"
+         "                   directions, no lines for trailing isolated vertices) is taken\n"
+         "                   with a warning, and so is Zoltan's fifth header field (edge\n"
+         "                   weights an edge: an arc keeps the first)\n"
+         "  --coords C       vertex coordinates for the graph, one line per vertex\n"
+         "  --zoltan-files BASE  what Zoltan_Generate_Files(zz, BASE, ...) wrote: BASE.graph\n"
+         "                   as --chaco (numbered from 0 or 1, as written), BASE.coords when\n"
+         "                   there, and BASE.assign's parts as the recorded owners at step 0\n"
+         "                   (--policy recorded); lossless\n"
+         "  --vt FILE...     DARMA vt's LB data files (one a rank, plain or brotli JSON), or a\n"
+         "                   directory of data.<rank>.json: a task an element, a phase a\n"
+         "                   step, metric time_ns (and time_ns.sID per subphase), the node\n"
+         "                   each task ran on as the recorded owners (--policy recorded), the\n"
+         "                   bytes task pairs exchange as per-step arc weights, tasks not\n"
+         "                   migratable (objgroups) as pinned elements the replay never\n"
+         "                   moves, a task absent from a phase as idle and held there;\n"
+         "                   each rank a task talks to as a node ({\"type\":\"node\"}) an\n"
+         "                   element \"node r\" after the tasks: pinned on r, no work, its\n"
+         "                   bytes with the task their arc's (charged only when the task is\n"
+         "                   elsewhere); default %s\n"
+         "  --no-node-elements  with --vt: leave task-to-node traffic out (counted) instead\n"
+         "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
+         "                   error naming the file, line and metric)\n" ENC_HELP "\nexamples:\n"
+         "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
+         "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n"
+         "  lbsim trace import --vt lbdata/ -o vt.lbt     # lbdata/data.0.json ...\n"
+         "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n"
+         "  lbsim trace import --vt lbdata/ --no-node-elements -o tasks-only.lbt\n"
+         "  lbsim trace import --zoltan-files dump/mesh -o mesh.lbt  # dump/mesh.graph ...\n",
+         LBS_BOUND_DEFAULT, LBS_BOUND_DEFAULT,
+         "rel:0.005 for a steps directory and vt files, lossless for graphs");
+}
+
 static int import_parse(int argc, char **argv, import_args *a) {
   static const struct option lo[] = {ENC_LONGOPTS,
                                      {"steps-dir", required_argument, 0, O_STEPSDIR},
@@ -542,48 +584,7 @@ static int import_parse(int argc, char **argv, import_args *a) {
     case O_NO_NODES: a->no_nodes = 1; break;
     case O_COORDS: a->coords = optarg; break;
     case O_NONFINITE: a->eo.allow_nonfinite = 1; break;
-    case 'h':
-      printf(
-          "usage: lbsim trace import --steps-dir DIR | --chaco G.graph [--coords G.coords] -o "
-          "t.lbt\n"
-          "       lbsim trace import --vt FILE... | --vt DIR -o t.lbt\n"
-          "       lbsim trace import --zoltan-files BASE -o t.lbt\n\n"
-          "  --steps-dir DIR  a one-file-per-step directory of measured values (format in\n"
-          "                   README.md), stored within the default bound %s\n"
-          "  --chaco G        a Chaco/METIS graph: one step whose metric 'weight' holds the\n"
-          "                   vertex weights (weight0.. with several constraints), lossless;\n"
-          "                   what Zoltan's reader forgives (self loops, an m counting both\n"
-          "                   directions, no lines for trailing isolated vertices) is taken\n"
-          "                   with a warning, and so is Zoltan's fifth header field (edge\n"
-          "                   weights an edge: an arc keeps the first)\n"
-          "  --coords C       vertex coordinates for the graph, one line per vertex\n"
-          "  --zoltan-files BASE  what Zoltan_Generate_Files(zz, BASE, ...) wrote: BASE.graph\n"
-          "                   as --chaco (numbered from 0 or 1, as written), BASE.coords when\n"
-          "                   there, and BASE.assign's parts as the recorded owners at step 0\n"
-          "                   (--policy recorded); lossless\n"
-          "  --vt FILE...     DARMA vt's LB data files (one a rank, plain or brotli JSON), or a\n"
-          "                   directory of data.<rank>.json: a task an element, a phase a\n"
-          "                   step, metric time_ns (and time_ns.sID per subphase), the node\n"
-          "                   each task ran on as the recorded owners (--policy recorded), the\n"
-          "                   bytes task pairs exchange as per-step arc weights, tasks not\n"
-          "                   migratable (objgroups) as pinned elements the replay never\n"
-          "                   moves, a task absent from a phase as idle and held there;\n"
-          "                   each rank a task talks to as a node ({\"type\":\"node\"}) an\n"
-          "                   element \"node r\" after the tasks: pinned on r, no work, its\n"
-          "                   bytes with the task their arc's (charged only when the task is\n"
-          "                   elsewhere); default %s\n"
-          "  --no-node-elements  with --vt: leave task-to-node traffic out (counted) instead\n"
-          "  --allow-nonfinite  import NaN and infinite values with a warning (default: an\n"
-          "                   error naming the file, line and metric)\n" ENC_HELP "\nexamples:\n"
-          "  lbsim trace import --steps-dir profile/ --bound lossless -o lossless.lbt\n"
-          "  lbsim trace import --chaco hammond.graph --coords hammond.coords -o hammond.lbt\n"
-          "  lbsim trace import --vt lbdata/ -o vt.lbt     # lbdata/data.0.json ...\n"
-          "  lbsim trace import --vt data.0.json data.1.json --bound lossless -o vt.lbt\n"
-          "  lbsim trace import --vt lbdata/ --no-node-elements -o tasks-only.lbt\n"
-          "  lbsim trace import --zoltan-files dump/mesh -o mesh.lbt  # dump/mesh.graph ...\n",
-          LBS_BOUND_DEFAULT, LBS_BOUND_DEFAULT,
-          "rel:0.005 for a steps directory and vt files, lossless for graphs");
-      return -1;
+    case 'h': import_help(); return -1;
     default: return cli_bad_option("trace import");
     }
   }

@@ -864,6 +864,33 @@ static void common_rebuild(const lbs_net *n, one_state *s, int na) {
   for (int i = 0; i < na; i++) one_anchor(s, i, n->f[s->id[i]].rem);
 }
 
+/* run_common()'s event where a NIC fills first: served as run_fair() serves it, the flows in
+ * activation order (cand marks them: 0 in flight, -1 ended), the sorted state rebuilt after. */
+static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int next, int nf, int *nu,
+                              int *nprev, int64_t *now) {
+  n->common_events[1]++;
+  int na = 0, nt = 0;
+  for (int i = s->h; i < s->h + s->na; i++)
+    n->f[s->id[i]].rem = one_val(s, i), n->f[s->id[i]].cand = 0;
+  for (int k = 0; k < next; k++)
+    if (n->f[n->order[k]].cand == 0) n->active[na++] = n->order[k];
+  fill(n, na, *now, &nt);
+  int64_t at = next_event(n, na, nt, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
+  if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
+  lbs_err e = record_usage(n, na, nt, nprev, *now);
+  if (e) return e;
+  for (int k = 0; k < na; k++) /* advance() ends these */
+    if (n->f[n->active[k]].cand <= at) {
+      common_count(n, &n->f[n->active[k]], -1, nu);
+      n->f[n->active[k]].cand = -1;
+    }
+  na = advance(n, xs, na, *now, at);
+  for (int k = 0; k < na; k++) n->f[n->active[k]].cand = 0;
+  common_rebuild(n, s, na);
+  *now = at;
+  return LBS_OK;
+}
+
 /* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *nprev and
  * *now as end_batch() wants them. */
 static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *nprev, int64_t *now) {
@@ -889,30 +916,7 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *npr
     }
     double thr = lam * (1 + 1e-9);
     if (s.na && !(b / w <= thr) && !(n->avail[r0] / s.ws[s.na] <= thr)) {
-      /* a NIC fills first: this event as run_fair() serves it, the flows in activation order
-       * (cand marks them: 0 in flight, -1 ended) */
-      n->common_events[1]++;
-      int na = 0, nt = 0;
-      for (int i = s.h; i < s.h + s.na; i++)
-        n->f[s.id[i]].rem = one_val(&s, i), n->f[s.id[i]].cand = 0;
-      for (int k = 0; k < next; k++)
-        if (n->f[n->order[k]].cand == 0) n->active[na++] = n->order[k];
-      fill(n, na, *now, &nt);
-      at = next_event(n, na, nt, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
-      if (at == NO_TIME) {
-        e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
-        break;
-      }
-      if ((e = record_usage(n, na, nt, nprev, *now))) break;
-      for (int k = 0; k < na; k++) /* advance() ends these */
-        if (n->f[n->active[k]].cand <= at) {
-          common_count(n, &n->f[n->active[k]], -1, &nu);
-          n->f[n->active[k]].cand = -1;
-        }
-      na = advance(n, xs, na, *now, at);
-      for (int k = 0; k < na; k++) n->f[n->active[k]].cand = 0;
-      common_rebuild(n, &s, na);
-      *now = at;
+      if ((e = common_general(n, xs, &s, next, nf, &nu, nprev, now))) break;
       continue;
     }
     n->common_events[0]++;

@@ -335,13 +335,45 @@ typedef struct {
   int64_t h[4];
 } qdec;
 
+/* a nibble's residual: nibbles 0..14 are zigzag codes of -7..7 (15 is an escape) */
+static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
+
+/* The 15 values a nibble can give under constant prediction; cok[c] = 0 for a code outside
+ * the range (and for the escape, never set). */
+static void const_values(const qdec *d, double *cv, uint8_t *cok) {
+  const uint64_t span = (uint64_t)d->kmax - (uint64_t)d->kmin;
+  for (unsigned c = 0; c < 15; c++) {
+    int64_t k = (int64_t)((uint64_t)d->origin + (uint64_t)(int64_t)unz[c]);
+    if ((uint64_t)k - (uint64_t)d->kmin > span) continue;
+    double x = d->tab     ? d->tab[k - d->kmin]
+               : d->g.log ? exp((double)k * d->g.w)
+                          : (double)k * d->g.w;
+    cv[c] = x * d->mul + d->add;
+    cok[c] = 1;
+  }
+}
+
+/* An escape above C_BIG: a value written whole (0, -0, or an 8-byte literal) into *x. */
+static lbs_err escaped_value(qdec *d, unsigned c, double *x) {
+  if (c == C_ZERO)
+    *x = 0.0;
+  else if (c == C_NZERO)
+    *x = -0.0;
+  else if (c == C_LIT) {
+    if (d->lend - d->lit < 8) return lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
+    memcpy(x, d->lit, 8);
+    d->lit += 8;
+  } else
+    return lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
+  return LBS_OK;
+}
+
 /* Decodes values [from, to) (out[i - from], or nowhere when out is NULL). pred is a constant
  * where this is inlined, so each predictor gets its own loop; the common case (a residual in
  * a nibble) stays on the fast path, with the history, the grid and the correction in locals
  * (out's stores cannot then make the compiler reload them). */
 static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
                                                          double *out) {
-  static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
   const uint8_t *nib = d->nib;
   const double *tab = d->tab;
   const double mul = d->mul, add = d->add, w = d->g.w;
@@ -355,14 +387,7 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
    * (cok[c] = 0 for an escape and for a code outside the range: the general path below) */
   double cv[16];
   uint8_t cok[16] = {0};
-  if (pred == P_CONST && out)
-    for (unsigned c = 0; c < 15; c++) {
-      int64_t k = (int64_t)((uint64_t)origin + (uint64_t)(int64_t)unz[c]);
-      if ((uint64_t)k - (uint64_t)kmin > span) continue;
-      double x = tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
-      cv[c] = x * mul + add;
-      cok[c] = 1;
-    }
+  if (pred == P_CONST && out) const_values(d, cv, cok);
   /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
    * is mostly such runs), filled without decoding */
   double last = 0;
@@ -396,21 +421,7 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       }
       c = *d->ep++;
       if (c > C_BIG) {
-        if (c == C_ZERO)
-          x = 0.0;
-        else if (c == C_NZERO)
-          x = -0.0;
-        else if (c == C_LIT) {
-          if (d->lend - d->lit < 8) {
-            e = lbs_fail(LBS_CORRUPT, "quant chunk: literals truncated");
-            break;
-          }
-          memcpy(&x, d->lit, 8);
-          d->lit += 8;
-        } else {
-          e = lbs_fail(LBS_CORRUPT, "quant chunk: bad code %u", c);
-          break;
-        }
+        if ((e = escaped_value(d, c, &x))) break;
         if (out) out[i - from] = x;
         continue;
       }

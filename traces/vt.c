@@ -64,9 +64,10 @@ typedef struct {
  * of kind 2, stored only with node elements; lbs_vt_opts). */
 typedef struct {
   int64_t phase;
-  double bytes;
+  double bytes;      /* NaN: not a number >= 0, refused at its phase's end unless left out */
   uint32_t from, to; /* provisional numbers: tasks[] */
   int file;
+  int copy; /* 1: an identical phase's copy of the phase before's (counted once, there) */
 } vt_comm;
 
 typedef struct {
@@ -443,18 +444,41 @@ static lbs_err comm_end(vt_file *f) {
   int rb = ra < 0 ? -1 : ent_key(f, &f->to, f->to_kind, "a communication's to", &b);
   if (ra < 0 || rb < 0) return f->err;
   int ok = f->bytes_kind == 1 && isfinite(f->bytes) && f->bytes >= 0;
-  /* with a node end: left out and counted (node to node always; task to node without node
-   * elements), else kept with the node as a key of kind 2 (a = its rank) */
-  if ((ra && rb) || ((ra || rb) && !v->node_elements)) return v->node_comms++, LBS_OK;
-  if ((ra || rb) && ((ra ? a : b).a < 0 || (ra ? a : b).a > INT32_MAX))
-    return task_fail(f, ra ? &b : &a, "a communication with a node without an id in 0..2^31-1");
-  if (!ok) return task_fail(f, &a, "a communication without bytes >= 0");
-  v->node_traffic += ra || rb;
+  /* every communication kept as read, a node end as a key of kind 2 (a = its rank): vt writes a
+   * phase's "communications" before its "id", so whether the phase is skipped, and which phase
+   * an error names, is known only at its end (check_comms); what has a node end is settled once
+   * every phase is known (settle_comms) */
   int64_t ta = task_of(v, &a), tb = task_of(v, &b);
   if (ta < 0 || tb < 0) return LBS_NOMEM;
   lbs_err e = grow((void **)&v->comm, &v->capcomm, v->ncomm + 1, sizeof *v->comm);
-  if (!e) v->comm[v->ncomm++] = (vt_comm){f->phase, f->bytes, (uint32_t)ta, (uint32_t)tb, f->file};
+  if (!e)
+    v->comm[v->ncomm++] =
+        (vt_comm){f->phase, ok ? f->bytes : NAN, (uint32_t)ta, (uint32_t)tb, f->file, 0};
   return e;
+}
+
+/* Left out: a communication between two nodes, or with a node when there are no node elements
+ * (lbs_vt_opts); counted (node_comms). */
+static int comm_left_out(const lbs_vt *v, const vt_comm *c) {
+  int na = v->tasks[c->from].k.kind == 2, nb = v->tasks[c->to].k.kind == 2;
+  return (na && nb) || ((na || nb) && !v->node_elements);
+}
+
+/* A phase's communications from c0 on, checked at its end (its id known, a skipped one's
+ * dropped): bytes a number >= 0, a node end's id a rank; what is left out is not checked. */
+static lbs_err check_comms(vt_file *f, int64_t c0) {
+  lbs_vt *v = f->v;
+  for (int64_t i = c0; i < v->ncomm; i++) {
+    const vt_comm *c = &v->comm[i];
+    const vt_key *a = &v->tasks[c->from].k, *b = &v->tasks[c->to].k;
+    if (comm_left_out(v, c)) continue;
+    const vt_key *node = a->kind == 2 ? a : b->kind == 2 ? b : NULL;
+    if (node && (node->a < 0 || node->a > INT32_MAX))
+      return task_fail(f, node == a ? b : a,
+                       "a communication with a node without an id in 0..2^31-1");
+    if (isnan(c->bytes)) return task_fail(f, a, "a communication without bytes >= 0");
+  }
+  return LBS_OK;
 }
 
 /* Observations (with their subphases) and communications from o0, s0, c0 on whose phase is
@@ -464,7 +488,13 @@ static void drop_skipped(vt_file *f, int64_t o0, int64_t s0, int64_t c0) {
   int64_t m = o0, ms = s0, j = s0;
   for (int64_t i = o0; i < v->nobs; i++) {
     int drop = ids_has(&f->skipped, v->obs[i].phase);
-    if (drop) v->tasks[v->obs[i].task].nobs--;
+    vt_task *x = &v->tasks[v->obs[i].task];
+    /* a task seen only in skipped phases so far: its next observation describes it afresh; one
+     * whose first (pinning) came from a skipped phase: the first that differed, if kept, counts */
+    if (drop && !--x->nobs) x->filex = -1;
+    if (drop && x->nobs && x->phase0 == v->obs[i].phase && x->file0 == f->file && x->filex >= 0 &&
+        !ids_has(&f->skipped, x->phasex))
+      x->migratable = !x->migratable, x->file0 = x->filex, x->phase0 = x->phasex, x->filex = -1;
     for (; j < v->nsubs && v->subs[j].obs == i; j++)
       if (!drop) v->subs[ms] = v->subs[j], v->subs[ms++].obs = m;
     if (!drop) v->obs[m++] = v->obs[i];
@@ -487,7 +517,7 @@ static lbs_err phase_end(vt_file *f) {
     return lbs_fail(LBS_PARSE, "%s: phase %lld: no tasks list", f->path, (long long)f->phase);
   /* skipped: no step, nothing of its own (read only when its id came after its tasks) */
   if (!e && ids_has(&f->skipped, f->phase)) drop_skipped(f, f->ph_obs0, f->ph_sub0, f->ph_comm0);
-  return e;
+  return e ? e : check_comms(f, f->ph_comm0);
 }
 
 static lbs_err range_fail(vt_file *f) {
@@ -527,16 +557,9 @@ static lbs_err frame_end(vt_file *f, const vt_frame *fr) {
   }
 }
 
-/* A value in the frame on top: what it sets, and for an object or array the frame it opens. */
-static int value(vt_file *f, const vt_val *x) {
-  if (!f->depth) {
-    if (x->type == T_MAP) return C_TOP;
-    return f->err = lbs_fail(LBS_PARSE, "%s: not a JSON object", f->path), C_ERR;
-  }
-  vt_frame *fr = &f->st[f->depth - 1];
-  int k = fr->key, isint = x->type == T_INT, num = isint || x->type == T_DBL;
-  int map = x->type == T_MAP, arr = x->type == T_ARR;
-  double dv = isint ? (double)x->i : x->d;
+/* value() in the top object and its metadata */
+static int value_md(vt_file *f, const vt_frame *fr, const vt_val *x) {
+  int k = fr->key, isint = x->type == T_INT, map = x->type == T_MAP, arr = x->type == T_ARR;
   switch (fr->ctx) {
   case C_TOP:
     if (k == K_METADATA && map) return C_MD;
@@ -569,6 +592,17 @@ static int value(vt_file *f, const vt_val *x) {
   case C_MDPAIR:
     if (fr->n < 2 && isint) f->pair[fr->n] = x->i, f->pair_ok |= 1 << fr->n;
     break;
+  default: break;
+  }
+  return map || arr ? C_SKIP : C_NONE;
+}
+
+/* value() in the phases: their tasks (entities, subphases) and communications */
+static int value_ph(vt_file *f, const vt_frame *fr, const vt_val *x) {
+  int k = fr->key, isint = x->type == T_INT, num = isint || x->type == T_DBL;
+  int map = x->type == T_MAP, arr = x->type == T_ARR;
+  double dv = isint ? (double)x->i : x->d;
+  switch (fr->ctx) {
   case C_PHASES:
     if (!map)
       return f->err = lbs_fail(LBS_PARSE, "%s: a phase without an integer id", f->path), C_ERR;
@@ -644,6 +678,25 @@ static int value(vt_file *f, const vt_val *x) {
   default: break;
   }
   return map || arr ? C_SKIP : C_NONE;
+}
+
+/* A value in the frame on top: what it sets, and for an object or array the frame it opens. */
+static int value(vt_file *f, const vt_val *x) {
+  if (!f->depth) {
+    if (x->type == T_MAP) return C_TOP;
+    return f->err = lbs_fail(LBS_PARSE, "%s: not a JSON object", f->path), C_ERR;
+  }
+  const vt_frame *fr = &f->st[f->depth - 1];
+  switch (fr->ctx) {
+  case C_TOP:
+  case C_MD:
+  case C_MDPH:
+  case C_MDSET:
+  case C_MDLIST:
+  case C_MDRANGE:
+  case C_MDPAIR: return value_md(f, fr, x);
+  default: return value_ph(f, fr, x);
+  }
 }
 
 /* The frame on top has taken a value: the next element, or the next key. */
@@ -875,7 +928,7 @@ static lbs_err copy_identical(vt_file *f, int64_t p, int64_t prev) {
   for (int64_t i = f->comm0; !e && i < nc; i++)
     if (v->comm[i].phase == prev &&
         !(e = grow((void **)&v->comm, &v->capcomm, v->ncomm + 1, sizeof *v->comm)))
-      v->comm[v->ncomm] = v->comm[i], v->comm[v->ncomm++].phase = p;
+      v->comm[v->ncomm] = v->comm[i], v->comm[v->ncomm].copy = 1, v->comm[v->ncomm++].phase = p;
   return e;
 }
 
@@ -1011,17 +1064,37 @@ static lbs_err make_tasks(lbs_vt *v) {
   return LBS_OK;
 }
 
+/* The communications with a node end, settled once every phase is known: those left out
+ * (comm_left_out) dropped and counted in node_comms, a task's with a node counted in
+ * node_traffic (an identical phase's copies not again); used[t]: the node keys kept. */
+static lbs_err settle_comms(lbs_vt *v, unsigned char **used) {
+  if (!(*used = calloc((size_t)v->ntasks + 1, 1))) return lbs_fail(LBS_NOMEM, "vt node elements");
+  int64_t m = 0;
+  for (int64_t i = 0; i < v->ncomm; i++) {
+    const vt_comm *c = &v->comm[i];
+    int na = v->tasks[c->from].k.kind == 2, nb = v->tasks[c->to].k.kind == 2;
+    if (comm_left_out(v, c)) {
+      v->node_comms += !c->copy;
+      continue;
+    }
+    if (na || nb) v->node_traffic += !c->copy, (*used)[na ? c->from : c->to] = 1;
+    v->comm[m++] = *c;
+  }
+  v->ncomm = m;
+  return LBS_OK;
+}
+
 /* The node elements: one for each rank a task communicates with as a node (the keys of kind 2
- * that communications stored), after the tasks, in rank order. Each is pinned, and has no work;
+ * that kept communications name), after the tasks, in rank order. Each is pinned, and has no work;
  * fill_loads gives it its rank as owner at every step. With coordinates, node r sits at
  * (-1 - r, 0, 0), outside the tasks' indices (pinned, it only needs a place). */
-static lbs_err add_nodes(lbs_vt *v) {
+static lbs_err add_nodes(lbs_vt *v, const unsigned char *used) {
   vt_order *ord = malloc((size_t)(v->ntasks ? v->ntasks : 1) * sizeof *ord);
   int64_t n = 0;
   if (!ord) return lbs_fail(LBS_NOMEM, "vt node elements");
   v->ntask = v->T;
   for (int64_t t = 0; t < v->ntasks; t++)
-    if (v->tasks[t].k.kind == 2) ord[n++] = (vt_order){v->tasks[t].k, t};
+    if (used[t]) ord[n++] = (vt_order){v->tasks[t].k, t};
   qsort(ord, (size_t)n, sizeof *ord, cmp_order);
   int64_t T = v->T + n;
   lbs_err e = LBS_OK;
@@ -1176,8 +1249,11 @@ static lbs_err finish(lbs_vt *v, vt_ids *first) {
   if (v->subids.n > LBS_VT_MAX_SUBPHASES)
     return lbs_fail(LBS_RANGE, "%lld subphase ids (lbsim takes at most %d)", (long long)v->subids.n,
                     LBS_VT_MAX_SUBPHASES);
-  if (!(e = make_tasks(v)) && !v->T) e = lbs_fail(LBS_PARSE, "%s: no tasks", v->files[0]);
-  if (!e) e = add_nodes(v);
+  unsigned char *used = NULL;
+  e = settle_comms(v, &used);
+  if (!e && !(e = make_tasks(v)) && !v->T) e = lbs_fail(LBS_PARSE, "%s: no tasks", v->files[0]);
+  if (!e) e = add_nodes(v, used);
+  free(used);
   if (!e) e = fill_loads(v);
   if (!e) fill_owners(v);
   if (!e) e = fill_edges(v);

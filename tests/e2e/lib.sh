@@ -11,6 +11,10 @@ expect() {
   if [ "$rc" -eq "$code" ]; then ok; else bad "$what: exit $rc, expected $code; stderr: $(head -c 400 "$T/err")"; fi
 }
 has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+# Open MPI's session directory under $T, this script's own: two tests' jobs in one session tree
+# race to make and remove its subdirectories ("A call to mkdir was unable to create the desired
+# directory", seen in make check when two end-to-end tests ran side by side in one suite).
+if [ -n "${T:-}" ] && [ -d "$T" ] && mkdir -p "$T/ompi"; then export OMPI_MCA_orte_tmpdir_base=$T/ompi; fi
 # finish: the closing line CI reads, and the exit status
 finish() {
   echo "$passes passed, $fails failed"

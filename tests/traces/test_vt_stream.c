@@ -196,3 +196,53 @@ Test(vt_stream, lines_and_keys_twice) {
   free(p);
   tu_rmrf(d);
 }
+
+/* vt writes keys sorted: a phase's "communications" come before its "id". A skipped phase's
+ * node traffic (the only traffic to rank 7) then makes no node element and counts nowhere; an
+ * error in a communication names the phase by its id, not by what was known when it was read;
+ * metadata after the phases: a task's pinning in a skipped phase does not count. */
+#define OBJ(n) "{\"home\":0,\"migratable\":true,\"seq_id\":" #n ",\"type\":\"object\"}"
+#define TASKS "\"tasks\":[{\"entity\":" OBJ(1) ",\"node\":0,\"time\":0.5}]"
+#define TONODE(r) "{\"bytes\":10,\"from\":" OBJ(1) ",\"to\":{\"id\":" #r ",\"type\":\"node\"}}"
+Test(vt_stream, communications_before_the_phase_id) {
+  char *d = tu_tmpdir(), *p = tu_path(d, "data.0.json"), *out = tu_path(d, "t.lbt");
+  tu_write(p, "{\"metadata\":{\"phases\":{\"skipped\":{\"list\":[1]}},\"rank\":0},\"phases\":["
+              "{\"communications\":[" TONODE(0) "],\"id\":0," TASKS "},"
+                                                "{\"communications\":[" TONODE(7) "," TONODE(
+                                                    7) "],\"id\":1," TASKS "},"
+                                                       "{\"communications\":[" TONODE(
+                                                           0) "],\"id\":2," TASKS "}]}");
+  lbs_vt *v = NULL;
+  lbs_vt_opts o = {.node_elements = 1};
+  cr_assert_eq(lbs_vt_read_opts((const char *const *)&p, 1, &o, &v), LBS_OK, "%s", lbs_errmsg());
+  lbs_vt_summary s;
+  lbs_vt_summary_get(v, &s);
+  lbs_vt_destroy(&v);
+  cr_assert_eq(s.nodes, 1, "one node element (rank 0), not %lld", (long long)s.nodes);
+  cr_assert_eq(s.node_traffic, 2, "two communications with rank 0, not %lld",
+               (long long)s.node_traffic);
+  cr_assert_eq(s.node_comms, 0);
+  /* without node elements: the same two left out and counted, the skipped phase's not */
+  cr_assert_eq(lbs_vt_read((const char *const *)&p, 1, &v), LBS_OK, "%s", lbs_errmsg());
+  lbs_vt_summary_get(v, &s);
+  lbs_vt_destroy(&v);
+  cr_assert_eq(s.node_comms, 2, "%lld left out", (long long)s.node_comms);
+
+  tu_write(p,
+           "{\"phases\":[{\"communications\":[],\"id\":0," TASKS "},"
+           "{\"communications\":[{\"from\":" OBJ(1) ",\"to\":" OBJ(1) "}],\"id\":3," TASKS "}]}");
+  refused(p, "phase 3: task seq 1: a communication without bytes >= 0");
+
+  tu_write(p, "{\"phases\":[{\"id\":0,\"tasks\":[{\"entity\":{\"seq_id\":1,\"home\":0,"
+              "\"migratable\":false},\"node\":0,\"time\":1}]},{\"id\":1,\"tasks\":[{\"entity\":"
+              "{\"seq_id\":1,\"home\":0,\"migratable\":true},\"node\":0,\"time\":1}]}],"
+              "\"metadata\":{\"phases\":{\"skipped\":{\"list\":[0]}}}}");
+  cr_assert_eq(import(p, out), LBS_OK, "%s", lbs_errmsg());
+  lbs_trace *t;
+  cr_assert_eq(lbs_trace_open(out, &t), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_trace_steps(t), 1, "phase 1 alone");
+  cr_assert_str_eq(lbs_trace_meta(t, "vt.pinned"), "0", "migratable in the phase kept");
+  lbs_trace_close(&t);
+  free(p), free(out);
+  tu_rmrf(d);
+}
