@@ -18,11 +18,14 @@
 #include "traces_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lbs_db.h"
 
@@ -525,11 +528,12 @@ static lbs_err writer_int(lbs_trace_writer *w, const char *sql, int64_t *out) {
  * pages pack best, but once the file outgrows SQLite's page cache (2000 KiB by default) each page
  * it misses is a read of its own, so files over LBS_TRACE_COMPACT_SMALL get 1024-byte ones. Only
  * files up to LBS_TRACE_COMPACT_MAX are rewritten: VACUUM copies the whole file, and a large
- * trace's rows are either large (their overflow pages fill) or many to a page. A writer killed
- * while this runs leaves its rollback journal: the reader restores the complete trace as it was
- * before (bench/RESULTS.md, "Small traces on disk"). Fails (leaving the file as it was) only
- * when SQLite does. */
-static lbs_err compact(lbs_trace_writer *w) {
+ * trace's rows are either large (their overflow pages fill) or many to a page.
+ * The trace on disk stays whole throughout: the small copy goes to a new file beside it (VACUUM
+ * INTO PATH.compact-XXXXXX, with the trace's mode, synced), which lbs_trace_writer_close renames
+ * over the trace once the writer has closed; a failure leaves the trace as it was and removes the
+ * copy. *tmp: the copy's path (NULL when there is none). */
+static lbs_err compact(lbs_trace_writer *w, char **tmp) {
   int64_t page, pages, blobs;
   lbs_err e = writer_int(w, "PRAGMA page_size", &page);
   if (!e) e = writer_int(w, "PRAGMA page_count", &pages);
@@ -540,9 +544,28 @@ static lbs_err compact(lbs_trace_writer *w) {
                  " (SELECT total(length(data)) FROM arrays)",
                  &blobs);
   if (e || (double)bytes <= LBS_TRACE_COMPACT_SLACK * (double)blobs) return e;
-  char sql[64];
-  snprintf(sql, sizeof sql, "PRAGMA page_size=%d; VACUUM;", (int)want);
-  return lbs_db_exec(w->d, sql, "compact");
+  const char *path = lbs_db_path(w->d);
+  size_t n = strlen(path) + 16;
+  char *t = malloc(n);
+  if (!t) return lbs_fail(LBS_NOMEM, "compact");
+  snprintf(t, n, "%s.compact-XXXXXX", path);
+  int fd = mkstemp(t); /* VACUUM INTO writes into an empty file */
+  struct stat st;
+  if (fd < 0) {
+    e = lbs_fail(LBS_IO, "%s: %s", t, strerror(errno));
+    return free(t), e;
+  }
+  if (!stat(path, &st)) (void)fchmod(fd, st.st_mode & 07777);
+  close(fd);
+  char *sql = sqlite3_mprintf("PRAGMA page_size=%d; VACUUM INTO %Q;", (int)want, t);
+  e = sql ? lbs_db_exec(w->d, sql, "compact") : lbs_fail(LBS_NOMEM, "compact");
+  sqlite3_free(sql);
+  if (!e && ((fd = open(t, O_RDONLY)) < 0 || fsync(fd)))
+    e = lbs_fail(LBS_IO, "%s: %s", t, strerror(errno));
+  if (fd >= 0) close(fd);
+  if (e) return unlink(t), free(t), e;
+  *tmp = t;
+  return LBS_OK;
 }
 
 lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
@@ -552,12 +575,25 @@ lbs_err lbs_trace_writer_close(lbs_trace_writer **wp) {
   sqlite3_finalize(w->ins_step);
   sqlite3_finalize(w->ins_chunk);
   w->ins_step = w->ins_chunk = NULL;
-  /* out of WAL mode first: the page size of a WAL file cannot change */
+  /* out of WAL mode first: the trace is one whole file, which compact() copies */
   lbs_err e = lbs_db_exec(w->d, "PRAGMA journal_mode=DELETE", "close");
-  /* the trace is complete whether or not it is compacted: a failed VACUUM (a full disk) left it
-   * as it was, in its larger pages */
-  if (!e && compact(w)) lbs_log(LBS_LOG_WARN, "trace: not compacted: %s", lbs_errmsg());
+  /* the trace is complete whether or not it is compacted: a failed copy (a full disk) leaves it
+   * as it was, in its larger pages. SIGINT, SIGTERM and SIGHUP wait until the copy is in place
+   * or gone (a command's handler would remove the trace, a collector's default action leave the
+   * copy behind); a SIGKILL may leave the copy beside the whole trace. */
+  sigset_t hold, saved;
+  sigemptyset(&hold);
+  sigaddset(&hold, SIGINT), sigaddset(&hold, SIGTERM), sigaddset(&hold, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &hold, &saved);
+  char *tmp = NULL, *path = e ? NULL : strdup(lbs_db_path(w->d));
+  if (path && compact(w, &tmp)) lbs_log(LBS_LOG_WARN, "trace: not compacted: %s", lbs_errmsg());
   writer_free(w);
+  if (tmp && rename(tmp, path)) {
+    lbs_log(LBS_LOG_WARN, "trace: not compacted: %s: %s", tmp, strerror(errno));
+    unlink(tmp);
+  }
+  free(tmp), free(path);
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
   return e;
 }
 

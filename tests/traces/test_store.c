@@ -2,9 +2,11 @@
  * decode, random access in both directions, bad files of every kind, schema 1 files, and a
  * writer killed with SIGKILL in a real child process. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -791,6 +793,13 @@ Test(store, small_traces_are_compacted_as_the_writer_closes) {
   cr_assert_eq(memcmp(got, last, 4096 * sizeof *got), 0, "the last step changed");
   lbs_trace_close(&t);
   cr_assert_lt(query_int(p, "PRAGMA page_size"), 4096);
+  /* the small copy was put in the trace's place (rename), with its mode: nothing else left */
+  struct stat sb, sq;
+  cr_assert_eq(stat(p, &sb), 0);
+  DIR *dd = opendir(dir);
+  for (struct dirent *de; (de = readdir(dd));)
+    cr_assert(de->d_name[0] == '.' || !strcmp(de->d_name, "small.lbt"), "left: %s", de->d_name);
+  closedir(dd);
   /* the baseline: the same rows in 4 KiB pages */
   sql(p, "PRAGMA page_size=4096; VACUUM;");
   cr_assert_eq(query_int(p, "PRAGMA page_size"), 4096);
@@ -800,6 +809,9 @@ Test(store, small_traces_are_compacted_as_the_writer_closes) {
   free(last);
   last = write_lossless(q, 16384, 10, 8192);
   cr_assert_eq(query_int(q, "PRAGMA page_size"), 4096, "a trace of large chunks was rewritten");
+  cr_assert_eq(stat(q, &sq), 0);
+  cr_assert_eq(sb.st_mode & 07777, sq.st_mode & 07777, "the compacted trace's mode %o, not %o",
+               (unsigned)(sb.st_mode & 07777), (unsigned)(sq.st_mode & 07777));
   cr_assert_eq(lbs_trace_open(q, &t), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(lbs_trace_read(t, 9, 0, 0, 4096, got), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(memcmp(got, last, 4096 * sizeof *got), 0, "the last step changed");
