@@ -14,6 +14,8 @@ set -u
 LBSIM=$1 SRC=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# Open MPI's session directory of its own (as tests/e2e/lib.sh gives the other scripts)
+mkdir -p "$T/ompi" && export OMPI_MCA_orte_tmpdir_base=$T/ompi
 fails=0 passes=0
 ok() { passes=$((passes + 1)); }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
