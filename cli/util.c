@@ -658,9 +658,18 @@ void cli_mpi_init(void) {
   int singleton = 1;
   for (size_t i = 0; i < sizeof launched / sizeof *launched; i++)
     if (getenv(launched[i])) singleton = 0;
+  /* A singleton's MPI_Init discovers the machine with hwloc, whose OpenCL and GL plugins load
+   * pocl, LLVM and X11 and whose PCI ones read every device's configuration: 2/3 of the
+   * start-up (bench/RESULTS.md, "Start-up"), for I/O devices one process on one node never
+   * uses. hwloc skips them while MPI starts, unless the user's HWLOC_COMPONENTS says otherwise;
+   * the setting is taken back after, so that nothing lbsim starts inherits it. */
+  static const char hw[] = "HWLOC_COMPONENTS";
+  int hwset = singleton && !getenv(hw);
   if (singleton) {
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     setenv("OMPI_MCA_pml", "ob1", 0);
   }
+  if (hwset) setenv(hw, "-opencl,-gl,-pci,-linuxio", 1);
   MPI_Init(NULL, NULL);
+  if (hwset) unsetenv(hw);
 }
