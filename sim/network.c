@@ -63,6 +63,32 @@ typedef struct {
   int fixed; /* fill_ref(): progressive filling */
 } flow;
 
+/* A run_common() batch's usage, kept for later batches (lazy_resolve): its events (every
+ * iteration of its loop, and its end), with the one rate of every flow at each. */
+typedef struct {
+  int64_t *t;   /* per event: its time */
+  double *rate; /* per event: every flow's rate; 0 at a general event (fill()'s, see ust) */
+  int *nz;      /* ne + 1: nz[e], the events before e whose rate is not 0 */
+  int ne, cap;  /* events */
+  int refs;     /* resources whose usage this still holds (n->pend) */
+} crec;
+
+/* Per resource, its count of flows over a crec's events: from event e[i] on, k[i] flows (never
+ * two equal k in a row, the first k > 0; 0 before e[0]). */
+typedef struct {
+  int *e, *k;
+  int n, cap;
+} ksteps;
+
+/* Per resource, its usage at a crec's general events where it is in use: u[i] at event e[i]. */
+typedef struct {
+  int *e;
+  double *u;
+  int n, cap;
+} usteps;
+
+#define LIVE 8 /* crecs held at most: the oldest is merged whole beyond (lazy_flush) */
+
 struct lbs_net {
   const lbs_grid *g;
   int P, C, fair, R, nlinks; /* resources: nlinks link slots (a <= b), then P NICs out, then P in */
@@ -81,8 +107,18 @@ struct lbs_net {
   double *avail; /* fair: R, what earlier batches leave of r in the current segment */
   double *remcap, *wsum, *used;
   int mark_epoch;
-  long one_batches; /* fair batches served by run_one (lbs__net_one_batches) */
+  long one_batches;     /* fair batches served by run_one (lbs__net_one_batches) */
+  crec **pend;          /* fair: R, the batch whose usage of r is not in prof[r] yet, or NULL */
+  ksteps *kst;          /* fair: R, r's flows over pend[r]'s events (or the batch in progress) */
+  usteps *ust;          /* fair: R, r's usage at pend[r]'s general events */
+  crec *live[LIVE + 1]; /* the crecs some resource still holds, oldest first */
+  int nlive;
+  crec *cur;    /* run_common()'s batch in progress */
+  int ev;       /* the index its next event gets */
+  long lazy[2]; /* lbs__net_lazy_counts: records merged [0] by a later batch, [1] flushed */
 };
+
+static void lazy_drop_all(lbs_net *n);
 
 static int full_solver; /* lbs__net_full_solver: every fair batch through fill() */
 
@@ -92,6 +128,10 @@ long lbs__net_one_batches(const lbs_net *n) { return n->one_batches; }
 
 void lbs__net_common_events(const lbs_net *n, long *one_round, long *general) {
   *one_round = n->common_events[0], *general = n->common_events[1];
+}
+
+void lbs__net_lazy_counts(const lbs_net *n, long *resolved, long *flushed) {
+  *resolved = n->lazy[0], *flushed = n->lazy[1];
 }
 
 static int link_slot(const lbs_net *n, int a, int b) {
@@ -107,6 +147,10 @@ void lbs_net_destroy(lbs_net **np) {
   lbs_net *n = *np;
   for (int r = 0; n->prof && r < n->R; r++) free(n->prof[r].t), free(n->prof[r].u);
   for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
+  if (n->pend) lazy_drop_all(n);
+  for (int r = 0; n->kst && r < n->R; r++) free(n->kst[r].e), free(n->kst[r].k);
+  for (int r = 0; n->ust && r < n->R; r++) free(n->ust[r].e), free(n->ust[r].u);
+  free(n->pend), free(n->kst), free(n->ust);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
       free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
   free(n->ucnt), free(n->upos), free(n->utouch);
@@ -153,10 +197,14 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   if (n->fair) {
     n->prof = calloc(Rz, sizeof *n->prof);
     n->rec = calloc(Rz, sizeof *n->rec);
+    n->pend = calloc(Rz, sizeof *n->pend);
+    n->kst = calloc(Rz, sizeof *n->kst);
+    n->ust = calloc(Rz, sizeof *n->ust);
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
       !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail || !n->ucnt ||
-      !n->upos || !n->utouch || (n->fair && (!n->prof || !n->rec))) {
+      !n->upos || !n->utouch ||
+      (n->fair && (!n->prof || !n->rec || !n->pend || !n->kst || !n->ust))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
                     lbs_grid_nclusters(g), lbs_grid_procs(g));
@@ -179,6 +227,7 @@ void lbs_net_relink(lbs_net *n) {
 void lbs_net_reset(lbs_net *n) {
   memset(n->free_at, 0, (size_t)n->R * sizeof *n->free_at);
   for (int r = 0; n->prof && r < n->R; r++) n->prof[r].n = 0;
+  if (n->pend) lazy_drop_all(n);
 }
 
 /* Whole ns a flow at rate needs for rem bits: rounded up, with slack for float arithmetic on
@@ -776,6 +825,265 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   return e;
 }
 
+/* ------------------------------------- fair, run_common()'s usage kept for later batches */
+
+/* What run_common() would push to rec[r] at each event (record_usage(): the usage of r while
+ * flows cross it, 0 at the first event it is idle) is, at a one-round event, its k flows x
+ * the one rate, summed as run_common() sums them (usum). So a run_common() batch records its
+ * events once (crec: time and rate, O(1) an event), per resource its count of flows (ksteps,
+ * O(1) a start or end) and the sums of its general events (usteps), instead of a push per
+ * resource in use per event. That usage joins prof[r] when a later batch crosses r, with the
+ * later batch's prune (lazy_resolve): prune(merge(prof[r], rec[r]), t0), the same profile as
+ * end_batch()'s merge then run_fair()'s prune, computed from the few events about t0 (the
+ * merged profile's last change at or before t0, then its changes after t0) instead of every
+ * event of the batch. The value of that profile is the same function (merged value: prof's
+ * plus the batch's, clamped as prof_merge() clamps it), and its breakpoints are where it
+ * changes, as prof_push() keeps them; so every reader sees the same numbers. */
+
+/* 0 + x + x ... (k times), as run_common() sums a resource's usage. */
+static double usum(double x, int k) {
+  double u = 0;
+  if (k >= 16) return sum_repeated(x, k);
+  for (int j = 0; j < k; j++) u += x; /* the loop itself: a NIC has few flows */
+  return u;
+}
+
+/* The last entry of s at or before event e; -1 when none. */
+static int ks_find(const ksteps *s, int e) {
+  int lo = 0, hi = s->n - 1, k = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (s->e[mid] <= e)
+      k = mid, lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return k;
+}
+
+/* From event e on, k flows cross the resource (a later change at the same event holds). */
+static lbs_err ks_set(ksteps *s, int e, int k) {
+  if (s->n && s->e[s->n - 1] == e) {
+    s->k[s->n - 1] = k;
+    if (s->n > 1 ? s->k[s->n - 2] == k : k == 0) s->n--;
+    return LBS_OK;
+  }
+  if (s->n ? s->k[s->n - 1] == k : k == 0) return LBS_OK;
+  if (s->n == s->cap) {
+    int c = s->cap ? 2 * s->cap : 8;
+    int *ne = realloc(s->e, (size_t)c * sizeof *ne);
+    if (ne) s->e = ne;
+    int *nk = realloc(s->k, (size_t)c * sizeof *nk);
+    if (nk) s->k = nk;
+    if (!ne || !nk) return lbs_fail(LBS_NOMEM, "network usage record");
+    s->cap = c;
+  }
+  s->e[s->n] = e, s->k[s->n] = k, s->n++;
+  return LBS_OK;
+}
+
+static lbs_err us_add(usteps *s, int e, double u) {
+  if (s->n == s->cap) {
+    int c = s->cap ? 2 * s->cap : 8;
+    int *ne = realloc(s->e, (size_t)c * sizeof *ne);
+    if (ne) s->e = ne;
+    double *nu = realloc(s->u, (size_t)c * sizeof *nu);
+    if (nu) s->u = nu;
+    if (!ne || !nu) return lbs_fail(LBS_NOMEM, "network usage record");
+    s->cap = c;
+  }
+  s->e[s->n] = e, s->u[s->n] = u, s->n++;
+  return LBS_OK;
+}
+
+/* Appends an event at t where every flow runs at rate (0: a general event). */
+static lbs_err crec_event(crec *c, int64_t t, double rate) {
+  if (c->ne + 1 >= c->cap) {
+    int cap = c->cap ? 2 * c->cap : 64;
+    int64_t *nt = realloc(c->t, (size_t)cap * sizeof *nt);
+    if (nt) c->t = nt;
+    double *nr = realloc(c->rate, (size_t)cap * sizeof *nr);
+    if (nr) c->rate = nr;
+    int *nz = realloc(c->nz, (size_t)cap * sizeof *nz);
+    if (nz) c->nz = nz;
+    if (!nt || !nr || !nz) return lbs_fail(LBS_NOMEM, "network usage record");
+    if (!c->cap) c->nz[0] = 0;
+    c->cap = cap;
+  }
+  c->t[c->ne] = t, c->rate[c->ne] = rate;
+  c->nz[c->ne + 1] = c->nz[c->ne] + (rate != 0);
+  c->ne++;
+  return LBS_OK;
+}
+
+static void crec_free(crec *c) {
+  if (c) free(c->t), free(c->rate), free(c->nz);
+  free(c);
+}
+
+/* The last event of c at or before t; -1 when none. */
+static int crec_at(const crec *c, int64_t t) {
+  int lo = 0, hi = c->ne - 1, k = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (c->t[mid] <= t)
+      k = mid, lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return k;
+}
+
+/* rec[r]'s value at t, had pend[r]'s batch pushed it: the last push at or before t. */
+static double crec_val(const lbs_net *n, int r, int64_t t) {
+  const crec *c = n->pend[r];
+  int e = crec_at(c, t);
+  int i = e >= 0 ? ks_find(&n->kst[r], e) : -1;
+  if (i < 0 || n->kst[r].k[i] == 0) return 0;
+  const usteps *u = &n->ust[r];
+  int lo = 0, hi = u->n - 1; /* a general event's own sum */
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (u->e[mid] == e) return u->u[mid];
+    if (u->e[mid] < e)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return usum(c->rate[e], n->kst[r].k[i]);
+}
+
+/* merge(prof[r], rec[r])'s value at t (prof_merge(): older + newer, clamped). */
+static double lazy_sum(const lbs_net *n, int r, int64_t t) {
+  const profile *p = &n->prof[r];
+  int s = prof_seg(p, t);
+  double u = (s >= 0 ? p->u[s] : 0) + crec_val(n, r, t);
+  return u < 1e-15 ? 0 : u;
+}
+
+/* The last event at or before e where the batch pushed r's usage (r in use, or idle after
+ * use), and the first at or after e; -1 when none. */
+static int rec_prev(const lbs_net *n, int r, int e) {
+  const ksteps *s = &n->kst[r];
+  int i = e >= 0 ? ks_find(s, e) : -1;
+  if (i < 0) return -1;
+  return s->k[i] > 0 ? e : s->e[i]; /* k 0: idle from e[i] on, the event that pushed 0 */
+}
+static int rec_next(const lbs_net *n, int r, int e) {
+  const ksteps *s = &n->kst[r];
+  int i = ks_find(s, e);
+  if (i >= 0 && (s->k[i] > 0 || s->e[i] == e)) return e;
+  return i + 1 < s->n ? s->e[i + 1] : -1;
+}
+
+/* Whether rec[r] would hold anything: some push was not 0 (prof_merge() skips an empty rec). */
+static int lazy_nonempty(const lbs_net *n, int r) {
+  const ksteps *s = &n->kst[r];
+  const usteps *u = &n->ust[r];
+  const crec *c = n->pend[r];
+  for (int j = 0; j < u->n; j++)
+    if (u->u[j] != 0) return 1;
+  for (int i = 0; i < s->n; i++) /* an event with flows on r and a rate not 0 */
+    if (s->k[i] > 0 && c->nz[i + 1 < s->n ? s->e[i + 1] : c->ne] > c->nz[s->e[i]]) return 1;
+  return 0;
+}
+
+/* prof[r] = prune(merge(prof[r], rec[r]), t0) (t0 = -1: no prune): the merged profile's last
+ * change at or before t0, found backwards, then its changes after t0. Changes are only where
+ * prof or rec has a breakpoint, so only those instants are looked at. */
+static lbs_err lazy_merge(lbs_net *n, int r, int64_t t0) {
+  const profile *p = &n->prof[r];
+  const crec *c = n->pend[r];
+  int ec = crec_at(c, t0), s = prof_seg(p, t0), si = s, ri = rec_prev(n, r, ec);
+  profile out = {NULL, NULL, 0, 0};
+  lbs_err e = LBS_OK;
+  while (si >= 0 || ri >= 0) { /* backwards: the first change is prune()'s first entry */
+    int64_t tp = si >= 0 ? p->t[si] : -1, tr = ri >= 0 ? c->t[ri] : -1, t = tp > tr ? tp : tr;
+    double u = lazy_sum(n, r, t);
+    if (u != lazy_sum(n, r, t - 1)) {
+      if (!(e = prof_push(&out, t, 1))) out.u[0] = u; /* kept, 0 too: prune() keeps it */
+      break;
+    }
+    if (si >= 0 && p->t[si] == t) si--;
+    while (ri >= 0 && c->t[ri] == t) ri = rec_prev(n, r, ri - 1);
+  }
+  si = s + 1, ri = rec_next(n, r, ec + 1);
+  while (!e && (si < p->n || ri >= 0)) { /* forwards: every change after t0 */
+    int64_t t = si < p->n && (ri < 0 || p->t[si] <= c->t[ri]) ? p->t[si] : c->t[ri];
+    e = prof_push(&out, t, lazy_sum(n, r, t));
+    if (si < p->n && p->t[si] == t) si++;
+    while (ri >= 0 && c->t[ri] == t) ri = rec_next(n, r, ri + 1);
+  }
+  if (e) {
+    free(out.t), free(out.u);
+    return e;
+  }
+  free(n->prof[r].t), free(n->prof[r].u);
+  n->prof[r] = out;
+  return LBS_OK;
+}
+
+/* r's record is dropped (merged or not); its crec freed with the last. */
+static void lazy_release(lbs_net *n, int r) {
+  crec *c = n->pend[r];
+  n->pend[r] = NULL, n->kst[r].n = 0, n->ust[r].n = 0;
+  if (--c->refs > 0) return;
+  int i = 0;
+  while (n->live[i] != c) i++;
+  memmove(n->live + i, n->live + i + 1, (size_t)(n->nlive - i - 1) * sizeof *n->live);
+  n->nlive--;
+  crec_free(c);
+}
+
+/* Before a batch crosses r from t0 on: prof[r] as end_batch() and prof_prune() leave it. */
+static lbs_err lazy_resolve(lbs_net *n, int r, int64_t t0) {
+  lbs_err e = LBS_OK;
+  if (n->pend[r]) {
+    if (lazy_nonempty(n, r)) e = lazy_merge(n, r, t0), n->lazy[t0 < 0]++;
+    lazy_release(n, r);
+  }
+  if (!e) prof_prune(&n->prof[r], t0);
+  return e;
+}
+
+/* More than LIVE crecs held: the oldest is merged whole into the profiles that hold it (as
+ * end_batch() would have merged it), so that memory stays bounded. */
+static lbs_err lazy_flush(lbs_net *n) {
+  lbs_err e = LBS_OK;
+  crec *c = n->live[0];
+  for (int r = 0; !e && r < n->R && n->nlive > LIVE; r++)
+    if (n->pend[r] == c) e = lazy_resolve(n, r, -1);
+  return e;
+}
+
+static void lazy_drop_all(lbs_net *n) {
+  for (int r = 0; r < n->R && n->nlive; r++)
+    if (n->pend[r]) lazy_release(n, r);
+  crec_free(n->cur);
+  n->cur = NULL;
+}
+
+/* run_common()'s batch ends at now (e: how it went): it holds the usage of its resources
+ * until a later batch crosses them; after an error, nothing (end_batch()). */
+static lbs_err lazy_end(lbs_net *n, int nf, int64_t now, lbs_err e) {
+  crec *c = n->cur;
+  n->cur = NULL;
+  if (!e) e = crec_event(c, now, 0); /* the end: every resource idle */
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++) {
+      int r = n->f[k].res[j];
+      if (e) n->kst[r].n = 0, n->ust[r].n = 0;
+      if (e || n->pend[r] == c) continue;
+      n->pend[r] = c, c->refs++;
+    }
+  if (e || !c->refs) {
+    crec_free(c);
+    return e;
+  }
+  n->live[n->nlive++] = c;
+  return n->nlive > LIVE ? lazy_flush(n) : LBS_OK;
+}
+
 /* ------------------------------------- fair, one common resource, NICs beside it */
 
 /* Design: what a flow's start or end can change, and what may be skipped (issue 34).
@@ -838,16 +1146,20 @@ static int common_resource(const lbs_net *n, int nf) {
 }
 
 /* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts and the list of resources
- * in use (n->utouch, *nu; its order is of no account: each resource is summed alone). */
-static void common_count(lbs_net *n, const flow *f, int d, int *nu) {
-  for (int j = 0; j < f->nres; j++) {
+ * in use (n->utouch, *nu; its order is of no account: each resource is summed alone); the
+ * counts from the batch's next event on go to its record (n->kst). */
+static lbs_err common_count(lbs_net *n, const flow *f, int d, int *nu) {
+  lbs_err e = LBS_OK;
+  for (int j = 0; !e && j < f->nres; j++) {
     int r = f->res[j];
     if (d > 0 && n->ucnt[r]++ == 0) n->upos[r] = *nu, n->utouch[(*nu)++] = r;
     if (d < 0 && --n->ucnt[r] == 0) {
       int last = n->utouch[--*nu];
       n->utouch[n->upos[r]] = last, n->upos[last] = n->upos[r];
     }
+    e = ks_set(&n->kst[r], n->ev, n->ucnt[r]);
   }
+  return e;
 }
 
 static int by_rem(const void *pa, const void *pb, void *arg) {
@@ -864,10 +1176,26 @@ static void common_rebuild(const lbs_net *n, one_state *s, int na) {
   for (int i = 0; i < na; i++) one_anchor(s, i, n->f[s->id[i]].rem);
 }
 
+/* record_usage() at a general event: each touched resource's sum of its flows' rates, in
+ * activation order, recorded as the event's own value (n->ust); then the event. */
+static lbs_err common_record(lbs_net *n, int na, int nt, int64_t now) {
+  for (int i = 0; i < nt; i++) n->used[n->touched[i]] = 0;
+  for (int k = 0; k < na; k++) {
+    const flow *f = &n->f[n->active[k]];
+    for (int j = 0; j < f->nres; j++) n->used[f->res[j]] += f->rate;
+  }
+  lbs_err e = LBS_OK;
+  for (int i = 0; !e && i < nt; i++)
+    e = us_add(&n->ust[n->touched[i]], n->ev, n->used[n->touched[i]]);
+  if (!e) e = crec_event(n->cur, now, 0);
+  n->ev++;
+  return e;
+}
+
 /* run_common()'s event where a NIC fills first: served as run_fair() serves it, the flows in
  * activation order (cand marks them: 0 in flight, -1 ended), the sorted state rebuilt after. */
 static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int next, int nf, int *nu,
-                              int *nprev, int64_t *now) {
+                              int64_t *now) {
   n->common_events[1]++;
   int na = 0, nt = 0;
   for (int i = s->h; i < s->h + s->na; i++)
@@ -877,13 +1205,13 @@ static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int ne
   fill(n, na, *now, &nt);
   int64_t at = next_event(n, na, nt, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
   if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
-  lbs_err e = record_usage(n, na, nt, nprev, *now);
-  if (e) return e;
-  for (int k = 0; k < na; k++) /* advance() ends these */
+  lbs_err e = common_record(n, na, nt, *now);
+  for (int k = 0; !e && k < na; k++) /* advance() ends these */
     if (n->f[n->active[k]].cand <= at) {
-      common_count(n, &n->f[n->active[k]], -1, nu);
+      e = common_count(n, &n->f[n->active[k]], -1, nu);
       n->f[n->active[k]].cand = -1;
     }
+  if (e) return e;
   na = advance(n, xs, na, *now, at);
   for (int k = 0; k < na; k++) n->f[n->active[k]].cand = 0;
   common_rebuild(n, s, na);
@@ -891,32 +1219,40 @@ static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int ne
   return LBS_OK;
 }
 
-/* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *nprev and
- * *now as end_batch() wants them. */
-static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *nprev, int64_t *now) {
+/* fill()'s first round over the resources in use at now: its level lam (the flows' bound or
+ * what earlier batches leave of a resource over the weights crossing it); *at the next
+ * change of what earlier batches use of one. */
+static double common_level(lbs_net *n, const one_state *s, int nu, double blam, int64_t now,
+                           int64_t *at) {
+  double lam = blam;
+  for (int i = 0; i < nu; i++) {
+    int r = n->utouch[i];
+    avail_at(n, r, now);
+    if (n->avail[r] / s->ws[n->ucnt[r]] < lam) lam = n->avail[r] / s->ws[n->ucnt[r]];
+    if (n->nbp[r] < *at) *at = n->nbp[r];
+  }
+  return lam;
+}
+
+/* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *now as
+ * lazy_end() wants it. Its usage goes to n->cur (crec), not to rec. */
+static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t *now) {
   one_state s;
   double w = n->f[0].w, b = n->f[0].bound;
   lbs_err e = one_alloc(&s, nf, w);
   int next = 0, nu = 0;
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
-    while (next < nf && n->f[n->order[next]].act <= *now) {
+    while (!e && next < nf && n->f[n->order[next]].act <= *now) {
       int k = n->order[next++];
       one_insert(&s, &n->f[k], k);
-      common_count(n, &n->f[k], 1, &nu);
+      e = common_count(n, &n->f[k], 1, &nu);
     }
     int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
-    /* fill()'s first round: lam, and whether r0 is full at it (then every flow is fixed) */
-    double lam = b / w;
-    for (int i = 0; i < nu; i++) {
-      int r = n->utouch[i];
-      avail_at(n, r, *now);
-      if (n->avail[r] / s.ws[n->ucnt[r]] < lam) lam = n->avail[r] / s.ws[n->ucnt[r]];
-      if (n->nbp[r] < at) at = n->nbp[r];
-    }
-    double thr = lam * (1 + 1e-9);
+    double lam = e ? 0 : common_level(n, &s, nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
+    if (e) break;
     if (s.na && !(b / w <= thr) && !(n->avail[r0] / s.ws[s.na] <= thr)) {
-      if ((e = common_general(n, xs, &s, next, nf, &nu, nprev, now))) break;
+      if ((e = common_general(n, xs, &s, next, nf, &nu, now))) break;
       continue;
     }
     n->common_events[0]++;
@@ -929,27 +1265,13 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *npr
       e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
       break;
     }
-    /* record_usage(): 0 on the resources of the last event left idle, then the usage of these
-     * (record_usage() pushes a resource in both lists twice, the same value at the same
-     * instant: the second push changes nothing) */
-    for (int i = 0; !e && i < *nprev; i++)
-      if (!n->ucnt[n->prev[i]]) e = prof_push(&n->rec[n->prev[i]], *now, 0);
-    for (int i = 0; !e && i < nu; i++) {
-      int r = n->utouch[i], k = n->ucnt[r];
-      double u = 0;
-      if (k < 16) /* the loop itself: a NIC has few flows */
-        for (int j = 0; j < k; j++) u += rate;
-      else
-        u = sum_repeated(rate, k);
-      e = prof_push(&n->rec[r], *now, u);
-    }
-    if (e) break;
-    memcpy(n->prev, n->utouch, (size_t)nu * sizeof *n->prev);
-    *nprev = nu;
+    /* record_usage(): each resource in use k x rate (usum), from its counts in n->kst */
+    if ((e = crec_event(n->cur, *now, rate))) break;
+    n->ev++;
     int h0 = s.h;
     one_advance(&s, xs, n, rate, *now, at);
-    for (int i = h0; i < s.h; i++) {
-      common_count(n, &n->f[s.id[i]], -1, &nu);
+    for (int i = h0; !e && i < s.h; i++) {
+      e = common_count(n, &n->f[s.id[i]], -1, &nu);
       n->f[s.id[i]].cand = -1;
     }
     *now = at;
@@ -1046,10 +1368,10 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int64_t t0;
   start_flows(n, xs, nx, &nf, &t0);
   if (!nf) return LBS_OK;
-  /* what ended before this batch can start is forgotten */
+  /* what ended before this batch can start is forgotten; run_common()'s usage joins first */
   for (int k = 0; k < nf; k++)
     for (int j = 0; j < n->f[k].nres; j++) {
-      prof_prune(&n->prof[n->f[k].res[j]], t0);
+      if ((e = lazy_resolve(n, n->f[k].res[j], t0))) return e;
       n->seg[n->f[k].res[j]] = -1;        /* seg_at walks from the start */
       n->nbp[n->f[k].res[j]] = INT64_MIN; /* avail_at reads it at first */
     }
@@ -1058,9 +1380,9 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
   if (r0 >= 0) {
     int64_t end = 0;
-    e = run_common(n, xs, nf, r0, &nprev, &end);
-    if (e == LBS_RANGE) return e; /* as below */
-    return end_batch(n, nf, nprev, end, e);
+    n->cur = calloc(1, sizeof *n->cur), n->ev = 0;
+    e = n->cur ? run_common(n, xs, nf, r0, &end) : lbs_fail(LBS_NOMEM, "network usage record");
+    return lazy_end(n, nf, end, e);
   }
   if (r >= 0) {
     int64_t end = 0;
