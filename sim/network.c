@@ -87,6 +87,7 @@ typedef struct {
   int n, cap;
 } usteps;
 
+#define NCLS 4 /* run_common(): classes of resources by capacity (others stay in the list) */
 #define LIVE 8 /* crecs held at most: the oldest is merged whole beyond (lazy_flush) */
 
 struct lbs_net {
@@ -116,6 +117,12 @@ struct lbs_net {
   crec *cur;    /* run_common()'s batch in progress */
   int ev;       /* the index its next event gets */
   long lazy[2]; /* lbs__net_lazy_counts: records merged [0] by a later batch, [1] flushed */
+  /* run_common(): the resources in use whose availability stays their capacity to the batch's
+   * end, in classes by capacity, each a count of its resources per number of flows */
+  int *ucls;               /* R: 1 + the class of such a resource, 0 for the others */
+  double ccap[NCLS];       /* per class: the capacity */
+  int ckmax[NCLS];         /* per class: the most flows on one of its resources (0: none in use) */
+  int *chist, cstride, nc; /* chist[c x cstride + k]: its resources crossed by k flows */
 };
 
 static void lazy_drop_all(lbs_net *n);
@@ -150,7 +157,7 @@ void lbs_net_destroy(lbs_net **np) {
   if (n->pend) lazy_drop_all(n);
   for (int r = 0; n->kst && r < n->R; r++) free(n->kst[r].e), free(n->kst[r].k);
   for (int r = 0; n->ust && r < n->R; r++) free(n->ust[r].e), free(n->ust[r].u);
-  free(n->pend), free(n->kst), free(n->ust);
+  free(n->pend), free(n->kst), free(n->ust), free(n->ucls);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
       free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
   free(n->ucnt), free(n->upos), free(n->utouch);
@@ -193,6 +200,7 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   n->ucnt = calloc(Rz, sizeof *n->ucnt);
   n->upos = calloc(Rz, sizeof *n->upos);
   n->utouch = calloc(Rz, sizeof *n->utouch);
+  n->ucls = calloc(Rz, sizeof *n->ucls);
   n->avail = calloc(Rz, sizeof *n->avail);
   if (n->fair) {
     n->prof = calloc(Rz, sizeof *n->prof);
@@ -203,7 +211,7 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
       !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail || !n->ucnt ||
-      !n->upos || !n->utouch ||
+      !n->upos || !n->utouch || !n->ucls ||
       (n->fair && (!n->prof || !n->rec || !n->pend || !n->kst || !n->ust))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
@@ -962,18 +970,12 @@ static double lazy_sum(const lbs_net *n, int r, int64_t t) {
 }
 
 /* The last event at or before e where the batch pushed r's usage (r in use, or idle after
- * use), and the first at or after e; -1 when none. */
+ * use); -1 when none. */
 static int rec_prev(const lbs_net *n, int r, int e) {
   const ksteps *s = &n->kst[r];
   int i = e >= 0 ? ks_find(s, e) : -1;
   if (i < 0) return -1;
   return s->k[i] > 0 ? e : s->e[i]; /* k 0: idle from e[i] on, the event that pushed 0 */
-}
-static int rec_next(const lbs_net *n, int r, int e) {
-  const ksteps *s = &n->kst[r];
-  int i = ks_find(s, e);
-  if (i >= 0 && (s->k[i] > 0 || s->e[i] == e)) return e;
-  return i + 1 < s->n ? s->e[i + 1] : -1;
 }
 
 /* Whether rec[r] would hold anything: some push was not 0 (prof_merge() skips an empty rec). */
@@ -986,6 +988,56 @@ static int lazy_nonempty(const lbs_net *n, int r) {
   for (int i = 0; i < s->n; i++) /* an event with flows on r and a rate not 0 */
     if (s->k[i] > 0 && c->nz[i + 1 < s->n ? s->e[i + 1] : c->ne] > c->nz[s->e[i]]) return 1;
   return 0;
+}
+
+/* A walk over r's pushes in a crec, in event order: ki the last count at or before the event,
+ * ui the first general event's sum at or after it. */
+typedef struct {
+  const ksteps *ks;
+  const usteps *us;
+  const crec *c;
+  int ki, ui;
+} rec_walk;
+
+/* The first event at or after e where the batch pushed r's usage (rec_next()); -1 if none. */
+static int walk_next(rec_walk *w, int e) {
+  while (w->ki + 1 < w->ks->n && w->ks->e[w->ki + 1] <= e) w->ki++;
+  if (w->ki >= 0 && (w->ks->k[w->ki] > 0 || w->ks->e[w->ki] == e)) return e;
+  if (w->ki + 1 >= w->ks->n) return -1;
+  return w->ks->e[++w->ki];
+}
+
+/* What the batch pushed last at event e (crec_val()), for events in increasing order. */
+static double walk_val(rec_walk *w, int e) {
+  while (w->ki + 1 < w->ks->n && w->ks->e[w->ki + 1] <= e) w->ki++;
+  int k = w->ki >= 0 ? w->ks->k[w->ki] : 0;
+  if (!k) return 0;
+  while (w->ui < w->us->n && w->us->e[w->ui] < e) w->ui++;
+  if (w->ui < w->us->n && w->us->e[w->ui] == e) return w->us->u[w->ui];
+  return usum(w->c->rate[e], k);
+}
+
+/* lazy_merge()'s second half: every change of the merged profile after t0 (prof's segment s
+ * holds t0), pushed to out; prof and the record walked in time order as prof_merge() walks. */
+static lbs_err lazy_forward(const lbs_net *n, int r, int64_t t0, int s, profile *out) {
+  const profile *p = &n->prof[r];
+  const crec *c = n->pend[r];
+  rec_walk w = {&n->kst[r], &n->ust[r], c, -1, 0};
+  int si = s + 1, ri = walk_next(&w, crec_at(c, t0) + 1);
+  double a = s >= 0 ? p->u[s] : 0, b = crec_val(n, r, t0);
+  lbs_err e = LBS_OK;
+  while (!e && (si < p->n || ri >= 0)) {
+    int64_t t = si < p->n && (ri < 0 || p->t[si] <= c->t[ri]) ? p->t[si] : c->t[ri];
+    if (si < p->n && p->t[si] == t) a = p->u[si++];
+    if (ri >= 0 && c->t[ri] == t) {
+      while (ri + 1 < c->ne && c->t[ri + 1] == t) ri++; /* the last push at t holds */
+      b = walk_val(&w, ri);
+      ri = walk_next(&w, ri + 1);
+    }
+    double u = a + b;
+    e = prof_push(out, t, u < 1e-15 ? 0 : u);
+  }
+  return e;
 }
 
 /* prof[r] = prune(merge(prof[r], rec[r]), t0) (t0 = -1: no prune): the merged profile's last
@@ -1007,13 +1059,7 @@ static lbs_err lazy_merge(lbs_net *n, int r, int64_t t0) {
     if (si >= 0 && p->t[si] == t) si--;
     while (ri >= 0 && c->t[ri] == t) ri = rec_prev(n, r, ri - 1);
   }
-  si = s + 1, ri = rec_next(n, r, ec + 1);
-  while (!e && (si < p->n || ri >= 0)) { /* forwards: every change after t0 */
-    int64_t t = si < p->n && (ri < 0 || p->t[si] <= c->t[ri]) ? p->t[si] : c->t[ri];
-    e = prof_push(&out, t, lazy_sum(n, r, t));
-    if (si < p->n && p->t[si] == t) si++;
-    while (ri >= 0 && c->t[ri] == t) ri = rec_next(n, r, ri + 1);
-  }
+  if (!e) e = lazy_forward(n, r, t0, s, &out);
   if (e) {
     free(out.t), free(out.u);
     return e;
@@ -1145,19 +1191,45 @@ static int common_resource(const lbs_net *n, int nf) {
   return nic ? f0->res[0] : -1;
 }
 
-/* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts and the list of resources
- * in use (n->utouch, *nu; its order is of no account: each resource is summed alone); the
- * counts from the batch's next event on go to its record (n->kst). */
+/* Resource r of a class goes from `from` flows to `to` (0: it leaves the class). */
+static void class_move(lbs_net *n, int r, int from, int to) {
+  int c = n->ucls[r] - 1, *h = n->chist + (size_t)c * n->cstride;
+  if (from) h[from]--;
+  if (to)
+    h[to]++;
+  else
+    n->ucls[r] = 0;
+  if (to > n->ckmax[c]) n->ckmax[c] = to;
+  while (n->ckmax[c] > 0 && !h[n->ckmax[c]]) n->ckmax[c]--;
+}
+
+/* r, in use, joins the class of its capacity (made if there is room): 0 if there is none. */
+static int class_join(lbs_net *n, int r) {
+  int c = 0;
+  while (c < n->nc && n->ccap[c] != n->cap[r]) c++;
+  if (c == NCLS) return 0;
+  if (c == n->nc) n->ccap[n->nc++] = n->cap[r], n->ckmax[c] = 0;
+  n->ucls[r] = c + 1;
+  class_move(n, r, 0, n->ucnt[r]);
+  return 1;
+}
+
+/* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts: a resource in a class in
+ * its count, the others in the list n->utouch (*nu; its order is of no account: fill()'s first
+ * level is a minimum); the counts from the batch's next event on go to its record (n->kst). */
 static lbs_err common_count(lbs_net *n, const flow *f, int d, int *nu) {
   lbs_err e = LBS_OK;
   for (int j = 0; !e && j < f->nres; j++) {
-    int r = f->res[j];
-    if (d > 0 && n->ucnt[r]++ == 0) n->upos[r] = *nu, n->utouch[(*nu)++] = r;
-    if (d < 0 && --n->ucnt[r] == 0) {
+    int r = f->res[j], k = n->ucnt[r] += d;
+    if (n->ucls[r])
+      class_move(n, r, k - d, k);
+    else if (d > 0 && k == 1)
+      n->upos[r] = *nu, n->utouch[(*nu)++] = r;
+    else if (d < 0 && k == 0) {
       int last = n->utouch[--*nu];
       n->utouch[n->upos[r]] = last, n->upos[last] = n->upos[r];
     }
-    e = ks_set(&n->kst[r], n->ev, n->ucnt[r]);
+    e = ks_set(&n->kst[r], n->ev, k);
   }
   return e;
 }
@@ -1219,18 +1291,30 @@ static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int ne
   return LBS_OK;
 }
 
-/* fill()'s first round over the resources in use at now: its level lam (the flows' bound or
- * what earlier batches leave of a resource over the weights crossing it); *at the next
- * change of what earlier batches use of one. */
-static double common_level(lbs_net *n, const one_state *s, int nu, double blam, int64_t now,
-                           int64_t *at) {
+/* fill()'s first round over the resources in use at now: its level lam, the least of the
+ * flows' bound and of what earlier batches leave of each resource over the weights crossing
+ * it (ws[k] for k flows); *at the next change of what earlier batches use of one. A resource
+ * whose availability is its capacity to the end (no earlier usage ahead, avail_at()) joins
+ * its class and leaves the list: in a class, the resource with the most flows gives the least
+ * capacity / ws[k] (ws grows with k, division is monotone), so the minimum is the same, and
+ * costs O(classes) an event instead of O(resources in use). */
+static double common_level(lbs_net *n, const one_state *s, int r0, int *nu, double blam,
+                           int64_t now, int64_t *at) {
   double lam = blam;
-  for (int i = 0; i < nu; i++) {
+  for (int i = 0; i < *nu;) {
     int r = n->utouch[i];
     avail_at(n, r, now);
+    if (r != r0 && n->nbp[r] == NO_TIME && n->avail[r] == n->cap[r] && class_join(n, r)) {
+      int last = n->utouch[--*nu]; /* out of the list, into its class's counts */
+      n->utouch[i] = last, n->upos[last] = i;
+      continue;
+    }
     if (n->avail[r] / s->ws[n->ucnt[r]] < lam) lam = n->avail[r] / s->ws[n->ucnt[r]];
     if (n->nbp[r] < *at) *at = n->nbp[r];
+    i++;
   }
+  for (int c = 0; c < n->nc; c++)
+    if (n->ckmax[c] && n->ccap[c] / s->ws[n->ckmax[c]] < lam) lam = n->ccap[c] / s->ws[n->ckmax[c]];
   return lam;
 }
 
@@ -1241,6 +1325,9 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t 
   double w = n->f[0].w, b = n->f[0].bound;
   lbs_err e = one_alloc(&s, nf, w);
   int next = 0, nu = 0;
+  n->nc = 0, n->cstride = nf + 1;
+  n->chist = calloc((size_t)NCLS * (size_t)n->cstride, sizeof *n->chist);
+  if (!e && !n->chist) e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
     while (!e && next < nf && n->f[n->order[next]].act <= *now) {
@@ -1249,7 +1336,7 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t 
       e = common_count(n, &n->f[k], 1, &nu);
     }
     int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
-    double lam = e ? 0 : common_level(n, &s, nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
+    double lam = e ? 0 : common_level(n, &s, r0, &nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
     if (e) break;
     if (s.na && !(b / w <= thr) && !(n->avail[r0] / s.ws[s.na] <= thr)) {
       if ((e = common_general(n, xs, &s, next, nf, &nu, now))) break;
@@ -1276,7 +1363,10 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t 
     }
     *now = at;
   }
-  for (int i = 0; i < nu; i++) n->ucnt[n->utouch[i]] = 0; /* after an error */
+  for (int k = 0; e && k < nf; k++) /* after an error */
+    for (int j = 0; j < n->f[k].nres; j++) n->ucnt[n->f[k].res[j]] = 0, n->ucls[n->f[k].res[j]] = 0;
+  free(n->chist);
+  n->chist = NULL;
   one_free(&s);
   return e;
 }
