@@ -27,7 +27,8 @@
  *
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
- * the bandwidth they use over time. A later batch gets what is left: earlier steps first, as
+ * the bandwidth they use over time (run_common's batches as a record merged into it when a
+ * later batch crosses the resource, lazy_resolve). A later batch gets what is left: earlier steps first, as
  * fifo, so a batch never slows down an earlier one, whose arrivals are already known. Steps
  * meet at barriers in bsp, so this matters only in des, where a fast processor's next step
  * can start sending while a slow one's last step is still in flight on the same resource.
@@ -1167,10 +1168,16 @@ static lbs_err lazy_end(lbs_net *n, int nf, int64_t now, lbs_err e) {
  * take run_fair()'s loop over every flow: the reference's arithmetic, with a cursor per
  * resource into what earlier batches use (avail_at) and the unfixed flows compacted per round.
  *
- * What stays: O(resources in use) per event, each NIC's ratio and usage record, which changes
- * at every event with the shared rate, since what a batch leaves for later ones is an explicit
- * usage profile per resource. Below that needs the usage of a NIC kept as (its count of flows,
- * the batch's rate over time) and read so by later batches.
+ * Usage records. A NIC's usage changes at every event with the shared rate; pushing it to a
+ * profile per resource made an event cost O(resources in use). The batch records instead the
+ * rate once per event and per resource its count of flows (crec, ksteps: "run_common()'s usage
+ * kept for later batches" above), merged into the resource's profile when a later batch crosses
+ * it, from that batch's start on (lazy_resolve). fill()'s first level (common_level) loops only
+ * over the resources whose earlier usage still changes; the others, at their capacity to the
+ * end, are counted per capacity (class) and flow count. What stays in proportion to P: the part
+ * of each NIC's record that the next batch's start overlaps is merged explicitly, and the NICs
+ * with earlier usage ahead are looked at every event. Reading a record lazily in later batches
+ * (a profile of terms summed when read, in prof_merge()'s order) would remove that; not done.
  *
  * run_common: a batch whose flows all have the same weight and bound and all cross one shared
  * link or cluster r0 first, some of them NICs too (one shared cluster with NICs). While r0 is
