@@ -28,9 +28,9 @@
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
  * the bandwidth they use over time (run_common's batches as a record merged into it when a
- * later batch crosses the resource, lazy_resolve). A later batch gets what is left: earlier steps first, as
- * fifo, so a batch never slows down an earlier one, whose arrivals are already known. Steps
- * meet at barriers in bsp, so this matters only in des, where a fast processor's next step
+ * later batch crosses the resource, lazy_resolve). A later batch gets what is left: earlier steps
+ * first, as fifo, so a batch never slows down an earlier one, whose arrivals are already known.
+ * Steps meet at barriers in bsp, so this matters only in des, where a fast processor's next step
  * can start sending while a slow one's last step is still in flight on the same resource.
  * Every rank computes the same batches from the same data: results do not depend on the
  * number of MPI ranks. */
