@@ -115,9 +115,16 @@ struct lbs_net {
   usteps *ust;          /* fair: R, r's usage at pend[r]'s general events */
   crec *live[LIVE + 1]; /* the crecs some resource still holds, oldest first */
   int nlive;
-  crec *cur;    /* run_common()'s batch in progress */
-  int ev;       /* the index its next event gets */
-  long lazy[2]; /* lbs__net_lazy_counts: records merged [0] by a later batch, [1] flushed */
+  crec **dfr;      /* fair: R, a record merged at a batch's start but not written (lazy_defer) */
+  ksteps *dks;     /* fair: R, its counts */
+  usteps *dus;     /* fair: R, its sums */
+  int64_t *dt0;    /* fair: R, that batch's start: prof[r] is prune(merge(prof[r], dfr[r]), dt0) */
+  int64_t *dend;   /* fair: R, where that merged profile is prof[r] again (lazy_defer) */
+  int64_t *tfirst; /* fair: R, the batch's first start of a flow on r (batch_start) */
+  crec *cur;       /* run_common()'s batch in progress */
+  int ev;          /* the index its next event gets */
+  long lazy[4];    /* lbs__net_lazy_counts: records merged [0] by a later batch, [1] flushed,
+                    * [2] deferred, [3] dropped unwritten */
   /* run_common(): the resources in use whose availability stays their capacity to the batch's
    * end, in classes by capacity, each a count of its resources per number of flows */
   int *ucls;               /* R: 1 + the class of such a resource, 0 for the others */
@@ -138,8 +145,9 @@ void lbs__net_common_events(const lbs_net *n, long *one_round, long *general) {
   *one_round = n->common_events[0], *general = n->common_events[1];
 }
 
-void lbs__net_lazy_counts(const lbs_net *n, long *resolved, long *flushed) {
-  *resolved = n->lazy[0], *flushed = n->lazy[1];
+void lbs__net_lazy_counts(const lbs_net *n, long *resolved, long *flushed, long *deferred,
+                          long *dropped) {
+  *resolved = n->lazy[0], *flushed = n->lazy[1], *deferred = n->lazy[2], *dropped = n->lazy[3];
 }
 
 static int link_slot(const lbs_net *n, int a, int b) {
@@ -158,7 +166,10 @@ void lbs_net_destroy(lbs_net **np) {
   if (n->pend) lazy_drop_all(n);
   for (int r = 0; n->kst && r < n->R; r++) free(n->kst[r].e), free(n->kst[r].k);
   for (int r = 0; n->ust && r < n->R; r++) free(n->ust[r].e), free(n->ust[r].u);
+  for (int r = 0; n->dks && r < n->R; r++) free(n->dks[r].e), free(n->dks[r].k);
+  for (int r = 0; n->dus && r < n->R; r++) free(n->dus[r].e), free(n->dus[r].u);
   free(n->pend), free(n->kst), free(n->ust), free(n->ucls);
+  free(n->dfr), free(n->dks), free(n->dus), free(n->dt0), free(n->dend), free(n->tfirst);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
       free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
   free(n->ucnt), free(n->upos), free(n->utouch);
@@ -209,11 +220,18 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
     n->pend = calloc(Rz, sizeof *n->pend);
     n->kst = calloc(Rz, sizeof *n->kst);
     n->ust = calloc(Rz, sizeof *n->ust);
+    n->dfr = calloc(Rz, sizeof *n->dfr);
+    n->dks = calloc(Rz, sizeof *n->dks);
+    n->dus = calloc(Rz, sizeof *n->dus);
+    n->dt0 = calloc(Rz, sizeof *n->dt0);
+    n->dend = calloc(Rz, sizeof *n->dend);
+    n->tfirst = calloc(Rz, sizeof *n->tfirst);
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
       !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail || !n->ucnt ||
       !n->upos || !n->utouch || !n->ucls ||
-      (n->fair && (!n->prof || !n->rec || !n->pend || !n->kst || !n->ust))) {
+      (n->fair && (!n->prof || !n->rec || !n->pend || !n->kst || !n->ust || !n->dfr || !n->dks ||
+                   !n->dus || !n->dt0 || !n->dend || !n->tfirst))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
                     lbs_grid_nclusters(g), lbs_grid_procs(g));
@@ -1041,26 +1059,31 @@ static lbs_err lazy_forward(const lbs_net *n, int r, int64_t t0, int s, profile 
   return e;
 }
 
-/* prof[r] = prune(merge(prof[r], rec[r]), t0) (t0 = -1: no prune): the merged profile's last
- * change at or before t0, found backwards, then its changes after t0. Changes are only where
- * prof or rec has a breakpoint, so only those instants are looked at. */
-static lbs_err lazy_merge(lbs_net *n, int r, int64_t t0) {
+/* The last change at or before t0 of merge(prof[r], rec[r]), the first entry prune() keeps
+ * (NO_TIME: none), found backwards: changes are only where prof or rec has a breakpoint, so
+ * only those instants are looked at. */
+static int64_t lazy_floor(const lbs_net *n, int r, int64_t t0) {
   const profile *p = &n->prof[r];
   const crec *c = n->pend[r];
-  int ec = crec_at(c, t0), s = prof_seg(p, t0), si = s, ri = rec_prev(n, r, ec);
-  profile out = {NULL, NULL, 0, 0};
-  lbs_err e = LBS_OK;
+  int si = prof_seg(p, t0), ri = rec_prev(n, r, crec_at(c, t0));
   while (si >= 0 || ri >= 0) { /* backwards: the first change is prune()'s first entry */
     int64_t tp = si >= 0 ? p->t[si] : -1, tr = ri >= 0 ? c->t[ri] : -1, t = tp > tr ? tp : tr;
-    double u = lazy_sum(n, r, t);
-    if (u != lazy_sum(n, r, t - 1)) {
-      if (!(e = prof_push(&out, t, 1))) out.u[0] = u; /* kept, 0 too: prune() keeps it */
-      break;
-    }
+    if (lazy_sum(n, r, t) != lazy_sum(n, r, t - 1)) return t;
     if (si >= 0 && p->t[si] == t) si--;
     while (ri >= 0 && c->t[ri] == t) ri = rec_prev(n, r, ri - 1);
   }
-  if (!e) e = lazy_forward(n, r, t0, s, &out);
+  return NO_TIME;
+}
+
+/* prof[r] = prune(merge(prof[r], rec[r]), t0) (t0 = -1: no prune): lazy_floor(), then the
+ * merged profile's changes after t0. */
+static lbs_err lazy_merge(lbs_net *n, int r, int64_t t0) {
+  profile out = {NULL, NULL, 0, 0};
+  int64_t f = lazy_floor(n, r, t0);
+  lbs_err e = LBS_OK;
+  if (f != NO_TIME && !(e = prof_push(&out, f, 1)))
+    out.u[0] = lazy_sum(n, r, f); /* kept, 0 too: prune() keeps it */
+  if (!e) e = lazy_forward(n, r, t0, prof_seg(&n->prof[r], t0), &out);
   if (e) {
     free(out.t), free(out.u);
     return e;
@@ -1093,19 +1116,77 @@ static lbs_err lazy_resolve(lbs_net *n, int r, int64_t t0) {
   return e;
 }
 
+/* Swaps r's pending record and its deferred one (with their counts and sums). */
+static void lazy_swap(lbs_net *n, int r) {
+  crec *c = n->pend[r];
+  n->pend[r] = n->dfr[r], n->dfr[r] = c;
+  ksteps k = n->kst[r];
+  n->kst[r] = n->dks[r], n->dks[r] = k;
+  usteps u = n->ust[r];
+  n->ust[r] = n->dus[r], n->dus[r] = u;
+}
+
+/* r's deferred record written out (write) or dropped: prof[r] as its batch's start left it. */
+static lbs_err lazy_undefer(lbs_net *n, int r, int write) {
+  lazy_swap(n, r);
+  lbs_err e = LBS_OK;
+  if (write)
+    e = lazy_resolve(n, r, n->dt0[r]);
+  else
+    lazy_release(n, r);
+  lazy_swap(n, r);
+  return e;
+}
+
+/* Before a batch crosses r from t0 on, its first flow there starting at tr (-1: the batch may
+ * read r through any path, from t0 on): what lazy_resolve() leaves, or the same deferred.
+ * Deferred: a run_common() batch B crosses r from tr on. Where the merged profile prune(merge(
+ * prof[r], L), t0) (L the record pending on r) is prof[r] again from tr on (L ended on r, and
+ * its floor lazy_floor() is before tr), B reads prof[r] as it is, and L waits in dfr[r], its
+ * merge not written: the next batch C to cross r merges B's own record into that profile and
+ * prunes at its start t0'; if the last change at or before t0' comes after L's end and floor
+ * (dend), the profile C keeps holds nothing of L, and L is dropped unwritten. Otherwise, or for
+ * any other batch, L is written first. Most of a NIC's record in des (the part after the next
+ * step's start, which the step after prunes) is so never written. */
+static lbs_err lazy_start(lbs_net *n, int r, int64_t t0, int64_t tr) {
+  lbs_err e = LBS_OK;
+  if (n->dfr[r]) {
+    int64_t f = n->pend[r] && lazy_nonempty(n, r) ? lazy_floor(n, r, t0) : NO_TIME;
+    int drop = f != NO_TIME && f > n->dend[r];
+    n->lazy[3] += drop;
+    if ((e = lazy_undefer(n, r, !drop))) return e;
+  }
+  if (tr >= 0 && n->pend[r] && lazy_nonempty(n, r)) {
+    const ksteps *ks = &n->kst[r];
+    const profile *p = &n->prof[r];
+    int64_t f = lazy_floor(n, r, t0), end = n->pend[r]->t[ks->e[ks->n - 1]]; /* L idle */
+    if (f != NO_TIME && f > end) end = f;
+    if (end <= tr && !(p->n && p->u[0] == 0 && p->t[0] > tr)) { /* no breakpoint of its own */
+      lazy_swap(n, r);
+      n->dt0[r] = t0, n->dend[r] = end, n->lazy[2]++;
+      return LBS_OK;
+    }
+  }
+  return lazy_resolve(n, r, t0);
+}
+
 /* More than LIVE crecs held: the oldest is merged whole into the profiles that hold it (as
  * end_batch() would have merged it), so that memory stays bounded. */
 static lbs_err lazy_flush(lbs_net *n) {
   lbs_err e = LBS_OK;
   crec *c = n->live[0];
-  for (int r = 0; !e && r < n->R && n->nlive > LIVE; r++)
-    if (n->pend[r] == c) e = lazy_resolve(n, r, -1);
+  for (int r = 0; !e && r < n->R && n->nlive > LIVE; r++) {
+    if (n->dfr[r] && (n->dfr[r] == c || n->pend[r] == c)) e = lazy_undefer(n, r, 1);
+    if (!e && n->pend[r] == c) e = lazy_resolve(n, r, -1);
+  }
   return e;
 }
 
 static void lazy_drop_all(lbs_net *n) {
-  for (int r = 0; r < n->R && n->nlive; r++)
+  for (int r = 0; r < n->R && n->nlive; r++) {
+    if (n->dfr[r]) lazy_undefer(n, r, 0);
     if (n->pend[r]) lazy_release(n, r);
+  }
   crec_free(n->cur);
   n->cur = NULL;
 }
@@ -1458,6 +1539,28 @@ static int64_t next_event_ref(lbs_net *n, int na, int nt, int64_t now, int64_t a
   return at;
 }
 
+/* Before the batch's nf flows run from t0 on, each resource they cross once: what ended before
+ * t0 is forgotten, earlier records join (lazy_start; defer: a run_common() batch, which reads a
+ * resource only from its first flow there on, tfirst), its cursors start from the beginning. */
+static lbs_err batch_start(lbs_net *n, int nf, int64_t t0, int defer) {
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++) n->tfirst[n->f[k].res[j]] = NO_TIME;
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++)
+      if (n->f[k].act < n->tfirst[n->f[k].res[j]]) n->tfirst[n->f[k].res[j]] = n->f[k].act;
+  lbs_err e = LBS_OK;
+  for (int k = 0; !e && k < nf; k++)
+    for (int j = 0; !e && j < n->f[k].nres; j++) {
+      int r = n->f[k].res[j];
+      if (n->tfirst[r] == INT64_MIN) continue; /* done */
+      e = lazy_start(n, r, t0, defer ? n->tfirst[r] : -1);
+      n->tfirst[r] = INT64_MIN;
+      n->seg[r] = -1;        /* seg_at walks from the start */
+      n->nbp[r] = INT64_MIN; /* avail_at reads it at first */
+    }
+  return e;
+}
+
 static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   lbs_err e = grow(n, nx);
   if (e) return e;
@@ -1465,16 +1568,10 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int64_t t0;
   start_flows(n, xs, nx, &nf, &t0);
   if (!nf) return LBS_OK;
-  /* what ended before this batch can start is forgotten; run_common()'s usage joins first */
-  for (int k = 0; k < nf; k++)
-    for (int j = 0; j < n->f[k].nres; j++) {
-      if ((e = lazy_resolve(n, n->f[k].res[j], t0))) return e;
-      n->seg[n->f[k].res[j]] = -1;        /* seg_at walks from the start */
-      n->nbp[n->f[k].res[j]] = INT64_MIN; /* avail_at reads it at first */
-    }
-  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
   int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
+  if ((e = batch_start(n, nf, t0, r0 >= 0))) return e;
+  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   if (r0 >= 0) {
     int64_t end = 0;
     n->cur = calloc(1, sizeof *n->cur), n->ev = 0;

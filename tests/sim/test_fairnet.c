@@ -220,7 +220,7 @@ Test(fairnet, general_path_matches_the_reference_with_nics) {
 Test(fairnet, lazy_usage_records_match_the_reference) {
   enum { NCASES = 300, NB = 14 };
   static const char *bw[] = {"0.5", "1", "4", "10", "2.5", "100"};
-  long lazy[2] = {0, 0};
+  long lazy[4] = {0, 0, 0, 0};
   for (int c = 0; c < NCASES; c++) {
     char text[512];
     int P = 2 + pick(23);
@@ -261,9 +261,9 @@ Test(fairnet, lazy_usage_records_match_the_reference) {
       }
       lbs__net_full_solver(0);
     }
-    long r, f;
-    lbs__net_lazy_counts(n[0], &r, &f);
-    lazy[0] += r, lazy[1] += f;
+    long r, f, d, dr;
+    lbs__net_lazy_counts(n[0], &r, &f, &d, &dr);
+    lazy[0] += r, lazy[1] += f, lazy[2] += d, lazy[3] += dr;
     lbs_net_destroy(&n[0]);
     lbs_net_destroy(&n[1]);
     lbs_grid_destroy(&g);
@@ -271,6 +271,10 @@ Test(fairnet, lazy_usage_records_match_the_reference) {
   /* both ways must have been taken, or this compares less than it says */
   cr_assert_gt(lazy[0], 1000, "%ld records merged by a later batch", lazy[0]);
   cr_assert_gt(lazy[1], 60, "%ld records flushed whole", lazy[1]);
-  cr_log_info("%d cases: %ld records merged by later batches, %ld flushed", NCASES, lazy[0],
-              lazy[1]);
+  cr_assert_gt(lazy[2], 1000, "%ld records deferred", lazy[2]);
+  cr_assert_gt(lazy[3], 300, "%ld deferred records dropped unwritten", lazy[3]);
+  cr_assert_gt(lazy[2] - lazy[3], 300, "%ld deferred records written", lazy[2] - lazy[3]);
+  cr_log_info("%d cases: %ld records merged by later batches, %ld flushed, %ld deferred, %ld of "
+              "them dropped",
+              NCASES, lazy[0], lazy[1], lazy[2], lazy[3]);
 }
