@@ -1253,12 +1253,14 @@ static lbs_err lazy_end(lbs_net *n, int nf, int64_t now, lbs_err e) {
  * profile per resource made an event cost O(resources in use). The batch records instead the
  * rate once per event and per resource its count of flows (crec, ksteps: "run_common()'s usage
  * kept for later batches" above), merged into the resource's profile when a later batch crosses
- * it, from that batch's start on (lazy_resolve). fill()'s first level (common_level) loops only
- * over the resources whose earlier usage still changes; the others, at their capacity to the
- * end, are counted per capacity (class) and flow count. What stays in proportion to P: the part
- * of each NIC's record that the next batch's start overlaps is merged explicitly, and the NICs
- * with earlier usage ahead are looked at every event. Reading a record lazily in later batches
- * (a profile of terms summed when read, in prof_merge()'s order) would remove that; not done.
+ * it, from that batch's start on (lazy_resolve), or deferred, and often never written, where
+ * that batch is of this kind and reaches the resource after the record ended there
+ * (lazy_start). fill()'s first level (common_level) loops only over the resources whose earlier
+ * usage still changes; the others, at their capacity to the end, are counted per capacity
+ * (class) and flow count. What stays in proportion to P: the records written (a NIC used by the
+ * next batch while its record still runs), and the NICs with earlier usage ahead, looked at
+ * every event. Reading a record lazily in every case (a profile of terms summed when read, in
+ * prof_merge()'s order) would remove the first; not done.
  *
  * run_common: a batch whose flows all have the same weight and bound and all cross one shared
  * link or cluster r0 first, some of them NICs too (one shared cluster with NICs). While r0 is
