@@ -74,6 +74,13 @@ long lbs__net_one_batches(const lbs_net *n);
  * *one_round those served with every flow at one rate, *general those that went through the
  * general solver's steps. */
 void lbs__net_common_events(const lbs_net *n, long *one_round, long *general);
+/* The usage records of those batches (sim/network.c, lazy_start): merged into a resource's
+ * profile *resolved when a later batch crossed the resource, *flushed whole because too many
+ * records were held; *deferred, their merge not written while a later batch crossed the
+ * resource, of which *dropped were never written (the profile the next batch kept held nothing
+ * of them). */
+void lbs__net_lazy_counts(const lbs_net *n, long *resolved, long *flushed, long *deferred,
+                          long *dropped);
 
 /* ================================================================ replay */
 

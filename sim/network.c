@@ -27,9 +27,10 @@
  *
  * Batches. Each lbs_net_run serves one batch (a step's halo, a migration). Earlier batches
  * stay on the resources: in fifo as the time each resource is free, in fair as a profile of
- * the bandwidth they use over time. A later batch gets what is left: earlier steps first, as
- * fifo, so a batch never slows down an earlier one, whose arrivals are already known. Steps
- * meet at barriers in bsp, so this matters only in des, where a fast processor's next step
+ * the bandwidth they use over time (run_common's batches as a record merged into it when a
+ * later batch crosses the resource, lazy_resolve). A later batch gets what is left: earlier steps
+ * first, as fifo, so a batch never slows down an earlier one, whose arrivals are already known.
+ * Steps meet at barriers in bsp, so this matters only in des, where a fast processor's next step
  * can start sending while a slow one's last step is still in flight on the same resource.
  * Every rank computes the same batches from the same data: results do not depend on the
  * number of MPI ranks. */
@@ -63,6 +64,33 @@ typedef struct {
   int fixed; /* fill_ref(): progressive filling */
 } flow;
 
+/* A run_common() batch's usage, kept for later batches (lazy_resolve): its events (every
+ * iteration of its loop, and its end), with the one rate of every flow at each. */
+typedef struct {
+  int64_t *t;   /* per event: its time */
+  double *rate; /* per event: every flow's rate; 0 at a general event (fill()'s, see ust) */
+  int *nz;      /* ne + 1: nz[e], the events before e whose rate is not 0 */
+  int ne, cap;  /* events */
+  int refs;     /* resources whose usage this still holds (n->pend) */
+} crec;
+
+/* Per resource, its count of flows over a crec's events: from event e[i] on, k[i] flows (never
+ * two equal k in a row, the first k > 0; 0 before e[0]). */
+typedef struct {
+  int *e, *k;
+  int n, cap;
+} ksteps;
+
+/* Per resource, its usage at a crec's general events where it is in use: u[i] at event e[i]. */
+typedef struct {
+  int *e;
+  double *u;
+  int n, cap;
+} usteps;
+
+#define NCLS 4 /* run_common(): classes of resources by capacity (others stay in the list) */
+#define LIVE 8 /* crecs held at most: the oldest is merged whole beyond (lazy_flush) */
+
 struct lbs_net {
   const lbs_grid *g;
   int P, C, fair, R, nlinks; /* resources: nlinks link slots (a <= b), then P NICs out, then P in */
@@ -81,8 +109,31 @@ struct lbs_net {
   double *avail; /* fair: R, what earlier batches leave of r in the current segment */
   double *remcap, *wsum, *used;
   int mark_epoch;
-  long one_batches; /* fair batches served by run_one (lbs__net_one_batches) */
+  long one_batches;     /* fair batches served by run_one (lbs__net_one_batches) */
+  crec **pend;          /* fair: R, the batch whose usage of r is not in prof[r] yet, or NULL */
+  ksteps *kst;          /* fair: R, r's flows over pend[r]'s events (or the batch in progress) */
+  usteps *ust;          /* fair: R, r's usage at pend[r]'s general events */
+  crec *live[LIVE + 1]; /* the crecs some resource still holds, oldest first */
+  int nlive;
+  crec **dfr;      /* fair: R, a record merged at a batch's start but not written (lazy_defer) */
+  ksteps *dks;     /* fair: R, its counts */
+  usteps *dus;     /* fair: R, its sums */
+  int64_t *dt0;    /* fair: R, that batch's start: prof[r] is prune(merge(prof[r], dfr[r]), dt0) */
+  int64_t *dend;   /* fair: R, where that merged profile is prof[r] again (lazy_defer) */
+  int64_t *tfirst; /* fair: R, the batch's first start of a flow on r (batch_start) */
+  crec *cur;       /* run_common()'s batch in progress */
+  int ev;          /* the index its next event gets */
+  long lazy[4];    /* lbs__net_lazy_counts: records merged [0] by a later batch, [1] flushed,
+                    * [2] deferred, [3] dropped unwritten */
+  /* run_common(): the resources in use whose availability stays their capacity to the batch's
+   * end, in classes by capacity, each a count of its resources per number of flows */
+  int *ucls;               /* R: 1 + the class of such a resource, 0 for the others */
+  double ccap[NCLS];       /* per class: the capacity */
+  int ckmax[NCLS];         /* per class: the most flows on one of its resources (0: none in use) */
+  int *chist, cstride, nc; /* chist[c x cstride + k]: its resources crossed by k flows */
 };
+
+static void lazy_drop_all(lbs_net *n);
 
 static int full_solver; /* lbs__net_full_solver: every fair batch through fill() */
 
@@ -92,6 +143,11 @@ long lbs__net_one_batches(const lbs_net *n) { return n->one_batches; }
 
 void lbs__net_common_events(const lbs_net *n, long *one_round, long *general) {
   *one_round = n->common_events[0], *general = n->common_events[1];
+}
+
+void lbs__net_lazy_counts(const lbs_net *n, long *resolved, long *flushed, long *deferred,
+                          long *dropped) {
+  *resolved = n->lazy[0], *flushed = n->lazy[1], *deferred = n->lazy[2], *dropped = n->lazy[3];
 }
 
 static int link_slot(const lbs_net *n, int a, int b) {
@@ -107,6 +163,13 @@ void lbs_net_destroy(lbs_net **np) {
   lbs_net *n = *np;
   for (int r = 0; n->prof && r < n->R; r++) free(n->prof[r].t), free(n->prof[r].u);
   for (int r = 0; n->rec && r < n->R; r++) free(n->rec[r].t), free(n->rec[r].u);
+  if (n->pend) lazy_drop_all(n);
+  for (int r = 0; n->kst && r < n->R; r++) free(n->kst[r].e), free(n->kst[r].k);
+  for (int r = 0; n->ust && r < n->R; r++) free(n->ust[r].e), free(n->ust[r].u);
+  for (int r = 0; n->dks && r < n->R; r++) free(n->dks[r].e), free(n->dks[r].k);
+  for (int r = 0; n->dus && r < n->R; r++) free(n->dus[r].e), free(n->dus[r].u);
+  free(n->pend), free(n->kst), free(n->ust), free(n->ucls);
+  free(n->dfr), free(n->dks), free(n->dus), free(n->dt0), free(n->dend), free(n->tfirst);
   free(n->cap), free(n->free_at), free(n->prof), free(n->rec), free(n->f), free(n->order),
       free(n->active), free(n->unfixed), free(n->seg), free(n->nbp), free(n->avail);
   free(n->ucnt), free(n->upos), free(n->utouch);
@@ -149,14 +212,26 @@ lbs_err lbs_net_create(const lbs_grid *g, lbs_net **out) {
   n->ucnt = calloc(Rz, sizeof *n->ucnt);
   n->upos = calloc(Rz, sizeof *n->upos);
   n->utouch = calloc(Rz, sizeof *n->utouch);
+  n->ucls = calloc(Rz, sizeof *n->ucls);
   n->avail = calloc(Rz, sizeof *n->avail);
   if (n->fair) {
     n->prof = calloc(Rz, sizeof *n->prof);
     n->rec = calloc(Rz, sizeof *n->rec);
+    n->pend = calloc(Rz, sizeof *n->pend);
+    n->kst = calloc(Rz, sizeof *n->kst);
+    n->ust = calloc(Rz, sizeof *n->ust);
+    n->dfr = calloc(Rz, sizeof *n->dfr);
+    n->dks = calloc(Rz, sizeof *n->dks);
+    n->dus = calloc(Rz, sizeof *n->dus);
+    n->dt0 = calloc(Rz, sizeof *n->dt0);
+    n->dend = calloc(Rz, sizeof *n->dend);
+    n->tfirst = calloc(Rz, sizeof *n->tfirst);
   }
   if (!n->cap || !n->free_at || !n->mark || !n->sat || !n->cnt || !n->remcap || !n->wsum ||
       !n->used || !n->touched || !n->prev || !n->seg || !n->nbp || !n->avail || !n->ucnt ||
-      !n->upos || !n->utouch || (n->fair && (!n->prof || !n->rec))) {
+      !n->upos || !n->utouch || !n->ucls ||
+      (n->fair && (!n->prof || !n->rec || !n->pend || !n->kst || !n->ust || !n->dfr || !n->dks ||
+                   !n->dus || !n->dt0 || !n->dend || !n->tfirst))) {
     lbs_net_destroy(&n);
     return lbs_fail(LBS_NOMEM, "network state for %d clusters and %d processors",
                     lbs_grid_nclusters(g), lbs_grid_procs(g));
@@ -179,6 +254,7 @@ void lbs_net_relink(lbs_net *n) {
 void lbs_net_reset(lbs_net *n) {
   memset(n->free_at, 0, (size_t)n->R * sizeof *n->free_at);
   for (int r = 0; n->prof && r < n->R; r++) n->prof[r].n = 0;
+  if (n->pend) lazy_drop_all(n);
 }
 
 /* Whole ns a flow at rate needs for rem bits: rounded up, with slack for float arithmetic on
@@ -776,6 +852,366 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   return e;
 }
 
+/* ------------------------------------- fair, run_common()'s usage kept for later batches */
+
+/* What run_common() would push to rec[r] at each event (record_usage(): the usage of r while
+ * flows cross it, 0 at the first event it is idle) is, at a one-round event, its k flows x
+ * the one rate, summed as run_common() sums them (usum). So a run_common() batch records its
+ * events once (crec: time and rate, O(1) an event), per resource its count of flows (ksteps,
+ * O(1) a start or end) and the sums of its general events (usteps), instead of a push per
+ * resource in use per event. That usage joins prof[r] when a later batch crosses r, with the
+ * later batch's prune (lazy_resolve): prune(merge(prof[r], rec[r]), t0), the same profile as
+ * end_batch()'s merge then run_fair()'s prune, computed from the few events about t0 (the
+ * merged profile's last change at or before t0, then its changes after t0) instead of every
+ * event of the batch. The value of that profile is the same function (merged value: prof's
+ * plus the batch's, clamped as prof_merge() clamps it), and its breakpoints are where it
+ * changes, as prof_push() keeps them; so every reader sees the same numbers. */
+
+/* 0 + x + x ... (k times), as run_common() sums a resource's usage. */
+static double usum(double x, int k) {
+  double u = 0;
+  if (k >= 16) return sum_repeated(x, k);
+  for (int j = 0; j < k; j++) u += x; /* the loop itself: a NIC has few flows */
+  return u;
+}
+
+/* The last entry of s at or before event e; -1 when none. */
+static int ks_find(const ksteps *s, int e) {
+  int lo = 0, hi = s->n - 1, k = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (s->e[mid] <= e)
+      k = mid, lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return k;
+}
+
+/* From event e on, k flows cross the resource (a later change at the same event holds). */
+static lbs_err ks_set(ksteps *s, int e, int k) {
+  if (s->n && s->e[s->n - 1] == e) {
+    s->k[s->n - 1] = k;
+    if (s->n > 1 ? s->k[s->n - 2] == k : k == 0) s->n--;
+    return LBS_OK;
+  }
+  if (s->n ? s->k[s->n - 1] == k : k == 0) return LBS_OK;
+  if (s->n == s->cap) {
+    int c = s->cap ? 2 * s->cap : 8;
+    int *ne = realloc(s->e, (size_t)c * sizeof *ne);
+    if (ne) s->e = ne;
+    int *nk = realloc(s->k, (size_t)c * sizeof *nk);
+    if (nk) s->k = nk;
+    if (!ne || !nk) return lbs_fail(LBS_NOMEM, "network usage record");
+    s->cap = c;
+  }
+  s->e[s->n] = e, s->k[s->n] = k, s->n++;
+  return LBS_OK;
+}
+
+static lbs_err us_add(usteps *s, int e, double u) {
+  if (s->n == s->cap) {
+    int c = s->cap ? 2 * s->cap : 8;
+    int *ne = realloc(s->e, (size_t)c * sizeof *ne);
+    if (ne) s->e = ne;
+    double *nu = realloc(s->u, (size_t)c * sizeof *nu);
+    if (nu) s->u = nu;
+    if (!ne || !nu) return lbs_fail(LBS_NOMEM, "network usage record");
+    s->cap = c;
+  }
+  s->e[s->n] = e, s->u[s->n] = u, s->n++;
+  return LBS_OK;
+}
+
+/* Appends an event at t where every flow runs at rate (0: a general event). */
+static lbs_err crec_event(crec *c, int64_t t, double rate) {
+  if (c->ne + 1 >= c->cap) {
+    int cap = c->cap ? 2 * c->cap : 64;
+    int64_t *nt = realloc(c->t, (size_t)cap * sizeof *nt);
+    if (nt) c->t = nt;
+    double *nr = realloc(c->rate, (size_t)cap * sizeof *nr);
+    if (nr) c->rate = nr;
+    int *nz = realloc(c->nz, (size_t)cap * sizeof *nz);
+    if (nz) c->nz = nz;
+    if (!nt || !nr || !nz) return lbs_fail(LBS_NOMEM, "network usage record");
+    if (!c->cap) c->nz[0] = 0;
+    c->cap = cap;
+  }
+  c->t[c->ne] = t, c->rate[c->ne] = rate;
+  c->nz[c->ne + 1] = c->nz[c->ne] + (rate != 0);
+  c->ne++;
+  return LBS_OK;
+}
+
+static void crec_free(crec *c) {
+  if (c) free(c->t), free(c->rate), free(c->nz);
+  free(c);
+}
+
+/* The last event of c at or before t; -1 when none. */
+static int crec_at(const crec *c, int64_t t) {
+  int lo = 0, hi = c->ne - 1, k = -1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (c->t[mid] <= t)
+      k = mid, lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return k;
+}
+
+/* rec[r]'s value at t, had pend[r]'s batch pushed it: the last push at or before t. */
+static double crec_val(const lbs_net *n, int r, int64_t t) {
+  const crec *c = n->pend[r];
+  int e = crec_at(c, t);
+  int i = e >= 0 ? ks_find(&n->kst[r], e) : -1;
+  if (i < 0 || n->kst[r].k[i] == 0) return 0;
+  const usteps *u = &n->ust[r];
+  int lo = 0, hi = u->n - 1; /* a general event's own sum */
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (u->e[mid] == e) return u->u[mid];
+    if (u->e[mid] < e)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return usum(c->rate[e], n->kst[r].k[i]);
+}
+
+/* merge(prof[r], rec[r])'s value at t (prof_merge(): older + newer, clamped). */
+static double lazy_sum(const lbs_net *n, int r, int64_t t) {
+  const profile *p = &n->prof[r];
+  int s = prof_seg(p, t);
+  double u = (s >= 0 ? p->u[s] : 0) + crec_val(n, r, t);
+  return u < 1e-15 ? 0 : u;
+}
+
+/* The last event at or before e where the batch pushed r's usage (r in use, or idle after
+ * use); -1 when none. */
+static int rec_prev(const lbs_net *n, int r, int e) {
+  const ksteps *s = &n->kst[r];
+  int i = e >= 0 ? ks_find(s, e) : -1;
+  if (i < 0) return -1;
+  return s->k[i] > 0 ? e : s->e[i]; /* k 0: idle from e[i] on, the event that pushed 0 */
+}
+
+/* Whether rec[r] would hold anything: some push was not 0 (prof_merge() skips an empty rec). */
+static int lazy_nonempty(const lbs_net *n, int r) {
+  const ksteps *s = &n->kst[r];
+  const usteps *u = &n->ust[r];
+  const crec *c = n->pend[r];
+  for (int j = 0; j < u->n; j++)
+    if (u->u[j] != 0) return 1;
+  for (int i = 0; i < s->n; i++) /* an event with flows on r and a rate not 0 */
+    if (s->k[i] > 0 && c->nz[i + 1 < s->n ? s->e[i + 1] : c->ne] > c->nz[s->e[i]]) return 1;
+  return 0;
+}
+
+/* A walk over r's pushes in a crec, in event order: ki the last count at or before the event,
+ * ui the first general event's sum at or after it. */
+typedef struct {
+  const ksteps *ks;
+  const usteps *us;
+  const crec *c;
+  int ki, ui;
+} rec_walk;
+
+/* The first event at or after e where the batch pushed r's usage (rec_next()); -1 if none. */
+static int walk_next(rec_walk *w, int e) {
+  while (w->ki + 1 < w->ks->n && w->ks->e[w->ki + 1] <= e) w->ki++;
+  if (w->ki >= 0 && (w->ks->k[w->ki] > 0 || w->ks->e[w->ki] == e)) return e;
+  if (w->ki + 1 >= w->ks->n) return -1;
+  return w->ks->e[++w->ki];
+}
+
+/* What the batch pushed last at event e (crec_val()), for events in increasing order. */
+static double walk_val(rec_walk *w, int e) {
+  while (w->ki + 1 < w->ks->n && w->ks->e[w->ki + 1] <= e) w->ki++;
+  int k = w->ki >= 0 ? w->ks->k[w->ki] : 0;
+  if (!k) return 0;
+  while (w->ui < w->us->n && w->us->e[w->ui] < e) w->ui++;
+  if (w->ui < w->us->n && w->us->e[w->ui] == e) return w->us->u[w->ui];
+  return usum(w->c->rate[e], k);
+}
+
+/* lazy_merge()'s second half: every change of the merged profile after t0 (prof's segment s
+ * holds t0), pushed to out; prof and the record walked in time order as prof_merge() walks. */
+static lbs_err lazy_forward(const lbs_net *n, int r, int64_t t0, int s, profile *out) {
+  const profile *p = &n->prof[r];
+  const crec *c = n->pend[r];
+  rec_walk w = {&n->kst[r], &n->ust[r], c, -1, 0};
+  int si = s + 1, ri = walk_next(&w, crec_at(c, t0) + 1);
+  double a = s >= 0 ? p->u[s] : 0, b = crec_val(n, r, t0);
+  lbs_err e = LBS_OK;
+  while (!e && (si < p->n || ri >= 0)) {
+    int64_t t = si < p->n && (ri < 0 || p->t[si] <= c->t[ri]) ? p->t[si] : c->t[ri];
+    if (si < p->n && p->t[si] == t) a = p->u[si++];
+    if (ri >= 0 && c->t[ri] == t) {
+      while (ri + 1 < c->ne && c->t[ri + 1] == t) ri++; /* the last push at t holds */
+      b = walk_val(&w, ri);
+      ri = walk_next(&w, ri + 1);
+    }
+    double u = a + b;
+    e = prof_push(out, t, u < 1e-15 ? 0 : u);
+  }
+  return e;
+}
+
+/* The last change at or before t0 of merge(prof[r], rec[r]), the first entry prune() keeps
+ * (NO_TIME: none), found backwards: changes are only where prof or rec has a breakpoint, so
+ * only those instants are looked at. */
+static int64_t lazy_floor(const lbs_net *n, int r, int64_t t0) {
+  const profile *p = &n->prof[r];
+  const crec *c = n->pend[r];
+  int si = prof_seg(p, t0), ri = rec_prev(n, r, crec_at(c, t0));
+  while (si >= 0 || ri >= 0) { /* backwards: the first change is prune()'s first entry */
+    int64_t tp = si >= 0 ? p->t[si] : -1, tr = ri >= 0 ? c->t[ri] : -1, t = tp > tr ? tp : tr;
+    if (lazy_sum(n, r, t) != lazy_sum(n, r, t - 1)) return t;
+    if (si >= 0 && p->t[si] == t) si--;
+    while (ri >= 0 && c->t[ri] == t) ri = rec_prev(n, r, ri - 1);
+  }
+  return NO_TIME;
+}
+
+/* prof[r] = prune(merge(prof[r], rec[r]), t0) (t0 = -1: no prune): lazy_floor(), then the
+ * merged profile's changes after t0. */
+static lbs_err lazy_merge(lbs_net *n, int r, int64_t t0) {
+  profile out = {NULL, NULL, 0, 0};
+  int64_t f = lazy_floor(n, r, t0);
+  lbs_err e = LBS_OK;
+  if (f != NO_TIME && !(e = prof_push(&out, f, 1)))
+    out.u[0] = lazy_sum(n, r, f); /* kept, 0 too: prune() keeps it */
+  if (!e) e = lazy_forward(n, r, t0, prof_seg(&n->prof[r], t0), &out);
+  if (e) {
+    free(out.t), free(out.u);
+    return e;
+  }
+  free(n->prof[r].t), free(n->prof[r].u);
+  n->prof[r] = out;
+  return LBS_OK;
+}
+
+/* r's record is dropped (merged or not); its crec freed with the last. */
+static void lazy_release(lbs_net *n, int r) {
+  crec *c = n->pend[r];
+  n->pend[r] = NULL, n->kst[r].n = 0, n->ust[r].n = 0;
+  if (--c->refs > 0) return;
+  int i = 0;
+  while (n->live[i] != c) i++;
+  memmove(n->live + i, n->live + i + 1, (size_t)(n->nlive - i - 1) * sizeof *n->live);
+  n->nlive--;
+  crec_free(c);
+}
+
+/* Before a batch crosses r from t0 on: prof[r] as end_batch() and prof_prune() leave it. */
+static lbs_err lazy_resolve(lbs_net *n, int r, int64_t t0) {
+  lbs_err e = LBS_OK;
+  if (n->pend[r]) {
+    if (lazy_nonempty(n, r)) e = lazy_merge(n, r, t0), n->lazy[t0 < 0]++;
+    lazy_release(n, r);
+  }
+  if (!e) prof_prune(&n->prof[r], t0);
+  return e;
+}
+
+/* Swaps r's pending record and its deferred one (with their counts and sums). */
+static void lazy_swap(lbs_net *n, int r) {
+  crec *c = n->pend[r];
+  n->pend[r] = n->dfr[r], n->dfr[r] = c;
+  ksteps k = n->kst[r];
+  n->kst[r] = n->dks[r], n->dks[r] = k;
+  usteps u = n->ust[r];
+  n->ust[r] = n->dus[r], n->dus[r] = u;
+}
+
+/* r's deferred record written out (write) or dropped: prof[r] as its batch's start left it. */
+static lbs_err lazy_undefer(lbs_net *n, int r, int write) {
+  lazy_swap(n, r);
+  lbs_err e = LBS_OK;
+  if (write)
+    e = lazy_resolve(n, r, n->dt0[r]);
+  else
+    lazy_release(n, r);
+  lazy_swap(n, r);
+  return e;
+}
+
+/* Before a batch crosses r from t0 on, its first flow there starting at tr (-1: the batch may
+ * read r through any path, from t0 on): what lazy_resolve() leaves, or the same deferred.
+ * Deferred: a run_common() batch B crosses r from tr on. Where the merged profile prune(merge(
+ * prof[r], L), t0) (L the record pending on r) is prof[r] again from tr on (L ended on r, and
+ * its floor lazy_floor() is before tr), B reads prof[r] as it is, and L waits in dfr[r], its
+ * merge not written: the next batch C to cross r merges B's own record into that profile and
+ * prunes at its start t0'; if the last change at or before t0' comes after L's end and floor
+ * (dend), the profile C keeps holds nothing of L, and L is dropped unwritten. Otherwise, or for
+ * any other batch, L is written first. Most of a NIC's record in des (the part after the next
+ * step's start, which the step after prunes) is so never written. */
+static lbs_err lazy_start(lbs_net *n, int r, int64_t t0, int64_t tr) {
+  lbs_err e = LBS_OK;
+  if (n->dfr[r]) {
+    int64_t f = n->pend[r] && lazy_nonempty(n, r) ? lazy_floor(n, r, t0) : NO_TIME;
+    int drop = f != NO_TIME && f > n->dend[r];
+    n->lazy[3] += drop;
+    if ((e = lazy_undefer(n, r, !drop))) return e;
+  }
+  if (tr >= 0 && n->pend[r] && lazy_nonempty(n, r)) {
+    const ksteps *ks = &n->kst[r];
+    const profile *p = &n->prof[r];
+    int64_t f = lazy_floor(n, r, t0), end = n->pend[r]->t[ks->e[ks->n - 1]]; /* L idle */
+    if (f != NO_TIME && f > end) end = f;
+    if (end <= tr && !(p->n && p->u[0] == 0 && p->t[0] > tr)) { /* no breakpoint of its own */
+      lazy_swap(n, r);
+      n->dt0[r] = t0, n->dend[r] = end, n->lazy[2]++;
+      return LBS_OK;
+    }
+  }
+  return lazy_resolve(n, r, t0);
+}
+
+/* More than LIVE crecs held: the oldest is merged whole into the profiles that hold it (as
+ * end_batch() would have merged it), so that memory stays bounded. */
+static lbs_err lazy_flush(lbs_net *n) {
+  lbs_err e = LBS_OK;
+  crec *c = n->live[0];
+  for (int r = 0; !e && r < n->R && n->nlive > LIVE; r++) {
+    if (n->dfr[r] && (n->dfr[r] == c || n->pend[r] == c)) e = lazy_undefer(n, r, 1);
+    if (!e && n->pend[r] == c) e = lazy_resolve(n, r, -1);
+  }
+  return e;
+}
+
+static void lazy_drop_all(lbs_net *n) {
+  for (int r = 0; r < n->R && n->nlive; r++) {
+    if (n->dfr[r]) lazy_undefer(n, r, 0);
+    if (n->pend[r]) lazy_release(n, r);
+  }
+  crec_free(n->cur);
+  n->cur = NULL;
+}
+
+/* run_common()'s batch ends at now (e: how it went): it holds the usage of its resources
+ * until a later batch crosses them; after an error, nothing (end_batch()). */
+static lbs_err lazy_end(lbs_net *n, int nf, int64_t now, lbs_err e) {
+  crec *c = n->cur;
+  n->cur = NULL;
+  if (!e) e = crec_event(c, now, 0); /* the end: every resource idle */
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++) {
+      int r = n->f[k].res[j];
+      if (e) n->kst[r].n = 0, n->ust[r].n = 0;
+      if (e || n->pend[r] == c) continue;
+      n->pend[r] = c, c->refs++;
+    }
+  if (e || !c->refs) {
+    crec_free(c);
+    return e;
+  }
+  n->live[n->nlive++] = c;
+  return n->nlive > LIVE ? lazy_flush(n) : LBS_OK;
+}
+
 /* ------------------------------------- fair, one common resource, NICs beside it */
 
 /* Design: what a flow's start or end can change, and what may be skipped (issue 34).
@@ -813,10 +1249,18 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
  * take run_fair()'s loop over every flow: the reference's arithmetic, with a cursor per
  * resource into what earlier batches use (avail_at) and the unfixed flows compacted per round.
  *
- * What stays: O(resources in use) per event, each NIC's ratio and usage record, which changes
- * at every event with the shared rate, since what a batch leaves for later ones is an explicit
- * usage profile per resource. Below that needs the usage of a NIC kept as (its count of flows,
- * the batch's rate over time) and read so by later batches.
+ * Usage records. A NIC's usage changes at every event with the shared rate; pushing it to a
+ * profile per resource made an event cost O(resources in use). The batch records instead the
+ * rate once per event and per resource its count of flows (crec, ksteps: "run_common()'s usage
+ * kept for later batches" above), merged into the resource's profile when a later batch crosses
+ * it, from that batch's start on (lazy_resolve), or deferred, and often never written, where
+ * that batch is of this kind and reaches the resource after the record ended there
+ * (lazy_start). fill()'s first level (common_level) loops only over the resources whose earlier
+ * usage still changes; the others, at their capacity to the end, are counted per capacity
+ * (class) and flow count. What stays in proportion to P: the records written (a NIC used by the
+ * next batch while its record still runs), and the NICs with earlier usage ahead, looked at
+ * every event. Reading a record lazily in every case (a profile of terms summed when read, in
+ * prof_merge()'s order) would remove the first; not done.
  *
  * run_common: a batch whose flows all have the same weight and bound and all cross one shared
  * link or cluster r0 first, some of them NICs too (one shared cluster with NICs). While r0 is
@@ -837,17 +1281,47 @@ static int common_resource(const lbs_net *n, int nf) {
   return nic ? f0->res[0] : -1;
 }
 
-/* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts and the list of resources
- * in use (n->utouch, *nu; its order is of no account: each resource is summed alone). */
-static void common_count(lbs_net *n, const flow *f, int d, int *nu) {
-  for (int j = 0; j < f->nres; j++) {
-    int r = f->res[j];
-    if (d > 0 && n->ucnt[r]++ == 0) n->upos[r] = *nu, n->utouch[(*nu)++] = r;
-    if (d < 0 && --n->ucnt[r] == 0) {
+/* Resource r of a class goes from `from` flows to `to` (0: it leaves the class). */
+static void class_move(lbs_net *n, int r, int from, int to) {
+  int c = n->ucls[r] - 1, *h = n->chist + (size_t)c * n->cstride;
+  if (from) h[from]--;
+  if (to)
+    h[to]++;
+  else
+    n->ucls[r] = 0;
+  if (to > n->ckmax[c]) n->ckmax[c] = to;
+  while (n->ckmax[c] > 0 && !h[n->ckmax[c]]) n->ckmax[c]--;
+}
+
+/* r, in use, joins the class of its capacity (made if there is room): 0 if there is none. */
+static int class_join(lbs_net *n, int r) {
+  int c = 0;
+  while (c < n->nc && n->ccap[c] != n->cap[r]) c++;
+  if (c == NCLS) return 0;
+  if (c == n->nc) n->ccap[n->nc++] = n->cap[r], n->ckmax[c] = 0;
+  n->ucls[r] = c + 1;
+  class_move(n, r, 0, n->ucnt[r]);
+  return 1;
+}
+
+/* Flow f enters (d = 1) or leaves (d = -1) the per-resource counts: a resource in a class in
+ * its count, the others in the list n->utouch (*nu; its order is of no account: fill()'s first
+ * level is a minimum); the counts from the batch's next event on go to its record (n->kst). */
+static lbs_err common_count(lbs_net *n, const flow *f, int d, int *nu) {
+  lbs_err e = LBS_OK;
+  for (int j = 0; !e && j < f->nres; j++) {
+    int r = f->res[j], k = n->ucnt[r] += d;
+    if (n->ucls[r])
+      class_move(n, r, k - d, k);
+    else if (d > 0 && k == 1)
+      n->upos[r] = *nu, n->utouch[(*nu)++] = r;
+    else if (d < 0 && k == 0) {
       int last = n->utouch[--*nu];
       n->utouch[n->upos[r]] = last, n->upos[last] = n->upos[r];
     }
+    e = ks_set(&n->kst[r], n->ev, k);
   }
+  return e;
 }
 
 static int by_rem(const void *pa, const void *pb, void *arg) {
@@ -864,10 +1338,26 @@ static void common_rebuild(const lbs_net *n, one_state *s, int na) {
   for (int i = 0; i < na; i++) one_anchor(s, i, n->f[s->id[i]].rem);
 }
 
+/* record_usage() at a general event: each touched resource's sum of its flows' rates, in
+ * activation order, recorded as the event's own value (n->ust); then the event. */
+static lbs_err common_record(lbs_net *n, int na, int nt, int64_t now) {
+  for (int i = 0; i < nt; i++) n->used[n->touched[i]] = 0;
+  for (int k = 0; k < na; k++) {
+    const flow *f = &n->f[n->active[k]];
+    for (int j = 0; j < f->nres; j++) n->used[f->res[j]] += f->rate;
+  }
+  lbs_err e = LBS_OK;
+  for (int i = 0; !e && i < nt; i++)
+    e = us_add(&n->ust[n->touched[i]], n->ev, n->used[n->touched[i]]);
+  if (!e) e = crec_event(n->cur, now, 0);
+  n->ev++;
+  return e;
+}
+
 /* run_common()'s event where a NIC fills first: served as run_fair() serves it, the flows in
  * activation order (cand marks them: 0 in flight, -1 ended), the sorted state rebuilt after. */
 static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int next, int nf, int *nu,
-                              int *nprev, int64_t *now) {
+                              int64_t *now) {
   n->common_events[1]++;
   int na = 0, nt = 0;
   for (int i = s->h; i < s->h + s->na; i++)
@@ -877,13 +1367,13 @@ static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int ne
   fill(n, na, *now, &nt);
   int64_t at = next_event(n, na, nt, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
   if (at == NO_TIME) return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", na);
-  lbs_err e = record_usage(n, na, nt, nprev, *now);
-  if (e) return e;
-  for (int k = 0; k < na; k++) /* advance() ends these */
+  lbs_err e = common_record(n, na, nt, *now);
+  for (int k = 0; !e && k < na; k++) /* advance() ends these */
     if (n->f[n->active[k]].cand <= at) {
-      common_count(n, &n->f[n->active[k]], -1, nu);
+      e = common_count(n, &n->f[n->active[k]], -1, nu);
       n->f[n->active[k]].cand = -1;
     }
+  if (e) return e;
   na = advance(n, xs, na, *now, at);
   for (int k = 0; k < na; k++) n->f[n->active[k]].cand = 0;
   common_rebuild(n, s, na);
@@ -891,32 +1381,55 @@ static lbs_err common_general(lbs_net *n, lbs_transfer *xs, one_state *s, int ne
   return LBS_OK;
 }
 
-/* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *nprev and
- * *now as end_batch() wants them. */
-static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *nprev, int64_t *now) {
+/* fill()'s first round over the resources in use at now: its level lam, the least of the
+ * flows' bound and of what earlier batches leave of each resource over the weights crossing
+ * it (ws[k] for k flows); *at the next change of what earlier batches use of one. A resource
+ * whose availability is its capacity to the end (no earlier usage ahead, avail_at()) joins
+ * its class and leaves the list: in a class, the resource with the most flows gives the least
+ * capacity / ws[k] (ws grows with k, division is monotone), so the minimum is the same, and
+ * costs O(classes) an event instead of O(resources in use). */
+static double common_level(lbs_net *n, const one_state *s, int r0, int *nu, double blam,
+                           int64_t now, int64_t *at) {
+  double lam = blam;
+  for (int i = 0; i < *nu;) {
+    int r = n->utouch[i];
+    avail_at(n, r, now);
+    if (r != r0 && n->nbp[r] == NO_TIME && n->avail[r] == n->cap[r] && class_join(n, r)) {
+      int last = n->utouch[--*nu]; /* out of the list, into its class's counts */
+      n->utouch[i] = last, n->upos[last] = i;
+      continue;
+    }
+    if (n->avail[r] / s->ws[n->ucnt[r]] < lam) lam = n->avail[r] / s->ws[n->ucnt[r]];
+    if (n->nbp[r] < *at) *at = n->nbp[r];
+    i++;
+  }
+  for (int c = 0; c < n->nc; c++)
+    if (n->ckmax[c] && n->ccap[c] / s->ws[n->ckmax[c]] < lam) lam = n->ccap[c] / s->ws[n->ckmax[c]];
+  return lam;
+}
+
+/* run_fair()'s loop for a batch with the common resource r0 (common_resource()); *now as
+ * lazy_end() wants it. Its usage goes to n->cur (crec), not to rec. */
+static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t *now) {
   one_state s;
   double w = n->f[0].w, b = n->f[0].bound;
   lbs_err e = one_alloc(&s, nf, w);
   int next = 0, nu = 0;
+  n->nc = 0, n->cstride = nf + 1;
+  n->chist = calloc((size_t)NCLS * (size_t)n->cstride, sizeof *n->chist);
+  if (!e && !n->chist) e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
-    while (next < nf && n->f[n->order[next]].act <= *now) {
+    while (!e && next < nf && n->f[n->order[next]].act <= *now) {
       int k = n->order[next++];
       one_insert(&s, &n->f[k], k);
-      common_count(n, &n->f[k], 1, &nu);
+      e = common_count(n, &n->f[k], 1, &nu);
     }
     int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
-    /* fill()'s first round: lam, and whether r0 is full at it (then every flow is fixed) */
-    double lam = b / w;
-    for (int i = 0; i < nu; i++) {
-      int r = n->utouch[i];
-      avail_at(n, r, *now);
-      if (n->avail[r] / s.ws[n->ucnt[r]] < lam) lam = n->avail[r] / s.ws[n->ucnt[r]];
-      if (n->nbp[r] < at) at = n->nbp[r];
-    }
-    double thr = lam * (1 + 1e-9);
+    double lam = e ? 0 : common_level(n, &s, r0, &nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
+    if (e) break;
     if (s.na && !(b / w <= thr) && !(n->avail[r0] / s.ws[s.na] <= thr)) {
-      if ((e = common_general(n, xs, &s, next, nf, &nu, nprev, now))) break;
+      if ((e = common_general(n, xs, &s, next, nf, &nu, now))) break;
       continue;
     }
     n->common_events[0]++;
@@ -929,32 +1442,21 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int *npr
       e = lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s.na);
       break;
     }
-    /* record_usage(): 0 on the resources of the last event left idle, then the usage of these
-     * (record_usage() pushes a resource in both lists twice, the same value at the same
-     * instant: the second push changes nothing) */
-    for (int i = 0; !e && i < *nprev; i++)
-      if (!n->ucnt[n->prev[i]]) e = prof_push(&n->rec[n->prev[i]], *now, 0);
-    for (int i = 0; !e && i < nu; i++) {
-      int r = n->utouch[i], k = n->ucnt[r];
-      double u = 0;
-      if (k < 16) /* the loop itself: a NIC has few flows */
-        for (int j = 0; j < k; j++) u += rate;
-      else
-        u = sum_repeated(rate, k);
-      e = prof_push(&n->rec[r], *now, u);
-    }
-    if (e) break;
-    memcpy(n->prev, n->utouch, (size_t)nu * sizeof *n->prev);
-    *nprev = nu;
+    /* record_usage(): each resource in use k x rate (usum), from its counts in n->kst */
+    if ((e = crec_event(n->cur, *now, rate))) break;
+    n->ev++;
     int h0 = s.h;
     one_advance(&s, xs, n, rate, *now, at);
-    for (int i = h0; i < s.h; i++) {
-      common_count(n, &n->f[s.id[i]], -1, &nu);
+    for (int i = h0; !e && i < s.h; i++) {
+      e = common_count(n, &n->f[s.id[i]], -1, &nu);
       n->f[s.id[i]].cand = -1;
     }
     *now = at;
   }
-  for (int i = 0; i < nu; i++) n->ucnt[n->utouch[i]] = 0; /* after an error */
+  for (int k = 0; e && k < nf; k++) /* after an error */
+    for (int j = 0; j < n->f[k].nres; j++) n->ucnt[n->f[k].res[j]] = 0, n->ucls[n->f[k].res[j]] = 0;
+  free(n->chist);
+  n->chist = NULL;
   one_free(&s);
   return e;
 }
@@ -1039,6 +1541,28 @@ static int64_t next_event_ref(lbs_net *n, int na, int nt, int64_t now, int64_t a
   return at;
 }
 
+/* Before the batch's nf flows run from t0 on, each resource they cross once: what ended before
+ * t0 is forgotten, earlier records join (lazy_start; defer: a run_common() batch, which reads a
+ * resource only from its first flow there on, tfirst), its cursors start from the beginning. */
+static lbs_err batch_start(lbs_net *n, int nf, int64_t t0, int defer) {
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++) n->tfirst[n->f[k].res[j]] = NO_TIME;
+  for (int k = 0; k < nf; k++)
+    for (int j = 0; j < n->f[k].nres; j++)
+      if (n->f[k].act < n->tfirst[n->f[k].res[j]]) n->tfirst[n->f[k].res[j]] = n->f[k].act;
+  lbs_err e = LBS_OK;
+  for (int k = 0; !e && k < nf; k++)
+    for (int j = 0; !e && j < n->f[k].nres; j++) {
+      int r = n->f[k].res[j];
+      if (n->tfirst[r] == INT64_MIN) continue; /* done */
+      e = lazy_start(n, r, t0, defer ? n->tfirst[r] : -1);
+      n->tfirst[r] = INT64_MIN;
+      n->seg[r] = -1;        /* seg_at walks from the start */
+      n->nbp[r] = INT64_MIN; /* avail_at reads it at first */
+    }
+  return e;
+}
+
 static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   lbs_err e = grow(n, nx);
   if (e) return e;
@@ -1046,21 +1570,15 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int64_t t0;
   start_flows(n, xs, nx, &nf, &t0);
   if (!nf) return LBS_OK;
-  /* what ended before this batch can start is forgotten */
-  for (int k = 0; k < nf; k++)
-    for (int j = 0; j < n->f[k].nres; j++) {
-      prof_prune(&n->prof[n->f[k].res[j]], t0);
-      n->seg[n->f[k].res[j]] = -1;        /* seg_at walks from the start */
-      n->nbp[n->f[k].res[j]] = INT64_MIN; /* avail_at reads it at first */
-    }
-  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   int next = 0, na = 0, nprev = 0, nt = 0;
   int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
+  if ((e = batch_start(n, nf, t0, r0 >= 0))) return e;
+  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
   if (r0 >= 0) {
     int64_t end = 0;
-    e = run_common(n, xs, nf, r0, &nprev, &end);
-    if (e == LBS_RANGE) return e; /* as below */
-    return end_batch(n, nf, nprev, end, e);
+    n->cur = calloc(1, sizeof *n->cur), n->ev = 0;
+    e = n->cur ? run_common(n, xs, nf, r0, &end) : lbs_fail(LBS_NOMEM, "network usage record");
+    return lazy_end(n, nf, end, e);
   }
   if (r >= 0) {
     int64_t end = 0;
