@@ -120,16 +120,80 @@ static const double *exp_table(lbs_codec_ctx *ctx, double w, int64_t kmin, int64
   return t + ((uint64_t)kmin - (uint64_t)lo);
 }
 
+/* What the encoder's last pass over the codes found, so that emit() need not pass again: the
+ * range of the codes, the values stored literally, and the sum of the codes (in element order,
+ * the predictor's origin). */
+typedef struct {
+  int64_t kmin, kmax; /* of the codes not stored exactly (INT64_MAX, INT64_MIN: none) */
+  size_t nlit, nq;    /* values stored as literals (exact and not zero); values coded */
+  double ksum;        /* sum of the codes */
+} codes;
+
+/* The codes, steering the running sum error: the two codes around a value first, the ones
+ * beyond them when rounding put both out of its tolerance. tabbed is a constant where this is
+ * inlined: with the table every code looked at is in it (choose() made it cover k - 1 .. k + 2),
+ * so a code's value is one load. */
+static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, const grid *g,
+                                                        const double *v, size_t n, int tabbed,
+                                                        codes *st) {
+  const double *tab = g->tab;
+  const int64_t tk = g->kmin;
+  int64_t *kk = ctx->k;
+  double *yy = ctx->y;
+  uint8_t *ex = ctx->exact;
+  int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+  size_t nlit = 0, nq = 0;
+  double carry = 0, ksum = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    if (ex[i]) {
+      nlit += x != 0;
+      continue;
+    }
+    double tol = lbs__tol_of(g->chk, x);
+    int64_t k0 = kk[i], bk;
+    double y0 = tabbed ? tab[k0 - tk] : grid_value(g, k0),
+           y1 = tabbed ? tab[k0 + 1 - tk] : grid_value(g, k0 + 1), by;
+    int ok0 = fabs(y0 - x) <= tol, ok1 = fabs(y1 - x) <= tol;
+    if (ok0 && ok1) {
+      int one = fabs(carry + (y1 - x)) < fabs(carry + (y0 - x));
+      bk = k0 + one, by = one ? y1 : y0;
+    } else if (ok0 || ok1) {
+      bk = k0 + ok1, by = ok1 ? y1 : y0;
+    } else {
+      double ym = tabbed ? tab[k0 - 1 - tk] : grid_value(g, k0 - 1),
+             yp = tabbed ? tab[k0 + 2 - tk] : grid_value(g, k0 + 2);
+      if (fabs(ym - x) <= tol)
+        bk = k0 - 1, by = ym;
+      else if (fabs(yp - x) <= tol)
+        bk = k0 + 2, by = yp;
+      else {
+        ex[i] = 1;
+        nlit += x != 0;
+        continue;
+      }
+    }
+    kk[i] = bk;
+    yy[i] = by;
+    carry += by - x;
+    kmin = bk < kmin ? bk : kmin;
+    kmax = bk > kmax ? bk : kmax;
+    ksum += (double)bk;
+    nq++;
+  }
+  *st = (codes){kmin, kmax, nlit, nq, ksum};
+}
+
 /* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
- * correction) and ctx->exact (1 for values stored exactly). Every code within the check
- * tolerance of its value is allowed; among them the one that brings the running sum error
- * closest to zero is taken, so the chunk's sum error stays small wherever the grid leaves a
- * choice (bins narrower than twice the tolerance); with bins exactly twice the tolerance this
- * is rounding to the nearest code. Under a relative bound a value above SPIKE times the chunk's
- * mean magnitude is stored exactly: its error alone could outweigh the chunk's sum correction,
- * and the replay's part holding it would inherit it. */
+ * correction) and ctx->exact (1 for values stored exactly), and what emit() needs of them in
+ * *st. Every code within the check tolerance of its value is allowed; among them the one that
+ * brings the running sum error closest to zero is taken, so the chunk's sum error stays small
+ * wherever the grid leaves a choice (bins narrower than twice the tolerance); with bins exactly
+ * twice the tolerance this is rounding to the nearest code. Under a relative bound a value
+ * above SPIKE times the chunk's mean magnitude is stored exactly: its error alone could
+ * outweigh the chunk's sum correction, and the replay's part holding it would inherit it. */
 #define SPIKE 64
-static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
+static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n, codes *st) {
   double mean = 0;
   size_t nf = 0;
   for (size_t i = 0; i < n; i++)
@@ -156,35 +220,10 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
     if (!(g->tab = exp_table(ctx, g->w, kmin, kmax))) return lbs_fail(LBS_NOMEM, "quant table");
     g->kmin = kmin, g->ntab = kmax - kmin + 1;
   }
-  /* then the codes, steering the running sum error: the two codes around a value first, the
-   * ones beyond them when rounding put both out of its tolerance */
-  double carry = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (ctx->exact[i]) continue;
-    double x = v[i], tol = lbs__tol_of(g->chk, x);
-    int64_t k0 = ctx->k[i], bk;
-    double y0 = grid_value(g, k0), y1 = grid_value(g, k0 + 1), by;
-    int ok0 = fabs(y0 - x) <= tol, ok1 = fabs(y1 - x) <= tol;
-    if (ok0 && ok1) {
-      int one = fabs(carry + (y1 - x)) < fabs(carry + (y0 - x));
-      bk = k0 + one, by = one ? y1 : y0;
-    } else if (ok0 || ok1) {
-      bk = k0 + ok1, by = ok1 ? y1 : y0;
-    } else {
-      double ym = grid_value(g, k0 - 1), yp = grid_value(g, k0 + 2);
-      if (fabs(ym - x) <= tol)
-        bk = k0 - 1, by = ym;
-      else if (fabs(yp - x) <= tol)
-        bk = k0 + 2, by = yp;
-      else {
-        ctx->exact[i] = 1;
-        continue;
-      }
-    }
-    ctx->k[i] = bk;
-    ctx->y[i] = by;
-    carry += by - x;
-  }
+  if (g->tab)
+    steer(ctx, g, v, n, 1, st);
+  else
+    steer(ctx, g, v, n, 0, st);
   return LBS_OK;
 }
 
@@ -208,12 +247,8 @@ static inline void push(int64_t h[4], int64_t k) {
 
 /* The predictor whose residuals have the least entropy, estimated on every fourth value whose
  * four predecessors are coded (residuals clipped to +-64), and the origin: the mean code. */
-static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, int64_t *origin) {
-  double mean = 0;
-  size_t nq = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!ctx->exact[i]) mean += (double)ctx->k[i], nq++;
-  *origin = nq ? (int64_t)llround(mean / (double)nq) : 0;
+static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, const codes *st, int64_t *origin) {
+  *origin = st->nq ? (int64_t)llround(st->ksum / (double)st->nq) : 0;
   uint32_t hist[NPRED][129];
   memset(hist, 0, sizeof hist);
   uint32_t ns = 0;
@@ -241,18 +276,41 @@ static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, int64_t *origin) {
   return best;
 }
 
-/* Writes the blob for the codes chosen in ctx. */
-static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, lbs__corr corr,
-                    lbs_buf *out) {
-  int64_t kmin = INT64_MAX, kmax = INT64_MIN;
-  size_t nlit = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!ctx->exact[i]) {
-      if (ctx->k[i] < kmin) kmin = ctx->k[i];
-      if (ctx->k[i] > kmax) kmax = ctx->k[i];
-    } else if (v[i] != 0) {
-      nlit++;
+/* The nibbles and escapes of the codes under predictor pred (a constant where this is inlined,
+ * so each predictor gets its own loop); big codes go to *big. Returns the escapes written. */
+static inline __attribute__((always_inline)) size_t nibbles(const lbs_codec_ctx *ctx,
+                                                            const double *v, size_t n, int pred,
+                                                            int64_t origin, uint8_t *nib,
+                                                            uint8_t *esc, lbs_buf *big,
+                                                            lbs_err *e) {
+  int64_t hist[4] = {origin, origin, origin, origin};
+  const int64_t *k = ctx->k;
+  const uint8_t *ex = ctx->exact;
+  size_t nesc = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t code;
+    if (ex[i]) {
+      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
+    } else {
+      uint64_t z = lbs_zigzag(k[i] - predict(pred, hist, origin));
+      if (pred == P_PREV)
+        hist[0] = k[i];
+      else if (pred == P_AVG4)
+        push(hist, k[i]);
+      code = z < C_BIG ? (uint8_t)z : C_BIG;
+      if (z >= C_BIG && (*e = lbs__put_varint(big, z))) return nesc;
     }
+    if (code >= 15) esc[nesc++] = code, code = 15;
+    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
+  }
+  return nesc;
+}
+
+/* Writes the blob for the codes chosen in ctx (st: what choose() found of them). */
+static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, lbs__corr corr,
+                    const codes *st, lbs_buf *out) {
+  int64_t kmin = st->kmin, kmax = st->kmax;
+  size_t nlit = st->nlit;
   if (kmin > kmax) kmin = kmax = 0;
   /* payload: nibbles, escapes, big codes, literals (the escapes first go after the nibbles'
    * room, then move down) */
@@ -263,25 +321,17 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   if (e) return e;
   memset(pl->data, 0, nn);
   int64_t origin;
-  int pred = pick_predictor(ctx, n, &origin);
-  int64_t hist[4] = {origin, origin, origin, origin};
+  int pred = pick_predictor(ctx, n, st, &origin);
   uint8_t *nib = pl->data, *esc = pl->data + nn;
-  for (size_t i = 0; i < n && !e; i++) {
-    uint8_t code;
-    if (ctx->exact[i]) {
-      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
-    } else {
-      uint64_t z = lbs_zigzag(ctx->k[i] - predict(pred, hist, origin));
-      push(hist, ctx->k[i]);
-      code = z < C_BIG ? (uint8_t)z : C_BIG;
-      if (z >= C_BIG) e = lbs__put_varint(&big, z);
-    }
-    if (code >= 15) esc[nesc++] = code, code = 15;
-    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
-  }
+  if (pred == P_PREV)
+    nesc = nibbles(ctx, v, n, P_PREV, origin, nib, esc, &big, &e);
+  else if (pred == P_AVG4)
+    nesc = nibbles(ctx, v, n, P_AVG4, origin, nib, esc, &big, &e);
+  else
+    nesc = nibbles(ctx, v, n, P_CONST, origin, nib, esc, &big, &e);
   if (!e) pl->len = nn + nesc;
   if (!e && big.len) e = lbs_buf_append(pl, big.data, big.len);
-  for (size_t i = 0; i < n && !e; i++)
+  for (size_t i = 0; i < n && nlit && !e; i++)
     if (ctx->exact[i] && v[i] != 0) e = lbs_buf_append(pl, &v[i], 8);
   lbs_buf_free(&big);
   if (e) return e;
@@ -313,9 +363,10 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     grid g = {t.r > 0, t.r > 0 ? 2 * log1p(chk.r * f) : 2 * chk.a * f, chk, NULL, 0, 0};
     if (!(g.w > 0) || !isfinite(g.w))
       return lbs_fail(LBS_RANGE, "the bound gives the quant codec no usable grid");
-    if ((e = choose(ctx, &g, v, n))) return e;
+    codes st;
+    if ((e = choose(ctx, &g, v, n, &st))) return e;
     lbs__corr corr;
-    if (lbs__corr_find(ctx, v, n, t, &corr) == LBS_OK) return emit(ctx, &g, v, n, corr, out);
+    if (lbs__corr_find(ctx, v, n, t, &corr) == LBS_OK) return emit(ctx, &g, v, n, corr, &st, out);
   }
   return lbs_fail(LBS_RANGE, "quant codec: no code keeps the chunk's sum");
 }
