@@ -184,6 +184,54 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
   *st = (codes){kmin, kmax, nlit, nq, ksum};
 }
 
+/* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
+ * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1, and
+ * every value ctx->y = its own value. position_log is the common case, a relative bound whose
+ * bins fast_log can place (w > 3e-7): the pointers in locals (the stores to ctx->exact, bytes,
+ * could otherwise alias them and make the compiler reload them for every value) and no check of
+ * the position's size (|ln x| <= 745, so |u| < 2^32). */
+static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
+                         int64_t *kminp, int64_t *kmaxp) {
+  int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
+  double *yy = ctx->y;
+  uint8_t *ex = ctx->exact;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    yy[i] = x;
+    /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
+    int ok = x > 0 && x <= spike && x <= DBL_MAX;
+    ex[i] = !ok;
+    if (!ok) continue;
+    double u = fast_log(x) / w;
+    int64_t k0 = (int64_t)u; /* floor */
+    int64_t k = k0 - ((double)k0 > u);
+    kk[i] = k;
+    kmin = k - 1 < kmin ? k - 1 : kmin;
+    kmax = k + 2 > kmax ? k + 2 : kmax;
+  }
+  *kminp = kmin, *kmaxp = kmax;
+}
+
+static void position_any(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, double spike,
+                         int64_t *kminp, int64_t *kmaxp) {
+  int64_t kmin = *kminp, kmax = *kmaxp;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    ctx->exact[i] = 1;
+    ctx->y[i] = x;
+    if (!isfinite(x) || x == 0 || (g->log && (x < 0 || x > spike))) continue;
+    /* fast_log is good to ~3e-8 in ln x: a tenth of a bin down to w = 3e-7 */
+    double u = g->log ? (g->w > 3e-7 ? fast_log(x) : log(x)) / g->w : x / g->w;
+    if (!(fabs(u) < 0x1p52)) continue;
+    int64_t k0 = (int64_t)u; /* floor: |u| < 2^52 */
+    ctx->k[i] = k0 - ((double)k0 > u);
+    ctx->exact[i] = 0;
+    if (ctx->k[i] - 1 < kmin) kmin = ctx->k[i] - 1;
+    if (ctx->k[i] + 2 > kmax) kmax = ctx->k[i] + 2;
+  }
+  *kminp = kmin, *kmaxp = kmax;
+}
+
 /* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
  * correction) and ctx->exact (1 for values stored exactly), and what emit() needs of them in
  * *st. Every code within the check tolerance of its value is allowed; among them the one that
@@ -201,20 +249,10 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n, co
   double spike = g->log && nf ? SPIKE * (mean / (double)nf) : INFINITY;
   /* first the position of every value on the grid, and the range of codes */
   int64_t kmin = INT64_MAX, kmax = INT64_MIN;
-  for (size_t i = 0; i < n; i++) {
-    double x = v[i];
-    ctx->exact[i] = 1;
-    ctx->y[i] = x;
-    if (!isfinite(x) || x == 0 || (g->log && (x < 0 || x > spike))) continue;
-    /* fast_log is good to ~3e-8 in ln x: a tenth of a bin down to w = 3e-7 */
-    double u = g->log ? (g->w > 3e-7 ? fast_log(x) : log(x)) / g->w : x / g->w;
-    if (!(fabs(u) < 0x1p52)) continue;
-    int64_t k0 = (int64_t)u; /* floor: |u| < 2^52 */
-    ctx->k[i] = k0 - ((double)k0 > u);
-    ctx->exact[i] = 0;
-    if (ctx->k[i] - 1 < kmin) kmin = ctx->k[i] - 1;
-    if (ctx->k[i] + 2 > kmax) kmax = ctx->k[i] + 2;
-  }
+  if (g->log && g->w > 3e-7)
+    position_log(ctx, g->w, v, n, spike, &kmin, &kmax);
+  else
+    position_any(ctx, g, v, n, spike, &kmin, &kmax);
   g->tab = NULL;
   if (g->log && kmin <= kmax && (uint64_t)(kmax - kmin) < n + 64) {
     if (!(g->tab = exp_table(ctx, g->w, kmin, kmax))) return lbs_fail(LBS_NOMEM, "quant table");
