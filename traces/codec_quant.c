@@ -457,48 +457,90 @@ static lbs_err escaped_value(qdec *d, unsigned c, double *x) {
   return LBS_OK;
 }
 
+/* A code's value before the correction: from the table when there is one. */
+static inline double code_value(const double *tab, int lg, double w, int64_t kmin, int64_t k) {
+  return tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
+}
+
+/* What run() keeps in locals (out's stores cannot then make the compiler reload them). */
+typedef struct {
+  const uint8_t *nib;
+  const double *tab;
+  double mul, add, w;
+  int lg;
+  int64_t kmin, origin;
+  uint64_t span; /* kmax - kmin: codes outside are a damaged blob */
+} qloc;
+
+/* The fast path of run(): from value i (even) on, bytes of two nibble residuals (no escape), two
+ * values at once, into out[i - from]. Under constant prediction (white noise) a nibble's value
+ * does not depend on the history: the 15 values a nibble can give are cv (cok[c] = 0 for the
+ * escape and codes outside the range). Under previous-code prediction a zero byte is two values
+ * equal to the last one (smooth data is mostly such runs). Returns where it stopped: the last
+ * value, an escape, or a code outside the range (the history as it was before it: the value by
+ * value path then finds the same code and reports it). */
+static inline __attribute__((always_inline)) size_t pairs(const qloc *q, int pred, const double *cv,
+                                                          const uint8_t *cok, int64_t h[4],
+                                                          size_t i, size_t from, size_t to,
+                                                          double *out, double *last,
+                                                          int *have_last) {
+  const qloc l = *q;
+  for (; i + 1 < to; i += 2) {
+    unsigned b = l.nib[i >> 1], lo = b & 15, hi = b >> 4;
+    if (pred == P_CONST) {
+      if (!(cok[lo] & cok[hi])) break;
+      out[i - from] = cv[lo];
+      out[i + 1 - from] = cv[hi];
+      continue;
+    }
+    if (lo == 15 || hi == 15) break;
+    if (pred == P_PREV && b == 0 && *have_last) { /* the run of zero bytes, filled */
+      size_t j = i;
+      while (j + 1 < to && l.nib[j >> 1] == 0) j += 2;
+      const double lv = *last;
+      for (size_t k = i; k < j; k++) out[k - from] = lv;
+      i = j - 2;
+      continue;
+    }
+    /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
+    int64_t k0 = (int64_t)((uint64_t)predict(pred, h, l.origin) + (uint64_t)(int64_t)unz[lo]);
+    int64_t g[4] = {k0, h[0], h[1], h[2]}; /* the history after k0 */
+    int64_t k1 = (int64_t)((uint64_t)predict(pred, g, l.origin) + (uint64_t)(int64_t)unz[hi]);
+    if (((uint64_t)k0 - (uint64_t)l.kmin > l.span) | ((uint64_t)k1 - (uint64_t)l.kmin > l.span))
+      break;
+    if (pred == P_PREV)
+      h[0] = k1;
+    else
+      h[3] = h[1], h[2] = h[0], h[1] = k0, h[0] = k1;
+    out[i - from] = code_value(l.tab, l.lg, l.w, l.kmin, k0) * l.mul + l.add;
+    out[i + 1 - from] = *last = code_value(l.tab, l.lg, l.w, l.kmin, k1) * l.mul + l.add;
+    *have_last = 1;
+  }
+  return i;
+}
+
 /* Decodes values [from, to) (out[i - from], or nowhere when out is NULL). pred is a constant
- * where this is inlined, so each predictor gets its own loop; the common case (a residual in
- * a nibble) stays on the fast path, with the history, the grid and the correction in locals
- * (out's stores cannot then make the compiler reload them). */
+ * where this is inlined, so each predictor gets its own loop; the common case (residuals in
+ * nibbles) stays on pairs()' fast path, with the history, the grid and the correction in
+ * locals. */
 static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
                                                          double *out) {
-  const uint8_t *nib = d->nib;
-  const double *tab = d->tab;
-  const double mul = d->mul, add = d->add, w = d->g.w;
-  const int lg = d->g.log;
-  const int64_t kmin = d->kmin, origin = d->origin;
-  const uint64_t span = (uint64_t)d->kmax - (uint64_t)kmin; /* codes outside: a damaged blob */
+  const qloc l = {d->nib,  d->tab,    d->mul,
+                  d->add,  d->g.w,    d->g.log,
+                  d->kmin, d->origin, (uint64_t)d->kmax - (uint64_t)d->kmin};
   int64_t h[4] = {d->h[0], d->h[1], d->h[2], d->h[3]};
   lbs_err e = LBS_OK;
-  /* constant prediction (white noise): a nibble's value does not depend on the history, so the
-   * 15 values a nibble can give are computed once, and a byte of two such nibbles is two stores
-   * (cok[c] = 0 for an escape and for a code outside the range: the general path below) */
   double cv[16];
   uint8_t cok[16] = {0};
   if (pred == P_CONST && out) const_values(d, cv, cok);
-  /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
-   * is mostly such runs), filled without decoding */
   double last = 0;
   int have_last = 0;
   for (size_t i = from; i < to; i++) {
-    if (pred == P_CONST && out && !(i & 1) && i + 1 < to) {
-      unsigned lo = nib[i >> 1] & 15, hi = nib[i >> 1] >> 4;
-      if (cok[lo] & cok[hi]) {
-        out[i - from] = cv[lo];
-        out[i + 1 - from] = cv[hi];
-        i++;
-        continue;
-      }
+    if (out && !(i & 1)) {
+      i = pairs(&l, pred, cv, cok, h, i, from, to, out, &last, &have_last);
+      if (i == to) break;
     }
-    if (pred == P_PREV && out && !(i & 1) && nib[i >> 1] == 0 && have_last) {
-      size_t j = i;
-      while (j + 1 < to && nib[j >> 1] == 0) j += 2;
-      for (size_t q = i; q < j; q++) out[q - from] = last;
-      if (j == to) break;
-      i = j;
-    }
-    unsigned c = (nib[i >> 1] >> ((i & 1) * 4)) & 15;
+    unsigned c = (l.nib[i >> 1] >> ((i & 1) * 4)) & 15;
     int64_t r;
     double x;
     if (c < 15) {
@@ -521,9 +563,8 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       }
       r = lbs_unzigzag(z);
     }
-    /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
-    int64_t k = (int64_t)((uint64_t)predict(pred, h, origin) + (uint64_t)r);
-    if ((uint64_t)k - (uint64_t)kmin > span) {
+    int64_t k = (int64_t)((uint64_t)predict(pred, h, l.origin) + (uint64_t)r);
+    if ((uint64_t)k - (uint64_t)l.kmin > l.span) {
       e = lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
       break;
     }
@@ -531,11 +572,8 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       h[0] = k;
     else if (pred == P_AVG4)
       push(h, k);
-    if (out) {
-      x = tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
-      out[i - from] = last = x * mul + add;
-      have_last = 1;
-    }
+    if (out) out[i - from] = last = code_value(l.tab, l.lg, l.w, l.kmin, k) * l.mul + l.add;
+    have_last = 1;
   }
   memcpy(d->h, h, sizeof h);
   return e;
