@@ -127,12 +127,13 @@ typedef struct {
   int64_t kmin, kmax; /* of the codes not stored exactly (INT64_MAX, INT64_MIN: none) */
   size_t nlit, nq;    /* values stored as literals (exact and not zero); values coded */
   double ksum;        /* sum of the codes */
+  lbs__corr_sums cs;  /* the sums lbs__corr_find_sums takes */
 } codes;
 
 /* The codes, steering the running sum error: the two codes around a value first, the ones
  * beyond them when rounding put both out of its tolerance. tabbed is a constant where this is
  * inlined: with the table every code looked at is in it (choose() made it cover k - 1 .. k + 2),
- * so a code's value is one load. */
+ * so a code's value is one load. The same pass takes the sums of the chunk-sum correction. */
 static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, const grid *g,
                                                         const double *v, size_t n, int tabbed,
                                                         codes *st) {
@@ -143,11 +144,12 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
   uint8_t *ex = ctx->exact;
   int64_t kmin = INT64_MAX, kmax = INT64_MIN;
   size_t nlit = 0, nq = 0;
-  double carry = 0, ksum = 0;
+  double carry = 0, ksum = 0, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     if (ex[i]) {
       nlit += x != 0;
+      if (isfinite(x)) sx += x, sy += x, sa += fabs(x); /* y = x */
       continue;
     }
     double tol = lbs__tol_of(g->chk, x);
@@ -170,6 +172,7 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
       else {
         ex[i] = 1;
         nlit += x != 0;
+        sx += x, sy += x, sa += fabs(x); /* coded values are finite */
         continue;
       }
     }
@@ -180,8 +183,9 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
     kmax = bk > kmax ? bk : kmax;
     ksum += (double)bk;
     nq++;
+    sx += x, sy += by, sa += fabs(x), d += x - by, sq += by, sqx += x;
   }
-  *st = (codes){kmin, kmax, nlit, nq, ksum};
+  *st = (codes){kmin, kmax, nlit, nq, ksum, {sx, sy, sa, d, sq, sqx, nq}};
 }
 
 /* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
@@ -404,7 +408,8 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     codes st;
     if ((e = choose(ctx, &g, v, n, &st))) return e;
     lbs__corr corr;
-    if (lbs__corr_find(ctx, v, n, t, &corr) == LBS_OK) return emit(ctx, &g, v, n, corr, &st, out);
+    if (lbs__corr_find_sums(ctx, v, n, t, &st.cs, &corr) == LBS_OK)
+      return emit(ctx, &g, v, n, corr, &st, out);
   }
   return lbs_fail(LBS_RANGE, "quant codec: no code keeps the chunk's sum");
 }
