@@ -11,7 +11,12 @@
  *  - our ratio (codec bytes, and real trace-file bytes at the default), largest error against
  *    the bound, worst chunk sum;
  *  - through a real SQLite trace file: reading 1% of a step against reading all of it.
- * Figures are printed with their ratios; bench/RESULTS.md records them. No pass/fail. */
+ * Figures are printed with their ratios; bench/RESULTS.md records them. No pass/fail.
+ *
+ * `bench_trace_codec --once` encodes and decodes one step of each trace once at the default
+ * settings and prints the bytes: for instruction counts (`valgrind --tool=callgrind`, inclusive
+ * counts of lbs_codec_encode and lbs_codec_decode), which are repeatable where wall time on a
+ * shared machine is not. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,7 +305,63 @@ static void report(const char *kind, const figures *f) {
          1e3 * f->full_read_s / (double)f->reads, f->part_read_s / f->full_read_s);
 }
 
-int main(void) {
+/* The FNV-1a hash of n decoded values' bytes, as hex (static storage). */
+static const char *decoded_hash(const double *d) {
+  static char s[17];
+  uint64_t h = 14695981039346656037u;
+  const uint8_t *b = (const uint8_t *)d;
+  for (size_t j = 0; j < (size_t)E * 8; j++) h = (h ^ b[j]) * 1099511628211u;
+  snprintf(s, sizeof s, "%016llx", (unsigned long long)h);
+  return s;
+}
+
+/* --once: step 120 of each trace encoded and decoded once at the default settings. */
+static int once(void) {
+  static const struct {
+    const char *kind, *noise;
+  } traces[] = {{"bump", NULL}, {"bump", "default"}, {"hotspot", NULL}};
+  lbs_bound b;
+  if (lbs_bound_parse(LBS_BOUND_DEFAULT, &b)) die("bound");
+  lbs_codec_ctx *ctx;
+  if (lbs_codec_ctx_create(&ctx)) die("context");
+  double *v = malloc(E * sizeof *v), *d = malloc(E * sizeof *d);
+  encoded *enc = calloc(1, sizeof *enc);
+  if (!v || !d || !enc) die("out of memory");
+  for (size_t t = 0; t < sizeof traces / sizeof *traces; t++) {
+    lbs_gen_params gp = {traces[t].kind, NX, NX, NX, 300, 1, {0, 0, 0}};
+    if (traces[t].noise && lbs_gen_noise_parse(traces[t].noise, &gp.noise)) die("noise");
+    lbs_gen *g;
+    if (lbs_gen_create(&gp, &g)) die("generator");
+    lbs_gen_step(g, 120, 0, NULL, v);
+    encode_step(ctx, LBS_CODEC_AUTO, b, v, enc);
+    decode_step(ctx, enc, d);
+    int64_t chunks[4] = {0};
+    uint64_t h = 14695981039346656037u; /* FNV-1a of the blobs: the same bytes, the same hash */
+    for (int c = 0; c < NCH; c++) {
+      chunks[enc->codec[c]]++;
+      for (size_t j = 0; j < enc->blob[c].len; j++) h = (h ^ enc->blob[c].data[j]) * 1099511628211u;
+    }
+    printf("%s%s%s: %d elements, %zu bytes (lossless/polyline/quant chunks %lld/%lld/%lld), blobs "
+           "%016llx, decoded %s\n",
+           traces[t].kind, traces[t].noise ? " --noise " : "",
+           traces[t].noise ? traces[t].noise : "", E, enc->bytes, (long long)chunks[1],
+           (long long)chunks[2], (long long)chunks[3], (unsigned long long)h, decoded_hash(d));
+    lbs_gen_destroy(&g);
+  }
+  for (int c = 0; c < NCH; c++) lbs_buf_free(&enc->blob[c]);
+  free(enc);
+  free(d);
+  free(v);
+  lbs_codec_ctx_destroy(&ctx);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "--once")) return once();
+  if (argc > 1) {
+    fprintf(stderr, "usage: bench_trace_codec [--once]\n");
+    return 2;
+  }
   printf("bench/trace_codec: the trace codecs and store against memory fill, zstd and zlib\n");
   static figures f;
   run("bump", NULL, &f);

@@ -166,24 +166,17 @@ static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_
   return sa > 0 ? d <= 0.5 * LBS_SUM_TOL * sa : d == 0;
 }
 
-lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c) {
+int lbs__corr_plain(size_t n) { return !long_chunk(n); }
+
+/* The correction from the chunk's sums (s, scaled by k): none when the sum is kept, else the
+ * first candidate that corr_ok() accepts. */
+static lbs_err corr_from_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
+                              const lbs__corr_sums *s, double k, lbs__corr *c) {
   const double *y = ctx->y;
   const uint8_t *exact = ctx->exact;
   *c = (lbs__corr){1, 0};
-  double k = 1, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
-  size_t nq = 0;
-  for (int pass = 0; pass < 2; pass++) { /* again, scaled, when a sum overflows */
-    acc ax = {0, 0, long_chunk(n)}, ay = ax;
-    sa = d = sq = sqx = 0, nq = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (!isfinite(v[i])) continue;
-      acc_add(&ax, v[i] * k), acc_add(&ay, y[i] * k), sa += fabs(v[i]) * k;
-      if (!exact[i]) d += v[i] - y[i], sq += y[i], sqx += v[i], nq++;
-    }
-    sx = ax.s + ax.c, sy = ay.s + ay.c;
-    if (isfinite(sa) && isfinite(sy)) break;
-    k = 0x1p-200;
-  }
+  double sx = s->sx, sy = s->sy, sa = s->sa, d = s->d, sq = s->sq, sqx = s->sqx;
+  size_t nq = s->nq;
   double dd = fabs(sy - sx);
   /* the codecs kept every value within the tolerance: no correction when the sum is kept */
   if (sa > 0 ? dd <= 0.5 * LBS_SUM_TOL * sa : dd == 0) return LBS_OK;
@@ -206,6 +199,33 @@ lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t
     if (corr_ok(v, y, exact, n, t, lsq, sx, sa, k)) return *c = lsq, LBS_OK;
   }
   return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
+}
+
+lbs_err lbs__corr_find_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
+                            const lbs__corr_sums *s, lbs__corr *c) {
+  if (!lbs__corr_plain(n) || !isfinite(s->sa) || !isfinite(s->sy))
+    return lbs__corr_find(ctx, v, n, t, c);
+  return corr_from_sums(ctx, v, n, t, s, 1, c);
+}
+
+lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c) {
+  const double *y = ctx->y;
+  const uint8_t *exact = ctx->exact;
+  lbs__corr_sums s;
+  double k = 1;
+  for (int pass = 0; pass < 2; pass++) { /* again, scaled, when a sum overflows */
+    acc ax = {0, 0, long_chunk(n)}, ay = ax;
+    s = (lbs__corr_sums){0};
+    for (size_t i = 0; i < n; i++) {
+      if (!isfinite(v[i])) continue;
+      acc_add(&ax, v[i] * k), acc_add(&ay, y[i] * k), s.sa += fabs(v[i]) * k;
+      if (!exact[i]) s.d += v[i] - y[i], s.sq += y[i], s.sqx += v[i], s.nq++;
+    }
+    s.sx = ax.s + ax.c, s.sy = ay.s + ay.c;
+    if (isfinite(s.sa) && isfinite(s.sy)) break;
+    k = 0x1p-200;
+  }
+  return corr_from_sums(ctx, v, n, t, &s, k, c);
 }
 
 /* auto's probe: values tried with both lossy codecs, and the share of the other's size below

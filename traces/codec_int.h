@@ -75,6 +75,21 @@ lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n);
  * when none is needed, else a multiplier (first for relative tolerances), an offset (first for
  * absolute ones), or both, from the least-squares line of v on y. LBS_RANGE when none does. */
 lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c);
+/* What lbs__corr_find first sums over the finite values of v, in element order: a codec that
+ * passes over them anyway (the quant encoder's steering) sums them there and saves a pass. */
+typedef struct {
+  double sx, sy, sa; /* sums of v, of ctx->y and of |v| */
+  double d, sq, sqx; /* over the values not stored exactly: sums of v - y, of y and of v */
+  size_t nq;         /* values not stored exactly */
+} lbs__corr_sums;
+/* 1 when a chunk of n values is short enough for plain sums (lbs__corr_find compensates the
+ * sums of longer ones): only then may a codec sum for lbs__corr_find_sums. */
+int lbs__corr_plain(size_t n);
+/* lbs__corr_find with the sums s already taken (plain sums in element order, as it takes them),
+ * the same result bit for bit; it sums again itself when n is not lbs__corr_plain or a sum
+ * overflowed. */
+lbs_err lbs__corr_find_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
+                            const lbs__corr_sums *s, lbs__corr *c);
 
 /* Decompresses a zstd frame of at most max_out bytes into ctx->scratch. */
 lbs_err lbs__zstd_unpack(lbs_codec_ctx *ctx, const uint8_t *src, size_t len, size_t max_out);

@@ -120,23 +120,105 @@ static const double *exp_table(lbs_codec_ctx *ctx, double w, int64_t kmin, int64
   return t + ((uint64_t)kmin - (uint64_t)lo);
 }
 
-/* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
- * correction) and ctx->exact (1 for values stored exactly). Every code within the check
- * tolerance of its value is allowed; among them the one that brings the running sum error
- * closest to zero is taken, so the chunk's sum error stays small wherever the grid leaves a
- * choice (bins narrower than twice the tolerance); with bins exactly twice the tolerance this
- * is rounding to the nearest code. Under a relative bound a value above SPIKE times the chunk's
- * mean magnitude is stored exactly: its error alone could outweigh the chunk's sum correction,
- * and the replay's part holding it would inherit it. */
-#define SPIKE 64
-static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
-  double mean = 0;
-  size_t nf = 0;
-  for (size_t i = 0; i < n; i++)
-    if (isfinite(v[i])) mean += fabs(v[i]), nf++;
-  double spike = g->log && nf ? SPIKE * (mean / (double)nf) : INFINITY;
-  /* first the position of every value on the grid, and the range of codes */
+/* What the encoder's last pass over the codes found, so that emit() need not pass again: the
+ * range of the codes, the values stored literally, and the sum of the codes (in element order,
+ * the predictor's origin). */
+typedef struct {
+  int64_t kmin, kmax; /* of the codes not stored exactly (INT64_MAX, INT64_MIN: none) */
+  size_t nlit, nq;    /* values stored as literals (exact and not zero); values coded */
+  double ksum;        /* sum of the codes */
+  lbs__corr_sums cs;  /* the sums lbs__corr_find_sums takes */
+} codes;
+
+/* The codes, steering the running sum error: the two codes around a value first, the ones
+ * beyond them when rounding put both out of its tolerance. tabbed is a constant where this is
+ * inlined: with the table every code looked at is in it (choose() made it cover k - 1 .. k + 2),
+ * so a code's value is one load. The same pass takes the sums of the chunk-sum correction. */
+static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, const grid *g,
+                                                        const double *v, size_t n, int tabbed,
+                                                        codes *st) {
+  const double *tab = g->tab;
+  const int64_t tk = g->kmin;
+  int64_t *kk = ctx->k;
+  double *yy = ctx->y;
+  uint8_t *ex = ctx->exact;
   int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+  size_t nlit = 0, nq = 0;
+  double carry = 0, ksum = 0, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    if (ex[i]) {
+      nlit += x != 0;
+      if (isfinite(x)) sx += x, sy += x, sa += fabs(x); /* y = x */
+      continue;
+    }
+    double tol = lbs__tol_of(g->chk, x);
+    int64_t k0 = kk[i], bk;
+    double y0 = tabbed ? tab[k0 - tk] : grid_value(g, k0),
+           y1 = tabbed ? tab[k0 + 1 - tk] : grid_value(g, k0 + 1), by;
+    int ok0 = fabs(y0 - x) <= tol, ok1 = fabs(y1 - x) <= tol;
+    if (ok0 && ok1) {
+      int one = fabs(carry + (y1 - x)) < fabs(carry + (y0 - x));
+      bk = k0 + one, by = one ? y1 : y0;
+    } else if (ok0 || ok1) {
+      bk = k0 + ok1, by = ok1 ? y1 : y0;
+    } else {
+      double ym = tabbed ? tab[k0 - 1 - tk] : grid_value(g, k0 - 1),
+             yp = tabbed ? tab[k0 + 2 - tk] : grid_value(g, k0 + 2);
+      if (fabs(ym - x) <= tol)
+        bk = k0 - 1, by = ym;
+      else if (fabs(yp - x) <= tol)
+        bk = k0 + 2, by = yp;
+      else {
+        ex[i] = 1;
+        nlit += x != 0;
+        sx += x, sy += x, sa += fabs(x); /* coded values are finite */
+        continue;
+      }
+    }
+    kk[i] = bk;
+    yy[i] = by;
+    carry += by - x;
+    kmin = bk < kmin ? bk : kmin;
+    kmax = bk > kmax ? bk : kmax;
+    ksum += (double)bk;
+    nq++;
+    sx += x, sy += by, sa += fabs(x), d += x - by, sq += by, sqx += x;
+  }
+  *st = (codes){kmin, kmax, nlit, nq, ksum, {sx, sy, sa, d, sq, sqx, nq}};
+}
+
+/* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
+ * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1, and
+ * every value ctx->y = its own value. position_log is the common case, a relative bound whose
+ * bins fast_log can place (w > 3e-7): the pointers in locals (the stores to ctx->exact, bytes,
+ * could otherwise alias them and make the compiler reload them for every value) and no check of
+ * the position's size (|ln x| <= 745, so |u| < 2^32). */
+static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
+                         int64_t *kminp, int64_t *kmaxp) {
+  int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
+  double *yy = ctx->y;
+  uint8_t *ex = ctx->exact;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    yy[i] = x;
+    /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
+    int ok = x > 0 && x <= spike && x <= DBL_MAX;
+    ex[i] = !ok;
+    if (!ok) continue;
+    double u = fast_log(x) / w;
+    int64_t k0 = (int64_t)u; /* floor */
+    int64_t k = k0 - ((double)k0 > u);
+    kk[i] = k;
+    kmin = k - 1 < kmin ? k - 1 : kmin;
+    kmax = k + 2 > kmax ? k + 2 : kmax;
+  }
+  *kminp = kmin, *kmaxp = kmax;
+}
+
+static void position_any(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, double spike,
+                         int64_t *kminp, int64_t *kmaxp) {
+  int64_t kmin = *kminp, kmax = *kmaxp;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     ctx->exact[i] = 1;
@@ -151,40 +233,39 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n) {
     if (ctx->k[i] - 1 < kmin) kmin = ctx->k[i] - 1;
     if (ctx->k[i] + 2 > kmax) kmax = ctx->k[i] + 2;
   }
+  *kminp = kmin, *kmaxp = kmax;
+}
+
+/* Chooses every value's code: ctx->k (codes), ctx->y (the decoder's values before the
+ * correction) and ctx->exact (1 for values stored exactly), and what emit() needs of them in
+ * *st. Every code within the check tolerance of its value is allowed; among them the one that
+ * brings the running sum error closest to zero is taken, so the chunk's sum error stays small
+ * wherever the grid leaves a choice (bins narrower than twice the tolerance); with bins exactly
+ * twice the tolerance this is rounding to the nearest code. Under a relative bound a value
+ * above SPIKE times the chunk's mean magnitude is stored exactly: its error alone could
+ * outweigh the chunk's sum correction, and the replay's part holding it would inherit it. */
+#define SPIKE 64
+static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n, codes *st) {
+  double mean = 0;
+  size_t nf = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i])) mean += fabs(v[i]), nf++;
+  double spike = g->log && nf ? SPIKE * (mean / (double)nf) : INFINITY;
+  /* first the position of every value on the grid, and the range of codes */
+  int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+  if (g->log && g->w > 3e-7)
+    position_log(ctx, g->w, v, n, spike, &kmin, &kmax);
+  else
+    position_any(ctx, g, v, n, spike, &kmin, &kmax);
   g->tab = NULL;
   if (g->log && kmin <= kmax && (uint64_t)(kmax - kmin) < n + 64) {
     if (!(g->tab = exp_table(ctx, g->w, kmin, kmax))) return lbs_fail(LBS_NOMEM, "quant table");
     g->kmin = kmin, g->ntab = kmax - kmin + 1;
   }
-  /* then the codes, steering the running sum error: the two codes around a value first, the
-   * ones beyond them when rounding put both out of its tolerance */
-  double carry = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (ctx->exact[i]) continue;
-    double x = v[i], tol = lbs__tol_of(g->chk, x);
-    int64_t k0 = ctx->k[i], bk;
-    double y0 = grid_value(g, k0), y1 = grid_value(g, k0 + 1), by;
-    int ok0 = fabs(y0 - x) <= tol, ok1 = fabs(y1 - x) <= tol;
-    if (ok0 && ok1) {
-      int one = fabs(carry + (y1 - x)) < fabs(carry + (y0 - x));
-      bk = k0 + one, by = one ? y1 : y0;
-    } else if (ok0 || ok1) {
-      bk = k0 + ok1, by = ok1 ? y1 : y0;
-    } else {
-      double ym = grid_value(g, k0 - 1), yp = grid_value(g, k0 + 2);
-      if (fabs(ym - x) <= tol)
-        bk = k0 - 1, by = ym;
-      else if (fabs(yp - x) <= tol)
-        bk = k0 + 2, by = yp;
-      else {
-        ctx->exact[i] = 1;
-        continue;
-      }
-    }
-    ctx->k[i] = bk;
-    ctx->y[i] = by;
-    carry += by - x;
-  }
+  if (g->tab)
+    steer(ctx, g, v, n, 1, st);
+  else
+    steer(ctx, g, v, n, 0, st);
   return LBS_OK;
 }
 
@@ -208,12 +289,8 @@ static inline void push(int64_t h[4], int64_t k) {
 
 /* The predictor whose residuals have the least entropy, estimated on every fourth value whose
  * four predecessors are coded (residuals clipped to +-64), and the origin: the mean code. */
-static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, int64_t *origin) {
-  double mean = 0;
-  size_t nq = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!ctx->exact[i]) mean += (double)ctx->k[i], nq++;
-  *origin = nq ? (int64_t)llround(mean / (double)nq) : 0;
+static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, const codes *st, int64_t *origin) {
+  *origin = st->nq ? (int64_t)llround(st->ksum / (double)st->nq) : 0;
   uint32_t hist[NPRED][129];
   memset(hist, 0, sizeof hist);
   uint32_t ns = 0;
@@ -241,18 +318,41 @@ static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, int64_t *origin) {
   return best;
 }
 
-/* Writes the blob for the codes chosen in ctx. */
-static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, lbs__corr corr,
-                    lbs_buf *out) {
-  int64_t kmin = INT64_MAX, kmax = INT64_MIN;
-  size_t nlit = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!ctx->exact[i]) {
-      if (ctx->k[i] < kmin) kmin = ctx->k[i];
-      if (ctx->k[i] > kmax) kmax = ctx->k[i];
-    } else if (v[i] != 0) {
-      nlit++;
+/* The nibbles and escapes of the codes under predictor pred (a constant where this is inlined,
+ * so each predictor gets its own loop); big codes go to *big. Returns the escapes written. */
+static inline __attribute__((always_inline)) size_t nibbles(const lbs_codec_ctx *ctx,
+                                                            const double *v, size_t n, int pred,
+                                                            int64_t origin, uint8_t *nib,
+                                                            uint8_t *esc, lbs_buf *big,
+                                                            lbs_err *e) {
+  int64_t hist[4] = {origin, origin, origin, origin};
+  const int64_t *k = ctx->k;
+  const uint8_t *ex = ctx->exact;
+  size_t nesc = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t code;
+    if (ex[i]) {
+      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
+    } else {
+      uint64_t z = lbs_zigzag(k[i] - predict(pred, hist, origin));
+      if (pred == P_PREV)
+        hist[0] = k[i];
+      else if (pred == P_AVG4)
+        push(hist, k[i]);
+      code = z < C_BIG ? (uint8_t)z : C_BIG;
+      if (z >= C_BIG && (*e = lbs__put_varint(big, z))) return nesc;
     }
+    if (code >= 15) esc[nesc++] = code, code = 15;
+    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
+  }
+  return nesc;
+}
+
+/* Writes the blob for the codes chosen in ctx (st: what choose() found of them). */
+static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, lbs__corr corr,
+                    const codes *st, lbs_buf *out) {
+  int64_t kmin = st->kmin, kmax = st->kmax;
+  size_t nlit = st->nlit;
   if (kmin > kmax) kmin = kmax = 0;
   /* payload: nibbles, escapes, big codes, literals (the escapes first go after the nibbles'
    * room, then move down) */
@@ -263,25 +363,17 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   if (e) return e;
   memset(pl->data, 0, nn);
   int64_t origin;
-  int pred = pick_predictor(ctx, n, &origin);
-  int64_t hist[4] = {origin, origin, origin, origin};
+  int pred = pick_predictor(ctx, n, st, &origin);
   uint8_t *nib = pl->data, *esc = pl->data + nn;
-  for (size_t i = 0; i < n && !e; i++) {
-    uint8_t code;
-    if (ctx->exact[i]) {
-      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
-    } else {
-      uint64_t z = lbs_zigzag(ctx->k[i] - predict(pred, hist, origin));
-      push(hist, ctx->k[i]);
-      code = z < C_BIG ? (uint8_t)z : C_BIG;
-      if (z >= C_BIG) e = lbs__put_varint(&big, z);
-    }
-    if (code >= 15) esc[nesc++] = code, code = 15;
-    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
-  }
+  if (pred == P_PREV)
+    nesc = nibbles(ctx, v, n, P_PREV, origin, nib, esc, &big, &e);
+  else if (pred == P_AVG4)
+    nesc = nibbles(ctx, v, n, P_AVG4, origin, nib, esc, &big, &e);
+  else
+    nesc = nibbles(ctx, v, n, P_CONST, origin, nib, esc, &big, &e);
   if (!e) pl->len = nn + nesc;
   if (!e && big.len) e = lbs_buf_append(pl, big.data, big.len);
-  for (size_t i = 0; i < n && !e; i++)
+  for (size_t i = 0; i < n && nlit && !e; i++)
     if (ctx->exact[i] && v[i] != 0) e = lbs_buf_append(pl, &v[i], 8);
   lbs_buf_free(&big);
   if (e) return e;
@@ -313,9 +405,11 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     grid g = {t.r > 0, t.r > 0 ? 2 * log1p(chk.r * f) : 2 * chk.a * f, chk, NULL, 0, 0};
     if (!(g.w > 0) || !isfinite(g.w))
       return lbs_fail(LBS_RANGE, "the bound gives the quant codec no usable grid");
-    if ((e = choose(ctx, &g, v, n))) return e;
+    codes st;
+    if ((e = choose(ctx, &g, v, n, &st))) return e;
     lbs__corr corr;
-    if (lbs__corr_find(ctx, v, n, t, &corr) == LBS_OK) return emit(ctx, &g, v, n, corr, out);
+    if (lbs__corr_find_sums(ctx, v, n, t, &st.cs, &corr) == LBS_OK)
+      return emit(ctx, &g, v, n, corr, &st, out);
   }
   return lbs_fail(LBS_RANGE, "quant codec: no code keeps the chunk's sum");
 }
@@ -368,48 +462,90 @@ static lbs_err escaped_value(qdec *d, unsigned c, double *x) {
   return LBS_OK;
 }
 
+/* A code's value before the correction: from the table when there is one. */
+static inline double code_value(const double *tab, int lg, double w, int64_t kmin, int64_t k) {
+  return tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
+}
+
+/* What run() keeps in locals (out's stores cannot then make the compiler reload them). */
+typedef struct {
+  const uint8_t *nib;
+  const double *tab;
+  double mul, add, w;
+  int lg;
+  int64_t kmin, origin;
+  uint64_t span; /* kmax - kmin: codes outside are a damaged blob */
+} qloc;
+
+/* The fast path of run(): from value i (even) on, bytes of two nibble residuals (no escape), two
+ * values at once, into out[i - from]. Under constant prediction (white noise) a nibble's value
+ * does not depend on the history: the 15 values a nibble can give are cv (cok[c] = 0 for the
+ * escape and codes outside the range). Under previous-code prediction a zero byte is two values
+ * equal to the last one (smooth data is mostly such runs). Returns where it stopped: the last
+ * value, an escape, or a code outside the range (the history as it was before it: the value by
+ * value path then finds the same code and reports it). */
+static inline __attribute__((always_inline)) size_t pairs(const qloc *q, int pred, const double *cv,
+                                                          const uint8_t *cok, int64_t h[4],
+                                                          size_t i, size_t from, size_t to,
+                                                          double *out, double *last,
+                                                          int *have_last) {
+  const qloc l = *q;
+  for (; i + 1 < to; i += 2) {
+    unsigned b = l.nib[i >> 1], lo = b & 15, hi = b >> 4;
+    if (pred == P_CONST) {
+      if (!(cok[lo] & cok[hi])) break;
+      out[i - from] = cv[lo];
+      out[i + 1 - from] = cv[hi];
+      continue;
+    }
+    if (lo == 15 || hi == 15) break;
+    if (pred == P_PREV && b == 0 && *have_last) { /* the run of zero bytes, filled */
+      size_t j = i;
+      while (j + 1 < to && l.nib[j >> 1] == 0) j += 2;
+      const double lv = *last;
+      for (size_t k = i; k < j; k++) out[k - from] = lv;
+      i = j - 2;
+      continue;
+    }
+    /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
+    int64_t k0 = (int64_t)((uint64_t)predict(pred, h, l.origin) + (uint64_t)(int64_t)unz[lo]);
+    int64_t g[4] = {k0, h[0], h[1], h[2]}; /* the history after k0 */
+    int64_t k1 = (int64_t)((uint64_t)predict(pred, g, l.origin) + (uint64_t)(int64_t)unz[hi]);
+    if (((uint64_t)k0 - (uint64_t)l.kmin > l.span) | ((uint64_t)k1 - (uint64_t)l.kmin > l.span))
+      break;
+    if (pred == P_PREV)
+      h[0] = k1;
+    else
+      h[3] = h[1], h[2] = h[0], h[1] = k0, h[0] = k1;
+    out[i - from] = code_value(l.tab, l.lg, l.w, l.kmin, k0) * l.mul + l.add;
+    out[i + 1 - from] = *last = code_value(l.tab, l.lg, l.w, l.kmin, k1) * l.mul + l.add;
+    *have_last = 1;
+  }
+  return i;
+}
+
 /* Decodes values [from, to) (out[i - from], or nowhere when out is NULL). pred is a constant
- * where this is inlined, so each predictor gets its own loop; the common case (a residual in
- * a nibble) stays on the fast path, with the history, the grid and the correction in locals
- * (out's stores cannot then make the compiler reload them). */
+ * where this is inlined, so each predictor gets its own loop; the common case (residuals in
+ * nibbles) stays on pairs()' fast path, with the history, the grid and the correction in
+ * locals. */
 static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
                                                          double *out) {
-  const uint8_t *nib = d->nib;
-  const double *tab = d->tab;
-  const double mul = d->mul, add = d->add, w = d->g.w;
-  const int lg = d->g.log;
-  const int64_t kmin = d->kmin, origin = d->origin;
-  const uint64_t span = (uint64_t)d->kmax - (uint64_t)kmin; /* codes outside: a damaged blob */
+  const qloc l = {d->nib,  d->tab,    d->mul,
+                  d->add,  d->g.w,    d->g.log,
+                  d->kmin, d->origin, (uint64_t)d->kmax - (uint64_t)d->kmin};
   int64_t h[4] = {d->h[0], d->h[1], d->h[2], d->h[3]};
   lbs_err e = LBS_OK;
-  /* constant prediction (white noise): a nibble's value does not depend on the history, so the
-   * 15 values a nibble can give are computed once, and a byte of two such nibbles is two stores
-   * (cok[c] = 0 for an escape and for a code outside the range: the general path below) */
   double cv[16];
   uint8_t cok[16] = {0};
   if (pred == P_CONST && out) const_values(d, cv, cok);
-  /* previous-code prediction: a zero byte is two values equal to the last one (smooth data
-   * is mostly such runs), filled without decoding */
   double last = 0;
   int have_last = 0;
   for (size_t i = from; i < to; i++) {
-    if (pred == P_CONST && out && !(i & 1) && i + 1 < to) {
-      unsigned lo = nib[i >> 1] & 15, hi = nib[i >> 1] >> 4;
-      if (cok[lo] & cok[hi]) {
-        out[i - from] = cv[lo];
-        out[i + 1 - from] = cv[hi];
-        i++;
-        continue;
-      }
+    if (out && !(i & 1)) {
+      i = pairs(&l, pred, cv, cok, h, i, from, to, out, &last, &have_last);
+      if (i == to) break;
     }
-    if (pred == P_PREV && out && !(i & 1) && nib[i >> 1] == 0 && have_last) {
-      size_t j = i;
-      while (j + 1 < to && nib[j >> 1] == 0) j += 2;
-      for (size_t q = i; q < j; q++) out[q - from] = last;
-      if (j == to) break;
-      i = j;
-    }
-    unsigned c = (nib[i >> 1] >> ((i & 1) * 4)) & 15;
+    unsigned c = (l.nib[i >> 1] >> ((i & 1) * 4)) & 15;
     int64_t r;
     double x;
     if (c < 15) {
@@ -432,9 +568,8 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       }
       r = lbs_unzigzag(z);
     }
-    /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
-    int64_t k = (int64_t)((uint64_t)predict(pred, h, origin) + (uint64_t)r);
-    if ((uint64_t)k - (uint64_t)kmin > span) {
+    int64_t k = (int64_t)((uint64_t)predict(pred, h, l.origin) + (uint64_t)r);
+    if ((uint64_t)k - (uint64_t)l.kmin > l.span) {
       e = lbs_fail(LBS_CORRUPT, "quant chunk: code outside its range");
       break;
     }
@@ -442,11 +577,8 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       h[0] = k;
     else if (pred == P_AVG4)
       push(h, k);
-    if (out) {
-      x = tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
-      out[i - from] = last = x * mul + add;
-      have_last = 1;
-    }
+    if (out) out[i - from] = last = code_value(l.tab, l.lg, l.w, l.kmin, k) * l.mul + l.add;
+    have_last = 1;
   }
   memcpy(d->h, h, sizeof h);
   return e;

@@ -491,3 +491,58 @@ Test(codec, quant_table_kept_across_chunks_changes_nothing) {
     for (int k = 0; k < 2; k++) lbs_buf_free(&blob[c][k]);
   lbs_buf_free(&again);
 }
+
+/* The quant decoder takes a byte of two nibble residuals at once, and under previous-code
+ * prediction a run of zero bytes at once: under every predictor, parts that start on either
+ * nibble of a byte are slices of the full decode, and a blob whose codes leave its declared range
+ * (krange halved in the header) is corrupt wherever the part starts, never an out-of-bounds read
+ * of the table. */
+Test(codec, quant_pairs_slices_and_codes_outside_the_range) {
+  enum { N = 4096 };
+  static double v[3][N], d[N], p[N];
+  uint64_t s = 11;
+  double walk = 0;
+  for (size_t i = 0; i < N; i++) {
+    walk += 0.004 * (urand(&s) - 0.5);
+    v[0][i] = 1000 * exp(walk) * (i % 97 < 9 ? 1 : 1.0001); /* smooth: previous code */
+    v[1][i] = 1000 * (2 + sin((double)i / 150)) * (1 + 0.03 * urand(&s)); /* noise over a trend */
+    v[2][i] = 1000 * (1 + 0.1 * urand(&s)); /* white noise: constant */
+  }
+  const lbs_bound b = {LBS_BOUND_REL, 0.005};
+  for (int c = 0; c < 3; c++) {
+    lbs_buf blob = {0}, bad = {0};
+    lbs_codec u;
+    cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v[c], N, b, &blob, &u), LBS_OK);
+    cr_assert_eq(blob.data[1] >> 3, c, "series %d: predictor %d", c, blob.data[1] >> 3);
+    cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, N, 0, N, d), LBS_OK);
+    const size_t firsts[] = {1, 2, 3, 777, 2048, N - 1};
+    for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
+      size_t a = firsts[f], k = N - a - (f & 1);
+      cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, N, a, k, p), LBS_OK);
+      cr_assert(!memcmp(p, d + a, k * sizeof *p), "series %d: part [%zu, +%zu) differs", c, a, k);
+    }
+    /* the header's krange, halved in the same number of bytes (varints may be padded) */
+    const uint8_t *q = blob.data + ((blob.data[1] & 4) ? 26 : 10), *end = blob.data + blob.len;
+    uint64_t x;
+    for (int j = 0; j < 3; j++) cr_assert_eq(lbs_varint_get(&q, end, &x), 0); /* n, origin, kmin */
+    const uint8_t *kr = q;
+    uint64_t krange;
+    cr_assert_eq(lbs_varint_get(&q, end, &krange), 0);
+    cr_assert(krange >= 4, "series %d: a range of %llu codes", c, (unsigned long long)krange);
+    cr_assert_eq(lbs_buf_append(&bad, blob.data, (size_t)(kr - blob.data)), LBS_OK);
+    uint64_t half = krange / 2;
+    for (const uint8_t *r = kr; r < q; r++, half >>= 7) {
+      uint8_t byte = (uint8_t)((half & 0x7f) | (r + 1 < q ? 0x80 : 0));
+      cr_assert_eq(lbs_buf_append(&bad, &byte, 1), LBS_OK);
+    }
+    cr_assert_eq(lbs_buf_append(&bad, q, (size_t)(end - q)), LBS_OK);
+    for (size_t f = 0; f < 3; f++) {
+      size_t a = firsts[f] - 1;
+      cr_assert_eq(lbs_codec_decode(ctx, u, bad.data, bad.len, N, a, N - a, p), LBS_CORRUPT,
+                   "series %d from %zu: %s", c, a, lbs_errmsg());
+      cr_assert(strstr(lbs_errmsg(), "outside its range"), "%s", lbs_errmsg());
+    }
+    lbs_buf_free(&blob);
+    lbs_buf_free(&bad);
+  }
+}
