@@ -156,7 +156,7 @@ try() {
   local what="[$n] lbsim $*" rc p prev arg kind fail='' crash named files work
   # the working directories before it; the precious files as the previous command left them
   watch before
-  (cd "$W" && exec timeout -k 5 60 "$L" "$@" </dev/null >"$T/out" 2>"$T/err")
+  timeout -k 5 60 "$L" "$@" </dev/null >"$T/out" 2>"$T/err" # (in $W: run_list's caller went there)
   rc=$?
   watch "after $T/err"
   read -r crash named files work <<<"${answer[0]}"
@@ -204,6 +204,7 @@ run_list() {
   done
 }
 touch "$T/stamp"
+cd "$W" || exit 1
 run_list <<'EOF'
 # ---- the launcher
 --bogus
