@@ -1056,6 +1056,10 @@ EOF
 # aside, where the test suites running beside this one write their logs)
 new=$(find "$SRC" -path "$SRC/build*" -prune -o -path "$SRC/.git" -prune -o -newer "$T/stamp" -print 2>/dev/null | head -5)
 [ -z "$new" ] && ok || { harms=$((harms + 1)); bad "harm: new or changed in the source tree: $new"; }
+# the watcher ends with its input; waited for, it does not outlive the test (and its CPU time
+# counts among the test's)
+watcher=${WATCH_PID:-}
+if [ -n "$watcher" ]; then eval "exec ${WATCH[1]}>&-" && wait "$watcher"; fi
 echo "crashes $crashes, hangs $hangs, harms $harms, losses $losses, accepted $accepted of $n commands"
 [ "$n" -ge 300 ] && ok || bad "only $n commands"
 finish
