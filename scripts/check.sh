@@ -14,6 +14,14 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 # child, a time limit), and the other suite's tests fill that core while it does
 TJOBS=$((JOBS + 1))
 export LBSIM_NO_PROGRESS=1
+# python3 resolved once, to the interpreter itself, for every test: a version manager's shim
+# (pyenv's is a bash script that runs `pyenv exec`) costs some 0.1 s of CPU at every start, and
+# each end-to-end script started it once to resolve it (tests/e2e/lib.sh, which takes
+# LBS_PYTHON as given); with its directory first on PATH, what other programs start skips the
+# shim too. The same interpreter runs.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+  export LBS_PYTHON=$py PATH=$(dirname "$py"):$PATH
+fi
 
 echo "== format (make format-check: clang-format with .clang-format changes no file)"
 make -s format-check

@@ -130,45 +130,50 @@ chmod -R a-w "$I"
 # ---- one command: run it, classify it
 n=0 crashes=0 hangs=0 harms=0 losses=0 accepted=0
 OUTOPTS=" -o --output --out-parts --csv --results --steps-dir --token-file "
-# every precious file and input, a line each that starts with its path: its type, size, mode and
-# time, a link's target, and a regular file's checksum (a FIFO is never opened)
-snap_files() {
-  find "$P" "$I" -mindepth 1 \( -type d -printf '%p d %m\n' \) -o \( -type f -printf '%p f %s %m %T@\n' \) \
-    -o -printf '%p %y %l %m\n'
-  find "$P" "$I" -type f -exec cksum {} + 2>&1 | awk '{print $3, "cksum", $1, $2}'
-}
-# the working directory, $TMPDIR and $HOME, but for ~/.cache (Open MPI's, made by MPI_Init)
-# and Open MPI's session directory in $TMPDIR, which its own helper removes (not always at once)
-snap_work() {
-  find "$W" "$T/tmp" "$T/home" -mindepth 1 \( -path "$T/home/.cache" -o -path "$T/tmp/ompi.*" \) -prune \
-    -o -printf '%p %y\n'
+# The precious files and inputs, and the working directory, $TMPDIR and $HOME, are watched by
+# one process for the whole campaign (bad_inputs_watch.py says what it lists: every precious
+# entry's type, size, mode and time, a link's target and a regular file's checksum, a FIFO never
+# opened; every new entry in the working directories, but for ~/.cache, Open MPI's, made by
+# MPI_Init, and Open MPI's session directory in $TMPDIR, which its own helper removes, not always
+# at once). Listing them with find, cksum, sort and cmp took some fifteen processes a command,
+# more CPU time than the commands.
+coproc WATCH { exec "${LBS_PYTHON:-python3}" "$(dirname "$0")/bad_inputs_watch.py" "$T/diff" --precious "$P" "$I" \
+  --work "$W" "$T/tmp" "$T/home" --prune "$T/home/.cache" "$T/tmp/ompi.*" --wipe "$W" "$T/tmp"; }
+# watch REQUEST: asks the watcher; its answer's lines in the array answer
+watch() {
+  local line
+  answer=()
+  echo "$1" >&"${WATCH[1]}"
+  while IFS= read -r line <&"${WATCH[0]}"; do
+    [ "$line" = . ] && return 0
+    answer+=("$line")
+  done
+  echo "bad_inputs_watch.py ended; the campaign cannot go on"
+  exit 1
 }
 try() {
   n=$((n + 1))
-  local what="[$n] lbsim $*" rc p prev arg kind fail=''
-  # the precious files before it: as the previous command left them (its "after", f1: nothing
-  # else touches them in between, and a late change by the previous command's leftovers still
-  # shows), listed afresh only for the first command; about a third of a command's processes
-  if [ -s "$T/f1" ]; then mv "$T/f1" "$T/f0"; else snap_files | sort >"$T/f0"; fi
-  snap_work | sort >"$T/w0"
-  (cd "$W" && exec timeout -k 5 60 "$L" "$@" </dev/null >"$T/out" 2>"$T/err")
+  local what="[$n] lbsim $*" rc p prev arg kind fail='' crash named files work
+  # the working directories before it; the precious files as the previous command left them
+  watch before
+  timeout -k 5 60 "$L" "$@" </dev/null >"$T/out" 2>"$T/err" # (in $W: run_list's caller went there)
   rc=$?
-  snap_files | sort >"$T/f1"
-  snap_work | sort >"$T/w1"
+  watch "after $T/err"
+  read -r crash named files work <<<"${answer[0]}"
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     hangs=$((hangs + 1)) fail="hang (timed out)"
-  elif [ $rc -gt 128 ] || grep -qE 'runtime error:|AddressSanitizer|LeakSanitizer|Segmentation' "$T/err"; then
+  elif [ $rc -gt 128 ] || [ "$crash" = 1 ]; then
     crashes=$((crashes + 1)) fail="crash: exit $rc: $(head -c 300 "$T/err")"
   elif [ $rc -eq 0 ]; then
     accepted=$((accepted + 1)) fail="accepted: exit 0; stdout: $(head -c 200 "$T/out")"
   elif [ $rc -ne 1 ] && [ $rc -ne 2 ]; then
     fail="exit $rc, not 1 or 2: $(head -c 300 "$T/err")"
-  elif ! grep -q '^lbsim: ' "$T/err"; then
+  elif [ "$named" != 1 ]; then
     fail="no 'lbsim: ' message on stderr: $(head -c 300 "$T/err")"
   fi
   # what changed among the precious files and inputs: an output it names is a loss, else harm
   kind=
-  cmp -s "$T/f0" "$T/f1" || for p in $(comm -3 "$T/f0" "$T/f1" | awk '{print $1}' | sort -u); do
+  [ "$files" = 0 ] || for p in "${answer[@]:1}"; do
     prev='' kind=harm
     for arg in "$@"; do
       [ "$arg" = "$p" ] && [ -n "$prev" ] && [[ $OUTOPTS == *" $prev "* ]] && kind=loss
@@ -177,15 +182,15 @@ try() {
     [ $kind = loss ] && break
   done
   if [ "$kind" = harm ]; then
-    harms=$((harms + 1)) fail="${fail:+$fail; }harm: changed $(comm -3 "$T/f0" "$T/f1" | head -c 300)"
+    harms=$((harms + 1)) fail="${fail:+$fail; }harm: changed $(head -c 300 "$T/diff.files")"
   elif [ "$kind" = loss ]; then
-    losses=$((losses + 1)) fail="${fail:+$fail; }loss: replaced $(comm -3 "$T/f0" "$T/f1" | head -c 300)"
-  elif ! cmp -s "$T/w0" "$T/w1"; then
-    losses=$((losses + 1)) fail="${fail:+$fail; }loss: left behind $(comm -13 "$T/w0" "$T/w1" | head -c 300)"
+    losses=$((losses + 1)) fail="${fail:+$fail; }loss: replaced $(head -c 300 "$T/diff.files")"
+  elif [ "$work" = 1 ]; then
+    losses=$((losses + 1)) fail="${fail:+$fail; }loss: left behind $(head -c 300 "$T/diff.work")"
   fi
   if [ -n "$fail" ]; then bad "$what: $fail"; else ok; fi
   # a failed command's leftovers must not spoil the next one
-  find "$W" "$T/tmp" -mindepth 1 -delete 2>/dev/null
+  watch clean
 }
 
 # ---- the list: one command a line, words as the shell splits them ($P, $I, $W, $G, $SRC
@@ -199,6 +204,7 @@ run_list() {
   done
 }
 touch "$T/stamp"
+cd "$W" || exit 1
 run_list <<'EOF'
 # ---- the launcher
 --bogus
@@ -1050,6 +1056,10 @@ EOF
 # aside, where the test suites running beside this one write their logs)
 new=$(find "$SRC" -path "$SRC/build*" -prune -o -path "$SRC/.git" -prune -o -newer "$T/stamp" -print 2>/dev/null | head -5)
 [ -z "$new" ] && ok || { harms=$((harms + 1)); bad "harm: new or changed in the source tree: $new"; }
+# the watcher ends with its input; waited for, it does not outlive the test (and its CPU time
+# counts among the test's)
+watcher=${WATCH_PID:-}
+if [ -n "$watcher" ]; then eval "exec ${WATCH[1]}>&-" && wait "$watcher"; fi
 echo "crashes $crashes, hangs $hangs, harms $harms, losses $losses, accepted $accepted of $n commands"
 [ "$n" -ge 300 ] && ok || bad "only $n commands"
 finish

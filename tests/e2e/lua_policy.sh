@@ -113,7 +113,9 @@ mkdir -p "$D" && cp runtime.lua "$D/"
 expect 1 "a long path" -- "$LBSIM" replay b.lbt --grid "$G" --policy "lua:$D/runtime.lua"
 has err "lbsim: replay: policy lua:$D/runtime.lua:3: boom (deciding step 7)" "the long path named whole"
 [ ! -e escaped ] && ok || bad "os.execute ran in the sandbox"
-expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+# (os.lua runs os.execute in its first decision: a replay of one step is enough where it succeeds)
+expect 0 "LBSIM_LUA_UNSAFE=1 opens os" -- env LBSIM_LUA_UNSAFE=1 "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua \
+  --steps 0:1
 [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=1 did not open os"
 rm -f escaped
 # LBSIM_LUA_UNSAFE is a boolean: a "no" in any spelling is the sandbox (it opened os before)
@@ -124,7 +126,8 @@ for v in false no off 0 FALSE Off ""; do
     "LBSIM_LUA_UNSAFE='$v''s sandbox message"
 done
 for v in yes TRUE On; do
-  expect 0 "LBSIM_LUA_UNSAFE=$v opens os" -- env LBSIM_LUA_UNSAFE=$v "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua
+  expect 0 "LBSIM_LUA_UNSAFE=$v opens os" -- env LBSIM_LUA_UNSAFE=$v "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua \
+    --steps 0:1
   [ -e escaped ] && ok || bad "LBSIM_LUA_UNSAFE=$v did not open os"
   rm -f escaped
 done
@@ -138,11 +141,11 @@ expect 2 "a bad LBSIM_LUA_UNSAFE with --lua-unsafe, on 2 ranks" -- env LBSIM_LUA
   --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
 has err "lbsim: LBSIM_LUA_UNSAFE: 'maybe': not a boolean" "the bad value named on 2 ranks"
 [ ! -e escaped ] && ok || bad "os.execute ran under a refused LBSIM_LUA_UNSAFE on 2 ranks"
-expect 0 "--lua-unsafe opens os" -- "$LBSIM" --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua
+expect 0 "--lua-unsafe opens os" -- "$LBSIM" --lua-unsafe replay b.lbt --grid "$G" --policy lua:os.lua --steps 0:1
 [ -e escaped ] && ok || bad "--lua-unsafe did not open os"
 rm -f escaped
 expect 0 "--lua-unsafe after --plugin-less options, on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" --lua-unsafe replay b.lbt \
-  --grid "$G" --policy lua:os.lua
+  --grid "$G" --policy lua:os.lua --steps 0:1
 [ -e escaped ] && ok || bad "--lua-unsafe did not open os on 2 ranks"
 expect 2 "--lua-unsafe is a global option only" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua:os.lua --lua-unsafe
 expect 2 "--lua-unsafe without a command" -- "$LBSIM" --lua-unsafe
@@ -176,7 +179,9 @@ expect 1 "a smaller budget" -- env LBSIM_LUA_BUDGET=20 "$LBSIM" replay b.lbt --g
 has err "ran past its budget of 20 instructions per call" "LBSIM_LUA_BUDGET's message"
 expect 1 "a bad budget" -- env LBSIM_LUA_BUDGET=x "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
 has err "LBSIM_LUA_BUDGET: 'x' must be a whole number >= 1" "LBSIM_LUA_BUDGET checked"
-expect 0 "a larger memory limit" -- env LBSIM_LUA_MEMORY=1024 "$LBSIM" replay b.lbt --grid "$G" --policy lua:memory.lua
+# 60 steps: past step 54, where the default limit stops memory.lua (checked above), 4 MiB a step
+expect 0 "a larger memory limit" -- env LBSIM_LUA_MEMORY=1024 "$LBSIM" replay b.lbt --grid "$G" --policy lua:memory.lua \
+  --steps 0:60
 expect 1 "a bad memory limit" -- env LBSIM_LUA_MEMORY=0 "$LBSIM" replay b.lbt --grid "$G" --policy lua:view.lua:10
 has err "LBSIM_LUA_MEMORY: '0' must be a whole number of MiB >= 1" "LBSIM_LUA_MEMORY checked"
 expect 1 "no script" -- "$LBSIM" replay b.lbt --grid "$G" --policy lua

@@ -23,14 +23,16 @@ sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/np1.json"
 expect 0 "replay on 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/b.lbt" --grid "$G" --policy fixed:20 --json
 sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/np2.json"
 cmp -s "$T/np1.json" "$T/np2.json" && ok || bad "JSON differs between 1 and 2 ranks: $(diff "$T/np1.json" "$T/np2.json")"
+# (the first 31 steps: the initial partition and two repartitions, at steps 15 and 30)
 expect 0 "des on 2 ranks, phg" -- "${MPI[@]}" -n 2 "$LBSIM" replay "$T/b.lbt" --grid "$SRC/examples/grids/two_sites.ini" \
-  --partitioner zoltan:phg --policy fixed:15 --mode des --json
+  --partitioner zoltan:phg --policy fixed:15 --mode des --steps 0:31 --json
 sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/d2.json"
 expect 0 "des on 1 rank, phg" -- "$LBSIM" replay "$T/b.lbt" --grid "$SRC/examples/grids/two_sites.ini" \
-  --partitioner zoltan:phg --policy fixed:15 --mode des --json
+  --partitioner zoltan:phg --policy fixed:15 --mode des --steps 0:31 --json
 sed 's/,"wall_s":[0-9.]*//' "$T/out" >"$T/d1.json"
 cmp -s "$T/d1.json" "$T/d2.json" && ok || bad "des/phg JSON differs between 1 and 2 ranks"
 has "$T/out" '"mode":"des"' "des mode reported"
+has "$T/out" '"repartition_steps":[15,30]' "des/phg: two repartitions"
 
 # speed_model = roofline beside linear cores (examples/grids/roofline.ini): the same on 1 and 2
 # ranks; its fat nodes are never faster than linear ones of the same speed (launches, small parts)
