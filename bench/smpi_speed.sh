@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/smpi_speed.sh - lbsim against SimGrid's SMPI replaying the same run, whole runs timed side
+# by side (issue 34; bench/RESULTS.md, "Whole runs against SMPI"). For each P: a grid of one
+# cluster of P processors (latency 5 us, 10 Gbit/s, dedicated links, or with BENCH_SHARED=1 one
+# shared network), `lbsim export simgrid` of a bump trace (policy none, zoltan:rcb), then, one
+# after the other, `lbsim replay` as a user runs it (no mpiexec: start-up included) and
+# `smpi_replay --ideal-barrier` of the export (SimGrid's whole run, platform parsing included).
+# Prints wall and CPU (user + sys) seconds of each, their ratio, and both simulated times.
+#
+#   bash bench/smpi_speed.sh                     # P = 16 64 256 1024, bsp, dedicated links
+#   BENCH_PROCS="16 64" BENCH_MODE=des BENCH_SHARED=1 bash bench/smpi_speed.sh
+#
+# BENCH_MESH (64x64x32), BENCH_STEPS (10), BENCH_REPS (best of 3) change the work.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=$PWD/build/bin
+[ -x "$B/smpi_replay" ] || {
+  echo "smpi_speed.sh: build/bin/smpi_replay missing (SimGrid not found at configure time)" >&2
+  exit 1
+}
+W=${BENCH_DIR:-/tmp/lbs_bench_smpi_speed}
+MESH=${BENCH_MESH:-64x64x32} STEPS=${BENCH_STEPS:-10} REPS=${BENCH_REPS:-3}
+MODE=${BENCH_MODE:-bsp} SHARED=${BENCH_SHARED:-0}
+mkdir -p "$W"
+export LBSIM_NO_PROGRESS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+T=$W/bump_${MESH}_$STEPS.lbt
+[ -f "$T" ] || "$B/lbsim" trace gen --kind bump --mesh "$MESH" --steps "$STEPS" -o "$T" 2>/dev/null
+
+# best_of CMD...: runs CMD REPS times; prints "wall cpu" of the fastest run (by wall time) and
+# leaves that run's stdout in $W/out
+best_of() {
+  local best="" i
+  for ((i = 0; i < REPS; i++)); do
+    /usr/bin/time -f '%e %U %S' -o "$W/time" "$@" >"$W/out.$i" 2>"$W/err" </dev/null ||
+      { cat "$W/err" >&2; return 1; }
+    read -r wall user sys <"$W/time"
+    local cpu
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    if [ -z "$best" ] || awk -v a="$wall" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+      best="$wall $cpu"
+      cp "$W/out.$i" "$W/out"
+    fi
+  done
+  echo "$best"
+}
+
+printf '%-6s %-5s %-9s %10s %10s %10s %10s %9s %9s %16s %16s\n' P mode links \
+  "lbsim s" "lbsim cpu" "smpi s" "smpi cpu" "wall x" "cpu x" "lbsim sim s" "smpi sim s"
+for P in ${BENCH_PROCS:-16 64 256 1024}; do
+  G=$W/grid_$P.ini
+  printf '[grid]\nname = one%d\nns_per_work = 1\n\n[cluster main]\nnodes = %d\nlatency_us = 5\nbandwidth_gbps = 10\nshared = %s\n' \
+    "$P" "$P" "$([ "$SHARED" = 1 ] && echo true || echo false)" >"$G"
+  D=$W/smpi_${P}_$MODE
+  "$B/lbsim" export simgrid "$T" --grid "$G" --mode "$MODE" -f -o "$D" >/dev/null 2>&1
+  read -r lw lc < <(best_of "$B/lbsim" replay "$T" --grid "$G" --mode "$MODE" --json)
+  lsim=$(/usr/bin/python3 -c 'import json,sys; print("%.9f" % json.load(open(sys.argv[1]))["total_time_s"])' "$W/out")
+  read -r sw sc < <(best_of "$B/smpi_replay" --ideal-barrier "$D")
+  ssim=$(grep -o '[0-9.]*' "$W/out" | tail -1)
+  printf '%-6s %-5s %-9s %10s %10s %10s %10s %9s %9s %16s %16s\n' "$P" "$MODE" \
+    "$([ "$SHARED" = 1 ] && echo shared || echo dedicated)" "$lw" "$lc" "$sw" "$sc" \
+    "$(awk -v a="$sw" -v b="$lw" 'BEGIN { printf "%.1f", a / b }')" \
+    "$(awk -v a="$sc" -v b="$lc" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')" "$lsim" "$ssim"
+done
