@@ -68,7 +68,8 @@ typedef struct {
  * iteration of its loop, and its end), with the one rate of every flow at each. */
 typedef struct {
   int64_t *t;   /* per event: its time */
-  double *rate; /* per event: every flow's rate; 0 at a general event (fill()'s, see ust) */
+  double *rate; /* per event: every flow's rate; 0 at a general event (fill()'s, see ust), the
+                 bound where no flow is in flight (no resource uses it then) */
   int *nz;      /* ne + 1: nz[e], the events before e whose rate is not 0 */
   int ne, cap;  /* events */
   int refs;     /* resources whose usage this still holds (n->pend) */
@@ -115,11 +116,11 @@ struct lbs_net {
   usteps *ust;          /* fair: R, r's usage at pend[r]'s general events */
   crec *live[LIVE + 1]; /* the crecs some resource still holds, oldest first */
   int nlive;
-  crec **dfr;      /* fair: R, a record merged at a batch's start but not written (lazy_defer) */
+  crec **dfr;      /* fair: R, a record merged at a batch's start but not written (lazy_start) */
   ksteps *dks;     /* fair: R, its counts */
   usteps *dus;     /* fair: R, its sums */
   int64_t *dt0;    /* fair: R, that batch's start: prof[r] is prune(merge(prof[r], dfr[r]), dt0) */
-  int64_t *dend;   /* fair: R, where that merged profile is prof[r] again (lazy_defer) */
+  int64_t *dend;   /* fair: R, where that merged profile is prof[r] again (lazy_start) */
   int64_t *tfirst; /* fair: R, the batch's first start of a flow on r (batch_start) */
   crec *cur;       /* run_common()'s batch in progress */
   int ev;          /* the index its next event gets */
@@ -1170,18 +1171,6 @@ static lbs_err lazy_start(lbs_net *n, int r, int64_t t0, int64_t tr) {
   return lazy_resolve(n, r, t0);
 }
 
-/* More than LIVE crecs held: the oldest is merged whole into the profiles that hold it (as
- * end_batch() would have merged it), so that memory stays bounded. */
-static lbs_err lazy_flush(lbs_net *n) {
-  lbs_err e = LBS_OK;
-  crec *c = n->live[0];
-  for (int r = 0; !e && r < n->R && n->nlive > LIVE; r++) {
-    if (n->dfr[r] && (n->dfr[r] == c || n->pend[r] == c)) e = lazy_undefer(n, r, 1);
-    if (!e && n->pend[r] == c) e = lazy_resolve(n, r, -1);
-  }
-  return e;
-}
-
 static void lazy_drop_all(lbs_net *n) {
   for (int r = 0; r < n->R && n->nlive; r++) {
     if (n->dfr[r]) lazy_undefer(n, r, 0);
@@ -1189,6 +1178,21 @@ static void lazy_drop_all(lbs_net *n) {
   }
   crec_free(n->cur);
   n->cur = NULL;
+}
+
+/* More than LIVE crecs held: the oldest is merged whole into the profiles that hold it (as
+ * end_batch() would have merged it), so that memory stays bounded. A merge that fails (out of
+ * memory) leaves the oldest held: every record is dropped then, so that live[] never holds more
+ * than LIVE + 1 (the run has failed; what later batches would read of it is gone with it). */
+static lbs_err lazy_flush(lbs_net *n) {
+  lbs_err e = LBS_OK;
+  crec *c = n->live[0];
+  for (int r = 0; !e && r < n->R && n->nlive > LIVE; r++) {
+    if (n->dfr[r] && (n->dfr[r] == c || n->pend[r] == c)) e = lazy_undefer(n, r, 1);
+    if (!e && n->pend[r] == c) e = lazy_resolve(n, r, -1);
+  }
+  if (e) lazy_drop_all(n);
+  return e;
 }
 
 /* run_common()'s batch ends at now (e: how it went): it holds the usage of its resources
