@@ -6,11 +6,11 @@
  * ones, and lbs_net_reset between passes and in the middle of one (as sim/optimal.c resets). Every
  * arrival must be the reference's to the ns. From a review of the lazy usage records (issue 34):
  * the records' own test (test_fairnet.c) has every batch of one kind on one cluster. */
+#include "lbs_sim.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lbs_sim.h"
 
 enum { MAXX = 48, NB = 40 };
 static uint64_t rng = 0x1234567u;
@@ -40,17 +40,28 @@ static int make_batch(lbs_transfer *x, int P, int64_t t0) {
   for (int i = 0; i < n; i++) {
     int p, q, c = kind % 3;
     switch (kind) {
-    case 0: case 1: case 2: /* intra cluster c: run_common (c0, c1) or run_one (c2) */
+    case 0:
+    case 1:
+    case 2: /* intra cluster c: run_common (c0, c1) or run_one (c2) */
       p = inc(c), q = inc(c);
-      if (hi[c] - lo[c] > 1) while (q == p) q = inc(c);
+      if (hi[c] - lo[c] > 1)
+        while (q == p) q = inc(c);
       break;
     case 3: p = inc(0), q = inc(1); break; /* link c0-c1 first: run_common with a link */
-    case 4: /* few processors of c0 */
+    case 4:                                /* few processors of c0 */
       p = lo[0] + (base - lo[0] + pick(2)) % (hi[0] - lo[0]);
       q = lo[0] + (base - lo[0] + 1 + pick(3)) % (hi[0] - lo[0]);
       break;
-    case 7: if (pick(2)) p = inc(0), q = inc(2); else p = inc(2), q = inc(0); break;
-    default: p = pick(P), q = pick(P); if (q == p) q = (p + 1) % P; break;
+    case 7:
+      if (pick(2))
+        p = inc(0), q = inc(2);
+      else
+        p = inc(2), q = inc(0);
+      break;
+    default:
+      p = pick(P), q = pick(P);
+      if (q == p) q = (p + 1) % P;
+      break;
     }
     double bytes = pick(6) == 0 ? 0 : pick(2) ? 1000.0 * (1 + pick(4)) : (double)pick(200000);
     int64_t r = pick(2) ? 0 : pick(3) ? pick(3) * 1000 : pick(300000);
@@ -68,18 +79,19 @@ Test(fairmix, mixed_kinds_match_the_reference) {
     int n0 = 2 + pick(6), n1 = 2 + pick(6), n2 = 2 + pick(4);
     lo[0] = 0, hi[0] = n0, lo[1] = n0, hi[1] = n0 + n1, lo[2] = n0 + n1, hi[2] = n0 + n1 + n2;
     int P = hi[2];
-    snprintf(text, sizeof text,
-             "[grid]\nsharing = fair\n[nodetype n]\nnic_gbps = %s\n[nodetype m]\nnic_gbps = %s\n"
-             "[cluster c0]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\nshared = true\nnodetype = n\n"
-             "[cluster c1]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\nshared = true\nnodetype = m\n"
-             "[cluster c2]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\nshared = true\n"
-             "[link c0 c1]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n"
-             "[link c0 c2]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n"
-             "[link c1 c2]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n",
-             bw[pick(6)], bw[pick(6)], n0, lat[pick(5)], bw[pick(6)], n1, lat[pick(5)], bw[pick(6)],
-             n2, lat[pick(5)], bw[pick(6)], lat[pick(5)], bw[pick(6)], pick(3) ? "true" : "false",
-             lat[pick(5)], bw[pick(6)], pick(3) ? "true" : "false", lat[pick(5)], bw[pick(6)],
-             pick(3) ? "true" : "false");
+    snprintf(
+        text, sizeof text,
+        "[grid]\nsharing = fair\n[nodetype n]\nnic_gbps = %s\n[nodetype m]\nnic_gbps = %s\n"
+        "[cluster c0]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\nshared = true\nnodetype = n\n"
+        "[cluster c1]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\nshared = true\nnodetype = m\n"
+        "[cluster c2]\nnodes = %d\nlatency_us = %s\nbandwidth_gbps = %s\nshared = true\n"
+        "[link c0 c1]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n"
+        "[link c0 c2]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n"
+        "[link c1 c2]\nlatency_us = %s\nbandwidth_gbps = %s\nshared = %s\n",
+        bw[pick(6)], bw[pick(6)], n0, lat[pick(5)], bw[pick(6)], n1, lat[pick(5)], bw[pick(6)], n2,
+        lat[pick(5)], bw[pick(6)], lat[pick(5)], bw[pick(6)], pick(3) ? "true" : "false",
+        lat[pick(5)], bw[pick(6)], pick(3) ? "true" : "false", lat[pick(5)], bw[pick(6)],
+        pick(3) ? "true" : "false");
     lbs_grid *g = grid(text);
     static lbs_transfer xs[NB][MAXX];
     static int64_t ref[2][NB][MAXX];
@@ -101,12 +113,14 @@ Test(fairmix, mixed_kinds_match_the_reference) {
           memcpy(x, xs[b], (size_t)nx[b] * sizeof *x);
           cr_assert_eq(lbs_net_run(n, x, nx[b]), LBS_OK, "%s", lbs_errmsg());
           for (int i = 0; i < nx[b]; i++) {
-            if (full) ref[pass][b][i] = x[i].arrival;
+            if (full)
+              ref[pass][b][i] = x[i].arrival;
             else if (ref[pass][b][i] != x[i].arrival) {
               if (diffs++ < 10)
-                cr_log_error("case %d pass %d batch %d/%d transfer %d (%d->%d %g B ready %lld): %lld vs ref %lld\n%s",
-                             cs, pass, b, nb, i, x[i].p, x[i].q, x[i].bytes, (long long)x[i].ready,
-                             (long long)x[i].arrival, (long long)ref[pass][b][i], text);
+                cr_log_error(
+                    "case %d pass %d batch %d/%d transfer %d (%d->%d %g B ready %lld): %lld vs ref %lld\n%s",
+                    cs, pass, b, nb, i, x[i].p, x[i].q, x[i].bytes, (long long)x[i].ready,
+                    (long long)x[i].arrival, (long long)ref[pass][b][i], text);
             }
           }
         }
