@@ -5,22 +5,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "brotli_file.h"
 #include "lbs_traces.h"
 #include "testutil.h"
 #include "traces_int.h"
-
-/* text brotli-compressed into path (or only its first keep bytes, keep >= 0) */
-static void write_brotli(const char *path, const char *text, long keep) {
-  size_t n = strlen(text), cap = BrotliEncoderMaxCompressedSize(n);
-  uint8_t *buf = malloc(cap);
-  cr_assert(BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW,
-                                  BROTLI_DEFAULT_MODE, n, (const uint8_t *)text, &cap, buf));
-  FILE *f = fopen(path, "wb");
-  cr_assert_not_null(f);
-  fwrite(buf, 1, keep >= 0 && (size_t)keep < cap ? (size_t)keep : cap, f);
-  fclose(f);
-  free(buf);
-}
 
 #define META(rank)                                                                                 \
   "\"metadata\":{\"type\":\"LBDatafile\",\"rank\":" #rank ",\"phases\":{\"count\":5,"              \
@@ -116,7 +104,7 @@ Test(vt, plain_and_brotli_files_with_skipped_and_identical_phases) {
   char *d = tu_tmpdir(), *p[2] = {tu_path(d, "data.0.json"), tu_path(d, "data.1.json")};
   char *out = tu_path(d, "vt.lbt");
   tu_write(p[0], RANK0);
-  write_brotli(p[1], RANK1, -1);
+  write_brotli(p[1], RANK1, -1, NULL);
   cr_assert_eq(import(p, 2, out), LBS_OK, "%s", lbs_errmsg());
   lbs_trace *t;
   cr_assert_eq(lbs_trace_open(out, &t), LBS_OK, "%s", lbs_errmsg());
@@ -191,7 +179,7 @@ static void bad(int n, const char *const *texts, const char *needle) {
     if (texts[i])
       tu_write(p[i], texts[i]);
     else
-      write_brotli(p[i], RANK1, 60);
+      write_brotli(p[i], RANK1, 60, NULL);
   }
   lbs_vt *v = NULL;
   lbs_err e = lbs_vt_read((const char *const *)p, n, &v);
@@ -305,7 +293,7 @@ Test(vt, seq_ids_of_two_collections) {
 Test(vt, the_decompressed_size_is_capped) {
   lbs__vt_max_bytes = 100;
   char *d = tu_tmpdir(), *p = tu_path(d, "data.0.json");
-  write_brotli(p, RANK1, -1);
+  write_brotli(p, RANK1, -1, NULL);
   lbs_vt *v = NULL;
   cr_assert_neq(lbs_vt_read((const char *const *)&p, 1, &v), LBS_OK);
   cr_assert(strstr(lbs_errmsg(), "decompresses to more than 100 bytes"), "%s", lbs_errmsg());
@@ -367,7 +355,7 @@ Test(vt, task_to_node_traffic_as_pinned_node_elements) {
   char *d = tu_tmpdir(), *p[2] = {tu_path(d, "data.0.json"), tu_path(d, "data.1.json")};
   char *out = tu_path(d, "n.lbt"), *plain = tu_path(d, "plain.lbt");
   tu_write(p[0], NODE0);
-  write_brotli(p[1], NODE1, -1);
+  write_brotli(p[1], NODE1, -1, NULL);
   lbs_vt_summary s;
   cr_assert_eq(import_nodes(p, 2, out, &s), LBS_OK, "%s", lbs_errmsg());
   cr_assert(s.tasks == 3 && s.nodes == 2 && s.node_traffic == 4 && s.node_comms == 1 &&

@@ -6,23 +6,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "brotli_file.h"
 #include "lbs_traces.h"
 #include "testutil.h"
 #include "traces_int.h"
-
-/* text brotli-compressed into path (or only its first keep bytes, keep >= 0; then extra after) */
-static void write_brotli(const char *path, const char *text, long keep, const char *extra) {
-  size_t n = strlen(text), cap = BrotliEncoderMaxCompressedSize(n);
-  uint8_t *buf = malloc(cap);
-  cr_assert(BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW,
-                                  BROTLI_DEFAULT_MODE, n, (const uint8_t *)text, &cap, buf));
-  FILE *f = fopen(path, "wb");
-  cr_assert_not_null(f);
-  fwrite(buf, 1, keep >= 0 && (size_t)keep < cap ? (size_t)keep : cap, f);
-  if (extra) fputs(extra, f);
-  fclose(f);
-  free(buf);
-}
 
 static long brotli_size(const char *text) {
   size_t n = strlen(text), cap = BrotliEncoderMaxCompressedSize(n);
