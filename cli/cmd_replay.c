@@ -49,7 +49,11 @@ static void usage(void) {
       "answer on any number of ranks), distributed (the partitioner runs where the elements are:\n"
       "memory per rank shrinks with ranks, answers reproducible at a fixed number of ranks) or\n"
       "auto (the default: distributed from 1,000,000 elements on 2 or more ranks). Example:\n"
-      "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini --set sim.partition_mode=distributed\n",
+      "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini --set sim.partition_mode=distributed\n\n"
+      "In des on a fair network each step's halo goes after the earlier steps' (ordered, the\n"
+      "default); --set sim.des_overlap=shared lets overlapping steps' halos share the network as\n"
+      "SimGrid's SMPI shares them (policies then see each step in flight as if it were the last):\n"
+      "  lbsim replay t.lbt --grid g.ini --mode des --set sim.des_overlap=shared\n",
       lbs_part_known(), lbs_policy_known());
 }
 
@@ -104,8 +108,11 @@ static int parse(int argc, char **argv, args *a) {
  */
 static void print_run(const args *a, const lbs_replay_result *r, double wall_s, double saved_s) {
   printf("replay        %s on %s (%d processors, %s), %s, policy %s, metric %s\n", a->trace,
-         a->grid, r->procs, r->mode == LBS_MODE_BSP ? "bsp" : "des", r->partitioner, r->policy,
-         r->metric);
+         a->grid, r->procs,
+         r->mode == LBS_MODE_BSP ? "bsp"
+         : r->des_shared         ? "des, steps sharing the network"
+                                 : "des",
+         r->partitioner, r->policy, r->metric);
   printf(
       "simulated     %.6f s = compute %.6f + communication %.6f + partitioning %.6f + migration %.6f",
       1e-9 * (double)r->total_ns, 1e-9 * (double)r->compute_ns, 1e-9 * (double)r->comm_ns,

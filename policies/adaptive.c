@@ -133,4 +133,5 @@ const lbs_policy_ops lbs__policy_adaptive = {.abi = LBS_POLICY_ABI,
                                              .fini = fini,
                                              .series = series,
                                              .example = "adaptive:0.15:5:20",
-                                             .flags = LBS_POLICY_NAVIGATES};
+                                             .flags =
+                                                 LBS_POLICY_NO_STEP_TIMES | LBS_POLICY_NAVIGATES};

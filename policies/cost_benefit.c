@@ -36,4 +36,5 @@ const lbs_policy_ops lbs__policy_cost_benefit = {.abi = LBS_POLICY_ABI,
                                                  .init = init,
                                                  .decide = decide,
                                                  .fini = free,
-                                                 .example = "cost-benefit:20"};
+                                                 .example = "cost-benefit:20",
+                                                 .flags = LBS_POLICY_NO_STEP_TIMES};

@@ -31,4 +31,5 @@ const lbs_policy_ops lbs__policy_fixed = {.abi = LBS_POLICY_ABI,
                                           .init = init,
                                           .decide = decide,
                                           .fini = free,
-                                          .example = "fixed:10"};
+                                          .example = "fixed:10",
+                                          .flags = LBS_POLICY_NO_STEP_TIMES};

@@ -58,6 +58,11 @@ enum {
    * each later one before the first step it applies to, instead of running the partitioner or
    * asking decide; a trace without them, or an application deciding as it runs, refuses it. */
   LBS_POLICY_RECORDED = 1u << 4,
+  /* It never reads view->step_ns. A des replay whose steps share the network ([sim] des_overlap =
+   * shared) then skips working out the time of each step still in flight as if it were the last
+   * (a copy of the network's simulation run to its end, before every step); a policy without
+   * this flag (a script, a plug-in) gets those times. */
+  LBS_POLICY_NO_STEP_TIMES = 1u << 5,
 };
 
 typedef struct lbs_policy_ops {

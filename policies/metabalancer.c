@@ -37,4 +37,5 @@ const lbs_policy_ops lbs__policy_metabalancer = {.abi = LBS_POLICY_ABI,
                                                  .usage = "metabalancer",
                                                  .init = init,
                                                  .decide = decide,
-                                                 .example = "metabalancer"};
+                                                 .example = "metabalancer",
+                                                 .flags = LBS_POLICY_NO_STEP_TIMES};

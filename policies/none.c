@@ -17,4 +17,5 @@ const lbs_policy_ops lbs__policy_none = {.abi = LBS_POLICY_ABI,
                                          .usage = "none",
                                          .init = init,
                                          .decide = decide,
-                                         .example = "none"};
+                                         .example = "none",
+                                         .flags = LBS_POLICY_NO_STEP_TIMES};

@@ -50,4 +50,5 @@ const lbs_policy_ops lbs__policy_optimal = {.abi = LBS_POLICY_ABI,
                                             .decide = decide,
                                             .fini = free,
                                             .example = "optimal:100",
-                                            .flags = LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM};
+                                            .flags = LBS_POLICY_NO_STEP_TIMES |
+                                                     LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM};

@@ -29,4 +29,5 @@ const lbs_policy_ops lbs__policy_recorded = {.abi = LBS_POLICY_ABI,
                                              .init = init,
                                              .decide = decide,
                                              .example = NULL, /* it decides on no view */
-                                             .flags = LBS_POLICY_RECORDED};
+                                             .flags =
+                                                 LBS_POLICY_NO_STEP_TIMES | LBS_POLICY_RECORDED};

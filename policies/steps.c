@@ -124,4 +124,5 @@ const lbs_policy_ops lbs__policy_steps = {.abi = LBS_POLICY_ABI,
                                           .init = init,
                                           .decide = decide,
                                           .fini = fini,
-                                          .example = "steps:20,45"};
+                                          .example = "steps:20,45",
+                                          .flags = LBS_POLICY_NO_STEP_TIMES};

@@ -28,4 +28,5 @@ const lbs_policy_ops lbs__policy_threshold = {.abi = LBS_POLICY_ABI,
                                               .init = init,
                                               .decide = decide,
                                               .fini = free,
-                                              .example = "threshold:0.2"};
+                                              .example = "threshold:0.2",
+                                              .flags = LBS_POLICY_NO_STEP_TIMES};

@@ -25,6 +25,7 @@ int lbs_replay_json_fields(json_t *o, const lbs_replay_result *r) {
   bad |= lbs_json_set(o, "policy", lbs_json_str(r->policy));
   bad |= lbs_json_set(o, "metric", lbs_json_str(r->metric));
   bad |= lbs_json_set(o, "mode", json_string(r->mode == LBS_MODE_BSP ? "bsp" : "des"));
+  if (r->des_shared) bad |= lbs_json_set(o, "des_overlap", json_string("shared"));
   static const char *const rules[] = {"speed", "equal", "app"};
   bad |= lbs_json_set(o, "part_sizes", json_string(rules[r->part_sizes % 3]));
   bad |= lbs_json_set(o, "elements", lbs_json_int(r->elements));

@@ -62,6 +62,31 @@ void lbs_net_reset(lbs_net *n);
  * give the same arrivals on every rank. LBS_INVAL for a processor outside the grid, a
  * negative ready time or size. */
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx);
+/* One fair simulation that goes on across batches (des with [sim] des_overlap = shared,
+ * sim/overlap.c): transfers join it while it runs, each given its ready time and a tag, and it
+ * is run from arrival to arrival, so that a transfer may be added in answer to another's
+ * arrival. The arrivals are those one batch holding every transfer from the start would give
+ * (lbs_net_run's arithmetic, the general solver's): the flows of overlapping steps share the
+ * resources as SimGrid shares them, where batches serve the earlier step first. Needs [grid]
+ * sharing = fair. */
+typedef struct lbs_netsim lbs_netsim;
+/* Starts an idle simulation at time t0 on n, whose earlier batches are forgotten (none may
+ * still be in flight at t0: lbs_net_reset). n must outlive it and run no batch meanwhile. */
+lbs_err lbs_netsim_create(lbs_net *n, int64_t t0, lbs_netsim **out);
+void lbs_netsim_destroy(lbs_netsim **s); /* NULL-safe, clears *s */
+/* A copy that goes on alone (on the same lbs_net, one of them run at a time). */
+lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out);
+/* Adds transfer t (ready at or after the last time lbs_netsim_next handed back, and after
+ * every event the simulation was run past: LBS_INVAL otherwise) with the caller's tag. */
+lbs_err lbs_netsim_add(lbs_netsim *s, const lbs_transfer *t, int64_t tag);
+/* Runs to the next arrivals no later than limit: *nout tags (in *tags, of capacity *cap, grown
+ * as needed) arriving at *t; 0 in *nout when none arrives up to limit (the simulation then stops
+ * before any event after limit, and before computing the rates at limit itself). Ties: the
+ * transfers that share nothing first, then the flows in activation order. */
+lbs_err lbs_netsim_next(lbs_netsim *s, int64_t limit, int64_t *t, int64_t **tags, int *nout,
+                        int *cap);
+/* 1 when nothing is in flight or waiting to start. */
+int lbs_netsim_idle(const lbs_netsim *s);
 /* For tests and benchmarks only. on != 0: every fair batch from now on, in this process, goes
  * through the reference solver, the general one as it was before issue 34 (progressive
  * filling over all flows at every event, fill_ref), not the shortcuts (flows that share one
@@ -117,6 +142,9 @@ typedef struct lbs_replay_opts {
   const char *partitioner; /* e.g. "zoltan:rcb" */
   const char *policy;      /* e.g. "fixed:20" */
   lbs_sim_mode mode;       /* bsp or des */
+  /* des on a fair network ([sim] des_overlap): 0 ordered, each step's transfers after the
+   * earlier steps'; 1 shared, overlapping steps' transfers share the resources (overlap.c) */
+  int des_shared;
   lbs_cost_kind cost;      /* how partitioning time is charged */
   double cost_scale;       /* LBS_COST_MEASURED: simulated = measured wall time x scale */
   double part_fixed_us;    /* LBS_COST_MODEL: fixed cost per call; < 0: the partitioner's default */
@@ -221,6 +249,7 @@ typedef struct lbs_replay_result {
   int outside;        /* 1: the trace's outside_s was charged (lbs_replay_opts.no_outside) */
   int64_t outside_ns; /* what it added over the steps (in total_ns, not in comm_ns) */
   int part_sizes;     /* the rule the parts followed (lbs_replay_opts.part_sizes) */
+  int des_shared;     /* 1: des whose steps shared the network ([sim] des_overlap = shared) */
 } lbs_replay_result;
 
 /* The P = lbs_grid_procs(g) part sizes a rule gives (lbs_replay_opts.part_sizes): in proportion

@@ -33,7 +33,9 @@
  * Steps meet at barriers in bsp, so this matters only in des, where a fast processor's next step
  * can start sending while a slow one's last step is still in flight on the same resource.
  * Every rank computes the same batches from the same data: results do not depend on the
- * number of MPI ranks. */
+ * number of MPI ranks. With [sim] des_overlap = shared the steps' halos are not batches but
+ * join one simulation that goes on across steps (lbs_netsim, at the end of this file), so that
+ * they share as SimGrid shares them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1608,6 +1610,303 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
     now = at;
   }
   return end_batch(n, nf, nprev, now, e);
+}
+
+/* ------------------------------------------------- fair, one simulation across batches */
+
+/* lbs_netsim (lbs_sim.h): the general solver's loop (fill(), next_event(), advance's
+ * arithmetic) kept open between calls, so that transfers join it as the caller learns of them.
+ * Its flows live in slots of its own, swapped into n->f, n->active and n->unfixed while it
+ * runs (sim_enter). The loop is cut where the caller must be heard: after an advance to `now`
+ * (dirty: the arrivals there are handed back, the rates at now not yet filled), so a transfer
+ * the caller adds in answer, active at now, is in the fill at now, as if it had been known from
+ * the start; and before an advance to the next event `at` beyond the caller's limit, where a
+ * transfer it adds later may still start before `at` (add() then brings `at` forward). So the
+ * arrivals are those of one batch holding every transfer from the start, given each transfer's
+ * ready time, whenever it was added: the flows of a step and of the next share as SimGrid
+ * shares them. Transfers that share nothing arrive at a time known when they are added; they
+ * are kept in a heap of their own and handed back in order, before the flows' arrivals at the
+ * same ns. */
+struct lbs_netsim {
+  lbs_net *n;
+  flow *f;            /* fcap slots; f[i].idx == i */
+  int64_t *tag, *seq; /* per slot: the caller's tag, the order of addition */
+  int *freel, nfree;  /* free slots */
+  int *active, na;    /* the flows in flight, in activation order */
+  int *unfixed;       /* fill()'s scratch */
+  int *wait, nw;      /* slots not active yet: a heap by (act, seq) */
+  int fcap;
+  int64_t *dt, *dtag, *dseq; /* transfers that share nothing: a heap by (arrival, seq) */
+  int nd, dcap;
+  int64_t now, at, nseq; /* the last event; the next one (while not dirty); additions so far */
+  int dirty, nt;         /* dirty: advanced to now, not filled there; nt: fill()'s resources */
+  flow *save_f;          /* sim_enter(): the batches' scratch */
+  int *save_active, *save_unfixed, save_fcap;
+};
+
+/* fill() and next_event() read n->f, n->active and n->unfixed: the simulation's own while it
+ * runs (sim_enter), the batches' again after (sim_leave). */
+static void sim_enter(lbs_netsim *s) {
+  lbs_net *n = s->n;
+  s->save_f = n->f, s->save_active = n->active, s->save_unfixed = n->unfixed;
+  s->save_fcap = n->fcap;
+  n->f = s->f, n->active = s->active, n->unfixed = s->unfixed, n->fcap = s->fcap;
+}
+
+static void sim_leave(lbs_netsim *s) {
+  lbs_net *n = s->n;
+  n->f = s->save_f, n->active = s->save_active, n->unfixed = s->save_unfixed;
+  n->fcap = s->save_fcap;
+}
+
+static int wait_less(const lbs_netsim *s, int i, int j) {
+  const flow *a = &s->f[i], *b = &s->f[j];
+  return a->act != b->act ? a->act < b->act : s->seq[i] < s->seq[j];
+}
+
+static void wait_push(lbs_netsim *s, int i) {
+  int k = s->nw++;
+  while (k > 0 && wait_less(s, i, s->wait[(k - 1) / 2])) {
+    s->wait[k] = s->wait[(k - 1) / 2];
+    k = (k - 1) / 2;
+  }
+  s->wait[k] = i;
+}
+
+static int wait_pop(lbs_netsim *s) {
+  int top = s->wait[0], last = s->wait[--s->nw], k = 0;
+  for (;;) {
+    int c = 2 * k + 1;
+    if (c >= s->nw) break;
+    if (c + 1 < s->nw && wait_less(s, s->wait[c + 1], s->wait[c])) c++;
+    if (!wait_less(s, s->wait[c], last)) break;
+    s->wait[k] = s->wait[c];
+    k = c;
+  }
+  if (s->nw) s->wait[k] = last;
+  return top;
+}
+
+static int ded_less(const lbs_netsim *s, int i, int j) {
+  return s->dt[i] != s->dt[j] ? s->dt[i] < s->dt[j] : s->dseq[i] < s->dseq[j];
+}
+
+static void ded_move(lbs_netsim *s, int to, int from) {
+  s->dt[to] = s->dt[from], s->dtag[to] = s->dtag[from], s->dseq[to] = s->dseq[from];
+}
+
+/* The heap's entry at nd (just written) sifted up. */
+static void ded_up(lbs_netsim *s) {
+  int k = s->nd++;
+  int64_t t = s->dt[k], tag = s->dtag[k], q = s->dseq[k];
+  while (k > 0 && (t != s->dt[(k - 1) / 2] ? t < s->dt[(k - 1) / 2] : q < s->dseq[(k - 1) / 2])) {
+    ded_move(s, k, (k - 1) / 2);
+    k = (k - 1) / 2;
+  }
+  s->dt[k] = t, s->dtag[k] = tag, s->dseq[k] = q;
+}
+
+static void ded_pop(lbs_netsim *s) {
+  int last = --s->nd, k = 0;
+  for (;;) {
+    int c = 2 * k + 1;
+    if (c >= s->nd) break;
+    if (c + 1 < s->nd && ded_less(s, c + 1, c)) c++;
+    if (!ded_less(s, c, last)) break;
+    ded_move(s, k, c);
+    k = c;
+  }
+  if (s->nd) ded_move(s, k, last);
+}
+
+void lbs_netsim_destroy(lbs_netsim **sp) {
+  if (!sp || !*sp) return;
+  lbs_netsim *s = *sp;
+  free(s->f), free(s->tag), free(s->seq), free(s->freel), free(s->active), free(s->unfixed);
+  free(s->wait), free(s->dt), free(s->dtag), free(s->dseq);
+  free(s);
+  *sp = NULL;
+}
+
+/* Room for c flow slots (the new ones free) and dc transfers that share nothing. */
+static lbs_err sim_grow(lbs_netsim *s, int c, int dc) {
+  if (c > s->fcap) {
+    flow *f = realloc(s->f, (size_t)c * sizeof *f);
+    if (f) s->f = f;
+    int64_t *tag = realloc(s->tag, (size_t)c * sizeof *tag);
+    if (tag) s->tag = tag;
+    int64_t *seq = realloc(s->seq, (size_t)c * sizeof *seq);
+    if (seq) s->seq = seq;
+    int *fl = realloc(s->freel, (size_t)c * sizeof *fl);
+    if (fl) s->freel = fl;
+    int *a = realloc(s->active, (size_t)c * sizeof *a);
+    if (a) s->active = a;
+    int *u = realloc(s->unfixed, (size_t)c * sizeof *u);
+    if (u) s->unfixed = u;
+    int *w = realloc(s->wait, (size_t)c * sizeof *w);
+    if (w) s->wait = w;
+    if (!f || !tag || !seq || !fl || !a || !u || !w)
+      return lbs_fail(LBS_NOMEM, "network: %d transfers in flight", c);
+    for (int i = c - 1; i >= s->fcap; i--) s->freel[s->nfree++] = i;
+    s->fcap = c;
+  }
+  if (dc > s->dcap) {
+    int64_t *t = realloc(s->dt, (size_t)dc * sizeof *t);
+    if (t) s->dt = t;
+    int64_t *tag = realloc(s->dtag, (size_t)dc * sizeof *tag);
+    if (tag) s->dtag = tag;
+    int64_t *q = realloc(s->dseq, (size_t)dc * sizeof *q);
+    if (q) s->dseq = q;
+    if (!t || !tag || !q) return lbs_fail(LBS_NOMEM, "network: %d transfers in flight", dc);
+    s->dcap = dc;
+  }
+  return LBS_OK;
+}
+
+lbs_err lbs_netsim_create(lbs_net *n, int64_t t0, lbs_netsim **out) {
+  *out = NULL;
+  if (!n->fair)
+    return lbs_fail(LBS_INVAL, "network: a simulation across batches needs fair sharing");
+  lbs_netsim *s = calloc(1, sizeof *s);
+  if (!s) return lbs_fail(LBS_NOMEM, "network simulation");
+  s->n = n;
+  s->now = t0;
+  s->dirty = 1;
+  lbs_net_reset(n); /* nothing of earlier batches is in flight from t0 on */
+  for (int r = 0; r < n->R; r++) n->seg[r] = -1, n->nbp[r] = INT64_MIN;
+  *out = s;
+  return LBS_OK;
+}
+
+lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
+  *out = NULL;
+  lbs_netsim *s = calloc(1, sizeof *s);
+  if (!s) return lbs_fail(LBS_NOMEM, "network simulation");
+  *s = *src;
+  s->f = NULL, s->tag = s->seq = NULL, s->freel = s->active = s->unfixed = s->wait = NULL;
+  s->dt = s->dtag = s->dseq = NULL;
+  s->fcap = s->dcap = s->nfree = 0;
+  lbs_err e = sim_grow(s, src->fcap, src->dcap);
+  if (e) {
+    lbs_netsim_destroy(&s);
+    return e;
+  }
+  size_t c = (size_t)src->fcap, d = (size_t)src->dcap;
+  memcpy(s->f, src->f, c * sizeof *s->f), memcpy(s->tag, src->tag, c * sizeof *s->tag);
+  memcpy(s->seq, src->seq, c * sizeof *s->seq), memcpy(s->freel, src->freel, c * sizeof *s->freel);
+  memcpy(s->active, src->active, c * sizeof *s->active);
+  memcpy(s->wait, src->wait, c * sizeof *s->wait);
+  memcpy(s->dt, src->dt, d * sizeof *s->dt), memcpy(s->dtag, src->dtag, d * sizeof *s->dtag);
+  memcpy(s->dseq, src->dseq, d * sizeof *s->dseq);
+  s->nfree = src->nfree;
+  *out = s;
+  return LBS_OK;
+}
+
+lbs_err lbs_netsim_add(lbs_netsim *s, const lbs_transfer *t, int64_t tag) {
+  lbs_net *n = s->n;
+  if (t->p < 0 || t->p >= n->P || t->q < 0 || t->q >= n->P || !(t->bytes >= 0) || t->ready < s->now)
+    return lbs_fail(
+        LBS_INVAL, "network: transfer %d -> %d (%g bytes, ready at %lld ns) cannot join at %lld ns",
+        t->p, t->q, t->bytes, (long long)t->ready, (long long)s->now);
+  flow f;
+  make_flow(n, t, 0, &f);
+  lbs_err e = sim_grow(s, s->nfree ? s->fcap : 2 * s->fcap + 16,
+                       s->nd < s->dcap ? s->dcap : 2 * s->dcap + 16);
+  if (e) return e;
+  if (f.nres == 0) { /* nothing shared: its own bandwidth, as start_flows() */
+    s->dt[s->nd] = add_ns(f.act, f.rem > 0 ? ns_for(f.rem, f.bound) : 0);
+    s->dtag[s->nd] = tag, s->dseq[s->nd] = s->nseq++;
+    ded_up(s);
+    return LBS_OK;
+  }
+  if (!s->dirty && f.act <= s->now) /* the fill at now is done: it would come too late */
+    return lbs_fail(LBS_INVAL, "network: a flow joins at %lld ns, after the rates there were set",
+                    (long long)f.act);
+  int i = s->freel[--s->nfree];
+  f.idx = i;
+  s->f[i] = f;
+  s->tag[i] = tag, s->seq[i] = s->nseq++;
+  wait_push(s, i);
+  if (!s->dirty && f.act < s->at) s->at = f.act;
+  return LBS_OK;
+}
+
+int lbs_netsim_idle(const lbs_netsim *s) { return s->na == 0 && s->nw == 0 && s->nd == 0; }
+
+/* Room for k tags in *tags. */
+static lbs_err tags_room(int64_t **tags, int *cap, int k) {
+  if (k <= *cap) return LBS_OK;
+  int c = 2 * k + 16;
+  int64_t *t = realloc(*tags, (size_t)c * sizeof *t);
+  if (!t) return lbs_fail(LBS_NOMEM, "network: %d arrivals", k);
+  *tags = t, *cap = c;
+  return LBS_OK;
+}
+
+/* At a dirty now: the flows due join, their rates are filled, the next event found. */
+static lbs_err sim_fill(lbs_netsim *s) {
+  while (s->nw && s->f[s->wait[0]].act <= s->now) s->active[s->na++] = wait_pop(s);
+  int64_t nx = s->nw ? s->f[s->wait[0]].act : NO_TIME;
+  s->at = nx;
+  if (s->na) {
+    fill(s->n, s->na, s->now, &s->nt);
+    s->at = next_event(s->n, s->na, s->nt, s->now, nx);
+    if (s->at == NO_TIME)
+      return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s->na);
+  }
+  s->dirty = 0;
+  return LBS_OK;
+}
+
+/* advance()'s arithmetic from now to at: the flows due leave (their tags into *tags). */
+static lbs_err sim_advance(lbs_netsim *s, int64_t **tags, int *nout, int *cap) {
+  double dt = (double)(s->at - s->now);
+  int keep = 0;
+  lbs_err e = tags_room(tags, cap, s->na);
+  for (int k = 0; !e && k < s->na; k++) {
+    flow *f = &s->f[s->active[k]];
+    if (f->cand <= s->at) {
+      (*tags)[(*nout)++] = s->tag[f->idx];
+      s->freel[s->nfree++] = f->idx;
+      continue;
+    }
+    f->rem -= f->rate * dt;
+    if (f->rem < 0) f->rem = 0;
+    s->active[keep++] = s->active[k];
+  }
+  if (e) return e;
+  s->na = keep;
+  s->now = s->at;
+  s->dirty = 1;
+  return LBS_OK;
+}
+
+lbs_err lbs_netsim_next(lbs_netsim *s, int64_t limit, int64_t *t, int64_t **tags, int *nout,
+                        int *cap) {
+  lbs_err e = LBS_OK;
+  *nout = 0;
+  sim_enter(s);
+  while (!e && !*nout) {
+    int64_t td = s->nd ? s->dt[0] : NO_TIME;
+    if (s->dirty && td > s->now) { /* (what arrives at now is heard before the fill at now) */
+      if (s->now > limit) break;
+      if ((e = sim_fill(s))) break;
+    }
+    int64_t ta = s->dirty ? NO_TIME : s->at, tn = td <= ta ? td : ta;
+    if (tn == NO_TIME || tn > limit) break;
+    if (td <= ta) { /* transfers that share nothing, before the flows at the same ns */
+      while (!e && s->nd && s->dt[0] == td) {
+        if (!(e = tags_room(tags, cap, *nout + 1))) (*tags)[(*nout)++] = s->dtag[0], ded_pop(s);
+      }
+      *t = td;
+      break;
+    }
+    e = sim_advance(s, tags, nout, cap);
+    *t = s->now;
+  }
+  sim_leave(s);
+  return e;
 }
 
 lbs_err lbs_net_run(lbs_net *n, lbs_transfer *xs, int nx) {

@@ -102,6 +102,15 @@ static lbs_err result_alloc(lbs__engine *x) {
     r->nphases = k + 1;
   }
   r->mode = x->o->mode;
+  r->des_shared = lbs__ovl_on(x);
+  if (x->rank == 0 && x->o->mode == LBS_MODE_DES && x->o->des_shared && !r->des_shared)
+    lbs_log(LBS_LOG_WARN,
+            "des_overlap = shared does not apply %s: each step's transfers go after "
+            "the earlier steps' (ordered)",
+            lbs_grid_sharing(x->g) != LBS_SHARING_FAIR ? "with sharing = fifo"
+            : x->nph                                   ? "to a trace with phases"
+            : x->live                                  ? "on a grid with availability profiles"
+                                                       : "under a policy that plans ahead");
   r->part_sizes = x->o->part_sizes;
   r->elements = x->E;
   r->steps = x->S;
@@ -133,7 +142,8 @@ static lbs_err repart_at(lbs__engine *x, int64_t s) {
   lbs_replay_result *r = x->r;
   const double *pw;
   x->cur_step = s;
-  lbs_err e = lbs__part_weights(x, x->S0 + s - 1, x->wprev, &pw);
+  lbs_err e = lbs__agree(x, lbs__ovl_drain(x)); /* the barrier: every step in flight ends */
+  if (!e) e = lbs__part_weights(x, x->S0 + s - 1, x->wprev, &pw);
   if (!e) e = lbs__repartition(x, pw, x->o->approach, s, &r->reparts[r->nrep]);
   if (!e && r->assign)
     e = lbs__gather_assignment(x, r->assign + (size_t)(r->nrep + 1) * (size_t)x->E);
@@ -255,7 +265,7 @@ static lbs_err one_step(lbs__engine *x, int64_t s, int64_t *busy) {
   /* charged by this step only (the optimiser's searches run lbs__run_step without it) */
   if (x->ev_out >= 0 && (e = lbs__outside_at(x, s, &x->outside_ns))) return e;
   x->r->outside_ns += x->outside_ns;
-  e = lbs__agree(x, lbs__run_step(x, &adv));
+  e = lbs__agree(x, lbs__ovl_on(x) ? lbs__ovl_step(x, s, &adv) : lbs__run_step(x, &adv));
   x->outside_ns = 0;
   if (e) return e;
   if (x->rec && x->rec->step &&
@@ -338,6 +348,7 @@ lbs_err lbs_replay_record(lbs_trace *t, const lbs_grid *g, const lbs_replay_opts
       break;
     }
   }
+  if (!e) e = lbs__agree(&x, lbs__ovl_drain(&x)); /* the steps still in flight end */
   if (!e) {
     finish(&x, compute_bsp, busy, t_start);
     *out = x.r;

@@ -21,6 +21,7 @@
 void lbs__engine_free(lbs__engine *x) {
   lbs_part_destroy(&x->part);
   lbs_policy_destroy(&x->policy);
+  lbs__ovl_free(x);
   lbs_net_destroy(&x->net);
   lbs_grid_destroy(&x->live);
   lbs_grid_destroy(&x->live_nav);

@@ -99,8 +99,9 @@ typedef struct lbs__engine {
   int64_t *clock; /* P processor clocks (ns) */
   /* P: 1 for a processor whose work has left its speed model's measured range (warned once) */
   unsigned char *range_said;
-  int64_t *arrive;                /* P: latest arrival into each processor this step */
-  lbs_net *net;                   /* the links and NICs, with what earlier batches left on them */
+  int64_t *arrive;      /* P: latest arrival into each processor this step */
+  lbs_net *net;         /* the links and NICs, with what earlier batches left on them */
+  struct lbs__ovl *ovl; /* des_overlap = shared: the simulation across steps (overlap.c), or NULL */
   const lbs_replay_recorder *rec; /* may be NULL */
   lbs_replay_result *r;
   /* the offline optimum (optimal.c) */
@@ -268,5 +269,23 @@ void lbs__avail_place(lbs__engine *x);
 const lbs_grid *lbs__avail_grid_at(lbs__engine *x, int64_t s);
 /* Local: lbs__imbalance over the processors of g that have not failed. */
 void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double *imb, double *limb);
+
+/* ---------------------------------------------------------------- overlap.c
+ * des with [sim] des_overlap = shared: the halos of overlapping steps share the network. */
+typedef struct lbs__ovl lbs__ovl;
+/* Local: 1 when this run's steps go through overlap.c: des, des_overlap = shared, [grid] sharing
+ * = fair, and none of what needs a step final before the next starts: phases (their exchanges
+ * synchronise the processors), a changing grid, a policy that plans ahead (its plan's total is
+ * the one lbs__run_step gives). */
+int lbs__ovl_on(const lbs__engine *x);
+/* Local: window step s joins (x->load, x->halo and x->outside_ns as lbs__run_step takes them),
+ * then the simulation runs until a processor is through it. *adv and x->r->step_ns of every step
+ * in flight: their times as if s were the last before a barrier; a step's final time replaces
+ * that once every processor is through it. */
+lbs_err lbs__ovl_step(lbs__engine *x, int64_t s, int64_t *adv);
+/* Local: every step in flight run to its end, as before a barrier (a repartition, the run's end):
+ * their final times into x->r->step_ns, the clocks into x->clock; then nothing is in flight. */
+lbs_err lbs__ovl_drain(lbs__engine *x);
+void lbs__ovl_free(lbs__engine *x); /* local, NULL-safe */
 
 #endif

@@ -326,7 +326,7 @@ Test(policies, lua_errors_name_file_and_line) {
 Test(policies, recorded_is_known_by_its_flag_and_decides_nothing_itself) {
   const lbs_policy_ops *ops = lbs_policy_find("recorded");
   cr_assert_not_null(ops);
-  cr_assert_eq(ops->flags, LBS_POLICY_RECORDED);
+  cr_assert_eq(ops->flags, LBS_POLICY_RECORDED | LBS_POLICY_NO_STEP_TIMES);
   lbs_policy *p;
   cr_assert_eq(lbs_policy_create("recorded:1", &p), LBS_INVAL);
   cr_assert(strstr(lbs_errmsg(), "takes no arguments"), "%s", lbs_errmsg());

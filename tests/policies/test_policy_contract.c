@@ -185,7 +185,10 @@ static int play_step(lbs_policy *pol, world *w, int64_t s) {
       .procs = P,
       .load_ns = guard_alloc(&gl, P, sizeof *load, load),
       .imbalance = imb,
-      .step_ns = guard_alloc(&gs, (size_t)s, sizeof *w->step_ns, w->step_ns),
+      /* a policy that says it never reads them gets none: a read faults */
+      .step_ns =
+          guard_alloc(&gs, lbs_policy_ops_of(pol)->flags & LBS_POLICY_NO_STEP_TIMES ? 0 : (size_t)s,
+                      sizeof *w->step_ns, w->step_ns),
       .past_imbalance = guard_alloc(&gi, (size_t)s, sizeof *w->imbalance, w->imbalance),
       .past_excess_ns = guard_alloc(&ge, (size_t)s, sizeof *w->excess_ns, w->excess_ns),
       .last_repart_ns = w->last_repart_ns,
@@ -315,7 +318,7 @@ ParameterizedTestParameters(policy_contract, flags_hold_together) { return every
 ParameterizedTest(policy *param, policy_contract, flags_hold_together) {
   const lbs_policy_ops *ops = ops_of(param);
   unsigned known = LBS_POLICY_PLANS_AHEAD | LBS_POLICY_OPTIMUM | LBS_POLICY_SCRIPT |
-                   LBS_POLICY_NAVIGATES | LBS_POLICY_RECORDED;
+                   LBS_POLICY_NAVIGATES | LBS_POLICY_RECORDED | LBS_POLICY_NO_STEP_TIMES;
   cr_assert_eq(ops->flags & ~known, 0, "%s: unknown flags %#x", ops->name, ops->flags);
   if (ops->flags & LBS_POLICY_OPTIMUM)
     cr_assert(ops->flags & LBS_POLICY_PLANS_AHEAD, "%s: the optimum without planning ahead",
@@ -323,8 +326,12 @@ ParameterizedTest(policy *param, policy_contract, flags_hold_together) {
   /* the trace's recorded assignments decide for it: the replay never asks it, so it neither
    * plans nor navigates */
   if (ops->flags & LBS_POLICY_RECORDED)
-    cr_assert_eq(ops->flags & ~LBS_POLICY_RECORDED, 0, "%s: recorded with other flags %#x",
-                 ops->name, ops->flags);
+    cr_assert_eq(ops->flags & ~(LBS_POLICY_RECORDED | LBS_POLICY_NO_STEP_TIMES), 0,
+                 "%s: recorded with other flags %#x", ops->name, ops->flags);
+  /* a script reads what its author wrote: it cannot promise not to read the step times */
+  if (ops->flags & LBS_POLICY_SCRIPT)
+    cr_assert_eq(ops->flags & LBS_POLICY_NO_STEP_TIMES, 0, "%s: a script without step times",
+                 ops->name);
   if (ops->flags & LBS_POLICY_SCRIPT) {
     cr_assert_not_null(ops->example, "%s: a script policy without an example script", ops->name);
     char path[4096];

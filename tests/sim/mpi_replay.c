@@ -110,6 +110,24 @@ static const lbs_policy_ops navsplit = {.abi = LBS_POLICY_ABI,
                                         .init = probe_init,
                                         .decide = navsplit_decide};
 
+/* Before step s, step_ns[s - 1] as the policy saw it; repartitions before every 4th step. It
+ * reads the step times (no LBS_POLICY_NO_STEP_TIMES): with des_overlap = shared it gets each step
+ * in flight as if it were the last. */
+static int64_t seen[64];
+static lbs_err seer_decide(void *s, const lbs_loadview *v, int *rep) {
+  (void)s;
+  if (v->step > 0 && v->step < 64) seen[v->step] = v->step_ns[v->step - 1];
+  *rep = v->step > 0 && v->step % 4 == 0;
+  return LBS_OK;
+}
+static const lbs_policy_ops seer = {.abi = LBS_POLICY_ABI,
+                                    .name = "seer",
+                                    .usage = "seer",
+                                    .init = probe_init,
+                                    .decide = seer_decide};
+
+static int run_shared; /* run(): [sim] des_overlap = shared */
+
 static const char *GRID =
     "[grid]\nbytes_per_edge = 16\nbytes_per_elem = 100\n[nodetype fast]\nspeed = 2\n"
     "[cluster A]\nnodes = 1\n[cluster B]\nnodes = 1\nnodetype = fast\n"
@@ -134,7 +152,7 @@ static lbs_replay_result *run(const char *trace, const char *grid_text, const ch
   lbs_replay_opts_default(&o);
   o.partitioner = part, o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05,
   o.part_per_elem_ns = 0;
-  o.cfg = cfg, o.save_assignment = save;
+  o.cfg = cfg, o.save_assignment = save, o.des_shared = run_shared;
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
   CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
   lbs_trace_close(&t);
@@ -340,6 +358,58 @@ int main(int argc, char **argv) {
     CHECK(tot[0][0] <= tot[0][1],
           "bsp: here fair sharing (%lld) is no slower than fifo (%lld), which holds the NICs idle",
           (long long)tot[0][0], (long long)tot[0][1]);
+  }
+  /* des_overlap = shared: the halos of overlapping steps share the network (overlap.c). On
+   * dedicated links nothing is shared: the very times of ordered. On the shared grid above the
+   * steps overlap: the total moves, the lines printed must be the same on 1 and 2 ranks, and a
+   * policy that reads the step times sees each step in flight as if it were the last before a
+   * barrier: where it repartitions, that is the step's final time. */
+  {
+    const char *ded =
+        "[grid]\nbytes_per_edge = 20000\n[cluster A]\nnodes = 8\n[cluster B]\nnodes = 8\n"
+        "[link A B]\nlatency_us = 20\nbandwidth_gbps = 2\nshared = false\n";
+    const char *shr =
+        "[grid]\nbytes_per_edge = 20000\nbytes_per_elem = 400\n[cluster A]\nnodes = 8\n"
+        "shared = true\nbandwidth_gbps = 1\n[cluster B]\nnodes = 8\n"
+        "[link A B]\nlatency_us = 20\nbandwidth_gbps = 2\nshared = true\n";
+    lbs_policy_register(&seer);
+    lbs_replay_result *a[2][2] = {{NULL}};
+    for (int k = 0; k < 2; k++)
+      for (run_shared = 0; run_shared < 2; run_shared++) {
+        memset(seen, 0, sizeof seen);
+        a[k][run_shared] =
+            run(bump, k ? shr : ded, "zoltan:rcb", k ? "seer" : "fixed:10", LBS_MODE_DES, 0);
+      }
+    run_shared = 0;
+    lbs_replay_result *o = a[1][0], *sh = a[1][1];
+    if (a[0][0] && a[0][1]) {
+      CHECK(a[0][0]->total_ns == a[0][1]->total_ns &&
+                !memcmp(a[0][0]->step_ns, a[0][1]->step_ns, 40 * sizeof *a[0][0]->step_ns),
+            "dedicated links: shared %lld, ordered %lld", (long long)a[0][1]->total_ns,
+            (long long)a[0][0]->total_ns);
+      if (rank == 0) printf("overlap, dedicated: total %lld\n", (long long)a[0][1]->total_ns);
+    }
+    if (o && sh) {
+      int64_t sum = 0;
+      int differ = 0;
+      for (int st = 0; st < 40; st++) sum += sh->step_ns[st];
+      for (int st = 1; st < 40; st++) differ += st % 4 != 0 && seen[st] != sh->step_ns[st - 1];
+      CHECK(sh->total_ns != o->total_ns, "shared %lld = ordered: the steps do not overlap here",
+            (long long)sh->total_ns);
+      CHECK(sum + sh->partition_ns + sh->migration_ns == sh->total_ns,
+            "the steps' final times (%lld) and the repartitions' (%lld) make the total %lld",
+            (long long)sum, (long long)(sh->partition_ns + sh->migration_ns),
+            (long long)sh->total_ns);
+      for (int st = 4; st < 40; st += 4)
+        CHECK(seen[st] == sh->step_ns[st - 1],
+              "step %d before a repartition: seen %lld, final %lld", st - 1, (long long)seen[st],
+              (long long)sh->step_ns[st - 1]);
+      CHECK(differ > 0, "no step in flight was seen with a time other than its final one");
+      if (rank == 0)
+        printf("overlap, shared: total %lld (ordered %lld), %d steps seen before they were final\n",
+               (long long)sh->total_ns, (long long)o->total_ns, differ);
+    }
+    for (int k = 0; k < 4; k++) lbs_replay_result_free(&a[k / 2][k % 2]);
   }
   /* step navigation: looking backwards and forwards does not move the simulation */
   lbs_policy_register(&probe);
