@@ -1642,6 +1642,18 @@ struct lbs_netsim {
   int dirty, nt;         /* dirty: advanced to now, not filled there; nt: fill()'s resources */
   flow *save_f;          /* sim_enter(): the batches' scratch */
   int *save_active, *save_unfixed, save_fcap;
+  /* one: every flow in flight since none was crosses resource ores alone, with weight ow and
+   * bound ob (a shared cluster or link without NICs). fill() then fixes them all in its first
+   * round at one rate, computed as it computes it (the weights summed one by one: ws[k] for k
+   * flows, nws of them); their order by bits left never changes (x - d is monotone in x), so
+   * they are kept sorted by bits left (srt, nsrt of them, their bits left in srem) and the next
+   * end is the first's: O(1) a fill and a next event instead of O(flows), and the advance one
+   * subtraction per flow over an array (the same rounding as advance()'s, flow by flow). The
+   * active list is not kept meanwhile; it is rebuilt, in activation order, if a flow of
+   * another kind joins (sim_unone). */
+  int one, ores, *srt, nsrt, nws;
+  double ow, ob, rate, *ws;
+  double *srem; /* one: the bits left of srt's flows, kept here (their f->rem is not) */
 };
 
 /* fill() and next_event() read n->f, n->active and n->unfixed: the simulation's own while it
@@ -1723,8 +1735,8 @@ void lbs_netsim_destroy(lbs_netsim **sp) {
   if (!sp || !*sp) return;
   lbs_netsim *s = *sp;
   free(s->f), free(s->tag), free(s->seq), free(s->freel), free(s->active), free(s->unfixed);
-  free(s->wait), free(s->dt), free(s->dtag), free(s->dseq);
-  free(s);
+  free(s->wait), free(s->dt), free(s->dtag), free(s->dseq), free(s->srt), free(s->ws);
+  free(s->srem), free(s);
   *sp = NULL;
 }
 
@@ -1745,7 +1757,13 @@ static lbs_err sim_grow(lbs_netsim *s, int c, int dc) {
     if (u) s->unfixed = u;
     int *w = realloc(s->wait, (size_t)c * sizeof *w);
     if (w) s->wait = w;
-    if (!f || !tag || !seq || !fl || !a || !u || !w)
+    int *st = realloc(s->srt, (size_t)c * sizeof *st);
+    if (st) s->srt = st;
+    double *sr = realloc(s->srem, (size_t)c * sizeof *sr);
+    if (sr) s->srem = sr;
+    double *ws = realloc(s->ws, (size_t)(c + 1) * sizeof *ws);
+    if (ws) s->ws = ws;
+    if (!f || !tag || !seq || !fl || !a || !u || !w || !st || !ws || !sr)
       return lbs_fail(LBS_NOMEM, "network: %d transfers in flight", c);
     for (int i = c - 1; i >= s->fcap; i--) s->freel[s->nfree++] = i;
     s->fcap = c;
@@ -1784,6 +1802,7 @@ lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
   if (!s) return lbs_fail(LBS_NOMEM, "network simulation");
   *s = *src;
   s->f = NULL, s->tag = s->seq = NULL, s->freel = s->active = s->unfixed = s->wait = NULL;
+  s->srt = NULL, s->ws = NULL, s->srem = NULL;
   s->dt = s->dtag = s->dseq = NULL;
   s->fcap = s->dcap = s->nfree = 0;
   lbs_err e = sim_grow(s, src->fcap, src->dcap);
@@ -1796,6 +1815,8 @@ lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
   memcpy(s->seq, src->seq, c * sizeof *s->seq), memcpy(s->freel, src->freel, c * sizeof *s->freel);
   memcpy(s->active, src->active, c * sizeof *s->active);
   memcpy(s->wait, src->wait, c * sizeof *s->wait);
+  memcpy(s->srt, src->srt, c * sizeof *s->srt), memcpy(s->ws, src->ws, (c + 1) * sizeof *s->ws);
+  memcpy(s->srem, src->srem, c * sizeof *s->srem);
   memcpy(s->dt, src->dt, d * sizeof *s->dt), memcpy(s->dtag, src->dtag, d * sizeof *s->dtag);
   memcpy(s->dseq, src->dseq, d * sizeof *s->dseq);
   s->nfree = src->nfree;
@@ -1844,39 +1865,124 @@ static lbs_err tags_room(int64_t **tags, int *cap, int k) {
   return LBS_OK;
 }
 
+/* Orders slots by (activation time, order of addition): the order they became active in. */
+static int by_act_seq(const void *pa, const void *pb, void *arg) {
+  const lbs_netsim *s = arg;
+  int i = *(const int *)pa, j = *(const int *)pb;
+  return wait_less(s, i, j) ? -1 : wait_less(s, j, i);
+}
+
+/* A flow of another kind joins: the flows in flight of one kind get their bits left back and
+ * the active list, in activation order. */
+static void sim_unone(lbs_netsim *s) {
+  for (int j = 0; j < s->nsrt; j++) s->f[s->srt[j]].rem = s->srem[j], s->active[j] = s->srt[j];
+  qsort_r(s->active, (size_t)s->nsrt, sizeof *s->active, by_act_seq, s);
+  s->one = 0, s->nsrt = 0;
+}
+
+/* Flow i joins the na in flight: into the active list, or (one kind) in place by bits left. */
+static void sim_join(lbs_netsim *s, int i) {
+  const flow *f = &s->f[i];
+  if (s->na == 0) { /* the first in flight sets the kind */
+    s->one = f->nres == 1, s->ores = f->res[0], s->ow = f->w, s->ob = f->bound;
+    s->nsrt = 0, s->ws[0] = 0, s->nws = 1;
+  } else if (s->one && (f->nres != 1 || f->res[0] != s->ores || f->w != s->ow || f->bound != s->ob))
+    sim_unone(s);
+  if (!s->one) {
+    s->active[s->na++] = i;
+    return;
+  }
+  s->na++;
+  for (; s->nws <= s->na; s->nws++) s->ws[s->nws] = s->ws[s->nws - 1] + s->ow;
+  int lo = 0, hi = s->nsrt;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (s->srem[mid] <= f->rem)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(s->srt + lo + 1, s->srt + lo, (size_t)(s->nsrt - lo) * sizeof *s->srt);
+  memmove(s->srem + lo + 1, s->srem + lo, (size_t)(s->nsrt - lo) * sizeof *s->srem);
+  s->srt[lo] = i, s->srem[lo] = f->rem, s->nsrt++;
+}
+
+/* When a flow with rem bits left ends at the one rate (next_event()'s cand). */
+static int64_t sim_cand(const lbs_netsim *s, double rem) {
+  return rem <= 0 ? s->now : s->rate > 0 ? add_ns(s->now, ns_for(rem, s->rate)) : NO_TIME;
+}
+
+/* fill() and next_event() for one kind (s->one): fill()'s first round on resource ores, where
+ * every flow is fixed (each flow's bound over its weight is the same, and the resource
+ * saturates at its share if it is the lower), then the first flow's end. */
+static int64_t sim_fill_one(lbs_netsim *s, int64_t nx) {
+  lbs_net *n = s->n;
+  avail_at(n, s->ores, s->now);
+  double lam = s->ob / s->ow, remcap = n->avail[s->ores];
+  if (remcap / s->ws[s->na] < lam) lam = remcap / s->ws[s->na];
+  s->rate = lam * s->ow < s->ob ? lam * s->ow : s->ob;
+  int64_t at = sim_cand(s, s->srem[0]);
+  if (nx < at) at = nx;
+  return n->nbp[s->ores] < at ? n->nbp[s->ores] : at;
+}
+
 /* At a dirty now: the flows due join, their rates are filled, the next event found. */
 static lbs_err sim_fill(lbs_netsim *s) {
-  while (s->nw && s->f[s->wait[0]].act <= s->now) s->active[s->na++] = wait_pop(s);
+  while (s->nw && s->f[s->wait[0]].act <= s->now) sim_join(s, wait_pop(s));
   int64_t nx = s->nw ? s->f[s->wait[0]].act : NO_TIME;
   s->at = nx;
-  if (s->na) {
+  if (s->na && s->one)
+    s->at = sim_fill_one(s, nx);
+  else if (s->na) {
     fill(s->n, s->na, s->now, &s->nt);
     s->at = next_event(s->n, s->na, s->nt, s->now, nx);
-    if (s->at == NO_TIME)
-      return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s->na);
   }
+  if (s->na && s->at == NO_TIME)
+    return lbs_fail(LBS_RANGE, "network: %d transfers can never finish", s->na);
   s->dirty = 0;
   return LBS_OK;
 }
 
-/* advance()'s arithmetic from now to at: the flows due leave (their tags into *tags). */
+/* advance() for one kind: the first k by bits left end (their tags in activation order), the
+ * others lose rate x dt bits each. */
+static void sim_advance_one(lbs_netsim *s, double dt, int64_t *tags, int *nout) {
+  int k = 0;
+  while (k < s->nsrt && sim_cand(s, s->srem[k]) <= s->at) k++;
+  if (k > 1) qsort_r(s->srt, (size_t)k, sizeof *s->srt, by_act_seq, s);
+  for (int j = 0; j < k; j++) tags[(*nout)++] = s->tag[s->srt[j]], s->freel[s->nfree++] = s->srt[j];
+  double rate = s->rate, *v = s->srem;
+  for (int j = k; j < s->nsrt; j++) {
+    v[j] -= rate * dt;
+    if (v[j] < 0) v[j] = 0;
+  }
+  s->nsrt -= k, s->na -= k;
+  memmove(s->srt, s->srt + k, (size_t)s->nsrt * sizeof *s->srt);
+  memmove(s->srem, s->srem + k, (size_t)s->nsrt * sizeof *s->srem);
+}
+
+/* advance()'s arithmetic from now to at: the flows due leave (their tags into *tags, in
+ * activation order). */
 static lbs_err sim_advance(lbs_netsim *s, int64_t **tags, int *nout, int *cap) {
   double dt = (double)(s->at - s->now);
-  int keep = 0;
   lbs_err e = tags_room(tags, cap, s->na);
-  for (int k = 0; !e && k < s->na; k++) {
-    flow *f = &s->f[s->active[k]];
-    if (f->cand <= s->at) {
-      (*tags)[(*nout)++] = s->tag[f->idx];
-      s->freel[s->nfree++] = f->idx;
-      continue;
-    }
-    f->rem -= f->rate * dt;
-    if (f->rem < 0) f->rem = 0;
-    s->active[keep++] = s->active[k];
-  }
   if (e) return e;
-  s->na = keep;
+  if (s->one)
+    sim_advance_one(s, dt, *tags, nout);
+  else {
+    int keep = 0;
+    for (int j = 0; j < s->na; j++) {
+      flow *f = &s->f[s->active[j]];
+      if (f->cand <= s->at) {
+        (*tags)[(*nout)++] = s->tag[f->idx];
+        s->freel[s->nfree++] = f->idx;
+        continue;
+      }
+      f->rem -= f->rate * dt;
+      if (f->rem < 0) f->rem = 0;
+      s->active[keep++] = s->active[j];
+    }
+    s->na = keep;
+  }
   s->now = s->at;
   s->dirty = 1;
   return LBS_OK;
