@@ -4,8 +4,8 @@
 # steps, as SMPI shares), side by side in one run, and against SimGrid's SMPI on the same export
 # (bench/RESULTS.md, "Steps that share the network"). For each P: a grid of one shared cluster
 # of P processors (latency 5 us, 10 Gbit/s), a bump trace, policy none, zoltan:rcb; `lbsim replay`
-# ordered and shared (no mpiexec, best of BENCH_REPS by wall time: wall and CPU seconds, the
-# simulated time), then `smpi_replay --ideal-barrier` of `lbsim export simgrid` (SimGrid's
+# with sharing = fifo, then fair ordered and fair shared (no mpiexec, best of BENCH_REPS by wall
+# time: wall and CPU seconds, whole runs; the simulated times), then `smpi_replay --ideal-barrier` of `lbsim export simgrid` (SimGrid's
 # simulated time; skipped above BENCH_SMPI_MAX processors, default 256).
 #
 #   bash bench/des_overlap.sh                      # P = 64 256 1024
@@ -42,13 +42,15 @@ best_of() {
 }
 sim_s() { /usr/bin/python3 -c 'import json,sys; print("%.9f" % json.load(open(sys.argv[1]))["total_time_s"])' "$1"; }
 
-printf '%-6s %10s %10s %10s %10s %7s %14s %14s %14s %10s %10s\n' P "ord s" "ord cpu" "shr s" \
-  "shr cpu" "cpu x" "ordered sim s" "shared sim s" "SMPI sim s" "ord/SMPI" "shr/SMPI"
+printf '%-6s %9s %9s %9s %9s %9s %9s %7s %7s %14s %14s %14s %10s %10s\n' P "fifo s" "fifo cpu" \
+  "ord s" "ord cpu" "shr s" "shr cpu" "shr/ord" "shr/fifo" "ordered sim s" "shared sim s" \
+  "SMPI sim s" "ord/SMPI" "shr/SMPI"
 for P in ${BENCH_PROCS:-64 256 1024}; do
   G=$W/grid_$P.ini
   printf '[grid]\nname = one%d\nns_per_work = 1\n\n[cluster main]\nnodes = %d\nlatency_us = 5\nbandwidth_gbps = 10\nshared = true\n' \
     "$P" "$P" >"$G"
   run=("$B/lbsim" replay "$T" --grid "$G" --mode des --policy "$POLICY" --json)
+  read -r fw fc < <(best_of "${run[@]}" --set grid.sharing=fifo)
   read -r ow oc < <(best_of "${run[@]}" --set sim.des_overlap=ordered)
   osim=$(sim_s "$W/out")
   read -r sw sc < <(best_of "${run[@]}" --set sim.des_overlap=shared)
@@ -62,7 +64,7 @@ for P in ${BENCH_PROCS:-64 256 1024}; do
     od=$(awk -v a="$osim" -v b="$smpi" 'BEGIN { printf "%+.3f%%", 100 * (a - b) / b }')
     sd=$(awk -v a="$ssim" -v b="$smpi" 'BEGIN { printf "%+.0f ns", 1e9 * (a - b) }')
   fi
-  printf '%-6s %10s %10s %10s %10s %7s %14s %14s %14s %10s %10s\n' "$P" "$ow" "$oc" "$sw" "$sc" \
-    "$(awk -v a="$sc" -v b="$oc" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "$osim" "$ssim" \
-    "$smpi" "$od" "$sd"
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+  printf '%-6s %9s %9s %9s %9s %9s %9s %7s %7s %14s %14s %14s %10s %10s\n' "$P" "$fw" "$fc" "$ow" \
+    "$oc" "$sw" "$sc" "$(ratio "$sc" "$oc")" "$(ratio "$sc" "$fc")" "$osim" "$ssim" "$smpi" "$od" "$sd"
 done

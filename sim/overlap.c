@@ -57,7 +57,7 @@ struct lbs__ovl {
 
 int lbs__ovl_on(const lbs__engine *x) {
   return x->o->mode == LBS_MODE_DES && x->o->des_shared &&
-         lbs_grid_sharing(x->g) == LBS_SHARING_FAIR && x->nph == 0 && !x->live &&
+         lbs_grid_sharing(x->g) == LBS_SHARING_FAIR && x->nph <= 1 && !x->live &&
          !lbs__plans_ahead(x);
 }
 
@@ -238,7 +238,8 @@ static lbs_err step_join(lbs__engine *x, lbs__ovl *o, int64_t s) {
     return lbs_fail(LBS_NOMEM, "des overlap: step %lld", (long long)s);
   }
   o->nst++;
-  memcpy(t->load, x->load, (size_t)P * sizeof *t->load);
+  /* a single phase is the step's compute as lbs__compute_done charges it (no synchronisation) */
+  memcpy(t->load, x->nph == 1 ? x->phload : x->load, (size_t)P * sizeof *t->load);
   memcpy(t->halo, x->halo, (size_t)x->nhalo * sizeof *t->halo);
   for (int i = 0; i < x->nhalo; i++) t->hoff[x->halo[i].p + 1]++, t->pend[x->halo[i].q]++;
   for (int p = 0; p < P; p++) t->hoff[p + 1] += t->hoff[p];

@@ -108,7 +108,7 @@ static lbs_err result_alloc(lbs__engine *x) {
             "des_overlap = shared does not apply %s: each step's transfers go after "
             "the earlier steps' (ordered)",
             lbs_grid_sharing(x->g) != LBS_SHARING_FAIR ? "with sharing = fifo"
-            : x->nph                                   ? "to a trace with phases"
+            : x->nph > 1                               ? "to a trace with phases"
             : x->live                                  ? "on a grid with availability profiles"
                                                        : "under a policy that plans ahead");
   r->part_sizes = x->o->part_sizes;
