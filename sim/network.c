@@ -1642,18 +1642,24 @@ struct lbs_netsim {
   int dirty, nt;         /* dirty: advanced to now, not filled there; nt: fill()'s resources */
   flow *save_f;          /* sim_enter(): the batches' scratch */
   int *save_active, *save_unfixed, save_fcap;
-  /* one: every flow in flight since none was crosses resource ores alone, with weight ow and
-   * bound ob (a shared cluster or link without NICs). fill() then fixes them all in its first
-   * round at one rate, computed as it computes it (the weights summed one by one: ws[k] for k
-   * flows, nws of them); their order by bits left never changes (x - d is monotone in x), so
-   * they are kept sorted by bits left (srt, nsrt of them, their bits left in srem) and the next
-   * end is the first's: O(1) a fill and a next event instead of O(flows), and the advance one
-   * subtraction per flow over an array (the same rounding as advance()'s, flow by flow). The
-   * active list is not kept meanwhile; it is rebuilt, in activation order, if a flow of
-   * another kind joins (sim_unone). */
-  int one, ores, *srt, nsrt, nws;
+  /* kind: every flow in flight since none was crosses resource ores first, with weight ow and
+   * bound ob, and NICs besides (a shared cluster or link, with or without NICs). Where ores
+   * then fills first (or the bound holds), fill() fixes every flow in its first round at one
+   * rate, which is computed as it computes it: the weights summed one by one (ws[k] for k flows,
+   * nws of them), and a NIC's level from its count of flows (ucnt), the most loaded NIC of each
+   * capacity (ccap, with chist its NICs per count, stride hst, and ckmax the largest count)
+   * giving its class's lowest (division is monotone). At such a fill the flows are sorted: kept
+   * by bits left (srt, nsrt of them, their bits left in srem; f->rem is not kept meanwhile), as
+   * they all lose the same rate x dt, x - d is monotone in x and the next end is the first's: a
+   * fill and a next event cost O(1), the advance one subtraction per flow over an array (the
+   * same rounding as advance()'s, flow by flow). Where a NIC fills first, the general fill runs
+   * on the active list, rebuilt in activation order (sim_unsort), until the one rate holds
+   * again (sim_sort). A flow of another kind leaves the kind until none is in flight. */
+  int kind, sorted, ores, *srt, nsrt, nws;
   double ow, ob, rate, *ws;
-  double *srem; /* one: the bits left of srt's flows, kept here (their f->rem is not) */
+  double *srem;
+  int *ucnt, *chist, hst, nc, ckmax[NCLS];
+  double ccap[NCLS];
 };
 
 /* fill() and next_event() read n->f, n->active and n->unfixed: the simulation's own while it
@@ -1736,7 +1742,7 @@ void lbs_netsim_destroy(lbs_netsim **sp) {
   lbs_netsim *s = *sp;
   free(s->f), free(s->tag), free(s->seq), free(s->freel), free(s->active), free(s->unfixed);
   free(s->wait), free(s->dt), free(s->dtag), free(s->dseq), free(s->srt), free(s->ws);
-  free(s->srem), free(s);
+  free(s->srem), free(s->ucnt), free(s->chist), free(s);
   *sp = NULL;
 }
 
@@ -1763,7 +1769,12 @@ static lbs_err sim_grow(lbs_netsim *s, int c, int dc) {
     if (sr) s->srem = sr;
     double *ws = realloc(s->ws, (size_t)(c + 1) * sizeof *ws);
     if (ws) s->ws = ws;
-    if (!f || !tag || !seq || !fl || !a || !u || !w || !st || !ws || !sr)
+    int *ch = calloc((size_t)NCLS * (size_t)(c + 1), sizeof *ch);
+    for (int k = 0; ch && k < NCLS && s->chist; k++)
+      memcpy(ch + (size_t)k * (size_t)(c + 1), s->chist + (size_t)k * (size_t)s->hst,
+             (size_t)s->hst * sizeof *ch);
+    if (ch) free(s->chist), s->chist = ch, s->hst = c + 1;
+    if (!f || !tag || !seq || !fl || !a || !u || !w || !st || !ws || !sr || !ch)
       return lbs_fail(LBS_NOMEM, "network: %d transfers in flight", c);
     for (int i = c - 1; i >= s->fcap; i--) s->freel[s->nfree++] = i;
     s->fcap = c;
@@ -1790,6 +1801,10 @@ lbs_err lbs_netsim_create(lbs_net *n, int64_t t0, lbs_netsim **out) {
   s->n = n;
   s->now = t0;
   s->dirty = 1;
+  if (!(s->ucnt = calloc((size_t)n->R + 1, sizeof *s->ucnt))) {
+    free(s);
+    return lbs_fail(LBS_NOMEM, "network simulation");
+  }
   lbs_net_reset(n); /* nothing of earlier batches is in flight from t0 on */
   for (int r = 0; r < n->R; r++) n->seg[r] = -1, n->nbp[r] = INT64_MIN;
   *out = s;
@@ -1802,10 +1817,12 @@ lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
   if (!s) return lbs_fail(LBS_NOMEM, "network simulation");
   *s = *src;
   s->f = NULL, s->tag = s->seq = NULL, s->freel = s->active = s->unfixed = s->wait = NULL;
-  s->srt = NULL, s->ws = NULL, s->srem = NULL;
+  s->srt = NULL, s->ws = NULL, s->srem = NULL, s->chist = NULL, s->hst = 0;
+  s->ucnt = malloc(((size_t)src->n->R + 1) * sizeof *s->ucnt);
   s->dt = s->dtag = s->dseq = NULL;
   s->fcap = s->dcap = s->nfree = 0;
-  lbs_err e = sim_grow(s, src->fcap, src->dcap);
+  lbs_err e =
+      s->ucnt ? sim_grow(s, src->fcap, src->dcap) : lbs_fail(LBS_NOMEM, "network simulation");
   if (e) {
     lbs_netsim_destroy(&s);
     return e;
@@ -1817,6 +1834,8 @@ lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
   memcpy(s->wait, src->wait, c * sizeof *s->wait);
   memcpy(s->srt, src->srt, c * sizeof *s->srt), memcpy(s->ws, src->ws, (c + 1) * sizeof *s->ws);
   memcpy(s->srem, src->srem, c * sizeof *s->srem);
+  memcpy(s->ucnt, src->ucnt, ((size_t)src->n->R + 1) * sizeof *s->ucnt);
+  memcpy(s->chist, src->chist, (size_t)NCLS * (size_t)src->hst * sizeof *s->chist);
   memcpy(s->dt, src->dt, d * sizeof *s->dt), memcpy(s->dtag, src->dtag, d * sizeof *s->dtag);
   memcpy(s->dseq, src->dseq, d * sizeof *s->dseq);
   s->nfree = src->nfree;
@@ -1872,28 +1891,92 @@ static int by_act_seq(const void *pa, const void *pb, void *arg) {
   return wait_less(s, i, j) ? -1 : wait_less(s, j, i);
 }
 
-/* A flow of another kind joins: the flows in flight of one kind get their bits left back and
- * the active list, in activation order. */
-static void sim_unone(lbs_netsim *s) {
+/* The flows leave the sorted arrays for the active list, in activation order, their bits
+ * left back in f->rem. */
+static void sim_unsort(lbs_netsim *s) {
   for (int j = 0; j < s->nsrt; j++) s->f[s->srt[j]].rem = s->srem[j], s->active[j] = s->srt[j];
   qsort_r(s->active, (size_t)s->nsrt, sizeof *s->active, by_act_seq, s);
-  s->one = 0, s->nsrt = 0;
+  s->sorted = 0, s->nsrt = 0;
 }
 
-/* Flow i joins the na in flight: into the active list, or (one kind) in place by bits left. */
+static int by_rem_seq(const void *pa, const void *pb, void *arg) {
+  const lbs_netsim *s = arg;
+  int i = *(const int *)pa, j = *(const int *)pb;
+  if (s->f[i].rem != s->f[j].rem) return s->f[i].rem < s->f[j].rem ? -1 : 1;
+  return (s->seq[i] > s->seq[j]) - (s->seq[i] < s->seq[j]);
+}
+
+/* The active flows into the sorted arrays. */
+static void sim_sort(lbs_netsim *s) {
+  memcpy(s->srt, s->active, (size_t)s->na * sizeof *s->srt);
+  qsort_r(s->srt, (size_t)s->na, sizeof *s->srt, by_rem_seq, s);
+  for (int j = 0; j < s->na; j++) s->srem[j] = s->f[s->srt[j]].rem;
+  s->nsrt = s->na, s->sorted = 1;
+}
+
+/* NIC r's class (by capacity), or -1 when there are NCLS others. */
+static int sim_class(lbs_netsim *s, int r) {
+  double c = s->n->cap[r];
+  for (int k = 0; k < s->nc; k++)
+    if (s->ccap[k] == c) return k;
+  if (s->nc == NCLS) return -1;
+  s->ccap[s->nc] = c, s->ckmax[s->nc] = 0;
+  memset(s->chist + (size_t)s->nc * (size_t)s->hst, 0, (size_t)s->hst * sizeof *s->chist);
+  return s->nc++;
+}
+
+/* Flow f's NICs count it (d = 1) or not any more (d = -1); 0 when a NIC has no class. */
+static int sim_count(lbs_netsim *s, const flow *f, int d) {
+  for (int j = 1; j < f->nres; j++) {
+    int r = f->res[j], c = sim_class(s, r);
+    if (c < 0) return 0;
+    int *h = s->chist + (size_t)c * (size_t)s->hst, k = s->ucnt[r];
+    if (k) h[k]--;
+    s->ucnt[r] = k += d;
+    if (k) h[k]++;
+    if (k > s->ckmax[c]) s->ckmax[c] = k;
+    while (s->ckmax[c] > 0 && !h[s->ckmax[c]]) s->ckmax[c]--;
+  }
+  return 1;
+}
+
+/* The kind ends: the flows go to the active list, the NICs' counts are cleared. */
+static void sim_unkind(lbs_netsim *s) {
+  if (s->sorted) sim_unsort(s);
+  for (int k = 0; k < s->na; k++) {
+    const flow *f = &s->f[s->active[k]];
+    for (int j = 1; j < f->nres; j++) s->ucnt[f->res[j]] = 0;
+  }
+  s->kind = 0, s->nc = 0;
+}
+
+/* Whether flow f is of the kind: ores first, the same weight and bound, NICs besides. */
+static int sim_of_kind(const lbs_netsim *s, const flow *f) {
+  if (f->nres < 1 || f->res[0] != s->ores || f->w != s->ow || f->bound != s->ob) return 0;
+  for (int j = 1; j < f->nres; j++)
+    if (f->res[j] < s->n->nlinks) return 0;
+  return 1;
+}
+
+/* Flow i joins the na in flight: into the active list, or (sorted) in place by bits left. */
 static void sim_join(lbs_netsim *s, int i) {
   const flow *f = &s->f[i];
   if (s->na == 0) { /* the first in flight sets the kind */
-    s->one = f->nres == 1, s->ores = f->res[0], s->ow = f->w, s->ob = f->bound;
-    s->nsrt = 0, s->ws[0] = 0, s->nws = 1;
-  } else if (s->one && (f->nres != 1 || f->res[0] != s->ores || f->w != s->ow || f->bound != s->ob))
-    sim_unone(s);
-  if (!s->one) {
+    s->ores = f->res[0], s->ow = f->w, s->ob = f->bound, s->nc = 0;
+    s->kind = sim_of_kind(s, f), s->sorted = s->kind, s->nsrt = 0, s->ws[0] = 0, s->nws = 1;
+  } else if (s->kind && !sim_of_kind(s, f))
+    sim_unkind(s);
+  if (s->kind && !sim_count(s, f, 1)) { /* a fifth NIC capacity: not counted any more */
+    for (int j = 1; j < f->nres; j++) s->ucnt[f->res[j]] = 0;
+    sim_unkind(s);
+  }
+  if (s->kind)
+    for (; s->nws <= s->na + 1; s->nws++) s->ws[s->nws] = s->ws[s->nws - 1] + s->ow;
+  if (!s->sorted) {
     s->active[s->na++] = i;
     return;
   }
   s->na++;
-  for (; s->nws <= s->na; s->nws++) s->ws[s->nws] = s->ws[s->nws - 1] + s->ow;
   int lo = 0, hi = s->nsrt;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
@@ -1912,18 +1995,22 @@ static int64_t sim_cand(const lbs_netsim *s, double rem) {
   return rem <= 0 ? s->now : s->rate > 0 ? add_ns(s->now, ns_for(rem, s->rate)) : NO_TIME;
 }
 
-/* fill() and next_event() for one kind (s->one): fill()'s first round on resource ores, where
- * every flow is fixed (each flow's bound over its weight is the same, and the resource
- * saturates at its share if it is the lower), then the first flow's end. */
-static int64_t sim_fill_one(lbs_netsim *s, int64_t nx) {
+/* fill()'s first round for the kind: its level lam (the least of the bound over the weight and
+ * every resource's capacity over its weights, as fill() finds it); 1 when ores saturates there
+ * (or the bound holds), so that every flow is fixed at one rate (s->rate). */
+static int sim_level(lbs_netsim *s) {
   lbs_net *n = s->n;
   avail_at(n, s->ores, s->now);
-  double lam = s->ob / s->ow, remcap = n->avail[s->ores];
-  if (remcap / s->ws[s->na] < lam) lam = remcap / s->ws[s->na];
+  double lam = s->ob / s->ow, l0 = n->avail[s->ores] / s->ws[s->na];
+  if (l0 < lam) lam = l0;
+  for (int c = 0; c < s->nc; c++) {
+    if (!s->ckmax[c]) continue;
+    double cap = s->ccap[c] > s->ccap[c] * REL ? s->ccap[c] : 0, l = cap / s->ws[s->ckmax[c]];
+    if (l < lam) lam = l;
+  }
+  double thr = lam * (1 + 1e-9);
   s->rate = lam * s->ow < s->ob ? lam * s->ow : s->ob;
-  int64_t at = sim_cand(s, s->srem[0]);
-  if (nx < at) at = nx;
-  return n->nbp[s->ores] < at ? n->nbp[s->ores] : at;
+  return s->ob / s->ow <= thr || l0 <= thr;
 }
 
 /* At a dirty now: the flows due join, their rates are filled, the next event found. */
@@ -1931,9 +2018,14 @@ static lbs_err sim_fill(lbs_netsim *s) {
   while (s->nw && s->f[s->wait[0]].act <= s->now) sim_join(s, wait_pop(s));
   int64_t nx = s->nw ? s->f[s->wait[0]].act : NO_TIME;
   s->at = nx;
-  if (s->na && s->one)
-    s->at = sim_fill_one(s, nx);
-  else if (s->na) {
+  int one = s->na && s->kind && sim_level(s);
+  if (one) {
+    if (!s->sorted) sim_sort(s);
+    int64_t c = sim_cand(s, s->srem[0]), b = s->n->nbp[s->ores];
+    s->at = c < nx ? c : nx;
+    if (b < s->at) s->at = b;
+  } else if (s->na) {
+    if (s->sorted) sim_unsort(s);
     fill(s->n, s->na, s->now, &s->nt);
     s->at = next_event(s->n, s->na, s->nt, s->now, nx);
   }
@@ -1943,13 +2035,16 @@ static lbs_err sim_fill(lbs_netsim *s) {
   return LBS_OK;
 }
 
-/* advance() for one kind: the first k by bits left end (their tags in activation order), the
- * others lose rate x dt bits each. */
+/* advance() for the sorted flows: the first k by bits left end (their tags in activation
+ * order), the others lose rate x dt bits each. */
 static void sim_advance_one(lbs_netsim *s, double dt, int64_t *tags, int *nout) {
   int k = 0;
   while (k < s->nsrt && sim_cand(s, s->srem[k]) <= s->at) k++;
   if (k > 1) qsort_r(s->srt, (size_t)k, sizeof *s->srt, by_act_seq, s);
-  for (int j = 0; j < k; j++) tags[(*nout)++] = s->tag[s->srt[j]], s->freel[s->nfree++] = s->srt[j];
+  for (int j = 0; j < k; j++) {
+    tags[(*nout)++] = s->tag[s->srt[j]], s->freel[s->nfree++] = s->srt[j];
+    sim_count(s, &s->f[s->srt[j]], -1);
+  }
   double rate = s->rate, *v = s->srem;
   for (int j = k; j < s->nsrt; j++) {
     v[j] -= rate * dt;
@@ -1966,7 +2061,7 @@ static lbs_err sim_advance(lbs_netsim *s, int64_t **tags, int *nout, int *cap) {
   double dt = (double)(s->at - s->now);
   lbs_err e = tags_room(tags, cap, s->na);
   if (e) return e;
-  if (s->one)
+  if (s->sorted)
     sim_advance_one(s, dt, *tags, nout);
   else {
     int keep = 0;
@@ -1975,6 +2070,7 @@ static lbs_err sim_advance(lbs_netsim *s, int64_t **tags, int *nout, int *cap) {
       if (f->cand <= s->at) {
         (*tags)[(*nout)++] = s->tag[f->idx];
         s->freel[s->nfree++] = f->idx;
+        if (s->kind) sim_count(s, f, -1);
         continue;
       }
       f->rem -= f->rate * dt;

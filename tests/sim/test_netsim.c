@@ -21,10 +21,12 @@ static int pick(int n) { return (int)(next_u64() % (uint64_t)n); }
 
 /* A random grid of three clusters (shared or not, NICs on two node types) and its size in *P;
  * one in three cases every cluster and link is shared without NICs (run_one's kind). */
+static int n0; /* random_grid(): processors 0 .. n0 - 1 are cluster c0 */
 static lbs_grid *random_grid(int *P) {
   static const char *bw[] = {"0.5", "1", "4", "10", "2.5", "100"};
   static const char *lat[] = {"0", "1", "2", "50", "0.3"};
-  int n0 = 2 + pick(6), n1 = 2 + pick(6), n2 = 2 + pick(4), plain = pick(3) == 0;
+  int n1 = 2 + pick(6), n2 = 2 + pick(4), plain = pick(3) == 0;
+  n0 = 2 + pick(6);
   char text[2048];
   snprintf(
       text, sizeof text,
@@ -51,13 +53,14 @@ static lbs_grid *random_grid(int *P) {
 }
 
 /* n random transfers, ready times in (ready, index) order; one in four cases within one cluster
- * (c0, so that they share one resource). */
+ * (c0: they share its network, and its NICs where it has them), one in eight of those with one
+ * transfer from elsewhere among them. */
 static int random_transfers(lbs_transfer *x, int P) {
-  int n = 1 + pick(MAXX), one = pick(4) == 0;
+  int n = 1 + pick(MAXX), one = pick(4) == 0, odd = one && pick(8) == 0 ? pick(n) : -1;
   int64_t t = 0;
   for (int i = 0; i < n; i++) {
-    int p = one ? pick(2) : pick(P), q = one ? 1 - p : pick(P);
-    if (q == p) q = (p + 1) % P;
+    int in = one && i != odd, p = in ? pick(n0) : pick(P), q = in ? pick(n0) : pick(P);
+    if (q == p) q = in ? (p + 1) % n0 : (p + 1) % P;
     double bytes = pick(6) == 0 ? 0 : pick(2) ? 1000.0 * (1 + pick(4)) : (double)pick(200000);
     if (pick(3)) t += pick(2) ? pick(3) * 1000 : pick(300000);
     x[i] = (lbs_transfer){p, q, bytes, t, 0};
