@@ -11,13 +11,16 @@
 #   bash bench/des_overlap.sh                      # P = 64 256 1024
 #   BENCH_PROCS="32 64" BENCH_MESH=32x32x16 bash bench/des_overlap.sh
 #
-# BENCH_MESH (64x64x32), BENCH_STEPS (10), BENCH_REPS (3), BENCH_POLICY (none) change the work.
+# BENCH_MESH (64x64x32), BENCH_STEPS (10), BENCH_REPS (3), BENCH_POLICY (none) change the work;
+# BENCH_NIC_GBPS (none) gives every node a NIC each way of that bandwidth, BENCH_NET_GBPS (10)
+# the network's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=$PWD/build/bin
-W=${BENCH_DIR:-/tmp/lbs_bench_des_overlap}
+W=${BENCH_DIR:-/tmp/lbs_bench_des_overlap}${BENCH_NIC_GBPS:+_nic}
 MESH=${BENCH_MESH:-64x64x32} STEPS=${BENCH_STEPS:-10} REPS=${BENCH_REPS:-3}
 POLICY=${BENCH_POLICY:-none} SMAX=${BENCH_SMPI_MAX:-256}
+NIC=${BENCH_NIC_GBPS:-} NET=${BENCH_NET_GBPS:-10}
 mkdir -p "$W"
 export LBSIM_NO_PROGRESS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 T=$W/bump_${MESH}_$STEPS.lbt
@@ -47,8 +50,12 @@ printf '%-6s %9s %9s %9s %9s %9s %9s %7s %7s %14s %14s %14s %10s %10s\n' P "fifo
   "SMPI sim s" "ord/SMPI" "shr/SMPI"
 for P in ${BENCH_PROCS:-64 256 1024}; do
   G=$W/grid_$P.ini
-  printf '[grid]\nname = one%d\nns_per_work = 1\n\n[cluster main]\nnodes = %d\nlatency_us = 5\nbandwidth_gbps = 10\nshared = true\n' \
-    "$P" "$P" >"$G"
+  {
+    printf '[grid]\nname = one%d\nns_per_work = 1\n' "$P"
+    [ -n "$NIC" ] && printf '[nodetype n]\nnic_gbps = %s\n' "$NIC"
+    printf '[cluster main]\nnodes = %d\nlatency_us = 5\nbandwidth_gbps = %s\nshared = true\n' "$P" "$NET"
+    [ -n "$NIC" ] && printf 'nodetype = n\n'
+  } >"$G"
   run=("$B/lbsim" replay "$T" --grid "$G" --mode des --policy "$POLICY" --json)
   read -r fw fc < <(best_of "${run[@]}" --set grid.sharing=fifo)
   read -r ow oc < <(best_of "${run[@]}" --set sim.des_overlap=ordered)
