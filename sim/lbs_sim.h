@@ -76,13 +76,17 @@ lbs_err lbs_netsim_create(lbs_net *n, int64_t t0, lbs_netsim **out);
 void lbs_netsim_destroy(lbs_netsim **s); /* NULL-safe, clears *s */
 /* A copy that goes on alone (on the same lbs_net, one of them run at a time). */
 lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out);
-/* Adds transfer t (ready at or after the last time lbs_netsim_next handed back, and after
- * every event the simulation was run past: LBS_INVAL otherwise) with the caller's tag. */
+/* Adds transfer t with the caller's tag. t must be ready at or after the simulation's time (the
+ * last event it was run to), and a flow that starts at that very time only while the rates there
+ * are not computed yet (after lbs_netsim_next handed back arrivals there, or stopped before it):
+ * LBS_INVAL otherwise. A caller that adds transfers in answer to arrivals at t, ready at t or
+ * later, and runs the simulation with a limit before its own next event, meets both. */
 lbs_err lbs_netsim_add(lbs_netsim *s, const lbs_transfer *t, int64_t tag);
 /* Runs to the next arrivals no later than limit: *nout tags (in *tags, of capacity *cap, grown
  * as needed) arriving at *t; 0 in *nout when none arrives up to limit (the simulation then stops
- * before any event after limit, and before computing the rates at limit itself). Ties: the
- * transfers that share nothing first, then the flows in activation order. */
+ * before any event after limit; it may have computed the rates at limit itself, so a transfer
+ * starting at limit must have been added before). Ties: the transfers that share nothing first,
+ * then the flows in activation order. */
 lbs_err lbs_netsim_next(lbs_netsim *s, int64_t limit, int64_t *t, int64_t **tags, int *nout,
                         int *cap);
 /* 1 when nothing is in flight or waiting to start. */

@@ -103,6 +103,8 @@ static lbs_err result_alloc(lbs__engine *x) {
   }
   r->mode = x->o->mode;
   r->des_shared = lbs__ovl_on(x);
+  if (x->rank == 0 && x->o->mode == LBS_MODE_BSP && x->o->des_shared)
+    lbs_log(LBS_LOG_WARN, "des_overlap = shared applies to des: bsp's steps meet at barriers");
   if (x->rank == 0 && x->o->mode == LBS_MODE_DES && x->o->des_shared && !r->des_shared)
     lbs_log(LBS_LOG_WARN,
             "des_overlap = shared does not apply %s: each step's transfers go after "

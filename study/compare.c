@@ -26,6 +26,23 @@ lbs_err lbs_compare_run(lbs_session *s, const char *const *policies, int n, MPI_
   int rank;
   MPI_Comm_rank(comm, &rank);
   if (s->opts.cost == LBS_COST_MEASURED) s->opts.cost = LBS_COST_MODEL; /* the runs must compare */
+  /* A policy that plans ahead replays ordered steps (sim/overlap.c): beside policies whose steps
+   * share the network, its gap would measure the two models, not the schedules. */
+  int ahead = -1, other = -1;
+  for (int k = 0; k < n; k++) {
+    const lbs_policy_ops *po = lbs_policy_find(policies[k]);
+    if (po && (po->flags & LBS_POLICY_PLANS_AHEAD))
+      ahead = k;
+    else
+      other = k;
+  }
+  if (s->opts.mode == LBS_MODE_DES && s->opts.des_shared && ahead >= 0 && other >= 0 &&
+      lbs_grid_sharing(s->grid) == LBS_SHARING_FAIR)
+    return lbs_fail(
+        LBS_INVAL,
+        "des_overlap = shared: %s plans ahead over ordered steps, while %s's steps would "
+        "share the network; compare them with des_overlap = ordered, or without %s",
+        policies[ahead], policies[other], policies[ahead]);
   lbs_err e = LBS_OK;
   for (int k = 0; !e && k < n; k++) {
     s->opts.policy = policies[k];

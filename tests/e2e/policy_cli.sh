@@ -70,6 +70,13 @@ expect 1 "fixed:0" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies 
 has "$T/err" "K must be a whole number of steps >= 1" "fixed message"
 expect 1 "threshold:-1" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies threshold:-1
 has "$T/err" "T must be an imbalance between 0 and 1" "threshold message"
+# optimal plans over ordered steps: beside policies whose des steps share the network, refused
+expect 1 "optimal beside shared des steps" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
+  --policies none,optimal --set sim.des_overlap=shared
+has "$T/err" "des_overlap = shared: optimal plans ahead over ordered steps" "shared with optimal refused"
+expect 0 "shared des steps without optimal" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
+  --policies none,fixed:40 --set sim.des_overlap=shared --json
+has "$T/out" '"des_overlap":"shared"' "each run says its steps shared the network"
 expect 1 "optimal bound" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal:10
 has "$T/err" "79 candidate steps exceed its bound of 10" "bound message"
 expect 1 "optimal with repartition approach" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal --set sim.approach=repartition
