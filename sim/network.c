@@ -313,6 +313,28 @@ static int by_ready(const void *pa, const void *pb, void *arg) {
   return (i > j) - (i < j);
 }
 
+/* n->order: the batch's nf flows by (activation time, index), as qsort_r with by_act orders them,
+ * without sorting every flow. A halo's flows come in (sender, receiver) order, a sender's all
+ * ready at once: runs of consecutive flows with one activation time. Runs are index ranges that
+ * do not overlap, so sorting their first flows by_act, then writing each run out whole, is that
+ * order (runs of one time keep the order of their indices); about one run per sender, not per
+ * flow. n->active holds the runs meanwhile (run_fair() fills it afresh). */
+static void sort_by_act(lbs_net *n, int nf) {
+  const flow *f = n->f;
+  int nr = 0;
+  for (int k = 0; k < nf; k++)
+    if (k == 0 || f[k].act != f[k - 1].act) n->active[nr++] = k;
+  int sorted = 1; /* often already in order (bsp, or a batch with one ready time) */
+  for (int i = 1; i < nr && sorted; i++) sorted = f[n->active[i]].act > f[n->active[i - 1]].act;
+  if (!sorted) qsort_r(n->active, (size_t)nr, sizeof *n->active, by_act, n->f);
+  int o = 0;
+  for (int i = 0; i < nr; i++) {
+    int k = n->active[i];
+    do n->order[o++] = k++;
+    while (k < nf && f[k].act == f[k - 1].act);
+  }
+}
+
 /* ---------------------------------------------------------------- fifo */
 
 static lbs_err run_fifo(lbs_net *n, lbs_transfer *xs, int nx) {
@@ -742,29 +764,37 @@ static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate
 }
 
 /* The flows of slot e (places [lo, hi)) that cannot lose d bits as a group: listed in s->ind
- * (*ni), those that can get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to
- * v - k u (k u the multiple of u nearest d) for every v with v - k u above the binade's foot:
- * unless d lies halfway between two multiples, or v - d would leave the binade. */
-static void one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
+ * (*ni) with their bits left after the event in s->nv (as advance(): v - d, not below 0), those
+ * that can get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to v - k u (k u the
+ * multiple of u nearest d) for every v with v - k u above the binade's foot: unless d lies
+ * halfway between two multiples, or v - d would leave the binade. Returns how many are listed. */
+static int one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
+  int i = lo, ni0 = *ni;
   s->gk[e] = -1;
-  double q = alone(e) ? INFINITY : d / spacing(e), fq = floor(q); /* exact: a power of 2 */
-  if (!(q < 0x1p52) || q - fq == 0.5) { /* halfway, or all leave: one by one */
-    for (int i = lo; i < hi; i++) s->ind[(*ni)++] = i;
-    return;
+  if (!alone(e)) {
+    double u = spacing(e), q = d / u, fq = floor(q); /* exact: a power of 2 */
+    if (q < 0x1p52 && q - fq != 0.5) {
+      int64_t k = (int64_t)fq + (q - fq > 0.5), c = s->c[e];
+      double iu = 1 / u;    /* a power of 2 too: v x iu is v / u */
+      for (; i < hi; i++) { /* the smallest leave first; one_val() with e and u known */
+        int f = s->id[i];
+        double v = s->b[f] - (double)(c - s->a[f]) * u;
+        if (v * iu - (double)k >= 0x1p52 + 1) break;
+        s->ind[*ni] = i, s->nv[(*ni)++] = v - d < 0 ? 0 : v - d;
+      }
+      if (i < hi && c > INT64_C(1) << 61) { /* keep the counts far from overflowing */
+        for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
+        s->c[e] = 0;
+      }
+      if (i < hi) s->gk[e] = k;
+      return *ni - ni0;
+    }
   }
-  int64_t k = (int64_t)fq + (q - fq > 0.5);
-  int i = lo;
-  for (; i < hi; i++) { /* the smallest leave first */
-    double units = one_val(s, i) / spacing(e);
-    if (units - (double)k >= 0x1p52 + 1) break;
-    s->ind[(*ni)++] = i;
+  for (; i < hi; i++) { /* halfway, or all leave: one by one */
+    double v = one_val(s, i);
+    s->ind[*ni] = i, s->nv[(*ni)++] = v - d < 0 ? 0 : v - d;
   }
-  if (i == hi) return;
-  if (s->c[e] > INT64_C(1) << 61) { /* keep the counts far from overflowing */
-    for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
-    s->c[e] = 0;
-  }
-  s->gk[e] = k;
+  return *ni - ni0;
 }
 
 /* advance(): the flows due end at at, the others lose rate x (at - now) bits, with the
@@ -781,17 +811,13 @@ static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double
     s->lo = NSLOT, s->hi = -1;
     return;
   }
-  double d = rate * (double)(at - now);
+  double d = rate * (double)(at - now); /* advance()'s rate * dt */
   int ni = 0, lo = s->h;
   for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the first */
-    if (!s->cnt[e]) continue;
-    one_split(s, e, lo, lo + s->cnt[e], d, &ni);
-    lo += s->cnt[e];
-  }
-  for (int j = 0; j < ni; j++) { /* as advance(): rem -= rate * dt, not below 0 */
-    double v = one_val(s, s->ind[j]) - rate * (double)(at - now);
-    s->nv[j] = v < 0 ? 0 : v;
-    s->cnt[s->e[s->id[s->ind[j]]]]--;
+    int m = s->cnt[e];
+    if (!m) continue;
+    s->cnt[e] -= one_split(s, e, lo, lo + m, d, &ni); /* those leave it, for now */
+    lo += m;
   }
   for (int e = s->lo; e <= s->hi; e++)
     if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
@@ -1577,7 +1603,7 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int next = 0, na = 0, nprev = 0, nt = 0;
   int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
   if ((e = batch_start(n, nf, t0, r0 >= 0))) return e;
-  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
+  sort_by_act(n, nf);
   if (r0 >= 0) {
     int64_t end = 0;
     n->cur = calloc(1, sizeof *n->cur), n->ev = 0;
