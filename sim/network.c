@@ -685,23 +685,23 @@ static double spacing(int e) { /* 2^(e - EOFF - 53), built from its bits */
 /* 0 + x + x + ... (k times), rounded after each addition as a loop rounds it, in about
  * 2 log2(k) steps (record_usage()'s sum of k equal rates). While the sum s stays in one binade
  * [top / 2, top) of spacing u, s + x rounds to s + d, d the multiple of u nearest x, the same d
- * at every step (s is a multiple of u) unless x lies exactly halfway between two multiples: so
- * every step that keeps s + x below top - u adds exactly d, and m of them add m x d exactly.
- * Near a binade's end, and where x is halfway, the additions are made one by one. */
+ * at every step (s is a multiple of u) unless x lies exactly halfway between two multiples: in
+ * units of u (s = S u, d = D u, integers below 2^53), a step from S with S + D <= 2^53 - 1 lands
+ * on S + D exactly (s + x lies below top - u / 2), so m = (2^53 - 1 - S) / D steps add m x d
+ * exactly, and the next one leaves the binade: two additions a binade. Where x is halfway, the
+ * additions are made one by one. */
 static double sum_repeated(double x, int k) {
   double s = 0;
   if (x == 0) return s; /* a resource that earlier batches fill: 0 x k */
   while (k > 0) {
     s += x, k--; /* one addition as the loop makes it */
-    if (!(x > 0) || !(s < 0x1p1000) || s < 0x1p-900 || k < 4) continue;
-    int e = slot_of(s); /* s in [top / 2, top) */
-    double top = spacing(e + 53), u = spacing(e), d = (s + x) - s;
-    if (x - d == u / 2 || d - x == u / 2) continue; /* halfway: ties go to even, s's parity */
-    if (d == 0) return s;                           /* x < u / 2: s never moves again */
-    double room = (top - u - x - s) / d;            /* steps that add d, less float error */
-    if (!(room > 8)) continue;
-    int64_t m = (int64_t)room - 4;
+    if (!(x > 0) || !(s < 0x1p1000) || s < 0x1p-900 || k < 2) continue;
+    double u = spacing(slot_of(s)), d = (s + x) - s; /* s in [top / 2, top) */
+    if (x - d == u / 2 || d - x == u / 2) continue;  /* halfway: ties go to even, s's parity */
+    if (d == 0) return s;                            /* x < u / 2: s never moves again */
+    int64_t m = ((INT64_C(1) << 53) - 1 - (int64_t)(s / u)) / (int64_t)(d / u); /* exact */
     if (m > k) m = k;
+    if (m < 1) continue; /* s + x leaves the binade */
     s += (double)m * d, k -= (int)m;
   }
   return s;
