@@ -628,7 +628,8 @@ typedef struct {
   double *ws;        /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
   int64_t *c;        /* NSLOT: per slot, the spacings taken off its flows at every event */
   int *cnt;          /* NSLOT: flows in each slot */
-  int *ind;          /* scratch: flows stepped one by one at an event */
+  int *ind;          /* scratch: flows stepped one by one at an event, or starting at one */
+  int *pos;          /* scratch: the places of flows starting at an event (one_insert_all) */
   double *nv;        /* scratch: their new bits left */
   int64_t *gk;       /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
   int h, na, lo, hi; /* the first place, flows in flight; the slots that may hold some */
@@ -723,31 +724,73 @@ static void one_anchor(one_state *s, int i, double v) {
   if (e > s->hi) s->hi = e;
 }
 
-/* Moves places [from, from + m) by one, to from + dir. */
-static void one_shift(one_state *s, int from, int m, int dir) {
-  memmove(s->id + from + dir, s->id + from, (size_t)m * sizeof *s->id);
+/* Orders flows by (bits left, index): the flows that start at one event have one activation
+ * time, so by their index is by their order. */
+static int by_rem_idx(const void *pa, const void *pb, void *arg) {
+  const flow *base = arg;
+  int i = *(const int *)pa, j = *(const int *)pb;
+  if (base[i].rem != base[j].rem) return base[i].rem < base[j].rem ? -1 : 1;
+  return (i > j) - (i < j);
 }
 
-/* Puts flow k in flight at its place by bits left, moving the shorter side: a new flow has
- * most often the most bits left, the end's side. Places stay below nf + 1: the end moves up by
- * one only at an insertion. */
-static void one_insert(one_state *s, const flow *f, int k) {
-  int lo = s->h, hi = s->h + s->na; /* first place whose bits left are above f's */
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (one_val(s, mid) <= f->rem)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* The flows order[from, to) that start at one event, by bits left (stable: a tie keeps their
+ * order) in s->ind, and in s->pos each one's place among the flows in flight: the first whose
+ * bits left are above its own (one_insert() of them one by one, in order, would put each there
+ * and the later of two ties after the earlier). */
+static void one_places(one_state *s, const lbs_net *n, int from, int to) {
+  int k = to - from, *nw = s->ind;
+  if (k > 16) { /* a batch's first event: many at once */
+    memcpy(nw, n->order + from, (size_t)k * sizeof *nw);
+    qsort_r(nw, (size_t)k, sizeof *nw, by_rem_idx, n->f);
   }
-  if (s->h > 0 && lo - s->h < s->h + s->na - lo) {
-    one_shift(s, s->h, lo - s->h, -1);
-    s->h--, lo--;
-  } else
-    one_shift(s, lo, s->h + s->na - lo, 1);
-  s->id[lo] = k;
-  one_anchor(s, lo, f->rem);
-  s->na++;
+  for (int i = 0; k <= 16 && i < k; i++) { /* insertion sort: a sender's few flows */
+    int x = n->order[from + i], j = i;
+    double v = n->f[x].rem;
+    for (; j > 0 && n->f[nw[j - 1]].rem > v; j--) nw[j] = nw[j - 1];
+    nw[j] = x;
+  }
+  int lo = s->h, end = s->h + s->na;
+  for (int i = 0; i < k; i++) { /* places only grow along the sorted flows */
+    double v = n->f[nw[i]].rem;
+    for (int hi = end; lo < hi;) {
+      int mid = lo + (hi - lo) / 2;
+      if (one_val(s, mid) <= v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    s->pos[i] = lo;
+  }
+}
+
+/* Puts the flows order[from, to), which start at one event, in flight at their places by bits
+ * left, moving every flow in flight at most once: the first j of them (by bits left) go in
+ * from the front, the flows below them moving down, the others from the end, the flows above
+ * them moving up; j the cheapest split where the front has room (a new flow has most often
+ * the most bits left). Places stay below nf + 1: the end moves up only by flows put in. */
+static void one_insert_all(one_state *s, const lbs_net *n, int from, int to) {
+  int k = to - from, *nw = s->ind, *pos = s->pos, *id = s->id, h = s->h, end = s->h + s->na;
+  one_places(s, n, from, to);
+  int j = 0;
+  int64_t best = end - pos[0];
+  for (int i = 1; i <= k && i <= h; i++) { /* i go in from the front */
+    int64_t c = (pos[i - 1] - h) + (i < k ? end - pos[i] : 0);
+    if (c < best) best = c, j = i;
+  }
+  for (int i = 0; i < j; i++) { /* [pos[i - 1], pos[i]) down by j - i, flow i below it */
+    int b0 = i ? pos[i - 1] + (j - i + 1) : h; /* pos[i - 1] has moved */
+    memmove(id + b0 - (j - i), id + b0, (size_t)(pos[i] - b0) * sizeof *id);
+    pos[i] -= j - i;
+    id[pos[i]] = nw[i];
+  }
+  for (int i = k - 1; i >= j; i--) { /* [pos[i], pos[i + 1]) up by i - j + 1, flow i below it */
+    int b1 = i + 1 < k ? pos[i + 1] - (i + 1 - j) : end; /* pos[i + 1] has moved */
+    memmove(id + pos[i] + (i - j + 1), id + pos[i], (size_t)(b1 - pos[i]) * sizeof *id);
+    pos[i] += i - j;
+    id[pos[i]] = nw[i];
+  }
+  s->h -= j, s->na += k;
+  for (int i = 0; i < k; i++) one_anchor(s, pos[i], n->f[nw[i]].rem);
 }
 
 /* The next event after now (next_event()): at, the next start, or the last flow's end, or a
@@ -834,9 +877,10 @@ static lbs_err one_alloc(one_state *s, int nf, double w) {
   s->e = malloc(z * sizeof *s->e), s->id = malloc(z * sizeof *s->id);
   s->ws = malloc(z * sizeof *s->ws), s->ind = malloc(z * sizeof *s->ind);
   s->nv = malloc(z * sizeof *s->nv), s->gk = malloc(NSLOT * sizeof *s->gk);
+  s->pos = malloc(z * sizeof *s->pos);
   s->c = calloc(NSLOT, sizeof *s->c), s->cnt = calloc(NSLOT, sizeof *s->cnt);
-  if (!s->b || !s->a || !s->e || !s->id || !s->ws || !s->ind || !s->nv || !s->gk || !s->c ||
-      !s->cnt)
+  if (!s->b || !s->a || !s->e || !s->id || !s->ws || !s->ind || !s->nv || !s->gk || !s->pos ||
+      !s->c || !s->cnt)
     return lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   s->ws[0] = 0;
   for (int k = 1; k <= nf; k++) s->ws[k] = s->ws[k - 1] + w;
@@ -846,7 +890,7 @@ static lbs_err one_alloc(one_state *s, int nf, double w) {
 
 static void one_free(one_state *s) {
   free(s->b), free(s->a), free(s->e), free(s->id), free(s->ws), free(s->ind), free(s->nv);
-  free(s->gk), free(s->c), free(s->cnt);
+  free(s->gk), free(s->pos), free(s->c), free(s->cnt);
 }
 
 /* run_fair()'s loop for a batch on one resource r (one_resource()); *nprev and *now as
@@ -859,8 +903,9 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   int next = 0;
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
-    while (next < nf && n->f[n->order[next]].act <= *now)
-      one_insert(&s, &n->f[n->order[next]], n->order[next]), next++;
+    int from = next;
+    while (next < nf && n->f[n->order[next]].act <= *now) next++;
+    if (next > from) one_insert_all(&s, n, from, next);
     double rate = s.na ? one_rate(n, &s, r, w, b, *now) : 0;
     int64_t at = one_next(n, &s, r, rate, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
     if (at == NO_TIME) {
@@ -1450,11 +1495,10 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t 
   if (!e && !n->chist) e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
-    while (!e && next < nf && n->f[n->order[next]].act <= *now) {
-      int k = n->order[next++];
-      one_insert(&s, &n->f[k], k);
-      e = common_count(n, &n->f[k], 1, &nu);
-    }
+    int from = next;
+    while (next < nf && n->f[n->order[next]].act <= *now) next++;
+    if (next > from) one_insert_all(&s, n, from, next);
+    for (int i = from; !e && i < next; i++) e = common_count(n, &n->f[n->order[i]], 1, &nu);
     int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
     double lam = e ? 0 : common_level(n, &s, r0, &nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
     if (e) break;
