@@ -715,7 +715,7 @@ static double one_val(const one_state *s, int i) {
 }
 
 /* Anchors the flow at place i with v bits left in v's slot. */
-static void one_anchor(one_state *s, int i, double v) {
+static inline void one_anchor(one_state *s, int i, double v) {
   int e = slot_of(v);
   if (!s->cnt[e]) s->c[e] = 0; /* an empty slot starts again (its count stays small) */
   int k = s->id[i];
@@ -855,16 +855,18 @@ static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double
     return;
   }
   double d = rate * (double)(at - now); /* advance()'s rate * dt */
-  int ni = 0, lo = s->h;
-  for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the first */
-    int m = s->cnt[e];
+  /* The slots from the smallest values, the first. A flow stepped alone lands in its slot or a
+   * lower one (v - d <= v), whose count c is final by then: it is anchored at once, as after
+   * every slot's step (an anchor in a slot above would come too early; there is none). */
+  for (int e = s->lo, hi = s->hi, lo = s->h; e <= hi; e++) {
+    int m = s->cnt[e], ni = 0;
     if (!m) continue;
-    s->cnt[e] -= one_split(s, e, lo, lo + m, d, &ni); /* those leave it, for now */
+    int left = one_split(s, e, lo, lo + m, d, &ni);
+    s->cnt[e] -= left; /* those leave it, for now */
+    if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
+    for (int j = 0; j < left; j++) one_anchor(s, s->ind[j], s->nv[j]);
     lo += m;
   }
-  for (int e = s->lo; e <= s->hi; e++)
-    if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
-  for (int j = 0; j < ni; j++) one_anchor(s, s->ind[j], s->nv[j]);
   while (!s->cnt[s->lo]) s->lo++; /* the slots in use only: 0 comes and goes */
   while (!s->cnt[s->hi]) s->hi--;
 }
