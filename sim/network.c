@@ -749,12 +749,23 @@ static void one_places(one_state *s, const lbs_net *n, int from, int to) {
     for (; j > 0 && n->f[nw[j - 1]].rem > v; j--) nw[j] = nw[j - 1];
     nw[j] = x;
   }
-  int lo = s->h, end = s->h + s->na;
-  for (int i = 0; i < k; i++) { /* places only grow along the sorted flows */
+  /* The flows of a slot hold consecutive places (slot_of() grows with the value): a flow's
+   * place lies among those of its own slot, whose values one_val() gives with e known. */
+  int lo = s->h, e = s->lo, start = s->h; /* start: the first place of slot e */
+  for (int i = 0; i < k; i++) {           /* places and slots only grow along the sorted flows */
     double v = n->f[nw[i]].rem;
-    for (int hi = end; lo < hi;) {
-      int mid = lo + (hi - lo) / 2;
-      if (one_val(s, mid) <= v)
+    int ev = slot_of(v);
+    for (; e < ev && e <= s->hi; e++) start += s->cnt[e];
+    if (ev > s->hi || ev < e) { /* above every slot in use, or below (e stays s->lo) */
+      if (ev > s->hi) lo = start;
+      s->pos[i] = lo;
+      continue;
+    }
+    if (lo < start) lo = start;
+    double u = spacing(e);
+    for (int hi = start + s->cnt[e]; lo < hi;) {
+      int mid = lo + (hi - lo) / 2, f = s->id[mid];
+      if ((alone(e) ? s->b[f] : s->b[f] - (double)(s->c[e] - s->a[f]) * u) <= v)
         lo = mid + 1;
       else
         hi = mid;
@@ -807,12 +818,16 @@ static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate
 }
 
 /* The flows of slot e (places [lo, hi)) that cannot lose d bits as a group: listed in s->ind
- * (*ni) with their bits left after the event in s->nv (as advance(): v - d, not below 0), those
- * that can get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to v - k u (k u the
+ * [0, n) with their bits left after the event in s->nv (as advance(): v - d, not below 0), the
+ * others get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to v - k u (k u the
  * multiple of u nearest d) for every v with v - k u above the binade's foot: unless d lies
- * halfway between two multiples, or v - d would leave the binade. Returns how many are listed. */
-static int one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
-  int i = lo, ni0 = *ni;
+ * halfway between two multiples, or v - d would leave the binade. Returns n. */
+static int one_split(one_state *s, int e, int lo, int hi, double d) {
+  int i = lo, ni = 0, *ind = s->ind;
+  const int *id = s->id;
+  const double *b = s->b;
+  const int64_t *a = s->a;
+  double *nv = s->nv;
   s->gk[e] = -1;
   if (!alone(e)) {
     double u = spacing(e), q = d / u, fq = floor(q); /* exact: a power of 2 */
@@ -820,24 +835,23 @@ static int one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
       int64_t k = (int64_t)fq + (q - fq > 0.5), c = s->c[e];
       double iu = 1 / u;    /* a power of 2 too: v x iu is v / u */
       for (; i < hi; i++) { /* the smallest leave first; one_val() with e and u known */
-        int f = s->id[i];
-        double v = s->b[f] - (double)(c - s->a[f]) * u;
+        double v = b[id[i]] - (double)(c - a[id[i]]) * u;
         if (v * iu - (double)k >= 0x1p52 + 1) break;
-        s->ind[*ni] = i, s->nv[(*ni)++] = v - d < 0 ? 0 : v - d;
+        ind[ni] = i, nv[ni++] = v - d < 0 ? 0 : v - d;
       }
       if (i < hi && c > INT64_C(1) << 61) { /* keep the counts far from overflowing */
         for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
         s->c[e] = 0;
       }
       if (i < hi) s->gk[e] = k;
-      return *ni - ni0;
+      return ni;
     }
   }
   for (; i < hi; i++) { /* halfway, or all leave: one by one */
     double v = one_val(s, i);
-    s->ind[*ni] = i, s->nv[(*ni)++] = v - d < 0 ? 0 : v - d;
+    ind[ni] = i, nv[ni++] = v - d < 0 ? 0 : v - d;
   }
-  return *ni - ni0;
+  return ni;
 }
 
 /* advance(): the flows due end at at, the others lose rate x (at - now) bits, with the
@@ -859,9 +873,9 @@ static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double
    * lower one (v - d <= v), whose count c is final by then: it is anchored at once, as after
    * every slot's step (an anchor in a slot above would come too early; there is none). */
   for (int e = s->lo, hi = s->hi, lo = s->h; e <= hi; e++) {
-    int m = s->cnt[e], ni = 0;
+    int m = s->cnt[e];
     if (!m) continue;
-    int left = one_split(s, e, lo, lo + m, d, &ni);
+    int left = one_split(s, e, lo, lo + m, d);
     s->cnt[e] -= left; /* those leave it, for now */
     if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
     for (int j = 0; j < left; j++) one_anchor(s, s->ind[j], s->nv[j]);
