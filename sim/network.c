@@ -610,7 +610,8 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
  * each event; x - d is monotone in x, so the flows keep their order by bits left, and the ones
  * that end (cand <= at, cand monotone in rem) are the ones with the fewest bits. The flows sit
  * sorted by bits left, fewest first: the next end is read off the first, the flows that end
- * leave from there, and a new flow is put in place by bisection, moving the shorter side. Each
+ * leave from there, and the flows that start at an event are put in place together, each by
+ * bisection in its own binade, the others moved once, on the shorter sides (one_insert_all). Each
  * finish time is fixed by the chain of roundings of rem -= rate x dt, one per event (a service
  * clock, bits served since the flow started, would round differently), so that chain is kept,
  * but not flow by flow: in a binade of spacing u, v - d rounds to v - k u (k u the multiple of u
@@ -735,8 +736,8 @@ static int by_rem_idx(const void *pa, const void *pb, void *arg) {
 
 /* The flows order[from, to) that start at one event, by bits left (stable: a tie keeps their
  * order) in s->ind, and in s->pos each one's place among the flows in flight: the first whose
- * bits left are above its own (one_insert() of them one by one, in order, would put each there
- * and the later of two ties after the earlier). */
+ * bits left are above its own (putting them in one by one, in order, each by bisection, would
+ * put each there, and the later of two ties after the earlier). */
 static void one_places(one_state *s, const lbs_net *n, int from, int to) {
   int k = to - from, *nw = s->ind;
   if (k > 16) { /* a batch's first event: many at once */
@@ -777,8 +778,9 @@ static void one_places(one_state *s, const lbs_net *n, int from, int to) {
 /* Puts the flows order[from, to), which start at one event, in flight at their places by bits
  * left, moving every flow in flight at most once: the first j of them (by bits left) go in
  * from the front, the flows below them moving down, the others from the end, the flows above
- * them moving up; j the cheapest split where the front has room (a new flow has most often
- * the most bits left). Places stay below nf + 1: the end moves up only by flows put in. */
+ * them moving up; j the cheapest split where the front has room. A sender's few flows thus
+ * cost one move, not one each. Places stay below nf + 1: the end moves up only by flows put
+ * in. */
 static void one_insert_all(one_state *s, const lbs_net *n, int from, int to) {
   int k = to - from, *nw = s->ind, *pos = s->pos, *id = s->id, h = s->h, end = s->h + s->na;
   one_places(s, n, from, to);
