@@ -684,6 +684,14 @@ static double spacing(int e) { /* 2^(e - EOFF - 53), built from its bits */
   return u;
 }
 
+/* 1 / spacing(e), built from its bits: 2^(EOFF + 53 - e), for the slots that are not alone */
+static double inv_spacing(int e) {
+  uint64_t bits = (uint64_t)(EOFF + 53 - e + 1023) << 52;
+  double u;
+  memcpy(&u, &bits, sizeof u);
+  return u;
+}
+
 /* 0 + x + x + ... (k times), rounded after each addition as a loop rounds it, in about
  * 2 log2(k) steps (record_usage()'s sum of k equal rates). While the sum s stays in one binade
  * [top / 2, top) of spacing u, s + x rounds to s + d, d the multiple of u nearest x, the same d
@@ -701,7 +709,8 @@ static double sum_repeated(double x, int k) {
     double u = spacing(slot_of(s)), d = (s + x) - s; /* s in [top / 2, top) */
     if (x - d == u / 2 || d - x == u / 2) continue;  /* halfway: ties go to even, s's parity */
     if (d == 0) return s;                            /* x < u / 2: s never moves again */
-    int64_t m = ((INT64_C(1) << 53) - 1 - (int64_t)(s / u)) / (int64_t)(d / u); /* exact */
+    double iu = inv_spacing(slot_of(s));             /* x iu is / u (powers of 2) */
+    int64_t m = ((INT64_C(1) << 53) - 1 - (int64_t)(s * iu)) / (int64_t)(d * iu); /* exact */
     if (m > k) m = k;
     if (m < 1) continue; /* s + x leaves the binade */
     s += (double)m * d, k -= (int)m;
@@ -832,10 +841,11 @@ static int one_split(one_state *s, int e, int lo, int hi, double d) {
   double *nv = s->nv;
   s->gk[e] = -1;
   if (!alone(e)) {
-    double u = spacing(e), q = d / u, fq = floor(q); /* exact: a power of 2 */
+    /* u and 1 / u are powers of 2 (u from 2^-952 up): x iu is / u, rounding and all, without
+     * a division's wait */
+    double u = spacing(e), iu = inv_spacing(e), q = d * iu, fq = floor(q);
     if (q < 0x1p52 && q - fq != 0.5) {
       int64_t k = (int64_t)fq + (q - fq > 0.5), c = s->c[e];
-      double iu = 1 / u;    /* a power of 2 too: v x iu is v / u */
       for (; i < hi; i++) { /* the smallest leave first; one_val() with e and u known */
         double v = b[id[i]] - (double)(c - a[id[i]]) * u;
         if (v * iu - (double)k >= 0x1p52 + 1) break;
