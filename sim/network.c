@@ -315,6 +315,28 @@ static int by_ready(const void *pa, const void *pb, void *arg) {
   return (i > j) - (i < j);
 }
 
+/* n->order: the batch's nf flows by (activation time, index), as qsort_r with by_act orders them,
+ * without sorting every flow. A halo's flows come in (sender, receiver) order, a sender's all
+ * ready at once: runs of consecutive flows with one activation time. Runs are index ranges that
+ * do not overlap, so sorting their first flows by_act, then writing each run out whole, is that
+ * order (runs of one time keep the order of their indices); about one run per sender, not per
+ * flow. n->active holds the runs meanwhile (run_fair() fills it afresh). */
+static void sort_by_act(lbs_net *n, int nf) {
+  const flow *f = n->f;
+  int nr = 0;
+  for (int k = 0; k < nf; k++)
+    if (k == 0 || f[k].act != f[k - 1].act) n->active[nr++] = k;
+  int sorted = 1; /* often already in order (bsp, or a batch with one ready time) */
+  for (int i = 1; i < nr && sorted; i++) sorted = f[n->active[i]].act > f[n->active[i - 1]].act;
+  if (!sorted) qsort_r(n->active, (size_t)nr, sizeof *n->active, by_act, n->f);
+  int o = 0;
+  for (int i = 0; i < nr; i++) {
+    int k = n->active[i];
+    do n->order[o++] = k++;
+    while (k < nf && f[k].act == f[k - 1].act);
+  }
+}
+
 /* ---------------------------------------------------------------- fifo */
 
 static lbs_err run_fifo(lbs_net *n, lbs_transfer *xs, int nx) {
@@ -590,7 +612,8 @@ static lbs_err end_batch(lbs_net *n, int nf, int nprev, int64_t now, lbs_err e) 
  * each event; x - d is monotone in x, so the flows keep their order by bits left, and the ones
  * that end (cand <= at, cand monotone in rem) are the ones with the fewest bits. The flows sit
  * sorted by bits left, fewest first: the next end is read off the first, the flows that end
- * leave from there, and a new flow is put in place by bisection, moving the shorter side. Each
+ * leave from there, and the flows that start at an event are put in place together, each by
+ * bisection in its own binade, the others moved once, on the shorter sides (one_insert_all). Each
  * finish time is fixed by the chain of roundings of rem -= rate x dt, one per event (a service
  * clock, bits served since the flow started, would round differently), so that chain is kept,
  * but not flow by flow: in a binade of spacing u, v - d rounds to v - k u (k u the multiple of u
@@ -608,7 +631,8 @@ typedef struct {
   double *ws;        /* ws[k]: the weights of k flows summed one by one, as fill() sums them */
   int64_t *c;        /* NSLOT: per slot, the spacings taken off its flows at every event */
   int *cnt;          /* NSLOT: flows in each slot */
-  int *ind;          /* scratch: flows stepped one by one at an event */
+  int *ind;          /* scratch: flows stepped one by one at an event, or starting at one */
+  int *pos;          /* scratch: the places of flows starting at an event (one_insert_all) */
   double *nv;        /* scratch: their new bits left */
   int64_t *gk;       /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
   int h, na, lo, hi; /* the first place, flows in flight; the slots that may hold some */
@@ -662,26 +686,35 @@ static double spacing(int e) { /* 2^(e - EOFF - 53), built from its bits */
   return u;
 }
 
+/* 1 / spacing(e), built from its bits: 2^(EOFF + 53 - e), for the slots that are not alone */
+static double inv_spacing(int e) {
+  uint64_t bits = (uint64_t)(EOFF + 53 - e + 1023) << 52;
+  double u;
+  memcpy(&u, &bits, sizeof u);
+  return u;
+}
+
 /* 0 + x + x + ... (k times), rounded after each addition as a loop rounds it, in about
  * 2 log2(k) steps (record_usage()'s sum of k equal rates). While the sum s stays in one binade
  * [top / 2, top) of spacing u, s + x rounds to s + d, d the multiple of u nearest x, the same d
- * at every step (s is a multiple of u) unless x lies exactly halfway between two multiples: so
- * every step that keeps s + x below top - u adds exactly d, and m of them add m x d exactly.
- * Near a binade's end, and where x is halfway, the additions are made one by one. */
+ * at every step (s is a multiple of u) unless x lies exactly halfway between two multiples: in
+ * units of u (s = S u, d = D u, integers below 2^53), a step from S with S + D <= 2^53 - 1 lands
+ * on S + D exactly (s + x lies below top - u / 2), so m = (2^53 - 1 - S) / D steps add m x d
+ * exactly, and the next one leaves the binade: two additions a binade. Where x is halfway, the
+ * additions are made one by one. */
 static double sum_repeated(double x, int k) {
   double s = 0;
   if (x == 0) return s; /* a resource that earlier batches fill: 0 x k */
   while (k > 0) {
     s += x, k--; /* one addition as the loop makes it */
-    if (!(x > 0) || !(s < 0x1p1000) || s < 0x1p-900 || k < 4) continue;
-    int e = slot_of(s); /* s in [top / 2, top) */
-    double top = spacing(e + 53), u = spacing(e), d = (s + x) - s;
-    if (x - d == u / 2 || d - x == u / 2) continue; /* halfway: ties go to even, s's parity */
-    if (d == 0) return s;                           /* x < u / 2: s never moves again */
-    double room = (top - u - x - s) / d;            /* steps that add d, less float error */
-    if (!(room > 8)) continue;
-    int64_t m = (int64_t)room - 4;
+    if (!(x > 0) || !(s < 0x1p1000) || s < 0x1p-900 || k < 2) continue;
+    double u = spacing(slot_of(s)), d = (s + x) - s; /* s in [top / 2, top) */
+    if (x - d == u / 2 || d - x == u / 2) continue;  /* halfway: ties go to even, s's parity */
+    if (d == 0) return s;                            /* x < u / 2: s never moves again */
+    double iu = inv_spacing(slot_of(s));             /* x iu is / u (powers of 2) */
+    int64_t m = ((INT64_C(1) << 53) - 1 - (int64_t)(s * iu)) / (int64_t)(d * iu); /* exact */
     if (m > k) m = k;
+    if (m < 1) continue; /* s + x leaves the binade */
     s += (double)m * d, k -= (int)m;
   }
   return s;
@@ -694,7 +727,7 @@ static double one_val(const one_state *s, int i) {
 }
 
 /* Anchors the flow at place i with v bits left in v's slot. */
-static void one_anchor(one_state *s, int i, double v) {
+static inline void one_anchor(one_state *s, int i, double v) {
   int e = slot_of(v);
   if (!s->cnt[e]) s->c[e] = 0; /* an empty slot starts again (its count stays small) */
   int k = s->id[i];
@@ -703,31 +736,85 @@ static void one_anchor(one_state *s, int i, double v) {
   if (e > s->hi) s->hi = e;
 }
 
-/* Moves places [from, from + m) by one, to from + dir. */
-static void one_shift(one_state *s, int from, int m, int dir) {
-  memmove(s->id + from + dir, s->id + from, (size_t)m * sizeof *s->id);
+/* Orders flows by (bits left, index): the flows that start at one event have one activation
+ * time, so by their index is by their order. */
+static int by_rem_idx(const void *pa, const void *pb, void *arg) {
+  const flow *base = arg;
+  int i = *(const int *)pa, j = *(const int *)pb;
+  if (base[i].rem != base[j].rem) return base[i].rem < base[j].rem ? -1 : 1;
+  return (i > j) - (i < j);
 }
 
-/* Puts flow k in flight at its place by bits left, moving the shorter side: a new flow has
- * most often the most bits left, the end's side. Places stay below nf + 1: the end moves up by
- * one only at an insertion. */
-static void one_insert(one_state *s, const flow *f, int k) {
-  int lo = s->h, hi = s->h + s->na; /* first place whose bits left are above f's */
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (one_val(s, mid) <= f->rem)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* The flows order[from, to) that start at one event, by bits left (stable: a tie keeps their
+ * order) in s->ind, and in s->pos each one's place among the flows in flight: the first whose
+ * bits left are above its own (putting them in one by one, in order, each by bisection, would
+ * put each there, and the later of two ties after the earlier). */
+static void one_places(one_state *s, const lbs_net *n, int from, int to) {
+  int k = to - from, *nw = s->ind;
+  if (k > 16) { /* a batch's first event: many at once */
+    memcpy(nw, n->order + from, (size_t)k * sizeof *nw);
+    qsort_r(nw, (size_t)k, sizeof *nw, by_rem_idx, n->f);
   }
-  if (s->h > 0 && lo - s->h < s->h + s->na - lo) {
-    one_shift(s, s->h, lo - s->h, -1);
-    s->h--, lo--;
-  } else
-    one_shift(s, lo, s->h + s->na - lo, 1);
-  s->id[lo] = k;
-  one_anchor(s, lo, f->rem);
-  s->na++;
+  for (int i = 0; k <= 16 && i < k; i++) { /* insertion sort: a sender's few flows */
+    int x = n->order[from + i], j = i;
+    double v = n->f[x].rem;
+    for (; j > 0 && n->f[nw[j - 1]].rem > v; j--) nw[j] = nw[j - 1];
+    nw[j] = x;
+  }
+  /* The flows of a slot hold consecutive places (slot_of() grows with the value): a flow's
+   * place lies among those of its own slot, whose values one_val() gives with e known. */
+  int lo = s->h, e = s->lo, start = s->h; /* start: the first place of slot e */
+  for (int i = 0; i < k; i++) {           /* places and slots only grow along the sorted flows */
+    double v = n->f[nw[i]].rem;
+    int ev = slot_of(v);
+    for (; e < ev && e <= s->hi; e++) start += s->cnt[e];
+    if (ev > s->hi || ev < e) { /* above every slot in use, or below (e stays s->lo) */
+      if (ev > s->hi) lo = start;
+      s->pos[i] = lo;
+      continue;
+    }
+    if (lo < start) lo = start;
+    double u = spacing(e);
+    for (int hi = start + s->cnt[e]; lo < hi;) {
+      int mid = lo + (hi - lo) / 2, f = s->id[mid];
+      if ((alone(e) ? s->b[f] : s->b[f] - (double)(s->c[e] - s->a[f]) * u) <= v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    s->pos[i] = lo;
+  }
+}
+
+/* Puts the flows order[from, to), which start at one event, in flight at their places by bits
+ * left, moving every flow in flight at most once: the first j of them (by bits left) go in
+ * from the front, the flows below them moving down, the others from the end, the flows above
+ * them moving up; j the cheapest split where the front has room. A sender's few flows thus
+ * cost one move, not one each. Places stay below nf + 1: the end moves up only by flows put
+ * in. */
+static void one_insert_all(one_state *s, const lbs_net *n, int from, int to) {
+  int k = to - from, *nw = s->ind, *pos = s->pos, *id = s->id, h = s->h, end = s->h + s->na;
+  one_places(s, n, from, to);
+  int j = 0;
+  int64_t best = end - pos[0];
+  for (int i = 1; i <= k && i <= h; i++) { /* i go in from the front */
+    int64_t c = (pos[i - 1] - h) + (i < k ? end - pos[i] : 0);
+    if (c < best) best = c, j = i;
+  }
+  for (int i = 0; i < j; i++) { /* [pos[i - 1], pos[i]) down by j - i, flow i below it */
+    int b0 = i ? pos[i - 1] + (j - i + 1) : h; /* pos[i - 1] has moved */
+    memmove(id + b0 - (j - i), id + b0, (size_t)(pos[i] - b0) * sizeof *id);
+    pos[i] -= j - i;
+    id[pos[i]] = nw[i];
+  }
+  for (int i = k - 1; i >= j; i--) { /* [pos[i], pos[i + 1]) up by i - j + 1, flow i below it */
+    int b1 = i + 1 < k ? pos[i + 1] - (i + 1 - j) : end; /* pos[i + 1] has moved */
+    memmove(id + pos[i] + (i - j + 1), id + pos[i], (size_t)(b1 - pos[i]) * sizeof *id);
+    pos[i] += i - j;
+    id[pos[i]] = nw[i];
+  }
+  s->h -= j, s->na += k;
+  for (int i = 0; i < k; i++) one_anchor(s, pos[i], n->f[nw[i]].rem);
 }
 
 /* The next event after now (next_event()): at, the next start, or the last flow's end, or a
@@ -744,29 +831,41 @@ static int64_t one_next(const lbs_net *n, const one_state *s, int r, double rate
 }
 
 /* The flows of slot e (places [lo, hi)) that cannot lose d bits as a group: listed in s->ind
- * (*ni), those that can get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to
- * v - k u (k u the multiple of u nearest d) for every v with v - k u above the binade's foot:
- * unless d lies halfway between two multiples, or v - d would leave the binade. */
-static void one_split(one_state *s, int e, int lo, int hi, double d, int *ni) {
+ * [0, n) with their bits left after the event in s->nv (as advance(): v - d, not below 0), the
+ * others get s->gk[e] spacings off. In a binade of spacing u, v - d rounds to v - k u (k u the
+ * multiple of u nearest d) for every v with v - k u above the binade's foot: unless d lies
+ * halfway between two multiples, or v - d would leave the binade. Returns n. */
+static int one_split(one_state *s, int e, int lo, int hi, double d) {
+  int i = lo, ni = 0, *ind = s->ind;
+  const int *id = s->id;
+  const double *b = s->b;
+  const int64_t *a = s->a;
+  double *nv = s->nv;
   s->gk[e] = -1;
-  double q = alone(e) ? INFINITY : d / spacing(e), fq = floor(q); /* exact: a power of 2 */
-  if (!(q < 0x1p52) || q - fq == 0.5) { /* halfway, or all leave: one by one */
-    for (int i = lo; i < hi; i++) s->ind[(*ni)++] = i;
-    return;
+  if (!alone(e)) {
+    /* u and 1 / u are powers of 2 (u from 2^-952 up): x iu is / u, rounding and all, without
+     * a division's wait */
+    double u = spacing(e), iu = inv_spacing(e), q = d * iu, fq = floor(q);
+    if (q < 0x1p52 && q - fq != 0.5) {
+      int64_t k = (int64_t)fq + (q - fq > 0.5), c = s->c[e];
+      for (; i < hi; i++) { /* the smallest leave first; one_val() with e and u known */
+        double v = b[id[i]] - (double)(c - a[id[i]]) * u;
+        if (v * iu - (double)k >= 0x1p52 + 1) break;
+        ind[ni] = i, nv[ni++] = v - d < 0 ? 0 : v - d;
+      }
+      if (i < hi && c > INT64_C(1) << 61) { /* keep the counts far from overflowing */
+        for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
+        s->c[e] = 0;
+      }
+      if (i < hi) s->gk[e] = k;
+      return ni;
+    }
   }
-  int64_t k = (int64_t)fq + (q - fq > 0.5);
-  int i = lo;
-  for (; i < hi; i++) { /* the smallest leave first */
-    double units = one_val(s, i) / spacing(e);
-    if (units - (double)k >= 0x1p52 + 1) break;
-    s->ind[(*ni)++] = i;
+  for (; i < hi; i++) { /* halfway, or all leave: one by one */
+    double v = one_val(s, i);
+    ind[ni] = i, nv[ni++] = v - d < 0 ? 0 : v - d;
   }
-  if (i == hi) return;
-  if (s->c[e] > INT64_C(1) << 61) { /* keep the counts far from overflowing */
-    for (int j = lo; j < hi; j++) s->b[s->id[j]] = one_val(s, j), s->a[s->id[j]] = 0;
-    s->c[e] = 0;
-  }
-  s->gk[e] = k;
+  return ni;
 }
 
 /* advance(): the flows due end at at, the others lose rate x (at - now) bits, with the
@@ -783,21 +882,19 @@ static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double
     s->lo = NSLOT, s->hi = -1;
     return;
   }
-  double d = rate * (double)(at - now);
-  int ni = 0, lo = s->h;
-  for (int e = s->lo; e <= s->hi; e++) { /* the slots from the smallest values, the first */
-    if (!s->cnt[e]) continue;
-    one_split(s, e, lo, lo + s->cnt[e], d, &ni);
-    lo += s->cnt[e];
-  }
-  for (int j = 0; j < ni; j++) { /* as advance(): rem -= rate * dt, not below 0 */
-    double v = one_val(s, s->ind[j]) - rate * (double)(at - now);
-    s->nv[j] = v < 0 ? 0 : v;
-    s->cnt[s->e[s->id[s->ind[j]]]]--;
-  }
-  for (int e = s->lo; e <= s->hi; e++)
+  double d = rate * (double)(at - now); /* advance()'s rate * dt */
+  /* The slots from the smallest values, the first. A flow stepped alone lands in its slot or a
+   * lower one (v - d <= v), whose count c is final by then: it is anchored at once, as after
+   * every slot's step (an anchor in a slot above would come too early; there is none). */
+  for (int e = s->lo, hi = s->hi, lo = s->h; e <= hi; e++) {
+    int m = s->cnt[e];
+    if (!m) continue;
+    int left = one_split(s, e, lo, lo + m, d);
+    s->cnt[e] -= left; /* those leave it, for now */
     if (s->cnt[e] && s->gk[e] >= 0) s->c[e] += s->gk[e];
-  for (int j = 0; j < ni; j++) one_anchor(s, s->ind[j], s->nv[j]);
+    for (int j = 0; j < left; j++) one_anchor(s, s->ind[j], s->nv[j]);
+    lo += m;
+  }
   while (!s->cnt[s->lo]) s->lo++; /* the slots in use only: 0 comes and goes */
   while (!s->cnt[s->hi]) s->hi--;
 }
@@ -810,9 +907,10 @@ static lbs_err one_alloc(one_state *s, int nf, double w) {
   s->e = malloc(z * sizeof *s->e), s->id = malloc(z * sizeof *s->id);
   s->ws = malloc(z * sizeof *s->ws), s->ind = malloc(z * sizeof *s->ind);
   s->nv = malloc(z * sizeof *s->nv), s->gk = malloc(NSLOT * sizeof *s->gk);
+  s->pos = malloc(z * sizeof *s->pos);
   s->c = calloc(NSLOT, sizeof *s->c), s->cnt = calloc(NSLOT, sizeof *s->cnt);
-  if (!s->b || !s->a || !s->e || !s->id || !s->ws || !s->ind || !s->nv || !s->gk || !s->c ||
-      !s->cnt)
+  if (!s->b || !s->a || !s->e || !s->id || !s->ws || !s->ind || !s->nv || !s->gk || !s->pos ||
+      !s->c || !s->cnt)
     return lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   s->ws[0] = 0;
   for (int k = 1; k <= nf; k++) s->ws[k] = s->ws[k - 1] + w;
@@ -822,7 +920,7 @@ static lbs_err one_alloc(one_state *s, int nf, double w) {
 
 static void one_free(one_state *s) {
   free(s->b), free(s->a), free(s->e), free(s->id), free(s->ws), free(s->ind), free(s->nv);
-  free(s->gk), free(s->c), free(s->cnt);
+  free(s->gk), free(s->pos), free(s->c), free(s->cnt);
 }
 
 /* run_fair()'s loop for a batch on one resource r (one_resource()); *nprev and *now as
@@ -835,8 +933,9 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   int next = 0;
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
-    while (next < nf && n->f[n->order[next]].act <= *now)
-      one_insert(&s, &n->f[n->order[next]], n->order[next]), next++;
+    int from = next;
+    while (next < nf && n->f[n->order[next]].act <= *now) next++;
+    if (next > from) one_insert_all(&s, n, from, next);
     double rate = s.na ? one_rate(n, &s, r, w, b, *now) : 0;
     int64_t at = one_next(n, &s, r, rate, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
     if (at == NO_TIME) {
@@ -1426,11 +1525,10 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t 
   if (!e && !n->chist) e = lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   *now = n->f[n->order[0]].act;
   while (!e && (next < nf || s.na > 0)) {
-    while (!e && next < nf && n->f[n->order[next]].act <= *now) {
-      int k = n->order[next++];
-      one_insert(&s, &n->f[k], k);
-      e = common_count(n, &n->f[k], 1, &nu);
-    }
+    int from = next;
+    while (next < nf && n->f[n->order[next]].act <= *now) next++;
+    if (next > from) one_insert_all(&s, n, from, next);
+    for (int i = from; !e && i < next; i++) e = common_count(n, &n->f[n->order[i]], 1, &nu);
     int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
     double lam = e ? 0 : common_level(n, &s, r0, &nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
     if (e) break;
@@ -1579,7 +1677,7 @@ static lbs_err run_fair(lbs_net *n, lbs_transfer *xs, int nx) {
   int next = 0, na = 0, nprev = 0, nt = 0;
   int r = one_resource(n, nf), r0 = r < 0 ? common_resource(n, nf) : -1;
   if ((e = batch_start(n, nf, t0, r0 >= 0))) return e;
-  qsort_r(n->order, (size_t)nf, sizeof *n->order, by_act, n->f);
+  sort_by_act(n, nf);
   if (r0 >= 0) {
     int64_t end = 0;
     n->cur = calloc(1, sizeof *n->cur), n->ev = 0;
