@@ -436,11 +436,10 @@ typedef struct {
 static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
 
 /* The residuals of a byte's two nibbles, a table entry a byte, for the fast path: the low
- * nibble's (rlo), the high one's (rhi), and for previous-code prediction the low one's (plo) and
- * their sum (psum: both add to one code), so that a byte costs a load where picking its nibbles
- * apart cost shifts and masks. A byte with an escape has ESC in all of them, and so has a zero
- * byte in plo and psum (it starts a run): added to a code relative to kmin (below 2^30 on the
- * fast path) ESC wraps far above the range, so the range check alone finds the bytes the tables
+ * nibble's (rlo), the high one's (rhi) and their sum (psum: previous-code prediction adds both to
+ * one code), so that a byte costs a load where picking its nibbles apart cost shifts and masks. A
+ * byte with an escape has ESC in all three: added to a code relative to kmin (below 2^30 on the
+ * fast path) it wraps far above the range, so the range check alone finds the bytes the tables
  * leave to the slower code. */
 #define UNZ(c) (((c) >> 1) ^ -((c)&1))
 #define HAS_ESC(b) (((b)&15) == 15 || (b) >> 4 == 15)
@@ -451,10 +450,9 @@ static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 
 #define B16(f, b) B4(f, b), B4(f, (b) + 4), B4(f, (b) + 8), B4(f, (b) + 12)
 #define B64(f, b) B16(f, b), B16(f, (b) + 16), B16(f, (b) + 32), B16(f, (b) + 48)
 #define B256(f) B64(f, 0), B64(f, 64), B64(f, 128), B64(f, 192)
-#define PLO(b) ((b) == 0 ? ESC : RLO(b))
-#define PSUM(b) ((b) == 0 || HAS_ESC(b) ? ESC : UNZ((b)&15) + UNZ((b) >> 4))
+#define PSUM(b) (HAS_ESC(b) ? ESC : UNZ((b)&15) + UNZ((b) >> 4))
 static const int32_t rlo[256] = {B256(RLO)}, rhi[256] = {B256(RHI)};
-static const int32_t plo[256] = {B256(PLO)}, psum[256] = {B256(PSUM)};
+static const int32_t psum[256] = {B256(PSUM)};
 #define FAST_SPAN_MAX (UINT64_C(1) << 30) /* the largest krange the fast path takes */
 
 /* The 15 values a nibble can give under constant prediction; cok[c] = 0 for a code outside
@@ -546,18 +544,21 @@ static inline __attribute__((always_inline)) int esc_residuals(qdec *d, unsigned
 }
 
 /* pairs() under previous-code prediction, from byte p (values 2 (p - nib) on) to byte pe, h
- * the last code relative to kmin (in the range): a byte's codes are h + plo and h + psum, two
- * bytes a turn while all four are in the range. A byte that leaves the tables is taken alone: a
- * zero byte is two values equal to the last one (smooth data is mostly runs of them), filled at
- * once; an escape's residuals come from esc_residuals(). Returns the byte it stopped at. */
+ * the last code relative to kmin (in the range): a byte's codes are h + rlo and h + psum, two
+ * bytes a turn while all four are in the range. Two zero bytes start a run of values equal to the
+ * last one (smooth data is mostly such runs), filled at once; a lone zero byte stays in the
+ * tables (noisy data has one byte in ten, and leaving the loop for each cost more in mispredicted
+ * branches than its instructions). A byte with an escape is taken alone, its residuals from
+ * esc_residuals(). Returns the byte it stopped at. */
 static inline const uint8_t *pairs_prev(qdec *d, const double *val, uint64_t span, uint64_t *hp,
                                         const uint8_t *p, const uint8_t *pe, double *o) {
   uint64_t h = *hp;
   while (p < pe) {
     for (; p + 1 < pe; p += 2, o += 4) {
       unsigned b0 = p[0], b1 = p[1];
-      uint64_t k0 = h + (uint64_t)(int64_t)plo[b0], k1 = h + (uint64_t)(int64_t)psum[b0];
-      uint64_t k2 = k1 + (uint64_t)(int64_t)plo[b1], k3 = k1 + (uint64_t)(int64_t)psum[b1];
+      if (!(b0 | b1)) break; /* two zero bytes: a run */
+      uint64_t k0 = h + (uint64_t)(int64_t)rlo[b0], k1 = h + (uint64_t)(int64_t)psum[b0];
+      uint64_t k2 = k1 + (uint64_t)(int64_t)rlo[b1], k3 = k1 + (uint64_t)(int64_t)psum[b1];
       if (k0 > span || k1 > span || k2 > span || k3 > span) break;
       o[0] = val[k0], o[1] = val[k1], o[2] = val[k2], o[3] = val[k3];
       h = k3;
@@ -575,7 +576,7 @@ static inline const uint8_t *pairs_prev(qdec *d, const double *val, uint64_t spa
       p = q, o += nv;
       continue;
     }
-    uint64_t k0 = h + (uint64_t)(int64_t)plo[b], k1 = h + (uint64_t)(int64_t)psum[b];
+    uint64_t k0 = h + (uint64_t)(int64_t)rlo[b], k1 = h + (uint64_t)(int64_t)psum[b];
     if (k0 > span || k1 > span) { /* an escape, or a code outside the range */
       const uint8_t *ep = d->ep, *bp = d->bp;
       uint64_t r[2];
