@@ -111,6 +111,7 @@ void lbs_codec_ctx_destroy(lbs_codec_ctx **ctx) {
   free(c->exact);
   free(c->k);
   free(c->tab);
+  free(c->val);
   free(c);
   *ctx = NULL;
 }

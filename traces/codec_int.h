@@ -23,6 +23,8 @@ struct lbs_codec_ctx {
   size_t tab_n;     /* entries of tab (0: none) */
   double tab_w;     /* the grid step of tab */
   int64_t tab_k0;   /* the code of tab[0] */
+  double *val;      /* quant decoder: a chunk's corrected value of each code, from its kmin */
+  size_t val_n;     /* entries val holds room for */
   size_t enc_n;     /* elements of y, exact and k */
 };
 

@@ -41,7 +41,9 @@
  * (n + 1) / 2 bytes of nibbles (low first), nesc escape bytes, nbig bytes of varints, nlit
  * doubles], the payload zstd-compressed with bit0. Decoding walks the codes from the chunk's start
  * (a chunk is the unit of partial decoding); a table of exp(K w) over [kmin, kmin + krange]
- * replaces exp() when the range is smaller than the elements decoded. */
+ * replaces exp() when the range is smaller than the elements decoded, and then so does a table of
+ * every code's corrected value, which the bytes of two residuals index through per-byte tables of
+ * their residuals (value_table, pairs()). */
 #include "codec_int.h"
 
 #include <float.h>
@@ -423,6 +425,7 @@ static lbs_err get(const uint8_t **p, const uint8_t *end, uint64_t *v) {
 typedef struct {
   const uint8_t *nib, *ep, *eend, *bp, *bend, *lit, *lend;
   const double *tab; /* exp(K w) from kmin, or NULL */
+  const double *val; /* the corrected value of code kmin + j at j, or NULL (see value_table) */
   grid g;
   double mul, add;
   int64_t kmin, kmax, origin;
@@ -431,6 +434,26 @@ typedef struct {
 
 /* a nibble's residual: nibbles 0..14 are zigzag codes of -7..7 (15 is an escape) */
 static const int8_t unz[15] = {0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7};
+
+/* The residuals of a byte's two nibbles, a table entry a byte, for the fast path: the low
+ * nibble's (rlo), the high one's (rhi) and their sum (psum: previous-code prediction adds both to
+ * one code), so that a byte costs a load where picking its nibbles apart cost shifts and masks. A
+ * byte with an escape has ESC in all three: added to a code relative to kmin (below 2^30 on the
+ * fast path) it wraps far above the range, so the range check alone finds the bytes the tables
+ * leave to the slower code. */
+#define UNZ(c) (((c) >> 1) ^ -((c)&1))
+#define HAS_ESC(b) (((b)&15) == 15 || (b) >> 4 == 15)
+#define ESC INT32_MIN
+#define RLO(b) (HAS_ESC(b) ? ESC : UNZ((b)&15))
+#define RHI(b) (HAS_ESC(b) ? ESC : UNZ((b) >> 4))
+#define B4(f, b) f(b), f((b) + 1), f((b) + 2), f((b) + 3)
+#define B16(f, b) B4(f, b), B4(f, (b) + 4), B4(f, (b) + 8), B4(f, (b) + 12)
+#define B64(f, b) B16(f, b), B16(f, (b) + 16), B16(f, (b) + 32), B16(f, (b) + 48)
+#define B256(f) B64(f, 0), B64(f, 64), B64(f, 128), B64(f, 192)
+#define PSUM(b) (HAS_ESC(b) ? ESC : UNZ((b)&15) + UNZ((b) >> 4))
+static const int32_t rlo[256] = {B256(RLO)}, rhi[256] = {B256(RHI)};
+static const int32_t psum[256] = {B256(PSUM)};
+#define FAST_SPAN_MAX (UINT64_C(1) << 30) /* the largest krange the fast path takes */
 
 /* The 15 values a nibble can give under constant prediction; cok[c] = 0 for a code outside
  * the range (and for the escape, never set). */
@@ -467,60 +490,188 @@ static inline double code_value(const double *tab, int lg, double w, int64_t kmi
   return tab ? tab[k - kmin] : lg ? exp((double)k * w) : (double)k * w;
 }
 
+/* The corrected value of each code kmin + j of a chunk at [j], j <= krange, in ctx->val (valid
+ * until the next chunk): the fast path's values, a load each where the value-by-value path takes
+ * a table load (or an exp()) and the correction's multiply and add; computed as that path
+ * computes them, bit for bit. NULL when out of memory. */
+static const double *value_table(lbs_codec_ctx *ctx, const double *tab, const grid *g, double mul,
+                                 double add, int64_t kmin, uint64_t krange) {
+  size_t n = (size_t)krange + 1;
+  if (ctx->val_n < n) {
+    double *v = realloc(ctx->val, n * sizeof *v);
+    if (!v) return NULL;
+    ctx->val = v, ctx->val_n = n;
+  }
+  double *v = ctx->val;
+  for (size_t j = 0; j < n; j++)
+    v[j] = code_value(tab, g->log, g->w, kmin, (int64_t)((uint64_t)kmin + j)) * mul + add;
+  return v;
+}
+
 /* What run() keeps in locals (out's stores cannot then make the compiler reload them). */
 typedef struct {
   const uint8_t *nib;
   const double *tab;
+  const double *val; /* value_table's, or NULL: then only constant prediction has a fast path */
   double mul, add, w;
   int lg;
   int64_t kmin, origin;
   uint64_t span; /* kmax - kmin: codes outside are a damaged blob */
 } qloc;
 
-/* The fast path of run(): from value i (even) on, bytes of two nibble residuals (no escape), two
- * values at once, into out[i - from]. Under constant prediction (white noise) a nibble's value
- * does not depend on the history: the 15 values a nibble can give are cv (cok[c] = 0 for the
- * escape and codes outside the range). Under previous-code prediction a zero byte is two values
- * equal to the last one (smooth data is mostly such runs). Returns where it stopped: the last
- * value, an escape, or a code outside the range (the history as it was before it: the value by
- * value path then finds the same code and reports it). */
-static inline __attribute__((always_inline)) size_t pairs(const qloc *q, int pred, const double *cv,
-                                                          const uint8_t *cok, int64_t h[4],
-                                                          size_t i, size_t from, size_t to,
-                                                          double *out, double *last,
-                                                          int *have_last) {
-  const qloc l = *q;
-  for (; i + 1 < to; i += 2) {
-    unsigned b = l.nib[i >> 1], lo = b & 15, hi = b >> 4;
-    if (pred == P_CONST) {
+/* The residuals of byte b's two nibbles when the fast path's tables have none (an escape), the
+ * escapes read from d->ep and big codes from d->bp, both advanced: 1 when both are residuals (a
+ * nibble's, an escape byte's below C_BIG, or a big code's), 0 when one is a value stored exactly
+ * or a stream is short (nothing then is consumed: the value-by-value path takes the byte, and
+ * reports what is wrong). Noisy data escapes a few values in a hundred, most of them to big
+ * codes of two bytes, and leaving the fast path for each cost more than the rest of their bytes
+ * together. */
+static inline __attribute__((always_inline)) int esc_residuals(qdec *d, unsigned b, uint64_t r[2]) {
+  const uint8_t *e = d->ep, *g = d->bp;
+  uint64_t z[2] = {b & 15, b >> 4};
+  for (int j = 0; j < 2; j++) {
+    if (z[j] < 15) continue;
+    if (e == d->eend || *e > C_BIG) return 0;
+    if ((z[j] = *e++) < C_BIG) continue;
+    if (d->bend - g >= 2 && g[0] >= 0x80 && g[1] < 0x80) /* the common varint, inline */
+      z[j] = (g[0] & 0x7fu) | (uint64_t)g[1] << 7, g += 2;
+    else if (lbs_varint_get(&g, d->bend, &z[j]))
+      return 0;
+  }
+  r[0] = (uint64_t)lbs_unzigzag(z[0]), r[1] = (uint64_t)lbs_unzigzag(z[1]);
+  d->ep = e, d->bp = g;
+  return 1;
+}
+
+/* pairs() under previous-code prediction, from byte p (values 2 (p - nib) on) to byte pe, h
+ * the last code relative to kmin (in the range): a byte's codes are h + rlo and h + psum, two
+ * bytes a turn while all four are in the range. Two zero bytes start a run of values equal to the
+ * last one (smooth data is mostly such runs), filled at once; a lone zero byte stays in the
+ * tables (noisy data has one byte in ten, and leaving the loop for each cost more in mispredicted
+ * branches than its instructions). A byte with an escape is taken alone, its residuals from
+ * esc_residuals(). Returns the byte it stopped at. */
+static inline const uint8_t *pairs_prev(qdec *d, const double *val, uint64_t span, uint64_t *hp,
+                                        const uint8_t *p, const uint8_t *pe, double *o) {
+  uint64_t h = *hp;
+  while (p < pe) {
+    for (; p + 1 < pe; p += 2, o += 4) {
+      unsigned b0 = p[0], b1 = p[1];
+      if (!(b0 | b1)) break; /* two zero bytes: a run */
+      uint64_t k0 = h + (uint64_t)(int64_t)rlo[b0], k1 = h + (uint64_t)(int64_t)psum[b0];
+      uint64_t k2 = k1 + (uint64_t)(int64_t)rlo[b1], k3 = k1 + (uint64_t)(int64_t)psum[b1];
+      if (k0 > span || k1 > span || k2 > span || k3 > span) break;
+      o[0] = val[k0], o[1] = val[k1], o[2] = val[k2], o[3] = val[k3];
+      h = k3;
+    }
+    if (p == pe) break;
+    unsigned b = *p;
+    if (b == 0) { /* the run of zero bytes (eight at a time), filled */
+      const uint8_t *q = p + 1;
+      uint64_t w;
+      while (pe - q >= 8 && (memcpy(&w, q, 8), w == 0)) q += 8;
+      while (q < pe && *q == 0) q++;
+      const double x = val[h];
+      const size_t nv = 2 * (size_t)(q - p);
+      for (size_t k = 0; k < nv; k++) o[k] = x;
+      p = q, o += nv;
+      continue;
+    }
+    uint64_t k0 = h + (uint64_t)(int64_t)rlo[b], k1 = h + (uint64_t)(int64_t)psum[b];
+    if (k0 > span || k1 > span) { /* an escape, or a code outside the range */
+      const uint8_t *ep = d->ep, *bp = d->bp;
+      uint64_t r[2];
+      if (!esc_residuals(d, b, r)) break;
+      k0 = h + r[0], k1 = k0 + r[1];
+      if (k0 > span || k1 > span) {
+        d->ep = ep, d->bp = bp;
+        break;
+      }
+    }
+    o[0] = val[k0], o[1] = val[k1];
+    h = k1;
+    p++, o += 2;
+  }
+  *hp = h;
+  return p;
+}
+
+/* pairs() under mean-of-four prediction, r the history relative to kmin (in the range): the
+ * floor of the mean of codes kmin + r[j] is kmin plus the floor of the mean of the r[j], and
+ * their sum (below 2^32) is kept as the history moves, so a prediction is a shift. Two bytes a
+ * turn, and an escape's byte alone, as pairs_prev() takes them. */
+static inline const uint8_t *pairs_avg4(qdec *d, const double *val, uint64_t span, uint64_t r[4],
+                                        const uint8_t *p, const uint8_t *pe, double *o) {
+  uint64_t h0 = r[0], h1 = r[1], h2 = r[2], h3 = r[3], s = h0 + h1 + h2 + h3;
+  while (p < pe) {
+    for (; p + 1 < pe; p += 2, o += 4) {
+      unsigned b0 = p[0], b1 = p[1];
+      uint64_t k0 = (s >> 2) + (uint64_t)(int64_t)rlo[b0], s1 = s - h3 + k0;
+      uint64_t k1 = (s1 >> 2) + (uint64_t)(int64_t)rhi[b0], s2 = s1 - h2 + k1;
+      uint64_t k2 = (s2 >> 2) + (uint64_t)(int64_t)rlo[b1], s3 = s2 - h1 + k2;
+      uint64_t k3 = (s3 >> 2) + (uint64_t)(int64_t)rhi[b1];
+      if (k0 > span || k1 > span || k2 > span || k3 > span) break;
+      s = s3 - h0 + k3;
+      h3 = k0, h2 = k1, h1 = k2, h0 = k3;
+      o[0] = val[k0], o[1] = val[k1], o[2] = val[k2], o[3] = val[k3];
+    }
+    if (p == pe) break;
+    unsigned b = *p;
+    uint64_t k0 = (s >> 2) + (uint64_t)(int64_t)rlo[b], s1 = s - h3 + k0;
+    uint64_t k1 = (s1 >> 2) + (uint64_t)(int64_t)rhi[b];
+    if (k0 > span || k1 > span) { /* an escape, or a code outside the range */
+      const uint8_t *ep = d->ep, *bp = d->bp;
+      uint64_t e[2];
+      if (!esc_residuals(d, b, e)) break;
+      k0 = (s >> 2) + e[0], s1 = s - h3 + k0, k1 = (s1 >> 2) + e[1];
+      if (k0 > span || k1 > span) {
+        d->ep = ep, d->bp = bp;
+        break;
+      }
+    }
+    s = s1 - h2 + k1;
+    h3 = h1, h2 = h0, h1 = k0, h0 = k1;
+    o[0] = val[k0], o[1] = val[k1];
+    p++, o += 2;
+  }
+  r[0] = h0, r[1] = h1, r[2] = h2, r[3] = h3;
+  return p;
+}
+
+/* The fast path of run(): from value i (even) on, a byte of two residuals at a time, into
+ * out[i - from]. Under constant prediction (white noise) a nibble's value does not depend on the
+ * history: the 15 values a nibble can give are cv (cok[c] = 0 for the escape and codes outside
+ * the range). The other predictors need the value table and a history in the range (the origin
+ * of a damaged blob may lie outside), take codes relative to kmin and escapes to residuals too.
+ * Returns where it stopped: the last value, a value stored exactly, or a code outside the range
+ * (the history as it was before it: the value by value path then finds the same code and
+ * reports it). */
+static inline __attribute__((always_inline)) size_t pairs(qdec *d, const qloc *q, int pred,
+                                                          const double *cv, const uint8_t *cok,
+                                                          int64_t h[4], size_t i, size_t from,
+                                                          size_t to, double *out) {
+  if (pred == P_CONST) {
+    const uint8_t *nib = q->nib;
+    for (; i + 1 < to; i += 2) {
+      unsigned b = nib[i >> 1], lo = b & 15, hi = b >> 4;
       if (!(cok[lo] & cok[hi])) break;
       out[i - from] = cv[lo];
       out[i + 1 - from] = cv[hi];
-      continue;
     }
-    if (lo == 15 || hi == 15) break;
-    if (pred == P_PREV && b == 0 && *have_last) { /* the run of zero bytes, filled */
-      size_t j = i;
-      while (j + 1 < to && l.nib[j >> 1] == 0) j += 2;
-      const double lv = *last;
-      for (size_t k = i; k < j; k++) out[k - from] = lv;
-      i = j - 2;
-      continue;
-    }
-    /* wrapping arithmetic: a damaged blob may not overflow into undefined behaviour */
-    int64_t k0 = (int64_t)((uint64_t)predict(pred, h, l.origin) + (uint64_t)(int64_t)unz[lo]);
-    int64_t g[4] = {k0, h[0], h[1], h[2]}; /* the history after k0 */
-    int64_t k1 = (int64_t)((uint64_t)predict(pred, g, l.origin) + (uint64_t)(int64_t)unz[hi]);
-    if (((uint64_t)k0 - (uint64_t)l.kmin > l.span) | ((uint64_t)k1 - (uint64_t)l.kmin > l.span))
-      break;
-    if (pred == P_PREV)
-      h[0] = k1;
-    else
-      h[3] = h[1], h[2] = h[0], h[1] = k0, h[0] = k1;
-    out[i - from] = code_value(l.tab, l.lg, l.w, l.kmin, k0) * l.mul + l.add;
-    out[i + 1 - from] = *last = code_value(l.tab, l.lg, l.w, l.kmin, k1) * l.mul + l.add;
-    *have_last = 1;
+    return i;
   }
+  if (!q->val) return i;
+  uint64_t r[4]; /* wrapping: a damaged blob's origin may lie anywhere */
+  for (int j = 0; j < 4; j++) r[j] = (uint64_t)h[j] - (uint64_t)q->kmin;
+  if (r[0] > q->span) return i;
+  if (pred == P_AVG4 && ((r[1] > q->span) | (r[2] > q->span) | (r[3] > q->span))) return i;
+  /* value i is the low nibble of byte i / 2; the bytes up to to / 2 are whole */
+  const uint8_t *p = q->nib + i / 2, *pe = q->nib + to / 2;
+  if (pred == P_PREV)
+    p = pairs_prev(d, q->val, q->span, &r[0], p, pe, out + (i - from));
+  else
+    p = pairs_avg4(d, q->val, q->span, r, p, pe, out + (i - from));
+  i = 2 * (size_t)(p - q->nib);
+  for (int j = 0; j < 4; j++) h[j] = (int64_t)(r[j] + (uint64_t)q->kmin);
   return i;
 }
 
@@ -530,19 +681,16 @@ static inline __attribute__((always_inline)) size_t pairs(const qloc *q, int pre
  * locals. */
 static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size_t from, size_t to,
                                                          double *out) {
-  const qloc l = {d->nib,  d->tab,    d->mul,
-                  d->add,  d->g.w,    d->g.log,
-                  d->kmin, d->origin, (uint64_t)d->kmax - (uint64_t)d->kmin};
+  const qloc l = {d->nib, d->tab,   d->val,  d->mul,    d->add,
+                  d->g.w, d->g.log, d->kmin, d->origin, (uint64_t)d->kmax - (uint64_t)d->kmin};
   int64_t h[4] = {d->h[0], d->h[1], d->h[2], d->h[3]};
   lbs_err e = LBS_OK;
   double cv[16];
   uint8_t cok[16] = {0};
   if (pred == P_CONST && out) const_values(d, cv, cok);
-  double last = 0;
-  int have_last = 0;
   for (size_t i = from; i < to; i++) {
     if (out && !(i & 1)) {
-      i = pairs(&l, pred, cv, cok, h, i, from, to, out, &last, &have_last);
+      i = pairs(d, &l, pred, cv, cok, h, i, from, to, out);
       if (i == to) break;
     }
     unsigned c = (l.nib[i >> 1] >> ((i & 1) * 4)) & 15;
@@ -577,8 +725,7 @@ static inline __attribute__((always_inline)) lbs_err run(qdec *d, int pred, size
       h[0] = k;
     else if (pred == P_AVG4)
       push(h, k);
-    if (out) out[i - from] = last = code_value(l.tab, l.lg, l.w, l.kmin, k) * l.mul + l.add;
-    have_last = 1;
+    if (out) out[i - from] = code_value(l.tab, l.lg, l.w, l.kmin, k) * l.mul + l.add;
   }
   memcpy(d->h, h, sizeof h);
   return e;
@@ -625,9 +772,13 @@ static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_
              (uint64_t)kmin - (uint64_t)ctx->tab_k0 <= ctx->tab_n - 1 - krange;
   if (g.log && (krange + 1 < count || kept) && !(tab = exp_table(ctx, g.w, kmin, kmax)))
     return lbs_fail(LBS_NOMEM, "quant table");
-  qdec d = {nib, ep,   eend, bp,     bend,
-            lit, lend, tab,  g,      mul,
-            add, kmin, kmax, origin, {origin, origin, origin, origin}};
+  /* and every code's corrected value once, for the fast path, on the same condition */
+  const double *val = NULL;
+  if (krange + 1 < count && krange < FAST_SPAN_MAX &&
+      !(val = value_table(ctx, tab, &g, mul, add, kmin, krange)))
+    return lbs_fail(LBS_NOMEM, "quant values");
+  qdec d = {nib, ep, eend, bp,  bend, lit,  lend,   tab,
+            val, g,  mul,  add, kmin, kmax, origin, {origin, origin, origin, origin}};
   switch (pred) { /* a loop per predictor, and one that only skips to `first` */
   case P_PREV:
     if ((e = run(&d, P_PREV, 0, first, NULL)) == LBS_OK)

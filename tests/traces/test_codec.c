@@ -449,7 +449,7 @@ Test(codec, quant_table_kept_across_chunks_changes_nothing) {
   uint64_t s = 7;
   for (size_t i = 0; i < N; i++) {
     v[0][i] = 700 * (1 + 0.05 * urand(&s)); /* codes around ln 700 / w */
-    v[1][i] = 9e5 * (1 + 0.3 * urand(&s));  /* far above: a table of its own */
+    v[1][i] = 9e5 * (1 + 0.1 * urand(&s));  /* far above: a table of its own */
     v[2][i] = 650 + 100 * urand(&s);        /* overlapping the first */
     v[3][i] = 1e-3 * (1 + 2 * urand(&s));   /* far below */
   }
@@ -545,4 +545,91 @@ Test(codec, quant_pairs_slices_and_codes_outside_the_range) {
     lbs_buf_free(&blob);
     lbs_buf_free(&bad);
   }
+}
+
+/* The header's krange of a quant blob (`at` its varint's offset, *len its length in bytes). */
+static uint64_t quant_krange(const lbs_buf *blob, size_t *at, size_t *len) {
+  const uint8_t *q = blob->data + ((blob->data[1] & 4) ? 26 : 10), *end = blob->data + blob->len;
+  uint64_t x;
+  for (int j = 0; j < 3; j++) cr_assert_eq(lbs_varint_get(&q, end, &x), 0); /* n, origin, kmin */
+  const uint8_t *kr = q;
+  cr_assert_eq(lbs_varint_get(&q, end, &x), 0);
+  *at = (size_t)(kr - blob->data), *len = (size_t)(q - kr);
+  return x;
+}
+
+/* Noisy data with everything the decoder's fast path takes from outside its per-byte tables:
+ * escapes to residual bytes, big codes of two and three bytes, values stored exactly (zeros, -0,
+ * negatives under a relative bound), runs of equal values (zero bytes) short and long, at the end
+ * too. Series p is smooth (previous code), noise over a trend (mean of four) or white noise
+ * (constant); under a relative bound the spikes are factors, under an absolute one offsets. */
+static void fast_path_series(int p, int rel, double *v, size_t n) {
+  uint64_t s = 29 + (uint64_t)p;
+  double walk = 0;
+  for (size_t i = 0; i < n; i++) {
+    walk += 0.004 * (urand(&s) - 0.5);
+    v[i] = p == 0   ? 1000 * exp(walk)
+           : p == 1 ? 1000 * (2 + sin((double)i / 150)) * (1 + 0.1 * urand(&s))
+                    : 1000 * (1 + 0.1 * urand(&s));
+    if (p == 0 && (i % 1000 < 300 || i > n - 100)) v[i] = i ? v[i - 1] : v[i]; /* runs */
+    if (i % 397 == 5) v[i] = rel ? v[i] * 3 : v[i] + 300;                      /* an escape byte */
+    if (i % 613 == 7) v[i] = rel ? v[i] * 30 : v[i] + 3e4;                     /* two bytes */
+    if (i == n / 3) v[i] = rel ? v[i] * 1e-40 : v[i] + 1e5;                    /* three bytes */
+    if (i % 499 == 11) v[i] = i % 2 ? 0.0 : -0.0;                              /* exact */
+    if (i % 733 == 13) v[i] = -v[i];                                           /* exact under rel */
+  }
+}
+
+/* The quant decoder's fast path (the corrected value of every code from a table, per-byte
+ * residual tables, escapes and big codes without leaving it, the runs of zero bytes) gives what
+ * the value-by-value path gives, under every predictor and both bound kinds: the full decode and
+ * parts starting and ending on either nibble against slices of seven values (too few for the
+ * table: the value-by-value path), and a blob whose codes leave its halved krange is corrupt
+ * wherever the part starts. */
+Test(codec, quant_fast_path_is_the_value_by_value_path) {
+  enum { N = 16384, SLICE = 7 };
+  static double v[N], d[N], ref[N], p[N];
+  for (int rel = 1; rel >= 0; rel--)
+    for (int c = 0; c < 3; c++) {
+      fast_path_series(c, rel, v, N);
+      const lbs_bound b = {rel ? LBS_BOUND_REL : LBS_BOUND_ABS, rel ? 0.005 : 5};
+      lbs_buf blob = {0}, bad = {0};
+      lbs_codec u;
+      cr_assert_eq(lbs_codec_encode(ctx, LBS_CODEC_QUANT, v, N, b, &blob, &u), LBS_OK);
+      cr_assert_eq(u, LBS_CODEC_QUANT);
+      cr_assert_eq(blob.data[1] >> 3, c, "rel %d series %d: predictor %d", rel, c,
+                   blob.data[1] >> 3);
+      size_t at, len;
+      uint64_t krange = quant_krange(&blob, &at, &len);
+      cr_assert(krange + 1 > SLICE && krange + 1 < N, "rel %d series %d: a range of %llu codes",
+                rel, c, (unsigned long long)krange);
+      cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, N, 0, N, d), LBS_OK);
+      for (size_t a = 0; a < N; a += SLICE) {
+        size_t k = N - a < SLICE ? N - a : SLICE;
+        cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, N, a, k, ref + a), LBS_OK);
+      }
+      cr_assert(!memcmp(d, ref, sizeof d), "rel %d series %d: the fast path differs", rel, c);
+      for (size_t i = 0; i < N; i++)
+        cr_assert(fabs(d[i] - v[i]) <= lbs_bound_tolerance(b, v[i], 0), "element %zu", i);
+      const size_t firsts[] = {1, 2, 3, 777, N / 3, N - 99, N - 1};
+      for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
+        size_t a = firsts[f], k = N - a - (f & 1);
+        cr_assert_eq(lbs_codec_decode(ctx, u, blob.data, blob.len, N, a, k, p), LBS_OK);
+        cr_assert(!memcmp(p, d + a, k * sizeof *p), "rel %d series %d: part [%zu, +%zu) differs",
+                  rel, c, a, k);
+      }
+      /* krange halved in the same number of bytes (varints may be padded) */
+      cr_assert_eq(lbs_buf_append(&bad, blob.data, blob.len), LBS_OK);
+      uint64_t half = krange / 2;
+      for (size_t j = 0; j < len; j++, half >>= 7)
+        bad.data[at + j] = (uint8_t)((half & 0x7f) | (j + 1 < len ? 0x80 : 0));
+      for (size_t f = 0; f < 3; f++) {
+        size_t a = firsts[f] - 1;
+        cr_assert_eq(lbs_codec_decode(ctx, u, bad.data, bad.len, N, a, N - a, p), LBS_CORRUPT,
+                     "rel %d series %d from %zu: %s", rel, c, a, lbs_errmsg());
+        cr_assert(strstr(lbs_errmsg(), "outside its range"), "%s", lbs_errmsg());
+      }
+      lbs_buf_free(&blob);
+      lbs_buf_free(&bad);
+    }
 }
