@@ -104,6 +104,40 @@ grep -q sleep "$T/d"/rank_*.txt && bad "des: barrier_us is bsp's" || ok
 has "$T/d/platform.xml" '<link id="nic_p0" bandwidth="250000000Bps" latency="0ns" sharing_policy="SPLITDUPLEX"/>' "NIC link"
 has "$T/d/platform.xml" '<route src="p0" dst="p2" symmetrical="NO"><link_ctn id="nic_p0" direction="UP"/><link_ctn id="link_c0_c1"/></route>' "NIC on the route"
 has "$T/d/platform.xml" '<route src="p2" dst="p1" symmetrical="NO"><link_ctn id="link_c0_c1"/><link_ctn id="nic_p1" direction="DOWN"/></route>' "NIC at the end of a route"
+# the platform in SimGrid's zones, O(P) lines where a route per pair would be P (P - 1): one
+# cluster is a Cluster (star) zone, a grid where every processor has a NIC a DijkstraCache zone
+cat >"$T/one.ini" <<'EOF'
+[grid]
+ns_per_work = 1000
+bytes_per_edge = 4000
+[nodetype fast]
+speed = 2
+[cluster A]
+nodes = 64
+nodetype = fast
+latency_us = 5
+bandwidth_gbps = 10
+EOF
+expect 0 "export one cluster of 64" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/one.ini" --mode des -o "$T/z"
+expect 0 "export two clusters with NICs" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --mode des \
+  --set "nodetype fast.nic_gbps=2" --set "nodetype default.nic_gbps=0.5" -o "$T/zn"
+python3 - "$T/z" "$T/zn" <<'EOF' && ok || bad "platform in zones"
+import os, sys, xml.etree.ElementTree as ET
+star, graph = (ET.parse(d + "/platform.xml").getroot() for d in sys.argv[1:3])
+zone = star.find("zone")
+assert zone.get("routing") == "Cluster", zone.get("routing")
+assert len(list(star.iter("host"))) == 64 and not list(star.iter("route"))
+links = {h.get("id"): (h.get("up"), h.get("down")) for h in star.iter("host_link")}
+assert links == {"p%d" % p: ("net_c0", "net_c0") for p in range(64)}, links
+size = os.path.getsize(sys.argv[1] + "/platform.xml")
+assert size < 64 * 150, size  # a route per pair: 4032 routes of about 80 bytes
+assert graph.find("zone").get("routing") == "DijkstraCache"
+routes = [(r.get("src"), r.get("dst"), [l.get("id") for l in r.iter("link_ctn")]) for r in graph.iter("route")]
+assert len(routes) == 2 * 4 + 2 * 2, routes  # 2P + C^2
+assert ("c0_in", "c1_out", ["link_c0_c1"]) in routes and ("c1_in", "c1_out", ["net_c1"]) in routes, routes
+assert ("p0", "c0_in", ["nic_p0"]) in routes and ("c1_out", "p3", ["nic_p3"]) in routes, routes
+EOF
+has "$T/z/README" "Platform: one SimGrid Cluster zone" "README names the platform"
 expect 0 "bsp barrier" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --set grid.barrier_us=3 -o "$T/b"
 [ "$(grep -c '^1 sleep 0.000003000$' "$T/b/rank_1.txt")" -eq 8 ] && ok || bad "bsp: a 3 us sleep after each of 8 barriers"
 
@@ -141,12 +175,17 @@ has "$T/err" "sharing = 'maxmin' must be fair or fifo" "grid error"
 if [ -n "$SMPI" ]; then
   # lbsim against SMPI with an exact barrier (smpi_replay --ideal-barrier): the differences are
   # lbsim's whole-ns event times (each flow's end rounded up), a few ns a step
+  # GRID (default g.ini) and ROUTING (the platform's zone, checked where given) from the environment
   check() { # NAME TOLERANCE_NS EXPORT-OPTIONS...
     local name=$1 tol=$2
     shift 2
     rm -rf "$T/s"
-    if ! "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" "$@" -o "$T/s" >"$T/out" 2>"$T/err"; then
+    if ! "$LBSIM" export simgrid "$T/h.lbt" --grid "${GRID:-$T/g.ini}" "$@" -o "$T/s" >"$T/out" 2>"$T/err"; then
       bad "$name: export: $(head -c 300 "$T/err")"
+      return
+    fi
+    if [ -n "${ROUTING:-}" ] && ! grep -q "<zone id=\"lbsim\" routing=\"$ROUTING\">" "$T/s/platform.xml"; then
+      bad "$name: the platform is not a $ROUTING zone"
       return
     fi
     local smpi
@@ -175,6 +214,22 @@ EOF
   check "bsp, fifo, heavy halos" 50 --mode bsp --set grid.sharing=fifo --set grid.bytes_per_edge=400000
   check "des, fifo, dedicated links" 50 --mode des --set grid.sharing=fifo --set "cluster A.shared=false" \
     --set "link A B.shared=false"
+  # the platform's zones: every processor with a NIC (a graph), one cluster (a star, its network
+  # the backbone with NICs; a graph with NICs on a dedicated network)
+  sed -e 's/^nodes = 2$/nodes = 3/' -e '/^\[cluster B\]/,$d' "$T/g.ini" >"$T/one3.ini"
+  ROUTING=DijkstraCache check "des, NICs, graph, dedicated" 50 --mode des --set "nodetype fast.nic_gbps=2" \
+    --set "nodetype default.nic_gbps=0.5" --set "cluster A.shared=false" --set "link A B.shared=false"
+  ROUTING=DijkstraCache check "bsp, NICs, graph, repartitions" 50 --mode bsp --policy fixed:3 \
+    --set "nodetype fast.nic_gbps=2" --set "nodetype default.nic_gbps=0.5"
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, des, shared" 50 --mode des
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, des, heavy halos" 50 --mode des \
+    --set grid.bytes_per_edge=400000
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, bsp, dedicated" 50 --mode bsp \
+    --set "cluster A.shared=false"
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, des, NICs" 50 --mode des \
+    --set "nodetype fast.nic_gbps=2" --set grid.bytes_per_edge=400000
+  GRID=$T/one3.ini ROUTING=DijkstraCache check "one cluster, bsp, NICs, dedicated" 50 --mode bsp \
+    --set "nodetype fast.nic_gbps=2" --set "cluster A.shared=false" --policy fixed:3
   # fifo serves whole messages: on shared links des comes out optimistic against SMPI's flows
   rm -rf "$T/s"
   "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --mode des --set grid.sharing=fifo -o "$T/s" >/dev/null
