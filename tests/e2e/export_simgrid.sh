@@ -230,6 +230,30 @@ EOF
     --set "nodetype fast.nic_gbps=2" --set grid.bytes_per_edge=400000
   GRID=$T/one3.ini ROUTING=DijkstraCache check "one cluster, bsp, NICs, dedicated" 50 --mode bsp \
     --set "nodetype fast.nic_gbps=2" --set "cluster A.shared=false" --policy fixed:3
+  # the zones against a route per pair (simgrid_pairs.py writes the same platform as the export
+  # wrote it before): SMPI's simulated times are the same, to the ns
+  same_as_pairs() { # NAME GRID EXPORT-OPTIONS...
+    local name=$1 grid=$2
+    shift 2
+    rm -rf "$T/s" "$T/sp"
+    "$LBSIM" export simgrid "$T/h.lbt" --grid "$grid" "$@" -o "$T/s" >/dev/null 2>"$T/err" &&
+      cp -r "$T/s" "$T/sp" && python3 "$SRC/tests/e2e/simgrid_pairs.py" "$T/s/platform.xml" "$T/sp/platform.xml" ||
+      { bad "$name: export or simgrid_pairs.py: $(tail -c 300 "$T/err")"; return; }
+    local zones pairs
+    zones=$("$SMPI" --ideal-barrier "$T/s" 2>&1) && pairs=$("$SMPI" --ideal-barrier "$T/sp" 2>&1) ||
+      { bad "$name: smpi_replay: $zones $pairs"; return; }
+    printf '%-34s zones %s s  per pair %s s (%s routes)\n' "$name" "$zones" "$pairs" "$(grep -c '<route ' "$T/sp/platform.xml")"
+    [ "$zones" = "$pairs" ] && ok || bad "$name: SMPI on the zones and on a route per pair disagree"
+  }
+  same_as_pairs "star, des, shared, 16, heavy halos" "$T/one3.ini" --mode des --set grid.bytes_per_edge=400000 \
+    --set "cluster A.nodes=16"
+  same_as_pairs "star, bsp, dedicated" "$T/one3.ini" --mode bsp --set "cluster A.shared=false" --policy fixed:3
+  same_as_pairs "star, des, NICs, backbone" "$T/one3.ini" --mode des --set "nodetype fast.nic_gbps=2" \
+    --set grid.bytes_per_edge=400000
+  same_as_pairs "graph, des, NICs, heavy halos" "$T/g.ini" --mode des --set "nodetype fast.nic_gbps=2" \
+    --set "nodetype default.nic_gbps=0.5" --set grid.bytes_per_edge=400000
+  same_as_pairs "graph, bsp, one cluster, dedicated" "$T/one3.ini" --mode bsp \
+    --set "nodetype fast.nic_gbps=2" --set "cluster A.shared=false" --set grid.bytes_per_edge=400000
   # fifo serves whole messages: on shared links des comes out optimistic against SMPI's flows
   rm -rf "$T/s"
   "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --mode des --set grid.sharing=fifo -o "$T/s" >/dev/null
