@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of `lbsim export simgrid`: what it writes (structure, sizes, barriers,
-# compute amounts, the platform), outputs that harm nothing, the same export on 1 and 2 ranks.
-# With a third argument, SimGrid's SMPI replays the exports (tests/sim/smpi_replay.cpp, and
-# run.sh through smpirun) and the simulated times must agree with lbsim's.
+# compute amounts, the platform and its zones, O(P)), outputs that harm nothing, the same export
+# on 1 and 2 ranks. With a third argument, SimGrid's SMPI replays the exports
+# (tests/sim/smpi_replay.cpp, and run.sh through smpirun) and the simulated times must agree
+# with lbsim's, and be the same on the zones as on a route per pair (simgrid_pairs.py).
 # usage: export_simgrid.sh lbsim source-dir [smpi_replay]
 set -u
 LBSIM=${1:?usage: export_simgrid.sh lbsim source-dir [smpi_replay]}
