@@ -11,6 +11,11 @@
 #   BENCH_PROCS="16 64" BENCH_MODE=des BENCH_SHARED=1 bash bench/smpi_speed.sh
 #
 # BENCH_MESH (64x64x32), BENCH_STEPS (10), BENCH_REPS (best of 3) change the work.
+# BENCH_BASE=/path/to/lbsim: another lbsim (main's, say) exports the same run too, and SMPI
+# replays both exports, one after the other; the extra columns are SMPI on the base's export
+# and both platform.xml sizes (KB), so two exporters are timed side by side in one run:
+#
+#   BENCH_BASE=/tmp/main/build/bin/lbsim BENCH_PROCS="16 64 256" bash bench/smpi_speed.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=$PWD/build/bin
@@ -44,8 +49,16 @@ best_of() {
   echo "$best"
 }
 
-printf '%-6s %-5s %-9s %10s %10s %10s %10s %9s %9s %16s %16s\n' P mode links \
+BASE=${BENCH_BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || {
+  echo "smpi_speed.sh: BENCH_BASE=$BASE is not an executable" >&2
+  exit 1
+}
+extra() { [ -z "$BASE" ] || printf " %10s %10s %16s %9s %9s" "$@"; }
+printf '%-6s %-5s %-9s %10s %10s %10s %10s %9s %9s %16s %16s' P mode links \
   "lbsim s" "lbsim cpu" "smpi s" "smpi cpu" "wall x" "cpu x" "lbsim sim s" "smpi sim s"
+extra "base smpi s" "base cpu" "base sim s" "base KB" "KB"
+echo
 for P in ${BENCH_PROCS:-16 64 256 1024}; do
   G=$W/grid_$P.ini
   printf '[grid]\nname = one%d\nns_per_work = 1\n\n[cluster main]\nnodes = %d\nlatency_us = 5\nbandwidth_gbps = 10\nshared = %s\n' \
@@ -56,8 +69,16 @@ for P in ${BENCH_PROCS:-16 64 256 1024}; do
   lsim=$(/usr/bin/python3 -c 'import json,sys; print("%.9f" % json.load(open(sys.argv[1]))["total_time_s"])' "$W/out")
   read -r sw sc < <(best_of "$B/smpi_replay" --ideal-barrier "$D")
   ssim=$(grep -o '[0-9.]*' "$W/out" | tail -1)
-  printf '%-6s %-5s %-9s %10s %10s %10s %10s %9s %9s %16s %16s\n' "$P" "$MODE" \
+  if [ -n "$BASE" ]; then
+    "$BASE" export simgrid "$T" --grid "$G" --mode "$MODE" -f -o "$D.base" >/dev/null 2>&1
+    read -r bw bc < <(best_of "$B/smpi_replay" --ideal-barrier "$D.base")
+    bsim=$(grep -o '[0-9.]*' "$W/out" | tail -1)
+  fi
+  printf '%-6s %-5s %-9s %10s %10s %10s %10s %9s %9s %16s %16s' "$P" "$MODE" \
     "$([ "$SHARED" = 1 ] && echo shared || echo dedicated)" "$lw" "$lc" "$sw" "$sc" \
     "$(awk -v a="$sw" -v b="$lw" 'BEGIN { printf "%.1f", a / b }')" \
     "$(awk -v a="$sc" -v b="$lc" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')" "$lsim" "$ssim"
+  [ -z "$BASE" ] || extra "$bw" "$bc" "$bsim" "$(($(stat -c %s "$D.base/platform.xml") / 1024))" \
+    "$(($(stat -c %s "$D/platform.xml") / 1024))"
+  echo
 done

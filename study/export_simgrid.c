@@ -29,6 +29,26 @@ struct lbs_simgrid {
   lbs_replay_recorder hooks;
 };
 
+/* How platform.xml describes the network. Every kind gives each pair of processors the links
+ * the per-pair routes name, in the same order (p's NIC up, the cluster's network or the link
+ * between the clusters, q's NIC down), so SMPI builds the same flows; only the per-pair kind
+ * grows as P^2. SimGrid 3.32's zones cannot do better for the rest: a star's host links are in
+ * every route of the host, its routes to other zones included, and a graph's edges need a link. */
+typedef enum {
+  PLAT_STAR,  /* one cluster, without NICs or on a shared network: a Cluster (star) zone */
+  PLAT_GRAPH, /* every processor has a NIC: a DijkstraCache zone, two routers per cluster */
+  PLAT_PAIRS  /* otherwise (several clusters, a processor without a NIC): a Full zone, a route
+                 per pair of processors */
+} plat_kind;
+
+static plat_kind platform_kind(const lbs_grid *g) {
+  int P = lbs_grid_procs(g), nics = 0;
+  for (int p = 0; p < P; p++) nics += lbs_grid_nic_gbps(g, p) > 0;
+  if (lbs_grid_nclusters(g) == 1 && (nics == 0 || lbs_grid_link(g, 0, 0).shared)) return PLAT_STAR;
+  if (nics == P) return PLAT_GRAPH;
+  return PLAT_PAIRS;
+}
+
 /* ---------------------------------------------------------------- the recorder */
 
 /* The size written for a transfer of bytes: whole bytes, less the envelope SMPI adds. */
@@ -90,10 +110,11 @@ static lbs_err on_step(void *arg, int64_t step, const int64_t *load_ns, int proc
 lbs_err lbs_simgrid_create(const lbs_session *s, double envelope, int keep, lbs_simgrid **out) {
   *out = NULL;
   const lbs_grid *g = s->grid;
-  if ((size_t)lbs_grid_procs(g) > 65536)
+  if (lbs_grid_procs(g) > 65536 && platform_kind(g) == PLAT_PAIRS)
     return lbs_fail(
         LBS_RANGE,
-        "%s: %d processors: an export writes a route per pair of them, more than this command does",
+        "%s: %d processors: this grid's export writes a route per pair of them (more "
+        "than one cluster, not every processor with a NIC), more than this command does",
         s->grid_path, lbs_grid_procs(g));
   lbs_simgrid *x = calloc(1, sizeof *x);
   if (!x) return lbs_fail(LBS_NOMEM, "export: a recorder");
@@ -133,17 +154,23 @@ void lbs_simgrid_destroy(lbs_simgrid **x) {
 
 /* ---------------------------------------------------------------- the files */
 
-/* A link element: latency in ns, bandwidth in bytes/s. */
+/* A link element: latency in ns, bandwidth in bytes/s. A backbone is a star's SHARED link that
+ * SimGrid puts into every host link's route (once in a route: a star removes duplicates). */
 static lbs_err link_xml(lbs_buf *b, const char *id, int64_t lat_ns, double gbps,
                         const char *policy) {
+  if (!strcmp(policy, "backbone"))
+    return lbs__bprintf(b, "    <backbone id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%lldns\"/>\n",
+                        id, gbps * 1e9 / 8, (long long)lat_ns);
   return lbs__bprintf(
       b, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%lldns\" sharing_policy=\"%s\"/>\n",
       id, gbps * 1e9 / 8, (long long)lat_ns, policy);
 }
 
-/* The links: a network per cluster, one per pair of clusters, a NIC per processor that has one. */
-static lbs_err links_xml(const lbs_grid *g, lbs_buf *b) {
-  int P = lbs_grid_procs(g), C = lbs_grid_nclusters(g);
+/* The links: a network per cluster, one per pair of clusters, a NIC per processor that has one.
+ * A star with NICs has its network as the backbone (platform_kind makes it a shared one). */
+static lbs_err links_xml(const lbs_grid *g, plat_kind k, lbs_buf *b) {
+  int P = lbs_grid_procs(g), C = lbs_grid_nclusters(g), nics = 0;
+  for (int p = 0; p < P; p++) nics += lbs_grid_nic_gbps(g, p) > 0;
   lbs_err e = LBS_OK;
   char id[64];
   for (int a = 0; !e && a < C; a++)
@@ -153,7 +180,9 @@ static lbs_err links_xml(const lbs_grid *g, lbs_buf *b) {
         snprintf(id, sizeof id, "net_c%d", a);
       else
         snprintf(id, sizeof id, "link_c%d_c%d", a, c);
-      e = link_xml(b, id, l.lat_ns, l.bw_gbps, l.shared ? "SHARED" : "FATPIPE");
+      const char *policy = l.shared ? "SHARED" : "FATPIPE";
+      if (k == PLAT_STAR && nics > 0) policy = "backbone";
+      e = link_xml(b, id, l.lat_ns, l.bw_gbps, policy);
     }
   for (int p = 0; !e && p < P; p++)
     if (lbs_grid_nic_gbps(g, p) > 0) {
@@ -178,22 +207,88 @@ static lbs_err route_xml(const lbs_grid *g, int p, int q, lbs_buf *b) {
   return e;
 }
 
+/* The star: each host's link up and down, its NIC's halves or else the network itself. SimGrid
+ * routes p to q over p's up, the backbone if any, q's down, each link once: the per-pair route. */
+static lbs_err star_xml(const lbs_grid *g, lbs_buf *b) {
+  lbs_err e = LBS_OK;
+  for (int p = 0; !e && p < lbs_grid_procs(g); p++)
+    if (lbs_grid_nic_gbps(g, p) > 0)
+      e = lbs__bprintf(b, "    <host_link id=\"p%d\" up=\"nic_p%d_UP\" down=\"nic_p%d_DOWN\"/>\n",
+                       p, p, p);
+    else
+      e = lbs__bprintf(b, "    <host_link id=\"p%d\" up=\"net_c0\" down=\"net_c0\"/>\n", p);
+  return e;
+}
+
+/* The graph: p -> its cluster's router cN_in over its NIC up; cA_in -> cB_out over the network
+ * or the link between A and B; cB_out -> q over q's NIC down. The one path from p to q is the
+ * per-pair route, which SimGrid's Dijkstra (fewest links) finds. */
+static lbs_err graph_xml(const lbs_grid *g, lbs_buf *b) {
+  int P = lbs_grid_procs(g), C = lbs_grid_nclusters(g);
+  lbs_err e = LBS_OK;
+  for (int p = 0; !e && p < P; p++)
+    e = lbs__bprintf(b,
+                     "    <route src=\"p%d\" dst=\"c%d_in\" symmetrical=\"NO\"><link_ctn "
+                     "id=\"nic_p%d\" direction=\"UP\"/></route>\n",
+                     p, lbs_grid_proc_cluster(g, p), p);
+  for (int a = 0; !e && a < C; a++)
+    for (int c = 0; !e && c < C; c++) {
+      e = lbs__bprintf(b, "    <route src=\"c%d_in\" dst=\"c%d_out\" symmetrical=\"NO\">", a, c);
+      if (!e && a == c) e = lbs__bprintf(b, "<link_ctn id=\"net_c%d\"/></route>\n", a);
+      if (!e && a != c)
+        e = lbs__bprintf(b, "<link_ctn id=\"link_c%d_c%d\"/></route>\n", a < c ? a : c,
+                         a < c ? c : a);
+    }
+  for (int q = 0; !e && q < P; q++)
+    e = lbs__bprintf(b,
+                     "    <route src=\"c%d_out\" dst=\"p%d\" symmetrical=\"NO\"><link_ctn "
+                     "id=\"nic_p%d\" direction=\"DOWN\"/></route>\n",
+                     lbs_grid_proc_cluster(g, q), q, q);
+  return e;
+}
+
+static const char *const routing[] = {"Cluster", "DijkstraCache", "Full"}; /* by plat_kind */
+
 static lbs_err platform_xml(const lbs_grid *g, lbs_buf *b) {
   int P = lbs_grid_procs(g), C = lbs_grid_nclusters(g);
+  plat_kind k = platform_kind(g);
   lbs_err e = lbs__bprintf(
       b,
       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       "<!-- lbsim export simgrid: %d processors in %d clusters (see README) -->\n"
-      "<platform version=\"4.1\">\n  <zone id=\"lbsim\" routing=\"Full\">\n",
-      P, C);
+      "<platform version=\"4.1\">\n  <zone id=\"lbsim\" routing=\"%s\">\n",
+      P, C, routing[k]);
   for (int p = 0; !e && p < P; p++)
     e = lbs__bprintf(b, "    <host id=\"p%d\" speed=\"%.17gf\"/>\n", p, lbs_grid_rate(g, p) * 1e9);
-  if (!e) e = links_xml(g, b);
-  for (int p = 0; !e && p < P; p++)
+  for (int c = 0; !e && k == PLAT_GRAPH && c < C; c++)
+    e = lbs__bprintf(b, "    <router id=\"c%d_in\"/>\n    <router id=\"c%d_out\"/>\n", c, c);
+  if (!e) e = links_xml(g, k, b);
+  if (!e && k == PLAT_STAR) e = star_xml(g, b);
+  if (!e && k == PLAT_GRAPH) e = graph_xml(g, b);
+  for (int p = 0; !e && k == PLAT_PAIRS && p < P; p++)
     for (int q = 0; !e && q < P; q++)
       if (p != q) e = route_xml(g, p, q, b);
   if (!e) e = lbs__bprintf(b, "  </zone>\n</platform>\n");
   return e;
+}
+
+/* README's paragraph on platform.xml: which description, and why when it is the per-pair one. */
+static lbs_err platform_readme(const lbs_grid *g, lbs_buf *b) {
+  static const char *const what[] = {
+      "one SimGrid Cluster zone (a star): each host's link up and down is its NIC's\n"
+      "  half or else the cluster's network, which is the backbone when there are NICs",
+      "a DijkstraCache zone: pN -> cK_in over pN's NIC up, cA_in -> cB_out over the network\n"
+      "  of A (A = B) or the link between A and B, cK_out -> pN over pN's NIC down",
+      "a Full zone with a route per pair of processors, P (P - 1) of them: SimGrid's zones\n"
+      "  cannot give these routes otherwise (a star puts a host's links into its routes to\n"
+      "  other clusters too, a graph's edges need a link: a processor without a NIC has none),\n"
+      "  so a grid of several clusters where a processor has no NIC is written this way; the\n"
+      "  file grows as P^2"};
+  return lbs__bprintf(
+      b,
+      "\nPlatform: %s.\nEvery route from p to q is p's NIC up (if any), the network of their\n"
+      "cluster or the link between theirs, q's NIC down (if any), as lbsim's.\n",
+      what[platform_kind(g)]);
 }
 
 static lbs_err readme(const lbs_simgrid *x, const lbs_replay_result *res, lbs_buf *b) {
@@ -315,7 +410,8 @@ lbs_err lbs_simgrid_write(lbs_simgrid *x, const char *dir, const lbs_replay_resu
   b.len = 0;
   if (!e && !(e = platform_xml(x->g, &b))) e = write_buf(dir, "platform.xml", &b);
   b.len = 0;
-  if (!e && !(e = readme(x, r, &b))) e = write_buf(dir, "README", &b);
+  if (!e && !(e = readme(x, r, &b)) && !(e = platform_readme(x->g, &b)))
+    e = write_buf(dir, "README", &b);
   b.len = 0;
   if (!e) e = run_sh(dir, x->P, &b);
   if (!e) e = answer_json(dir, r);

@@ -25,7 +25,8 @@ typedef struct lbs_simgrid lbs_simgrid;
 /* A recorder for a replay of the session's grid in its mode (s->opts.mode); keep: this rank
  * keeps the actions and writes them (rank 0; the others replay along and keep nothing).
  * envelope: bytes taken off every message (>= 0). Local. LBS_RANGE "GRID: N processors: ..."
- * beyond 65536 processors (a route per pair of them), LBS_NOMEM. Free with lbs_simgrid_destroy. */
+ * beyond 65536 processors where the platform needs a route per pair of them (several clusters
+ * and a processor without a NIC), LBS_NOMEM. Free with lbs_simgrid_destroy. */
 lbs_err lbs_simgrid_create(const lbs_session *s, double envelope, int keep, lbs_simgrid **out);
 /* The hooks to give lbs_replay_record (valid while x lives). */
 const lbs_replay_recorder *lbs_simgrid_recorder(lbs_simgrid *x);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of `lbsim export simgrid`: what it writes (structure, sizes, barriers,
-# compute amounts, the platform), outputs that harm nothing, the same export on 1 and 2 ranks.
-# With a third argument, SimGrid's SMPI replays the exports (tests/sim/smpi_replay.cpp, and
-# run.sh through smpirun) and the simulated times must agree with lbsim's.
+# compute amounts, the platform and its zones, O(P)), outputs that harm nothing, the same export
+# on 1 and 2 ranks. With a third argument, SimGrid's SMPI replays the exports
+# (tests/sim/smpi_replay.cpp, and run.sh through smpirun) and the simulated times must agree
+# with lbsim's, and be the same on the zones as on a route per pair (simgrid_pairs.py).
 # usage: export_simgrid.sh lbsim source-dir [smpi_replay]
 set -u
 LBSIM=${1:?usage: export_simgrid.sh lbsim source-dir [smpi_replay]}
@@ -104,6 +105,40 @@ grep -q sleep "$T/d"/rank_*.txt && bad "des: barrier_us is bsp's" || ok
 has "$T/d/platform.xml" '<link id="nic_p0" bandwidth="250000000Bps" latency="0ns" sharing_policy="SPLITDUPLEX"/>' "NIC link"
 has "$T/d/platform.xml" '<route src="p0" dst="p2" symmetrical="NO"><link_ctn id="nic_p0" direction="UP"/><link_ctn id="link_c0_c1"/></route>' "NIC on the route"
 has "$T/d/platform.xml" '<route src="p2" dst="p1" symmetrical="NO"><link_ctn id="link_c0_c1"/><link_ctn id="nic_p1" direction="DOWN"/></route>' "NIC at the end of a route"
+# the platform in SimGrid's zones, O(P) lines where a route per pair would be P (P - 1): one
+# cluster is a Cluster (star) zone, a grid where every processor has a NIC a DijkstraCache zone
+cat >"$T/one.ini" <<'EOF'
+[grid]
+ns_per_work = 1000
+bytes_per_edge = 4000
+[nodetype fast]
+speed = 2
+[cluster A]
+nodes = 64
+nodetype = fast
+latency_us = 5
+bandwidth_gbps = 10
+EOF
+expect 0 "export one cluster of 64" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/one.ini" --mode des -o "$T/z"
+expect 0 "export two clusters with NICs" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --mode des \
+  --set "nodetype fast.nic_gbps=2" --set "nodetype default.nic_gbps=0.5" -o "$T/zn"
+python3 - "$T/z" "$T/zn" <<'EOF' && ok || bad "platform in zones"
+import os, sys, xml.etree.ElementTree as ET
+star, graph = (ET.parse(d + "/platform.xml").getroot() for d in sys.argv[1:3])
+zone = star.find("zone")
+assert zone.get("routing") == "Cluster", zone.get("routing")
+assert len(list(star.iter("host"))) == 64 and not list(star.iter("route"))
+links = {h.get("id"): (h.get("up"), h.get("down")) for h in star.iter("host_link")}
+assert links == {"p%d" % p: ("net_c0", "net_c0") for p in range(64)}, links
+size = os.path.getsize(sys.argv[1] + "/platform.xml")
+assert size < 64 * 150, size  # a route per pair: 4032 routes of about 80 bytes
+assert graph.find("zone").get("routing") == "DijkstraCache"
+routes = [(r.get("src"), r.get("dst"), [l.get("id") for l in r.iter("link_ctn")]) for r in graph.iter("route")]
+assert len(routes) == 2 * 4 + 2 * 2, routes  # 2P + C^2
+assert ("c0_in", "c1_out", ["link_c0_c1"]) in routes and ("c1_in", "c1_out", ["net_c1"]) in routes, routes
+assert ("p0", "c0_in", ["nic_p0"]) in routes and ("c1_out", "p3", ["nic_p3"]) in routes, routes
+EOF
+has "$T/z/README" "Platform: one SimGrid Cluster zone" "README names the platform"
 expect 0 "bsp barrier" -- "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --set grid.barrier_us=3 -o "$T/b"
 [ "$(grep -c '^1 sleep 0.000003000$' "$T/b/rank_1.txt")" -eq 8 ] && ok || bad "bsp: a 3 us sleep after each of 8 barriers"
 
@@ -141,13 +176,18 @@ has "$T/err" "sharing = 'maxmin' must be fair or fifo" "grid error"
 if [ -n "$SMPI" ]; then
   # lbsim against SMPI with an exact barrier (smpi_replay --ideal-barrier): the differences are
   # lbsim's whole-ns event times (each flow's end rounded up), a few ns a step
+  # GRID (default g.ini) and ROUTING (the platform's zone, checked where given) from the environment
   check() { # NAME TOLERANCE_NS EXPORT-OPTIONS...
     local name=$1 tol=$2
     shift 2
     rm -rf "$T/s"
-    if ! "$LBSIM" export simgrid "${CK_TRACE:-$T/h.lbt}" --grid "${CK_GRID:-$T/g.ini}" "$@" -o "$T/s" \
+    if ! "$LBSIM" export simgrid "${CK_TRACE:-$T/h.lbt}" --grid "${GRID:-$T/g.ini}" "$@" -o "$T/s" \
       >"$T/out" 2>"$T/err"; then
       bad "$name: export: $(head -c 300 "$T/err")"
+      return
+    fi
+    if [ -n "${ROUTING:-}" ] && ! grep -q "<zone id=\"lbsim\" routing=\"$ROUTING\">" "$T/s/platform.xml"; then
+      bad "$name: the platform is not a $ROUTING zone"
       return
     fi
     local smpi
@@ -184,15 +224,15 @@ EOF
   "$LBSIM" trace gen --kind bump --mesh 32x32x16 --steps 6 -o "$T/b.lbt" 2>/dev/null
   printf '[grid]\nns_per_work = 1\n[cluster main]\nnodes = 32\nlatency_us = 5\nbandwidth_gbps = 10\nshared = true\n' \
     >"$T/g32.ini"
-  CK_TRACE=$T/b.lbt CK_GRID=$T/g32.ini check "des, overlap shared, 32 on one" 50 --mode des \
+  CK_TRACE=$T/b.lbt GRID=$T/g32.ini check "des, overlap shared, 32 on one" 50 --mode des \
     --set sim.des_overlap=shared
   smpi32=$(tail -1 "$T/smpi")
-  CK_TRACE=$T/b.lbt CK_GRID=$T/g32.ini check "des, overlap ordered, 32 on one" 10000000 --mode des
+  CK_TRACE=$T/b.lbt GRID=$T/g32.ini check "des, overlap ordered, 32 on one" 10000000 --mode des
   python3 -c "import json,sys; l=json.load(open('$T/s/lbsim.json'))['total_time_s']; s=float(sys.argv[1]);
 print('%-34s %+.2f%% against SMPI' % ('ordered, 32 on one', 100 * (l - s) / s)); sys.exit(l > s * 0.995)" "$smpi32" &&
     ok || bad "ordered does not differ from SMPI: the case has no overlap to check"
   "$LBSIM" trace gen --kind bump --mesh 16x8x8 --steps 10 -o "$T/b2.lbt" 2>/dev/null
-  CK_TRACE=$T/b2.lbt CK_GRID=$SRC/examples/grids/two_sites.ini check "des, overlap shared, two_sites" 50 \
+  CK_TRACE=$T/b2.lbt GRID=$SRC/examples/grids/two_sites.ini check "des, overlap shared, two_sites" 50 \
     --mode des --policy fixed:4 --set grid.bytes_per_edge=20000 --set sim.des_overlap=shared
   # three clusters, NICs of 0.5 Gbit/s on one node type, latency 0 on the shared one (from a
   # review: SMPI's default lazy solver was 3.5% off here; smpi_replay runs its full one)
@@ -238,8 +278,48 @@ bandwidth_gbps = 2.5
 shared = false
 EOF
   "$LBSIM" trace gen --kind bump --mesh 24x8x8 --steps 10 -o "$T/b3.lbt" 2>/dev/null
-  CK_TRACE=$T/b3.lbt CK_GRID=$T/g3.ini check "des, overlap shared, 3 clusters, NICs" 50 --mode des \
+  CK_TRACE=$T/b3.lbt GRID=$T/g3.ini check "des, overlap shared, 3 clusters, NICs" 50 --mode des \
     --set sim.des_overlap=shared
+  # the platform's zones: every processor with a NIC (a graph), one cluster (a star, its network
+  # the backbone with NICs; a graph with NICs on a dedicated network)
+  sed -e 's/^nodes = 2$/nodes = 3/' -e '/^\[cluster B\]/,$d' "$T/g.ini" >"$T/one3.ini"
+  ROUTING=DijkstraCache check "des, NICs, graph, dedicated" 50 --mode des --set "nodetype fast.nic_gbps=2" \
+    --set "nodetype default.nic_gbps=0.5" --set "cluster A.shared=false" --set "link A B.shared=false"
+  ROUTING=DijkstraCache check "bsp, NICs, graph, repartitions" 50 --mode bsp --policy fixed:3 \
+    --set "nodetype fast.nic_gbps=2" --set "nodetype default.nic_gbps=0.5"
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, des, shared" 50 --mode des
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, des, heavy halos" 50 --mode des \
+    --set grid.bytes_per_edge=400000
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, bsp, dedicated" 50 --mode bsp \
+    --set "cluster A.shared=false"
+  GRID=$T/one3.ini ROUTING=Cluster check "one cluster, des, NICs" 50 --mode des \
+    --set "nodetype fast.nic_gbps=2" --set grid.bytes_per_edge=400000
+  GRID=$T/one3.ini ROUTING=DijkstraCache check "one cluster, bsp, NICs, dedicated" 50 --mode bsp \
+    --set "nodetype fast.nic_gbps=2" --set "cluster A.shared=false" --policy fixed:3
+  # the zones against a route per pair (simgrid_pairs.py writes the same platform as the export
+  # wrote it before): SMPI's simulated times are the same, to the ns
+  same_as_pairs() { # NAME GRID EXPORT-OPTIONS...
+    local name=$1 grid=$2
+    shift 2
+    rm -rf "$T/s" "$T/sp"
+    "$LBSIM" export simgrid "$T/h.lbt" --grid "$grid" "$@" -o "$T/s" >/dev/null 2>"$T/err" &&
+      cp -r "$T/s" "$T/sp" && python3 "$SRC/tests/e2e/simgrid_pairs.py" "$T/s/platform.xml" "$T/sp/platform.xml" ||
+      { bad "$name: export or simgrid_pairs.py: $(tail -c 300 "$T/err")"; return; }
+    local zones pairs
+    zones=$("$SMPI" --ideal-barrier "$T/s" 2>&1) && pairs=$("$SMPI" --ideal-barrier "$T/sp" 2>&1) ||
+      { bad "$name: smpi_replay: $zones $pairs"; return; }
+    printf '%-34s zones %s s  per pair %s s (%s routes)\n' "$name" "$zones" "$pairs" "$(grep -c '<route ' "$T/sp/platform.xml")"
+    [ "$zones" = "$pairs" ] && ok || bad "$name: SMPI on the zones and on a route per pair disagree"
+  }
+  same_as_pairs "star, des, shared, 16, heavy halos" "$T/one3.ini" --mode des --set grid.bytes_per_edge=400000 \
+    --set "cluster A.nodes=16"
+  same_as_pairs "star, bsp, dedicated" "$T/one3.ini" --mode bsp --set "cluster A.shared=false" --policy fixed:3
+  same_as_pairs "star, des, NICs, backbone" "$T/one3.ini" --mode des --set "nodetype fast.nic_gbps=2" \
+    --set grid.bytes_per_edge=400000
+  same_as_pairs "graph, des, NICs, heavy halos" "$T/g.ini" --mode des --set "nodetype fast.nic_gbps=2" \
+    --set "nodetype default.nic_gbps=0.5" --set grid.bytes_per_edge=400000
+  same_as_pairs "graph, bsp, one cluster, dedicated" "$T/one3.ini" --mode bsp \
+    --set "nodetype fast.nic_gbps=2" --set "cluster A.shared=false" --set grid.bytes_per_edge=400000
   # fifo serves whole messages: on shared links des comes out optimistic against SMPI's flows
   rm -rf "$T/s"
   "$LBSIM" export simgrid "$T/h.lbt" --grid "$T/g.ini" --mode des --set grid.sharing=fifo -o "$T/s" >/dev/null

@@ -143,14 +143,83 @@ Test(export, simgrid_takes_the_envelope_off_every_message) {
 
 Test(export, simgrid_refuses_more_routes_than_it_writes) {
   char *trace = gen_trace("h.lbt", LBS_ORDER_NATURAL), *grid = tu_path(dir, "big.ini");
-  tu_write(grid, "[cluster A]\nnodes = 65537\n");
+  /* two clusters without NICs: a route per pair */
+  tu_write(grid, "[cluster A]\nnodes = 65536\n[cluster B]\nnodes = 1\n");
   lbs_session s = open_session(trace, grid, NULL);
   lbs_simgrid *x = (lbs_simgrid *)1;
   cr_assert_eq(lbs_simgrid_create(&s, 16, 1, &x), LBS_RANGE);
   cr_assert_null(x);
-  cr_assert(strstr(lbs_errmsg(), "65537 processors: an export writes a route per pair"), "%s",
-            lbs_errmsg());
+  cr_assert(strstr(lbs_errmsg(), "65537 processors: this grid's export writes a route per pair"),
+            "%s", lbs_errmsg());
   lbs_session_close(&s);
+  /* one cluster is a zone: no routes, no limit */
+  tu_write(grid, "[cluster A]\nnodes = 65537\n");
+  s = open_session(trace, grid, NULL);
+  cr_assert_eq(lbs_simgrid_create(&s, 16, 1, &x), LBS_OK, "%s", lbs_errmsg());
+  lbs_simgrid_destroy(&x);
+  lbs_session_close(&s);
+  free(trace), free(grid);
+}
+
+/* platform.xml of the replay of trace on grid (the caller frees it). */
+static char *export_platform(const char *trace, const char *grid, const char *name) {
+  char *out = tu_path(dir, name), *plat = tu_path(out, "platform.xml");
+  lbs_session s = open_session(trace, grid, "sim.mode=des");
+  lbs_simgrid *x;
+  lbs_replay_result *r;
+  cr_assert_eq(lbs_simgrid_create(&s, 16, 1, &x), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(
+      lbs_replay_record(s.trace, s.grid, &s.opts, lbs_simgrid_recorder(x), MPI_COMM_WORLD, &r),
+      LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(mkdir(out, 0777), 0);
+  cr_assert_eq(lbs_simgrid_write(x, out, r), LBS_OK, "%s", lbs_errmsg());
+  char *xml = slurp(plat);
+  lbs_replay_result_free(&r);
+  lbs_simgrid_destroy(&x);
+  lbs_session_close(&s);
+  free(out), free(plat);
+  return xml;
+}
+
+/* A route per pair would be P (P - 1) routes: the zones write O(P + C^2) lines. */
+Test(export, simgrid_platform_is_zones_of_size_p_not_p_squared) {
+  char *trace = gen_trace("h.lbt", LBS_ORDER_NATURAL), *grid = tu_path(dir, "one.ini");
+  /* one cluster: a star, each host's links are the network (no NICs) */
+  tu_write(grid, "[cluster A]\nnodes = 24\nlatency_us = 5\n");
+  char *xml = export_platform(trace, grid, "star");
+  cr_assert(strstr(xml, "<zone id=\"lbsim\" routing=\"Cluster\">"), "%s", xml);
+  cr_assert_eq(count(xml, "<host "), 24);
+  cr_assert_eq(count(xml, "<route "), 0);
+  cr_assert_eq(count(xml, "<host_link "), 24);
+  cr_assert(strstr(xml, "<host_link id=\"p23\" up=\"net_c0\" down=\"net_c0\"/>"), "%s", xml);
+  cr_assert_lt(strlen(xml), 24 * 160, "%zu bytes", strlen(xml));
+  free(xml);
+  /* one cluster with NICs on a shared network: the network is the backbone */
+  tu_write(grid, "[nodetype n]\nnic_gbps = 2\n[cluster A]\nnodes = 24\nshared = true\n"
+                 "nodetype = n\n");
+  xml = export_platform(trace, grid, "backbone");
+  cr_assert(strstr(xml, "<backbone id=\"net_c0\" "), "%s", xml);
+  cr_assert(strstr(xml, "<host_link id=\"p5\" up=\"nic_p5_UP\" down=\"nic_p5_DOWN\"/>"), "%s", xml);
+  cr_assert_eq(count(xml, "<route "), 0);
+  free(xml);
+  /* three clusters, every processor with a NIC: a graph of 2P + C^2 edges */
+  tu_write(grid, "[nodetype n]\nnic_gbps = 2\n[cluster A]\nnodes = 8\nnodetype = n\n"
+                 "[cluster B]\nnodes = 8\nnodetype = n\n[cluster C]\nnodes = 8\nnodetype = n\n");
+  xml = export_platform(trace, grid, "graph");
+  cr_assert(strstr(xml, "<zone id=\"lbsim\" routing=\"DijkstraCache\">"), "%s", xml);
+  cr_assert_eq(count(xml, "<router "), 6);
+  cr_assert_eq(count(xml, "<route "), 2 * 24 + 9);
+  cr_assert(strstr(xml, "<route src=\"c0_in\" dst=\"c2_out\" symmetrical=\"NO\"><link_ctn "
+                        "id=\"link_c0_c2\"/></route>"),
+            "%s", xml);
+  free(xml);
+  /* two clusters, the processors of one without NICs: a route per pair */
+  tu_write(grid, "[nodetype n]\nnic_gbps = 2\n[cluster A]\nnodes = 6\nnodetype = n\n"
+                 "[cluster B]\nnodes = 2\n");
+  xml = export_platform(trace, grid, "pairs");
+  cr_assert(strstr(xml, "<zone id=\"lbsim\" routing=\"Full\">"), "%s", xml);
+  cr_assert_eq(count(xml, "<route "), 8 * 7);
+  free(xml);
   free(trace), free(grid);
 }
 
