@@ -534,7 +534,7 @@ static lbs_err writer_int(lbs_trace_writer *w, const char *sql, int64_t *out) {
  * over the trace once the writer has closed; a failure leaves the trace as it was and removes the
  * copy. *tmp: the copy's path (NULL when there is none). */
 static lbs_err compact(lbs_trace_writer *w, char **tmp) {
-  int64_t page = 0, pages = 0, blobs; /* (read below only where both reads succeeded) */
+  int64_t page = 0, pages = 0, blobs; /* 0 after a failed read: bytes is computed first */
   lbs_err e = writer_int(w, "PRAGMA page_size", &page);
   if (!e) e = writer_int(w, "PRAGMA page_count", &pages);
   int64_t bytes = pages * page, want = bytes <= LBS_TRACE_COMPACT_SMALL ? 512 : 1024;
