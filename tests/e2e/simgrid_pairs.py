@@ -42,13 +42,13 @@ def graph_routes(zone):
         edges.setdefault(r.get("src"), []).append((r.get("dst"), links))
 
     def route(p, q):
-        seen, todo = {p: []}, deque([p])
-        while todo:
-            v = todo.popleft()
+        seen, frontier = {p: []}, deque([p])
+        while frontier:
+            v = frontier.popleft()
             for w, links in edges.get(v, []):
                 if w not in seen:
                     seen[w] = seen[v] + links
-                    todo.append(w)
+                    frontier.append(w)
         return seen[q]
 
     return route
