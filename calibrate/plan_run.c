@@ -33,19 +33,21 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Median of r runs of exec (or of implementation ops/ctx when exec is NULL) at work w, each on
- * fresh parameters; the first run's output is checked. */
+ * fresh parameters, after `warm` untimed runs; the first run's output is checked. The warm-up
+ * is there because the IPGs are measured warm (the calibration's samples come back to back),
+ * while a GPU left idle between CPU runs and host checks starts its first calls slowly. */
 static lbs_err time_runs(const lbs_adapter *a, lbs_exec *ex, const lbs_impl_ops *ops, void *ctx,
-                         double w, int r, double *median_s) {
+                         double w, int r, int warm, double *median_s) {
   double s[16];
   char why[256] = ""; /* a wrong output */
-  for (int i = 0; i < r; i++) {
+  for (int i = -warm; i < r; i++) {
     void *params = NULL;
-    lbs_err e = a->create_params(w, 77 + (uint64_t)i, &params);
+    lbs_err e = a->create_params(w, (uint64_t)(77 + i), &params);
     if (e) return e;
     double t0 = lbs_clock_monotonic.now(NULL);
     e = ex ? lbs_exec_run(ex, params) : ops->execute(ctx, params);
-    s[i] = lbs_clock_monotonic.now(NULL) - t0;
-    if (!e && i == 0 && a->check && a->check(params, why, sizeof why)) e = LBS_RANGE;
+    if (i >= 0) s[i] = lbs_clock_monotonic.now(NULL) - t0;
+    if (!e && i == -warm && a->check && a->check(params, why, sizeof why)) e = LBS_RANGE;
     a->delete_params(params);
     if (e == LBS_RANGE && why[0]) return lbs_fail(e, "wrong output at work %g: %s", w, why);
     if (e) return e;
@@ -57,7 +59,7 @@ static lbs_err time_runs(const lbs_adapter *a, lbs_exec *ex, const lbs_impl_ops 
 
 /* Each implementation alone, on its own resources: the fastest, and the fastest on one thread
  * of the CPU. An implementation that cannot open here is left out (the plan's run said so). */
-static lbs_err singles(const lbs_plan *p, const lbs_adapter *a, double w, int repeat,
+static lbs_err singles(const lbs_plan *p, const lbs_adapter *a, double w, int repeat, int warm,
                        lbs_plan_run *out) {
   for (int i = 0; i < p->nimpl; i++) {
     const lbs_impl_ops *ops = NULL;
@@ -66,7 +68,7 @@ static lbs_err singles(const lbs_plan *p, const lbs_adapter *a, double w, int re
     double s;
     lbs_plan_needs(p->impl[i].impl, p->impl[i].device, &th, &isdev);
     if (lbs_plan_impl_open(&p->impl[i], &ops, &ctx)) continue;
-    lbs_err e = time_runs(a, NULL, ops, ctx, w, repeat, &s);
+    lbs_err e = time_runs(a, NULL, ops, ctx, w, repeat, warm, &s);
     ops->close(ctx);
     if (e) return e;
     if (s < out->best_s) out->best_s = s, out->best = i;
@@ -75,16 +77,16 @@ static lbs_err singles(const lbs_plan *p, const lbs_adapter *a, double w, int re
   return LBS_OK;
 }
 
-lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat,
+lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat, int warm,
                          lbs_plan_run *out) {
   *out = (lbs_plan_run){.work = w, .best = -1, .best_s = INFINITY, .one_s = INFINITY};
   lbs_exec *ex = NULL;
   int full = lbs_plan_ws(p, p->threads, (1u << p->ndev) - 1);
   lbs_err e = lbs_exec_create(p, full, w, &ex, &out->predicted_s);
-  if (!e) e = time_runs(a, ex, NULL, NULL, w, repeat, &out->measured_s);
+  if (!e) e = time_runs(a, ex, NULL, NULL, w, repeat, warm, &out->measured_s);
   lbs_exec_describe(ex, out->calls, sizeof out->calls);
   lbs_exec_destroy(&ex);
-  if (!e) e = singles(p, a, w, repeat, out);
+  if (!e) e = singles(p, a, w, repeat, warm, out);
   /* the one-thread FPG against the one thread measured now: how far the IPGs themselves are off
    * today (the machine's drift), next to the plan's error */
   out->one_predicted_s = lbs_plan_time(p, lbs_plan_ws(p, 1, 0), w);

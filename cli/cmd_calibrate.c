@@ -25,7 +25,8 @@ static const char usage_text[] =
     "       lbsim calibrate import samples.csv -o calib.db [--accuracy PCT] [--min-abs S]\n"
     "       lbsim calibrate list\n"
     "       lbsim calibrate plan --kernel K [--node threads=N,opencl=N,cuda=N] -o calib.db\n"
-    "       lbsim calibrate run-plan calib.db [--kernel K] [--work W,...] [--repeat R] [--json]\n"
+    "       lbsim calibrate run-plan calib.db [--kernel K] [--work W,...] [--repeat R]\n"
+    "                [--warmup N] [--json]\n"
     "\n"
     "Measures implementations of kernels (a kernel on a target: one CPU thread, pthreads,\n"
     "OpenCL, CUDA) as black boxes and builds their implementation performance graphs (IPGs):\n"
@@ -79,6 +80,8 @@ static const char usage_text[] =
     "  with its prediction and with every implementation alone\n"
     "  --work W,...        works to run (default: six from HI/1000 to HI)\n"
     "  --repeat R          runs per measurement, the median taken (default 3)\n"
+    "  --warmup N          untimed runs before each measurement (default 1; 0..15): the IPGs\n"
+    "                      are measured warm, and a GPU left idle starts its first calls slowly\n"
     "show prints the plans' implementation and parallelization tables after the IPGs.\n"
     "show options:\n"
     "  --csv DIR           ipgs.csv, points.csv, samples.csv, verifies.csv and plan_pieces.csv in\n"
@@ -102,7 +105,7 @@ typedef struct {
   double accuracy, min_abs, max_abs, timeout, floor_s, confidence;
   double sets, mets, ci, set;
   int threads, device, json, force, nverify, window, max_point, max_samples, repeat, varied,
-      no_tcost, allow_partial;
+      no_tcost, allow_partial, warmup;
   int64_t seed;
 } opts;
 
@@ -574,6 +577,7 @@ enum {
   O_CSV,
   O_FLOOR,
   O_REPEAT,
+  O_WARMUP,
   O_INVOC,
   O_NODE,
   O_WORK,
@@ -613,6 +617,9 @@ static int number_opt(int c, const char *arg, opts *o) {
   case O_REPEAT:
     rc = cli_parse_i64("--repeat", arg, 1, LBS_CALIB_MAX_REPEAT, &v), o->repeat = (int)v;
     return rc;
+  case O_WARMUP:
+    rc = cli_parse_i64("--warmup", arg, 0, LBS_CALIB_MAX_REPEAT, &v), o->warmup = (int)v;
+    return rc;
   case 'n': rc = cli_parse_i64("-n", arg, 1, 1000000, &v), o->nverify = (int)v; return rc;
   }
   return -1;
@@ -648,6 +655,7 @@ static int parse(int argc, char **argv, opts *o) {
                                      {"force", 0, 0, 'f'},
                                      {"floor", 1, 0, O_FLOOR},
                                      {"repeat", 1, 0, O_REPEAT},
+                                     {"warmup", 1, 0, O_WARMUP},
                                      {"invocations", 1, 0, O_INVOC},
                                      {"node", 1, 0, O_NODE},
                                      {"work", 1, 0, O_WORK},
@@ -720,6 +728,7 @@ int cmd_calibrate(int argc, char **argv) {
             .min_abs = 5e-5,
             .timeout = 300,
             .repeat = 3,
+            .warmup = 1,
             .nverify = 250,
             .seed = 1,
             .floor_s = -1};
@@ -737,8 +746,8 @@ int cmd_calibrate(int argc, char **argv) {
   }
   if (!strcmp(sub, "list"))
     return arg ? cli_usage("calibrate", "unexpected argument '%s'", arg) : do_list(&o);
-  cli_plan_opts po = {o.db,     o.kernel, o.node,      o.range,        o.works,
-                      o.repeat, o.json,   !o.no_tcost, o.allow_partial};
+  cli_plan_opts po = {o.db,     o.kernel, o.node,      o.range,         o.works,
+                      o.repeat, o.json,   !o.no_tcost, o.allow_partial, o.warmup};
   if (!strcmp(sub, "plan")) {
     if (arg)
       return cli_usage("calibrate", "unexpected argument '%s' (the database is -o calib.db)", arg);

@@ -155,24 +155,25 @@ int cli_calibrate_run_plan(const cli_plan_opts *o) {
   if (!rc) rc = works_of(o->works, &p, a, w, 64, &nw);
   json_t *runs = o->json ? json_array() : NULL; /* --json: one line at the end */
   if (!rc && !o->json)
-    printf("plan %lld of %s on %d threads and %d device%s, median of %d runs each\n%12s %11s %11s "
+    printf("plan %lld of %s on %d threads and %d device%s, median of %d runs each after %d "
+           "untimed\n%12s %11s %11s "
            "%7s  %-16s %11s %7s  "
            "%11s %7s %7s  %s\n",
-           (long long)p.id, p.kernel, p.threads, p.ndev, p.ndev == 1 ? "" : "s", o->repeat, "work",
-           "predicted", "measured", "error", "best single", "its time", "speedup", "one thread",
-           "speedup", "IPG err", "calls");
+           (long long)p.id, p.kernel, p.threads, p.ndev, p.ndev == 1 ? "" : "s", o->repeat,
+           o->warmup, "work", "predicted", "measured", "error", "best single", "its time",
+           "speedup", "one thread", "speedup", "IPG err", "calls");
   for (int k = 0; k < nw && !rc; k++) {
     lbs_plan_run r;
-    if ((e = lbs_plan_measure(&p, a, w[k], o->repeat, &r)))
+    if ((e = lbs_plan_measure(&p, a, w[k], o->repeat, o->warmup, &r)))
       rc = cli_error("calibrate run-plan", e);
     else
       print_run(o, &p, &r, runs);
   }
   if (!rc && o->json)
     rc = cli_json_print("calibrate run-plan",
-                        json_pack("{s:I,s:o,s:i,s:i,s:i,s:O}", "plan", (json_int_t)p.id, "kernel",
-                                  lbs_json_str(p.kernel), "threads", p.threads, "devices", p.ndev,
-                                  "repeat", o->repeat, "runs", runs),
+                        json_pack("{s:I,s:o,s:i,s:i,s:i,s:i,s:O}", "plan", (json_int_t)p.id,
+                                  "kernel", lbs_json_str(p.kernel), "threads", p.threads, "devices",
+                                  p.ndev, "repeat", o->repeat, "warmup", o->warmup, "runs", runs),
                         LBS_JSON_SPACED);
   json_decref(runs);
   lbs_plan_free(&p);

@@ -8,7 +8,7 @@
 
 typedef struct cli_plan_opts {
   const char *db, *kernel, *node, *range, *works;
-  int repeat, json, measure, allow_partial;
+  int repeat, json, measure, allow_partial, warmup;
 } cli_plan_opts;
 
 /* `calibrate plan`: builds and stores a node's plan, prints its tables. Exit status. */

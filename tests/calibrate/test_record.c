@@ -167,7 +167,7 @@ Test(record, a_plan_runs_here_at_its_works) {
   cr_assert_float_eq(w[5], a->round_metric(1e6), 0);
   cr_assert_float_eq(w[0], a->round_metric(1e3), 0);
   lbs_plan_run r;
-  cr_assert_eq(lbs_plan_measure(&p, a, w[1], 1, &r), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_plan_measure(&p, a, w[1], 1, 1, &r), LBS_OK, "%s", lbs_errmsg());
   cr_assert_float_eq(r.predicted_s, lbs_plan_time(&p, lbs_plan_ws(&p, 1, 0), w[1]), 1e-15);
   cr_assert_gt(r.measured_s, 0);
   cr_assert_eq(r.best, 0, "sort.cpu alone");

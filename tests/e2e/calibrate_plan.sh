@@ -38,7 +38,7 @@ expect 0 "plan --json" -- "$LBSIM" calibrate plan --kernel sort --node threads=2
 json "$T/out" "assert d['threads']==2 and d['template']=='merge' and d['working_sets']==2 and d['planning_s']>=0 and d['template_s']+d['template_per_work_s']>0, d" \
   "plan JSON: node, template, its measured time"
 expect 0 "run-plan" -- "$LBSIM" calibrate run-plan "$T/c.db" --kernel sort --work 1000,200000 --repeat 3 --json
-json "$T/out" "r=d['runs']; assert len(r)==2 and all(x['measured_s']>0 and x['predicted_s']>0 and x['calls'] for x in r), r; \
+json "$T/out" "r=d['runs']; assert d['warmup']==1 and len(r)==2 and all(x['measured_s']>0 and x['predicted_s']>0 and x['calls'] for x in r), r; \
   assert '|' in r[1]['calls'] or r[1]['calls'].startswith('sort.cpu'), r" "run-plan measures every work, sorted right"
 expect 0 "show" -- "$LBSIM" calibrate show "$T/c.db"
 has "$T/out" "plan sort: 2 threads" "show prints the plans"
@@ -83,6 +83,10 @@ expect 2 "an unknown resource" -- "$LBSIM" calibrate plan --kernel sort --node g
 has "$T/err" "unknown resource 'gpus'" "names the resource"
 expect 1 "a kernel without IPGs" -- "$LBSIM" calibrate plan --kernel dot -o "$T/c.db"
 has "$T/err" "no complete IPG of dot" "says there is none"
+expect 0 "run-plan without warm-up" -- "$LBSIM" calibrate run-plan "$T/c.db" --kernel sort --work 1000 --repeat 1 --warmup 0
+has "$T/out" "median of 1 runs each after 0 untimed" "says how it timed"
+expect 2 "run-plan --warmup out of range" -- "$LBSIM" calibrate run-plan "$T/c.db" --kernel sort --warmup 16
+has "$T/err" "--warmup" "names the option"
 expect 1 "run-plan of a kernel without a plan" -- "$LBSIM" calibrate run-plan "$T/c.db" --kernel wave
 has "$T/err" "no plan of wave" "says how to make one"
 
