@@ -70,6 +70,7 @@ static double per_step(lbs_trace *t, const lbs_grid *g, int64_t S, double *c, in
   lbs_replay_opts_default(&o);
   marks m = {0, 0, 0, 0};
   o.partitioner = "zoltan:block", o.policy = "none", o.mode = LBS_MODE_DES;
+  o.des_overlap = LBS_DES_ORDERED; /* each step one batch: lbs_net_run, full or fast */
   o.progress = mark, o.progress_arg = &m;
   lbs_replay_result *res;
   if (lbs_replay(t, g, &o, MPI_COMM_WORLD, &res)) {

@@ -50,10 +50,11 @@ static void usage(void) {
       "memory per rank shrinks with ranks, answers reproducible at a fixed number of ranks) or\n"
       "auto (the default: distributed from 1,000,000 elements on 2 or more ranks). Example:\n"
       "  mpiexec -n 4 lbsim replay big.lbt --grid g.ini --set sim.partition_mode=distributed\n\n"
-      "In des on a fair network each step's halo goes after the earlier steps' (ordered, the\n"
-      "default); --set sim.des_overlap=shared lets overlapping steps' halos share the network as\n"
-      "SimGrid's SMPI shares them (policies then see each step in flight as if it were the last):\n"
-      "  lbsim replay t.lbt --grid g.ini --mode des --set sim.des_overlap=shared\n",
+      "In des on a fair network overlapping steps' halos share the network as SimGrid's SMPI\n"
+      "shares them (policies see each step in flight as if it were the last; auto, the default,\n"
+      "falls back to ordered with phases, availability profiles or optimal); --set\n"
+      "sim.des_overlap=ordered serves each step's halo after the earlier steps':\n"
+      "  lbsim replay t.lbt --grid g.ini --mode des --set sim.des_overlap=ordered\n",
       lbs_part_known(), lbs_policy_known());
 }
 

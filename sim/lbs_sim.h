@@ -114,6 +114,11 @@ void lbs__net_lazy_counts(const lbs_net *n, long *resolved, long *flushed, long 
 /* ================================================================ replay */
 
 typedef enum { LBS_MODE_BSP = 0, LBS_MODE_DES = 1 } lbs_sim_mode;
+/* des on a fair network ([sim] des_overlap): ordered, each step's transfers after the earlier
+ * steps'; shared, overlapping steps' transfers share the resources (overlap.c), with a warning
+ * where that cannot apply; auto (the default), shared where it applies and ordered elsewhere,
+ * without a warning. */
+typedef enum { LBS_DES_ORDERED = 0, LBS_DES_SHARED = 1, LBS_DES_AUTO = 2 } lbs_des_overlap;
 typedef enum { LBS_COST_MODEL = 0, LBS_COST_MEASURED = 1, LBS_COST_ZERO = 2 } lbs_cost_kind;
 /* How a migration the trace has no recorded cost for is charged ([sim] migration_cost).
  * measured (default): at the application's own rate, fitted to the migrations its trace recorded
@@ -140,17 +145,15 @@ lbs_err lbs_partition_mode_parse(const char *s, lbs_partition_mode *out); /* LBS
 const char *lbs_partition_mode_name(lbs_partition_mode m);
 
 typedef struct lbs_replay_opts {
-  const char *metric;      /* replayed metric; NULL: the trace's first */
-  int64_t first_step;      /* replay steps [first_step, first_step + nsteps) of the trace */
-  int64_t nsteps;          /* 0: to the end */
-  const char *partitioner; /* e.g. "zoltan:rcb" */
-  const char *policy;      /* e.g. "fixed:20" */
-  lbs_sim_mode mode;       /* bsp or des */
-  /* des on a fair network ([sim] des_overlap): 0 ordered, each step's transfers after the
-   * earlier steps'; 1 shared, overlapping steps' transfers share the resources (overlap.c) */
-  int des_shared;
-  lbs_cost_kind cost;      /* how partitioning time is charged */
-  double cost_scale;       /* LBS_COST_MEASURED: simulated = measured wall time x scale */
+  const char *metric;          /* replayed metric; NULL: the trace's first */
+  int64_t first_step;          /* replay steps [first_step, first_step + nsteps) of the trace */
+  int64_t nsteps;              /* 0: to the end */
+  const char *partitioner;     /* e.g. "zoltan:rcb" */
+  const char *policy;          /* e.g. "fixed:20" */
+  lbs_sim_mode mode;           /* bsp or des */
+  lbs_des_overlap des_overlap; /* des on a fair network ([sim] des_overlap; default auto) */
+  lbs_cost_kind cost;          /* how partitioning time is charged */
+  double cost_scale;           /* LBS_COST_MEASURED: simulated = measured wall time x scale */
   double part_fixed_us;    /* LBS_COST_MODEL: fixed cost per call; < 0: the partitioner's default */
   double part_per_elem_ns; /* LBS_COST_MODEL: cost per element; < 0: the partitioner's default */
   const lbs_config *cfg;   /* [zoltan] pass-through; may be NULL */

@@ -10,6 +10,7 @@ void lbs_replay_opts_default(lbs_replay_opts *o) {
   o->partitioner = "zoltan:rcb";
   o->policy = "none";
   o->mode = LBS_MODE_BSP;
+  o->des_overlap = LBS_DES_AUTO;
   o->cost = LBS_COST_MODEL;
   o->cost_scale = 1;
   o->part_fixed_us = -1; /* the partitioner's own figures */
@@ -35,10 +36,11 @@ static const lbs_opt sim_opts[] = {
     {"policy", LBS_OPT_STRING, "none", 1, 0, "the repartitioning policy"},
     {"mode", LBS_OPT_STRING, "bsp", 1, 0,
      "bsp (a barrier per step) or des (discrete events per processor)"},
-    {"des_overlap", LBS_OPT_STRING, "ordered", 1, 0,
-     "des with [grid] sharing = fair: ordered (each step's transfers get what the earlier steps' leave, so "
-     "a step's timing is final once simulated) or shared (the transfers of overlapping steps share the "
-     "resources as SimGrid shares them; docs/design.md says what a policy sees)"},
+    {"des_overlap", LBS_OPT_STRING, "auto", 1, 0,
+     "des with [grid] sharing = fair: shared (the transfers of overlapping steps share the resources as "
+     "SimGrid shares them; docs/design.md says what a policy sees), ordered (each step's transfers get "
+     "what the earlier steps' leave, so a step's timing is final once simulated) or auto (shared where "
+     "it applies: not with phases, availability profiles or a policy that plans ahead; else ordered)"},
     {"metric", LBS_OPT_STRING, "", 1, 0, "the replayed metric (empty: the trace's first)"},
     {"partition_metric", LBS_OPT_STRING, "", 1, 0,
      "the metric the partitioner gets as weights (empty: the replayed metric), e.g. the weight an application gives "
@@ -125,10 +127,10 @@ lbs_err lbs_replay_opts_set(lbs_replay_opts *o, const char *key, const char *v) 
     if ((k = one_of(v, modes, 2)) < 0) return lbs_fail(LBS_PARSE, "'%s' must be bsp or des", v);
     o->mode = k ? LBS_MODE_DES : LBS_MODE_BSP;
   } else if (!strcmp(key, "des_overlap")) {
-    static const char *const overlaps[] = {"ordered", "shared"};
-    if ((k = one_of(v, overlaps, 2)) < 0)
-      return lbs_fail(LBS_PARSE, "'%s' must be ordered or shared", v);
-    o->des_shared = k;
+    static const char *const overlaps[] = {"ordered", "shared", "auto"};
+    if ((k = one_of(v, overlaps, 3)) < 0)
+      return lbs_fail(LBS_PARSE, "'%s' must be auto, shared or ordered", v);
+    o->des_overlap = (lbs_des_overlap)k;
   } else if (!strcmp(key, "cost")) {
     if ((k = one_of(v, costs, 3)) < 0)
       return lbs_fail(LBS_PARSE, "'%s' must be model, measured or zero", v);

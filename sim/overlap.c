@@ -56,7 +56,7 @@ struct lbs__ovl {
 };
 
 int lbs__ovl_on(const lbs__engine *x) {
-  return x->o->mode == LBS_MODE_DES && x->o->des_shared &&
+  return x->o->mode == LBS_MODE_DES && x->o->des_overlap != LBS_DES_ORDERED &&
          lbs_grid_sharing(x->g) == LBS_SHARING_FAIR && x->nph <= 1 && !x->live &&
          !lbs__plans_ahead(x);
 }

@@ -103,9 +103,11 @@ static lbs_err result_alloc(lbs__engine *x) {
   }
   r->mode = x->o->mode;
   r->des_shared = lbs__ovl_on(x);
-  if (x->rank == 0 && x->o->mode == LBS_MODE_BSP && x->o->des_shared)
+  /* Only a shared asked for by name is warned of; auto falls back to ordered silently. */
+  int asked = x->o->des_overlap == LBS_DES_SHARED;
+  if (x->rank == 0 && x->o->mode == LBS_MODE_BSP && asked)
     lbs_log(LBS_LOG_WARN, "des_overlap = shared applies to des: bsp's steps meet at barriers");
-  if (x->rank == 0 && x->o->mode == LBS_MODE_DES && x->o->des_shared && !r->des_shared)
+  if (x->rank == 0 && x->o->mode == LBS_MODE_DES && asked && !r->des_shared)
     lbs_log(LBS_LOG_WARN,
             "des_overlap = shared does not apply %s: each step's transfers go after "
             "the earlier steps' (ordered)",

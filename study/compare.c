@@ -36,8 +36,11 @@ lbs_err lbs_compare_run(lbs_session *s, const char *const *policies, int n, MPI_
     else
       other = k;
   }
-  if (s->opts.mode == LBS_MODE_DES && s->opts.des_shared && ahead >= 0 && other >= 0 &&
-      lbs_grid_sharing(s->grid) == LBS_SHARING_FAIR)
+  int mixed = s->opts.mode == LBS_MODE_DES && ahead >= 0 && other >= 0 &&
+              lbs_grid_sharing(s->grid) == LBS_SHARING_FAIR;
+  if (mixed && s->opts.des_overlap == LBS_DES_AUTO) /* one model for all: the one both can run */
+    s->opts.des_overlap = LBS_DES_ORDERED;
+  if (mixed && s->opts.des_overlap == LBS_DES_SHARED)
     return lbs_fail(
         LBS_INVAL,
         "des_overlap = shared: %s plans ahead over ordered steps, while %s's steps would "

@@ -343,12 +343,12 @@ static lbs_err readme(const lbs_simgrid *x, const lbs_replay_result *res, lbs_bu
         x->rounded > 0 ? " (some were not: rounded by up to a byte)" : "",
         res->mode == LBS_MODE_BSP ? ""
         : res->des_shared
-            ? "- des: the steps shared the network ([sim] des_overlap = shared), as SMPI's flows\n"
-              "  do: all flows in flight share, whatever their step.\n"
-            : "- des: on a shared link or NIC, lbsim let an earlier step's transfers go first ([sim]\n"
-              "  des_overlap = ordered: a later step gets what they leave); SMPI shares among all\n"
-              "  flows in flight. They agree unless transfers of different steps overlap on a shared\n"
-              "  resource; --set sim.des_overlap=shared shares as SMPI does.\n",
+            ? "- des: the steps shared the network ([sim] des_overlap), as SMPI's flows do: all\n"
+              "  flows in flight share, whatever their step.\n"
+            : "- des: on a shared link or NIC, lbsim let an earlier step's transfers go first\n"
+              "  (ordered: des_overlap = ordered, or auto with phases, availability profiles or\n"
+              "  optimal); SMPI shares among all flows in flight. They agree unless transfers of\n"
+              "  different steps overlap on a shared resource.\n",
         1e-3 * (double)lbs_grid_barrier_ns(g));
   return e;
 }

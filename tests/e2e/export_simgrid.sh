@@ -227,7 +227,7 @@ EOF
   CK_TRACE=$T/b.lbt GRID=$T/g32.ini check "des, overlap shared, 32 on one" 50 --mode des \
     --set sim.des_overlap=shared
   smpi32=$(tail -1 "$T/smpi")
-  CK_TRACE=$T/b.lbt GRID=$T/g32.ini check "des, overlap ordered, 32 on one" 10000000 --mode des
+  CK_TRACE=$T/b.lbt GRID=$T/g32.ini check "des, overlap ordered, 32 on one" 10000000 --mode des --set sim.des_overlap=ordered
   python3 -c "import json,sys; l=json.load(open('$T/s/lbsim.json'))['total_time_s']; s=float(sys.argv[1]);
 print('%-34s %+.2f%% against SMPI' % ('ordered, 32 on one', 100 * (l - s) / s)); sys.exit(l > s * 0.995)" "$smpi32" &&
     ok || bad "ordered does not differ from SMPI: the case has no overlap to check"

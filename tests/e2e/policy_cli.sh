@@ -77,6 +77,19 @@ has "$T/err" "des_overlap = shared: optimal plans ahead over ordered steps" "sha
 expect 0 "shared des steps without optimal" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
   --policies none,fixed:40 --set sim.des_overlap=shared --json
 has "$T/out" '"des_overlap":"shared"' "each run says its steps shared the network"
+# by default (auto) the steps share where every policy can: here, none beside optimal, ordered
+expect 0 "optimal beside none, des, default overlap" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
+  --policies none,optimal --json
+grep -q '"des_overlap"' "$T/out" && bad "auto with optimal: a run shared the network" || ok
+expect 0 "none alone, des, default overlap" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
+  --policies none --json
+has "$T/out" '"des_overlap":"shared"' "auto shares where it applies"
+# shared named where it cannot apply warns; auto, the default, falls back to ordered silently
+expect 0 "shared on fifo" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --mode des --set grid.sharing=fifo \
+  --set sim.des_overlap=shared
+has "$T/err" "des_overlap = shared does not apply with sharing = fifo" "warns that shared does not apply"
+expect 0 "auto on fifo" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --mode des --set grid.sharing=fifo
+grep -q "des_overlap" "$T/err" && bad "auto warned: $(cat "$T/err")" || ok
 expect 1 "optimal bound" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal:10
 has "$T/err" "79 candidate steps exceed its bound of 10" "bound message"
 expect 1 "optimal with repartition approach" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --policies optimal --set sim.approach=repartition

@@ -152,7 +152,8 @@ static lbs_replay_result *run(const char *trace, const char *grid_text, const ch
   lbs_replay_opts_default(&o);
   o.partitioner = part, o.policy = policy, o.mode = mode, o.part_fixed_us = 0.05,
   o.part_per_elem_ns = 0;
-  o.cfg = cfg, o.save_assignment = save, o.des_shared = run_shared;
+  o.cfg = cfg, o.save_assignment = save,
+  o.des_overlap = run_shared ? LBS_DES_SHARED : LBS_DES_ORDERED;
   lbs_err e = lbs_replay(t, g, &o, MPI_COMM_WORLD, &r);
   CHECK(!e, "replay %s %s: %s", part, policy, lbs_errmsg());
   lbs_trace_close(&t);

@@ -22,6 +22,7 @@ Test(options, defaults_and_the_file) {
   cr_assert_eq(o.mode, LBS_MODE_BSP);
   cr_assert_eq(o.cost, LBS_COST_MODEL);
   cr_assert_eq(o.migration_cost, LBS_MIGCOST_MEASURED, "the trace's own rate where it has one");
+  cr_assert_eq(o.des_overlap, LBS_DES_AUTO, "steps share the network where they can");
   cr_assert_eq(o.first_step, 0);
   cr_assert_eq(o.nsteps, 0, "the whole trace");
   cr_assert_null(o.metric);
@@ -102,6 +103,14 @@ Test(options, one_value_alone) {
   cr_assert_eq(lbs_replay_opts_set(&o, "mode", "x"), LBS_PARSE);
   cr_assert_str_eq(lbs_errmsg(), "'x' must be bsp or des");
   cr_assert_eq(o.mode, LBS_MODE_DES, "a bad value changes nothing");
+  cr_assert_eq(lbs_replay_opts_set(&o, "des_overlap", "ordered"), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_ORDERED);
+  cr_assert_eq(lbs_replay_opts_set(&o, "des_overlap", "shared"), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_SHARED);
+  cr_assert_eq(lbs_replay_opts_set(&o, "des_overlap", "both"), LBS_PARSE);
+  cr_assert_str_eq(lbs_errmsg(), "'both' must be auto, shared or ordered");
+  cr_assert_eq(lbs_replay_opts_set(&o, "des_overlap", "auto"), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_AUTO);
   cr_assert_eq(lbs_replay_opts_set(&o, "cost", "measured"), LBS_OK);
   cr_assert_eq(o.cost, LBS_COST_MEASURED);
   cr_assert_eq(lbs_replay_opts_set(&o, "migration_cost", "links"), LBS_OK);
