@@ -152,6 +152,12 @@ static int parse(int argc, char **argv, args *a) {
   for (char *tok = strtok(a->names, ","); tok; tok = strtok(NULL, ","))
     if (a->np < MAXP) a->ev[a->np++] = (lbs_partition_eval){.name = tok};
   if (!a->np) return cli_usage("partition", "--partitioner names none");
+  /* every name known before any partitioner runs or writes its -o file (a family's own options,
+   * zoltan:nope, are still its create's to refuse) */
+  for (int k = 0; k < a->np; k++)
+    if (!lbs_part_find(a->ev[k].name))
+      return cli_error("partition", lbs_fail(LBS_NOTFOUND, "unknown partitioner '%s' (known: %s)",
+                                             a->ev[k].name, lbs_part_known()));
   return 0;
 }
 

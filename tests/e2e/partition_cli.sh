@@ -74,8 +74,10 @@ expect 1 "procs mismatch" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" -
 has "$T/err" "has 16 processors in 4 clusters, --procs asks for 32" "procs message"
 expect 1 "step out of range" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --step 9
 has "$T/err" "step 9 is not in the trace (0..1)" "step message"
-expect 1 "unknown partitioner" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --partitioner minex,nope
+expect 1 "unknown partitioner" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --partitioner minex,nope -o "$T/early.parts"
 has "$T/err" "unknown partitioner 'nope'" "partitioner message"
+# refused before any partitioner ran: minex's file not written, no table on stdout
+[ ! -e "$T/early.parts.minex" ] && [ ! -s "$T/out" ] && ok || bad "minex ran before 'nope' was refused"
 expect 1 "unknown minex option" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --partitioner minex:fast
 has "$T/err" "known: minex, minex:scratch, minex:diffusive" "minex option message"
 expect 1 "unknown minex key" -- "$LBSIM" partition "$T/nb.lbt" --grid "$T/UP.ini" --set minex.throtle=2
