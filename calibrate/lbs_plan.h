@@ -228,8 +228,9 @@ typedef struct lbs_plan_run {
   char calls[512];        /* what the plan runs (lbs_exec_describe) */
 } lbs_plan_run;
 /* Runs plan p (on the whole node: every thread and device) for real at work w, warm times
- * untimed (the first run's output checked), then repeat times timed (1..16, the median kept),
- * then each implementation alone the same way (one that cannot open here is left out). The
+ * untimed (0..LBS_CALIB_MAX_REPEAT), then repeat times timed (1..LBS_CALIB_MAX_REPEAT, the
+ * median kept), the first run's output checked after the last; then each implementation alone
+ * the same way (one that cannot open here is left out). LBS_RANGE for counts out of range; the
  * adapter's, the executor's and a wrong output's errors ("wrong output at work W: why"). */
 lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat, int warm,
                          lbs_plan_run *out);

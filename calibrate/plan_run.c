@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lbs_calib_run.h"
 #include "lbs_plan.h"
 
 lbs_err lbs_plan_runnable(const lbs_plan *p, const lbs_adapter **a) {
@@ -33,25 +34,32 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Median of r runs of exec (or of implementation ops/ctx when exec is NULL) at work w, each on
- * fresh parameters, after `warm` untimed runs; the first run's output is checked. The warm-up
- * is there because the IPGs are measured warm (the calibration's samples come back to back),
- * while a GPU left idle between CPU runs and host checks starts its first calls slowly. */
+ * fresh parameters, after `warm` untimed runs. The first run's output is checked after the last
+ * run, so that no host check (a matmul's takes 10^5 times the GPU's call) comes between the
+ * warm-up and the timed runs. The warm-up is there because the IPGs are measured warm (the
+ * calibration's samples come back to back), while a GPU left idle, as it is through the other
+ * implementations' runs, starts its first calls slowly. */
 static lbs_err time_runs(const lbs_adapter *a, lbs_exec *ex, const lbs_impl_ops *ops, void *ctx,
                          double w, int r, int warm, double *median_s) {
-  double s[16];
+  double s[LBS_CALIB_MAX_REPEAT];
   char why[256] = ""; /* a wrong output */
-  for (int i = -warm; i < r; i++) {
+  void *first = NULL; /* the first run's parameters, its output in them */
+  lbs_err e = LBS_OK;
+  for (int i = -warm; !e && i < r; i++) {
     void *params = NULL;
-    lbs_err e = a->create_params(w, (uint64_t)(77 + i), &params);
-    if (e) return e;
+    if ((e = a->create_params(w, (uint64_t)(77 + i), &params))) break;
     double t0 = lbs_clock_monotonic.now(NULL);
     e = ex ? lbs_exec_run(ex, params) : ops->execute(ctx, params);
     if (i >= 0) s[i] = lbs_clock_monotonic.now(NULL) - t0;
-    if (!e && i == -warm && a->check && a->check(params, why, sizeof why)) e = LBS_RANGE;
-    a->delete_params(params);
-    if (e == LBS_RANGE && why[0]) return lbs_fail(e, "wrong output at work %g: %s", w, why);
-    if (e) return e;
+    if (!first)
+      first = params;
+    else
+      a->delete_params(params);
   }
+  if (!e && first && a->check && a->check(first, why, sizeof why)) e = LBS_RANGE;
+  if (first) a->delete_params(first);
+  if (e == LBS_RANGE && why[0]) return lbs_fail(e, "wrong output at work %g: %s", w, why);
+  if (e) return e;
   qsort(s, (size_t)r, sizeof *s, cmp_double);
   *median_s = r % 2 ? s[r / 2] : (s[r / 2 - 1] + s[r / 2]) / 2;
   return LBS_OK;
@@ -79,6 +87,9 @@ static lbs_err singles(const lbs_plan *p, const lbs_adapter *a, double w, int re
 
 lbs_err lbs_plan_measure(const lbs_plan *p, const lbs_adapter *a, double w, int repeat, int warm,
                          lbs_plan_run *out) {
+  if (repeat < 1 || repeat > LBS_CALIB_MAX_REPEAT || warm < 0 || warm > LBS_CALIB_MAX_REPEAT)
+    return lbs_fail(LBS_RANGE, "runs %d and warm-up runs %d: expected 1..%d and 0..%d", repeat,
+                    warm, LBS_CALIB_MAX_REPEAT, LBS_CALIB_MAX_REPEAT);
   *out = (lbs_plan_run){.work = w, .best = -1, .best_s = INFINITY, .one_s = INFINITY};
   lbs_exec *ex = NULL;
   int full = lbs_plan_ws(p, p->threads, (1u << p->ndev) - 1);
