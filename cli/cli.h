@@ -53,6 +53,10 @@ int cli_progress_cb(void *arg, int64_t done, int64_t total); /* for lbs_progress
  * for an isolated singleton (no daemon forked) over its ob1 layer (no UCX probe), which starts in
  * about 0.1 s instead of 0.5 s. Variables the user set win; under mpiexec nothing changes. */
 void cli_mpi_init(void);
+/* glibc's heap set for large arrays before a command that reads traces: arrays from the heap,
+ * freed memory kept, transparent huge pages for its first 512 MiB (malloc_tune.c says why; not
+ * under sanitizers, Valgrind or a user's GLIBC_TUNABLES for malloc). */
+void cli_malloc_tune(int argc, char **argv);
 
 /* v (its reference taken; NULL when building it ran out of memory) as one line on stdout
  * (lbs_json_write): 0, or 1 with 'lbsim: what: JSON output: out of memory' printed. A write

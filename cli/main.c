@@ -164,6 +164,7 @@ static int check_lua_unsafe(void) {
 }
 
 int main(int argc, char **argv) {
+  cli_malloc_tune(argc, argv);
   lbs_prov_capture(argc, argv);
   opterr = 0; /* a command's refused option is cli_bad_option's message, not getopt's */
   if (setup_log() || check_lua_unsafe()) return 2;
