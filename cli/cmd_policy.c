@@ -32,7 +32,10 @@ static void usage(void) {
       "  --json               one JSON object on stdout\n\n"
       "Each replay flag is the [sim] override it names (--mode des is --set sim.mode=des): the\n"
       "defaults, then the grid file's [sim], then the command line's flags and --set overrides\n"
-      "from left to right (the later wins). [sim] policy is not read: --policies names them.\n",
+      "from left to right (the later wins). [sim] policy is not read: --policies names them.\n"
+      "In des on a fair network the steps share the network ([sim] des_overlap = auto), except\n"
+      "beside optimal, which plans over ordered steps: then every policy runs ordered, so that\n"
+      "the gaps compare schedules, not models (the table's first line says which).\n",
       lbs_policy_known());
 }
 
@@ -156,8 +159,13 @@ static int report(const args *a, const lbs_session *s, const lbs_compare *c, con
   if (a->json) {
     json_bad = cli_json_print("policy compare", lbs_compare_json(c, s), LBS_JSON_COMPACT);
   } else {
-    printf("%s on %s (%d processors, %s), %s\n", a->trace, a->grid, lbs_grid_procs(s->grid),
-           s->opts.mode == LBS_MODE_BSP ? "bsp" : "des", s->opts.partitioner);
+    /* des on a fair network: how the steps used it (ordered for all beside optimal) */
+    const char *mode = s->opts.mode == LBS_MODE_BSP                    ? "bsp"
+                       : lbs_grid_sharing(s->grid) != LBS_SHARING_FAIR ? "des"
+                       : c->n && c->r[0]->des_shared ? "des, steps sharing the network"
+                                                     : "des, ordered steps";
+    printf("%s on %s (%d processors, %s), %s\n", a->trace, a->grid, lbs_grid_procs(s->grid), mode,
+           s->opts.partitioner);
     printf("  %-22s %12s %6s %10s %12s %12s %8s\n", "policy", "total s", "reps", "mean imb",
            "partition s", "migration s", "gap");
     for (int k = 0; k < c->n; k++) {

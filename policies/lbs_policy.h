@@ -59,9 +59,10 @@ enum {
    * asking decide; a trace without them, or an application deciding as it runs, refuses it. */
   LBS_POLICY_RECORDED = 1u << 4,
   /* It never reads view->step_ns. A des replay whose steps share the network ([sim] des_overlap =
-   * shared) then skips working out the time of each step still in flight as if it were the last
-   * (a copy of the network's simulation run to its end, before every step); a policy without
-   * this flag (a script, a plug-in) gets those times. */
+   * shared, or auto, the default, on a fair network) then skips working out the time of each
+   * step still in flight as if it were the last (a copy of the network's simulation run to its
+   * end, before every step); a policy without this flag (a script, a plug-in) gets those
+   * provisional times, and pays for them. */
   LBS_POLICY_NO_STEP_TIMES = 1u << 5,
 };
 

@@ -256,7 +256,7 @@ typedef struct lbs_replay_result {
   int outside;        /* 1: the trace's outside_s was charged (lbs_replay_opts.no_outside) */
   int64_t outside_ns; /* what it added over the steps (in total_ns, not in comm_ns) */
   int part_sizes;     /* the rule the parts followed (lbs_replay_opts.part_sizes) */
-  int des_shared;     /* 1: des whose steps shared the network ([sim] des_overlap = shared) */
+  int des_shared;     /* 1: des whose steps shared the network ([sim] des_overlap shared or auto) */
 } lbs_replay_result;
 
 /* The P = lbs_grid_procs(g) part sizes a rule gives (lbs_replay_opts.part_sizes): in proportion
@@ -265,8 +265,9 @@ typedef struct lbs_replay_result {
  * is not a number > 0, a count other than P. Local. */
 lbs_err lbs_replay_part_sizes(const lbs_trace *t, const lbs_grid *g, int rule, double *sizes);
 
-/* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, the cost model
- * with the partitioner's own figures, the whole trace, no callbacks. */
+/* Every field at its default, as [sim] has them: zoltan:rcb, policy none, bsp, des_overlap auto,
+ * the cost model with the partitioner's own figures, the whole trace, no callbacks. (Options
+ * zeroed instead get des_overlap ordered, the model before auto.) */
 void lbs_replay_opts_default(lbs_replay_opts *o);
 /* The [sim] section of a run configuration: partitioner, policy, mode, metric, steps, cost model.
  */

@@ -1,5 +1,6 @@
-/* overlap.c - des with [sim] des_overlap = shared: the halos of overlapping steps share the
- * network as SimGrid shares them (docs/design.md, "Steps that overlap").
+/* overlap.c - des with [sim] des_overlap = shared (or auto, the default, where it applies): the
+ * halos of overlapping steps share the network as SimGrid shares them (docs/design.md, "Steps
+ * that overlap").
  *
  * The network is one simulation that goes on across steps (lbs_netsim, network.c). A
  * processor's transfers of step k join it when the processor starts computing step k: when its

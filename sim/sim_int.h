@@ -271,12 +271,12 @@ const lbs_grid *lbs__avail_grid_at(lbs__engine *x, int64_t s);
 void lbs__avail_imbalance(const lbs_grid *g, const int64_t *load, int P, double *imb, double *limb);
 
 /* ---------------------------------------------------------------- overlap.c
- * des with [sim] des_overlap = shared: the halos of overlapping steps share the network. */
+ * des with [sim] des_overlap = shared or auto: the halos of overlapping steps share the network. */
 typedef struct lbs__ovl lbs__ovl;
-/* Local: 1 when this run's steps go through overlap.c: des, des_overlap = shared, [grid] sharing
- * = fair, and none of what needs a step final before the next starts: two or more phases (their
- * exchanges synchronise the processors), a changing grid, a policy that plans ahead (its plan's
- * total is the one lbs__run_step gives). */
+/* Local: 1 when this run's steps go through overlap.c: des, des_overlap shared or auto, [grid]
+ * sharing = fair, and none of what needs a step final before the next starts: two or more phases
+ * (their exchanges synchronise the processors), a changing grid, a policy that plans ahead (its
+ * plan's total is the one lbs__run_step gives). */
 int lbs__ovl_on(const lbs__engine *x);
 /* Local: window step s joins (x->load, x->halo and x->outside_ns as lbs__run_step takes them),
  * then the simulation runs until a processor is through it. *adv and x->r->step_ns of every step

@@ -17,15 +17,8 @@ int lbs_compare_optimum(const char *const *policies, int n) {
   return iopt;
 }
 
-lbs_err lbs_compare_run(lbs_session *s, const char *const *policies, int n, MPI_Comm comm,
-                        lbs_compare_watch_fn watch, void *watch_arg, lbs_compare *c) {
-  memset(c, 0, sizeof *c);
-  c->iopt = -1;
-  if (n < 0 || n > LBS_COMPARE_MAX)
-    return lbs_fail(LBS_RANGE, "at most %d policies", LBS_COMPARE_MAX);
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  if (s->opts.cost == LBS_COST_MEASURED) s->opts.cost = LBS_COST_MODEL; /* the runs must compare */
+lbs_err lbs_compare_one_model(lbs_replay_opts *o, const lbs_grid *g, const char *const *policies,
+                              int n) {
   /* A policy that plans ahead replays ordered steps (sim/overlap.c): beside policies whose steps
    * share the network, its gap would measure the two models, not the schedules. */
   int ahead = -1, other = -1;
@@ -36,17 +29,29 @@ lbs_err lbs_compare_run(lbs_session *s, const char *const *policies, int n, MPI_
     else
       other = k;
   }
-  int mixed = s->opts.mode == LBS_MODE_DES && ahead >= 0 && other >= 0 &&
-              lbs_grid_sharing(s->grid) == LBS_SHARING_FAIR;
-  if (mixed && s->opts.des_overlap == LBS_DES_AUTO) /* one model for all: the one both can run */
-    s->opts.des_overlap = LBS_DES_ORDERED;
-  if (mixed && s->opts.des_overlap == LBS_DES_SHARED)
+  int mixed = o->mode == LBS_MODE_DES && ahead >= 0 && other >= 0 &&
+              lbs_grid_sharing(g) == LBS_SHARING_FAIR;
+  if (mixed && o->des_overlap == LBS_DES_AUTO) /* one model for all: the one both can run */
+    o->des_overlap = LBS_DES_ORDERED;
+  if (mixed && o->des_overlap == LBS_DES_SHARED)
     return lbs_fail(
         LBS_INVAL,
         "des_overlap = shared: %s plans ahead over ordered steps, while %s's steps would "
         "share the network; compare them with des_overlap = ordered, or without %s",
         policies[ahead], policies[other], policies[ahead]);
-  lbs_err e = LBS_OK;
+  return LBS_OK;
+}
+
+lbs_err lbs_compare_run(lbs_session *s, const char *const *policies, int n, MPI_Comm comm,
+                        lbs_compare_watch_fn watch, void *watch_arg, lbs_compare *c) {
+  memset(c, 0, sizeof *c);
+  c->iopt = -1;
+  if (n < 0 || n > LBS_COMPARE_MAX)
+    return lbs_fail(LBS_RANGE, "at most %d policies", LBS_COMPARE_MAX);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (s->opts.cost == LBS_COST_MEASURED) s->opts.cost = LBS_COST_MODEL; /* the runs must compare */
+  lbs_err e = lbs_compare_one_model(&s->opts, s->grid, policies, n);
   for (int k = 0; !e && k < n; k++) {
     s->opts.policy = policies[k];
     if (lbs_compare_optimum(&policies[k], 1) == 0) c->iopt = k;

@@ -346,7 +346,7 @@ static lbs_err readme(const lbs_simgrid *x, const lbs_replay_result *res, lbs_bu
             ? "- des: the steps shared the network ([sim] des_overlap), as SMPI's flows do: all\n"
               "  flows in flight share, whatever their step.\n"
             : "- des: on a shared link or NIC, lbsim let an earlier step's transfers go first\n"
-              "  (ordered: des_overlap = ordered, or auto with phases, availability profiles or\n"
+              "  (ordered: des_overlap = ordered, or auto with phases, availability profiles, fifo or\n"
               "  optimal); SMPI shares among all flows in flight. They agree unless transfers of\n"
               "  different steps overlap on a shared resource.\n",
         1e-3 * (double)lbs_grid_barrier_ns(g));

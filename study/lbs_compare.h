@@ -30,6 +30,11 @@ typedef void (*lbs_compare_watch_fn)(void *arg, int k, lbs_replay_opts *o, int a
  * repeat; s->opts.cost says so after. watch (may be NULL) is called on rank 0. */
 lbs_err lbs_compare_run(lbs_session *s, const char *const *policies, int n, MPI_Comm comm,
                         lbs_compare_watch_fn watch, void *watch_arg, lbs_compare *c);
+/* One network model for the n policies to be compared (lbs_compare_run, lbsim validate): in des
+ * on a fair grid, a policy that plans ahead (optimal) runs ordered steps, so beside other policies
+ * o->des_overlap = auto becomes ordered for all, and shared is refused (LBS_INVAL, naming both). */
+lbs_err lbs_compare_one_model(lbs_replay_opts *o, const lbs_grid *g, const char *const *policies,
+                              int n);
 /* The index of the optimum among n policies: the last whose flags say LBS_POLICY_OPTIMUM, or -1. */
 int lbs_compare_optimum(const char *const *policies, int n);
 /* Replay k's gap to the optimum: its extra total time as a fraction of the optimum's; NAN

@@ -119,8 +119,8 @@ lbs_err lbs_results_save_validation_pairs(const char *path, const lbs_validation
  * upgraded by reading it.
  *
  * NULL: a column that a store of an older schema lacks reads as NULL (schema 1 has no provenance,
- * schema 2 no partition_mode and ranks), and NULL reads as NULL for text, NaN for a real (the
- * writers store a NaN as NULL) and LBS_RESULTS_NONE for an integer.
+ * schema 2 no partition_mode and ranks, schema 4 no des_overlap), and NULL reads as NULL for text,
+ * NaN for a real (the writers store a NaN as NULL) and LBS_RESULTS_NONE for an integer.
  *
  * Memory: the arrays a reader returns (studies, runs, partitions, validations, configurations),
  * and the text in them, belong to the handle and stay valid until lbs_results_close. A row handed
@@ -199,7 +199,9 @@ typedef struct lbs_results_run {
   double optimum_s, gap_to_optimal;               /* against optimal in the same compare */
   const char *partition_mode;                     /* "rank0", "distributed" (schema 3) */
   int64_t ranks;                                  /* the replay's MPI ranks (schema 3) */
-  int64_t nsteps;                                 /* its rows in steps */
+  const char
+      *des_overlap; /* des: "shared" or "ordered" steps on the network; bsp: NULL (schema 5) */
+  int64_t nsteps;   /* its rows in steps */
 } lbs_results_run;
 /* The runs (only those of study when it is not NULL; none when the store cannot tell, having no
  * studies) in that order into *out (the handle's) and *n. */

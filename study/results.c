@@ -20,8 +20,9 @@
  * and lbsim partition's rows. Schema 3: where the partitioner ran and on how many ranks (a
  * distributed run is reproducible at its number of ranks). An older store (schema 1 has
  * user_version 0) is upgraded when written. Schema 4: the table validation_pairs (lbsim validate's
- * verdict on each pair of policies). */
-#define RESULTS_SCHEMA 4
+ * verdict on each pair of policies). Schema 5: runs.des_overlap, how a des run's steps used the
+ * network ('shared' or 'ordered'; NULL in bsp), since the default (auto) depends on the run. */
+#define RESULTS_SCHEMA 5
 
 /* Schema 1's tables and the tables added since (a new store is made as schema 1, then
  * upgraded as an old one is: its columns come in the same order). */
@@ -59,7 +60,7 @@ static const char SCHEMA[] =
     " edge_cut REAL, moved INTEGER, wall_s REAL, created TEXT, command TEXT, version TEXT, host TEXT,"
     " overrides TEXT, config TEXT, trace_hash TEXT, grid_hash TEXT);";
 
-/* The columns schemas 2 and 3 add to schema 1's tables, each at its version (schema 4 adds a
+/* The columns schemas 2, 3 and 5 add to schema 1's tables, each at its version (schema 4 adds a
  * table only). */
 static const struct {
   const char *table, *column, *type;
@@ -84,9 +85,10 @@ static const struct {
     {"steps", "migration_ns", "INTEGER", 2},
     {"runs", "partition_mode", "TEXT", 3},
     {"runs", "ranks", "INTEGER", 3},
+    {"runs", "des_overlap", "TEXT", 5},
 };
 
-/* The step to schema `to` (2, 3 or 4): the tables the store lacks (a store of schema 1 may have
+/* The step to schema `to` (2 to 5): the tables the store lacks (a store of schema 1 may have
  * only some of them), then the columns of that version it lacks. */
 static lbs_err upgrade(lbs_db *d, int to) {
   lbs_err e = lbs_db_exec(d, SCHEMA, NULL);
@@ -102,7 +104,8 @@ static lbs_err upgrade(lbs_db *d, int to) {
   return e;
 }
 
-static const lbs_db_step STEPS[] = {{2, NULL, upgrade}, {3, NULL, upgrade}, {4, NULL, upgrade}};
+static const lbs_db_step STEPS[] = {
+    {2, NULL, upgrade}, {3, NULL, upgrade}, {4, NULL, upgrade}, {5, NULL, upgrade}};
 
 /* A results store: PRAGMA application_id 'LBSR', the schema in user_version (0 in schema 1). */
 const lbs_db_kind lbs__results_kind = {
@@ -290,8 +293,8 @@ static lbs_err insert_run_row(lbs_db *d, const lbs_replay_result *r, const lbs_s
       " total_time_s, compute_time_s, comm_time_s, partition_time_s, migration_time_s,"
       " repartitions, mean_imbalance, max_imbalance, mean_loadimb, moved_elements, wall_s, study,"
       " task, labels, created, command, version, host, cost, overrides, config, trace_hash,"
-      " grid_hash, optimum_s, gap_to_optimal, partition_mode, ranks)"
-      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+      " grid_hash, optimum_s, gap_to_optimal, partition_mode, ranks, des_overlap)"
+      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   lbs_db_val row[] = {
       LBS_DB_TEXT(ri && ri->trace ? ri->trace : ""),
       LBS_DB_TEXT(ri && ri->grid ? ri->grid : ""),
@@ -329,6 +332,7 @@ static lbs_err insert_run_row(lbs_db *d, const lbs_replay_result *r, const lbs_s
       LBS_DB_FINITE(ri ? ri->gap_to_optimal : NAN),
       LBS_DB_TEXT(lbs_partition_mode_name(r->partition_mode)),
       LBS_DB_INT(r->ranks),
+      r->mode == LBS_MODE_DES ? LBS_DB_TEXT(r->des_shared ? "shared" : "ordered") : LBS_DB_NULL,
   };
   lbs_err e = lbs_db_insert(d, INSERT_RUN, NULL, row, LBS_DB_COUNT(row));
   if (!e) row_written(rd);

@@ -418,6 +418,7 @@ static const col RUN_COLS[] = {
     RUN(gap_to_optimal, 'd'),
     RUN(partition_mode, 't'),
     RUN(ranks, 'i'),
+    RUN(des_overlap, 't'),
     COUNT(lbs_results_run, nsteps, "(SELECT count(*) FROM steps s WHERE s.run = runs.id)", T_STEPS,
           "run"),
 };

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lbs_compare.h"
 #include "lbs_grid.h"
 #include "lbs_validate.h"
 
@@ -183,7 +184,7 @@ static lbs_err plan_one(lbs_validate *v, lbs_validate_policy *p, MPI_Comm comm) 
 lbs_err lbs_validate_plan(lbs_validate *v, const char *const *policies, int n, MPI_Comm comm) {
   if (!(v->pol = calloc((size_t)n, sizeof *v->pol))) return lbs_fail(LBS_NOMEM, "validate");
   v->npol = n;
-  lbs_err e = LBS_OK;
+  lbs_err e = lbs_compare_one_model(&v->session.opts, v->session.grid, policies, n);
   for (int k = 0; !e && k < n; k++) {
     if (!(v->pol[k].policy = strdup(policies[k])))
       e = lbs_fail(LBS_NOMEM, "validate");

@@ -79,11 +79,16 @@ expect 0 "shared des steps without optimal" -- "$LBSIM" policy compare "$T/b.lbt
 has "$T/out" '"des_overlap":"shared"' "each run says its steps shared the network"
 # by default (auto) the steps share where every policy can: here, none beside optimal, ordered
 expect 0 "optimal beside none, des, default overlap" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
-  --policies none,optimal --json
+  --policies none,optimal --json --results "$T/ov.db"
 grep -q '"des_overlap"' "$T/out" && bad "auto with optimal: a run shared the network" || ok
 expect 0 "none alone, des, default overlap" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des \
-  --policies none --json
+  --policies none --json --results "$T/ov.db"
 has "$T/out" '"des_overlap":"shared"' "auto shares where it applies"
+[ "$(sqlite3 "$T/ov.db" "SELECT group_concat(policy || '=' || des_overlap, ' ') FROM runs")" = \
+  "none=ordered optimal=ordered none=shared" ] && ok ||
+  bad "the store records each run's model: $(sqlite3 "$T/ov.db" "SELECT policy, des_overlap FROM runs")"
+expect 0 "optimal beside none, text" -- "$LBSIM" policy compare "$T/b.lbt" --grid "$G" --mode des --policies none,optimal
+has "$T/out" "des, ordered steps)" "the table says the steps ran ordered"
 # shared named where it cannot apply warns; auto, the default, falls back to ordered silently
 expect 0 "shared on fifo" -- "$LBSIM" replay "$T/b.lbt" --grid "$G" --mode des --set grid.sharing=fifo \
   --set sim.des_overlap=shared

@@ -113,13 +113,13 @@ has "$T/err" "g2.ini:4: seeds: 'x' is not a whole number" "bad seed named"
 
 # lbsim results
 expect 0 "results" -- "$LBSIM" results "$T/ref.db"
-has "$T/out" "results schema 4, 16 runs" "listing"
+has "$T/out" "results schema 5, 16 runs" "listing"
 has "$T/out" "16/16" "the study's runs of its tasks"
 expect 0 "results json" -- "$LBSIM" results "$T/ref.db" --json
 python3 - "$T/out" <<'PY' && ok || bad "results --json"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == 4 and len(d["studies"]) == 1 and len(d["runs"]) == 16, d.keys()
+assert d["schema"] == 5 and len(d["studies"]) == 1 and len(d["runs"]) == 16, d.keys()
 st = d["studies"][0]
 assert st["kind"] == "sweep" and st["tasks"] == 16 and st["axes"]["grid.barrier_us"] == ["1", "20"]
 for r in d["runs"]:
@@ -127,6 +127,8 @@ for r in d["runs"]:
     assert lab["partitioner"] == r["partitioner"] and lab["policy"] == r["policy"], lab
     assert ("grid.barrier_us=" + lab["grid.barrier_us"]) in r["overrides"] and r["study"] == st["id"]
     assert r["config"].startswith("[grid]") and r["version"] and r["host"] and r["created"]
+    assert r["des_overlap"] is (None if r["mode"] == "bsp" else r["des_overlap"]) and \
+        r["des_overlap"] in (None, "shared", "ordered"), r["des_overlap"]
 PY
 expect 0 "results csv" -- "$LBSIM" results "$T/ref.db" --csv "$T/tables"
 python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); assert len(r) == 16 and r[0]["config"].startswith("[grid]")' \
@@ -220,10 +222,10 @@ expect 1 "missing study" -- "$LBSIM" sweep "$T/nope.ini"
 has "$T/err" "nope.ini" "missing study named"
 # a results store of another schema version is refused and left as it was
 cp "$T/ref.db" "$T/v3.db"
-sqlite3 "$T/v3.db" "PRAGMA user_version = 5"
+sqlite3 "$T/v3.db" "PRAGMA user_version = 6"
 sum0=$(sha256sum "$T/v3.db")
 expect 1 "newer store" -- "$LBSIM" sweep "$T/s.ini" --results "$T/v3.db" --csv "$T/v3"
-has "$T/err" "results schema version 5, this lbsim reads versions 1 to 4" "schema version message"
+has "$T/err" "results schema version 6, this lbsim reads versions 1 to 5" "schema version message"
 [ "$(sha256sum "$T/v3.db")" = "$sum0" ] && ok || bad "a newer store was changed"
 expect 1 "results of a newer store" -- "$LBSIM" results "$T/v3.db"
 # the default outputs: NAME.db and the directory NAME-csv/ (name = t), in the current directory

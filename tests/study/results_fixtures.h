@@ -94,7 +94,7 @@ static inline void make_schema1(const char *path) {
 static inline void make_schema2(const char *path, const lbs_replay_result *r) {
   cr_assert_eq(lbs_results_save(path, r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
   exec_sql(path, "ALTER TABLE runs DROP COLUMN partition_mode; ALTER TABLE runs DROP COLUMN ranks;"
-                 "PRAGMA user_version=2");
+                 "ALTER TABLE runs DROP COLUMN des_overlap; PRAGMA user_version=2");
 }
 
 #endif

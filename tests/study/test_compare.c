@@ -119,3 +119,30 @@ Test(compare, a_failed_replay_is_named) {
   lbs_compare_free(&c);
   lbs_session_close(&s);
 }
+
+/* One network model for every policy compared (lbs_compare_one_model, also lbsim validate's):
+ * in des on a fair grid, auto becomes ordered beside optimal and stays auto without it; shared
+ * beside optimal is refused naming both; bsp and fifo are left alone. */
+Test(compare, one_network_model_for_all) {
+  lbs_session s;
+  cr_assert_eq(lbs_session_open(&s, trace, grid, NULL, 0), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(lbs_grid_sharing(s.grid), LBS_SHARING_FAIR, "the grid's default sharing");
+  const char *mixed[] = {"none", "optimal"}, *plain[] = {"none", "fixed:4"};
+  lbs_replay_opts o = s.opts;
+  cr_assert_eq(o.des_overlap, LBS_DES_AUTO);
+  o.mode = LBS_MODE_BSP;
+  cr_assert_eq(lbs_compare_one_model(&o, s.grid, mixed, 2), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_AUTO, "bsp: no steps overlap, nothing to change");
+  o.mode = LBS_MODE_DES;
+  cr_assert_eq(lbs_compare_one_model(&o, s.grid, plain, 2), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_AUTO, "no policy plans ahead: the steps may share");
+  cr_assert_eq(lbs_compare_one_model(&o, s.grid, mixed + 1, 1), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_AUTO, "optimal alone falls back by itself");
+  cr_assert_eq(lbs_compare_one_model(&o, s.grid, mixed, 2), LBS_OK);
+  cr_assert_eq(o.des_overlap, LBS_DES_ORDERED, "beside optimal: ordered for all");
+  o.des_overlap = LBS_DES_SHARED;
+  cr_assert_eq(lbs_compare_one_model(&o, s.grid, mixed, 2), LBS_INVAL);
+  cr_assert(strstr(lbs_errmsg(), "optimal plans ahead over ordered steps, while none's"), "%s",
+            lbs_errmsg());
+  lbs_session_close(&s);
+}

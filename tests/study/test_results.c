@@ -139,7 +139,7 @@ Test(results, provenance_and_per_step_costs_are_kept) {
   cr_assert_eq(lbs_results_save_study(db, &si, rs, ris, 2, ids), LBS_OK, "%s", lbs_errmsg());
   cr_assert(ids[0] > 0 && ids[1] == ids[0] + 1);
   cr_assert_eq(lbs_results_save_study(db, &si, rs, ris, 1, NULL), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(query(db, "PRAGMA user_version"), 4);
+  cr_assert_eq(query(db, "PRAGMA user_version"), 5);
   cr_assert_eq(
       query(
           db,
@@ -181,17 +181,17 @@ Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
   cr_assert_not(lbs_results_has_column(rd, "runs", "study"));
   lbs_results_close(&rd);
   cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(query(db, "PRAGMA user_version"), 4);
+  cr_assert_eq(query(db, "PRAGMA user_version"), 5);
   cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE trace = 'old.lbt' AND study IS NULL"), 1);
   cr_assert_eq(query(db, "SELECT count(*) FROM steps WHERE comm_ns = 200"), 3);
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
   cr_assert_eq(sqlite3_open(newer, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "PRAGMA user_version=5", NULL, NULL, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "PRAGMA user_version=6", NULL, NULL, NULL), SQLITE_OK);
   sqlite3_close(s);
   long n0, n1;
   char *before = slurp(newer, &n0);
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_VERSION);
-  cr_assert(strstr(lbs_errmsg(), "results schema version 5, this lbsim reads versions 1 to 4"),
+  cr_assert(strstr(lbs_errmsg(), "results schema version 6, this lbsim reads versions 1 to 5"),
             "%s", lbs_errmsg());
   cr_assert_eq(lbs_results_open(newer, &rd), LBS_VERSION);
   char *after = slurp(newer, &n1);
@@ -201,7 +201,8 @@ Test(results, schema_1_is_upgraded_and_a_newer_schema_refused) {
 }
 
 /* A schema-2 store (no partition_mode, no ranks) is read as it is and upgraded by the next
- * save, its runs kept with the new columns NULL, and schema 4's table validation_pairs added. */
+ * save, its runs kept with the new columns NULL, schema 4's table validation_pairs added, and
+ * schema 5's des_overlap written for des runs. */
 Test(results, schema_2_is_upgraded) {
   char *dir = tu_tmpdir(), *db = tu_path(dir, "r.db");
   lbs_replay_result r = run();
@@ -214,8 +215,17 @@ Test(results, schema_2_is_upgraded) {
             !lbs_results_has_column(rd, "runs", "ranks"));
   lbs_results_close(&rd);
   cr_assert_eq(query(db, "PRAGMA user_version"), 2, "reading does not upgrade");
+  r.mode = LBS_MODE_DES, r.des_shared = 1;
   cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(query(db, "PRAGMA user_version"), 4);
+  cr_assert_eq(query(db, "PRAGMA user_version"), 5);
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE des_overlap IS NULL AND id = 1"), 1,
+               "the old run: NULL");
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE des_overlap = 'shared' AND id = 2"), 1,
+               "a des run whose steps shared the network says so");
+  r.des_shared = 0;
+  cr_assert_eq(lbs_results_save(db, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
+  cr_assert_eq(query(db, "SELECT count(*) FROM runs WHERE des_overlap = 'ordered' AND id = 3"), 1);
+  r.mode = LBS_MODE_BSP;
   cr_assert_eq(
       query(db,
             "SELECT count(*) FROM runs WHERE ranks IS NULL AND partition_mode IS NULL AND id = 1"),
@@ -230,7 +240,7 @@ Test(results, schema_2_is_upgraded) {
           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'validation_pairs'"),
       1);
   cr_assert_eq(lbs_results_open(db, &rd), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(lbs_results_version(rd), 4);
+  cr_assert_eq(lbs_results_version(rd), 5);
   lbs_results_close(&rd);
   free(db);
   tu_rmrf(dir);

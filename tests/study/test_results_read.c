@@ -191,8 +191,9 @@ Test(results_read, every_reader_gives_back_what_was_written) {
 
   lbs_results *h;
   cr_assert_eq(lbs_results_open(db, &h), LBS_OK, "%s", lbs_errmsg());
-  cr_assert_eq(lbs_results_version(h), 4);
-  cr_assert(lbs_results_has_table(h, "series") && lbs_results_has_column(h, "runs", "ranks"));
+  cr_assert_eq(lbs_results_version(h), 5);
+  cr_assert(lbs_results_has_table(h, "series") && lbs_results_has_column(h, "runs", "ranks") &&
+            lbs_results_has_column(h, "runs", "des_overlap"));
   cr_assert_not(lbs_results_has_table(h, "nope"));
   cr_assert_not(lbs_results_has_column(h, "runs", "nope"));
 
@@ -231,6 +232,7 @@ Test(results_read, every_reader_gives_back_what_was_written) {
   cr_assert_str_eq(rr[0].version, "9.9");
   cr_assert_not_null(rr[0].created);
   cr_assert_not_null(rr[0].partition_mode);
+  cr_assert_null(rr[0].des_overlap, "a bsp run: NULL");
   cr_assert_float_eq(rr[0].gap_to_optimal, 0.425, 1e-12);
   cr_assert(isnan(rr[1].optimum_s) && isnan(rr[1].gap_to_optimal), "no optimum: NULL, read as NaN");
 
@@ -506,7 +508,7 @@ Test(results_read, a_schema_2_store_reads_without_its_schema_3_columns) {
   cr_assert_eq(lbs_results_runs(h, NULL, LBS_RESULTS_BY_STUDY, &rr, &n), LBS_OK, "%s",
                lbs_errmsg());
   cr_assert_eq(n, 1);
-  cr_assert(!rr[0].partition_mode && rr[0].ranks == LBS_RESULTS_NONE);
+  cr_assert(!rr[0].partition_mode && rr[0].ranks == LBS_RESULTS_NONE && !rr[0].des_overlap);
   cr_assert_str_eq(rr[0].trace, "t.lbt");
   cr_assert_not_null(rr[0].created, "schema 2's columns are there");
   cr_assert_eq(rr[0].nsteps, 3);
@@ -545,11 +547,11 @@ Test(results_read, what_is_not_a_store_is_refused) {
   refused(bare, LBS_FORMAT, "b.db: a results store without its runs table");
   lbs_replay_result r = run();
   cr_assert_eq(lbs_results_save(newer, &r, "t.lbt", "g.ini"), LBS_OK, "%s", lbs_errmsg());
-  exec_sql(newer, "PRAGMA user_version=5");
+  exec_sql(newer, "PRAGMA user_version=6");
   long n0, n1;
   char *before = slurp(newer, &n0);
   refused(newer, LBS_VERSION,
-          "results schema version 5, this lbsim reads versions 1 to 4 (a newer lbsim wrote it)");
+          "results schema version 6, this lbsim reads versions 1 to 5 (a newer lbsim wrote it)");
   char *after = slurp(newer, &n1);
   cr_assert(n0 == n1 && !memcmp(before, after, (size_t)n0), "a refused store changed");
 
