@@ -193,25 +193,83 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
 /* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
  * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1, and
  * every value ctx->y = its own value. position_log is the common case, a relative bound whose
- * bins fast_log can place (w > 3e-7): the pointers in locals (the stores to ctx->exact, bytes,
- * could otherwise alias them and make the compiler reload them for every value) and no check of
- * the position's size (|ln x| <= 745, so |u| < 2^32). */
-static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
-                         int64_t *kminp, int64_t *kmaxp) {
-  int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
-  double *yy = ctx->y;
-  uint8_t *ex = ctx->exact;
+ * bins fast_log can place (w > 3e-7, so |u| = |ln x / w| < 2^32). Its loop is one the compiler
+ * vectorises (SSE2, and AVX2 where the CPU has it: a clone picked at run time): every value goes
+ * through the same arithmetic, bit for bit fast_log's and the floor's, with no branch and no
+ * conversion between doubles and integers (none of which SSE2 or AVX2 has for 64-bit lanes):
+ *  - the exponent's integer e is the double 2^52 + e less 2^52 (its bits are those of 2^52 with
+ *    e or'ed in), exact, so (double)e as fast_log has it;
+ *  - floor(u) for |u| < 2^51: u + 1.5 2^52 rounds u to the nearest integer in the low bits of
+ *    the sum (integer subtraction of 1.5 2^52's bits gives it as an int64), less 1 where that
+ *    is above u;
+ *  - the range of the codes is kept in doubles (exact below 2^53);
+ *  - values that are not coded (exact) take x = 1 through the arithmetic (a code nobody reads),
+ *    and positive subnormals, where fast_log takes log(), are placed after the loop. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define LBS_ENCODE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LBS_ENCODE_CLONES
+#endif
+LBS_ENCODE_CLONES
+static size_t position_log_vec(int64_t *restrict kk, double *restrict yy, uint8_t *restrict ex,
+                               double w, const double *restrict v, size_t n, double spike,
+                               int64_t *kminp, int64_t *kmaxp) {
+  const uint64_t two52 = UINT64_C(0x4330000000000000), magic = UINT64_C(0x4338000000000000);
+  int64_t kmin = *kminp, kmax = *kmaxp;
+  size_t nsub = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     yy[i] = x;
     /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
-    int ok = x > 0 && x <= spike && x <= DBL_MAX;
-    ex[i] = !ok;
-    if (!ok) continue;
+    int pos = (x > 0) & (x <= spike) & (x <= DBL_MAX), ok = pos & (x >= DBL_MIN);
+    nsub += (size_t)(pos & !ok);
+    ex[i] = (uint8_t)!ok;
+    /* selects as bit masks: a branch the compiler could thread (x = 1 folds) is none */
+    uint64_t b, one = UINT64_C(0x3ff0000000000000), okm = -(uint64_t)ok;
+    memcpy(&b, &x, 8);
+    b = (b & okm) | (one & ~okm);
+    uint64_t mb = (b & ~(UINT64_C(0x7ff) << 52)) | (UINT64_C(1022) << 52);
+    double m, ed, r;
+    memcpy(&m, &mb, 8);
+    uint64_t lo = m < 0.70710678118654752; /* then m 2 and e - 1, exact, as fast_log has them */
+    mb += lo << 52;
+    memcpy(&m, &mb, 8);
+    uint64_t eb = ((b >> 52) - lo) | two52; /* x = m 2^(e - 1022), e the biased exponent */
+    memcpy(&ed, &eb, 8);
+    ed = (ed - 0x1p52) - 1022;
+    double t = (m - 1) / (m + 1), t2 = t * t;
+    double u = (2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7)))) +
+                ed * 0.69314718055994531) /
+               w;
+    r = u + 0x1.8p52; /* u rounded in the low bits */
+    uint64_t rb, gt;
+    memcpy(&rb, &r, 8);
+    gt = (r - 0x1.8p52) > u; /* then floor(u) is one less */
+    rb -= gt;
+    int64_t k = (int64_t)(rb - magic);
+    kk[i] = k;
+    int64_t lo1 = (int64_t)(((uint64_t)(k - 1) & okm) | ((uint64_t)INT64_MAX & ~okm));
+    int64_t hi1 = (int64_t)(((uint64_t)(k + 2) & okm) | ((uint64_t)INT64_MIN & ~okm));
+    kmin = lo1 < kmin ? lo1 : kmin;
+    kmax = hi1 > kmax ? hi1 : kmax;
+  }
+  *kminp = kmin, *kmaxp = kmax;
+  return nsub;
+}
+
+static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
+                         int64_t *kminp, int64_t *kmaxp) {
+  int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
+  uint8_t *ex = ctx->exact;
+  size_t nsub = position_log_vec(kk, ctx->y, ex, w, v, n, spike, &kmin, &kmax);
+  for (size_t i = 0; i < n && nsub; i++) { /* positive subnormals: fast_log's log() */
+    double x = v[i];
+    if (!(x > 0 && x < DBL_MIN && x <= spike)) continue;
+    nsub--;
     double u = fast_log(x) / w;
     int64_t k0 = (int64_t)u; /* floor */
     int64_t k = k0 - ((double)k0 > u);
-    kk[i] = k;
+    kk[i] = k, ex[i] = 0;
     kmin = k - 1 < kmin ? k - 1 : kmin;
     kmax = k + 2 > kmax ? k + 2 : kmax;
   }
