@@ -378,34 +378,65 @@ static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, const codes *st, i
   return best;
 }
 
+/* What nibbles() keeps as it goes: the history (under mean-of-four prediction relative to
+ * kmin, with its sum, when rel), the escapes written and the big codes' stream. */
+typedef struct {
+  int64_t hist[4], origin, kmin;
+  uint64_t r[4], sum; /* rel: the history less kmin (each in [0, 2^61)) and their sum */
+  int rel;
+  uint8_t *esc;
+  size_t nesc;
+  lbs_buf *big;
+} nibst;
+
+/* The nibble of value i (15 for an escape, written to the escape stream). Under mean-of-four
+ * prediction with rel the prediction is kmin + the sum of the history less kmin over 4: the
+ * floor of the mean as predict() computes it, without its eight shifts and masks a value. */
+static inline __attribute__((always_inline)) unsigned nibble_of(nibst *s, const int64_t *k,
+                                                                const uint8_t *ex, const double *v,
+                                                                size_t i, int pred, lbs_err *e) {
+  unsigned code;
+  if (ex[i]) {
+    code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
+  } else {
+    int64_t p = pred == P_AVG4 && s->rel ? (int64_t)((uint64_t)s->kmin + (s->sum >> 2))
+                                         : predict(pred, s->hist, s->origin);
+    uint64_t z = lbs_zigzag(k[i] - p);
+    if (pred == P_PREV)
+      s->hist[0] = k[i];
+    else if (pred == P_AVG4 && s->rel) {
+      uint64_t r = (uint64_t)k[i] - (uint64_t)s->kmin;
+      s->sum += r - s->r[3];
+      s->r[3] = s->r[2], s->r[2] = s->r[1], s->r[1] = s->r[0], s->r[0] = r;
+    } else if (pred == P_AVG4)
+      push(s->hist, k[i]);
+    code = z < C_BIG ? (unsigned)z : C_BIG;
+    if (z >= C_BIG && !*e) *e = lbs__put_varint(s->big, z);
+  }
+  if (code >= 15) s->esc[s->nesc++] = (uint8_t)code, code = 15;
+  return code;
+}
+
 /* The nibbles and escapes of the codes under predictor pred (a constant where this is inlined,
- * so each predictor gets its own loop); big codes go to *big. Returns the escapes written. */
-static inline __attribute__((always_inline)) size_t nibbles(const lbs_codec_ctx *ctx,
-                                                            const double *v, size_t n, int pred,
-                                                            int64_t origin, uint8_t *nib,
-                                                            uint8_t *esc, lbs_buf *big,
-                                                            lbs_err *e) {
-  int64_t hist[4] = {origin, origin, origin, origin};
+ * so each predictor gets its own loop), a whole byte of two at a time; big codes go to *big.
+ * kmin, kmax: the range of the codes. Returns the escapes written. */
+static inline __attribute__((always_inline)) size_t nibbles(
+    const lbs_codec_ctx *ctx, const double *v, size_t n, int pred, int64_t origin, int64_t kmin,
+    int64_t kmax, uint8_t *nib, uint8_t *esc, lbs_buf *big, lbs_err *e) {
+  nibst s = {{origin, origin, origin, origin}, origin, kmin, {0}, 0, 0, esc, 0, big};
+  /* the origin (the mean code) lies in the range but for a rounded sum of codes near 2^53 */
+  s.rel = origin >= kmin && origin <= kmax && (uint64_t)kmax - (uint64_t)kmin < (UINT64_C(1) << 61);
+  for (int j = 0; j < 4; j++) s.r[j] = (uint64_t)origin - (uint64_t)kmin;
+  s.sum = 4 * s.r[0];
   const int64_t *k = ctx->k;
   const uint8_t *ex = ctx->exact;
-  size_t nesc = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint8_t code;
-    if (ex[i]) {
-      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
-    } else {
-      uint64_t z = lbs_zigzag(k[i] - predict(pred, hist, origin));
-      if (pred == P_PREV)
-        hist[0] = k[i];
-      else if (pred == P_AVG4)
-        push(hist, k[i]);
-      code = z < C_BIG ? (uint8_t)z : C_BIG;
-      if (z >= C_BIG && (*e = lbs__put_varint(big, z))) return nesc;
-    }
-    if (code >= 15) esc[nesc++] = code, code = 15;
-    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
+  size_t i = 0;
+  for (; i + 1 < n && !*e; i += 2) {
+    unsigned lo = nibble_of(&s, k, ex, v, i, pred, e);
+    nib[i >> 1] = (uint8_t)(lo | nibble_of(&s, k, ex, v, i + 1, pred, e) << 4);
   }
-  return nesc;
+  if (i < n && !*e) nib[i >> 1] = (uint8_t)nibble_of(&s, k, ex, v, i, pred, e);
+  return s.nesc;
 }
 
 /* Writes the blob for the codes chosen in ctx (st: what choose() found of them). */
@@ -421,16 +452,15 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   size_t nn = (n + 1) / 2, nesc = 0;
   lbs_err e = lbs_buf_reserve(pl, nn + n + nlit * 8 + 1);
   if (e) return e;
-  memset(pl->data, 0, nn);
   int64_t origin;
   int pred = pick_predictor(ctx, n, st, &origin);
   uint8_t *nib = pl->data, *esc = pl->data + nn;
   if (pred == P_PREV)
-    nesc = nibbles(ctx, v, n, P_PREV, origin, nib, esc, &big, &e);
+    nesc = nibbles(ctx, v, n, P_PREV, origin, kmin, kmax, nib, esc, &big, &e);
   else if (pred == P_AVG4)
-    nesc = nibbles(ctx, v, n, P_AVG4, origin, nib, esc, &big, &e);
+    nesc = nibbles(ctx, v, n, P_AVG4, origin, kmin, kmax, nib, esc, &big, &e);
   else
-    nesc = nibbles(ctx, v, n, P_CONST, origin, nib, esc, &big, &e);
+    nesc = nibbles(ctx, v, n, P_CONST, origin, kmin, kmax, nib, esc, &big, &e);
   if (!e) pl->len = nn + nesc;
   if (!e && big.len) e = lbs_buf_append(pl, big.data, big.len);
   for (size_t i = 0; i < n && nlit && !e; i++)
