@@ -150,6 +150,7 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     if (ex[i]) {
+      yy[i] = x; /* here, not in the position pass: a copy of every value there cost a pass */
       nlit += x != 0;
       if (isfinite(x)) sx += x, sy += x, sa += fabs(x); /* y = x */
       continue;
@@ -172,7 +173,7 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
       else if (fabs(yp - x) <= tol)
         bk = k0 + 2, by = yp;
       else {
-        ex[i] = 1;
+        ex[i] = 1, yy[i] = x;
         nlit += x != 0;
         sx += x, sy += x, sa += fabs(x); /* coded values are finite */
         continue;
@@ -191,8 +192,8 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
 }
 
 /* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
- * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1, and
- * every value ctx->y = its own value. position_log is the common case, a relative bound whose
+ * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1
+ * (steer() then sets their ctx->y). position_log is the common case, a relative bound whose
  * bins fast_log can place (w > 3e-7, so |u| = |ln x / w| < 2^32). Its loop is one the compiler
  * vectorises (SSE2, and AVX2 where the CPU has it: a clone picked at run time): every value goes
  * through the same arithmetic, bit for bit fast_log's and the floor's, with no branch and no
@@ -211,15 +212,14 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
 #define LBS_ENCODE_CLONES
 #endif
 LBS_ENCODE_CLONES
-static size_t position_log_vec(int64_t *restrict kk, double *restrict yy, uint8_t *restrict ex,
-                               double w, const double *restrict v, size_t n, double spike,
-                               int64_t *kminp, int64_t *kmaxp) {
+static size_t position_log_vec(int64_t *restrict kk, uint8_t *restrict ex, double w,
+                               const double *restrict v, size_t n, double spike, int64_t *kminp,
+                               int64_t *kmaxp) {
   const uint64_t two52 = UINT64_C(0x4330000000000000), magic = UINT64_C(0x4338000000000000);
   int64_t kmin = *kminp, kmax = *kmaxp;
   size_t nsub = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
-    yy[i] = x;
     /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
     int pos = (x > 0) & (x <= spike) & (x <= DBL_MAX), ok = pos & (x >= DBL_MIN);
     nsub += (size_t)(pos & !ok);
@@ -261,7 +261,7 @@ static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n
                          int64_t *kminp, int64_t *kmaxp) {
   int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
   uint8_t *ex = ctx->exact;
-  size_t nsub = position_log_vec(kk, ctx->y, ex, w, v, n, spike, &kmin, &kmax);
+  size_t nsub = position_log_vec(kk, ex, w, v, n, spike, &kmin, &kmax);
   for (size_t i = 0; i < n && nsub; i++) { /* positive subnormals: fast_log's log() */
     double x = v[i];
     if (!(x > 0 && x < DBL_MIN && x <= spike)) continue;
@@ -282,7 +282,6 @@ static void position_any(lbs_codec_ctx *ctx, const grid *g, const double *v, siz
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     ctx->exact[i] = 1;
-    ctx->y[i] = x;
     if (!isfinite(x) || x == 0 || (g->log && (x < 0 || x > spike))) continue;
     /* fast_log is good to ~3e-8 in ln x: a tenth of a bin down to w = 3e-7 */
     double u = g->log ? (g->w > 3e-7 ? fast_log(x) : log(x)) / g->w : x / g->w;
