@@ -194,27 +194,25 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
 /* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
  * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1
  * (steer() then sets their ctx->y). position_log is the common case, a relative bound whose
- * bins fast_log can place (w > 3e-7, so |u| = |ln x / w| < 2^32). Its loop is one the compiler
- * vectorises (SSE2, and AVX2 where the CPU has it: a clone picked at run time): every value goes
+ * bins fast_log can place (w > 3e-7, so |u| = |ln x / w| < 2^32). Where the CPU has AVX2 (asked
+ * at run time) its loop is position_log_vec, one the compiler vectorises: every value goes
  * through the same arithmetic, bit for bit fast_log's and the floor's, with no branch and no
- * conversion between doubles and integers (none of which SSE2 or AVX2 has for 64-bit lanes):
+ * conversion between doubles and integers (AVX2 has none for 64-bit lanes):
  *  - the exponent's integer e is the double 2^52 + e less 2^52 (its bits are those of 2^52 with
  *    e or'ed in), exact, so (double)e as fast_log has it;
  *  - floor(u) for |u| < 2^51: u + 1.5 2^52 rounds u to the nearest integer in the low bits of
  *    the sum (integer subtraction of 1.5 2^52's bits gives it as an int64), less 1 where that
  *    is above u;
- *  - the range of the codes is kept in doubles (exact below 2^53);
+ *  - the range of the codes from selects by mask (values not coded give INT64_MAX / MIN);
  *  - values that are not coded (exact) take x = 1 through the arithmetic (a code nobody reads),
  *    and positive subnormals, where fast_log takes log(), are placed after the loop. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define LBS_ENCODE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define LBS_ENCODE_CLONES
-#endif
-LBS_ENCODE_CLONES
-static size_t position_log_vec(int64_t *restrict kk, uint8_t *restrict ex, double w,
-                               const double *restrict v, size_t n, double spike, int64_t *kminp,
-                               int64_t *kmaxp) {
+#define LBS_ENCODE_AVX2 1
+__attribute__((target("avx2"))) static size_t position_log_vec(int64_t *restrict kk,
+                                                               uint8_t *restrict ex, double w,
+                                                               const double *restrict v, size_t n,
+                                                               double spike, int64_t *kminp,
+                                                               int64_t *kmaxp) {
   const uint64_t two52 = UINT64_C(0x4330000000000000), magic = UINT64_C(0x4338000000000000);
   int64_t kmin = *kminp, kmax = *kmaxp;
   size_t nsub = 0;
@@ -257,11 +255,42 @@ static size_t position_log_vec(int64_t *restrict kk, uint8_t *restrict ex, doubl
   return nsub;
 }
 
+#endif
+
+/* position_log's loop as it was before the vectorised one, value by value: where the CPU has no
+ * AVX2, SSE2's lanes (two, no 64-bit compare for the range) made the vectorised loop cost more
+ * instructions than this one. The same codes. */
+static size_t position_log_scalar(int64_t *kk, uint8_t *ex, double w, const double *v, size_t n,
+                                  double spike, int64_t *kminp, int64_t *kmaxp) {
+  int64_t kmin = *kminp, kmax = *kmaxp;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
+    int ok = x > 0 && x <= spike && x <= DBL_MAX;
+    ex[i] = !ok;
+    if (!ok) continue;
+    double u = fast_log(x) / w;
+    int64_t k0 = (int64_t)u; /* floor */
+    int64_t k = k0 - ((double)k0 > u);
+    kk[i] = k;
+    kmin = k - 1 < kmin ? k - 1 : kmin;
+    kmax = k + 2 > kmax ? k + 2 : kmax;
+  }
+  *kminp = kmin, *kmaxp = kmax;
+  return 0;
+}
+
 static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
                          int64_t *kminp, int64_t *kmaxp) {
   int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
   uint8_t *ex = ctx->exact;
-  size_t nsub = position_log_vec(kk, ex, w, v, n, spike, &kmin, &kmax);
+#ifdef LBS_ENCODE_AVX2
+  size_t nsub = __builtin_cpu_supports("avx2")
+                    ? position_log_vec(kk, ex, w, v, n, spike, &kmin, &kmax)
+                    : position_log_scalar(kk, ex, w, v, n, spike, &kmin, &kmax);
+#else
+  size_t nsub = position_log_scalar(kk, ex, w, v, n, spike, &kmin, &kmax);
+#endif
   for (size_t i = 0; i < n && nsub; i++) { /* positive subnormals: fast_log's log() */
     double x = v[i];
     if (!(x > 0 && x < DBL_MIN && x <= spike)) continue;
