@@ -386,11 +386,11 @@ static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, const codes *st, i
   const uint8_t *x = ctx->exact;
   for (size_t i = 4; i < n; i += 4) {
     if (x[i] | x[i - 1] | x[i - 2] | x[i - 3] | x[i - 4]) continue;
-    int64_t h[4] = {k[i - 1], k[i - 2], k[i - 3], k[i - 4]};
-    for (int p = 0; p < NPRED; p++) {
-      int64_t r = k[i] - predict(p, h, *origin);
-      hist[p][r < -64 ? 0 : r > 64 ? 128 : r + 64]++;
-    }
+    /* the three predictions, the mean of four as the floor of the plain sum over 4 (what
+     * predict() computes without overflow: the codes here are below 2^53 in magnitude) */
+    int64_t r[NPRED] = {k[i] - k[i - 1], k[i] - ((k[i - 1] + k[i - 2] + k[i - 3] + k[i - 4]) >> 2),
+                        k[i] - *origin};
+    for (int p = 0; p < NPRED; p++) hist[p][r[p] < -64 ? 0 : r[p] > 64 ? 128 : r[p] + 64]++;
     ns++;
   }
   if (ns < 16) return P_PREV;
