@@ -146,13 +146,13 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
   uint8_t *ex = ctx->exact;
   int64_t kmin = INT64_MAX, kmax = INT64_MIN;
   size_t nlit = 0, nq = 0;
-  double carry = 0, ksum = 0, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
+  double carry = 0, ksum = 0, sx = 0, sy = 0, d = 0, sq = 0, sqx = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     if (ex[i]) {
       yy[i] = x; /* here, not in the position pass: a copy of every value there cost a pass */
       nlit += x != 0;
-      if (isfinite(x)) sx += x, sy += x, sa += fabs(x); /* y = x */
+      if (isfinite(x)) sx += x, sy += x; /* y = x */
       continue;
     }
     double tol = lbs__tol_of(g->chk, x);
@@ -175,7 +175,7 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
       else {
         ex[i] = 1, yy[i] = x;
         nlit += x != 0;
-        sx += x, sy += x, sa += fabs(x); /* coded values are finite */
+        sx += x, sy += x; /* coded values are finite */
         continue;
       }
     }
@@ -186,9 +186,10 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
     kmax = bk > kmax ? bk : kmax;
     ksum += (double)bk;
     nq++;
-    sx += x, sy += by, sa += fabs(x), d += x - by, sq += by, sqx += x;
+    sx += x, sy += by, d += x - by, sq += by, sqx += x;
   }
-  *st = (codes){kmin, kmax, nlit, nq, ksum, {sx, sy, sa, d, sq, sqx, nq}};
+  /* sa, the sum of |v| over the finite values in element order, is choose()'s */
+  *st = (codes){kmin, kmax, nlit, nq, ksum, {sx, sy, 0, d, sq, sqx, nq}};
 }
 
 /* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
@@ -354,6 +355,7 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n, co
     steer(ctx, g, v, n, 1, st);
   else
     steer(ctx, g, v, n, 0, st);
+  st->cs.sa = mean; /* the sum steer() would take again, the same bit for bit */
   return LBS_OK;
 }
 
