@@ -146,12 +146,13 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
   uint8_t *ex = ctx->exact;
   int64_t kmin = INT64_MAX, kmax = INT64_MIN;
   size_t nlit = 0, nq = 0;
-  double carry = 0, ksum = 0, sx = 0, sy = 0, sa = 0, d = 0, sq = 0, sqx = 0;
+  double carry = 0, ksum = 0, sx = 0, sy = 0, d = 0, sq = 0, sqx = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     if (ex[i]) {
+      yy[i] = x; /* here, not in the position pass: a copy of every value there cost a pass */
       nlit += x != 0;
-      if (isfinite(x)) sx += x, sy += x, sa += fabs(x); /* y = x */
+      if (isfinite(x)) sx += x, sy += x; /* y = x */
       continue;
     }
     double tol = lbs__tol_of(g->chk, x);
@@ -172,9 +173,9 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
       else if (fabs(yp - x) <= tol)
         bk = k0 + 2, by = yp;
       else {
-        ex[i] = 1;
+        ex[i] = 1, yy[i] = x;
         nlit += x != 0;
-        sx += x, sy += x, sa += fabs(x); /* coded values are finite */
+        sx += x, sy += x; /* coded values are finite */
         continue;
       }
     }
@@ -185,25 +186,86 @@ static inline __attribute__((always_inline)) void steer(lbs_codec_ctx *ctx, cons
     kmax = bk > kmax ? bk : kmax;
     ksum += (double)bk;
     nq++;
-    sx += x, sy += by, sa += fabs(x), d += x - by, sq += by, sqx += x;
+    sx += x, sy += by, d += x - by, sq += by, sqx += x;
   }
-  *st = (codes){kmin, kmax, nlit, nq, ksum, {sx, sy, sa, d, sq, sqx, nq}};
+  /* sa, the sum of |v| over the finite values in element order, is choose()'s */
+  *st = (codes){kmin, kmax, nlit, nq, ksum, {sx, sy, 0, d, sq, sqx, nq}};
 }
 
 /* The code below each value (ctx->k; ctx->exact = 0) and the range of those codes, widened by
- * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1, and
- * every value ctx->y = its own value. position_log is the common case, a relative bound whose
- * bins fast_log can place (w > 3e-7): the pointers in locals (the stores to ctx->exact, bytes,
- * could otherwise alias them and make the compiler reload them for every value) and no check of
- * the position's size (|ln x| <= 745, so |u| < 2^32). */
-static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
-                         int64_t *kminp, int64_t *kmaxp) {
-  int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
-  double *yy = ctx->y;
-  uint8_t *ex = ctx->exact;
+ * the candidates steer() looks at (k - 1 .. k + 2); values stored exactly get ctx->exact = 1
+ * (steer() then sets their ctx->y). position_log is the common case, a relative bound whose
+ * bins fast_log can place (w > 3e-7, so |u| = |ln x / w| < 2^32). Where the CPU has AVX2 (asked
+ * at run time) its loop is position_log_vec, one the compiler vectorises: every value goes
+ * through the same arithmetic, bit for bit fast_log's and the floor's, with no branch and no
+ * conversion between doubles and integers (AVX2 has none for 64-bit lanes):
+ *  - the exponent's integer e is the double 2^52 + e less 2^52 (its bits are those of 2^52 with
+ *    e or'ed in), exact, so (double)e as fast_log has it;
+ *  - floor(u) for |u| < 2^51: u + 1.5 2^52 rounds u to the nearest integer in the low bits of
+ *    the sum (integer subtraction of 1.5 2^52's bits gives it as an int64), less 1 where that
+ *    is above u;
+ *  - the range of the codes from selects by mask (values not coded give INT64_MAX / MIN);
+ *  - values that are not coded (exact) take x = 1 through the arithmetic (a code nobody reads),
+ *    and positive subnormals, where fast_log takes log(), are placed after the loop. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define LBS_ENCODE_AVX2 1
+__attribute__((target("avx2"))) static size_t position_log_vec(int64_t *restrict kk,
+                                                               uint8_t *restrict ex, double w,
+                                                               const double *restrict v, size_t n,
+                                                               double spike, int64_t *kminp,
+                                                               int64_t *kmaxp) {
+  const uint64_t two52 = UINT64_C(0x4330000000000000), magic = UINT64_C(0x4338000000000000);
+  int64_t kmin = *kminp, kmax = *kmaxp;
+  size_t nsub = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
-    yy[i] = x;
+    /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
+    int pos = (x > 0) & (x <= spike) & (x <= DBL_MAX), ok = pos & (x >= DBL_MIN);
+    nsub += (size_t)(pos & !ok);
+    ex[i] = (uint8_t)!ok;
+    /* selects as bit masks: a branch the compiler could thread (x = 1 folds) is none */
+    uint64_t b, one = UINT64_C(0x3ff0000000000000), okm = -(uint64_t)ok;
+    memcpy(&b, &x, 8);
+    b = (b & okm) | (one & ~okm);
+    uint64_t mb = (b & ~(UINT64_C(0x7ff) << 52)) | (UINT64_C(1022) << 52);
+    double m, ed, r;
+    memcpy(&m, &mb, 8);
+    uint64_t lo = m < 0.70710678118654752; /* then m 2 and e - 1, exact, as fast_log has them */
+    mb += lo << 52;
+    memcpy(&m, &mb, 8);
+    uint64_t eb = ((b >> 52) - lo) | two52; /* x = m 2^(e - 1022), e the biased exponent */
+    memcpy(&ed, &eb, 8);
+    ed = (ed - 0x1p52) - 1022;
+    double t = (m - 1) / (m + 1), t2 = t * t;
+    double u = (2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7)))) +
+                ed * 0.69314718055994531) /
+               w;
+    r = u + 0x1.8p52; /* u rounded in the low bits */
+    uint64_t rb, gt;
+    memcpy(&rb, &r, 8);
+    gt = (r - 0x1.8p52) > u; /* then floor(u) is one less */
+    rb -= gt;
+    int64_t k = (int64_t)(rb - magic);
+    kk[i] = k;
+    int64_t lo1 = (int64_t)(((uint64_t)(k - 1) & okm) | ((uint64_t)INT64_MAX & ~okm));
+    int64_t hi1 = (int64_t)(((uint64_t)(k + 2) & okm) | ((uint64_t)INT64_MIN & ~okm));
+    kmin = lo1 < kmin ? lo1 : kmin;
+    kmax = hi1 > kmax ? hi1 : kmax;
+  }
+  *kminp = kmin, *kmaxp = kmax;
+  return nsub;
+}
+
+#endif
+
+/* position_log's loop as it was before the vectorised one, value by value: where the CPU has no
+ * AVX2, SSE2's lanes (two, no 64-bit compare for the range) made the vectorised loop cost more
+ * instructions than this one. The same codes. */
+static size_t position_log_scalar(int64_t *kk, uint8_t *ex, double w, const double *v, size_t n,
+                                  double spike, int64_t *kminp, int64_t *kmaxp) {
+  int64_t kmin = *kminp, kmax = *kmaxp;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
     /* finite, > 0 and not a spike (spike may be infinite, never NaN) */
     int ok = x > 0 && x <= spike && x <= DBL_MAX;
     ex[i] = !ok;
@@ -216,6 +278,32 @@ static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n
     kmax = k + 2 > kmax ? k + 2 : kmax;
   }
   *kminp = kmin, *kmaxp = kmax;
+  return 0;
+}
+
+static void position_log(lbs_codec_ctx *ctx, double w, const double *v, size_t n, double spike,
+                         int64_t *kminp, int64_t *kmaxp) {
+  int64_t *kk = ctx->k, kmin = *kminp, kmax = *kmaxp;
+  uint8_t *ex = ctx->exact;
+#ifdef LBS_ENCODE_AVX2
+  size_t nsub = __builtin_cpu_supports("avx2")
+                    ? position_log_vec(kk, ex, w, v, n, spike, &kmin, &kmax)
+                    : position_log_scalar(kk, ex, w, v, n, spike, &kmin, &kmax);
+#else
+  size_t nsub = position_log_scalar(kk, ex, w, v, n, spike, &kmin, &kmax);
+#endif
+  for (size_t i = 0; i < n && nsub; i++) { /* positive subnormals: fast_log's log() */
+    double x = v[i];
+    if (!(x > 0 && x < DBL_MIN && x <= spike)) continue;
+    nsub--;
+    double u = fast_log(x) / w;
+    int64_t k0 = (int64_t)u; /* floor */
+    int64_t k = k0 - ((double)k0 > u);
+    kk[i] = k, ex[i] = 0;
+    kmin = k - 1 < kmin ? k - 1 : kmin;
+    kmax = k + 2 > kmax ? k + 2 : kmax;
+  }
+  *kminp = kmin, *kmaxp = kmax;
 }
 
 static void position_any(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n, double spike,
@@ -224,7 +312,6 @@ static void position_any(lbs_codec_ctx *ctx, const grid *g, const double *v, siz
   for (size_t i = 0; i < n; i++) {
     double x = v[i];
     ctx->exact[i] = 1;
-    ctx->y[i] = x;
     if (!isfinite(x) || x == 0 || (g->log && (x < 0 || x > spike))) continue;
     /* fast_log is good to ~3e-8 in ln x: a tenth of a bin down to w = 3e-7 */
     double u = g->log ? (g->w > 3e-7 ? fast_log(x) : log(x)) / g->w : x / g->w;
@@ -268,6 +355,7 @@ static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n, co
     steer(ctx, g, v, n, 1, st);
   else
     steer(ctx, g, v, n, 0, st);
+  st->cs.sa = mean; /* the sum steer() would take again, the same bit for bit */
   return LBS_OK;
 }
 
@@ -300,11 +388,11 @@ static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, const codes *st, i
   const uint8_t *x = ctx->exact;
   for (size_t i = 4; i < n; i += 4) {
     if (x[i] | x[i - 1] | x[i - 2] | x[i - 3] | x[i - 4]) continue;
-    int64_t h[4] = {k[i - 1], k[i - 2], k[i - 3], k[i - 4]};
-    for (int p = 0; p < NPRED; p++) {
-      int64_t r = k[i] - predict(p, h, *origin);
-      hist[p][r < -64 ? 0 : r > 64 ? 128 : r + 64]++;
-    }
+    /* the three predictions, the mean of four as the floor of the plain sum over 4 (what
+     * predict() computes without overflow: the codes here are below 2^53 in magnitude) */
+    int64_t r[NPRED] = {k[i] - k[i - 1], k[i] - ((k[i - 1] + k[i - 2] + k[i - 3] + k[i - 4]) >> 2),
+                        k[i] - *origin};
+    for (int p = 0; p < NPRED; p++) hist[p][r[p] < -64 ? 0 : r[p] > 64 ? 128 : r[p] + 64]++;
     ns++;
   }
   if (ns < 16) return P_PREV;
@@ -320,34 +408,65 @@ static int pick_predictor(const lbs_codec_ctx *ctx, size_t n, const codes *st, i
   return best;
 }
 
+/* What nibbles() keeps as it goes: the history (under mean-of-four prediction relative to
+ * kmin, with its sum, when rel), the escapes written and the big codes' stream. */
+typedef struct {
+  int64_t hist[4], origin, kmin;
+  uint64_t r[4], sum; /* rel: the history less kmin (each in [0, 2^61)) and their sum */
+  int rel;
+  uint8_t *esc;
+  size_t nesc;
+  lbs_buf *big;
+} nibst;
+
+/* The nibble of value i (15 for an escape, written to the escape stream). Under mean-of-four
+ * prediction with rel the prediction is kmin + the sum of the history less kmin over 4: the
+ * floor of the mean as predict() computes it, without its eight shifts and masks a value. */
+static inline __attribute__((always_inline)) unsigned nibble_of(nibst *s, const int64_t *k,
+                                                                const uint8_t *ex, const double *v,
+                                                                size_t i, int pred, lbs_err *e) {
+  unsigned code;
+  if (ex[i]) {
+    code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
+  } else {
+    int64_t p = pred == P_AVG4 && s->rel ? (int64_t)((uint64_t)s->kmin + (s->sum >> 2))
+                                         : predict(pred, s->hist, s->origin);
+    uint64_t z = lbs_zigzag(k[i] - p);
+    if (pred == P_PREV)
+      s->hist[0] = k[i];
+    else if (pred == P_AVG4 && s->rel) {
+      uint64_t r = (uint64_t)k[i] - (uint64_t)s->kmin;
+      s->sum += r - s->r[3];
+      s->r[3] = s->r[2], s->r[2] = s->r[1], s->r[1] = s->r[0], s->r[0] = r;
+    } else if (pred == P_AVG4)
+      push(s->hist, k[i]);
+    code = z < C_BIG ? (unsigned)z : C_BIG;
+    if (z >= C_BIG && !*e) *e = lbs__put_varint(s->big, z);
+  }
+  if (code >= 15) s->esc[s->nesc++] = (uint8_t)code, code = 15;
+  return code;
+}
+
 /* The nibbles and escapes of the codes under predictor pred (a constant where this is inlined,
- * so each predictor gets its own loop); big codes go to *big. Returns the escapes written. */
-static inline __attribute__((always_inline)) size_t nibbles(const lbs_codec_ctx *ctx,
-                                                            const double *v, size_t n, int pred,
-                                                            int64_t origin, uint8_t *nib,
-                                                            uint8_t *esc, lbs_buf *big,
-                                                            lbs_err *e) {
-  int64_t hist[4] = {origin, origin, origin, origin};
+ * so each predictor gets its own loop), a whole byte of two at a time; big codes go to *big.
+ * kmin, kmax: the range of the codes. Returns the escapes written. */
+static inline __attribute__((always_inline)) size_t nibbles(
+    const lbs_codec_ctx *ctx, const double *v, size_t n, int pred, int64_t origin, int64_t kmin,
+    int64_t kmax, uint8_t *nib, uint8_t *esc, lbs_buf *big, lbs_err *e) {
+  nibst s = {{origin, origin, origin, origin}, origin, kmin, {0}, 0, 0, esc, 0, big};
+  /* the origin (the mean code) lies in the range but for a rounded sum of codes near 2^53 */
+  s.rel = origin >= kmin && origin <= kmax && (uint64_t)kmax - (uint64_t)kmin < (UINT64_C(1) << 61);
+  for (int j = 0; j < 4; j++) s.r[j] = (uint64_t)origin - (uint64_t)kmin;
+  s.sum = 4 * s.r[0];
   const int64_t *k = ctx->k;
   const uint8_t *ex = ctx->exact;
-  size_t nesc = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint8_t code;
-    if (ex[i]) {
-      code = v[i] != 0 ? C_LIT : signbit(v[i]) ? C_NZERO : C_ZERO;
-    } else {
-      uint64_t z = lbs_zigzag(k[i] - predict(pred, hist, origin));
-      if (pred == P_PREV)
-        hist[0] = k[i];
-      else if (pred == P_AVG4)
-        push(hist, k[i]);
-      code = z < C_BIG ? (uint8_t)z : C_BIG;
-      if (z >= C_BIG && (*e = lbs__put_varint(big, z))) return nesc;
-    }
-    if (code >= 15) esc[nesc++] = code, code = 15;
-    nib[i >> 1] |= (uint8_t)(code << ((i & 1) * 4));
+  size_t i = 0;
+  for (; i + 1 < n && !*e; i += 2) {
+    unsigned lo = nibble_of(&s, k, ex, v, i, pred, e);
+    nib[i >> 1] = (uint8_t)(lo | nibble_of(&s, k, ex, v, i + 1, pred, e) << 4);
   }
-  return nesc;
+  if (i < n && !*e) nib[i >> 1] = (uint8_t)nibble_of(&s, k, ex, v, i, pred, e);
+  return s.nesc;
 }
 
 /* Writes the blob for the codes chosen in ctx (st: what choose() found of them). */
@@ -363,16 +482,15 @@ static lbs_err emit(lbs_codec_ctx *ctx, const grid *g, const double *v, size_t n
   size_t nn = (n + 1) / 2, nesc = 0;
   lbs_err e = lbs_buf_reserve(pl, nn + n + nlit * 8 + 1);
   if (e) return e;
-  memset(pl->data, 0, nn);
   int64_t origin;
   int pred = pick_predictor(ctx, n, st, &origin);
   uint8_t *nib = pl->data, *esc = pl->data + nn;
   if (pred == P_PREV)
-    nesc = nibbles(ctx, v, n, P_PREV, origin, nib, esc, &big, &e);
+    nesc = nibbles(ctx, v, n, P_PREV, origin, kmin, kmax, nib, esc, &big, &e);
   else if (pred == P_AVG4)
-    nesc = nibbles(ctx, v, n, P_AVG4, origin, nib, esc, &big, &e);
+    nesc = nibbles(ctx, v, n, P_AVG4, origin, kmin, kmax, nib, esc, &big, &e);
   else
-    nesc = nibbles(ctx, v, n, P_CONST, origin, nib, esc, &big, &e);
+    nesc = nibbles(ctx, v, n, P_CONST, origin, kmin, kmax, nib, esc, &big, &e);
   if (!e) pl->len = nn + nesc;
   if (!e && big.len) e = lbs_buf_append(pl, big.data, big.len);
   for (size_t i = 0; i < n && nlit && !e; i++)
