@@ -636,6 +636,7 @@ typedef struct {
   double *nv;        /* scratch: their new bits left */
   int64_t *gk;       /* scratch, NSLOT: per slot, the spacings an event takes off (-1: none) */
   int h, na, lo, hi; /* the first place, flows in flight; the slots that may hold some */
+  int cap;           /* places in id (lbs_netsim's, which moves its flows down when full) */
 } one_state;
 
 /* The resource every flow of the batch crosses alone, with equal weights and bounds; -1 when
@@ -745,27 +746,27 @@ static int by_rem_idx(const void *pa, const void *pb, void *arg) {
   return (i > j) - (i < j);
 }
 
-/* The flows order[from, to) that start at one event, by bits left (stable: a tie keeps their
+/* The k flows ids[] of fl that start at one event, by bits left (stable: a tie keeps their
  * order) in s->ind, and in s->pos each one's place among the flows in flight: the first whose
  * bits left are above its own (putting them in one by one, in order, each by bisection, would
  * put each there, and the later of two ties after the earlier). */
-static void one_places(one_state *s, const lbs_net *n, int from, int to) {
-  int k = to - from, *nw = s->ind;
+static void one_places(one_state *s, const int *ids, int k, const flow *fl) {
+  int *nw = s->ind;
   if (k > 16) { /* a batch's first event: many at once */
-    memcpy(nw, n->order + from, (size_t)k * sizeof *nw);
-    qsort_r(nw, (size_t)k, sizeof *nw, by_rem_idx, n->f);
+    memcpy(nw, ids, (size_t)k * sizeof *nw);
+    qsort_r(nw, (size_t)k, sizeof *nw, by_rem_idx, (void *)fl);
   }
   for (int i = 0; k <= 16 && i < k; i++) { /* insertion sort: a sender's few flows */
-    int x = n->order[from + i], j = i;
-    double v = n->f[x].rem;
-    for (; j > 0 && n->f[nw[j - 1]].rem > v; j--) nw[j] = nw[j - 1];
+    int x = ids[i], j = i;
+    double v = fl[x].rem;
+    for (; j > 0 && fl[nw[j - 1]].rem > v; j--) nw[j] = nw[j - 1];
     nw[j] = x;
   }
   /* The flows of a slot hold consecutive places (slot_of() grows with the value): a flow's
    * place lies among those of its own slot, whose values one_val() gives with e known. */
   int lo = s->h, e = s->lo, start = s->h; /* start: the first place of slot e */
   for (int i = 0; i < k; i++) {           /* places and slots only grow along the sorted flows */
-    double v = n->f[nw[i]].rem;
+    double v = fl[nw[i]].rem;
     int ev = slot_of(v);
     for (; e < ev && e <= s->hi; e++) start += s->cnt[e];
     if (ev > s->hi || ev < e) { /* above every slot in use, or below (e stays s->lo) */
@@ -786,15 +787,15 @@ static void one_places(one_state *s, const lbs_net *n, int from, int to) {
   }
 }
 
-/* Puts the flows order[from, to), which start at one event, in flight at their places by bits
+/* Puts the k flows ids[] of fl, which start at one event, in flight at their places by bits
  * left, moving every flow in flight at most once: the first j of them (by bits left) go in
  * from the front, the flows below them moving down, the others from the end, the flows above
  * them moving up; j the cheapest split where the front has room. A sender's few flows thus
- * cost one move, not one each. Places stay below nf + 1: the end moves up only by flows put
- * in. */
-static void one_insert_all(one_state *s, const lbs_net *n, int from, int to) {
-  int k = to - from, *nw = s->ind, *pos = s->pos, *id = s->id, h = s->h, end = s->h + s->na;
-  one_places(s, n, from, to);
+ * cost one move, not one each. Places stay below nf + 1 in a batch: the end moves up only by
+ * flows put in. */
+static void one_insert_all(one_state *s, const int *ids, int k, const flow *fl) {
+  int *nw = s->ind, *pos = s->pos, *id = s->id, h = s->h, end = s->h + s->na;
+  one_places(s, ids, k, fl);
   int j = 0;
   int64_t best = end - pos[0];
   for (int i = 1; i <= k && i <= h; i++) { /* i go in from the front */
@@ -814,7 +815,7 @@ static void one_insert_all(one_state *s, const lbs_net *n, int from, int to) {
     id[pos[i]] = nw[i];
   }
   s->h -= j, s->na += k;
-  for (int i = 0; i < k; i++) one_anchor(s, pos[i], n->f[nw[i]].rem);
+  for (int i = 0; i < k; i++) one_anchor(s, pos[i], fl[nw[i]].rem);
 }
 
 /* The next event after now (next_event()): at, the next start, or the last flow's end, or a
@@ -868,21 +869,13 @@ static int one_split(one_state *s, int e, int lo, int hi, double d) {
   return ni;
 }
 
-/* advance(): the flows due end at at, the others lose rate x (at - now) bits, with the
- * roundings of one subtraction per flow: a slot's flows at once where they can, the others one
- * by one. */
-static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double rate, int64_t now,
-                        int64_t at) {
-  while (s->na && one_cand(one_val(s, s->h), rate, now) <= at) {
-    s->cnt[s->e[s->id[s->h]]]--;
-    xs[n->f[s->id[s->h]].idx].arrival = at;
-    s->h++, s->na--;
-  }
+/* advance()'s step for the flows in flight: each loses d bits (rate x dt), with the roundings
+ * of one subtraction per flow: a slot's flows at once where they can, the others one by one. */
+static void one_step(one_state *s, double d) {
   if (!s->na) {
     s->lo = NSLOT, s->hi = -1;
     return;
   }
-  double d = rate * (double)(at - now); /* advance()'s rate * dt */
   /* The slots from the smallest values, the first. A flow stepped alone lands in its slot or a
    * lower one (v - d <= v), whose count c is final by then: it is anchored at once, as after
    * every slot's step (an anchor in a slot above would come too early; there is none). */
@@ -897,6 +890,17 @@ static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double
   }
   while (!s->cnt[s->lo]) s->lo++; /* the slots in use only: 0 comes and goes */
   while (!s->cnt[s->hi]) s->hi--;
+}
+
+/* advance(): the flows due end at at, the others lose rate x (at - now) bits (one_step). */
+static void one_advance(one_state *s, lbs_transfer *xs, const lbs_net *n, double rate, int64_t now,
+                        int64_t at) {
+  while (s->na && one_cand(one_val(s, s->h), rate, now) <= at) {
+    s->cnt[s->e[s->id[s->h]]]--;
+    xs[n->f[s->id[s->h]].idx].arrival = at;
+    s->h++, s->na--;
+  }
+  one_step(s, rate * (double)(at - now)); /* advance()'s rate * dt */
 }
 
 /* The one-resource state for nf flows of weight w (NULL, after the message, without memory). */
@@ -914,7 +918,7 @@ static lbs_err one_alloc(one_state *s, int nf, double w) {
     return lbs_fail(LBS_NOMEM, "network: %d transfers", nf);
   s->ws[0] = 0;
   for (int k = 1; k <= nf; k++) s->ws[k] = s->ws[k - 1] + w;
-  s->lo = NSLOT, s->hi = -1;
+  s->lo = NSLOT, s->hi = -1, s->cap = nf + 1;
   return LBS_OK;
 }
 
@@ -935,7 +939,7 @@ static lbs_err run_one(lbs_net *n, lbs_transfer *xs, int nf, int r, int *nprev, 
   while (!e && (next < nf || s.na > 0)) {
     int from = next;
     while (next < nf && n->f[n->order[next]].act <= *now) next++;
-    if (next > from) one_insert_all(&s, n, from, next);
+    if (next > from) one_insert_all(&s, n->order + from, next - from, n->f);
     double rate = s.na ? one_rate(n, &s, r, w, b, *now) : 0;
     int64_t at = one_next(n, &s, r, rate, *now, next < nf ? n->f[n->order[next]].act : NO_TIME);
     if (at == NO_TIME) {
@@ -1527,7 +1531,7 @@ static lbs_err run_common(lbs_net *n, lbs_transfer *xs, int nf, int r0, int64_t 
   while (!e && (next < nf || s.na > 0)) {
     int from = next;
     while (next < nf && n->f[n->order[next]].act <= *now) next++;
-    if (next > from) one_insert_all(&s, n, from, next);
+    if (next > from) one_insert_all(&s, n->order + from, next - from, n->f);
     for (int i = from; !e && i < next; i++) e = common_count(n, &n->f[n->order[i]], 1, &nu);
     int64_t at = next < nf ? n->f[n->order[next]].act : NO_TIME;
     double lam = e ? 0 : common_level(n, &s, r0, &nu, b / w, *now, &at), thr = lam * (1 + 1e-9);
@@ -1747,15 +1751,17 @@ struct lbs_netsim {
    * nws of them), and a NIC's level from its count of flows (ucnt), the most loaded NIC of each
    * capacity (ccap, with chist its NICs per count, stride hst, and ckmax the largest count)
    * giving its class's lowest (division is monotone). At such a fill the flows are sorted: kept
-   * by bits left (srt, nsrt of them, their bits left in srem; f->rem is not kept meanwhile), as
-   * they all lose the same rate x dt, x - d is monotone in x and the next end is the first's: a
-   * fill and a next event cost O(1), the advance one subtraction per flow over an array (the
-   * same rounding as advance()'s, flow by flow). Where a NIC fills first, the general fill runs
-   * on the active list, rebuilt in activation order (sim_unsort), until the one rate holds
-   * again (sim_sort). A flow of another kind leaves the kind until none is in flight. */
-  int kind, sorted, ores, *srt, nsrt, nws;
+   * in run_one()'s state (os: by bits left, in binades; f->rem is not kept meanwhile), as they
+   * all lose the same rate x dt, x - d is monotone in x and the next end is the first's: a fill
+   * and a next event cost O(1), the advance O(binades in use) with a flow stepped alone only
+   * where it leaves its binade (one_step: the same rounding as advance()'s, flow by flow). The
+   * flows that join at one event wait in pj (npj of them, counted in na) and go in together
+   * (sim_insert, at the fill). Where a NIC fills first, the general fill runs on the active
+   * list, rebuilt in activation order (sim_unsort), until the one rate holds again (sim_sort).
+   * A flow of another kind leaves the kind until none is in flight. */
+  int kind, sorted, ores, nws, *pj, npj;
   double ow, ob, rate, *ws;
-  double *srem;
+  one_state os;
   int *ucnt, *chist, hst, nc, ckmax[NCLS];
   double ccap[NCLS];
 };
@@ -1839,9 +1845,32 @@ void lbs_netsim_destroy(lbs_netsim **sp) {
   if (!sp || !*sp) return;
   lbs_netsim *s = *sp;
   free(s->f), free(s->tag), free(s->seq), free(s->freel), free(s->active), free(s->unfixed);
-  free(s->wait), free(s->dt), free(s->dtag), free(s->dseq), free(s->srt), free(s->ws);
-  free(s->srem), free(s->ucnt), free(s->chist), free(s);
+  free(s->wait), free(s->dt), free(s->dtag), free(s->dseq), free(s->pj), free(s->ws);
+  one_free(&s->os);
+  free(s->ucnt), free(s->chist), free(s);
   *sp = NULL;
+}
+
+/* Room in o for c flows (slots below c) and 2c + 2 places; 0 without memory. The places keep
+ * their content: sim_insert() moves them down when the end is reached. */
+static int one_room(one_state *o, int c) {
+  size_t z = (size_t)c + 1;
+  double *b = realloc(o->b, z * sizeof *b);
+  if (b) o->b = b;
+  int64_t *a = realloc(o->a, z * sizeof *a);
+  if (a) o->a = a;
+  int *e = realloc(o->e, z * sizeof *e), *id = realloc(o->id, 2 * z * sizeof *id);
+  if (e) o->e = e;
+  if (id) o->id = id, o->cap = 2 * c + 2;
+  int *ind = realloc(o->ind, z * sizeof *ind), *pos = realloc(o->pos, z * sizeof *pos);
+  if (ind) o->ind = ind;
+  if (pos) o->pos = pos;
+  double *nv = realloc(o->nv, z * sizeof *nv);
+  if (nv) o->nv = nv;
+  if (!o->gk) o->gk = malloc(NSLOT * sizeof *o->gk);
+  if (!o->c) o->c = calloc(NSLOT, sizeof *o->c);
+  if (!o->cnt) o->cnt = calloc(NSLOT, sizeof *o->cnt), o->lo = NSLOT, o->hi = -1;
+  return b && a && e && id && ind && pos && nv && o->gk && o->c && o->cnt;
 }
 
 /* Room for c flow slots (the new ones free) and dc transfers that share nothing. */
@@ -1861,10 +1890,9 @@ static lbs_err sim_grow(lbs_netsim *s, int c, int dc) {
     if (u) s->unfixed = u;
     int *w = realloc(s->wait, (size_t)c * sizeof *w);
     if (w) s->wait = w;
-    int *st = realloc(s->srt, (size_t)c * sizeof *st);
-    if (st) s->srt = st;
-    double *sr = realloc(s->srem, (size_t)c * sizeof *sr);
-    if (sr) s->srem = sr;
+    int *pj = realloc(s->pj, (size_t)c * sizeof *pj);
+    if (pj) s->pj = pj;
+    int room = one_room(&s->os, c);
     double *ws = realloc(s->ws, (size_t)(c + 1) * sizeof *ws);
     if (ws) s->ws = ws;
     int *ch = calloc((size_t)NCLS * (size_t)(c + 1), sizeof *ch);
@@ -1872,7 +1900,7 @@ static lbs_err sim_grow(lbs_netsim *s, int c, int dc) {
       memcpy(ch + (size_t)k * (size_t)(c + 1), s->chist + (size_t)k * (size_t)s->hst,
              (size_t)s->hst * sizeof *ch);
     if (ch) free(s->chist), s->chist = ch, s->hst = c + 1;
-    if (!f || !tag || !seq || !fl || !a || !u || !w || !st || !ws || !sr || !ch)
+    if (!f || !tag || !seq || !fl || !a || !u || !w || !pj || !ws || !room || !ch)
       return lbs_fail(LBS_NOMEM, "network: %d transfers in flight", c);
     for (int i = c - 1; i >= s->fcap; i--) s->freel[s->nfree++] = i;
     s->fcap = c;
@@ -1909,13 +1937,24 @@ lbs_err lbs_netsim_create(lbs_net *n, int64_t t0, lbs_netsim **out) {
   return LBS_OK;
 }
 
+/* src's state into o, made by one_room() for src's c flows. */
+static void one_copy(one_state *o, const one_state *src, int c) {
+  size_t z = (size_t)c + 1;
+  if (!src->c) return; /* no flow yet: nothing made */
+  memcpy(o->b, src->b, z * sizeof *o->b), memcpy(o->a, src->a, z * sizeof *o->a);
+  memcpy(o->e, src->e, z * sizeof *o->e), memcpy(o->id, src->id, 2 * z * sizeof *o->id);
+  memcpy(o->c, src->c, NSLOT * sizeof *o->c), memcpy(o->cnt, src->cnt, NSLOT * sizeof *o->cnt);
+  o->h = src->h, o->na = src->na, o->lo = src->lo, o->hi = src->hi;
+}
+
 lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
   *out = NULL;
   lbs_netsim *s = calloc(1, sizeof *s);
   if (!s) return lbs_fail(LBS_NOMEM, "network simulation");
   *s = *src;
   s->f = NULL, s->tag = s->seq = NULL, s->freel = s->active = s->unfixed = s->wait = NULL;
-  s->srt = NULL, s->ws = NULL, s->srem = NULL, s->chist = NULL, s->hst = 0;
+  s->pj = NULL, s->ws = NULL, s->chist = NULL, s->hst = 0;
+  memset(&s->os, 0, sizeof s->os);
   s->ucnt = malloc(((size_t)src->n->R + 1) * sizeof *s->ucnt);
   s->dt = s->dtag = s->dseq = NULL;
   s->fcap = s->dcap = s->nfree = 0;
@@ -1930,8 +1969,8 @@ lbs_err lbs_netsim_copy(const lbs_netsim *src, lbs_netsim **out) {
   memcpy(s->seq, src->seq, c * sizeof *s->seq), memcpy(s->freel, src->freel, c * sizeof *s->freel);
   memcpy(s->active, src->active, c * sizeof *s->active);
   memcpy(s->wait, src->wait, c * sizeof *s->wait);
-  memcpy(s->srt, src->srt, c * sizeof *s->srt), memcpy(s->ws, src->ws, (c + 1) * sizeof *s->ws);
-  memcpy(s->srem, src->srem, c * sizeof *s->srem);
+  memcpy(s->pj, src->pj, c * sizeof *s->pj), memcpy(s->ws, src->ws, (c + 1) * sizeof *s->ws);
+  one_copy(&s->os, &src->os, src->fcap);
   memcpy(s->ucnt, src->ucnt, ((size_t)src->n->R + 1) * sizeof *s->ucnt);
   memcpy(s->chist, src->chist, (size_t)NCLS * (size_t)src->hst * sizeof *s->chist);
   memcpy(s->dt, src->dt, d * sizeof *s->dt), memcpy(s->dtag, src->dtag, d * sizeof *s->dtag);
@@ -1989,27 +2028,36 @@ static int by_act_seq(const void *pa, const void *pb, void *arg) {
   return wait_less(s, i, j) ? -1 : wait_less(s, j, i);
 }
 
-/* The flows leave the sorted arrays for the active list, in activation order, their bits
- * left back in f->rem. */
+/* The flows leave the sorted state (and pj) for the active list, in activation order, their
+ * bits left back in f->rem. */
 static void sim_unsort(lbs_netsim *s) {
-  for (int j = 0; j < s->nsrt; j++) s->f[s->srt[j]].rem = s->srem[j], s->active[j] = s->srt[j];
-  qsort_r(s->active, (size_t)s->nsrt, sizeof *s->active, by_act_seq, s);
-  s->sorted = 0, s->nsrt = 0;
+  one_state *o = &s->os;
+  int m = 0;
+  for (int i = o->h; i < o->h + o->na; i++)
+    s->f[o->id[i]].rem = one_val(o, i), s->active[m++] = o->id[i];
+  for (int j = 0; j < s->npj; j++) s->active[m++] = s->pj[j];
+  for (int e = o->lo; e <= o->hi; e++) o->cnt[e] = 0;
+  o->h = 0, o->na = 0, o->lo = NSLOT, o->hi = -1;
+  qsort_r(s->active, (size_t)m, sizeof *s->active, by_act_seq, s);
+  s->sorted = 0, s->npj = 0;
 }
 
-static int by_rem_seq(const void *pa, const void *pb, void *arg) {
-  const lbs_netsim *s = arg;
-  int i = *(const int *)pa, j = *(const int *)pb;
-  if (s->f[i].rem != s->f[j].rem) return s->f[i].rem < s->f[j].rem ? -1 : 1;
-  return (s->seq[i] > s->seq[j]) - (s->seq[i] < s->seq[j]);
+/* The k flows ids[] into the sorted state, its places first moved down to the middle where
+ * the end has no room for them (so each place moves once per c / 2 flows put in). */
+static void sim_insert(lbs_netsim *s, const int *ids, int k) {
+  one_state *o = &s->os;
+  if (o->h + o->na + k > o->cap) {
+    int h = (o->cap - o->na - k) / 2;
+    memmove(o->id + h, o->id + o->h, (size_t)o->na * sizeof *o->id);
+    o->h = h;
+  }
+  one_insert_all(o, ids, k, s->f);
 }
 
-/* The active flows into the sorted arrays. */
+/* The active flows into the sorted state. */
 static void sim_sort(lbs_netsim *s) {
-  memcpy(s->srt, s->active, (size_t)s->na * sizeof *s->srt);
-  qsort_r(s->srt, (size_t)s->na, sizeof *s->srt, by_rem_seq, s);
-  for (int j = 0; j < s->na; j++) s->srem[j] = s->f[s->srt[j]].rem;
-  s->nsrt = s->na, s->sorted = 1;
+  sim_insert(s, s->active, s->na);
+  s->sorted = 1, s->npj = 0;
 }
 
 /* NIC r's class (by capacity), or -1 when there are NCLS others. */
@@ -2061,7 +2109,7 @@ static void sim_join(lbs_netsim *s, int i) {
   const flow *f = &s->f[i];
   if (s->na == 0) { /* the first in flight sets the kind */
     s->ores = f->res[0], s->ow = f->w, s->ob = f->bound, s->nc = 0;
-    s->kind = sim_of_kind(s, f), s->sorted = s->kind, s->nsrt = 0, s->ws[0] = 0, s->nws = 1;
+    s->kind = sim_of_kind(s, f), s->sorted = s->kind, s->npj = 0, s->ws[0] = 0, s->nws = 1;
   } else if (s->kind && !sim_of_kind(s, f))
     sim_unkind(s);
   if (s->kind && !sim_count(s, f, 1)) { /* a fifth NIC capacity: not counted any more */
@@ -2070,22 +2118,10 @@ static void sim_join(lbs_netsim *s, int i) {
   }
   if (s->kind)
     for (; s->nws <= s->na + 1; s->nws++) s->ws[s->nws] = s->ws[s->nws - 1] + s->ow;
-  if (!s->sorted) {
+  if (s->sorted)
+    s->pj[s->npj++] = i, s->na++; /* into the sorted state with the others due now (sim_fill) */
+  else
     s->active[s->na++] = i;
-    return;
-  }
-  s->na++;
-  int lo = 0, hi = s->nsrt;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (s->srem[mid] <= f->rem)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  memmove(s->srt + lo + 1, s->srt + lo, (size_t)(s->nsrt - lo) * sizeof *s->srt);
-  memmove(s->srem + lo + 1, s->srem + lo, (size_t)(s->nsrt - lo) * sizeof *s->srem);
-  s->srt[lo] = i, s->srem[lo] = f->rem, s->nsrt++;
 }
 
 /* When a flow with rem bits left ends at the one rate (next_event()'s cand). */
@@ -2118,8 +2154,13 @@ static lbs_err sim_fill(lbs_netsim *s) {
   s->at = nx;
   int one = s->na && s->kind && sim_level(s);
   if (one) {
-    if (!s->sorted) sim_sort(s);
-    int64_t c = sim_cand(s, s->srem[0]), b = s->n->nbp[s->ores];
+    if (!s->sorted)
+      sim_sort(s);
+    else if (s->npj) {
+      sim_insert(s, s->pj, s->npj);
+      s->npj = 0;
+    }
+    int64_t c = sim_cand(s, one_val(&s->os, s->os.h)), b = s->n->nbp[s->ores];
     s->at = c < nx ? c : nx;
     if (b < s->at) s->at = b;
   } else if (s->na) {
@@ -2134,23 +2175,21 @@ static lbs_err sim_fill(lbs_netsim *s) {
 }
 
 /* advance() for the sorted flows: the first k by bits left end (their tags in activation
- * order), the others lose rate x dt bits each. */
+ * order), the others lose rate x dt bits each (one_step). */
 static void sim_advance_one(lbs_netsim *s, double dt, int64_t *tags, int *nout) {
-  int k = 0;
-  while (k < s->nsrt && sim_cand(s, s->srem[k]) <= s->at) k++;
-  if (k > 1) qsort_r(s->srt, (size_t)k, sizeof *s->srt, by_act_seq, s);
+  one_state *o = &s->os;
+  int k = 0, *end = s->pj; /* pj is empty between a fill and its advance */
+  while (o->na && sim_cand(s, one_val(o, o->h)) <= s->at) {
+    o->cnt[o->e[o->id[o->h]]]--;
+    end[k++] = o->id[o->h++], o->na--;
+  }
+  if (k > 1) qsort_r(end, (size_t)k, sizeof *end, by_act_seq, s);
   for (int j = 0; j < k; j++) {
-    tags[(*nout)++] = s->tag[s->srt[j]], s->freel[s->nfree++] = s->srt[j];
-    sim_count(s, &s->f[s->srt[j]], -1);
+    tags[(*nout)++] = s->tag[end[j]], s->freel[s->nfree++] = end[j];
+    sim_count(s, &s->f[end[j]], -1);
   }
-  double rate = s->rate, *v = s->srem;
-  for (int j = k; j < s->nsrt; j++) {
-    v[j] -= rate * dt;
-    if (v[j] < 0) v[j] = 0;
-  }
-  s->nsrt -= k, s->na -= k;
-  memmove(s->srt, s->srt + k, (size_t)s->nsrt * sizeof *s->srt);
-  memmove(s->srem, s->srem + k, (size_t)s->nsrt * sizeof *s->srem);
+  s->na -= k;
+  one_step(o, s->rate * dt);
 }
 
 /* advance()'s arithmetic from now to at: the flows due leave (their tags into *tags, in

@@ -219,6 +219,63 @@ Test(netsim, transfers_added_at_arrivals_as_one_batch_with_those_ready_times) {
   cr_assert_gt(deps, 1000, "only %ld dependent transfers", deps);
 }
 
+/* Thousands of flows in flight at once on one shared cluster (with and without NICs): the
+ * sorted state in binades (its places moved down many times, flows joining at every event)
+ * against the general solver flow by flow (lbs__net_full_solver), given as they become ready. */
+Test(netsim, many_flows_in_flight_as_the_general_solver) {
+  enum { N = 3000, PROCS = 48 };
+  static lbs_transfer xs[N];
+  static int64_t ref[N], arr[N];
+  for (int nic = 0; nic < 2; nic++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "[grid]\nsharing = fair\n[nodetype n]\nnic_gbps = 4\n[cluster c]\nnodes = %d\n"
+             "latency_us = 2\nbandwidth_gbps = 10\nshared = true\nnodetype = %s\n",
+             PROCS, nic ? "n" : "default");
+    lbs_config *c;
+    lbs_grid *g = NULL;
+    cr_assert_eq(lbs_config_parse_string("many.ini", text, &c), LBS_OK, "%s", lbs_errmsg());
+    cr_assert_eq(lbs_grid_from_config(c, &g), LBS_OK, "%s", lbs_errmsg());
+    lbs_config_destroy(&c);
+    int64_t t = 0;
+    for (int i = 0; i < N; i++) { /* sizes over many binades, some equal; waves of bursts */
+      int p = pick(PROCS), q = (p + 1 + pick(PROCS - 1)) % PROCS;
+      double bytes = pick(4) ? 4096.0 * (1 + pick(3)) : (double)(1 + pick(1 << (1 + pick(22))));
+      if (i % 250 == 0)
+        t += 4000000; /* most of the wave before ends first: the places wrap many times */
+      else if (pick(4) == 0)
+        t += pick(20000);
+      xs[i] = (lbs_transfer){p, q, bytes, t, 0};
+    }
+    lbs_net *net;
+    cr_assert_eq(lbs_net_create(g, &net), LBS_OK);
+    lbs__net_full_solver(1);
+    cr_assert_eq(lbs_net_run(net, xs, N), LBS_OK, "%s", lbs_errmsg());
+    lbs__net_full_solver(0);
+    for (int i = 0; i < N; i++) ref[i] = xs[i].arrival, arr[i] = -1;
+    lbs_netsim *s;
+    cr_assert_eq(lbs_netsim_create(net, 0, &s), LBS_OK, "%s", lbs_errmsg());
+    int got = 0;
+    for (int i = 0; i < N;) {
+      int64_t r = xs[i].ready;
+      got += run_to(s, r - 1, arr);
+      for (; i < N && xs[i].ready == r; i++)
+        cr_assert_eq(lbs_netsim_add(s, &xs[i], i), LBS_OK, "%s", lbs_errmsg());
+    }
+    got += run_to(s, INT64_MAX, arr);
+    cr_assert_eq(got, N);
+    long diffs = 0;
+    for (int i = 0; i < N; i++)
+      if (arr[i] != ref[i] && diffs++ < 10)
+        cr_log_error("nic %d transfer %d (%g B ready %lld): %lld, general solver %lld", nic, i,
+                     xs[i].bytes, (long long)xs[i].ready, (long long)arr[i], (long long)ref[i]);
+    cr_assert_eq(diffs, 0, "nic %d: %ld of %d arrivals differ", nic, diffs, N);
+    lbs_netsim_destroy(&s);
+    lbs_net_destroy(&net);
+    lbs_grid_destroy(&g);
+  }
+}
+
 Test(netsim, refuses_what_it_cannot_simulate) {
   lbs_config *c;
   lbs_grid *g;
