@@ -121,8 +121,9 @@ trace)
   # weight against time, per rank (the 2-rank trace; each rank kept its initial cells)
   expect 0 "export the 2-rank trace" -- "$LBSIM" trace export "$T/w2.lbt" --csv "$T/csv"
   # 0.85: r is 0.99 on a quiet machine (bench/RESULTS.md), but make check runs the sanitizer
-  # suite beside this one, and a check run saw r = 0.896 and 0.950 on its two ranks
-  if python3 "$(dirname "$0")/wave_corr.py" "$T/csv/steps.csv" "$T/w2.json" 0.85 >"$T/corr"; then ok; else bad "weight vs time: $(cat "$T/corr")"; fi
+  # suite beside this one, and a check run saw r = 0.896 and 0.950 on its two ranks; 0.15 of the
+  # samples may be preempted there (a check run lost 5.63% on one rank, r still 0.989)
+  if python3 "$(dirname "$0")/wave_corr.py" "$T/csv/steps.csv" "$T/w2.json" 0.85 0.15 >"$T/corr"; then ok; else bad "weight vs time: $(cat "$T/corr")"; fi
   cat "$T/corr"
   # a profiled run that repartitions (lbsprof_remap after each migration): the same physics, the
   # owners recorded from steps 0, 20 and 40, each cell's weight on its own id at every step

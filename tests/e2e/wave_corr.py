@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wave_corr.py STEPS_CSV SUMMARY_JSON [MIN_R] - the weight metric against the time metric of a
+"""wave_corr.py STEPS_CSV SUMMARY_JSON [MIN_R [MAX_LOST]] - the weight metric against the time metric of a
 profiled apps/wave run, per rank (seed 002, Figures 5-8: a cell's weight follows its time).
 
 STEPS_CSV is `lbsim trace export --csv`'s steps.csv (step,app_step,element,time_ns,weight);
@@ -8,8 +8,8 @@ run without --schedule or --policy keeps its initial partition). For each rank: 
 between weight and time_ns over its cells and steps, leaving out the samples that a preemption
 inflated (time_ns above three times the median of its weight level on that rank: on a busy
 machine a bracket sometimes holds another process's time slice). Prints one line per rank and
-exits 1 when a rank's r is below MIN_R (default 0.9) or it lost more than 5% of its samples to
-preemption."""
+exits 1 when a rank's r is below MIN_R (default 0.9) or it lost more than MAX_LOST of its samples
+to preemption (default 0.05)."""
 import csv
 import json
 import math
@@ -29,6 +29,7 @@ def pearson(xs, ys):
 def main():
     steps_csv, summary = sys.argv[1], sys.argv[2]
     min_r = float(sys.argv[3]) if len(sys.argv) > 3 else 0.9
+    max_lost = float(sys.argv[4]) if len(sys.argv) > 4 else 0.05
     owner = json.load(open(summary))["wave"]["initial_owner"]
     ranks = max(owner) + 1
     samples = [[] for _ in range(ranks)]
@@ -46,7 +47,7 @@ def main():
         kept = [(w, t) for w, t in s if t <= 3 * med[w]]
         lost = 1 - len(kept) / len(s)
         rr = pearson([w for w, _ in kept], [t for _, t in kept])
-        ok = len(levels) > 1 and rr >= min_r and lost <= 0.05
+        ok = len(levels) > 1 and rr >= min_r and lost <= max_lost
         failed += not ok
         print(f"rank {r}: r = {rr:.4f} over {len(kept)} samples ({100 * lost:.2f}% preempted left out); "
               "median time_ns by weight: " + ", ".join(f"{w}: {med[w]:.0f}" for w in levels) + ("" if ok else "  FAIL"))
