@@ -169,42 +169,6 @@ static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_
 
 int lbs__corr_plain(size_t n) { return !long_chunk(n); }
 
-/* 1 when corr_ok() would surely accept correction c, from the sums alone: the check's pass over
- * the values (a fifth of the quant encoder's time) is then left out, and the result is the same.
- * It relies on what both lossy codecs guarantee before the correction (codec_int.h): every
- * value not stored exactly has |y - v| <= tolerance t (1 - LBS_CORR_MARGIN) of v in the
- * encoder's own arithmetic. Values: with tau = a + r |v|, D = |mul - 1| and A = |add|,
- * |z - v| <= |y - v| + |y| D + A + rounding <= (1 - M) tau + (|v| + tau) Q + A (1 + 3u) for
- * Q = D + 3u |mul|, and corr_ok() passes a value whenever |z - v| <= tau (1 - 3u); the
- * condition is linear in |v|, so it holds for all |v| <= sa when it holds at 0 and at sa, here
- * asked with a factor 2 to spare. The sum: corr_ok() sums z in element order; sy + (mul - 1) sq
- * + add nq is that sum within E, a generous bound of the rounding of the five sums involved
- * (n u times the magnitudes, n u << 1), asked to be within half of LBS_SUM_TOL sa with E twice. */
-static int corr_sure(size_t n, lbs__tol t, const lbs__corr_sums *s, lbs__corr c) {
-  const double u = DBL_EPSILON / 2, M = LBS_CORR_MARGIN, a = t.a, r = t.r, V = s->sa;
-  double D = fabs(c.mul - 1), A = fabs(c.add), Q = D + 3 * u * fabs(c.mul), A1 = A * (1 + 3 * u);
-  if (!(V > 0) || !isfinite(V) || !isfinite(s->sy) || !isfinite(s->sq) || !isfinite(s->sx) ||
-      (double)n * u > 1e-6)
-    return 0;
-  double room = M - 32 * u;
-  if (!(2 * (a * Q + A1) <= room * a)) return 0;                           /* at |v| = 0 */
-  if (!(2 * ((V * (1 + r) + a) * Q + A1) <= room * (a + r * V))) return 0; /* at |v| = sa */
-  double Y = V * (1 + r) + (double)n * a;                                  /* bounds sum |y| */
-  double E = 4 * ((double)n + 8) * u *
-             (Y * (2 + 2 * fabs(c.mul)) + 2 * (double)n * A + fabs(s->sy) + fabs(s->sq));
-  double est = s->sy + (c.mul - 1) * s->sq + c.add * (double)s->nq;
-  return isfinite(est) && isfinite(E) &&
-         (fabs(est - s->sx) + 2 * E) * (1 + 8 * u) <= 0.5 * LBS_SUM_TOL * V;
-}
-
-/* corr_ok(), or its sure answer from the sums where corr_sure() has one (plain sums only). */
-static int corr_accept(const double *v, const double *y, const uint8_t *exact, size_t n, lbs__tol t,
-                       lbs__corr c, const lbs__corr_sums *s, double k) {
-  if (!isfinite(c.mul) || !isfinite(c.add)) return 0;
-  if (k == 1 && !long_chunk(n) && corr_sure(n, t, s, c)) return 1;
-  return corr_ok(v, y, exact, n, t, c, s->sx, s->sa, k);
-}
-
 /* The correction from the chunk's sums (s, scaled by k): none when the sum is kept, else the
  * first candidate that corr_ok() accepts. */
 static lbs_err corr_from_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
@@ -223,9 +187,9 @@ static lbs_err corr_from_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs
    * least-squares line from decoded to original values (it keeps the sum: its residuals add up
    * to zero), which also removes biases that differ between small and large values */
   lbs__corr mul = {sq != 0 ? (sq + d) / sq : 1, 0}, add = {1, d / (double)nq};
-  if (corr_accept(v, y, exact, n, t, t.r > 0 ? mul : add, s, k))
+  if (corr_ok(v, y, exact, n, t, t.r > 0 ? mul : add, sx, sa, k))
     return *c = t.r > 0 ? mul : add, LBS_OK;
-  if (corr_accept(v, y, exact, n, t, t.r > 0 ? add : mul, s, k))
+  if (corr_ok(v, y, exact, n, t, t.r > 0 ? add : mul, sx, sa, k))
     return *c = t.r > 0 ? add : mul, LBS_OK;
   double ybar = sq / (double)nq, xbar = sqx / (double)nq, syy = 0, sxy = 0;
   for (size_t i = 0; i < n; i++)
@@ -233,7 +197,7 @@ static lbs_err corr_from_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs
       syy += (y[i] - ybar) * (y[i] - ybar), sxy += (y[i] - ybar) * (v[i] - xbar);
   if (syy > 0 && isfinite(sxy / syy)) {
     lbs__corr lsq = {sxy / syy, xbar - sxy / syy * ybar};
-    if (corr_accept(v, y, exact, n, t, lsq, s, k)) return *c = lsq, LBS_OK;
+    if (corr_ok(v, y, exact, n, t, lsq, sx, sa, k)) return *c = lsq, LBS_OK;
   }
   return lbs_fail(LBS_RANGE, "no sum correction keeps every value within its bound");
 }

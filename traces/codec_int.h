@@ -75,10 +75,7 @@ lbs_err lbs__codec_reserve(lbs_codec_ctx *ctx, size_t n);
  * stored exactly and takes no correction), finds the correction that brings the chunk's sum
  * within LBS_SUM_TOL of sum(v) while every finite value stays within tolerance t of v: none
  * when none is needed, else a multiplier (first for relative tolerances), an offset (first for
- * absolute ones), or both, from the least-squares line of v on y. LBS_RANGE when none does.
- * Callers guarantee that every finite value not stored exactly has fabs(y - v) <=
- * lbs__tol_of(t (1 - LBS_CORR_MARGIN), v) (the lossy codecs' own check), so that a candidate
- * whose margin is plain from the sums is accepted without a pass over the values. */
+ * absolute ones), or both, from the least-squares line of v on y. LBS_RANGE when none does. */
 lbs_err lbs__corr_find(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs__corr *c);
 /* What lbs__corr_find first sums over the finite values of v, in element order: a codec that
  * passes over them anyway (the quant encoder's steering) sums them there and saves a pass. */
