@@ -35,6 +35,7 @@
 #define MMAP_MAX (32u << 20) /* glibc's largest M_MMAP_THRESHOLD on 64 bits */
 #define HEAP ((size_t)512 << 20)
 
+#ifndef LBS_OWN_ALLOCATOR
 /* The commands whose work is a trace's arrays; not the collector, a daemon that should give
  * back what it frees, nor the light ones. */
 static int heavy(int argc, char **argv) {
@@ -52,6 +53,7 @@ static int heavy(int argc, char **argv) {
   }
   return 0;
 }
+#endif
 
 void cli_malloc_tune(int argc, char **argv) {
 #ifdef LBS_OWN_ALLOCATOR
