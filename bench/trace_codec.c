@@ -324,11 +324,28 @@ static const char *decoded_hash(const double *d) {
   return s;
 }
 
+/* The steps of --once, --decode and --encode: step 120 of the smooth bump, the noisy bump and
+ * the hotspot trace (1M elements each). */
+static const struct {
+  const char *kind, *noise;
+} traces[] = {{"bump", NULL}, {"bump", "default"}, {"hotspot", NULL}};
+#define NSTEP120 (sizeof traces / sizeof *traces)
+static const char *step120_name(size_t t) {
+  return traces[t].noise ? "bump --noise default" : traces[t].kind;
+}
+/* Trace t's step 120 into v. */
+static void step120(size_t t, double *v) {
+  lbs_gen_params gp = {traces[t].kind, NX, NX, NX, 300, 1, {0, 0, 0}};
+  lbs_gen *g;
+  if ((traces[t].noise && lbs_gen_noise_parse(traces[t].noise, &gp.noise)) ||
+      lbs_gen_create(&gp, &g))
+    die("generator");
+  lbs_gen_step(g, 120, 0, NULL, v);
+  lbs_gen_destroy(&g);
+}
+
 /* --once: step 120 of each trace encoded and decoded once at the default settings. */
 static int once(void) {
-  static const struct {
-    const char *kind, *noise;
-  } traces[] = {{"bump", NULL}, {"bump", "default"}, {"hotspot", NULL}};
   lbs_bound b;
   if (lbs_bound_parse(LBS_BOUND_DEFAULT, &b)) die("bound");
   lbs_codec_ctx *ctx;
@@ -336,12 +353,8 @@ static int once(void) {
   double *v = malloc(E * sizeof *v), *d = malloc(E * sizeof *d);
   encoded *enc = calloc(1, sizeof *enc);
   if (!v || !d || !enc) die("out of memory");
-  for (size_t t = 0; t < sizeof traces / sizeof *traces; t++) {
-    lbs_gen_params gp = {traces[t].kind, NX, NX, NX, 300, 1, {0, 0, 0}};
-    if (traces[t].noise && lbs_gen_noise_parse(traces[t].noise, &gp.noise)) die("noise");
-    lbs_gen *g;
-    if (lbs_gen_create(&gp, &g)) die("generator");
-    lbs_gen_step(g, 120, 0, NULL, v);
+  for (size_t t = 0; t < NSTEP120; t++) {
+    step120(t, v);
     encode_step(ctx, LBS_CODEC_AUTO, b, v, enc);
     decode_step(ctx, enc, d);
     int64_t chunks[4] = {0};
@@ -355,7 +368,6 @@ static int once(void) {
            traces[t].kind, traces[t].noise ? " --noise " : "",
            traces[t].noise ? traces[t].noise : "", E, enc->bytes, (long long)chunks[1],
            (long long)chunks[2], (long long)chunks[3], (unsigned long long)h, decoded_hash(d));
-    lbs_gen_destroy(&g);
   }
   for (int c = 0; c < NCH; c++) lbs_buf_free(&enc->blob[c]);
   free(enc);
@@ -387,9 +399,6 @@ static double decode_cpu(lbs_codec_ctx *ctx, const encoded *enc, double *out, in
 /* --decode: step 120 of each trace decoded against a fill, in CPU time (see the top). */
 #define DECODE_REPS 25
 static int decode_only(void) {
-  static const struct {
-    const char *kind, *noise;
-  } traces[] = {{"bump", NULL}, {"bump", "default"}, {"hotspot", NULL}};
   lbs_bound b;
   lbs_codec_ctx *ctx;
   if (lbs_bound_parse(LBS_BOUND_DEFAULT, &b) || lbs_codec_ctx_create(&ctx)) die("setup");
@@ -399,13 +408,8 @@ static int decode_only(void) {
   memset(slots, 0, (size_t)SLOTS * E * sizeof *slots); /* fault the pages in once */
   printf("%-22s %10s %10s %10s %10s %8s\n", "step 120, ns a value", "decode", "zstd", "rest",
          "fill", "fill/dec");
-  for (size_t t = 0, s = 0; t < sizeof traces / sizeof *traces; t++) {
-    lbs_gen_params gp = {traces[t].kind, NX, NX, NX, 300, 1, {0, 0, 0}};
-    lbs_gen *g;
-    if ((traces[t].noise && lbs_gen_noise_parse(traces[t].noise, &gp.noise)) ||
-        lbs_gen_create(&gp, &g))
-      die("generator");
-    lbs_gen_step(g, 120, 0, NULL, v);
+  for (size_t t = 0, s = 0; t < NSTEP120; t++) {
+    step120(t, v);
     encode_step(ctx, LBS_CODEC_AUTO, b, v, enc);
     double dec = INFINITY, zst = INFINITY, fill = INFINITY;
     for (int r = 0; r < DECODE_REPS; r++) {
@@ -417,10 +421,8 @@ static int decode_only(void) {
           o[c + k] = v[0] + 1e-9 * (double)k;
       fill = fmin(fill, cpu_now() - t0);
     }
-    printf("%-22s %10.3f %10.3f %10.3f %10.3f %8.2f\n",
-           traces[t].noise ? "bump --noise default" : traces[t].kind, 1e9 * dec / E, 1e9 * zst / E,
-           1e9 * (dec - zst) / E, 1e9 * fill / E, fill / dec);
-    lbs_gen_destroy(&g);
+    printf("%-22s %10.3f %10.3f %10.3f %10.3f %8.2f\n", step120_name(t), 1e9 * dec / E,
+           1e9 * zst / E, 1e9 * (dec - zst) / E, 1e9 * fill / E, fill / dec);
   }
   for (int c = 0; c < NCH; c++) lbs_buf_free(&enc->blob[c]);
   free(enc);
@@ -434,9 +436,6 @@ static int decode_only(void) {
  * best in the thread's CPU time (see the top), in M elements/s. */
 #define ENCODE_REPS 15
 static int encode_only(void) {
-  static const struct {
-    const char *kind, *noise;
-  } traces[] = {{"bump", NULL}, {"bump", "default"}, {"hotspot", NULL}};
   lbs_bound b;
   lbs_codec_ctx *ctx;
   if (lbs_bound_parse(LBS_BOUND_DEFAULT, &b) || lbs_codec_ctx_create(&ctx)) die("setup");
@@ -444,13 +443,8 @@ static int encode_only(void) {
   encoded *enc = calloc(1, sizeof *enc);
   if (!v || !enc) die("out of memory");
   printf("%-22s %12s %12s\n", "step 120", "encode M/s", "median M/s");
-  for (size_t t = 0; t < sizeof traces / sizeof *traces; t++) {
-    lbs_gen_params gp = {traces[t].kind, NX, NX, NX, 300, 1, {0, 0, 0}};
-    lbs_gen *g;
-    if ((traces[t].noise && lbs_gen_noise_parse(traces[t].noise, &gp.noise)) ||
-        lbs_gen_create(&gp, &g))
-      die("generator");
-    lbs_gen_step(g, 120, 0, NULL, v);
+  for (size_t t = 0; t < NSTEP120; t++) {
+    step120(t, v);
     double sec[ENCODE_REPS];
     for (int r = 0; r < ENCODE_REPS; r++) {
       double t0 = cpu_now();
@@ -462,9 +456,8 @@ static int encode_only(void) {
         double x = sec[j];
         sec[j] = sec[j - 1], sec[j - 1] = x;
       }
-    printf("%-22s %12.1f %12.1f\n", traces[t].noise ? "bump --noise default" : traces[t].kind,
-           1e-6 * E / sec[0], 1e-6 * E / sec[ENCODE_REPS / 2]);
-    lbs_gen_destroy(&g);
+    printf("%-22s %12.1f %12.1f\n", step120_name(t), 1e-6 * E / sec[0],
+           1e-6 * E / sec[ENCODE_REPS / 2]);
   }
   for (int c = 0; c < NCH; c++) lbs_buf_free(&enc->blob[c]);
   free(enc);
