@@ -194,20 +194,29 @@ expect 0 "sweep on one node, 2 ranks" -- "${MPI[@]}" -n 2 "$LBSIM" sweep "$T/s.i
 expect 0 "sweep on 2 nodes x 2 ranks" -- "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/two.db" --csv "$T/two"
 has "$T/out" "16 tasks (0 resumed)" "all tasks run across nodes"
 cmp -s "$T/one/tidy.csv" "$T/two/tidy.csv" && ok || bad "2 nodes and one differ: $(diff "$T/one/tidy.csv" "$T/two/tidy.csv" | head -4)"
-setsid "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/kc" >"$T/kout" 2>&1 &
-pid=$!
-n=0
-for _ in $(seq 1 1000); do
-  [ -s "$T/k.db" ] && n=$(sqlite3 -readonly -cmd ".timeout 2000" "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
-  [ "${n:-0}" -ge 3 ] && break
-  sleep 0.02
+# The kill must land between the third run stored and the last: where the sweep ends (or fails)
+# before the test sees three runs, or all 16 were stored before the kill landed (a loaded
+# machine's scheduling), that try says nothing about resuming: a fresh store and another try.
+for try in 1 2 3; do
+  rm -rf "$T/k.db" "$T/k.db-journal" "$T/k.db-wal" "$T/kc"
+  setsid "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/kc" >"$T/kout" 2>&1 &
+  pid=$!
+  n=0
+  for _ in $(seq 1 1000); do
+    [ -s "$T/k.db" ] && n=$(sqlite3 -readonly -cmd ".timeout 2000" "$T/k.db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+    [ "${n:-0}" -ge 3 ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.02
+  done
+  # mpiexec's session, then what runs on the nodes (an orted whose mpiexec is gone ends its ranks)
+  pkill -KILL -s "$pid"
+  for k in 1 2; do ip netns pids "$LBS_NODES_PREFIX-n$k" | xargs -r kill -KILL; done
+  { wait "$pid"; } 2>/dev/null
+  n=$( ([ -s "$T/k.db" ] && sqlite3 -cmd ".timeout 5000" "$T/k.db" "SELECT count(*) FROM runs") || echo 0)
+  [ "$n" -ge 3 ] && [ "$n" -lt 16 ] && break
+  echo "note: try $try: the kill landed with $n of 16 runs stored; $(tail -c 300 "$T/kout")" >&2
 done
-# mpiexec's session, then what runs on the nodes (an orted whose mpiexec is gone ends its ranks)
-pkill -KILL -s "$pid"
-for k in 1 2; do ip netns pids "$LBS_NODES_PREFIX-n$k" | xargs -r kill -KILL; done
-{ wait "$pid"; } 2>/dev/null
-n=$(sqlite3 -cmd ".timeout 5000" "$T/k.db" "SELECT count(*) FROM runs")
-[ "$n" -ge 3 ] && [ "$n" -lt 16 ] && ok || bad "the kill did not land half-way ($n of 16 runs stored)"
+[ "$n" -ge 3 ] && [ "$n" -lt 16 ] && ok || bad "the kill did not land half-way in 3 tries ($n of 16 runs stored)"
 expect 0 "resumed across nodes" -- "${X[@]}" -n 4 --host "$h2" "$LBSIM" sweep "$T/s.ini" --results "$T/k.db" --csv "$T/kc"
 has "$T/err" "$n done already (resuming)" "resume says what it skips"
 cmp -s "$T/one/tidy.csv" "$T/kc/tidy.csv" && ok || bad "killed and resumed across nodes differs: $(diff "$T/one/tidy.csv" "$T/kc/tidy.csv" | head -4)"
