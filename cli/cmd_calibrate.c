@@ -87,7 +87,8 @@ static const char usage_text[] =
     "  --csv DIR           ipgs.csv, points.csv, samples.csv, verifies.csv and plan_pieces.csv in\n"
     "                      DIR, which must be new or empty\n"
     "  -f, --force         replace DIR when it holds only an earlier 'calibrate show --csv'\n"
-    "common: --json (machine-readable output on stdout), -h/--help\n"
+    "common: --json (machine-readable output on stdout), -h/--help; an option of another\n"
+    "sub-command is refused (a usage error naming those that take it)\n"
     "\n"
     "examples:\n"
     "  lbsim calibrate run --kernel wave --impl cpu,threads,opencl -o calib.db\n"
@@ -107,6 +108,7 @@ typedef struct {
   int threads, device, json, force, nverify, window, max_point, max_samples, repeat, varied,
       no_tcost, allow_partial, warmup;
   int64_t seed;
+  int given[64], ngiven; /* the options given, as getopt returned them */
 } opts;
 
 /* ---------------------------------------------------------------- machine and progress */
@@ -625,48 +627,65 @@ static int number_opt(int c, const char *arg, opts *o) {
   return -1;
 }
 
+/* Every sub-command's options, by long name (-n is "n"), space-separated. */
+static const struct {
+  const char *sub, *takes;
+} sub_opts[] = {
+    {"run", " kernel impl output accuracy min-abs max-abs range range-from trace-metric "
+            "metric-per-work threads device timeout max-samples window max-point-samples "
+            "confidence sets mets ci set-pct seed repeat json "},
+    {"verify", " impl n floor invocations threads device timeout repeat seed json "},
+    {"show", " csv force json "},
+    {"import", " output accuracy min-abs max-abs json "},
+    {"list", " json "},
+    {"plan", " kernel node range no-template-cost allow-partial output json "},
+    {"run-plan", " kernel work repeat warmup json "},
+};
+
+static const struct option long_opts[] = {{"kernel", 1, 0, O_KERNEL},
+                                          {"impl", 1, 0, O_IMPL},
+                                          {"output", 1, 0, 'o'},
+                                          {"accuracy", 1, 0, O_ACC},
+                                          {"min-abs", 1, 0, O_MINABS},
+                                          {"max-abs", 1, 0, O_MAXABS},
+                                          {"range", 1, 0, O_RANGE},
+                                          {"range-from", 1, 0, O_RANGE_FROM},
+                                          {"trace-metric", 1, 0, O_TRACE_METRIC},
+                                          {"metric-per-work", 1, 0, O_MPW},
+                                          {"threads", 1, 0, O_THREADS},
+                                          {"device", 1, 0, O_DEVICE},
+                                          {"timeout", 1, 0, O_TIMEOUT},
+                                          {"max-samples", 1, 0, O_MAXS},
+                                          {"window", 1, 0, O_WINDOW},
+                                          {"max-point-samples", 1, 0, O_MAXPT},
+                                          {"confidence", 1, 0, O_CONF},
+                                          {"sets", 1, 0, O_SETS},
+                                          {"mets", 1, 0, O_METS},
+                                          {"ci", 1, 0, O_CI},
+                                          {"set-pct", 1, 0, O_SET},
+                                          CLI_SET_OPTION,
+                                          {"seed", 1, 0, O_SEED},
+                                          {"json", 0, 0, O_JSON},
+                                          {"csv", 1, 0, O_CSV},
+                                          {"force", 0, 0, 'f'},
+                                          {"floor", 1, 0, O_FLOOR},
+                                          {"repeat", 1, 0, O_REPEAT},
+                                          {"warmup", 1, 0, O_WARMUP},
+                                          {"invocations", 1, 0, O_INVOC},
+                                          {"node", 1, 0, O_NODE},
+                                          {"work", 1, 0, O_WORK},
+                                          {"no-template-cost", 0, 0, O_NOTCOST},
+                                          {"allow-partial", 0, 0, O_PARTIAL},
+                                          {"help", 0, 0, 'h'},
+                                          {0, 0, 0, 0}};
+
 /* The options after the sub-command into o: 0, 2 after a usage error, or -1 after --help. */
 static int parse(int argc, char **argv, opts *o) {
-  static const struct option lo[] = {{"kernel", 1, 0, O_KERNEL},
-                                     {"impl", 1, 0, O_IMPL},
-                                     {"output", 1, 0, 'o'},
-                                     {"accuracy", 1, 0, O_ACC},
-                                     {"min-abs", 1, 0, O_MINABS},
-                                     {"max-abs", 1, 0, O_MAXABS},
-                                     {"range", 1, 0, O_RANGE},
-                                     {"range-from", 1, 0, O_RANGE_FROM},
-                                     {"trace-metric", 1, 0, O_TRACE_METRIC},
-                                     {"metric-per-work", 1, 0, O_MPW},
-                                     {"threads", 1, 0, O_THREADS},
-                                     {"device", 1, 0, O_DEVICE},
-                                     {"timeout", 1, 0, O_TIMEOUT},
-                                     {"max-samples", 1, 0, O_MAXS},
-                                     {"window", 1, 0, O_WINDOW},
-                                     {"max-point-samples", 1, 0, O_MAXPT},
-                                     {"confidence", 1, 0, O_CONF},
-                                     {"sets", 1, 0, O_SETS},
-                                     {"mets", 1, 0, O_METS},
-                                     {"ci", 1, 0, O_CI},
-                                     {"set-pct", 1, 0, O_SET},
-                                     CLI_SET_OPTION,
-                                     {"seed", 1, 0, O_SEED},
-                                     {"json", 0, 0, O_JSON},
-                                     {"csv", 1, 0, O_CSV},
-                                     {"force", 0, 0, 'f'},
-                                     {"floor", 1, 0, O_FLOOR},
-                                     {"repeat", 1, 0, O_REPEAT},
-                                     {"warmup", 1, 0, O_WARMUP},
-                                     {"invocations", 1, 0, O_INVOC},
-                                     {"node", 1, 0, O_NODE},
-                                     {"work", 1, 0, O_WORK},
-                                     {"no-template-cost", 0, 0, O_NOTCOST},
-                                     {"allow-partial", 0, 0, O_PARTIAL},
-                                     {"help", 0, 0, 'h'},
-                                     {0, 0, 0, 0}};
   int c, rc = 0;
   optind = 2;
   opterr = 0;
-  while (!rc && (c = cli_getopt(argc, argv, "o:n:fh", lo)) != -1) {
+  while (!rc && (c = cli_getopt(argc, argv, "o:n:fh", long_opts)) != -1) {
+    if (o->ngiven < 64) o->given[o->ngiven++] = c;
     if ((rc = number_opt(c, optarg, o)) >= 0) continue;
     rc = 0;
     switch (c) {
@@ -704,6 +723,34 @@ static int parse(int argc, char **argv, opts *o) {
   return rc;
 }
 
+/* The long name of option c ("n" for -n). */
+static const char *opt_name(int c) {
+  for (const struct option *l = long_opts; l->name; l++)
+    if (l->val == c) return l->name;
+  return c == 'n' ? "n" : "?";
+}
+
+/* 0 when sub takes every option given, else 2 after a usage error naming the first that it does
+ * not take and the sub-commands that do. */
+static int options_fit(const char *sub, const opts *o) {
+  for (int i = 0; i < o->ngiven; i++) {
+    char key[40], with[160] = "";
+    int takes = 0;
+    const char *name = opt_name(o->given[i]);
+    snprintf(key, sizeof key, " %s ", name);
+    for (size_t k = 0; k < sizeof sub_opts / sizeof *sub_opts; k++)
+      if (strstr(sub_opts[k].takes, key)) {
+        takes |= !strcmp(sub_opts[k].sub, sub);
+        snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", with[0] ? ", " : "",
+                 sub_opts[k].sub);
+      }
+    if (!takes)
+      return cli_usage("calibrate", "%s%s: %s does not take it (%s does)", name[1] ? "--" : "-",
+                       name, sub, with);
+  }
+  return 0;
+}
+
 /* One of the sub-commands, so that 'lbsim help calibrate NAME' names a wrong NAME too. */
 static int known_sub(const char *sub) {
   static const char *const subs[] = {"run", "verify", "show", "import", "list", "plan", "run-plan"};
@@ -734,6 +781,7 @@ int cmd_calibrate(int argc, char **argv) {
             .floor_s = -1};
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;
+  if ((rc = options_fit(sub, &o))) return rc;
   const char *arg = optind < argc ? argv[optind] : NULL;
   if (optind + 1 < argc)
     return cli_usage("calibrate", "unexpected argument '%s'", argv[optind + 1]);

@@ -78,6 +78,13 @@ usage_error "grid gen: clusters that do not divide" "grid gen" -- "$LBSIM" grid 
 usage_error "trace gen --kind" "trace gen" -- "$LBSIM" trace gen --kind nope -o n.lbt
 usage_error "trace gen --order" "trace gen" -- "$LBSIM" trace gen --order x -o n.lbt
 usage_error "calibrate --invocations" "calibrate" -- "$LBSIM" calibrate run --kernel sort --invocations x -o c.db
+# an option of another sub-command is refused, naming who takes it, before anything runs
+usage_error "calibrate verify --warmup" "calibrate" -- "$LBSIM" calibrate verify c.db --warmup 2
+has "$T/err" "--warmup: verify does not take it (run-plan does)" "calibrate verify --warmup: who takes it"
+usage_error "calibrate run-plan --node" "calibrate" -- "$LBSIM" calibrate run-plan c.db --node threads=1
+has "$T/err" "--node: run-plan does not take it (plan does)" "calibrate run-plan --node: who takes it"
+usage_error "calibrate run --floor" "calibrate" -- "$LBSIM" calibrate run --kernel sort --floor 1 -o c.db
+[ ! -e c.db ] && ok || bad "calibrate run --floor made its database"
 usage_error "results --json --csv" "results" -- "$LBSIM" results r.db --json --csv d
 [ ! -e n.lbt ] && [ ! -e d ] && [ ! -e c.db ] && ok || bad "a usage error wrote something: $(ls)"
 # number options say which option (exit 2 too)
