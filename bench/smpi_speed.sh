@@ -31,23 +31,7 @@ export LBSIM_NO_PROGRESS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFI
 T=$W/bump_${MESH}_$STEPS.lbt
 [ -f "$T" ] || "$B/lbsim" trace gen --kind bump --mesh "$MESH" --steps "$STEPS" -o "$T" 2>/dev/null
 
-# best_of CMD...: runs CMD REPS times; prints "wall cpu" of the fastest run (by wall time) and
-# leaves that run's stdout in $W/out
-best_of() {
-  local best="" i
-  for ((i = 0; i < REPS; i++)); do
-    /usr/bin/time -f '%e %U %S' -o "$W/time" "$@" >"$W/out.$i" 2>"$W/err" </dev/null ||
-      { cat "$W/err" >&2; return 1; }
-    read -r wall user sys <"$W/time"
-    local cpu
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-    if [ -z "$best" ] || awk -v a="$wall" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
-      best="$wall $cpu"
-      cp "$W/out.$i" "$W/out"
-    fi
-  done
-  echo "$best"
-}
+. bench/lib.sh # best_of
 
 BASE=${BENCH_BASE:-}
 [ -z "$BASE" ] || [ -x "$BASE" ] || {
