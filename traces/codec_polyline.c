@@ -157,6 +157,16 @@ static void seg_sums(const double *y, size_t m, seginfo *si) {
   si->skd = skd;
 }
 
+/* Built for AVX2 too where the compiler can dispatch at run time: the same IEEE operations in
+ * the same order (no contraction into FMA: -ffp-contract=off), so the same results; the
+ * three-operand forms spare the copies SSE2's two-operand ones need. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define LBS_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LBS_CLONES
+#endif
+
+LBS_CLONES
 static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, hpt *restrict lh,
                    hpt *restrict uh, seginfo *si) {
   si->bmin = si->bmax = 0;
@@ -432,15 +442,9 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   return lbs__emit_blob(ctx, hdr, h, pl, POLY_ZSTD_LEVEL, 1, out);
 }
 
-/* The fill loop is the hot path: built for AVX2 too where the compiler can dispatch at
- * run time (same formula, so the same values as the encoder checked). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define LBS_DECODE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define LBS_DECODE_CLONES
-#endif
-
-LBS_DECODE_CLONES
+/* The fill loop is the hot path: built for AVX2 too (LBS_CLONES above; same formula, so the
+ * same values as the encoder checked). */
+LBS_CLONES
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
                       size_t count, double *out) {
   const uint8_t *p = blob, *end = blob + len;
