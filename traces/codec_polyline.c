@@ -326,19 +326,36 @@ static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo
 }
 
 /* Quantizes a segment's end values; 1 when the decoder's values (left in out) all lie within
- * tolerance t of y. */
+ * tolerance t of y, and then adds to cs what lbs__corr_find sums over the segment (finite
+ * values, none of them stored exactly). */
 static int quantize(const double *y, size_t m, double v0, double v1, double delta, lbs__tol t,
-                    int64_t *q0, int64_t *q1, double *out) {
+                    int64_t *q0, int64_t *q1, double *out, lbs__corr_sums *cs) {
   *q0 = llround(v0 / delta);
   *q1 = m > 1 ? llround(v1 / delta) : *q0;
   double base = (double)*q0 * delta,
          step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
+  lbs__corr_sums c = *cs;
   int bad = 0;
   for (int32_t k = 0; k < (int32_t)m; k++) {
-    out[k] = seg_value(base, step, k);
-    bad += !(fabs(out[k] - y[k]) <= lbs__tol_of(t, y[k]));
+    double z = seg_value(base, step, k), x = y[k];
+    out[k] = z;
+    bad += !(fabs(z - x) <= lbs__tol_of(t, x));
+    c.sx += x, c.sy += z, c.sa += fabs(x);
+    c.d += x - z, c.sq += z, c.sqx += x;
   }
-  return bad == 0;
+  if (bad) return 0;
+  c.nq += m;
+  *cs = c;
+  return 1;
+}
+
+/* Adds to cs what lbs__corr_find sums over finite values y[0..m) stored exactly. */
+static void sums_exact(lbs__corr_sums *cs, const double *y, size_t m) {
+  double sx = cs->sx, sy = cs->sy, sa = cs->sa;
+  for (size_t k = 0; k < m; k++) sx += y[k], sy += y[k], sa += fabs(y[k]);
+  cs->sx = sx;
+  cs->sy = sy;
+  cs->sa = sa;
 }
 
 static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
@@ -398,6 +415,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   lbs_buf *pl = &ctx->scratch2;
   pl->len = 0;
   uint64_t prev = 0;
+  lbs__corr_sums cs = {0}; /* what lbs__corr_find sums, in element order */
   size_t s = 0;
   while (s < n && !e) {
     if (!isfinite(v[s])) {
@@ -416,15 +434,16 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     /* the plain least-squares line when it meets the bound once quantized, else the
      * least-squares line inside the feasible set */
     lsq_line(v + s, m, &si, &v0, &v1);
-    int ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s);
+    int ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s, &cs);
     if (!ok) {
       constrained_fit(v + s, m, fit, &si, wl, wu, &v0, &v1);
-      ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s);
+      ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s, &cs);
     }
     memset(ctx->exact + s, !ok, m);
     if (!ok) {
       e = put_literal(pl, v + s, m);
       memcpy(ctx->y + s, v + s, m * sizeof *v);
+      sums_exact(&cs, v + s, m);
     } else {
       e = lbs__put_varint(pl, (uint64_t)(m - 1) << 1);
       if (!e) e = lbs__put_varint(pl, lbs_zigzag((int64_t)((uint64_t)q0 - prev)));
@@ -434,7 +453,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     s = t2;
   }
   lbs__corr corr;
-  if (!e) e = lbs__corr_find(ctx, v, n, t, &corr);
+  if (!e) e = lbs__corr_find_sums(ctx, v, n, t, &cs, &corr);
   if (e) return e;
   uint8_t hdr[26 + 10];
   size_t h = lbs__head_put(hdr, POLY_VERSION, 1, delta, corr, 2);
