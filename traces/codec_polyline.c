@@ -157,15 +157,6 @@ static void seg_sums(const double *y, size_t m, seginfo *si) {
   si->skd = skd;
 }
 
-/* Built for AVX2 too where the compiler can dispatch at run time: the same IEEE operations in
- * the same order (no contraction into FMA: -ffp-contract=off), so the same results; the
- * three-operand forms spare the copies SSE2's two-operand ones need. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define LBS_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define LBS_CLONES
-#endif
-
 LBS_CLONES
 static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, hpt *restrict lh,
                    hpt *restrict uh, seginfo *si) {
@@ -328,6 +319,7 @@ static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo
 /* Quantizes a segment's end values; 1 when the decoder's values (left in out) all lie within
  * tolerance t of y, and then adds to cs what lbs__corr_find sums over the segment (finite
  * values, none of them stored exactly). */
+LBS_CLONES
 static int quantize(const double *y, size_t m, double v0, double v1, double delta, lbs__tol t,
                     int64_t *q0, int64_t *q1, double *out, lbs__corr_sums *cs) {
   *q0 = llround(v0 / delta);
@@ -367,6 +359,7 @@ static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
  * tolerance of a nonzero finite value), the check tolerance (less the correction margin) and
  * the fit tolerance (less delta/2 and a slack for rounding in the decoder's arithmetic).
  * LBS_RANGE when the values are too large for that resolution. */
+LBS_CLONES
 static lbs_err tolerances(const double *v, size_t n, lbs__tol t, double *delta, lbs__tol *chk,
                           lbs__tol *fit) {
   double maxabs = 0, tmin = INFINITY;
@@ -461,8 +454,8 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   return lbs__emit_blob(ctx, hdr, h, pl, POLY_ZSTD_LEVEL, 1, out);
 }
 
-/* The fill loop is the hot path: built for AVX2 too (LBS_CLONES above; same formula, so the
- * same values as the encoder checked). */
+/* The fill loop is the hot path: built for AVX2 too (same formula, so the same values as the
+ * encoder checked). */
 LBS_CLONES
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
                       size_t count, double *out) {
