@@ -153,16 +153,27 @@ static inline int long_chunk(size_t n) { return 4 * (double)n * DBL_EPSILON > 0.
  * its tolerance, and the corrected sum within half of LBS_SUM_TOL of sx (sa = sum |v|, k a
  * power of two the sums are scaled by so they cannot overflow); the other half is kept for the
  * rounding of the sums. */
-static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_t n, lbs__tol t,
-                   lbs__corr c, double sx, double sa, double k) {
-  if (!isfinite(c.mul) || !isfinite(c.add)) return 0;
-  acc sz = {0, 0, long_chunk(n)};
+static inline __attribute__((always_inline)) int corr_pass(const double *v, const double *y,
+                                                           const uint8_t *exact, size_t n,
+                                                           lbs__tol t, lbs__corr c, double k,
+                                                           acc *sz) {
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(v[i])) continue;
     double z = exact[i] ? y[i] : y[i] * c.mul + c.add;
     if (!(fabs(z - v[i]) <= lbs__tol_of(t, v[i]))) return 0;
-    acc_add(&sz, z * k);
+    acc_add(sz, z * k);
   }
+  return 1;
+}
+
+LBS_CLONES
+static int corr_ok(const double *v, const double *y, const uint8_t *exact, size_t n, lbs__tol t,
+                   lbs__corr c, double sx, double sa, double k) {
+  if (!isfinite(c.mul) || !isfinite(c.add)) return 0;
+  acc sz = {0, 0, long_chunk(n)};
+  /* k = 1 (the sums did not overflow) by itself: z * 1 is z */
+  if (!(k == 1 ? corr_pass(v, y, exact, n, t, c, 1, &sz) : corr_pass(v, y, exact, n, t, c, k, &sz)))
+    return 0;
   double d = fabs((sz.s + sz.c) - sx);
   return sa > 0 ? d <= 0.5 * LBS_SUM_TOL * sa : d == 0;
 }
@@ -171,6 +182,7 @@ int lbs__corr_plain(size_t n) { return !long_chunk(n); }
 
 /* The correction from the chunk's sums (s, scaled by k): none when the sum is kept, else the
  * first candidate that corr_ok() accepts. */
+LBS_CLONES
 static lbs_err corr_from_sums(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
                               const lbs__corr_sums *s, double k, lbs__corr *c) {
   const double *y = ctx->y;

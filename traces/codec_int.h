@@ -34,6 +34,16 @@ typedef struct {
 } lbs__tol;
 static inline double lbs__tol_of(lbs__tol t, double x) { return t.a + t.r * fabs(x); }
 
+/* A hot function built for AVX2 too where the compiler can dispatch at run time: the same IEEE
+ * operations in the same order (no contraction into FMA: the build has -ffp-contract=off, and
+ * avx2 does not enable FMA), so the same results; the three-operand forms spare the register
+ * copies SSE2's two-operand ones need. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define LBS_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LBS_CLONES
+#endif
+
 /* Share of each value's tolerance the codecs keep free for the chunk-sum correction. */
 #define LBS_CORR_MARGIN (1.0 / 16)
 

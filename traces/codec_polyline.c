@@ -61,7 +61,7 @@ static inline double seg_value(double base, double step, int32_t k) {
 
 /* Grows the segment that starts at s (v[s] finite) as far as the bound allows. Returns
  * its end (exclusive) and the feasible slope interval in *bmin, *bmax. lh and uh are
- * work arrays of at least n - s points. */
+ * work arrays of at least n - s + 1 points, and lh[-1] and uh[-1]. */
 typedef struct {
   double bmin, bmax; /* feasible slopes at the end of the segment */
   double sd, skd;    /* sums of d_k = v_k - v_s and of k d_k over the segment */
@@ -73,77 +73,157 @@ static inline double fit_tol(lbs__tol t, double y) {
   return e > 0 ? e : 0;
 }
 
-static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, pt *restrict lh,
-                   pt *restrict uh, seginfo *si) {
+/* A point of one of grow()'s hulls and its edge (dx, dy) from the point before it in the
+ * hull, which stays the same while the point is in the hull (points leave from the back, or
+ * are skipped from the front). */
+typedef struct {
+  double x, y, dx, dy;
+} hpt;
+
+static inline hpt hpt_after(const hpt *prev, double x, double y) {
+  return (hpt){x, y, x - prev->x, y - prev->y};
+}
+
+/* cross(h[-1], h[0], (x, y)) of the original points, the same operations on the same values:
+ * below 0 when (x, y) lies right of (below) the line from h[-1] through h[0], above 0 left. */
+static inline double turn(const hpt *h, double x, double y) {
+  return h->dx * (y - h[-1].y) - h->dy * (x - h[-1].x);
+}
+
+/* The upper hull (upper != 0, of the lower bounds L) or the lower hull (of the upper bounds
+ * U) goes from f to the point before b. For P_i, P_{i+1} left of R: slope(P_{i+1}, R) <=
+ * slope(P_i, R) iff cross(P_i, P_{i+1}, R) <= 0, so the tangent from R = (x, y), a point the
+ * window's line now passes through, needs no division: its point of contact is the new front.
+ *
+ * Sentinel edges spare the loops their bounds. The front carries (0, 1) (upper) or (0, -1)
+ * (lower), which makes the cross product push() takes there negative (positive): the front is
+ * never popped. lh[-1] and uh[-1] are the points before the first front (finite, to the
+ * left); the edges of points before the front are never read. b carries (0, -1) (upper) or
+ * (0, 1) (lower), which makes the cross product the tangent takes there positive (negative):
+ * the front never moves past the last point. */
+static inline __attribute__((always_inline)) int moves(const hpt *f, double x, double y,
+                                                       int upper) {
+  return upper ? turn(f + 1, x, y) <= 0 : turn(f + 1, x, y) >= 0;
+}
+
+/* Whether the front f moves: moves(f, x, y, upper), with x - f->x and y - f->y given. */
+static inline __attribute__((always_inline)) int front_moves(const hpt *f, double dx, double dy,
+                                                             int upper) {
+  double c = f[1].dx * dy - f[1].dy * dx;
+  return upper ? c <= 0 : c >= 0;
+}
+
+/* The new front, where front_moves() said the front f moves. */
+static inline __attribute__((always_inline)) hpt *move_front(hpt *f, double x, double y,
+                                                             int upper) {
+  do f++;
+  while (moves(f, x, y, upper));
+  f->dx = 0;
+  f->dy = upper ? 1 : -1;
+  return f;
+}
+
+/* Appends (x, y) to the hull ending before b, dropping the points it makes non-convex; the new
+ * end. */
+static inline __attribute__((always_inline)) hpt *push(hpt *b, double x, double y, int upper) {
+  hpt *p = b - 1; /* the last point */
+  while (upper ? turn(p, x, y) >= 0 : turn(p, x, y) <= 0) p--;
+  p[1] = hpt_after(p, x, y);
+  p[2].dx = 0;
+  p[2].dy = upper ? -1 : 1;
+  return p + 2;
+}
+
+/* si's sums over the m values y[0..m), m >= 2, in the order of a loop that kept them as it
+ * went: sd = sum of d_k = y_k - y_0, skd = sum of k d_k (k and k d_k as doubles). */
+static void seg_sums(const double *y, size_t m, seginfo *si) {
+  double sd = y[1] - y[0], skd = sd, x = 1;
+  const double *p = y + 2, *end = y + m;
+  for (; end - p >= 2; p += 2) { /* two at a time: fewer loop tests */
+    double d0 = p[0] - y[0], d1 = p[1] - y[0];
+    x += 1;
+    sd += d0;
+    skd += x * d0;
+    x += 1;
+    sd += d1;
+    skd += x * d1;
+  }
+  if (p < end) {
+    double d = p[0] - y[0];
+    sd += d;
+    skd += (x + 1) * d;
+  }
+  si->sd = sd;
+  si->skd = skd;
+}
+
+LBS_CLONES
+static size_t grow(const double *restrict v, size_t s, size_t n, lbs__tol t, hpt *restrict lh,
+                   hpt *restrict uh, seginfo *si) {
   si->bmin = si->bmax = 0;
   si->sd = si->skd = 0;
   if (s + 1 >= n || !isfinite(v[s + 1])) return s + 1;
-  double sd = v[s + 1] - v[s], skd = sd, e0 = fit_tol(t, v[s]), e1 = fit_tol(t, v[s + 1]);
-  pt L0 = {0, v[s] - e0}, U0 = {0, v[s] + e0}, L1 = {1, v[s + 1] - e1}, U1 = {1, v[s + 1] + e1};
-  /* rho_max is the line through pmax (a lower bound) and qmax (a later upper bound), rho_min
-   * the line through pmin (an upper bound) and qmin (a later lower bound). Which side of
-   * them a point lies on is the sign of a cross product, so no division sits on the loop's
-   * critical path; the slopes are computed once, at the end. */
-  pt pmax = L0, qmax = U1, pmin = U0, qmin = L1;
-  /* side of a point R against a line through P and Q (Q.x > P.x), as a multiple of
-   * cross(P, Q, R) = A (R.y - P.y) - B (R.x - P.x) with A = Q.x - P.x, B = Q.y - P.y; L and U
-   * of a point share everything but +-A eps */
-  double amx = qmax.x - pmax.x, bmx = qmax.y - pmax.y, amn = qmin.x - pmin.x, bmn = qmin.y - pmin.y;
-  size_t lf = 0, lb = 0, uf = 0, ub = 0;
-  lh[lb++] = L0;
-  lh[lb++] = L1;
-  uh[ub++] = U0;
-  uh[ub++] = U1;
+  double y0 = v[s], y1 = v[s + 1], e0 = fit_tol(t, y0), e1 = fit_tol(t, y1);
+  lh[-1] = uh[-1] = (hpt){-1, 0, 0, 0};
+  lh[0] = (hpt){0, y0 - e0, 0, 1};
+  uh[0] = (hpt){0, y0 + e0, 0, -1};
+  lh[1] = hpt_after(lh, 1, y1 - e1);
+  uh[1] = hpt_after(uh, 1, y1 + e1);
+  lh[2].dx = uh[2].dx = 0;
+  lh[2].dy = -1;
+  uh[2].dy = 1;
+  /* rho_max is the line through pmax (a lower bound, always lh[lf]: lf is the hull's front)
+   * and qmax (a later upper bound), rho_min the line through pmin (an upper bound, uh[uf]) and
+   * qmin (a later lower bound). Which side of them a point R lies on is the sign of a cross
+   * product, a multiple of A (R.y - P.y) - B (R.x - P.x) with A = Q.x - P.x, B = Q.y - P.y
+   * (Q.x > P.x); L and U of a point share everything but +-A eps. So no division sits on the
+   * loop's critical path: the slopes B / A are computed once, at the end. */
+  hpt *lf = lh, *lb = lh + 2, *uf = uh, *ub = uh + 2; /* fronts, ends */
+  double amx = 1 - lf->x, bmx = uh[1].y - lf->y, amn = 1 - uf->x, bmn = lh[1].y - uf->y;
+  /* k - s, and its distance from pmax and pmin, exact */
+  double x = 1, dxm = x - lf->x, dxn = x - uf->x, pmy = lf->y, pny = uf->y;
   size_t k;
   for (k = s + 2; k < n; k++) {
-    double y = v[k];
-    if (!isfinite(y)) break;
-    double x = (double)(k - s), eps = fit_tol(t, y);
-    pt L = {x, y - eps}, U = {x, y + eps};
-    double tmax = amx * (y - pmax.y) - bmx * (x - pmax.x), emax = amx * eps;
-    double tmin = amn * (y - pmin.y) - bmn * (x - pmin.x), emin = amn * eps;
-    double l_vs_max = tmax - emax, u_vs_max = tmax + emax;
-    double l_vs_min = tmin - emin, u_vs_min = tmin + emin;
-    if (l_vs_max > 0 || u_vs_min < 0) break; /* L above rho_max or U below rho_min */
-    /* For P_i, P_{i+1} left of U: slope(P_{i+1}, U) <= slope(P_i, U) iff
-     * cross(P_i, P_{i+1}, U) <= 0, so the tangent search needs no division either. */
-    if (u_vs_max < 0) { /* U below rho_max: rho_max now passes through U, tangent to the L hull */
-      size_t i = lf;
-      while (i + 1 < lb && cross(lh[i], lh[i + 1], U) <= 0) i++;
-      lf = i;
-      pmax = lh[i];
-      qmax = U;
-      amx = qmax.x - pmax.x;
-      bmx = qmax.y - pmax.y;
+    double y = v[k], eps = fit_tol(t, y);
+    x += 1;
+    dxm += 1;
+    dxn += 1;
+    double ly = y - eps, uy = y + eps;
+    double tmax = amx * (y - pmy) - bmx * dxm, emax = amx * eps;
+    double tmin = amn * (y - pny) - bmn * dxn, emin = amn * eps;
+    double u_vs_max = tmax + emax, l_vs_min = tmin - emin;
+    if (!(u_vs_max < 0 && l_vs_min > 0)) {
+      double l_vs_max = tmax - emax, u_vs_min = tmin + emin;
+      /* L above rho_max or U below rho_min ends the segment, as does a y not finite */
+      if (!(y - y == 0) || l_vs_max > 0 || u_vs_min < 0) break; /* y - y: NaN unless finite */
     }
-    if (l_vs_min > 0) { /* L above rho_min: rho_min now passes through L, tangent to the U hull */
-      size_t i = uf;
-      while (i + 1 < ub && cross(uh[i], uh[i + 1], L) >= 0) i++;
-      uf = i;
-      pmin = uh[i];
-      qmin = L;
-      amn = qmin.x - pmin.x;
-      bmn = qmin.y - pmin.y;
+    if (u_vs_max < 0) {
+      if (front_moves(lf, dxm, uy - pmy, 1)) {
+        lf = move_front(lf, x, uy, 1);
+        pmy = lf->y;
+        dxm = x - lf->x;
+      }
+      amx = dxm;
+      bmx = uy - pmy;
+    }
+    if (l_vs_min > 0) {
+      if (front_moves(uf, dxn, ly - pny, 0)) {
+        uf = move_front(uf, x, ly, 0);
+        pny = uf->y;
+        dxn = x - uf->x;
+      }
+      amn = dxn;
+      bmn = ly - pny;
     }
     /* Every feasible line is at least rho_min(x) and at most rho_max(x) at the newest x, so
      * a lower bound below rho_min (an upper bound above rho_max) is implied by the
      * constraints so far and stays implied as they tighten: it stays out of the hull. */
-    if (!(l_vs_min < 0)) {
-      while (lb - lf >= 2 && cross(lh[lb - 2], lh[lb - 1], L) >= 0) lb--;
-      lh[lb++] = L;
-    }
-    if (!(u_vs_max > 0)) {
-      while (ub - uf >= 2 && cross(uh[ub - 2], uh[ub - 1], U) <= 0) ub--;
-      uh[ub++] = U;
-    }
-    double d = y - v[s];
-    sd += d;
-    skd += x * d;
+    if (!(l_vs_min < 0)) lb = push(lb, x, ly, 1);
+    if (!(u_vs_max > 0)) ub = push(ub, x, uy, 0);
   }
-  si->bmax = (qmax.y - pmax.y) / (qmax.x - pmax.x);
-  si->bmin = (qmin.y - pmin.y) / (qmin.x - pmin.x);
-  si->sd = sd;
-  si->skd = skd;
+  seg_sums(v + s, k - s, si);
+  si->bmax = bmx / amx;
+  si->bmin = bmn / amn;
   return k;
 }
 
@@ -237,19 +317,37 @@ static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo
 }
 
 /* Quantizes a segment's end values; 1 when the decoder's values (left in out) all lie within
- * tolerance t of y. */
+ * tolerance t of y, and then adds to cs what lbs__corr_find sums over the segment (finite
+ * values, none of them stored exactly). */
+LBS_CLONES
 static int quantize(const double *y, size_t m, double v0, double v1, double delta, lbs__tol t,
-                    int64_t *q0, int64_t *q1, double *out) {
+                    int64_t *q0, int64_t *q1, double *out, lbs__corr_sums *cs) {
   *q0 = llround(v0 / delta);
   *q1 = m > 1 ? llround(v1 / delta) : *q0;
   double base = (double)*q0 * delta,
          step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
+  lbs__corr_sums c = *cs;
   int bad = 0;
   for (int32_t k = 0; k < (int32_t)m; k++) {
-    out[k] = seg_value(base, step, k);
-    bad += !(fabs(out[k] - y[k]) <= lbs__tol_of(t, y[k]));
+    double z = seg_value(base, step, k), x = y[k];
+    out[k] = z;
+    bad += !(fabs(z - x) <= lbs__tol_of(t, x));
+    c.sx += x, c.sy += z, c.sa += fabs(x);
+    c.d += x - z, c.sq += z, c.sqx += x;
   }
-  return bad == 0;
+  if (bad) return 0;
+  c.nq += m;
+  *cs = c;
+  return 1;
+}
+
+/* Adds to cs what lbs__corr_find sums over finite values y[0..m) stored exactly. */
+static void sums_exact(lbs__corr_sums *cs, const double *y, size_t m) {
+  double sx = cs->sx, sy = cs->sy, sa = cs->sa;
+  for (size_t k = 0; k < m; k++) sx += y[k], sy += y[k], sa += fabs(y[k]);
+  cs->sx = sx;
+  cs->sy = sy;
+  cs->sa = sa;
 }
 
 static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
@@ -261,6 +359,7 @@ static lbs_err put_literal(lbs_buf *b, const double *v, size_t len) {
  * tolerance of a nonzero finite value), the check tolerance (less the correction margin) and
  * the fit tolerance (less delta/2 and a slack for rounding in the decoder's arithmetic).
  * LBS_RANGE when the values are too large for that resolution. */
+LBS_CLONES
 static lbs_err tolerances(const double *v, size_t n, lbs__tol t, double *delta, lbs__tol *chk,
                           lbs__tol *fit) {
   double maxabs = 0, tmin = INFINITY;
@@ -282,6 +381,18 @@ static lbs_err tolerances(const double *v, size_t n, lbs__tol t, double *delta, 
   return LBS_OK;
 }
 
+/* The work arrays for n values: grow()'s two hulls of n + 2 points with their edges (lh[-1]
+ * and uh[-1] and a last sentinel included), or constrained_fit()'s two of n points. -1 when out
+ * of memory. */
+static int work_reserve(lbs_codec_ctx *ctx, size_t n) {
+  if (ctx->work_n >= n && ctx->work) return 0;
+  double *w = realloc(ctx->work, (n + 2) * 2 * sizeof(hpt));
+  if (!w) return -1;
+  ctx->work = w;
+  ctx->work_n = n;
+  return 0;
+}
+
 static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t, lbs_buf *out) {
   if (!(t.a >= 0 && t.r >= 0 && t.a + t.r > 0 && isfinite(t.a + t.r)))
     return lbs_fail(LBS_INVAL, "polyline codec needs a finite error bound > 0");
@@ -289,17 +400,15 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   lbs__tol chk, fit;
   lbs_err e = tolerances(v, n, t, &delta, &chk, &fit);
   if (e) return e;
-  if (ctx->work_n < n || !ctx->work) { /* not NULL even for n = 0: lh + n below */
-    double *w = realloc(ctx->work, (n ? n : 1) * 4 * sizeof(pt));
-    if (!w) return lbs_fail(LBS_NOMEM, "polyline work arrays for %zu elements", n);
-    ctx->work = w;
-    ctx->work_n = n;
-  }
+  if (work_reserve(ctx, n)) return lbs_fail(LBS_NOMEM, "polyline work arrays for %zu elements", n);
   if ((e = lbs__codec_reserve(ctx, n))) return e;
-  pt *lh = (pt *)ctx->work, *uh = lh + n, *wl = uh + n, *wu = wl + n;
+  /* grow()'s hulls, then constrained_fit()'s (grow's are done with by then) */
+  hpt *lh = (hpt *)ctx->work + 1, *uh = lh + n + 2;
+  pt *wl = (pt *)ctx->work, *wu = wl + n;
   lbs_buf *pl = &ctx->scratch2;
   pl->len = 0;
   uint64_t prev = 0;
+  lbs__corr_sums cs = {0}; /* what lbs__corr_find sums, in element order */
   size_t s = 0;
   while (s < n && !e) {
     if (!isfinite(v[s])) {
@@ -318,15 +427,16 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     /* the plain least-squares line when it meets the bound once quantized, else the
      * least-squares line inside the feasible set */
     lsq_line(v + s, m, &si, &v0, &v1);
-    int ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s);
+    int ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s, &cs);
     if (!ok) {
       constrained_fit(v + s, m, fit, &si, wl, wu, &v0, &v1);
-      ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s);
+      ok = quantize(v + s, m, v0, v1, delta, chk, &q0, &q1, ctx->y + s, &cs);
     }
     memset(ctx->exact + s, !ok, m);
     if (!ok) {
       e = put_literal(pl, v + s, m);
       memcpy(ctx->y + s, v + s, m * sizeof *v);
+      sums_exact(&cs, v + s, m);
     } else {
       e = lbs__put_varint(pl, (uint64_t)(m - 1) << 1);
       if (!e) e = lbs__put_varint(pl, lbs_zigzag((int64_t)((uint64_t)q0 - prev)));
@@ -336,7 +446,7 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
     s = t2;
   }
   lbs__corr corr;
-  if (!e) e = lbs__corr_find(ctx, v, n, t, &corr);
+  if (!e) e = lbs__corr_find_sums(ctx, v, n, t, &cs, &corr);
   if (e) return e;
   uint8_t hdr[26 + 10];
   size_t h = lbs__head_put(hdr, POLY_VERSION, 1, delta, corr, 2);
@@ -344,15 +454,9 @@ static lbs_err encode(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
   return lbs__emit_blob(ctx, hdr, h, pl, POLY_ZSTD_LEVEL, 1, out);
 }
 
-/* The fill loop is the hot path: built for AVX2 too where the compiler can dispatch at
- * run time (same formula, so the same values as the encoder checked). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define LBS_DECODE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define LBS_DECODE_CLONES
-#endif
-
-LBS_DECODE_CLONES
+/* The fill loop is the hot path: built for AVX2 too (same formula, so the same values as the
+ * encoder checked). */
+LBS_CLONES
 static lbs_err decode(lbs_codec_ctx *ctx, const uint8_t *blob, size_t len, size_t n, size_t first,
                       size_t count, double *out) {
   const uint8_t *p = blob, *end = blob + len;
@@ -413,13 +517,8 @@ const lbs_codec_ops lbs__codec_polyline = {.abi = LBS_CODEC_ABI,
 
 size_t lbs__polyline_segments(lbs_codec_ctx *ctx, const double *v, size_t n, lbs__tol t,
                               size_t *ends) {
-  if (ctx->work_n < n || !ctx->work) { /* not NULL even for n = 0: lh + n below */
-    double *w = realloc(ctx->work, (n ? n : 1) * 4 * sizeof(pt));
-    if (!w) return 0;
-    ctx->work = w;
-    ctx->work_n = n;
-  }
-  pt *lh = (pt *)ctx->work, *uh = lh + n;
+  if (work_reserve(ctx, n)) return 0;
+  hpt *lh = (hpt *)ctx->work + 1, *uh = lh + n + 2;
   size_t s = 0, k = 0;
   while (s < n) {
     seginfo si;

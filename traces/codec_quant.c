@@ -334,6 +334,7 @@ static void position_any(lbs_codec_ctx *ctx, const grid *g, const double *v, siz
  * above SPIKE times the chunk's mean magnitude is stored exactly: its error alone could
  * outweigh the chunk's sum correction, and the replay's part holding it would inherit it. */
 #define SPIKE 64
+LBS_CLONES
 static lbs_err choose(lbs_codec_ctx *ctx, grid *g, const double *v, size_t n, codes *st) {
   double mean = 0;
   size_t nf = 0;
