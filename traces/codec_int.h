@@ -37,7 +37,11 @@ static inline double lbs__tol_of(lbs__tol t, double x) { return t.a + t.r * fabs
 /* A hot function built for AVX2 too where the compiler can dispatch at run time: the same IEEE
  * operations in the same order (no contraction into FMA: the build has -ffp-contract=off, and
  * avx2 does not enable FMA), so the same results; the three-operand forms spare the register
- * copies SSE2's two-operand ones need. */
+ * copies SSE2's two-operand ones need. Left out of gcc's ASan builds; clang's ASan does not
+ * define __SANITIZE_ADDRESS__, so the fuzz build (clang, ASan and UBSan) keeps the clones and
+ * fuzzes the AVX2 copies too. clang 14 makes the dispatcher of a cloned static function a
+ * global symbol (NAME.resolver): two static functions of one name, both cloned, in two files,
+ * would not link there. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
 #define LBS_CLONES __attribute__((target_clones("avx2", "default")))
 #else

@@ -322,10 +322,13 @@ static void constrained_fit(const double *y, size_t m, lbs__tol t, const seginfo
 LBS_CLONES
 static int quantize(const double *y, size_t m, double v0, double v1, double delta, lbs__tol t,
                     int64_t *q0, int64_t *q1, double *out, lbs__corr_sums *cs) {
+  /* An end value that is not finite (a fit of values near DBL_MAX) rounds to LLONG_MIN: the
+   * codes' difference is taken modulo 2^64 (no signed overflow), and its values fail the check. */
   *q0 = llround(v0 / delta);
   *q1 = m > 1 ? llround(v1 / delta) : *q0;
   double base = (double)*q0 * delta,
-         step = m > 1 ? (double)(*q1 - *q0) * delta / (double)(m - 1) : 0;
+         step =
+             m > 1 ? (double)(int64_t)((uint64_t)*q1 - (uint64_t)*q0) * delta / (double)(m - 1) : 0;
   lbs__corr_sums c = *cs;
   int bad = 0;
   for (int32_t k = 0; k < (int32_t)m; k++) {
